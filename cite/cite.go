@@ -1,0 +1,215 @@
+// Package cite builds and parses citation URIs, the locators that tell a host
+// where a piece of evidence came from.
+//
+// Inside the Vault a citation URI is the vault-relative path of a file,
+// '/'-separated and percent-encoded, with at most one fragment:
+//
+//	papers/1706.03762/1706.03762.pdf#page=3
+//	notes/reading%20group.md#section=Open%20questions
+//	papers/2401.01234/2401.01234.pdf#region=figure-1
+//
+// Outside the Vault only two forms exist: https://doi.org/<doi> and
+// https://arxiv.org/abs/<id>. Anything else is rejected by Parse, so a URI
+// that reaches a host can always be opened.
+package cite
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrInvalid is returned (wrapped) by Parse for any string that is not a
+// citation URI of one of the accepted forms.
+var ErrInvalid = errors.New("invalid citation URI")
+
+// Prefixes of the two external forms.
+const (
+	doiPrefix   = "https://doi.org/"
+	arxivPrefix = "https://arxiv.org/abs/"
+)
+
+// URI is a parsed citation URI. Exactly one of Path, DOI and ArXiv is set;
+// for a Vault path at most one of Page, Section and Region is set.
+type URI struct {
+	Path    string // vault-relative path, decoded, '/'-separated
+	Page    int    // 1-based physical page, 0 when absent
+	Section string // section label, decoded
+	Region  string // layout region or layout-index id
+	DOI     string // for https://doi.org/ links
+	ArXiv   string // for https://arxiv.org/abs/ links
+}
+
+// String encodes u. The zero URI encodes as "".
+func (u URI) String() string {
+	switch {
+	case u.DOI != "":
+		return doiPrefix + escape(u.DOI, true)
+	case u.ArXiv != "":
+		return arxivPrefix + escape(u.ArXiv, true)
+	case u.Path == "":
+		return ""
+	}
+	s := escape(u.Path, true)
+	switch {
+	case u.Page > 0:
+		s += "#page=" + strconv.Itoa(u.Page)
+	case u.Section != "":
+		s += "#section=" + escape(u.Section, false)
+	case u.Region != "":
+		s += "#region=" + escape(u.Region, false)
+	}
+	return s
+}
+
+// File returns the URI of a vault file with no fragment.
+func File(path string) string { return URI{Path: path}.String() }
+
+// Page returns the URI of a 1-based physical page of a vault file.
+func Page(path string, page int) string { return URI{Path: path, Page: page}.String() }
+
+// Section returns the URI of a labelled section of a vault file.
+func Section(path, label string) string { return URI{Path: path, Section: label}.String() }
+
+// Region returns the URI of a layout region of a vault file.
+func Region(path, id string) string { return URI{Path: path, Region: id}.String() }
+
+// DOI returns the https://doi.org/ link of a DOI, or "" for an empty one.
+func DOI(doi string) string { return URI{DOI: doi}.String() }
+
+// ArXiv returns the https://arxiv.org/abs/ link of an arXiv id, or "".
+func ArXiv(id string) string { return URI{ArXiv: id}.String() }
+
+// Parse decodes a citation URI, rejecting every form but the three vault
+// fragments and the two external links. Decoded vault paths are checked
+// segment by segment: no empty, "." or ".." segment, no encoded '/', no
+// backslash, no NUL and no leading '/'.
+func Parse(s string) (URI, error) {
+	bad := func(why string) (URI, error) {
+		return URI{}, fmt.Errorf("%w: %s", ErrInvalid, why)
+	}
+	if s == "" {
+		return bad("empty")
+	}
+	if strings.ContainsAny(s, "\x00\\") {
+		return bad("NUL or backslash")
+	}
+	if rest, ok := strings.CutPrefix(s, doiPrefix); ok {
+		doi, err := unescape(rest)
+		if err != nil || !strings.HasPrefix(doi, "10.") || strings.ContainsAny(doi, "#?") {
+			return bad("not a DOI link")
+		}
+		return URI{DOI: doi}, nil
+	}
+	if rest, ok := strings.CutPrefix(s, arxivPrefix); ok {
+		id, err := unescape(rest)
+		if err != nil || id == "" || strings.ContainsAny(id, "#? ") {
+			return bad("not an arXiv link")
+		}
+		return URI{ArXiv: id}, nil
+	}
+	if strings.Contains(s, "://") || strings.HasPrefix(s, "/") {
+		return bad("not a vault path or an accepted link")
+	}
+	raw, frag, hasFrag := strings.Cut(s, "#")
+	var u URI
+	segs := strings.Split(raw, "/")
+	for i, seg := range segs {
+		d, err := unescape(seg)
+		if err != nil {
+			return bad("bad percent-encoding")
+		}
+		if d == "" || d == "." || d == ".." || strings.ContainsAny(d, "/\\\x00") || !utf8.ValidString(d) {
+			return bad("bad path segment")
+		}
+		segs[i] = d
+	}
+	u.Path = strings.Join(segs, "/")
+	if !hasFrag {
+		return u, nil
+	}
+	key, val, ok := strings.Cut(frag, "=")
+	if !ok || val == "" {
+		return bad("bad fragment")
+	}
+	switch key {
+	case "page":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 || strconv.Itoa(n) != val {
+			return bad("bad page")
+		}
+		u.Page = n
+	case "section", "region":
+		d, err := unescape(val)
+		if err != nil || d == "" || strings.ContainsRune(d, 0) || !utf8.ValidString(d) ||
+			key == "region" && strings.ContainsAny(d, "/\\") {
+			return bad("bad " + key)
+		}
+		if key == "section" {
+			u.Section = d
+		} else {
+			u.Region = d
+		}
+	default:
+		return bad("unknown fragment " + strconv.Quote(key))
+	}
+	return u, nil
+}
+
+// escape percent-encodes everything but unreserved characters and, in paths,
+// the '/' separator. Keeping the set small makes the encoding canonical.
+func escape(s string, path bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			c == '-' || c == '.' || c == '_' || c == '~' || (path && c == '/') {
+			b.WriteByte(c)
+			continue
+		}
+		const hex = "0123456789ABCDEF"
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
+
+// unescape decodes %XX sequences strictly; '+' stays '+'.
+func unescape(s string) (string, error) {
+	if !strings.Contains(s, "%") {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+2 >= len(s) {
+			return "", ErrInvalid
+		}
+		h, ok1 := unhex(s[i+1])
+		l, ok2 := unhex(s[i+2])
+		if !ok1 || !ok2 {
+			return "", ErrInvalid
+		}
+		b.WriteByte(h<<4 | l)
+		i += 2
+	}
+	return b.String(), nil
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}

@@ -1,0 +1,101 @@
+package cite
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRoundTrip(t *testing.T) {
+	tests := []struct {
+		name string
+		uri  URI
+		want string
+	}{
+		{"pdf page", URI{Path: "papers/1706.03762/1706.03762.pdf", Page: 3}, "papers/1706.03762/1706.03762.pdf#page=3"},
+		{"plain file", URI{Path: "reading-list"}, "reading-list"},
+		{"space in name", URI{Path: "notes/reading group.md"}, "notes/reading%20group.md"},
+		{"section label", URI{Path: "notes/a.md", Section: "Open questions #2"}, "notes/a.md#section=Open%20questions%20%232"},
+		{"region", URI{Path: "papers/x/x.pdf", Region: "figure-1"}, "papers/x/x.pdf#region=figure-1"},
+		{"percent and hash in name", URI{Path: "notes/100%#1.txt"}, "notes/100%25%231.txt"},
+		{"CJK name", URI{Path: "notes/注意.md"}, "notes/%E6%B3%A8%E6%84%8F.md"},
+		{"doi", URI{DOI: "10.1000/xyz(1)"}, "https://doi.org/10.1000/xyz%281%29"},
+		{"arxiv", URI{ArXiv: "2401.01234"}, "https://arxiv.org/abs/2401.01234"},
+		{"empty", URI{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.uri.String()
+			if got != tt.want {
+				t.Fatalf("String() = %q, want %q", got, tt.want)
+			}
+			if got == "" {
+				return
+			}
+			back, err := Parse(got)
+			if err != nil {
+				t.Fatalf("Parse(%q): %v", got, err)
+			}
+			if diff := cmp.Diff(tt.uri, back); diff != "" {
+				t.Errorf("round trip (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	for _, s := range []string{
+		"",
+		"/etc/passwd",
+		"../secret",
+		"papers/../../etc/passwd",
+		"papers/%2e%2e/%2e%2e/etc/passwd",
+		"papers/x%2f..%2f..%2fsecret",
+		"papers/x/./y.pdf",
+		"papers//x.pdf",
+		"papers\\x.pdf",
+		"papers/x.pdf\x00",
+		"papers/x.pdf%00",
+		"papers/x.pdf#page=0",
+		"papers/x.pdf#page=-1",
+		"papers/x.pdf#page=03",
+		"papers/x.pdf#page=3&section=a",
+		"papers/x.pdf#zoom=2",
+		"papers/x.pdf#",
+		"papers/x.pdf#section=",
+		"papers/x.pdf#region=../../x",
+		"file:///etc/passwd",
+		"http://doi.org/10.1/x",
+		"https://example.com/x.pdf",
+		"https://doi.org/not-a-doi",
+		"https://arxiv.org/abs/",
+		"papers/x%zz.pdf",
+		"papers/x%4",
+		"papers/%ff.pdf",
+	} {
+		t.Run(s, func(t *testing.T) {
+			u, err := Parse(s)
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Parse(%q) = %+v, %v; want ErrInvalid", s, u, err)
+			}
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"papers/x/x.pdf#page=3", "notes/a%20b.md#section=x", "https://doi.org/10.1/x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := Parse(s)
+		if err != nil {
+			return
+		}
+		// Whatever parses re-encodes to something that parses to the same value.
+		back, err := Parse(u.String())
+		if err != nil || back != u {
+			t.Fatalf("Parse(%q) = %+v; re-parse of %q = %+v, %v", s, u, u.String(), back, err)
+		}
+	})
+}
