@@ -1,0 +1,228 @@
+// Package safefs is the only way the SDK reads the Vault.
+//
+// An FS is a read-only view of a folder tree built on os.Root. It refuses
+// anything that could leave the view or reach what the agent must not see:
+// ".." elements, absolute paths, NUL bytes and backslashes in names,
+// symbolic links that leave the view (or are absolute), hidden entries and
+// the private .agentero folder, and every file type other than regular
+// files and folders. Files are opened without blocking and checked on the
+// opened handle, so a FIFO cannot hang a read and a file swapped for a link
+// between the check and the open is refused rather than read.
+//
+// Errors name only vault-relative paths: the machine's absolute paths and
+// the targets of symbolic links never appear in them.
+package safefs
+
+import (
+	"bytes"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// DefaultMax is the read cap used when a caller passes max <= 0.
+const DefaultMax = 2 << 20
+
+// FS is a read-only view of a folder tree (the Vault, or a folder in it)
+// that refuses anything that could leave it. It is safe for concurrent use.
+type FS struct {
+	root *os.Root
+	// name is the vault-relative path of the view's root: "." for the Vault,
+	// "papers/x" for a Sub view. Errors are reported under it.
+	name string
+}
+
+// Open opens the Vault at dir, an absolute path to a folder. The returned
+// error never contains dir.
+func Open(dir string) (*FS, error) {
+	if !isAbs(dir) {
+		return nil, &fs.PathError{Op: "open", Path: ".", Err: reason(fs.ErrInvalid, "vault path is not absolute")}
+	}
+	f := &FS{name: "."}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, f.pathError("open", ".", err)
+	}
+	f.root = r
+	return f, nil
+}
+
+// Close releases the view's folder handle. Views made with Sub are
+// independent and must be closed on their own.
+func (f *FS) Close() error {
+	if err := f.root.Close(); err != nil {
+		return f.pathError("close", f.name, err)
+	}
+	return nil
+}
+
+// Name returns the vault-relative path of the view's root: "." for the
+// Vault itself.
+func (f *FS) Name() string { return f.name }
+
+// VaultPath returns the vault-relative path of rel, a path inside the view.
+func (f *FS) VaultPath(rel string) string { return path.Join(f.name, rel) }
+
+// errPath is the path an error about rel names: vault-relative when rel is
+// valid, a redacted echo otherwise.
+func (f *FS) errPath(rel string) string {
+	if c, err := clean(rel); err == nil {
+		return f.VaultPath(c)
+	}
+	if f.name == "." {
+		return echo(rel)
+	}
+	e := echo(rel)
+	if strings.HasPrefix(e, "(") {
+		return e
+	}
+	return f.name + "/" + e
+}
+
+// Sub returns a view confined to the folder rel. Symbolic links that leave
+// that folder are refused by the new view, even when they stay inside the
+// Vault. rel may itself pass through symbolic links inside f.
+func (f *FS) Sub(rel string) (*FS, error) {
+	t, err := f.resolve(rel)
+	if err != nil {
+		return nil, f.pathError("sub", f.errPath(rel), err)
+	}
+	vp := f.VaultPath(t.rel)
+	if !t.info.IsDir() {
+		return nil, &fs.PathError{Op: "sub", Path: vp, Err: reason(fs.ErrInvalid, "not a folder")}
+	}
+	r, err := f.root.OpenRoot(t.canon)
+	if err != nil {
+		return nil, f.pathError("sub", vp, err)
+	}
+	// The folder may have been swapped between resolving and opening: keep
+	// the handle only if it is the folder that was checked.
+	got, err := r.Stat(".")
+	if err != nil || !os.SameFile(t.info, got) {
+		r.Close()
+		return nil, &fs.PathError{Op: "sub", Path: vp, Err: errChanged}
+	}
+	return &FS{root: r, name: vp}, nil
+}
+
+// Stat returns information about rel, following symbolic links that stay
+// inside the view (their target's information is returned under rel's
+// name). It classifies any type, FIFOs included, without opening it.
+func (f *FS) Stat(rel string) (fs.FileInfo, error) {
+	t, err := f.resolve(rel)
+	if err != nil {
+		return nil, f.pathError("stat", f.errPath(rel), err)
+	}
+	return renamed(t.info, path.Base(t.rel)), nil
+}
+
+// Open opens the regular file rel for reading. It refuses folders, FIFOs,
+// sockets and devices without blocking: the file is opened non-blocking
+// through os.Root and the opened handle must be the regular file that was
+// checked before the open.
+func (f *FS) Open(rel string) (*File, error) {
+	t, err := f.resolve(rel)
+	if err != nil {
+		return nil, f.pathError("open", f.errPath(rel), err)
+	}
+	vp := f.VaultPath(t.rel)
+	if !t.info.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: vp, Err: ErrNotRegular}
+	}
+	h, err := f.root.OpenFile(t.canon, openFlags, 0)
+	if err != nil {
+		return nil, f.pathError("open", vp, err)
+	}
+	got, err := h.Stat()
+	if err != nil {
+		h.Close()
+		return nil, f.pathError("open", vp, err)
+	}
+	// Between resolve and OpenFile the name may have been replaced (by a
+	// link to a hidden file, a FIFO, another file). os.Root already kept the
+	// open inside the view; the identity check also keeps it on the file
+	// that passed the hidden/private checks.
+	if !got.Mode().IsRegular() {
+		h.Close()
+		return nil, &fs.PathError{Op: "open", Path: vp, Err: ErrNotRegular}
+	}
+	if !os.SameFile(t.info, got) {
+		h.Close()
+		return nil, &fs.PathError{Op: "open", Path: vp, Err: errChanged}
+	}
+	return &File{f: h, path: vp}, nil
+}
+
+// ReadFile returns the content of the regular file rel. A file larger than
+// max bytes (DefaultMax when max <= 0) is refused with ErrTooLarge, before
+// reading when its size is known and otherwise as soon as the cap is passed.
+func (f *FS) ReadFile(rel string, max int64) ([]byte, error) {
+	if max <= 0 {
+		max = DefaultMax
+	}
+	h, err := f.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	fi, err := h.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > max {
+		return nil, &fs.PathError{Op: "read", Path: h.path, Err: tooLarge(max)}
+	}
+	// Read through a limit one past the cap so that a file that grew since
+	// the fstat is still refused.
+	var buf bytes.Buffer
+	buf.Grow(int(fi.Size()) + 1)
+	if _, err := buf.ReadFrom(io.LimitReader(h, max+1)); err != nil {
+		return nil, err
+	}
+	if int64(buf.Len()) > max {
+		return nil, &fs.PathError{Op: "read", Path: h.path, Err: tooLarge(max)}
+	}
+	return buf.Bytes(), nil
+}
+
+func tooLarge(max int64) error {
+	return reason(ErrTooLarge, "larger than "+formatSize(max))
+}
+
+// ReadText returns the content of rel if it is text by content (see
+// IsText), else ErrNotText. max is as for ReadFile.
+func (f *FS) ReadText(rel string, max int64) (string, error) {
+	b, err := f.ReadFile(rel, max)
+	if err != nil {
+		return "", err
+	}
+	if !IsText(b) {
+		c, _ := clean(rel)
+		return "", &fs.PathError{Op: "read", Path: f.VaultPath(c), Err: ErrNotText}
+	}
+	return string(b), nil
+}
+
+// ReadDir lists the folder rel, sorted by name. Hidden entries, the private
+// folder, and entries that are neither folders nor regular files are
+// omitted; so are symbolic links unless they resolve, inside the view, to a
+// visible folder or regular file. Kept links are listed as links
+// (Type() == fs.ModeSymlink), as os.ReadDir does, so fs.WalkDir does not
+// follow them.
+func (f *FS) ReadDir(rel string) ([]fs.DirEntry, error) {
+	t, err := f.resolve(rel)
+	if err != nil {
+		return nil, f.pathError("readdir", f.errPath(rel), err)
+	}
+	list, err := f.readDir(t)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fs.DirEntry, len(list))
+	for i, e := range list {
+		out[i] = e
+	}
+	return out, nil
+}
