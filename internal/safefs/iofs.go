@@ -1,6 +1,7 @@
 package safefs
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"path"
@@ -21,12 +22,25 @@ var (
 	_ fs.StatFS    = ioFS{}
 )
 
+// valid applies fs.ValidPath, as the fs.FS contract asks. The error is
+// fs.ErrInvalid and, when Clean would refuse the name too, also Clean's
+// cause (ErrOutside for "..", say).
 func (x ioFS) valid(op, name string) error {
-	if !fs.ValidPath(name) {
-		return &fs.PathError{Op: op, Path: x.f.errPath(name), Err: fs.ErrInvalid}
+	if fs.ValidPath(name) {
+		return nil
 	}
-	return nil
+	var cause error = fs.ErrInvalid
+	if _, err := clean(name); err != nil && !errors.Is(err, fs.ErrInvalid) {
+		cause = &invalidError{err}
+	}
+	return &fs.PathError{Op: op, Path: x.f.errPath(name), Err: cause}
 }
+
+// invalidError is fs.ErrInvalid with a more specific cause.
+type invalidError struct{ cause error }
+
+func (e *invalidError) Error() string   { return e.cause.Error() }
+func (e *invalidError) Unwrap() []error { return []error{fs.ErrInvalid, e.cause} }
 
 func (x ioFS) Open(name string) (fs.File, error) {
 	if err := x.valid("open", name); err != nil {
