@@ -1,0 +1,414 @@
+package researchctx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/internal/safefs"
+	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/vault"
+)
+
+// MaxQuote is the longest quote, in characters, that evidence carries into
+// the prompt; the rest is for context_read.
+const MaxQuote = 1200
+
+// Mode says whether the agent can expand the context in this turn.
+type Mode string
+
+// The two modes of a Plan.
+const (
+	// ModeMCP: the agentero-context server is attached and the agent may
+	// call the tools over the allowed sources.
+	ModeMCP Mode = "mcp"
+	// ModePromptOnly: the agent has only the prompt (a remote session, or
+	// nothing could be authorised).
+	ModePromptOnly Mode = "prompt-only"
+)
+
+// Tool names served by the agentero-context MCP server.
+const (
+	ToolSearch    = "context_search"
+	ToolRead      = "context_read"
+	ToolRelations = "paper_relations"
+)
+
+// Tools is the sorted tool list of an mcp-mode Plan.
+var Tools = []string{ToolRead, ToolSearch, ToolRelations}
+
+// SourceKind is the kind of an allowed source.
+type SourceKind = vault.Kind
+
+// The kinds of allowed source.
+const (
+	KindPaper     = vault.KindPaper
+	KindDirectory = vault.KindDirectory
+	KindFile      = vault.KindFile
+)
+
+// Source is one source the agent may expand in this turn: a paper unit, a
+// directory or a plain file, by vault-relative path.
+type Source struct {
+	Kind  SourceKind `json:"kind"`
+	Path  string     `json:"path"`
+	Title string     `json:"title,omitempty"`
+}
+
+// Evidence is one piece of minimal evidence for the prompt: where a quote
+// is from and how to cite it. It never carries an abstract.
+type Evidence struct {
+	PaperRef    string `json:"paperRef,omitempty"`
+	Path        string `json:"path,omitempty"` // the file the quote is from
+	Title       string `json:"title,omitempty"`
+	Page        int    `json:"page,omitempty"`
+	Section     string `json:"section,omitempty"`
+	Quote       string `json:"quote"`
+	Truncated   bool   `json:"truncated"`
+	CitationURI string `json:"citationUri"`
+}
+
+// Dropped is a path from the Request that could not be authorised.
+type Dropped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Plan is the resolved scope of one turn.
+type Plan struct {
+	Vault       string     `json:"vault"`
+	RuntimeID   string     `json:"runtimeId"`
+	TurnID      string     `json:"turnId"`
+	Evidence    []Evidence `json:"evidence"`
+	Sources     []Source   `json:"sources"`
+	Budget      Budget     `json:"budget"`
+	Mode        Mode       `json:"mode"`
+	Tools       []string   `json:"tools"`
+	Fingerprint string     `json:"fingerprint"`
+	Dropped     []Dropped  `json:"dropped"`
+}
+
+// ErrRequest is wrapped by errors about a malformed Request (as opposed to
+// paths in it that cannot be authorised, which become Plan.Dropped).
+var ErrRequest = errors.New("invalid request")
+
+// Resolver resolves Requests, keeping each Vault it has seen open so its
+// catalogue is reused across turns. The zero Resolver is ready to use and
+// safe for concurrent use.
+type Resolver struct {
+	mu     sync.Mutex
+	vaults map[string]*vault.Vault
+}
+
+var defaultResolver Resolver
+
+// Resolve resolves req with a process-wide Resolver.
+func Resolve(ctx context.Context, req Request) (*Plan, error) {
+	return defaultResolver.Resolve(ctx, req)
+}
+
+// Vault returns the open Vault at the absolute root, opening it once.
+func (r *Resolver) Vault(root string) (*vault.Vault, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if v := r.vaults[root]; v != nil {
+		return v, nil
+	}
+	v, err := vault.Open(root, nil)
+	if err != nil {
+		return nil, err
+	}
+	if r.vaults == nil {
+		r.vaults = map[string]*vault.Vault{}
+	}
+	r.vaults[root] = v
+	return v, nil
+}
+
+// Close closes every Vault the Resolver opened.
+func (r *Resolver) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var errs []error
+	for k, v := range r.vaults {
+		errs = append(errs, v.Close())
+		delete(r.vaults, k)
+	}
+	return errors.Join(errs...)
+}
+
+// Resolve turns a Request into a Plan. Paths that cannot be authorised are
+// listed in Plan.Dropped with a reason; only a malformed Request (no
+// absolute Vault, an unsafe runtime id, no turn id, a bad budget) is an error.
+func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
+	if err := checkRequest(&req); err != nil {
+		return nil, err
+	}
+	budget, err := req.Budget.Apply(DefaultBudget)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRequest, err)
+	}
+	v, err := r.Vault(req.Vault)
+	if err != nil {
+		return nil, fmt.Errorf("%w: vault cannot be opened: %w", ErrRequest, err)
+	}
+	cat, err := v.Catalogue(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the vault catalogue: %w", err)
+	}
+	res := &resolution{ctx: ctx, v: v, cat: cat, seen: map[string]bool{}}
+	res.plan = &Plan{
+		Vault:     req.Vault,
+		RuntimeID: req.RuntimeID,
+		TurnID:    req.TurnID,
+		Budget:    budget,
+		Evidence:  []Evidence{},
+		Sources:   []Source{},
+		Dropped:   []Dropped{},
+		Tools:     []string{},
+	}
+	var current *vault.Paper
+	if req.CurrentPaper != "" {
+		current = res.addPaper(req.CurrentPaper)
+	}
+	for _, sel := range req.Selections {
+		res.addSelection(sel, current)
+	}
+	for _, m := range req.Mentions {
+		res.addMention(m)
+	}
+	p := res.plan
+	p.Mode = ModeMCP
+	if req.Remote || len(p.Sources) == 0 {
+		p.Mode = ModePromptOnly
+	} else {
+		p.Tools = append(p.Tools, Tools...)
+	}
+	p.Fingerprint = Fingerprint(p.Tools, p.Sources, p.Budget, p.Mode)
+	return p, nil
+}
+
+// checkRequest validates the fields every Request needs.
+func checkRequest(req *Request) error {
+	switch {
+	case req.Vault == "":
+		return fmt.Errorf("%w: vault is required", ErrRequest)
+	case !filepath.IsAbs(req.Vault):
+		return fmt.Errorf("%w: vault must be an absolute path", ErrRequest)
+	}
+	if err := CheckRuntimeID(req.RuntimeID); err != nil {
+		return fmt.Errorf("%w: %w", ErrRequest, err)
+	}
+	if req.TurnID == "" || len(req.TurnID) > 256 || !utf8.ValidString(req.TurnID) ||
+		strings.ContainsFunc(req.TurnID, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return fmt.Errorf("%w: turnId must be 1–256 printable characters", ErrRequest)
+	}
+	return nil
+}
+
+// CheckRuntimeID reports whether id is a safe single path segment: 1–128
+// characters from [A-Za-z0-9._-], not "." or "..". It names a folder under
+// .agentero/context-sessions/.
+func CheckRuntimeID(id string) error {
+	if id == "" || len(id) > 128 || id == "." || id == ".." {
+		return fmt.Errorf("runtimeId %q is not a safe folder name", id)
+	}
+	for _, c := range []byte(id) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return fmt.Errorf("runtimeId %q is not a safe folder name (allowed: letters, digits, '.', '_', '-')", id)
+		}
+	}
+	return nil
+}
+
+// resolution is the state of one Resolve call.
+type resolution struct {
+	ctx  context.Context
+	v    *vault.Vault
+	cat  *vault.Catalogue
+	plan *Plan
+	seen map[string]bool // source paths already added
+}
+
+func (r *resolution) drop(p, reason string) {
+	r.plan.Dropped = append(r.plan.Dropped, Dropped{Path: displayPath(p), Reason: reason})
+}
+
+// displayPath keeps a dropped path recognisable without echoing control
+// characters or an absolute path of the machine back to the host's logs.
+func displayPath(p string) string {
+	p = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, p)
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") {
+		return "(absolute path)"
+	}
+	return p
+}
+
+// classify checks a vault-relative path and returns its kind and clean form,
+// or records why it was dropped.
+func (r *resolution) classify(p string) (vault.Kind, string, bool) {
+	if p == "" {
+		r.drop(p, "empty path")
+		return "", "", false
+	}
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") {
+		r.drop(p, "absolute path: outside the vault")
+		return "", "", false
+	}
+	kind, clean, err := r.v.Classify(r.ctx, p)
+	if err != nil {
+		r.drop(p, reason(err))
+		return "", "", false
+	}
+	return kind, clean, true
+}
+
+// reason turns an access error into a short, path-free reason.
+func reason(err error) string {
+	switch {
+	case errors.Is(err, safefs.ErrPrivate):
+		return "private: .agentero/ is never a source"
+	case errors.Is(err, safefs.ErrOutside):
+		return "outside the vault"
+	case errors.Is(err, fs.ErrInvalid):
+		return "invalid path"
+	case errors.Is(err, safefs.ErrHidden):
+		return "hidden entry"
+	case errors.Is(err, fs.ErrNotExist):
+		return "not found"
+	case errors.Is(err, safefs.ErrNotRegular):
+		return "not a regular file or folder"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	}
+	return "cannot be read"
+}
+
+func (r *resolution) addSource(kind vault.Kind, p, title string) {
+	if r.seen[p] {
+		return
+	}
+	r.seen[p] = true
+	if title == "" {
+		title = path.Base(p)
+	}
+	r.plan.Sources = append(r.plan.Sources, Source{Kind: kind, Path: p, Title: title})
+}
+
+// addPaper authorises a paper ref and returns its paper, or nil.
+func (r *resolution) addPaper(ref string) *vault.Paper {
+	kind, clean, ok := r.classify(ref)
+	if !ok {
+		return nil
+	}
+	if kind != vault.KindPaper {
+		r.drop(ref, "not a paper")
+		return nil
+	}
+	p := r.cat.Paper(clean)
+	r.addSource(vault.KindPaper, p.Ref, p.Title())
+	return p
+}
+
+func (r *resolution) addMention(m string) {
+	kind, clean, ok := r.classify(m)
+	if !ok {
+		return
+	}
+	title := ""
+	if kind == vault.KindPaper {
+		title = r.cat.Paper(clean).Title()
+	}
+	r.addSource(kind, clean, title)
+}
+
+// addSelection adds the evidence of one selection and authorises the file or
+// paper it came from.
+func (r *resolution) addSelection(sel Selection, current *vault.Paper) {
+	text := strings.TrimSpace(sel.Text)
+	if text == "" {
+		return
+	}
+	quote, cut := textnorm.Truncate(text, MaxQuote)
+	ev := Evidence{Quote: quote, Truncated: cut, Page: sel.Page, Section: sel.Section}
+	var paper *vault.Paper
+	file := ""
+	switch {
+	case sel.Path != "":
+		kind, clean, ok := r.classify(sel.Path)
+		if !ok {
+			// The quote is still what the user sees; it just has no source.
+			r.plan.Evidence = append(r.plan.Evidence, ev)
+			return
+		}
+		paper = r.cat.PaperOf(clean)
+		switch {
+		case kind == vault.KindPaper:
+			file = paper.PDF
+		case kind == vault.KindFile:
+			file = clean
+		case paper == nil:
+			// A plain directory: evidence cannot point into it precisely.
+			r.addSource(kind, clean, "")
+		}
+		if paper == nil && kind == vault.KindFile {
+			r.addSource(vault.KindFile, clean, "")
+		}
+	case current != nil:
+		paper = current
+		file = current.PDF
+	}
+	if paper != nil {
+		r.addSource(vault.KindPaper, paper.Ref, paper.Title())
+		ev.PaperRef, ev.Title = paper.Ref, paper.Title()
+		if file == "" {
+			file = paper.PDF
+		}
+	}
+	ev.Path = file
+	ev.CitationURI = citation(file, sel)
+	r.plan.Evidence = append(r.plan.Evidence, ev)
+}
+
+// citation builds the URI of a selection in file: a PDF by page (else
+// region), a text file by section; at most one fragment.
+func citation(file string, sel Selection) string {
+	if file == "" {
+		return ""
+	}
+	isPDF := strings.EqualFold(path.Ext(file), ".pdf")
+	switch {
+	case isPDF && sel.Page > 0:
+		return cite.Page(file, sel.Page)
+	case sel.Region != "":
+		return cite.Region(file, sel.Region)
+	case sel.Section != "":
+		return cite.Section(file, sel.Section)
+	}
+	return cite.File(file)
+}
+
+// sortedSources returns the sources ordered by kind, then path.
+func sortedSources(src []Source) []Source {
+	out := append([]Source(nil), src...)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out
+}

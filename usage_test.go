@@ -1,0 +1,112 @@
+package researchctx
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestMain lets the test binary act as a usage writer process.
+func TestMain(m *testing.M) {
+	if path := os.Getenv("RESEARCHCTX_USAGE_WRITER"); path != "" {
+		id := os.Getenv("RESEARCHCTX_USAGE_ID")
+		for i := range 1000 {
+			uri := fmt.Sprintf("papers/p%s/p.pdf#page=%d", id, i%7+1)
+			if err := AppendUsage(path, UsageLine{TurnID: "t", Tool: "context_read", URIs: []string{uri}, Chars: 1}); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestUsageConcurrentProcesses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), UsageFile)
+	const procs = 8
+	var wg sync.WaitGroup
+	errs := make([]error, procs)
+	for i := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "RESEARCHCTX_USAGE_WRITER="+path, "RESEARCHCTX_USAGE_ID="+strconv.Itoa(i))
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				errs[i] = fmt.Errorf("writer %d: %v: %s", i, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lines := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l UsageLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("line %d is not valid JSON (interleaved?): %q", lines+1, sc.Text())
+		}
+		lines++
+	}
+	if lines != procs*1000 {
+		t.Fatalf("%d lines, want %d", lines, procs*1000)
+	}
+	u, err := ReadUsage(path, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Calls != 8000 || u.Chars != 8000 || u.Skipped != 0 || len(u.Sources) != procs*7 {
+		t.Errorf("usage = calls %d chars %d skipped %d sources %d; want 8000, 8000, 0, %d", u.Calls, u.Chars, u.Skipped, len(u.Sources), procs*7)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("usage mode %v, want 0600", st.Mode().Perm())
+	}
+}
+
+func TestReadUsage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), UsageFile)
+	for _, l := range []UsageLine{
+		{TurnID: "t1", Tool: "context_search", URIs: []string{"a.pdf#page=1", "b.md"}, Chars: 100},
+		{TurnID: "t2", Tool: "context_read", URIs: []string{"other.pdf#page=9"}, Chars: 5000},
+		{TurnID: "t1", Tool: "context_read", URIs: []string{"b.md", "c.txt"}, Chars: 50},
+		{TurnID: "t1", Tool: "paper_relations", Chars: 10},
+	} {
+		if err := AppendUsage(path, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("not json\n" + `{"turnId":"t1","tool":"context_read","uris":["torn.pdf"],"chars":99`)
+	f.Close()
+	u, err := ReadUsage(path, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Usage{Calls: 3, Chars: 160, Sources: []string{"a.pdf#page=1", "b.md", "c.txt"}, Skipped: 2}
+	if diff := cmp.Diff(want, u); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
+	u, err = ReadUsage(filepath.Join(t.TempDir(), "missing.jsonl"), "t1")
+	if err != nil || u.Calls != 0 {
+		t.Errorf("missing log: %+v, %v", u, err)
+	}
+}

@@ -1,0 +1,408 @@
+// Package vault models a researcher's paper library (the Vault) read-only:
+// which folders are paper units, what their metadata says, where their PDF
+// is, and what any vault-relative path is (a paper, a directory or a file).
+//
+// Every access goes through internal/safefs, so nothing outside the Vault
+// root, nothing under the private .agentero/ folder and no special file is
+// ever opened. The library catalogue is built by one walk of papers/ and
+// reused until a folder or metadata file in it changes.
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/researchctx/researchctx/internal/safefs"
+)
+
+// Kind says what a vault path is.
+type Kind string
+
+// The three kinds of source a path can be.
+const (
+	KindPaper     Kind = "paper"
+	KindDirectory Kind = "directory"
+	KindFile      Kind = "file"
+)
+
+// Errors callers branch on. Messages name vault-relative paths only.
+var (
+	ErrNotPaper = errors.New("not a paper")
+	ErrNotFound = errors.New("not found")
+)
+
+// PapersDir is the folder under which paper units live.
+const PapersDir = "papers"
+
+// Marker files: a folder under papers/ holding one of them is a paper unit.
+const (
+	NotesFile    = "NOTES.md"
+	PaperMDFile  = "PAPER.md"
+	MetadataFile = "metadata.json"
+)
+
+// maxMetadata caps metadata.json: a larger one is treated as malformed.
+const maxMetadata = 1 << 20
+
+// skipNested names the folders inside a paper that never hold nested papers.
+var skipNested = map[string]bool{"source": true, "assets": true, "marks": true, "attachments": true}
+
+// Paper is one paper unit of the Vault.
+type Paper struct {
+	Ref      string   // vault-relative folder, e.g. "papers/1706.03762"
+	PDF      string   // vault-relative path of its PDF, "" when it has none
+	Meta     Metadata // metadata.json as read (zero when absent or malformed)
+	MetaErr  error    // why metadata.json could not be read, if present but bad
+	HasNotes bool     // NOTES.md present
+	HasBody  bool     // PAPER.md present
+	DOI      string   // normalised DOI (see Identifiers), "" when none
+	ArXiv    string   // normalised arXiv id, "" when none
+	heading  string   // first heading of PAPER.md, a title fallback
+}
+
+// Title returns the best title known without reading the PDF: metadata.json,
+// else PAPER.md's first heading, else "".
+func (p *Paper) Title() string {
+	if p.Meta.Title != "" {
+		return p.Meta.Title
+	}
+	return p.heading
+}
+
+// Options configure a Vault. The zero value is ready to use.
+type Options struct {
+	// Revalidate is how long a catalogue is trusted before the folders it
+	// was built from are checked for changes again. Zero means 2 seconds.
+	Revalidate time.Duration
+}
+
+// Vault is an open, read-only Vault. It is safe for concurrent use.
+type Vault struct {
+	root string
+	fs   *safefs.FS
+	opts Options
+
+	mu      sync.Mutex
+	cat     *Catalogue
+	checked time.Time
+}
+
+// Open opens the Vault rooted at the absolute folder root.
+func Open(root string, opts *Options) (*Vault, error) {
+	f, err := safefs.Open(root)
+	if err != nil {
+		return nil, fmt.Errorf("vault: %w", err)
+	}
+	v := &Vault{root: root, fs: f}
+	if opts != nil {
+		v.opts = *opts
+	}
+	if v.opts.Revalidate <= 0 {
+		v.opts.Revalidate = 2 * time.Second
+	}
+	return v, nil
+}
+
+// Root returns the absolute root the Vault was opened at. It is for the host
+// (grant files, the agent's working directory), never for tool results.
+func (v *Vault) Root() string { return v.root }
+
+// FS returns the safe file view of the whole Vault.
+func (v *Vault) FS() *safefs.FS { return v.fs }
+
+// Close releases the Vault's root handle.
+func (v *Vault) Close() error { return v.fs.Close() }
+
+// Clean validates a vault-relative path and returns its canonical form.
+func Clean(rel string) (string, error) { return safefs.Clean(rel) }
+
+// Classify reports what a vault-relative path is, by stat: a paper unit
+// folder is a paper, any other folder a directory, a regular file a file
+// (with or without an extension). It returns the cleaned path.
+func (v *Vault) Classify(ctx context.Context, rel string) (Kind, string, error) {
+	clean, err := safefs.Clean(rel)
+	if err != nil {
+		return "", "", err
+	}
+	st, err := v.fs.Stat(clean)
+	if err != nil {
+		return "", clean, err
+	}
+	switch {
+	case st.IsDir():
+		cat, err := v.Catalogue(ctx)
+		if err != nil {
+			return "", clean, err
+		}
+		if cat.Paper(clean) != nil {
+			return KindPaper, clean, nil
+		}
+		return KindDirectory, clean, nil
+	case st.Mode().IsRegular():
+		return KindFile, clean, nil
+	}
+	return "", clean, fmt.Errorf("%s: %w", clean, safefs.ErrNotRegular)
+}
+
+// Paper returns the paper unit at ref, or an error wrapping ErrNotPaper.
+func (v *Vault) Paper(ctx context.Context, ref string) (*Paper, error) {
+	clean, err := safefs.Clean(ref)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := v.Catalogue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if p := cat.Paper(clean); p != nil {
+		return p, nil
+	}
+	return nil, fmt.Errorf("%s: %w", clean, ErrNotPaper)
+}
+
+// Catalogue returns the library catalogue, rebuilding it only when a folder
+// or metadata file it was built from has changed.
+func (v *Vault) Catalogue(ctx context.Context) (*Catalogue, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.cat != nil {
+		if time.Since(v.checked) < v.opts.Revalidate || v.cat.fresh(v.fs) {
+			if time.Since(v.checked) >= v.opts.Revalidate {
+				v.checked = time.Now()
+			}
+			return v.cat, nil
+		}
+	}
+	cat, err := build(ctx, v.fs)
+	if err != nil {
+		return nil, err
+	}
+	v.cat, v.checked = cat, time.Now()
+	return cat, nil
+}
+
+// stamp is what a catalogue was built from: a folder's or a file's
+// modification time and size, checked to decide whether to rebuild.
+type stamp struct {
+	path  string
+	mtime time.Time
+	size  int64
+}
+
+// Catalogue lists every paper unit of a Vault with its identifiers.
+type Catalogue struct {
+	papers  []*Paper // sorted by Ref
+	byRef   map[string]*Paper
+	byDOI   map[string]*Paper
+	byArXiv map[string]*Paper
+	stamps  []stamp
+}
+
+// Papers returns every paper unit, sorted by Ref.
+func (c *Catalogue) Papers() []*Paper { return c.papers }
+
+// Paper returns the paper unit with this ref, or nil.
+func (c *Catalogue) Paper(ref string) *Paper { return c.byRef[ref] }
+
+// Match returns the library paper a work's DOI or arXiv id names (either may
+// be empty; the arXiv DOI alias and version suffixes are understood), or nil.
+func (c *Catalogue) Match(doi, arxiv string) *Paper {
+	d, a := Identifiers(doi, arxiv)
+	if d != "" {
+		if p := c.byDOI[d]; p != nil {
+			return p
+		}
+	}
+	if a != "" {
+		return c.byArXiv[a]
+	}
+	return nil
+}
+
+// PaperOf returns the innermost paper unit that contains the vault-relative
+// path rel (rel itself or a file below it), or nil.
+func (c *Catalogue) PaperOf(rel string) *Paper {
+	for p := rel; p != "." && p != "" && p != "/"; p = path.Dir(p) {
+		if pp := c.byRef[p]; pp != nil {
+			return pp
+		}
+	}
+	return nil
+}
+
+func (c *Catalogue) fresh(f *safefs.FS) bool {
+	for _, s := range c.stamps {
+		st, err := f.Stat(s.path)
+		if err != nil || !st.ModTime().Equal(s.mtime) || (!st.IsDir() && st.Size() != s.size) {
+			return false
+		}
+	}
+	return true
+}
+
+// build walks papers/ once.
+func build(ctx context.Context, f *safefs.FS) (*Catalogue, error) {
+	c := &Catalogue{byRef: map[string]*Paper{}, byDOI: map[string]*Paper{}, byArXiv: map[string]*Paper{}}
+	st, err := f.Stat(PapersDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// A Vault without papers/ is valid: watch the root for its creation.
+		if rst, err := f.Stat("."); err == nil {
+			c.stamps = append(c.stamps, stamp{path: ".", mtime: rst.ModTime()})
+		}
+		return c, nil
+	case err != nil:
+		return nil, err
+	case !st.IsDir():
+		return c, nil
+	}
+	if _, err := c.walk(ctx, f, PapersDir, st.ModTime(), 0); err != nil {
+		return nil, err
+	}
+	sort.Slice(c.papers, func(i, j int) bool { return c.papers[i].Ref < c.papers[j].Ref })
+	for _, p := range c.papers {
+		// The first paper (by ref) with an identifier keeps it, so matching
+		// is deterministic when two folders share an id.
+		if p.DOI != "" && c.byDOI[p.DOI] == nil {
+			c.byDOI[p.DOI] = p
+		}
+		if p.ArXiv != "" && c.byArXiv[p.ArXiv] == nil {
+			c.byArXiv[p.ArXiv] = p
+		}
+	}
+	return c, nil
+}
+
+// maxDepth bounds the walk below papers/ against pathological trees.
+const maxDepth = 32
+
+// walk visits dir and reports whether it or anything below it is a paper.
+func (c *Catalogue) walk(ctx context.Context, f *safefs.FS, dir string, mtime time.Time, depth int) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	c.stamps = append(c.stamps, stamp{path: dir, mtime: mtime})
+	entries, err := f.ReadDir(dir)
+	if err != nil {
+		// An unreadable folder holds no papers; it must not fail the Vault.
+		return false, nil
+	}
+	var hasNotes, hasBody, hasMeta bool
+	var pdfs []string
+	var subdirs []fs.DirEntry
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case e.IsDir():
+			subdirs = append(subdirs, e)
+		case name == NotesFile:
+			hasNotes = true
+		case name == PaperMDFile:
+			hasBody = true
+		case name == MetadataFile:
+			hasMeta = true
+		case strings.EqualFold(path.Ext(name), ".pdf") && e.Type().IsRegular():
+			pdfs = append(pdfs, name)
+		}
+	}
+	marker := hasNotes || hasBody || hasMeta
+	nested := false
+	if depth < maxDepth {
+		for _, e := range subdirs {
+			if marker && skipNested[e.Name()] {
+				continue
+			}
+			info, err := e.Info()
+			if err != nil {
+				continue
+			}
+			found, err := c.walk(ctx, f, path.Join(dir, e.Name()), info.ModTime(), depth+1)
+			if err != nil {
+				return false, err
+			}
+			nested = nested || found
+		}
+	}
+	// A folder whose only marker is an index NOTES.md and that holds nested
+	// papers is an organisation folder, not a paper.
+	if !marker || dir == PapersDir || (nested && !hasBody && !hasMeta && len(pdfs) == 0) {
+		return nested, nil
+	}
+	p := &Paper{Ref: dir, HasNotes: hasNotes, HasBody: hasBody}
+	if len(pdfs) > 0 {
+		sort.Strings(pdfs)
+		p.PDF = path.Join(dir, pdfs[0])
+	} else {
+		p.PDF = firstPDF(f, dir, subdirs, 0)
+	}
+	if hasMeta {
+		mp := path.Join(dir, MetadataFile)
+		if st, err := f.Stat(mp); err == nil {
+			c.stamps = append(c.stamps, stamp{path: mp, mtime: st.ModTime(), size: st.Size()})
+		}
+		data, err := f.ReadFile(mp, maxMetadata)
+		if err == nil {
+			p.Meta, err = ParseMetadata(data)
+		}
+		if err != nil {
+			p.MetaErr = fmt.Errorf("%s: %w", mp, err)
+		}
+	}
+	if hasBody && p.Meta.Title == "" {
+		p.heading = firstHeading(f, path.Join(dir, PaperMDFile))
+	}
+	p.DOI, p.ArXiv = Identifiers(p.Meta.DOI, p.Meta.ArXivID)
+	c.papers = append(c.papers, p)
+	c.byRef[p.Ref] = p
+	return true, nil
+}
+
+// firstPDF finds the first PDF in the subfolders of a paper unit, in name
+// order, depth first.
+func firstPDF(f *safefs.FS, dir string, subdirs []fs.DirEntry, depth int) string {
+	if depth > 4 {
+		return ""
+	}
+	sort.Slice(subdirs, func(i, j int) bool { return subdirs[i].Name() < subdirs[j].Name() })
+	for _, d := range subdirs {
+		sub := path.Join(dir, d.Name())
+		entries, err := f.ReadDir(sub)
+		if err != nil {
+			continue
+		}
+		var dirs []fs.DirEntry
+		for _, e := range entries {
+			if e.IsDir() {
+				dirs = append(dirs, e)
+			} else if strings.EqualFold(path.Ext(e.Name()), ".pdf") && e.Type().IsRegular() {
+				return path.Join(sub, e.Name())
+			}
+		}
+		if p := firstPDF(f, sub, dirs, depth+1); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+// firstHeading returns the text of the first Markdown heading of a file.
+func firstHeading(f *safefs.FS, rel string) string {
+	data, err := f.ReadFile(rel, 64<<10)
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "#") {
+			return strings.TrimSpace(strings.TrimLeft(line, "#"))
+		}
+	}
+	return ""
+}
