@@ -32,19 +32,19 @@ func testVault(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
-		"papers/1706.03762/metadata.json":  `{"title":"Attention Is All You Need","authors":["A. Vaswani"],"year":2017,"abstract":"UNIQUE-ABSTRACT-SENTINEL dominant sequence models","arxiv_id":"1706.03762v5"}`,
-		"papers/1706.03762/1706.03762.pdf": "%PDF-1.4 stub",
-		"papers/1706.03762/NOTES.md":       "# Notes\nmy notes",
-		"papers/vision/NOTES.md":           "# Vision papers index",
-		"papers/vision/resnet/paper.pdf":   "%PDF-1.4 stub",
-		"papers/vision/resnet/metadata.json": `{"title":"Deep Residual Learning","doi":"10.1109/CVPR.2016.90","unknown_field":{"x":1}}`,
+		"papers/1706.03762/metadata.json":                  `{"title":"Attention Is All You Need","authors":["A. Vaswani"],"year":2017,"abstract":"UNIQUE-ABSTRACT-SENTINEL dominant sequence models","arxiv_id":"1706.03762v5"}`,
+		"papers/1706.03762/1706.03762.pdf":                 "%PDF-1.4 stub",
+		"papers/1706.03762/NOTES.md":                       "# Notes\nmy notes",
+		"papers/vision/NOTES.md":                           "# Vision papers index",
+		"papers/vision/resnet/paper.pdf":                   "%PDF-1.4 stub",
+		"papers/vision/resnet/metadata.json":               `{"title":"Deep Residual Learning","doi":"10.1109/CVPR.2016.90","unknown_field":{"x":1}}`,
 		"papers/vision/resnet/source/nested/metadata.json": `{"title":"not a paper: inside source/"}`,
-		"papers/bare/PAPER.md":            "# A Paper Without Metadata\n\nBody text.",
-		"notes/ideas.md":                  "# Ideas\nsome ideas",
-		"notes/sub/deep.txt":              "deep",
-		"reading-list":                    "1706.03762\n",
-		".agentero/citing-scan.json":      `{}`,
-		"papers/x-private/secret.txt":     "secret",
+		"papers/bare/PAPER.md":                             "# A Paper Without Metadata\n\nBody text.",
+		"notes/ideas.md":                                   "# Ideas\nsome ideas",
+		"notes/sub/deep.txt":                               "deep",
+		"reading-list":                                     "1706.03762\n",
+		".agentero/citing-scan.json":                       `{}`,
+		"papers/x-private/secret.txt":                      "secret",
 	})
 	return dir
 }

@@ -364,8 +364,8 @@ func (c *Catalogue) walk(ctx context.Context, f *safefs.FS, dir string, mtime ti
 	return true, nil
 }
 
-// firstPDF finds the first PDF in the subfolders of a paper unit, in name
-// order, depth first.
+// firstPDF finds the first PDF in the subfolders of a paper unit: subfolders
+// in name order, a folder's own files before its subfolders.
 func firstPDF(f *safefs.FS, dir string, subdirs []fs.DirEntry, depth int) string {
 	if depth > 4 {
 		return ""

@@ -1,0 +1,121 @@
+package vault
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestIdentifiers(t *testing.T) {
+	tests := []struct {
+		doi, arxiv         string
+		wantDOI, wantArXiv string
+	}{
+		{" https://doi.org/10.1109/CVPR.2016.90 ", "", "10.1109/cvpr.2016.90", ""},
+		{"doi:10.1000/ABC", "", "10.1000/abc", ""},
+		{"", "1706.03762v5", "", "1706.03762"},
+		{"", "arXiv:2401.01234V2", "", "2401.01234"},
+		{"10.48550/arXiv.2401.01234", "", "", "2401.01234"},
+		{"10.48550/ARXIV.2401.01234", "2401.01234v3", "", "2401.01234"},
+		{"not a doi", "", "", ""},
+		{"", "https://arxiv.org/abs/cs/0112017v1", "", "cs/0112017"},
+	}
+	for _, tt := range tests {
+		d, a := Identifiers(tt.doi, tt.arxiv)
+		if d != tt.wantDOI || a != tt.wantArXiv {
+			t.Errorf("Identifiers(%q, %q) = %q, %q; want %q, %q", tt.doi, tt.arxiv, d, a, tt.wantDOI, tt.wantArXiv)
+		}
+	}
+}
+
+func TestParseMetadataLenient(t *testing.T) {
+	m, err := ParseMetadata([]byte(`{"title":" T ","authors":[{"name":"A"},"B",{"given":"C","family":"D"}],"year":"2019","doi":"10.1/x","extra":[1,2]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Metadata{Title: "T", Authors: []string{"A", "B", "C D"}, Year: 2019, DOI: "10.1/x"}
+	if diff := cmp.Diff(want, m); diff != "" {
+		t.Errorf("metadata (-want +got):\n%s", diff)
+	}
+	if _, err := ParseMetadata([]byte(`[1]`)); err == nil {
+		t.Error("a JSON array was accepted as metadata")
+	}
+}
+
+func write(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCatalogue(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "papers/a/metadata.json", `{"title":"A","doi":"10.1/A","arxiv_id":"2401.00001v2"}`)
+	write(t, dir, "papers/a/A.PDF", "%PDF")
+	write(t, dir, "papers/org/NOTES.md", "# index")
+	write(t, dir, "papers/org/b/NOTES.md", "notes")
+	write(t, dir, "papers/org/b/files/z.pdf", "%PDF")
+	write(t, dir, "papers/org/b/files/a/y.pdf", "%PDF")
+	write(t, dir, "papers/c/metadata.json", `{broken`)
+	write(t, dir, "papers/c/attachments/d/metadata.json", `{"title":"inside attachments"}`)
+	v, err := Open(dir, &Options{Revalidate: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	ctx := context.Background()
+	cat, err := v.Catalogue(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs, pdfs []string
+	for _, p := range cat.Papers() {
+		refs = append(refs, p.Ref)
+		pdfs = append(pdfs, p.PDF)
+	}
+	if diff := cmp.Diff([]string{"papers/a", "papers/c", "papers/org/b"}, refs); diff != "" {
+		t.Errorf("refs (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"papers/a/A.PDF", "", "papers/org/b/files/z.pdf"}, pdfs); diff != "" {
+		t.Errorf("pdfs (-want +got):\n%s", diff)
+	}
+	if p := cat.Paper("papers/c"); p.MetaErr == nil {
+		t.Error("broken metadata.json not reported")
+	}
+	for _, q := range [][2]string{{"https://doi.org/10.1/a", ""}, {"", "2401.00001"}, {"10.48550/arxiv.2401.00001v1", ""}} {
+		if p := cat.Match(q[0], q[1]); p == nil || p.Ref != "papers/a" {
+			t.Errorf("Match(%q, %q) = %v, want papers/a", q[0], q[1], p)
+		}
+	}
+	if p := cat.PaperOf("papers/org/b/files/z.pdf"); p == nil || p.Ref != "papers/org/b" {
+		t.Errorf("PaperOf = %v", p)
+	}
+	// Unchanged: the same catalogue. A new paper: rebuilt.
+	again, _ := v.Catalogue(ctx)
+	if again != cat {
+		t.Error("catalogue rebuilt without a change")
+	}
+	write(t, dir, "papers/org/e/metadata.json", `{"title":"E"}`)
+	rebuilt, _ := v.Catalogue(ctx)
+	if rebuilt == cat || rebuilt.Paper("papers/org/e") == nil {
+		t.Error("new paper not seen")
+	}
+	for _, tt := range []struct {
+		rel  string
+		want Kind
+	}{{"papers/a", KindPaper}, {"papers/org", KindDirectory}, {"papers/a/metadata.json", KindFile}} {
+		k, _, err := v.Classify(ctx, tt.rel)
+		if err != nil || k != tt.want {
+			t.Errorf("Classify(%q) = %q, %v; want %q", tt.rel, k, err, tt.want)
+		}
+	}
+}
