@@ -1,0 +1,192 @@
+// Package sources defines what the context tools can read: a small Source
+// interface that every granted source implements, optional capability
+// interfaces for what only some sources can do, and the implementations for
+// the Vault — papers, directories and plain files.
+//
+// The shape follows io/fs. A Source says who it is (Info), finds passages
+// (Search) and hands out the text of one of its documents (Read). Richer
+// behaviour lives in optional interfaces that callers discover with a type
+// assertion: Describer (bibliographic metadata), Lister (directory entries),
+// RegionReader (layout regions of a paper). Everything that must be the same
+// for every source — budgets, truncation, citation URIs, grant checks, the
+// usage log — lives once in package tools, never in a Source: sources return
+// text with locations, and tools decides how much of it the agent may see.
+//
+// A connector for another library (Zotero, say) implements Source in its own
+// package and runs the conformance checks of package sources/sourcetest; no
+// change to tools or mcp is needed.
+package sources
+
+import (
+	"context"
+	"errors"
+)
+
+// Kind is the kind of a source.
+type Kind string
+
+// The kinds of source the Vault has. A connector may define its own.
+const (
+	KindPaper     Kind = "paper"
+	KindDirectory Kind = "directory"
+	KindFile      Kind = "file"
+)
+
+// Errors a Source returns (wrapped) and callers branch on. Messages name
+// vault-relative paths only.
+var (
+	// ErrNotFound: the document, page, section or region does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrOutside: the path is not part of this source.
+	ErrOutside = errors.New("not part of this source")
+	// ErrNotText: the file is binary or not UTF-8 text.
+	ErrNotText = errors.New("not a text file")
+	// ErrNoTextLayer: a PDF page has no text layer (an image-only scan).
+	ErrNoTextLayer = errors.New("no text layer")
+	// ErrUnsupported: the source cannot do this (no such capability).
+	ErrUnsupported = errors.New("not supported by this source")
+)
+
+// Info identifies a source.
+type Info struct {
+	Ref   string // vault-relative path (or a connector's own id); unique in a grant
+	Kind  Kind
+	Title string
+}
+
+// Source is one readable, searchable source of a grant. Implementations
+// must be safe for concurrent use.
+type Source interface {
+	// Info returns the source's identity.
+	Info() Info
+	// Search returns this source's passages that match q, best first.
+	Search(ctx context.Context, q Query) (*Results, error)
+	// Read returns one document of the source as located parts. path ""
+	// means the source's main document (a paper's PDF, or the file of a
+	// file source); otherwise path is a vault-relative path inside the
+	// source (a file in a directory, a paper's NOTES.md). A path outside
+	// the source is an error wrapping ErrOutside.
+	Read(ctx context.Context, path string) (*Document, error)
+}
+
+// Query is a search request to one source.
+type Query struct {
+	Text  string // the user's or agent's words
+	Limit int    // how many hits at most (> 0)
+	// ScanFiles caps how many files a directory search may read; 0 means
+	// the source's own default.
+	ScanFiles int
+}
+
+// Results is what a search found.
+type Results struct {
+	Hits []Hit
+	// Total counts everything that matched, which may exceed len(Hits).
+	Total int
+	// Truncated reports that a scan cap was hit, so more might match.
+	Truncated bool
+}
+
+// Hit is one matching passage. Text is the whole unit that matched (a PDF
+// page, a text file, a section), verbatim; tools cut the excerpt from it.
+type Hit struct {
+	Location
+	Title string  // title of the document the unit is from
+	Text  string  // verbatim text of the matched unit
+	Score float64 // in [0, 1]: comparable across sources for the same query
+}
+
+// Location says where text is. Path is always set for Vault sources; Page is
+// a 1-based physical page (0 when not paged); Label is the printed page
+// label where it differs from the physical number.
+type Location struct {
+	Path    string
+	Page    int
+	Label   string
+	Section string
+	Region  string
+}
+
+// Document is the text of one readable document, as parts in reading
+// order: one part per PDF page, or a single part for a text file.
+type Document struct {
+	Path     string
+	Title    string
+	Pages    int // physical page count for a PDF, else 0
+	Parts    []Part
+	Sections []Section // headings in reading order, anchored in Parts
+}
+
+// Part is one located piece of a Document's text.
+type Part struct {
+	Location
+	Text string
+	// NoTextLayer marks an image-only page: Text is empty for that reason,
+	// not because the page is blank.
+	NoTextLayer bool
+	// Err is set when this part could not be extracted; the rest of the
+	// document still is.
+	Err error
+}
+
+// Section is a heading, anchored at byte Offset of Parts[Part].Text. A
+// section runs to the next heading of the same or a higher level.
+type Section struct {
+	Title  string
+	Level  int // 1 = top level
+	Page   int // 1-based page of the heading, 0 when not paged
+	Part   int
+	Offset int
+}
+
+// Metadata is bibliographic information about a source.
+type Metadata struct {
+	Title    string
+	Authors  []string
+	Year     int
+	Abstract string
+	DOI      string
+	ArXivID  string
+	Pages    int
+	// Documents lists the readable documents of the source (vault paths).
+	Documents []string
+}
+
+// Describer is implemented by sources with bibliographic metadata.
+type Describer interface {
+	Describe(ctx context.Context) (*Metadata, error)
+}
+
+// Entry is one entry of a directory listing.
+type Entry struct {
+	Name string
+	Path string // vault-relative
+	Kind Kind   // KindDirectory, KindFile, or KindPaper for a paper folder
+	Size int64  // bytes, files only
+}
+
+// Lister is implemented by directory sources. List returns the entries of
+// path (the source itself when ""), one level deep, directories first, at
+// most max of them; truncated reports that more exist.
+type Lister interface {
+	List(ctx context.Context, path string, max int) (entries []Entry, truncated bool, err error)
+}
+
+// Region is a layout region of a page: a figure, a table, a paragraph.
+type Region struct {
+	Location
+	ID    string
+	Kind  string // figure, table, paragraph, header, ...
+	Title string
+	Text  string
+	Box   Box
+}
+
+// Box is a rectangle in page-relative units (0–1), origin top-left.
+type Box struct{ X, Y, W, H float64 }
+
+// RegionReader is implemented by sources that know page layout. Region
+// looks a region up by a layout id ("figure-1", a layout.json region id).
+type RegionReader interface {
+	Region(ctx context.Context, id string) (*Region, error)
+}
