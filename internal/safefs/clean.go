@@ -5,6 +5,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // PrivateDir is the name of the SDK's private folder at the Vault root. It is
@@ -16,7 +17,7 @@ const maxPathLen = 4096
 
 // Clean validates a vault-relative path and returns its canonical form.
 //
-// A valid path is '/'-separated and relative, contains no NUL byte, no
+// A valid path is '/'-separated, relative and UTF-8, contains no NUL byte, no
 // backslash and no ".." element, and names no hidden entry (one whose name
 // starts with '.', which includes the private .agentero folder). "." names
 // the view itself. Empty elements, "." elements and a trailing slash are
@@ -48,6 +49,10 @@ func clean(rel string) (string, error) {
 		return "", reason(fs.ErrInvalid, "path too long")
 	case strings.IndexByte(rel, 0) >= 0:
 		return "", reason(fs.ErrInvalid, "NUL in path")
+	case !utf8.ValidString(rel):
+		// Names travel in JSON, which cannot carry invalid UTF-8; fs.FS
+		// refuses it too.
+		return "", reason(fs.ErrInvalid, "path is not UTF-8")
 	case strings.IndexByte(rel, '\\') >= 0:
 		return "", reason(fs.ErrInvalid, "backslash in path")
 	case rel[0] == '/' || isDrive(rel):
@@ -82,5 +87,6 @@ func checkName(name string) error {
 	return ErrHidden
 }
 
-// visible reports whether a directory entry name may be shown.
-func visible(name string) bool { return name != "" && name[0] != '.' }
+// visible reports whether a directory entry name may be shown: not hidden,
+// and openable (Clean refuses names that are not UTF-8).
+func visible(name string) bool { return name != "" && name[0] != '.' && utf8.ValidString(name) }
