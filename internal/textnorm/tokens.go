@@ -1,0 +1,124 @@
+package textnorm
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A Token is one search term found in a text.
+type Token struct {
+	// Term is the folded, stemmed form used for matching.
+	Term string
+	// Start and End are the byte offsets of the token in the original
+	// text, so a match can be mapped back to verbatim text.
+	Start, End int
+	// Pos is the ordinal position of the token: words and CJK characters
+	// count one each; a CJK bigram shares the position of its first
+	// character. Phrase and proximity scoring compare positions.
+	Pos int
+	// Stop reports an English stopword (checked before stemming). Callers
+	// that index text usually skip such tokens but keep their positions.
+	Stop bool
+}
+
+// frag is one folded rune with the original span it came from.
+type frag struct {
+	r          rune
+	start, end int
+	folded     int // offset of the rune in the folded text (Tokens only)
+}
+
+// Tokens splits s into search terms. Runs of letters and digits form words
+// (folded, with English words stemmed by Stem); an apostrophe between
+// letters stays inside the word and is then dropped ("cell's" → "cell",
+// "don't" → "dont"). Han, Hiragana, Katakana and Hangul text has no
+// reliable word boundaries without a dictionary, so each character is a
+// unigram and each adjacent pair a bigram. Offsets refer to s itself.
+func Tokens(s string) []Token {
+	frags := make([]frag, 0, len(s))
+	folded := make([]byte, 0, len(s))
+	walk(s, func(r rune, start, end int) {
+		frags = append(frags, frag{r, start, end, len(folded)})
+		folded = utf8.AppendRune(folded, r)
+	})
+	// foldedEnd is the end of frag k in folded.
+	foldedEnd := func(k int) int {
+		if k+1 < len(frags) {
+			return frags[k+1].folded
+		}
+		return len(folded)
+	}
+	toks := make([]Token, 0, len(s)/6+1)
+	pos := 0
+	for i := 0; i < len(frags); {
+		f := frags[i]
+		switch {
+		case isCJK(f.r):
+			j := i
+			for j < len(frags) && isCJK(frags[j].r) {
+				j++
+			}
+			for k := i; k < j; k++ {
+				toks = append(toks, Token{Term: string(folded[frags[k].folded:foldedEnd(k)]), Start: frags[k].start, End: frags[k].end, Pos: pos})
+				if k+1 < j {
+					toks = append(toks, Token{Term: string(folded[frags[k].folded:foldedEnd(k+1)]), Start: frags[k].start, End: frags[k+1].end, Pos: pos})
+				}
+				pos++
+			}
+			i = j
+		case isWordRune(f.r):
+			apos := false
+			j := i
+			for j < len(frags) {
+				r := frags[j].r
+				if isWordRune(r) && !isCJK(r) {
+					j++
+					continue
+				}
+				if isApostrophe(r) && j+1 < len(frags) && unicode.IsLetter(frags[j+1].r) && !isCJK(frags[j+1].r) {
+					apos = true
+					j++
+					continue
+				}
+				break
+			}
+			w := string(folded[f.folded:foldedEnd(j-1)])
+			if apos {
+				w = strings.ReplaceAll(w, "\u2019", "'")
+				w = strings.TrimSuffix(w, "'s")
+				w = strings.ReplaceAll(w, "'", "")
+			}
+			toks = append(toks, Token{Term: Stem(w), Start: f.start, End: frags[j-1].end, Pos: pos, Stop: Stopword(w)})
+			pos++
+			i = j
+		default:
+			i++
+		}
+	}
+	return toks
+}
+
+// isWordRune reports whether r belongs in a word: letters, digits and
+// spacing marks (which carry vowels in Indic scripts).
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return ('a' <= r && r <= 'z') || ('0' <= r && r <= '9') || ('A' <= r && r <= 'Z')
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mc, r) || unicode.Is(unicode.Nl, r)
+}
+
+func isApostrophe(r rune) bool { return r == '\'' || r == '\u2019' }
+
+// isCJK reports whether r is written without spaces between words: Han,
+// kana (with the prolonged sound and iteration marks) and Hangul.
+func isCJK(r rune) bool {
+	if r < 0x1100 {
+		return false
+	}
+	switch r {
+	case 0x30FC, 0x3005, 0x3006, 0x309D, 0x309E, 0x30FD, 0x30FE:
+		return true
+	}
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
