@@ -33,6 +33,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"crypto/md5"
+	"crypto/sha256"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -43,6 +44,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -293,6 +295,7 @@ type outlineItem struct {
 }
 
 type page struct {
+	tw      float64 // current word spacing (Tw)
 	ops     bytes.Buffer
 	regions []region
 }
@@ -349,10 +352,13 @@ func (l *layouter) ensure(h float64) {
 }
 
 func (l *layouter) text(x, baseline float64, base string, size float64, s string, tw float64) {
-	o := &l.cur().ops
+	p := l.cur()
+	o := &p.ops
 	fmt.Fprintf(o, "BT /%s %s Tf ", fontRes(base), num(size))
-	if tw != 0 {
+	// Word spacing is text state and survives ET, so reset it explicitly.
+	if tw != p.tw {
 		fmt.Fprintf(o, "%s Tw ", num(tw))
+		p.tw = tw
 	}
 	fmt.Fprintf(o, "%s %s Td %s Tj ET\n", num(x), num(baseline), pdfString(s))
 }
@@ -985,6 +991,23 @@ func writePNG(path string, w, h int, bars []int) error {
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
+var fingerprintRE = regexp.MustCompile(`"fingerprint": "sha256:[0-9a-f]*"`)
+
+// refreshFingerprint keeps the hand-written reference sidecar beside a PDF
+// pointing at the PDF's current SHA-256, if there is such a sidecar.
+func refreshFingerprint(pdfPath string, pdf []byte) error {
+	side := filepath.Join(filepath.Dir(pdfPath), "source", "agentero-cite.json")
+	b, err := os.ReadFile(side)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fp := fmt.Sprintf(`"fingerprint": "sha256:%x"`, sha256.Sum256(pdf))
+	return os.WriteFile(side, fingerprintRE.ReplaceAll(b, []byte(fp)), 0o644)
+}
+
 func main() {
 	src := flag.String("src", "src", "folder of paper sources (*.txt)")
 	out := flag.String("out", "vault", "vault root to write into")
@@ -1006,6 +1029,9 @@ func main() {
 			log.Fatal(err)
 		}
 		if err := os.WriteFile(dst, pdf, 0o644); err != nil {
+			log.Fatal(err)
+		}
+		if err := refreshFingerprint(dst, pdf); err != nil {
 			log.Fatal(err)
 		}
 		if d.layoutDir != "" {
