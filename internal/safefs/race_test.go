@@ -38,7 +38,7 @@ func TestSwapRace(t *testing.T) {
 		}, siblingSecret, 2000},
 		{"link to the private folder", "", "papers/x/race.md", func(x *fixture, tmp string) error {
 			return os.Symlink("../../.agentero/grant.json", tmp)
-		}, privateSecret, 2000},
+		}, privateSecret, 10000},
 		{"FIFO", "", "papers/x/race.md", func(x *fixture, tmp string) error {
 			return syscall.Mkfifo(tmp, 0o644)
 		}, "", 2000},
