@@ -1,0 +1,233 @@
+package pdf
+
+import "unicode/utf16"
+
+// codespace is one codespacerange entry: codes of n bytes between lo and hi.
+type codespace struct {
+	n      int
+	lo, hi uint32
+}
+
+// cmapRange maps codes lo..hi to consecutive CIDs or texts starting at base.
+type cmapRange struct {
+	lo, hi uint32
+	base   []rune // text CMaps: text of lo; the last rune is incremented
+	cid    uint32 // CID CMaps: CID of lo
+}
+
+// cmap is a parsed CMap: a ToUnicode CMap (code → text, §9.10.3) or an
+// embedded encoding CMap (code → CID, §9.7.5). Small ranges are expanded
+// into the maps; large ones are kept as ranges.
+type cmap struct {
+	spaces []codespace
+	text   map[uint32]string
+	cids   map[uint32]uint32
+	ranges []cmapRange
+}
+
+// maxCMapEntries caps the entries one CMap may define, bounding memory.
+const maxCMapEntries = 1 << 17
+
+// parseCMap reads the codespace, bfchar/bfrange and cidchar/cidrange
+// sections of a CMap stream, ignoring everything else.
+func parseCMap(data []byte) *cmap {
+	cm := &cmap{}
+	lx := newLexer(data)
+	var ops []token
+	entries := 0
+	for {
+		t := lx.next()
+		if t.kind == tokEOF {
+			break
+		}
+		switch t.kind {
+		case tokString:
+			t.val = append([]byte(nil), t.val...)
+			ops = append(ops, t)
+			continue
+		case tokNum:
+			ops = append(ops, t)
+			continue
+		case tokArrayOpen:
+			// bfrange with an array of destinations: <lo> <hi> [<t1> <t2> ...]
+			var arr [][]byte
+			for {
+				u := lx.next()
+				if u.kind == tokEOF || u.kind == tokArrayClose {
+					break
+				}
+				if u.kind == tokString {
+					arr = append(arr, append([]byte(nil), u.val...))
+				}
+			}
+			if len(ops) >= 2 && ops[len(ops)-1].kind == tokString && ops[len(ops)-2].kind == tokString {
+				lo, hi := codeValue(ops[len(ops)-2].val), codeValue(ops[len(ops)-1].val)
+				for i, dst := range arr {
+					if lo+uint32(i) > hi || entries >= maxCMapEntries {
+						break
+					}
+					cm.setText(lo+uint32(i), utf16Text(dst))
+					entries++
+				}
+				ops = ops[:len(ops)-2]
+			}
+			continue
+		case tokOp:
+		default:
+			ops = ops[:0]
+			continue
+		}
+		switch string(t.val) {
+		case "endcodespacerange":
+			for i := 0; i+1 < len(ops); i += 2 {
+				if ops[i].kind == tokString && ops[i+1].kind == tokString && len(ops[i].val) > 0 && len(ops[i].val) <= 4 {
+					cm.spaces = append(cm.spaces, codespace{n: len(ops[i].val), lo: codeValue(ops[i].val), hi: codeValue(ops[i+1].val)})
+				}
+			}
+		case "endbfchar":
+			for i := 0; i+1 < len(ops) && entries < maxCMapEntries; i += 2 {
+				if ops[i].kind == tokString && ops[i+1].kind == tokString {
+					cm.setText(codeValue(ops[i].val), utf16Text(ops[i+1].val))
+					entries++
+				}
+			}
+		case "endbfrange":
+			for i := 0; i+2 < len(ops) && entries < maxCMapEntries; i += 3 {
+				a, b, c := ops[i], ops[i+1], ops[i+2]
+				if a.kind != tokString || b.kind != tokString || c.kind != tokString {
+					continue
+				}
+				lo, hi := codeValue(a.val), codeValue(b.val)
+				if hi < lo {
+					continue
+				}
+				base := []rune(utf16Text(c.val))
+				if len(base) == 0 {
+					continue
+				}
+				if hi-lo < 256 {
+					for code := lo; code <= hi; code++ {
+						rs := append([]rune(nil), base...)
+						rs[len(rs)-1] += rune(code - lo)
+						cm.setText(code, string(rs))
+					}
+					entries += int(hi - lo + 1)
+				} else {
+					cm.ranges = append(cm.ranges, cmapRange{lo: lo, hi: hi, base: base})
+					entries++
+				}
+			}
+		case "endcidchar":
+			for i := 0; i+1 < len(ops) && entries < maxCMapEntries; i += 2 {
+				if ops[i].kind == tokString && ops[i+1].kind == tokNum {
+					cm.setCID(codeValue(ops[i].val), uint32(max(0, ops[i+1].num)))
+					entries++
+				}
+			}
+		case "endcidrange":
+			for i := 0; i+2 < len(ops) && entries < maxCMapEntries; i += 3 {
+				if ops[i].kind == tokString && ops[i+1].kind == tokString && ops[i+2].kind == tokNum {
+					lo, hi := codeValue(ops[i].val), codeValue(ops[i+1].val)
+					if hi >= lo {
+						cm.ranges = append(cm.ranges, cmapRange{lo: lo, hi: hi, cid: uint32(max(0, ops[i+2].num))})
+						entries++
+					}
+				}
+			}
+		}
+		ops = ops[:0]
+	}
+	return cm
+}
+
+func (cm *cmap) setText(code uint32, s string) {
+	if cm.text == nil {
+		cm.text = make(map[uint32]string)
+	}
+	cm.text[code] = expandLigature(s)
+}
+
+func (cm *cmap) setCID(code, cid uint32) {
+	if cm.cids == nil {
+		cm.cids = make(map[uint32]uint32)
+	}
+	cm.cids[code] = cid
+}
+
+// lookupText returns the text of code and whether the CMap maps it.
+func (cm *cmap) lookupText(code uint32) (string, bool) {
+	if s, ok := cm.text[code]; ok {
+		return s, true
+	}
+	for _, r := range cm.ranges {
+		if r.base != nil && code >= r.lo && code <= r.hi {
+			rs := append([]rune(nil), r.base...)
+			rs[len(rs)-1] += rune(code - r.lo)
+			return expandLigature(string(rs)), true
+		}
+	}
+	return "", false
+}
+
+// lookupCID returns the CID of code in an encoding CMap.
+func (cm *cmap) lookupCID(code uint32) (uint32, bool) {
+	if c, ok := cm.cids[code]; ok {
+		return c, true
+	}
+	for _, r := range cm.ranges {
+		if r.base == nil && code >= r.lo && code <= r.hi {
+			return r.cid + code - r.lo, true
+		}
+	}
+	return 0, false
+}
+
+// codeLen returns how many bytes of s form the next code under the
+// codespace ranges, or 0 when there are none.
+func (cm *cmap) codeLen(s []byte) int {
+	if cm == nil || len(cm.spaces) == 0 {
+		return 0
+	}
+	for n := 1; n <= 4 && n <= len(s); n++ {
+		v := codeValue(s[:n])
+		for _, sp := range cm.spaces {
+			if sp.n == n && v >= sp.lo && v <= sp.hi {
+				return n
+			}
+		}
+	}
+	// No range matched: use the shortest length defined, as Acrobat does.
+	n := 4
+	for _, sp := range cm.spaces {
+		n = min(n, sp.n)
+	}
+	return min(n, len(s))
+}
+
+func codeValue(b []byte) uint32 {
+	var v uint32
+	for _, c := range b {
+		v = v<<8 | uint32(c)
+	}
+	return v
+}
+
+// utf16Text decodes a ToUnicode destination (UTF-16BE).
+func utf16Text(b []byte) string {
+	if len(b) == 1 {
+		return string(rune(b[0]))
+	}
+	u := make([]uint16, 0, len(b)/2)
+	for i := 0; i+1 < len(b); i += 2 {
+		u = append(u, uint16(b[i])<<8|uint16(b[i+1]))
+	}
+	rs := utf16.Decode(u)
+	// Drop NULs and unpaired surrogates some producers emit.
+	out := rs[:0]
+	for _, r := range rs {
+		if r != 0 && r != 0xFFFD {
+			out = append(out, r)
+		}
+	}
+	return string(out)
+}

@@ -1,0 +1,637 @@
+package pdf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+)
+
+var confOnce sync.Once
+
+// newConfig returns pdfcpu's relaxed configuration without letting pdfcpu
+// create its configuration folder on disk.
+func newConfig() *model.Configuration {
+	confOnce.Do(func() { model.ConfigPath = "disable" })
+	conf := model.NewDefaultConfiguration()
+	conf.ValidationMode = model.ValidationRelaxed
+	conf.Cmd = model.EXTRACTCONTENT
+	return conf
+}
+
+// Extract reads a whole PDF from r (size bytes) and returns its text layer.
+// It never reads paths itself: callers open files safely. A page that fails
+// is reported in its Page.Err; the document fails only as a whole (with
+// ErrEncrypted, ErrMalformed, ErrTooLarge or ErrTimeout, wrapped).
+func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res *Document, err error) {
+	o := opts.withDefaults()
+	if size > o.MaxBytes {
+		return nil, fmt.Errorf("%w: %d bytes exceed the limit of %d", ErrTooLarge, size, o.MaxBytes)
+	}
+	if size <= 0 {
+		return nil, fmt.Errorf("%w: empty file", ErrMalformed)
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("%w: internal failure reading the file: %v", ErrMalformed, p)
+		}
+	}()
+	pc, err := pdfcpu.ReadWithContext(ctx, io.NewSectionReader(r, 0, size), newConfig())
+	if err != nil {
+		return nil, classifyReadError(ctx, err)
+	}
+	if pc == nil || pc.XRefTable == nil {
+		return nil, fmt.Errorf("%w: no cross-reference table", ErrMalformed)
+	}
+	d := &doc{xr: pc.XRefTable, ctx: ctx, maxStream: o.MaxBytes, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
+	pages, err := d.pageTree()
+	if err != nil {
+		return nil, err
+	}
+	if len(pages) > o.MaxPages {
+		return nil, fmt.Errorf("%w: %d pages exceed the limit of %d", ErrTooLarge, len(pages), o.MaxPages)
+	}
+	out := &Document{Pages: make([]Page, len(pages))}
+	for i := range pages {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%w: after %d of %d pages", ErrTimeout, i, len(pages))
+		}
+		out.Pages[i] = d.extractPage(&pages[i], i+1)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w: after %d pages", ErrTimeout, len(pages))
+	}
+	d.pageIndex = map[int]int{}
+	for i, p := range pages {
+		if p.objNr > 0 {
+			d.pageIndex[p.objNr] = i + 1
+		}
+	}
+	out.Labels = d.pageLabels(len(pages))
+	out.Outline = d.outline()
+	if info := d.dict(d.infoRef()); info != nil {
+		out.InfoTitle = strings.TrimSpace(d.text(info["Title"]))
+		out.Authors = splitAuthors(d.text(info["Author"]))
+	}
+	out.Title = guessTitle(out)
+	if len(out.Authors) == 0 {
+		out.Authors = authorsUnderTitle(out)
+	}
+	return out, nil
+}
+
+func classifyReadError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: %v", ErrTimeout, err)
+	}
+	msg := strings.ToLower(err.Error())
+	if errors.Is(err, pdfcpu.ErrWrongPassword) || errors.Is(err, pdfcpu.ErrEncrypted) ||
+		strings.Contains(msg, "password") || strings.Contains(msg, "encrypt") {
+		return fmt.Errorf("%w: %v", ErrEncrypted, err)
+	}
+	return fmt.Errorf("%w: %v", ErrMalformed, err)
+}
+
+// doc wraps pdfcpu's cross-reference table with lenient accessors: a
+// missing or mistyped object reads as nil or zero rather than failing.
+type doc struct {
+	xr        *model.XRefTable
+	ctx       context.Context
+	maxStream int64
+	fonts     map[int]*font
+	forms     map[int]*formXObject
+	pageIndex map[int]int // page object number → physical page number
+}
+
+func (d *doc) resolve(o types.Object) types.Object {
+	for i := 0; i < 32; i++ {
+		ref, ok := o.(types.IndirectRef)
+		if !ok {
+			if p, ok := o.(*types.IndirectRef); ok && p != nil {
+				ref = *p
+			} else {
+				return o
+			}
+		}
+		v, err := d.xr.Dereference(ref)
+		if err != nil {
+			return nil
+		}
+		o = v
+	}
+	return nil
+}
+
+func (d *doc) dict(o types.Object) types.Dict {
+	switch v := d.resolve(o).(type) {
+	case types.Dict:
+		return v
+	case types.StreamDict:
+		return v.Dict
+	}
+	return nil
+}
+
+func (d *doc) array(o types.Object) types.Array {
+	a, _ := d.resolve(o).(types.Array)
+	return a
+}
+
+func (d *doc) name(o types.Object) string {
+	n, _ := d.resolve(o).(types.Name)
+	return string(n)
+}
+
+func (d *doc) num(o types.Object) (float64, bool) {
+	switch v := d.resolve(o).(type) {
+	case types.Integer:
+		return float64(v), true
+	case types.Float:
+		return float64(v), true
+	}
+	return 0, false
+}
+
+func objNr(o types.Object) int {
+	switch v := o.(type) {
+	case types.IndirectRef:
+		return v.ObjectNumber.Value()
+	case *types.IndirectRef:
+		if v != nil {
+			return v.ObjectNumber.Value()
+		}
+	}
+	return 0
+}
+
+// rawString returns the bytes of a string object.
+func (d *doc) rawString(o types.Object) []byte {
+	switch v := d.resolve(o).(type) {
+	case types.StringLiteral:
+		b, err := types.Unescape(string(v))
+		if err != nil {
+			return []byte(v)
+		}
+		return b
+	case types.HexLiteral:
+		b, err := v.Bytes()
+		if err != nil {
+			lx := newLexer([]byte(string(v) + ">"))
+			return append([]byte(nil), lx.hexString()...)
+		}
+		return b
+	case types.Name:
+		return []byte(v)
+	}
+	return nil
+}
+
+// text decodes a text string (§7.9.2.2): UTF-16BE or UTF-8 with a byte
+// order mark, else PDFDocEncoding.
+func (d *doc) text(o types.Object) string { return decodeTextString(d.rawString(o)) }
+
+func decodeTextString(b []byte) string {
+	switch {
+	case len(b) >= 2 && b[0] == 0xFE && b[1] == 0xFF:
+		u := make([]uint16, 0, len(b)/2)
+		for i := 2; i+1 < len(b); i += 2 {
+			u = append(u, uint16(b[i])<<8|uint16(b[i+1]))
+		}
+		return strings.ToValidUTF8(string(utf16.Decode(u)), "")
+	case len(b) >= 2 && b[0] == 0xFF && b[1] == 0xFE:
+		u := make([]uint16, 0, len(b)/2)
+		for i := 2; i+1 < len(b); i += 2 {
+			u = append(u, uint16(b[i+1])<<8|uint16(b[i]))
+		}
+		return strings.ToValidUTF8(string(utf16.Decode(u)), "")
+	case len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF:
+		return strings.ToValidUTF8(string(b[3:]), "")
+	}
+	if utf8.Valid(b) && !strings.ContainsFunc(string(b), func(r rune) bool { return r >= 0x80 && r < 0xA0 }) {
+		return string(b)
+	}
+	enc := encodingByName("PDFDocEncoding")
+	var sb strings.Builder
+	for _, c := range b {
+		if c < 32 {
+			if c == '\n' || c == '\r' || c == '\t' {
+				sb.WriteByte(' ')
+			}
+			continue
+		}
+		sb.WriteString(enc[c])
+	}
+	return sb.String()
+}
+
+// streamBytes decodes a stream, bounded by the per-file byte limit.
+func (d *doc) streamBytes(sd types.StreamDict) []byte {
+	if err := sd.DecodeWithLimit(d.maxStream); err != nil && len(sd.Content) == 0 {
+		return nil
+	}
+	return sd.Content
+}
+
+func (d *doc) infoRef() types.Object {
+	if d.xr.Info == nil {
+		return nil
+	}
+	return *d.xr.Info
+}
+
+// pageInfo is a leaf of the page tree with its inherited attributes.
+type pageInfo struct {
+	dict      types.Dict
+	objNr     int
+	resources types.Dict
+	box       [4]float64 // crop box (or media box) in default user space
+	rotate    int
+}
+
+// maxPageTreeDepth bounds recursion into /Kids.
+const maxPageTreeDepth = 64
+
+func (d *doc) pageTree() ([]pageInfo, error) {
+	root, err := d.xr.Catalog()
+	if err != nil || root == nil {
+		return nil, fmt.Errorf("%w: no document catalog", ErrMalformed)
+	}
+	var pages []pageInfo
+	seen := map[int]bool{}
+	var walk func(o types.Object, inh pageInfo, depth int) error
+	walk = func(o types.Object, inh pageInfo, depth int) error {
+		if depth > maxPageTreeDepth {
+			return nil
+		}
+		if nr := objNr(o); nr > 0 {
+			if seen[nr] {
+				return nil
+			}
+			seen[nr] = true
+		}
+		n := d.dict(o)
+		if n == nil {
+			return nil
+		}
+		if res := d.dict(n["Resources"]); res != nil {
+			inh.resources = res
+		}
+		if b, ok := d.rect(n["MediaBox"]); ok {
+			inh.box = b
+		}
+		if b, ok := d.rect(n["CropBox"]); ok {
+			inh.box = intersect(inh.box, b)
+		}
+		if r, ok := d.num(n["Rotate"]); ok {
+			inh.rotate = ((int(r) % 360) + 360) % 360 / 90 * 90
+		}
+		kids, hasKids := n["Kids"]
+		if typ := d.name(n["Type"]); typ == "Page" || (!hasKids && typ != "Pages") {
+			inh.dict = n
+			inh.objNr = objNr(o)
+			pages = append(pages, inh)
+			if len(pages) > 1<<20 {
+				return fmt.Errorf("%w: page tree too large", ErrTooLarge)
+			}
+			return nil
+		}
+		for _, k := range d.array(kids) {
+			if err := walk(k, inh, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	def := pageInfo{box: [4]float64{0, 0, 612, 792}}
+	if err := walk(root["Pages"], def, 0); err != nil {
+		return nil, err
+	}
+	if len(pages) == 0 {
+		return nil, fmt.Errorf("%w: no pages", ErrMalformed)
+	}
+	return pages, nil
+}
+
+func (d *doc) rect(o types.Object) ([4]float64, bool) {
+	a := d.array(o)
+	if len(a) != 4 {
+		return [4]float64{}, false
+	}
+	var r [4]float64
+	for i := range a {
+		r[i], _ = d.num(a[i])
+	}
+	if r[0] > r[2] {
+		r[0], r[2] = r[2], r[0]
+	}
+	if r[1] > r[3] {
+		r[1], r[3] = r[3], r[1]
+	}
+	if r[2]-r[0] < 1 || r[3]-r[1] < 1 {
+		return r, false
+	}
+	return r, true
+}
+
+func intersect(a, b [4]float64) [4]float64 {
+	r := [4]float64{max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])}
+	if r[2]-r[0] < 1 || r[3]-r[1] < 1 {
+		return b
+	}
+	return r
+}
+
+// extractPage runs one page, turning a failure or panic into Page.Err.
+func (d *doc) extractPage(pi *pageInfo, number int) (p Page) {
+	p.Number = number
+	defer func() {
+		if r := recover(); r != nil {
+			p.Text, p.Lines, p.NoTextLayer = "", nil, false
+			p.Err = fmt.Errorf("%w: page %d: %v", ErrMalformed, number, r)
+		}
+	}()
+	w, h := pi.box[2]-pi.box[0], pi.box[3]-pi.box[1]
+	if pi.rotate == 90 || pi.rotate == 270 {
+		w, h = h, w
+	}
+	p.Width, p.Height = w, h
+	content, err := d.pageContent(pi.dict)
+	if err != nil {
+		p.Err = fmt.Errorf("%w: page %d: %v", ErrMalformed, number, err)
+		return p
+	}
+	in := newInterp(d, pageMatrix(pi.box, pi.rotate))
+	if err := in.run(content, pi.resources, 0); err != nil {
+		p.Err = fmt.Errorf("page %d: %w", number, err)
+		return p
+	}
+	p.Lines, p.Text = layoutPage(in.glyphs, w, h)
+	p.NoTextLayer = strings.TrimSpace(p.Text) == ""
+	if p.NoTextLayer {
+		p.Text, p.Lines = "", nil
+	}
+	return p
+}
+
+// pageMatrix maps default user space to the displayed page: origin at the
+// crop box's lower-left corner, /Rotate applied clockwise.
+func pageMatrix(box [4]float64, rotate int) matrix {
+	w, h := box[2]-box[0], box[3]-box[1]
+	m := matrix{1, 0, 0, 1, -box[0], -box[1]}
+	switch rotate {
+	case 90:
+		m = m.mul(matrix{0, -1, 1, 0, 0, w})
+	case 180:
+		m = m.mul(matrix{-1, 0, 0, -1, w, h})
+	case 270:
+		m = m.mul(matrix{0, 1, -1, 0, h, 0})
+	}
+	return m
+}
+
+// pageContent concatenates a page's decoded content streams.
+func (d *doc) pageContent(pd types.Dict) ([]byte, error) {
+	o := d.resolve(pd["Contents"])
+	var out []byte
+	add := func(o types.Object) error {
+		sd, ok := d.resolve(o).(types.StreamDict)
+		if !ok {
+			return nil
+		}
+		b := d.streamBytes(sd)
+		if int64(len(out)+len(b)) > d.maxStream {
+			return fmt.Errorf("%w: content streams exceed %d bytes", ErrTooLarge, d.maxStream)
+		}
+		out = append(out, b...)
+		out = append(out, '\n')
+		return nil
+	}
+	switch v := o.(type) {
+	case types.StreamDict:
+		return d.streamBytes(v), nil
+	case types.Array:
+		for _, e := range v {
+			if err := add(e); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// pageLabels computes printed labels from the /PageLabels number tree.
+func (d *doc) pageLabels(n int) []string {
+	root, _ := d.xr.Catalog()
+	tree := d.dict(root["PageLabels"])
+	if tree == nil {
+		return make([]string, n)
+	}
+	type rng struct {
+		start int
+		dict  types.Dict
+	}
+	var rs []rng
+	seen := map[int]bool{}
+	var walk func(t types.Dict, depth int)
+	walk = func(t types.Dict, depth int) {
+		if t == nil || depth > 32 || len(rs) > 100000 {
+			return
+		}
+		nums := d.array(t["Nums"])
+		for i := 0; i+1 < len(nums); i += 2 {
+			k, ok := d.num(nums[i])
+			if ok {
+				rs = append(rs, rng{int(k), d.dict(nums[i+1])})
+			}
+		}
+		for _, k := range d.array(t["Kids"]) {
+			if nr := objNr(k); nr > 0 {
+				if seen[nr] {
+					continue
+				}
+				seen[nr] = true
+			}
+			walk(d.dict(k), depth+1)
+		}
+	}
+	walk(tree, 0)
+	labels := make([]string, n)
+	for i := 0; i < n; i++ {
+		cur := -1
+		for j, r := range rs {
+			if r.start <= i && (cur < 0 || r.start >= rs[cur].start) {
+				cur = j
+			}
+		}
+		if cur < 0 || rs[cur].dict == nil {
+			continue
+		}
+		ld := rs[cur].dict
+		st := 1.0
+		if v, ok := d.num(ld["St"]); ok {
+			st = v
+		}
+		num := int(st) + i - rs[cur].start
+		label := d.text(ld["P"])
+		switch d.name(ld["S"]) {
+		case "D":
+			label += strconv.Itoa(num)
+		case "R":
+			label += strings.ToUpper(roman(num))
+		case "r":
+			label += roman(num)
+		case "A":
+			label += letters(num)
+		case "a":
+			label += strings.ToLower(letters(num))
+		}
+		labels[i] = label
+	}
+	return labels
+}
+
+func roman(n int) string {
+	if n <= 0 || n >= 5000 {
+		return strconv.Itoa(n)
+	}
+	vals := []int{1000, 900, 500, 400, 100, 90, 50, 40, 10, 9, 5, 4, 1}
+	syms := []string{"m", "cm", "d", "cd", "c", "xc", "l", "xl", "x", "ix", "v", "iv", "i"}
+	var sb strings.Builder
+	for i, v := range vals {
+		for n >= v {
+			sb.WriteString(syms[i])
+			n -= v
+		}
+	}
+	return sb.String()
+}
+
+// letters gives A..Z, AA..ZZ, AAA... as §12.4.2 specifies.
+func letters(n int) string {
+	if n <= 0 || n > 26*100 {
+		return strconv.Itoa(n)
+	}
+	return strings.Repeat(string(rune('A'+(n-1)%26)), (n-1)/26+1)
+}
+
+// maxOutlineItems bounds the bookmarks read.
+const maxOutlineItems = 20000
+
+// outline reads the bookmark tree in document order.
+func (d *doc) outline() []OutlineItem {
+	root, _ := d.xr.Catalog()
+	ol := d.dict(root["Outlines"])
+	if ol == nil {
+		return nil
+	}
+	var items []OutlineItem
+	seen := map[int]bool{}
+	var walk func(first types.Object, level int)
+	walk = func(first types.Object, level int) {
+		for o := first; o != nil && level < 64 && len(items) < maxOutlineItems; {
+			if nr := objNr(o); nr > 0 {
+				if seen[nr] {
+					return
+				}
+				seen[nr] = true
+			}
+			it := d.dict(o)
+			if it == nil {
+				return
+			}
+			title := strings.Join(strings.Fields(d.text(it["Title"])), " ")
+			items = append(items, OutlineItem{Title: title, Page: d.destPage(it), Level: level})
+			if c, ok := it["First"]; ok {
+				walk(c, level+1)
+			}
+			o = it["Next"]
+		}
+	}
+	walk(ol["First"], 0)
+	return items
+}
+
+// destPage resolves an outline item's /Dest or GoTo action to a page number.
+func (d *doc) destPage(it types.Dict) int {
+	dest := it["Dest"]
+	if dest == nil {
+		if a := d.dict(it["A"]); a != nil && d.name(a["S"]) == "GoTo" {
+			dest = a["D"]
+		}
+	}
+	return d.resolveDest(dest, 0)
+}
+
+func (d *doc) resolveDest(dest types.Object, depth int) int {
+	if depth > 4 {
+		return 0
+	}
+	switch v := d.resolve(dest).(type) {
+	case types.Array:
+		if len(v) == 0 {
+			return 0
+		}
+		if nr := objNr(v[0]); nr > 0 {
+			return d.pageIndex[nr]
+		}
+		if n, ok := d.num(v[0]); ok && n >= 0 { // remote-style page index
+			return int(n) + 1
+		}
+	case types.Dict:
+		return d.resolveDest(v["D"], depth+1)
+	case types.Name, types.StringLiteral, types.HexLiteral:
+		key := string(d.rawString(v))
+		return d.resolveDest(d.namedDest(key), depth+1)
+	}
+	return 0
+}
+
+// namedDest looks a named destination up in /Dests or the /Names tree.
+func (d *doc) namedDest(key string) types.Object {
+	root, _ := d.xr.Catalog()
+	if dests := d.dict(root["Dests"]); dests != nil {
+		if o, ok := dests[key]; ok {
+			return o
+		}
+	}
+	names := d.dict(root["Names"])
+	if names == nil {
+		return nil
+	}
+	var find func(t types.Dict, depth int) types.Object
+	find = func(t types.Dict, depth int) types.Object {
+		if t == nil || depth > 32 {
+			return nil
+		}
+		if lim := d.array(t["Limits"]); len(lim) == 2 {
+			lo, hi := string(d.rawString(lim[0])), string(d.rawString(lim[1]))
+			if key < lo || key > hi {
+				return nil
+			}
+		}
+		ns := d.array(t["Names"])
+		for i := 0; i+1 < len(ns); i += 2 {
+			if string(d.rawString(ns[i])) == key {
+				return ns[i+1]
+			}
+		}
+		for _, k := range d.array(t["Kids"]) {
+			if o := find(d.dict(k), depth+1); o != nil {
+				return o
+			}
+		}
+		return nil
+	}
+	return find(d.dict(names["Dests"]), 0)
+}

@@ -1,0 +1,481 @@
+package pdf
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+
+	pfont "github.com/pdfcpu/pdfcpu/pkg/font"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+	"golang.org/x/text/encoding/charmap"
+)
+
+type fontKind uint8
+
+const (
+	fontSimple fontKind = iota
+	fontType0
+	fontType3
+)
+
+// font is what text extraction needs of a PDF font: how to split a string
+// into codes, each code's text, and each code's advance width.
+type font struct {
+	kind     fontKind
+	name     string
+	bold     bool
+	vertical bool
+
+	toUnicode *cmap
+	enc       *baseEncoding // simple fonts: code → text after /Differences
+	type3Pass [256]bool     // Type 3 codes whose glyph name is only a number
+
+	encCMap *cmap          // Type 0: embedded encoding CMap (nil: Identity)
+	ucs2    bool           // Type 0: predefined Uni*-UCS2/UTF16 CMap: codes are UTF-16
+	coll    *cidCollection // Type 0 without ToUnicode: Adobe CID → Unicode
+
+	// Widths in text space units per unit font size.
+	firstChar int
+	widths    []float64
+	missing   float64
+	cidW      map[uint32]float64
+	defaultW  float64
+	core      string // core-14 font name for metrics, when no /Widths
+
+	fm3       [6]float64 // Type 3 FontMatrix
+	sizeScale float64    // glyph height per unit font size (1 except Type 3)
+}
+
+// code is one decoded character code of a shown string.
+type code struct {
+	text  string
+	width float64 // horizontal advance in text space per unit font size
+	space bool    // single-byte code 32: gets word spacing Tw
+}
+
+// decode splits s into codes and appends them to dst.
+func (f *font) decode(s []byte, dst []code) []code {
+	for i := 0; i < len(s); {
+		n := 1
+		if f.kind == fontType0 {
+			n = 2
+			if f.encCMap != nil {
+				if k := f.encCMap.codeLen(s[i:]); k > 0 {
+					n = k
+				}
+			} else if f.toUnicode != nil && f.ucs2 {
+				n = 2
+			}
+			if i+n > len(s) {
+				n = len(s) - i
+			}
+		}
+		c := codeValue(s[i : i+n])
+		dst = append(dst, code{text: f.text(c), width: f.width(c), space: n == 1 && c == 32})
+		i += n
+	}
+	return dst
+}
+
+// cid returns the CID of a Type 0 code.
+func (f *font) cid(c uint32) uint32 {
+	if f.encCMap != nil {
+		if cid, ok := f.encCMap.lookupCID(c); ok {
+			return cid
+		}
+		return 0
+	}
+	return c
+}
+
+func (f *font) text(c uint32) string {
+	if f.toUnicode != nil {
+		if s, ok := f.toUnicode.lookupText(c); ok {
+			return s
+		}
+	}
+	switch f.kind {
+	case fontType0:
+		if f.ucs2 {
+			return utf16Text([]byte{byte(c >> 8), byte(c)})
+		}
+		if f.coll != nil {
+			return f.coll.text(int(f.cid(c)))
+		}
+		if f.toUnicode == nil && c < 0x80 && c >= 0x20 && f.encCMap == nil {
+			// Identity-encoded fonts with neither ToUnicode nor a known
+			// collection: some producers use ASCII-compatible CIDs.
+			return ""
+		}
+		return ""
+	default:
+		if c > 255 {
+			return ""
+		}
+		if f.kind == fontType3 && f.type3Pass[c] {
+			return string(rune(c))
+		}
+		if f.enc != nil {
+			return f.enc[c]
+		}
+		if c >= 32 && c < 127 {
+			return string(rune(c))
+		}
+	}
+	return ""
+}
+
+func (f *font) width(c uint32) float64 {
+	switch f.kind {
+	case fontType0:
+		if w, ok := f.cidW[f.cid(c)]; ok {
+			return w
+		}
+		return f.defaultW
+	case fontType3:
+		i := int(c) - f.firstChar
+		if i >= 0 && i < len(f.widths) {
+			return f.widths[i] * f.fm3[0]
+		}
+		return 0
+	}
+	i := int(c) - f.firstChar
+	if i >= 0 && i < len(f.widths) {
+		return f.widths[i]
+	}
+	if f.core != "" && c < 256 {
+		return coreWidth(f.core, f.text(c), byte(c))
+	}
+	return f.missing
+}
+
+// coreWidth returns the width of a glyph of a core-14 font by way of its
+// WinAnsi code, which pdfcpu's metrics are indexed by.
+func coreWidth(coreName, text string, c byte) float64 {
+	wc := int(c)
+	if r := []rune(text); len(r) == 1 {
+		if b, ok := charmap.Windows1252.EncodeRune(r[0]); ok {
+			wc = int(b)
+		}
+	}
+	if coreName == "Symbol" || coreName == "ZapfDingbats" {
+		wc = int(c)
+	}
+	w, err := pfont.CharWidth(coreName, rune(wc))
+	if err != nil {
+		return 0.5
+	}
+	return float64(w) / 1000
+}
+
+// coreFontName maps a BaseFont name to a core-14 font whose metrics fit it.
+func coreFontName(base string) string {
+	if i := strings.IndexByte(base, '+'); i == 6 {
+		base = base[i+1:]
+	}
+	b := strings.ToLower(base)
+	bold := strings.Contains(b, "bold") || strings.Contains(b, "black") || strings.Contains(b, "heavy")
+	italic := strings.Contains(b, "italic") || strings.Contains(b, "oblique")
+	var family string
+	switch {
+	case strings.Contains(b, "courier") || strings.Contains(b, "mono"):
+		family = "Courier"
+	case strings.Contains(b, "symbol"):
+		return "Symbol"
+	case strings.Contains(b, "dingbat"):
+		return "ZapfDingbats"
+	case strings.Contains(b, "helvetica") || strings.Contains(b, "arial") || strings.Contains(b, "sans"):
+		family = "Helvetica"
+	case strings.Contains(b, "times") || strings.Contains(b, "roman") || strings.Contains(b, "serif"):
+		family = "Times"
+	default:
+		return ""
+	}
+	switch {
+	case family == "Times" && bold && italic:
+		return "Times-BoldItalic"
+	case family == "Times" && bold:
+		return "Times-Bold"
+	case family == "Times" && italic:
+		return "Times-Italic"
+	case family == "Times":
+		return "Times-Roman"
+	case bold && italic:
+		return family + "-BoldOblique"
+	case bold:
+		return family + "-Bold"
+	case italic:
+		return family + "-Oblique"
+	}
+	return family
+}
+
+// boldName reports whether a font name says the face is bold.
+func boldName(base string) bool {
+	if i := strings.IndexByte(base, '+'); i >= 0 {
+		base = base[i+1:]
+	}
+	b := strings.ToLower(base)
+	for _, k := range []string{"bold", "black", "heavy", "semibold", "demi", "medi", "-bd", "cmbx", "cmb10", "cmssbx"} {
+		if strings.Contains(b, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadFont builds a font from its dictionary.
+func (d *doc) loadFont(fd types.Dict) *font {
+	f := &font{sizeScale: 1}
+	sub := d.name(fd["Subtype"])
+	f.name = d.name(fd["BaseFont"])
+	desc := d.dict(fd["FontDescriptor"])
+	switch sub {
+	case "Type0":
+		f.kind = fontType0
+		f.defaultW = 1
+		var desc0 types.Dict
+		if arr := d.array(fd["DescendantFonts"]); len(arr) > 0 {
+			df := d.dict(arr[0])
+			desc0 = d.dict(df["FontDescriptor"])
+			f.defaultW = 1
+			if v, ok := d.num(df["DW"]); ok {
+				f.defaultW = v / 1000
+			}
+			f.cidW = d.cidWidths(d.array(df["W"]))
+			if si := d.dict(df["CIDSystemInfo"]); si != nil {
+				reg := d.text(si["Registry"])
+				ord := d.text(si["Ordering"])
+				if reg == "Adobe" {
+					f.coll = cidCollections[ord]
+				}
+			}
+			if f.name == "" {
+				f.name = d.name(df["BaseFont"])
+			}
+		}
+		desc = desc0
+		switch enc := d.resolve(fd["Encoding"]).(type) {
+		case types.Name:
+			n := string(enc)
+			f.vertical = strings.HasSuffix(n, "-V")
+			switch {
+			case n == "Identity-H" || n == "Identity-V":
+			case strings.HasPrefix(n, "Uni") && (strings.Contains(n, "UCS2") || strings.Contains(n, "UTF16")):
+				f.ucs2 = true
+				f.coll = nil
+			}
+		case types.StreamDict:
+			if data := d.streamBytes(enc); data != nil {
+				f.encCMap = parseCMap(data)
+			}
+		}
+	case "Type3":
+		f.kind = fontType3
+		f.fm3 = [6]float64{0.001, 0, 0, 0.001, 0, 0}
+		if m := d.array(fd["FontMatrix"]); len(m) == 6 {
+			for i := range m {
+				f.fm3[i], _ = d.num(m[i])
+			}
+		}
+		f.sizeScale = abs(f.fm3[3]) * 1000
+		if bb := d.array(fd["FontBBox"]); len(bb) == 4 {
+			y0, _ := d.num(bb[1])
+			y1, _ := d.num(bb[3])
+			if h := abs(y1-y0) * abs(f.fm3[3]); h > 0.2 && h < 5 {
+				f.sizeScale = h
+			}
+		}
+		if f.sizeScale <= 0 {
+			f.sizeScale = 1
+		}
+		f.loadSimpleWidths(d, fd, 1)
+		f.loadSimpleEncoding(d, fd, desc)
+	default:
+		f.kind = fontSimple
+		f.loadSimpleWidths(d, fd, 1.0/1000)
+		if len(f.widths) == 0 {
+			f.core = coreFontName(f.name)
+		}
+		f.loadSimpleEncoding(d, fd, desc)
+	}
+	if tu, ok := d.resolve(fd["ToUnicode"]).(types.StreamDict); ok {
+		if data := d.streamBytes(tu); data != nil {
+			cm := parseCMap(data)
+			if len(cm.text) > 0 || len(cm.ranges) > 0 {
+				f.toUnicode = cm
+			}
+		}
+	}
+	f.bold = boldName(f.name)
+	if desc != nil {
+		if w, ok := d.num(desc["FontWeight"]); ok && w >= 600 {
+			f.bold = true
+		}
+		if fl, ok := d.num(desc["Flags"]); ok && int(fl)&(1<<18) != 0 {
+			f.bold = true
+		}
+		if f.kind == fontSimple {
+			if v, ok := d.num(desc["MissingWidth"]); ok {
+				f.missing = v / 1000
+			}
+		}
+	}
+	return f
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func (f *font) loadSimpleWidths(d *doc, fd types.Dict, scale float64) {
+	fc, _ := d.num(fd["FirstChar"])
+	f.firstChar = int(fc)
+	ws := d.array(fd["Widths"])
+	if len(ws) > 65536 {
+		ws = ws[:65536]
+	}
+	for _, w := range ws {
+		v, _ := d.num(w)
+		f.widths = append(f.widths, v*scale)
+	}
+}
+
+var type3Num = regexp.MustCompile(`^[A-Za-z]{0,2}([0-9]{1,3})$`)
+
+// loadSimpleEncoding sets f.enc from /Encoding (a name, or a dictionary
+// with /BaseEncoding and /Differences), falling back to the encoding built
+// into an embedded Type 1 program, then to StandardEncoding.
+func (f *font) loadSimpleEncoding(d *doc, fd, desc types.Dict) {
+	var base *baseEncoding
+	var diffs types.Array
+	symbolic := false
+	if desc != nil {
+		if fl, ok := d.num(desc["Flags"]); ok && int(fl)&4 != 0 {
+			symbolic = true
+		}
+	}
+	switch e := d.resolve(fd["Encoding"]).(type) {
+	case types.Name:
+		base = encodingByName(string(e))
+	case types.Dict:
+		base = encodingByName(d.name(e["BaseEncoding"]))
+		diffs = d.array(e["Differences"])
+	}
+	if base == nil && desc != nil && f.kind == fontSimple {
+		base = d.builtinEncoding(desc)
+	}
+	if base == nil {
+		core := coreFontName(f.name)
+		switch {
+		case core == "Symbol":
+			base = encodingByName("Symbol")
+		case f.kind == fontType3 || (symbolic && core == ""):
+			base = nil
+		default:
+			base = encodingByName("StandardEncoding")
+		}
+	}
+	var enc baseEncoding
+	if base != nil {
+		enc = *base
+	} else {
+		for c := 32; c < 127; c++ {
+			enc[c] = string(rune(c))
+		}
+	}
+	codeNr := 0
+	for _, o := range diffs {
+		switch v := d.resolve(o).(type) {
+		case types.Integer:
+			codeNr = int(v)
+		case types.Float:
+			codeNr = int(v)
+		case types.Name:
+			if codeNr >= 0 && codeNr < 256 {
+				t := glyphText(string(v))
+				if t == "" && f.kind == fontType3 {
+					if m := type3Num.FindStringSubmatch(string(v)); m != nil {
+						if n, _ := strconv.Atoi(m[1]); n == codeNr {
+							f.type3Pass[codeNr] = true
+						}
+					}
+				}
+				enc[codeNr] = t
+			}
+			codeNr++
+		}
+	}
+	f.enc = &enc
+}
+
+var t1Enc = regexp.MustCompile(`dup\s+(\d+)\s*/([^\s/\[\]{}()<>]+)\s+put`)
+
+// builtinEncoding reads the /Encoding array of an embedded Type 1 font
+// program's clear-text part ("dup 65 /A put"), which fonts without an
+// /Encoding entry rely on.
+func (d *doc) builtinEncoding(desc types.Dict) *baseEncoding {
+	sd, ok := d.resolve(desc["FontFile"]).(types.StreamDict)
+	if !ok {
+		return nil
+	}
+	data := d.streamBytes(sd)
+	if data == nil {
+		return nil
+	}
+	if n, ok := d.num(sd.Dict["Length1"]); ok && int(n) > 0 && int(n) < len(data) {
+		data = data[:int(n)]
+	}
+	if i := bytes.Index(data, []byte("eexec")); i > 0 {
+		data = data[:i]
+	}
+	if bytes.Contains(data, []byte("/Encoding StandardEncoding")) {
+		return encodingByName("StandardEncoding")
+	}
+	ms := t1Enc.FindAllSubmatch(data, 512)
+	if len(ms) == 0 {
+		return nil
+	}
+	var enc baseEncoding
+	for _, m := range ms {
+		c, err := strconv.Atoi(string(m[1]))
+		if err != nil || c < 0 || c > 255 {
+			continue
+		}
+		enc[c] = glyphText(string(m[2]))
+	}
+	return &enc
+}
+
+// cidWidths reads a CIDFont /W array: c [w1 w2 ...] or cfirst clast w.
+func (d *doc) cidWidths(w types.Array) map[uint32]float64 {
+	m := make(map[uint32]float64)
+	for i := 0; i < len(w) && len(m) < maxCMapEntries; {
+		c0, ok := d.num(w[i])
+		if !ok || i+1 >= len(w) {
+			break
+		}
+		if arr, ok := d.resolve(w[i+1]).(types.Array); ok {
+			for j, o := range arr {
+				v, _ := d.num(o)
+				m[uint32(c0)+uint32(j)] = v / 1000
+			}
+			i += 2
+			continue
+		}
+		if i+2 >= len(w) {
+			break
+		}
+		c1, _ := d.num(w[i+1])
+		v, _ := d.num(w[i+2])
+		for c := uint32(c0); c <= uint32(c1) && len(m) < maxCMapEntries; c++ {
+			m[c] = v / 1000
+		}
+		i += 3
+	}
+	return m
+}

@@ -1,0 +1,508 @@
+package pdf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+)
+
+// matrix is a PDF transformation matrix [a b c d e f].
+type matrix [6]float64
+
+var identity = matrix{1, 0, 0, 1, 0, 0}
+
+// mul returns m × n: apply m, then n.
+func (m matrix) mul(n matrix) matrix {
+	return matrix{
+		m[0]*n[0] + m[1]*n[2],
+		m[0]*n[1] + m[1]*n[3],
+		m[2]*n[0] + m[3]*n[2],
+		m[2]*n[1] + m[3]*n[3],
+		m[4]*n[0] + m[5]*n[2] + n[4],
+		m[4]*n[1] + m[5]*n[3] + n[5],
+	}
+}
+
+func (m matrix) apply(x, y float64) (float64, float64) {
+	return x*m[0] + y*m[2] + m[4], x*m[1] + y*m[3] + m[5]
+}
+
+// glyph is one shown character in display space (points, y up), already
+// rotated so that its line runs along +x (see dir).
+type glyph struct {
+	x, y   float64 // origin on the baseline
+	w      float64 // advance along the baseline
+	size   float64 // font size in display space
+	text   string
+	bold   bool
+	dir    uint8 // baseline direction in quarter turns counter-clockwise
+	seq    int32 // content order
+	isWS   bool  // text is white space: a word separator
+	fontID int32
+}
+
+// gstate is the part of the graphics state text extraction needs.
+type gstate struct {
+	ctm                      matrix
+	font                     *font
+	fontID                   int32
+	size, tc, tw, th, tl, ts float64
+}
+
+// Limits on work per page, so a hostile file cannot hang or exhaust memory.
+const (
+	maxOpsPerPage    = 20_000_000
+	maxGlyphsPerPage = 2_000_000
+	maxFormDepth     = 12
+	maxStackDepth    = 256
+	maxOperands      = 4096
+)
+
+var errTooManyOps = errors.New("pdf: too many content-stream operators on one page")
+
+type formXObject struct {
+	content   []byte
+	matrix    matrix
+	resources types.Dict
+}
+
+// interp interprets content streams (§8, §9) and collects glyphs.
+type interp struct {
+	d       *doc
+	gs      gstate
+	stack   []gstate
+	tm      matrix
+	tlm     matrix
+	glyphs  []glyph
+	ops     int
+	codes   []code
+	fontIDs map[*font]int32
+}
+
+func newInterp(d *doc, base matrix) *interp {
+	return &interp{d: d, gs: gstate{ctm: base, th: 1}, fontIDs: map[*font]int32{}}
+}
+
+// operand is a content-stream operand.
+type operand struct {
+	kind tokKind
+	num  float64
+	val  []byte
+	arr  []operand // TJ arrays
+}
+
+// run interprets one content stream with the given resources.
+func (in *interp) run(data []byte, res types.Dict, depth int) error {
+	lx := newLexer(data)
+	var args []operand
+	fonts := map[string]*font{}
+	for {
+		t := lx.next()
+		switch t.kind {
+		case tokEOF:
+			return nil
+		case tokNum, tokName, tokString:
+			if len(args) < maxOperands {
+				args = append(args, operand{kind: t.kind, num: t.num, val: t.val})
+			}
+			continue
+		case tokArrayOpen:
+			args = append(args, in.readArray(lx))
+			continue
+		case tokDictOpen:
+			skipDict(lx)
+			args = append(args, operand{kind: tokDictOpen})
+			continue
+		case tokArrayClose, tokDictClose:
+			continue
+		}
+		in.ops++
+		if in.ops > maxOpsPerPage {
+			return errTooManyOps
+		}
+		if in.ops&4095 == 0 && in.d.ctx.Err() != nil {
+			return fmt.Errorf("%w: %v", ErrTimeout, in.d.ctx.Err())
+		}
+		if err := in.op(string(t.val), args, res, fonts, lx, depth); err != nil {
+			return err
+		}
+		args = args[:0]
+		lx.release()
+	}
+}
+
+func (in *interp) readArray(lx *lexer) operand {
+	arr := operand{kind: tokArrayOpen}
+	for n := 0; n < 1<<20; n++ {
+		t := lx.next()
+		switch t.kind {
+		case tokEOF, tokArrayClose:
+			return arr
+		case tokNum, tokString, tokName:
+			arr.arr = append(arr.arr, operand{kind: t.kind, num: t.num, val: t.val})
+		case tokArrayOpen:
+			in.readArray(lx) // nested arrays carry nothing we use
+		case tokDictOpen:
+			skipDict(lx)
+		}
+	}
+	return arr
+}
+
+func skipDict(lx *lexer) {
+	depth := 1
+	for n := 0; n < 1<<20; n++ {
+		t := lx.next()
+		switch t.kind {
+		case tokEOF:
+			return
+		case tokDictOpen:
+			depth++
+		case tokDictClose:
+			depth--
+			if depth == 0 {
+				return
+			}
+		}
+	}
+}
+
+func nums(args []operand, n int) ([]float64, bool) {
+	if len(args) < n {
+		return nil, false
+	}
+	var buf [6]float64
+	out := buf[:0]
+	for _, a := range args[len(args)-n:] {
+		if a.kind != tokNum {
+			return nil, false
+		}
+		out = append(out, a.num)
+	}
+	return out, true
+}
+
+func (in *interp) op(name string, args []operand, res types.Dict, fonts map[string]*font, lx *lexer, depth int) error {
+	gs := &in.gs
+	switch name {
+	case "q":
+		if len(in.stack) < maxStackDepth {
+			in.stack = append(in.stack, *gs)
+		}
+	case "Q":
+		if n := len(in.stack); n > 0 {
+			*gs = in.stack[n-1]
+			in.stack = in.stack[:n-1]
+		}
+	case "cm":
+		if v, ok := nums(args, 6); ok {
+			gs.ctm = matrix{v[0], v[1], v[2], v[3], v[4], v[5]}.mul(gs.ctm)
+		}
+	case "BT":
+		in.tm, in.tlm = identity, identity
+	case "ET":
+	case "Tf":
+		if len(args) >= 2 && args[len(args)-2].kind == tokName && args[len(args)-1].kind == tokNum {
+			fname := string(args[len(args)-2].val)
+			gs.size = args[len(args)-1].num
+			f := fonts[fname]
+			if f == nil {
+				f = in.d.fontFor(res, fname)
+				fonts[fname] = f
+			}
+			gs.font = f
+			id, ok := in.fontIDs[f]
+			if !ok {
+				id = int32(len(in.fontIDs))
+				in.fontIDs[f] = id
+			}
+			gs.fontID = id
+		}
+	case "Tc":
+		if v, ok := nums(args, 1); ok {
+			gs.tc = v[0]
+		}
+	case "Tw":
+		if v, ok := nums(args, 1); ok {
+			gs.tw = v[0]
+		}
+	case "Tz":
+		if v, ok := nums(args, 1); ok {
+			gs.th = v[0] / 100
+		}
+	case "TL":
+		if v, ok := nums(args, 1); ok {
+			gs.tl = v[0]
+		}
+	case "Ts":
+		if v, ok := nums(args, 1); ok {
+			gs.ts = v[0]
+		}
+	case "Td":
+		if v, ok := nums(args, 2); ok {
+			in.tlm = matrix{1, 0, 0, 1, v[0], v[1]}.mul(in.tlm)
+			in.tm = in.tlm
+		}
+	case "TD":
+		if v, ok := nums(args, 2); ok {
+			gs.tl = -v[1]
+			in.tlm = matrix{1, 0, 0, 1, v[0], v[1]}.mul(in.tlm)
+			in.tm = in.tlm
+		}
+	case "Tm":
+		if v, ok := nums(args, 6); ok {
+			in.tlm = matrix{v[0], v[1], v[2], v[3], v[4], v[5]}
+			in.tm = in.tlm
+		}
+	case "T*":
+		in.nextLine()
+	case "Tj":
+		if len(args) > 0 && args[len(args)-1].kind == tokString {
+			in.show(args[len(args)-1].val)
+		}
+	case "'":
+		in.nextLine()
+		if len(args) > 0 && args[len(args)-1].kind == tokString {
+			in.show(args[len(args)-1].val)
+		}
+	case "\"":
+		if len(args) >= 3 && args[len(args)-3].kind == tokNum && args[len(args)-2].kind == tokNum {
+			gs.tw = args[len(args)-3].num
+			gs.tc = args[len(args)-2].num
+		}
+		in.nextLine()
+		if len(args) > 0 && args[len(args)-1].kind == tokString {
+			in.show(args[len(args)-1].val)
+		}
+	case "TJ":
+		if len(args) > 0 && args[len(args)-1].kind == tokArrayOpen {
+			for _, e := range args[len(args)-1].arr {
+				switch e.kind {
+				case tokString:
+					in.show(e.val)
+				case tokNum:
+					adv := -e.num / 1000 * gs.size
+					if gs.font != nil && gs.font.vertical {
+						in.tm = matrix{1, 0, 0, 1, 0, adv}.mul(in.tm)
+					} else {
+						in.tm = matrix{1, 0, 0, 1, adv * gs.th, 0}.mul(in.tm)
+					}
+				}
+			}
+		}
+	case "Do":
+		if len(args) > 0 && args[len(args)-1].kind == tokName && depth < maxFormDepth {
+			return in.doXObject(string(args[len(args)-1].val), res, depth)
+		}
+	case "BI":
+		// Inline image: skip its dictionary and data up to EI.
+		for n := 0; n < 1<<16; n++ {
+			t := lx.next()
+			if t.kind == tokEOF {
+				return nil
+			}
+			if t.kind == tokOp && string(t.val) == "ID" {
+				lx.skipInlineImage()
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+func (in *interp) nextLine() {
+	in.tlm = matrix{1, 0, 0, 1, 0, -in.gs.tl}.mul(in.tlm)
+	in.tm = in.tlm
+}
+
+// show emits the glyphs of a shown string and advances the text matrix.
+func (in *interp) show(s []byte) {
+	gs := &in.gs
+	f := gs.font
+	if f == nil || len(s) == 0 {
+		return
+	}
+	in.codes = f.decode(s, in.codes[:0])
+	for _, c := range in.codes {
+		var tx, ty float64
+		if f.vertical {
+			ty = -(c.width*0+1)*gs.size - gs.tc
+			if c.space {
+				ty -= gs.tw
+			}
+		} else {
+			tx = (c.width*gs.size + gs.tc) * gs.th
+			if c.space {
+				tx += gs.tw * gs.th
+			}
+		}
+		if c.text != "" && len(in.glyphs) < maxGlyphsPerPage {
+			in.emit(c, tx, ty)
+		}
+		in.tm = matrix{1, 0, 0, 1, tx, ty}.mul(in.tm)
+	}
+}
+
+func (in *interp) emit(c code, tx, ty float64) {
+	gs := &in.gs
+	m := in.tm.mul(gs.ctm)
+	x0, y0 := m.apply(0, gs.ts)
+	var x1, y1 float64
+	var bx, by float64 // baseline direction
+	if gs.font.vertical {
+		x1, y1 = m.apply(0, gs.ts+ty)
+		bx, by = x1-x0, y1-y0
+	} else {
+		// Extent without word spacing, so a space is not stretched into the next word.
+		adv := (c.width*gs.size + gs.tc) * gs.th
+		x1, y1 = m.apply(adv, gs.ts)
+		bx, by = m[0], m[1]
+	}
+	size := math.Abs(gs.size) * math.Hypot(m[2], m[3]) * gs.font.sizeScale
+	if gs.font.vertical {
+		size = math.Abs(gs.size) * math.Hypot(m[0], m[1])
+	}
+	if size < 0.1 || math.IsNaN(size) || math.IsInf(size, 0) || math.IsNaN(x0+y0+x1+y1) {
+		return
+	}
+	dir := uint8(0)
+	if bx != 0 || by != 0 {
+		a := math.Atan2(by, bx)
+		dir = uint8(int(math.Round(a/(math.Pi/2))+4) % 4)
+	}
+	x0, y0 = rotateQ(x0, y0, dir)
+	x1, y1 = rotateQ(x1, y1, dir)
+	if x1 < x0 {
+		x0, x1 = x1, x0
+	}
+	text := c.text
+	ws := true
+	for i := 0; i < len(text); i++ {
+		if ch := text[i]; ch > ' ' || ch >= 0x80 {
+			ws = false
+			break
+		}
+	}
+	if !ws {
+		text = cleanText(text)
+		if text == "" {
+			return
+		}
+	}
+	in.glyphs = append(in.glyphs, glyph{
+		x: x0, y: y0, w: x1 - x0, size: size, text: text, bold: gs.font.bold,
+		dir: dir, seq: int32(len(in.glyphs)), isWS: ws, fontID: gs.fontID,
+	})
+}
+
+// rotateQ turns a point by -dir quarter turns, so that text whose baseline
+// points in direction dir runs along +x.
+func rotateQ(x, y float64, dir uint8) (float64, float64) {
+	switch dir {
+	case 1:
+		return y, -x
+	case 2:
+		return -x, -y
+	case 3:
+		return -y, x
+	}
+	return x, y
+}
+
+// cleanText drops control characters and expands ligatures.
+func cleanText(s string) string {
+	clean := true
+	for _, r := range s {
+		if r < 0x20 || r == 0x7F || r == 0xFFFD || (r >= 0xFB00 && r <= 0xFB06) || r == 0xAD {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	out := make([]rune, 0, len(s))
+	for _, r := range s {
+		switch {
+		case r == 0xAD:
+			out = append(out, '-')
+		case r < 0x20 || r == 0x7F || r == 0xFFFD:
+		case r >= 0xFB00 && r <= 0xFB06:
+			out = append(out, []rune(ligatures[r-0xFB00])...)
+		default:
+			out = append(out, r)
+		}
+	}
+	return string(out)
+}
+
+// fontFor loads (once per document) the font named in a resource dictionary.
+func (d *doc) fontFor(res types.Dict, name string) *font {
+	fd := d.dict(res["Font"])
+	if fd == nil {
+		return nil
+	}
+	ref := fd[name]
+	nr := objNr(ref)
+	if nr > 0 {
+		if f, ok := d.fonts[nr]; ok {
+			return f
+		}
+	}
+	dict := d.dict(ref)
+	if dict == nil {
+		return nil
+	}
+	f := d.loadFont(dict)
+	if nr > 0 {
+		d.fonts[nr] = f
+	}
+	return f
+}
+
+// doXObject runs a Form XObject (§8.10); images and others are skipped.
+func (in *interp) doXObject(name string, res types.Dict, depth int) error {
+	xd := in.d.dict(res["XObject"])
+	if xd == nil {
+		return nil
+	}
+	ref := xd[name]
+	nr := objNr(ref)
+	fx, ok := in.d.forms[nr]
+	if !ok || nr == 0 {
+		sd, isStream := in.d.resolve(ref).(types.StreamDict)
+		if !isStream || in.d.name(sd.Dict["Subtype"]) != "Form" {
+			if nr > 0 {
+				in.d.forms[nr] = nil
+			}
+			return nil
+		}
+		fx = &formXObject{matrix: identity, resources: in.d.dict(sd.Dict["Resources"])}
+		if m := in.d.array(sd.Dict["Matrix"]); len(m) == 6 {
+			for i := range m {
+				fx.matrix[i], _ = in.d.num(m[i])
+			}
+		}
+		fx.content = in.d.streamBytes(sd)
+		if nr > 0 {
+			in.d.forms[nr] = fx
+		}
+	}
+	if fx == nil || len(fx.content) == 0 {
+		return nil
+	}
+	r := fx.resources
+	if r == nil {
+		r = res
+	}
+	saved, savedTm, savedTlm, savedStack := in.gs, in.tm, in.tlm, len(in.stack)
+	in.gs.ctm = fx.matrix.mul(in.gs.ctm)
+	err := in.run(fx.content, r, depth+1)
+	in.gs, in.tm, in.tlm = saved, savedTm, savedTlm
+	if len(in.stack) > savedStack {
+		in.stack = in.stack[:savedStack]
+	}
+	return err
+}

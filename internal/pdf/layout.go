@@ -1,0 +1,446 @@
+package pdf
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Layout turns glyphs into text in four steps:
+//
+//  1. fragments: glyphs consecutive in content order on one baseline;
+//  2. blocks: fragments split into reading-order blocks around a column
+//     gutter, when the page has one;
+//  3. lines: fragments of a block clustered by baseline, ordered top-down;
+//  4. text: glyphs of a line ordered left to right, with a space wherever
+//     the gap between glyphs exceeds wordGap of the font size.
+
+// wordGap is the horizontal gap, as a fraction of the font size, above
+// which two glyphs belong to different words. TeX's inter-word space is
+// about 0.33 em and rarely shrinks below 0.2 em; kerns and italic
+// corrections inside words stay under 0.1 em.
+const wordGap = 0.15
+
+type frag struct {
+	g         []glyph
+	x0, x1, y float64
+	size      float64 // largest glyph size
+	chars     int
+	dir       uint8
+}
+
+type textLine struct {
+	frags     []*frag
+	x0, x1, y float64
+	size      float64
+}
+
+// layoutPage returns the page's lines and text.
+func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
+	if len(glyphs) == 0 {
+		return nil, ""
+	}
+	glyphs = dedupeOverprint(glyphs)
+	var byDir [4][]glyph
+	for _, g := range glyphs {
+		byDir[g.dir] = append(byDir[g.dir], g)
+	}
+	var blocks [][]*textLine
+	if len(byDir[0]) > 0 {
+		for _, b := range orderBlocks(makeFrags(byDir[0])) {
+			blocks = append(blocks, makeLines(b))
+		}
+	}
+	for dir := 1; dir < 4; dir++ {
+		if len(byDir[dir]) > 0 {
+			blocks = append(blocks, makeLines(makeFrags(byDir[dir])))
+		}
+	}
+	var sb strings.Builder
+	var lines []Line
+	for _, b := range blocks {
+		gaps := lineGaps(b)
+		for i, tl := range b {
+			text, bold, size := lineText(tl)
+			if strings.TrimSpace(text) == "" {
+				continue
+			}
+			if sb.Len() > 0 {
+				if i == 0 || paragraphBreak(b[i-1], tl, gaps) {
+					sb.WriteString("\n\n")
+				} else {
+					sb.WriteString("\n")
+				}
+			}
+			lines = append(lines, Line{Text: text, Box: lineBox(tl, w, h), FontSize: size, Bold: bold, Start: sb.Len()})
+			sb.WriteString(text)
+		}
+	}
+	return lines, sb.String()
+}
+
+// dedupeOverprint drops glyphs drawn again at (nearly) the same place, as
+// producers do to fake bold or shadow text.
+func dedupeOverprint(gs []glyph) []glyph {
+	type key struct {
+		text string
+		x, y int32
+		dir  uint8
+	}
+	seen := make(map[key]struct{}, len(gs))
+	out := gs[:0]
+	for _, g := range gs {
+		if g.isWS {
+			out = append(out, g)
+			continue
+		}
+		k := key{g.text, int32(math.Round(g.x)), int32(math.Round(g.y)), g.dir}
+		dup := false
+		for dx := int32(-1); dx <= 1 && !dup; dx++ {
+			for dy := int32(-1); dy <= 1 && !dup; dy++ {
+				_, dup = seen[key{k.text, k.x + dx, k.y + dy, k.dir}]
+			}
+		}
+		if dup && g.size > 0 {
+			continue
+		}
+		seen[k] = struct{}{}
+		out = append(out, g)
+	}
+	return out
+}
+
+// makeFrags splits glyphs, in content order, into same-baseline runs.
+func makeFrags(gs []glyph) []*frag {
+	var out []*frag
+	var cur *frag
+	for i := range gs {
+		g := gs[i]
+		if cur != nil {
+			s := math.Min(g.size, cur.size)
+			end := cur.x1
+			if math.Abs(g.y-cur.y) > 0.35*s || g.x < end-0.6*math.Max(g.size, cur.size) || g.x > end+2.5*math.Max(g.size, cur.size) {
+				cur = nil
+			}
+		}
+		if cur == nil {
+			if g.isWS {
+				continue
+			}
+			cur = &frag{x0: g.x, x1: g.x + g.w, y: g.y, size: g.size, dir: g.dir}
+			out = append(out, cur)
+		}
+		cur.g = append(cur.g, g)
+		if !g.isWS {
+			cur.x0 = math.Min(cur.x0, g.x)
+			cur.x1 = math.Max(cur.x1, g.x+g.w)
+			cur.chars++
+			if g.size > cur.size {
+				cur.size = g.size
+			}
+		}
+	}
+	return out
+}
+
+// orderBlocks finds a column gutter — a vertical white strip in the middle
+// 30–70 % of the text's horizontal extent that left and right columns of
+// text flank — and returns the fragments in reading order: full-width
+// sections as they come top-down, and each two-column section as its left
+// column followed by its right column.
+func orderBlocks(frags []*frag) [][]*frag {
+	if len(frags) < 8 {
+		return [][]*frag{frags}
+	}
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for _, f := range frags {
+		xmin = math.Min(xmin, f.x0)
+		xmax = math.Max(xmax, f.x1)
+	}
+	ext := xmax - xmin
+	if ext < 100 || ext > 1e5 {
+		return [][]*frag{frags}
+	}
+	base := int(math.Floor(xmin))
+	n := int(math.Ceil(xmax)) - base + 2
+	cover := make([]int, n+1)
+	for _, f := range frags {
+		a := int(math.Ceil(f.x0)) - base
+		b := int(math.Floor(f.x1)) - base
+		if b > a {
+			cover[a]++
+			cover[b]--
+		}
+	}
+	for i := 1; i < len(cover); i++ {
+		cover[i] += cover[i-1]
+	}
+	lo := int(xmin+0.3*ext) - base
+	hi := int(xmin+0.7*ext) - base
+	best, bestStart, bestLen := math.MaxInt, 0, 0
+	for i := lo; i <= hi; {
+		c := cover[i]
+		j := i
+		for j <= hi && cover[j] == c {
+			j++
+		}
+		if c < best || (c == best && j-i > bestLen) {
+			best, bestStart, bestLen = c, i, j-i
+		}
+		i = j
+	}
+	if bestLen < 4 {
+		return [][]*frag{frags}
+	}
+	gx := float64(base+bestStart) + float64(bestLen)/2
+	side := func(f *frag) int {
+		switch {
+		case f.x1 <= gx:
+			return -1
+		case f.x0 >= gx:
+			return 1
+		}
+		return 0
+	}
+	// Left and right columns must stand side by side, with few full-width
+	// fragments between them.
+	lminY, lmaxY, rminY, rmaxY := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, f := range frags {
+		switch side(f) {
+		case -1:
+			lminY, lmaxY = math.Min(lminY, f.y), math.Max(lmaxY, f.y)
+		case 1:
+			rminY, rmaxY = math.Min(rminY, f.y), math.Max(rmaxY, f.y)
+		}
+	}
+	oLo, oHi := math.Max(lminY, rminY), math.Min(lmaxY, rmaxY)
+	if oHi <= oLo {
+		return [][]*frag{frags}
+	}
+	var nl, nr, ns int
+	for _, f := range frags {
+		if f.y < oLo || f.y > oHi {
+			continue
+		}
+		switch side(f) {
+		case -1:
+			nl++
+		case 1:
+			nr++
+		default:
+			ns++
+		}
+	}
+	if nl < 3 || nr < 3 || float64(ns) > 0.3*float64(min(nl, nr)) {
+		return [][]*frag{frags}
+	}
+	sorted := append([]*frag(nil), frags...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].y > sorted[j].y })
+	var blocks [][]*frag
+	var left, right, span []*frag
+	flushCols := func() {
+		if len(left) > 0 {
+			blocks = append(blocks, left)
+		}
+		if len(right) > 0 {
+			blocks = append(blocks, right)
+		}
+		left, right = nil, nil
+	}
+	for _, f := range sorted {
+		switch side(f) {
+		case 0:
+			flushCols()
+			span = append(span, f)
+		case -1:
+			if len(span) > 0 {
+				blocks = append(blocks, span)
+				span = nil
+			}
+			left = append(left, f)
+		case 1:
+			if len(span) > 0 {
+				blocks = append(blocks, span)
+				span = nil
+			}
+			right = append(right, f)
+		}
+	}
+	flushCols()
+	if len(span) > 0 {
+		blocks = append(blocks, span)
+	}
+	return blocks
+}
+
+// makeLines clusters fragments into lines by baseline, top to bottom.
+func makeLines(frags []*frag) []*textLine {
+	sorted := append([]*frag(nil), frags...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].y > sorted[j].y })
+	var lines []*textLine
+	for _, f := range sorted {
+		var best *textLine
+		bestD := math.Inf(1)
+		for k := len(lines) - 1; k >= 0; k-- {
+			l := lines[k]
+			if l.y-f.y > 2*math.Max(l.size, f.size) {
+				break
+			}
+			d := math.Abs(l.y - f.y)
+			// Vertical overlap of the two text bands, relative to the smaller.
+			top := math.Min(l.y+0.75*l.size, f.y+0.75*f.size)
+			bot := math.Max(l.y-0.25*l.size, f.y-0.25*f.size)
+			ov := (top - bot) / math.Min(l.size, f.size)
+			if ov < 0.5 || d >= bestD {
+				continue
+			}
+			if overlapsX(l, f) {
+				continue
+			}
+			best, bestD = l, d
+		}
+		if best == nil {
+			lines = append(lines, &textLine{frags: []*frag{f}, x0: f.x0, x1: f.x1, y: f.y, size: f.size})
+			continue
+		}
+		best.frags = append(best.frags, f)
+		best.x0 = math.Min(best.x0, f.x0)
+		best.x1 = math.Max(best.x1, f.x1)
+		if f.chars > 0 && f.size > best.size*1.2 {
+			// A larger fragment sets the line's baseline (sub/superscripts don't).
+			best.y = f.y
+		}
+		best.size = math.Max(best.size, f.size)
+	}
+	sort.SliceStable(lines, func(i, j int) bool {
+		if math.Abs(lines[i].y-lines[j].y) < 0.2*math.Min(lines[i].size, lines[j].size) {
+			return lines[i].x0 < lines[j].x0
+		}
+		return lines[i].y > lines[j].y
+	})
+	return lines
+}
+
+func overlapsX(l *textLine, f *frag) bool {
+	for _, o := range l.frags {
+		ov := math.Min(o.x1, f.x1) - math.Max(o.x0, f.x0)
+		if ov > 0.3*math.Min(o.size, f.size) && ov > 0.5*math.Min(o.x1-o.x0, f.x1-f.x0) {
+			return true
+		}
+	}
+	return false
+}
+
+// lineText joins a line's glyphs left to right and reports whether most
+// characters are bold and the most common glyph size.
+func lineText(l *textLine) (string, bool, float64) {
+	frags := l.frags
+	sort.SliceStable(frags, func(i, j int) bool { return frags[i].x0 < frags[j].x0 })
+	var sb strings.Builder
+	end := math.Inf(-1)
+	var prev *glyph
+	pendingSpace := false
+	boldN, n := 0, 0
+	sizes := map[float64]int{}
+	for _, f := range frags {
+		for i := range f.g {
+			g := &f.g[i]
+			if g.isWS {
+				pendingSpace = true
+				continue
+			}
+			if prev != nil {
+				gap := g.x - end
+				ref := math.Max(prev.size, g.size)
+				if pendingSpace || gap > wordGap*ref {
+					if gap > -0.3*ref || pendingSpace {
+						sb.WriteByte(' ')
+					}
+				}
+			}
+			pendingSpace = false
+			sb.WriteString(g.text)
+			if end < g.x+g.w || prev == nil {
+				end = g.x + g.w
+			}
+			prev = g
+			c := utf8.RuneCountInString(g.text)
+			n += c
+			if g.bold {
+				boldN += c
+			}
+			sizes[math.Round(g.size*2)/2] += c
+		}
+	}
+	best, bestN := 0.0, -1
+	for s, c := range sizes {
+		if c > bestN || (c == bestN && s > best) {
+			best, bestN = s, c
+		}
+	}
+	return sb.String(), n > 0 && boldN*2 > n, best
+}
+
+// lineGaps returns the median baseline distance between consecutive lines.
+func lineGaps(b []*textLine) float64 {
+	var ds []float64
+	for i := 1; i < len(b); i++ {
+		if d := b[i-1].y - b[i].y; d > 0.5*b[i].size {
+			ds = append(ds, d)
+		}
+	}
+	if len(ds) == 0 {
+		return 0
+	}
+	sort.Float64s(ds)
+	return ds[len(ds)/2]
+}
+
+// paragraphBreak reports a blank line between two lines: a gap clearly
+// larger than the block's usual line spacing, or a change of font size.
+func paragraphBreak(a, b *textLine, median float64) bool {
+	d := a.y - b.y
+	if d < 0 {
+		return true
+	}
+	if median > 0 && d > 1.45*median && d > 1.2*b.size {
+		return true
+	}
+	if median == 0 && d > 1.8*b.size {
+		return true
+	}
+	r := a.size / b.size
+	return r > 1.25 || r < 0.8
+}
+
+// lineBox returns the line's normalised box with origin top-left.
+func lineBox(l *textLine, w, h float64) Box {
+	dir := uint8(0)
+	if len(l.frags) > 0 {
+		dir = l.frags[0].dir
+	}
+	x0, x1 := l.x0, l.x1
+	y0, y1 := l.y-0.25*l.size, l.y+0.8*l.size
+	inv := (4 - dir) % 4
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range [4][2]float64{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {
+		x, y := rotateQ(p[0], p[1], inv)
+		minX, maxX = math.Min(minX, x), math.Max(maxX, x)
+		minY, maxY = math.Min(minY, y), math.Max(maxY, y)
+	}
+	clamp := func(v float64) float64 { return math.Max(0, math.Min(1, v)) }
+	if w <= 0 || h <= 0 {
+		return Box{}
+	}
+	bx := clamp(minX / w)
+	by := clamp((h - maxY) / h)
+	return Box{X: bx, Y: by, W: clamp(maxX/w) - bx, H: clamp((h-minY)/h) - by}
+}
+
+// isCJK reports Han, Hiragana, Katakana and Hangul letters, which are
+// written without spaces between words.
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
