@@ -1,0 +1,422 @@
+package relations
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/researchctx/researchctx/vault"
+)
+
+// stamp records what one input file looked like when the graph was built.
+type stamp struct {
+	path    string
+	private bool // the cache, read outside the safe view
+	exists  bool
+	mtime   time.Time
+	size    int64
+}
+
+// parsedRefs memoises one paper's references as read from a sidecar or a PDF
+// at a given stamp.
+type parsedRefs struct {
+	st      stamp
+	refs    []ref
+	skipped int
+	err     error
+}
+
+// graph is the citation graph of one catalogue. It is immutable once built,
+// except for the memo of related papers, which has its own lock.
+type graph struct {
+	cat     *vault.Catalogue
+	stamps  []stamp
+	checked time.Time // guarded by Library.mu
+
+	refs    map[string][]Work // paper → its references
+	citedBy map[string][]Work // paper → its citers
+	skipped map[string]int
+	errs    map[string]error
+	scanErr error
+
+	// Identity keys (see workKey) for related-paper ranking.
+	refKeys    map[string][]string // paper → keys of the works it cites
+	citerKeys  map[string][]string // paper → keys of the works citing it
+	citingKey  map[string][]string // key of a cited work → library papers citing it
+	citedByKey map[string][]string // key of a citing work → library papers it cites
+
+	relMu sync.Mutex
+	rel   map[string][]Work
+}
+
+// idKey is the identity of a work by its normalised identifiers: the DOI
+// when known, else the arXiv id, else "".
+func idKey(doi, arxiv string) string {
+	switch {
+	case doi != "":
+		return "doi:" + doi
+	case arxiv != "":
+		return "arxiv:" + arxiv
+	}
+	return ""
+}
+
+// workKey is the identity of a work in the graph: the library paper when it
+// is one, else its identifiers, else its Semantic Scholar id, else "" (a
+// work known only by title is never merged with another).
+func workKey(paper, doi, arxiv, s2 string) string {
+	if paper != "" {
+		return "paper:" + paper
+	}
+	if k := idKey(doi, arxiv); k != "" {
+		return k
+	}
+	if s2 != "" {
+		return "s2:" + s2
+	}
+	return ""
+}
+
+// build reads every sidecar (or PDF fallback) and the cache, and indexes
+// them against cat. It holds Library.mu.
+func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, error) {
+	g := &graph{
+		cat:        cat,
+		refs:       map[string][]Work{},
+		citedBy:    map[string][]Work{},
+		skipped:    map[string]int{},
+		errs:       map[string]error{},
+		refKeys:    map[string][]string{},
+		citerKeys:  map[string][]string{},
+		citingKey:  map[string][]string{},
+		citedByKey: map[string][]string{},
+		rel:        map[string][]Work{},
+	}
+	parsed := make(map[string]parsedRefs, len(l.parsed))
+	libCiters := map[string][]string{} // paper → library papers citing it
+	for _, p := range cat.Papers() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pr, ok, err := l.paperRefs(ctx, p, g)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		parsed[pr.st.path] = pr
+		g.skipped[p.Ref] += pr.skipped
+		if pr.err != nil {
+			g.errs[p.Ref] = pr.err
+		}
+		seen := map[string]bool{}
+		for _, r := range pr.refs {
+			w := g.resolveRef(r)
+			if w.Paper == p.Ref || (w.Paper == "" && samePaper(p, w.DOI, w.ArXivID)) {
+				// A paper never cites itself: such an entry is the
+				// paper's own identifier (an arXiv stamp, a footer DOI)
+				// or a sidecar error.
+				continue
+			}
+			k := workKey(w.Paper, w.DOI, w.ArXivID, "")
+			if k != "" {
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				g.refKeys[p.Ref] = append(g.refKeys[p.Ref], k)
+				g.citingKey[k] = append(g.citingKey[k], p.Ref)
+			}
+			if w.Paper != "" {
+				libCiters[w.Paper] = append(libCiters[w.Paper], p.Ref)
+			}
+			g.refs[p.Ref] = append(g.refs[p.Ref], w)
+		}
+	}
+	l.parsed = parsed
+	if err := l.addScan(g, libCiters); err != nil {
+		return nil, err
+	}
+	g.checked = time.Now()
+	return g, nil
+}
+
+// paperRefs returns a paper's references from its sidecar, else from its PDF
+// text when the fallback is configured; ok is false when there is neither.
+// Only a cancelled context is an error: problems with the paper's files are
+// recorded in the result.
+func (l *Library) paperRefs(ctx context.Context, p *vault.Paper, g *graph) (parsedRefs, bool, error) {
+	sc := path.Join(p.Ref, SidecarFile)
+	st := l.stat(sc)
+	g.stamps = append(g.stamps, st)
+	if st.exists {
+		if pr, ok := l.parsed[sc]; ok && pr.st == st {
+			return pr, true, nil
+		}
+		pr := parsedRefs{st: st}
+		data, err := l.v.FS().ReadFile(sc, maxSidecar)
+		if err == nil {
+			pr.refs, pr.skipped, err = parseSidecar(data)
+			if err != nil {
+				err = fmt.Errorf("%s: %w", sc, err)
+			}
+		}
+		pr.err = err
+		return pr, true, nil
+	}
+	if l.opts.Text == nil || p.PDF == "" {
+		return parsedRefs{}, false, nil
+	}
+	pst := l.stat(p.PDF)
+	g.stamps = append(g.stamps, pst)
+	if pr, ok := l.parsed[p.PDF]; ok && pr.st == pst {
+		return pr, true, nil
+	}
+	pr := parsedRefs{st: pst}
+	text, err := l.opts.Text(ctx, p)
+	if err != nil {
+		if ctx.Err() != nil {
+			return parsedRefs{}, false, ctx.Err()
+		}
+		pr.err = fmt.Errorf("%s: references from text: %w", p.PDF, err)
+		return pr, true, nil
+	}
+	pr.refs = textIDs(text)
+	return pr, true, nil
+}
+
+// stat stamps a file of the Vault. A file that cannot be stat-ed for another
+// reason than its absence counts as present, so that reading it reports why.
+func (l *Library) stat(rel string) stamp {
+	st := stamp{path: rel}
+	fi, err := l.v.FS().Stat(rel)
+	switch {
+	case err == nil:
+		st.exists, st.mtime, st.size = true, fi.ModTime(), fi.Size()
+	case !errors.Is(err, fs.ErrNotExist):
+		st.exists = true
+	}
+	return st
+}
+
+// fresh reports whether no input file changed since the graph was built.
+func (g *graph) fresh(l *Library) bool {
+	for _, s := range g.stamps {
+		var now stamp
+		if s.private {
+			now = l.statScan()
+		} else {
+			now = l.stat(s.path)
+		}
+		if now != s {
+			return false
+		}
+	}
+	return true
+}
+
+// samePaper reports whether identifiers name p itself.
+func samePaper(p *vault.Paper, doi, arxiv string) bool {
+	return (doi != "" && doi == p.DOI) || (arxiv != "" && arxiv == p.ArXiv)
+}
+
+// resolveRef turns a reference into a Work: a library paper when its
+// localMatch names one, else when its DOI or arXiv id matches one.
+func (g *graph) resolveRef(r ref) Work {
+	w := Work{Title: r.title, Authors: r.authors, Year: r.year, DOI: r.doi, ArXivID: r.arxiv}
+	var p *vault.Paper
+	if r.local != "" {
+		p = g.cat.Paper(r.local)
+	}
+	if p == nil {
+		p = g.cat.Match(r.doi, r.arxiv)
+	}
+	return withPaper(w, p)
+}
+
+// withPaper ties w to the library paper p (nil leaves w as it is), taking the
+// library's metadata where it has any.
+func withPaper(w Work, p *vault.Paper) Work {
+	if p == nil {
+		return w
+	}
+	w.Paper, w.PDF = p.Ref, p.PDF
+	if t := p.Title(); t != "" {
+		w.Title = t
+	}
+	if len(p.Meta.Authors) > 0 {
+		w.Authors = p.Meta.Authors
+	}
+	if p.Meta.Year > 0 {
+		w.Year = p.Meta.Year
+	}
+	if p.DOI != "" {
+		w.DOI = p.DOI
+	}
+	if p.ArXiv != "" {
+		w.ArXivID = p.ArXiv
+	}
+	return w
+}
+
+// addScan merges the cited-by cache with the library's own citations into
+// g.citedBy and the citer indexes.
+func (l *Library) addScan(g *graph, libCiters map[string][]string) error {
+	seeds, skipped, st, err := l.readScan()
+	g.stamps = append(g.stamps, st)
+	if err != nil {
+		g.scanErr = err
+	}
+	// Seeds are keyed by paper ref; a key naming a file inside a paper
+	// (its PDF, say) is read as that paper.
+	bySeed := map[string][]citing{}
+	keys := make([]string, 0, len(seeds))
+	for k := range seeds {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // deterministic when two keys name one paper
+	for _, k := range keys {
+		c, err := vault.Clean(k)
+		if err != nil {
+			continue
+		}
+		p := g.cat.PaperOf(c)
+		if p == nil {
+			continue
+		}
+		bySeed[p.Ref] = append(bySeed[p.Ref], seeds[k]...)
+		g.skipped[p.Ref] += skipped[k]
+	}
+	for _, p := range g.cat.Papers() {
+		ref := p.Ref
+		var lib, ext []Work
+		var extKeys []string
+		inLib := map[string]int{} // library citer → index in lib
+		seen := map[string]bool{}
+		addLib := func(q *vault.Paper, count int) {
+			if i, ok := inLib[q.Ref]; ok {
+				lib[i].CitationCount = max(lib[i].CitationCount, count)
+				return
+			}
+			inLib[q.Ref] = len(lib)
+			w := withPaper(Work{}, q)
+			w.CitationCount = count
+			lib = append(lib, w)
+		}
+		for _, q := range libCiters[ref] {
+			addLib(g.cat.Paper(q), 0)
+		}
+		for _, c := range bySeed[ref] {
+			q := g.cat.Match(c.doi, c.arxiv)
+			if q != nil && q.Ref == ref {
+				// Never the seed's own path: the entry stays a card.
+				q = nil
+			}
+			if q != nil {
+				addLib(q, c.count)
+				continue
+			}
+			k := workKey("", c.doi, c.arxiv, c.s2)
+			if k != "" {
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+			}
+			// The cache's s2Id is the identity shared across its seeds,
+			// so co-citation keys on it first.
+			ck := k
+			if c.s2 != "" {
+				ck = "s2:" + c.s2
+			}
+			ext = append(ext, Work{Title: c.title, Year: c.year, DOI: c.doi, ArXivID: c.arxiv, CitationCount: c.count})
+			extKeys = append(extKeys, ck)
+		}
+		slices.SortFunc(lib, func(a, b Work) int { return cmp.Compare(a.Paper, b.Paper) })
+		all := append(lib, ext...)
+		if len(all) == 0 {
+			continue
+		}
+		g.citedBy[ref] = all
+		keys := make([]string, 0, len(all))
+		for _, w := range lib {
+			keys = append(keys, "paper:"+w.Paper)
+		}
+		for _, k := range append(keys, extKeys...) {
+			if k == "" {
+				continue
+			}
+			g.citerKeys[ref] = append(g.citerKeys[ref], k)
+			g.citedByKey[k] = append(g.citedByKey[k], ref)
+		}
+	}
+	return nil
+}
+
+// Weights of the related-paper score.
+const (
+	directWeight = 2 // one of the two papers cites the other
+	sharedWeight = 1 // per shared reference or shared citer
+)
+
+// related ranks the library papers linked to ref: by a direct citation in
+// either direction, by shared references (bibliographic coupling) and by
+// shared citers (co-citation). A direct citation weighs directWeight, each
+// shared work sharedWeight; ties go by ref. Directly linked papers are kept
+// (they also appear in References or CitedBy) because they are the most
+// closely related, and an agent asking only for related papers should see
+// them. The result is memoised per paper.
+func (g *graph) related(ref string) []Work {
+	g.relMu.Lock()
+	defer g.relMu.Unlock()
+	if ws, ok := g.rel[ref]; ok {
+		return ws
+	}
+	score := map[string]int{}
+	for _, keys := range [][]string{g.refKeys[ref], g.citerKeys[ref]} {
+		for _, k := range keys {
+			if q, ok := strings.CutPrefix(k, "paper:"); ok && q != ref {
+				score[q] += directWeight
+			}
+		}
+	}
+	for _, k := range g.refKeys[ref] {
+		for _, q := range g.citingKey[k] {
+			if q != ref {
+				score[q] += sharedWeight
+			}
+		}
+	}
+	for _, k := range g.citerKeys[ref] {
+		for _, q := range g.citedByKey[k] {
+			if q != ref {
+				score[q] += sharedWeight
+			}
+		}
+	}
+	ws := make([]Work, 0, len(score))
+	for q, n := range score {
+		w := withPaper(Work{}, g.cat.Paper(q))
+		w.Overlap = n
+		ws = append(ws, w)
+	}
+	slices.SortFunc(ws, func(a, b Work) int {
+		if c := cmp.Compare(b.Overlap, a.Overlap); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Paper, b.Paper)
+	})
+	if len(ws) > maxRelated {
+		ws = ws[:maxRelated]
+	}
+	g.rel[ref] = ws
+	return ws
+}

@@ -1,0 +1,226 @@
+// Package relations is the library citation graph behind the paper_relations
+// tool: for every paper of a Vault, the works it cites (references), the
+// works that cite it (cited-by) and the library papers linked to it through
+// shared references or shared citers (related).
+//
+// References come from a paper's reference sidecar
+// (source/agentero-cite.json); a paper without one falls back to the DOIs and
+// arXiv ids found in the reference section of its PDF text, when a text hook
+// is configured. Cited-by comes from the SDK's cited-by cache
+// (.agentero/citing-scan.json) and from the library papers whose references
+// resolve to the paper. A work is tied to a library paper only by the
+// sidecar's localMatch (when it names a real library paper) or by a DOI or
+// arXiv id match against the catalogue, never by borrowing the path of the
+// paper being asked about.
+//
+// The graph is built once per catalogue and reused: it is rebuilt when the
+// catalogue changes or when a sidecar, the cache or a PDF read for
+// references changes (checked by modification time and size at most once per
+// revalidation interval). After the first build a lookup is a few map reads.
+package relations
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/vault"
+)
+
+// SidecarFile is the reference sidecar's path inside a paper folder.
+const SidecarFile = "source/agentero-cite.json"
+
+// ScanFile is the cited-by cache's vault-relative path. It lives in the
+// private folder, which the safe view refuses; this package reads it as the
+// SDK's own data and never returns its path or raw content.
+const ScanFile = ".agentero/citing-scan.json"
+
+// Errors callers branch on (wrapped in what Relations returns or records).
+var (
+	// ErrMalformed: a sidecar, the cache or one of their fields is not in
+	// the documented format.
+	ErrMalformed = errors.New("malformed")
+	// ErrUnsupportedSchema: a sidecar or the cache declares a schemaVersion
+	// other than 1.
+	ErrUnsupportedSchema = errors.New("unsupported schemaVersion")
+)
+
+// Size caps. A larger file is treated as malformed; the caps bound memory,
+// not what a real library is expected to hold.
+const (
+	maxSidecar   = 8 << 20
+	maxScan      = 32 << 20
+	maxCitations = 10000 // per sidecar
+	maxCiting    = 20000 // per seed of the cache
+	maxRelated   = 100   // related papers kept per paper
+)
+
+// Options configure a Library. The zero value works without PDF fallback.
+type Options struct {
+	// Text returns the text of a library paper's PDF (its pages in order).
+	// It is called once per PDF version, only for papers that have a PDF
+	// and no reference sidecar, so that relations still work offline
+	// before any sidecar is generated. Nil disables the fallback.
+	Text func(ctx context.Context, p *vault.Paper) (string, error)
+	// Revalidate is how long a built graph is trusted before its sidecars,
+	// the cache and the PDFs it read are checked for changes again. Zero
+	// means 2 seconds.
+	Revalidate time.Duration
+}
+
+// Library answers citation relations for the papers of one Vault. It is safe
+// for concurrent use.
+type Library struct {
+	v    *vault.Vault
+	opts Options
+
+	mu sync.Mutex // serialises builds and freshness checks
+	g  *graph
+	// parsed memoises sidecars and PDF references by path and stamp, so a
+	// rebuild after one file changed re-reads only that file.
+	parsed map[string]parsedRefs
+}
+
+// New returns a Library over v. opts may be nil.
+func New(v *vault.Vault, opts *Options) *Library {
+	l := &Library{v: v, parsed: map[string]parsedRefs{}}
+	if opts != nil {
+		l.opts = *opts
+	}
+	if l.opts.Revalidate <= 0 {
+		l.opts.Revalidate = 2 * time.Second
+	}
+	return l
+}
+
+// Work is one node of the graph as shown to an agent: a cited, citing or
+// related work, in the library or not.
+type Work struct {
+	Title   string
+	Authors []string
+	Year    int
+	DOI     string // normalised (see vault.Identifiers); an arXiv DOI alias is reported as ArXivID
+	ArXivID string // normalised, without version
+	// Paper is the library paper ref this work is, when a localMatch or a
+	// DOI/arXiv match says so; "" otherwise.
+	Paper string
+	// PDF is the vault-relative PDF of Paper, "" when none.
+	PDF string
+	// CitationCount is the cache's citation count of a citing work, 0
+	// when unknown.
+	CitationCount int
+	// Overlap ranks related papers: 2 for a direct citation (either
+	// way) plus 1 per shared reference and per shared citer.
+	Overlap int
+}
+
+// Authors3 returns at most three authors, then "et al." when there are more.
+func (w Work) Authors3() []string {
+	if len(w.Authors) <= 3 {
+		return w.Authors
+	}
+	out := make([]string, 0, 4)
+	return append(append(out, w.Authors[:3]...), "et al.")
+}
+
+// CitationURI returns the work's citation URI: the library PDF when the work
+// is a library paper with a PDF, else its DOI link, else its arXiv link, else
+// "" (never a link that cannot be opened).
+func (w Work) CitationURI() string {
+	switch {
+	case w.Paper != "" && w.PDF != "":
+		return cite.File(w.PDF)
+	case w.DOI != "":
+		return cite.DOI(w.DOI)
+	case w.ArXivID != "":
+		return cite.ArXiv(w.ArXivID)
+	}
+	return ""
+}
+
+// Relations are one paper's references, citers and related library papers.
+type Relations struct {
+	Paper string // the library paper ref asked about
+	// References are the works the paper cites, in the sidecar's order
+	// (or the order found in its PDF text), without duplicates or itself.
+	References []Work
+	// CitedBy are the works citing the paper: library papers first (by
+	// ref), then the cache's other entries in its order.
+	CitedBy []Work
+	// Related are library papers linked to the paper by a direct
+	// citation, shared references or shared citers, by Overlap (highest
+	// first), ties by ref; at most 100.
+	Related []Work
+	// Skipped counts malformed entries of the paper's sidecar and of the
+	// cache's entry for it that were left out.
+	Skipped int
+	// Err says why part of the relations could not be read (a malformed
+	// sidecar, unreadable PDF text or a malformed cache); the lists still
+	// hold everything that could be. Messages name vault-relative paths
+	// only.
+	Err error
+}
+
+// Relations returns the relations of the library paper ref. An error wrapping
+// vault.ErrNotPaper means ref is not a library paper; problems with one
+// sidecar or the cache are reported in Relations.Err instead.
+func (l *Library) Relations(ctx context.Context, ref string) (*Relations, error) {
+	clean, err := vault.Clean(ref)
+	if err != nil {
+		return nil, fmt.Errorf("relations: %w", err)
+	}
+	g, err := l.graph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if g.cat.Paper(clean) == nil {
+		return nil, fmt.Errorf("relations: %s: %w", clean, vault.ErrNotPaper)
+	}
+	r := &Relations{
+		Paper:      clean,
+		References: clone(g.refs[clean]),
+		CitedBy:    clone(g.citedBy[clean]),
+		Related:    clone(g.related(clean)),
+		Skipped:    g.skipped[clean],
+		Err:        errors.Join(g.errs[clean], g.scanErr),
+	}
+	return r, nil
+}
+
+// clone copies a list so callers may not alter the shared graph. Author
+// slices are shared: they are never modified after the build.
+func clone(ws []Work) []Work {
+	if len(ws) == 0 {
+		return nil
+	}
+	return append([]Work(nil), ws...)
+}
+
+// graph returns the current graph, rebuilding it when the catalogue or one
+// of the files it was built from changed.
+func (l *Library) graph(ctx context.Context) (*graph, error) {
+	cat, err := l.v.Catalogue(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("relations: %w", err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if g := l.g; g != nil && g.cat == cat {
+		if time.Since(g.checked) < l.opts.Revalidate {
+			return g, nil
+		}
+		if g.fresh(l) {
+			g.checked = time.Now()
+			return g, nil
+		}
+	}
+	g, err := l.build(ctx, cat)
+	if err != nil {
+		return nil, err
+	}
+	l.g = g
+	return g, nil
+}

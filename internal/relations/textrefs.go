@@ -1,0 +1,145 @@
+package relations
+
+import (
+	"cmp"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/researchctx/researchctx/vault"
+)
+
+// maxRefText bounds how much of a reference section is scanned.
+const maxRefText = 4 << 20
+
+// refHeading matches a line that is only a reference-section heading,
+// optionally numbered ("7 References", "VII. REFERENCES", "References:").
+var refHeading = regexp.MustCompile(`(?i)^(?:[0-9]{1,2}\.?|[ivxlc]{1,6}\.|[a-z]\.)?\s*(?:references(?:\s+and\s+notes)?|bibliography|literature\s+cited|works\s+cited|参\s*考\s*文\s*献|参考資料)\s*:?$`)
+
+// Identifier patterns in reference text. arXiv ids keep their version for
+// the record; matching drops it.
+var (
+	doiRe = regexp.MustCompile(`10\.[0-9]{4,9}/[^\s"<>]+`)
+	// arXiv:2401.01234v2, arXiv 2401.01234, arXiv: hep-th/9901001.
+	arxivNewRe = regexp.MustCompile(`(?i)\barxiv\s*:?\s*([0-9]{4}\.[0-9]{4,5})(v[0-9]+)?\b`)
+	arxivOldRe = regexp.MustCompile(`(?i)\barxiv\s*:\s*([a-z][a-z-]*(?:\.[a-z]{2})?/[0-9]{7})(v[0-9]+)?\b`)
+	// arxiv.org/abs/… or /pdf/… links, and CoRR's abs/… notation.
+	arxivURLRe  = regexp.MustCompile(`(?i)arxiv\.org/(?:abs|pdf)/([0-9]{4}\.[0-9]{4,5}|[a-z][a-z-]*(?:\.[a-z]{2})?/[0-9]{7})(v[0-9]+)?`)
+	arxivCoRRRe = regexp.MustCompile(`(?i)\bcorr\b[,:]?\s*(?:vol\.\s*)?abs/([0-9]{4}\.[0-9]{4,5})(v[0-9]+)?\b`)
+)
+
+// referenceSection returns the part of a paper's text after its last
+// reference-section heading, or its last third when no heading is found.
+func referenceSection(text string) string {
+	start := -1
+	off := 0
+	for line := range strings.SplitAfterSeq(text, "\n") {
+		t := strings.TrimSpace(strings.Trim(line, "\f\r\n"))
+		if len(t) <= 40 && refHeading.MatchString(t) {
+			start = off + len(line)
+		}
+		off += len(line)
+	}
+	if start < 0 {
+		start = len(text) - len(text)/3
+		// Start on a line boundary so a DOI is not cut in half.
+		if i := strings.LastIndexByte(text[:start], '\n'); i >= 0 {
+			start = i + 1
+		}
+	}
+	sec := text[start:]
+	if len(sec) > maxRefText {
+		sec = sec[:maxRefText]
+	}
+	return sec
+}
+
+// textIDs returns the DOIs and arXiv ids cited in the reference section of
+// text, normalised, in order of first appearance, without duplicates.
+func textIDs(text string) []ref {
+	sec := referenceSection(text)
+	type hit struct {
+		at  int
+		ref ref
+	}
+	var hits []hit
+	for _, m := range doiRe.FindAllStringIndex(sec, -1) {
+		if d := doiAt(sec, m[0], m[1]); d != "" {
+			doi, arxiv := vault.Identifiers(d, "")
+			hits = append(hits, hit{m[0], ref{doi: doi, arxiv: arxiv}})
+		}
+	}
+	for _, re := range []*regexp.Regexp{arxivNewRe, arxivOldRe, arxivURLRe, arxivCoRRRe} {
+		for _, m := range re.FindAllStringSubmatchIndex(sec, -1) {
+			id := sec[m[2]:m[3]]
+			if !plausibleArXiv(id) {
+				continue
+			}
+			hits = append(hits, hit{m[0], ref{arxiv: vault.NormalizeArXiv(id)}})
+		}
+	}
+	// Order by position; for one position keep the first pattern's hit.
+	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(a.at, b.at) })
+	seen := map[string]bool{}
+	var out []ref
+	for _, h := range hits {
+		k := idKey(h.ref.doi, h.ref.arxiv)
+		if k == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, h.ref)
+	}
+	return out
+}
+
+// doiAt returns the DOI matched at sec[i:j], trimmed of trailing punctuation
+// and unbalanced closing brackets. A DOI broken at the end of a line is
+// joined with the next line when that line starts with a digit (the usual
+// ACM and Springer break after a dot or hyphen); when it ends in a dot or
+// hyphen and cannot be joined it is dropped as probably cut short.
+func doiAt(sec string, i, j int) string {
+	d := sec[i:j]
+	atEOL := j == len(sec) || sec[j] == '\n' || sec[j] == '\r' || sec[j] == '\f'
+	if atEOL && strings.ContainsAny(d[len(d)-1:], ".-_/") {
+		rest := strings.TrimLeft(sec[j:], "\r\n\f")
+		if rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+			end := strings.IndexFunc(rest, func(r rune) bool {
+				return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '"' || r == '<' || r == '>'
+			})
+			if end < 0 {
+				end = len(rest)
+			}
+			d += rest[:end]
+		} else {
+			return ""
+		}
+	}
+	for d != "" {
+		last, n := utf8.DecodeLastRuneInString(d)
+		switch {
+		case strings.ContainsRune(".,;:'`’”\"", last),
+			last == ')' && strings.Count(d, "(") < strings.Count(d, ")"),
+			last == ']' && strings.Count(d, "[") < strings.Count(d, "]"),
+			last == '}' && strings.Count(d, "{") < strings.Count(d, "}"):
+			d = d[:len(d)-n]
+			continue
+		}
+		break
+	}
+	if i := strings.IndexByte(d, '/'); i < 0 || i == len(d)-1 {
+		return ""
+	}
+	return d
+}
+
+// plausibleArXiv rejects new-style ids whose month is not 01–12.
+func plausibleArXiv(id string) bool {
+	if len(id) < 5 || id[4] != '.' {
+		return true // old style: archive/YYMMNNN
+	}
+	m, err := strconv.Atoi(id[2:4])
+	return err == nil && m >= 1 && m <= 12
+}
