@@ -109,6 +109,41 @@ func ReadUsage(path, turnID string) (Usage, error) {
 	}
 }
 
+// SumUsage sums the characters of one turn's lines in the usage log at path,
+// reading from byte offset from. It returns the offset after the last
+// complete line, so a caller can read only what was appended since (by any
+// process): a torn last line is left for the next call. A missing file sums
+// to zero.
+func SumUsage(path, turnID string, from int64) (chars int, next int64, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, from, nil
+	}
+	if err != nil {
+		return 0, from, fmt.Errorf("opening the usage log: %w", errors.Unwrap(err))
+	}
+	defer f.Close()
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return 0, from, fmt.Errorf("reading the usage log: %w", errors.Unwrap(err))
+	}
+	next = from
+	r := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err == io.EOF {
+			return chars, next, nil
+		}
+		if err != nil {
+			return chars, next, fmt.Errorf("reading the usage log: %w", err)
+		}
+		next += int64(len(line))
+		var l UsageLine
+		if json.Unmarshal(line, &l) == nil && l.TurnID == turnID && l.Chars > 0 {
+			chars += l.Chars
+		}
+	}
+}
+
 // replaceRoot hides an absolute root inside a message.
 func replaceRoot(msg, root string) string {
 	return strings.ReplaceAll(msg, root, "{vault}")
