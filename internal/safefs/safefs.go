@@ -41,6 +41,12 @@ func Open(dir string) (*FS, error) {
 		return nil, &fs.PathError{Op: "open", Path: ".", Err: reason(fs.ErrInvalid, "vault path is not absolute")}
 	}
 	f := &FS{name: "."}
+	// os.OpenRoot opens dir without O_NONBLOCK; a FIFO there would block it.
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, f.pathError("open", ".", err)
+	} else if !fi.IsDir() {
+		return nil, &fs.PathError{Op: "open", Path: ".", Err: reason(fs.ErrInvalid, "vault is not a folder")}
+	}
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, f.pathError("open", ".", err)

@@ -47,6 +47,14 @@ func TestFIFOAndSocketRefusedWithoutBlocking(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	withDeadline(t, func() {
+		if f, err := Open(filepath.Join(dir, "g/pipe")); err == nil {
+			f.Close()
+			t.Error("Open(FIFO as vault) succeeded")
+		} else {
+			checkRedacted(t, err, dir)
+		}
+	})
 	vault, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
