@@ -77,6 +77,7 @@ type interp struct {
 	tlm     matrix
 	glyphs  []glyph
 	ops     int
+	dropped int // codes without text
 	codes   []code
 	fontIDs map[*font]int32
 }
@@ -340,6 +341,8 @@ func (in *interp) show(s []byte) {
 		}
 		if c.text != "" && len(in.glyphs) < maxGlyphsPerPage {
 			in.emit(c, tx, ty)
+		} else if c.text == "" {
+			in.dropped++
 		}
 		in.tm = matrix{1, 0, 0, 1, tx, ty}.mul(in.tm)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -19,7 +20,10 @@ import (
 
 // The quality gate compares each page with pdftotext's output for it.
 //
-// Tokenisation (both sides alike): NFKC, then Unicode case folding; a token
+// Tokenisation (both sides alike): first a hyphen that ends a line after a
+// letter, when the next line starts with a lower-case letter, is removed with
+// the line break (pdftotext joins such words; Page.Text keeps the hyphen as
+// printed). Then NFKC and Unicode case folding; a token
 // is a maximal run of letters, digits and combining marks, except that each
 // Han, Hiragana, Katakana or Hangul character is a token of its own (those
 // scripts put no spaces between words). Everything else separates tokens.
@@ -33,7 +37,10 @@ import (
 
 var folder = cases.Fold()
 
+var lineEndHyphen = regexp.MustCompile(`(\pL)-\n(\p{Ll})`)
+
 func tokens(s string) []string {
+	s = lineEndHyphen.ReplaceAllString(s, "$1$2")
 	s = folder.String(norm.NFKC.String(s))
 	var out []string
 	var cur []rune
