@@ -1,0 +1,50 @@
+package mcp
+
+import (
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/researchctx/researchctx/tools"
+)
+
+// Input schemas are inferred by the SDK from the tools wire types and stay
+// strict (unknown fields rejected). Output schemas are inferred here and made
+// compact, since every client puts tools/list into the model's context: an
+// output object may carry fields a newer server adds, and the relation card,
+// used by three lists, is defined once.
+
+// outputSchema infers the schema of T and drops additionalProperties from
+// every object in it.
+func outputSchema[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		// The wire types are fixed at compile time; TestRegister covers
+		// this for each of them.
+		panic(fmt.Sprintf("output schema of %T: %v", *new(T), err))
+	}
+	open(s)
+	return s
+}
+
+func open(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	s.AdditionalProperties = nil
+	for _, p := range s.Properties {
+		open(p)
+	}
+	open(s.Items)
+}
+
+// relationsOutputSchema is the output schema of paper_relations, with the
+// card schema shared by its three lists.
+func relationsOutputSchema() *jsonschema.Schema {
+	s := outputSchema[tools.RelationsOutput]()
+	s.Defs = map[string]*jsonschema.Schema{"card": s.Properties["references"].Items}
+	for _, name := range []string{"references", "citedBy", "related"} {
+		s.Properties[name].Items = &jsonschema.Schema{Ref: "#/$defs/card"}
+	}
+	return s
+}

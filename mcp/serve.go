@@ -1,0 +1,167 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/tools"
+)
+
+// Flag is the command-line flag that turns a host executable into the
+// agentero-context server: <exe> --agentero-context-mcp <grant-path>.
+const Flag = "--agentero-context-mcp"
+
+// LogEnv names the environment variable that turns on the server's logging
+// to stderr: debug, info, warn or error (any other non-empty value means
+// info). Unset or empty, the server logs nothing.
+const LogEnv = "RESEARCHCTX_MCP_LOG"
+
+// Exit codes of a server process started with Flag.
+const (
+	ExitOK    = 0 // the client closed stdin
+	ExitError = 1 // the connection failed (I/O error, a line that is not JSON-RPC)
+	ExitUsage = 2 // bad command line, or the grant is missing or invalid
+)
+
+// ServeOptions configure Serve and ServeIfRequested. The zero value serves a
+// Vault grant with the Vault's own sources.
+type ServeOptions struct {
+	// Toolset configures the Toolset opened for the grant (its sources, for
+	// a host with connectors of its own). Its Logger, when nil, is set to
+	// Logger.
+	Toolset *tools.Options
+	// Logger receives diagnostics; nil means what LogEnv asks for.
+	Logger *slog.Logger
+}
+
+// Serve serves the agentero-context MCP server for the grant at grantPath
+// on in and out (newline-delimited JSON-RPC) until in ends or ctx is done.
+// It returns nil when in ends. A grant that is missing, invalid or allows no
+// tools is an error wrapping researchctx.ErrGrant, returned before anything
+// is written to out.
+func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, opts *ServeOptions) error {
+	if opts == nil {
+		opts = &ServeOptions{}
+	}
+	log := opts.Logger
+	if log == nil {
+		log = LoggerFromEnv(os.Stderr)
+	}
+	g, err := researchctx.ReadGrant(grantPath)
+	if err != nil {
+		return err
+	}
+	topts := tools.Options{}
+	if opts.Toolset != nil {
+		topts = *opts.Toolset
+	}
+	if topts.Logger == nil {
+		topts.Logger = log
+	}
+	ts, err := tools.Open(ctx, grantPath, &topts)
+	if err != nil {
+		return err
+	}
+	defer ts.Close()
+	// The tool list comes from the grant read above; make sure the Toolset
+	// enforces the same scope (a host may rewrite the grant meanwhile).
+	if g2, err := researchctx.ReadGrant(grantPath); err != nil || g2.Fingerprint != g.Fingerprint {
+		return fmt.Errorf("%w: the grant changed while the server started", researchctx.ErrGrant)
+	}
+	s := NewServer(ts, &ServerOptions{Tools: g.Tools, Vault: g.Vault, Logger: log})
+	log.Info("serving", "runtimeId", g.RuntimeID, "fingerprint", g.Fingerprint, "tools", g.Tools)
+	err = s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("serving MCP: %w", err)
+	}
+	return nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// ServeIfRequested is the host's entry point, called first in main. When the
+// process was started as <exe> --agentero-context-mcp <grant-path>, it serves
+// MCP on stdin and stdout for that grant and exits: 0 when stdin ends; 2,
+// with one line on stderr and nothing on stdout, when the command line is
+// wrong or the grant is missing or invalid; 1 when the connection fails.
+// Otherwise it returns at once and the host goes on.
+//
+// opts may be nil.
+func ServeIfRequested(opts *ServeOptions) {
+	if len(os.Args) < 2 || os.Args[1] != Flag {
+		return
+	}
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, opts))
+}
+
+// run is ServeIfRequested after the flag check, with the process's streams
+// and exit code made explicit.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, opts *ServeOptions) int {
+	fail := func(code int, err error) int {
+		msg := strings.Join(strings.Fields(err.Error()), " ")
+		fmt.Fprintf(stderr, "%s: %s\n", researchctx.ServerName, msg)
+		return code
+	}
+	if len(args) != 2 || args[1] == "" {
+		return fail(ExitUsage, fmt.Errorf("usage: %s <grant-path>", Flag))
+	}
+	if err := Serve(ctx, args[1], stdin, stdout, opts); err != nil {
+		if errors.Is(err, researchctx.ErrGrant) {
+			return fail(ExitUsage, err)
+		}
+		return fail(ExitError, err)
+	}
+	return ExitOK
+}
+
+// Command returns the command line that starts this executable as the
+// agentero-context server for a grant: the absolute path of the running
+// executable and the arguments [Flag, absolute grant path]. A host puts them
+// in the agent session's MCP server entry.
+func Command(grantPath string) (exe string, args []string, err error) {
+	if grantPath == "" {
+		return "", nil, fmt.Errorf("%w: empty grant path", researchctx.ErrGrant)
+	}
+	exe, err = os.Executable()
+	if err != nil {
+		return "", nil, fmt.Errorf("locating the executable: %w", err)
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return "", nil, fmt.Errorf("locating the executable: %w", err)
+	}
+	grant, err := filepath.Abs(grantPath)
+	if err != nil {
+		return "", nil, fmt.Errorf("locating the grant: %w", err)
+	}
+	return exe, []string{Flag, grant}, nil
+}
+
+// LoggerFromEnv returns a text logger on w at the level LogEnv names, or a
+// logger that discards everything when LogEnv is unset or empty.
+func LoggerFromEnv(w io.Writer) *slog.Logger {
+	v := strings.ToLower(strings.TrimSpace(os.Getenv(LogEnv)))
+	if v == "" || v == "0" || v == "off" {
+		return slog.New(slog.DiscardHandler)
+	}
+	level := slog.LevelInfo
+	switch v {
+	case "debug":
+		level = slog.LevelDebug
+	case "warn":
+		level = slog.LevelWarn
+	case "error":
+		level = slog.LevelError
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
