@@ -8,6 +8,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/researchctx/researchctx/mcp"
 )
@@ -15,5 +16,12 @@ import (
 func main() {
 	mcp.ServeIfRequested(nil)
 
-	fmt.Println("usage: quickchat " + mcp.Flag + " <grant-path>")
+	if len(os.Args) > 1 && os.Args[1] == "plan" {
+		if err := planCmd(os.Args[2:], os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		return
+	}
+	fmt.Println("usage: quickchat plan -request FILE | quickchat " + mcp.Flag + " <grant-path>")
 }
