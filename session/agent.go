@@ -1,0 +1,405 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// Errors callers may branch on.
+var (
+	// ErrAgent is wrapped by errors starting or talking to the agent.
+	ErrAgent = errors.New("agent error")
+	// ErrStopped is returned by calls on an agent that was stopped or whose
+	// process exited.
+	ErrStopped = errors.New("agent stopped")
+)
+
+// Default timeouts of an AgentConfig.
+const (
+	DefaultInitTimeout   = 30 * time.Second
+	DefaultOpenTimeout   = 30 * time.Second
+	DefaultResumeTimeout = 10 * time.Second
+	DefaultStopTimeout   = 3 * time.Second
+)
+
+// AgentConfig says how to run an ACP agent.
+type AgentConfig struct {
+	// Name identifies the agent (e.g. "gemini"); it keys the warm pool.
+	Name string
+	// Command and Args start the agent speaking ACP on stdio.
+	Command string
+	Args    []string
+	// Env is the agent's whole environment; nil means the host's.
+	Env []string
+	// Dir is the agent process's working directory; empty means the host's.
+	// Sessions get the Vault root as their cwd whatever this is.
+	Dir string
+	// Stderr receives the agent's stderr; nil discards it.
+	Stderr io.Writer
+	// AuthMethod, when set, is passed to authenticate after initialize
+	// (e.g. "openai-api-key" for codex-acp).
+	AuthMethod string
+	// Permission answers the agent's permission requests; nil means
+	// AllowContextTools.
+	Permission func(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error)
+	// Logger receives the ACP connection's diagnostics; nil discards them.
+	Logger *slog.Logger
+
+	// Timeouts; zero means the default.
+	InitTimeout   time.Duration // initialize (and authenticate)
+	OpenTimeout   time.Duration // session/new
+	ResumeTimeout time.Duration // session/resume or session/load, each
+	StopTimeout   time.Duration // grace between SIGTERM and SIGKILL on Stop
+}
+
+func (c *AgentConfig) withDefaults() {
+	if c.InitTimeout <= 0 {
+		c.InitTimeout = DefaultInitTimeout
+	}
+	if c.OpenTimeout <= 0 {
+		c.OpenTimeout = DefaultOpenTimeout
+	}
+	if c.ResumeTimeout <= 0 {
+		c.ResumeTimeout = DefaultResumeTimeout
+	}
+	if c.StopTimeout <= 0 {
+		c.StopTimeout = DefaultStopTimeout
+	}
+	if c.Name == "" {
+		c.Name = c.Command
+	}
+}
+
+// Capabilities is what the agent advertised at initialize that the session
+// lifecycle depends on.
+type Capabilities struct {
+	Resume bool // sessionCapabilities.resume: session/resume
+	Load   bool // agentCapabilities.loadSession: session/load
+	Close  bool // sessionCapabilities.close: session/close
+	// AgentName and AgentVersion are from agentInfo, when sent.
+	AgentName    string
+	AgentVersion string
+}
+
+// Agent is a running ACP agent process and its connection. It is safe for
+// concurrent use; turns of different sessions may run at once.
+type Agent struct {
+	cfg    AgentConfig
+	cmd    *exec.Cmd
+	pgid   int
+	stdin  io.Closer // our end of the agent's stdin
+	stdout io.Closer // our end of the agent's stdout
+	conn   *acp.ClientSideConnection
+	caps   Capabilities
+	client *client
+	exited chan struct{} // closed when the process has been waited for
+
+	mu       sync.Mutex
+	sessions map[string]*Session // live sessions opened on this connection
+	stopped  bool
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Start starts the agent in its own process group and initializes ACP
+// (protocol version 1, no file-system or terminal capabilities offered),
+// then authenticates if the config names a method. On any error the process
+// group is stopped before Start returns.
+func Start(ctx context.Context, cfg AgentConfig) (*Agent, error) {
+	cfg.withDefaults()
+	if cfg.Command == "" {
+		return nil, fmt.Errorf("%w: no agent command", ErrAgent)
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrAgent, err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("%w: %w", ErrAgent, err)
+	}
+	cmd := exec.Command(cfg.Command, cfg.Args...)
+	cmd.Dir, cmd.Env = cfg.Dir, cfg.Env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, cfg.Stderr
+	// Its own process group: agents re-launch children (and spawn MCP
+	// servers), and Stop must reach all of them.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A child that keeps stderr open must not hold Wait forever.
+	cmd.WaitDelay = time.Second
+	if err := cmd.Start(); err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("%w: starting %s: %w", ErrAgent, cfg.Name, err)
+	}
+	// The child holds its ends now; keeping ours open would hide its exit.
+	inR.Close()
+	outW.Close()
+	a := &Agent{
+		cfg:      cfg,
+		cmd:      cmd,
+		pgid:     cmd.Process.Pid,
+		stdin:    inW,
+		stdout:   outR,
+		exited:   make(chan struct{}),
+		sessions: map[string]*Session{},
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(a.exited)
+	}()
+	a.client = &client{handlers: map[acp.SessionId]func(Update){}, permission: cfg.Permission}
+	if a.client.permission == nil {
+		a.client.permission = AllowContextTools
+	}
+	a.conn = acp.NewClientSideConnection(a.client, inW, outR)
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	a.conn.SetLogger(logger)
+
+	if err := a.initialize(ctx); err != nil {
+		_ = a.Stop()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *Agent) initialize(ctx context.Context) error {
+	ictx, cancel := context.WithTimeout(ctx, a.cfg.InitTimeout)
+	defer cancel()
+	resp, err := a.conn.Initialize(ictx, acp.InitializeRequest{
+		ProtocolVersion: acp.ProtocolVersionNumber,
+		ClientInfo:      &acp.Implementation{Name: "researchctx", Version: "1"},
+	})
+	if err != nil {
+		return a.callError(ctx, ictx, "initialize", err)
+	}
+	caps := resp.AgentCapabilities
+	a.caps = Capabilities{
+		Resume: caps.SessionCapabilities.Resume != nil,
+		Load:   caps.LoadSession,
+		Close:  caps.SessionCapabilities.Close != nil,
+	}
+	if resp.AgentInfo != nil {
+		a.caps.AgentName, a.caps.AgentVersion = resp.AgentInfo.Name, resp.AgentInfo.Version
+	}
+	if a.cfg.AuthMethod != "" {
+		if _, err := a.conn.Authenticate(ictx, acp.AuthenticateRequest{MethodId: a.cfg.AuthMethod}); err != nil {
+			return a.callError(ctx, ictx, "authenticate", err)
+		}
+	}
+	return nil
+}
+
+// callError explains a failed request: the agent gone, a timeout of the
+// request's own deadline, the caller's cancellation, or the agent's error.
+func (a *Agent) callError(parent, reqCtx context.Context, method string, err error) error {
+	select {
+	case <-a.conn.Done():
+		return fmt.Errorf("%w: %s: %s exited or closed its connection", ErrStopped, method, a.cfg.Name)
+	default:
+	}
+	switch {
+	case parent.Err() != nil:
+		return fmt.Errorf("%w: %s: %w", ErrAgent, method, parent.Err())
+	case reqCtx.Err() != nil:
+		return fmt.Errorf("%w: %s: %s did not answer in time: %w", ErrAgent, method, a.cfg.Name, context.DeadlineExceeded)
+	}
+	return fmt.Errorf("%w: %s: %w", ErrAgent, method, err)
+}
+
+// Capabilities returns what the agent advertised at initialize.
+func (a *Agent) Capabilities() Capabilities { return a.caps }
+
+// Name returns the agent's configured name.
+func (a *Agent) Name() string { return a.cfg.Name }
+
+// PGID returns the agent's process group id (for diagnostics and tests).
+func (a *Agent) PGID() int { return a.pgid }
+
+// Done is closed when the agent's connection ends (the process exited or
+// closed stdout).
+func (a *Agent) Done() <-chan struct{} { return a.conn.Done() }
+
+// Stop ends the agent: it closes the agent's stdin, sends SIGTERM to the
+// whole process group, waits up to StopTimeout, then sends SIGKILL to the
+// group, and waits for the group to be gone. It is safe to call more than
+// once; later calls return the first result.
+func (a *Agent) Stop() error {
+	a.stopOnce.Do(func() {
+		a.mu.Lock()
+		a.stopped = true
+		a.mu.Unlock()
+		_ = a.stdin.Close()
+		_ = syscall.Kill(-a.pgid, syscall.SIGTERM)
+		select {
+		case <-a.exited:
+		case <-time.After(a.cfg.StopTimeout):
+		}
+		// Children may outlive the leader or ignore SIGTERM.
+		if groupAlive(a.pgid) {
+			_ = syscall.Kill(-a.pgid, syscall.SIGKILL)
+		}
+		<-a.exited // bounded: the leader is killed and WaitDelay caps the pipes
+		_ = a.stdout.Close()
+		deadline := time.Now().Add(2 * time.Second)
+		for groupAlive(a.pgid) {
+			if time.Now().After(deadline) {
+				a.stopErr = fmt.Errorf("%w: process group of %s still alive after SIGKILL", ErrAgent, a.cfg.Name)
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+	return a.stopErr
+}
+
+// groupAlive reports whether any process of the group exists.
+func groupAlive(pgid int) bool {
+	return syscall.Kill(-pgid, 0) == nil
+}
+
+// Session is one ACP session on a running agent.
+type Session struct {
+	agent *Agent
+	id    acp.SessionId
+	// Set at creation, read-only afterwards.
+	server bool // created (or reopened) with agentero-context attached
+	cwd    string
+
+	mu          sync.Mutex
+	fingerprint string // scope of the plan it serves; "" while warm
+	refused     bool
+	used        bool // has been prompted
+}
+
+// ID returns the agent's session id.
+func (s *Session) ID() string { return string(s.id) }
+
+// Agent returns the agent the session lives on.
+func (s *Session) Agent() *Agent { return s.agent }
+
+// Cwd returns the session's working directory.
+func (s *Session) Cwd() string { return s.cwd }
+
+// HasServer reports whether the session was opened with the
+// agentero-context server attached.
+func (s *Session) HasServer() bool { return s.server }
+
+// Refused reports whether the session was refused a resume or left behind
+// by a scope change; such a session is never pooled again.
+func (s *Session) Refused() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused
+}
+
+// Fingerprint returns the scope fingerprint the session serves ("" for a
+// warm session not yet used).
+func (s *Session) Fingerprint() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fingerprint
+}
+
+// Record returns the record a host keeps for the session.
+func (s *Session) Record() Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Record{SessionID: string(s.id), Fingerprint: s.fingerprint, Refused: s.refused}
+}
+
+func (s *Session) markRefused() {
+	s.mu.Lock()
+	s.refused = true
+	s.mu.Unlock()
+}
+
+// live returns the live session with the id, or nil.
+func (a *Agent) live(id string) *Session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sessions[id]
+}
+
+func (a *Agent) add(s *Session) {
+	a.mu.Lock()
+	a.sessions[string(s.id)] = s
+	a.mu.Unlock()
+}
+
+// forget marks a live session refused, drops it from the live set and, when
+// the agent supports it, closes it (best effort) so its MCP server ends.
+func (a *Agent) forget(ctx context.Context, id string) {
+	a.mu.Lock()
+	s := a.sessions[id]
+	delete(a.sessions, id)
+	a.mu.Unlock()
+	if s == nil {
+		return
+	}
+	s.markRefused()
+	if a.caps.Close {
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		_, _ = a.conn.CloseSession(cctx, acp.CloseSessionRequest{SessionId: s.id})
+	}
+}
+
+func (a *Agent) checkRunning() error {
+	a.mu.Lock()
+	stopped := a.stopped
+	a.mu.Unlock()
+	if stopped {
+		return fmt.Errorf("%w: %s", ErrStopped, a.cfg.Name)
+	}
+	select {
+	case <-a.conn.Done():
+		return fmt.Errorf("%w: %s exited or closed its connection", ErrStopped, a.cfg.Name)
+	default:
+	}
+	return nil
+}
+
+// Warm opens a session without any MCP server, to be kept in a WarmPool and
+// serve a later prompt-only turn.
+func (a *Agent) Warm(ctx context.Context, cwd string) (*Session, error) {
+	return a.newSession(ctx, cwd, []acp.McpServer{}, "")
+}
+
+// newSession sends session/new with the servers (never nil).
+func (a *Agent) newSession(ctx context.Context, cwd string, servers []acp.McpServer, fp string) (*Session, error) {
+	if err := a.checkRunning(); err != nil {
+		return nil, err
+	}
+	if servers == nil {
+		servers = []acp.McpServer{}
+	}
+	nctx, cancel := context.WithTimeout(ctx, a.cfg.OpenTimeout)
+	defer cancel()
+	resp, err := a.conn.NewSession(nctx, acp.NewSessionRequest{Cwd: cwd, McpServers: servers})
+	if err != nil {
+		return nil, a.callError(ctx, nctx, "session/new", err)
+	}
+	if resp.SessionId == "" {
+		return nil, fmt.Errorf("%w: session/new: %s returned no session id", ErrAgent, a.cfg.Name)
+	}
+	s := &Session{agent: a, id: resp.SessionId, server: len(servers) > 0, cwd: cwd, fingerprint: fp}
+	a.add(s)
+	return s, nil
+}
