@@ -381,11 +381,29 @@ func (g *graph) related(ref string) []Work {
 		return ws
 	}
 	score := map[string]int{}
-	for _, keys := range [][]string{g.refKeys[ref], g.citerKeys[ref]} {
-		for _, k := range keys {
-			if q, ok := strings.CutPrefix(k, "paper:"); ok && q != ref {
-				score[q] += directWeight
-			}
+	// Direct links, each direction counted once however many inputs
+	// (sidecar, PDF text, cache) report it.
+	type link struct {
+		paper string
+		cites bool // ref cites paper (else paper cites ref)
+	}
+	direct := map[link]bool{}
+	for _, k := range g.refKeys[ref] {
+		if q, ok := strings.CutPrefix(k, "paper:"); ok {
+			direct[link{q, true}] = true
+		}
+	}
+	for _, q := range g.citedByKey["paper:"+ref] {
+		direct[link{q, true}] = true // the cache says ref cites q
+	}
+	for _, k := range g.citerKeys[ref] {
+		if q, ok := strings.CutPrefix(k, "paper:"); ok {
+			direct[link{q, false}] = true
+		}
+	}
+	for l := range direct {
+		if l.paper != ref {
+			score[l.paper] += directWeight
 		}
 	}
 	for _, k := range g.refKeys[ref] {

@@ -141,6 +141,7 @@ func parseScan(data []byte) (seeds map[string][]citing, skipped map[string]int, 
 		var seed map[string]json.RawMessage
 		var items []json.RawMessage
 		if json.Unmarshal(sd, &seed) != nil || seed == nil || json.Unmarshal(seed["citing"], &items) != nil {
+			seeds[key] = nil
 			skipped[key]++
 			continue
 		}

@@ -1,0 +1,80 @@
+package relations
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/researchctx/researchctx/vault"
+)
+
+// writeFiles writes files (vault-relative path → content) under dir.
+func writeFiles(tb testing.TB, dir string, files map[string]string) {
+	tb.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// openVault writes files into a new folder and opens it as a Vault.
+func openVault(tb testing.TB, files map[string]string) (*vault.Vault, string) {
+	tb.Helper()
+	dir := tb.TempDir()
+	writeFiles(tb, dir, files)
+	v, err := vault.Open(dir, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { v.Close() })
+	return v, dir
+}
+
+// js encodes v as JSON for fixtures.
+func js(tb testing.TB, v any) string {
+	tb.Helper()
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+// obj is a JSON object literal for fixtures.
+type obj = map[string]any
+
+// sidecarDoc wraps citations into a schemaVersion 1 sidecar.
+func sidecarDoc(tb testing.TB, citations ...any) string {
+	return js(tb, obj{
+		"schemaVersion": 1,
+		"source":        obj{"mode": "pdf-text", "generatedAt": "2024-01-01T00:00:00Z", "fingerprint": "sha256:00"},
+		"citations":     citations,
+	})
+}
+
+// scanDoc wraps seeds into a schemaVersion 1 cited-by cache.
+func scanDoc(tb testing.TB, seeds obj) string {
+	return js(tb, obj{"schemaVersion": 1, "generatedAt": "2024-11-02T10:00:00Z", "seeds": seeds})
+}
+
+// seed is one seed of the cache.
+func seed(citing ...any) obj {
+	return obj{"s2Id": "seed", "citationCount": len(citing), "fetchedAt": "2024-11-02T09:00:00Z", "citing": citing}
+}
+
+// mustRelations returns the relations of ref or fails the test.
+func mustRelations(tb testing.TB, l *Library, ref string) *Relations {
+	tb.Helper()
+	r, err := l.Relations(context.Background(), ref)
+	if err != nil {
+		tb.Fatalf("Relations(%q): %v", ref, err)
+	}
+	return r
+}
