@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Layout turns glyphs into text in four steps:
@@ -22,6 +24,11 @@ import (
 // about 0.33 em and rarely shrinks below 0.2 em; kerns and italic
 // corrections inside words stay under 0.1 em.
 const wordGap = 0.15
+
+// fragGap is the gap, as a fraction of the font size, that ends a fragment
+// even on one baseline: wider than any justified inter-word space, narrower
+// than the 10 pt column gutters some journals use.
+const fragGap = 0.9
 
 type frag struct {
 	g         []glyph
@@ -121,7 +128,7 @@ func makeFrags(gs []glyph) []*frag {
 		if cur != nil {
 			s := math.Min(g.size, cur.size)
 			end := cur.x1
-			if math.Abs(g.y-cur.y) > 0.35*s || g.x < end-0.6*math.Max(g.size, cur.size) || g.x > end+2.5*math.Max(g.size, cur.size) {
+			if math.Abs(g.y-cur.y) > 0.35*s || g.x < end-0.6*math.Max(g.size, cur.size) || g.x > end+fragGap*math.Max(g.size, cur.size) {
 				cur = nil
 			}
 		}
@@ -191,7 +198,10 @@ func orderBlocks(frags []*frag) [][]*frag {
 		}
 		i = j
 	}
-	if bestLen < 4 {
+	if debugLayout {
+		println("cand", best, bestStart+base, bestLen, "range", lo+base, hi+base)
+	}
+	if bestLen < 2 {
 		return [][]*frag{frags}
 	}
 	gx := float64(base+bestStart) + float64(bestLen)/2
@@ -233,6 +243,18 @@ func orderBlocks(frags []*frag) [][]*frag {
 			ns++
 		}
 	}
+	if debugLayout {
+		println("gutter", int(gx), "best", best, "len", bestLen, "nl", nl, "nr", nr, "ns", ns)
+		for _, f := range frags {
+			if side(f) == 0 && f.y >= oLo && f.y <= oHi {
+				var sb strings.Builder
+				for _, g := range f.g {
+					sb.WriteString(g.text)
+				}
+				println("  span", int(f.x0), int(f.x1), int(f.y), sb.String())
+			}
+		}
+	}
 	if nl < 3 || nr < 3 || float64(ns) > 0.3*float64(min(nl, nr)) {
 		return [][]*frag{frags}
 	}
@@ -271,6 +293,15 @@ func orderBlocks(frags []*frag) [][]*frag {
 	flushCols()
 	if len(span) > 0 {
 		blocks = append(blocks, span)
+	}
+	if debugLayout {
+		for _, b := range blocks {
+			var sb strings.Builder
+			for _, g := range b[0].g {
+				sb.WriteString(g.text)
+			}
+			println("block", len(b), side(b[0]), sb.String())
+		}
 	}
 	return blocks
 }
@@ -338,41 +369,50 @@ func overlapsX(l *textLine, f *frag) bool {
 func lineText(l *textLine) (string, bool, float64) {
 	frags := l.frags
 	sort.SliceStable(frags, func(i, j int) bool { return frags[i].x0 < frags[j].x0 })
+	var gs []*glyph
+	for _, f := range frags {
+		for i := range f.g {
+			gs = append(gs, &f.g[i])
+		}
+	}
+	texts := make([]string, len(gs))
+	for i, g := range gs {
+		texts[i] = g.text
+	}
+	composed := combineAccents(gs, texts)
 	var sb strings.Builder
 	end := math.Inf(-1)
 	var prev *glyph
 	pendingSpace := false
 	boldN, n := 0, 0
 	sizes := map[float64]int{}
-	for _, f := range frags {
-		for i := range f.g {
-			g := &f.g[i]
-			if g.isWS {
-				pendingSpace = true
-				continue
-			}
-			if prev != nil {
-				gap := g.x - end
-				ref := math.Max(prev.size, g.size)
-				if pendingSpace || gap > wordGap*ref {
-					if gap > -0.3*ref || pendingSpace {
-						sb.WriteByte(' ')
-					}
-				}
-			}
-			pendingSpace = false
-			sb.WriteString(g.text)
-			if end < g.x+g.w || prev == nil {
-				end = g.x + g.w
-			}
-			prev = g
-			c := utf8.RuneCountInString(g.text)
-			n += c
-			if g.bold {
-				boldN += c
-			}
-			sizes[math.Round(g.size*2)/2] += c
+	for i, g := range gs {
+		if g.isWS {
+			pendingSpace = true
+			continue
 		}
+		if texts[i] == "" {
+			continue
+		}
+		if prev != nil {
+			gap := g.x - end
+			ref := math.Max(prev.size, g.size)
+			if pendingSpace || gap > wordGap*ref {
+				sb.WriteByte(' ')
+			}
+		}
+		pendingSpace = false
+		sb.WriteString(texts[i])
+		if end < g.x+g.w || prev == nil {
+			end = g.x + g.w
+		}
+		prev = g
+		c := utf8.RuneCountInString(g.text)
+		n += c
+		if g.bold {
+			boldN += c
+		}
+		sizes[math.Round(g.size*2)/2] += c
 	}
 	best, bestN := 0.0, -1
 	for s, c := range sizes {
@@ -380,7 +420,51 @@ func lineText(l *textLine) (string, bool, float64) {
 			best, bestN = s, c
 		}
 	}
-	return sb.String(), n > 0 && boldN*2 > n, best
+	out := sb.String()
+	if composed {
+		out = norm.NFC.String(out)
+	}
+	return out, n > 0 && boldN*2 > n, best
+}
+
+// spacingAccents maps spacing diacritics, which TeX and others draw as
+// separate glyphs over a letter, to combining marks.
+var spacingAccents = map[string]string{
+	"´": "\u0301", "`": "\u0300", "ˆ": "\u0302", "^": "\u0302", "˜": "\u0303", "~": "\u0303",
+	"¯": "\u0304", "˘": "\u0306", "˙": "\u0307", "¨": "\u0308", "˚": "\u030A", "˝": "\u030B",
+	"ˇ": "\u030C", "¸": "\u0327", "˛": "\u0328",
+}
+
+// combineAccents attaches an accent glyph to the letter it overlaps,
+// rewriting texts so the letter carries a combining mark and the accent
+// itself is empty. It reports whether anything was combined.
+func combineAccents(gs []*glyph, texts []string) bool {
+	done := false
+	for i, g := range gs {
+		mark, ok := spacingAccents[g.text]
+		if !ok {
+			continue
+		}
+		c := g.x + g.w/2
+		over := func(j int) bool {
+			if j < 0 || j >= len(gs) || gs[j].isWS || texts[j] == "" || spacingAccents[gs[j].text] != "" {
+				return false
+			}
+			h := gs[j]
+			return c > h.x-0.05*h.size && c < h.x+h.w+0.05*h.size && math.Abs(h.y-g.y) < 1.2*h.size
+		}
+		switch {
+		case over(i + 1):
+			texts[i+1] += mark
+		case over(i - 1):
+			texts[i-1] += mark
+		default:
+			continue
+		}
+		texts[i] = ""
+		done = true
+	}
+	return done
 }
 
 // lineGaps returns the median baseline distance between consecutive lines.
@@ -444,3 +528,5 @@ func lineBox(l *textLine, w, h float64) Box {
 func isCJK(r rune) bool {
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
+
+var debugLayout = false
