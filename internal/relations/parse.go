@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -72,23 +73,23 @@ func parseCitation(data json.RawMessage) (ref, bool) {
 		m = nil
 	}
 	r := ref{
-		title:   str(m["title"]),
+		title:   oneLine(text(m["title"])),
 		authors: strList(m["authors"]),
 		year:    num(m["year"]),
 	}
-	r.doi, r.arxiv = vault.Identifiers(str(m["doi"]), str(m["arxivId"]))
+	r.doi, r.arxiv = identifiers(text(m["doi"]), text(m["arxivId"]))
 	if r.doi == "" && r.arxiv == "" {
 		// Some producers leave the identifier only in the URL.
-		r.doi, r.arxiv = identifiersFromURL(str(m["url"]))
+		r.doi, r.arxiv = identifiersFromURL(text(m["url"]))
 	}
 	var lm map[string]json.RawMessage
-	if json.Unmarshal(c["localMatch"], &lm) == nil && matchKinds[strings.ToLower(str(lm["matchBy"]))] {
-		if p, err := vault.Clean(str(lm["paperPath"])); err == nil && p != "." {
+	if json.Unmarshal(c["localMatch"], &lm) == nil && matchKinds[strings.ToLower(text(lm["matchBy"]))] {
+		if p, err := vault.Clean(text(lm["paperPath"])); err == nil && p != "." {
 			r.local = p
 		}
 	}
 	if r.title == "" {
-		r.title = shorten(oneLine(str(c["raw"])), maxRawTitle)
+		r.title = shorten(oneLine(text(c["raw"])), maxRawTitle)
 	}
 	if r.title == "" && r.doi == "" && r.arxiv == "" && r.local == "" {
 		return ref{}, false
@@ -102,11 +103,28 @@ func identifiersFromURL(u string) (doi, arxiv string) {
 	l := strings.ToLower(u)
 	switch {
 	case strings.Contains(l, "doi.org/"):
-		return vault.Identifiers(u[strings.Index(l, "doi.org/")+len("doi.org/"):], "")
+		return identifiers(u[strings.Index(l, "doi.org/")+len("doi.org/"):], "")
 	case strings.Contains(l, "arxiv.org/abs/"):
-		return vault.Identifiers("", u[strings.Index(l, "arxiv.org/abs/")+len("arxiv.org/abs/"):])
+		return identifiers("", u[strings.Index(l, "arxiv.org/abs/")+len("arxiv.org/abs/"):])
 	}
 	return "", ""
+}
+
+// arXiv id shapes after normalisation: 2401.01234 or hep-th/9901001.
+var (
+	arxivNew = regexp.MustCompile(`^[0-9]{4}\.[0-9]{4,5}$`)
+	arxivOld = regexp.MustCompile(`^[a-z][a-z-]*(\.[a-z]{2})?/[0-9]{7}$`)
+)
+
+// identifiers normalises a DOI and an arXiv id like vault.Identifiers and
+// drops an arXiv id that has neither arXiv shape, so that junk never becomes
+// an https://arxiv.org/abs/ link.
+func identifiers(doi, arxiv string) (string, string) {
+	d, a := vault.Identifiers(doi, arxiv)
+	if a != "" && !arxivNew.MatchString(a) && !arxivOld.MatchString(a) {
+		a = ""
+	}
+	return d, a
 }
 
 // citing is one entry of the cited-by cache.
@@ -169,12 +187,12 @@ func parseCiting(data json.RawMessage) (citing, bool) {
 		return citing{}, false
 	}
 	c := citing{
-		s2:    str(m["s2Id"]),
-		title: str(m["title"]),
+		s2:    text(m["s2Id"]),
+		title: oneLine(text(m["title"])),
 		year:  num(m["date"]),
 		count: num(m["citationCount"]),
 	}
-	c.doi, c.arxiv = vault.Identifiers(str(m["doi"]), str(m["arxivId"]))
+	c.doi, c.arxiv = identifiers(text(m["doi"]), text(m["arxivId"]))
 	if c.title == "" && c.doi == "" && c.arxiv == "" {
 		// Without a title or an identifier the card would say nothing.
 		return citing{}, false
@@ -212,6 +230,16 @@ func str(r json.RawMessage) string {
 	return ""
 }
 
+// text reads a JSON string, trimmed; anything else is "". Identifiers and
+// titles are never read from numbers, which lose digits in JSON.
+func text(r json.RawMessage) string {
+	var s string
+	if json.Unmarshal(r, &s) != nil {
+		return ""
+	}
+	return strings.TrimSpace(s)
+}
+
 // num reads a non-negative integer from a JSON number or from the leading
 // digits of a string (a year in "2024-03-11"); anything else is 0.
 func num(r json.RawMessage) int {
@@ -227,7 +255,7 @@ func num(r json.RawMessage) int {
 // strList reads a list of strings or of objects with a name (or family and
 // given names), or a single string.
 func strList(r json.RawMessage) []string {
-	if s := str(r); s != "" {
+	if s := text(r); s != "" {
 		return []string{s}
 	}
 	var items []json.RawMessage
@@ -236,13 +264,13 @@ func strList(r json.RawMessage) []string {
 	}
 	var out []string
 	for _, it := range items {
-		s := str(it)
+		s := text(it)
 		if s == "" {
 			var o map[string]json.RawMessage
 			if json.Unmarshal(it, &o) == nil {
-				s = str(o["name"])
+				s = text(o["name"])
 				if s == "" {
-					s = strings.TrimSpace(str(o["given"]) + " " + str(o["family"]))
+					s = strings.TrimSpace(text(o["given"]) + " " + text(o["family"]))
 				}
 			}
 		}

@@ -67,7 +67,7 @@ func textIDs(text string) []ref {
 	var hits []hit
 	for _, m := range doiRe.FindAllStringIndex(sec, -1) {
 		if d := doiAt(sec, m[0], m[1]); d != "" {
-			doi, arxiv := vault.Identifiers(d, "")
+			doi, arxiv := identifiers(d, "")
 			hits = append(hits, hit{m[0], ref{doi: doi, arxiv: arxiv}})
 		}
 	}
@@ -96,13 +96,15 @@ func textIDs(text string) []ref {
 }
 
 // doiAt returns the DOI matched at sec[i:j], trimmed of trailing punctuation
-// and unbalanced closing brackets. A DOI broken at the end of a line is
-// joined with the next line when that line starts with a digit (the usual
-// ACM and Springer break after a dot or hyphen); when it ends in a dot or
-// hyphen and cannot be joined it is dropped as probably cut short.
+// and unbalanced closing brackets. A DOI broken at the end of a line after a
+// dot, hyphen, underscore or slash is joined with the next line when that
+// line starts with a digit (the usual ACM and Springer break); when it
+// cannot be joined and what is left has no digit after the prefix (as in
+// "10.1109/CVPR." followed by words), it is dropped as cut short.
 func doiAt(sec string, i, j int) string {
 	d := sec[i:j]
 	atEOL := j == len(sec) || sec[j] == '\n' || sec[j] == '\r' || sec[j] == '\f'
+	cut := false
 	if atEOL && strings.ContainsAny(d[len(d)-1:], ".-_/") {
 		rest := strings.TrimLeft(sec[j:], "\r\n\f")
 		if rest != "" && rest[0] >= '0' && rest[0] <= '9' {
@@ -114,7 +116,7 @@ func doiAt(sec string, i, j int) string {
 			}
 			d += rest[:end]
 		} else {
-			return ""
+			cut = true
 		}
 	}
 	for d != "" {
@@ -129,7 +131,11 @@ func doiAt(sec string, i, j int) string {
 		}
 		break
 	}
-	if i := strings.IndexByte(d, '/'); i < 0 || i == len(d)-1 {
+	slash := strings.IndexByte(d, '/')
+	if slash < 0 || slash == len(d)-1 {
+		return ""
+	}
+	if cut && !strings.ContainsAny(d[slash:], "0123456789") {
 		return ""
 	}
 	return d
