@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -168,6 +169,9 @@ func (h *handlers) toolError(tool string, err error) error {
 	if h.vault != "" {
 		msg = strings.ReplaceAll(msg, h.vault, "{vault}")
 	}
+	// Package tools names no absolute path, but may quote an argument; an
+	// absolute path the model sent is not repeated back either.
+	msg = absPath.ReplaceAllString(msg, "${1}(absolute path)")
 	msg = strings.Join(strings.Fields(msg), " ")
 	if len(msg) > maxErrorChars {
 		msg = truncateRunes(msg, maxErrorChars) + "…"
@@ -175,6 +179,11 @@ func (h *handlers) toolError(tool string, err error) error {
 	h.log.Info("tool call refused", "tool", tool, "err", msg)
 	return &toolErr{msg: msg, err: err}
 }
+
+// absPath matches a token that starts like an absolute path — /x, ~/x,
+// file:///x or C:\x — at the start, after a space, a quote, a bracket or
+// '='. A link such as https://doi.org/x does not match.
+var absPath = regexp.MustCompile(`(^|[\s"'(\[=])(?:file:/+|/|~/|[A-Za-z]:\\)[^\s"')\]]*`)
 
 // maxErrorChars bounds an error message, which may quote an argument.
 const maxErrorChars = 500

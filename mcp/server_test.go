@@ -171,6 +171,10 @@ func TestErrors(t *testing.T) {
 		{"budget", fmt.Errorf("%w: 60000 of 60000 characters used", tools.ErrBudgetSpent), "the turn's reading budget is spent: 60000 of 60000 characters used"},
 		{"multi-line", errors.New("bad\nthing"), "bad thing"},
 		{"vault path", errors.New("open " + vault + "/papers/x: denied"), "open {vault}/papers/x: denied"},
+		{"absolute argument", fmt.Errorf("%w: %q", tools.ErrNotGranted, "/etc/passwd"), `not granted in this turn: "(absolute path)"`},
+		{"file URL", fmt.Errorf("%w: %q", tools.ErrNotGranted, "file:///etc/passwd"), `not granted in this turn: "(absolute path)"`},
+		{"home", fmt.Errorf("%w: ~/x and C:\\x", tools.ErrNotGranted), `not granted in this turn: (absolute path) and (absolute path)`},
+		{"links and relative paths stay", fmt.Errorf("%w: %q is an external link, see https://doi.org/10.1/x", tools.ErrNotGranted, "papers/x/../y"), `not granted in this turn: "papers/x/../y" is an external link, see https://doi.org/10.1/x`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
