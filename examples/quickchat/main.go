@@ -1,9 +1,16 @@
-// Command quickchat is the demo host of researchctx. Started as
+// Command quickchat is a host-shaped demo of researchctx: it does what a
+// reader app does for one chat turn, on the embedded sample vault or a vault
+// of your own, and it is a real host executable: started as
 //
 //	quickchat --agentero-context-mcp <grant-path>
 //
 // it is the agentero-context MCP server for that grant, as every host
 // executable that calls mcp.ServeIfRequested first is.
+//
+// Usage:
+//
+//	quickchat [flags]                 run a demo turn (see quickchat -h)
+//	quickchat plan -request FILE      resolve a Request (JSON) and write its grant
 package main
 
 import (
@@ -14,14 +21,19 @@ import (
 )
 
 func main() {
+	// A host's first line: serve MCP and exit when started as the
+	// agentero-context server; otherwise continue as the app.
 	mcp.ServeIfRequested(nil)
 
-	if len(os.Args) > 1 && os.Args[1] == "plan" {
-		if err := planCmd(os.Args[2:], os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-		return
+	args := os.Args[1:]
+	var err error
+	if len(args) > 0 && args[0] == "plan" {
+		err = planCmd(args[1:], os.Stdin, os.Stdout)
+	} else {
+		err = demoCmd(args, os.Stdout, os.Stderr)
 	}
-	fmt.Println("usage: quickchat plan -request FILE | quickchat " + mcp.Flag + " <grant-path>")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "quickchat: "+err.Error())
+		os.Exit(1)
+	}
 }
