@@ -53,7 +53,7 @@ func (p *printer) title(s string) { p.line(p.bold(s)) }
 
 func (p *printer) step(n, s string) {
 	p.line("")
-	p.line(p.bold(n+". "+s))
+	p.line(p.bold(n + ". " + s))
 }
 
 func (p *printer) kv(k, v string) { p.line(fmt.Sprintf("   %-14s %s", k, v)) }
