@@ -52,6 +52,10 @@ type graph struct {
 	citingKey  map[string][]string // key of a cited work → library papers citing it
 	citedByKey map[string][]string // key of a citing work → library papers it cites
 
+	// titles holds, for library papers whose own metadata has no title,
+	// the first title a sidecar or the cache gives them.
+	titles map[string]string
+
 	relMu sync.Mutex
 	rel   map[string][]Work
 }
@@ -98,6 +102,7 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 		citingKey:  map[string][]string{},
 		citedByKey: map[string][]string{},
 		rel:        map[string][]Work{},
+		titles:     map[string]string{},
 	}
 	parsed := make(map[string]parsedRefs, len(l.parsed))
 	libCiters := map[string][]string{} // paper → library papers citing it
@@ -137,6 +142,7 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 			}
 			if w.Paper != "" {
 				libCiters[w.Paper] = append(libCiters[w.Paper], p.Ref)
+				g.noteTitle(w.Paper, r.title)
 			}
 			g.refs[p.Ref] = append(g.refs[p.Ref], w)
 		}
@@ -223,6 +229,27 @@ func (g *graph) fresh(l *Library) bool {
 	return true
 }
 
+// noteTitle records t as the fallback title of the library paper ref when
+// its metadata has none and no title was recorded before.
+func (g *graph) noteTitle(ref, t string) {
+	if t == "" || g.titles[ref] != "" {
+		return
+	}
+	if p := g.cat.Paper(ref); p != nil && p.Title() == "" {
+		g.titles[ref] = t
+	}
+}
+
+// libWork is the Work of the library paper ref, titled from the sidecars or
+// the cache when its metadata has no title.
+func (g *graph) libWork(ref string) Work {
+	w := withPaper(Work{}, g.cat.Paper(ref))
+	if w.Title == "" {
+		w.Title = g.titles[ref]
+	}
+	return w
+}
+
 // samePaper reports whether identifiers name p itself.
 func samePaper(p *vault.Paper, doi, arxiv string) bool {
 	return (doi != "" && doi == p.DOI) || (arxiv != "" && arxiv == p.ArXiv)
@@ -295,24 +322,32 @@ func (l *Library) addScan(g *graph, libCiters map[string][]string) error {
 		bySeed[p.Ref] = append(bySeed[p.Ref], seeds[k]...)
 		g.skipped[p.Ref] += skipped[k]
 	}
+	// Titles first, so every card of an untitled library paper gets one.
+	for _, p := range g.cat.Papers() {
+		for _, c := range bySeed[p.Ref] {
+			if q := g.cat.Match(c.doi, c.arxiv); q != nil && q != p {
+				g.noteTitle(q.Ref, c.title)
+			}
+		}
+	}
 	for _, p := range g.cat.Papers() {
 		ref := p.Ref
 		var lib, ext []Work
 		var extKeys []string
 		inLib := map[string]int{} // library citer → index in lib
 		seen := map[string]bool{}
-		addLib := func(q *vault.Paper, count int) {
-			if i, ok := inLib[q.Ref]; ok {
+		addLib := func(q string, count int) {
+			if i, ok := inLib[q]; ok {
 				lib[i].CitationCount = max(lib[i].CitationCount, count)
 				return
 			}
-			inLib[q.Ref] = len(lib)
-			w := withPaper(Work{}, q)
+			inLib[q] = len(lib)
+			w := g.libWork(q)
 			w.CitationCount = count
 			lib = append(lib, w)
 		}
 		for _, q := range libCiters[ref] {
-			addLib(g.cat.Paper(q), 0)
+			addLib(q, 0)
 		}
 		for _, c := range bySeed[ref] {
 			q := g.cat.Match(c.doi, c.arxiv)
@@ -321,7 +356,7 @@ func (l *Library) addScan(g *graph, libCiters map[string][]string) error {
 				q = nil
 			}
 			if q != nil {
-				addLib(q, c.count)
+				addLib(q.Ref, c.count)
 				continue
 			}
 			k := workKey("", c.doi, c.arxiv, c.s2)
@@ -422,7 +457,7 @@ func (g *graph) related(ref string) []Work {
 	}
 	ws := make([]Work, 0, len(score))
 	for q, n := range score {
-		w := withPaper(Work{}, g.cat.Paper(q))
+		w := g.libWork(q)
 		w.Overlap = n
 		ws = append(ws, w)
 	}

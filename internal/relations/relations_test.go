@@ -79,6 +79,8 @@ var (
 	workB = Work{Title: "Bravo", ArXivID: "2002.00002", Paper: "papers/b", PDF: "papers/b/b.pdf"}
 	workC = Work{Title: "Gamma", DOI: "10.1000/c", Paper: "papers/c", PDF: "papers/c/c.pdf"}
 	workE = Work{Title: "Echo", DOI: "10.1000/e", Paper: "papers/e"}
+	// d has no title of its own: its cards take the one a sidecar gives.
+	workD = Work{Title: "Delta (as cited)", Paper: "papers/d"}
 )
 
 func overlap(w Work, n int) Work { w.Overlap = n; return w }
@@ -118,7 +120,7 @@ func TestRelations(t *testing.T) {
 				},
 				// c: direct both ways 4 + shared reference + shared citer;
 				// b: direct both ways 4 + shared reference; d, e: direct.
-				Related: []Work{overlap(workC, 6), overlap(workB, 5), overlap(Work{Paper: "papers/d"}, 2), overlap(workE, 2)},
+				Related: []Work{overlap(workC, 6), overlap(workB, 5), overlap(workD, 2), overlap(workE, 2)},
 				Skipped: 3, // 42, {} in the sidecar; "junk" in the cache
 			},
 		},
@@ -135,7 +137,7 @@ func TestRelations(t *testing.T) {
 				CitedBy: []Work{workA},
 				// a: direct both ways 4 + shared reference; c: shared
 				// reference, and co-cited by a; d: co-cited by a.
-				Related: []Work{overlap(workA, 5), overlap(workC, 3), overlap(Work{Paper: "papers/d"}, 1)},
+				Related: []Work{overlap(workA, 5), overlap(workC, 3), overlap(workD, 1)},
 				Skipped: 1,
 			},
 		},
@@ -146,7 +148,7 @@ func TestRelations(t *testing.T) {
 				Paper:      "papers/c",
 				References: []Work{workA, {Title: "External", DOI: "10.9999/ext"}},
 				CitedBy:    []Work{workA, outside},
-				Related:    []Work{overlap(workA, 6), overlap(workB, 3), overlap(Work{Paper: "papers/d"}, 1)},
+				Related:    []Work{overlap(workA, 6), overlap(workB, 3), overlap(workD, 1)},
 			},
 		},
 		{
