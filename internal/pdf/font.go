@@ -366,8 +366,12 @@ func (f *font) loadSimpleEncoding(d *doc, fd, desc types.Dict) {
 		base = encodingByName(d.name(e["BaseEncoding"]))
 		diffs = d.array(e["Differences"])
 	}
-	if base == nil && desc != nil && f.kind == fontSimple {
-		base = d.builtinEncoding(desc)
+	if desc != nil && f.kind == fontSimple && (base == nil || symbolic) {
+		// A symbolic font's own encoding wins over a named base encoding,
+		// which such fonts carry only nominally.
+		if b := d.builtinEncoding(desc); b != nil {
+			base = b
+		}
 	}
 	if base == nil {
 		core := coreFontName(f.name)
@@ -419,6 +423,14 @@ var t1Enc = regexp.MustCompile(`dup\s+(\d+)\s*/([^\s/\[\]{}()<>]+)\s+put`)
 // program's clear-text part ("dup 65 /A put"), which fonts without an
 // /Encoding entry rely on.
 func (d *doc) builtinEncoding(desc types.Dict) *baseEncoding {
+	if sd, ok := d.resolve(desc["FontFile3"]).(types.StreamDict); ok {
+		if d.name(sd.Dict["Subtype"]) == "Type1C" {
+			if data := d.streamBytes(sd); data != nil {
+				return cffBuiltinEncoding(data)
+			}
+		}
+		return nil
+	}
 	sd, ok := d.resolve(desc["FontFile"]).(types.StreamDict)
 	if !ok {
 		return nil

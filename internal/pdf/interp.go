@@ -358,8 +358,9 @@ func (in *interp) emit(c code, tx, ty float64) {
 		x1, y1 = m.apply(0, gs.ts+ty)
 		bx, by = x1-x0, y1-y0
 	} else {
-		// Extent without word spacing, so a space is not stretched into the next word.
-		adv := (c.width*gs.size + gs.tc) * gs.th
+		// The glyph's own width, without character or word spacing: some
+		// producers set a large Tc and place every glyph with Tm.
+		adv := c.width * gs.size * gs.th
 		x1, y1 = m.apply(adv, gs.ts)
 		bx, by = m[0], m[1]
 	}
