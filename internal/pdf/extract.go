@@ -377,7 +377,6 @@ func (d *doc) extractPage(pi *pageInfo, number int) (p Page) {
 		return p
 	}
 	p.Lines, p.Text = layoutPage(in.glyphs, w, h)
-	debugDropped += in.dropped
 	p.NoTextLayer = strings.TrimSpace(p.Text) == ""
 	if p.NoTextLayer {
 		p.Text, p.Lines = "", nil
@@ -636,5 +635,3 @@ func (d *doc) namedDest(key string) types.Object {
 	}
 	return find(d.dict(names["Dests"]), 0)
 }
-
-var debugDropped int

@@ -77,7 +77,6 @@ type interp struct {
 	tlm     matrix
 	glyphs  []glyph
 	ops     int
-	dropped int // codes without text
 	codes   []code
 	fontIDs map[*font]int32
 }
@@ -341,8 +340,6 @@ func (in *interp) show(s []byte) {
 		}
 		if c.text != "" && len(in.glyphs) < maxGlyphsPerPage {
 			in.emit(c, tx, ty)
-		} else if c.text == "" {
-			in.dropped++
 		}
 		in.tm = matrix{1, 0, 0, 1, tx, ty}.mul(in.tm)
 	}

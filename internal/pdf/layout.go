@@ -198,9 +198,6 @@ func orderBlocks(frags []*frag) [][]*frag {
 		}
 		i = j
 	}
-	if debugLayout {
-		println("cand", best, bestStart+base, bestLen, "range", lo+base, hi+base)
-	}
 	if bestLen < 2 {
 		return [][]*frag{frags}
 	}
@@ -243,18 +240,6 @@ func orderBlocks(frags []*frag) [][]*frag {
 			ns++
 		}
 	}
-	if debugLayout {
-		println("gutter", int(gx), "best", best, "len", bestLen, "nl", nl, "nr", nr, "ns", ns)
-		for _, f := range frags {
-			if side(f) == 0 && f.y >= oLo && f.y <= oHi {
-				var sb strings.Builder
-				for _, g := range f.g {
-					sb.WriteString(g.text)
-				}
-				println("  span", int(f.x0), int(f.x1), int(f.y), sb.String())
-			}
-		}
-	}
 	if nl < 3 || nr < 3 || float64(ns) > 0.3*float64(min(nl, nr)) {
 		return [][]*frag{frags}
 	}
@@ -293,15 +278,6 @@ func orderBlocks(frags []*frag) [][]*frag {
 	flushCols()
 	if len(span) > 0 {
 		blocks = append(blocks, span)
-	}
-	if debugLayout {
-		for _, b := range blocks {
-			var sb strings.Builder
-			for _, g := range b[0].g {
-				sb.WriteString(g.text)
-			}
-			println("block", len(b), side(b[0]), sb.String())
-		}
 	}
 	return blocks
 }
@@ -528,5 +504,3 @@ func lineBox(l *textLine, w, h float64) Box {
 func isCJK(r rune) bool {
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
-
-var debugLayout = false
