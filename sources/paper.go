@@ -439,13 +439,9 @@ func findAfter(doc *pdf.Document, title string, cur position) (position, bool) {
 		if len(ms) == 0 {
 			continue
 		}
-		best := ms[0].Start
-		for _, m := range ms {
-			if s, ok := lineHead(text, from+m.Start); ok {
-				return position{i, s}, true
-			}
+		if off, ok := anchor(text[from:], title, 0); ok {
+			return position{i, from + off}, true
 		}
-		return position{i, from + best}, true
 	}
 	return position{}, false
 }
@@ -459,32 +455,42 @@ func anchor(text, title string, hint int) (int, bool) {
 	if len(ms) == 0 {
 		return 0, false
 	}
-	best, bestHead, bestDist := -1, false, math.MaxInt
+	best, bestRank, bestDist := -1, -1, math.MaxInt
 	for _, m := range ms {
-		start, head := lineHead(text, m.Start)
-		if !head {
-			start = m.Start
+		start, rank := lineHead(text, m.Start)
+		if rank == 1 && wholeLine(text, m.End) {
+			rank = 2
 		}
 		dist := 0
 		if hint >= 0 {
 			dist = abs(start - hint)
 		}
-		if best < 0 || (head && !bestHead) || (head == bestHead && dist < bestDist) {
-			best, bestHead, bestDist = start, head, dist
+		if rank > bestRank || (rank == bestRank && dist < bestDist) {
+			best, bestRank, bestDist = start, rank, dist
 		}
 	}
 	return best, true
 }
 
+// wholeLine reports whether only spaces follow end on its line.
+func wholeLine(text string, end int) bool {
+	rest := text[end:]
+	if i := strings.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	return strings.TrimSpace(rest) == ""
+}
+
 // lineHead reports whether the text before offset on its line is empty or
-// only a section number ("3.1", "IV.", "A"), and returns the line's start.
-func lineHead(text string, offset int) (int, bool) {
+// only a section number ("3.1", "IV.", "A"): it returns the line's start and
+// 1 if so, else offset and 0.
+func lineHead(text string, offset int) (int, int) {
 	start := strings.LastIndexByte(text[:offset], '\n') + 1
 	prefix := strings.TrimSpace(text[start:offset])
 	if prefix == "" || isNumbering(prefix) {
-		return start, true
+		return start, 1
 	}
-	return offset, false
+	return offset, 0
 }
 
 // isNumbering reports whether s looks like a section number: "3", "3.1.",
@@ -622,8 +628,10 @@ func abs(x int) int {
 	return x
 }
 
-// Search finds the paper's passages: one unit per PDF page, and PAPER.md
-// and NOTES.md as a whole or, when long, section by section. A PDF that
+// Search finds the paper's passages: one unit per PDF page with text, and
+// NOTES.md and PAPER.md as a whole or, when long, section by section.
+// PAPER.md, derived from the PDF, is searched only when the PDF does not
+// give text for every page (no PDF, a damaged file, a scan). A PDF that
 // cannot be read leaves its pages out; the Markdown files are still
 // searched.
 func (s *Paper) Search(ctx context.Context, q Query) (*Results, error) {
@@ -660,12 +668,15 @@ func (s *Paper) stamp() string {
 func (s *Paper) units(ctx context.Context) ([]unit, error) {
 	title := s.title(ctx)
 	var out []unit
+	pdfComplete := false // every PDF page has text
 	if s.p.PDF != "" {
 		doc, err := s.pdfDocument(ctx)
 		switch {
 		case err == nil:
+			pdfComplete = len(doc.Pages) > 0
 			for i, pg := range doc.Pages {
 				if pg.Err != nil || strings.TrimSpace(pg.Text) == "" {
+					pdfComplete = false
 					continue
 				}
 				out = append(out, unit{Loc: Location{Path: s.p.PDF, Page: i + 1, Label: pageLabel(doc, i)}, Title: title, Text: pg.Text})
@@ -677,6 +688,12 @@ func (s *Paper) units(ctx context.Context) ([]unit, error) {
 		}
 	}
 	for _, name := range []string{vault.PaperMDFile, vault.NotesFile} {
+		if name == vault.PaperMDFile && pdfComplete {
+			// PAPER.md is text derived from the PDF: when every page
+			// has its own text, searching both would return each
+			// passage twice, and the PDF page is what a card cites.
+			continue
+		}
 		rel := s.p.Ref + "/" + name
 		text, err := s.l.v.FS().ReadText(rel, markdownMax)
 		if err != nil {
