@@ -135,7 +135,7 @@ func Start(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, cfg.Stderr
 	// Its own process group: agents re-launch children (and spawn MCP
 	// servers), and Stop must reach all of them.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	// A child that keeps stderr open must not hold Wait forever.
 	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
@@ -209,9 +209,22 @@ func (a *Agent) initialize(ctx context.Context) error {
 // callError explains a failed request: the agent gone, a timeout of the
 // request's own deadline, the caller's cancellation, or the agent's error.
 func (a *Agent) callError(parent, reqCtx context.Context, method string, err error) error {
+	var re *acp.RequestError
+	fromAgent := errors.As(err, &re) && re.Code != -32603
+	if !fromAgent && parent.Err() == nil && reqCtx.Err() == nil {
+		// A failed write or read: give the exit a moment to show, so the
+		// error says the agent is gone rather than "broken pipe".
+		select {
+		case <-a.conn.Done():
+		case <-a.exited:
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 	select {
 	case <-a.conn.Done():
 		return fmt.Errorf("%w: %s: %s exited or closed its connection", ErrStopped, method, a.cfg.Name)
+	case <-a.exited:
+		return fmt.Errorf("%w: %s: %s exited", ErrStopped, method, a.cfg.Name)
 	default:
 	}
 	switch {
@@ -246,14 +259,14 @@ func (a *Agent) Stop() error {
 		a.stopped = true
 		a.mu.Unlock()
 		_ = a.stdin.Close()
-		_ = syscall.Kill(-a.pgid, syscall.SIGTERM)
+		signalGroup(a.pgid, syscall.SIGTERM)
 		select {
 		case <-a.exited:
 		case <-time.After(a.cfg.StopTimeout):
 		}
 		// Children may outlive the leader or ignore SIGTERM.
 		if groupAlive(a.pgid) {
-			_ = syscall.Kill(-a.pgid, syscall.SIGKILL)
+			signalGroup(a.pgid, syscall.SIGKILL)
 		}
 		<-a.exited // bounded: the leader is killed and WaitDelay caps the pipes
 		_ = a.stdout.Close()
@@ -267,11 +280,6 @@ func (a *Agent) Stop() error {
 		}
 	})
 	return a.stopErr
-}
-
-// groupAlive reports whether any process of the group exists.
-func groupAlive(pgid int) bool {
-	return syscall.Kill(-pgid, 0) == nil
 }
 
 // Session is one ACP session on a running agent.
