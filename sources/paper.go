@@ -129,6 +129,9 @@ func (s *Paper) Describe(ctx context.Context) (*Metadata, error) {
 			if len(md.Authors) == 0 {
 				md.Authors = append([]string(nil), doc.Authors...)
 			}
+			if md.Abstract == "" {
+				md.Abstract = pdfAbstract(doc, s.pdfSections(ctx, doc))
+			}
 		}
 	}
 	if md.Title == "" {
@@ -140,6 +143,36 @@ func (s *Paper) Describe(ctx context.Context) (*Metadata, error) {
 		}
 	}
 	return md, nil
+}
+
+// maxAbstract bounds an abstract taken from the PDF, in characters.
+const maxAbstract = 3000
+
+// pdfAbstract returns the text under an "Abstract" heading of the PDF's
+// first two pages, up to the next heading on that page, or "".
+func pdfAbstract(doc *pdf.Document, secs []Section) string {
+	for i, sec := range secs {
+		if sec.Part > 1 || sec.Part >= len(doc.Pages) || !strings.EqualFold(strings.TrimSpace(sec.Title), "abstract") {
+			continue
+		}
+		text := doc.Pages[sec.Part].Text
+		start := sec.Offset
+		if start < 0 || start > len(text) {
+			continue
+		}
+		if nl := strings.IndexByte(text[start:], '\n'); nl >= 0 {
+			start += nl + 1
+		} else {
+			return ""
+		}
+		end := len(text)
+		if i+1 < len(secs) && secs[i+1].Part == sec.Part && secs[i+1].Offset > start {
+			end = secs[i+1].Offset
+		}
+		abs, _ := textnorm.Truncate(strings.Join(strings.Fields(text[start:end]), " "), maxAbstract)
+		return abs
+	}
+	return ""
 }
 
 // yearOf returns the year a date such as "2024-03-01" or "2024" starts
