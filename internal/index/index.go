@@ -1,0 +1,438 @@
+// Package index is the lexical search engine behind context_search: an
+// in-memory inverted index over documents with a title and a body, ranked
+// by BM25F with a proximity bonus, and a compact on-disk form.
+//
+// Text goes through textnorm.Tokens, so search is insensitive to case,
+// diacritics, compatibility forms and English inflection, and Chinese,
+// Japanese and Korean text is matched by character unigrams and bigrams.
+// English stopwords are not indexed.
+//
+// Scoring, for a query term t with query frequency q_t, in a document:
+//
+//	tf~   = wTitle·tfTitle/(1−bTitle+bTitle·lenTitle/avgTitle)
+//	      + wBody·tfBody/(1−bBody+bBody·lenBody/avgBody)
+//	score = Σ_t q_t · idf_t · tf~·(k1+1)/(tf~+k1)  +  wSpan · span
+//
+// with idf_t = ln(1 + (N−df_t+0.5)/(df_t+0.5)) (BM25F), and span the
+// largest idf sum of distinct query terms found together within a window
+// of a few words: a proximity bonus that favours documents where the
+// query's words meet in one phrase or sentence over documents that merely
+// contain them. The bonus is computed for the best-ranked candidates only.
+// Hits are ordered by score, then key, then document number, so a search
+// is deterministic.
+package index
+
+import (
+	"errors"
+	"math"
+	"sort"
+
+	"github.com/researchctx/researchctx/internal/textnorm"
+)
+
+// A Doc is one unit of search: a file, a paper page or a section.
+type Doc struct {
+	// Key identifies the document stably across builds (for example
+	// "notes/a.txt" or "papers/x.pdf#page=3"); ties in score are broken
+	// by Key.
+	Key string
+	// Title is weighted above Body; for a plain text file it is the first
+	// line.
+	Title string
+	Body  string
+}
+
+// A Hit is one search result.
+type Hit struct {
+	// Doc is the document's number: its order of addition.
+	Doc int
+	Key string
+	// Score is the raw ranking score. It is comparable within one index
+	// only.
+	Score float64
+	// Norm is Score divided by the highest score the query could reach in
+	// this index (every query term matched with saturated frequency and
+	// every proximity bonus earned), in [0, 1]. Query terms the index has
+	// never seen count at the highest idf, so an index that lacks some of
+	// the query's words gives lower values. Merge results from several
+	// indexes by Norm.
+	Norm float64
+}
+
+// ErrTooLarge is returned by Add when the index has reached its size limit
+// (2³² term positions).
+var ErrTooLarge = errors.New("index: too large")
+
+// maxTermLen bounds indexed terms in bytes; longer runs of letters are
+// noise (encoded data, broken extraction) and are skipped.
+const maxTermLen = 64
+
+// fieldGap separates title and body positions so that a phrase never
+// spans the two fields.
+const fieldGap = 16
+
+// params are the ranking constants, tuned on the SciFact training claims
+// only (see docs/benchmarks.md); the result is flat around these values.
+type params struct {
+	k1             float64
+	wTitle, wBody  float64
+	bTitle, bBody  float64
+	wSpan          float64 // weight of the best-span bonus
+	spanWidth      uint32  // window of the span, in positions
+	spanCandidates int     // how many top documents get the bonus
+}
+
+var defaults = params{
+	k1:     1.2,
+	wTitle: 2, wBody: 1,
+	bTitle: 0.3, bBody: 0.6,
+	wSpan:          0.4,
+	spanWidth:      15,
+	spanCandidates: 200,
+}
+
+// Index is an immutable inverted index. It is safe for concurrent use.
+type Index struct {
+	p        params
+	keys     []string
+	titleLen []uint32 // indexed tokens per field
+	bodyLen  []uint32
+	avgTitle float64
+	avgBody  float64
+
+	dict map[string]uint32 // term → term number
+	// Postings of term t are postDoc[postStart[t]:postStart[t+1]], with
+	// field frequencies alongside. Documents ascend within a term.
+	postStart []uint32
+	postDoc   []uint32
+	postTitle []uint32
+	postBody  []uint32
+	// Positions of posting p are pos[posStart[p]:posStart[p+1]],
+	// ascending; body positions follow the title's after fieldGap.
+	posStart []uint32
+	pos      []uint32
+}
+
+// Len returns the number of documents.
+func (ix *Index) Len() int { return len(ix.keys) }
+
+// Key returns the key of document d.
+func (ix *Index) Key(d int) string { return ix.keys[d] }
+
+// A Builder collects documents for an Index. The zero value is ready to
+// use.
+type Builder struct {
+	keys      []string
+	titleLen  []uint32
+	bodyLen   []uint32
+	dict      map[string]uint32
+	terms     []termPostings
+	positions int
+}
+
+type termPostings struct {
+	doc, title, body []uint32
+	posEnd           []uint32 // end of each posting's positions in pos
+	pos              []uint32
+}
+
+// Add tokenises doc and adds it as the next document number.
+func (b *Builder) Add(doc Doc) error {
+	if b.dict == nil {
+		b.dict = make(map[string]uint32)
+	}
+	d := uint32(len(b.keys))
+	type occ struct {
+		title, body uint32
+		pos         []uint32
+	}
+	seen := make(map[uint32]*occ)
+	var order []uint32
+	add := func(toks []textnorm.Token, base uint32, title bool) (n uint32, span uint32) {
+		for _, t := range toks {
+			span = uint32(t.Pos) + 1
+			if t.Stop || len(t.Term) > maxTermLen {
+				continue
+			}
+			id, ok := b.dict[t.Term]
+			if !ok {
+				id = uint32(len(b.terms))
+				b.dict[t.Term] = id
+				b.terms = append(b.terms, termPostings{})
+			}
+			o := seen[id]
+			if o == nil {
+				o = &occ{}
+				seen[id] = o
+				order = append(order, id)
+			}
+			if title {
+				o.title++
+			} else {
+				o.body++
+			}
+			o.pos = append(o.pos, base+uint32(t.Pos))
+			n++
+		}
+		return n, span
+	}
+	tn, tspan := add(textnorm.Tokens(doc.Title), 0, true)
+	bn, _ := add(textnorm.Tokens(doc.Body), tspan+fieldGap, false)
+	if b.positions+int(tn+bn) > math.MaxUint32 {
+		return ErrTooLarge
+	}
+	b.positions += int(tn + bn)
+	for _, id := range order {
+		o := seen[id]
+		tp := &b.terms[id]
+		tp.doc = append(tp.doc, d)
+		tp.title = append(tp.title, o.title)
+		tp.body = append(tp.body, o.body)
+		tp.pos = append(tp.pos, o.pos...)
+		tp.posEnd = append(tp.posEnd, uint32(len(tp.pos)))
+	}
+	b.keys = append(b.keys, doc.Key)
+	b.titleLen = append(b.titleLen, tn)
+	b.bodyLen = append(b.bodyLen, bn)
+	return nil
+}
+
+// Index freezes the documents added so far into an Index. The Builder
+// should not be used afterwards.
+func (b *Builder) Index() *Index {
+	ix := &Index{
+		p:        defaults,
+		keys:     b.keys,
+		titleLen: b.titleLen,
+		bodyLen:  b.bodyLen,
+		dict:     b.dict,
+	}
+	if ix.dict == nil {
+		ix.dict = map[string]uint32{}
+	}
+	var np, npos int
+	for _, tp := range b.terms {
+		np += len(tp.doc)
+		npos += len(tp.pos)
+	}
+	ix.postStart = make([]uint32, 0, len(b.terms)+1)
+	ix.postDoc = make([]uint32, 0, np)
+	ix.postTitle = make([]uint32, 0, np)
+	ix.postBody = make([]uint32, 0, np)
+	ix.posStart = make([]uint32, 0, np+1)
+	ix.pos = make([]uint32, 0, npos)
+	for i := range b.terms {
+		tp := &b.terms[i]
+		ix.postStart = append(ix.postStart, uint32(len(ix.postDoc)))
+		base := uint32(len(ix.pos))
+		prev := uint32(0)
+		for j := range tp.doc {
+			ix.posStart = append(ix.posStart, base+prev)
+			prev = tp.posEnd[j]
+		}
+		ix.postDoc = append(ix.postDoc, tp.doc...)
+		ix.postTitle = append(ix.postTitle, tp.title...)
+		ix.postBody = append(ix.postBody, tp.body...)
+		ix.pos = append(ix.pos, tp.pos...)
+		*tp = termPostings{} // release as we go
+	}
+	ix.postStart = append(ix.postStart, uint32(len(ix.postDoc)))
+	ix.posStart = append(ix.posStart, uint32(len(ix.pos)))
+	ix.finish()
+	*b = Builder{}
+	return ix
+}
+
+// finish computes the derived statistics.
+func (ix *Index) finish() {
+	var t, bd float64
+	for d := range ix.keys {
+		t += float64(ix.titleLen[d])
+		bd += float64(ix.bodyLen[d])
+	}
+	if n := float64(len(ix.keys)); n > 0 {
+		ix.avgTitle, ix.avgBody = t/n, bd/n
+	}
+}
+
+// Build indexes docs in order; document numbers are slice indexes.
+// Documents beyond the size limit are left out.
+func Build(docs []Doc) *Index {
+	var b Builder
+	for _, d := range docs {
+		if b.Add(d) != nil {
+			break
+		}
+	}
+	return b.Index()
+}
+
+// idf returns the inverse document frequency of a term in df documents.
+func (ix *Index) idf(df int) float64 {
+	n := float64(len(ix.keys))
+	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// queryTerm is a distinct indexed term of a query.
+type queryTerm struct {
+	id    uint32
+	known bool // in the index
+	qtf   float64
+	idf   float64
+}
+
+// parseQuery returns the distinct terms of query.
+func (ix *Index) parseQuery(query string) []queryTerm {
+	var terms []queryTerm
+	byTerm := map[string]int{}
+	for _, t := range textnorm.Tokens(query) {
+		if t.Stop || len(t.Term) > maxTermLen {
+			continue
+		}
+		i, ok := byTerm[t.Term]
+		if !ok {
+			i = len(terms)
+			byTerm[t.Term] = i
+			var qt queryTerm
+			qt.id, qt.known = ix.dict[t.Term]
+			df := 0
+			if qt.known {
+				df = int(ix.postStart[qt.id+1] - ix.postStart[qt.id])
+			}
+			qt.idf = ix.idf(df)
+			terms = append(terms, qt)
+		}
+		terms[i].qtf++
+	}
+	return terms
+}
+
+// Search returns the k best documents for query and the number of
+// documents that matched at least one query term.
+func (ix *Index) Search(query string, k int) ([]Hit, int) {
+	if k <= 0 || len(ix.keys) == 0 {
+		return nil, 0
+	}
+	terms := ix.parseQuery(query)
+	if len(terms) == 0 {
+		return nil, 0
+	}
+	p := ix.p
+	scores := make([]float64, len(ix.keys))
+	var matched []uint32
+	maxScore := 0.0
+	for _, qt := range terms {
+		w := qt.qtf * qt.idf * (p.k1 + 1)
+		maxScore += w + p.wSpan*qt.idf
+		if !qt.known {
+			continue
+		}
+		for j := ix.postStart[qt.id]; j < ix.postStart[qt.id+1]; j++ {
+			d := ix.postDoc[j]
+			tf := ix.fieldTF(d, j)
+			if scores[d] == 0 {
+				matched = append(matched, d)
+			}
+			scores[d] += w * tf / (tf + p.k1)
+		}
+	}
+	hits := make([]Hit, len(matched))
+	for i, d := range matched {
+		hits[i] = Hit{Doc: int(d), Key: ix.keys[d], Score: scores[d]}
+	}
+	sortHits(hits)
+	if len(terms) > 1 {
+		n := min(len(hits), max(k, p.spanCandidates))
+		for i := range hits[:n] {
+			hits[i].Score += p.wSpan * ix.bestSpan(uint32(hits[i].Doc), terms)
+		}
+		sortHits(hits[:n])
+	}
+	if len(hits) > k {
+		hits = hits[:k]
+	}
+	for i := range hits {
+		if maxScore > 0 {
+			hits[i].Norm = min(1, hits[i].Score/maxScore)
+		}
+	}
+	return hits, len(matched)
+}
+
+// fieldTF returns the length-normalised, field-weighted frequency of
+// posting j (of document d).
+func (ix *Index) fieldTF(d, j uint32) float64 {
+	p := ix.p
+	tf := 0.0
+	if t := ix.postTitle[j]; t > 0 {
+		tf += p.wTitle * float64(t) / (1 - p.bTitle + p.bTitle*float64(ix.titleLen[d])/max(ix.avgTitle, 1))
+	}
+	if b := ix.postBody[j]; b > 0 {
+		tf += p.wBody * float64(b) / (1 - p.bBody + p.bBody*float64(ix.bodyLen[d])/max(ix.avgBody, 1))
+	}
+	return tf
+}
+
+func sortHits(hits []Hit) {
+	sort.Slice(hits, func(i, j int) bool {
+		a, b := hits[i], hits[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if a.Key != b.Key {
+			return a.Key < b.Key
+		}
+		return a.Doc < b.Doc
+	})
+}
+
+// positions returns the positions of term id in document d, or nil.
+func (ix *Index) positions(id, d uint32) []uint32 {
+	lo, hi := ix.postStart[id], ix.postStart[id+1]
+	docs := ix.postDoc[lo:hi]
+	i := sort.Search(len(docs), func(i int) bool { return docs[i] >= d })
+	if i == len(docs) || docs[i] != d {
+		return nil
+	}
+	j := lo + uint32(i)
+	return ix.pos[ix.posStart[j]:ix.posStart[j+1]]
+}
+
+// bestSpan returns the largest idf sum of distinct query terms that occur
+// together within spanWidth positions of document d.
+func (ix *Index) bestSpan(d uint32, terms []queryTerm) float64 {
+	type hit struct {
+		pos  uint32
+		term int
+	}
+	var hs []hit
+	for i, qt := range terms {
+		if !qt.known {
+			continue
+		}
+		for _, x := range ix.positions(qt.id, d) {
+			hs = append(hs, hit{x, i})
+		}
+	}
+	sort.Slice(hs, func(i, j int) bool { return hs[i].pos < hs[j].pos })
+	count := make([]int, len(terms))
+	best, cur := 0.0, 0.0
+	lo := 0
+	for _, h := range hs {
+		if count[h.term] == 0 {
+			cur += terms[h.term].idf
+		}
+		count[h.term]++
+		for hs[lo].pos+uint32(ix.p.spanWidth) < h.pos {
+			t := hs[lo].term
+			count[t]--
+			if count[t] == 0 {
+				cur -= terms[t].idf
+			}
+			lo++
+		}
+		best = max(best, cur)
+	}
+	return best
+}
+
