@@ -560,41 +560,50 @@ func numberingLevel(title string) int {
 	return strings.Count(strings.TrimSuffix(num, "."), ".") + 1
 }
 
-// detectedSections guesses headings from the text layer: short lines set
-// larger than the body text, or bold lines that start with a section number
-// or are a usual heading word. The document title is not a heading.
+// detectedSections turns the headings the pdf package finds from font
+// sizes and weights into sections. The document title (the largest text on
+// page 1, possibly wrapped onto several lines) is not a section. Levels come
+// from section numbers, so "3.1 Block partition" sits under "3 Method" and
+// unnumbered headings such as "Abstract" are top level.
 func detectedSections(doc *pdf.Document) []Section {
-	body := bodyFontSize(doc)
-	if body == 0 {
-		return nil
-	}
-	title := textnorm.Fold(strings.Join(strings.Fields(doc.Title), " "))
+	title := foldSpace(doc.Title)
 	var out []Section
-	for pi := range doc.Pages {
-		pg := &doc.Pages[pi]
-		for _, ln := range pg.Lines {
-			t := strings.TrimSpace(ln.Text)
-			if !headingLike(t) {
+	for _, h := range doc.Headings() {
+		if h.Page < 1 || h.Page > len(doc.Pages) {
+			continue
+		}
+		pg := &doc.Pages[h.Page-1]
+		t := strings.TrimSpace(h.Title)
+		if !headingLike(t) || (h.Page == 1 && title != "" && strings.Contains(title, foldSpace(t))) {
+			continue
+		}
+		sec := Section{Title: t, Level: numberingLevel(t), Page: h.Page, Part: h.Page - 1}
+		switch {
+		case h.Line >= 0 && h.Line < len(pg.Lines) && pg.Lines[h.Line].Start >= 0 && pg.Lines[h.Line].Start <= len(pg.Text):
+			sec.Offset = pg.Lines[h.Line].Start
+		default:
+			off, ok := anchor(pg.Text, t, -1)
+			if !ok {
 				continue
 			}
-			larger := ln.FontSize >= body*1.15
-			if !larger && !(ln.Bold && ln.FontSize >= body*0.95 && (numberingLevel(t) > 1 || startsNumbered(t) || usualHeading(t))) {
-				continue
-			}
-			if pi == 0 && title != "" && strings.Contains(title, textnorm.Fold(strings.Join(strings.Fields(t), " "))) {
-				continue
-			}
-			out = append(out, Section{Title: t, Level: numberingLevel(t), Page: pi + 1, Part: pi, Offset: ln.Start})
-			if len(out) >= maxDetectedHeadings {
-				return out
-			}
+			sec.Offset = off
+		}
+		out = append(out, sec)
+		if len(out) >= maxDetectedHeadings {
+			break
 		}
 	}
+	sortSections(out)
 	return out
 }
 
+// foldSpace folds s for comparison and collapses its whitespace.
+func foldSpace(s string) string {
+	return textnorm.Fold(strings.Join(strings.Fields(s), " "))
+}
+
 // headingLike reports whether a line could be a heading at all: short, with
-// letters, not a sentence.
+// letters, not ending like a clause.
 func headingLike(t string) bool {
 	if t == "" || len([]rune(t)) > 90 || strings.HasSuffix(t, ",") {
 		return false
@@ -606,42 +615,6 @@ func headingLike(t string) bool {
 		}
 	}
 	return letters >= 3
-}
-
-// startsNumbered reports whether t starts with a section number and a word.
-func startsNumbered(t string) bool {
-	num, rest, ok := strings.Cut(t, " ")
-	return ok && rest != "" && isNumbering(num) && strings.Trim(strings.TrimSuffix(num, "."), "IVXLivxl") != ""
-}
-
-// usualHeading reports an unnumbered heading common in papers.
-func usualHeading(t string) bool {
-	switch strings.ToLower(strings.TrimSuffix(t, ":")) {
-	case "abstract", "introduction", "related work", "background", "method", "methods",
-		"results", "discussion", "conclusion", "conclusions", "references", "bibliography",
-		"acknowledgements", "acknowledgments", "appendix":
-		return true
-	}
-	return false
-}
-
-// bodyFontSize returns the font size most of the document's text is set in.
-func bodyFontSize(doc *pdf.Document) float64 {
-	count := map[float64]int{}
-	for _, pg := range doc.Pages {
-		for _, ln := range pg.Lines {
-			if ln.FontSize > 0 {
-				count[math.Round(ln.FontSize*2)/2] += len(ln.Text)
-			}
-		}
-	}
-	best, n := 0.0, 0
-	for size, c := range count {
-		if c > n || (c == n && size < best) {
-			best, n = size, c
-		}
-	}
-	return best
 }
 
 // sortSections puts sections in reading order.
