@@ -1,0 +1,536 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/tools"
+)
+
+// These tests build the quickchat example and run it as a real server
+// process, the way an agent starts it: <exe> --agentero-context-mcp <grant>.
+
+var (
+	buildOnce   sync.Once
+	buildDir    string
+	quickchat   string
+	buildErrMsg string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// quickchatBinary builds examples/quickchat once per test run.
+func quickchatBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the quickchat example")
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "researchctx-mcp-test-")
+		if err != nil {
+			buildErrMsg = err.Error()
+			return
+		}
+		buildDir = dir
+		bin := filepath.Join(dir, "quickchat")
+		out, err := exec.Command("go", "build", "-o", bin, "../examples/quickchat").CombinedOutput()
+		if err != nil {
+			buildErrMsg = fmt.Sprintf("go build: %v\n%s", err, out)
+			return
+		}
+		quickchat = bin
+	})
+	if quickchat == "" {
+		t.Fatal(buildErrMsg)
+	}
+	return quickchat
+}
+
+// server is one server process and the client session connected to it.
+type server struct {
+	cs     *sdk.ClientSession
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+}
+
+// syncBuffer is a bytes.Buffer safe for the exec copier and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startServer starts quickchat as the server for grant and connects a
+// go-sdk client over CommandTransport at the given protocol version (""
+// for the newest).
+func startServer(t *testing.T, grant, protocol string, env ...string) *server {
+	t.Helper()
+	exe, args, err := commandFor(quickchatBinary(t), grant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), env...)
+	s := &server{cmd: cmd, stderr: &syncBuffer{}}
+	cmd.Stderr = s.stderr
+	c := sdk.NewClient(&sdk.Implementation{Name: "process-test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s.cs, err = c.Connect(ctx, &sdk.CommandTransport{Command: cmd}, &sdk.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		t.Fatalf("connect: %v (stderr: %s)", err, s.stderr)
+	}
+	t.Cleanup(func() { s.cs.Close() })
+	return s
+}
+
+// commandFor is Command for another executable: the host's helper builds
+// the command line of the running process, which in a test is the test
+// binary, so the same shape is checked by TestCommand.
+func commandFor(exe, grant string) (string, []string, error) {
+	g, err := filepath.Abs(grant)
+	return exe, []string{Flag, g}, err
+}
+
+// close ends the session (closing the server's stdin) and returns the
+// server's exit error.
+func (s *server) close() error {
+	err := s.cs.Close()
+	if s.cmd.ProcessState == nil {
+		return errors.Join(err, errors.New("process not waited for"))
+	}
+	return err
+}
+
+func TestProcessProtocols(t *testing.T) {
+	vault := sampleVault(t)
+	grant := writeGrant(t, demoRequest(vault))
+	latest := sdk.SupportedProtocolVersions()[0]
+	for _, protocol := range []string{"", "2025-06-18"} {
+		name := protocol
+		if name == "" {
+			name = "latest"
+		}
+		t.Run(name, func(t *testing.T) {
+			s := startServer(t, grant, protocol)
+			init := s.cs.InitializeResult()
+			want := protocol
+			if want == "" {
+				want = latest
+			}
+			if init.ProtocolVersion != want {
+				t.Errorf("negotiated %q, want %q", init.ProtocolVersion, want)
+			}
+			if init.ServerInfo.Name != researchctx.ServerName || init.Instructions == "" {
+				t.Errorf("server info %+v, instructions %q", init.ServerInfo, init.Instructions)
+			}
+			list, err := s.cs.ListTools(context.Background(), nil)
+			if err != nil || len(list.Tools) != 3 {
+				t.Fatalf("tools/list: %v, %v", list, err)
+			}
+			for tool, args := range map[string]map[string]any{
+				researchctx.ToolSearch:    {"query": "strided global tokens"},
+				researchctx.ToolRead:      {"target": "papers/2401.01234", "page": 2},
+				researchctx.ToolRelations: {"paper": "papers/2401.01234"},
+			} {
+				res := call(t, s.cs, tool, args)
+				mustOK(t, res)
+				if !strings.Contains(text(res), "Budget:") {
+					t.Errorf("%s text: %s", tool, text(res))
+				}
+			}
+			if err := s.close(); err != nil {
+				t.Errorf("server exit: %v", err)
+			}
+			if code := s.cmd.ProcessState.ExitCode(); code != ExitOK {
+				t.Errorf("exit code %d, want 0", code)
+			}
+			if e := s.stderr.String(); e != "" {
+				t.Errorf("stderr without %s: %q", LogEnv, e)
+			}
+		})
+	}
+}
+
+func TestProcessConcurrentCalls(t *testing.T) {
+	vault := sampleVault(t)
+	grant := writeGrant(t, demoRequest(vault))
+	s := startServer(t, grant, "")
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{researchctx.ToolSearch, map[string]any{"query": "slot routing"}},
+		{researchctx.ToolRead, map[string]any{"target": "papers/2401.01234", "page": 1}},
+		{researchctx.ToolRead, map[string]any{"target": "notes"}},
+		{researchctx.ToolRelations, map[string]any{"paper": "papers/2403.05678"}},
+		{researchctx.ToolRead, map[string]any{"target": "papers/vision/resnet-like"}}, // refused
+	}
+	const n = 20
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			c := calls[i%len(calls)]
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: c.tool, Arguments: c.args})
+			switch {
+			case err != nil:
+				errs <- fmt.Errorf("%s: %v", c.tool, err)
+			case res.IsError != (i%len(calls) == 4):
+				errs <- fmt.Errorf("%s %v: isError %v: %s", c.tool, c.args, res.IsError, text(res))
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if u := usage(t, grant, "turn-1"); u.Calls != n-n/len(calls) || u.Skipped != 0 {
+		t.Errorf("usage: %d lines (%d skipped), want %d", u.Calls, u.Skipped, n-n/len(calls))
+	}
+}
+
+// TestProcessSharedBudget: two server processes on one grant (two agent
+// sessions of one turn) draw on one turn budget.
+func TestProcessSharedBudget(t *testing.T) {
+	vault := sampleVault(t)
+	req := demoRequest(vault)
+	const turnChars = 5000
+	req.Budget = &researchctx.BudgetOverrides{TurnChars: intp(turnChars), ReadChars: intp(1500)}
+	grant := writeGrant(t, req)
+	a := startServer(t, grant, "")
+	b := startServer(t, grant, "")
+
+	read := func(s *server, page int) (*tools.ReadOutput, string) {
+		res := call(t, s.cs, researchctx.ToolRead, map[string]any{"target": "papers/2401.01234", "page": page})
+		if res.IsError {
+			return nil, text(res)
+		}
+		var out tools.ReadOutput
+		decode(t, res, &out)
+		return &out, ""
+	}
+	first, msg := read(a, 1)
+	if first == nil {
+		t.Fatal(msg)
+	}
+	second, msg := read(b, 2)
+	if second == nil {
+		t.Fatal(msg)
+	}
+	if second.Budget.Used <= first.Budget.Used {
+		t.Errorf("server B reports %d used after A used %d: budget not shared", second.Budget.Used, first.Budget.Used)
+	}
+	spent := false
+	for i := range 20 {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		out, msg := read(s, 1+i%3)
+		if out == nil {
+			if !strings.HasPrefix(msg, tools.ErrBudgetSpent.Error()) {
+				t.Fatalf("call %d: %s", i, msg)
+			}
+			spent = true
+			break
+		}
+	}
+	if !spent {
+		t.Fatal("budget never spent")
+	}
+	// Both servers now refuse.
+	for _, s := range []*server{a, b} {
+		if out, msg := read(s, 3); out != nil || !strings.HasPrefix(msg, tools.ErrBudgetSpent.Error()) {
+			t.Errorf("after the budget was spent: %q", msg)
+		}
+	}
+	if u := usage(t, grant, "turn-1"); u.Chars > turnChars {
+		t.Errorf("two servers handed out %d characters, budget %d", u.Chars, turnChars)
+	}
+}
+
+func TestProcessGrantChanged(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(t *testing.T, vault, grant string)
+	}{
+		{"deleted", func(t *testing.T, vault, grant string) {
+			if err := os.Remove(grant); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"fingerprint rewritten", func(t *testing.T, vault, grant string) { forgeFingerprint(t, grant) }},
+		{"scope changed", func(t *testing.T, vault, grant string) { rewriteGrant(t, vault) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vault := sampleVault(t)
+			grant := writeGrant(t, demoRequest(vault))
+			s := startServer(t, grant, "")
+			mustOK(t, call(t, s.cs, researchctx.ToolRead, map[string]any{"target": "papers/2401.01234"}))
+			before := usage(t, grant, "turn-1").Calls
+			tt.change(t, vault, grant)
+			for tool, args := range validArgs {
+				res := call(t, s.cs, tool, args)
+				if !res.IsError || text(res) != tools.ErrGrantChanged.Error() {
+					t.Errorf("%s: isError %v, %q", tool, res.IsError, text(res))
+				}
+			}
+			if after := usage(t, grant, "turn-1").Calls; after != before {
+				t.Errorf("%d usage lines after the grant changed, want %d", after, before)
+			}
+		})
+	}
+}
+
+func TestProcessMalformedArguments(t *testing.T) {
+	vault := sampleVault(t)
+	s := startServer(t, writeGrant(t, demoRequest(vault)), "")
+	for _, c := range []struct {
+		tool string
+		args any
+	}{
+		{researchctx.ToolSearch, map[string]any{"query": 42}},
+		{researchctx.ToolSearch, map[string]any{"q": "x"}},
+		{researchctx.ToolRead, map[string]any{"target": "papers/2401.01234", "page": "two"}},
+		{researchctx.ToolRead, map[string]any{}},
+		{researchctx.ToolRelations, map[string]any{"paper": "papers/2401.01234", "limit": true}},
+		{researchctx.ToolRelations, json.RawMessage(`"papers/2401.01234"`)},
+	} {
+		res, err := s.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil {
+			t.Errorf("%s %v: protocol error %v", c.tool, c.args, err)
+			continue
+		}
+		if !res.IsError {
+			t.Errorf("%s %v: accepted", c.tool, c.args)
+		}
+	}
+	// The session survives bad calls.
+	mustOK(t, call(t, s.cs, researchctx.ToolSearch, map[string]any{"query": "gate"}))
+}
+
+// rawServer starts quickchat as a server with plain pipes, for tests that
+// speak the wire protocol by hand.
+func rawServer(t *testing.T, args []string, env ...string) (cmd *exec.Cmd, stdin *os.File, stdout, stderr *syncBuffer) {
+	t.Helper()
+	cmd = exec.Command(quickchatBinary(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdin = r
+	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	t.Cleanup(func() {
+		w.Close()
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd, w, stdout, stderr
+}
+
+// wait waits for cmd to exit, failing the test when it hangs.
+func wait(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatal("server did not exit")
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+const (
+	initializeLine  = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+	initializedLine = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+)
+
+// TestProcessNonJSONLine: a line that is not JSON ends the server (exit 1,
+// one line on stderr) without hanging, without a half-written response and
+// without a torn usage line, even with calls in flight.
+func TestProcessNonJSONLine(t *testing.T) {
+	vault := sampleVault(t)
+	grant := writeGrant(t, demoRequest(vault))
+	cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, grant})
+	lines := []string{initializeLine, initializedLine}
+	for i := range 10 {
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"context_read","arguments":{"target":"papers/2401.01234","mode":"full"}}}`, i+2))
+	}
+	lines = append(lines, "this is not JSON-RPC", `{"jsonrpc":"2.0","id":99,"method":"tools/list"}`)
+	if _, err := stdin.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	// stdin stays open: the server must end on the bad line, not on EOF.
+	code := wait(t, cmd)
+	if code != ExitError {
+		t.Errorf("exit code %d, want %d", code, ExitError)
+	}
+	if e := strings.TrimSuffix(stderr.String(), "\n"); e == "" || strings.Contains(e, "\n") || strings.Contains(e, vault) {
+		t.Errorf("stderr %q, want one line naming no Vault path", e)
+	}
+	sc := bufio.NewScanner(strings.NewReader(stdout.String()))
+	sc.Buffer(nil, 1<<22)
+	for sc.Scan() {
+		var msg struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil {
+			t.Errorf("stdout line is not JSON: %q", sc.Text())
+		}
+		if string(msg.ID) == "99" {
+			t.Errorf("request after the bad line was answered")
+		}
+	}
+	if s := stdout.String(); s != "" && !strings.HasSuffix(s, "\n") {
+		t.Errorf("stdout ends in a half-written line")
+	}
+	data, err := os.ReadFile(researchctx.UsagePath(grant))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		t.Errorf("usage log ends in a half-written line")
+	}
+	if u := usage(t, grant, "turn-1"); u.Skipped != 0 {
+		t.Errorf("%d torn usage lines", u.Skipped)
+	}
+	// Reaped: the process is gone.
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", cmd.Process.Pid)); err == nil {
+		t.Errorf("process %d still exists", cmd.Process.Pid)
+	}
+}
+
+// TestProcessExitCodes: the host entry point's contract on the command line.
+func TestProcessExitCodes(t *testing.T) {
+	vault := sampleVault(t)
+	grant := writeGrant(t, demoRequest(vault))
+	remote := demoRequest(vault)
+	remote.RuntimeID, remote.Remote = "rt-remote", true
+	var r researchctx.Resolver
+	plan, err := r.Resolve(context.Background(), remote)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	promptOnly, err := plan.WriteGrant()
+	if err != nil {
+		t.Fatal(err)
+	}
+	garbage := filepath.Join(vault, ".agentero", "context-sessions", "rt-garbage", "grant.json")
+	if err := os.MkdirAll(filepath.Dir(garbage), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(garbage, []byte(`{"version": 1, "vault": `), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name  string
+		args  []string
+		input string
+		code  int
+	}{
+		{"EOF at once", []string{Flag, grant}, "", ExitOK},
+		{"initialize then EOF", []string{Flag, grant}, initializeLine + "\n" + initializedLine + "\n", ExitOK},
+		{"no grant path", []string{Flag}, "", ExitUsage},
+		{"empty grant path", []string{Flag, ""}, "", ExitUsage},
+		{"extra argument", []string{Flag, grant, "more"}, "", ExitUsage},
+		{"missing grant", []string{Flag, filepath.Join(vault, ".agentero", "context-sessions", "rt-none", "grant.json")}, initializeLine + "\n", ExitUsage},
+		{"invalid grant", []string{Flag, garbage}, initializeLine + "\n", ExitUsage},
+		{"prompt-only grant", []string{Flag, promptOnly}, initializeLine + "\n", ExitUsage},
+		{"a directory as grant", []string{Flag, vault}, initializeLine + "\n", ExitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd, stdin, stdout, stderr := rawServer(t, tt.args)
+			stdin.WriteString(tt.input)
+			stdin.Close()
+			if code := wait(t, cmd); code != tt.code {
+				t.Errorf("exit code %d, want %d (stderr %q)", code, tt.code, stderr.String())
+			}
+			if tt.code == ExitUsage {
+				e := stderr.String()
+				if !strings.HasPrefix(e, researchctx.ServerName+": ") || strings.Count(e, "\n") != 1 || strings.Contains(e, vault) {
+					t.Errorf("stderr %q, want one line naming no Vault path", e)
+				}
+				if stdout.String() != "" {
+					t.Errorf("stdout %q, want nothing", stdout.String())
+				}
+			}
+		})
+	}
+
+	t.Run("not requested", func(t *testing.T) {
+		out, err := exec.Command(quickchatBinary(t)).Output()
+		if err != nil {
+			t.Fatalf("%v", err)
+		}
+		if bytes.Contains(out, []byte(`"jsonrpc"`)) {
+			t.Errorf("served MCP without the flag: %s", out)
+		}
+	})
+}
+
+// TestProcessLogging: logging is off by default and goes to stderr, never
+// stdout, when LogEnv asks for it.
+func TestProcessLogging(t *testing.T) {
+	vault := sampleVault(t)
+	grant := writeGrant(t, demoRequest(vault))
+	s := startServer(t, grant, "", LogEnv+"=debug")
+	mustOK(t, call(t, s.cs, researchctx.ToolSearch, map[string]any{"query": "gate"}))
+	call(t, s.cs, researchctx.ToolRead, map[string]any{"target": "papers/vision/resnet-like"})
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+	e := s.stderr.String()
+	if !strings.Contains(e, "level=") {
+		t.Errorf("stderr with %s=debug: %q", LogEnv, e)
+	}
+}
