@@ -1,0 +1,165 @@
+package pdf
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type tokView struct {
+	Kind tokKind
+	Num  float64
+	Val  string
+}
+
+func lexAll(data []byte) []tokView {
+	lx := newLexer(data)
+	var out []tokView
+	for i := 0; i < 4*len(data)+8; i++ {
+		t := lx.next()
+		if t.kind == tokEOF {
+			return out
+		}
+		out = append(out, tokView{t.kind, t.num, string(t.val)})
+		if t.kind == tokOp && string(t.val) == "ID" {
+			lx.skipInlineImage()
+		}
+	}
+	panic("lexer did not reach the end")
+}
+
+func TestLexer(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []tokView
+	}{
+		{"numbers", "1 -2.5 .5 +3 4. --1", []tokView{{tokNum, 1, ""}, {tokNum, -2.5, ""}, {tokNum, .5, ""}, {tokNum, 3, ""}, {tokNum, 4, ""}, {tokNum, 1, ""}}},
+		{"names with escapes", "/F1 /A#20B /", []tokView{{tokName, 0, "F1"}, {tokName, 0, "A B"}, {tokName, 0, ""}}},
+		{"literal string escapes and nesting", `(a\(b\)c (d) \101\n\
+x)`, []tokView{{tokString, 0, "a(b)c (d) A\nx"}}},
+		{"hex string with odd digit", "<48 65 6C6C 6F2>", []tokView{{tokString, 0, "Hello "}}},
+		{"arrays, dicts and operators", "[(a) -120 (b)] TJ << /K 1 >> BDC", []tokView{
+			{tokArrayOpen, 0, ""}, {tokString, 0, "a"}, {tokNum, -120, ""}, {tokString, 0, "b"}, {tokArrayClose, 0, ""}, {tokOp, 0, "TJ"},
+			{tokDictOpen, 0, ""}, {tokName, 0, "K"}, {tokNum, 1, ""}, {tokDictClose, 0, ""}, {tokOp, 0, "BDC"}}},
+		{"comments", "% note\nq Q", []tokView{{tokOp, 0, "q"}, {tokOp, 0, "Q"}}},
+		{"inline image data is skipped", "BI /W 1 ID \x00EI\xff EI Q", []tokView{{tokOp, 0, "BI"}, {tokName, 0, "W"}, {tokNum, 1, ""}, {tokOp, 0, "ID"}, {tokOp, 0, "Q"}}},
+		{"unterminated string", "(abc", []tokView{{tokString, 0, "abc"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, lexAll([]byte(tt.in))); diff != "" {
+				t.Errorf("tokens (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCMap(t *testing.T) {
+	cm := parseCMap([]byte(`1 begincodespacerange <00> <80> <8140> <FFFF> endcodespacerange
+2 beginbfchar <41> <0041> <8140> <D835DC00> endbfchar
+2 beginbfrange <61> <62> <0061> <9000> <9FFF> <4E00> endbfrange
+1 beginbfrange <42> <43> [<0066 0069> <FB01>] endbfrange`))
+	tests := []struct {
+		code uint32
+		want string
+	}{
+		{0x41, "A"}, {0x62, "b"}, {0x8140, "𝐀"}, {0x9001, "丁"}, {0x42, "fi"}, {0x43, "fi"},
+	}
+	for _, tt := range tests {
+		if got, _ := cm.lookupText(tt.code); got != tt.want {
+			t.Errorf("code %#x: got %q, want %q", tt.code, got, tt.want)
+		}
+	}
+	if n := cm.codeLen([]byte{0x41, 0x81}); n != 1 {
+		t.Errorf("codeLen(41) = %d", n)
+	}
+	if n := cm.codeLen([]byte{0x81, 0x40}); n != 2 {
+		t.Errorf("codeLen(8140) = %d", n)
+	}
+}
+
+func TestGlyphText(t *testing.T) {
+	for name, want := range map[string]string{
+		"A": "A", "fi": "fi", "f_f_i": "ffi", "uni00E9": "é", "uni00660069": "fi", "u1D400": "𝐀",
+		"a.sc": "a", "eacute": "é", "nosuchglyph": "", ".notdef": "",
+	} {
+		if got := glyphText(name); got != want {
+			t.Errorf("glyphText(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func seedPDFs(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "*.pdf"))
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+}
+
+// FuzzLexer checks that the content-stream lexer, CMap parser and
+// interpreter end on any input without panicking.
+func FuzzLexer(f *testing.F) {
+	for _, s := range []string{
+		"BT /F1 12 Tf 72 700 Td (Hello) Tj ET",
+		"[(a) -120 <4142> (b\\051)] TJ q 1 0 0 1 0 0 cm Q",
+		"BI /W 2 /H 2 ID \x00\x01EI Q << /A [1 2 <<>>] >> BDC",
+		"1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfrange <00> <FF> [<0041>] endbfrange",
+		"(unterminated \\",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lx := newLexer(data)
+		for i := 0; ; i++ {
+			if i > 4*len(data)+8 {
+				t.Fatal("lexer did not terminate")
+			}
+			tok := lx.next()
+			if tok.kind == tokEOF {
+				break
+			}
+			if tok.kind == tokOp && string(tok.val) == "ID" {
+				lx.skipInlineImage()
+			}
+		}
+		parseCMap(data)
+		d := &doc{ctx: context.Background(), maxStream: 1 << 20, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
+		in := newInterp(d, identity)
+		in.gs.font = &font{kind: fontType0, defaultW: 1, sizeScale: 1, toUnicode: parseCMap(data)}
+		in.gs.size = 10
+		_ = in.run(data, nil, 0)
+		layoutPage(in.glyphs, 612, 792)
+	})
+}
+
+// FuzzExtract checks that whole-file extraction returns a document or one
+// of the typed errors, within its time bound, for any input.
+func FuzzExtract(f *testing.F) {
+	seedPDFs(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := Extract(context.Background(), bytes.NewReader(data), int64(len(data)), &Options{Timeout: 5 * time.Second, MaxBytes: 4 << 20})
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrEncrypted) && !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrTimeout) {
+				t.Fatalf("untyped error: %v", err)
+			}
+			return
+		}
+		for _, p := range d.Pages {
+			if p.Text == "" && !p.NoTextLayer && p.Err == nil {
+				t.Fatalf("page %d silently empty", p.Number)
+			}
+		}
+		d.Headings()
+	})
+}
