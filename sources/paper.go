@@ -59,6 +59,11 @@ type Paper struct {
 	pdfStamp string
 	pdfDoc   *pdf.Document
 	pdfErr   error
+
+	secMu    sync.Mutex
+	secDoc   *pdf.Document // the document secs were found in
+	secStamp string        // and the state of layout.json and PAPER.md
+	secs     []Section
 }
 
 func (l *Library) newPaper(p *vault.Paper) *Paper {
@@ -318,8 +323,31 @@ func (s *Paper) readPDF(ctx context.Context) (*Document, error) {
 		}
 		out.Parts[i] = part
 	}
-	out.Sections = s.pdfSections(ctx, doc)
+	out.Sections = s.cachedSections(ctx, doc)
 	return out, nil
+}
+
+// cachedSections returns pdfSections(doc), computed again only when the
+// PDF, layout.json or PAPER.md changed. The caller gets its own copy.
+func (s *Paper) cachedSections(ctx context.Context, doc *pdf.Document) []Section {
+	stamp := s.fileStamp(s.p.Ref+"/"+layoutFile) + "\x00" + s.fileStamp(s.p.Ref+"/"+vault.PaperMDFile)
+	s.secMu.Lock()
+	defer s.secMu.Unlock()
+	if s.secDoc != doc || s.secStamp != stamp {
+		s.secs = s.pdfSections(ctx, doc)
+		s.secDoc, s.secStamp = doc, stamp
+	}
+	return append([]Section(nil), s.secs...)
+}
+
+// fileStamp describes the state of a file: its size and modification
+// time, or that it is absent.
+func (s *Paper) fileStamp(rel string) string {
+	st, err := s.l.v.FS().Stat(rel)
+	if err != nil {
+		return rel + ":absent"
+	}
+	return fmt.Sprintf("%s:%d:%d", rel, st.Size(), st.ModTime().UnixNano())
 }
 
 // pageLabel returns the printed label of physical page i (0-based) when the
@@ -660,12 +688,7 @@ func (s *Paper) stamp() string {
 			parts = append(parts, "-")
 			continue
 		}
-		st, err := s.l.v.FS().Stat(rel)
-		if err != nil {
-			parts = append(parts, rel+":absent")
-			continue
-		}
-		parts = append(parts, fmt.Sprintf("%s:%d:%d", rel, st.Size(), st.ModTime().UnixNano()))
+		parts = append(parts, s.fileStamp(rel))
 	}
 	return stampOf(parts...)
 }

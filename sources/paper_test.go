@@ -889,3 +889,40 @@ func TestPaperCorpus(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkPaperRead measures Read("") of a three-page paper: "cold" parses
+// the PDF each time (a new Library), "warm" reuses the parsed document.
+func BenchmarkPaperRead(b *testing.B) {
+	root := b.TempDir()
+	if err := samplevault.Extract(root); err != nil {
+		b.Fatal(err)
+	}
+	v, err := vault.Open(root, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	ctx := context.Background()
+	open := func() *Paper {
+		s, err := NewLibrary(v, &LibraryOptions{CacheDir: "-"}).Open(ctx, KindPaper, "papers/2401.01234")
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s.(*Paper)
+	}
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := open().Read(ctx, ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		p := open()
+		for b.Loop() {
+			if _, err := p.Read(ctx, ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
