@@ -435,4 +435,3 @@ func (ix *Index) bestSpan(d uint32, terms []queryTerm) float64 {
 	}
 	return best
 }
-
