@@ -1,0 +1,488 @@
+package pdf
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Version identifies the extractor's output. Cache entries written by
+// another version are ignored; bump it whenever extracted text changes.
+const Version = 1
+
+// Cache keeps extracted documents on disk, one file per document keyed by
+// the PDF's SHA-256 and Version, so that a page is read back in well under
+// a millisecond. Dir is chosen by the caller (the SDK uses a folder under
+// the vault's .agentero/cache); it is created when missing.
+//
+// Each entry holds a checksummed header (document metadata and the offset
+// and checksum of every page) followed by the pages. Writes go to a
+// temporary file that is renamed into place, so concurrent processes never
+// see a partial entry; an entry that fails its checksums is rebuilt, never
+// trusted. A small per-path record maps (path, size, modification time) to
+// the SHA-256, so an unchanged file is not hashed again.
+type Cache struct {
+	Dir       string
+	Extractor Extractor // nil: Native
+	Options   *Options  // passed to the extractor
+}
+
+// FileInfo identifies a file for the cache's fast path. Path may be empty,
+// in which case the file is always hashed.
+type FileInfo struct {
+	Path    string
+	Size    int64
+	ModTime time.Time
+}
+
+// Opener opens the file to extract. The cache calls it at most once per
+// call, only when the file must be hashed or extracted.
+type Opener func() (r io.ReaderAt, size int64, closer io.Closer, err error)
+
+// ErrCacheCorrupt reports a cache entry that failed its checksums. The
+// Cache methods remove and rebuild such an entry; the error surfaces only
+// when the rebuilt entry fails again (a disk that keeps corrupting it).
+var ErrCacheCorrupt = errors.New("pdf: corrupt cache entry")
+
+const cacheMagic = "RCPDFC01"
+
+type cacheHeader struct {
+	Version   int
+	SHA256    string
+	Labels    []string      `json:",omitempty"`
+	Outline   []OutlineItem `json:",omitempty"`
+	Title     string        `json:",omitempty"`
+	Authors   []string      `json:",omitempty"`
+	InfoTitle string        `json:",omitempty"`
+	Pages     []cachePageRef
+}
+
+type cachePageRef struct {
+	Off, Len int64
+	Sum      string // hex SHA-256 of the page record
+}
+
+type pathRecord struct {
+	Path    string
+	Size    int64
+	ModTime int64
+	SHA256  string
+}
+
+// Extract returns the document of the file, from the cache when an entry
+// for its content exists, else by extracting it and storing the result.
+func (c *Cache) Extract(ctx context.Context, key FileInfo, open Opener) (*Document, error) {
+	for attempt := 0; ; attempt++ {
+		e, err := c.entry(ctx, key, open)
+		if err != nil {
+			return nil, err
+		}
+		d, err := e.document() // removes the entry when a page is corrupt
+		e.close()
+		if err == nil || attempt > 0 || !errors.Is(err, ErrCacheCorrupt) {
+			return d, err
+		}
+	}
+}
+
+// Page returns page n (1-based) of the file, reading only that page from
+// the cache entry when one exists.
+func (c *Cache) Page(ctx context.Context, key FileInfo, open Opener, n int) (*Page, error) {
+	e, err := c.entry(ctx, key, open)
+	if err != nil {
+		return nil, err
+	}
+	defer e.close()
+	if n < 1 || n > len(e.hdr.Pages) {
+		return nil, fmt.Errorf("pdf: page %d out of range 1..%d", n, len(e.hdr.Pages))
+	}
+	p, err := e.page(n)
+	if err != nil && errors.Is(err, ErrCacheCorrupt) {
+		// Corrupt page record: rebuild the entry once.
+		os.Remove(e.f.Name())
+		e.close()
+		if e, err = c.entry(ctx, key, open); err != nil {
+			return nil, err
+		}
+		defer e.close()
+		return e.page(n)
+	}
+	return p, nil
+}
+
+// entry returns an open, verified cache entry for the file, building it
+// when needed.
+func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEntry, error) {
+	if c.Dir == "" {
+		return nil, errors.New("pdf: Cache.Dir is empty")
+	}
+	sum := ""
+	if key.Path != "" {
+		if rec, ok := c.readPathRecord(key); ok {
+			sum = rec.SHA256
+		}
+	}
+	if sum != "" {
+		if e, err := openEntry(c.entryPath(sum), sum); err == nil {
+			return e, nil
+		}
+	}
+	r, size, closer, err := open()
+	if err != nil {
+		return nil, err
+	}
+	if closer != nil {
+		defer closer.Close()
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(r, 0, size)); err != nil {
+		return nil, fmt.Errorf("pdf: hashing: %w", err)
+	}
+	sum = hex.EncodeToString(h.Sum(nil))
+	if e, err := openEntry(c.entryPath(sum), sum); err == nil {
+		c.writePathRecord(key, sum)
+		return e, nil
+	}
+	ext := c.Extractor
+	if ext == nil {
+		ext = Native{}
+	}
+	doc, err := ext.Extract(ctx, r, size, c.Options)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.write(sum, doc); err != nil {
+		return nil, err
+	}
+	c.writePathRecord(key, sum)
+	return openEntry(c.entryPath(sum), sum)
+}
+
+func (c *Cache) entryPath(sum string) string {
+	return filepath.Join(c.Dir, fmt.Sprintf("v%d", Version), sum[:2], sum+".pdfc")
+}
+
+func (c *Cache) pathRecordPath(path string) string {
+	h := sha256.Sum256([]byte(path))
+	return filepath.Join(c.Dir, "paths", hex.EncodeToString(h[:16])+".json")
+}
+
+func (c *Cache) readPathRecord(key FileInfo) (pathRecord, bool) {
+	var rec pathRecord
+	b, err := os.ReadFile(c.pathRecordPath(key.Path))
+	if err != nil || json.Unmarshal(b, &rec) != nil {
+		return rec, false
+	}
+	ok := rec.Path == key.Path && rec.Size == key.Size && rec.ModTime == key.ModTime.UnixNano() && len(rec.SHA256) == 64
+	return rec, ok
+}
+
+func (c *Cache) writePathRecord(key FileInfo, sum string) {
+	if key.Path == "" || key.ModTime.IsZero() {
+		return
+	}
+	b, err := json.Marshal(pathRecord{key.Path, key.Size, key.ModTime.UnixNano(), sum})
+	if err == nil {
+		_ = writeAtomic(c.pathRecordPath(key.Path), b) // only a shortcut: failure costs a hash later
+	}
+}
+
+// write stores doc as the entry for sum.
+func (c *Cache) write(sum string, doc *Document) error {
+	hdr := cacheHeader{Version: Version, SHA256: sum, Labels: doc.Labels, Outline: doc.Outline,
+		Title: doc.Title, Authors: doc.Authors, InfoTitle: doc.InfoTitle}
+	var body bytes.Buffer
+	for i := range doc.Pages {
+		b := encodePage(&doc.Pages[i])
+		s := sha256.Sum256(b)
+		hdr.Pages = append(hdr.Pages, cachePageRef{Off: int64(body.Len()), Len: int64(len(b)), Sum: hex.EncodeToString(s[:])})
+		body.Write(b)
+	}
+	hb, err := json.Marshal(hdr)
+	if err != nil {
+		return fmt.Errorf("pdf: encoding cache entry: %w", err)
+	}
+	hs := sha256.Sum256(hb)
+	var out bytes.Buffer
+	out.Grow(len(cacheMagic) + 4 + 32 + len(hb) + body.Len())
+	out.WriteString(cacheMagic)
+	binary.Write(&out, binary.BigEndian, uint32(len(hb)))
+	out.Write(hs[:])
+	out.Write(hb)
+	out.Write(body.Bytes())
+	return writeAtomic(c.entryPath(sum), out.Bytes())
+}
+
+func errKind(err error) string {
+	for _, k := range []error{ErrMalformed, ErrTooLarge, ErrTimeout, ErrEncrypted} {
+		if errors.Is(err, k) {
+			return k.Error()
+		}
+	}
+	return ""
+}
+
+func kindErr(kind string) error {
+	for _, k := range []error{ErrMalformed, ErrTooLarge, ErrTimeout, ErrEncrypted} {
+		if k.Error() == kind {
+			return k
+		}
+	}
+	return ErrMalformed
+}
+
+// writeAtomic writes data to a temporary file beside path and renames it
+// into place, so readers see either the old file or the whole new one.
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("pdf: cache: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("pdf: cache: %w", err)
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("pdf: cache: writing %s: %w", filepath.Base(path), errors.Join(werr, cerr))
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("pdf: cache: %w", err)
+	}
+	return nil
+}
+
+// cacheEntry is an open entry whose header has been verified.
+type cacheEntry struct {
+	f    *os.File
+	hdr  cacheHeader
+	body int64 // offset of the first page record
+}
+
+// openEntry opens and verifies the header of the entry at path. A corrupt
+// entry is removed, so that the caller rebuilds it.
+func openEntry(path, sum string) (*cacheEntry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	e, err := readHeader(f, sum)
+	if err != nil {
+		f.Close()
+		if errors.Is(err, ErrCacheCorrupt) {
+			os.Remove(path)
+		}
+		return nil, err
+	}
+	return e, nil
+}
+
+func readHeader(f *os.File, sum string) (*cacheEntry, error) {
+	var pre [len(cacheMagic) + 4 + 32]byte
+	if _, err := io.ReadFull(f, pre[:]); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCacheCorrupt, err)
+	}
+	if string(pre[:len(cacheMagic)]) != cacheMagic {
+		return nil, fmt.Errorf("%w: bad magic", ErrCacheCorrupt)
+	}
+	n := binary.BigEndian.Uint32(pre[len(cacheMagic):])
+	if n > 64<<20 {
+		return nil, fmt.Errorf("%w: header length %d", ErrCacheCorrupt, n)
+	}
+	hb := make([]byte, n)
+	if _, err := io.ReadFull(f, hb); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCacheCorrupt, err)
+	}
+	if s := sha256.Sum256(hb); !bytes.Equal(s[:], pre[len(cacheMagic)+4:]) {
+		return nil, fmt.Errorf("%w: header checksum", ErrCacheCorrupt)
+	}
+	e := &cacheEntry{f: f, body: int64(len(pre)) + int64(n)}
+	if err := json.Unmarshal(hb, &e.hdr); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCacheCorrupt, err)
+	}
+	if e.hdr.Version != Version || e.hdr.SHA256 != sum {
+		return nil, fmt.Errorf("%w: entry is for another version or file", ErrCacheCorrupt)
+	}
+	return e, nil
+}
+
+func (e *cacheEntry) close() {
+	if e != nil && e.f != nil {
+		e.f.Close()
+		e.f = nil
+	}
+}
+
+// page reads and verifies page n.
+func (e *cacheEntry) page(n int) (*Page, error) {
+	ref := e.hdr.Pages[n-1]
+	if ref.Len < 0 || ref.Len > 1<<30 || ref.Off < 0 {
+		return nil, fmt.Errorf("%w: page %d record", ErrCacheCorrupt, n)
+	}
+	b := make([]byte, ref.Len)
+	if _, err := e.f.ReadAt(b, e.body+ref.Off); err != nil {
+		return nil, fmt.Errorf("%w: page %d: %v", ErrCacheCorrupt, n, err)
+	}
+	s := sha256.Sum256(b)
+	if hex.EncodeToString(s[:]) != ref.Sum {
+		return nil, fmt.Errorf("%w: page %d checksum", ErrCacheCorrupt, n)
+	}
+	p, err := decodePage(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: page %d: %v", ErrCacheCorrupt, n, err)
+	}
+	return p, nil
+}
+
+// document reads every page.
+func (e *cacheEntry) document() (*Document, error) {
+	d := &Document{Labels: e.hdr.Labels, Outline: e.hdr.Outline, Title: e.hdr.Title, Authors: e.hdr.Authors, InfoTitle: e.hdr.InfoTitle}
+	d.Pages = make([]Page, len(e.hdr.Pages))
+	for i := range e.hdr.Pages {
+		p, err := e.page(i + 1)
+		if err != nil {
+			os.Remove(e.f.Name())
+			return nil, err
+		}
+		d.Pages[i] = *p
+	}
+	return d, nil
+}
+
+// Page records are binary, not JSON: decoding a page's lines from JSON
+// costs more than the millisecond a cached page read may take. A line's
+// text is stored as its span of the page text, which it always is.
+
+func encodePage(p *Page) []byte {
+	b := make([]byte, 0, len(p.Text)+len(p.Lines)*48+64)
+	b = binary.AppendUvarint(b, uint64(p.Number))
+	b = binary.BigEndian.AppendUint64(b, math.Float64bits(p.Width))
+	b = binary.BigEndian.AppendUint64(b, math.Float64bits(p.Height))
+	flags := byte(0)
+	if p.NoTextLayer {
+		flags |= 1
+	}
+	b = append(b, flags)
+	b = appendString(b, p.Text)
+	var errMsg, kind string
+	if p.Err != nil {
+		errMsg, kind = p.Err.Error(), errKind(p.Err)
+	}
+	b = appendString(b, errMsg)
+	b = appendString(b, kind)
+	b = binary.AppendUvarint(b, uint64(len(p.Lines)))
+	for _, l := range p.Lines {
+		b = binary.AppendUvarint(b, uint64(l.Start))
+		b = binary.AppendUvarint(b, uint64(len(l.Text)))
+		for _, f := range [...]float64{l.Box.X, l.Box.Y, l.Box.W, l.Box.H, l.FontSize} {
+			b = binary.BigEndian.AppendUint64(b, math.Float64bits(f))
+		}
+		bold := byte(0)
+		if l.Bold {
+			bold = 1
+		}
+		b = append(b, bold)
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+type pageDecoder struct {
+	b   []byte
+	err error
+}
+
+func (d *pageDecoder) uvarint() int {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 || v > 1<<31 {
+		d.err = errors.New("bad varint")
+		d.b = nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return int(v)
+}
+
+func (d *pageDecoder) float() float64 {
+	if len(d.b) < 8 {
+		d.err = errors.New("short record")
+		d.b = nil
+		return 0
+	}
+	v := math.Float64frombits(binary.BigEndian.Uint64(d.b))
+	d.b = d.b[8:]
+	return v
+}
+
+func (d *pageDecoder) byte1() byte {
+	if len(d.b) < 1 {
+		d.err = errors.New("short record")
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *pageDecoder) str() string {
+	n := d.uvarint()
+	if n > len(d.b) {
+		d.err = errors.New("short record")
+		d.b = nil
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+func decodePage(b []byte) (*Page, error) {
+	d := &pageDecoder{b: b}
+	p := &Page{Number: d.uvarint(), Width: d.float(), Height: d.float()}
+	p.NoTextLayer = d.byte1()&1 != 0
+	p.Text = d.str()
+	if msg, kind := d.str(), d.str(); msg != "" {
+		p.Err = fmt.Errorf("%w (cached): %s", kindErr(kind), msg)
+	}
+	n := d.uvarint()
+	if n > len(b) {
+		return nil, errors.New("bad line count")
+	}
+	if n > 0 {
+		p.Lines = make([]Line, n)
+	}
+	for i := 0; i < n && d.err == nil; i++ {
+		start, ln := d.uvarint(), d.uvarint()
+		if start+ln > len(p.Text) {
+			return nil, errors.New("line outside the page text")
+		}
+		l := &p.Lines[i]
+		l.Start, l.Text = start, p.Text[start:start+ln]
+		l.Box = Box{d.float(), d.float(), d.float(), d.float()}
+		l.FontSize = d.float()
+		l.Bold = d.byte1() == 1
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	if len(d.b) != 0 {
+		return nil, errors.New("trailing bytes")
+	}
+	return p, nil
+}

@@ -1,0 +1,178 @@
+package pdf
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/researchctx/researchctx/internal/corpus"
+)
+
+type countingOpener struct {
+	data  []byte
+	opens atomic.Int32
+}
+
+func (o *countingOpener) open() (io.ReaderAt, int64, io.Closer, error) {
+	o.opens.Add(1)
+	return bytes.NewReader(o.data), int64(len(o.data)), nil, nil
+}
+
+var cmpDoc = cmp.Options{cmpopts.EquateEmpty(), cmp.Comparer(func(a, b error) bool { return (a == nil) == (b == nil) })}
+
+func TestCacheRoundTrip(t *testing.T) {
+	data := fixtures()["simple.pdf"]
+	want := mustExtract(t, data)
+	c := &Cache{Dir: t.TempDir()}
+	o := &countingOpener{data: data}
+	key := FileInfo{Path: "papers/simple.pdf", Size: int64(len(data)), ModTime: time.Unix(1700000000, 5)}
+	ctx := context.Background()
+
+	got, err := c.Extract(ctx, key, o.open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got, cmpDoc); diff != "" {
+		t.Errorf("first extraction (-want +got):\n%s", diff)
+	}
+	got, err = c.Extract(ctx, key, o.open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got, cmpDoc); diff != "" {
+		t.Errorf("cached document (-want +got):\n%s", diff)
+	}
+	if n := o.opens.Load(); n != 1 {
+		t.Errorf("file opened %d times, want 1 (path fast path)", n)
+	}
+	p, err := c.Page(ctx, key, o.open, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want.Pages[1], *p, cmpDoc); diff != "" {
+		t.Errorf("cached page (-want +got):\n%s", diff)
+	}
+	if _, err := c.Page(ctx, key, o.open, 3); err == nil {
+		t.Error("page 3 of 2: no error")
+	}
+
+	// A touched file (new mtime) is hashed again but not re-extracted: the
+	// content hash still finds the entry.
+	key.ModTime = key.ModTime.Add(time.Second)
+	if _, err := c.Extract(ctx, key, o.open); err != nil {
+		t.Fatal(err)
+	}
+	if n := o.opens.Load(); n != 2 {
+		t.Errorf("file opened %d times, want 2", n)
+	}
+}
+
+func TestCacheCorruptEntryRebuilt(t *testing.T) {
+	data := fixtures()["simple.pdf"]
+	want := mustExtract(t, data)
+	ctx := context.Background()
+	damage := map[string]func(b []byte) []byte{
+		"truncated":         func(b []byte) []byte { return b[:len(b)/2] },
+		"page byte flipped": func(b []byte) []byte { b[len(b)-5] ^= 0x20; return b },
+		"header byte flipped": func(b []byte) []byte {
+			b[len(cacheMagic)+4+32+10] ^= 0x01
+			return b
+		},
+		"empty": func(b []byte) []byte { return nil },
+	}
+	for name, f := range damage {
+		t.Run(name, func(t *testing.T) {
+			c := &Cache{Dir: t.TempDir()}
+			o := &countingOpener{data: data}
+			key := FileInfo{Path: "a.pdf", Size: int64(len(data)), ModTime: time.Unix(1, 0)}
+			if _, err := c.Extract(ctx, key, o.open); err != nil {
+				t.Fatal(err)
+			}
+			entries, _ := filepath.Glob(filepath.Join(c.Dir, "v*", "*", "*.pdfc"))
+			if len(entries) != 1 {
+				t.Fatalf("entries: %v", entries)
+			}
+			b, _ := os.ReadFile(entries[0])
+			if err := os.WriteFile(entries[0], f(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p, err := c.Page(ctx, key, o.open, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Text != want.Pages[0].Text {
+				t.Errorf("page 1 after damage: %q", p.Text)
+			}
+			got, err := c.Extract(ctx, key, o.open)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got, cmpDoc); diff != "" {
+				t.Errorf("rebuilt document (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCacheConcurrent(t *testing.T) {
+	data := fixtures()["twocol.pdf"]
+	want := mustExtract(t, data)
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := &Cache{Dir: dir} // separate values, as separate processes would have
+			o := &countingOpener{data: data}
+			d, err := c.Extract(context.Background(), FileInfo{Path: "x.pdf", Size: int64(len(data)), ModTime: time.Unix(2, 0)}, o.open)
+			if err == nil && d.Pages[0].Text != want.Pages[0].Text {
+				err = io.ErrUnexpectedEOF
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	tmp, _ := filepath.Glob(filepath.Join(dir, "*", "*", ".tmp-*"))
+	if len(tmp) > 0 {
+		t.Errorf("temporary files left: %v", tmp)
+	}
+}
+
+// BenchmarkCachedPage reads one page of a cached 15-page paper.
+func BenchmarkCachedPage(b *testing.B) {
+	path := filepath.Join(corpus.Dir(b, "pdfs"), "arxiv-1706.03762.pdf")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &Cache{Dir: b.TempDir()}
+	o := &countingOpener{data: data}
+	key := FileInfo{Path: path, Size: int64(len(data)), ModTime: time.Unix(3, 0)}
+	ctx := context.Background()
+	if _, err := c.Extract(ctx, key, o.open); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := c.Page(ctx, key, o.open, 1+i%15); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

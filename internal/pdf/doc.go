@@ -1,0 +1,41 @@
+// Package pdf extracts the text layer of PDF files: page text in reading
+// order with line boxes, font sizes and weights, printed page labels,
+// bookmarks, a title guess and headings.
+//
+// pdfcpu parses the file (cross-reference table, objects, decoded
+// streams); everything after that is this package's own:
+//
+//   - lexer: content-stream tokens (numbers, names, strings, arrays,
+//     dictionaries, operators; inline image data skipped);
+//   - interpreter: the graphics and text state (q Q cm, BT ET, Tf Td TD Tm
+//     T* Tj TJ ' " Tc Tw Tz TL Ts), Form XObjects, and fonts — simple fonts
+//     with Standard, WinAnsi, MacRoman, PDFDoc or Symbol encodings,
+//     /Differences and Adobe Glyph List names, built-in encodings of
+//     embedded Type 1 and CFF programs, ToUnicode CMaps, Type 0 (CID) fonts
+//     with Identity or embedded CMaps and Adobe's CID → Unicode tables for
+//     Japan1, GB1, CNS1 and Korea1, and Type 3 fonts — which yields glyph
+//     runs: each glyph's text, origin, advance and size in page space;
+//   - lines: glyphs grouped into same-baseline fragments, then into lines,
+//     with word spaces inferred from the gaps between glyphs;
+//   - columns: a vertical white strip in the middle 30–70 % of the text's
+//     extent, flanked by text on both sides, splits a page (or each band of
+//     it between full-width elements) into a left and a right column, read
+//     in that order;
+//   - text: lines joined by "\n", paragraphs (wider line gaps, size
+//     changes, new blocks) by "\n\n"; ligatures expanded, overprinted
+//     glyphs dropped, separately drawn accents composed with their letters.
+//
+// Invisible text (render mode 3, the layer of OCR'd scans) is extracted like
+// any other; a page without any text is reported with NoTextLayer rather
+// than as empty text. Damaged pages fail alone (Page.Err); whole-file
+// failures are typed (ErrEncrypted, ErrMalformed, ErrTooLarge, ErrTimeout).
+// Time and memory are bounded per file by Options.
+//
+// Extractor is the small interface another backend would implement; Cache
+// stores extracted documents on disk in a folder the caller chooses.
+//
+// The glyph-name, encoding and CID tables (zz_*.go) are generated from
+// Adobe's published data by internal/gen; see that command for the inputs.
+package pdf
+
+//go:generate go run ./internal/gen -agl /usr/lib/python3/dist-packages/fontTools/agl.py -enc /usr/lib/python3/dist-packages/fontTools/encodings -cff /usr/lib/python3/dist-packages/fontTools/cffLib/__init__.py -cmap /usr/share/poppler/cMap -out .
