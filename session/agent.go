@@ -293,7 +293,6 @@ type Session struct {
 	mu          sync.Mutex
 	fingerprint string // scope of the plan it serves; "" while warm
 	refused     bool
-	used        bool // has been prompted
 }
 
 // ID returns the agent's session id.

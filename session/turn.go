@@ -136,7 +136,8 @@ var ErrTurn = errors.New("invalid turn")
 // turn's sources from usage.jsonl.
 //
 // When the prompt itself fails, Turn returns the result so far (the session
-// and its record are valid) with the error.
+// and its record are valid) with the error. Turns of different sessions may
+// run at once; a session runs one turn at a time.
 func (a *Agent) Turn(ctx context.Context, req TurnRequest) (*TurnResult, error) {
 	plan := req.Plan
 	if plan == nil {
@@ -201,7 +202,6 @@ func (a *Agent) Turn(ctx context.Context, req TurnRequest) (*TurnResult, error) 
 	}
 	s.mu.Lock()
 	s.fingerprint = plan.Fingerprint
-	s.used = true
 	s.mu.Unlock()
 	res.Session = s
 	res.Record = s.Record()
@@ -245,9 +245,8 @@ func (a *Agent) Turn(ctx context.Context, req TurnRequest) (*TurnResult, error) 
 // new session. Only the caller's cancellation or the agent's exit is an
 // error.
 func (a *Agent) reopen(ctx context.Context, id, cwd string, servers []acp.McpServer) (*Session, How, *Refusal, error) {
-	fp := ""
 	if !a.caps.Resume && !a.caps.Load {
-		s, err := a.newSession(ctx, cwd, servers, fp)
+		s, err := a.newSession(ctx, cwd, servers, "")
 		return s, HowNew, &Refusal{}, err
 	}
 	rctx, cancel := context.WithTimeout(ctx, a.cfg.ResumeTimeout)
@@ -283,7 +282,7 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, servers []acp.McpSer
 	if !r.Timeout && errors.As(err, &re) {
 		r.Code = re.Code
 	}
-	s, nerr := a.newSession(ctx, cwd, servers, fp)
+	s, nerr := a.newSession(ctx, cwd, servers, "")
 	if nerr != nil {
 		return nil, "", r, nerr
 	}
