@@ -774,6 +774,15 @@ func TestPaperPDFCached(t *testing.T) {
 	if doc.Pages != 4 {
 		t.Errorf("after replacing the PDF, Pages = %d, want 4", doc.Pages)
 	}
+	// A new layout.json changes the sections without a new PDF.
+	writeVaultFile(t, root, "papers/2401.01234/source/layout.json", []byte(`{"regions":[{"id":"p3-r01","pageIndex":2,"kind":"header","text":"4 Evaluation Practice","bbox":{"x":0,"y":0,"w":0,"h":0}}]}`))
+	doc, err = p.Read(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]sectionSummary{headingAt("4 Evaluation Practice", 1, 3)}, sectionSummaries(doc)); diff != "" {
+		t.Errorf("sections after a new layout.json (-want +got):\n%s", diff)
+	}
 	res, err := p.Search(ctx, Query{Text: "front page numbered in roman", Limit: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -924,5 +933,47 @@ func BenchmarkPaperRead(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+}
+
+// FuzzPaperLayout feeds arbitrary layout sidecars to the paper source:
+// Read and Region may fail but must not panic.
+func FuzzPaperLayout(f *testing.F) {
+	f.Add([]byte(`{"regions":[{"id":"p1-r01","pageIndex":0,"kind":"header","text":"Abstract","bbox":{"x":0.1,"y":0.1,"w":0.8,"h":0.05}}]}`), []byte(`{"items":[{"id":"figure-1","page":1,"layoutRegionId":"p1-r01"}]}`), "figure-1")
+	f.Add([]byte(`{"regions":[{"id":"x","pageIndex":-5,"kind":"header","title":"","bbox":{"x":-1,"y":2,"w":1e308,"h":-1}}]}`), []byte(`{"items":[{"id":"x","page":99999,"pageIndex":-3}]}`), "x")
+	f.Add([]byte(`{"regions":[{"id":"p9","pageIndex":9999999,"kind":"caption","text":"Figure 1"}]}`), []byte(`{"items":[{"id":"figure-1","pageIndex":9999999,"layoutRegionId":"p9"}]}`), "p9")
+	f.Add([]byte(`[`), []byte(`null`), "")
+	root := f.TempDir()
+	if err := samplevault.Extract(root); err != nil {
+		f.Fatal(err)
+	}
+	v, err := vault.Open(root, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer v.Close()
+	s, err := NewLibrary(v, &LibraryOptions{CacheDir: "-"}).Open(context.Background(), KindPaper, "papers/2401.01234")
+	if err != nil {
+		f.Fatal(err)
+	}
+	p := s.(*Paper)
+	f.Fuzz(func(t *testing.T, layout, index []byte, id string) {
+		writeVaultFile(t, root, "papers/2401.01234/source/layout.json", layout)
+		writeVaultFile(t, root, "papers/2401.01234/source/layout-index.json", index)
+		// Force the sections to be found again even when the size and
+		// time of the file happen to repeat.
+		p.secMu.Lock()
+		p.secDoc = nil
+		p.secMu.Unlock()
+		doc, err := p.Read(context.Background(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sec := range doc.Sections {
+			if sec.Part < 0 || sec.Part >= len(doc.Parts) || sec.Offset < 0 || sec.Offset > len(doc.Parts[sec.Part].Text) {
+				t.Errorf("section %+v outside the parts", sec)
+			}
+		}
+		p.Region(context.Background(), id)
 	})
 }

@@ -45,6 +45,8 @@ var (
 	ErrNoTextLayer = errors.New("no text layer")
 	// ErrUnsupported: the source cannot do this (no such capability).
 	ErrUnsupported = errors.New("not supported by this source")
+	// ErrIsDirectory: Read was given a folder; list it instead.
+	ErrIsDirectory = errors.New("is a directory")
 )
 
 // Info identifies a source.
@@ -76,6 +78,9 @@ type Query struct {
 	// ScanFiles caps how many files a directory search may read; 0 means
 	// the source's own default.
 	ScanFiles int
+	// ExcerptChars is the card size: a source that can pick the best
+	// passage of a hit sets Hit.Excerpt to at most this many characters.
+	ExcerptChars int
 }
 
 // Results is what a search found.
@@ -91,9 +96,13 @@ type Results struct {
 // page, a text file, a section), verbatim; tools cut the excerpt from it.
 type Hit struct {
 	Location
-	Title string  // title of the document the unit is from
-	Text  string  // verbatim text of the matched unit
-	Score float64 // in [0, 1]: comparable across sources for the same query
+	Title string // title of the document the unit is from
+	Text  string // verbatim text of the matched unit
+	// Excerpt, when set, is the passage of Text that best answers the
+	// query (verbatim, at most Query.ExcerptChars characters); when empty
+	// the caller picks one.
+	Excerpt string
+	Score   float64 // in [0, 1]: comparable across sources for the same query
 }
 
 // Location says where text is. Path is always set for Vault sources; Page is

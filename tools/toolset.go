@@ -3,10 +3,17 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/vault"
 )
 
 // Errors a call can fail with. All but ErrGrantChanged are mistakes the model
@@ -34,5 +41,215 @@ type Toolset struct {
 	grantPath   string
 	usagePath   string
 	fingerprint string
-	opts        Options
+	log         *slog.Logger
+
+	sources []sources.Source // in grant order
+	vault   *vault.Vault     // nil for grants served by custom sources
+	rel     relationsFunc    // nil when the sources have no library
+
+	usage usageTracker
+}
+
+// Open reads the grant at grantPath, remembers its fingerprint and opens its
+// sources. A grant that is missing, invalid or prompt-only is an error.
+func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	g, err := researchctx.ReadGrant(grantPath)
+	if err != nil {
+		return nil, err
+	}
+	if g.Mode != researchctx.ModeMCP {
+		return nil, fmt.Errorf("%w: the grant is %s: it allows no tools", researchctx.ErrGrant, g.Mode)
+	}
+	t := &Toolset{
+		grantPath:   grantPath,
+		usagePath:   researchctx.UsagePath(grantPath),
+		fingerprint: g.Fingerprint,
+		log:         opts.Logger,
+	}
+	if t.log == nil {
+		t.log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Sources != nil {
+		t.sources, err = opts.Sources(ctx, g)
+	} else {
+		t.sources, err = t.openVault(ctx, g)
+	}
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// openVault opens the Vault sources a grant names.
+func (t *Toolset) openVault(ctx context.Context, g *researchctx.Grant) ([]sources.Source, error) {
+	v, err := vault.Open(g.Vault, nil)
+	if err != nil {
+		return nil, fmt.Errorf("opening the vault: %w", err)
+	}
+	t.vault = v
+	lib := sources.NewLibrary(v, nil)
+	t.rel = libraryRelations(lib)
+	var out []sources.Source
+	for _, s := range g.Sources {
+		src, err := lib.Open(ctx, sources.Kind(s.Kind), s.Path)
+		if err != nil {
+			// A source that vanished since the plan is left out, not fatal:
+			// the agent is told it is not found when it asks.
+			t.log.Warn("granted source cannot be opened", "path", s.Path, "err", err)
+			continue
+		}
+		out = append(out, src)
+	}
+	return out, nil
+}
+
+// Close releases the Vault.
+func (t *Toolset) Close() error {
+	if t.vault != nil {
+		return t.vault.Close()
+	}
+	return nil
+}
+
+// Sources returns the granted sources the Toolset serves.
+func (t *Toolset) Sources() []sources.Source { return t.sources }
+
+// turn is the per-call view of the grant and the turn's budget.
+type turn struct {
+	grant     *researchctx.Grant
+	used      int // characters the turn used before this call
+	remaining int // characters left before this call (> 0)
+}
+
+// begin re-reads the grant and the turn's use. It fails closed when the grant
+// is gone or its scope changed, and when the budget is spent.
+func (t *Toolset) begin() (*turn, error) {
+	g, err := researchctx.ReadGrant(t.grantPath)
+	if err != nil || g.Fingerprint != t.fingerprint {
+		return nil, ErrGrantChanged
+	}
+	used, err := t.usage.used(t.usagePath, g.TurnID)
+	if err != nil {
+		return nil, fmt.Errorf("reading the usage log: %w", err)
+	}
+	rem := g.Budget.TurnChars - used
+	if rem <= 0 {
+		return nil, fmt.Errorf("%w: %d of %d characters used", ErrBudgetSpent, used, g.Budget.TurnChars)
+	}
+	return &turn{grant: g, used: used, remaining: rem}, nil
+}
+
+// finish logs the call and returns the budget report after it.
+func (t *Toolset) finish(tn *turn, tool string, uris []string, chars int) (BudgetReport, error) {
+	err := researchctx.AppendUsage(t.usagePath, researchctx.UsageLine{
+		TurnID: tn.grant.TurnID, Tool: tool, URIs: dedupe(uris), Chars: chars,
+	})
+	if err != nil {
+		// Nothing may be handed out that is not logged.
+		return BudgetReport{}, fmt.Errorf("recording the call: %w", err)
+	}
+	used := tn.used + chars
+	return BudgetReport{Used: used, Remaining: max(0, tn.grant.Budget.TurnChars-used)}, nil
+}
+
+func dedupe(uris []string) []string {
+	out := make([]string, 0, len(uris))
+	seen := map[string]bool{}
+	for _, u := range uris {
+		if u != "" && !seen[u] {
+			seen[u] = true
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// target is a resolved read target.
+type target struct {
+	src  sources.Source
+	path string // "" for the source itself, else a vault path inside it
+	frag cite.URI
+}
+
+// resolve maps a target (a source path, a path inside a granted source, or a
+// citation URI of either) to its granted source.
+func (t *Toolset) resolve(raw string) (*target, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return nil, fmt.Errorf("%w: target is empty", ErrInvalidArgument)
+	}
+	u, err := cite.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s is not a granted path or citation URI", ErrNotGranted, quoteArg(raw))
+	}
+	if u.DOI != "" || u.ArXiv != "" {
+		return nil, fmt.Errorf("%w: %s is an external link, not a granted source", ErrNotGranted, quoteArg(raw))
+	}
+	src, inner := t.owner(u.Path)
+	if src == nil {
+		return nil, fmt.Errorf("%w: %s", ErrNotGranted, quoteArg(u.Path))
+	}
+	return &target{src: src, path: inner, frag: u}, nil
+}
+
+// owner finds the most specific granted source that contains p.
+func (t *Toolset) owner(p string) (sources.Source, string) {
+	var best sources.Source
+	inner := ""
+	for _, s := range t.sources {
+		ref := s.Info().Ref
+		switch {
+		case ref == p:
+			return s, ""
+		case ref == "." || strings.HasPrefix(p, ref+"/"):
+			if s.Info().Kind == sources.KindFile {
+				continue
+			}
+			if best == nil || len(ref) > len(best.Info().Ref) {
+				best, inner = s, p
+			}
+		}
+	}
+	return best, inner
+}
+
+// quoteArg renders an argument for an error message: quoted, short, with no
+// control characters.
+func quoteArg(s string) string {
+	if strings.HasPrefix(s, "/") || filepath.IsAbs(s) || len(s) > 2 && s[1] == ':' {
+		// Never echo a path of the machine back, even the caller's own.
+		return "(an absolute path)"
+	}
+	if utf8.RuneCountInString(s) > 200 {
+		s = string([]rune(s)[:200]) + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// usageTracker remembers how much of the usage log it has summed, so a call
+// reads only the lines appended since the last one, by any process.
+type usageTracker struct {
+	mu     sync.Mutex
+	turnID string
+	chars  int
+	offset int64
+}
+
+func (u *usageTracker) used(path, turnID string) (int, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if turnID != u.turnID {
+		u.turnID, u.chars, u.offset = turnID, 0, 0
+	}
+	chars, next, err := researchctx.SumUsage(path, turnID, u.offset)
+	if err != nil {
+		return 0, err
+	}
+	u.chars += chars
+	u.offset = next
+	return u.chars, nil
 }

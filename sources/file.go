@@ -1,0 +1,99 @@
+package sources
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strconv"
+)
+
+// File is a granted plain file, with or without an extension. Text files are
+// read and searched; a binary file is listed in a grant but reading it is an
+// ErrNotText error.
+type File struct {
+	lib *Library
+	ref string
+	idx lazyIndex
+}
+
+func (l *Library) newFile(ref string) *File {
+	return &File{lib: l, ref: ref} // a single file is indexed in memory only
+}
+
+// Info implements Source.
+func (f *File) Info() Info { return Info{Ref: f.ref, Kind: KindFile, Title: path.Base(f.ref)} }
+
+// Read implements Source: "" or the file's own path give its text.
+func (f *File) Read(ctx context.Context, p string) (*Document, error) {
+	if p != "" && p != f.ref {
+		return nil, fmt.Errorf("%w: %s", ErrOutside, p)
+	}
+	text, err := f.lib.v.FS().ReadText(f.ref, 0)
+	if err != nil {
+		return nil, fsErr(err)
+	}
+	return textDocument(f.ref, text), nil
+}
+
+// Search implements Source.
+func (f *File) Search(ctx context.Context, q Query) (*Results, error) {
+	st, err := f.lib.v.FS().Stat(f.ref)
+	if err != nil {
+		return nil, fsErr(err)
+	}
+	stamp := stampOf(f.ref, strconv.FormatInt(st.Size(), 10), st.ModTime().String())
+	ui, err := f.idx.get(ctx, stamp, func(ctx context.Context) ([]unit, error) {
+		doc, err := f.Read(ctx, "")
+		if err != nil {
+			return nil, err
+		}
+		return documentUnits(doc), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ui.search(q), nil
+}
+
+// documentUnits makes the search units of a document: one per part, or one
+// per section for a part with headings.
+func documentUnits(doc *Document) []unit {
+	var units []unit
+	for i, p := range doc.Parts {
+		if p.NoTextLayer || p.Err != nil || p.Text == "" {
+			continue
+		}
+		var secs []Section
+		for _, s := range doc.Sections {
+			if s.Part == i {
+				secs = append(secs, s)
+			}
+		}
+		if len(secs) == 0 {
+			units = append(units, unit{Loc: p.Location, Title: doc.Title, Text: p.Text})
+			continue
+		}
+		// One unit per section, so a card cites the section it is from.
+		cuts := []int{0}
+		titles := []string{""}
+		for _, s := range secs {
+			if s.Offset > 0 {
+				cuts = append(cuts, s.Offset)
+				titles = append(titles, s.Title)
+			} else {
+				titles[0] = s.Title
+			}
+		}
+		cuts = append(cuts, len(p.Text))
+		for k := 0; k+1 < len(cuts); k++ {
+			text := p.Text[cuts[k]:cuts[k+1]]
+			if text == "" {
+				continue
+			}
+			loc := p.Location
+			loc.Section = titles[k]
+			units = append(units, unit{Loc: loc, Title: doc.Title, Text: text})
+		}
+	}
+	return units
+}

@@ -1,0 +1,110 @@
+package sources
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/researchctx/researchctx/internal/safefs"
+)
+
+// textDocument makes the Document of a text file: one part, with the
+// Markdown ATX headings ("# Title") outside fenced code blocks as sections.
+func textDocument(p, text string) *Document {
+	doc := &Document{Path: p, Title: firstLine(text), Parts: []Part{{Location: Location{Path: p}, Text: text}}}
+	if doc.Title == "" {
+		doc.Title = path.Base(p)
+	}
+	if !isMarkdown(p) {
+		return doc
+	}
+	doc.Sections = markdownSections(text, 0)
+	return doc
+}
+
+// isMarkdown reports whether a file name is Markdown by its extension.
+func isMarkdown(p string) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".md", ".markdown", ".mdown", ".mkd":
+		return true
+	}
+	return false
+}
+
+// markdownSections returns the ATX headings of text, anchored in part.
+func markdownSections(text string, part int) []Section {
+	var secs []Section
+	fence := ""
+	off := 0
+	for line := range strings.SplitSeq(text, "\n") {
+		start := off
+		off += len(line) + 1
+		trim := strings.TrimSpace(line)
+		if fence != "" {
+			if strings.HasPrefix(trim, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") {
+			fence = trim[:3]
+			continue
+		}
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		level := len(line) - len(strings.TrimLeft(line, "#"))
+		title := strings.TrimSpace(strings.Trim(strings.TrimSpace(line[level:]), "#"))
+		if level > 6 || title == "" || len(line) > level && line[level] != ' ' && line[level] != '\t' {
+			continue
+		}
+		secs = append(secs, Section{Title: title, Level: level, Part: part, Offset: start})
+	}
+	return secs
+}
+
+// sectionAt returns the title of the innermost section that contains byte
+// off of part, or "".
+func sectionAt(secs []Section, part, off int) string {
+	title := ""
+	for _, s := range secs {
+		if s.Part < part || s.Part == part && s.Offset <= off {
+			title = s.Title
+		}
+	}
+	return title
+}
+
+// fsErr maps an error of the safe file view to the sources sentinels,
+// keeping its vault-relative message.
+func fsErr(err error) error {
+	var sentinel error
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, safefs.ErrNotText):
+		sentinel = ErrNotText
+	case errors.Is(err, safefs.ErrOutside):
+		sentinel = ErrOutside
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, safefs.ErrHidden), errors.Is(err, safefs.ErrPrivate),
+		errors.Is(err, safefs.ErrNotRegular), errors.Is(err, fs.ErrInvalid):
+		sentinel = ErrNotFound
+	default:
+		return err
+	}
+	return fmt.Errorf("%w: %v", sentinel, err)
+}
+
+// binaryExt names extensions that are never text, so a directory search
+// does not read them to find out.
+var binaryExt = map[string]bool{
+	".pdf": true, ".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true, ".bmp": true,
+	".tif": true, ".tiff": true, ".ico": true, ".zip": true, ".gz": true, ".tgz": true, ".bz2": true,
+	".xz": true, ".7z": true, ".rar": true, ".tar": true, ".mp3": true, ".mp4": true, ".mov": true,
+	".wav": true, ".flac": true, ".ogg": true, ".avi": true, ".mkv": true, ".woff": true, ".woff2": true,
+	".ttf": true, ".otf": true, ".exe": true, ".dll": true, ".so": true, ".dylib": true, ".o": true,
+	".a": true, ".class": true, ".jar": true, ".pyc": true, ".sqlite": true, ".db": true, ".bin": true,
+	".docx": true, ".xlsx": true, ".pptx": true, ".odt": true, ".epub": true, ".djvu": true,
+}

@@ -1,0 +1,218 @@
+package sources
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/researchctx/researchctx/internal/index"
+)
+
+// unit is one searchable piece of a source: a text file, a PDF page, a
+// PAPER.md or NOTES.md. Its key in the index is its position.
+type unit struct {
+	Loc   Location
+	Title string
+	Text  string
+}
+
+// unitIndex is the search index of one source over its units.
+type unitIndex struct {
+	units []unit
+	ix    *index.Index
+}
+
+func buildUnitIndex(units []unit) *unitIndex {
+	docs := make([]index.Doc, len(units))
+	for i, u := range units {
+		docs[i] = index.Doc{Key: unitKey(u.Loc), Title: u.Title, Body: u.Text}
+	}
+	return &unitIndex{units: units, ix: index.Build(docs)}
+}
+
+func unitKey(l Location) string {
+	if l.Page > 0 {
+		return fmt.Sprintf("%s#page=%06d", l.Path, l.Page)
+	}
+	return l.Path + "#" + l.Section
+}
+
+// search ranks the units for q and picks each hit's excerpt.
+func (u *unitIndex) search(q Query) *Results {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	hits, total := u.ix.Search(q.Text, limit)
+	res := &Results{Total: total, Hits: make([]Hit, 0, len(hits))}
+	for _, h := range hits {
+		un := u.units[h.Doc]
+		hit := Hit{Location: un.Loc, Title: un.Title, Text: un.Text, Score: h.Norm}
+		if q.ExcerptChars > 0 {
+			s, e := u.ix.BestPassage(un.Text, q.Text, q.ExcerptChars)
+			hit.Excerpt = un.Text[s:e]
+		}
+		res.Hits = append(res.Hits, hit)
+	}
+	return res
+}
+
+// indexCacheVersion changes whenever the cached form or what goes into
+// units changes, so old cache files are rebuilt rather than misread.
+const indexCacheVersion = 1
+
+// cachedIndex is the on-disk form of a unit index: what it was built from
+// (Stamp) and everything needed to answer searches without reading the
+// source again.
+type cachedIndex struct {
+	Version int
+	Stamp   string
+	Units   []unit
+	Index   []byte
+}
+
+// indexCache loads and stores unit indexes under a folder the SDK owns. A
+// file is trusted only when its checksum, version and stamp match.
+type indexCache struct {
+	path string // "" when caching is off
+	mu   sync.Mutex
+}
+
+// load returns the cached index for stamp, or nil.
+func (c *indexCache) load(stamp string) *unitIndex {
+	if c.path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(c.path)
+	if err != nil || len(data) < sha256.Size {
+		return nil
+	}
+	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return nil // torn or corrupt: rebuild, never trust
+	}
+	var ci cachedIndex
+	if err := gob.NewDecoder(bytes.NewReader(body)).Decode(&ci); err != nil {
+		return nil
+	}
+	if ci.Version != indexCacheVersion || ci.Stamp != stamp {
+		return nil
+	}
+	ix, err := index.Read(bytes.NewReader(ci.Index))
+	if err != nil || ix.Len() != len(ci.Units) {
+		return nil
+	}
+	return &unitIndex{units: ci.Units, ix: ix}
+}
+
+// store writes the index atomically (temporary file, then rename), so
+// concurrent processes see either the old file or the new one.
+func (c *indexCache) store(stamp string, u *unitIndex) error {
+	if c.path == "" {
+		return nil
+	}
+	var ixb bytes.Buffer
+	if _, err := u.ix.WriteTo(&ixb); err != nil {
+		return err
+	}
+	var body bytes.Buffer
+	if err := gob.NewEncoder(&body).Encode(cachedIndex{Version: indexCacheVersion, Stamp: stamp, Units: u.units, Index: ixb.Bytes()}); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(body.Bytes())
+	body.Write(sum[:])
+	return writeAtomic(c.path, body.Bytes())
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// folder and a rename; folders are created 0700.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return errors.Unwrap(err)
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return errors.Unwrap(err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return errors.Unwrap(err)
+	}
+	if err := tmp.Close(); err != nil {
+		return errors.Unwrap(err)
+	}
+	return errors.Unwrap(os.Rename(tmp.Name(), path))
+}
+
+// stampOf hashes what a source's index depends on.
+func stampOf(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// lazyIndex builds a source's index on first use and rebuilds it when the
+// source's stamp changes. Searches share one build.
+type lazyIndex struct {
+	cache indexCache
+	mu    sync.Mutex
+	stamp string
+	ui    *unitIndex
+}
+
+// get returns the index for the current stamp, from memory, the disk cache,
+// or by calling build.
+func (l *lazyIndex) get(ctx context.Context, stamp string, build func(context.Context) ([]unit, error)) (*unitIndex, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ui != nil && l.stamp == stamp {
+		return l.ui, nil
+	}
+	if ui := l.cache.load(stamp); ui != nil {
+		l.ui, l.stamp = ui, stamp
+		return ui, nil
+	}
+	units, err := build(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ui := buildUnitIndex(units)
+	// A cache that cannot be written costs speed, not correctness.
+	_ = l.cache.store(stamp, ui)
+	l.ui, l.stamp = ui, stamp
+	return ui, nil
+}
+
+// cacheName turns a source identity into a cache file name.
+func cacheName(kind Kind, ref string) string {
+	sum := sha256.Sum256([]byte(string(kind) + "\x00" + ref))
+	return hex.EncodeToString(sum[:12]) + ".idx"
+}
+
+// firstLine returns the first non-empty line of text without Markdown
+// heading marks, at most 200 characters: a text file's title.
+func firstLine(text string) string {
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#"))
+		if line != "" {
+			if r := []rune(line); len(r) > 200 {
+				line = string(r[:200])
+			}
+			return line
+		}
+	}
+	return ""
+}

@@ -1,0 +1,61 @@
+package tools_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/tools"
+)
+
+// A connector's source — here an in-memory one — is served by the same
+// Toolset, with the same budget, citation URIs and usage log as the Vault's
+// own sources: nothing in tools or mcp knows where the text came from.
+func Example_customSource() {
+	dir, _ := os.MkdirTemp("", "example-vault")
+	defer os.RemoveAll(dir)
+	vault := filepath.Join(dir, "vault")
+	os.MkdirAll(vault, 0o755)
+
+	mem := sources.NewMemory(
+		sources.Info{Ref: "zotero/ABCD1234", Kind: sources.KindFile, Title: "Reading notes"},
+		sources.TextDocument("zotero/ABCD1234", "# Reading notes\n\nSparse attention keeps a local window per token.\n"),
+	)
+	// The grant names the source like any other.
+	plan := &researchctx.Plan{
+		Vault: vault, RuntimeID: "example", TurnID: "t1", Mode: researchctx.ModeMCP,
+		Tools:   researchctx.Tools,
+		Sources: []researchctx.Source{{Kind: researchctx.KindFile, Path: "zotero/ABCD1234"}},
+		Budget:  researchctx.DefaultBudget,
+	}
+	plan.Fingerprint = researchctx.Fingerprint(plan.Tools, plan.Sources, plan.Budget, plan.Mode)
+	grant, err := plan.WriteGrant()
+	if err != nil {
+		log.Fatal(err)
+	}
+	ts, err := tools.Open(context.Background(), grant, &tools.Options{
+		Sources: func(context.Context, *researchctx.Grant) ([]sources.Source, error) {
+			return []sources.Source{mem}, nil
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ts.Close()
+	out, err := ts.Search(context.Background(), tools.SearchInput{Query: "local window"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, c := range out.Cards {
+		fmt.Println(c.CitationURI, "—", c.Excerpt)
+	}
+	u, _ := researchctx.ReadUsage(researchctx.UsagePath(grant), "t1")
+	fmt.Println("sources:", u.Sources)
+	// Output:
+	// zotero/ABCD1234 — Sparse attention keeps a local window per token.
+	// sources: [zotero/ABCD1234]
+}

@@ -1,0 +1,551 @@
+package tools
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/sources"
+)
+
+// Read answers context_read. The default mode is metadata; full text is only
+// given when mode "full" is named, and then cut to the read cap and paged
+// with a cursor. A directory target returns its entries one level deep and
+// nothing else.
+func (t *Toolset) Read(ctx context.Context, in ReadInput) (*ReadOutput, error) {
+	if in.Cursor != "" {
+		c, err := decodeCursor(in.Cursor, t.fingerprint)
+		if err != nil {
+			return nil, err
+		}
+		if in.Target != "" && in.Target != c.Target {
+			return nil, fmt.Errorf("%w: the cursor belongs to target %s", ErrInvalidArgument, quoteArg(c.Target))
+		}
+		in = ReadInput{Target: c.Target, Mode: c.Mode, Page: c.Page, Section: c.Section, Region: c.Region}
+		return t.read(ctx, in, c.Offset)
+	}
+	return t.read(ctx, in, 0)
+}
+
+func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutput, error) {
+	switch in.Mode {
+	case "", ModeMetadata, ModeExcerpt, ModeSection, ModePage, ModeRegion, ModeFull:
+	default:
+		return nil, fmt.Errorf("%w: mode %s is not one of metadata, excerpt, section, page, region, full", ErrInvalidArgument, quoteArg(in.Mode))
+	}
+	if in.Page < 0 {
+		return nil, fmt.Errorf("%w: page must be 1 or more", ErrInvalidArgument)
+	}
+	tn, err := t.begin()
+	if err != nil {
+		return nil, err
+	}
+	tg, err := t.resolve(in.Target)
+	if err != nil {
+		return nil, err
+	}
+	mode := inferMode(in, tg.frag)
+	if mode == ModePage && in.Page == 0 {
+		in.Page = tg.frag.Page
+	}
+	if mode == ModeSection && in.Section == "" {
+		in.Section = tg.frag.Section
+	}
+	if mode == ModeRegion && in.Region == "" {
+		in.Region = tg.frag.Region
+	}
+	limit := min(tn.grant.Budget.ReadChars, tn.remaining)
+	r := &reader{t: t, tg: tg, limit: limit, listMax: tn.grant.Budget.ListEntries, offset: offset}
+	out := &ReadOutput{Target: tg.frag.Path, Mode: mode}
+	if err := r.do(ctx, mode, in, out); err != nil {
+		return nil, err
+	}
+	if r.more {
+		out.NextCursor = encodeCursor(cursor{
+			Target: tg.frag.Path, Mode: mode, Page: in.Page, Section: in.Section, Region: in.Region, Offset: r.next,
+		}, t.fingerprint)
+	}
+	out.Budget, err = t.finish(tn, researchctx.ToolRead, []string{out.CitationURI}, outChars(out))
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// inferMode picks the mode: named, else from the arguments, else from the
+// target's fragment, else metadata.
+func inferMode(in ReadInput, frag cite.URI) string {
+	switch {
+	case in.Mode != "":
+		return in.Mode
+	case in.Quote != "":
+		return ModeExcerpt
+	case in.Page > 0 || frag.Page > 0:
+		return ModePage
+	case in.Section != "" || frag.Section != "":
+		return ModeSection
+	case in.Region != "" || frag.Region != "":
+		return ModeRegion
+	}
+	return ModeMetadata
+}
+
+// outChars counts the Vault text a read hands out, for the budget.
+func outChars(o *ReadOutput) int {
+	n := utf8.RuneCountInString(o.Text) + utf8.RuneCountInString(o.Abstract)
+	for _, s := range o.Sections {
+		n += utf8.RuneCountInString(s.Title)
+	}
+	for _, e := range o.Entries {
+		n += utf8.RuneCountInString(e.Name)
+	}
+	return n
+}
+
+// reader carries one read call.
+type reader struct {
+	t       *Toolset
+	tg      *target
+	limit   int // characters this read may return
+	listMax int
+	offset  int  // byte offset to continue from (cursor)
+	next    int  // byte offset of the next piece, when cut
+	more    bool // the text was cut: hand out a cursor
+}
+
+func (r *reader) do(ctx context.Context, mode string, in ReadInput, out *ReadOutput) error {
+	src := r.tg.src
+	info := src.Info()
+	// Directories list; to read text the agent names a file in them.
+	if l, ok := src.(sources.Lister); ok && (r.tg.path == "" || info.Kind == sources.KindDirectory) {
+		entries, truncated, err := l.List(ctx, r.tg.path, r.listMax)
+		switch {
+		case err == nil:
+			if mode != ModeMetadata {
+				return fmt.Errorf("%w: %s is a directory: it can only be listed; name a file in it to read text", ErrInvalidArgument, quoteArg(r.path()))
+			}
+			out.Title = path.Base(r.path())
+			out.Entries = make([]EntryInfo, 0, len(entries))
+			for _, e := range entries {
+				out.Entries = append(out.Entries, EntryInfo{Name: e.Name, Kind: string(e.Kind), Size: e.Size})
+			}
+			out.Truncated = truncated
+			out.CitationURI = cite.File(r.path())
+			return nil
+		case !errors.Is(err, sources.ErrNotFound) && !errors.Is(err, sources.ErrUnsupported) && !errorsIsNotDir(err):
+			return mapErr(err, r.path())
+		}
+	}
+	if mode == ModeRegion {
+		return r.region(ctx, in.Region, out)
+	}
+	doc, err := src.Read(ctx, r.tg.path)
+	if err != nil {
+		return mapErr(err, r.path())
+	}
+	out.Title = doc.Title
+	switch mode {
+	case ModeMetadata:
+		return r.metadata(ctx, doc, out)
+	case ModePage:
+		return r.page(doc, in.Page, out)
+	case ModeSection:
+		return r.section(doc, in.Section, out)
+	case ModeExcerpt:
+		return r.excerpt(ctx, doc, in.Quote, out)
+	case ModeFull:
+		return r.full(doc, out)
+	}
+	return fmt.Errorf("%w: mode %s", ErrInvalidArgument, quoteArg(mode))
+}
+
+func errorsIsNotDir(err error) bool { return errors.Is(err, sources.ErrOutside) }
+
+// path is the vault path the read is about.
+func (r *reader) path() string {
+	if r.tg.path != "" {
+		return r.tg.path
+	}
+	return r.tg.src.Info().Ref
+}
+
+// mapErr turns a source error into a one-line, path-safe tool error.
+func mapErr(err error, p string) error {
+	switch {
+	case errors.Is(err, sources.ErrNotFound):
+		return fmt.Errorf("%w: %s", ErrNotFound, quoteArg(p))
+	case errors.Is(err, sources.ErrOutside):
+		return fmt.Errorf("%w: %s", ErrNotGranted, quoteArg(p))
+	case errors.Is(err, sources.ErrNotText):
+		return fmt.Errorf("%w: %s is not a text file", ErrInvalidArgument, quoteArg(p))
+	case errors.Is(err, sources.ErrIsDirectory):
+		return fmt.Errorf("%w: %s is a directory; list it with mode metadata, or name a file in it", ErrInvalidArgument, quoteArg(p))
+	case errors.Is(err, sources.ErrUnsupported):
+		return fmt.Errorf("%w: %s does not support this", ErrInvalidArgument, quoteArg(p))
+	}
+	return fmt.Errorf("%s cannot be read: %w", quoteArg(p), err)
+}
+
+func (r *reader) metadata(ctx context.Context, doc *sources.Document, out *ReadOutput) error {
+	out.Pages = doc.Pages
+	if d, ok := r.tg.src.(sources.Describer); ok && r.tg.path == "" {
+		m, err := d.Describe(ctx)
+		if err != nil {
+			return mapErr(err, r.path())
+		}
+		out.Title, out.Authors, out.Year, out.DOI, out.ArXivID = m.Title, m.Authors, m.Year, m.DOI, m.ArXivID
+		out.Abstract, _ = textnorm.Truncate(m.Abstract, r.limit)
+		if m.Pages > 0 {
+			out.Pages = m.Pages
+		}
+		out.Documents = m.Documents
+	}
+	if out.Title == "" {
+		out.Title = path.Base(doc.Path)
+	}
+	for _, s := range doc.Sections {
+		out.Sections = append(out.Sections, SectionInfo{Title: s.Title, Level: s.Level, Page: s.Page})
+	}
+	out.CitationURI = cite.File(doc.Path)
+	return nil
+}
+
+func (r *reader) page(doc *sources.Document, n int, out *ReadOutput) error {
+	if n < 1 {
+		return fmt.Errorf("%w: page mode needs page (1-based)", ErrInvalidArgument)
+	}
+	for _, p := range doc.Parts {
+		if p.Page != n {
+			continue
+		}
+		if p.NoTextLayer {
+			return fmt.Errorf("%w: no text layer on page %d of %s (an image-only scan)", ErrNotFound, n, quoteArg(doc.Path))
+		}
+		if p.Err != nil {
+			return fmt.Errorf("page %d of %s could not be extracted: %v", n, quoteArg(doc.Path), p.Err)
+		}
+		out.Page, out.PageLabel = n, p.Label
+		out.CitationURI = cite.Page(doc.Path, n)
+		r.cut(p.Text, out)
+		return nil
+	}
+	if doc.Pages == 0 {
+		return fmt.Errorf("%w: %s has no pages; read it with mode full or section", ErrInvalidArgument, quoteArg(doc.Path))
+	}
+	return fmt.Errorf("%w: page %d of %s (it has %d pages)", ErrNotFound, n, quoteArg(doc.Path), doc.Pages)
+}
+
+// cut puts the piece of text from the reader's offset into out, within the
+// read limit, and arranges a cursor when more remains.
+func (r *reader) cut(text string, out *ReadOutput) {
+	if r.offset > len(text) || !utf8.RuneStart(text[min(r.offset, len(text)-1)]) && r.offset < len(text) {
+		r.offset = 0
+	}
+	rest := text[r.offset:]
+	piece, cut := textnorm.Truncate(rest, r.limit)
+	out.Text = piece
+	if cut {
+		out.Truncated = true
+		r.next = r.offset + len(piece)
+		r.more = true
+	}
+}
+
+// findSection looks a section up by title: exact, then case- and
+// numbering-insensitive, then a unique prefix.
+func findSection(secs []sources.Section, title string) (int, bool) {
+	want := sectionKey(title)
+	if want == "" {
+		return 0, false
+	}
+	for i, s := range secs {
+		if s.Title == title {
+			return i, true
+		}
+	}
+	for i, s := range secs {
+		if sectionKey(s.Title) == want {
+			return i, true
+		}
+	}
+	found := -1
+	for i, s := range secs {
+		if strings.HasPrefix(sectionKey(s.Title), want) {
+			if found >= 0 {
+				return 0, false
+			}
+			found = i
+		}
+	}
+	return found, found >= 0
+}
+
+// sectionKey folds a heading and drops its numbering ("3.1 Method" → "method").
+func sectionKey(s string) string {
+	s = textnorm.Fold(strings.TrimSpace(s))
+	s = strings.TrimLeft(s, "0123456789.ivx) ")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func (r *reader) section(doc *sources.Document, title string, out *ReadOutput) error {
+	if strings.TrimSpace(title) == "" {
+		return fmt.Errorf("%w: section mode needs section (a title from the metadata)", ErrInvalidArgument)
+	}
+	i, ok := findSection(doc.Sections, title)
+	if !ok {
+		return fmt.Errorf("%w: section %s in %s; the metadata mode lists its sections", ErrNotFound, quoteArg(title), quoteArg(doc.Path))
+	}
+	s := doc.Sections[i]
+	end := sources.Section{Part: len(doc.Parts), Offset: 0}
+	for _, n := range doc.Sections[i+1:] {
+		if n.Level <= s.Level || s.Level == 0 {
+			end = n
+			break
+		}
+	}
+	var b strings.Builder
+	for p := s.Part; p < len(doc.Parts) && p <= end.Part; p++ {
+		text := doc.Parts[p].Text
+		from, to := 0, len(text)
+		if p == s.Part {
+			from = min(s.Offset, len(text))
+		}
+		if p == end.Part {
+			to = min(end.Offset, len(text))
+		}
+		if from < to {
+			if b.Len() > 0 {
+				b.WriteString("\n\n")
+			}
+			b.WriteString(text[from:to])
+		}
+	}
+	out.Section = s.Title
+	if s.Page > 0 {
+		out.Page = s.Page
+		out.CitationURI = cite.Page(doc.Path, s.Page)
+	} else {
+		out.CitationURI = cite.Section(doc.Path, s.Title)
+	}
+	r.cut(strings.TrimSpace(b.String()), out)
+	return nil
+}
+
+func (r *reader) full(doc *sources.Document, out *ReadOutput) error {
+	var b strings.Builder
+	firstPage := 0
+	for _, p := range doc.Parts {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		if p.Page > 0 {
+			fmt.Fprintf(&b, "[page %d]\n", p.Page)
+		}
+		switch {
+		case p.NoTextLayer:
+			b.WriteString("(no text layer on this page)")
+		case p.Err != nil:
+			b.WriteString("(this page could not be extracted)")
+		default:
+			b.WriteString(p.Text)
+		}
+	}
+	text := b.String()
+	r.cut(text, out)
+	// Cite the page the piece starts on, so the source is precise.
+	if doc.Pages > 0 {
+		firstPage = pageAt(text, r.offset)
+	}
+	if firstPage > 0 {
+		out.CitationURI = cite.Page(doc.Path, firstPage)
+	} else {
+		out.CitationURI = cite.File(doc.Path)
+	}
+	return nil
+}
+
+// pageAt returns the page whose "[page N]" marker last precedes offset.
+func pageAt(text string, offset int) int {
+	i := strings.LastIndex(text[:min(offset+len("[page "), len(text))], "[page ")
+	if i < 0 {
+		return 1
+	}
+	rest := text[i+len("[page "):]
+	j := strings.IndexByte(rest, ']')
+	if j < 0 {
+		return 1
+	}
+	n, err := strconv.Atoi(rest[:j])
+	if err != nil {
+		return 1
+	}
+	return n
+}
+
+func (r *reader) excerpt(ctx context.Context, doc *sources.Document, quote string, out *ReadOutput) error {
+	quote = strings.TrimSpace(quote)
+	if quote == "" {
+		return fmt.Errorf("%w: excerpt mode needs quote", ErrInvalidArgument)
+	}
+	docs := []*sources.Document{doc}
+	if d, ok := r.tg.src.(sources.Describer); ok && r.tg.path == "" {
+		// A paper: the quote may be in its PDF, PAPER.md or NOTES.md.
+		if m, err := d.Describe(ctx); err == nil {
+			for _, p := range m.Documents {
+				if p == doc.Path {
+					continue
+				}
+				if other, err := r.tg.src.Read(ctx, p); err == nil {
+					docs = append(docs, other)
+				}
+			}
+		}
+	}
+	total := 0
+	var hitDoc *sources.Document
+	var hitPart sources.Part
+	var hitStart, hitEnd int
+	for _, d := range docs {
+		for _, p := range d.Parts {
+			ms := textnorm.Locate(p.Text, quote)
+			if len(ms) > 0 && hitDoc == nil {
+				hitDoc, hitPart, hitStart, hitEnd = d, p, ms[0].Start, ms[0].End
+			}
+			total += len(ms)
+		}
+	}
+	if hitDoc == nil {
+		return fmt.Errorf("%w: the quote is not in %s; try context_search", ErrNotFound, quoteArg(r.path()))
+	}
+	start, end := passage(hitPart.Text, hitStart, hitEnd, min(r.limit, excerptWindow))
+	out.Text = hitPart.Text[start:end]
+	out.Truncated = start > 0 || end < len(hitPart.Text)
+	out.Matches = total
+	out.Page, out.PageLabel = hitPart.Page, hitPart.Label
+	out.Title = hitDoc.Title
+	if hitPart.Page > 0 {
+		out.CitationURI = cite.Page(hitDoc.Path, hitPart.Page)
+	} else if s := sectionAt(hitDoc, hitPart, hitStart); s != "" {
+		out.Section = s
+		out.CitationURI = cite.Section(hitDoc.Path, s)
+	} else {
+		out.CitationURI = cite.File(hitDoc.Path)
+	}
+	return nil
+}
+
+// sectionAt returns the title of the section containing byte off of part.
+func sectionAt(doc *sources.Document, part sources.Part, off int) string {
+	idx := -1
+	for i := range doc.Parts {
+		if doc.Parts[i].Location == part.Location && doc.Parts[i].Text == part.Text {
+			idx = i
+			break
+		}
+	}
+	title := ""
+	for _, s := range doc.Sections {
+		if s.Part < idx || s.Part == idx && s.Offset <= off {
+			title = s.Title
+		}
+	}
+	return title
+}
+
+// excerptWindow is the size of an excerpt read: the passage around a quote,
+// not the page it is on (page mode reads that).
+const excerptWindow = 1500
+
+// passage widens [start, end) to at most limit characters around the match,
+// preferring to start at a paragraph or sentence boundary.
+func passage(text string, start, end, limit int) (int, int) {
+	matchLen := utf8.RuneCountInString(text[start:end])
+	if matchLen >= limit {
+		s, _ := textnorm.Truncate(text[start:end], limit)
+		return start, start + len(s)
+	}
+	room := limit - matchLen
+	// Up to a third of the room before the match, the rest after it.
+	before := room / 3
+	s := start
+	for n := 0; n < before && s > 0; n++ {
+		_, size := utf8.DecodeLastRuneInString(text[:s])
+		s -= size
+	}
+	if i := strings.LastIndex(text[s:start], "\n\n"); i >= 0 {
+		s += i + 2
+	} else if i := strings.LastIndex(text[s:start], ". "); i >= 0 {
+		s += i + 2
+	}
+	used := utf8.RuneCountInString(text[s:end])
+	rest, _ := textnorm.Truncate(text[end:], limit-used)
+	return s, end + len(rest)
+}
+
+func (r *reader) region(ctx context.Context, id string, out *ReadOutput) error {
+	if strings.TrimSpace(id) == "" {
+		return fmt.Errorf("%w: region mode needs region (a layout id such as figure-1)", ErrInvalidArgument)
+	}
+	rr, ok := r.tg.src.(sources.RegionReader)
+	if !ok {
+		return fmt.Errorf("%w: %s has no layout regions", ErrInvalidArgument, quoteArg(r.path()))
+	}
+	reg, err := rr.Region(ctx, id)
+	if err != nil {
+		return mapErr(err, r.path()+"#region="+id)
+	}
+	out.Region, out.Page, out.Section = reg.ID, reg.Page, reg.Title
+	out.Title = reg.Title
+	text := reg.Text
+	if text == "" {
+		text = reg.Title
+	}
+	out.CitationURI = cite.Region(reg.Path, reg.ID)
+	r.cut(text, out)
+	return nil
+}
+
+// cursor is the state of a cut read, handed to the agent as an opaque string.
+type cursor struct {
+	Target  string `json:"t"`
+	Mode    string `json:"m"`
+	Page    int    `json:"p,omitempty"`
+	Section string `json:"s,omitempty"`
+	Region  string `json:"r,omitempty"`
+	Offset  int    `json:"o"`
+	Scope   string `json:"f"` // fingerprint prefix: a cursor is valid for its grant only
+}
+
+func encodeCursor(c cursor, fingerprint string) string {
+	c.Scope = scopeTag(fingerprint)
+	b, _ := json.Marshal(c)
+	return "c1." + base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s, fingerprint string) (cursor, error) {
+	var c cursor
+	bad := fmt.Errorf("%w: cursor is not one this server handed out", ErrInvalidArgument)
+	rest, ok := strings.CutPrefix(s, "c1.")
+	if !ok || len(rest) > 4096 {
+		return c, bad
+	}
+	b, err := base64.RawURLEncoding.DecodeString(rest)
+	if err != nil || json.Unmarshal(b, &c) != nil || c.Scope != scopeTag(fingerprint) || c.Offset < 0 || c.Target == "" {
+		return c, bad
+	}
+	return c, nil
+}
+
+func scopeTag(fp string) string {
+	fp = strings.TrimPrefix(fp, "sha256:")
+	return fp[:min(12, len(fp))]
+}

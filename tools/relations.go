@@ -1,0 +1,112 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/internal/relations"
+	"github.com/researchctx/researchctx/sources"
+)
+
+// relationsFunc returns the relations of a library paper.
+type relationsFunc func(ctx context.Context, ref string) (*relations.Relations, error)
+
+// libraryRelations serves relations from the Vault's citation graph, reading
+// paper text through the library's paper sources when a paper has no
+// reference sidecar.
+func libraryRelations(lib *sources.Library) relationsFunc {
+	g := relations.New(lib.Vault(), &relations.Options{Text: lib.PaperText})
+	return g.Relations
+}
+
+// defaultRelationLimit is the cards per list when the call names none.
+const defaultRelationLimit = 10
+
+// Relations answers paper_relations: slim cards for the paper's references,
+// the works citing it and related library papers. Papers outside the grant
+// appear only as cards: context_read still refuses them.
+func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (*RelationsOutput, error) {
+	kind := in.Kind
+	switch kind {
+	case "":
+		kind = RelAll
+	case RelAll, RelReferences, RelCitedBy, RelRelated:
+	default:
+		return nil, fmt.Errorf("%w: kind %s is not one of references, cited_by, related, all", ErrInvalidArgument, quoteArg(kind))
+	}
+	if in.Limit < 0 {
+		return nil, fmt.Errorf("%w: limit must be positive", ErrInvalidArgument)
+	}
+	tn, err := t.begin()
+	if err != nil {
+		return nil, err
+	}
+	tg, err := t.resolve(in.Paper)
+	if err != nil {
+		return nil, err
+	}
+	info := tg.src.Info()
+	if info.Kind != sources.KindPaper {
+		return nil, fmt.Errorf("%w: %s is a %s, not a paper", ErrInvalidArgument, quoteArg(info.Ref), info.Kind)
+	}
+	if t.rel == nil {
+		return nil, fmt.Errorf("%w: relations are not available for this source", ErrInvalidArgument)
+	}
+	limit := defaultRelationLimit
+	if in.Limit > 0 {
+		limit = min(in.Limit, tn.grant.Budget.SearchCards*5)
+	}
+	rels, err := t.rel(ctx, info.Ref)
+	if err != nil {
+		return nil, fmt.Errorf("relations of %s cannot be read: %w", quoteArg(info.Ref), err)
+	}
+	out := &RelationsOutput{Paper: info.Ref, References: []RelationCard{}, CitedBy: []RelationCard{}, Related: []RelationCard{}}
+	var uris []string
+	chars := 0
+	add := func(dst *[]RelationCard, works []relations.Work) {
+		for i, w := range works {
+			if i >= limit {
+				out.Truncated = true
+				return
+			}
+			c := t.card(w)
+			n := len([]rune(c.Title))
+			if chars+n > tn.remaining {
+				out.Truncated = true
+				return
+			}
+			chars += n
+			*dst = append(*dst, c)
+			uris = append(uris, c.CitationURI)
+		}
+	}
+	if kind == RelAll || kind == RelReferences {
+		add(&out.References, rels.References)
+	}
+	if kind == RelAll || kind == RelCitedBy {
+		add(&out.CitedBy, rels.CitedBy)
+	}
+	if kind == RelAll || kind == RelRelated {
+		add(&out.Related, rels.Related)
+	}
+	out.Budget, err = t.finish(tn, researchctx.ToolRelations, uris, chars)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// card turns a work into a slim card; see relations.Work.CitationURI for
+// its link.
+func (t *Toolset) card(w relations.Work) RelationCard {
+	c := RelationCard{
+		Title: w.Title, Authors: w.Authors3(), Year: w.Year, DOI: w.DOI, ArXivID: w.ArXivID,
+		PaperPath: w.Paper, CitationURI: w.CitationURI(),
+	}
+	if w.Paper != "" {
+		src, _ := t.owner(w.Paper)
+		c.InGrant = src != nil
+	}
+	return c
+}

@@ -1,0 +1,208 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/sources"
+)
+
+// maxQuery bounds a query; longer ones are an argument error.
+const maxQuery = 2000
+
+// Search answers context_search: a few ranked evidence cards from the granted
+// sources (or the one named), each a short verbatim excerpt with its page or
+// section and citation URI. It never returns full text.
+func (t *Toolset) Search(ctx context.Context, in SearchInput) (*SearchOutput, error) {
+	q := strings.TrimSpace(in.Query)
+	switch {
+	case q == "":
+		return nil, fmt.Errorf("%w: query is empty", ErrInvalidArgument)
+	case utf8.RuneCountInString(q) > maxQuery:
+		return nil, fmt.Errorf("%w: query is longer than %d characters", ErrInvalidArgument, maxQuery)
+	case in.Limit < 0:
+		return nil, fmt.Errorf("%w: limit must be positive", ErrInvalidArgument)
+	}
+	tn, err := t.begin()
+	if err != nil {
+		return nil, err
+	}
+	b := tn.grant.Budget
+	limit := b.SearchCards
+	if in.Limit > 0 {
+		limit = min(in.Limit, limit)
+	}
+	srcs := t.sources
+	if in.Source != "" {
+		tg, err := t.resolve(in.Source)
+		if err != nil {
+			return nil, err
+		}
+		if tg.path != "" {
+			return nil, fmt.Errorf("%w: source must be a granted source, not a path inside one", ErrInvalidArgument)
+		}
+		srcs = []sources.Source{tg.src}
+	}
+	query := sources.Query{Text: q, Limit: limit, ScanFiles: b.ScanFiles, ExcerptChars: b.CardChars}
+	hits, truncated, err := searchAll(ctx, srcs, query)
+	if err != nil {
+		return nil, err
+	}
+	if len(hits) > limit {
+		hits, truncated = hits[:limit], true
+	}
+	out := &SearchOutput{Cards: []Card{}, Truncated: truncated}
+	var uris []string
+	chars := 0
+	for _, h := range hits {
+		ex := h.hit.Excerpt
+		if ex == "" {
+			ex = fallbackExcerpt(h.hit.Text, q, b.CardChars)
+		}
+		ex, _ = textnorm.Truncate(strings.TrimSpace(ex), b.CardChars)
+		n := utf8.RuneCountInString(ex)
+		if chars+n > tn.remaining {
+			out.Truncated = true
+			break
+		}
+		chars += n
+		c := Card{
+			Source:      h.src.Ref,
+			Kind:        string(h.src.Kind),
+			Path:        h.hit.Path,
+			Title:       h.hit.Title,
+			Page:        h.hit.Page,
+			PageLabel:   h.hit.Label,
+			Section:     h.hit.Section,
+			Excerpt:     ex,
+			Score:       roundScore(h.hit.Score),
+			CitationURI: locationURI(h.hit.Location),
+		}
+		out.Cards = append(out.Cards, c)
+		uris = append(uris, c.CitationURI)
+	}
+	out.Budget, err = t.finish(tn, researchctx.ToolSearch, uris, chars)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+type rankedHit struct {
+	src sources.Info
+	hit sources.Hit
+}
+
+// searchAll queries every source concurrently and merges the hits by score;
+// ties break by path and page so the order is deterministic.
+func searchAll(ctx context.Context, srcs []sources.Source, q sources.Query) ([]rankedHit, bool, error) {
+	type result struct {
+		res *sources.Results
+		err error
+	}
+	results := make([]result, len(srcs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i, s := range srcs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r, err := s.Search(ctx, q)
+			results[i] = result{r, err}
+		}()
+	}
+	wg.Wait()
+	var hits []rankedHit
+	truncated := false
+	failed := 0
+	var firstErr error
+	for i, r := range results {
+		if r.err != nil {
+			// One unreadable source must not hide the others' evidence.
+			failed++
+			if firstErr == nil {
+				firstErr = r.err
+			}
+			continue
+		}
+		if r.res == nil {
+			continue
+		}
+		truncated = truncated || r.res.Truncated || r.res.Total > len(r.res.Hits)
+		info := srcs[i].Info()
+		for _, h := range r.res.Hits {
+			hits = append(hits, rankedHit{src: info, hit: h})
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	if failed == len(srcs) && firstErr != nil {
+		return nil, false, fmt.Errorf("search failed: %w", firstErr)
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		a, b := hits[i], hits[j]
+		if a.hit.Score != b.hit.Score {
+			return a.hit.Score > b.hit.Score
+		}
+		if a.hit.Path != b.hit.Path {
+			return a.hit.Path < b.hit.Path
+		}
+		return a.hit.Page < b.hit.Page
+	})
+	return hits, truncated || failed > 0, nil
+}
+
+// roundScore keeps scores readable and stable in JSON.
+func roundScore(s float64) float64 {
+	return float64(int(s*1000+0.5)) / 1000
+}
+
+// locationURI is the citation URI of a location: a PDF by page, else a
+// region, else a section; at most one fragment.
+func locationURI(l sources.Location) string {
+	if l.Path == "" {
+		return ""
+	}
+	switch {
+	case l.Page > 0:
+		return cite.Page(l.Path, l.Page)
+	case l.Region != "":
+		return cite.Region(l.Path, l.Region)
+	case l.Section != "":
+		return cite.Section(l.Path, l.Section)
+	}
+	return cite.File(l.Path)
+}
+
+// fallbackExcerpt picks a window of text around the first query word found,
+// for sources that do not choose their own excerpt.
+func fallbackExcerpt(text, query string, max int) string {
+	start := 0
+	for _, tok := range textnorm.Tokens(query) {
+		if ms := textnorm.Locate(text, query[tok.Start:tok.End]); len(ms) > 0 {
+			start = ms[0].Start
+			break
+		}
+	}
+	// Back up to the start of the line or sentence, at most a third of the card.
+	back := start
+	for n := 0; back > 0 && n < max/3; n++ {
+		_, size := utf8.DecodeLastRuneInString(text[:back])
+		if c := text[back-size]; c == '\n' || (c == ' ' && back-size > 0 && text[back-size-1] == '.') {
+			break
+		}
+		back -= size
+	}
+	ex, _ := textnorm.Truncate(text[back:], max)
+	return ex
+}
