@@ -2,8 +2,10 @@ package index
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/index/scifact"
@@ -12,7 +14,7 @@ import (
 // sciFactIndex builds the SciFact abstracts as text files would be indexed.
 func sciFactIndex(tb testing.TB) (*Index, []scifact.Abstract, []scifact.Claim) {
 	tb.Helper()
-	docs, claims, err := scifact.Load(corpus.Dir(tb, "scifact"))
+	docs, claims, err := scifact.Load(corpusDir(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -26,16 +28,32 @@ func sciFactIndex(tb testing.TB) (*Index, []scifact.Abstract, []scifact.Claim) {
 	return b.Index(), docs, claims
 }
 
-func BenchmarkRead(b *testing.B) {
-	ix, _, _ := sciFactIndex(b)
+func corpusDir(tb testing.TB) string { return corpus.Dir(tb, "scifact") }
+
+func encodeB(tb testing.TB, ix *Index) []byte {
+	tb.Helper()
 	var buf bytes.Buffer
 	if _, err := ix.WriteTo(&buf); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	b.SetBytes(int64(buf.Len()))
-	b.ResetTimer()
+	return buf.Bytes()
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	d = slices.Clone(d)
+	slices.Sort(d)
+	return d[int(p*float64(len(d)-1))]
+}
+
+func BenchmarkRead(b *testing.B) {
+	ix, _, _ := sciFactIndex(b)
+	data := encodeB(b, ix)
+	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := Read(bytes.NewReader(buf.Bytes())); err != nil {
+		if _, err := Read(bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
 	}
