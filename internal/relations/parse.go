@@ -3,6 +3,7 @@ package relations
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -29,31 +30,77 @@ var matchKinds = map[string]bool{"doi": true, "arxiv": true, "title": true}
 // maxRawTitle bounds the raw reference string used as a title fallback.
 const maxRawTitle = 200
 
+// sidecarJSON, citationJSON, metadataJSON and localMatchJSON are the parts
+// of a reference sidecar this package reads. Text fields are typed strings:
+// a value of another type (a number where an id belongs) is left empty
+// rather than guessed at. Fields whose type varies in the wild stay raw and
+// are read leniently.
+type sidecarJSON struct {
+	SchemaVersion json.RawMessage `json:"schemaVersion"`
+	Citations     json.RawMessage `json:"citations"`
+}
+
+type citationJSON struct {
+	Raw        string         `json:"raw"`
+	Metadata   metadataJSON   `json:"metadata"`
+	LocalMatch localMatchJSON `json:"localMatch"`
+}
+
+type metadataJSON struct {
+	Title   string          `json:"title"`
+	Authors json.RawMessage `json:"authors"`
+	Year    json.RawMessage `json:"year"`
+	DOI     string          `json:"doi"`
+	ArXivID string          `json:"arxivId"`
+	URL     string          `json:"url"`
+}
+
+type localMatchJSON struct {
+	PaperPath string `json:"paperPath"`
+	MatchBy   string `json:"matchBy"`
+}
+
+// decodeLenient decodes data into v in one pass, ignoring values of the
+// wrong type (encoding/json leaves them zero and decodes the rest). Only a
+// syntax error is returned.
+func decodeLenient(data []byte, v any) error {
+	err := json.Unmarshal(data, v)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return nil
+	}
+	return err
+}
+
 // parseSidecar decodes a reference sidecar leniently: unknown fields are
 // ignored, a field of the wrong type is treated as absent, and a citation
 // that is not an object or says nothing usable is skipped and counted. Only a
 // document that is not a JSON object, declares another schemaVersion or has
 // a citations field that is not a list is an error.
 func parseSidecar(data []byte) (refs []ref, skipped int, err error) {
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(data, &doc); err != nil {
+	var doc sidecarJSON
+	if !isObject(data) || json.Unmarshal(data, &doc) != nil {
 		return nil, 0, fmt.Errorf("%w: not a JSON object", ErrMalformed)
 	}
-	if err := checkSchema(doc["schemaVersion"]); err != nil {
+	if err := checkSchema(doc.SchemaVersion); err != nil {
 		return nil, 0, err
 	}
-	var items []json.RawMessage
-	if raw, ok := doc["citations"]; ok && !isNull(raw) {
-		if json.Unmarshal(raw, &items) != nil {
-			return nil, 0, fmt.Errorf("%w: citations is not a list", ErrMalformed)
-		}
+	if len(doc.Citations) == 0 || isNull(doc.Citations) {
+		return nil, 0, nil
+	}
+	if !isArray(doc.Citations) {
+		return nil, 0, fmt.Errorf("%w: citations is not a list", ErrMalformed)
+	}
+	var items []citationJSON
+	if err := decodeLenient(doc.Citations, &items); err != nil {
+		return nil, 0, fmt.Errorf("%w: citations: %v", ErrMalformed, err)
 	}
 	if len(items) > maxCitations {
 		skipped += len(items) - maxCitations
 		items = items[:maxCitations]
 	}
-	for _, it := range items {
-		r, ok := parseCitation(it)
+	for i := range items {
+		r, ok := citationRef(&items[i])
 		if !ok {
 			skipped++
 			continue
@@ -63,33 +110,27 @@ func parseSidecar(data []byte) (refs []ref, skipped int, err error) {
 	return refs, skipped, nil
 }
 
-func parseCitation(data json.RawMessage) (ref, bool) {
-	var c map[string]json.RawMessage
-	if json.Unmarshal(data, &c) != nil || c == nil {
-		return ref{}, false
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(c["metadata"], &m) != nil {
-		m = nil
-	}
+// citationRef reads one citation; ok is false when it says nothing usable
+// (which includes an entry that was not an object at all).
+func citationRef(c *citationJSON) (ref, bool) {
+	m := &c.Metadata
 	r := ref{
-		title:   oneLine(text(m["title"])),
-		authors: strList(m["authors"]),
-		year:    num(m["year"]),
+		title:   oneLine(m.Title),
+		authors: strList(m.Authors),
+		year:    num(m.Year),
 	}
-	r.doi, r.arxiv = identifiers(text(m["doi"]), text(m["arxivId"]))
+	r.doi, r.arxiv = identifiers(m.DOI, m.ArXivID)
 	if r.doi == "" && r.arxiv == "" {
 		// Some producers leave the identifier only in the URL.
-		r.doi, r.arxiv = identifiersFromURL(text(m["url"]))
+		r.doi, r.arxiv = identifiersFromURL(m.URL)
 	}
-	var lm map[string]json.RawMessage
-	if json.Unmarshal(c["localMatch"], &lm) == nil && matchKinds[strings.ToLower(text(lm["matchBy"]))] {
-		if p, err := vault.Clean(text(lm["paperPath"])); err == nil && p != "." {
+	if matchKinds[strings.ToLower(strings.TrimSpace(c.LocalMatch.MatchBy))] {
+		if p, err := vault.Clean(strings.TrimSpace(c.LocalMatch.PaperPath)); err == nil && p != "." {
 			r.local = p
 		}
 	}
 	if r.title == "" {
-		r.title = shorten(oneLine(text(c["raw"])), maxRawTitle)
+		r.title = shorten(oneLine(c.Raw), maxRawTitle)
 	}
 	if r.title == "" && r.doi == "" && r.arxiv == "" && r.local == "" {
 		return ref{}, false
@@ -137,28 +178,47 @@ type citing struct {
 	count int
 }
 
+// citingJSON is the part of a cache entry this package reads (see
+// sidecarJSON for the typing rules).
+type citingJSON struct {
+	S2ID          string          `json:"s2Id"`
+	Title         string          `json:"title"`
+	Date          string          `json:"date"`
+	DOI           string          `json:"doi"`
+	ArXivID       string          `json:"arxivId"`
+	CitationCount json.RawMessage `json:"citationCount"`
+}
+
+type seedJSON struct {
+	Citing json.RawMessage `json:"citing"`
+}
+
 // parseScan decodes the cited-by cache leniently, like parseSidecar. Seeds
 // are returned under their keys as written; a seed or citing entry that is
 // not an object or says nothing usable is skipped and counted per seed key.
 func parseScan(data []byte) (seeds map[string][]citing, skipped map[string]int, err error) {
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(data, &doc); err != nil {
+	var doc struct {
+		SchemaVersion json.RawMessage            `json:"schemaVersion"`
+		Seeds         map[string]json.RawMessage `json:"seeds"`
+	}
+	if !isObject(data) {
 		return nil, nil, fmt.Errorf("%w: not a JSON object", ErrMalformed)
 	}
-	if err := checkSchema(doc["schemaVersion"]); err != nil {
-		return nil, nil, err
-	}
-	var raw map[string]json.RawMessage
-	if s, ok := doc["seeds"]; ok && !isNull(s) {
-		if json.Unmarshal(s, &raw) != nil {
+	if err := json.Unmarshal(data, &doc); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "seeds" {
 			return nil, nil, fmt.Errorf("%w: seeds is not an object", ErrMalformed)
 		}
+		return nil, nil, fmt.Errorf("%w: not a JSON object", ErrMalformed)
+	}
+	if err := checkSchema(doc.SchemaVersion); err != nil {
+		return nil, nil, err
 	}
 	seeds, skipped = map[string][]citing{}, map[string]int{}
-	for key, sd := range raw {
-		var seed map[string]json.RawMessage
-		var items []json.RawMessage
-		if json.Unmarshal(sd, &seed) != nil || seed == nil || json.Unmarshal(seed["citing"], &items) != nil {
+	for key, raw := range doc.Seeds {
+		var sd seedJSON
+		var items []citingJSON
+		if !isObject(raw) || decodeLenient(raw, &sd) != nil || !isArray(sd.Citing) || decodeLenient(sd.Citing, &items) != nil {
 			seeds[key] = nil
 			skipped[key]++
 			continue
@@ -167,9 +227,9 @@ func parseScan(data []byte) (seeds map[string][]citing, skipped map[string]int, 
 			skipped[key] += len(items) - maxCiting
 			items = items[:maxCiting]
 		}
-		list := []citing{}
-		for _, it := range items {
-			c, ok := parseCiting(it)
+		list := make([]citing, 0, len(items))
+		for i := range items {
+			c, ok := citingOf(&items[i])
 			if !ok {
 				skipped[key]++
 				continue
@@ -181,20 +241,18 @@ func parseScan(data []byte) (seeds map[string][]citing, skipped map[string]int, 
 	return seeds, skipped, nil
 }
 
-func parseCiting(data json.RawMessage) (citing, bool) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(data, &m) != nil || m == nil {
-		return citing{}, false
-	}
+// citingOf reads one cache entry; ok is false when it has neither a title
+// nor an identifier (the card would say nothing), which includes an entry
+// that was not an object.
+func citingOf(m *citingJSON) (citing, bool) {
 	c := citing{
-		s2:    text(m["s2Id"]),
-		title: oneLine(text(m["title"])),
-		year:  num(m["date"]),
-		count: num(m["citationCount"]),
+		s2:    strings.TrimSpace(m.S2ID),
+		title: oneLine(m.Title),
+		year:  leadingInt(m.Date),
+		count: num(m.CitationCount),
 	}
-	c.doi, c.arxiv = identifiers(text(m["doi"]), text(m["arxivId"]))
+	c.doi, c.arxiv = identifiers(m.DOI, m.ArXivID)
 	if c.title == "" && c.doi == "" && c.arxiv == "" {
-		// Without a title or an identifier the card would say nothing.
 		return citing{}, false
 	}
 	return c, true
@@ -209,6 +267,19 @@ func checkSchema(raw json.RawMessage) error {
 		return fmt.Errorf("%w %q", ErrUnsupportedSchema, shorten(v, 20))
 	}
 	return nil
+}
+
+// isObject reports whether r is a JSON object (by its first byte; the
+// decoder checks the rest).
+func isObject(r json.RawMessage) bool {
+	r = bytes.TrimSpace(r)
+	return len(r) > 0 && r[0] == '{'
+}
+
+// isArray reports whether r is a JSON array (by its first byte).
+func isArray(r json.RawMessage) bool {
+	r = bytes.TrimSpace(r)
+	return len(r) > 0 && r[0] == '['
 }
 
 func isNull(r json.RawMessage) bool { return string(bytes.TrimSpace(r)) == "null" }
@@ -242,8 +313,11 @@ func text(r json.RawMessage) string {
 
 // num reads a non-negative integer from a JSON number or from the leading
 // digits of a string (a year in "2024-03-11"); anything else is 0.
-func num(r json.RawMessage) int {
-	s := str(r)
+func num(r json.RawMessage) int { return leadingInt(str(r)) }
+
+// leadingInt reads the leading digits of s (at most nine); 0 when none.
+func leadingInt(s string) int {
+	s = strings.TrimSpace(s)
 	end := 0
 	for end < len(s) && end < 9 && s[end] >= '0' && s[end] <= '9' {
 		end++

@@ -14,16 +14,15 @@ import (
 // non-blocking, a regular file only, size-capped. Errors name only the
 // cache's vault-relative path.
 func (l *Library) readScan() (seeds map[string][]citing, skipped map[string]int, st stamp, err error) {
-	st = stamp{path: ScanFile, private: true}
+	st = l.stat(ScanFile)
+	if !st.exists {
+		return nil, nil, st, nil
+	}
 	root, err := os.OpenRoot(l.v.Root())
 	if err != nil {
 		return nil, nil, st, scanError(err)
 	}
 	defer root.Close()
-	st = statIn(root)
-	if !st.exists {
-		return nil, nil, st, nil
-	}
 	f, err := root.OpenFile(ScanFile, openFlags, 0)
 	if err != nil {
 		return nil, nil, st, scanError(err)
@@ -52,32 +51,6 @@ func (l *Library) readScan() (seeds map[string][]citing, skipped map[string]int,
 		return nil, nil, st, scanError(err)
 	}
 	return seeds, skipped, st, nil
-}
-
-// statScan stamps the cache the way readScan does, without reading it.
-func (l *Library) statScan() stamp {
-	root, err := os.OpenRoot(l.v.Root())
-	if err != nil {
-		return stamp{path: ScanFile, private: true}
-	}
-	defer root.Close()
-	return statIn(root)
-}
-
-// statIn stamps the cache inside an open Vault root. A cache that cannot be
-// stat-ed for another reason than its absence counts as present, so that
-// reading it reports why.
-func statIn(root *os.Root) stamp {
-	st := stamp{path: ScanFile, private: true}
-	fi, err := root.Stat(ScanFile)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		st.exists = true
-	default:
-		st.exists, st.mtime, st.size = true, fi.ModTime(), fi.Size()
-	}
-	return st
 }
 
 // scanError names the cache by its vault-relative path and drops any path
