@@ -89,32 +89,50 @@ func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
 }
 
 // dedupeOverprint drops glyphs drawn again at (nearly) the same place, as
-// producers do to fake bold or shadow text.
+// producers do to fake bold or shadow text. Glyphs are sorted by position
+// so that each is compared only with its near neighbours.
 func dedupeOverprint(gs []glyph) []glyph {
-	type key struct {
-		text string
-		x, y int32
-		dir  uint8
-	}
-	seen := make(map[key]struct{}, len(gs))
-	out := gs[:0]
-	for _, g := range gs {
-		if g.isWS {
-			out = append(out, g)
-			continue
+	idx := make([]int32, 0, len(gs))
+	for i := range gs {
+		if !gs[i].isWS {
+			idx = append(idx, int32(i))
 		}
-		k := key{g.text, int32(math.Round(g.x)), int32(math.Round(g.y)), g.dir}
-		dup := false
-		for dx := int32(-1); dx <= 1 && !dup; dx++ {
-			for dy := int32(-1); dy <= 1 && !dup; dy++ {
-				_, dup = seen[key{k.text, k.x + dx, k.y + dy, k.dir}]
+	}
+	sort.Slice(idx, func(a, b int) bool {
+		ga, gb := &gs[idx[a]], &gs[idx[b]]
+		if ga.dir != gb.dir {
+			return ga.dir < gb.dir
+		}
+		ya, yb := math.Round(ga.y), math.Round(gb.y)
+		if ya != yb {
+			return ya < yb
+		}
+		return ga.x < gb.x
+	})
+	var drop []bool
+	for k, i := range idx {
+		g := &gs[i]
+		for _, j := range idx[k+1:] {
+			h := &gs[j]
+			if h.dir != g.dir || math.Round(h.y) != math.Round(g.y) || h.x-g.x > 1.5 {
+				break
+			}
+			if h.text == g.text && math.Abs(h.y-g.y) < 1.5 {
+				if drop == nil {
+					drop = make([]bool, len(gs))
+				}
+				drop[max(i, j)] = true // keep the first drawn
 			}
 		}
-		if dup && g.size > 0 {
-			continue
+	}
+	if drop == nil {
+		return gs
+	}
+	out := gs[:0]
+	for i := range gs {
+		if !drop[i] {
+			out = append(out, gs[i])
 		}
-		seen[k] = struct{}{}
-		out = append(out, g)
 	}
 	return out
 }
