@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -393,6 +394,9 @@ func (a *Agent) Warm(ctx context.Context, cwd string) (*Session, error) {
 func (a *Agent) newSession(ctx context.Context, cwd string, servers []acp.McpServer, fp string) (*Session, error) {
 	if err := a.checkRunning(); err != nil {
 		return nil, err
+	}
+	if !filepath.IsAbs(cwd) {
+		return nil, fmt.Errorf("%w: session cwd must be an absolute path", ErrTurn)
 	}
 	if servers == nil {
 		servers = []acp.McpServer{}

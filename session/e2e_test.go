@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -317,6 +318,7 @@ func (f *fixture) checkSources(res *TurnResult) {
 
 func TestEndToEnd(t *testing.T) {
 	f := newFixture(t)
+	baseline := runtime.NumGoroutine()
 	a := f.start(AgentConfig{}, "-resume")
 	if got := a.Capabilities(); !got.Resume || got.Load || got.AgentName != "test-agent" {
 		t.Errorf("capabilities = %+v", got)
@@ -384,8 +386,24 @@ func TestEndToEnd(t *testing.T) {
 	if groupAlive(pgid) {
 		t.Fatalf("process group %d alive after Stop", pgid)
 	}
+	checkGoroutines(t, baseline)
 	if _, err := a.Turn(context.Background(), TurnRequest{Prev: &res2.Record, Plan: plan2, Server: srv2}); !errors.Is(err, ErrStopped) {
 		t.Errorf("Turn after Stop: %v, want ErrStopped", err)
+	}
+}
+
+// checkGoroutines waits for the goroutine count to fall back to baseline
+// (the connection's goroutines end once the agent's stdout is closed).
+func checkGoroutines(t *testing.T, baseline int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > baseline {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Errorf("%d goroutines after Stop, %d before Start:\n%s", runtime.NumGoroutine(), baseline, buf[:runtime.Stack(buf, true)])
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -697,12 +715,30 @@ func TestStartErrors(t *testing.T) {
 
 func TestTurnErrors(t *testing.T) {
 	f := newFixture(t)
-	a := f.start(AgentConfig{})
+	a := f.start(AgentConfig{}, "-hang-prompt")
+	if _, err := a.Warm(context.Background(), "relative"); !errors.Is(err, ErrTurn) {
+		t.Errorf("relative cwd: %v", err)
+	}
 	if _, err := a.Turn(context.Background(), TurnRequest{}); !errors.Is(err, ErrTurn) {
 		t.Errorf("no plan: %v", err)
 	}
 	plan, _ := f.plan(false, "notes")
 	if _, err := a.Turn(context.Background(), TurnRequest{Plan: plan, Server: Server{Command: "quickchat"}}); !errors.Is(err, ErrServer) {
 		t.Errorf("relative server command: %v", err)
+	}
+	// A prompt that never ends is cancelled with the caller's context; the
+	// session and its record are still returned.
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := a.Turn(ctx, TurnRequest{Plan: plan, Server: Server{Command: f.server, Args: []string{"--agentero-context-mcp", "grant"}}, Prompt: "x"})
+	if !errors.Is(err, ErrAgent) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("hanging prompt: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("hanging prompt returned after %v", d)
+	}
+	if res == nil || res.Record.SessionID == "" || res.Record.Fingerprint != plan.Fingerprint {
+		t.Errorf("hanging prompt result: %+v", res)
 	}
 }

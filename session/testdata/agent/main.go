@@ -30,6 +30,7 @@ var (
 	closeCap   = flag.Bool("close", false, "advertise sessionCapabilities.close")
 	refuse     = flag.Bool("refuse", false, "answer resume and load with -32002")
 	hangResume = flag.Bool("hang-resume", false, "never answer session/resume")
+	hangPrompt = flag.Bool("hang-prompt", false, "never answer session/prompt until cancelled")
 	report     = flag.String("report", "", "append events to this JSON-lines file")
 )
 
@@ -181,6 +182,11 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	a.mu.Unlock()
 	if s == nil {
 		return acp.PromptResponse{}, &acp.RequestError{Code: -32002, Message: "Resource not found"}
+	}
+	if *hangPrompt {
+		a.log(Event{Event: "prompt hang", SessionID: string(p.SessionId)})
+		<-ctx.Done()
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	}
 	var text strings.Builder
 	for _, b := range p.Prompt {
