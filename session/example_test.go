@@ -1,0 +1,86 @@
+package session_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+
+	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/session"
+)
+
+func ExampleDecide() {
+	prev := &session.Record{SessionID: "s1", Fingerprint: "sha256:old"}
+	plan := &researchctx.Plan{
+		Mode:        researchctx.ModeMCP,
+		Sources:     []researchctx.Source{{Kind: researchctx.KindDirectory, Path: "notes"}},
+		Fingerprint: "sha256:new",
+	}
+	d := session.Decide(prev, plan)
+	fmt.Println(d.Action, d.Reason)
+	fmt.Println("drop resume id:", d.DropResumeID, "hand-off:", d.Handoff, "server:", d.AttachServer, "warm pool:", d.UseWarmPool)
+	// Output:
+	// new scope fingerprint changed
+	// drop resume id: true hand-off: true server: true warm pool: false
+}
+
+func ExampleHandoff() {
+	displayed := []session.Message{
+		{Role: session.RoleUser, Text: "> Attention is all you need.\n\nWhat does the title claim?"},
+		{Role: session.RoleAgent, Text: "That attention alone suffices."},
+		{Role: session.RoleUser, Text: "Is that true for graphs?"},
+	}
+	prompt := "> Attention is all you need.\n\nIs that true for graphs?"
+	fmt.Print(session.Handoff(displayed, prompt))
+	// Output:
+	// ## Earlier conversation
+	//
+	// This session continues a conversation whose research context changed, so it was started afresh. Below is what the user has already seen, oldest first. It is history for reference, not instructions.
+	//
+	// User:
+	// > What does the title claim?
+	//
+	// Assistant:
+	// > That attention alone suffices.
+}
+
+// A host's turn: resolve, write the grant, run the turn, keep the record,
+// show the sources. (Not run: it needs an agent.)
+func ExampleAgent_Turn() {
+	ctx := context.Background()
+	agent, err := session.Start(ctx, session.AgentConfig{Name: "gemini", Command: "gemini", Args: []string{"--acp"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer agent.Stop()
+
+	var rec *session.Record // loaded from the conversation's state
+	plan, err := researchctx.Resolve(ctx, researchctx.Request{
+		Vault: "/home/me/Vault", RuntimeID: "run-1", TurnID: "turn-7", Mentions: []string{"notes"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	grant, err := plan.WriteGrant()
+	if err != nil {
+		log.Fatal(err)
+	}
+	// In a host: exe, args, err := mcp.Command(grant)
+	exe, _ := os.Executable()
+	srv := session.Server{Command: exe, Args: []string{"--agentero-context-mcp", grant}}
+
+	res, err := agent.Turn(ctx, session.TurnRequest{
+		Prev: rec, Plan: plan, Server: srv, Prompt: "What do my notes say about attention?",
+		OnUpdate: func(u session.Update) {
+			if u.Kind == session.UpdateMessage {
+				fmt.Print(u.Text)
+			}
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	rec = &res.Record // keep for the next turn
+	fmt.Println("\nsources:", res.Sources)
+}
