@@ -48,7 +48,7 @@ func (b *pdfBuilder) bytes(root, info int) []byte {
 
 // page describes one page for simpleDoc.
 type page struct {
-	content   string
+	content    string
 	resources  string // resource dictionary source; default: /F1 Helvetica
 	streamDict string // extra content stream dictionary entries
 }

@@ -1,6 +1,9 @@
 package pdf
 
-import "unicode/utf16"
+import (
+	"sort"
+	"unicode/utf16"
+)
 
 // codespace is one codespacerange entry: codes of n bytes between lo and hi.
 type codespace struct {
@@ -137,7 +140,21 @@ func parseCMap(data []byte) *cmap {
 		}
 		ops = ops[:0]
 	}
+	sort.Slice(cm.ranges, func(i, j int) bool { return cm.ranges[i].lo < cm.ranges[j].lo })
 	return cm
+}
+
+// findRange returns the range holding code, by binary search over ranges
+// sorted by their first code (overlapping ranges are rare and resolved to
+// the one starting last).
+func (cm *cmap) findRange(code uint32) *cmapRange {
+	i := sort.Search(len(cm.ranges), func(i int) bool { return cm.ranges[i].lo > code })
+	for k := i - 1; k >= 0 && k >= i-4; k-- {
+		if r := &cm.ranges[k]; code <= r.hi {
+			return r
+		}
+	}
+	return nil
 }
 
 func (cm *cmap) setText(code uint32, s string) {
@@ -159,12 +176,10 @@ func (cm *cmap) lookupText(code uint32) (string, bool) {
 	if s, ok := cm.text[code]; ok {
 		return s, true
 	}
-	for _, r := range cm.ranges {
-		if r.base != nil && code >= r.lo && code <= r.hi {
-			rs := append([]rune(nil), r.base...)
-			rs[len(rs)-1] += rune(code - r.lo)
-			return expandLigature(string(rs)), true
-		}
+	if r := cm.findRange(code); r != nil && r.base != nil {
+		rs := append([]rune(nil), r.base...)
+		rs[len(rs)-1] += rune(code - r.lo)
+		return expandLigature(string(rs)), true
 	}
 	return "", false
 }
@@ -174,10 +189,8 @@ func (cm *cmap) lookupCID(code uint32) (uint32, bool) {
 	if c, ok := cm.cids[code]; ok {
 		return c, true
 	}
-	for _, r := range cm.ranges {
-		if r.base == nil && code >= r.lo && code <= r.hi {
-			return r.cid + code - r.lo, true
-		}
+	if r := cm.findRange(code); r != nil && r.base == nil {
+		return r.cid + code - r.lo, true
 	}
 	return 0, false
 }

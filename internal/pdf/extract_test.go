@@ -316,3 +316,22 @@ func TestHeadings(t *testing.T) {
 		t.Errorf("font headings (-want +got):\n%s", diff)
 	}
 }
+
+// TestHostileLayout checks that pages built to defeat the layout stages
+// (many glyphs stacked on one spot, a long line drawn right to left, many
+// nearly-equal baselines) finish quickly.
+func TestHostileLayout(t *testing.T) {
+	var stacked, rtl, baselines []glyph
+	for i := 0; i < 50000; i++ {
+		stacked = append(stacked, glyph{x: 100, y: 100, w: 5, size: 10, text: "a", seq: int32(i)})
+		rtl = append(rtl, glyph{x: float64(50000 - i), y: 100, w: 1, size: 10, text: "b", seq: int32(i)})
+		baselines = append(baselines, glyph{x: 100, y: 100 + float64(i)*1e-4, w: 5, size: 10, text: string(rune('a' + i%26)), seq: int32(i)})
+	}
+	for name, gs := range map[string][]glyph{"stacked": stacked, "right to left": rtl, "baselines": baselines} {
+		start := time.Now()
+		layoutPage(gs, 612, 792)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: layout took %v", name, d)
+		}
+	}
+}

@@ -112,8 +112,11 @@ func dedupeOverprint(gs []glyph) []glyph {
 	var drop []bool
 	for k, i := range idx {
 		g := &gs[i]
-		for _, j := range idx[k+1:] {
+		for n, j := range idx[k+1:] {
 			h := &gs[j]
+			if n >= 16 { // bounds the work on hostile pages stacking glyphs
+				break
+			}
 			if h.dir != g.dir || math.Round(h.y) != math.Round(g.y) || h.x-g.x > 1.5 {
 				break
 			}
@@ -308,7 +311,7 @@ func makeLines(frags []*frag) []*textLine {
 	for _, f := range sorted {
 		var best *textLine
 		bestD := math.Inf(1)
-		for k := len(lines) - 1; k >= 0; k-- {
+		for k := len(lines) - 1; k >= 0 && k >= len(lines)-64; k-- {
 			l := lines[k]
 			if l.y-f.y > 2*math.Max(l.size, f.size) {
 				break
@@ -349,6 +352,9 @@ func makeLines(frags []*frag) []*textLine {
 }
 
 func overlapsX(l *textLine, f *frag) bool {
+	if len(l.frags) > 64 {
+		return false // bounds the work on hostile pages; real lines have few fragments
+	}
 	for _, o := range l.frags {
 		ov := math.Min(o.x1, f.x1) - math.Max(o.x0, f.x0)
 		if ov > 0.3*math.Min(o.size, f.size) && ov > 0.5*math.Min(o.x1-o.x0, f.x1-f.x0) {
