@@ -23,9 +23,12 @@
 package index
 
 import (
+	"cmp"
 	"errors"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
@@ -343,8 +346,10 @@ func (ix *Index) Search(query string, k int) ([]Hit, int) {
 	sortHits(hits)
 	if len(terms) > 1 {
 		n := min(len(hits), max(k, p.spanCandidates))
+		var buf []spanHit
+		count := make([]int, len(terms))
 		for i := range hits[:n] {
-			hits[i].Score += p.wSpan * ix.bestSpan(uint32(hits[i].Doc), terms)
+			hits[i].Score += p.wSpan * ix.bestSpan(uint32(hits[i].Doc), terms, &buf, count)
 		}
 		sortHits(hits[:n])
 	}
@@ -374,15 +379,14 @@ func (ix *Index) fieldTF(d, j uint32) float64 {
 }
 
 func sortHits(hits []Hit) {
-	sort.Slice(hits, func(i, j int) bool {
-		a, b := hits[i], hits[j]
+	slices.SortFunc(hits, func(a, b Hit) int {
 		if a.Score != b.Score {
-			return a.Score > b.Score
+			return cmp.Compare(b.Score, a.Score)
 		}
 		if a.Key != b.Key {
-			return a.Key < b.Key
+			return strings.Compare(a.Key, b.Key)
 		}
-		return a.Doc < b.Doc
+		return cmp.Compare(a.Doc, b.Doc)
 	})
 }
 
@@ -398,24 +402,33 @@ func (ix *Index) positions(id, d uint32) []uint32 {
 	return ix.pos[ix.posStart[j]:ix.posStart[j+1]]
 }
 
+// spanHit is one occurrence of query term number term at pos.
+type spanHit struct {
+	pos  uint32
+	term int
+}
+
 // bestSpan returns the largest idf sum of distinct query terms that occur
-// together within spanWidth positions of document d.
-func (ix *Index) bestSpan(d uint32, terms []queryTerm) float64 {
-	type hit struct {
-		pos  uint32
-		term int
-	}
-	var hs []hit
+// together within spanWidth positions of document d. buf and count are
+// scratch space reused across documents.
+func (ix *Index) bestSpan(d uint32, terms []queryTerm, buf *[]spanHit, count []int) float64 {
+	hs := (*buf)[:0]
 	for i, qt := range terms {
 		if !qt.known {
 			continue
 		}
 		for _, x := range ix.positions(qt.id, d) {
-			hs = append(hs, hit{x, i})
+			hs = append(hs, spanHit{x, i})
 		}
 	}
-	sort.Slice(hs, func(i, j int) bool { return hs[i].pos < hs[j].pos })
-	count := make([]int, len(terms))
+	*buf = hs
+	slices.SortFunc(hs, func(a, b spanHit) int {
+		if a.pos != b.pos {
+			return cmp.Compare(a.pos, b.pos)
+		}
+		return cmp.Compare(a.term, b.term)
+	})
+	clear(count)
 	best, cur := 0.0, 0.0
 	lo := 0
 	for _, h := range hs {
@@ -423,7 +436,7 @@ func (ix *Index) bestSpan(d uint32, terms []queryTerm) float64 {
 			cur += terms[h.term].idf
 		}
 		count[h.term]++
-		for hs[lo].pos+uint32(ix.p.spanWidth) < h.pos {
+		for hs[lo].pos+ix.p.spanWidth < h.pos {
 			t := hs[lo].term
 			count[t]--
 			if count[t] == 0 {
