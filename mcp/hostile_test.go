@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -203,6 +204,8 @@ func TestHostileModel(t *testing.T) {
 	// Searches over the whole grant must not reach the bait either.
 	for _, q := range []string{"SECRET", "secret sibling folder", "outside the vault", "token not-a-real-secret", "Private"} {
 		res := call(t, cs, researchctx.ToolSearch, map[string]any{"query": q, "limit": 50})
+		// The text rendering repeats the query: that is the model's own.
+		res.Content = []sdk.Content{&sdk.TextContent{Text: strings.ReplaceAll(text(res), strconv.Quote(q), "")}}
 		checkNoLeak(t, researchctx.ToolSearch, map[string]any{"query": q}, res, vault, outside)
 	}
 	// A listing of the granted folder may name the bait, never show it.

@@ -508,12 +508,14 @@ func TestProcessExitCodes(t *testing.T) {
 	}
 
 	t.Run("not requested", func(t *testing.T) {
-		out, err := exec.Command(quickchatBinary(t)).Output()
-		if err != nil {
-			t.Fatalf("%v", err)
-		}
-		if bytes.Contains(out, []byte(`"jsonrpc"`)) {
-			t.Errorf("served MCP without the flag: %s", out)
+		// Without the flag the host runs as itself (here: quickchat's plan
+		// command, refusing its missing argument); nothing speaks MCP.
+		cmd, stdin, stdout, _ := rawServer(t, []string{"plan"})
+		stdin.WriteString(initializeLine + "\n")
+		stdin.Close()
+		wait(t, cmd)
+		if strings.Contains(stdout.String(), `"jsonrpc"`) {
+			t.Errorf("served MCP without the flag: %s", stdout.String())
 		}
 	})
 }
