@@ -57,11 +57,20 @@ func splitAuthors(s string) []string {
 	s = strings.NewReplacer(" and ", ",", ";", ",", "&", ",").Replace(s)
 	var out []string
 	for _, a := range strings.Split(s, ",") {
-		if a = strings.Join(strings.Fields(a), " "); a != "" {
-			out = append(out, a)
+		a = strings.Join(strings.Fields(a), " ")
+		if a == "" || notAuthor[strings.ToLower(a)] {
+			continue
 		}
+		out = append(out, a)
 	}
 	return out
+}
+
+// notAuthor lists Info /Author values and title-page words that are not names.
+var notAuthor = map[string]bool{
+	"administrator": true, "admin": true, "user": true, "owner": true, "unknown": true,
+	"ieee": true, "fellow": true, "member": true, "senior member": true, "student member": true,
+	"life fellow": true, "ieee fellow": true,
 }
 
 // authorsUnderTitle takes the first line after the title block when it
@@ -84,7 +93,7 @@ func authorsUnderTitle(d *Document) []string {
 				return nil
 			}
 			t = strings.Map(func(r rune) rune {
-				if unicode.IsDigit(r) || r == '*' || r == '†' || r == '‡' {
+				if unicode.IsDigit(r) || strings.ContainsRune("*∗†‡§¶", r) {
 					return -1
 				}
 				return r
