@@ -33,9 +33,23 @@ type unitIndex struct {
 func buildUnitIndex(units []unit) *unitIndex {
 	docs := make([]index.Doc, len(units))
 	for i, u := range units {
-		docs[i] = index.Doc{Key: unitKey(u.Loc), Title: u.Title, Body: u.Text}
+		docs[i] = index.Doc{Key: unitKey(u.Loc), Title: u.Title, Body: bodyAfterTitle(u.Text, u.Title)}
 	}
 	return &unitIndex{units: units, ix: index.Build(docs)}
+}
+
+// bodyAfterTitle drops the text's first line when it is the title, so the
+// title is weighted once, as a title, not again as body text.
+func bodyAfterTitle(text, title string) string {
+	if title == "" {
+		return text
+	}
+	rest := strings.TrimLeft(text, " \t\r\n")
+	line, after, _ := strings.Cut(rest, "\n")
+	if firstLine(line) == title {
+		return after
+	}
+	return text
 }
 
 func unitKey(l Location) string {
@@ -67,7 +81,7 @@ func (u *unitIndex) search(q Query) *Results {
 
 // indexCacheVersion changes whenever the cached form or what goes into
 // units changes, so old cache files are rebuilt rather than misread.
-const indexCacheVersion = 1
+const indexCacheVersion = 2
 
 // cachedIndex is the on-disk form of a unit index: what it was built from
 // (Stamp) and everything needed to answer searches without reading the
