@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -101,6 +103,7 @@ func BenchmarkRelations(b *testing.B) {
 		}
 	}
 	i := 0
+	start := cpuTime()
 	for b.Loop() {
 		r, err := l.Relations(ctx, fmt.Sprintf("papers/p%04d", i%benchPapers))
 		if err != nil || len(r.References) == 0 {
@@ -108,6 +111,7 @@ func BenchmarkRelations(b *testing.B) {
 		}
 		i++
 	}
+	reportCPU(b, start)
 }
 
 // BenchmarkRelated is a paper's first lookup on a built graph: its related
@@ -120,6 +124,7 @@ func BenchmarkRelated(b *testing.B) {
 		b.Fatal(err)
 	}
 	i := 0
+	start := cpuTime()
 	for b.Loop() {
 		g.relMu.Lock()
 		clear(g.rel)
@@ -129,6 +134,7 @@ func BenchmarkRelated(b *testing.B) {
 		}
 		i++
 	}
+	reportCPU(b, start)
 }
 
 // BenchmarkRevalidate is the periodic freshness check: one stat per
@@ -141,11 +147,13 @@ func BenchmarkRevalidate(b *testing.B) {
 		b.Fatal(err)
 	}
 	g := l.g
+	start := cpuTime()
 	for b.Loop() {
 		if _, err := l.Relations(ctx, "papers/p0001"); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, start)
 	if l.g != g {
 		b.Fatal("graph rebuilt although nothing changed")
 	}
@@ -159,9 +167,50 @@ func BenchmarkBuild(b *testing.B) {
 	if _, err := v.Catalogue(ctx); err != nil {
 		b.Fatal(err)
 	}
+	start := cpuTime()
 	for b.Loop() {
 		if _, err := New(v, nil).Relations(ctx, "papers/p0000"); err != nil {
 			b.Fatal(err)
 		}
+	}
+	reportCPU(b, start)
+}
+
+// BenchmarkRebuild is the lookup after one sidecar changed: every file is
+// stat-ed, the changed sidecar re-read, and the graph re-indexed (other
+// sidecars and the cache come from the memo).
+func BenchmarkRebuild(b *testing.B) {
+	v := benchLibrary(b)
+	l := New(v, &Options{Revalidate: time.Nanosecond})
+	ctx := context.Background()
+	if _, err := l.Relations(ctx, "papers/p0000"); err != nil {
+		b.Fatal(err)
+	}
+	sc := filepath.Join(v.Root(), "papers", "p0007", filepath.FromSlash(SidecarFile))
+	t0 := time.Now()
+	i := 0
+	start := cpuTime()
+	for b.Loop() {
+		i++
+		b.StopTimer()
+		if err := os.Chtimes(sc, t0, t0.Add(time.Duration(i)*time.Second)); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		g := l.g
+		if _, err := l.Relations(ctx, "papers/p0001"); err != nil {
+			b.Fatal(err)
+		}
+		if l.g == g {
+			b.Fatal("graph not rebuilt")
+		}
+	}
+	reportCPU(b, start)
+}
+
+// reportCPU reports the CPU time per op since start.
+func reportCPU(b *testing.B, start time.Duration) {
+	if d := cpuTime() - start; d > 0 && b.N > 0 {
+		b.ReportMetric(float64(d)/float64(b.N), "cpu-ns/op")
 	}
 }

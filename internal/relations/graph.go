@@ -34,6 +34,14 @@ type parsedRefs struct {
 	err     error
 }
 
+// parsedScan memoises the cited-by cache as read at a given stamp.
+type parsedScan struct {
+	st      stamp
+	seeds   map[string][]citing
+	skipped map[string]int
+	err     error
+}
+
 // graph is the citation graph of one catalogue. It is immutable once built,
 // except for the memo of related papers, which has its own lock.
 type graph struct {
@@ -52,6 +60,10 @@ type graph struct {
 	citerKeys  map[string][]string // paper → keys of the works citing it
 	citingKey  map[string][]string // key of a cited work → library papers citing it
 	citedByKey map[string][]string // key of a citing work → library papers it cites
+
+	// matches memoises catalogue matches by identifiers: most works are
+	// cited many times, and a rebuild over the same catalogue reuses them.
+	matches map[[2]string]*vault.Paper
 
 	// titles holds, for library papers whose own metadata has no title,
 	// the first title a sidecar or the cache gives them.
@@ -104,6 +116,10 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 		citedByKey: map[string][]string{},
 		rel:        map[string][]Work{},
 		titles:     map[string]string{},
+		matches:    map[[2]string]*vault.Paper{},
+	}
+	if l.g != nil && l.g.cat == cat {
+		g.matches = l.g.matches
 	}
 	parsed := make(map[string]parsedRefs, len(l.parsed))
 	libCiters := map[string][]string{} // paper → library papers citing it
@@ -229,6 +245,20 @@ func (g *graph) fresh(l *Library) bool {
 	return true
 }
 
+// match is cat.Match, memoised. It runs only while the graph is built.
+func (g *graph) match(doi, arxiv string) *vault.Paper {
+	if doi == "" && arxiv == "" {
+		return nil
+	}
+	k := [2]string{doi, arxiv}
+	p, ok := g.matches[k]
+	if !ok {
+		p = g.cat.Match(doi, arxiv)
+		g.matches[k] = p
+	}
+	return p
+}
+
 // noteTitle records t as the fallback title of the library paper ref when
 // its metadata has none and no title was recorded before.
 func (g *graph) noteTitle(ref, t string) {
@@ -264,7 +294,7 @@ func (g *graph) resolveRef(r ref) Work {
 		p = g.cat.Paper(r.local)
 	}
 	if p == nil {
-		p = g.cat.Match(r.doi, r.arxiv)
+		p = g.match(r.doi, r.arxiv)
 	}
 	return withPaper(w, p)
 }
@@ -297,11 +327,13 @@ func withPaper(w Work, p *vault.Paper) Work {
 // addScan merges the cited-by cache with the library's own citations into
 // g.citedBy and the citer indexes.
 func (l *Library) addScan(g *graph, libCiters map[string][]string) error {
-	seeds, skipped, st, err := l.readScan()
-	g.stamps = append(g.stamps, st)
-	if err != nil {
-		g.scanErr = err
+	if st := l.stat(ScanFile); l.scan == nil || l.scan.st != st {
+		seeds, skipped, st, err := l.readScan()
+		l.scan = &parsedScan{st: st, seeds: seeds, skipped: skipped, err: err}
 	}
+	seeds, skipped := l.scan.seeds, l.scan.skipped
+	g.stamps = append(g.stamps, l.scan.st)
+	g.scanErr = l.scan.err
 	// Seeds are keyed by paper ref; a key naming a file inside a paper
 	// (its PDF, say) is read as that paper.
 	bySeed := map[string][]citing{}
@@ -325,7 +357,7 @@ func (l *Library) addScan(g *graph, libCiters map[string][]string) error {
 	// Titles first, so every card of an untitled library paper gets one.
 	for _, p := range g.cat.Papers() {
 		for _, c := range bySeed[p.Ref] {
-			if q := g.cat.Match(c.doi, c.arxiv); q != nil && q != p {
+			if q := g.match(c.doi, c.arxiv); q != nil && q != p {
 				g.noteTitle(q.Ref, c.title)
 			}
 		}
@@ -350,7 +382,7 @@ func (l *Library) addScan(g *graph, libCiters map[string][]string) error {
 			addLib(q, 0)
 		}
 		for _, c := range bySeed[ref] {
-			q := g.cat.Match(c.doi, c.arxiv)
+			q := g.match(c.doi, c.arxiv)
 			if q != nil && q.Ref == ref {
 				// Never the seed's own path: the entry stays a card.
 				q = nil

@@ -82,6 +82,7 @@ type Library struct {
 	// parsed memoises sidecars and PDF references by path and stamp, so a
 	// rebuild after one file changed re-reads only that file.
 	parsed map[string]parsedRefs
+	scan   *parsedScan // the cache, likewise
 }
 
 // New returns a Library over v. opts may be nil.
