@@ -19,8 +19,8 @@ type cmapRange struct {
 }
 
 // cmap is a parsed CMap: a ToUnicode CMap (code → text, §9.10.3) or an
-// embedded encoding CMap (code → CID, §9.7.5). Small ranges are expanded
-// into the maps; large ones are kept as ranges.
+// embedded encoding CMap (code → CID, §9.7.5). Single codes go to maps;
+// ranges stay ranges, searched by binary search.
 type cmap struct {
 	spaces []codespace
 	text   map[uint32]string
@@ -108,17 +108,8 @@ func parseCMap(data []byte) *cmap {
 				if len(base) == 0 {
 					continue
 				}
-				if hi-lo < 256 {
-					for code := lo; code <= hi; code++ {
-						rs := append([]rune(nil), base...)
-						rs[len(rs)-1] += rune(code - lo)
-						cm.setText(code, string(rs))
-					}
-					entries += int(hi - lo + 1)
-				} else {
-					cm.ranges = append(cm.ranges, cmapRange{lo: lo, hi: hi, base: base})
-					entries++
-				}
+				cm.ranges = append(cm.ranges, cmapRange{lo: lo, hi: hi, base: base})
+				entries++
 			}
 		case "endcidchar":
 			for i := 0; i+1 < len(ops) && entries < maxCMapEntries; i += 2 {
@@ -177,6 +168,13 @@ func (cm *cmap) lookupText(code uint32) (string, bool) {
 		return s, true
 	}
 	if r := cm.findRange(code); r != nil && r.base != nil {
+		if len(r.base) == 1 {
+			c := r.base[0] + rune(code-r.lo)
+			if c >= 0xFB00 && c <= 0xFB06 {
+				return ligatures[c-0xFB00], true
+			}
+			return string(c), true
+		}
 		rs := append([]rune(nil), r.base...)
 		rs[len(rs)-1] += rune(code - r.lo)
 		return expandLigature(string(rs)), true

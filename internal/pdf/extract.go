@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -47,7 +48,19 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 			res, err = nil, fmt.Errorf("%w: internal failure reading the file: %v", ErrMalformed, p)
 		}
 	}()
-	pc, err := pdfcpu.ReadWithContext(ctx, io.NewSectionReader(r, 0, size), newConfig())
+	// pdfcpu reads object by object; one read of the whole file spares a
+	// system call per object when r is a file.
+	var rs io.ReadSeeker
+	if br, ok := r.(*bytes.Reader); ok && br.Size() == size {
+		rs = io.NewSectionReader(br, 0, size)
+	} else {
+		data := make([]byte, size)
+		if _, err := r.ReadAt(data, 0); err != nil && !(errors.Is(err, io.EOF)) {
+			return nil, fmt.Errorf("pdf: reading: %w", err)
+		}
+		rs = bytes.NewReader(data)
+	}
+	pc, err := pdfcpu.ReadWithContext(ctx, rs, newConfig())
 	if err != nil {
 		return nil, classifyReadError(ctx, err)
 	}
@@ -112,6 +125,7 @@ type doc struct {
 	fonts     map[int]*font
 	forms     map[int]*formXObject
 	pageIndex map[int]int // page object number → physical page number
+	glyphBuf  []glyph     // glyph storage reused from page to page
 }
 
 func (d *doc) resolve(o types.Object) types.Object {
@@ -372,7 +386,10 @@ func (d *doc) extractPage(pi *pageInfo, number int) (p Page) {
 		return p
 	}
 	in := newInterp(d, pageMatrix(pi.box, pi.rotate))
-	if err := in.run(content, pi.resources, 0); err != nil {
+	in.glyphs = d.glyphBuf[:0] // reused: pages keep no reference to glyphs
+	err = in.run(content, pi.resources, 0)
+	d.glyphBuf = in.glyphs[:0]
+	if err != nil {
 		p.Err = fmt.Errorf("page %d: %w", number, err)
 		return p
 	}

@@ -51,8 +51,19 @@ func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
 	}
 	glyphs = dedupeOverprint(glyphs)
 	var byDir [4][]glyph
-	for _, g := range glyphs {
-		byDir[g.dir] = append(byDir[g.dir], g)
+	mixed := false
+	for i := range glyphs {
+		if glyphs[i].dir != 0 {
+			mixed = true
+			break
+		}
+	}
+	if mixed {
+		for _, g := range glyphs {
+			byDir[g.dir] = append(byDir[g.dir], g)
+		}
+	} else {
+		byDir[0] = glyphs
 	}
 	var blocks [][]*textLine
 	if len(byDir[0]) > 0 {
@@ -145,7 +156,7 @@ func makeFrags(gs []glyph) []*frag {
 	var out []*frag
 	var cur *frag
 	for i := range gs {
-		g := gs[i]
+		g := &gs[i]
 		if cur != nil {
 			s := math.Min(g.size, cur.size)
 			end := cur.x1
@@ -157,10 +168,10 @@ func makeFrags(gs []glyph) []*frag {
 			if g.isWS {
 				continue
 			}
-			cur = &frag{x0: g.x, x1: g.x + g.w, y: g.y, size: g.size, dir: g.dir}
+			cur = &frag{g: gs[i:i:i], x0: g.x, x1: g.x + g.w, y: g.y, size: g.size, dir: g.dir}
 			out = append(out, cur)
 		}
-		cur.g = append(cur.g, g)
+		cur.g = gs[i-len(cur.g) : i+1 : i+1] // fragments are runs of gs: no copying
 		if !g.isWS {
 			cur.x0 = math.Min(cur.x0, g.x)
 			cur.x1 = math.Max(cur.x1, g.x+g.w)
