@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"path"
@@ -15,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/vault"
 )
@@ -264,17 +266,9 @@ func (s *Paper) pdfDocument(ctx context.Context) (*pdf.Document, error) {
 	if rel == "" {
 		return nil, fmt.Errorf("%s: no PDF: %w", s.p.Ref, ErrNotFound)
 	}
-	f, err := s.l.v.FS().Open(rel)
+	st, err := s.l.v.FS().Stat(rel)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: %w", rel, ErrNotFound)
-		}
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
+		return nil, fsErr(err)
 	}
 	stamp := fmt.Sprintf("%d:%d", st.Size(), st.ModTime().UnixNano())
 
@@ -283,8 +277,11 @@ func (s *Paper) pdfDocument(ctx context.Context) (*pdf.Document, error) {
 	if s.pdfStamp == stamp && (s.pdfDoc != nil || s.pdfErr != nil) {
 		return s.pdfDoc, s.pdfErr
 	}
-	doc, err := pdf.Extract(ctx, f, st.Size(), nil)
+	doc, err := s.extract(ctx, rel, st)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, safefs.ErrNotRegular) {
+			return nil, fsErr(err)
+		}
 		err = fmt.Errorf("%s: %w", rel, err)
 		if ctx.Err() != nil {
 			// The caller gave up: that says nothing about the file, so
@@ -296,6 +293,45 @@ func (s *Paper) pdfDocument(ctx context.Context) (*pdf.Document, error) {
 	}
 	s.pdfStamp, s.pdfDoc, s.pdfErr = stamp, doc, nil
 	return doc, nil
+}
+
+// extract reads the text layer of the PDF at rel, through the Library's
+// on-disk PDF cache when there is one. A cache that cannot be used (a
+// read-only disk, say) costs speed, not the document: the file is then
+// extracted directly.
+func (s *Paper) extract(ctx context.Context, rel string, st fs.FileInfo) (*pdf.Document, error) {
+	open := func() (io.ReaderAt, int64, io.Closer, error) {
+		f, err := s.l.v.FS().Open(rel)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		fst, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, 0, nil, err
+		}
+		return f, fst.Size(), f, nil
+	}
+	if dir := s.l.cachePath("pdf"); dir != "" {
+		c := pdf.Cache{Dir: dir}
+		doc, err := c.Extract(ctx, pdf.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime()}, open)
+		if err == nil || ctx.Err() != nil || isPDFError(err) {
+			return doc, err
+		}
+	}
+	r, size, closer, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	return pdf.Extract(ctx, r, size, nil)
+}
+
+// isPDFError reports an error that is about the PDF itself, not about
+// reading it or caching it.
+func isPDFError(err error) bool {
+	return errors.Is(err, pdf.ErrMalformed) || errors.Is(err, pdf.ErrEncrypted) ||
+		errors.Is(err, pdf.ErrTooLarge) || errors.Is(err, pdf.ErrTimeout)
 }
 
 // readPDF returns the PDF as a Document: one part per physical page, the

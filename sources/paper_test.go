@@ -792,6 +792,56 @@ func TestPaperPDFCached(t *testing.T) {
 	}
 }
 
+// TestPaperPDFDiskCache checks that extracted text is kept on disk for the
+// next Library, and that a cache folder that cannot be used costs nothing
+// but speed.
+func TestPaperPDFDiskCache(t *testing.T) {
+	root := paperSampleRoot(t)
+	v, err := vault.Open(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	ctx := context.Background()
+	read := func(cacheDir string) *Document {
+		t.Helper()
+		s, err := NewLibrary(v, &LibraryOptions{CacheDir: cacheDir}).Open(ctx, KindPaper, "papers/2406.09876")
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := s.Read(ctx, "")
+		if err != nil {
+			t.Fatalf("Read with cache %q: %v", filepath.Base(cacheDir), err)
+		}
+		if _, err := s.Search(ctx, Query{Text: "open problems", Limit: 1}); err != nil {
+			t.Fatalf("Search with cache %q: %v", filepath.Base(cacheDir), err)
+		}
+		return doc
+	}
+	want := read("-")
+
+	cache := t.TempDir()
+	if diff := cmp.Diff(want, read(cache)); diff != "" {
+		t.Errorf("first read through the cache (-want +got):\n%s", diff)
+	}
+	entries, err := os.ReadDir(filepath.Join(cache, "pdf"))
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("nothing cached under pdf/: %v", err)
+	}
+	if diff := cmp.Diff(want, read(cache)); diff != "" {
+		t.Errorf("read from the cache (-want +got):\n%s", diff)
+	}
+
+	// A cache "folder" that is a file cannot be created or written.
+	blocked := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocked, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, read(blocked)); diff != "" {
+		t.Errorf("read with an unusable cache (-want +got):\n%s", diff)
+	}
+}
+
 func TestPaperConcurrent(t *testing.T) {
 	l := paperLibrary(t, paperSampleRoot(t))
 	p := openPaper(t, l, "papers/2401.01234")
@@ -900,7 +950,8 @@ func TestPaperCorpus(t *testing.T) {
 }
 
 // BenchmarkPaperRead measures Read("") of a three-page paper: "cold" parses
-// the PDF each time (a new Library), "warm" reuses the parsed document.
+// the PDF each time (a new Library, no cache), "disk" reads the text from
+// the on-disk PDF cache (a new Library), "warm" reuses the parsed document.
 func BenchmarkPaperRead(b *testing.B) {
 	root := b.TempDir()
 	if err := samplevault.Extract(root); err != nil {
@@ -922,6 +973,18 @@ func BenchmarkPaperRead(b *testing.B) {
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := open().Read(ctx, ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("disk", func(b *testing.B) {
+		cache := b.TempDir()
+		for b.Loop() {
+			s, err := NewLibrary(v, &LibraryOptions{CacheDir: cache}).Open(ctx, KindPaper, "papers/2401.01234")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Read(ctx, ""); err != nil {
 				b.Fatal(err)
 			}
 		}
