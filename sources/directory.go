@@ -219,13 +219,15 @@ func (d *Directory) Search(ctx context.Context, q Query) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	ui, err := d.idx.get(ctx, stamp, func(ctx context.Context) ([]unit, error) { return d.units(ctx, files) })
+	total := len(files) + len(papers)
+	ui, err := d.idx.get(ctx, stamp, func(ctx context.Context) ([]unit, error) { return d.units(ctx, files, total) })
 	if err != nil {
 		return nil, err
 	}
 	res := ui.search(q)
 	res.Truncated = truncated
-	for _, ref := range papers {
+	for i, ref := range papers {
+		d.progress(len(files)+i, total)
 		src, err := d.lib.paperSource(ctx, ref)
 		if err != nil {
 			continue
@@ -238,6 +240,7 @@ func (d *Directory) Search(ctx context.Context, q Query) (*Results, error) {
 		res.Total += pr.Total
 		res.Truncated = res.Truncated || pr.Truncated
 	}
+	d.progress(total, total)
 	sortHits(res.Hits)
 	if len(res.Hits) > q.Limit && q.Limit > 0 {
 		res.Hits = res.Hits[:q.Limit]
@@ -310,19 +313,28 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (string, []string, []
 	return d.stamp, files, papers, truncated, nil
 }
 
+// progress reports to the library's Progress hook, if any.
+func (d *Directory) progress(done, total int) {
+	if f := d.lib.progress; f != nil {
+		f(d.ref, done, total)
+	}
+}
+
 // units reads the directory's text files into search units; binary files
-// found by content are skipped.
-func (d *Directory) units(ctx context.Context, files []string) ([]unit, error) {
+// found by content are skipped. total is the count of all the search's
+// items, for progress.
+func (d *Directory) units(ctx context.Context, files []string, total int) ([]unit, error) {
 	f, err := d.view()
 	if err != nil {
 		return nil, err
 	}
 	defer closeView(d, f)
 	units := make([]unit, 0, len(files))
-	for _, full := range files {
+	for i, full := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		d.progress(i, total)
 		rel, _ := d.inside(full)
 		text, err := f.ReadText(rel, 0)
 		if err != nil {

@@ -16,6 +16,13 @@ type LibraryOptions struct {
 	// processes. Empty means {vault}/.agentero/cache, the folder the SDK
 	// owns; "-" disables the on-disk cache.
 	CacheDir string
+	// Progress, when set, is called while a directory search works through
+	// the directory's items — its text files while their index is built,
+	// then the papers inside it — with the directory's ref, how many items
+	// are done and how many there are. A host uses it to show progress on
+	// a large first-time index. It is called on the searching goroutine
+	// and must return quickly.
+	Progress func(ref string, done, total int)
 }
 
 // Library opens the Vault's sources — papers, directories and plain files —
@@ -25,6 +32,7 @@ type LibraryOptions struct {
 type Library struct {
 	v        *vault.Vault
 	cacheDir string // "" when disabled
+	progress func(ref string, done, total int)
 
 	mu      sync.Mutex
 	sources map[string]Source // by kind + "\x00" + path
@@ -36,6 +44,7 @@ func NewLibrary(v *vault.Vault, opts *LibraryOptions) *Library {
 	dir := ""
 	if opts != nil {
 		dir = opts.CacheDir
+		l.progress = opts.Progress
 	}
 	switch dir {
 	case "":
