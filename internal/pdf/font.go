@@ -64,8 +64,6 @@ func (f *font) decode(s []byte, dst []code) []code {
 				if k := f.encCMap.codeLen(s[i:]); k > 0 {
 					n = k
 				}
-			} else if f.toUnicode != nil && f.ucs2 {
-				n = 2
 			}
 			if i+n > len(s) {
 				n = len(s) - i
@@ -102,11 +100,6 @@ func (f *font) text(c uint32) string {
 		}
 		if f.coll != nil {
 			return f.coll.text(int(f.cid(c)))
-		}
-		if f.toUnicode == nil && c < 0x80 && c >= 0x20 && f.encCMap == nil {
-			// Identity-encoded fonts with neither ToUnicode nor a known
-			// collection: some producers use ASCII-compatible CIDs.
-			return ""
 		}
 		return ""
 	default:

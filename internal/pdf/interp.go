@@ -328,7 +328,8 @@ func (in *interp) show(s []byte) {
 	for _, c := range in.codes {
 		var tx, ty float64
 		if f.vertical {
-			ty = -(c.width*0+1)*gs.size - gs.tc
+			// Vertical fonts advance by the default vertical metric, 1 em down.
+			ty = -gs.size - gs.tc
 			if c.space {
 				ty -= gs.tw
 			}

@@ -4,7 +4,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -533,10 +532,4 @@ func lineBox(l *textLine, w, h float64) Box {
 	bx := clamp(minX / w)
 	by := clamp((h - maxY) / h)
 	return Box{X: bx, Y: by, W: clamp(maxX/w) - bx, H: clamp((h-minY)/h) - by}
-}
-
-// isCJK reports Han, Hiragana, Katakana and Hangul letters, which are
-// written without spaces between words.
-func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }

@@ -195,3 +195,9 @@ func TestCorpusQuality(t *testing.T) {
 		t.Errorf("quality gate: want mean F1 ≥ 0.98, adjacent-word ≥ 0.94, CJK F1 ≥ 0.98 and no failures")
 	}
 }
+
+// isCJK reports Han, Hiragana, Katakana and Hangul letters, which are
+// written without spaces between words.
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
