@@ -932,7 +932,7 @@ func (s *Paper) Region(ctx context.Context, id string) (*Region, error) {
 	}
 
 	var doc *pdf.Document
-	if s.p.PDF != "" && (strings.TrimSpace(out.Text) == "" || page >= 1) {
+	if s.p.PDF != "" {
 		d, err := s.pdfDocument(ctx)
 		if err != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
