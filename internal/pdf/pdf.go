@@ -27,10 +27,13 @@ const (
 )
 
 // Options bounds one extraction. The zero value (or a nil *Options) means
-// DefaultMaxBytes, DefaultTimeout and DefaultMaxPages.
+// DefaultMaxBytes, DefaultTimeout and DefaultMaxPages. Independently of
+// Options, a page stops at 20 million content-stream operators or 2 million
+// glyphs, and Form XObjects nest at most 12 deep.
 type Options struct {
-	// MaxBytes is the largest file accepted; the decoded size of one page's
-	// content streams is capped at the same value.
+	// MaxBytes is the largest file accepted (the file is read into memory
+	// once); each decoded stream, and one page's content streams together,
+	// are capped at the same value.
 	MaxBytes int64
 	// Timeout bounds the whole extraction, in addition to ctx.
 	Timeout time.Duration
