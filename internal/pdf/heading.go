@@ -46,13 +46,10 @@ func (d *Document) outlineHeadings() []Heading {
 		if it.Page >= 1 && it.Page <= len(d.Pages) {
 			key := headingKey(it.Title)
 			lines := d.Pages[it.Page-1].Lines
-			for i := next[it.Page]; i < len(lines) && key != ""; i++ {
-				lk := headingKey(lines[i].Text)
-				if lk == "" {
-					continue
-				}
-				if lk == key || strings.HasPrefix(lk, key) || (len(lk) >= 4 && strings.HasPrefix(key, lk)) ||
-					strings.HasSuffix(lk, key) && len(key) >= 4 {
+			// Search on from the previous anchor on the page, then from the
+			// top: outlines list figures and tables apart from sections.
+			for _, from := range [2]int{next[it.Page], 0} {
+				if i := anchorLine(lines, key, from); i >= 0 {
 					h.Line = i
 					next[it.Page] = i + 1
 					break
@@ -62,6 +59,23 @@ func (d *Document) outlineHeadings() []Heading {
 		out = append(out, h)
 	}
 	return out
+}
+
+func anchorLine(lines []Line, key string, from int) int {
+	if key == "" {
+		return -1
+	}
+	for i := from; i < len(lines); i++ {
+		lk := headingKey(lines[i].Text)
+		if lk == "" {
+			continue
+		}
+		if lk == key || strings.HasPrefix(lk, key) || (len(lk) >= 4 && strings.HasPrefix(key, lk)) ||
+			(len(key) >= 4 && strings.HasSuffix(lk, key)) {
+			return i
+		}
+	}
+	return -1
 }
 
 func (d *Document) fontHeadings() []Heading {

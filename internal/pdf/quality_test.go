@@ -33,7 +33,8 @@ import (
 // reading order, so it measures order as well as content. Pages whose
 // reference has no tokens (the image-only scan) are left out of the means.
 // Means are over pages, all files pooled; the CJK mean pools the zh-* and
-// ja-* files.
+// ja-* files. The gate also requires that at least 95 % of outline items
+// (Document.Headings) are anchored to a line of their page.
 
 var folder = cases.Fold()
 
@@ -115,6 +116,7 @@ func TestCorpusQuality(t *testing.T) {
 	var scores []fileScore
 	var sumF1, sumAdj, cjkF1 float64
 	var n, cjkN int
+	var outlineN, anchored int // outline headings, and those found on their page
 	failed := false
 	for _, path := range files {
 		name := filepath.Base(path)
@@ -137,6 +139,14 @@ func TestCorpusQuality(t *testing.T) {
 			continue
 		}
 		fs.pages = len(d.Pages)
+		if len(d.Outline) > 0 {
+			for _, h := range d.Headings() {
+				outlineN++
+				if h.Line >= 0 {
+					anchored++
+				}
+			}
+		}
 		cjk := strings.HasPrefix(name, "zh-") || strings.HasPrefix(name, "ja-")
 		for i, p := range d.Pages {
 			if p.Err != nil {
@@ -185,14 +195,16 @@ func TestCorpusQuality(t *testing.T) {
 		fmt.Fprintf(&tb, "%-32s %5d %6.3f %6.3f %6d %v\n", s.name, s.pages, f1, adj, s.noText, s.err)
 	}
 	fmt.Fprintf(&tb, "mean over %d pages: F1 %.4f, adjacent-word %.4f; CJK F1 %.4f over %d pages\n", n, meanF1, meanAdj, meanCJK, cjkN)
-	if meanF1 < 0.98 || meanAdj < 0.94 || meanCJK < 0.98 {
+	anchorRate := float64(anchored) / float64(max(outlineN, 1))
+	fmt.Fprintf(&tb, "outline headings anchored to a line of their page: %d of %d (%.1f %%)\n", anchored, outlineN, 100*anchorRate)
+	if meanF1 < 0.98 || meanAdj < 0.94 || meanCJK < 0.98 || anchorRate < 0.95 {
 		failed = true
 	}
 	if failed || testing.Verbose() {
 		t.Log("\n" + tb.String())
 	}
 	if failed {
-		t.Errorf("quality gate: want mean F1 ≥ 0.98, adjacent-word ≥ 0.94, CJK F1 ≥ 0.98 and no failures")
+		t.Errorf("quality gate: want mean F1 ≥ 0.98, adjacent-word ≥ 0.94, CJK F1 ≥ 0.98, outline anchoring ≥ 95 %% and no failures")
 	}
 }
 
