@@ -59,6 +59,13 @@ inspect() {
 }
 
 inspect "tools/list" 0 '"paper_relations"' --method tools/list --strict
+# --strict reports tool-schema portability problems on stderr; want none.
+if timeout 60 "$inspector" --cli --method tools/list --strict -- "${server[@]}" 2>&1 >/dev/null | grep -q 'Issue:'; then
+	echo "FAIL inspector tools/list --strict reports schema portability problems"
+	failures=$((failures + 1))
+else
+	echo "ok   inspector tools/list --strict: no schema portability problems"
+fi
 inspect "context_search" 0 'cite: papers/' --method tools/call --tool-name context_search --tool-arg 'query=strided global tokens'
 inspect "context_read" 0 '2401\.01234\.pdf#page=2' --method tools/call --tool-name context_read --tool-arg target=papers/2401.01234 mode=page page=2
 inspect "paper_relations" 0 'Reproduction Study' --method tools/call --tool-name paper_relations --tool-arg paper=papers/2401.01234
@@ -71,8 +78,8 @@ fi
 
 lines=$(wc -l <"$(dirname "$grant")/usage.jsonl")
 echo "usage.jsonl: $lines lines"
-if [ "$lines" -lt 7 ]; then
-	echo "FAIL usage.jsonl has $lines lines, want at least 7"
+if [ "$lines" -ne 6 ]; then
+	echo "FAIL usage.jsonl has $lines lines, want 6 (three tool calls from each client)"
 	failures=$((failures + 1))
 fi
 

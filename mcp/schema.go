@@ -14,8 +14,11 @@ import (
 // output object may carry fields a newer server adds, and the relation card,
 // used by three lists, is defined once.
 
-// outputSchema infers the schema of T and drops additionalProperties from
-// every object in it.
+// outputSchema infers the schema of T, drops additionalProperties from
+// every object in it, and gives lists the single type "array": the handlers
+// never send null for a list (nil lists are omitted or sent as []), and a
+// type array such as ["null","array"] is lost on clients that map schemas
+// onto a single-type dialect (the MCP Inspector's --strict check warns).
 func outputSchema[T any]() *jsonschema.Schema {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
@@ -32,6 +35,9 @@ func open(s *jsonschema.Schema) {
 		return
 	}
 	s.AdditionalProperties = nil
+	if len(s.Types) == 2 && s.Types[0] == "null" && s.Types[1] == "array" {
+		s.Types, s.Type = nil, "array"
+	}
 	for _, p := range s.Properties {
 		open(p)
 	}

@@ -135,6 +135,12 @@ func (h *handlers) search(ctx context.Context, _ *sdk.CallToolRequest, in tools.
 	if err != nil {
 		return nil, nil, h.toolError(researchctx.ToolSearch, err)
 	}
+	if out == nil {
+		return nil, nil, errNoResult
+	}
+	if out.Cards == nil {
+		out.Cards = []tools.Card{}
+	}
 	return textResult(fitSearch(in, out)), out, nil
 }
 
@@ -143,6 +149,9 @@ func (h *handlers) read(ctx context.Context, _ *sdk.CallToolRequest, in tools.Re
 	if err != nil {
 		return nil, nil, h.toolError(researchctx.ToolRead, err)
 	}
+	if out == nil {
+		return nil, nil, errNoResult
+	}
 	return textResult(fitRead(out)), out, nil
 }
 
@@ -150,6 +159,14 @@ func (h *handlers) relations(ctx context.Context, _ *sdk.CallToolRequest, in too
 	out, err := h.ts.Relations(ctx, in)
 	if err != nil {
 		return nil, nil, h.toolError(researchctx.ToolRelations, err)
+	}
+	if out == nil {
+		return nil, nil, errNoResult
+	}
+	for _, l := range []*[]tools.RelationCard{&out.References, &out.CitedBy, &out.Related} {
+		if *l == nil {
+			*l = []tools.RelationCard{}
+		}
 	}
 	return textResult(fitRelations(out)), out, nil
 }
@@ -184,6 +201,10 @@ func (h *handlers) toolError(tool string, err error) error {
 // file:///x or C:\x — at the start, after a space, a quote, a bracket or
 // '='. A link such as https://doi.org/x does not match.
 var absPath = regexp.MustCompile(`(^|[\s"'(\[=])(?:file:/+|/|~/|[A-Za-z]:\\)[^\s"')\]]*`)
+
+// errNoResult stands for a Toolset that returned neither a result nor an
+// error, which *tools.Toolset never does.
+var errNoResult = errors.New("the tool returned no result")
 
 // maxErrorChars bounds an error message, which may quote an argument.
 const maxErrorChars = 500

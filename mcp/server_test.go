@@ -111,6 +111,12 @@ func TestRegister(t *testing.T) {
 		if !strings.Contains(string(schema), `"additionalProperties":false`) {
 			t.Errorf("%s: input schema accepts unknown fields: %s", tool.Name, schema)
 		}
+		// Single-type schemas only: clients that map tool schemas onto a
+		// single-type dialect drop type arrays.
+		out, _ := json.Marshal(tool.OutputSchema)
+		if strings.Contains(string(schema)+string(out), `"type":[`) {
+			t.Errorf("%s: a type array in the schemas: %s %s", tool.Name, schema, out)
+		}
 	}
 	want := []string{researchctx.ToolRead, researchctx.ToolSearch, researchctx.ToolRelations}
 	if diff := cmp.Diff(want, names); diff != "" {
@@ -225,6 +231,17 @@ func TestMalformedArguments(t *testing.T) {
 		}
 		if !res.IsError {
 			t.Errorf("%s(%v): accepted, want an isError result", tt.tool, tt.args)
+		}
+	}
+}
+
+// TestNilResult: a Toolset that returns nothing is an isError result, not
+// a crash.
+func TestNilResult(t *testing.T) {
+	cs := connect(t, NewServer(&fakeToolset{}, nil), nil)
+	for tool, args := range validArgs {
+		if res := call(t, cs, tool, args); !res.IsError {
+			t.Errorf("%s: %s", tool, text(res))
 		}
 	}
 }
