@@ -67,7 +67,7 @@ func (l *Library) Open(ctx context.Context, kind Kind, path string) (Source, err
 	if err != nil {
 		return nil, err
 	}
-	if string(got) != string(kind) {
+	if got != kind {
 		return nil, fmt.Errorf("%s: is a %s, not a %s", clean, got, kind)
 	}
 	key := string(kind) + "\x00" + clean

@@ -20,16 +20,19 @@ package sources
 import (
 	"context"
 	"errors"
+
+	"github.com/researchctx/researchctx/vault"
 )
 
-// Kind is the kind of a source.
-type Kind string
+// Kind is the kind of a source: the Vault's kinds are the vault package's,
+// and a connector may define its own.
+type Kind = vault.Kind
 
-// The kinds of source the Vault has. A connector may define its own.
+// The kinds of source the Vault has.
 const (
-	KindPaper     Kind = "paper"
-	KindDirectory Kind = "directory"
-	KindFile      Kind = "file"
+	KindPaper     = vault.KindPaper
+	KindDirectory = vault.KindDirectory
+	KindFile      = vault.KindFile
 )
 
 // Errors a Source returns (wrapped) and callers branch on. Messages name

@@ -95,7 +95,7 @@ func (t *Toolset) openVault(ctx context.Context, g *researchctx.Grant) ([]source
 	t.rel = libraryRelations(lib)
 	var out []sources.Source
 	for _, s := range g.Sources {
-		src, err := lib.Open(ctx, sources.Kind(s.Kind), s.Path)
+		src, err := lib.Open(ctx, s.Kind, s.Path)
 		if err != nil {
 			// A source that vanished since the plan is left out, not fatal:
 			// the agent is told it is not found when it asks.
