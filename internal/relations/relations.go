@@ -143,6 +143,8 @@ func (w Work) CitationURI() string {
 }
 
 // Relations are one paper's references, citers and related library papers.
+// The lists belong to the caller; the Authors slices in them are shared and
+// read-only.
 type Relations struct {
 	Paper string // the library paper ref asked about
 	// References are the works the paper cites, in the sidecar's order
@@ -191,8 +193,9 @@ func (l *Library) Relations(ctx context.Context, ref string) (*Relations, error)
 	return r, nil
 }
 
-// clone copies a list so callers may not alter the shared graph. Author
-// slices are shared: they are never modified after the build.
+// clone copies a list so that a caller's changes to it do not reach the
+// shared graph. The Authors slices inside are shared with the graph and the
+// catalogue and must be treated as read-only.
 func clone(ws []Work) []Work {
 	if len(ws) == 0 {
 		return nil
