@@ -49,7 +49,7 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 	if err != nil {
 		return nil, err
 	}
-	tg, err := t.resolve(in.Target)
+	tg, err := t.resolve(ctx, in.Target)
 	if err != nil {
 		return nil, err
 	}

@@ -42,13 +42,17 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (*RelationsO
 	if err != nil {
 		return nil, err
 	}
-	tg, err := t.resolve(in.Paper)
+	tg, err := t.resolve(ctx, in.Paper)
 	if err != nil {
 		return nil, err
 	}
 	info := tg.src.Info()
 	if info.Kind != sources.KindPaper {
 		return nil, fmt.Errorf("%w: %s is a %s, not a paper", ErrInvalidArgument, quoteArg(info.Ref), info.Kind)
+	}
+	// A paper is named by its folder or its PDF, nothing else inside it.
+	if tg.path != "" && tg.path != t.paperPDF(info.Ref) {
+		return nil, fmt.Errorf("%w: %s is not a paper; name the paper folder or its PDF", ErrInvalidArgument, quoteArg(tg.path))
 	}
 	if t.rel == nil {
 		return nil, fmt.Errorf("%w: relations are not available for this source", ErrInvalidArgument)
@@ -109,4 +113,19 @@ func (t *Toolset) card(w relations.Work) RelationCard {
 		c.InGrant = src != nil
 	}
 	return c
+}
+
+// paperPDF returns the PDF path of a library paper, or "".
+func (t *Toolset) paperPDF(ref string) string {
+	if t.vault == nil {
+		return ""
+	}
+	cat, err := t.vault.Catalogue(context.Background())
+	if err != nil {
+		return ""
+	}
+	if p := cat.Paper(ref); p != nil {
+		return p.PDF
+	}
+	return ""
 }

@@ -41,7 +41,7 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (*SearchOutput, er
 	}
 	srcs := t.sources
 	if in.Source != "" {
-		tg, err := t.resolve(in.Source)
+		tg, err := t.resolve(ctx, in.Source)
 		if err != nil {
 			return nil, err
 		}

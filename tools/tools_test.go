@@ -253,6 +253,11 @@ func TestReadModes(t *testing.T) {
 				t.Errorf("reading-list = %+v", out)
 			}
 		}},
+		{"paper inside a granted organisation folder has metadata", tools.ReadInput{Target: "papers/vision/resnet-like"}, func(t *testing.T, out *tools.ReadOutput) {
+			if out.Title != "Residual Pathways for Shallow Image Classifiers" || out.Pages != 2 || out.DOI == "" || len(out.Entries) != 0 {
+				t.Errorf("nested paper metadata = %+v", out)
+			}
+		}},
 		{"paper inside a granted organisation folder", tools.ReadInput{Target: "papers/vision/resnet-like/paper.pdf#page=2"}, func(t *testing.T, out *tools.ReadOutput) {
 			if !strings.Contains(out.Text, "Gated residual pathways are a cheap default") {
 				t.Errorf("nested paper page = %+v", out)
@@ -415,6 +420,13 @@ func TestRelations(t *testing.T) {
 	// A paper a card named but outside the grant stays refused.
 	if _, err := f.ts.Read(ctx, tools.ReadInput{Target: "papers/2403.05678"}); !errors.Is(err, tools.ErrNotGranted) {
 		t.Errorf("read of a related paper outside the grant: %v", err)
+	}
+	nested, err := f.ts.Relations(ctx, tools.RelationsInput{Paper: "papers/vision/resnet-like"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := find(nested.CitedBy, "Strided Block Attention for Long Document Encoding"); c.PaperPath != "papers/2401.01234" || !c.InGrant {
+		t.Errorf("nested paper cited-by = %+v", c)
 	}
 	only, err := f.ts.Relations(ctx, tools.RelationsInput{Paper: "papers/2401.01234/2401.01234.pdf", Kind: "references"})
 	if err != nil {

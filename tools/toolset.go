@@ -45,6 +45,7 @@ type Toolset struct {
 
 	sources []sources.Source // in grant order
 	vault   *vault.Vault     // nil for grants served by custom sources
+	lib     *sources.Library // nil for grants served by custom sources
 	rel     relationsFunc    // nil when the sources have no library
 
 	usage usageTracker
@@ -92,6 +93,7 @@ func (t *Toolset) openVault(ctx context.Context, g *researchctx.Grant) ([]source
 	}
 	t.vault = v
 	lib := sources.NewLibrary(v, nil)
+	t.lib = lib
 	t.rel = libraryRelations(lib)
 	var out []sources.Source
 	for _, s := range g.Sources {
@@ -177,7 +179,7 @@ type target struct {
 
 // resolve maps a target (a source path, a path inside a granted source, or a
 // citation URI of either) to its granted source.
-func (t *Toolset) resolve(raw string) (*target, error) {
+func (t *Toolset) resolve(ctx context.Context, raw string) (*target, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return nil, fmt.Errorf("%w: target is empty", ErrInvalidArgument)
@@ -193,7 +195,36 @@ func (t *Toolset) resolve(raw string) (*target, error) {
 	if src == nil {
 		return nil, fmt.Errorf("%w: %s", ErrNotGranted, quoteArg(u.Path))
 	}
+	if src.Info().Kind == sources.KindDirectory && inner != "" {
+		src, inner = t.paperInside(ctx, src, inner)
+	}
 	return &target{src: src, path: inner, frag: u}, nil
+}
+
+// paperInside serves a paper unit inside a granted directory (an
+// organisation folder) through its paper source, so it has metadata,
+// sections, regions and relations like a granted paper.
+func (t *Toolset) paperInside(ctx context.Context, dir sources.Source, p string) (sources.Source, string) {
+	if t.lib == nil {
+		return dir, p
+	}
+	cat, err := t.vault.Catalogue(ctx)
+	if err != nil {
+		return dir, p
+	}
+	paper := cat.PaperOf(p)
+	ref := dir.Info().Ref
+	if paper == nil || paper.Ref == ref || ref != "." && !strings.HasPrefix(paper.Ref, ref+"/") {
+		return dir, p
+	}
+	src, err := t.lib.Open(ctx, sources.KindPaper, paper.Ref)
+	if err != nil {
+		return dir, p
+	}
+	if p == paper.Ref {
+		p = ""
+	}
+	return src, p
 }
 
 // owner finds the most specific granted source that contains p.
