@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,22 +16,27 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx"
-	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/tools"
 )
 
 // The sample vault's demo turn: the paper, page and sentence a reader would
-// have selected (see internal/samplevault/README.md).
+// have selected, and a question whose answer is spread over the paper's
+// Limitations section and the group's meeting notes (see
+// internal/samplevault/README.md).
 const (
 	samplePaper = "papers/2401.01234"
 	samplePage  = 1
 	sampleQuote = "Strided global tokens let every block see a coarse summary of the whole document at a cost that grows linearly with its length."
-	sampleAsk   = "Where does strided attention fail, and does slot routing fix it?"
+	sampleAsk   = "Which limitations do strided global tokens have, and what did the slot routing results show?"
 )
 
 var sampleMentions = []string{"notes", "reading-list"}
+
+// runtimeID names the demo's grant folder: every run of the demo is one
+// runtime of the same host.
+const runtimeID = "quickchat-demo"
 
 // multiFlag collects a repeatable string flag.
 type multiFlag []string
@@ -65,12 +68,12 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	fs.StringVar(&c.quote, "quote", "", "selected text")
 	fs.Var(&mentions, "mention", "vault path @-mentioned in the message (repeatable)")
 	fs.BoolVar(&c.remote, "remote", false, "the agent runs on another machine (prompt-only turn)")
-	fs.StringVar(&c.ask, "ask", "", "the question: the search query of the scripted turn")
+	fs.StringVar(&c.ask, "ask", "", "the user's question: the search query of the scripted turn, the message to -agent")
 	fs.BoolVar(&c.json, "json", false, "print the whole run as one JSON object")
-	fs.BoolVar(&c.interactive, "i", false, "interactive: type queries and commands")
-	fs.StringVar(&c.agent, "agent", "", "drive a real ACP agent: \"command args\"")
+	fs.BoolVar(&c.interactive, "i", false, "interactive: type a query, or read <target-or-uri> [mode], rel <paper>, sources, quit")
+	fs.StringVar(&c.agent, "agent", "", "drive a real ACP agent with the turn: \"command args\" (quotes group words)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: quickchat [flags]\n       quickchat plan -request FILE\n       quickchat --agentero-context-mcp GRANT")
+		fmt.Fprintln(stderr, "usage: quickchat [flags]\n       quickchat plan -request FILE|-\n       quickchat --agentero-context-mcp GRANT")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -82,11 +85,18 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (see quickchat -h)", fs.Arg(0))
 	}
+	if c.interactive && c.agent != "" {
+		return nil, errors.New("-i and -agent cannot be combined")
+	}
+	if c.page < 0 {
+		return nil, fmt.Errorf("-page %d: pages start at 1", c.page)
+	}
 	c.mentions = mentions
 	return c, nil
 }
 
-func demoCmd(args []string, stdout, stderr io.Writer) error {
+// demoCmd runs the demo turn.
+func demoCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (retErr error) {
 	c, err := parseDemoFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -94,8 +104,13 @@ func demoCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
+	var agentCmd []string
+	if c.agent != "" {
+		// Checked before anything is extracted or written.
+		if agentCmd, err = agentCommand(c.agent); err != nil {
+			return err
+		}
+	}
 
 	sample := c.vault == ""
 	if sample {
@@ -103,12 +118,21 @@ func demoCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		defer func() {
+			// Kept after a run, so its links open; removed after an error.
+			if retErr != nil {
+				os.RemoveAll(dir)
+			}
+		}()
 		c.vault = filepath.Join(dir, "vault")
 		if err := samplevault.Extract(c.vault); err != nil {
 			return fmt.Errorf("extracting the sample vault: %v", err)
 		}
 		if c.paper == "" && c.quote == "" && len(c.mentions) == 0 {
 			c.paper, c.page, c.quote, c.mentions = samplePaper, samplePage, sampleQuote, sampleMentions
+		}
+		if c.ask == "" {
+			c.ask = sampleAsk
 		}
 	} else {
 		abs, err := filepath.Abs(c.vault)
@@ -121,14 +145,11 @@ func demoCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		c.vault = abs
 	}
-	if c.ask == "" {
-		c.ask = sampleAsk
-		if !sample {
-			c.ask = c.quote
-		}
+	if c.quote != "" && c.page == 0 && c.paper != "" {
+		c.page = 1
 	}
 	req := researchctx.Request{
-		Vault: c.vault, RuntimeID: "quickchat-demo", TurnID: fmt.Sprintf("turn-%d", time.Now().UnixNano()),
+		Vault: c.vault, RuntimeID: runtimeID, TurnID: fmt.Sprintf("turn-%d", time.Now().UnixNano()),
 		Remote: c.remote, CurrentPaper: c.paper, Mentions: c.mentions,
 	}
 	if c.quote != "" {
@@ -138,8 +159,11 @@ func demoCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if c.paper != "" && !hasSource(plan, c.paper) {
+	if c.paper != "" && !hasPaper(plan, c.paper) {
 		return fmt.Errorf("%q is not a paper of this vault (%s)", c.paper, droppedReason(plan, c.paper))
+	}
+	if c.ask == "" {
+		c.ask = defaultAsk(c, plan)
 	}
 	grantPath, err := plan.WriteGrant()
 	if err != nil {
@@ -151,31 +175,59 @@ func demoCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	run.showPlan()
 	if plan.Mode == researchctx.ModeMCP {
+		// Index the granted sources here, with progress, so the agent's
+		// first search finds them indexed.
+		if err := prewarm(ctx, plan, newProgress(stderr, time.Second, progressEvery, progressEveryPipe)); err != nil {
+			return err
+		}
+	}
+	switch {
+	case agentCmd != nil:
+		if err := run.agentTurn(ctx, agentCmd, stderr); err != nil {
+			return err
+		}
+	case plan.Mode != researchctx.ModeMCP:
+		run.out.step("5", "No tool calls: a prompt-only turn")
+		run.out.line("   The agent gets the prompt block above and nothing else; no MCP server is attached.")
+	default:
 		if err := run.connect(ctx, stderr); err != nil {
 			return err
 		}
 		defer run.session.Close()
-		switch {
-		case c.agent != "":
-			return fmt.Errorf("-agent: driving an ACP agent is not available in this build")
-		case c.interactive:
-			if err := run.interactive(ctx, os.Stdin); err != nil {
-				return err
-			}
-		default:
+		if c.interactive {
+			err = run.interactive(ctx, stdin)
+		} else {
 			run.scripted(ctx)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	if err := run.showSources(); err != nil {
 		return err
 	}
+	run.footer()
 	if c.json {
 		return run.writeJSON(stdout)
 	}
 	return nil
 }
 
-func hasSource(p *researchctx.Plan, path string) bool {
+// defaultAsk is the question of a run on the user's own vault when -ask is
+// not given: the selection, else the current paper's title.
+func defaultAsk(c *demoConfig, p *researchctx.Plan) string {
+	if c.quote != "" {
+		return c.quote
+	}
+	for _, s := range p.Sources {
+		if s.Kind == researchctx.KindPaper && s.Title != "" {
+			return s.Title
+		}
+	}
+	return "summary"
+}
+
+func hasPaper(p *researchctx.Plan, path string) bool {
 	for _, s := range p.Sources {
 		if s.Path == path && s.Kind == researchctx.KindPaper {
 			return true
@@ -202,9 +254,12 @@ type demoRun struct {
 	sample    bool
 	session   *sdk.ClientSession
 	calls     []callRecord
+	agent     *agentReport
+	usage     researchctx.Usage
 	sources   []sourceLink
 }
 
+// callRecord is one tool call of the turn, for -json.
 type callRecord struct {
 	Tool    string         `json:"tool"`
 	Args    map[string]any `json:"args"`
@@ -213,28 +268,20 @@ type callRecord struct {
 	Result  any            `json:"result,omitempty"`
 }
 
-type sourceLink struct {
-	URI string `json:"uri"`
-	URL string `json:"url"`
-}
-
 func (r *demoRun) showPlan() {
 	o := r.out
 	where := "your vault"
 	if r.sample {
-		where = "the embedded sample vault (extracted to a temporary folder)"
+		where = "the embedded sample vault"
 	}
-	o.title("researchctx quickchat — one chat turn on " + where)
-	o.step("1", "The host turns what the user sees into a Request")
+	o.title("researchctx quickchat — what a host app does for one chat turn, on " + where)
+	o.step("1", "The user asks; the host turns what they are looking at into a Request")
+	o.kv("question", r.cfg.ask)
 	if r.cfg.paper != "" {
 		o.kv("current paper", r.cfg.paper)
 	}
 	if r.cfg.quote != "" {
-		q := r.cfg.quote
-		if len([]rune(q)) > 90 {
-			q = string([]rune(q)[:90]) + "…"
-		}
-		o.kv("selection", fmt.Sprintf("page %d: %q", r.cfg.page, q))
+		o.kv("selection", fmt.Sprintf("page %d: %q", r.cfg.page, clip(r.cfg.quote, 90)))
 	}
 	if len(r.cfg.mentions) > 0 {
 		o.kv("@-mentions", strings.Join(r.cfg.mentions, ", "))
@@ -243,9 +290,8 @@ func (r *demoRun) showPlan() {
 		o.kv("remote", "yes: the agent runs on another machine")
 	}
 	p := r.plan
-	o.step("2", "Resolve → Plan")
+	o.step("2", "Resolve → Plan: what this turn may read")
 	o.kv("mode", fmt.Sprintf("%s · tools %s", p.Mode, orNone(strings.Join(p.Tools, ", "))))
-	o.kv("fingerprint", p.Fingerprint[:19]+"…  (same scope → same fingerprint → the agent session can be resumed)")
 	for _, s := range p.Sources {
 		o.kv("source", fmt.Sprintf("%-9s %s  %s", s.Kind, s.Path, o.dim(s.Title)))
 	}
@@ -254,13 +300,14 @@ func (r *demoRun) showPlan() {
 	}
 	o.kv("budget", fmt.Sprintf("%d cards × %d chars per search, %d chars per read, %d chars per turn",
 		p.Budget.SearchCards, p.Budget.CardChars, p.Budget.ReadChars, p.Budget.TurnChars))
+	o.kv("fingerprint", clip(p.Fingerprint, 19)+"  (same scope → same fingerprint → the agent session is resumed)")
 	o.step("3", "The prompt block the agent receives (evidence only: no abstracts, quotes ≤ 1200 chars)")
 	o.block(p.Prompt())
 	o.step("4", "The grant the MCP server enforces")
 	rel, _ := filepath.Rel(p.Vault, r.grantPath)
 	o.kv("grant", "{vault}/"+filepath.ToSlash(rel))
 	if p.Mode == researchctx.ModeMCP {
-		o.kv("server", fmt.Sprintf("%s: <this executable> %s {vault}/%s", researchctx.ServerName, mcp.Flag, filepath.ToSlash(rel)))
+		o.kv("server", fmt.Sprintf("%s = <this executable> %s <grant>, attached to the agent's session", researchctx.ServerName, mcp.Flag))
 	} else {
 		o.kv("server", "none: a prompt-only turn attaches no MCP server")
 	}
@@ -290,11 +337,10 @@ func (r *demoRun) connect(ctx context.Context, stderr io.Writer) error {
 	return nil
 }
 
-// call makes one tool call and prints it.
+// call makes one tool call and prints it with a compact view of its result.
 func (r *demoRun) call(ctx context.Context, tool string, args map[string]any, note string) *callRecord {
 	rec := callRecord{Tool: tool, Args: args}
 	res, err := r.session.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-	text := ""
 	switch {
 	case err != nil:
 		rec.IsError, rec.Error = true, err.Error()
@@ -307,11 +353,6 @@ func (r *demoRun) call(ctx context.Context, tool string, args map[string]any, no
 		}
 	default:
 		rec.Result = res.StructuredContent
-		for _, c := range res.Content {
-			if t, ok := c.(*sdk.TextContent); ok {
-				text += t.Text
-			}
-		}
 	}
 	r.calls = append(r.calls, rec)
 	argJSON, _ := json.Marshal(args)
@@ -320,23 +361,9 @@ func (r *demoRun) call(ctx context.Context, tool string, args map[string]any, no
 	if rec.IsError {
 		o.result(o.red("refused: ") + rec.Error)
 	} else {
-		o.result(compact(text, 9))
+		o.result(r.view(&rec))
 	}
 	return &r.calls[len(r.calls)-1]
-}
-
-// compact keeps the first lines of a tool's text rendering.
-func compact(text string, lines int) string {
-	ls := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	if len(ls) > lines {
-		ls = append(ls[:lines], fmt.Sprintf("… (%d more lines)", len(ls)-lines))
-	}
-	for i, l := range ls {
-		if r := []rune(l); len(r) > 150 {
-			ls[i] = string(r[:150]) + "…"
-		}
-	}
-	return strings.Join(ls, "\n")
 }
 
 // structured decodes a call's structured result into v.
@@ -348,7 +375,10 @@ func structured(rec *callRecord, v any) bool {
 	return err == nil && json.Unmarshal(b, v) == nil
 }
 
-// scripted plays the calls an agent would make for this turn.
+// scripted plays the calls an agent would make for this turn: search for
+// the question, read around the selection, read the page the best paper
+// card is on, list a mentioned directory, look at the paper's relations,
+// and try to read a related paper that is not granted.
 func (r *demoRun) scripted(ctx context.Context) {
 	r.out.step("5", "A scripted agent turn over MCP (the server is this executable, on stdio)")
 	var paper, dir string
@@ -360,23 +390,36 @@ func (r *demoRun) scripted(ctx context.Context) {
 			dir = s.Path
 		}
 	}
-	r.call(ctx, researchctx.ToolSearch, map[string]any{"query": r.cfg.ask, "limit": 3}, "evidence cards for the question")
+	rec := r.call(ctx, researchctx.ToolSearch, map[string]any{"query": r.cfg.ask, "limit": 3}, "cards for the question, from every granted source")
+	page := 0
+	var sr tools.SearchOutput
+	if structured(rec, &sr) {
+		for _, c := range sr.Cards {
+			if c.Source == paper && c.Page > 0 {
+				page = c.Page
+				break
+			}
+		}
+	}
 	if paper != "" && r.cfg.quote != "" {
 		r.call(ctx, researchctx.ToolRead, map[string]any{"target": paper, "mode": tools.ModeExcerpt, "quote": r.cfg.quote}, "the passage around the selection")
 	}
 	if paper != "" {
-		r.call(ctx, researchctx.ToolRead, map[string]any{"target": paper}, "metadata: title, authors, sections")
-		r.call(ctx, researchctx.ToolRead, map[string]any{"target": paper, "mode": tools.ModePage, "page": 2}, "one page")
+		note := "the page a card came from"
+		if page == 0 {
+			page, note = max(r.cfg.page, 1), "one page"
+		}
+		r.call(ctx, researchctx.ToolRead, map[string]any{"target": paper, "mode": tools.ModePage, "page": page}, note)
 	}
 	if dir != "" {
 		r.call(ctx, researchctx.ToolRead, map[string]any{"target": dir}, "a directory lists one level, nothing more")
 	}
 	outside := ""
 	if paper != "" {
-		rec := r.call(ctx, researchctx.ToolRelations, map[string]any{"paper": paper, "limit": 3}, "references, cited-by, related")
+		rec := r.call(ctx, researchctx.ToolRelations, map[string]any{"paper": paper, "limit": 2}, "references, cited by, related")
 		var rel tools.RelationsOutput
 		if structured(rec, &rel) {
-			for _, c := range append(append(rel.References, rel.CitedBy...), rel.Related...) {
+			for _, c := range slicesConcat(rel.CitedBy, rel.Related, rel.References) {
 				if c.PaperPath != "" && !c.InGrant {
 					outside = c.PaperPath
 					break
@@ -385,36 +428,62 @@ func (r *demoRun) scripted(ctx context.Context) {
 		}
 	}
 	if outside != "" {
-		r.call(ctx, researchctx.ToolRead, map[string]any{"target": outside}, "a relation card named it, but it is outside the grant")
+		r.call(ctx, researchctx.ToolRead, map[string]any{"target": outside}, "a relation card names it, but it is not in the grant")
+	} else {
+		r.call(ctx, researchctx.ToolRead, map[string]any{"target": ".agentero/citing-scan.json"}, "the SDK's private folder is never granted")
 	}
-	r.call(ctx, researchctx.ToolRead, map[string]any{"target": ".agentero/citing-scan.json"}, "the SDK's private folder")
+}
+
+func slicesConcat[T any](ss ...[]T) []T {
+	var out []T
+	for _, s := range ss {
+		out = append(out, s...)
+	}
+	return out
 }
 
 // interactive reads commands from in until quit or end of input.
 func (r *demoRun) interactive(ctx context.Context, in io.Reader) error {
 	o := r.out
-	o.step("5", "Interactive: a query searches; read <target-or-uri> [mode]; rel <paper>; sources; quit")
-	sc := bufio.NewScanner(in)
+	o.step("5", "Interactive: type a query to search; read <target-or-uri> [mode]; rel <paper>; sources; quit")
+	lines := make(chan string)
+	errc := make(chan error, 1)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		// A goroutine, so a cancelled context ends the loop even while the
+		// terminal waits for a line.
+		errc <- scanLines(in, lines, done)
+	}()
 	for {
 		o.prompt()
-		if !sc.Scan() {
-			return sc.Err()
+		var line string
+		select {
+		case <-ctx.Done():
+			o.line("")
+			return nil
+		case err := <-errc:
+			o.line("")
+			return err
+		case line = <-lines:
 		}
-		line := strings.TrimSpace(sc.Text())
+		line = strings.TrimSpace(line)
 		cmd, rest, _ := strings.Cut(line, " ")
 		rest = strings.TrimSpace(rest)
 		switch cmd {
 		case "":
-		case "quit", "exit":
+		case "quit", "exit", "q":
 			return nil
+		case "help", "?":
+			o.line("   a query searches the granted sources; read <target-or-uri> [mode]; rel <paper>; sources; quit")
 		case "sources":
-			if err := r.showSources(); err != nil {
+			if err := r.listSources(false); err != nil {
 				return err
 			}
 		case "read":
 			fields := strings.Fields(rest)
-			if len(fields) == 0 {
-				o.line("usage: read <target-or-uri> [mode]")
+			if len(fields) == 0 || len(fields) > 2 {
+				o.line("   usage: read <target-or-uri> [mode]   (modes: metadata, excerpt, section, page, region, full)")
 				continue
 			}
 			args := map[string]any{"target": fields[0]}
@@ -424,7 +493,7 @@ func (r *demoRun) interactive(ctx context.Context, in io.Reader) error {
 			r.call(ctx, researchctx.ToolRead, args, "")
 		case "rel":
 			if rest == "" {
-				o.line("usage: rel <paper>")
+				o.line("   usage: rel <paper>")
 				continue
 			}
 			r.call(ctx, researchctx.ToolRelations, map[string]any{"paper": rest}, "")
@@ -434,52 +503,35 @@ func (r *demoRun) interactive(ctx context.Context, in io.Reader) error {
 	}
 }
 
-// showSources reads the turn's sources back from usage.jsonl, as a host does
-// for its agent:completed event, and prints them as links.
-func (r *demoRun) showSources() error {
-	u, err := researchctx.ReadUsage(researchctx.UsagePath(r.grantPath), r.plan.TurnID)
-	if err != nil {
-		return err
-	}
-	r.sources = r.sources[:0]
-	for _, uri := range u.Sources {
-		r.sources = append(r.sources, sourceLink{URI: uri, URL: openURL(r.plan.Vault, uri)})
-	}
+// footer says where the sample vault is and what to try next.
+func (r *demoRun) footer() {
 	o := r.out
-	o.step("6", fmt.Sprintf("Sources of this turn, from usage.jsonl (%d calls, %d characters of the %d budget)", u.Calls, u.Chars, r.plan.Budget.TurnChars))
-	if len(r.sources) == 0 {
-		o.line("  (none: the agent read nothing from the vault)")
+	o.line("")
+	if r.sample {
+		o.line(o.dim(fmt.Sprintf("The sample vault is kept at %s so these links open; delete it when done.", r.plan.Vault)))
 	}
-	for i, s := range r.sources {
-		o.line(fmt.Sprintf("  %d. %s", i+1, o.link(s.URL, s.URI)))
-	}
-	return nil
-}
-
-// openURL turns a citation URI into a URL a terminal or browser opens: a
-// file:// URL into the vault, or the https link itself.
-func openURL(vaultRoot, uri string) string {
-	u, err := cite.Parse(uri)
-	if err != nil || u.DOI != "" || u.ArXiv != "" {
-		return uri
-	}
-	path, frag, _ := strings.Cut(uri, "#")
-	f := url.URL{Scheme: "file", Path: filepath.ToSlash(vaultRoot) + "/"}
-	s := f.String() + path
-	if frag != "" {
-		s += "#" + frag
-	}
-	return s
+	o.line(o.dim("Next: -i to search and read yourself, -agent \"cmd args\" to run a real ACP agent, -json for machine output, -h for all flags."))
 }
 
 func (r *demoRun) writeJSON(w io.Writer) error {
 	out := struct {
+		Vault     string            `json:"vault"`
+		Sample    bool              `json:"sample"`
+		Question  string            `json:"question"`
 		Plan      *researchctx.Plan `json:"plan"`
 		Prompt    string            `json:"prompt"`
 		GrantPath string            `json:"grantPath"`
+		UsagePath string            `json:"usagePath"`
 		Calls     []callRecord      `json:"calls"`
+		Agent     *agentReport      `json:"agent,omitempty"`
+		Usage     usageJSON         `json:"usage"`
 		Sources   []sourceLink      `json:"sources"`
-	}{r.plan, r.plan.Prompt(), r.grantPath, r.calls, r.sources}
+	}{
+		Vault: r.plan.Vault, Sample: r.sample, Question: r.cfg.ask, Plan: r.plan, Prompt: r.plan.Prompt(),
+		GrantPath: r.grantPath, UsagePath: researchctx.UsagePath(r.grantPath), Calls: r.calls, Agent: r.agent,
+		Usage:   usageJSON{Calls: r.usage.Calls, Chars: r.usage.Chars, TurnChars: r.plan.Budget.TurnChars},
+		Sources: r.sources,
+	}
 	if out.Calls == nil {
 		out.Calls = []callRecord{}
 	}
@@ -489,4 +541,20 @@ func (r *demoRun) writeJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// usageJSON is the turn's budget use in -json output.
+type usageJSON struct {
+	Calls     int `json:"calls"`
+	Chars     int `json:"chars"`
+	TurnChars int `json:"turnChars"`
+}
+
+// clip cuts s to n characters, marking the cut with an ellipsis.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }

@@ -11,11 +11,18 @@
 //
 //	quickchat [flags]                 run a demo turn (see quickchat -h)
 //	quickchat plan -request FILE      resolve a Request (JSON) and write its grant
+//
+// With -agent "command args" the turn goes to a real ACP agent through
+// package session, with the server attached.
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/signal"
+	"strings"
+	"syscall"
 
 	"github.com/researchctx/researchctx/mcp"
 )
@@ -25,15 +32,18 @@ func main() {
 	// agentero-context server; otherwise continue as the app.
 	mcp.ServeIfRequested(nil)
 
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	args := os.Args[1:]
 	var err error
 	if len(args) > 0 && args[0] == "plan" {
-		err = planCmd(args[1:], os.Stdin, os.Stdout)
+		err = planCmd(ctx, args[1:], os.Stdin, os.Stdout)
 	} else {
-		err = demoCmd(args, os.Stdout, os.Stderr)
+		err = demoCmd(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 	}
+	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "quickchat: "+err.Error())
+		// One line, whatever the error says.
+		fmt.Fprintln(os.Stderr, "quickchat: "+strings.Join(strings.Fields(err.Error()), " "))
 		os.Exit(1)
 	}
 }

@@ -30,7 +30,7 @@ type planOutput struct {
 
 // planCmd reads a Request (a file, or "-" for standard input), resolves it,
 // writes its grant and prints the Plan as one JSON object.
-func planCmd(args []string, stdin io.Reader, stdout io.Writer) error {
+func planCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	reqPath := fs.String("request", "", "Request JSON file, or - for standard input")
@@ -53,9 +53,12 @@ func planCmd(args []string, stdin io.Reader, stdout io.Writer) error {
 	dec := json.NewDecoder(io.LimitReader(r, 8<<20))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return fmt.Errorf("plan: the request is not valid JSON: %v", err)
+		return fmt.Errorf("plan: the request is not a valid Request (JSON, camelCase fields): %v", err)
 	}
-	plan, err := researchctx.Resolve(context.Background(), req)
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("plan: the request has data after its JSON object")
+	}
+	plan, err := researchctx.Resolve(ctx, req)
 	if err != nil {
 		return fmt.Errorf("plan: %v", err)
 	}

@@ -36,14 +36,11 @@ func (p *printer) dim(s string) string  { return p.sgr("2", s) }
 func (p *printer) red(s string) string  { return p.sgr("31", s) }
 func (p *printer) cyan(s string) string { return p.sgr("36", s) }
 
-// link renders text as an OSC 8 hyperlink to url on a terminal, and as
-// "text  url" elsewhere.
+// link renders text as an OSC 8 hyperlink to url on a terminal, and as the
+// text alone elsewhere.
 func (p *printer) link(url, text string) string {
 	if !p.color {
-		if url == text {
-			return text
-		}
-		return text + "  " + url
+		return text
 	}
 	return "\x1b]8;;" + url + "\x1b\\" + p.sgr("4;34", text) + "\x1b]8;;\x1b\\"
 }
@@ -73,9 +70,15 @@ func (p *printer) call(tool, args, note string) {
 	p.line(s)
 }
 
+// result prints a tool result under its call: the first line behind an
+// arrow, the others indented to match.
 func (p *printer) result(text string) {
-	for _, l := range strings.Split(text, "\n") {
-		p.line("     " + p.dim("←") + " " + l)
+	for i, l := range strings.Split(text, "\n") {
+		mark := " "
+		if i == 0 {
+			mark = p.dim("←")
+		}
+		p.line("     " + mark + " " + l)
 	}
 }
 

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/cite"
+)
+
+// sourceLink is one source of the turn, for display and -json.
+type sourceLink struct {
+	URI string `json:"uri"` // the citation URI, as logged
+	URL string `json:"url"` // what a terminal or browser opens
+	// Tool is the tool that handed the URI out first.
+	Tool string `json:"tool"`
+	// External marks a doi.org or arxiv.org link.
+	External bool `json:"external"`
+	// InGrant marks a vault file the turn may read; a vault file outside
+	// the grant was only named on a relation card.
+	InGrant bool `json:"inGrant"`
+}
+
+// showSources reads the turn's sources back from usage.jsonl, as a host does
+// for its agent:completed event, and prints them as links grouped by the
+// tool that handed them out.
+func (r *demoRun) showSources() error {
+	return r.listSources(true)
+}
+
+// listSources prints the sources so far, under the step heading or, in the
+// interactive mode, without it.
+func (r *demoRun) listSources(heading bool) error {
+	usagePath := researchctx.UsagePath(r.grantPath)
+	u, err := researchctx.ReadUsage(usagePath, r.plan.TurnID)
+	if err != nil {
+		return err
+	}
+	r.usage = u
+	tools := firstTools(usagePath, r.plan.TurnID)
+	r.sources = r.sources[:0]
+	for _, uri := range u.Sources {
+		s := sourceLink{URI: uri, URL: openURL(r.plan.Vault, uri), Tool: tools[uri]}
+		if c, err := cite.Parse(uri); err == nil {
+			s.External = c.DOI != "" || c.ArXiv != ""
+			s.InGrant = !s.External && granted(r.plan, c.Path)
+		}
+		r.sources = append(r.sources, s)
+	}
+	o := r.out
+	if heading {
+		o.step("6", "Sources of this turn, read back from usage.jsonl (what a host shows under the answer)")
+	}
+	o.line(fmt.Sprintf("   %d tool calls logged, %d of the turn's %d characters used", u.Calls, u.Chars, r.plan.Budget.TurnChars))
+	if len(r.sources) == 0 {
+		o.line("   (none: the agent received nothing from the vault)")
+		return nil
+	}
+	// Grouped by tool in order of first use; numbers keep the order of
+	// first use across groups.
+	var order []string
+	groups := map[string][]int{}
+	for i, s := range r.sources {
+		if _, ok := groups[s.Tool]; !ok {
+			order = append(order, s.Tool)
+		}
+		groups[s.Tool] = append(groups[s.Tool], i)
+	}
+	for _, tool := range order {
+		o.line("   " + o.bold(orNone(tool)) + o.dim("  "+toolLabel[tool]))
+		for _, i := range groups[tool] {
+			s := r.sources[i]
+			note := ""
+			switch {
+			case s.External:
+				note = "outside the vault"
+			case !s.InGrant:
+				note = "in the library, not in this grant: seen on a card only"
+			}
+			if note != "" {
+				note = "  " + o.dim(note)
+			}
+			o.line(fmt.Sprintf("   %3d. %s%s", i+1, o.link(s.URL, s.URI), note))
+		}
+	}
+	if !o.color {
+		o.line(o.dim(fmt.Sprintf("   Vault paths open as file://%s/<path> (on a terminal each source is a link).", filepath.ToSlash(r.plan.Vault))))
+	}
+	return nil
+}
+
+// toolLabel says what each tool's sources are.
+var toolLabel = map[string]string{
+	researchctx.ToolSearch:    "cards the search returned",
+	researchctx.ToolRead:      "what the agent read",
+	researchctx.ToolRelations: "relation cards: references, cited by, related",
+}
+
+// firstTools maps each URI of a turn's usage lines to the first tool that
+// returned it. Unreadable lines are skipped, as ReadUsage does.
+func firstTools(path, turnID string) map[string]string {
+	m := map[string]string{}
+	f, err := os.Open(path)
+	if err != nil {
+		return m
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var l researchctx.UsageLine
+		if json.Unmarshal(sc.Bytes(), &l) != nil || l.TurnID != turnID {
+			continue
+		}
+		for _, u := range l.URIs {
+			if _, ok := m[u]; !ok {
+				m[u] = l.Tool
+			}
+		}
+	}
+	return m
+}
+
+// granted reports whether a vault path lies in one of the plan's sources.
+func granted(p *researchctx.Plan, path string) bool {
+	for _, s := range p.Sources {
+		switch {
+		case path == s.Path:
+			return true
+		case s.Kind == researchctx.KindFile:
+		case s.Path == "." || strings.HasPrefix(path, s.Path+"/"):
+			return true
+		}
+	}
+	return false
+}
+
+// openURL turns a citation URI into a URL a terminal or browser opens: a
+// file:// URL into the vault (keeping the #page= or #section= fragment),
+// or the https link itself.
+func openURL(vaultRoot, uri string) string {
+	c, err := cite.Parse(uri)
+	if err != nil || c.DOI != "" || c.ArXiv != "" {
+		return uri
+	}
+	// The URI's path is already percent-encoded for a URL path.
+	path, frag, _ := strings.Cut(uri, "#")
+	f := url.URL{Scheme: "file", Path: filepath.ToSlash(vaultRoot) + "/"}
+	s := f.String() + path
+	if frag != "" {
+		s += "#" + frag
+	}
+	return s
+}

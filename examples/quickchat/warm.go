@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/vault"
+)
+
+// How often the progress line is redrawn on a terminal, and printed again
+// when stderr is a file or a pipe.
+const (
+	progressEvery     = 250 * time.Millisecond
+	progressEveryPipe = 2 * time.Second
+)
+
+// prewarm opens the plan's granted sources in this process and runs one
+// search over each, so that their search indexes and PDF text are built and
+// cached in the vault's cache before the agent's first search (the server
+// process then loads them). Search errors are left for the server to
+// report; only cancellation is an error.
+func prewarm(ctx context.Context, plan *researchctx.Plan, pr *progress) error {
+	v, err := vault.Open(plan.Vault, nil)
+	if err != nil {
+		return fmt.Errorf("opening the vault: %w", err)
+	}
+	defer v.Close()
+	lib := sources.NewLibrary(v, &sources.LibraryOptions{Progress: pr.update})
+	pr.start()
+	defer pr.stop()
+	for _, s := range plan.Sources {
+		src, err := lib.Open(ctx, sources.Kind(s.Kind), s.Path)
+		if err != nil {
+			continue
+		}
+		pr.begin(s.Path)
+		_, _ = src.Search(ctx, sources.Query{Text: "index", Limit: 1})
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// progress prints a line on stderr while indexing takes longer than after:
+// the source, files done of the total, the rate and the time left. On a
+// terminal the line is redrawn in place; elsewhere a new line is printed
+// every few seconds.
+type progress struct {
+	w     io.Writer
+	tty   bool
+	after time.Duration
+	every time.Duration
+
+	mu          sync.Mutex
+	ref         string
+	began       time.Time // when ref's indexing began
+	done, total int
+	shown       bool // a line was printed for ref
+	quit        chan struct{}
+	finished    chan struct{}
+}
+
+// newProgress returns a progress printer on w that starts printing after
+// the given delay, then redraws every tick on a terminal, or prints a line
+// every pipeTick elsewhere.
+func newProgress(w io.Writer, after, tick, pipeTick time.Duration) *progress {
+	p := &progress{w: w, after: after, every: pipeTick}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.tty, p.every = true, tick
+		}
+	}
+	return p
+}
+
+// update is the sources.LibraryOptions.Progress hook.
+func (p *progress) update(ref string, done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ref != p.ref {
+		return // a directory inside the source being warmed reports its own ref
+	}
+	p.done, p.total = done, total
+}
+
+// begin starts counting for a granted source.
+func (p *progress) begin(ref string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.finishLocked()
+	p.ref, p.began, p.done, p.total, p.shown = ref, time.Now(), 0, 0, false
+}
+
+func (p *progress) start() {
+	p.quit, p.finished = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(p.finished)
+		t := time.NewTicker(p.every)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.quit:
+				return
+			case <-t.C:
+				p.mu.Lock()
+				if p.ref != "" && time.Since(p.began) >= p.after {
+					p.printLocked()
+				}
+				p.mu.Unlock()
+			}
+		}
+	}()
+}
+
+func (p *progress) stop() {
+	close(p.quit)
+	<-p.finished
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.finishLocked()
+	p.ref = ""
+}
+
+// printLocked prints the current state of ref's indexing.
+func (p *progress) printLocked() {
+	el := time.Since(p.began)
+	s := fmt.Sprintf("indexing %s… %s", p.ref, el.Round(time.Second))
+	if p.total > 0 {
+		rate := float64(p.done) / el.Seconds()
+		s = fmt.Sprintf("indexing %s: %d/%d files, %.0f files/s", p.ref, p.done, p.total, rate)
+		if rate > 0 {
+			left := time.Duration(float64(p.total-p.done) / rate * float64(time.Second))
+			s += fmt.Sprintf(", ETA %s", left.Round(time.Second))
+		}
+	}
+	if p.tty {
+		fmt.Fprint(p.w, "\r\x1b[K"+s)
+	} else {
+		fmt.Fprintln(p.w, s)
+	}
+	p.shown = true
+}
+
+// finishLocked ends ref's progress with a summary line, if a progress line
+// was shown.
+func (p *progress) finishLocked() {
+	if !p.shown {
+		return
+	}
+	s := fmt.Sprintf("indexed %s: %d files in %s", p.ref, p.total, time.Since(p.began).Round(10*time.Millisecond))
+	if p.tty {
+		fmt.Fprint(p.w, "\r\x1b[K"+s+"\n")
+	} else {
+		fmt.Fprintln(p.w, s)
+	}
+	p.shown = false
+}
