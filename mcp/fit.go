@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
 	"unicode/utf8"
 
 	"github.com/researchctx/researchctx/tools"
@@ -99,6 +100,7 @@ func fitSearch(in tools.SearchInput, out *tools.SearchOutput) string {
 }
 
 func fitRead(out *tools.ReadOutput) string {
+	full := out.Text
 	text, cut := fit(out, renderRead,
 		cutString(&out.Text),
 		cutList(&out.Entries),
@@ -110,6 +112,12 @@ func fitRead(out *tools.ReadOutput) string {
 	if cut {
 		out.Truncated = true
 		text = renderRead(out) + cutNote + "\n"
+		if lost := utf8.RuneCountInString(full) - utf8.RuneCountInString(out.Text); lost > 0 && out.NextCursor != "" {
+			// The cursor of package tools continues after the text it
+			// returned, not after what is left of it here: say so, so no
+			// gap goes unnoticed.
+			text += fmt.Sprintf("The last %d characters of this read were left out; the cursor continues after them. Read them by page or section.\n", lost)
+		}
 	}
 	return text
 }

@@ -153,6 +153,9 @@ func TestFit(t *testing.T) {
 			if !strings.Contains(text(res), cutNote) {
 				t.Errorf("text does not say it was cut")
 			}
+			if tt.name == "read text" && !strings.Contains(text(res), "characters of this read were left out; the cursor continues after them") {
+				t.Errorf("text does not say the cursor skips the cut part")
+			}
 			var out struct{ Truncated bool }
 			data, _ := json.Marshal(res.StructuredContent)
 			if err := json.Unmarshal(data, &out); err != nil || !out.Truncated {

@@ -422,3 +422,34 @@ func TestSameScopeNewTurn(t *testing.T) {
 		t.Errorf("turn-2 has %d usage lines, want 1", u.Calls)
 	}
 }
+
+// TestResultCap: with the largest budget a grant may carry, a real read
+// of a long file still comes back within MaxResultChars.
+func TestResultCap(t *testing.T) {
+	vault := sampleVault(t)
+	long := strings.Repeat("Sparse <attention> & \"global\" tokens.\n", 5000) // 190,000 characters
+	if err := os.WriteFile(vault+"/notes/long.md", []byte(long), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := demoRequest(vault)
+	req.Budget = &researchctx.BudgetOverrides{
+		ReadChars: intp(researchctx.MaxBudget.ReadChars), TurnChars: intp(researchctx.MaxBudget.TurnChars),
+		SearchCards: intp(researchctx.MaxBudget.SearchCards), CardChars: intp(researchctx.MaxBudget.CardChars),
+	}
+	cs := serveGrant(t, writeGrant(t, req))
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{researchctx.ToolRead, map[string]any{"target": "notes/long.md", "mode": "full"}},
+		{researchctx.ToolSearch, map[string]any{"query": "sparse attention global tokens", "limit": 50}},
+	} {
+		res := call(t, cs, c.tool, c.args)
+		mustOK(t, res)
+		if n := size(t, res); n > MaxResultChars {
+			t.Errorf("%s: result of %d characters, want ≤ %d", c.tool, n, MaxResultChars)
+		} else {
+			t.Logf("%s: result of %d characters", c.tool, n)
+		}
+	}
+}
