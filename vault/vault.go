@@ -13,7 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -89,9 +91,11 @@ type Vault struct {
 	fs   *safefs.FS
 	opts Options
 
-	mu      sync.Mutex
-	cat     *Catalogue
-	checked time.Time
+	mu         sync.Mutex
+	cat        *Catalogue
+	checked    time.Time     // when cat was last known to be fresh
+	checkCost  time.Duration // how long the last freshness check took
+	refreshing bool          // a background check is running
 }
 
 // Open opens the Vault rooted at the absolute folder root.
@@ -172,20 +176,58 @@ func (v *Vault) Paper(ctx context.Context, ref string) (*Paper, error) {
 func (v *Vault) Catalogue(ctx context.Context) (*Catalogue, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.cat != nil {
-		if time.Since(v.checked) < v.opts.Revalidate || v.cat.fresh(v.fs) {
-			if time.Since(v.checked) >= v.opts.Revalidate {
-				v.checked = time.Now()
-			}
-			return v.cat, nil
+	if v.cat == nil {
+		cat, err := build(ctx, v.fs)
+		if err != nil {
+			return nil, err
+		}
+		v.cat, v.checked = cat, time.Now()
+		return cat, nil
+	}
+	if time.Since(v.checked) < v.opts.Revalidate || v.refreshing {
+		return v.cat, nil
+	}
+	if v.checkCost > syncCheck {
+		// A large library: check and rebuild in the background and keep
+		// serving the catalogue in hand, so no call waits for the check.
+		v.refreshing = true
+		go v.refresh()
+		return v.cat, nil
+	}
+	start := time.Now()
+	fresh := v.cat.fresh(v.root)
+	v.checkCost = time.Since(start)
+	if !fresh {
+		cat, err := build(ctx, v.fs)
+		if err != nil {
+			return nil, err
+		}
+		v.cat = cat
+	}
+	v.checked = time.Now()
+	return v.cat, nil
+}
+
+// syncCheck is the longest freshness check a call waits for; a library whose
+// check takes longer is revalidated in the background.
+const syncCheck = 10 * time.Millisecond
+
+// refresh revalidates the catalogue off the request path.
+func (v *Vault) refresh() {
+	v.mu.Lock()
+	cat := v.cat
+	v.mu.Unlock()
+	start := time.Now()
+	fresh := cat.fresh(v.root)
+	cost := time.Since(start)
+	if !fresh {
+		if rebuilt, err := build(context.Background(), v.fs); err == nil {
+			cat = rebuilt
 		}
 	}
-	cat, err := build(ctx, v.fs)
-	if err != nil {
-		return nil, err
-	}
-	v.cat, v.checked = cat, time.Now()
-	return cat, nil
+	v.mu.Lock()
+	v.cat, v.checked, v.checkCost, v.refreshing = cat, time.Now(), cost, false
+	v.mu.Unlock()
 }
 
 // stamp is what a catalogue was built from: a folder's or a file's
@@ -237,9 +279,15 @@ func (c *Catalogue) PaperOf(rel string) *Paper {
 	return nil
 }
 
-func (c *Catalogue) fresh(f *safefs.FS) bool {
+// fresh reports whether nothing the catalogue was built from changed. It
+// only compares Lstat times and sizes of paths the safe walk found: no
+// content is read here, and a changed entry of any kind (a folder swapped for
+// a link included) makes the catalogue be rebuilt through the safe view. A
+// plain Lstat costs a few microseconds, the safe resolution tens, and this
+// runs over every folder of the library.
+func (c *Catalogue) fresh(root string) bool {
 	for _, s := range c.stamps {
-		st, err := f.Stat(s.path)
+		st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(s.path)))
 		if err != nil || !st.ModTime().Equal(s.mtime) || (!st.IsDir() && st.Size() != s.size) {
 			return false
 		}

@@ -119,3 +119,36 @@ func TestCatalogue(t *testing.T) {
 		}
 	}
 }
+
+// A library whose freshness check is slow is revalidated in the background:
+// the call returns the catalogue in hand at once, and the rebuilt one
+// replaces it shortly after.
+func TestCatalogueBackgroundRefresh(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "papers/a/metadata.json", `{"title":"A"}`)
+	v, err := Open(dir, &Options{Revalidate: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	ctx := context.Background()
+	first, _ := v.Catalogue(ctx)
+	v.mu.Lock()
+	v.checkCost = time.Second // as if the check were slow
+	v.mu.Unlock()
+	write(t, dir, "papers/b/metadata.json", `{"title":"B"}`)
+	if c, _ := v.Catalogue(ctx); c != first {
+		t.Fatal("a slow check was made on the request path")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, _ := v.Catalogue(ctx)
+		if c.Paper("papers/b") != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the background refresh never saw the new paper")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
