@@ -125,11 +125,12 @@ func writeLibrary(root string) error {
 
 // relTiming is what the paper_relations benchmark measured.
 type relTiming struct {
-	Open  time.Duration   // tools.Open of the grant
-	Cold  time.Duration   // the first call: builds the citation graph
-	First []time.Duration // the other granted papers' first calls, sorted
-	Warm  []time.Duration // repeated calls, sorted
-	Cards int             // cards of the cold call, a sanity check
+	Open    time.Duration   // tools.Open of the grant
+	Cold    time.Duration   // the first call: builds the citation graph
+	ColdCPU time.Duration   // the process's CPU time during it
+	First   []time.Duration // the other granted papers' first calls, sorted
+	Warm    []time.Duration // repeated calls, sorted
+	Cards   int             // cards of the cold call, a sanity check
 }
 
 // benchRelations grants libGranted papers spread over the library and times
@@ -184,9 +185,11 @@ func benchRelations(ctx context.Context, root string) (*relTiming, error) {
 		}
 		return d, len(out.References) + len(out.CitedBy) + len(out.Related), nil
 	}
+	cpu0 := cpuTime()
 	if rt.Cold, rt.Cards, err = call(mentions[0]); err != nil {
 		return nil, err
 	}
+	rt.ColdCPU = cpuTime() - cpu0
 	for _, ref := range mentions[1:] {
 		d, _, err := call(ref)
 		if err != nil {

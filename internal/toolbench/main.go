@@ -24,6 +24,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -31,12 +32,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"time"
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/index/scifact"
+	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -48,13 +51,32 @@ func main() {
 	dir := flag.String("dir", "", "SciFact folder (corpus.jsonl, claims_train.jsonl)")
 	rounds := flag.Int("rounds", 3, "warm passes over the claims, and relations runs; medians are reported")
 	runs := flag.Int("runs", 5, "fresh processes per cache state")
+	paced := flag.Int("paced", 8, "searches spaced by more than the directory's restamp interval")
 	skipRel := flag.Bool("skip-relations", false, "skip the paper_relations benchmark")
+	onlyRel := flag.Bool("relations-only", false, "run only the paper_relations benchmark")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	first := flag.String("first-search", "", "internal: open this grant, run one search, print the time")
 	query := flag.String("query", "", "internal: the query for -first-search")
 	flag.Parse()
 	ctx := context.Background()
 	if *first != "" {
 		if err := firstSearch(ctx, *first, *query); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *onlyRel {
+		if err := runRelations(ctx, max(1, *rounds)); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -66,12 +88,18 @@ func main() {
 		}
 		*dir = filepath.Join(root, "scifact")
 	}
-	if err := run(ctx, *dir, max(1, *rounds), max(1, *runs), !*skipRel); err != nil {
+	if err := runSciFact(ctx, *dir, max(1, *rounds), max(1, *runs), max(0, *paced)); err != nil {
 		log.Fatal(err)
 	}
+	if !*skipRel {
+		if err := runRelations(ctx, max(1, *rounds)); err != nil {
+			log.Fatal(err)
+		}
+	}
+	fmt.Printf("peak RSS of this whole run (corpus JSON, BM25 baseline, tools, library): %s\n", mb(selfRSS()))
 }
 
-func run(ctx context.Context, dir string, rounds, runs int, rel bool) error {
+func runSciFact(ctx context.Context, dir string, rounds, runs, paced int) error {
 	docs, claims, err := scifact.Load(dir)
 	if err != nil {
 		return err
@@ -92,7 +120,7 @@ func run(ctx context.Context, dir string, rounds, runs int, rel bool) error {
 	if err != nil {
 		return err
 	}
-	st := time.Now()
+	st, cpu0 := time.Now(), cpuTime()
 	ts, err := tools.Open(ctx, s.grant, nil)
 	if err != nil {
 		return err
@@ -103,7 +131,7 @@ func run(ctx context.Context, dir string, rounds, runs int, rel bool) error {
 	if _, err := ts.Search(ctx, tools.SearchInput{Query: claims[0].Claim, Limit: k}); err != nil {
 		return err
 	}
-	build := time.Since(st)
+	build, buildCPU := time.Since(st), cpuTime()-cpu0
 
 	var ev *evaluation
 	var p50s, p95s, maxs []time.Duration
@@ -123,9 +151,48 @@ func run(ctx context.Context, dir string, rounds, runs int, rel bool) error {
 	fmt.Printf("  ratio           nDCG@10 %.3f  Recall@10 %.3f\n", ev.Tools.NDCG/ev.BM25.NDCG, ev.Tools.Recall/ev.BM25.Recall)
 	fmt.Printf("  card quotes: %d of %d claims with an evidence document among the cards (%d have evidence): first such card quotes a rationale sentence: %.3f (target ≥ 0.40)\n",
 		ev.QuoteHits, ev.QuoteClaims, ev.EvidenceClaims, ev.QuoteShare())
-	fmt.Printf("  tools.Open + first search (builds the index, writes the cache): %v\n", build.Round(time.Millisecond))
+	fmt.Printf("  tools.Open + first search (builds the index, writes the cache): %v (CPU %v)\n",
+		build.Round(time.Millisecond), buildCPU.Round(time.Millisecond))
 	fmt.Printf("  warm search over %d rounds: p50 %v  p95 %v (target ≤ 20ms)  max %v  [per round p95: %v]\n",
 		rounds, median(p50s), median(p95s), median(maxs), roundAll(p95s))
+
+	// The same searches on the directory source alone: what the tool adds
+	// on top (the grant check, the usage log) is the difference.
+	src := ts.Sources()[0]
+	q := sources.Query{Limit: k, ScanFiles: s.plan.Budget.ScanFiles, ExcerptChars: s.plan.Budget.CardChars}
+	var direct []time.Duration
+	for _, c := range claims {
+		q.Text = c.Claim
+		st := time.Now()
+		if _, err := src.Search(ctx, q); err != nil {
+			return err
+		}
+		direct = append(direct, time.Since(st))
+	}
+	slices.Sort(direct)
+	fmt.Printf("  the directory source alone, same claims: p50 %v  p95 %v; the usage log holds %d lines at the end\n",
+		percentile(direct, 0.5).Round(10*time.Microsecond), percentile(direct, 0.95).Round(10*time.Microsecond),
+		countLines(researchctx.UsagePath(s.grant)))
+
+	// An agent searches every few seconds, not back to back: spaced past
+	// the directory's restamp interval, every search walks the folder.
+	if paced > 0 {
+		var spaced []time.Duration
+		for i := range paced {
+			time.Sleep(2100 * time.Millisecond)
+			if err := s.next(); err != nil {
+				return err
+			}
+			st := time.Now()
+			if _, err := ts.Search(ctx, tools.SearchInput{Query: claims[(i*131)%len(claims)].Claim, Limit: k}); err != nil {
+				return err
+			}
+			spaced = append(spaced, time.Since(st))
+		}
+		slices.Sort(spaced)
+		fmt.Printf("  warm searches 2.1 s apart (%d): median %v  max %v\n", paced,
+			percentile(spaced, 0.5).Round(10*time.Microsecond), spaced[len(spaced)-1].Round(10*time.Microsecond))
+	}
 
 	withCache, without, err := freshRuns(ctx, s, root, claims, runs)
 	if err != nil {
@@ -134,32 +201,40 @@ func run(ctx context.Context, dir string, rounds, runs int, rel bool) error {
 	withCache.print("fresh process, on-disk index present", "100ms")
 	without.print("fresh process, no on-disk index", "1s")
 
-	if rel {
-		lib := filepath.Join(tmp, "library")
-		st := time.Now()
-		if err := writeLibrary(lib); err != nil {
+	return nil
+}
+
+// runRelations times paper_relations on a generated library, rounds times.
+func runRelations(ctx context.Context, rounds int) error {
+	tmp, err := os.MkdirTemp("", "toolbench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	lib := filepath.Join(tmp, "library")
+	st := time.Now()
+	if err := writeLibrary(lib); err != nil {
+		return err
+	}
+	fmt.Printf("paper_relations on a generated %d-paper library (%d granted), written in %v\n",
+		libPapers, libGranted, time.Since(st).Round(time.Millisecond))
+	var opens, colds, coldCPU, firsts, p50, p95 []time.Duration
+	for range rounds {
+		rt, err := benchRelations(ctx, lib)
+		if err != nil {
 			return err
 		}
-		fmt.Printf("paper_relations on a generated %d-paper library (%d granted), written in %v\n",
-			libPapers, libGranted, time.Since(st).Round(time.Millisecond))
-		var opens, colds, firsts, p50, p95 []time.Duration
-		for range rounds {
-			rt, err := benchRelations(ctx, lib)
-			if err != nil {
-				return err
-			}
-			opens = append(opens, rt.Open)
-			colds = append(colds, rt.Cold)
-			firsts = append(firsts, percentile(rt.First, 0.5))
-			p50 = append(p50, percentile(rt.Warm, 0.5))
-			p95 = append(p95, percentile(rt.Warm, 0.95))
-		}
-		fmt.Printf("  over %d runs (medians): tools.Open %v, first call (builds the graph) %v, other papers' first call p50 %v\n",
-			rounds, median(opens), median(colds), median(firsts))
-		fmt.Printf("  warm (%d calls per run): p50 %v  p95 %v (target ≤ 20ms)  [per run p95: %v]\n",
-			relWarmRuns*libGranted, median(p50), median(p95), roundAll(p95))
+		opens = append(opens, rt.Open)
+		colds = append(colds, rt.Cold)
+		coldCPU = append(coldCPU, rt.ColdCPU)
+		firsts = append(firsts, percentile(rt.First, 0.5))
+		p50 = append(p50, percentile(rt.Warm, 0.5))
+		p95 = append(p95, percentile(rt.Warm, 0.95))
 	}
-	fmt.Printf("peak RSS of this whole run (corpus JSON, BM25 baseline, tools, library): %s\n", mb(selfRSS()))
+	fmt.Printf("  over %d runs (medians): tools.Open %v, first call (builds the graph) %v (CPU %v), other papers' first call p50 %v\n",
+		rounds, median(opens), median(colds), median(coldCPU), median(firsts))
+	fmt.Printf("  warm (%d calls per run): p50 %v  p95 %v (target ≤ 20ms)  [per run p95: %v]\n",
+		relWarmRuns*libGranted, median(p50), median(p95), roundAll(p95))
 	return nil
 }
 
@@ -167,6 +242,7 @@ func run(ctx context.Context, dir string, rounds, runs int, rel bool) error {
 type freshStats struct {
 	wall  []time.Duration // process start to first result, seen by the parent
 	inner []time.Duration // the child's own clock, from main's package init
+	cpu   []time.Duration // the child's CPU time, whole process
 	rss   []int64
 }
 
@@ -174,8 +250,8 @@ func (f *freshStats) print(what, target string) {
 	slices.Sort(f.wall)
 	slices.Sort(f.inner)
 	slices.Sort(f.rss)
-	fmt.Printf("  %s, median of %d: start to first result %v (target ≤ %s; in-process part %v)  peak RSS %s  [runs: %v]\n",
-		what, len(f.wall), median(f.wall), target, median(f.inner), mb(f.rss[len(f.rss)/2]), roundAll(f.wall))
+	fmt.Printf("  %s, median of %d: start to first result %v (target ≤ %s; in-process part %v; CPU %v)  peak RSS %s  [runs: %v]\n",
+		what, len(f.wall), median(f.wall), target, median(f.inner), median(f.cpu), mb(f.rss[len(f.rss)/2]), roundAll(f.wall))
 }
 
 // freshRuns re-executes this program to open the grant and run one search,
@@ -202,7 +278,7 @@ func freshRuns(ctx context.Context, s *session, root string, claims []scifact.Cl
 		}
 		// A different claim each time, so no run is favoured by its query.
 		q := claims[(i*97)%len(claims)].Claim
-		wall, inner, rss, err := child(ctx, self, s.grant, q)
+		wall, inner, cpu, rss, err := child(ctx, self, s.grant, q)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -212,6 +288,7 @@ func freshRuns(ctx context.Context, s *session, root string, claims []scifact.Cl
 		}
 		st.wall = append(st.wall, wall)
 		st.inner = append(st.inner, inner)
+		st.cpu = append(st.cpu, cpu)
 		st.rss = append(st.rss, rss)
 	}
 	return withCache, without, nil
@@ -221,30 +298,31 @@ func freshRuns(ctx context.Context, s *session, root string, claims []scifact.Cl
 // to the line that reports its first result, the child's own measure, and
 // its peak RSS as it reports it. (The rusage of a waited-for child is no
 // measure here: Linux carries the parent's peak into a child that execs.)
-func child(ctx context.Context, self, grant, query string) (time.Duration, time.Duration, int64, error) {
+func child(ctx context.Context, self, grant, query string) (wall, inner, cpu time.Duration, rss int64, err error) {
 	cmd := exec.CommandContext(ctx, self, "-first-search", grant, "-query", query)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, 0, err
 	}
 	st := time.Now()
 	if err := cmd.Start(); err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, 0, err
 	}
 	line, rerr := bufio.NewReader(out).ReadString('\n')
-	wall := time.Since(st)
+	wall = time.Since(st)
 	if err := cmd.Wait(); err != nil {
-		return 0, 0, 0, fmt.Errorf("fresh search process: %w", err)
+		return 0, 0, 0, 0, fmt.Errorf("fresh search process: %w", err)
 	}
 	if rerr != nil {
-		return 0, 0, 0, fmt.Errorf("fresh search process: no result: %w", rerr)
+		return 0, 0, 0, 0, fmt.Errorf("fresh search process: no result: %w", rerr)
 	}
-	var ns, rss int64
+	var ns int64
 	if _, err := fmt.Sscan(line, &ns, &rss); err != nil {
-		return 0, 0, 0, fmt.Errorf("fresh search process: %q: %w", line, err)
+		return 0, 0, 0, 0, fmt.Errorf("fresh search process: %q: %w", line, err)
 	}
-	return wall, time.Duration(ns), rss, nil
+	cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return wall, time.Duration(ns), cpu, rss, nil
 }
 
 // firstSearch is the child: what an MCP server process does on its first
@@ -264,6 +342,15 @@ func firstSearch(ctx context.Context, grant, query string) error {
 	}
 	fmt.Println(time.Since(processStart).Nanoseconds(), selfRSS())
 	return nil
+}
+
+// countLines returns the number of lines of a file, 0 when unreadable.
+func countLines(p string) int {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return 0
+	}
+	return bytes.Count(b, []byte("\n"))
 }
 
 func median(ds []time.Duration) time.Duration {

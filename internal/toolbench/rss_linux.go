@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"syscall"
+	"time"
 )
 
 // selfRSS returns this process's peak resident set size in bytes (VmHWM),
@@ -26,4 +28,13 @@ func selfRSS() int64 {
 		}
 	}
 	return 0
+}
+
+// cpuTime returns the user and system CPU time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

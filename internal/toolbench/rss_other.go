@@ -2,5 +2,10 @@
 
 package main
 
+import "time"
+
 // selfRSS is not measured on this system.
 func selfRSS() int64 { return 0 }
+
+// cpuTime is not measured on this system.
+func cpuTime() time.Duration { return 0 }
