@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -90,17 +91,29 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
+// MemoryLimit is the soft memory limit (see runtime/debug.SetMemoryLimit)
+// of a server process started through ServeIfRequested, unless GOMEMLIMIT
+// is set. The server is a helper that lives beside an agent; building a
+// directory index makes short-lived garbage, and without a limit the heap
+// peaks at about twice its live size. The limit is soft: a larger live
+// index still works, with more frequent collections.
+const MemoryLimit = 100 << 20
+
 // ServeIfRequested is the host's entry point, called first in main. When the
 // process was started as <exe> --agentero-context-mcp <grant-path>, it serves
 // MCP on stdin and stdout for that grant and exits: 0 when stdin ends; 2,
 // with one line on stderr and nothing on stdout, when the command line is
 // wrong or the grant is missing or invalid; 1 when the connection fails.
-// Otherwise it returns at once and the host goes on.
+// Otherwise it returns at once and the host goes on. The serving process
+// gets the soft memory limit MemoryLimit unless GOMEMLIMIT says otherwise.
 //
 // opts may be nil.
 func ServeIfRequested(opts *ServeOptions) {
 	if len(os.Args) < 2 || os.Args[1] != Flag {
 		return
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(MemoryLimit)
 	}
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, opts))
 }

@@ -64,7 +64,11 @@ func run(quickchat, fsServer string, runs, fileChars int, scifact string, claims
 		return err
 	}
 	defer os.RemoveAll(work)
-	fmt.Printf("machine: %s/%s, %d CPUs, %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"))
+	load := "?"
+	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+		load = strings.Join(strings.Fields(string(data))[:3], " ")
+	}
+	fmt.Printf("machine: %s/%s, %d CPUs, load average %s, %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), load, time.Now().UTC().Format("2006-01-02"))
 
 	if err := coldStart(work, quickchat, fsServer, runs, fileChars); err != nil {
 		return err
