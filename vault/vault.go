@@ -83,6 +83,11 @@ type Options struct {
 	// Revalidate is how long a catalogue is trusted before the folders it
 	// was built from are checked for changes again. Zero means 2 seconds.
 	Revalidate time.Duration
+	// CacheDir is where the catalogue is kept between processes, so a new
+	// process starts from it (and revalidates it in the background) instead
+	// of walking the library again. Empty means {vault}/.agentero/cache,
+	// the folder the SDK owns; "-" disables it.
+	CacheDir string
 }
 
 // Vault is an open, read-only Vault. It is safe for concurrent use.
@@ -177,11 +182,19 @@ func (v *Vault) Catalogue(ctx context.Context) (*Catalogue, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.cat == nil {
+		if cat := v.loadCache(); cat != nil {
+			// Serve what the last process saw; check it right away, off
+			// the request path.
+			v.cat, v.refreshing = cat, true
+			go v.refresh()
+			return cat, nil
+		}
 		cat, err := build(ctx, v.fs)
 		if err != nil {
 			return nil, err
 		}
 		v.cat, v.checked = cat, time.Now()
+		v.storeCache(cat)
 		return cat, nil
 	}
 	if time.Since(v.checked) < v.opts.Revalidate || v.refreshing {
@@ -203,6 +216,7 @@ func (v *Vault) Catalogue(ctx context.Context) (*Catalogue, error) {
 			return nil, err
 		}
 		v.cat = cat
+		v.storeCache(cat)
 	}
 	v.checked = time.Now()
 	return v.cat, nil
@@ -223,6 +237,7 @@ func (v *Vault) refresh() {
 	if !fresh {
 		if rebuilt, err := build(context.Background(), v.fs); err == nil {
 			cat = rebuilt
+			v.storeCache(cat)
 		}
 	}
 	v.mu.Lock()
@@ -297,7 +312,7 @@ func (c *Catalogue) fresh(root string) bool {
 
 // build walks papers/ once.
 func build(ctx context.Context, f *safefs.FS) (*Catalogue, error) {
-	c := &Catalogue{byRef: map[string]*Paper{}, byDOI: map[string]*Paper{}, byArXiv: map[string]*Paper{}}
+	c := newCatalogue()
 	st, err := f.Stat(PapersDir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -314,6 +329,16 @@ func build(ctx context.Context, f *safefs.FS) (*Catalogue, error) {
 	if _, err := c.walk(ctx, f, PapersDir, st.ModTime(), 0); err != nil {
 		return nil, err
 	}
+	c.index()
+	return c, nil
+}
+
+func newCatalogue() *Catalogue {
+	return &Catalogue{byRef: map[string]*Paper{}, byDOI: map[string]*Paper{}, byArXiv: map[string]*Paper{}}
+}
+
+// index sorts the papers and fills the identifier maps.
+func (c *Catalogue) index() {
 	sort.Slice(c.papers, func(i, j int) bool { return c.papers[i].Ref < c.papers[j].Ref })
 	for _, p := range c.papers {
 		// The first paper (by ref) with an identifier keeps it, so matching
@@ -325,7 +350,6 @@ func build(ctx context.Context, f *safefs.FS) (*Catalogue, error) {
 			c.byArXiv[p.ArXiv] = p
 		}
 	}
-	return c, nil
 }
 
 // maxDepth bounds the walk below papers/ against pathological trees.

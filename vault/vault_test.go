@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -150,5 +151,62 @@ func TestCatalogueBackgroundRefresh(t *testing.T) {
 			t.Fatal("the background refresh never saw the new paper")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestCatalogueCache(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "papers/a/metadata.json", `{"title":"A","doi":"10.1/a"}`)
+	write(t, dir, "papers/b/metadata.json", `{broken`)
+	write(t, dir, "papers/c/PAPER.md", "# Heading C\n")
+	ctx := context.Background()
+	v1, _ := Open(dir, nil)
+	built, err := v1.Catalogue(ctx)
+	v1.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cacheFile := filepath.Join(dir, ".agentero", "cache", "catalogue.gob")
+	if st, err := os.Stat(cacheFile); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("catalogue cache: %v", err)
+	}
+
+	v2, _ := Open(dir, nil)
+	defer v2.Close()
+	cached := v2.loadCache()
+	if cached == nil {
+		t.Fatal("the cache written by the first process was not read")
+	}
+	summary := func(c *Catalogue) []string {
+		var out []string
+		for _, p := range c.Papers() {
+			out = append(out, fmt.Sprintf("%s|%s|%s|%v", p.Ref, p.Title(), p.DOI, p.MetaErr != nil))
+		}
+		return out
+	}
+	if diff := cmp.Diff(summary(built), summary(cached)); diff != "" {
+		t.Errorf("cached catalogue differs (-built +cached):\n%s", diff)
+	}
+	if p := cached.Match("https://doi.org/10.1/A", ""); p == nil || p.Ref != "papers/a" {
+		t.Error("identifier index not rebuilt from the cache")
+	}
+
+	// A damaged cache is ignored, never trusted.
+	data, _ := os.ReadFile(cacheFile)
+	data[len(data)/3] ^= 0xff
+	os.WriteFile(cacheFile, data, 0o600)
+	if v2.loadCache() != nil {
+		t.Error("a damaged cache was trusted")
+	}
+	v3, _ := Open(dir, nil)
+	defer v3.Close()
+	if c, err := v3.Catalogue(ctx); err != nil || len(c.Papers()) != 3 {
+		t.Errorf("after damage: %v, %v", c, err)
+	}
+	// "-" turns the cache off.
+	off, _ := Open(dir, &Options{CacheDir: "-"})
+	defer off.Close()
+	if off.loadCache() != nil {
+		t.Error("CacheDir \"-\" still reads a cache")
 	}
 }
