@@ -59,7 +59,8 @@ type demoConfig struct {
 
 func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	fs := flag.NewFlagSet("quickchat", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// Errors are reported in one line by the caller; only -h prints usage.
+	fs.SetOutput(io.Discard)
 	c := &demoConfig{}
 	var mentions multiFlag
 	fs.StringVar(&c.vault, "vault", "", "vault folder (default: the embedded sample vault, extracted to a temporary folder)")
@@ -73,11 +74,13 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	fs.BoolVar(&c.interactive, "i", false, "interactive: type a query, or read <target-or-uri> [mode], rel <paper>, sources, quit")
 	fs.StringVar(&c.agent, "agent", "", "drive a real ACP agent with the turn: \"command args\" (quotes group words)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: quickchat [flags]\n       quickchat plan -request FILE|-\n       quickchat --agentero-context-mcp GRANT")
+		fmt.Fprintln(fs.Output(), "usage: quickchat [flags]\n       quickchat plan -request FILE|-\n       quickchat --agentero-context-mcp GRANT")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fs.Usage()
 			return nil, err
 		}
 		return nil, fmt.Errorf("%v (see quickchat -h)", err)
