@@ -358,15 +358,28 @@ func (r *demoRun) call(ctx context.Context, tool string, args map[string]any, no
 		rec.Result = res.StructuredContent
 	}
 	r.calls = append(r.calls, rec)
-	argJSON, _ := json.Marshal(args)
 	o := r.out
-	o.call(tool, string(argJSON), note)
+	o.call(tool, shortArgs(args), note)
 	if rec.IsError {
 		o.result(o.red("refused: ") + rec.Error)
 	} else {
 		o.result(r.view(&rec))
 	}
 	return &r.calls[len(r.calls)-1]
+}
+
+// shortArgs renders a call's arguments as JSON with long strings clipped,
+// for display.
+func shortArgs(args map[string]any) string {
+	short := make(map[string]any, len(args))
+	for k, v := range args {
+		if s, ok := v.(string); ok {
+			v = clip(s, 60)
+		}
+		short[k] = v
+	}
+	b, _ := json.Marshal(short)
+	return string(b)
 }
 
 // structured decodes a call's structured result into v.
@@ -384,6 +397,7 @@ func structured(rec *callRecord, v any) bool {
 // and try to read a related paper that is not granted.
 func (r *demoRun) scripted(ctx context.Context) {
 	r.out.step("5", "A scripted agent turn over MCP (the server is this executable, on stdio)")
+	r.out.line(r.out.dim("   → is a call an agent makes, ← what it gets back (shortened here; -json has every field)"))
 	var paper, dir string
 	for _, s := range r.plan.Sources {
 		switch {

@@ -313,7 +313,7 @@ func TestInteractive(t *testing.T) {
 		"稀疏注意力在长文档上的召回率仍然不稳定",
 		"Ideas, loosely sorted — notes/ideas.txt",
 		"Mira Okafor, Tomas Lindqvist, Hana Sato · 2024 · 3 pages",
-		"page, page 2:",
+		"page 2: ",
 		"usage: read <target-or-uri> [mode]",
 		"cited by   Routing Tokens to Memory Slots",
 		"refused: not granted in this turn",

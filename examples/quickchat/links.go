@@ -56,7 +56,11 @@ func (r *demoRun) listSources(heading bool) error {
 	if heading {
 		o.step("6", "Sources of this turn, read back from usage.jsonl (what a host shows under the answer)")
 	}
-	o.line(fmt.Sprintf("   %d tool calls logged, %d of the turn's %d characters used", u.Calls, u.Chars, r.plan.Budget.TurnChars))
+	logged := fmt.Sprintf("   %d tool calls logged, %d of the turn's %d characters used", u.Calls, u.Chars, r.plan.Budget.TurnChars)
+	if len(r.calls) > u.Calls {
+		logged += " (a refused call returns nothing and is not logged)"
+	}
+	o.line(logged)
 	if len(r.sources) == 0 {
 		o.line("   (none: the agent received nothing from the vault)")
 		return nil

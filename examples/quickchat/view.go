@@ -107,14 +107,20 @@ func (r *demoRun) readView(out *tools.ReadOutput) string {
 			fmt.Fprintf(&b, "\nsections: %s", clip(strings.Join(titles, " · "), 120))
 		}
 	default:
-		what := out.Mode
+		var what string
 		switch {
+		case out.Mode == tools.ModePage:
+			what = fmt.Sprintf("page %d", out.Page)
 		case out.Region != "":
-			what += " " + out.Region
+			what = "region " + out.Region
 		case out.Section != "":
-			what += fmt.Sprintf(" %q", out.Section)
+			what = fmt.Sprintf("section %q", out.Section)
+		case out.Mode == tools.ModeFull:
+			what = "full text"
+		default:
+			what = out.Mode
 		}
-		if out.Page > 0 {
+		if out.Page > 0 && out.Mode != tools.ModePage {
 			what += fmt.Sprintf(", page %d", out.Page)
 		}
 		cut := ""
@@ -139,8 +145,16 @@ func (r *demoRun) relationsView(out *tools.RelationsOutput) string {
 		name  string
 		cards []tools.RelationCard
 	}{{"reference", out.References}, {"cited by", out.CitedBy}, {"related", out.Related}}
+	shown := map[string]bool{}
 	for _, l := range lists {
+		again := 0
 		for _, c := range l.cards {
+			key := c.CitationURI + "\x00" + c.Title
+			if shown[key] {
+				again++
+				continue
+			}
+			shown[key] = true
 			title := clip(c.Title, 55)
 			if c.Year > 0 {
 				title += fmt.Sprintf(" (%d)", c.Year)
@@ -153,6 +167,12 @@ func (r *demoRun) relationsView(out *tools.RelationsOutput) string {
 				where += o.dim("  in the library, not in the grant")
 			}
 			fmt.Fprintf(&b, "\n%-9s  %s — %s", l.name, title, where)
+		}
+		switch {
+		case again > 0 && again == len(l.cards):
+			fmt.Fprintf(&b, "\n%-9s  %s", l.name, o.dim(fmt.Sprintf("the same %d papers as above", again)))
+		case again > 0:
+			fmt.Fprintf(&b, "\n%-9s  %s", l.name, o.dim(fmt.Sprintf("and %d listed above", again)))
 		}
 	}
 	return b.String()

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx"
+)
+
+func TestSplitArgs(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+		err  bool
+	}{
+		{"", nil, false},
+		{"   ", nil, false},
+		{"gemini --experimental-acp", []string{"gemini", "--experimental-acp"}, false},
+		{"  a\tb\nc  ", []string{"a", "b", "c"}, false},
+		{`"/opt/my agents/run" --flag`, []string{"/opt/my agents/run", "--flag"}, false},
+		{`npx -y '@zed-industries/claude-code-acp'`, []string{"npx", "-y", "@zed-industries/claude-code-acp"}, false},
+		{`a 'it''s' b`, []string{"a", "its", "b"}, false},
+		{`a "say \"hi\" \\ \n" b`, []string{"a", `say "hi" \ \n`, "b"}, false},
+		{`a\ b c`, []string{"a b", "c"}, false},
+		{`'$HOME' "*"`, []string{"$HOME", "*"}, false},
+		{`a "" ''`, []string{"a", "", ""}, false},
+		{`pre"fix"'es' x`, []string{"prefixes", "x"}, false},
+		{`"unclosed`, nil, true},
+		{`'unclosed`, nil, true},
+		{`trailing\`, nil, true},
+	}
+	for _, tt := range tests {
+		got, err := splitArgs(tt.in)
+		if (err != nil) != tt.err {
+			t.Errorf("splitArgs(%q) error %v, want error %v", tt.in, err, tt.err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("splitArgs(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+func TestOpenURL(t *testing.T) {
+	const root = "/home/r/My Vault"
+	tests := []struct{ uri, want string }{
+		{"papers/1706.03762/1706.03762.pdf#page=3", "file:///home/r/My%20Vault/papers/1706.03762/1706.03762.pdf#page=3"},
+		{"notes/meeting%202024-03-12.md#section=Action%20items", "file:///home/r/My%20Vault/notes/meeting%202024-03-12.md#section=Action%20items"},
+		{"reading-list", "file:///home/r/My%20Vault/reading-list"},
+		{"https://doi.org/10.1162/tacl_a_00276", "https://doi.org/10.1162/tacl_a_00276"},
+		{"https://arxiv.org/abs/1706.03762", "https://arxiv.org/abs/1706.03762"},
+	}
+	for _, tt := range tests {
+		if got := openURL(root, tt.uri); got != tt.want {
+			t.Errorf("openURL(%q) = %q, want %q", tt.uri, got, tt.want)
+		}
+	}
+}
+
+func TestGranted(t *testing.T) {
+	p := &researchctx.Plan{Sources: []researchctx.Source{
+		{Kind: researchctx.KindPaper, Path: "papers/a"},
+		{Kind: researchctx.KindDirectory, Path: "notes"},
+		{Kind: researchctx.KindFile, Path: "reading-list"},
+	}}
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"papers/a/a.pdf", true},
+		{"papers/a", true},
+		{"papers/ab/ab.pdf", false},
+		{"notes/x/y.md", true},
+		{"notes", true},
+		{"notesx/y.md", false},
+		{"reading-list", true},
+		{"reading-list/x", false},
+		{"papers/b/b.pdf", false},
+	}
+	for _, tt := range tests {
+		if got := granted(p, tt.path); got != tt.want {
+			t.Errorf("granted(%q) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}
+
+func TestPrinterLink(t *testing.T) {
+	plain := &printer{}
+	if got := plain.link("file:///v/a.pdf#page=2", "a.pdf#page=2"); got != "a.pdf#page=2" {
+		t.Errorf("plain link = %q", got)
+	}
+	color := &printer{color: true}
+	want := "\x1b]8;;file:///v/a.pdf#page=2\x1b\\\x1b[4;34ma.pdf#page=2\x1b[0m\x1b]8;;\x1b\\"
+	if got := color.link("file:///v/a.pdf#page=2", "a.pdf#page=2"); got != want {
+		t.Errorf("terminal link = %q, want %q (OSC 8)", got, want)
+	}
+	if got := plain.bold("x") + plain.dim("y") + plain.red("z") + plain.cyan("w"); got != "xyzw" {
+		t.Errorf("plain styles = %q", got)
+	}
+}
