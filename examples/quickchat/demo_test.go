@@ -118,12 +118,12 @@ type runJSON struct {
 	UsagePath string            `json:"usagePath"`
 	Calls     []json.RawMessage `json:"calls"`
 	Agent     *struct {
-		Command    []string `json:"command"`
+		Command    []string         `json:"command"`
 		Decision   session.Decision `json:"decision"`
-		How        string   `json:"how"`
-		SessionID  string   `json:"sessionId"`
-		StopReason string   `json:"stopReason"`
-		Message    string   `json:"message"`
+		How        string           `json:"how"`
+		SessionID  string           `json:"sessionId"`
+		StopReason string           `json:"stopReason"`
+		Message    string           `json:"message"`
 		ToolCalls  []struct{ ID, Title, Status string }
 		Sources    []string `json:"sources"`
 	} `json:"agent"`
