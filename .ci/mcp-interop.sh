@@ -5,9 +5,12 @@
 # refusal) and the official TypeScript SDK (mcp/testdata/node/client.mjs).
 #
 # The npm packages pinned by mcp/testdata/node/package-lock.json are
-# installed with `npm ci` into a cache folder outside the repository
-# (RESEARCHCTX_NPM_CACHE, default ~/.cache/researchctx-npm) and reused while
-# the lockfile is unchanged.
+# installed at the locked versions into a cache folder outside the
+# repository (RESEARCHCTX_NPM_CACHE, default ~/.cache/researchctx-npm) and
+# reused while the lockfile is unchanged. `npm install` with the lockfile,
+# not `npm ci`: vite (a dependency of the Inspector) names a Windows-only
+# optional package that the registry does not serve, and `npm ci` refuses a
+# lockfile without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
@@ -16,10 +19,12 @@ cache="${RESEARCHCTX_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/researchctx-npm}
 node_dir="$cache/node"
 src=mcp/testdata/node
 mkdir -p "$node_dir"
-if ! cmp -s "$src/package-lock.json" "$node_dir/package-lock.json" || [ ! -x "$node_dir/node_modules/.bin/mcp-inspector" ]; then
-	echo "npm ci into $node_dir"
+if ! cmp -s "$src/package-lock.json" "$node_dir/installed-lock.json" || [ ! -x "$node_dir/node_modules/.bin/mcp-inspector" ]; then
+	echo "npm install (locked versions) into $node_dir"
+	rm -rf "$node_dir/node_modules" "$node_dir/installed-lock.json"
 	cp "$src/package.json" "$src/package-lock.json" "$node_dir/"
-	(cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error --cache "$cache/npm-cache")
+	(cd "$node_dir" && npm install --no-save --no-audit --no-fund --loglevel=error --cache "$cache/npm-cache")
+	cp "$src/package-lock.json" "$node_dir/installed-lock.json"
 fi
 cp "$src/client.mjs" "$node_dir/"
 inspector="$node_dir/node_modules/.bin/mcp-inspector"
