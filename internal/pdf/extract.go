@@ -55,7 +55,11 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 		rs = io.NewSectionReader(br, 0, size)
 	} else {
 		data := make([]byte, size)
-		if _, err := r.ReadAt(data, 0); err != nil && !(errors.Is(err, io.EOF)) {
+		n, err := r.ReadAt(data, 0)
+		if n < len(data) {
+			if err == nil || errors.Is(err, io.EOF) {
+				return nil, fmt.Errorf("%w: file shorter than its stated size", ErrMalformed)
+			}
 			return nil, fmt.Errorf("pdf: reading: %w", err)
 		}
 		rs = bytes.NewReader(data)

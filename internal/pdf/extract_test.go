@@ -335,3 +335,19 @@ func TestHostileLayout(t *testing.T) {
 		}
 	}
 }
+
+func TestExtractShortReader(t *testing.T) {
+	data := fixtures()["simple.pdf"]
+	f := filepath.Join(t.TempDir(), "short.pdf")
+	if err := os.WriteFile(f, data[:100], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := Extract(context.Background(), r, int64(len(data)), nil); !errors.Is(err, ErrMalformed) {
+		t.Errorf("err = %v, want ErrMalformed", err)
+	}
+}
