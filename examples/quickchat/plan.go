@@ -73,5 +73,6 @@ func planCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
 }
