@@ -63,7 +63,7 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 	if mode == ModeRegion && in.Region == "" {
 		in.Region = tg.frag.Region
 	}
-	limit := min(tn.grant.Budget.ReadChars, tn.remaining)
+	limit := t.callCap(tn, tn.grant.Budget.ReadChars)
 	r := &reader{t: t, tg: tg, limit: limit, listMax: tn.grant.Budget.ListEntries, offset: offset}
 	out := &ReadOutput{Target: tg.frag.Path, Mode: mode}
 	if err := r.do(ctx, mode, in, out); err != nil {

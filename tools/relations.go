@@ -76,7 +76,7 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (*RelationsO
 			}
 			c := t.card(w)
 			n := len([]rune(c.Title))
-			if chars+n > tn.remaining {
+			if chars+n > t.callCap(tn, tn.remaining) {
 				out.Truncated = true
 				return
 			}

@@ -68,7 +68,7 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (*SearchOutput, er
 		}
 		ex, _ = textnorm.Truncate(strings.TrimSpace(ex), b.CardChars)
 		n := utf8.RuneCountInString(ex)
-		if chars+n > tn.remaining {
+		if chars+n > t.callCap(tn, tn.remaining) {
 			out.Truncated = true
 			break
 		}

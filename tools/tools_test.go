@@ -537,3 +537,41 @@ func TestGrantChangedFailsClosed(t *testing.T) {
 		t.Errorf("after the grant was deleted: %v", err)
 	}
 }
+
+// A transport's cap on one result is applied by the Toolset itself, so the
+// cut is paged by the cursor and logged exactly.
+func TestMaxResultChars(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	ts, err := tools.Open(ctx, f.grant, &tools.Options{MaxResultChars: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ts.Close()
+	out, err := ts.Read(ctx, tools.ReadInput{Target: "papers/2401.01234", Page: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len([]rune(out.Text)); n != 300 || !out.Truncated || out.NextCursor == "" {
+		t.Fatalf("capped read: %d characters, truncated %v, cursor %q", n, out.Truncated, out.NextCursor)
+	}
+	next, err := ts.Read(ctx, tools.ReadInput{Target: "papers/2401.01234", Cursor: out.NextCursor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := f.ts.Read(ctx, tools.ReadInput{Target: "papers/2401.01234", Page: 2})
+	if !strings.HasPrefix(page.Text, out.Text+next.Text) {
+		t.Error("the cursor does not continue where the cut ended")
+	}
+	s, err := ts.Search(ctx, tools.SearchInput{Query: "attention", Limit: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, c := range s.Cards {
+		total += len([]rune(c.Excerpt))
+	}
+	if total > 300 || !s.Truncated {
+		t.Errorf("capped search: %d characters of excerpts, truncated %v", total, s.Truncated)
+	}
+}

@@ -33,6 +33,12 @@ type Options struct {
 	Sources func(ctx context.Context, g *researchctx.Grant) ([]sources.Source, error)
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
+	// MaxResultChars caps the Vault text one call returns (card excerpts,
+	// read text, an abstract), whatever the grant's budget allows: a
+	// transport sets it so a result fits its clients' limit, and the
+	// Toolset then cuts, pages and logs exactly what it returns. Zero
+	// means no cap beyond the budget.
+	MaxResultChars int
 }
 
 // Toolset answers the three tools for one grant. It is safe for concurrent
@@ -42,6 +48,7 @@ type Toolset struct {
 	usagePath   string
 	fingerprint string
 	log         *slog.Logger
+	maxResult   int // Options.MaxResultChars, 0 for none
 
 	sources []sources.Source // in grant order
 	vault   *vault.Vault     // nil for grants served by custom sources
@@ -69,6 +76,7 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 		usagePath:   researchctx.UsagePath(grantPath),
 		fingerprint: g.Fingerprint,
 		log:         opts.Logger,
+		maxResult:   opts.MaxResultChars,
 	}
 	if t.log == nil {
 		t.log = slog.New(slog.DiscardHandler)
@@ -143,6 +151,16 @@ func (t *Toolset) begin() (*turn, error) {
 		return nil, fmt.Errorf("%w: %d of %d characters used", ErrBudgetSpent, used, g.Budget.TurnChars)
 	}
 	return &turn{grant: g, used: used, remaining: rem}, nil
+}
+
+// callCap returns how many characters of Vault text this call may return:
+// the per-call cap, the turn's remaining budget and the transport's cap.
+func (t *Toolset) callCap(tn *turn, perCall int) int {
+	n := min(perCall, tn.remaining)
+	if t.maxResult > 0 {
+		n = min(n, t.maxResult)
+	}
+	return n
 }
 
 // finish logs the call and returns the budget report after it.
