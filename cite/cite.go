@@ -144,7 +144,7 @@ func Parse(s string) (URI, error) {
 	case "section", "region":
 		d, err := unescape(val)
 		if err != nil || d == "" || strings.ContainsRune(d, 0) || !utf8.ValidString(d) ||
-			key == "region" && strings.ContainsAny(d, "/\\") {
+			key == "region" && strings.ContainsAny(d, "/\\") || looksLikeTraversal(d) {
 			return bad("bad " + key)
 		}
 		if key == "section" {
@@ -156,6 +156,14 @@ func Parse(s string) (URI, error) {
 		return bad("unknown fragment " + strconv.Quote(key))
 	}
 	return u, nil
+}
+
+// looksLikeTraversal reports a label that reads as a relative path out of a
+// folder. Labels are matched by equality only, so such a label could never
+// reach another file; it is still refused, so that no locator a host shows
+// looks like one that leaves the Vault.
+func looksLikeTraversal(label string) bool {
+	return strings.Contains(label, "../") || strings.Contains(label, "..\\") || strings.HasSuffix(label, "/..") || label == ".."
 }
 
 // escape percent-encodes everything but unreserved characters and, in paths,

@@ -65,6 +65,8 @@ func TestParseRejects(t *testing.T) {
 		"papers/x.pdf#",
 		"papers/x.pdf#section=",
 		"papers/x.pdf#region=../../x",
+		"papers/x.pdf#section=../../notes-private/secret.md",
+		"papers/x.pdf#section=..%2f..%2fsecret",
 		"file:///etc/passwd",
 		"http://doi.org/10.1/x",
 		"https://example.com/x.pdf",
