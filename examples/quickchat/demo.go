@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -498,14 +499,14 @@ func (r *demoRun) interactive(ctx context.Context, in io.Reader) error {
 				return err
 			}
 		case "read":
-			fields := strings.Fields(rest)
-			if len(fields) == 0 || len(fields) > 2 {
-				o.line("   usage: read <target-or-uri> [mode]   (modes: metadata, excerpt, section, page, region, full)")
+			target, mode := readArgs(rest)
+			if target == "" {
+				o.line("   usage: read <target-or-uri> [mode]   (modes: " + strings.Join(readModes, ", ") + ")")
 				continue
 			}
-			args := map[string]any{"target": fields[0]}
-			if len(fields) > 1 {
-				args["mode"] = fields[1]
+			args := map[string]any{"target": target}
+			if mode != "" {
+				args["mode"] = mode
 			}
 			r.call(ctx, researchctx.ToolRead, args, "")
 		case "rel":
@@ -518,6 +519,19 @@ func (r *demoRun) interactive(ctx context.Context, in io.Reader) error {
 			r.call(ctx, researchctx.ToolSearch, map[string]any{"query": line}, "")
 		}
 	}
+}
+
+// readModes are the modes of context_read.
+var readModes = []string{tools.ModeMetadata, tools.ModeExcerpt, tools.ModeSection, tools.ModePage, tools.ModeRegion, tools.ModeFull}
+
+// readArgs splits the interactive read command's argument into a target,
+// which may hold spaces (a file name), and a mode when the last word is one.
+func readArgs(rest string) (target, mode string) {
+	rest = strings.TrimSpace(rest)
+	if i := strings.LastIndexAny(rest, " \t"); i > 0 && slices.Contains(readModes, rest[i+1:]) {
+		return strings.TrimSpace(rest[:i]), rest[i+1:]
+	}
+	return rest, ""
 }
 
 // footer says where the sample vault is and what to try next.

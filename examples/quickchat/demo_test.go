@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -295,6 +296,7 @@ func TestInteractive(t *testing.T) {
 	in := strings.Join([]string{
 		"召回率",
 		"read notes/ideas.txt",
+		"read notes/meeting 2024-03-12.md full",
 		"read papers/2401.01234 metadata",
 		"read papers/2401.01234/2401.01234.pdf#page=2 page",
 		"read",
@@ -312,6 +314,7 @@ func TestInteractive(t *testing.T) {
 		"notes/meeting%202024-03-12.md#section=%E5%A4%87%E6%B3%A8",
 		"稀疏注意力在长文档上的召回率仍然不稳定",
 		"Ideas, loosely sorted — notes/ideas.txt",
+		"full text: ",
 		"Mira Okafor, Tomas Lindqvist, Hana Sato · 2024 · 3 pages",
 		"page 2: ",
 		"usage: read <target-or-uri> [mode]",
@@ -369,5 +372,18 @@ func TestHelp(t *testing.T) {
 	r := run(t, t.TempDir(), "", "-h")
 	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "quickchat plan -request") || !strings.Contains(r.stderr, "-agent") {
 		t.Errorf("-h: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// BenchmarkDefaultRun measures the default run, from the process start to
+// its exit: the target is under 2 s after the build.
+func BenchmarkDefaultRun(b *testing.B) {
+	for b.Loop() {
+		tmp := b.TempDir()
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v\n%s", err, out)
+		}
 	}
 }

@@ -99,3 +99,21 @@ func TestPrinterLink(t *testing.T) {
 		t.Errorf("plain styles = %q", got)
 	}
 }
+
+func TestReadArgs(t *testing.T) {
+	tests := []struct{ in, target, mode string }{
+		{"", "", ""},
+		{"notes", "notes", ""},
+		{"  papers/a  page ", "papers/a", "page"},
+		{"notes/meeting 2024-03-12.md", "notes/meeting 2024-03-12.md", ""},
+		{"notes/meeting 2024-03-12.md full", "notes/meeting 2024-03-12.md", "full"},
+		{"papers/a/a.pdf#page=2 page", "papers/a/a.pdf#page=2", "page"},
+		{"page", "page", ""},
+	}
+	for _, tt := range tests {
+		target, mode := readArgs(tt.in)
+		if target != tt.target || mode != tt.mode {
+			t.Errorf("readArgs(%q) = %q, %q; want %q, %q", tt.in, target, mode, tt.target, tt.mode)
+		}
+	}
+}
