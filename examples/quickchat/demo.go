@@ -198,12 +198,9 @@ func demoCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return err
 		}
 		defer run.session.Close()
-		if c.interactive {
-			err = run.interactive(ctx, stdin)
-		} else {
+		if !c.interactive {
 			run.scripted(ctx)
-		}
-		if err != nil {
+		} else if err := run.interactive(ctx, stdin); err != nil {
 			return err
 		}
 	}
