@@ -136,7 +136,7 @@ func runSciFact(ctx context.Context, dir string, rounds, runs, paced int) error 
 	var ev *evaluation
 	var p50s, p95s, maxs []time.Duration
 	for range rounds {
-		if ev, err = evaluate(ctx, s, ts, docs, claims); err != nil {
+		if ev, err = evaluate(ctx, s, ts, docs, claims, 1); err != nil {
 			return err
 		}
 		p50s = append(p50s, ev.Percentile(0.5))

@@ -128,18 +128,24 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[int(p*float64(len(sorted)-1)+0.5)]
 }
 
-// evaluate runs every claim through ts.Search in its own turn, limit k, and
-// scores the rankings and the card quotes next to the BM25 baseline.
-func evaluate(ctx context.Context, s *session, ts *tools.Toolset, docs []scifact.Abstract, claims []scifact.Claim) (*evaluation, error) {
+// evaluate runs every claim through ts.Search, limit k, starting a new turn
+// every perTurn claims, and scores the rankings and the card quotes next to
+// the BM25 baseline. A turn must hold perTurn searches of k full cards.
+func evaluate(ctx context.Context, s *session, ts *tools.Toolset, docs []scifact.Abstract, claims []scifact.Claim, perTurn int) (*evaluation, error) {
+	if b := s.plan.Budget; perTurn < 1 || perTurn*k*b.CardChars > b.TurnChars {
+		return nil, fmt.Errorf("%d searches of %d cards do not fit in one turn's budget", perTurn, k)
+	}
 	byID := make(map[string]scifact.Abstract, len(docs))
 	for _, d := range docs {
 		byID[d.ID] = d
 	}
 	bm := scifact.NewBM25(docs)
 	ev := &evaluation{Claims: len(claims)}
-	for _, c := range claims {
-		if err := s.next(); err != nil {
-			return nil, err
+	for i, c := range claims {
+		if i%perTurn == 0 {
+			if err := s.next(); err != nil {
+				return nil, err
+			}
 		}
 		st := time.Now()
 		out, err := ts.Search(ctx, tools.SearchInput{Query: c.Claim, Limit: k})
