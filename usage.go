@@ -109,37 +109,40 @@ func ReadUsage(path, turnID string) (Usage, error) {
 	}
 }
 
-// SumUsage sums the characters of one turn's lines in the usage log at path,
-// reading from byte offset from. It returns the offset after the last
-// complete line, so a caller can read only what was appended since (by any
-// process): a torn last line is left for the next call. A missing file sums
-// to zero.
-func SumUsage(path, turnID string, from int64) (chars int, next int64, err error) {
+// SumUsage adds the characters of every turn's lines in the usage log at
+// path, read from byte offset from, to sums (keyed by turn id). It returns
+// the offset after the last complete line, so a caller can keep its sums and
+// read only what was appended since, by any process: a torn last line is
+// left for the next call. A missing file adds nothing.
+func SumUsage(path string, from int64, sums map[string]int) (next int64, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return 0, from, nil
+		return from, nil
 	}
 	if err != nil {
-		return 0, from, fmt.Errorf("opening the usage log: %w", errors.Unwrap(err))
+		return from, fmt.Errorf("opening the usage log: %w", errors.Unwrap(err))
 	}
 	defer f.Close()
 	if _, err := f.Seek(from, io.SeekStart); err != nil {
-		return 0, from, fmt.Errorf("reading the usage log: %w", errors.Unwrap(err))
+		return from, fmt.Errorf("reading the usage log: %w", errors.Unwrap(err))
 	}
 	next = from
 	r := bufio.NewReaderSize(f, 64<<10)
 	for {
 		line, err := r.ReadBytes('\n')
 		if err == io.EOF {
-			return chars, next, nil
+			return next, nil
 		}
 		if err != nil {
-			return chars, next, fmt.Errorf("reading the usage log: %w", err)
+			return next, fmt.Errorf("reading the usage log: %w", err)
 		}
 		next += int64(len(line))
-		var l UsageLine
-		if json.Unmarshal(line, &l) == nil && l.TurnID == turnID && l.Chars > 0 {
-			chars += l.Chars
+		var l struct {
+			TurnID string `json:"turnId"`
+			Chars  int    `json:"chars"`
+		}
+		if json.Unmarshal(line, &l) == nil && l.Chars > 0 {
+			sums[l.TurnID] += l.Chars
 		}
 	}
 }

@@ -110,3 +110,28 @@ func TestReadUsage(t *testing.T) {
 		t.Errorf("missing log: %+v, %v", u, err)
 	}
 }
+
+func TestSumUsageIncremental(t *testing.T) {
+	path := filepath.Join(t.TempDir(), UsageFile)
+	sums := map[string]int{}
+	next, err := SumUsage(path, 0, sums)
+	if err != nil || next != 0 || len(sums) != 0 {
+		t.Fatalf("missing log: %d, %v, %v", next, sums, err)
+	}
+	AppendUsage(path, UsageLine{TurnID: "a", Tool: "x", Chars: 5})
+	AppendUsage(path, UsageLine{TurnID: "b", Tool: "x", Chars: 7})
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"turnId":"a","tool":"x","chars":100`) // torn: not counted yet
+	f.Close()
+	next, err = SumUsage(path, next, sums)
+	if err != nil || sums["a"] != 5 || sums["b"] != 7 {
+		t.Fatalf("sums %v, %v", sums, err)
+	}
+	f, _ = os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("}\n") // the line is whole now
+	f.Close()
+	AppendUsage(path, UsageLine{TurnID: "a", Tool: "x", Chars: 1})
+	if _, err := SumUsage(path, next, sums); err != nil || sums["a"] != 106 || sums["b"] != 7 {
+		t.Fatalf("after appends: %v, %v", sums, err)
+	}
+}

@@ -279,26 +279,25 @@ func quoteArg(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// usageTracker remembers how much of the usage log it has summed, so a call
-// reads only the lines appended since the last one, by any process.
+// usageTracker keeps every turn's character sum from the usage log and the
+// offset it has read to, so a call reads only the lines appended since the
+// last one, by any process, and never reads a line twice.
 type usageTracker struct {
 	mu     sync.Mutex
-	turnID string
-	chars  int
+	sums   map[string]int
 	offset int64
 }
 
 func (u *usageTracker) used(path, turnID string) (int, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if turnID != u.turnID {
-		u.turnID, u.chars, u.offset = turnID, 0, 0
+	if u.sums == nil {
+		u.sums = map[string]int{}
 	}
-	chars, next, err := researchctx.SumUsage(path, turnID, u.offset)
+	next, err := researchctx.SumUsage(path, u.offset, u.sums)
 	if err != nil {
 		return 0, err
 	}
-	u.chars += chars
 	u.offset = next
-	return u.chars, nil
+	return u.sums[turnID], nil
 }
