@@ -22,34 +22,41 @@ const (
 	DefaultScanFiles = 10000
 	// maxScanDepth bounds how deep a directory search descends.
 	maxScanDepth = 16
-	// restamp is how long a directory's file list is trusted before it is
-	// walked again to see whether anything changed.
-	restamp = 2 * time.Second
 )
+
+// restamp is how long a directory's scan is trusted before a search starts
+// a rescan in the background (a variable for tests).
+var restamp = 2 * time.Second
 
 // Directory is a granted folder. Its text files, at any depth within the scan
 // caps, are searched; the papers inside it (an organisation folder of papers)
 // are searched through their paper sources. Reading it lists one level;
 // reading a file inside it gives that file's text.
 type Directory struct {
-	lib *Library
-	ref string
-	idx lazyIndex
+	lib   *Library
+	ref   string
+	cache indexCache
 
-	mu        sync.Mutex
-	scanned   time.Time
+	mu         sync.Mutex
+	state      *dirState // what searches use; nil before the first
+	refreshing bool      // a background rescan is running
+	build      sync.Mutex
+}
+
+// dirState is one scan of a directory and the index built from it.
+type dirState struct {
 	scanCap   int
+	scanned   time.Time
 	stamp     string
 	files     []string // vault paths of the text candidates
 	papers    []string // refs of paper units inside
 	truncated bool
+	ui        *unitIndex
 }
 
 func (l *Library) newDirectory(ref string) (*Directory, error) {
 	d := &Directory{lib: l, ref: ref}
-	if p := l.cachePath("index", cacheName(KindDirectory, ref)); p != "" {
-		d.idx.cache.path = p
-	}
+	d.cache.path = l.cachePath("index", cacheName(KindDirectory, ref))
 	return d, nil
 }
 
@@ -215,19 +222,15 @@ func (d *Directory) Search(ctx context.Context, q Query) (*Results, error) {
 	if scanCap <= 0 {
 		scanCap = DefaultScanFiles
 	}
-	stamp, files, papers, truncated, err := d.scan(ctx, scanCap)
+	st, err := d.current(ctx, scanCap)
 	if err != nil {
 		return nil, err
 	}
-	total := len(files) + len(papers)
-	ui, err := d.idx.get(ctx, stamp, func(ctx context.Context) ([]unit, error) { return d.units(ctx, files, total) })
-	if err != nil {
-		return nil, err
-	}
-	res := ui.search(q)
-	res.Truncated = truncated
-	for i, ref := range papers {
-		d.progress(len(files)+i, total)
+	total := len(st.files) + len(st.papers)
+	res := st.ui.search(q)
+	res.Truncated = st.truncated
+	for i, ref := range st.papers {
+		d.progress(len(st.files)+i, total)
 		src, err := d.lib.paperSource(ctx, ref)
 		if err != nil {
 			continue
@@ -248,6 +251,94 @@ func (d *Directory) Search(ctx context.Context, q Query) (*Results, error) {
 	return res, nil
 }
 
+// current returns the state searches use. The first search scans and
+// indexes (or loads the index cache); later ones answer from the state in
+// hand, and one that finds it older than restamp starts a rescan in the
+// background, so no search waits for a walk of a large tree.
+func (d *Directory) current(ctx context.Context, scanCap int) (*dirState, error) {
+	d.mu.Lock()
+	st := d.state
+	if st != nil && st.scanCap == scanCap {
+		if time.Since(st.scanned) >= restamp && !d.refreshing {
+			d.refreshing = true
+			go d.refresh(st)
+		}
+		d.mu.Unlock()
+		return st, nil
+	}
+	d.mu.Unlock()
+
+	d.build.Lock()
+	defer d.build.Unlock()
+	d.mu.Lock()
+	st = d.state
+	d.mu.Unlock()
+	if st != nil && st.scanCap == scanCap {
+		return st, nil // another search built it meanwhile
+	}
+	st, err := d.load(ctx, scanCap, nil)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	d.state = st
+	d.mu.Unlock()
+	return st, nil
+}
+
+// refresh rescans in the background and swaps in the new state.
+func (d *Directory) refresh(prev *dirState) {
+	d.build.Lock()
+	st, err := d.load(context.Background(), prev.scanCap, prev)
+	d.build.Unlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.refreshing = false
+	if err == nil && d.state == prev {
+		d.state = st
+	}
+}
+
+// load scans the directory and returns its state: prev's index when nothing
+// changed, else the cached index when its stamp matches (read while the
+// scan runs), else a new build, which it caches.
+func (d *Directory) load(ctx context.Context, scanCap int, prev *dirState) (*dirState, error) {
+	type cached struct {
+		stamp string
+		ui    *unitIndex
+	}
+	var fromDisk chan cached
+	if prev == nil {
+		fromDisk = make(chan cached, 1)
+		go func() {
+			stamp, ui := d.cache.read()
+			fromDisk <- cached{stamp, ui}
+		}()
+	}
+	st, err := d.scan(ctx, scanCap)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case prev != nil && prev.stamp == st.stamp:
+		st.ui = prev.ui
+		return st, nil
+	case fromDisk != nil:
+		if c := <-fromDisk; c.ui != nil && c.stamp == st.stamp {
+			st.ui = c.ui
+			return st, nil
+		}
+	}
+	units, err := d.units(ctx, st.files, len(st.files)+len(st.papers))
+	if err != nil {
+		return nil, err
+	}
+	st.ui = buildUnitIndex(units)
+	// A cache that cannot be written costs speed, not correctness.
+	_ = d.cache.store(st.stamp, st.ui)
+	return st, nil
+}
+
 // sortHits orders hits by score, then path and page, so merged results are
 // deterministic.
 func sortHits(h []Hit) {
@@ -263,33 +354,27 @@ func sortHits(h []Hit) {
 }
 
 // scan lists the directory's text candidates and papers, and stamps them by
-// path, size and modification time. The result is reused for a short while
-// so a burst of searches walks the tree once.
-func (d *Directory) scan(ctx context.Context, scanCap int) (string, []string, []string, bool, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.stamp != "" && d.scanCap == scanCap && time.Since(d.scanned) < restamp {
-		return d.stamp, d.files, d.papers, d.truncated, nil
-	}
+// path, size and modification time.
+func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 	f, err := d.view()
 	if err != nil {
-		return "", nil, nil, false, err
+		return nil, err
 	}
 	defer closeView(d, f)
 	cat, err := d.lib.v.Catalogue(ctx)
 	if err != nil {
-		return "", nil, nil, false, err
+		return nil, err
 	}
-	var files, papers, parts []string
-	parts = append(parts, "dir/1", d.ref, strconv.Itoa(scanCap))
-	truncated, err := f.Walk(".", maxScanDepth, scanCap, func(rel string, de fs.DirEntry) error {
+	st := &dirState{scanCap: scanCap, scanned: time.Now()}
+	parts := []string{"dir/1", d.ref, strconv.Itoa(scanCap)}
+	st.truncated, err = f.Walk(".", maxScanDepth, scanCap, func(rel string, de fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		full := path.Join(d.ref, rel)
 		if de.IsDir() {
 			if cat.Paper(full) != nil && full != d.ref {
-				papers = append(papers, full)
+				st.papers = append(st.papers, full)
 				return fs.SkipDir
 			}
 			return nil
@@ -301,16 +386,15 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (string, []string, []
 		if err != nil || info.Size() > safefs.DefaultMax || info.Size() == 0 {
 			return nil
 		}
-		files = append(files, full)
+		st.files = append(st.files, full)
 		parts = append(parts, full, strconv.FormatInt(info.Size(), 10), strconv.FormatInt(info.ModTime().UnixNano(), 10))
 		return nil
 	})
 	if err != nil {
-		return "", nil, nil, false, err
+		return nil, err
 	}
-	d.stamp, d.files, d.papers, d.truncated = stampOf(parts...), files, papers, truncated
-	d.scanned, d.scanCap = time.Now(), scanCap
-	return d.stamp, files, papers, truncated, nil
+	st.stamp = stampOf(parts...)
+	return st, nil
 }
 
 // progress reports to the library's Progress hook, if any.

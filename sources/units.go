@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/gob"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,50 +82,79 @@ func (u *unitIndex) search(q Query) *Results {
 
 // indexCacheVersion changes whenever the cached form or what goes into
 // units changes, so old cache files are rebuilt rather than misread.
-const indexCacheVersion = 2
+const indexCacheVersion = 3
 
-// cachedIndex is the on-disk form of a unit index: what it was built from
-// (Stamp) and everything needed to answer searches without reading the
-// source again.
-type cachedIndex struct {
-	Version int
-	Stamp   string
-	Units   []unit
-	Index   []byte
-}
+// indexCacheMagic starts every index cache file.
+const indexCacheMagic = "RCTXUNI\x00"
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // indexCache loads and stores unit indexes under a folder the SDK owns. A
 // file is trusted only when its checksum, version and stamp match.
+//
+// The file holds what the index was built from (the stamp), every unit's
+// location and title, the units' texts as one block (so loading slices one
+// string instead of allocating thousands), the encoded index, and a CRC-32C
+// of all of it: enough to detect a torn or damaged file, which is then
+// rebuilt. The cache is not a security boundary: it lives in the private
+// folder, and what it returns is text the grant already allows.
 type indexCache struct {
 	path string // "" when caching is off
-	mu   sync.Mutex
 }
 
 // load returns the cached index for stamp, or nil.
 func (c *indexCache) load(stamp string) *unitIndex {
-	if c.path == "" {
+	got, ui := c.read()
+	if ui == nil || got != stamp {
 		return nil
+	}
+	return ui
+}
+
+// read returns the cached index and the stamp it was built for, or nil.
+func (c *indexCache) read() (string, *unitIndex) {
+	if c.path == "" {
+		return "", nil
 	}
 	data, err := os.ReadFile(c.path)
-	if err != nil || len(data) < sha256.Size {
-		return nil
+	if err != nil || len(data) < len(indexCacheMagic)+8 || string(data[:len(indexCacheMagic)]) != indexCacheMagic {
+		return "", nil
 	}
-	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
-	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
-		return nil // torn or corrupt: rebuild, never trust
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return "", nil // torn or corrupt: rebuild, never trust
 	}
-	var ci cachedIndex
-	if err := gob.NewDecoder(bytes.NewReader(body)).Decode(&ci); err != nil {
-		return nil
+	d := cacheDecoder{b: body[len(indexCacheMagic):]}
+	if d.uvarint() != indexCacheVersion {
+		return "", nil
 	}
-	if ci.Version != indexCacheVersion || ci.Stamp != stamp {
-		return nil
+	stamp := d.str()
+	n := d.count(6)
+	units := make([]unit, n)
+	lens := make([]int, n)
+	for i := range units {
+		u := &units[i]
+		u.Loc.Path, u.Loc.Label, u.Loc.Section, u.Loc.Region = d.str(), d.str(), d.str(), d.str()
+		u.Loc.Page = int(d.uvarint())
+		u.Title = d.str()
+		lens[i] = d.count(1)
 	}
-	ix, err := index.Read(bytes.NewReader(ci.Index))
-	if err != nil || ix.Len() != len(ci.Units) {
-		return nil
+	texts := d.str() // one allocation for every unit's text
+	for i, off := range lens {
+		if d.err != nil || off > len(texts) {
+			return "", nil
+		}
+		units[i].Text, texts = texts[:off], texts[off:]
 	}
-	return &unitIndex{units: ci.Units, ix: ix}
+	ixData := d.rest()
+	if d.err != nil {
+		return "", nil
+	}
+	ix, err := index.Read(bytes.NewReader(ixData))
+	if err != nil || ix.Len() != len(units) {
+		return "", nil
+	}
+	return stamp, &unitIndex{units: units, ix: ix}
 }
 
 // store writes the index atomically (temporary file, then rename), so
@@ -137,13 +167,78 @@ func (c *indexCache) store(stamp string, u *unitIndex) error {
 	if _, err := u.ix.WriteTo(&ixb); err != nil {
 		return err
 	}
-	var body bytes.Buffer
-	if err := gob.NewEncoder(&body).Encode(cachedIndex{Version: indexCacheVersion, Stamp: stamp, Units: u.units, Index: ixb.Bytes()}); err != nil {
-		return err
+	b := []byte(indexCacheMagic)
+	b = binary.AppendUvarint(b, indexCacheVersion)
+	b = appendStr(b, stamp)
+	b = binary.AppendUvarint(b, uint64(len(u.units)))
+	textLen := 0
+	for _, un := range u.units {
+		for _, f := range []string{un.Loc.Path, un.Loc.Label, un.Loc.Section, un.Loc.Region} {
+			b = appendStr(b, f)
+		}
+		b = binary.AppendUvarint(b, uint64(un.Loc.Page))
+		b = appendStr(b, un.Title)
+		b = binary.AppendUvarint(b, uint64(len(un.Text)))
+		textLen += len(un.Text)
 	}
-	sum := sha256.Sum256(body.Bytes())
-	body.Write(sum[:])
-	return writeAtomic(c.path, body.Bytes())
+	b = binary.AppendUvarint(b, uint64(textLen))
+	for _, un := range u.units {
+		b = append(b, un.Text...)
+	}
+	b = append(b, ixb.Bytes()...)
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return writeAtomic(c.path, b)
+}
+
+func appendStr(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// cacheDecoder reads the cache file's fields, checking every length against
+// the bytes left.
+type cacheDecoder struct {
+	b   []byte
+	err error
+}
+
+func (d *cacheDecoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errors.New("bad varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// count reads a count of items of at least min bytes each.
+func (d *cacheDecoder) count(min int) int {
+	v := d.uvarint()
+	if v > uint64(len(d.b)/min) {
+		d.err = errors.New("count out of range")
+		return 0
+	}
+	return int(v)
+}
+
+func (d *cacheDecoder) str() string {
+	n := d.count(1)
+	if d.err != nil {
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *cacheDecoder) rest() []byte {
+	b := d.b
+	d.b = nil
+	return b
 }
 
 // writeAtomic writes data to path through a temporary file in the same
