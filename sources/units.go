@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/researchctx/researchctx/internal/index"
 )
@@ -139,7 +140,9 @@ func (c *indexCache) read() (string, *unitIndex) {
 		u.Title = d.str()
 		lens[i] = d.count(1)
 	}
-	texts := d.str() // one allocation for every unit's text
+	// Every unit's text is a substring of one string over the file's bytes:
+	// no copy, and data is never written to after this point.
+	texts := d.view()
 	for i, off := range lens {
 		if d.err != nil || off > len(texts) {
 			return "", nil
@@ -231,6 +234,17 @@ func (d *cacheDecoder) str() string {
 		return ""
 	}
 	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+// view is str without a copy: the string aliases the decoder's bytes.
+func (d *cacheDecoder) view() string {
+	n := d.count(1)
+	if d.err != nil || n == 0 {
+		return ""
+	}
+	s := unsafe.String(&d.b[0], n)
 	d.b = d.b[n:]
 	return s
 }
