@@ -329,11 +329,10 @@ func (d *Directory) load(ctx context.Context, scanCap int, prev *dirState) (*dir
 			return st, nil
 		}
 	}
-	units, err := d.units(ctx, st.files, len(st.files)+len(st.papers))
+	st.ui, err = d.index(ctx, st.files, len(st.files)+len(st.papers))
 	if err != nil {
 		return nil, err
 	}
-	st.ui = buildUnitIndex(units)
 	// A cache that cannot be written costs speed, not correctness.
 	_ = d.cache.store(st.stamp, st.ui)
 	return st, nil
@@ -404,27 +403,46 @@ func (d *Directory) progress(done, total int) {
 	}
 }
 
-// units reads the directory's text files into search units; binary files
-// found by content are skipped. total is the count of all the search's
-// items, for progress.
-func (d *Directory) units(ctx context.Context, files []string, total int) ([]unit, error) {
+// index reads the directory's text files and indexes them. Reading (file
+// I/O) and indexing (tokenising) overlap: one goroutine reads while the
+// caller's indexes. Binary files found by content are skipped. total is the
+// count of all the search's items, for progress.
+func (d *Directory) index(ctx context.Context, files []string, total int) (*unitIndex, error) {
 	f, err := d.view()
 	if err != nil {
 		return nil, err
 	}
 	defer closeView(d, f)
-	units := make([]unit, 0, len(files))
-	for i, full := range files {
-		if err := ctx.Err(); err != nil {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	docs := make(chan []unit, 64)
+	go func() {
+		defer close(docs)
+		for i, full := range files {
+			if ctx.Err() != nil {
+				return
+			}
+			d.progress(i, total)
+			rel, _ := d.inside(full)
+			text, err := f.ReadText(rel, 0)
+			if err != nil {
+				continue
+			}
+			select {
+			case docs <- documentUnits(textDocument(full, text)):
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var b unitBuilder
+	for us := range docs {
+		if err := b.add(us...); err != nil {
 			return nil, err
 		}
-		d.progress(i, total)
-		rel, _ := d.inside(full)
-		text, err := f.ReadText(rel, 0)
-		if err != nil {
-			continue
-		}
-		units = append(units, documentUnits(textDocument(full, text))...)
 	}
-	return units, nil
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return b.index(), nil
 }

@@ -33,11 +33,32 @@ type unitIndex struct {
 }
 
 func buildUnitIndex(units []unit) *unitIndex {
-	docs := make([]index.Doc, len(units))
-	for i, u := range units {
-		docs[i] = index.Doc{Key: unitKey(u.Loc), Title: u.Title, Body: bodyAfterTitle(u.Text, u.Title)}
+	var b unitBuilder
+	if err := b.add(units...); err != nil {
+		// Only an index past 2³² positions fails; keep what fits.
+		return b.index()
 	}
-	return &unitIndex{units: units, ix: index.Build(docs)}
+	return b.index()
+}
+
+// unitBuilder indexes units as they come.
+type unitBuilder struct {
+	units []unit
+	b     index.Builder
+}
+
+func (u *unitBuilder) add(units ...unit) error {
+	for _, un := range units {
+		if err := u.b.Add(index.Doc{Key: unitKey(un.Loc), Title: un.Title, Body: bodyAfterTitle(un.Text, un.Title)}); err != nil {
+			return err
+		}
+		u.units = append(u.units, un)
+	}
+	return nil
+}
+
+func (u *unitBuilder) index() *unitIndex {
+	return &unitIndex{units: u.units, ix: u.b.Index()}
 }
 
 // bodyAfterTitle drops the text's first line when it is the title, so the
