@@ -427,8 +427,10 @@ func (r *reader) excerpt(ctx context.Context, doc *sources.Document, quote strin
 		return fmt.Errorf("%w: the quote is not in %s; try context_search", ErrNotFound, quoteArg(r.path()))
 	}
 	start, end := passage(hitPart.Text, hitStart, hitEnd, min(r.limit, excerptWindow))
+	// A passage is a window by design, not a cut read: the rest of its
+	// page is a page read away, so it carries no cursor and is not marked
+	// truncated.
 	out.Text = hitPart.Text[start:end]
-	out.Truncated = start > 0 || end < len(hitPart.Text)
 	out.Matches = total
 	out.Page, out.PageLabel = hitPart.Page, hitPart.Label
 	out.Title = hitDoc.Title
