@@ -79,6 +79,10 @@ type Library struct {
 
 	mu sync.Mutex // serialises builds and freshness checks
 	g  *graph
+	// checkCost is how long the last freshness check took; refreshing
+	// says a background check is running.
+	checkCost  time.Duration
+	refreshing bool
 	// parsed memoises sidecars and PDF references by path and stamp, so a
 	// rebuild after one file changed re-reads only that file.
 	parsed map[string]parsedRefs
@@ -193,6 +197,28 @@ func (l *Library) Relations(ctx context.Context, ref string) (*Relations, error)
 	return r, nil
 }
 
+// syncCheck is the longest freshness check a call waits for; a library whose
+// check takes longer is revalidated in the background.
+const syncCheck = 10 * time.Millisecond
+
+// refresh revalidates g off the request path and swaps in a rebuilt graph
+// when something changed.
+func (l *Library) refresh(g *graph) {
+	start := time.Now()
+	fresh := g.fresh(l) // stats only: needs no lock
+	cost := time.Since(start)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.checkCost, l.refreshing = cost, false
+	if fresh {
+		g.checked = time.Now()
+		return
+	}
+	if ng, err := l.build(context.Background(), g.cat); err == nil && l.g == g {
+		l.g = ng
+	}
+}
+
 // clone copies a list so that a caller's changes to it do not reach the
 // shared graph. The Authors slices inside are shared with the graph and the
 // catalogue and must be treated as read-only.
@@ -213,10 +239,20 @@ func (l *Library) graph(ctx context.Context) (*graph, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if g := l.g; g != nil && g.cat == cat {
-		if time.Since(g.checked) < l.opts.Revalidate {
+		if time.Since(g.checked) < l.opts.Revalidate || l.refreshing {
 			return g, nil
 		}
-		if g.fresh(l) {
+		if l.checkCost > syncCheck {
+			// A large library: check (and rebuild) in the background and
+			// serve the graph in hand meanwhile.
+			l.refreshing = true
+			go l.refresh(g)
+			return g, nil
+		}
+		start := time.Now()
+		fresh := g.fresh(l)
+		l.checkCost = time.Since(start)
+		if fresh {
 			g.checked = time.Now()
 			return g, nil
 		}
