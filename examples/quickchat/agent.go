@@ -170,7 +170,7 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 	}
 	o.kv("session", fmt.Sprintf("%s (%s) · %s", d.Action, d.Reason, what))
 
-	a, err := session.Start(ctx, session.AgentConfig{Name: filepath.Base(argv[0]), Command: argv[0], Args: argv[1:], Stderr: stderr})
+	a, err := session.Start(ctx, session.AgentConfig{Name: filepath.Base(argv[0]), Command: argv[0], Args: argv[1:], Stderr: stderr, AuthMethod: r.cfg.agentAuth})
 	if err != nil {
 		return err
 	}

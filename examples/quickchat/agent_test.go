@@ -61,7 +61,7 @@ func TestAgent(t *testing.T) {
 	}
 	cmdline := `"` + spaced + `" -resume -report '` + report + `'`
 
-	r := mustRun(t, tmp, "", "-agent", cmdline)
+	r := mustRun(t, tmp, "", "-agent", cmdline, "-agent-auth", "openai-api-key")
 	out := r.stdout
 	for _, want := range []string{
 		"5. The turn, sent to a real agent over ACP",
@@ -87,8 +87,11 @@ func TestAgent(t *testing.T) {
 	// What the agent saw: the server entry and the prompt.
 	evs := readReport(t, report)
 	var opened, prompt *agentEvent
+	authenticated := false
 	for i := range evs {
 		switch evs[i].Event {
+		case "authenticate":
+			authenticated = evs[i].Prompt == "openai-api-key"
 		case "session/new":
 			opened = &evs[i]
 		case "prompt":
@@ -97,6 +100,9 @@ func TestAgent(t *testing.T) {
 	}
 	if opened == nil || prompt == nil {
 		t.Fatalf("report lacks session/new or prompt: %+v", evs)
+	}
+	if !authenticated {
+		t.Error("-agent-auth did not reach the agent's authenticate")
 	}
 	if len(opened.Servers) != 1 || len(opened.Errors) > 0 {
 		t.Fatalf("servers %s, errors %v", opened.Servers, opened.Errors)

@@ -56,6 +56,7 @@ type demoConfig struct {
 	json        bool
 	interactive bool
 	agent       string
+	agentAuth   string
 }
 
 func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
@@ -74,6 +75,7 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	fs.BoolVar(&c.json, "json", false, "print the whole run as one JSON object")
 	fs.BoolVar(&c.interactive, "i", false, "interactive: type a query, or read <target-or-uri> [mode], rel <paper>, sources, quit")
 	fs.StringVar(&c.agent, "agent", "", "drive a real ACP agent with the turn: \"command args\" (quotes group words)")
+	fs.StringVar(&c.agentAuth, "agent-auth", "", "with -agent: the ACP authentication method to use after initialize (e.g. openai-api-key for codex-acp)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: quickchat [flags]\n       quickchat plan -request FILE|-\n       quickchat --agentero-context-mcp GRANT")
 		fs.PrintDefaults()

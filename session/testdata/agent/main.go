@@ -85,7 +85,8 @@ func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.In
 	}, nil
 }
 
-func (a *agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
+func (a *agent) Authenticate(_ context.Context, p acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
+	a.log(Event{Event: "authenticate", Prompt: string(p.MethodId)})
 	return acp.AuthenticateResponse{}, nil
 }
 
