@@ -100,18 +100,24 @@ type Index struct {
 	keys     []string
 	titleLen []uint32 // indexed tokens per field
 	bodyLen  []uint32
-	avgTitle float64
-	avgBody  float64
+	// bodyStart is the first body position of each document: positions
+	// below it are the title's.
+	bodyStart []uint32
+	avgTitle  float64
+	avgBody   float64
 
-	dict map[string]uint32 // term → term number
-	// Postings of term t are postDoc[postStart[t]:postStart[t+1]], with
-	// field frequencies alongside. Documents ascend within a term.
+	// The dictionary: term t is terms[termOff[t]:termOff[t+1]]. Terms
+	// ascend in byte order, so a lookup is a binary search and a decoded
+	// index needs no map built term by term.
+	terms   string
+	termOff []uint32
+	// Postings of term t are postDoc[postStart[t]:postStart[t+1]].
+	// Documents ascend within a term.
 	postStart []uint32
 	postDoc   []uint32
-	postTitle []uint32
-	postBody  []uint32
 	// Positions of posting p are pos[posStart[p]:posStart[p+1]],
-	// ascending; body positions follow the title's after fieldGap.
+	// ascending; body positions follow the title's after fieldGap. They
+	// give the field frequencies, which are not stored apart.
 	posStart []uint32
 	pos      []uint32
 }
@@ -128,15 +134,16 @@ type Builder struct {
 	keys      []string
 	titleLen  []uint32
 	bodyLen   []uint32
+	bodyStart []uint32
 	dict      map[string]uint32
 	terms     []termPostings
 	positions int
 }
 
 type termPostings struct {
-	doc, title, body []uint32
-	posEnd           []uint32 // end of each posting's positions in pos
-	pos              []uint32
+	doc    []uint32
+	posEnd []uint32 // end of each posting's positions in pos
+	pos    []uint32
 }
 
 // Add tokenises doc and adds it as the next document number.
@@ -145,13 +152,10 @@ func (b *Builder) Add(doc Doc) error {
 		b.dict = make(map[string]uint32)
 	}
 	d := uint32(len(b.keys))
-	type occ struct {
-		title, body uint32
-		pos         []uint32
-	}
+	type occ struct{ pos []uint32 }
 	seen := make(map[uint32]*occ)
 	var order []uint32
-	add := func(toks []textnorm.Token, base uint32, title bool) (n uint32, span uint32) {
+	add := func(toks []textnorm.Token, base uint32) (n uint32, span uint32) {
 		for _, t := range toks {
 			span = uint32(t.Pos) + 1
 			if t.Stop || len(t.Term) > maxTermLen {
@@ -169,18 +173,13 @@ func (b *Builder) Add(doc Doc) error {
 				seen[id] = o
 				order = append(order, id)
 			}
-			if title {
-				o.title++
-			} else {
-				o.body++
-			}
 			o.pos = append(o.pos, base+uint32(t.Pos))
 			n++
 		}
 		return n, span
 	}
-	tn, tspan := add(textnorm.Tokens(doc.Title), 0, true)
-	bn, _ := add(textnorm.Tokens(doc.Body), tspan+fieldGap, false)
+	tn, tspan := add(textnorm.Tokens(doc.Title), 0)
+	bn, _ := add(textnorm.Tokens(doc.Body), tspan+fieldGap)
 	if b.positions+int(tn+bn) > math.MaxUint32 {
 		return ErrTooLarge
 	}
@@ -189,13 +188,12 @@ func (b *Builder) Add(doc Doc) error {
 		o := seen[id]
 		tp := &b.terms[id]
 		tp.doc = append(tp.doc, d)
-		tp.title = append(tp.title, o.title)
-		tp.body = append(tp.body, o.body)
 		tp.pos = append(tp.pos, o.pos...)
 		tp.posEnd = append(tp.posEnd, uint32(len(tp.pos)))
 	}
 	b.keys = append(b.keys, doc.Key)
 	b.titleLen = append(b.titleLen, tn)
+	b.bodyStart = append(b.bodyStart, tspan+fieldGap)
 	b.bodyLen = append(b.bodyLen, bn)
 	return nil
 }
@@ -204,28 +202,37 @@ func (b *Builder) Add(doc Doc) error {
 // should not be used afterwards.
 func (b *Builder) Index() *Index {
 	ix := &Index{
-		p:        defaults,
-		keys:     b.keys,
-		titleLen: b.titleLen,
-		bodyLen:  b.bodyLen,
-		dict:     b.dict,
+		p:         defaults,
+		keys:      b.keys,
+		titleLen:  b.titleLen,
+		bodyLen:   b.bodyLen,
+		bodyStart: b.bodyStart,
 	}
-	if ix.dict == nil {
-		ix.dict = map[string]uint32{}
+	sorted := make([]string, 0, len(b.dict))
+	size := 0
+	for t := range b.dict {
+		sorted = append(sorted, t)
+		size += len(t)
 	}
+	slices.Sort(sorted)
+	var terms strings.Builder
+	terms.Grow(size)
+	ix.termOff = make([]uint32, 1, len(sorted)+1)
 	var np, npos int
-	for _, tp := range b.terms {
+	for _, t := range sorted {
+		terms.WriteString(t)
+		ix.termOff = append(ix.termOff, uint32(terms.Len()))
+		tp := &b.terms[b.dict[t]]
 		np += len(tp.doc)
 		npos += len(tp.pos)
 	}
+	ix.terms = terms.String()
 	ix.postStart = make([]uint32, 0, len(b.terms)+1)
 	ix.postDoc = make([]uint32, 0, np)
-	ix.postTitle = make([]uint32, 0, np)
-	ix.postBody = make([]uint32, 0, np)
 	ix.posStart = make([]uint32, 0, np+1)
 	ix.pos = make([]uint32, 0, npos)
-	for i := range b.terms {
-		tp := &b.terms[i]
+	for _, t := range sorted {
+		tp := &b.terms[b.dict[t]]
 		ix.postStart = append(ix.postStart, uint32(len(ix.postDoc)))
 		base := uint32(len(ix.pos))
 		prev := uint32(0)
@@ -234,8 +241,6 @@ func (b *Builder) Index() *Index {
 			prev = tp.posEnd[j]
 		}
 		ix.postDoc = append(ix.postDoc, tp.doc...)
-		ix.postTitle = append(ix.postTitle, tp.title...)
-		ix.postBody = append(ix.postBody, tp.body...)
 		ix.pos = append(ix.pos, tp.pos...)
 		*tp = termPostings{} // release as we go
 	}
@@ -270,6 +275,15 @@ func Build(docs []Doc) *Index {
 	return b.Index()
 }
 
+// lookup returns the number of term t, if the index holds it.
+func (ix *Index) lookup(t string) (uint32, bool) {
+	n := len(ix.termOff) - 1
+	i, ok := sort.Find(n, func(i int) int {
+		return strings.Compare(t, ix.terms[ix.termOff[i]:ix.termOff[i+1]])
+	})
+	return uint32(i), ok
+}
+
 // idf returns the inverse document frequency of a term in df documents.
 func (ix *Index) idf(df int) float64 {
 	n := float64(len(ix.keys))
@@ -297,7 +311,7 @@ func (ix *Index) parseQuery(query string) []queryTerm {
 			i = len(terms)
 			byTerm[t.Term] = i
 			var qt queryTerm
-			qt.id, qt.known = ix.dict[t.Term]
+			qt.id, qt.known = ix.lookup(t.Term)
 			df := 0
 			if qt.known {
 				df = int(ix.postStart[qt.id+1] - ix.postStart[qt.id])
@@ -368,11 +382,18 @@ func (ix *Index) Search(query string, k int) ([]Hit, int) {
 // posting j (of document d).
 func (ix *Index) fieldTF(d, j uint32) float64 {
 	p := ix.p
+	// Title positions come first; most postings have none, so this loop
+	// rarely runs more than one test.
+	pos := ix.pos[ix.posStart[j]:ix.posStart[j+1]]
+	t := 0
+	for t < len(pos) && pos[t] < ix.bodyStart[d] {
+		t++
+	}
 	tf := 0.0
-	if t := ix.postTitle[j]; t > 0 {
+	if t > 0 {
 		tf += p.wTitle * float64(t) / (1 - p.bTitle + p.bTitle*float64(ix.titleLen[d])/max(ix.avgTitle, 1))
 	}
-	if b := ix.postBody[j]; b > 0 {
+	if b := len(pos) - t; b > 0 {
 		tf += p.wBody * float64(b) / (1 - p.bBody + p.bBody*float64(ix.bodyLen[d])/max(ix.avgBody, 1))
 	}
 	return tf

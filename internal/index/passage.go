@@ -98,7 +98,7 @@ func (ix *Index) queryWeights(query string) map[string]float64 {
 			continue
 		}
 		df := 0
-		if id, ok := ix.dict[t.Term]; ok {
+		if id, ok := ix.lookup(t.Term); ok {
 			df = int(ix.postStart[id+1] - ix.postStart[id])
 		}
 		w[t.Term] = ix.idf(df)

@@ -1,0 +1,209 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// clone returns a deep copy of ix that can be edited without touching ix.
+func clone(ix *Index) *Index {
+	c := *ix
+	c.keys = slices.Clone(ix.keys)
+	for _, a := range []*[]uint32{&c.titleLen, &c.bodyLen, &c.bodyStart, &c.termOff, &c.postStart, &c.postDoc, &c.posStart, &c.pos} {
+		*a = slices.Clone(*a)
+	}
+	return &c
+}
+
+// termList returns the terms of ix in term order.
+func termList(ix *Index) []string {
+	var ts []string
+	for t := range len(ix.termOff) - 1 {
+		ts = append(ts, ix.terms[ix.termOff[t]:ix.termOff[t+1]])
+	}
+	return ts
+}
+
+// setTerms replaces the dictionary strings of ix, keeping term numbers.
+func setTerms(ix *Index, ts []string) {
+	ix.terms = strings.Join(ts, "")
+	ix.termOff = []uint32{0}
+	for _, t := range ts {
+		ix.termOff = append(ix.termOff, ix.termOff[len(ix.termOff)-1]+uint32(len(t)))
+	}
+}
+
+// firstRun returns the start of the first run start[i]:start[i+1] with at
+// least two elements.
+func firstRun(tb testing.TB, start []uint32) uint32 {
+	for i := range len(start) - 1 {
+		if start[i+1]-start[i] >= 2 {
+			return start[i]
+		}
+	}
+	tb.Fatal("no run of two")
+	return 0
+}
+
+// TestReadInconsistent feeds Read files with a valid checksum whose
+// content WriteTo could not have written.
+func TestReadInconsistent(t *testing.T) {
+	good := sampleIndex()
+	header := func(i int, v uint32) func([]byte) {
+		return func(b []byte) { binary.LittleEndian.PutUint32(b[len(magic)+4+4*i:], v) }
+	}
+	tests := []struct {
+		name  string
+		edit  func(ix *Index) // on a copy of good, before encoding
+		patch func(b []byte)  // on the encoding, before resealing
+	}{
+		{name: "terms out of order", edit: func(ix *Index) {
+			ts := termList(ix)
+			ts[0], ts[1] = ts[1], ts[0]
+			setTerms(ix, ts)
+		}},
+		{name: "duplicate term", edit: func(ix *Index) {
+			ts := termList(ix)
+			ts[1] = ts[0]
+			setTerms(ix, ts)
+		}},
+		{name: "empty term", edit: func(ix *Index) {
+			ts := termList(ix)
+			ts[0] = ""
+			setTerms(ix, ts)
+		}},
+		{name: "term not UTF-8", edit: func(ix *Index) {
+			ts := termList(ix)
+			ts[len(ts)-1] += "\xff"
+			setTerms(ix, ts)
+		}},
+		{name: "term boundary inside a character", edit: func(ix *Index) {
+			for i := range len(ix.termOff) - 1 {
+				if ix.terms[ix.termOff[i]] >= 0x80 {
+					ix.termOff[i]++
+					return
+				}
+			}
+			t.Fatal("no term starting with a multi-byte character")
+		}},
+		{name: "term without postings", edit: func(ix *Index) { ix.postStart[1] = ix.postStart[0] }},
+		{name: "posting offsets descend", edit: func(ix *Index) { ix.postStart[1], ix.postStart[2] = ix.postStart[2], ix.postStart[1] }},
+		{name: "document out of range", edit: func(ix *Index) { ix.postDoc[0] = uint32(len(ix.keys)) }},
+		{name: "documents out of order", edit: func(ix *Index) {
+			j := firstRun(t, ix.postStart)
+			ix.postDoc[j], ix.postDoc[j+1] = ix.postDoc[j+1], ix.postDoc[j]
+		}},
+		{name: "repeated document", edit: func(ix *Index) {
+			j := firstRun(t, ix.postStart)
+			ix.postDoc[j+1] = ix.postDoc[j]
+		}},
+		{name: "posting without positions", edit: func(ix *Index) { ix.posStart[1] = ix.posStart[0] }},
+		{name: "position offsets past the end", edit: func(ix *Index) { ix.posStart[1] = uint32(len(ix.pos) + 1) }},
+		{name: "positions out of order", edit: func(ix *Index) {
+			k := firstRun(t, ix.posStart)
+			ix.pos[k], ix.pos[k+1] = ix.pos[k+1], ix.pos[k]
+		}},
+		{name: "repeated position", edit: func(ix *Index) {
+			k := firstRun(t, ix.posStart)
+			ix.pos[k+1] = ix.pos[k]
+		}},
+		{name: "document count disagrees with length", patch: header(0, 4)},
+		{name: "posting count disagrees with length", patch: header(2, 1<<31)},
+		{name: "key offsets descend", patch: func(b []byte) { binary.LittleEndian.PutUint32(b[headerLen:], 1<<30) }},
+		{name: "key offsets short of the keys", patch: func(b []byte) {
+			n := int(binary.LittleEndian.Uint32(b[len(magic)+4:]))
+			binary.LittleEndian.PutUint32(b[headerLen+4*(n-1):], 1)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ix := clone(good)
+			if tt.edit != nil {
+				tt.edit(ix)
+			}
+			b := encode(t, ix)
+			if tt.patch != nil {
+				tt.patch(b)
+			}
+			got, err := Read(bytes.NewReader(reseal(b)))
+			t.Log(err)
+			if !errors.Is(err, ErrCorrupt) || got != nil {
+				t.Errorf("Read = %v, %v; want nil, %v", got, err, ErrCorrupt)
+			}
+		})
+	}
+	// The edits above leave the original intact and decodable.
+	if _, err := Read(bytes.NewReader(encode(t, good))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadSources reads one encoding through every kind of reader and
+// with the arrays at an address that cannot be used in place.
+func TestReadSources(t *testing.T) {
+	want := sampleIndex()
+	data := encode(t, want)
+	path := filepath.Join(t.TempDir(), "index")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open := func() io.Reader {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	tests := []struct {
+		name string
+		r    func() io.Reader
+	}{
+		{"bytes.Reader", func() io.Reader { return bytes.NewReader(data) }},
+		{"strings.Reader", func() io.Reader { return strings.NewReader(string(data)) }},
+		{"bytes.Buffer", func() io.Reader { return bytes.NewBuffer(slices.Clone(data)) }},
+		{"file", open},
+		{"one byte at a time", func() io.Reader { return iotest.OneByteReader(bytes.NewReader(data)) }},
+		{"plain reader", func() io.Reader { return struct{ io.Reader }{bytes.NewReader(data)} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Read(tt.r())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(Index{}, params{})); diff != "" {
+				t.Errorf("index (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("misaligned", func(t *testing.T) {
+		buf := make([]byte, len(data)+1)
+		odd := buf[1:]
+		copy(odd, data)
+		got, err := decode(odd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(Index{}, params{})); diff != "" {
+			t.Errorf("index (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("read error", func(t *testing.T) {
+		boom := errors.New("boom")
+		_, err := Read(io.MultiReader(bytes.NewReader(data[:20]), iotest.ErrReader(boom)))
+		if !errors.Is(err, boom) {
+			t.Errorf("Read = %v, want %v", err, boom)
+		}
+	})
+}
