@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/researchctx/researchctx/internal/index"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/vault"
 )
@@ -403,10 +404,11 @@ func (d *Directory) progress(done, total int) {
 	}
 }
 
-// index reads the directory's text files and indexes them. Reading (file
-// I/O) and indexing (tokenising) overlap: one goroutine reads while the
-// caller's indexes. Binary files found by content are skipped. total is the
-// count of all the search's items, for progress.
+// index reads the directory's text files and indexes them. Reading and
+// tokenising (file I/O and most of the CPU) run on another goroutine while
+// the caller's adds the tokenised units in order, so the two cores share the
+// build. Binary files found by content are skipped. total is the count of
+// all the search's items, for progress.
 func (d *Directory) index(ctx context.Context, files []string, total int) (*unitIndex, error) {
 	f, err := d.view()
 	if err != nil {
@@ -415,9 +417,13 @@ func (d *Directory) index(ctx context.Context, files []string, total int) (*unit
 	defer closeView(d, f)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	docs := make(chan []unit, 64)
+	type tokUnit struct {
+		u unit
+		t index.Tokenized
+	}
+	ready := make(chan []tokUnit, 64)
 	go func() {
-		defer close(docs)
+		defer close(ready)
 		for i, full := range files {
 			if ctx.Err() != nil {
 				return
@@ -428,17 +434,24 @@ func (d *Directory) index(ctx context.Context, files []string, total int) (*unit
 			if err != nil {
 				continue
 			}
+			units := documentUnits(textDocument(full, text))
+			batch := make([]tokUnit, len(units))
+			for k, un := range units {
+				batch[k] = tokUnit{un, tokenize(un)}
+			}
 			select {
-			case docs <- documentUnits(textDocument(full, text)):
+			case ready <- batch:
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
 	var b unitBuilder
-	for us := range docs {
-		if err := b.add(us...); err != nil {
-			return nil, err
+	for batch := range ready {
+		for _, tu := range batch {
+			if err := b.addTokenized(tu.u, tu.t); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := ctx.Err(); err != nil {

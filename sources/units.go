@@ -49,11 +49,23 @@ type unitBuilder struct {
 
 func (u *unitBuilder) add(units ...unit) error {
 	for _, un := range units {
-		if err := u.b.Add(index.Doc{Key: unitKey(un.Loc), Title: un.Title, Body: bodyAfterTitle(un.Text, un.Title)}); err != nil {
+		if err := u.addTokenized(un, tokenize(un)); err != nil {
 			return err
 		}
-		u.units = append(u.units, un)
 	}
+	return nil
+}
+
+// tokenize prepares a unit for addTokenized; it may run on any goroutine.
+func tokenize(un unit) index.Tokenized {
+	return index.Tokenize(index.Doc{Key: unitKey(un.Loc), Title: un.Title, Body: bodyAfterTitle(un.Text, un.Title)})
+}
+
+func (u *unitBuilder) addTokenized(un unit, t index.Tokenized) error {
+	if err := u.b.AddTokenized(t); err != nil {
+		return err
+	}
+	u.units = append(u.units, un)
 	return nil
 }
 

@@ -146,8 +146,27 @@ type termPostings struct {
 	pos    []uint32
 }
 
+// Tokenized is a document with its fields already tokenised. Tokenising is
+// most of the cost of adding a document and needs no shared state, so a
+// caller may Tokenize documents on other goroutines while one goroutine adds
+// them in order.
+type Tokenized struct {
+	doc         Doc
+	title, body []textnorm.Token
+}
+
+// Tokenize tokenises doc for AddTokenized.
+func Tokenize(doc Doc) Tokenized {
+	return Tokenized{doc: doc, title: textnorm.Tokens(doc.Title), body: textnorm.Tokens(doc.Body)}
+}
+
 // Add tokenises doc and adds it as the next document number.
-func (b *Builder) Add(doc Doc) error {
+func (b *Builder) Add(doc Doc) error { return b.AddTokenized(Tokenize(doc)) }
+
+// AddTokenized adds a document tokenised by Tokenize as the next document
+// number; the result is the same as Add's.
+func (b *Builder) AddTokenized(td Tokenized) error {
+	doc := td.doc
 	if b.dict == nil {
 		b.dict = make(map[string]uint32)
 	}
@@ -178,8 +197,8 @@ func (b *Builder) Add(doc Doc) error {
 		}
 		return n, span
 	}
-	tn, tspan := add(textnorm.Tokens(doc.Title), 0)
-	bn, _ := add(textnorm.Tokens(doc.Body), tspan+fieldGap)
+	tn, tspan := add(td.title, 0)
+	bn, _ := add(td.body, tspan+fieldGap)
 	if b.positions+int(tn+bn) > math.MaxUint32 {
 		return ErrTooLarge
 	}

@@ -320,3 +320,37 @@ func TestBuilderTooLarge(t *testing.T) {
 		t.Errorf("Add beyond the limit = %v, want ErrTooLarge", err)
 	}
 }
+
+// Tokenising apart and adding in order builds the same index as Add.
+func TestAddTokenizedSameAsAdd(t *testing.T) {
+	docs := []Doc{
+		{Key: "a", Title: "Sparse attention", Body: "Blocks attend densely; global tokens summarise. 稀疏注意力"},
+		{Key: "b", Title: "Routing", Body: "Tokens are routed to memory slots, the slots attend."},
+		{Key: "c", Title: "", Body: "the and of"},
+	}
+	var add, tok Builder
+	for _, d := range docs {
+		if err := add.Add(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts := make([]Tokenized, len(docs))
+	done := make(chan int)
+	for i, d := range docs {
+		go func() { ts[i] = Tokenize(d); done <- i }()
+	}
+	for range docs {
+		<-done
+	}
+	for _, td := range ts {
+		if err := tok.AddTokenized(td); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var a, b bytes.Buffer
+	add.Index().WriteTo(&a)
+	tok.Index().WriteTo(&b)
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("AddTokenized built a different index from Add")
+	}
+}
