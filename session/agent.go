@@ -166,12 +166,17 @@ func Start(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 	if a.client.permission == nil {
 		a.client.permission = AllowContextTools
 	}
-	a.conn = acp.NewClientSideConnection(a.client, inW, outR)
+	// The SDK starts reading as soon as the connection exists and reads
+	// its logger without a lock, so the reader waits until the logger is
+	// set: closing the gate orders the two.
+	gate := &gatedReader{r: outR, open: make(chan struct{})}
+	a.conn = acp.NewClientSideConnection(a.client, inW, gate)
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	a.conn.SetLogger(logger)
+	close(gate.open)
 
 	if err := a.initialize(ctx); err != nil {
 		_ = a.Stop()
@@ -413,4 +418,15 @@ func (a *Agent) newSession(ctx context.Context, cwd string, servers []acp.McpSer
 	s := &Session{agent: a, id: resp.SessionId, server: len(servers) > 0, cwd: cwd, fingerprint: fp}
 	a.add(s)
 	return s, nil
+}
+
+// gatedReader blocks reads until open is closed.
+type gatedReader struct {
+	r    io.Reader
+	open chan struct{}
+}
+
+func (g *gatedReader) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }
