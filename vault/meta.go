@@ -1,11 +1,10 @@
 package vault
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
+
+	"github.com/researchctx/researchctx/internal/lenient"
 )
 
 // Metadata is the part of a paper's metadata.json the SDK uses. Unknown
@@ -32,67 +31,17 @@ func ParseMetadata(data []byte) (Metadata, error) {
 		return Metadata{}, fmt.Errorf("metadata.json: not a JSON object: %w", err)
 	}
 	var m Metadata
-	m.Title = str(raw["title"])
-	m.Authors = strList(raw["authors"])
-	m.Date = str(raw["date"])
-	m.Abstract = str(raw["abstract"])
-	m.DOI = str(raw["doi"])
-	m.ArXivID = str(raw["arxiv_id"])
-	m.Tags = strList(raw["tags"])
-	m.Publication = str(raw["publication"])
-	if y := str(raw["year"]); y != "" {
-		m.Year, _ = strconv.Atoi(y)
-	}
-	if m.Year == 0 && len(m.Date) >= 4 {
-		m.Year, _ = strconv.Atoi(m.Date[:4])
+	m.Title = lenient.Text(raw["title"])
+	m.Authors = lenient.Names(raw["authors"])
+	m.Date = lenient.String(raw["date"])
+	m.Abstract = lenient.Text(raw["abstract"])
+	m.DOI = lenient.Text(raw["doi"])
+	m.ArXivID = lenient.String(raw["arxiv_id"])
+	m.Tags = lenient.Names(raw["tags"])
+	m.Publication = lenient.Text(raw["publication"])
+	m.Year = lenient.Int(raw["year"])
+	if m.Year == 0 {
+		m.Year = lenient.LeadingInt(m.Date)
 	}
 	return m, nil
-}
-
-// str reads a JSON string or number as a trimmed string; anything else is "".
-func str(r json.RawMessage) string {
-	r = bytes.TrimSpace(r)
-	if len(r) == 0 {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(r, &s) == nil {
-		return strings.TrimSpace(s)
-	}
-	var n json.Number
-	if json.Unmarshal(r, &n) == nil {
-		return n.String()
-	}
-	return ""
-}
-
-// strList reads a list of strings, of objects with a "name" (or "family" and
-// "given"), or a single string.
-func strList(r json.RawMessage) []string {
-	if s := str(r); s != "" {
-		return []string{s}
-	}
-	var items []json.RawMessage
-	if json.Unmarshal(r, &items) != nil {
-		return nil
-	}
-	var out []string
-	for _, it := range items {
-		if s := str(it); s != "" {
-			out = append(out, s)
-			continue
-		}
-		var o struct{ Name, Given, Family string }
-		if json.Unmarshal(it, &o) != nil {
-			continue
-		}
-		name := strings.TrimSpace(o.Name)
-		if name == "" {
-			name = strings.TrimSpace(o.Given + " " + o.Family)
-		}
-		if name != "" {
-			out = append(out, name)
-		}
-	}
-	return out
 }

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/researchctx/researchctx/internal/lenient"
 	"github.com/researchctx/researchctx/vault"
 )
 
@@ -116,8 +116,8 @@ func citationRef(c *citationJSON) (ref, bool) {
 	m := &c.Metadata
 	r := ref{
 		title:   oneLine(m.Title),
-		authors: strList(m.Authors),
-		year:    num(m.Year),
+		authors: lenient.Names(m.Authors),
+		year:    lenient.Int(m.Year),
 	}
 	r.doi, r.arxiv = identifiers(m.DOI, m.ArXivID)
 	if r.doi == "" && r.arxiv == "" {
@@ -248,8 +248,8 @@ func citingOf(m *citingJSON) (citing, bool) {
 	c := citing{
 		s2:    strings.TrimSpace(m.S2ID),
 		title: oneLine(m.Title),
-		year:  leadingInt(m.Date),
-		count: num(m.CitationCount),
+		year:  lenient.LeadingInt(m.Date),
+		count: lenient.Int(m.CitationCount),
 	}
 	c.doi, c.arxiv = identifiers(m.DOI, m.ArXivID)
 	if c.title == "" && c.doi == "" && c.arxiv == "" {
@@ -263,7 +263,7 @@ func checkSchema(raw json.RawMessage) error {
 	if len(raw) == 0 || isNull(raw) {
 		return nil
 	}
-	if v := str(raw); v != "1" {
+	if v := lenient.String(raw); v != "1" {
 		return fmt.Errorf("%w %q", ErrUnsupportedSchema, shorten(v, 20))
 	}
 	return nil
@@ -283,77 +283,6 @@ func isArray(r json.RawMessage) bool {
 }
 
 func isNull(r json.RawMessage) bool { return string(bytes.TrimSpace(r)) == "null" }
-
-// str reads a JSON string or number as a trimmed string; anything else is "".
-func str(r json.RawMessage) string {
-	r = bytes.TrimSpace(r)
-	if len(r) == 0 {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(r, &s) == nil {
-		return strings.TrimSpace(s)
-	}
-	var n json.Number
-	if json.Unmarshal(r, &n) == nil {
-		return n.String()
-	}
-	return ""
-}
-
-// text reads a JSON string, trimmed; anything else is "". Identifiers and
-// titles are never read from numbers, which lose digits in JSON.
-func text(r json.RawMessage) string {
-	var s string
-	if json.Unmarshal(r, &s) != nil {
-		return ""
-	}
-	return strings.TrimSpace(s)
-}
-
-// num reads a non-negative integer from a JSON number or from the leading
-// digits of a string (a year in "2024-03-11"); anything else is 0.
-func num(r json.RawMessage) int { return leadingInt(str(r)) }
-
-// leadingInt reads the leading digits of s (at most nine); 0 when none.
-func leadingInt(s string) int {
-	s = strings.TrimSpace(s)
-	end := 0
-	for end < len(s) && end < 9 && s[end] >= '0' && s[end] <= '9' {
-		end++
-	}
-	n, _ := strconv.Atoi(s[:end])
-	return n
-}
-
-// strList reads a list of strings or of objects with a name (or family and
-// given names), or a single string.
-func strList(r json.RawMessage) []string {
-	if s := text(r); s != "" {
-		return []string{s}
-	}
-	var items []json.RawMessage
-	if json.Unmarshal(r, &items) != nil {
-		return nil
-	}
-	var out []string
-	for _, it := range items {
-		s := text(it)
-		if s == "" {
-			var o map[string]json.RawMessage
-			if json.Unmarshal(it, &o) == nil {
-				s = text(o["name"])
-				if s == "" {
-					s = strings.TrimSpace(text(o["given"]) + " " + text(o["family"]))
-				}
-			}
-		}
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
 
 // oneLine folds runs of white space to single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
