@@ -143,18 +143,3 @@ func fitRelations(out *tools.RelationsOutput) string {
 	}
 	return text
 }
-
-// truncateRunes returns the first n characters of s.
-func truncateRunes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
-}

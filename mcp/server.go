@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -191,7 +192,8 @@ func (h *handlers) toolError(tool string, err error) error {
 	msg = absPath.ReplaceAllString(msg, "${1}(absolute path)")
 	msg = strings.Join(strings.Fields(msg), " ")
 	if len(msg) > maxErrorChars {
-		msg = truncateRunes(msg, maxErrorChars) + "…"
+		msg, _ = textnorm.Truncate(msg, maxErrorChars)
+		msg += "…"
 	}
 	h.log.Info("tool call refused", "tool", tool, "err", msg)
 	return &toolErr{msg: msg, err: err}

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"github.com/researchctx/researchctx/internal/textnorm"
+
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -64,7 +66,7 @@ func Handoff(displayed []Message, prompt string) string {
 			return true
 		case n >= minContained && strings.Contains(promptFlat, flat):
 			return true
-		case n > quotePrefix && strings.Contains(promptFlat, prefixRunes(flat, quotePrefix)):
+		case n > quotePrefix && strings.Contains(promptFlat, prefix(flat, quotePrefix)):
 			return true
 		}
 		return false
@@ -113,7 +115,7 @@ func Handoff(displayed []Message, prompt string) string {
 	out := b.String()
 	if utf8.RuneCountInString(out) > MaxHandoff {
 		// A single newest message larger than the cap: cut it.
-		out = prefixRunes(out, MaxHandoff-20) + "\n(cut here)\n"
+		out = prefix(out, MaxHandoff-20) + "\n(cut here)\n"
 	}
 	return out
 }
@@ -201,14 +203,8 @@ func flatten(text string) string {
 	return strings.Join(words, " ")
 }
 
-// prefixRunes returns the first n characters of s.
-func prefixRunes(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
+// prefix returns the first n characters of s.
+func prefix(s string, n int) string {
+	p, _ := textnorm.Truncate(s, n)
+	return p
 }
