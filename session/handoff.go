@@ -1,11 +1,11 @@
 package session
 
 import (
-	"github.com/researchctx/researchctx/internal/textnorm"
-
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
 // Role is who wrote a displayed message.
