@@ -141,9 +141,10 @@ func (r *reader) do(ctx context.Context, mode string, in ReadInput, out *ReadOut
 			out.Truncated = truncated
 			out.CitationURI = cite.File(r.path())
 			return nil
-		case !errors.Is(err, sources.ErrNotFound) && !errors.Is(err, sources.ErrUnsupported) && !errorsIsNotDir(err):
+		case !errors.Is(err, sources.ErrNotFound) && !errors.Is(err, sources.ErrUnsupported) && !errors.Is(err, sources.ErrOutside):
 			return mapErr(err, r.path())
 		}
+		// Not a folder this source lists (a file, say): read it below.
 	}
 	if mode == ModeRegion {
 		return r.region(ctx, in.Region, out)
@@ -167,8 +168,6 @@ func (r *reader) do(ctx context.Context, mode string, in ReadInput, out *ReadOut
 	}
 	return fmt.Errorf("%w: mode %s", ErrInvalidArgument, quoteArg(mode))
 }
-
-func errorsIsNotDir(err error) bool { return errors.Is(err, sources.ErrOutside) }
 
 // path is the vault path the read is about.
 func (r *reader) path() string {
