@@ -41,6 +41,7 @@ type Refusal struct {
 	Err     error  // the underlying error, nil if the agent supports neither
 }
 
+// Error describes the refusal in one line.
 func (r *Refusal) Error() string {
 	switch {
 	case r.Method == "":
@@ -53,6 +54,7 @@ func (r *Refusal) Error() string {
 	return fmt.Sprintf("%s: %v", r.Method, r.Err)
 }
 
+// Unwrap returns the agent's error, if any.
 func (r *Refusal) Unwrap() error { return r.Err }
 
 // UpdateKind is the kind of a streamed session update.
