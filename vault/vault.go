@@ -84,8 +84,8 @@ type Options struct {
 	// was built from are checked for changes again. Zero means 2 seconds.
 	Revalidate time.Duration
 	// CacheDir is where the catalogue is kept between processes, so a new
-	// process starts from it (and revalidates it in the background) instead
-	// of walking the library again. Empty means {vault}/.agentero/cache,
+	// process starts from it, after checking that no folder or metadata
+	// file changed, instead of walking the library again. Empty means {vault}/.agentero/cache,
 	// the folder the SDK owns; "-" disables it.
 	CacheDir string
 }
@@ -182,12 +182,18 @@ func (v *Vault) Catalogue(ctx context.Context) (*Catalogue, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.cat == nil {
+		// Start from what the last process saw when nothing changed since:
+		// checking costs an Lstat per folder, a fraction of a walk, and a
+		// one-shot process (a CLI resolving one request) never sees a
+		// stale catalogue.
 		if cat := v.loadCache(); cat != nil {
-			// Serve what the last process saw; check it right away, off
-			// the request path.
-			v.cat, v.refreshing = cat, true
-			go v.refresh()
-			return cat, nil
+			start := time.Now()
+			fresh := cat.fresh(v.root)
+			v.checkCost = time.Since(start)
+			if fresh {
+				v.cat, v.checked = cat, time.Now()
+				return cat, nil
+			}
 		}
 		cat, err := build(ctx, v.fs)
 		if err != nil {

@@ -210,3 +210,22 @@ func TestCatalogueCache(t *testing.T) {
 		t.Error("CacheDir \"-\" still reads a cache")
 	}
 }
+
+// A new process starting from the cached catalogue sees a paper added since
+// the cache was written: the cache is checked before it is used.
+func TestCatalogueCacheNeverStale(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "papers/a/metadata.json", `{"title":"A"}`)
+	ctx := context.Background()
+	v1, _ := Open(dir, nil)
+	if _, err := v1.Catalogue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v1.Close()
+	write(t, dir, "papers/b/metadata.json", `{"title":"B"}`)
+	v2, _ := Open(dir, nil)
+	defer v2.Close()
+	if k, _, err := v2.Classify(ctx, "papers/b"); err != nil || k != KindPaper {
+		t.Fatalf("a paper added after the cache was written: %q, %v", k, err)
+	}
+}
