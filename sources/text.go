@@ -65,18 +65,6 @@ func markdownSections(text string, part int) []Section {
 	return secs
 }
 
-// sectionAt returns the title of the innermost section that contains byte
-// off of part, or "".
-func sectionAt(secs []Section, part, off int) string {
-	title := ""
-	for _, s := range secs {
-		if s.Part < part || s.Part == part && s.Offset <= off {
-			title = s.Title
-		}
-	}
-	return title
-}
-
 // fsErr maps an error of the safe file view to the sources sentinels,
 // keeping its vault-relative message.
 func fsErr(err error) error {

@@ -412,12 +412,12 @@ func (r *reader) excerpt(ctx context.Context, doc *sources.Document, quote strin
 	total := 0
 	var hitDoc *sources.Document
 	var hitPart sources.Part
-	var hitStart, hitEnd int
+	var hitIdx, hitStart, hitEnd int
 	for _, d := range docs {
-		for _, p := range d.Parts {
+		for i, p := range d.Parts {
 			ms := textnorm.Locate(p.Text, quote)
 			if len(ms) > 0 && hitDoc == nil {
-				hitDoc, hitPart, hitStart, hitEnd = d, p, ms[0].Start, ms[0].End
+				hitDoc, hitPart, hitIdx, hitStart, hitEnd = d, p, i, ms[0].Start, ms[0].End
 			}
 			total += len(ms)
 		}
@@ -435,7 +435,7 @@ func (r *reader) excerpt(ctx context.Context, doc *sources.Document, quote strin
 	out.Title = hitDoc.Title
 	if hitPart.Page > 0 {
 		out.CitationURI = cite.Page(hitDoc.Path, hitPart.Page)
-	} else if s := sectionAt(hitDoc, hitPart, hitStart); s != "" {
+	} else if s := sectionAt(hitDoc.Sections, hitIdx, hitStart); s != "" {
 		out.Section = s
 		out.CitationURI = cite.Section(hitDoc.Path, s)
 	} else {
@@ -444,18 +444,12 @@ func (r *reader) excerpt(ctx context.Context, doc *sources.Document, quote strin
 	return nil
 }
 
-// sectionAt returns the title of the section containing byte off of part.
-func sectionAt(doc *sources.Document, part sources.Part, off int) string {
-	idx := -1
-	for i := range doc.Parts {
-		if doc.Parts[i].Location == part.Location && doc.Parts[i].Text == part.Text {
-			idx = i
-			break
-		}
-	}
+// sectionAt returns the title of the innermost section that contains byte
+// off of part.
+func sectionAt(secs []sources.Section, part, off int) string {
 	title := ""
-	for _, s := range doc.Sections {
-		if s.Part < idx || s.Part == idx && s.Offset <= off {
+	for _, s := range secs {
+		if s.Part < part || s.Part == part && s.Offset <= off {
 			title = s.Title
 		}
 	}

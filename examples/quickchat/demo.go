@@ -18,6 +18,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/internal/samplevault"
+	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -583,9 +584,8 @@ type usageJSON struct {
 
 // clip cuts s to n characters, marking the cut with an ellipsis.
 func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+	if cut, ok := textnorm.Truncate(s, n); ok {
+		return cut + "…"
 	}
-	return string(r[:n]) + "…"
+	return s
 }

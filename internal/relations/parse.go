@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/researchctx/researchctx/internal/lenient"
+	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/vault"
 )
 
@@ -292,12 +293,6 @@ func shorten(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	i, k := 0, 0
-	for i = range s {
-		if k == n-1 {
-			break
-		}
-		k++
-	}
-	return strings.TrimSpace(s[:i]) + "…"
+	cut, _ := textnorm.Truncate(s, n-1)
+	return strings.TrimSpace(cut) + "…"
 }
