@@ -21,7 +21,12 @@ import (
 // given when mode "full" is named, and then cut to the read cap and paged
 // with a cursor. A directory target returns its entries one level deep and
 // nothing else.
-func (t *Toolset) Read(ctx context.Context, in ReadInput) (*ReadOutput, error) {
+func (t *Toolset) Read(ctx context.Context, in ReadInput) (out *ReadOutput, err error) {
+	defer func() {
+		if t.recovered(researchctx.ToolRead, recover(), &err) {
+			out = nil
+		}
+	}()
 	if in.Cursor != "" {
 		c, err := decodeCursor(in.Cursor, t.fingerprint)
 		if err != nil {
@@ -45,10 +50,11 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 	if in.Page < 0 {
 		return nil, fmt.Errorf("%w: page must be 1 or more", ErrInvalidArgument)
 	}
-	tn, err := t.begin()
+	tn, err := t.begin(ctx, func(b researchctx.Budget) int { return b.ReadChars })
 	if err != nil {
 		return nil, err
 	}
+	defer tn.end()
 	tg, err := t.resolve(ctx, in.Target)
 	if err != nil {
 		return nil, err
@@ -63,22 +69,85 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 	if mode == ModeRegion && in.Region == "" {
 		in.Region = tg.frag.Region
 	}
-	limit := t.callCap(tn, tn.grant.Budget.ReadChars)
-	r := &reader{t: t, tg: tg, limit: limit, listMax: tn.grant.Budget.ListEntries, offset: offset}
+	r := &reader{t: t, tg: tg, limit: tn.limit(), listMax: tn.grant.Budget.ListEntries, offset: offset}
 	out := &ReadOutput{Target: tg.frag.Path, Mode: mode}
 	if err := r.do(ctx, mode, in, out); err != nil {
 		return nil, err
 	}
-	if r.more {
-		out.NextCursor = encodeCursor(cursor{
-			Target: tg.frag.Path, Mode: mode, Page: in.Page, Section: in.Section, Region: in.Region, Offset: r.next,
-		}, t.fingerprint)
+	setCursor := func() {
+		out.NextCursor = ""
+		if r.more {
+			out.NextCursor = encodeCursor(cursor{
+				Target: tg.frag.Path, Mode: mode, Page: in.Page, Section: in.Section, Region: in.Region, Offset: r.next,
+			}, t.fingerprint)
+		}
 	}
-	out.Budget, err = t.finish(tn, researchctx.ToolRead, []string{out.CitationURI}, outChars(out))
+	if err := r.fit(out, tn, setCursor); err != nil {
+		return nil, err
+	}
+	// A listing names what a folder holds; it cites nothing.
+	var uris []string
+	if !r.listing {
+		uris = []string{out.CitationURI}
+	}
+	out.Budget, err = t.finish(tn, researchctx.ToolRead, uris, out.Chars())
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// fit cuts out until its charge is within the call's reservation: the text
+// first (a cut read keeps a cursor to go on from), then the entries, the
+// sections, the documents, the abstract, the authors and the title. A
+// result that cannot fit, or whose text would be cut away, is the
+// budget-spent error.
+func (r *reader) fit(out *ReadOutput, tn *turn, setCursor func()) error {
+	hadText := out.Text != ""
+	need := -1
+	for {
+		setCursor()
+		n := out.Chars()
+		if need < 0 {
+			need = n
+		}
+		over := n - r.limit
+		if over <= 0 {
+			if hadText && out.Text == "" {
+				return tn.spent(need)
+			}
+			return nil
+		}
+		out.Truncated = true
+		switch {
+		case out.Text != "":
+			r.recut(out, max(0, runes(out.Text)-over))
+		case len(out.Entries) > 0:
+			out.Entries = dropTail(out.Entries, over, func(e EntryInfo) int { return runes(e.Name, e.Kind) })
+		case len(out.Sections) > 0:
+			out.Sections = dropTail(out.Sections, over, func(s SectionInfo) int { return runes(s.Title) })
+		case len(out.Documents) > 0:
+			out.Documents = dropTail(out.Documents, over, func(s string) int { return runes(s) })
+		case out.Abstract != "":
+			out.Abstract, _ = textnorm.Truncate(out.Abstract, max(0, runes(out.Abstract)-over))
+		case len(out.Authors) > 0:
+			out.Authors = dropTail(out.Authors, over, func(s string) int { return runes(s) })
+		case out.Title != "":
+			out.Title, _ = textnorm.Truncate(out.Title, max(0, runes(out.Title)-over))
+		default:
+			return tn.spent(need)
+		}
+	}
+}
+
+// dropTail drops items from the end of l until their charge reaches over,
+// at least one.
+func dropTail[E any](l []E, over int, chars func(E) int) []E {
+	n := len(l)
+	for dropped := 0; n > 0 && (n == len(l) || dropped < over); n-- {
+		dropped += chars(l[n-1])
+	}
+	return l[:n]
 }
 
 // inferMode picks the mode: named, else from the arguments, else from the
@@ -99,27 +168,18 @@ func inferMode(in ReadInput, frag cite.URI) string {
 	return ModeMetadata
 }
 
-// outChars counts the Vault text a read hands out, for the budget.
-func outChars(o *ReadOutput) int {
-	n := utf8.RuneCountInString(o.Text) + utf8.RuneCountInString(o.Abstract)
-	for _, s := range o.Sections {
-		n += utf8.RuneCountInString(s.Title)
-	}
-	for _, e := range o.Entries {
-		n += utf8.RuneCountInString(e.Name)
-	}
-	return n
-}
-
 // reader carries one read call.
 type reader struct {
 	t       *Toolset
 	tg      *target
 	limit   int // characters this read may return
 	listMax int
-	offset  int  // byte offset to continue from (cursor)
-	next    int  // byte offset of the next piece, when cut
-	more    bool // the text was cut: hand out a cursor
+	offset  int    // byte offset to continue from (cursor)
+	next    int    // byte offset of the next piece, when cut
+	more    bool   // the text was cut: hand out a cursor
+	whole   string // the text cut from (after offset), for recut
+	cutText bool   // out.Text came from cut, so it pages with a cursor
+	listing bool   // the result is a directory listing
 }
 
 func (r *reader) do(ctx context.Context, mode string, in ReadInput, out *ReadOutput) error {
@@ -140,6 +200,7 @@ func (r *reader) do(ctx context.Context, mode string, in ReadInput, out *ReadOut
 			}
 			out.Truncated = truncated
 			out.CitationURI = cite.File(r.path())
+			r.listing = true
 			return nil
 		case !errors.Is(err, sources.ErrNotFound) && !errors.Is(err, sources.ErrUnsupported) && !errors.Is(err, sources.ErrOutside):
 			return mapErr(err, r.path())
@@ -246,16 +307,27 @@ func (r *reader) page(doc *sources.Document, n int, out *ReadOutput) error {
 // cut puts the piece of text from the reader's offset into out, within the
 // read limit, and arranges a cursor when more remains.
 func (r *reader) cut(text string, out *ReadOutput) {
-	if r.offset > len(text) || !utf8.RuneStart(text[min(r.offset, len(text)-1)]) && r.offset < len(text) {
+	if r.offset > len(text) || r.offset < len(text) && !utf8.RuneStart(text[r.offset]) {
 		r.offset = 0
 	}
-	rest := text[r.offset:]
-	piece, cut := textnorm.Truncate(rest, r.limit)
+	r.whole, r.cutText = text[r.offset:], true
+	r.recut(out, r.limit)
+}
+
+// recut sets out's text to at most n characters: of the text cut from, from
+// the reader's offset, arranging a cursor when more remains; or, for text
+// that is not paged (an excerpt's passage), its first n characters.
+func (r *reader) recut(out *ReadOutput, n int) {
+	if !r.cutText {
+		out.Text, _ = textnorm.Truncate(out.Text, n)
+		return
+	}
+	piece, cut := textnorm.Truncate(r.whole, n)
 	out.Text = piece
+	r.more = cut
 	if cut {
 		out.Truncated = true
 		r.next = r.offset + len(piece)
-		r.more = true
 	}
 }
 

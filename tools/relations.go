@@ -26,7 +26,12 @@ const defaultRelationLimit = 10
 // Relations answers paper_relations: slim cards for the paper's references,
 // the works citing it and related library papers. Papers outside the grant
 // appear only as cards: context_read still refuses them.
-func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (*RelationsOutput, error) {
+func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *RelationsOutput, err error) {
+	defer func() {
+		if t.recovered(researchctx.ToolRelations, recover(), &err) {
+			out = nil
+		}
+	}()
 	kind := in.Kind
 	switch kind {
 	case "":
@@ -38,10 +43,12 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (*RelationsO
 	if in.Limit < 0 {
 		return nil, fmt.Errorf("%w: limit must be positive", ErrInvalidArgument)
 	}
-	tn, err := t.begin()
+	// A relations result is charged like a read and capped like one.
+	tn, err := t.begin(ctx, func(b researchctx.Budget) int { return b.ReadChars })
 	if err != nil {
 		return nil, err
 	}
+	defer tn.end()
 	tg, err := t.resolve(ctx, in.Paper)
 	if err != nil {
 		return nil, err
@@ -65,18 +72,20 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (*RelationsO
 	if err != nil {
 		return nil, fmt.Errorf("relations of %s cannot be read: %w", quoteArg(info.Ref), err)
 	}
-	out := &RelationsOutput{Paper: info.Ref, References: []RelationCard{}, CitedBy: []RelationCard{}, Related: []RelationCard{}}
+	out = &RelationsOutput{Paper: info.Ref, References: []RelationCard{}, CitedBy: []RelationCard{}, Related: []RelationCard{}}
 	var uris []string
-	chars := 0
+	chars := out.Chars()
+	found := false
 	add := func(dst *[]RelationCard, works []relations.Work) {
 		for i, w := range works {
 			if i >= limit {
 				out.Truncated = true
 				return
 			}
+			found = true
 			c := t.card(w)
-			n := len([]rune(c.Title))
-			if chars+n > t.callCap(tn, tn.remaining) {
+			n := c.chars()
+			if chars+n > tn.limit() {
 				out.Truncated = true
 				return
 			}
@@ -94,7 +103,10 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (*RelationsO
 	if kind == RelAll || kind == RelRelated {
 		add(&out.Related, rels.Related)
 	}
-	out.Budget, err = t.finish(tn, researchctx.ToolRelations, uris, chars)
+	if chars > tn.limit() || found && len(out.References)+len(out.CitedBy)+len(out.Related) == 0 {
+		return nil, tn.spent(chars)
+	}
+	out.Budget, err = t.finish(tn, researchctx.ToolRelations, uris, out.Chars())
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -20,7 +22,12 @@ const maxQuery = 2000
 // Search answers context_search: a few ranked evidence cards from the granted
 // sources (or the one named), each a short verbatim excerpt with its page or
 // section and citation URI. It never returns full text.
-func (t *Toolset) Search(ctx context.Context, in SearchInput) (*SearchOutput, error) {
+func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput, err error) {
+	defer func() {
+		if t.recovered(researchctx.ToolSearch, recover(), &err) {
+			out = nil
+		}
+	}()
 	q := strings.TrimSpace(in.Query)
 	switch {
 	case q == "":
@@ -30,15 +37,19 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (*SearchOutput, er
 	case in.Limit < 0:
 		return nil, fmt.Errorf("%w: limit must be positive", ErrInvalidArgument)
 	}
-	tn, err := t.begin()
+	cards := func(b researchctx.Budget) int {
+		if in.Limit > 0 {
+			return min(in.Limit, b.SearchCards)
+		}
+		return b.SearchCards
+	}
+	tn, err := t.begin(ctx, func(b researchctx.Budget) int { return cards(b) * (b.CardChars + cardOverhead) })
 	if err != nil {
 		return nil, err
 	}
+	defer tn.end()
 	b := tn.grant.Budget
-	limit := b.SearchCards
-	if in.Limit > 0 {
-		limit = min(in.Limit, limit)
-	}
+	limit := cards(b)
 	srcs := t.sources
 	if in.Source != "" {
 		tg, err := t.resolve(ctx, in.Source)
@@ -51,14 +62,14 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (*SearchOutput, er
 		srcs = []sources.Source{tg.src}
 	}
 	query := sources.Query{Text: q, Limit: limit, ScanFiles: b.ScanFiles, ExcerptChars: b.CardChars}
-	hits, truncated, err := searchAll(ctx, srcs, query)
+	hits, truncated, err := searchAll(ctx, t.log, srcs, query)
 	if err != nil {
 		return nil, err
 	}
 	if len(hits) > limit {
 		hits, truncated = hits[:limit], true
 	}
-	out := &SearchOutput{Cards: []Card{}, Truncated: truncated}
+	out = &SearchOutput{Cards: []Card{}, Truncated: truncated}
 	var uris []string
 	chars := 0
 	for _, h := range hits {
@@ -67,12 +78,6 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (*SearchOutput, er
 			ex = fallbackExcerpt(h.hit.Text, q, b.CardChars)
 		}
 		ex, _ = textnorm.Truncate(strings.TrimSpace(ex), b.CardChars)
-		n := utf8.RuneCountInString(ex)
-		if chars+n > t.callCap(tn, tn.remaining) {
-			out.Truncated = true
-			break
-		}
-		chars += n
 		c := Card{
 			Source:      h.src.Ref,
 			Kind:        string(h.src.Kind),
@@ -85,10 +90,29 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (*SearchOutput, er
 			Score:       roundScore(h.hit.Score),
 			CitationURI: locationURI(h.hit.Location),
 		}
+		// The whole card counts, not just its excerpt.
+		n := c.chars()
+		if chars+n > tn.limit() {
+			// The last card that fits in part keeps a shorter excerpt.
+			room := tn.limit() - chars - (n - runes(c.Excerpt))
+			out.Truncated = true
+			if room < minExcerpt {
+				break
+			}
+			c.Excerpt, _ = textnorm.Truncate(c.Excerpt, room)
+			n = c.chars()
+		}
+		chars += n
 		out.Cards = append(out.Cards, c)
 		uris = append(uris, c.CitationURI)
+		if out.Truncated && chars >= tn.limit() {
+			break
+		}
 	}
-	out.Budget, err = t.finish(tn, researchctx.ToolSearch, uris, chars)
+	if len(out.Cards) == 0 && len(hits) > 0 {
+		return nil, tn.spent(hits0chars(hits, b.CardChars))
+	}
+	out.Budget, err = t.finish(tn, researchctx.ToolSearch, uris, out.Chars())
 	if err != nil {
 		return nil, err
 	}
@@ -100,9 +124,26 @@ type rankedHit struct {
 	hit sources.Hit
 }
 
+// cardOverhead is what a search reserves per card beyond its excerpt: the
+// source, path, title, section and citation URI, which are charged too. A
+// card with longer ones is left out when the reservation runs out.
+const cardOverhead = 400
+
+// minExcerpt is the shortest excerpt worth a card when the reservation
+// runs out mid-card.
+const minExcerpt = 40
+
+// hits0chars is a rough size of the first card, for the message of a
+// search whose first card does not fit what remains.
+func hits0chars(hits []rankedHit, cardChars int) int {
+	h := hits[0].hit
+	return runes(h.Path, h.Title, h.Section) + min(cardChars, runes(h.Excerpt))
+}
+
 // searchAll queries every source concurrently and merges the hits by score;
-// ties break by path and page so the order is deterministic.
-func searchAll(ctx context.Context, srcs []sources.Source, q sources.Query) ([]rankedHit, bool, error) {
+// ties break by path and page so the order is deterministic. A source that
+// panics fails like one that errs: the others' hits still count.
+func searchAll(ctx context.Context, log *slog.Logger, srcs []sources.Source, q sources.Query) ([]rankedHit, bool, error) {
 	type result struct {
 		res *sources.Results
 		err error
@@ -116,6 +157,14 @@ func searchAll(ctx context.Context, srcs []sources.Source, q sources.Query) ([]r
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			defer func() {
+				// A goroutine's panic would end the process: the
+				// call's own recover cannot see it.
+				if v := recover(); v != nil {
+					log.Error("source search failed with a panic", "source", s.Info().Ref, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+					results[i] = result{nil, fmt.Errorf("%w: searching %s", ErrInternal, quoteArg(s.Info().Ref))}
+				}
+			}()
 			r, err := s.Search(ctx, q)
 			results[i] = result{r, err}
 		}()

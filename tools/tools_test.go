@@ -552,8 +552,13 @@ func TestMaxResultChars(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len([]rune(out.Text)); n != 300 || !out.Truncated || out.NextCursor == "" {
-		t.Fatalf("capped read: %d characters, truncated %v, cursor %q", n, out.Truncated, out.NextCursor)
+	// Every character of the result counts toward the cap, not only the
+	// text, and the log holds exactly the result's charge.
+	if n := out.Chars(); n != 300 || len(out.Text) == 0 || !out.Truncated || out.NextCursor == "" {
+		t.Fatalf("capped read: charge %d (text %d), truncated %v, cursor %q", n, len([]rune(out.Text)), out.Truncated, out.NextCursor)
+	}
+	if u := usageOf(t, f.grant); u.Chars != out.Budget.Used || u.Chars != out.Chars() {
+		t.Errorf("logged %d characters, result charge %d, report %+v", u.Chars, out.Chars(), out.Budget)
 	}
 	next, err := ts.Read(ctx, tools.ReadInput{Target: "papers/2401.01234", Cursor: out.NextCursor})
 	if err != nil {
@@ -567,11 +572,20 @@ func TestMaxResultChars(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := 0
-	for _, c := range s.Cards {
-		total += len([]rune(c.Excerpt))
+	if total := s.Chars(); total > 300 || len(s.Cards) == 0 || !s.Truncated {
+		t.Errorf("capped search: charge %d in %d cards, truncated %v", total, len(s.Cards), s.Truncated)
 	}
-	if total > 300 || !s.Truncated {
-		t.Errorf("capped search: %d characters of excerpts, truncated %v", total, s.Truncated)
+}
+
+// usageOf reads the fixture turn's usage.
+func usageOf(t *testing.T, grant string) researchctx.Usage {
+	t.Helper()
+	u, err := researchctx.ReadUsage(researchctx.UsagePath(grant), "turn-1")
+	if err != nil {
+		t.Fatal(err)
 	}
+	if u.Skipped != 0 {
+		t.Errorf("%d usage lines skipped", u.Skipped)
+	}
+	return u
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/researchctx/researchctx"
@@ -45,7 +45,6 @@ type Options struct {
 // use.
 type Toolset struct {
 	grantPath   string
-	usagePath   string
 	fingerprint string
 	log         *slog.Logger
 	maxResult   int // Options.MaxResultChars, 0 for none
@@ -55,7 +54,7 @@ type Toolset struct {
 	lib     *sources.Library // nil for grants served by custom sources
 	rel     relationsFunc    // nil when the sources have no library
 
-	usage usageTracker
+	usage *researchctx.UsageLog // shared with every process on the grant
 }
 
 // Open reads the grant at grantPath, remembers its fingerprint and opens its
@@ -73,7 +72,7 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 	}
 	t := &Toolset{
 		grantPath:   grantPath,
-		usagePath:   researchctx.UsagePath(grantPath),
+		usage:       researchctx.OpenUsageLog(researchctx.UsagePath(grantPath)),
 		fingerprint: g.Fingerprint,
 		log:         opts.Logger,
 		maxResult:   opts.MaxResultChars,
@@ -128,52 +127,78 @@ func (t *Toolset) Close() error {
 // Sources returns the granted sources the Toolset serves.
 func (t *Toolset) Sources() []sources.Source { return t.sources }
 
-// turn is the per-call view of the grant and the turn's budget.
+// turn is the per-call view of the grant and the budget the call reserved.
 type turn struct {
-	grant     *researchctx.Grant
-	used      int // characters the turn used before this call
-	remaining int // characters left before this call (> 0)
+	grant *researchctx.Grant
+	res   *researchctx.Reservation
 }
 
-// begin re-reads the grant and the turn's use. It fails closed when the grant
-// is gone or its scope changed, and when the budget is spent.
-func (t *Toolset) begin() (*turn, error) {
+// begin re-reads the grant and reserves the call's budget: at most perCall
+// characters (and the transport's cap), at most what the turn has left
+// counting every call in flight in any process. It fails closed when the
+// grant is gone or its scope changed, and when the budget is spent. The
+// caller must settle the reservation (finish) or release it (end).
+func (t *Toolset) begin(ctx context.Context, perCall func(researchctx.Budget) int) (*turn, error) {
 	g, err := researchctx.ReadGrant(t.grantPath)
 	if err != nil || g.Fingerprint != t.fingerprint {
 		return nil, ErrGrantChanged
 	}
-	used, err := t.usage.used(t.usagePath, g.TurnID)
-	if err != nil {
-		return nil, fmt.Errorf("reading the usage log: %w", err)
-	}
-	rem := g.Budget.TurnChars - used
-	if rem <= 0 {
-		return nil, fmt.Errorf("%w: %d of %d characters used", ErrBudgetSpent, used, g.Budget.TurnChars)
-	}
-	return &turn{grant: g, used: used, remaining: rem}, nil
-}
-
-// callCap returns how many characters of Vault text this call may return:
-// the per-call cap, the turn's remaining budget and the transport's cap.
-func (t *Toolset) callCap(tn *turn, perCall int) int {
-	n := min(perCall, tn.remaining)
+	want := max(1, perCall(g.Budget))
 	if t.maxResult > 0 {
-		n = min(n, t.maxResult)
+		want = min(want, t.maxResult)
 	}
-	return n
+	res, used, err := t.usage.Reserve(ctx, g.TurnID, g.Budget.TurnChars, want)
+	if errors.Is(err, researchctx.ErrTurnSpent) {
+		return nil, fmt.Errorf("%w: %d of %d characters used", ErrBudgetSpent, min(used, g.Budget.TurnChars), g.Budget.TurnChars)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &turn{grant: g, res: res}, nil
 }
 
-// finish logs the call and returns the budget report after it.
+// limit returns how many characters this call may return.
+func (tn *turn) limit() int { return tn.res.Chars() }
+
+// end releases the reservation of a call that returns no result; after
+// finish it does nothing.
+func (tn *turn) end() {
+	if tn != nil {
+		_ = tn.res.Release()
+	}
+}
+
+// spent is the error of a call whose result cannot fit what it reserved.
+func (tn *turn) spent(need int) error {
+	return fmt.Errorf("%w: %d characters remain for this call, too few for its result (%d)", ErrBudgetSpent, tn.limit(), need)
+}
+
+// finish logs the call, settling its reservation with exactly the
+// characters returned, and returns the budget report after it.
 func (t *Toolset) finish(tn *turn, tool string, uris []string, chars int) (BudgetReport, error) {
-	err := researchctx.AppendUsage(t.usagePath, researchctx.UsageLine{
-		TurnID: tn.grant.TurnID, Tool: tool, URIs: dedupe(uris), Chars: chars,
-	})
+	used, err := tn.res.Settle(tool, dedupe(uris), chars)
 	if err != nil {
 		// Nothing may be handed out that is not logged.
-		return BudgetReport{}, fmt.Errorf("recording the call: %w", err)
+		return BudgetReport{}, err
 	}
-	used := tn.used + chars
 	return BudgetReport{Used: used, Remaining: max(0, tn.grant.Budget.TurnChars-used)}, nil
+}
+
+// ErrInternal is wrapped by the error of a call that hit a bug in the
+// server (a panic): the call fails with it, the bug is logged, and the
+// server goes on serving.
+var ErrInternal = errors.New("internal error")
+
+// recovered turns a panic of a call into ErrInternal and a log line. It
+// reports whether there was one; it must be called with recover() from the
+// call's deferred function.
+func (t *Toolset) recovered(tool string, v any, err *error) bool {
+	if v == nil {
+		return false
+	}
+	t.log.Error("tool call failed with a panic", "tool", tool, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	*err = fmt.Errorf("%w: %s failed; the failure was logged", ErrInternal, tool)
+	return true
 }
 
 func dedupe(uris []string) []string {
@@ -277,27 +302,4 @@ func quoteArg(s string) string {
 		s = string([]rune(s)[:200]) + "…"
 	}
 	return fmt.Sprintf("%q", s)
-}
-
-// usageTracker keeps every turn's character sum from the usage log and the
-// offset it has read to, so a call reads only the lines appended since the
-// last one, by any process, and never reads a line twice.
-type usageTracker struct {
-	mu     sync.Mutex
-	sums   map[string]int
-	offset int64
-}
-
-func (u *usageTracker) used(path, turnID string) (int, error) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.sums == nil {
-		u.sums = map[string]int{}
-	}
-	next, err := researchctx.SumUsage(path, u.offset, u.sums)
-	if err != nil {
-		return 0, err
-	}
-	u.offset = next
-	return u.sums[turnID], nil
 }

@@ -1,0 +1,358 @@
+package researchctx
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sync"
+	"time"
+)
+
+// ErrTurnSpent is returned by UsageLog.Reserve when the turn's budget is
+// used up, counting the reservations of calls still in flight.
+var ErrTurnSpent = errors.New("the turn's budget is spent")
+
+// UsageLog is the usage log of one grant as the processes serving it share
+// it: it makes the turn's budget exact across goroutines and processes.
+//
+// A call reserves before it builds its result: under an exclusive lock on
+// usage.jsonl it reads what was appended since it last looked, sums the
+// turn's settled characters and the reservations still in flight, and
+// appends a reservation record for at most what remains. It then builds its
+// result within the reservation, without the lock, and settles: it appends
+// its usage line (SPEC §6's fields, plus the reservation it settles) under
+// the lock. A call that fails appends a release instead. The turn's total is
+// settled characters plus open reservations, so no interleaving of calls,
+// in one process or many, hands out more than the turn's budget.
+//
+// A reservation names the process (pid and host) that holds it. One whose
+// process is gone — a server killed mid-call — is dropped by every reader,
+// so it cannot hold the budget forever. One from another host, whose pid
+// cannot be checked, counts until its turn ends (a new turn id starts a
+// new budget).
+//
+// A UsageLog is safe for concurrent use. Open one per process and grant.
+type UsageLog struct {
+	path string
+	pid  int
+	host string
+	tag  string // random per UsageLog, so reservation ids never repeat
+
+	mu      sync.Mutex
+	seq     uint64
+	off     int64       // bytes of the log read so far (complete lines)
+	file    os.FileInfo // the file read so far, to notice a replaced log
+	settled map[string]int
+	pending map[string]reserveRecord // open reservations by id
+	mine    map[string]bool          // reservations this UsageLog holds
+}
+
+// OpenUsageLog returns the UsageLog at path (usage.jsonl beside a grant; see
+// UsagePath). It does no I/O: the file is created on first use.
+func OpenUsageLog(path string) *UsageLog {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	host, _ := os.Hostname()
+	return &UsageLog{
+		path: path, pid: os.Getpid(), host: host, tag: hex.EncodeToString(b[:]),
+		settled: map[string]int{}, pending: map[string]reserveRecord{}, mine: map[string]bool{},
+	}
+}
+
+// Reservation is budget held by one call until it settles or releases it.
+type Reservation struct {
+	log   *UsageLog
+	id    string
+	turn  string
+	chars int
+	done  bool
+}
+
+// Chars returns the characters reserved: the most the call may return.
+func (r *Reservation) Chars() int { return r.chars }
+
+// reserveWait bounds how long Reserve waits for calls in flight to settle
+// when their reservations hold all that remains.
+const reserveWait = 10 * time.Second
+
+// Reserve reserves up to want characters of turn turnID, whose budget is
+// turnChars, and returns the reservation and the characters the turn had
+// used or reserved before it. When nothing remains but calls in flight
+// hold reservations, it waits (up to ctx and a few seconds) for them to
+// settle; when nothing remains, the error wraps ErrTurnSpent.
+func (l *UsageLog) Reserve(ctx context.Context, turnID string, turnChars, want int) (*Reservation, int, error) {
+	if want <= 0 {
+		return nil, 0, fmt.Errorf("reserving %d characters: want must be positive", want)
+	}
+	deadline := time.Now().Add(reserveWait)
+	pause := time.Millisecond
+	for {
+		r, used, waiting, err := l.tryReserve(turnID, turnChars, want)
+		if err != nil || r != nil {
+			return r, used, err
+		}
+		if !waiting || time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, used, fmt.Errorf("%w: %d of %d characters used or held by calls in flight", ErrTurnSpent, min(used, turnChars), turnChars)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 50*time.Millisecond)
+	}
+}
+
+func (l *UsageLog) tryReserve(turnID string, turnChars, want int) (r *Reservation, used int, waiting bool, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	err = withUsageLock(l.path, func(f *os.File, st os.FileInfo) error {
+		if err := l.sync(f, st); err != nil {
+			return err
+		}
+		held, others := l.held(turnID)
+		used = addChars(l.settled[turnID], held)
+		rem := turnChars - used
+		if rem <= 0 {
+			waiting = others
+			return nil
+		}
+		l.seq++
+		rec := reserveRecord{
+			ID: fmt.Sprintf("%d-%s-%d", l.pid, l.tag, l.seq), TurnID: turnID,
+			Chars: min(want, rem), PID: l.pid, Host: l.host,
+		}
+		data, err := json.Marshal(struct {
+			At      time.Time     `json:"at"`
+			Reserve reserveRecord `json:"reserve"`
+		}{time.Now().UTC(), rec})
+		if err != nil {
+			return err
+		}
+		if err := l.append(f, st, append(data, '\n')); err != nil {
+			return err
+		}
+		l.pending[rec.ID] = rec
+		l.mine[rec.ID] = true
+		r = &Reservation{log: l, id: rec.ID, turn: turnID, chars: rec.Chars}
+		return nil
+	})
+	return r, used, waiting, err
+}
+
+// held sums the open reservations of a turn whose process still runs, and
+// reports whether any belongs to a call in flight (that may release some).
+func (l *UsageLog) held(turnID string) (sum int, any bool) {
+	for id, p := range l.pending {
+		if p.TurnID != turnID {
+			continue
+		}
+		if !l.live(id, p) {
+			delete(l.pending, id)
+			continue
+		}
+		sum = addChars(sum, p.Chars)
+		any = true
+	}
+	return sum, any
+}
+
+// live reports whether the process that holds a reservation may still
+// settle it.
+func (l *UsageLog) live(id string, p reserveRecord) bool {
+	switch {
+	case p.Host != l.host:
+		return true // another machine: its pid means nothing here
+	case p.PID == l.pid:
+		return l.mine[id] // an earlier process with this pid is gone
+	}
+	return processAlive(p.PID)
+}
+
+// Settle appends the call's usage line, which settles the reservation, and
+// returns the turn's settled characters after it. chars is what the call
+// returned; more than was reserved is an error and nothing is logged (the
+// reservation is released), since nothing may be handed out past it.
+func (r *Reservation) Settle(tool string, uris []string, chars int) (int, error) {
+	if r.done {
+		return 0, errors.New("the reservation is already settled")
+	}
+	if chars < 0 || chars > r.chars {
+		r.Release()
+		return 0, fmt.Errorf("a result of %d characters exceeds its reservation of %d", chars, r.chars)
+	}
+	data, err := marshalUsage(UsageLine{TurnID: r.turn, Tool: tool, URIs: uris, Chars: chars, Settles: r.id})
+	if err != nil {
+		r.Release()
+		return 0, err
+	}
+	return r.finish(data, chars)
+}
+
+// Release gives the reservation back unused: for a call that fails. It is a
+// no-op after Settle or Release.
+func (r *Reservation) Release() error {
+	if r == nil || r.done {
+		return nil
+	}
+	data, err := json.Marshal(struct {
+		At      time.Time `json:"at"`
+		Release string    `json:"release"`
+	}{time.Now().UTC(), r.id})
+	if err != nil {
+		return err
+	}
+	_, err = r.finish(append(data, '\n'), 0)
+	return err
+}
+
+// finish appends the line that closes the reservation and returns the
+// turn's settled total. Whatever happens, this process stops counting the
+// reservation as its own, so a failed append cannot hold the budget.
+func (r *Reservation) finish(line []byte, chars int) (int, error) {
+	l := r.log
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r.done = true
+	defer delete(l.mine, r.id)
+	used := 0
+	err := withUsageLock(l.path, func(f *os.File, st os.FileInfo) error {
+		if err := l.sync(f, st); err != nil {
+			return err
+		}
+		if err := l.append(f, st, line); err != nil {
+			return err
+		}
+		delete(l.pending, r.id)
+		l.settled[r.turn] = addChars(l.settled[r.turn], chars)
+		used = l.settled[r.turn]
+		return nil
+	})
+	if err != nil {
+		delete(l.pending, r.id)
+		return 0, fmt.Errorf("recording the call: %w", err)
+	}
+	return used, nil
+}
+
+// sync reads the lines appended since the last look. Called under both
+// locks. A log that was replaced or shortened is read again from the start.
+func (l *UsageLog) sync(f *os.File, st os.FileInfo) error {
+	if l.file != nil && (!os.SameFile(l.file, st) || st.Size() < l.off) {
+		l.off = 0
+		clear(l.settled)
+		clear(l.pending)
+	}
+	l.file = st
+	if st.Size() == l.off {
+		return nil
+	}
+	n, err := scanUsage(io.NewSectionReader(f, l.off, st.Size()-l.off), func(line []byte, ok bool) {
+		if ok {
+			l.apply(line)
+		}
+	})
+	l.off += n
+	if err != nil {
+		return fmt.Errorf("reading the usage log: %w", err)
+	}
+	return nil
+}
+
+// apply adds one complete line to the sums.
+func (l *UsageLog) apply(line []byte) {
+	rec, kind := parseUsage(line)
+	switch kind {
+	case recCall:
+		if rec.Settles != "" {
+			delete(l.pending, rec.Settles)
+		}
+		l.settled[rec.TurnID] = addChars(l.settled[rec.TurnID], rec.Chars)
+	case recReserve:
+		l.pending[rec.Reserve.ID] = *rec.Reserve
+	case recRelease:
+		delete(l.pending, rec.Release)
+	}
+}
+
+// append writes one record at the end of the log, read up to its end by
+// sync, and moves past it. A torn last line (a writer that died mid-write)
+// is ended first, so the record starts a line of its own.
+func (l *UsageLog) append(f *os.File, st os.FileInfo, data []byte) error {
+	n, err := appendRecord(f, data, l.off < st.Size())
+	if err != nil {
+		return err
+	}
+	l.off = st.Size() + n
+	return nil
+}
+
+// appendRecord appends data with one write, after a newline when torn.
+func appendRecord(f *os.File, data []byte, torn bool) (int64, error) {
+	if torn {
+		data = append([]byte{'\n'}, data...)
+	}
+	n, err := f.Write(data)
+	if err != nil {
+		return int64(n), fmt.Errorf("appending to the usage log: %w", errors.Unwrap(err))
+	}
+	return int64(n), nil
+}
+
+// tornTail reports whether the log of size bytes ends inside a line.
+func tornTail(f *os.File, size int64) bool {
+	if size == 0 {
+		return false
+	}
+	var b [1]byte
+	_, err := f.ReadAt(b[:], size-1)
+	return err == nil && b[0] != '\n'
+}
+
+// lockWait bounds the wait for the usage log's lock, which is held only
+// for a read of the new lines and one append.
+const lockWait = 10 * time.Second
+
+// withUsageLock runs fn with the usage log at path open for reading and
+// appending (created 0600) and locked against every other process and
+// goroutine that appends to it.
+func withUsageLock(path string, fn func(f *os.File, st os.FileInfo) error) error {
+	f, err := openUsage(path, os.O_RDWR|os.O_APPEND|os.O_CREATE)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	deadline := time.Now().Add(lockWait)
+	pause := 50 * time.Microsecond
+	for {
+		ok, err := tryLock(f)
+		if err != nil {
+			return fmt.Errorf("locking the usage log: %w", err)
+		}
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the usage log stayed locked by another process")
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 20*time.Millisecond)
+	}
+	defer unlock(f)
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("reading the usage log: %w", errors.Unwrap(err))
+	}
+	if !st.Mode().IsRegular() {
+		return errors.New("the usage log is not a regular file")
+	}
+	if st.Size() < 0 || st.Size() > math.MaxInt64/2 {
+		return errors.New("the usage log is too large")
+	}
+	return fn(f, st)
+}
