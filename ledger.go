@@ -50,8 +50,12 @@ type UsageLog struct {
 	file    os.FileInfo // the file read so far, to notice a replaced log
 	settled map[string]int
 	pending map[string]reserveRecord // open reservations by id
-	mine    map[string]bool          // reservations this UsageLog holds
 }
+
+// heldHere holds the ids of the reservations this process holds open, in
+// any UsageLog: a reservation with this process's pid that is not here was
+// made by an earlier process with the same pid, which is gone.
+var heldHere sync.Map
 
 // OpenUsageLog returns the UsageLog at path (usage.jsonl beside a grant; see
 // UsagePath). It does no I/O: the file is created on first use.
@@ -61,7 +65,7 @@ func OpenUsageLog(path string) *UsageLog {
 	host, _ := os.Hostname()
 	return &UsageLog{
 		path: path, pid: os.Getpid(), host: host, tag: hex.EncodeToString(b[:]),
-		settled: map[string]int{}, pending: map[string]reserveRecord{}, mine: map[string]bool{},
+		settled: map[string]int{}, pending: map[string]reserveRecord{},
 	}
 }
 
@@ -138,7 +142,7 @@ func (l *UsageLog) tryReserve(turnID string, turnChars, want int) (r *Reservatio
 			return err
 		}
 		l.pending[rec.ID] = rec
-		l.mine[rec.ID] = true
+		heldHere.Store(rec.ID, true)
 		r = &Reservation{log: l, id: rec.ID, turn: turnID, chars: rec.Chars}
 		return nil
 	})
@@ -169,7 +173,8 @@ func (l *UsageLog) live(id string, p reserveRecord) bool {
 	case p.Host != l.host:
 		return true // another machine: its pid means nothing here
 	case p.PID == l.pid:
-		return l.mine[id] // an earlier process with this pid is gone
+		_, ok := heldHere.Load(id) // else an earlier process with this pid
+		return ok
 	}
 	return processAlive(p.PID)
 }
@@ -219,7 +224,7 @@ func (r *Reservation) finish(line []byte, chars int) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r.done = true
-	defer delete(l.mine, r.id)
+	defer heldHere.Delete(r.id)
 	used := 0
 	err := withUsageLock(l.path, func(f *os.File, st os.FileInfo) error {
 		if err := l.sync(f, st); err != nil {

@@ -3,8 +3,10 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -131,8 +133,13 @@ type handlers struct {
 	log   *slog.Logger
 }
 
-func (h *handlers) search(ctx context.Context, _ *sdk.CallToolRequest, in tools.SearchInput) (*sdk.CallToolResult, *tools.SearchOutput, error) {
-	out, err := h.ts.Search(ctx, in)
+func (h *handlers) search(ctx context.Context, _ *sdk.CallToolRequest, in tools.SearchInput) (res *sdk.CallToolResult, out *tools.SearchOutput, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, out, err = nil, nil, h.panicked(researchctx.ToolSearch, v)
+		}
+	}()
+	out, err = h.ts.Search(ctx, in)
 	if err != nil {
 		return nil, nil, h.toolError(researchctx.ToolSearch, err)
 	}
@@ -145,8 +152,13 @@ func (h *handlers) search(ctx context.Context, _ *sdk.CallToolRequest, in tools.
 	return textResult(fitSearch(in, out)), out, nil
 }
 
-func (h *handlers) read(ctx context.Context, _ *sdk.CallToolRequest, in tools.ReadInput) (*sdk.CallToolResult, *tools.ReadOutput, error) {
-	out, err := h.ts.Read(ctx, in)
+func (h *handlers) read(ctx context.Context, _ *sdk.CallToolRequest, in tools.ReadInput) (res *sdk.CallToolResult, out *tools.ReadOutput, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, out, err = nil, nil, h.panicked(researchctx.ToolRead, v)
+		}
+	}()
+	out, err = h.ts.Read(ctx, in)
 	if err != nil {
 		return nil, nil, h.toolError(researchctx.ToolRead, err)
 	}
@@ -156,8 +168,13 @@ func (h *handlers) read(ctx context.Context, _ *sdk.CallToolRequest, in tools.Re
 	return textResult(fitRead(out)), out, nil
 }
 
-func (h *handlers) relations(ctx context.Context, _ *sdk.CallToolRequest, in tools.RelationsInput) (*sdk.CallToolResult, *tools.RelationsOutput, error) {
-	out, err := h.ts.Relations(ctx, in)
+func (h *handlers) relations(ctx context.Context, _ *sdk.CallToolRequest, in tools.RelationsInput) (res *sdk.CallToolResult, out *tools.RelationsOutput, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, out, err = nil, nil, h.panicked(researchctx.ToolRelations, v)
+		}
+	}()
+	out, err = h.ts.Relations(ctx, in)
 	if err != nil {
 		return nil, nil, h.toolError(researchctx.ToolRelations, err)
 	}
@@ -170,6 +187,14 @@ func (h *handlers) relations(ctx context.Context, _ *sdk.CallToolRequest, in too
 		}
 	}
 	return textResult(fitRelations(out)), out, nil
+}
+
+// panicked turns a panic in a tool call (of a host's Toolset, or while
+// rendering) into a tool error and a log line: a bug ends the call, never
+// the server.
+func (h *handlers) panicked(tool string, v any) error {
+	h.log.Error("tool call failed with a panic", "tool", tool, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	return h.toolError(tool, fmt.Errorf("%w: %s failed; the failure was logged", tools.ErrInternal, tool))
 }
 
 func textResult(text string) *sdk.CallToolResult {

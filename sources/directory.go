@@ -367,6 +367,7 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 	}
 	st := &dirState{scanCap: scanCap, scanned: time.Now()}
 	parts := []string{"dir/1", d.ref, strconv.Itoa(scanCap)}
+	skipped := false // a text file too large to search
 	st.truncated, err = f.Walk(".", maxScanDepth, scanCap, func(rel string, de fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -383,7 +384,12 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 			return nil
 		}
 		info, err := de.Info()
-		if err != nil || info.Size() > safefs.DefaultMax || info.Size() == 0 {
+		if err != nil || info.Size() == 0 {
+			return nil
+		}
+		if info.Size() > safefs.DefaultMax {
+			// Text that may match but is not searched: say so.
+			skipped = true
 			return nil
 		}
 		st.files = append(st.files, full)
@@ -393,6 +399,7 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.truncated = st.truncated || skipped
 	st.stamp = stampOf(parts...)
 	return st, nil
 }

@@ -27,9 +27,18 @@ type fixture struct {
 
 func newFixture(t *testing.T, budget *researchctx.BudgetOverrides, mentions ...string) *fixture {
 	t.Helper()
+	return newFixtureWith(t, budget, nil, mentions...)
+}
+
+// newFixtureWith is newFixture on a sample vault that prep changed first.
+func newFixtureWith(t *testing.T, budget *researchctx.BudgetOverrides, prep func(vault string), mentions ...string) *fixture {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "vault")
 	if err := samplevault.Extract(dir); err != nil {
 		t.Fatal(err)
+	}
+	if prep != nil {
+		prep(dir)
 	}
 	if mentions == nil {
 		mentions = []string{"notes", "reading-list", "papers/vision"}
