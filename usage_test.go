@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if path := os.Getenv("RESEARCHCTX_LEDGER_CLIENT"); path != "" {
+		os.Exit(ledgerClient(path))
+	}
 	os.Exit(m.Run())
 }
 
