@@ -1,0 +1,63 @@
+package researchctx
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// BenchmarkLedger is the usage-log cost of one tool call: the reservation
+// protocol (lock, read what is new, reserve; lock, settle) against the
+// protocol it replaced (read what is new, then one unlocked append). A new
+// turn every 1,000 calls keeps the budget from running out.
+func BenchmarkLedger(b *testing.B) {
+	b.Run("reserve-settle", func(b *testing.B) {
+		l := OpenUsageLog(filepath.Join(b.TempDir(), UsageFile))
+		uris := []string{"papers/p/p.pdf#page=1"}
+		for i := 0; b.Loop(); i++ {
+			turn := "t" + strconv.Itoa(i/1000)
+			r, _, err := l.Reserve(context.Background(), turn, 400_000, 300)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := r.Settle("context_read", uris, 300); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sum-append", func(b *testing.B) {
+		path := filepath.Join(b.TempDir(), UsageFile)
+		uris := []string{"papers/p/p.pdf#page=1"}
+		sums := map[string]int{}
+		var off int64
+		for i := 0; b.Loop(); i++ {
+			turn := "t" + strconv.Itoa(i/1000)
+			next, err := SumUsage(path, off, sums)
+			if err != nil {
+				b.Fatal(err)
+			}
+			off = next
+			if err := appendUnlocked(path, UsageLine{TurnID: turn, Tool: "context_read", URIs: uris, Chars: 300}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// appendUnlocked is the append of the protocol the ledger replaced: one
+// O_APPEND write, no lock.
+func appendUnlocked(path string, l UsageLine) error {
+	data, err := marshalUsage(l)
+	if err != nil {
+		return err
+	}
+	f, err := openUsage(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	f.Close()
+	return err
+}
