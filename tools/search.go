@@ -110,7 +110,7 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 		}
 	}
 	if len(out.Cards) == 0 && len(hits) > 0 {
-		return nil, tn.spent(hits0chars(hits, b.CardChars))
+		return nil, tn.spent(firstCardChars(hits, b.CardChars))
 	}
 	out.Budget, err = t.finish(tn, researchctx.ToolSearch, uris, out.Chars())
 	if err != nil {
@@ -133,9 +133,9 @@ const cardOverhead = 400
 // runs out mid-card.
 const minExcerpt = 40
 
-// hits0chars is a rough size of the first card, for the message of a
+// firstCardChars is a rough size of the first card, for the message of a
 // search whose first card does not fit what remains.
-func hits0chars(hits []rankedHit, cardChars int) int {
+func firstCardChars(hits []rankedHit, cardChars int) int {
 	h := hits[0].hit
 	return runes(h.Path, h.Title, h.Section) + min(cardChars, runes(h.Excerpt))
 }

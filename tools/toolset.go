@@ -33,11 +33,11 @@ type Options struct {
 	Sources func(ctx context.Context, g *researchctx.Grant) ([]sources.Source, error)
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
-	// MaxResultChars caps the Vault text one call returns (card excerpts,
-	// read text, an abstract), whatever the grant's budget allows: a
-	// transport sets it so a result fits its clients' limit, and the
-	// Toolset then cuts, pages and logs exactly what it returns. Zero
-	// means no cap beyond the budget.
+	// MaxResultChars caps the charge of one call (the characters of every
+	// string of its result; see ReadOutput.Chars), whatever the grant's
+	// budget allows: a transport sets it so a result fits its clients'
+	// limit, and the Toolset then cuts, pages and logs exactly what it
+	// returns. Zero means no cap beyond the budget.
 	MaxResultChars int
 }
 
