@@ -80,10 +80,14 @@ func TestDefaultRun(t *testing.T) {
 	}
 	// The sources, numbered, after step 6.
 	sources := out[last:]
-	for _, uri := range []string{limitationsURI, meetingURI, "papers/2401.01234/2401.01234.pdf#page=1", "notes", "https://arxiv.org/abs/1706.03762"} {
+	for _, uri := range []string{limitationsURI, meetingURI, "papers/2401.01234/2401.01234.pdf#page=1", "https://arxiv.org/abs/1706.03762"} {
 		if !regexp.MustCompile(`(?m)^ +\d+\. ` + regexp.QuoteMeta(uri) + `( |$)`).MatchString(sources) {
 			t.Errorf("source %s not listed:\n%s", uri, sources)
 		}
+	}
+	// Listing a folder names what it holds; the folder is not a source.
+	if regexp.MustCompile(`(?m)^ +\d+\. notes$`).MatchString(sources) {
+		t.Errorf("the listed folder is a source:\n%s", sources)
 	}
 	vaultDir := keptVault(t, out)
 	if !strings.HasPrefix(vaultDir, tmp) {
