@@ -37,7 +37,8 @@ var ErrTurnSpent = errors.New("the turn's budget is spent")
 // cannot be checked, counts until its turn ends (a new turn id starts a
 // new budget).
 //
-// A UsageLog is safe for concurrent use. Open one per process and grant.
+// A UsageLog is safe for concurrent use, and several UsageLogs on one file,
+// in one process or many, exclude each other.
 type UsageLog struct {
 	path string
 	pid  int
@@ -346,7 +347,7 @@ func withUsageLock(path string, fn func(f *os.File, st os.FileInfo) error) error
 			return errors.New("the usage log stayed locked by another process")
 		}
 		time.Sleep(pause)
-		pause = min(2*pause, 20*time.Millisecond)
+		pause = min(2*pause, 5*time.Millisecond)
 	}
 	defer unlock(f)
 	st, err := f.Stat()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"testing"
 )
 
@@ -26,6 +27,25 @@ func BenchmarkLedger(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+	b.Run("reserve-settle-parallel", func(b *testing.B) {
+		// Four UsageLogs on one file stand for four server processes,
+		// each call contending for the lock.
+		path := filepath.Join(b.TempDir(), UsageFile)
+		var next atomic.Int64
+		b.RunParallel(func(pb *testing.PB) {
+			l := OpenUsageLog(path)
+			for pb.Next() {
+				turn := "t" + strconv.FormatInt(next.Add(1)/1000, 10)
+				r, _, err := l.Reserve(context.Background(), turn, 400_000, 300)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := r.Settle("context_read", nil, 300); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	})
 	b.Run("sum-append", func(b *testing.B) {
 		path := filepath.Join(b.TempDir(), UsageFile)
