@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -274,6 +275,31 @@ func TestEverythingIsCharged(t *testing.T) {
 	}
 	if u := usageOf(t, g.grant); u.Chars != rel.Chars()+s.Chars() || s.Budget.Used != u.Chars {
 		t.Errorf("logged %d, returned %d + %d, report %+v", u.Chars, rel.Chars(), s.Chars(), s.Budget)
+	}
+}
+
+// A section list far larger than a read is cut to the read's cap, and the
+// log holds what was returned, not the list's full size.
+func TestHugeSectionListIsCut(t *testing.T) {
+	prep := func(vault string) {
+		var b strings.Builder
+		for i := range 20000 {
+			fmt.Fprintf(&b, "## Heading number %d of a very long outline\n\nbody\n\n", i)
+		}
+		if err := os.WriteFile(filepath.Join(vault, "papers/2401.01234/PAPER.md"), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := newFixtureWith(t, nil, prep)
+	out, err := f.ts.Read(context.Background(), tools.ReadInput{Target: "papers/2401.01234/PAPER.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Sections) == 0 || len(out.Sections) >= 20000 || !out.Truncated || out.Chars() > f.plan.Budget.ReadChars {
+		t.Errorf("%d sections, charge %d, truncated %v; want a cut list within %d", len(out.Sections), out.Chars(), out.Truncated, f.plan.Budget.ReadChars)
+	}
+	if u := usageOf(t, f.grant); u.Chars != out.Chars() {
+		t.Errorf("logged %d, returned %d", u.Chars, out.Chars())
 	}
 }
 
