@@ -26,22 +26,26 @@ func TestSwapRace(t *testing.T) {
 		make   func(x *fixture, tmp string) error // creates the replacement at tmp
 		secret string
 		reads  int
+		strict bool // readers use the Strict view of the Vault
 	}{
 		{"relative link out of the vault", "", "papers/x/race.md", func(x *fixture, tmp string) error {
 			return os.Symlink("../../../outside/secret.txt", tmp)
-		}, outsideSecret, 10000},
+		}, outsideSecret, 10000, false},
 		{"absolute link out of the vault", "", "papers/x/race.md", func(x *fixture, tmp string) error {
 			return os.Symlink(filepath.Join(x.dir, "outside/secret.txt"), tmp)
-		}, outsideSecret, 2000},
+		}, outsideSecret, 2000, false},
 		{"link out of the Sub view", "papers/x", "race.md", func(x *fixture, tmp string) error {
 			return os.Symlink("../x-private/secret.md", tmp)
-		}, siblingSecret, 2000},
+		}, siblingSecret, 2000, false},
 		{"link to the private folder", "", "papers/x/race.md", func(x *fixture, tmp string) error {
 			return os.Symlink("../../.agentero/grant.json", tmp)
-		}, privateSecret, 10000},
+		}, privateSecret, 10000, false},
+		{"link to a sibling paper in a Strict view", "", "papers/x/race.md", func(x *fixture, tmp string) error {
+			return os.Symlink("../x-private/secret.md", tmp)
+		}, siblingSecret, 5000, true},
 		{"FIFO", "", "papers/x/race.md", func(x *fixture, tmp string) error {
 			return syscall.Mkfifo(tmp, 0o644)
-		}, "", 2000},
+		}, "", 2000, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,6 +53,9 @@ func TestSwapRace(t *testing.T) {
 			view := x.fs
 			if tt.view != "" {
 				view = x.sub(t, tt.view)
+			}
+			if tt.strict {
+				view = view.Strict()
 			}
 			dir := filepath.Join(x.vault, "papers/x")
 			target := filepath.Join(dir, "race.md")
