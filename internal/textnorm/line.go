@@ -48,6 +48,18 @@ func Line(s string) string {
 	return b.String()
 }
 
+// Lines applies Line to each of names and leaves out those that come out
+// empty. The result is a new slice (nil when none is left).
+func Lines(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if n = Line(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // isPlainLine reports whether s is already what Line would return: valid
 // UTF-8, no unsafe character, no white space but single inner spaces.
 func isPlainLine(s string) bool {
