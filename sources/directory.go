@@ -366,7 +366,7 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 		return nil, err
 	}
 	st := &dirState{scanCap: scanCap, scanned: time.Now()}
-	parts := []string{"dir/1", d.ref, strconv.Itoa(scanCap)}
+	parts := []string{"dir/2", d.ref, strconv.Itoa(scanCap)}
 	st.truncated, err = f.Walk(".", maxScanDepth, scanCap, func(rel string, de fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -383,7 +383,13 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 			return nil
 		}
 		info, err := de.Info()
-		if err != nil || info.Size() > safefs.DefaultMax || info.Size() == 0 {
+		if err != nil || info.Size() == 0 {
+			return nil
+		}
+		if info.Size() > TextMax {
+			// Too large to index (see TextMax): the search says it
+			// did not see everything.
+			st.truncated = true
 			return nil
 		}
 		st.files = append(st.files, full)

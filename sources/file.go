@@ -41,6 +41,9 @@ func (f *File) Search(ctx context.Context, q Query) (*Results, error) {
 	if err != nil {
 		return nil, fsErr(err)
 	}
+	if st.Size() > TextMax {
+		return &Results{Truncated: true}, nil
+	}
 	stamp := stampOf(f.ref, strconv.FormatInt(st.Size(), 10), st.ModTime().String())
 	ui, err := f.idx.get(ctx, stamp, func(ctx context.Context) ([]unit, error) {
 		doc, err := f.Read(ctx, "")

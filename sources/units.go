@@ -13,9 +13,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/researchctx/researchctx/internal/index"
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
 // unit is one searchable piece of a source: a text file, a PDF page, a
@@ -116,7 +118,7 @@ func (u *unitIndex) search(q Query) *Results {
 
 // indexCacheVersion changes whenever the cached form or what goes into
 // units changes, so old cache files are rebuilt rather than misread.
-const indexCacheVersion = 3
+const indexCacheVersion = 4
 
 // indexCacheMagic starts every index cache file.
 const indexCacheMagic = "RCTXUNI\x00"
@@ -362,13 +364,25 @@ func cacheName(kind Kind, ref string) string {
 // heading marks, at most 200 characters: a text file's title.
 func firstLine(text string) string {
 	for line := range strings.SplitSeq(text, "\n") {
-		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#"))
-		if line != "" {
-			if r := []rune(line); len(r) > 200 {
-				line = string(r[:200])
+		// Only the start of a long line can become the title: do not
+		// fold megabytes to keep 200 characters.
+		line = strings.TrimLeft(line, " \t\r")
+		if len(line) > 4*maxTitle {
+			cut := 4 * maxTitle
+			for cut > 0 && !utf8.RuneStart(line[cut]) {
+				cut--
 			}
-			return line
+			line = line[:cut]
+		}
+		line = textnorm.Line(strings.TrimLeft(strings.TrimSpace(line), "#"))
+		if line != "" {
+			line, _ = textnorm.Truncate(line, maxTitle)
+			return strings.TrimSpace(line)
 		}
 	}
 	return ""
 }
+
+// maxTitle is the longest title, in characters, taken from a file's first
+// line.
+const maxTitle = 200
