@@ -48,6 +48,18 @@ func Line(s string) string {
 	return b.String()
 }
 
+// Name returns a name that must stay exact, such as a vault path, for
+// display on one line: s itself when it holds no unsafe character (see
+// Unsafe) and is valid UTF-8, else s in Go quotes with those characters
+// escaped. Unlike Line it never changes spaces, so a shown path can be
+// used as it is.
+func Name(s string) string {
+	if !HasUnsafe(s) {
+		return s
+	}
+	return strconv.QuoteToGraphic(s)
+}
+
 // Lines applies Line to each of names and leaves out those that come out
 // empty. The result is a new slice (nil when none is left).
 func Lines(names []string) []string {
