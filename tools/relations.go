@@ -3,9 +3,12 @@ package tools
 import (
 	"context"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/internal/relations"
+	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -65,9 +68,13 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (*RelationsO
 	if err != nil {
 		return nil, fmt.Errorf("relations of %s cannot be read: %w", quoteArg(info.Ref), err)
 	}
-	out := &RelationsOutput{Paper: info.Ref, References: []RelationCard{}, CitedBy: []RelationCard{}, Related: []RelationCard{}}
+	out := &RelationsOutput{Paper: info.Ref, References: []RelationCard{}, CitedBy: []RelationCard{}, Related: []RelationCard{},
+		Problems: problems(rels.Err), Skipped: rels.Skipped}
 	var uris []string
 	chars := 0
+	for _, p := range out.Problems {
+		chars += utf8.RuneCountInString(p)
+	}
 	add := func(dst *[]RelationCard, works []relations.Work) {
 		for i, w := range works {
 			if i >= limit {
@@ -101,11 +108,36 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (*RelationsO
 	return out, nil
 }
 
+// Problems of a relations result: at most maxProblems lines of at most
+// maxProblemChars characters each.
+const (
+	maxProblems     = 5
+	maxProblemChars = 300
+)
+
+// problems turns the error of a relations result (errors.Join puts one
+// error per line) into one-line messages for RelationsOutput.Problems.
+func problems(err error) []string {
+	if err == nil {
+		return nil
+	}
+	var out []string
+	for line := range strings.SplitSeq(err.Error(), "\n") {
+		if len(out) == maxProblems {
+			break
+		}
+		if l, _ := textnorm.Truncate(textnorm.Line(line), maxProblemChars); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // card turns a work into a slim card; see relations.Work.CitationURI for
 // its link.
 func (t *Toolset) card(w relations.Work) RelationCard {
 	c := RelationCard{
-		Title: w.Title, Authors: w.Authors3(), Year: w.Year, DOI: w.DOI, ArXivID: w.ArXivID,
+		Title: textnorm.Line(w.Title), Authors: textnorm.Lines(w.Authors3()), Year: w.Year, DOI: w.DOI, ArXivID: w.ArXivID,
 		PaperPath: w.Paper, CitationURI: w.CitationURI(),
 	}
 	if w.Paper != "" {
