@@ -367,6 +367,7 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 	}
 	st := &dirState{scanCap: scanCap, scanned: time.Now()}
 	parts := []string{"dir/2", d.ref, strconv.Itoa(scanCap)}
+	oversized := false
 	st.truncated, err = f.Walk(".", maxScanDepth, scanCap, func(rel string, de fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -389,7 +390,7 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 		if info.Size() > TextMax {
 			// Too large to index (see TextMax): the search says it
 			// did not see everything.
-			st.truncated = true
+			oversized = true
 			return nil
 		}
 		st.files = append(st.files, full)
@@ -399,6 +400,7 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.truncated = st.truncated || oversized
 	st.stamp = stampOf(parts...)
 	return st, nil
 }
