@@ -796,7 +796,7 @@ func (s *Paper) units(ctx context.Context) ([]unit, error) {
 		}
 		out = append(out, markdownUnits(rel, title, text)...)
 	}
-	return out, nil
+	return splitUnits(out), nil
 }
 
 // markdownUnits returns a Markdown file as one unit, or one unit per
