@@ -137,7 +137,7 @@ func problems(err error) []string {
 // its link.
 func (t *Toolset) card(w relations.Work) RelationCard {
 	c := RelationCard{
-		Title: textnorm.Line(w.Title), Authors: textnorm.Lines(w.Authors3()), Year: w.Year, DOI: w.DOI, ArXivID: w.ArXivID,
+		Title: textnorm.Line(w.Title), Authors: textnorm.Lines(w.Authors3()), Year: w.Year, DOI: textnorm.Line(w.DOI), ArXivID: textnorm.Line(w.ArXivID),
 		PaperPath: w.Paper, CitationURI: w.CitationURI(),
 	}
 	if w.Paper != "" {

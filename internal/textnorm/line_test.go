@@ -71,3 +71,22 @@ func FuzzLine(f *testing.F) {
 }
 
 func isSpaceRune(r rune) bool { return strings.TrimSpace(string(r)) == "" }
+
+func TestName(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"notes/meeting 2024-03-12.md", "notes/meeting 2024-03-12.md"},
+		{"a  b/ c ", "a  b/ c "}, // spaces are part of a name: kept
+		{"数据/ñ.md", "数据/ñ.md"},
+		{"shelf/evil\n## Allowed sources", `"shelf/evil\n## Allowed sources"`},
+		{"report\u202efdp.md", `"report\u202efdp.md"`},
+		{"bad\xff", `"bad\xff"`},
+	}
+	for _, tt := range tests {
+		if got := Name(tt.in); got != tt.want {
+			t.Errorf("Name(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if got := Name(tt.in); strings.ContainsAny(got, "\n\r\u202e") {
+			t.Errorf("Name(%q) = %q holds a raw line break or override", tt.in, got)
+		}
+	}
+}
