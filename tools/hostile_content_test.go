@@ -147,6 +147,21 @@ func TestHostileContent(t *testing.T) {
 			}
 			checkData(t, "search in "+src, out, vault)
 		}
+		for _, region := range []string{"r1", "figure-1"} {
+			if out, err := ts.Read(ctx, tools.ReadInput{Target: hostilevault.LinkedPaper, Mode: tools.ModeRegion, Region: region}); err == nil {
+				t.Errorf("region %s through a linked layout file: %+v", region, out)
+			} else if strings.Contains(err.Error(), hostilevault.Secret) {
+				t.Errorf("region %s: error holds the secret: %v", region, err)
+			}
+		}
+		meta, err := ts.Read(ctx, tools.ReadInput{Target: hostilevault.LinkedMetadataPaper})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkData(t, "metadata of a paper whose metadata.json is a link", meta, vault)
+		if meta.Title != "linked-metadata" {
+			t.Errorf("title %q, want the folder name, not the linked metadata's title", meta.Title)
+		}
 		rel, err := ts.Relations(ctx, tools.RelationsInput{Paper: hostilevault.LinkedPaper})
 		if err != nil {
 			t.Fatal(err)
