@@ -5,9 +5,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestStrict checks the document view: no symbolic link at any element of
@@ -130,5 +134,87 @@ func TestStrict(t *testing.T) {
 	}
 	if b, err := x.fs.ReadFile("papers/y/same.md", 0); err != nil || string(b) != publicText {
 		t.Errorf("the plain view no longer follows an inside link: %q, %v", b, err)
+	}
+}
+
+// TestStrictSwapRace swaps a granted file, rename-atomically and as fast as
+// it can, with a link to a sibling paper while readers read it through the
+// Strict view. The link stays inside the view, so os.Root alone would
+// follow it: the check after the open must refuse every such read.
+func TestStrictSwapRace(t *testing.T) {
+	x := newFixture(t)
+	s := x.fs.Strict()
+	dir := filepath.Join(x.vault, "papers/x")
+	target := filepath.Join(dir, "race.md")
+	src, tmpLink, tmpReal := filepath.Join(dir, ".swap-src"), filepath.Join(dir, ".swap-link"), filepath.Join(dir, ".swap-real")
+	for _, p := range []string{target, src} {
+		if err := os.WriteFile(p, []byte(publicText), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop := make(chan struct{})
+	var swaps atomic.Int64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.Remove(tmpLink)
+			if err := os.Symlink("../x-private/secret.md", tmpLink); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := os.Rename(tmpLink, target); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := os.Link(src, tmpReal); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := os.Rename(tmpReal, target); err != nil {
+				t.Error(err)
+				return
+			}
+			swaps.Add(1)
+		}
+	})
+	const reads, readers = 10000, 2
+	var ok, refused, changed, leaks atomic.Int64
+	deadline := time.Now().Add(20 * time.Second)
+	var rg sync.WaitGroup
+	for range readers {
+		rg.Go(func() {
+			for i := 0; (i < reads/readers || ok.Load() == 0 || refused.Load() == 0) && time.Now().Before(deadline); i++ {
+				runtime.Gosched()
+				b, err := s.ReadFile("papers/x/race.md", 0)
+				switch {
+				case err != nil:
+					refused.Add(1)
+					if errors.Is(err, errChanged) {
+						changed.Add(1)
+					}
+					checkRedacted(t, err, x.dir)
+				case string(b) == publicText:
+					ok.Add(1)
+				default:
+					leaks.Add(1)
+				}
+			}
+		})
+	}
+	rg.Wait()
+	close(stop)
+	wg.Wait()
+	t.Logf("%d reads: %d public, %d refused (%d by the check after open), %d leaked; %d swaps",
+		ok.Load()+refused.Load()+leaks.Load(), ok.Load(), refused.Load(), changed.Load(), leaks.Load(), swaps.Load())
+	if leaks.Load() != 0 {
+		t.Errorf("%d reads returned the sibling paper through a link", leaks.Load())
+	}
+	if ok.Load() == 0 || refused.Load() == 0 || swaps.Load() == 0 {
+		t.Error("the race was not run: the test proves nothing")
 	}
 }
