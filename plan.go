@@ -242,19 +242,14 @@ func (r *resolution) drop(p, reason string) {
 	r.plan.Dropped = append(r.plan.Dropped, Dropped{Path: displayPath(p), Reason: reason})
 }
 
-// displayPath keeps a dropped path recognisable without echoing control
-// characters or an absolute path of the machine back to the host's logs.
+// displayPath keeps a dropped path recognisable without echoing line
+// breaks, control or direction characters (escaped by textnorm.Line) or an
+// absolute path of the machine back to the host's logs.
 func displayPath(p string) string {
-	p = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return -1
-		}
-		return r
-	}, p)
-	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") {
+	if filepath.IsAbs(p) || strings.HasPrefix(strings.TrimSpace(p), "/") {
 		return "(absolute path)"
 	}
-	return p
+	return textnorm.Line(p)
 }
 
 // classify checks a vault-relative path and returns its kind and clean form,
@@ -268,19 +263,36 @@ func (r *resolution) classify(p string) (vault.Kind, string, bool) {
 		r.drop(p, "absolute path: outside the vault")
 		return "", "", false
 	}
+	if path.Clean(p) == "." {
+		// ".", "./", "papers/..": granting the root would grant every
+		// paper and note at once.
+		r.drop(p, rootReason)
+		return "", "", false
+	}
 	kind, clean, err := r.v.Classify(r.ctx, p)
 	if err != nil {
 		r.drop(p, reason(err))
 		return "", "", false
 	}
+	if clean == "." {
+		r.drop(p, rootReason)
+		return "", "", false
+	}
 	return kind, clean, true
 }
+
+// rootReason is why the Vault root is dropped from a Request.
+const rootReason = "the vault root is not grantable: mention a folder, paper or file in it"
 
 // reason turns an access error into a short, path-free reason.
 func reason(err error) string {
 	switch {
 	case errors.Is(err, safefs.ErrPrivate):
 		return "private: .agentero/ is never a source"
+	case errors.Is(err, safefs.ErrLink):
+		return "symbolic link: sources are read only from real folders and files"
+	case errors.Is(err, safefs.ErrName):
+		return "name with a control or direction character"
 	case errors.Is(err, safefs.ErrOutside):
 		return "outside the vault"
 	case errors.Is(err, fs.ErrInvalid):
@@ -302,8 +314,9 @@ func (r *resolution) addSource(kind vault.Kind, p, title string) {
 		return
 	}
 	r.seen[p] = true
+	title = textnorm.Line(title)
 	if title == "" {
-		title = path.Base(p)
+		title = textnorm.Line(path.Base(p))
 	}
 	r.plan.Sources = append(r.plan.Sources, Source{Kind: kind, Path: p, Title: title})
 }
@@ -343,7 +356,7 @@ func (r *resolution) addSelection(sel Selection, current *vault.Paper) {
 		return
 	}
 	quote, cut := textnorm.Truncate(text, MaxQuote)
-	ev := Evidence{Quote: quote, Truncated: cut, Page: sel.Page, Section: sel.Section}
+	ev := Evidence{Quote: quote, Truncated: cut, Page: sel.Page, Section: textnorm.Line(sel.Section)}
 	var paper *vault.Paper
 	file := ""
 	switch {

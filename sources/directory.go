@@ -366,8 +366,8 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 		return nil, err
 	}
 	st := &dirState{scanCap: scanCap, scanned: time.Now()}
-	parts := []string{"dir/1", d.ref, strconv.Itoa(scanCap)}
-	skipped := false // a text file too large to search
+	parts := []string{"dir/2", d.ref, strconv.Itoa(scanCap)}
+	oversized := false
 	st.truncated, err = f.Walk(".", maxScanDepth, scanCap, func(rel string, de fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -387,9 +387,10 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 		if err != nil || info.Size() == 0 {
 			return nil
 		}
-		if info.Size() > safefs.DefaultMax {
-			// Text that may match but is not searched: say so.
-			skipped = true
+		if info.Size() > TextMax {
+			// Too large to index (see TextMax): the search says it
+			// did not see everything.
+			oversized = true
 			return nil
 		}
 		st.files = append(st.files, full)
@@ -399,7 +400,7 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.truncated = st.truncated || skipped
+	st.truncated = st.truncated || oversized
 	st.stamp = stampOf(parts...)
 	return st, nil
 }

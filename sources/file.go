@@ -41,6 +41,9 @@ func (f *File) Search(ctx context.Context, q Query) (*Results, error) {
 	if err != nil {
 		return nil, fsErr(err)
 	}
+	if st.Size() > TextMax {
+		return &Results{Truncated: true}, nil
+	}
 	stamp := stampOf(f.ref, strconv.FormatInt(st.Size(), 10), st.ModTime().String())
 	ui, err := f.idx.get(ctx, stamp, func(ctx context.Context) ([]unit, error) {
 		doc, err := f.Read(ctx, "")
@@ -56,8 +59,12 @@ func (f *File) Search(ctx context.Context, q Query) (*Results, error) {
 }
 
 // documentUnits makes the search units of a document: one per part, or one
-// per section for a part with headings.
+// per section for a part with headings; a unit above maxUnitBytes is split.
 func documentUnits(doc *Document) []unit {
+	return splitUnits(partUnits(doc))
+}
+
+func partUnits(doc *Document) []unit {
 	var units []unit
 	for i, p := range doc.Parts {
 		if p.NoTextLayer || p.Err != nil || p.Text == "" {

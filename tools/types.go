@@ -139,6 +139,14 @@ type RelationsOutput struct {
 	References []RelationCard `json:"references"`
 	CitedBy    []RelationCard `json:"citedBy"`
 	Related    []RelationCard `json:"related"`
-	Truncated  bool           `json:"truncated"`
-	Budget     BudgetReport   `json:"budget"`
+	// Problems says why part of the relations could not be read (a
+	// malformed reference sidecar, PDF text that could not be read, a
+	// malformed cache), so that an empty list is not taken for "none":
+	// the lists hold what could be read. One line each.
+	Problems []string `json:"problems,omitempty"`
+	// Skipped counts malformed entries of the sidecar and the cache that
+	// were left out.
+	Skipped   int          `json:"skipped,omitempty"`
+	Truncated bool         `json:"truncated"`
+	Budget    BudgetReport `json:"budget"`
 }

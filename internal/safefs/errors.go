@@ -27,6 +27,11 @@ var (
 	ErrNotText = errors.New("not text")
 	// ErrTooLarge reports a file above the caller's size cap.
 	ErrTooLarge = errors.New("file too large")
+	// ErrLink reports a symbolic link in a Strict view.
+	ErrLink = errors.New("symbolic link")
+	// ErrName reports, in a Strict view, a name with a control or
+	// bidirectional-formatting character.
+	ErrName = errors.New("name with a control or direction character")
 )
 
 // reasonError is a sentinel with a more specific message; errors.Is still
