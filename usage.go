@@ -1,15 +1,17 @@
 package researchctx
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // UsageLine is one line of usage.jsonl: one tool call of one turn.
@@ -43,14 +45,14 @@ func AppendUsage(path string, l UsageLine) error {
 		return fmt.Errorf("usage line of %d bytes is too long", len(data))
 	}
 	data = append(data, '\n')
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openUsage(path, true)
 	if err != nil {
-		return fmt.Errorf("opening the usage log: %w", errors.Unwrap(err))
+		return err
 	}
 	_, werr := f.Write(data)
 	cerr := f.Close()
 	if werr != nil {
-		return fmt.Errorf("appending to the usage log: %w", errors.Unwrap(werr))
+		return fmt.Errorf("appending to the usage log: %w", werr)
 	}
 	return cerr
 }
@@ -68,43 +70,39 @@ type Usage struct {
 // counted in Skipped, never fatal.
 func ReadUsage(path, turnID string) (Usage, error) {
 	var u Usage
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return u, nil
-	}
-	if err != nil {
-		return u, fmt.Errorf("opening the usage log: %w", errors.Unwrap(err))
+	f, err := openUsage(path, false)
+	if f == nil {
+		return u, err
 	}
 	defer f.Close()
+	lr, err := usageLines(f, 0)
+	if err != nil {
+		return u, err
+	}
 	seen := map[string]bool{}
-	r := bufio.NewReaderSize(f, 64<<10)
 	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			complete := line[len(line)-1] == '\n'
-			var l UsageLine
-			switch {
-			case !complete, len(line) > maxUsageLine:
-				u.Skipped++
-			case len(bytes.TrimSpace(line)) == 0:
-			case json.Unmarshal(line, &l) != nil || l.Tool == "" || l.Chars < 0:
-				u.Skipped++
-			case l.TurnID == turnID:
-				u.Calls++
-				u.Chars += l.Chars
-				for _, uri := range l.URIs {
-					if uri != "" && !seen[uri] {
-						seen[uri] = true
-						u.Sources = append(u.Sources, uri)
-					}
+		line, err := lr.Next()
+		var l UsageLine
+		switch {
+		case err == io.EOF:
+			return u, nil
+		case errors.Is(err, safefs.ErrLineTooLong), err == io.ErrUnexpectedEOF:
+			u.Skipped++
+			continue
+		case err != nil:
+			return u, fmt.Errorf("reading the usage log: %w", err)
+		case len(bytes.TrimSpace(line)) == 0:
+		case json.Unmarshal(line, &l) != nil || l.Tool == "" || l.Chars < 0:
+			u.Skipped++
+		case l.TurnID == turnID:
+			u.Calls++
+			u.Chars += l.Chars
+			for _, uri := range l.URIs {
+				if uri != "" && !seen[uri] {
+					seen[uri] = true
+					u.Sources = append(u.Sources, uri)
 				}
 			}
-		}
-		if err == io.EOF {
-			return u, nil
-		}
-		if err != nil {
-			return u, fmt.Errorf("reading the usage log: %w", err)
 		}
 	}
 }
@@ -115,28 +113,25 @@ func ReadUsage(path, turnID string) (Usage, error) {
 // read only what was appended since, by any process: a torn last line is
 // left for the next call. A missing file adds nothing.
 func SumUsage(path string, from int64, sums map[string]int) (next int64, err error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return from, nil
-	}
-	if err != nil {
-		return from, fmt.Errorf("opening the usage log: %w", errors.Unwrap(err))
+	f, err := openUsage(path, false)
+	if f == nil {
+		return from, err
 	}
 	defer f.Close()
-	if _, err := f.Seek(from, io.SeekStart); err != nil {
-		return from, fmt.Errorf("reading the usage log: %w", errors.Unwrap(err))
+	lr, err := usageLines(f, from)
+	if err != nil {
+		return from, err
 	}
-	next = from
-	r := bufio.NewReaderSize(f, 64<<10)
 	for {
-		line, err := r.ReadBytes('\n')
-		if err == io.EOF {
-			return next, nil
+		line, err := lr.Next()
+		switch {
+		case err == io.EOF, err == io.ErrUnexpectedEOF:
+			return from + lr.Offset(), nil
+		case errors.Is(err, safefs.ErrLineTooLong):
+			continue
+		case err != nil:
+			return from + lr.Offset(), fmt.Errorf("reading the usage log: %w", err)
 		}
-		if err != nil {
-			return next, fmt.Errorf("reading the usage log: %w", err)
-		}
-		next += int64(len(line))
 		var l struct {
 			TurnID string `json:"turnId"`
 			Chars  int    `json:"chars"`
@@ -145,6 +140,49 @@ func SumUsage(path string, from int64, sums map[string]int) (next int64, err err
 			sums[l.TurnID] += l.Chars
 		}
 	}
+}
+
+// maxUsageRead bounds what one read of the usage log takes in: a log is a
+// few hundred bytes per tool call, so 64 MiB is hundreds of thousands of
+// calls of one conversation. A larger unread part is refused, not read.
+const maxUsageRead = 64 << 20
+
+// openUsage opens the usage log at path through the safe file layer: no
+// symbolic link from .agentero down, a regular file only, opened without
+// blocking. For reading, a missing log is (nil, nil).
+func openUsage(path string, appending bool) (*safefs.File, error) {
+	if appending {
+		f, err := safefs.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+		if err != nil {
+			return nil, fmt.Errorf("opening the usage log: %w", err)
+		}
+		return f, nil
+	}
+	f, err := safefs.OpenFile(path, os.O_RDONLY)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening the usage log: %w", err)
+	}
+	return f, nil
+}
+
+// usageLines returns a reader of the log's lines from byte offset from, in
+// memory bounded by maxUsageLine, refusing more than maxUsageRead bytes
+// past from.
+func usageLines(f *safefs.File, from int64) (*safefs.LineReader, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("reading the usage log: %w", err)
+	}
+	if fi.Size()-from > maxUsageRead {
+		return nil, fmt.Errorf("reading the usage log: %w: more than %d MiB to read", safefs.ErrTooLarge, maxUsageRead>>20)
+	}
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("reading the usage log: %w", err)
+	}
+	return safefs.NewLineReader(io.LimitReader(f, maxUsageRead), maxUsageLine), nil
 }
 
 // replaceRoot hides an absolute root inside a message.

@@ -14,8 +14,6 @@
 package safefs
 
 import (
-	"bytes"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -165,32 +163,12 @@ func (f *FS) Open(rel string) (*File, error) {
 // max bytes (DefaultMax when max <= 0) is refused with ErrTooLarge, before
 // reading when its size is known and otherwise as soon as the cap is passed.
 func (f *FS) ReadFile(rel string, max int64) ([]byte, error) {
-	if max <= 0 {
-		max = DefaultMax
-	}
 	h, err := f.Open(rel)
 	if err != nil {
 		return nil, err
 	}
 	defer h.Close()
-	fi, err := h.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > max {
-		return nil, &fs.PathError{Op: "read", Path: h.path, Err: tooLarge(max)}
-	}
-	// Read through a limit one past the cap so that a file that grew since
-	// the fstat is still refused.
-	var buf bytes.Buffer
-	buf.Grow(int(fi.Size()) + 1)
-	if _, err := buf.ReadFrom(io.LimitReader(h, max+1)); err != nil {
-		return nil, err
-	}
-	if int64(buf.Len()) > max {
-		return nil, &fs.PathError{Op: "read", Path: h.path, Err: tooLarge(max)}
-	}
-	return buf.Bytes(), nil
+	return readCapped(h, max)
 }
 
 func tooLarge(max int64) error {
