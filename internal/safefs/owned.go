@@ -45,13 +45,18 @@ type Dir struct {
 	name string // how errors name the folder
 }
 
-// OpenDir opens the folder at dir, an absolute path. When dir has a
+// OpenDir opens the folder at dir (a relative dir is taken from the
+// working directory). When dir has a
 // .agentero element, the folders from that element down must be real
 // folders (no symbolic links); the part before it, the Vault, is taken as
 // given. Any other dir is a folder the host chose and is taken as given.
 func OpenDir(dir string, flag DirFlag) (*Dir, error) {
 	if !isAbs(dir) {
-		return nil, &fs.PathError{Op: "open", Path: echo(dir), Err: reason(fs.ErrInvalid, "not an absolute path")}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: echo(dir), Err: reason(fs.ErrInvalid, "not an absolute path")}
+		}
+		dir = abs
 	}
 	dir = filepath.Clean(dir)
 	base, rel := splitPrivate(dir)
