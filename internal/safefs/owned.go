@@ -49,7 +49,8 @@ type Dir struct {
 // working directory). When dir has a
 // .agentero element, the folders from that element down must be real
 // folders (no symbolic links); the part before it, the Vault, is taken as
-// given. Any other dir is a folder the host chose and is taken as given.
+// given. Any other dir is a folder the host chose and is taken (and with
+// Create, made) as given.
 func OpenDir(dir string, flag DirFlag) (*Dir, error) {
 	if !isAbs(dir) {
 		abs, err := filepath.Abs(dir)
@@ -65,6 +66,12 @@ func OpenDir(dir string, flag DirFlag) (*Dir, error) {
 		name = filepath.Base(dir)
 	}
 	fail := func(err error) error { return ownedError("open", name, err) }
+	if rel == "." && flag&(Create|Private) != 0 {
+		// A folder the host chose is created as given.
+		if err := os.MkdirAll(base, 0o700); err != nil {
+			return nil, fail(err)
+		}
+	}
 	// os.OpenRoot opens without O_NONBLOCK: refuse a FIFO before it.
 	fi, err := os.Stat(base)
 	if err != nil {
