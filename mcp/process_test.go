@@ -411,7 +411,7 @@ func TestProcessMalformedLines(t *testing.T) {
 	}
 	bad := []struct{ line, id string }{
 		{"this is not JSON-RPC", "null"},
-		{`{"jsonrpc":"2.0","id":50,"method":`, "null"},           // cut JSON
+		{`{"jsonrpc":"2.0","id":50,"method":`, "null"},            // cut JSON
 		{`{"jsonrpc":"1.0","id":51,"method":"tools/list"}`, "51"}, // wrong version
 		{`{"id":"s52","params":{}}`, `"s52"`},                     // neither request nor response
 		{`[{"jsonrpc":"2.0","id":53,"method":"tools/list"}]`, "null"},
