@@ -27,6 +27,12 @@ func (d *Dir) WriteSealed(name string, data []byte) error {
 	return d.write(name, data, sum)
 }
 
+// Seal appends to b the checksum WriteSealed writes after its data, for a
+// format that is written through another writer.
+func Seal(b []byte) []byte {
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
 // ReadSealed reads a file written by WriteSealed, of at most max bytes
 // (DefaultMax when max <= 0), and returns its data without the checksum. A
 // file whose checksum does not match is ErrCorrupt.
