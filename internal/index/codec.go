@@ -51,7 +51,6 @@ var (
 	ErrVersion = errors.New("index: unsupported index version")
 )
 
-
 // encodedLen returns the size of the binary form for the given counts, or
 // -1 if it does not fit in an int.
 func encodedLen(docs, terms, postings, positions, keyBytes, termBytes uint64) int {
