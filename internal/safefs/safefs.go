@@ -1,4 +1,5 @@
-// Package safefs is the only way the SDK reads the Vault.
+// Package safefs is the only way the SDK reads the Vault, and the only way
+// it reads and writes its own files (see Dir).
 //
 // An FS is a read-only view of a folder tree built on os.Root. It refuses
 // anything that could leave the view or reach what the agent must not see:
@@ -8,6 +9,12 @@
 // files and folders. Files are opened without blocking and checked on the
 // opened handle, so a FIFO cannot hang a read and a file swapped for a link
 // between the check and the open is refused rather than read.
+//
+// The SDK's own files — caches under .agentero/cache, grants and usage logs
+// under .agentero/context-sessions — go through a Dir, with stricter rules:
+// no symbolic link at all from .agentero down, regular files only,
+// non-blocking opens, atomic writes (temporary file, fsync, rename) and
+// one checksummed format for whole-file caches (WriteSealed, Seal).
 //
 // Errors name only vault-relative paths: the machine's absolute paths and
 // the targets of symbolic links never appear in them.
