@@ -104,8 +104,12 @@ func TestDirRefuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newOwnedFixture(t)
 			tt.setup(t, f)
-			ops := map[string]func() error{
-				"ReadFile": func() error {
+			// In this order: writing replaces what is at the name.
+			ops := []struct {
+				name string
+				fn   func() error
+			}{
+				{"ReadFile", func() error {
 					d, err := OpenDir(filepath.Join(f.vault, tt.dir), 0)
 					if err != nil {
 						return err
@@ -116,15 +120,15 @@ func TestDirRefuses(t *testing.T) {
 						t.Errorf("read the link's target")
 					}
 					return err
-				},
-				"OpenAppend": func() error {
+				}},
+				{"OpenAppend", func() error {
 					h, err := OpenFile(filepath.Join(f.vault, tt.dir, tt.file), os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 					if err == nil {
 						h.Close()
 					}
 					return err
-				},
-				"WriteSealed": func() error {
+				}},
+				{"WriteSealed", func() error {
 					d, err := OpenDir(filepath.Join(f.vault, tt.dir), Create)
 					if err != nil {
 						return err
@@ -140,10 +144,11 @@ func TestDirRefuses(t *testing.T) {
 						t.Errorf("read back %q, %v", b, err)
 					}
 					return tt.want
-				},
+				}},
 			}
-			for op, fn := range ops {
-				err := withTimeout(t, fn)
+			for _, o := range ops {
+				op := o.name
+				err := withTimeout(t, o.fn)
 				if !errors.Is(err, tt.want) {
 					t.Errorf("%s: err = %v, want %v", op, err, tt.want)
 				}
