@@ -301,3 +301,49 @@ func TestUsageReadCaps(t *testing.T) {
 		t.Errorf("SumUsage of a log above the cap: %v", err)
 	}
 }
+
+// TestWriteGrantOverFIFO: a FIFO at grant.json or at the catalogue cache
+// hangs neither Resolve nor WriteGrant; the grant replaces the FIFO.
+func TestWriteGrantOverFIFO(t *testing.T) {
+	dir := testVault(t)
+	grant, _ := planGrant(t, dir, "run-f")
+	os.Remove(grant)
+	if err := syscall.Mkfifo(grant, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(dir, ".agentero", "cache", "catalogue.gob")
+	os.Remove(cache)
+	if err := os.MkdirAll(filepath.Dir(cache), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(cache, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := func() (string, *Grant, error) {
+			p, err := Resolve(context.Background(), Request{Vault: dir, RuntimeID: "run-f", TurnID: "t2", Mentions: []string{"notes"}})
+			if err != nil {
+				return "", nil, err
+			}
+			path, err := p.WriteGrant()
+			if err != nil {
+				return "", nil, err
+			}
+			g, err := ReadGrant(path)
+			return path, g, err
+		}()
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Resolve or WriteGrant hangs on a FIFO")
+	}
+	if st, err := os.Lstat(grant); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("grant.json after WriteGrant: %v, %v", st, err)
+	}
+}
