@@ -253,20 +253,3 @@ func jsonReason(err error) string {
 	}
 	return err.Error()
 }
-
-// redact replaces the vault root in an error message with "{vault}" so no
-// absolute path of the machine reaches a caller's logs or an agent.
-func redact(err error, root string) error {
-	if err == nil || root == "" {
-		return err
-	}
-	return &redacted{err: err, root: root}
-}
-
-type redacted struct {
-	err  error
-	root string
-}
-
-func (r *redacted) Error() string { return replaceRoot(r.err.Error(), r.root) }
-func (r *redacted) Unwrap() error { return r.err }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/researchctx/researchctx/internal/safefs"
@@ -138,9 +137,4 @@ func SumUsage(path string, from int64, sums map[string]int) (next int64, err err
 			sums[l.TurnID] += l.Chars
 		}
 	}
-}
-
-// replaceRoot hides an absolute root inside a message.
-func replaceRoot(msg, root string) string {
-	return strings.ReplaceAll(msg, root, "{vault}")
 }
