@@ -63,8 +63,11 @@ type Usage struct {
 }
 
 // ReadUsage reads the usage log at path and sums the lines of one turn. A
-// missing file is an empty Usage. Torn or corrupt lines are skipped and
-// counted in Skipped, never fatal.
+// missing file is an empty Usage. Torn or corrupt lines, and lines over
+// 1 MiB, are skipped and counted in Skipped, never fatal; memory stays
+// bounded whatever the file holds. A log that is a symbolic link (or under
+// one, from .agentero down), is not a regular file, or holds more than
+// 64 MiB is an error.
 func ReadUsage(path, turnID string) (Usage, error) {
 	var u Usage
 	f, err := openUsage(path, false)
