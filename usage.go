@@ -9,8 +9,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"strings"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // UsageLine is one line of usage.jsonl: one tool call of one turn.
@@ -29,16 +30,6 @@ type UsageLine struct {
 // longer line in the file is skipped without being held in memory.
 const maxUsageLine = 1 << 20
 
-// openUsage opens the usage log at path. Every open of a usage log goes
-// through here, so one function decides how the file is reached.
-func openUsage(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("opening the usage log: %w", errors.Unwrap(err))
-	}
-	return f, nil
-}
-
 // AppendUsage appends one line to the usage log at path with a single write
 // on a file opened with O_APPEND, under the log's lock, so concurrent
 // servers never interleave or lose lines. The file is created 0600. Tools
@@ -48,7 +39,7 @@ func AppendUsage(path string, l UsageLine) error {
 	if err != nil {
 		return err
 	}
-	return withUsageLock(path, func(f *os.File, st os.FileInfo) error {
+	return withUsageLock(path, func(f *safefs.File, st os.FileInfo) error {
 		_, err := appendRecord(f, data, tornTail(f, st.Size()))
 		return err
 	})
@@ -95,6 +86,9 @@ func ReadUsage(path, turnID string) (Usage, error) {
 		return u, err
 	}
 	defer f.Close()
+	if err := checkUsageRead(f, 0); err != nil {
+		return u, err
+	}
 	seen := map[string]bool{}
 	_, err = scanUsage(f, func(line []byte, ok bool) {
 		if !ok {
@@ -138,6 +132,9 @@ func SumUsage(path string, from int64, sums map[string]int) (next int64, err err
 		return from, err
 	}
 	defer f.Close()
+	if err := checkUsageRead(f, from); err != nil {
+		return from, err
+	}
 	n, err := scanUsage(io.NewSectionReader(f, from, math.MaxInt64-from), func(line []byte, ok bool) {
 		if rec, kind := parseUsage(line); ok && kind == recCall {
 			sums[rec.TurnID] = addChars(sums[rec.TurnID], rec.Chars)
@@ -259,9 +256,4 @@ func addChars(sum, n int) int {
 		return math.MaxInt
 	}
 	return sum + n
-}
-
-// replaceRoot hides an absolute root inside a message.
-func replaceRoot(msg, root string) string {
-	return strings.ReplaceAll(msg, root, "{vault}")
 }

@@ -8,8 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +16,8 @@ import (
 
 	"github.com/researchctx/researchctx/internal/index"
 	"github.com/researchctx/researchctx/internal/textnorm"
+
+	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // unit is one searchable piece of a source: a text file, a PDF page, a
@@ -177,8 +177,6 @@ const indexCacheVersion = 4
 // indexCacheMagic starts every index cache file.
 const indexCacheMagic = "RCTXUNI\x00"
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // indexCache loads and stores unit indexes under a folder the SDK owns. A
 // file is trusted only when its checksum, version and stamp match.
 //
@@ -206,13 +204,15 @@ func (c *indexCache) read() (string, *unitIndex) {
 	if c.path == "" {
 		return "", nil
 	}
-	data, err := os.ReadFile(c.path)
-	if err != nil || len(data) < len(indexCacheMagic)+8 || string(data[:len(indexCacheMagic)]) != indexCacheMagic {
+	dir, err := safefs.OpenDir(filepath.Dir(c.path), 0)
+	if err != nil {
 		return "", nil
 	}
-	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
-		return "", nil // torn or corrupt: rebuild, never trust
+	body, err := dir.ReadSealed(filepath.Base(c.path), maxIndexCache)
+	dir.Close()
+	// Torn, corrupt, a link or not a regular file: rebuild, never trust.
+	if err != nil || len(body) < len(indexCacheMagic)+4 || string(body[:len(indexCacheMagic)]) != indexCacheMagic {
+		return "", nil
 	}
 	d := cacheDecoder{b: body[len(indexCacheMagic):]}
 	if d.uvarint() != indexCacheVersion {
@@ -278,8 +278,12 @@ func (c *indexCache) store(stamp string, u *unitIndex) error {
 		b = append(b, un.Text...)
 	}
 	b = append(b, ixb.Bytes()...)
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
-	return writeAtomic(c.path, b)
+	dir, err := safefs.OpenDir(filepath.Dir(c.path), safefs.Create)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	return dir.WriteSealed(filepath.Base(c.path), b)
 }
 
 func appendStr(b []byte, s string) []byte {
@@ -344,27 +348,8 @@ func (d *cacheDecoder) rest() []byte {
 	return b
 }
 
-// writeAtomic writes data to path through a temporary file in the same
-// folder and a rename; folders are created 0700.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return errors.Unwrap(err)
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return errors.Unwrap(err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return errors.Unwrap(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return errors.Unwrap(err)
-	}
-	return errors.Unwrap(os.Rename(tmp.Name(), path))
-}
+// maxIndexCache bounds an index cache file read back.
+const maxIndexCache = 1 << 30
 
 // stampOf hashes what a source's index depends on.
 func stampOf(parts ...string) string {

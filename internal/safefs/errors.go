@@ -27,7 +27,9 @@ var (
 	ErrNotText = errors.New("not text")
 	// ErrTooLarge reports a file above the caller's size cap.
 	ErrTooLarge = errors.New("file too large")
-	// ErrLink reports a symbolic link in a Strict view.
+	// ErrLink reports a symbolic link where none is followed: any element
+	// of a path in a Strict view (documents), and any element of the
+	// SDK's own files from .agentero down.
 	ErrLink = errors.New("symbolic link")
 	// ErrName reports, in a Strict view, a name with a control or
 	// bidirectional-formatting character.
