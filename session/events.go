@@ -182,21 +182,26 @@ func (t *tracker) observe(tc acp.ToolCallUpdate, raw acp.SessionUpdate, verdict 
 		c.Permission = verdict
 		c.Status = StatusDenied
 	}
-	kind := UpdateToolCallUpdate
-	switch {
-	case t.closed[id]:
+	if t.closed[id] {
 		return // nothing after the end
-	case ended(c.Status):
-		kind = UpdateToolCallEnd
-		t.closed[id] = true
-	case start:
-		kind = UpdateToolCall
 	}
-	out := flatUpdate(raw)
-	out.Kind, out.ToolCallID, out.Status, out.Text = kind, id, c.Status, c.Title
-	cp := c.clone()
-	out.Call = &cp
-	t.emit(out)
+	send := func(kind UpdateKind) {
+		out := flatUpdate(raw)
+		out.Kind, out.ToolCallID, out.Status, out.Text = kind, id, c.Status, c.Title
+		cp := c.clone()
+		out.Call = &cp
+		t.emit(out)
+	}
+	if start {
+		send(UpdateToolCall)
+	}
+	switch {
+	case ended(c.Status):
+		t.closed[id] = true
+		send(UpdateToolCallEnd)
+	case !start:
+		send(UpdateToolCallUpdate)
+	}
 }
 
 func (c *ToolCall) clone() ToolCall {
@@ -212,21 +217,31 @@ func (c *ToolCall) clone() ToolCall {
 func (t *tracker) finish(lines []researchctx.UsageLine, status string) []ToolCall {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	byTool := map[string][]researchctx.UsageLine{}
-	for _, l := range lines {
-		byTool[l.Tool] = append(byTool[l.Tool], l)
+	// Lines whose URIs a call already reported are that call's; the
+	// others go, in order, to the completed calls of the same tool that
+	// reported none.
+	claimed := make([]bool, len(lines))
+	for _, c := range t.calls {
+		if !c.Ours || len(c.URIs) == 0 {
+			continue
+		}
+		for i, l := range lines {
+			if !claimed[i] && l.Tool == c.Tool && slices.Equal(l.URIs, c.URIs) {
+				claimed[i] = true
+				break
+			}
+		}
 	}
 	for _, c := range t.calls {
-		if !c.Ours || c.Status == string(acp.ToolCallStatusFailed) || c.Status == StatusDenied {
+		if !c.Ours || len(c.URIs) > 0 || c.Status == string(acp.ToolCallStatusFailed) || c.Status == StatusDenied {
 			continue
 		}
-		q := byTool[c.Tool]
-		if len(q) == 0 {
-			continue
-		}
-		byTool[c.Tool] = q[1:]
-		if len(c.URIs) == 0 && len(q[0].URIs) > 0 {
-			c.URIs = slices.Clone(q[0].URIs)
+		for i, l := range lines {
+			if !claimed[i] && l.Tool == c.Tool {
+				claimed[i] = true
+				c.URIs = slices.Clone(l.URIs)
+				break
+			}
 		}
 	}
 	out := make([]ToolCall, 0, len(t.calls))
