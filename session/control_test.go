@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	acp "github.com/coder/acp-go-sdk"
 	"github.com/google/go-cmp/cmp"
 	researchctx "github.com/researchctx/researchctx"
 )
@@ -376,4 +377,47 @@ func TestRefusalMessage(t *testing.T) {
 		t.Errorf("how %s", res2.How)
 	}
 	f.checkSources(res2)
+}
+
+// A policy still deciding when the turn is cancelled (a host asking its
+// user) is told through its context, and the agent gets the cancelled
+// outcome, as ACP asks of a client after session/cancel.
+func TestCancelPendingPermission(t *testing.T) {
+	f := newFixture(t)
+	asked := make(chan struct{})
+	policyErr := make(chan error, 1)
+	a := f.start(AgentConfig{CancelWait: 5 * time.Second, Permission: func(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+		close(asked)
+		<-ctx.Done()
+		policyErr <- ctx.Err()
+		return Answer(req, true), nil // too late: the turn was cancelled
+	}}, "-shape", "claude")
+	plan, srv := f.plan(false, "notes")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-asked
+		cancel()
+	}()
+	res, err := a.Turn(ctx, TurnRequest{Plan: plan, Server: srv, Prompt: "attention"})
+	if !errors.Is(err, ErrCancelled) {
+		t.Fatalf("Turn: %v", err)
+	}
+	select {
+	case perr := <-policyErr:
+		if !errors.Is(perr, context.Canceled) {
+			t.Errorf("policy context: %v", perr)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the policy was never told")
+	}
+	f.waitEvent("permission")
+	if ev := f.lastEvent("permission"); ev.Outcome != "cancelled" {
+		t.Errorf("the agent got %q, want cancelled", ev.Outcome)
+	}
+	if len(res.ToolCalls) != 1 || res.ToolCalls[0].Status != StatusDenied || res.ToolCalls[0].Permission != "denied" {
+		t.Errorf("calls %+v", res.ToolCalls)
+	}
+	if f.count("prompt") != 1 || len(f.lastEvent("prompt").URIs) != 0 {
+		t.Errorf("the agent read after the cancel: %+v", f.lastEvent("prompt"))
+	}
 }

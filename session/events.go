@@ -67,17 +67,26 @@ func ended(status string) bool {
 // tracker folds a turn's tool calls and passes updates to the turn's
 // handler, one at a time.
 type tracker struct {
+	// cancelled is closed when the turn is cancelled: a policy still
+	// deciding is told through its context, and the request is answered
+	// cancelled, as ACP asks of a client after session/cancel.
+	cancelled  chan struct{}
+	cancelOnce sync.Once
+
 	mu     sync.Mutex
 	h      func(Update)
 	calls  []*ToolCall
 	byID   map[string]*ToolCall
 	closed map[string]bool // end event sent
+	asked  map[string]bool // identified from a permission request: final
 	mode   string          // last current_mode_update
 }
 
 func newTracker(h func(Update)) *tracker {
-	return &tracker{h: h, byID: map[string]*ToolCall{}, closed: map[string]bool{}}
+	return &tracker{h: h, byID: map[string]*ToolCall{}, closed: map[string]bool{}, asked: map[string]bool{}, cancelled: make(chan struct{})}
 }
+
+func (t *tracker) cancel() { t.cancelOnce.Do(func() { close(t.cancelled) }) }
 
 func (t *tracker) emit(u Update) {
 	if t.h != nil {
@@ -99,14 +108,14 @@ func (t *tracker) update(u acp.SessionUpdate) {
 			Meta: tc.Meta, Content: tc.Content, Locations: tc.Locations, RawInput: tc.RawInput,
 			RawOutput: tc.RawOutput, ToolCallId: tc.ToolCallId, Title: &title,
 			Kind: nonEmpty(kind), Status: nonEmpty(status),
-		}, u, "")
+		}, u, "", nil)
 	case u.ToolCallUpdate != nil:
 		tc := u.ToolCallUpdate
 		t.observe(acp.ToolCallUpdate{
 			Meta: tc.Meta, Content: tc.Content, Kind: tc.Kind, Locations: tc.Locations,
 			RawInput: tc.RawInput, RawOutput: tc.RawOutput, Status: tc.Status, Title: tc.Title,
 			ToolCallId: tc.ToolCallId,
-		}, u, "")
+		}, u, "", nil)
 	default:
 		if u.CurrentModeUpdate != nil {
 			t.mode = string(u.CurrentModeUpdate.CurrentModeId)
@@ -130,12 +139,12 @@ func (t *tracker) permission(req acp.RequestPermissionRequest, ok bool) {
 	if ok {
 		verdict = "allowed"
 	}
-	t.observe(req.ToolCall, acp.SessionUpdate{}, verdict)
+	t.observe(req.ToolCall, acp.SessionUpdate{}, verdict, req.Options)
 }
 
 // observe folds one report of a call into its ToolCall and emits the
 // start, update or end event. Called with t.mu held.
-func (t *tracker) observe(tc acp.ToolCallUpdate, raw acp.SessionUpdate, verdict string) {
+func (t *tracker) observe(tc acp.ToolCallUpdate, raw acp.SessionUpdate, verdict string, options []acp.PermissionOption) {
 	id := string(tc.ToolCallId)
 	c := t.byID[id]
 	start := c == nil
@@ -160,9 +169,17 @@ func (t *tracker) observe(tc acp.ToolCallUpdate, raw acp.SessionUpdate, verdict 
 	} else if c.Args == nil && verdict != "" {
 		c.Args = shownArgs(tc)
 	}
-	// Identity: the permission request is the strictest view; a later
-	// update without the structured fields must not undo it.
-	if idn := identify(tc, nil, false); idn.Ours || (!c.Ours && idn.Tool != "") {
+	// Identity: the permission request is the strictest view and final;
+	// before one, an update may name the call, and none may undo ours.
+	switch idn := identify(tc, options, verdict != ""); {
+	case verdict != "" && !t.asked[id]:
+		t.asked[id] = true
+		c.Ours = idn.Ours
+		if idn.Ours || idn.Tool != "" {
+			c.Tool, c.Server = idn.Tool, idn.Server
+		}
+	case t.asked[id]:
+	case idn.Ours || (!c.Ours && idn.Tool != ""):
 		c.Ours, c.Tool, c.Server = idn.Ours, idn.Tool, idn.Server
 	}
 	if !c.Ours && c.Tool == "" {
