@@ -139,3 +139,21 @@ func hasEvent(report, kind string) bool {
 	data, err := os.ReadFile(report)
 	return err == nil && bytes.Contains(data, []byte(`"event":"`+kind+`"`))
 }
+
+// TestAgentTimeout: -agent-timeout cancels the turn with session/cancel.
+func TestAgentTimeout(t *testing.T) {
+	agent := testAgent(t)
+	tmp := t.TempDir()
+	vaultDir := filepath.Join(tmp, "vault")
+	if err := samplevault.Extract(vaultDir); err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(tmp, "report.jsonl")
+	r := run(t, tmp, "", "-vault", vaultDir, "-mention", "notes", "-agent-timeout", "300ms", "-agent", agent+" -hang-prompt -report "+report)
+	if r.code != 130 || strings.Count(r.stdout, "timed out: the turn was cancelled after 300ms") != 1 || r.stderr != "" && strings.Contains(r.stderr, "quickchat:") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !hasEvent(report, "session/cancel") || !hasEvent(report, "prompt cancelled") {
+		t.Errorf("the agent was not cancelled over ACP")
+	}
+}
