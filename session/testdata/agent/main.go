@@ -332,7 +332,9 @@ func (a *agent) call(ctx context.Context, cs *mcp.ClientSession, sid acp.Session
 			}
 		}
 	case "gemini":
-		id = acp.ToolCallId(fmt.Sprintf("mcp_agentero-context_%s-%d-%d", tool, 1764531234567+n, n))
+		// As gemini-cli's core/turn.js names calls: "<function>__<function>_<millis>_<n>".
+		fn := "mcp_agentero-context_" + tool
+		id = acp.ToolCallId(fmt.Sprintf("%s__%s_%d_%d", fn, fn, 1796069084449+n, n))
 		title := tool + " (agentero-context MCP Server)"
 		kind := acp.ToolKindOther
 		pending := acp.ToolCallStatusPending
