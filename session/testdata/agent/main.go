@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -242,6 +243,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	if *status {
 		fmt.Fprintln(os.Stderr, "Attempt 1 failed with status 429. Retrying with backoff...")
 		_ = a.conn.NotifyExtension(ctx, "_test/status", map[string]any{"sessionId": p.SessionId, "message": "model overloaded, retrying"})
+		// A retry waits before trying again.
+		time.Sleep(100 * time.Millisecond)
 	}
 	if *hangPrompt {
 		a.log(Event{Event: "prompt hang", SessionID: string(p.SessionId)})
