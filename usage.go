@@ -66,10 +66,11 @@ func marshalUsage(l UsageLine) ([]byte, error) {
 
 // Usage is what a turn used, read back from usage.jsonl.
 type Usage struct {
-	Calls   int      // tool calls of the turn
-	Chars   int      // text characters returned to the agent, summed (saturating)
-	Sources []string // distinct citation URIs, in order of first use
-	Skipped int      // lines of the file that could not be read (torn or corrupt)
+	Calls   int         // tool calls of the turn
+	Chars   int         // text characters returned to the agent, summed (saturating)
+	Sources []string    // distinct citation URIs, in order of first use
+	Skipped int         // lines of the file that could not be read (torn or corrupt)
+	Lines   []UsageLine // the turn's lines, in the order they were appended
 }
 
 // ReadUsage reads the usage log at path and sums the lines of one turn. A
@@ -103,6 +104,7 @@ func ReadUsage(path, turnID string) (Usage, error) {
 		case rec.TurnID == turnID:
 			u.Calls++
 			u.Chars = addChars(u.Chars, rec.Chars)
+			u.Lines = append(u.Lines, UsageLine{At: rec.At, TurnID: rec.TurnID, Tool: rec.Tool, URIs: rec.URIs, Chars: rec.Chars})
 			for _, uri := range rec.URIs {
 				if uri != "" && !seen[uri] {
 					seen[uri] = true
@@ -149,6 +151,7 @@ func SumUsage(path string, from int64, sums map[string]int) (next int64, err err
 // usageRecord is any line of usage.jsonl: a call (UsageLine's fields), a
 // reservation, or the release of one.
 type usageRecord struct {
+	At      time.Time      `json:"at"`
 	TurnID  string         `json:"turnId"`
 	Tool    string         `json:"tool"`
 	URIs    []string       `json:"uris"`
