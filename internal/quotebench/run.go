@@ -1,0 +1,130 @@
+package main
+
+import (
+	"slices"
+	"time"
+
+	"github.com/researchctx/researchctx/internal/textnorm"
+)
+
+// Method locates a quote in a paper's pages and returns the page (0-based)
+// or -1.
+type Method struct {
+	Name string
+	// Prepare builds whatever the method keeps per paper.
+	Prepare func(pages []string) func(quote string) int
+}
+
+// Methods are the two compared: today's exact-only location and the
+// approximate one.
+var Methods = []Method{
+	{Name: "exact", Prepare: func(pages []string) func(string) int {
+		return func(q string) int {
+			for i, p := range pages {
+				if len(textnorm.Locate(p, q)) > 0 {
+					return i
+				}
+			}
+			return -1
+		}
+	}},
+	{Name: "approximate", Prepare: func(pages []string) func(string) int {
+		x := textnorm.NewQuoteIndex(pages)
+		return func(q string) int {
+			r := x.Find(q)
+			if !r.Found {
+				return -1
+			}
+			return r.Part
+		}
+	}},
+}
+
+// Tally counts one class's outcomes.
+type Tally struct {
+	N, Right, Wrong, Missed int
+}
+
+// Rate is the share located on the right page; for negatives, the share
+// located anywhere (false positives).
+func (t Tally) Rate(class string) float64 {
+	if t.N == 0 {
+		return 0
+	}
+	if class == Negative {
+		return float64(t.Wrong) / float64(t.N)
+	}
+	return float64(t.Right) / float64(t.N)
+}
+
+// Result is one method's outcome over a set of papers.
+type Result struct {
+	Method   string
+	Tallies  map[string]*Tally
+	Times    []time.Duration // per quote, index built
+	Build    []time.Duration // per paper, index build (0 for exact)
+	Failures []Failure
+	// Largest is the paper with the most pages and its per-quote times.
+	Largest      string
+	LargestPages int
+	LargestTimes []time.Duration
+}
+
+// Failure is a quote placed wrongly, for tuning.
+type Failure struct {
+	Paper string
+	Quote Quote
+	Got   int
+}
+
+// Evaluate runs m over quotes generated for papers (n per class per paper;
+// negatives come from the other papers of the same set).
+func Evaluate(m Method, papers []*Paper, n int, seed uint64) *Result {
+	res := &Result{Method: m.Name, Tallies: map[string]*Tally{}}
+	for _, c := range Classes {
+		res.Tallies[c] = &Tally{}
+	}
+	for _, p := range papers {
+		others := slices.DeleteFunc(slices.Clone(papers), func(o *Paper) bool { return o == p })
+		quotes := Generate(p, others, n, seed)
+		t0 := time.Now()
+		find := m.Prepare(p.Ours)
+		res.Build = append(res.Build, time.Since(t0))
+		var times []time.Duration
+		for _, q := range quotes {
+			t0 := time.Now()
+			got := find(q.Text)
+			d := time.Since(t0)
+			times = append(times, d)
+			t := res.Tallies[q.Class]
+			t.N++
+			switch {
+			case got == q.Page:
+				t.Right++
+			case got < 0:
+				t.Missed++
+			default:
+				t.Wrong++
+			}
+			if got != q.Page {
+				res.Failures = append(res.Failures, Failure{Paper: p.Name, Quote: q, Got: got})
+			}
+		}
+		res.Times = append(res.Times, times...)
+		if len(p.Ours) > res.LargestPages {
+			res.Largest, res.LargestPages, res.LargestTimes = p.Name, len(p.Ours), times
+		}
+	}
+	return res
+}
+
+// Percentile returns the p-th percentile (0–100) of ds.
+func Percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(float64(len(s)-1) * p / 100)
+	return s[i]
+}

@@ -1,0 +1,494 @@
+package textnorm
+
+import (
+	"hash/maphash"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// MinQuoteScore is the lowest score at which FindQuote reports a passage
+// that is not an exact match. Scores weigh how much of the quote the
+// passage holds (recall) against how much of the passage is the quote
+// (precision), on stemmed words, with function words counting a fifth of
+// other words. Quotes perturbed the way models quote (a few words dropped,
+// added or changed, other inflections, a clause moved) score 0.7–0.95;
+// spans of other papers score below 0.45 (docs/benchmarks.md).
+const MinQuoteScore = 0.6
+
+// minApproxWeight is the least content a quote must have for an
+// approximate match: below about three content words, too many passages
+// look alike, so only an exact match counts.
+const minApproxWeight = 2.8
+
+const (
+	stopWeight   = 0.2
+	recallWeight = 0.7 // share of recall in the score; the rest is precision
+	maxWindows   = 8   // candidate windows refined per quote
+	maxExact     = 64  // pages checked for exact occurrences per quote
+	breakSlack   = 80  // tokens of footer and header a passage may skip at a page break
+	maxQuoteToks = 400 // a longer quote is matched on its first tokens
+)
+
+// QuoteResult is where FindQuote found a quote.
+type QuoteResult struct {
+	// Found reports a passage at or above MinQuoteScore (or exact).
+	Found bool
+	// Exact reports a match of the whole quote after normalisation (Locate).
+	Exact bool
+	// Score is 1 for an exact match, else the similarity of the passage.
+	Score float64
+	// Part is the index of the part the passage starts in; Start and End
+	// are byte offsets of the passage in that part. A passage that runs
+	// onto the next part (across a page break) ends at its last word on
+	// the first part, and EndPart says where it ends.
+	Part, Start, End int
+	EndPart          int
+	// Matches counts the exact occurrences seen (0 for an approximate
+	// match).
+	Matches int
+	// Hints are up to three parts, best first, where the closest passages
+	// were, when nothing was found.
+	Hints []int
+}
+
+// QuoteIndex is the tokenised form of a document's parts (its pages) for
+// finding quotes. It is immutable and safe for concurrent use.
+type QuoteIndex struct {
+	parts     []string
+	toks      []qtok
+	partStart []int // index in toks of each part's first token; one extra at the end
+	vocab     map[string]int32
+	prefix    []float32 // prefix[i] = summed weights of toks[:i]
+	joins     map[int32]int32
+}
+
+type qtok struct {
+	id         int32 // term id in vocab
+	part       int32
+	start, end int32 // byte offsets in the part
+}
+
+// NewQuoteIndex tokenises parts for FindQuote.
+func NewQuoteIndex(parts []string) *QuoteIndex {
+	x := &QuoteIndex{parts: parts, vocab: make(map[string]int32), partStart: make([]int, 0, len(parts)+1)}
+	n := 0
+	for _, p := range parts {
+		n += len(p) / 6
+	}
+	x.toks = make([]qtok, 0, n)
+	x.prefix = make([]float32, 1, n+1)
+	id := func(term string) int32 {
+		if v, ok := x.vocab[term]; ok {
+			return v
+		}
+		v := int32(len(x.vocab))
+		x.vocab[term] = v
+		return v
+	}
+	for pi, p := range parts {
+		x.partStart = append(x.partStart, len(x.toks))
+		toks := Tokens(p)
+		for i, t := range toks {
+			w := float32(1)
+			if t.Stop {
+				w = stopWeight
+			}
+			x.toks = append(x.toks, qtok{id: id(t.Term), part: int32(pi), start: int32(t.Start), end: int32(t.End)})
+			x.prefix = append(x.prefix, x.prefix[len(x.prefix)-1]+w)
+			if i+1 < len(toks) {
+				if m, ok := joined(p, t, toks[i+1], false); ok {
+					if x.joins == nil {
+						x.joins = make(map[int32]int32)
+					}
+					x.joins[int32(len(x.toks)-1)] = id(m)
+				}
+			}
+		}
+	}
+	x.partStart = append(x.partStart, len(x.toks))
+	return x
+}
+
+// joined reports whether a and b are the halves of a word hyphenated at a
+// line end ("encod-\nings", or a soft hyphen) and returns the whole word's
+// term. In a quote a hyphen before any space counts ("encod- ings"), as
+// text copied from a rendered page has it.
+func joined(s string, a, b Token, quote bool) (string, bool) {
+	if b.Start < a.End {
+		return "", false // overlapping CJK bigrams
+	}
+	gap := s[a.End:b.Start]
+	rest, soft := "", false
+	for _, h := range []string{"\u00ad", "\x02", "-", "\u2010"} {
+		if r, ok := strings.CutPrefix(gap, h); ok {
+			rest, soft = r, h == "\u00ad" || h == "\x02"
+			break
+		}
+	}
+	if rest == gap || strings.TrimSpace(rest) != "" {
+		return "", false
+	}
+	if !soft && !strings.Contains(rest, "\n") && !(quote && rest != "") {
+		return "", false
+	}
+	if !isLowerWord(s[a.Start:a.End]) || !isLowerWord(s[b.Start:b.End]) {
+		return "", false
+	}
+	return Stem(Fold(s[a.Start:a.End] + s[b.Start:b.End])), true
+}
+
+// isLowerWord reports a word that starts with a lower-case letter, as the
+// continuation of a hyphenated word does.
+func isLowerWord(w string) bool {
+	for _, r := range w {
+		return unicode.IsLower(r) || (unicode.IsLetter(r) && !unicode.IsUpper(r))
+	}
+	return false
+}
+
+// quoteTerm is one distinct term of a quote.
+type quoteTerm struct {
+	count  int
+	weight float64
+}
+
+// match is a quote term at a token position.
+type match struct {
+	pos  int
+	slot int
+}
+
+// window is a candidate span of matches [l, r] and its score.
+type window struct {
+	l, r  int // indexes into the matches
+	cov   float64
+	score float64
+	a, b  int // refined span: indexes into the matches
+}
+
+// Find locates quote in the index's parts; see FindQuote.
+func (x *QuoteIndex) Find(quote string) QuoteResult {
+	qt := Tokens(quote)
+	if len(qt) > maxQuoteToks {
+		qt = qt[:maxQuoteToks]
+	}
+	if len(qt) == 0 || len(x.toks) == 0 {
+		return x.exactAll(quote)
+	}
+	// Terms of the quote: a line-end hyphenation in it is joined as in
+	// the text.
+	slots := map[int32]int{}
+	var terms []quoteTerm
+	total, content := 0.0, 0.0
+	for i := 0; i < len(qt); i++ {
+		t := qt[i]
+		term, stop := t.Term, t.Stop
+		if i+1 < len(qt) {
+			if m, ok := joined(quote, t, qt[i+1], true); ok {
+				term, stop = m, false
+				i++
+			}
+		}
+		w := 1.0
+		if stop {
+			w = stopWeight
+		} else {
+			content++
+		}
+		total += w
+		id, ok := x.vocab[term]
+		if !ok {
+			continue
+		}
+		s, ok := slots[id]
+		if !ok {
+			s = len(terms)
+			slots[id] = s
+			terms = append(terms, quoteTerm{weight: w})
+		}
+		terms[s].count++
+	}
+	if content < minApproxWeight {
+		// Too short to match approximately: only exact occurrences.
+		return x.exactAll(quote)
+	}
+	ms := x.matches(slots)
+	if len(ms) == 0 {
+		return QuoteResult{}
+	}
+	n := len(qt)
+	span := n + n/3 + 3
+	wins := x.windows(ms, terms, span, total)
+	for i := range wins {
+		x.refine(&wins[i], ms, terms, span, total)
+	}
+	slices.SortStableFunc(wins, func(a, b window) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return ms[a.a].pos - ms[b.a].pos
+	})
+	var res QuoteResult
+	if x.exact(quote, wins, ms, &res) {
+		return res
+	}
+	best := wins[0]
+	if best.score < MinQuoteScore {
+		for _, w := range wins {
+			p := int(x.toks[ms[w.a].pos].part)
+			if w.score > 0 && !slices.Contains(res.Hints, p) && len(res.Hints) < 3 {
+				res.Hints = append(res.Hints, p)
+			}
+		}
+		res.Score = best.score
+		return res
+	}
+	a, b := x.toks[ms[best.a].pos], x.toks[ms[best.b].pos]
+	res.Found, res.Score = true, best.score
+	res.Part, res.Start, res.EndPart = int(a.part), int(a.start), int(b.part)
+	res.End = int(b.end)
+	if b.part != a.part {
+		// End at the last matched word of the first part.
+		for k := best.b; k >= best.a; k-- {
+			if t := x.toks[ms[k].pos]; t.part == a.part {
+				res.End = int(t.end)
+				break
+			}
+		}
+	}
+	return res
+}
+
+// matches lists the token positions holding a quote term, in order. A
+// hyphenated word split over two tokens matches as one when the quote has
+// the whole word and not both halves.
+func (x *QuoteIndex) matches(slots map[int32]int) []match {
+	// slotOf is indexed by term id; ids the quote lacks map to -1.
+	slotOf := make([]int32, len(x.vocab))
+	for i := range slotOf {
+		slotOf[i] = -1
+	}
+	for id, s := range slots {
+		slotOf[id] = int32(s)
+	}
+	var ms []match
+	for i := 0; i < len(x.toks); i++ {
+		if j, ok := x.joins[int32(i)]; ok && i+1 < len(x.toks) {
+			if s := slotOf[j]; s >= 0 && (slotOf[x.toks[i].id] < 0 || slotOf[x.toks[i+1].id] < 0) {
+				ms = append(ms, match{pos: i, slot: int(s)})
+				i++
+				continue
+			}
+		}
+		if s := slotOf[x.toks[i].id]; s >= 0 {
+			ms = append(ms, match{pos: i, slot: int(s)})
+		}
+	}
+	return ms
+}
+
+// windows slides a window of span tokens over the matches and returns the
+// best non-overlapping windows by weighted coverage of the quote's terms.
+func (x *QuoteIndex) windows(ms []match, terms []quoteTerm, span int, total float64) []window {
+	cnt := make([]int, len(terms))
+	var all []window
+	cov := 0.0
+	l := 0
+	for r, m := range ms {
+		if cnt[m.slot] < terms[m.slot].count {
+			cov += terms[m.slot].weight
+		}
+		cnt[m.slot]++
+		for ms[r].pos-ms[l].pos >= span {
+			s := ms[l].slot
+			cnt[s]--
+			if cnt[s] < terms[s].count {
+				cov -= terms[s].weight
+			}
+			l++
+		}
+		all = append(all, window{l: l, r: r, cov: cov})
+	}
+	slices.SortStableFunc(all, func(a, b window) int {
+		switch {
+		case a.cov > b.cov:
+			return -1
+		case a.cov < b.cov:
+			return 1
+		}
+		return 0
+	})
+	floor := 0.3 * all[0].cov
+	var out []window
+	for _, w := range all {
+		if w.cov < floor || len(out) == maxWindows {
+			break
+		}
+		overlaps := false
+		for _, o := range out {
+			if ms[w.l].pos <= ms[o.r].pos && ms[o.l].pos <= ms[w.r].pos {
+				overlaps = true
+				break
+			}
+		}
+		if !overlaps {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// refine finds the sub-span of matches around w with the best score. The
+// search reaches half a window beyond w, and across a page break far
+// enough to skip the page's footer and the next page's header, which do
+// not count against the passage.
+func (x *QuoteIndex) refine(w *window, ms []match, terms []quoteTerm, span int, total float64) {
+	lo, hi := ms[w.l].pos-span/2, ms[w.r].pos+span/2
+	if p := int(x.toks[ms[w.r].pos].part); p+1 < len(x.parts) && hi >= x.partStart[p+1]-span {
+		hi = max(hi, x.partStart[p+1]+span+breakSlack)
+	}
+	if p := int(x.toks[ms[w.l].pos].part); p > 0 && lo <= x.partStart[p]+span {
+		lo = min(lo, x.partStart[p]-span-breakSlack)
+	}
+	i := w.l
+	for i > 0 && ms[i-1].pos >= lo {
+		i--
+	}
+	j := w.r
+	for j+1 < len(ms) && ms[j+1].pos <= hi {
+		j++
+	}
+	cnt := make([]int, len(terms))
+	w.score, w.a, w.b = -1, w.l, w.l
+	for a := i; a <= j; a++ {
+		clear(cnt)
+		got, excess := 0.0, float32(0)
+		prev := ms[a].pos
+		for b := a; b <= j; b++ {
+			m := ms[b]
+			if m.pos-ms[a].pos > 3*span {
+				break
+			}
+			if x.toks[m.pos].part != x.toks[prev].part {
+				// A page break: its footer and header are not part of
+				// the passage.
+				excess += max(0, x.prefix[m.pos]-x.prefix[prev+1]-1)
+			}
+			prev = m.pos
+			if cnt[m.slot] < terms[m.slot].count {
+				got += terms[m.slot].weight
+			}
+			cnt[m.slot]++
+			width := float64(x.prefix[m.pos+1] - x.prefix[ms[a].pos] - excess)
+			s := recallWeight*got/total + (1-recallWeight)*min(1, got/max(width, 1e-9))
+			if s > w.score {
+				w.score, w.a, w.b = s, a, b
+			}
+		}
+	}
+}
+
+// exact looks for exact occurrences on the pages of the candidate windows
+// that hold the whole quote, and fills res with the first one.
+func (x *QuoteIndex) exact(quote string, wins []window, ms []match, res *QuoteResult) bool {
+	var pages []int
+	for _, w := range wins {
+		if w.score < 0.85 || len(pages) == maxExact {
+			continue
+		}
+		p := int(x.toks[ms[w.a].pos].part)
+		if !slices.Contains(pages, p) {
+			pages = append(pages, p)
+		}
+	}
+	slices.Sort(pages)
+	for _, p := range pages {
+		if found := Locate(x.parts[p], quote); len(found) > 0 {
+			if !res.Found {
+				*res = QuoteResult{Found: true, Exact: true, Score: 1, Part: p, EndPart: p, Start: found[0].Start, End: found[0].End}
+			}
+			res.Matches += len(found)
+		}
+	}
+	return res.Found
+}
+
+// exactAll looks for exact occurrences of a quote too short (or without
+// words) to match approximately, on every part.
+func (x *QuoteIndex) exactAll(quote string) QuoteResult {
+	var res QuoteResult
+	for p, text := range x.parts {
+		found := Locate(text, quote)
+		if len(found) == 0 {
+			continue
+		}
+		if !res.Found {
+			res = QuoteResult{Found: true, Exact: true, Score: 1, Part: p, EndPart: p, Start: found[0].Start, End: found[0].End}
+		}
+		res.Matches += len(found)
+	}
+	return res
+}
+
+// FindQuote finds the passage of parts (a document's pages, in order) that
+// best matches quote, as a model quotes: words dropped, added or changed,
+// other inflections, ligatures and line-end hyphenation, a clause moved,
+// table cells in another order, a sentence across a page break. An exact
+// occurrence (as Locate finds it) wins, the first in reading order; else
+// the best-scoring passage when it reaches MinQuoteScore. A quote with
+// fewer than about three content words matches only exactly.
+//
+// The tokenised parts are cached for the documents used most recently, so
+// repeated quotes against one document cost little.
+func FindQuote(parts []string, quote string) QuoteResult {
+	return cachedIndex(parts).Find(quote)
+}
+
+// indexCache keeps the QuoteIndexes of recently used documents, keyed by a
+// hash of their text.
+var indexCache struct {
+	mu   sync.Mutex
+	seed maphash.Seed
+	keys []uint64
+	idx  []*QuoteIndex
+}
+
+const indexCacheSize = 8
+
+func init() { indexCache.seed = maphash.MakeSeed() }
+
+func cachedIndex(parts []string) *QuoteIndex {
+	var h maphash.Hash
+	h.SetSeed(indexCache.seed)
+	for _, p := range parts {
+		h.WriteString(p)
+		h.WriteByte(0)
+	}
+	key := h.Sum64()
+	c := &indexCache
+	c.mu.Lock()
+	if i := slices.Index(c.keys, key); i >= 0 && slices.Equal(c.idx[i].parts, parts) {
+		x := c.idx[i]
+		// Move to the front: the oldest falls off the end.
+		copy(c.keys[1:i+1], c.keys[:i])
+		copy(c.idx[1:i+1], c.idx[:i])
+		c.keys[0], c.idx[0] = key, x
+		c.mu.Unlock()
+		return x
+	}
+	c.mu.Unlock()
+	x := NewQuoteIndex(slices.Clone(parts))
+	c.mu.Lock()
+	c.keys = slices.Insert(c.keys, 0, key)
+	c.idx = slices.Insert(c.idx, 0, x)
+	if len(c.keys) > indexCacheSize {
+		c.keys, c.idx = c.keys[:indexCacheSize], c.idx[:indexCacheSize]
+	}
+	c.mu.Unlock()
+	return x
+}
