@@ -31,8 +31,8 @@ var Classes = []string{Light, Medium, Cross, Negative}
 type Paper struct {
 	Name   string
 	TwoCol bool
-	Ref    []string   // reference text per page
-	Ours   []string   // extracted text per page
+	Ref    []string     // reference text per page
+	Ours   []string     // extracted text per page
 	Lines  [][]pdf.Line // extracted lines per page
 }
 
