@@ -335,9 +335,11 @@ func findSection(doc *sources.Document, title string) (int, bool) {
 const minTitleSimilarity = 0.6
 
 // titleSimilarity is the Dice coefficient of the stemmed content words of
-// two titles, numbering left out.
-func titleSimilarity(a, b string) float64 {
-	ta, tb := titleTerms(a), titleTerms(b)
+// a section argument and a title, numbering left out; it is 0 unless the
+// title holds at least three quarters of the argument's words, so that
+// "attention visualizations" does not name "3.2 Attention".
+func titleSimilarity(arg, title string) float64 {
+	ta, tb := titleTerms(arg), titleTerms(title)
 	if len(ta) == 0 || len(tb) == 0 {
 		return 0
 	}
@@ -346,6 +348,9 @@ func titleSimilarity(a, b string) float64 {
 		if tb[t] {
 			common++
 		}
+	}
+	if 4*common < 3*len(ta) {
+		return 0
 	}
 	return 2 * float64(common) / float64(len(ta)+len(tb))
 }
@@ -605,7 +610,7 @@ func nearPages(doc *sources.Document, res textnorm.QuoteResult) string {
 	if len(pages) > 1 {
 		word = "pages"
 	}
-	return fmt.Sprintf(" (the closest passages, too far from the quote to be it, are on %s %s)", word, strings.Join(pages, ", "))
+	return fmt.Sprintf(" (no passage is close enough; the nearest are on %s %s)", word, strings.Join(pages, ", "))
 }
 
 // sectionAt returns the title of the innermost section that contains byte

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
 // Classes of perturbed quotes.
@@ -138,6 +139,7 @@ type gen struct {
 	words [][]word // per reference page
 	vocab []string
 	heads map[string]int // normalised first and last lines, by how many pages have them
+	grams map[string]bool // word 4-grams of the paper, built on first use
 }
 
 func newGen(p *Paper, seed uint64) *gen {
@@ -249,13 +251,55 @@ func Generate(p *Paper, others []*Paper, n int, seed uint64) []Quote {
 		}
 		if len(others) > 0 {
 			o := newGen(others[g.rng.IntN(len(others))], seed+uint64(len(out)))
-			if _, ws, ok := o.span(12 + g.rng.IntN(29)); ok {
+			if _, ws, ok := o.span(12 + g.rng.IntN(29)); ok && !g.shares(ws) {
 				kind, text := g.light(join(ws))
 				out = append(out, Quote{Class: Negative, Kind: kind, Text: text, Page: -1})
 			}
 		}
 	}
 	return out
+}
+
+// shares reports whether a span of another paper is text this paper has
+// too (a reference both cite, a publisher's boilerplate): a quarter of its
+// word 4-grams occur in this paper. Such a span is no negative.
+func (g *gen) shares(ws []word) bool {
+	if g.grams == nil {
+		g.grams = map[string]bool{}
+		for _, page := range g.words {
+			t := terms(page)
+			for i := 0; i+4 <= len(t); i++ {
+				g.grams[strings.Join(t[i:i+4], " ")] = true
+			}
+		}
+	}
+	t := terms(ws)
+	n, hit := 0, 0
+	for i := 0; i+4 <= len(t); i++ {
+		n++
+		if g.grams[strings.Join(t[i:i+4], " ")] {
+			hit++
+		}
+	}
+	return n > 0 && 4*hit >= n
+}
+
+// terms folds words for comparison.
+func terms(ws []word) []string {
+	var out []string
+	for _, tok := range textnorm.Tokens(wordsText(ws)) {
+		out = append(out, tok.Term)
+	}
+	return out
+}
+
+func wordsText(ws []word) string {
+	var b strings.Builder
+	for _, w := range ws {
+		b.WriteString(w.text)
+		b.WriteByte(' ')
+	}
+	return b.String()
 }
 
 // light applies one or two small edits.

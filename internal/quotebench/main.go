@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/internal/corpus"
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
 func main() {
@@ -40,6 +41,7 @@ func main() {
 	n := flag.Int("n", 25, "quotes per class per paper")
 	seed := flag.Uint64("seed", 1, "random seed")
 	failures := flag.Int("failures", 0, "list this many failures of the approximate method per set")
+	only := flag.String("class", "", "list failures of this class only")
 	flag.Parse()
 	root := *dir
 	if root == "" {
@@ -78,12 +80,20 @@ func main() {
 					t := r.Tallies[c]
 					fmt.Printf(" %s %d/%d/%d", c, t.Right, t.Wrong, t.N)
 				}
+				fmt.Printf("\n%12s scores: light p5 %.2f, medium p5 %.2f, cross p5 %.2f; negatives p99 %.2f, max %.2f (threshold %.2f)",
+					"", Quantile(r.Tallies[Light].Scores, 0.05), Quantile(r.Tallies[Medium].Scores, 0.05), Quantile(r.Tallies[Cross].Scores, 0.05),
+					Quantile(r.Tallies[Negative].Scores, 0.99), Quantile(r.Tallies[Negative].Scores, 1), textnorm.MinQuoteScore)
 				fmt.Printf("\n%12s index build per paper: median %v, max %v; largest paper %s (%d pages)\n", "",
 					Percentile(r.Build, 50).Round(time.Microsecond), Percentile(r.Build, 100).Round(time.Microsecond), r.Largest, r.LargestPages)
-				for i, f := range r.Failures {
-					if i >= *failures {
+				listed := 0
+				for _, f := range r.Failures {
+					if listed >= *failures {
 						break
 					}
+					if *only != "" && f.Quote.Class != *only {
+						continue
+					}
+					listed++
 					fmt.Fprintf(os.Stdout, "  FAIL %s %s/%s page %d got %d: %q\n", f.Paper, f.Quote.Class, f.Quote.Kind, f.Quote.Page+1, f.Got+1, f.Quote.Text)
 				}
 			}

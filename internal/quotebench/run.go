@@ -8,34 +8,34 @@ import (
 )
 
 // Method locates a quote in a paper's pages and returns the page (0-based)
-// or -1.
+// or -1, and the best score it saw (1 for exact-only location).
 type Method struct {
 	Name string
 	// Prepare builds whatever the method keeps per paper.
-	Prepare func(pages []string) func(quote string) int
+	Prepare func(pages []string) func(quote string) (int, float64)
 }
 
 // Methods are the two compared: today's exact-only location and the
 // approximate one.
 var Methods = []Method{
-	{Name: "exact", Prepare: func(pages []string) func(string) int {
-		return func(q string) int {
+	{Name: "exact", Prepare: func(pages []string) func(string) (int, float64) {
+		return func(q string) (int, float64) {
 			for i, p := range pages {
 				if len(textnorm.Locate(p, q)) > 0 {
-					return i
+					return i, 1
 				}
 			}
-			return -1
+			return -1, 0
 		}
 	}},
-	{Name: "approximate", Prepare: func(pages []string) func(string) int {
+	{Name: "approximate", Prepare: func(pages []string) func(string) (int, float64) {
 		x := textnorm.NewQuoteIndex(pages)
-		return func(q string) int {
+		return func(q string) (int, float64) {
 			r := x.Find(q)
 			if !r.Found {
-				return -1
+				return -1, r.Score
 			}
-			return r.Part
+			return r.Part, r.Score
 		}
 	}},
 }
@@ -43,6 +43,7 @@ var Methods = []Method{
 // Tally counts one class's outcomes.
 type Tally struct {
 	N, Right, Wrong, Missed int
+	Scores                  []float64 // best score per quote
 }
 
 // Rate is the share located on the right page; for negatives, the share
@@ -93,11 +94,12 @@ func Evaluate(m Method, papers []*Paper, n int, seed uint64) *Result {
 		var times []time.Duration
 		for _, q := range quotes {
 			t0 := time.Now()
-			got := find(q.Text)
+			got, score := find(q.Text)
 			d := time.Since(t0)
 			times = append(times, d)
 			t := res.Tallies[q.Class]
 			t.N++
+			t.Scores = append(t.Scores, score)
 			switch {
 			case got == q.Page:
 				t.Right++
@@ -127,4 +129,14 @@ func Percentile(ds []time.Duration, p float64) time.Duration {
 	slices.Sort(s)
 	i := int(float64(len(s)-1) * p / 100)
 	return s[i]
+}
+
+// Quantile returns the q-quantile (0–1) of xs.
+func Quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[int(float64(len(s)-1)*q)]
 }
