@@ -138,7 +138,7 @@ type gen struct {
 	rng   *rand.Rand
 	words [][]word // per reference page
 	vocab []string
-	heads map[string]int // normalised first and last lines, by how many pages have them
+	heads map[string]int  // normalised first and last lines, by how many pages have them
 	grams map[string]bool // word 4-grams of the paper, built on first use
 }
 

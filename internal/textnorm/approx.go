@@ -32,12 +32,12 @@ const minApproxWeight = 2.8
 
 const (
 	stopWeight   = 0.2
-	recallWeight = 0.75// share of recall in the score; the rest is precision
-	maxWindows   = 8   // candidate windows refined per quote
-	maxExact     = 64  // pages checked for exact occurrences per quote
-	breakSlack   = 80  // tokens of footer and header a passage may skip at a page break
-	maxQuoteToks = 400 // a longer quote is matched on its first tokens
-	minHintWords = 2   // content words a passage shares with the quote to be a hint
+	recallWeight = 0.75 // share of recall in the score; the rest is precision
+	maxWindows   = 8    // candidate windows refined per quote
+	maxExact     = 64   // pages checked for exact occurrences per quote
+	breakSlack   = 80   // tokens of footer and header a passage may skip at a page break
+	maxQuoteToks = 400  // a longer quote is matched on its first tokens
+	minHintWords = 2    // content words a passage shares with the quote to be a hint
 )
 
 // QuoteResult is where FindQuote found a quote.
@@ -173,7 +173,7 @@ type match struct {
 
 // window is a candidate span of matches [l, r] and its score.
 type window struct {
-	l, r  int // indexes into the matches
+	l, r    int // indexes into the matches
 	cov     float64
 	score   float64
 	a, b    int     // refined span: indexes into the matches
