@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -47,34 +46,36 @@ type Quote struct {
 }
 
 // LoadPapers reads the English papers with a text layer from the corpus
-// (manifest.tsv gives layout and script), sorted by name, and extracts
-// them. names, when not empty, limits the set.
-func LoadPapers(ctx context.Context, pdfDir, refDir string, names []string) ([]*Paper, error) {
-	f, err := os.Open(filepath.Join(pdfDir, "manifest.tsv"))
+// (manifest.tsv gives layout and script) in name order, and extracts those
+// that keep accepts (given the paper's index in that order and its name;
+// nil keeps all).
+func LoadPapers(ctx context.Context, pdfDir, refDir string, keep func(i int, name string) bool) ([]*Paper, error) {
+	data, err := os.ReadFile(filepath.Join(pdfDir, "manifest.tsv"))
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	var all []*Paper
+	for i, line := range strings.Split(string(data), "\n") {
+		cols := strings.Split(line, "\t")
+		if i == 0 || len(cols) < 9 || cols[8] != "en" || cols[7] == "scan" {
+			continue
+		}
+		all = append(all, &Paper{Name: strings.TrimSuffix(cols[0], ".pdf"), TwoCol: cols[7] == "2col"})
+	}
+	slices.SortFunc(all, func(a, b *Paper) int { return strings.Compare(a.Name, b.Name) })
 	var out []*Paper
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<16), 1<<20)
-	for first := true; sc.Scan(); first = false {
-		cols := strings.Split(sc.Text(), "\t")
-		if first || len(cols) < 9 || cols[8] != "en" || cols[7] == "scan" {
+	for i, p := range all {
+		if keep != nil && !keep(i, p.Name) {
 			continue
 		}
-		name := strings.TrimSuffix(cols[0], ".pdf")
-		if len(names) > 0 && !slices.Contains(names, name) {
-			continue
-		}
-		ref, err := os.ReadFile(filepath.Join(refDir, name+".txt"))
+		ref, err := os.ReadFile(filepath.Join(refDir, p.Name+".txt"))
 		if err != nil {
 			return nil, err
 		}
-		p := &Paper{Name: name, TwoCol: cols[7] == "2col", Ref: strings.Split(strings.TrimSuffix(string(ref), "\f"), "\f")}
-		doc, err := extract(ctx, filepath.Join(pdfDir, name+".pdf"))
+		p.Ref = strings.Split(strings.TrimSuffix(string(ref), "\f"), "\f")
+		doc, err := extract(ctx, filepath.Join(pdfDir, p.Name+".pdf"))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", p.Name, err)
 		}
 		for _, pg := range doc.Pages {
 			p.Ours = append(p.Ours, pg.Text)
@@ -82,10 +83,6 @@ func LoadPapers(ctx context.Context, pdfDir, refDir string, names []string) ([]*
 		}
 		out = append(out, p)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	slices.SortFunc(out, func(a, b *Paper) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 
@@ -102,18 +99,22 @@ func extract(ctx context.Context, path string) (*pdf.Document, error) {
 	return pdf.Extract(ctx, f, st.Size(), nil)
 }
 
-// Split divides papers by a fixed rule: alternate papers in name order are
-// for tuning and held out.
+// Split divides papers, as LoadPapers returns them all, by a fixed rule:
+// alternate papers in name order are for tuning and held out (HeldOut).
 func Split(papers []*Paper) (tune, held []*Paper) {
 	for i, p := range papers {
-		if i%2 == 0 {
-			tune = append(tune, p)
-		} else {
+		if HeldOut(i, p.Name) {
 			held = append(held, p)
+		} else {
+			tune = append(tune, p)
 		}
 	}
 	return tune, held
 }
+
+// HeldOut reports whether the i-th paper in name order is held out from
+// tuning.
+func HeldOut(i int, _ string) bool { return i%2 == 1 }
 
 // word is a word of a reference page and whether a line break follows it.
 type word struct {
