@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"slices"
 	"time"
 
@@ -63,12 +64,15 @@ type Result struct {
 	Method   string
 	Tallies  map[string]*Tally
 	Times    []time.Duration // per quote, index built
+	CPU      []time.Duration // the same in thread CPU time (Linux)
 	Build    []time.Duration // per paper, index build (0 for exact)
 	Failures []Failure
 	// Largest is the paper with the most pages and its per-quote times.
 	Largest      string
 	LargestPages int
 	LargestTimes []time.Duration
+	LargestCPU   []time.Duration
+	LargestBuild time.Duration // index build, thread CPU time where known
 }
 
 // Failure is a quote placed wrongly, for tuning.
@@ -81,6 +85,8 @@ type Failure struct {
 // Evaluate runs m over quotes generated for papers (n per class per paper;
 // negatives come from the other papers of the same set).
 func Evaluate(m Method, papers []*Paper, n int, seed uint64) *Result {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	res := &Result{Method: m.Name, Tallies: map[string]*Tally{}}
 	for _, c := range Classes {
 		res.Tallies[c] = &Tally{}
@@ -89,14 +95,22 @@ func Evaluate(m Method, papers []*Paper, n int, seed uint64) *Result {
 		others := slices.DeleteFunc(slices.Clone(papers), func(o *Paper) bool { return o == p })
 		quotes := Generate(p, others, n, seed)
 		t0 := time.Now()
+		c0, _ := threadCPU()
 		find := m.Prepare(p.Ours)
-		res.Build = append(res.Build, time.Since(t0))
-		var times []time.Duration
+		c1, cpuOK := threadCPU()
+		build := time.Since(t0)
+		res.Build = append(res.Build, build)
+		if cpuOK {
+			build = c1 - c0
+		}
+		var times, cpu []time.Duration
 		for _, q := range quotes {
 			t0 := time.Now()
+			c0, _ := threadCPU()
 			got, score := find(q.Text)
-			d := time.Since(t0)
-			times = append(times, d)
+			c1, _ := threadCPU()
+			times = append(times, time.Since(t0))
+			cpu = append(cpu, c1-c0)
 			t := res.Tallies[q.Class]
 			t.N++
 			t.Scores = append(t.Scores, score)
@@ -113,8 +127,9 @@ func Evaluate(m Method, papers []*Paper, n int, seed uint64) *Result {
 			}
 		}
 		res.Times = append(res.Times, times...)
+		res.CPU = append(res.CPU, cpu...)
 		if len(p.Ours) > res.LargestPages {
-			res.Largest, res.LargestPages, res.LargestTimes = p.Name, len(p.Ours), times
+			res.Largest, res.LargestPages, res.LargestTimes, res.LargestCPU, res.LargestBuild = p.Name, len(p.Ours), times, cpu, build
 		}
 	}
 	return res
