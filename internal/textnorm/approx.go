@@ -12,10 +12,10 @@ import (
 // that is not an exact match, for a quote of ten content words or more;
 // a shorter quote needs 0.02 more per word it lacks (MinScoreFor), since
 // a few shared words say less. Scores weigh how much of the quote the
-// passage holds (recall, 70 %) against how much of the passage is the quote
-// (precision, 30 %), on stemmed words, with function words counting a fifth
+// passage holds (recall, 75 %) against how much of the passage is the quote
+// (precision, 25 %), on stemmed words, with function words counting a fifth
 // of other words. On the shared corpus, quotes perturbed the way models
-// quote score 0.7 or more in 95 % of cases and spans of other papers below
+// quote score 0.68 or more in 95 % of cases and spans of other papers below
 // 0.5 in 99 % (docs/benchmarks.md).
 const MinQuoteScore = 0.6
 
@@ -25,10 +25,10 @@ func MinScoreFor(content int) float64 {
 	return MinQuoteScore + 0.02*float64(max(0, 10-content))
 }
 
-// minApproxWeight is the least content a quote must have for an
-// approximate match: below about three content words, too many passages
-// look alike, so only an exact match counts.
-const minApproxWeight = 2.8
+// minApproxWords is the least number of content words a quote must have
+// for an approximate match: with fewer, too many passages look alike, so
+// only an exact match counts.
+const minApproxWords = 3
 
 const (
 	stopWeight   = 0.2
@@ -222,7 +222,7 @@ func (x *QuoteIndex) Find(quote string) QuoteResult {
 		}
 		terms[s].count++
 	}
-	if content < minApproxWeight {
+	if content < minApproxWords {
 		// Too short to match approximately: only exact occurrences.
 		return x.exactAll(quote)
 	}
@@ -232,7 +232,7 @@ func (x *QuoteIndex) Find(quote string) QuoteResult {
 	}
 	n := len(qt)
 	span := n + n/3 + 3
-	wins := x.windows(ms, terms, span, total)
+	wins := x.windows(ms, terms, span)
 	for i := range wins {
 		x.refine(&wins[i], ms, terms, span, total)
 	}
@@ -311,7 +311,7 @@ func (x *QuoteIndex) matches(slots map[int32]int) []match {
 
 // windows slides a window of span tokens over the matches and returns the
 // best non-overlapping windows by weighted coverage of the quote's terms.
-func (x *QuoteIndex) windows(ms []match, terms []quoteTerm, span int, total float64) []window {
+func (x *QuoteIndex) windows(ms []match, terms []quoteTerm, span int) []window {
 	cnt := make([]int, len(terms))
 	var all []window
 	cov, content := 0.0, 0.0
@@ -472,8 +472,8 @@ func (x *QuoteIndex) exactAll(quote string) QuoteResult {
 // other inflections, ligatures and line-end hyphenation, a clause moved,
 // table cells in another order, a sentence across a page break. An exact
 // occurrence (as Locate finds it) wins, the first in reading order; else
-// the best-scoring passage when it reaches MinQuoteScore. A quote with
-// fewer than about three content words matches only exactly.
+// the best-scoring passage when it reaches the threshold (MinScoreFor). A quote with
+// fewer than three content words matches only exactly.
 //
 // The tokenised parts are cached for the documents used most recently, so
 // repeated quotes against one document cost little.

@@ -188,3 +188,37 @@ func BenchmarkFindQuote(b *testing.B) {
 		}
 	})
 }
+
+// TestFindQuoteConcurrent: the index cache serves several documents to
+// concurrent callers with the same results as one caller gets.
+func TestFindQuoteConcurrent(t *testing.T) {
+	docs := [][]string{approxPages, {"the encoder stack maps the input", "and the decoder reads it back"}}
+	quotes := []string{"We use sine and cosine functions with different frequencies", "the decoder reads it back", "encoder stack maps the input"}
+	want := map[[2]int]QuoteResult{}
+	for d, doc := range docs {
+		for q, quote := range quotes {
+			want[[2]int{d, q}] = NewQuoteIndex(doc).Find(quote)
+		}
+	}
+	errs := make(chan string, 64)
+	done := make(chan struct{})
+	for g := range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range 50 {
+				d, q := (g+i)%len(docs), i%len(quotes)
+				if got := FindQuote(docs[d], quotes[q]); !cmp.Equal(got, want[[2]int{d, q}]) {
+					errs <- cmp.Diff(want[[2]int{d, q}], got)
+					return
+				}
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Errorf("concurrent FindQuote differs (-want +got):\n%s", e)
+	}
+}
