@@ -55,7 +55,7 @@ const (
 type ReadInput struct {
 	Target  string `json:"target" jsonschema:"a granted source, a file inside a granted directory, or a citation URI of either"`
 	Mode    string `json:"mode,omitempty" jsonschema:"metadata (default), excerpt, section, page, region or full"`
-	Quote   string `json:"quote,omitempty" jsonschema:"excerpt mode: text to find; the passage around it is returned"`
+	Quote   string `json:"quote,omitempty" jsonschema:"excerpt mode: text to find, word for word or nearly (a few words may differ); the page's passage around the closest match is returned, with match and score"`
 	Section string `json:"section,omitempty" jsonschema:"section mode: a section title or number from the metadata (3.5, §3.5, Sec. 3.5, or words of the title)"`
 	Page    int    `json:"page,omitempty" jsonschema:"page mode: 1-based physical page"`
 	Region  string `json:"region,omitempty" jsonschema:"region mode: a layout id such as figure-1"`
