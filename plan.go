@@ -399,7 +399,7 @@ func (r *resolution) addSelection(sel Selection, current *vault.Paper) {
 	}
 	ev.Path = file
 	if file != "" && sel.Page == 0 && sel.Section == "" && sel.Region == "" {
-		ev.Page, ev.Section = r.locate(paper, file, text)
+		ev.Page, ev.Section = r.locate(paper, file, quote)
 		sel.Page, sel.Section = ev.Page, ev.Section
 	}
 	ev.CitationURI = citation(file, sel)

@@ -182,6 +182,13 @@ type window struct {
 
 // Find locates quote in the index's parts; see FindQuote.
 func (x *QuoteIndex) Find(quote string) QuoteResult {
+	if len(quote) > maxQuoteBytes {
+		cut, _ := Truncate(quote, maxQuoteBytes/4)
+		r := x.Find(cut)
+		r.Exact, r.Matches = false, 0
+		r.Score = min(r.Score, 0.99)
+		return r
+	}
 	qt := Tokens(quote)
 	if len(qt) > maxQuoteToks {
 		qt = qt[:maxQuoteToks]
@@ -467,6 +474,10 @@ func (x *QuoteIndex) exactAll(quote string) QuoteResult {
 	return res
 }
 
+// maxQuoteBytes bounds the quote FindQuote reads: a longer quote is
+// located by its beginning and is never reported as exact.
+const maxQuoteBytes = 16 << 10
+
 // FindQuote finds the passage of parts (a document's pages, in order) that
 // best matches quote, as a model quotes: words dropped, added or changed,
 // other inflections, ligatures and line-end hyphenation, a clause moved,
@@ -490,7 +501,12 @@ var indexCache struct {
 	idx  []*QuoteIndex
 }
 
-const indexCacheSize = 8
+// The cache holds at most indexCacheSize documents and, beyond the newest
+// one, indexCacheTokens tokens in all (about 16 bytes each).
+const (
+	indexCacheSize   = 8
+	indexCacheTokens = 4 << 20
+)
 
 func init() { indexCache.seed = maphash.MakeSeed() }
 
@@ -518,9 +534,13 @@ func cachedIndex(parts []string) *QuoteIndex {
 	c.mu.Lock()
 	c.keys = slices.Insert(c.keys, 0, key)
 	c.idx = slices.Insert(c.idx, 0, x)
-	if len(c.keys) > indexCacheSize {
-		c.keys, c.idx = c.keys[:indexCacheSize], c.idx[:indexCacheSize]
+	n, tokens := 1, len(x.toks)
+	for n < len(c.idx) && n < indexCacheSize && tokens+len(c.idx[n].toks) <= indexCacheTokens {
+		tokens += len(c.idx[n].toks)
+		n++
 	}
+	clear(c.idx[n:]) // let the dropped indexes go
+	c.keys, c.idx = c.keys[:n], c.idx[:n]
 	c.mu.Unlock()
 	return x
 }

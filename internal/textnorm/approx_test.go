@@ -222,3 +222,40 @@ func TestFindQuoteConcurrent(t *testing.T) {
 		t.Errorf("concurrent FindQuote differs (-want +got):\n%s", e)
 	}
 }
+
+func TestFindQuoteLong(t *testing.T) {
+	quote := "we use sine and cosine functions of different frequencies " + strings.Repeat("x", 20000)
+	r := FindQuote(approxPages, quote)
+	if r.Exact || r.Score >= 1 {
+		t.Errorf("a quote cut to its beginning reported as exact: %+v", r)
+	}
+}
+
+// FuzzFindQuote: any pages and quote give a result inside the pages, and
+// an exact result is what Locate finds.
+func FuzzFindQuote(f *testing.F) {
+	f.Add("the encoder-\nde- coder ﬁnal stack", "a-\nb\u00ad c", "encoder decoder final", "decoder stack of the final")
+	f.Add(approxPages[0], approxPages[1], "We use sine and cosine functions with different frequencies", "注意力机制 データ")
+	f.Add("\x00\xff-\n-", "", "-\n-", "\u00ad")
+	f.Fuzz(func(t *testing.T, p1, p2, q1, q2 string) {
+		pages := []string{p1, p2, p1 + p2}
+		for _, q := range []string{q1, q2, q1 + " " + q2} {
+			r := NewQuoteIndex(pages).Find(q)
+			if !r.Found {
+				if r.Exact || len(r.Hints) > 3 {
+					t.Fatalf("not found yet %+v", r)
+				}
+				continue
+			}
+			if r.Part < 0 || r.Part >= len(pages) || r.Start < 0 || r.Start > r.End || r.End > len(pages[r.Part]) || r.EndPart < r.Part || r.EndPart >= len(pages) {
+				t.Fatalf("span outside the pages: %+v", r)
+			}
+			if r.Exact && len(Locate(pages[r.Part], q)) == 0 {
+				t.Fatalf("exact, but Locate finds nothing on part %d: %+v", r.Part, r)
+			}
+			if r.Score < 0 || r.Score > 1 {
+				t.Fatalf("score %v", r.Score)
+			}
+		}
+	})
+}
