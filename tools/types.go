@@ -78,7 +78,11 @@ type EntryInfo struct {
 	Size int64  `json:"size,omitempty"`
 }
 
-// How an excerpt's passage matched its quote (ReadOutput.Match).
+// How an excerpt's passage matched its quote (ReadOutput.Match, with
+// ReadOutput.Score: 1 for an exact match, else the similarity, 0–1). An
+// approximate passage is reported from a score of 0.60 for a quote of ten
+// content words or more, 0.02 higher per word fewer (textnorm.MinScoreFor);
+// below that the read is not found.
 const (
 	// MatchExact: the passage holds the quote word for word, after
 	// normalising case, ligatures, hyphenation and whitespace.
