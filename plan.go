@@ -15,6 +15,7 @@ import (
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/vault"
 )
 
@@ -106,6 +107,7 @@ var ErrRequest = errors.New("invalid request")
 type Resolver struct {
 	mu     sync.Mutex
 	vaults map[string]*vault.Vault
+	libs   map[*vault.Vault]*sources.Library // for locating selections
 }
 
 var defaultResolver Resolver
@@ -133,6 +135,21 @@ func (r *Resolver) Vault(root string) (*vault.Vault, error) {
 	return v, nil
 }
 
+// library returns the sources Library of an open Vault, made once.
+func (r *Resolver) library(v *vault.Vault) *sources.Library {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if l := r.libs[v]; l != nil {
+		return l
+	}
+	if r.libs == nil {
+		r.libs = map[*vault.Vault]*sources.Library{}
+	}
+	l := sources.NewLibrary(v, nil)
+	r.libs[v] = l
+	return l
+}
+
 // Close closes every Vault the Resolver opened.
 func (r *Resolver) Close() error {
 	r.mu.Lock()
@@ -140,6 +157,7 @@ func (r *Resolver) Close() error {
 	var errs []error
 	for k, v := range r.vaults {
 		errs = append(errs, v.Close())
+		delete(r.libs, v)
 		delete(r.vaults, k)
 	}
 	return errors.Join(errs...)
@@ -164,7 +182,7 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the vault catalogue: %w", err)
 	}
-	res := &resolution{ctx: ctx, v: v, cat: cat, seen: map[string]bool{}}
+	res := &resolution{ctx: ctx, v: v, cat: cat, seen: map[string]bool{}, lib: r.library(v)}
 	res.plan = &Plan{
 		Vault:     req.Vault,
 		RuntimeID: req.RuntimeID,
@@ -236,6 +254,7 @@ type resolution struct {
 	cat  *vault.Catalogue
 	plan *Plan
 	seen map[string]bool // source paths already added
+	lib  *sources.Library
 }
 
 func (r *resolution) drop(p, reason string) {
@@ -392,8 +411,50 @@ func (r *resolution) addSelection(sel Selection, current *vault.Paper) {
 		}
 	}
 	ev.Path = file
+	if file != "" && sel.Page == 0 && sel.Section == "" && sel.Region == "" {
+		ev.Page, ev.Section = r.locate(paper, file, quote)
+		sel.Page, sel.Section = ev.Page, ev.Section
+	}
 	ev.CitationURI = citation(file, sel)
 	r.plan.Evidence = append(r.plan.Evidence, ev)
+}
+
+// locate finds where in file a selection that came without a page or
+// section is: its page in a PDF, its section in a Markdown file. The text
+// must be there word for word or, as the context_read excerpt mode
+// decides, closely enough; else the selection stays unplaced.
+func (r *resolution) locate(paper *vault.Paper, file, text string) (page int, section string) {
+	var src sources.Source
+	var err error
+	if paper != nil {
+		src, err = r.lib.Open(r.ctx, sources.KindPaper, paper.Ref)
+	} else {
+		src, err = r.lib.Open(r.ctx, sources.KindFile, file)
+	}
+	if err != nil {
+		return 0, ""
+	}
+	doc, err := src.Read(r.ctx, file)
+	if err != nil {
+		return 0, ""
+	}
+	texts := make([]string, len(doc.Parts))
+	for i, p := range doc.Parts {
+		texts[i] = p.Text
+	}
+	res := textnorm.FindQuote(texts, text)
+	if !res.Found {
+		return 0, ""
+	}
+	if p := doc.Parts[res.Part].Page; p > 0 {
+		return p, ""
+	}
+	for _, s := range doc.Sections {
+		if s.Part < res.Part || s.Part == res.Part && s.Offset <= res.Start {
+			section = s.Title
+		}
+	}
+	return 0, section
 }
 
 // citation builds the URI of a selection in file: a PDF by page (else

@@ -115,7 +115,11 @@ func renderRead(out *tools.ReadOutput) string {
 		b.WriteString("Sections:\n")
 		for _, s := range out.Sections {
 			indent := strings.Repeat("  ", max(0, min(s.Level, 6)-1))
-			fmt.Fprintf(&b, "  %s- %s", indent, title(s.Title))
+			name := s.Title
+			if s.Number != "" && !strings.HasPrefix(name, s.Number) {
+				name = s.Number + " " + name
+			}
+			fmt.Fprintf(&b, "  %s- %s", indent, title(name))
 			if s.Page > 0 {
 				fmt.Fprintf(&b, " (page %d)", s.Page)
 			}
@@ -138,6 +142,9 @@ func renderRead(out *tools.ReadOutput) string {
 			}
 			b.WriteString(")\n")
 		}
+	}
+	if out.Match == tools.MatchApproximate {
+		fmt.Fprintf(&b, "Approximate match (score %.2f): the page's own text closest to the quote, which differs from it.\n", out.Score)
 	}
 	if out.Matches > 1 {
 		fmt.Fprintf(&b, "The quote occurs %d times; this is the first.\n", out.Matches)

@@ -36,6 +36,10 @@ const (
 
 var sampleMentions = []string{"notes", "reading-list"}
 
+// sampleParaphrase is the demo selection as a model quotes it back: the
+// excerpt finds the passage approximately.
+const sampleParaphrase = "strided global tokens let each block see a coarse summary of the document at a cost growing linearly with its length"
+
 // runtimeID names the demo's grant folder: every run of the demo is one
 // runtime of the same host.
 const runtimeID = "quickchat-demo"
@@ -423,6 +427,9 @@ func (r *demoRun) scripted(ctx context.Context) {
 	}
 	if paper != "" && r.cfg.quote != "" {
 		r.call(ctx, researchctx.ToolRead, map[string]any{"target": paper, "mode": tools.ModeExcerpt, "quote": r.cfg.quote}, "the passage around the selection")
+		if r.cfg.quote == sampleQuote {
+			r.call(ctx, researchctx.ToolRead, map[string]any{"target": paper, "mode": tools.ModeExcerpt, "quote": sampleParaphrase}, "the selection as a model quotes it: found approximately")
+		}
 	}
 	if paper != "" {
 		note := "the page a card came from"

@@ -66,6 +66,8 @@ func TestDefaultRun(t *testing.T) {
 		"Cite: papers/2401.01234/2401.01234.pdf#page=1",
 		"→ context_search",
 		`→ context_read {"mode":"excerpt"`,
+		"excerpt, page 1, exact match (score 1.00)",
+		"excerpt, page 1, approximate match (score 0.",
 		`→ context_read {"mode":"page","page":2,"target":"papers/2401.01234"}`,
 		`→ context_read {"target":"notes"}`,
 		"→ paper_relations",
@@ -107,8 +109,8 @@ func TestDefaultRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.Calls != 5 {
-		t.Errorf("usage.jsonl has %d calls of the turn, want 5 (the refused read returns nothing)", u.Calls)
+	if u.Calls != 6 {
+		t.Errorf("usage.jsonl has %d calls of the turn, want 6 (the refused read returns nothing)", u.Calls)
 	}
 }
 
@@ -195,7 +197,7 @@ func TestJSON(t *testing.T) {
 	for _, c := range calls {
 		gotTools = append(gotTools, c.Tool)
 	}
-	wantTools := []string{"context_search", "context_read", "context_read", "context_read", "paper_relations", "context_read"}
+	wantTools := []string{"context_search", "context_read", "context_read", "context_read", "context_read", "paper_relations", "context_read"}
 	if diff := cmp.Diff(wantTools, gotTools); diff != "" {
 		t.Fatalf("calls (-want +got):\n%s", diff)
 	}
