@@ -65,6 +65,9 @@ type graph struct {
 	// cited many times, and a rebuild over the same catalogue reuses them.
 	matches map[[2]string]*vault.Paper
 
+	// tix finds library papers by title, built on first use.
+	tix *titleIndex
+
 	// titles holds, for library papers whose own metadata has no title,
 	// the first title a sidecar or the cache gives them.
 	titles map[string]string
@@ -286,7 +289,8 @@ func samePaper(p *vault.Paper, doi, arxiv string) bool {
 }
 
 // resolveRef turns a reference into a Work: a library paper when its
-// localMatch names one, else when its DOI or arXiv id matches one.
+// localMatch names one, else when its DOI or arXiv id matches one, else
+// when its title names exactly one (see titleIndex.match).
 func (g *graph) resolveRef(r ref) Work {
 	w := Work{Title: r.title, Authors: r.authors, Year: r.year, DOI: r.doi, ArXivID: r.arxiv}
 	var p *vault.Paper
@@ -295,6 +299,12 @@ func (g *graph) resolveRef(r ref) Work {
 	}
 	if p == nil {
 		p = g.match(r.doi, r.arxiv)
+	}
+	if p == nil && r.title != "" {
+		if g.tix == nil {
+			g.tix = newTitleIndex(g.cat)
+		}
+		p = g.tix.match(r)
 	}
 	return withPaper(w, p)
 }

@@ -56,9 +56,41 @@ func referenceSection(text string) string {
 	return sec
 }
 
-// textIDs returns the DOIs and arXiv ids cited in the reference section of
-// text, normalised, in order of first appearance, without duplicates.
+// textIDs returns the references of a paper's text: one per entry of its
+// reference section (see Entries), with its parsed title, authors, year and
+// identifiers, then a reference for each DOI or arXiv id of the section
+// that no entry holds (a list the splitter could not read), in order of
+// appearance, without repeating an identifier.
 func textIDs(text string) []ref {
+	seen := map[string]bool{}
+	var out []ref
+	for _, e := range Entries(text) {
+		r := ref{title: e.Title, authors: e.Authors, year: e.Year, doi: e.DOI, arxiv: e.ArXivID}
+		if r.title == "" {
+			r.title = shorten(e.Raw, maxRawTitle)
+		}
+		for _, k := range []string{idKey(r.doi, ""), idKey("", r.arxiv)} {
+			if k != "" {
+				seen[k] = true
+			}
+		}
+		if r.title == "" && r.doi == "" && r.arxiv == "" {
+			continue
+		}
+		out = append(out, r)
+	}
+	for _, r := range sectionIDs(text) {
+		if k := idKey(r.doi, r.arxiv); !seen[k] {
+			seen[k] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// sectionIDs returns the DOIs and arXiv ids cited in the reference section
+// of text, normalised, in order of first appearance, without duplicates.
+func sectionIDs(text string) []ref {
 	sec := referenceSection(text)
 	type hit struct {
 		at  int

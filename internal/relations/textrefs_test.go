@@ -24,7 +24,7 @@ func readFixture(tb testing.TB, name string) string {
 }
 
 func TestTextIDs(t *testing.T) {
-	got := textIDs(readFixture(t, "refs.txt"))
+	got := sectionIDs(readFixture(t, "refs.txt"))
 	want := []ref{
 		{arxiv: "1706.03762"},
 		{doi: "10.1145/1188913.1188915"}, // joined across the line break
@@ -40,7 +40,7 @@ func TestTextIDs(t *testing.T) {
 		{doi: "10.1000/quoted.42"},
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(ref{})); diff != "" {
-		t.Errorf("textIDs mismatch (-want +got):\n%s", diff)
+		t.Errorf("sectionIDs mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -122,16 +122,21 @@ func TestTextFallback(t *testing.T) {
 		},
 	})
 	r := mustRelations(t, l, "papers/x")
+	// Each entry is a card with its parsed title, first authors and year;
+	// an entry naming a library paper by identifier takes the library's
+	// metadata. The cut DOI of [3] is dropped, [12] is the paper itself.
 	want := []Work{
-		{Title: "Attention", ArXivID: "1706.03762", Paper: "papers/y", PDF: "papers/y/y.pdf"},
-		{Title: "Troll", DOI: "10.1145/1188913.1188915", Paper: "papers/z", PDF: "papers/z/z.pdf"},
-		{DOI: "10.1016/0010-0277(88)90032-x"},
-		{DOI: "10.1000/xyz"},
-		{ArXivID: "hep-th/9901001"},
-		{ArXivID: "2004.05150"},
-		{ArXivID: "1409.0473"},
-		{ArXivID: "2007.14062"},
-		{DOI: "10.1000/quoted.42"},
+		{Title: "Attention", Authors: []string{"A. Vaswani"}, Year: 2017, ArXivID: "1706.03762", Paper: "papers/y", PDF: "papers/y/y.pdf"},
+		{Title: "Troll", Authors: []string{"S. Someone"}, Year: 2007, DOI: "10.1145/1188913.1188915", Paper: "papers/z", PDF: "papers/z/z.pdf"},
+		{Title: "A CVPR paper", Authors: []string{"T. Other"}, Year: 2008},
+		{Title: "Connectionism and cognitive architecture", Authors: []string{"J. Fodor"}, Year: 1988, DOI: "10.1016/0010-0277(88)90032-x"},
+		{Title: "An aside (see ), then more text", DOI: "10.1000/xyz"},
+		{Title: "The large N limit", Authors: []string{"J. Maldacena"}, Year: 1999, ArXivID: "hep-th/9901001"},
+		{Title: "Longformer", Authors: []string{"I. Beltagy"}, ArXivID: "2004.05150"},
+		{Title: "Neural machine translation", Authors: []string{"D. Bahdanau"}, Year: 2014, ArXivID: "1409.0473"},
+		{Title: "Not a real id: arXiv:1313.00001"},
+		{Title: "Big Bird", Authors: []string{"M. Zaheer"}, ArXivID: "2007.14062"},
+		{Title: "A quoted one", DOI: "10.1000/quoted.42"},
 	}
 	if diff := cmp.Diff(want, r.References); diff != "" {
 		t.Errorf("references from text (-want +got):\n%s", diff)

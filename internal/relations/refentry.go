@@ -1,0 +1,333 @@
+package relations
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/vault"
+)
+
+// Entry is one entry of a paper's reference section as parsed from its PDF
+// text. Fields the entry does not show are empty.
+type Entry struct {
+	Raw     string   // the entry's text, lines joined, without its marker
+	Authors []string // as printed: "Surname, I." or "I. Surname"
+	Title   string
+	Year    int
+	Venue   string
+	DOI     string // normalised
+	ArXivID string // normalised, without version
+}
+
+// Entries finds the reference section of a paper's text (after its last
+// reference heading: "References", "R EFERENCES", "Bibliography",
+// "Literature Cited", numbered or not, even when glued to the line before
+// it), splits it into entries ("[1]", "1." and "1" numbering in sequence,
+// or author–year entries that start with an author's name) and parses each.
+// It stops at an appendix. Without a heading, only a numbered list that
+// counts up from 1 in the last third of the text is read.
+func Entries(text string) []Entry {
+	lines, headed := sectionLines(text)
+	raws := splitEntries(lines, headed)
+	out := make([]Entry, 0, len(raws))
+	for _, r := range raws {
+		out = append(out, ParseEntry(r))
+	}
+	return out
+}
+
+var (
+	urlRe     = regexp.MustCompile(`(?i)(?:https?://|www\.)\S+|\bdoi:\s*\S+|\b10\.[0-9]{4,9}/\S+`)
+	yearRe    = regexp.MustCompile(`\b(1[89][0-9]{2}|20[0-9]{2})[a-z]?\b`)
+	parenYear = regexp.MustCompile(`^(.{2,600}?)\(\s*((?:1[89]|20)[0-9]{2})[a-z]?(?:,[^)]{0,40})?\s*\)[.,:]?\s*`)
+	dotYear   = regexp.MustCompile(`^(.{2,600}?[^0-9])[.,]\s+((?:1[89]|20)[0-9]{2})[a-z]?\.\s+`)
+	quoted    = regexp.MustCompile(`[“"‘]([^”"]{4,400}?)[”"’]`)
+	// surnameInitial opens an author list written "Surname, I." (APA,
+	// Nature, Springer, ACM small capitals).
+	surnameInitial = regexp.MustCompile(`^\p{Lu}[\p{L}'’\-]+(?:\s\p{Lu}[\p{L}'’\-]+)?,\s(?:\p{Lu}\.|\p{Lu}\p{Lu}?\s)`)
+	// venueCue starts what follows a title when no full stop ends it.
+	venueCue = regexp.MustCompile(`(?:,\s*|\.\s*|\s)(?:In:?\s|in:?\s+(?:Proc|Advances|[A-Z]{2,})|arXiv preprint|CoRR\b|Technical report|Tech\. Rep)`)
+)
+
+// ParseEntry parses one reference entry: its identifiers, year, authors,
+// title and venue. The title is the quoted part (IEEE), else the sentence
+// after the year that follows the authors ("Authors (2019). Title." or
+// "Authors. 2019. Title."), else the sentence after the author list.
+func ParseEntry(raw string) Entry {
+	e := Entry{Raw: raw}
+	if m := doiRe.FindStringIndex(raw); m != nil {
+		// A DOI cut at a line end ("10.1109/CVPR." + words) has no digit
+		// after its prefix: dropped.
+		d := doiAt(raw, m[0], m[1])
+		if raw[m[1]-1] != '.' || strings.ContainsAny(d[strings.IndexByte(d+"/", '/'):], "0123456789") {
+			e.DOI, e.ArXivID = identifiers(d, "")
+		}
+	}
+	for _, re := range []*regexp.Regexp{arxivNewRe, arxivOldRe, arxivURLRe, arxivCoRRRe} {
+		if e.ArXivID != "" {
+			break
+		}
+		if m := re.FindStringSubmatch(raw); m != nil && plausibleArXiv(m[1]) {
+			e.ArXivID = vault.NormalizeArXiv(m[1])
+			break
+		}
+	}
+	// Links and identifiers go, the punctuation after them stays.
+	s := strings.TrimSpace(urlRe.ReplaceAllStringFunc(raw, func(u string) string {
+		return " " + u[len(strings.TrimRight(u, ".,;:)]")):]
+	}))
+	var authors, rest string
+	switch {
+	case quotedTitle(s) != nil:
+		q := quotedTitle(s)
+		authors = strings.TrimRight(strings.TrimSpace(s[:q[0]]), ",:")
+		e.Title = cleanTitle(s[q[2]:q[3]])
+		rest = s[q[1]:]
+	default:
+		if m := parenYear.FindStringSubmatchIndex(s); m != nil && looksLikeAuthors(s[m[2]:m[3]]) {
+			authors, rest = s[m[2]:m[3]], s[m[1]:]
+			e.Year, _ = strconv.Atoi(s[m[4]:m[5]])
+		} else if m := dotYear.FindStringSubmatchIndex(s); m != nil && looksLikeAuthors(s[m[2]:m[3]]) {
+			authors, rest = s[m[2]:m[3]], s[m[1]:]
+			e.Year, _ = strconv.Atoi(s[m[4]:m[5]])
+		} else {
+			end := authorsEnd(s)
+			authors, rest = s[:end], strings.TrimLeft(s[end:], ". ")
+			if end >= len(s)-1 || !looksLikeAuthors(authors) {
+				authors, rest = "", s
+			}
+		}
+		var t string
+		t, rest = firstSentence(rest)
+		e.Title = cleanTitle(t)
+	}
+	e.Authors = splitAuthors(authors)
+	if v, _ := firstSentence(strings.TrimLeft(rest, ",. ")); v != "" {
+		v = strings.TrimPrefix(strings.TrimPrefix(v, "In: "), "In ")
+		e.Venue, _ = textnorm.Truncate(strings.Trim(v, " ,.;"), 160)
+	}
+	if e.Year == 0 {
+		// The last year printed, outside identifiers and links.
+		if ms := yearRe.FindAllStringSubmatch(s, -1); ms != nil {
+			e.Year, _ = strconv.Atoi(ms[len(ms)-1][1])
+		}
+	}
+	return e
+}
+
+// quotedTitle returns the index pairs of the first quoted span long enough
+// to be a title, when it comes early in the entry (after the authors).
+func quotedTitle(s string) []int {
+	m := quoted.FindStringSubmatchIndex(s)
+	if m == nil || m[0] > 400 || utf8.RuneCountInString(s[m[2]:m[3]]) < 4 {
+		return nil
+	}
+	return m
+}
+
+// looksLikeAuthors reports whether s can be an author list: short, with a
+// capital letter, not itself a sentence of words.
+func looksLikeAuthors(s string) bool {
+	if len(s) > 600 || !strings.ContainsFunc(s, unicode.IsUpper) || strings.ContainsAny(s, ":?!()") {
+		return false
+	}
+	// No full stop that ends a sentence rather than an initial.
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '.' && s[i+1] == ' ' && !isInitialAt(s, i) && !strings.HasSuffix(s[:i], " al") {
+			return false
+		}
+	}
+	words := strings.Fields(s)
+	lower := 0
+	for _, w := range words {
+		if r, _ := utf8.DecodeRuneInString(w); unicode.IsLower(r) && w != "and" && w != "et" && w != "al." && w != "al" && !particle[w] {
+			lower++
+		}
+	}
+	return lower <= len(words)/4
+}
+
+var particle = map[string]bool{"van": true, "von": true, "de": true, "der": true, "den": true, "la": true, "le": true, "da": true, "di": true, "du": true, "del": true, "dos": true}
+
+// authorsEnd returns where the author list of s ends. In "Surname, I."
+// lists it is the full stop of an initial that neither a comma, "&",
+// "and" nor another initial follows; otherwise the first full stop that
+// does not close an initial ("G. E. Hinton. Title").
+func authorsEnd(s string) int {
+	if surnameInitial.MatchString(s) {
+		for i := 0; i < len(s); i++ {
+			if s[i] != '.' || i == 0 || !isInitialAt(s, i) {
+				continue
+			}
+			after := strings.TrimLeft(s[i+1:], " ")
+			switch {
+			case after == "":
+				return len(s)
+			case after[0] == ',' || after[0] == '&' || after[0] == ';' || after[0] == '-' || after[0] == '(',
+				strings.HasPrefix(after, "and "), strings.HasPrefix(after, "AND "),
+				len(after) > 1 && after[1] == '.' && unicode.IsUpper(rune(after[0])),
+				len(after) > 2 && after[0] == '-' && unicode.IsUpper(rune(after[1])):
+				continue
+			}
+			// "Surname, I. Surname, J." without a comma between names.
+			if surnameInitial.MatchString(after) && s[i+1] == ' ' && commaNameNext(after) {
+				continue
+			}
+			return i + 1
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '.' {
+			continue
+		}
+		if i+1 < len(s) && s[i+1] != ' ' {
+			continue
+		}
+		if isInitialAt(s, i) {
+			continue
+		}
+		return i + 1
+	}
+	return 0
+}
+
+// commaNameNext reports whether s opens with "Surname, I." followed by
+// more names rather than a title.
+func commaNameNext(s string) bool {
+	return surnameInitial.MatchString(s) && !strings.Contains(strings.SplitN(s, ".", 2)[0], " ")
+}
+
+// isInitialAt reports whether the full stop at s[i] closes an initial
+// ("G." or "Th." or "P.A.").
+func isInitialAt(s string, i int) bool {
+	j := i
+	for j > 0 {
+		r, n := utf8.DecodeLastRuneInString(s[:j])
+		if !unicode.IsLetter(r) {
+			break
+		}
+		j -= n
+	}
+	word := s[j:i]
+	n := utf8.RuneCountInString(word)
+	if n == 0 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(word)
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	return n == 1 || (n == 2 && (word == "Th" || word == "Ch" || word == "Ph" || word == "Sh" || word == "Yu" || word == "Zh"))
+}
+
+// sentenceAbbrev are words whose full stop does not end a title.
+var sentenceAbbrev = map[string]bool{"vs": true, "al": true, "e.g": true, "i.e": true, "St": true, "Vol": true, "No": true}
+
+// firstSentence returns the first sentence of s (up to a full stop, a
+// question or exclamation mark followed by a space or the end) and the
+// rest. A venue cue ("In Proc…", "arXiv preprint") also ends it.
+func firstSentence(s string) (sentence, rest string) {
+	s = strings.TrimSpace(s)
+	end := len(s)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '.' && c != '?' && c != '!' {
+			continue
+		}
+		if i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '"' && !strings.HasPrefix(s[i+1:], "”") {
+			continue
+		}
+		if c == '.' {
+			j := strings.LastIndexAny(s[:i], " (") + 1
+			if sentenceAbbrev[s[j:i]] || (i-j == 1 && unicode.IsUpper(rune(s[j])) && i > 2) {
+				continue
+			}
+		}
+		end = i + 1
+		break
+	}
+	if m := venueCue.FindStringIndex(s[:end]); m != nil && m[0] > 8 {
+		return strings.TrimSpace(s[:m[0]]), s[m[0]:]
+	}
+	return strings.TrimSpace(s[:end]), s[end:]
+}
+
+// cleanTitle trims the punctuation around a title and folds its spaces.
+func cleanTitle(t string) string {
+	t = oneLine(t)
+	t = strings.TrimRight(t, " ,.;:“”\"")
+	t = strings.TrimLeft(t, " ,.;:“”\"")
+	if t2, ok := strings.CutPrefix(t, "In "); ok && strings.HasPrefix(t2, "Proc") {
+		return ""
+	}
+	return t
+}
+
+// nameSplit separates the names of an author list.
+var nameSplit = regexp.MustCompile(`\s*(?:,\s*(?:and|AND|&)\s+|\s(?:and|AND|&)\s|;\s*|,\s*)`)
+
+// splitAuthors splits an author list into names. "Surname, I." lists are
+// paired back up; "et al." is dropped.
+func splitAuthors(s string) []string {
+	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "."))
+	s = strings.TrimSuffix(strings.TrimSuffix(s, " et al"), ",")
+	if s == "" {
+		return nil
+	}
+	parts := nameSplit.Split(s, -1)
+	var out []string
+	paired := surnameInitial.MatchString(s + " ")
+	for i := 0; i < len(parts); i++ {
+		p := strings.TrimSpace(parts[i])
+		if p == "" || p == "et al." || p == "et al" || p == "others" {
+			continue
+		}
+		if paired && i+1 < len(parts) && isInitials(parts[i+1]) {
+			p += ", " + strings.TrimSpace(parts[i+1])
+			i++
+		}
+		out = append(out, p)
+		if len(out) == 100 {
+			break
+		}
+	}
+	return out
+}
+
+// isInitials reports whether s is only initials or first names ("G. E.",
+// "Yoshua") rather than a surname followed by initials.
+func isInitials(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return false
+	}
+	for _, w := range strings.Fields(s) {
+		w = strings.Trim(w, ".-")
+		if utf8.RuneCountInString(w) > 2 && !strings.Contains(w, ".") {
+			return false
+		}
+	}
+	return true
+}
+
+// surname returns the folded family name of a printed author name.
+func surname(name string) string {
+	name = strings.TrimSpace(name)
+	if i := strings.IndexByte(name, ','); i > 0 {
+		name = name[:i]
+	} else {
+		f := strings.Fields(name)
+		for len(f) > 1 && (f[len(f)-1] == "Jr." || f[len(f)-1] == "Jr") {
+			f = f[:len(f)-1]
+		}
+		if len(f) == 0 {
+			return ""
+		}
+		name = f[len(f)-1]
+	}
+	return normTitle(name)
+}

@@ -1,0 +1,316 @@
+package relations
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// spacedHeading matches a short line that is only a reference-section
+// heading once its spaces are removed: small capitals come out of PDFs as
+// "R EFERENCES", and some layouts glue the heading to a preceding line
+// ("error (%)References", "7. REFERENCES"); the rest is checked by
+// headingAt.
+var headingTail = regexp.MustCompile(`(?:^|[^\p{L}])(R\s?EFERENCES|References|REFERENCES|Bibliography|BIBLIOGRAPHY|B\s?IBLIOGRAPHY|Literature Cited|LITERATURE CITED|Works Cited|References and Notes)\s*:?$`)
+
+// Entry markers at the start of a line: "[12]", "12.", "12 ".
+var (
+	bracketMark = regexp.MustCompile(`^\[(\d{1,3})\]\s*`)
+	dotMark     = regexp.MustCompile(`^(\d{1,3})\.\s+`)
+	bareMark    = regexp.MustCompile(`^(\d{1,3})\s+\p{Lu}`)
+)
+
+// authorStart matches the start of an author–year entry: "Surname, I.",
+// "Surname, Firstname", "van Surname, I.", "SURNAME, I." or
+// "Firstname Surname," / "Firstname I. Surname,".
+var authorStart = regexp.MustCompile(`^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}'’\-]+(?:\s\p{Lu}[\p{L}'’\-]+)?,\s*(?:\p{Lu}\.|\p{Lu}[\p{Ll}]+|\p{Lu}\p{Lu})|^\p{Lu}[\p{Ll}\-]+(?:\s\p{Lu}\.|\s\p{Lu}[\p{Ll}]+)*\s(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s)*\p{Lu}[\p{L}'’\-]+(?:,|\sand\s|\.\s)`)
+
+// appendixStart ends a reference section: an appendix or supplementary
+// heading, or a lettered section heading ("A. Object Detection Baselines").
+var appendixStart = regexp.MustCompile(`^(?:(?:Appendix|APPENDIX|Appendices|APPENDICES|Supplementary|SUPPLEMENTARY)\b|[A-H](?:\.[0-9])?\.?\s+\p{Lu}[\p{L} \-]{3,60}$)`)
+
+// pageNumber is a line that is only a page number or a page label.
+var pageNumber = regexp.MustCompile(`^(?:\d{1,4}|[ivxlc]{1,6}|Page \d+(?: of \d+)?|\d+\s*/\s*\d+)$`)
+
+// Caps on the work per paper: entries are split and parsed from at most
+// maxEntries entries of at most maxEntryLines lines each.
+const (
+	maxEntries    = 2000
+	maxEntryLines = 12
+)
+
+// headingAt reports whether line i of lines is a reference heading: a line
+// that is only the heading, or ends with it and is followed by the first
+// entry of a list.
+func headingAt(lines []string, i int) bool {
+	t := strings.TrimSpace(lines[i])
+	if t == "" || len(t) > 200 {
+		return false
+	}
+	if len(t) <= 40 && refHeading.MatchString(t) {
+		return true
+	}
+	if len(t) <= 40 {
+		squeezed := strings.ToUpper(strings.ReplaceAll(t, " ", ""))
+		squeezed = strings.TrimLeft(squeezed, "0123456789.IVX ")
+		if squeezed == "REFERENCES" || squeezed == "BIBLIOGRAPHY" {
+			return true
+		}
+	}
+	m := headingTail.FindStringSubmatch(t)
+	if m == nil {
+		return false
+	}
+	// Glued to other text: only when an entry follows.
+	for _, next := range lines[i+1 : min(len(lines), i+4)] {
+		n := strings.TrimSpace(next)
+		if n == "" {
+			continue
+		}
+		return bracketMark.MatchString(n) || dotMark.MatchString(n) || authorStart.MatchString(n)
+	}
+	return false
+}
+
+// sectionLines returns the lines of the reference section of text: after
+// its last reference heading, without page furniture (page numbers,
+// running heads and feet repeated across pages, form feeds). found is
+// false when there is no heading; the lines are then the last third of
+// the text.
+func sectionLines(text string) (lines []string, found bool) {
+	if len(text) > maxRefText*4 {
+		text = text[len(text)-maxRefText*4:]
+	}
+	all := strings.Split(text, "\n")
+	furniture := pageFurniture(all)
+	start := -1
+	for i := range all {
+		if headingAt(all, i) {
+			start = i + 1
+		}
+	}
+	found = start >= 0
+	if !found {
+		start = len(all) - len(all)/3
+	}
+	size := 0
+	for _, l := range all[start:] {
+		l = strings.TrimRight(strings.ReplaceAll(l, "\f", ""), " \t\r")
+		t := strings.TrimSpace(l)
+		if furniture[t] || pageNumber.MatchString(t) {
+			continue
+		}
+		size += len(l) + 1
+		if size > maxRefText {
+			break
+		}
+		lines = append(lines, t)
+	}
+	return lines, found
+}
+
+// pageFurniture returns the lines that head or foot two or more pages with
+// the same text once digits are ignored: running heads, journal feet.
+func pageFurniture(lines []string) map[string]bool {
+	count := map[string]int{}
+	var edge []string
+	var page []string
+	flush := func() {
+		var nonBlank []string
+		for _, l := range page {
+			if t := strings.TrimSpace(l); t != "" {
+				nonBlank = append(nonBlank, t)
+			}
+		}
+		n := len(nonBlank)
+		for i, t := range nonBlank {
+			if i < 2 || i >= n-2 {
+				edge = append(edge, t)
+				count[stripDigits(t)]++
+			}
+		}
+		page = page[:0]
+	}
+	for _, l := range lines {
+		if strings.Contains(l, "\f") {
+			parts := strings.Split(l, "\f")
+			for j, p := range parts {
+				if j > 0 {
+					flush()
+				}
+				page = append(page, p)
+			}
+			continue
+		}
+		page = append(page, l)
+	}
+	flush()
+	out := map[string]bool{}
+	for _, t := range edge {
+		if count[stripDigits(t)] >= 3 && len(t) < 160 && !bracketMark.MatchString(t) && !dotMark.MatchString(t) {
+			out[t] = true
+		}
+	}
+	return out
+}
+
+func stripDigits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsDigit(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// markStyle is how a bibliography marks its entries.
+type markStyle int
+
+const (
+	styleAuthorYear markStyle = iota
+	styleBracket
+	styleDot
+	styleBare
+)
+
+// markOf returns the entry number that starts line t in style s, or -1.
+func markOf(s markStyle, t string) (n int, rest string) {
+	var re *regexp.Regexp
+	switch s {
+	case styleBracket:
+		re = bracketMark
+	case styleDot:
+		re = dotMark
+	case styleBare:
+		re = bareMark
+	default:
+		return -1, t
+	}
+	m := re.FindStringSubmatchIndex(t)
+	if m == nil {
+		return -1, t
+	}
+	n, _ = strconv.Atoi(t[m[2]:m[3]])
+	if s == styleBare {
+		return n, t[m[3]:]
+	}
+	return n, t[m[1]:]
+}
+
+// detectStyle picks the marking style whose markers count up from 1 the
+// furthest in lines.
+func detectStyle(lines []string) markStyle {
+	best, bestRun := styleAuthorYear, 2
+	for _, s := range []markStyle{styleBracket, styleDot, styleBare} {
+		next := 1
+		for _, l := range lines {
+			if n, _ := markOf(s, l); n == next {
+				next++
+			}
+		}
+		if next-1 > bestRun {
+			best, bestRun = s, next-1
+		}
+	}
+	return best
+}
+
+// splitEntries splits reference-section lines into entries, each one
+// string with its lines joined (hyphenated breaks undone). Numbered
+// entries start at the next number in sequence; author–year entries at a
+// line that begins with an author after a line that ended a sentence, or
+// after a blank line. An entry is cut at maxEntryLines lines: what follows
+// it before the next entry is not part of the bibliography (a float, an
+// appendix). The section ends at an appendix heading.
+func splitEntries(lines []string, headed bool) []string {
+	style := detectStyle(lines)
+	if style == styleAuthorYear && !headed {
+		return nil
+	}
+	var out []string
+	var cur []string
+	next := 1
+	emit := func() {
+		if len(cur) > 0 {
+			out = append(out, joinLines(cur))
+		}
+		cur = nil
+	}
+	prevEnds, blank := true, true
+	for _, t := range lines {
+		if len(out) >= maxEntries {
+			break
+		}
+		if t == "" {
+			blank = true
+			continue
+		}
+		if len(out) >= 3 && appendixStart.MatchString(t) && (style != styleAuthorYear || !authorStart.MatchString(t)) {
+			break
+		}
+		start := false
+		rest := t
+		if style == styleAuthorYear {
+			start = authorStart.MatchString(t) && (prevEnds || blank)
+		} else {
+			var n int
+			n, rest = markOf(style, t)
+			if n == next || (n > next && n <= next+2 && len(out) > 0) {
+				start, next = true, n+1
+			} else if len(out) == 0 && len(cur) == 0 {
+				continue // before the first entry
+			}
+		}
+		blank = false
+		if start {
+			emit()
+			cur = []string{rest}
+		} else if len(cur) > 0 && len(cur) < maxEntryLines {
+			cur = append(cur, t)
+		} else if style == styleAuthorYear && len(cur) == 0 && len(out) == 0 {
+			cur = []string{t}
+		}
+		last := t[len(t)-1]
+		prevEnds = last == '.' || last == ')' || (last >= '0' && last <= '9') || last == '/'
+	}
+	emit()
+	return out
+}
+
+// joinLines joins an entry's lines, undoing a word hyphenated across lines
+// ("dependen-" + "cies") but keeping a hyphen before a capital or digit
+// ("Encoder-" + "Decoder").
+func joinLines(ls []string) string {
+	var b strings.Builder
+	for i, l := range ls {
+		if i > 0 {
+			prev := ls[i-1]
+			if strings.HasSuffix(prev, "-") && len(prev) > 1 && unicode.IsLetter(rune(prev[len(prev)-2])) && startsLower(l) {
+				s := b.String()
+				b.Reset()
+				b.WriteString(s[:len(s)-1])
+			} else if !strings.HasSuffix(prev, "/") && !doiBreak(prev, l) {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(l)
+	}
+	return oneLine(b.String())
+}
+
+func startsLower(s string) bool {
+	for _, r := range s {
+		return unicode.IsLower(r)
+	}
+	return false
+}
+
+// doiBreak reports whether a DOI was broken after prev's last character
+// (the ACM and Springer break after a dot or hyphen, before digits).
+func doiBreak(prev, next string) bool {
+	i := strings.LastIndexByte(prev, ' ')
+	last := prev[i+1:]
+	return strings.Contains(last, "10.") && strings.Contains(last, "/") &&
+		strings.ContainsAny(last[len(last)-1:], ".-_") && next != "" && next[0] >= '0' && next[0] <= '9'
+}

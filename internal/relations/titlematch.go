@@ -1,0 +1,150 @@
+package relations
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/vault"
+)
+
+// minTitleScore is the least word overlap (Dice coefficient over the
+// normalised title words) for a reference to be matched to a library paper
+// by title. A match also needs the year (±1, preprints are cited a year
+// early) or the first author's surname to agree.
+const minTitleScore = 0.85
+
+// normTitle folds s (case, diacritics, ligatures) and keeps its letters
+// and digits as space-separated words: "Fast R-CNN." → "fast r cnn".
+func normTitle(s string) string {
+	f := textnorm.Fold(s)
+	var b strings.Builder
+	space := true
+	for _, r := range f {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+			space = false
+		} else if !space {
+			b.WriteByte(' ')
+			space = true
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// titleIndex finds library papers by the words of their titles.
+type titleIndex struct {
+	words  map[string][]*vault.Paper // word → papers whose title has it
+	titles map[*vault.Paper][]string
+}
+
+// newTitleIndex indexes the titled papers of cat.
+func newTitleIndex(cat *vault.Catalogue) *titleIndex {
+	ix := &titleIndex{words: map[string][]*vault.Paper{}, titles: map[*vault.Paper][]string{}}
+	for _, p := range cat.Papers() {
+		ws := strings.Fields(normTitle(p.Title()))
+		if len(ws) == 0 {
+			continue
+		}
+		ix.titles[p] = ws
+		seen := map[string]bool{}
+		for _, w := range ws {
+			if !seen[w] {
+				seen[w] = true
+				ix.words[w] = append(ix.words[w], p)
+			}
+		}
+	}
+	return ix
+}
+
+// dice is the Dice coefficient of two word lists (as multisets).
+func dice(a, b []string) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	count := map[string]int{}
+	for _, w := range a {
+		count[w]++
+	}
+	common := 0
+	for _, w := range b {
+		if count[w] > 0 {
+			count[w]--
+			common++
+		}
+	}
+	return 2 * float64(common) / float64(len(a)+len(b))
+}
+
+// match returns the one library paper r names by title, confirmed by year
+// or first author; nil when none does or when more than one does (an
+// ambiguous match never gets a path).
+func (ix *titleIndex) match(r ref) *vault.Paper {
+	ws := strings.Fields(normTitle(r.title))
+	if len(ws) == 0 || len(ws) > 60 {
+		return nil
+	}
+	// Candidates share the entry's rarest word: a title that scores
+	// minTitleScore shares most words, so it shares one of the three
+	// rarest.
+	rare := make([]string, 0, len(ws))
+	for _, w := range ws {
+		if len(ix.words[w]) > 0 {
+			rare = append(rare, w)
+		}
+	}
+	if len(rare) == 0 {
+		return nil
+	}
+	// Sort by posting length, keep three.
+	for i := 1; i < len(rare); i++ {
+		for j := i; j > 0 && len(ix.words[rare[j]]) < len(ix.words[rare[j-1]]); j-- {
+			rare[j], rare[j-1] = rare[j-1], rare[j]
+		}
+	}
+	seen := map[*vault.Paper]bool{}
+	var found *vault.Paper
+	for _, w := range rare[:min(3, len(rare))] {
+		for _, p := range ix.words[w] {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			if !ix.confirmed(p, r, ws) {
+				continue
+			}
+			if found != nil && found != p {
+				return nil // ambiguous
+			}
+			found = p
+		}
+	}
+	return found
+}
+
+// confirmed reports whether library paper p is the work r: titles that
+// agree and a year or first author that agrees. A short title (one or two
+// words) must be equal and confirmed by both when the paper has both.
+func (ix *titleIndex) confirmed(p *vault.Paper, r ref, ws []string) bool {
+	pt := ix.titles[p]
+	score := dice(pt, ws)
+	if score < minTitleScore {
+		return false
+	}
+	yearOK := r.year > 0 && p.Meta.Year > 0 && r.year >= p.Meta.Year-1 && r.year <= p.Meta.Year+1
+	authorOK := false
+	if len(r.authors) > 0 && len(p.Meta.Authors) > 0 {
+		a, b := surname(r.authors[0]), surname(p.Meta.Authors[0])
+		authorOK = a != "" && a == b
+	}
+	if len(pt) <= 2 || len(ws) <= 2 {
+		if score < 1 {
+			return false
+		}
+		if p.Meta.Year > 0 && len(p.Meta.Authors) > 0 && r.year > 0 && len(r.authors) > 0 {
+			return yearOK && authorOK
+		}
+	}
+	return yearOK || authorOK
+}
