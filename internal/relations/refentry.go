@@ -48,9 +48,9 @@ var (
 	quoted    = regexp.MustCompile(`[“"‘]([^”"]{4,400}?)[”"’]`)
 	// surnameInitial opens an author list written "Surname, I." (APA,
 	// Nature, Springer, ACM small capitals).
-	surnameInitial = regexp.MustCompile(`^\p{Lu}[\p{L}'’\-]+(?:\s\p{Lu}[\p{L}'’\-]+)?,\s(?:\p{Lu}\.|\p{Lu}\p{Lu}?\s)`)
+	surnameInitial = regexp.MustCompile(`^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}'’\-]+(?:\s\p{Lu}[\p{L}'’\-]+)?,\s(?:\p{Lu}\.|\p{Lu}\p{Lu}?\s)`)
 	// venueCue starts what follows a title when no full stop ends it.
-	venueCue = regexp.MustCompile(`(?:,\s*|\.\s*|\s)(?:In:?\s|in:?\s+(?:Proc|Advances|[A-Z]{2,})|arXiv preprint|CoRR\b|Technical report|Tech\. Rep)`)
+	venueCue = regexp.MustCompile(`(?:,\s*|\.\s*|\s)(?:In:?\s|in:?\s+(?:Proc|Advances|[A-Z]{2,})|arXiv preprint|arXiv:?\s?[0-9]|CoRR\b|Technical report|Tech\. Rep)`)
 )
 
 // ParseEntry parses one reference entry: its identifiers, year, authors,
@@ -160,6 +160,9 @@ var particle = map[string]bool{"van": true, "von": true, "de": true, "der": true
 func authorsEnd(s string) int {
 	if surnameInitial.MatchString(s) {
 		for i := 0; i < len(s); i++ {
+			if s[i] == '.' && strings.HasSuffix(s[:i], " et al") {
+				return i + 1
+			}
 			if s[i] != '.' || i == 0 || !isInitialAt(s, i) {
 				continue
 			}
@@ -167,6 +170,8 @@ func authorsEnd(s string) int {
 			switch {
 			case after == "":
 				return len(s)
+			case strings.HasPrefix(after, "et al"):
+				continue
 			case after[0] == ',' || after[0] == '&' || after[0] == ';' || after[0] == '-' || after[0] == '(',
 				strings.HasPrefix(after, "and "), strings.HasPrefix(after, "AND "),
 				len(after) > 1 && after[1] == '.' && unicode.IsUpper(rune(after[0])),
@@ -225,7 +230,7 @@ func isInitialAt(s string, i int) bool {
 }
 
 // sentenceAbbrev are words whose full stop does not end a title.
-var sentenceAbbrev = map[string]bool{"vs": true, "al": true, "e.g": true, "i.e": true, "St": true, "Vol": true, "No": true}
+var sentenceAbbrev = map[string]bool{"vs": true, "al": true, "e.g": true, "i.e": true, "St": true, "Vol": true, "vol": true, "No": true, "no": true, "pp": true, "ed": true, "eds": true}
 
 // firstSentence returns the first sentence of s (up to a full stop, a
 // question or exclamation mark followed by a space or the end) and the

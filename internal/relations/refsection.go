@@ -82,7 +82,8 @@ func sectionLines(text string) (lines []string, found bool) {
 	if len(text) > maxRefText*4 {
 		text = text[len(text)-maxRefText*4:]
 	}
-	all := strings.Split(text, "\n")
+	// A page's last line may run into the form feed.
+	all := strings.Split(strings.ReplaceAll(text, "\f", "\n\f"), "\n")
 	furniture := pageFurniture(all)
 	start := -1
 	for i := range all {
