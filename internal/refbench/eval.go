@@ -101,6 +101,8 @@ func Evaluate(ctx context.Context, v *vault.Vault, lib *sources.Library, rel *re
 			r.Cards++
 			if w.Title != "" {
 				r.Titled++
+			} else {
+				r.Misses = append(r.Misses, fmt.Sprintf("%s: untitled card %s %s", p.File, w.DOI, w.ArXivID))
 			}
 			if w.Year > 0 {
 				r.Dated++

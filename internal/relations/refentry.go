@@ -45,12 +45,14 @@ var (
 	yearRe    = regexp.MustCompile(`\b(1[89][0-9]{2}|20[0-9]{2})[a-z]?\b`)
 	parenYear = regexp.MustCompile(`^(.{2,600}?)\(\s*((?:1[89]|20)[0-9]{2})[a-z]?(?:,[^)]{0,40})?\s*\)[.,:]?\s*`)
 	dotYear   = regexp.MustCompile(`^(.{2,600}?[^0-9])[.,]\s+((?:1[89]|20)[0-9]{2})[a-z]?\.\s+`)
-	quoted    = regexp.MustCompile(`[“"‘]([^”"]{4,400}?)[”"’]`)
+	quoted    = regexp.MustCompile(`“([^”]{4,400})”|"([^"]{4,400})"|‘([^’]{4,400})’`)
+	// yearTail is a year printed at the end of a title's sentence.
+	yearTail = regexp.MustCompile(`(?:,\s*|\s*\()(?:1[89]|20)[0-9]{2}[a-z]?\)?$`)
 	// surnameInitial opens an author list written "Surname, I." (APA,
 	// Nature, Springer, ACM small capitals).
 	surnameInitial = regexp.MustCompile(`^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}'’\-]+(?:\s\p{Lu}[\p{L}'’\-]+)?,\s(?:\p{Lu}\.|\p{Lu}\p{Lu}?\s)`)
 	// venueCue starts what follows a title when no full stop ends it.
-	venueCue = regexp.MustCompile(`(?:,\s*|\.\s*|\s)(?:In:?\s|in:?\s+(?:Proc|Advances|[A-Z]{2,})|arXiv preprint|arXiv:?\s?[0-9]|CoRR\b|Technical report|Tech\. Rep)`)
+	venueCue = regexp.MustCompile(`(?:,\s*|\.\s*|\s)(?:In:?\s|in:?\s+(?:Proc|Advances)|arXiv preprint|arXiv:?\s?[0-9]|CoRR\b|Technical report|Tech\. Rep)`)
 )
 
 // ParseEntry parses one reference entry: its identifiers, year, authors,
@@ -85,7 +87,7 @@ func ParseEntry(raw string) Entry {
 	case quotedTitle(s) != nil:
 		q := quotedTitle(s)
 		authors = strings.TrimRight(strings.TrimSpace(s[:q[0]]), ",:")
-		e.Title = cleanTitle(s[q[2]:q[3]])
+		e.Title = cleanTitle(s[q[0]:q[1]])
 		rest = s[q[1]:]
 	default:
 		if m := parenYear.FindStringSubmatchIndex(s); m != nil && looksLikeAuthors(s[m[2]:m[3]]) {
@@ -119,11 +121,11 @@ func ParseEntry(raw string) Entry {
 	return e
 }
 
-// quotedTitle returns the index pairs of the first quoted span long enough
-// to be a title, when it comes early in the entry (after the authors).
+// quotedTitle returns the span of the first quoted title, quotes
+// included, when it comes early in the entry (after the authors).
 func quotedTitle(s string) []int {
-	m := quoted.FindStringSubmatchIndex(s)
-	if m == nil || m[0] > 400 || utf8.RuneCountInString(s[m[2]:m[3]]) < 4 {
+	m := quoted.FindStringIndex(s)
+	if m == nil || m[0] > 400 {
 		return nil
 	}
 	return m
@@ -264,6 +266,9 @@ func firstSentence(s string) (sentence, rest string) {
 // cleanTitle trims the punctuation around a title and folds its spaces.
 func cleanTitle(t string) string {
 	t = oneLine(t)
+	t = strings.TrimSpace(t)
+	t = strings.TrimRight(t, " ,.;:“”\"")
+	t = yearTail.ReplaceAllString(t, "")
 	t = strings.TrimRight(t, " ,.;:“”\"")
 	t = strings.TrimLeft(t, " ,.;:“”\"")
 	if t2, ok := strings.CutPrefix(t, "In "); ok && strings.HasPrefix(t2, "Proc") {

@@ -22,9 +22,9 @@ var (
 )
 
 // authorStart matches the start of an author–year entry: "Surname, I.",
-// "Surname, Firstname", "van Surname, I.", "SURNAME, I." or
-// "Firstname Surname," / "Firstname I. Surname,".
-var authorStart = regexp.MustCompile(`^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}'’\-]+(?:\s\p{Lu}[\p{L}'’\-]+)?,\s*(?:\p{Lu}\.|\p{Lu}[\p{Ll}]+|\p{Lu}\p{Lu})|^\p{Lu}[\p{Ll}\-]+(?:\s\p{Lu}\.|\s\p{Lu}[\p{Ll}]+)*\s(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s)*\p{Lu}[\p{L}'’\-]+(?:,|\sand\s|\.\s)`)
+// "Surname, Firstname", "van Surname, I.", "SURNAME, I.",
+// "Firstname Surname," / "Firstname I. Surname," or "I. J. Surname and".
+var authorStart = regexp.MustCompile(`^(?:\p{Lu}\.\s?(?:-?\p{Lu}\.\s?)*)\s?\p{Lu}[\p{L}'’\-]+(?:,|\sand\s)|^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}'’\-]+(?:\s\p{Lu}[\p{L}'’\-]+)?,\s*(?:\p{Lu}\.|\p{Lu}[\p{Ll}]+|\p{Lu}\p{Lu})|^\p{Lu}[\p{Ll}\-]+(?:\s\p{Lu}\.|\s\p{Lu}[\p{Ll}]+)*\s(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s)*\p{Lu}[\p{L}'’\-]+(?:,|\sand\s|\.\s)`)
 
 // appendixStart ends a reference section: an appendix or supplementary
 // heading, or a lettered section heading ("A. Object Detection Baselines").
