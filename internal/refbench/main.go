@@ -67,7 +67,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, split := range []string{"tune", "heldout"} {
+	for _, split := range []string{"tune", "heldout", "fresh"} {
 		r, err := Evaluate(ctx, v, lib, rel, l, split)
 		if err != nil {
 			log.Fatal(err)
