@@ -47,7 +47,9 @@ var (
 	dotYear   = regexp.MustCompile(`^(.{2,600}?[^0-9])[.,]\s+((?:1[89]|20)[0-9]{2})[a-z]?\.\s+`)
 	quoted    = regexp.MustCompile(`“([^”]{4,400})”|"([^"]{4,400})"|‘([^’]{4,400})’`)
 	// yearTail is a year printed at the end of a title's sentence.
-	yearTail = regexp.MustCompile(`(?:,\s*|\s*\()(?:1[89]|20)[0-9]{2}[a-z]?\)?$`)
+	yearTail = regexp.MustCompile(`(?:,\s*|\s*\()(?:1[89]|20)[0-9]{2}[a-z]?\)?$|\s*\([^()]*(?:1[89]|20)[0-9]{2}[^()]*\)$`)
+	// volTail is a volume number printed after a book's title.
+	volTail = regexp.MustCompile(`,?\s*[Vv]ol\.\s*[0-9]+$`)
 	// surnameInitial opens an author list written "Surname, I." (APA,
 	// Nature, Springer, ACM small capitals).
 	surnameInitial = regexp.MustCompile(`^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}'’\-]+(?:\s\p{Lu}[\p{L}'’\-]+)?,\s(?:\p{Lu}\.|\p{Lu}\p{Lu}?\s)`)
@@ -108,8 +110,10 @@ func ParseEntry(raw string) Entry {
 		e.Title = cleanTitle(t)
 	}
 	e.Authors = splitAuthors(authors)
-	if v, _ := firstSentence(strings.TrimLeft(rest, ",. ")); v != "" {
-		v = strings.TrimPrefix(strings.TrimPrefix(v, "In: "), "In ")
+	if v, _ := sentence(strings.TrimLeft(rest, ",. "), false); v != "" {
+		for _, p := range []string{"In: ", "In ", "in: ", "in "} {
+			v = strings.TrimPrefix(v, p)
+		}
 		e.Venue, _ = textnorm.Truncate(strings.Trim(v, " ,.;"), 160)
 	}
 	if e.Year == 0 {
@@ -237,7 +241,10 @@ var sentenceAbbrev = map[string]bool{"vs": true, "al": true, "e.g": true, "i.e":
 // firstSentence returns the first sentence of s (up to a full stop, a
 // question or exclamation mark followed by a space or the end) and the
 // rest. A venue cue ("In Proc…", "arXiv preprint") also ends it.
-func firstSentence(s string) (sentence, rest string) {
+func firstSentence(s string) (string, string) { return sentence(s, true) }
+
+// sentence is firstSentence, with the venue cue only when cue is set.
+func sentence(s string, cue bool) (string, string) {
 	s = strings.TrimSpace(s)
 	end := len(s)
 	for i := 0; i < len(s); i++ {
@@ -257,7 +264,7 @@ func firstSentence(s string) (sentence, rest string) {
 		end = i + 1
 		break
 	}
-	if m := venueCue.FindStringIndex(s[:end]); m != nil && m[0] > 8 {
+	if m := venueCue.FindStringIndex(s[:end]); cue && m != nil && m[0] > 8 {
 		return strings.TrimSpace(s[:m[0]]), s[m[0]:]
 	}
 	return strings.TrimSpace(s[:end]), s[end:]
@@ -269,6 +276,7 @@ func cleanTitle(t string) string {
 	t = strings.TrimSpace(t)
 	t = strings.TrimRight(t, " ,.;:“”\"")
 	t = yearTail.ReplaceAllString(t, "")
+	t = volTail.ReplaceAllString(t, "")
 	t = strings.TrimRight(t, " ,.;:“”\"")
 	t = strings.TrimLeft(t, " ,.;:“”\"")
 	if t2, ok := strings.CutPrefix(t, "In "); ok && strings.HasPrefix(t2, "Proc") {
@@ -283,7 +291,10 @@ var nameSplit = regexp.MustCompile(`\s*(?:,\s*(?:and|AND|&)\s+|\s(?:and|AND|&)\s
 // splitAuthors splits an author list into names. "Surname, I." lists are
 // paired back up; "et al." is dropped.
 func splitAuthors(s string) []string {
-	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "."))
+	s = strings.TrimSpace(s)
+	if strings.HasSuffix(s, ".") && !isInitialAt(s, len(s)-1) {
+		s = s[:len(s)-1]
+	}
 	s = strings.TrimSuffix(strings.TrimSuffix(s, " et al"), ",")
 	if s == "" {
 		return nil

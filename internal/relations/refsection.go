@@ -202,7 +202,7 @@ func markOf(s markStyle, t string) (n int, rest string) {
 // detectStyle picks the marking style whose markers count up from 1 the
 // furthest in lines.
 func detectStyle(lines []string) markStyle {
-	best, bestRun := styleAuthorYear, 2
+	best, bestRun := styleAuthorYear, 1
 	for _, s := range []markStyle{styleBracket, styleDot, styleBare} {
 		next := 1
 		for _, l := range lines {
@@ -291,7 +291,7 @@ func joinLines(ls []string) string {
 				s := b.String()
 				b.Reset()
 				b.WriteString(s[:len(s)-1])
-			} else if !strings.HasSuffix(prev, "/") && !doiBreak(prev, l) {
+			} else if !strings.HasSuffix(prev, "/") && !strings.HasSuffix(prev, "-") && !doiBreak(prev, l) {
 				b.WriteByte(' ')
 			}
 		}

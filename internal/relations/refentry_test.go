@@ -1,0 +1,119 @@
+package relations
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// TestParseEntry parses one synthetic entry per bibliography style.
+func TestParseEntry(t *testing.T) {
+	tests := []struct {
+		style, raw string
+		want       Entry
+	}{
+		{"NeurIPS / ACL, first names first",
+			"Jane Q. Doe, Rui Silva, and Ola Nordmann. Sparse windows for long documents. In Advances in Neural Information Processing Systems, pages 1–9, 2021.",
+			Entry{Authors: []string{"Jane Q. Doe", "Rui Silva", "Ola Nordmann"}, Title: "Sparse windows for long documents", Year: 2021, Venue: "Advances in Neural Information Processing Systems, pages 1–9, 2021"}},
+		{"CVPR, initials first",
+			"J. Doe, R. Silva, and O. Nordmann. Fast R-CNN revisited: a second look. In CVPR, 2015.",
+			Entry{Authors: []string{"J. Doe", "R. Silva", "O. Nordmann"}, Title: "Fast R-CNN revisited: a second look", Year: 2015, Venue: "CVPR, 2015"}},
+		{"IEEE, quoted title",
+			`J. Doe and R. Silva, “Windowed attention for retrieval,” IEEE Trans. Pattern Anal. Mach. Intell., vol. 12, no. 3, pp. 1–10, 2019.`,
+			Entry{Authors: []string{"J. Doe", "R. Silva"}, Title: "Windowed attention for retrieval", Year: 2019, Venue: "IEEE Trans"}},
+		{"IEEE, straight quotes and a question",
+			`O. Nordmann, "Do windows help?" in Proc. Workshop on Long Texts, 2020.`,
+			Entry{Authors: []string{"O. Nordmann"}, Title: "Do windows help?", Year: 2020, Venue: "Proc"}},
+		{"APA, year in parentheses",
+			"Doe, J., Silva, R., & Nordmann, O. (2018). Learning to skim: A study of windows. Journal of Reading Machines, 4(2), 33–41.",
+			Entry{Authors: []string{"Doe, J.", "Silva, R.", "Nordmann, O."}, Title: "Learning to skim: A study of windows", Year: 2018, Venue: "Journal of Reading Machines, 4(2), 33–41"}},
+		{"ACL author–year with a letter",
+			"Doe, J. and Silva, R. (2014a). Windows: new features and speed improvements. In ICML’14.",
+			Entry{Authors: []string{"Doe, J.", "Silva, R."}, Title: "Windows: new features and speed improvements", Year: 2014, Venue: "ICML’14"}},
+		{"ACM, year after the authors",
+			"Jane Doe and Rui Silva. 2007. The window holder's dilemma: Buy, sell, or slide? Commun. ACM 50, 1 (Jan. 2007), 36–44. https://doi.org/10.1145/1188913.1188915",
+			Entry{Authors: []string{"Jane Doe", "Rui Silva"}, Title: "The window holder's dilemma: Buy, sell, or slide?", Year: 2007, Venue: "Commun", DOI: "10.1145/1188913.1188915"}},
+		{"ACM small capitals",
+			"DOE, J., SILVA, R., AND NORDMANN, O. Designing window architectures using reinforcement learning. arXiv preprint arXiv:1611.02167 (2016).",
+			Entry{Authors: []string{"DOE, J.", "SILVA, R.", "NORDMANN, O."}, Title: "Designing window architectures using reinforcement learning", Year: 2016, Venue: "arXiv preprint arXiv:1611.02167 (2016)", ArXivID: "1611.02167"}},
+		{"Nature, initials after the surname and an ampersand",
+			"Doe, J., Silva, R. & Nordmann, O. G. Windows in medical imaging: Overview and future promise. Nature Methods 13, 35–35 (2016).",
+			Entry{Authors: []string{"Doe, J.", "Silva, R.", "Nordmann, O. G."}, Title: "Windows in medical imaging: Overview and future promise", Year: 2016, Venue: "Nature Methods 13, 35–35 (2016)"}},
+		{"Nature, et al.",
+			"Litjens, G. et al. Windows as a tool for increased accuracy. Scientific Reports 6, 26286 (2016).",
+			Entry{Authors: []string{"Litjens, G."}, Title: "Windows as a tool for increased accuracy", Year: 2016, Venue: "Scientific Reports 6, 26286 (2016)"}},
+		{"Springer LNCS, colon after the authors",
+			"Doe, J., Silva, R.: Window search over long documents. In: Proc. of the 3rd Workshop on Reading, pp. 1–12. Springer (2019)",
+			Entry{Authors: []string{"Doe, J.", "Silva, R."}, Title: "Window search over long documents", Year: 2019, Venue: "Proc"}},
+		{"arXiv only, CoRR notation",
+			"Dzmitry Bahdanau, Kyunghyun Cho, and Yoshua Bengio. Neural machine translation by jointly learning to align and translate. CoRR, abs/1409.0473, 2014.",
+			Entry{Authors: []string{"Dzmitry Bahdanau", "Kyunghyun Cho", "Yoshua Bengio"}, Title: "Neural machine translation by jointly learning to align and translate", Year: 2014, Venue: "CoRR, abs/1409.0473, 2014", ArXivID: "1409.0473"}},
+		{"a title with a year after it",
+			"A. Vedaldi and B. Fulkerson. VLFeat: An open and portable library of computer vision algorithms, 2008.",
+			Entry{Authors: []string{"A. Vedaldi", "B. Fulkerson"}, Title: "VLFeat: An open and portable library of computer vision algorithms", Year: 2008}},
+		{"a book with vol.",
+			"Rasmussen, C. E. & Williams, C. K. I. Gaussian processes for machine learning, vol. 1 (MIT press Cambridge, 2006).",
+			Entry{Authors: []string{"Rasmussen, C. E.", "Williams, C. K. I."}, Title: "Gaussian processes for machine learning", Year: 2006}},
+		{"no author list",
+			"An aside on windows, then more text.",
+			Entry{Title: "An aside on windows, then more text"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.style, func(t *testing.T) {
+			got := ParseEntry(tt.raw)
+			if got.Raw != tt.raw {
+				t.Errorf("Raw = %q, want the entry", got.Raw)
+			}
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(Entry{}, "Raw")); diff != "" {
+				t.Errorf("ParseEntry (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEntries finds, splits and parses reference sections as PDF text
+// lays them out.
+func TestEntries(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       []string // titles
+	}{
+		{"numbered in brackets, hyphenation, page furniture and an appendix",
+			"Intro text.\n\fJournal of Windows 12\n1 Conclusion\nDone.\n\fJournal of Windows 13\nR EFERENCES\n" +
+				"[1] J. Doe and R. Silva. Learning long-term dependen-\ncies with windows. In ICML, 2015.\n" +
+				"[2] R. Silva. Encoder-\nDecoder windows. In NIPS, 2014.\n14\n\fJournal of Windows 14\n" +
+				"[3] O. Nordmann. A third window. arXiv:1706.03762, 2017.\n" +
+				"A. Appendix Material\nMore text that cites nothing.\n\fJournal of Windows 15\n",
+			[]string{"Learning long-term dependencies with windows", "Encoder-Decoder windows", "A third window"}},
+		{"numbered with full stops",
+			"Body.\nReferences\n1. Doe, J. Windows. Nature 1, 2–3 (2015).\n2. Silva, R. & Doe, J. More windows. Nature 2, 4–5 (2016).\n",
+			[]string{"Windows", "More windows"}},
+		{"author–year hanging entries without markers",
+			"Body.\n7 References\nDoe, J. and Silva, R. (2011). Domain adaptation via pseudo windows.\nIn Proceedings of EMNLP, pages 355–362.\n" +
+				"Nordmann, O. (2012). Theano windows: new features\nand speed improvements. Workshop.\nSilva, R., Doe, J.,\nand Nordmann, O. (2013). A third one. In ICLR.\n",
+			[]string{"Domain adaptation via pseudo windows", "Theano windows: new features and speed improvements", "A third one"}},
+		{"heading glued to the line before it",
+			"error (%)References\n\n[1] J. Doe. Deep windows. In CVPR, 2016.\n[2] R. Silva. Shallow windows. In CVPR, 2017.\n",
+			[]string{"Deep windows", "Shallow windows"}},
+		{"Bibliography, numbered entries far apart",
+			"Body.\nBibliography\n[1] J. Doe. One. In X, 2001.\n\n[2] J. Doe. Two. In X, 2002.\n\n[3] J. Doe. Three. In X, 2003.\n",
+			[]string{"One", "Two", "Three"}},
+		{"no heading: a numbered list in the last third",
+			strings.Repeat("Body line.\n", 8) + "[1] J. Doe. One. In X, 2001.\n[2] J. Doe. Two. In X, 2002.\n[3] J. Doe. Three. In X, 2003.\n",
+			[]string{"One", "Two", "Three"}},
+		{"no heading and no numbers: nothing", strings.Repeat("Doe, J. (2001). Body line. X.\n", 9), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, e := range Entries(tt.text) {
+				got = append(got, e.Title)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("titles (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
