@@ -124,8 +124,10 @@ func (ix *titleIndex) match(r ref) *vault.Paper {
 }
 
 // confirmed reports whether library paper p is the work r: titles that
-// agree and a year or first author that agrees. A short title (one or two
-// words) must be equal and confirmed by both when the paper has both.
+// agree and a year or first author that agrees. A short title (fewer than
+// three words of three letters or more: "Fast R-CNN", "Deep learning")
+// names many works, so it must be equal and confirmed by both when the
+// paper has both.
 func (ix *titleIndex) confirmed(p *vault.Paper, r ref, ws []string) bool {
 	pt := ix.titles[p]
 	score := dice(pt, ws)
@@ -138,7 +140,7 @@ func (ix *titleIndex) confirmed(p *vault.Paper, r ref, ws []string) bool {
 		a, b := surname(r.authors[0]), surname(p.Meta.Authors[0])
 		authorOK = a != "" && a == b
 	}
-	if len(pt) <= 2 || len(ws) <= 2 {
+	if short(pt) || short(ws) {
 		if score < 1 {
 			return false
 		}
@@ -147,4 +149,16 @@ func (ix *titleIndex) confirmed(p *vault.Paper, r ref, ws []string) bool {
 		}
 	}
 	return yearOK || authorOK
+}
+
+// short reports whether a title has fewer than three words of three
+// letters or more.
+func short(ws []string) bool {
+	n := 0
+	for _, w := range ws {
+		if len(w) >= 3 {
+			n++
+		}
+	}
+	return n < 3
 }

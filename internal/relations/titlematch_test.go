@@ -1,0 +1,113 @@
+package relations
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx/vault"
+)
+
+// titleLibrary is a Vault of papers without identifiers in their
+// reference lists: papers/citer cites the others by title only.
+func titleLibrary(tb testing.TB) map[string]string {
+	return map[string]string{
+		"papers/citer/metadata.json": js(tb, obj{"title": "A Citing Paper", "year": 2020, "authors": []string{"Cy Citer"}}),
+		"papers/citer/citer.pdf":     "%PDF-1.4 citer\n",
+		"papers/res/metadata.json":   js(tb, obj{"title": "Deep Residual Learning for Image Recognition", "year": 2016, "authors": []string{"Kaiming He", "Xiangyu Zhang"}}),
+		"papers/res/res.pdf":         "%PDF-1.4 res\n",
+		// Two library papers share a title: a reference to it is ambiguous.
+		"papers/dup1/metadata.json": js(tb, obj{"title": "Attention Models: A Survey", "year": 2019, "authors": []string{"Ann Alpha"}}),
+		"papers/dup1/dup1.pdf":      "%PDF-1.4 dup1\n",
+		"papers/dup2/metadata.json": js(tb, obj{"title": "Attention models - a survey", "year": 2019, "authors": []string{"Ann Alpha"}}),
+		"papers/dup2/dup2.pdf":      "%PDF-1.4 dup2\n",
+		"papers/late/metadata.json": js(tb, obj{"title": "Windows in Long Documents", "year": 2010, "authors": []string{"Lee Late"}}),
+		"papers/late/late.pdf":      "%PDF-1.4 late\n",
+		"papers/short/metadata.json": js(tb, obj{"title": "Fast R-CNN", "year": 2015, "authors": []string{"Ross Girshick"}}),
+		"papers/short/short.pdf":     "%PDF-1.4 short\n",
+	}
+}
+
+const citerRefs = "A Citing Paper\nReferences\n" +
+	// Title with other capitals and a hyphen lost at a line break,
+	// confirmed by year and first author.
+	"[1] K. He, X. Zhang, S. Ren, and J. Sun. Deep residual learning for image\nrecognition. In CVPR, 2016.\n" +
+	// Ambiguous: two library papers have this title.
+	"[2] A. Alpha. Attention models: a survey. In ACL, 2019.\n" +
+	// Same title, but neither the year nor the first author agrees.
+	"[3] Q. Other. Windows in long documents. In ICML, 2021.\n" +
+	// A short title needs both the year and the first author.
+	"[4] R. Girshick. Fast R-CNN. In ICCV, 2015.\n" +
+	"[5] Q. Other. Fast R-CNN. In ICCV, 2015.\n"
+
+func TestTitleMatch(t *testing.T) {
+	v, _ := openVault(t, titleLibrary(t))
+	l := New(v, &Options{Text: func(_ context.Context, p *vault.Paper) (string, error) {
+		if p.Ref == "papers/citer" {
+			return citerRefs, nil
+		}
+		return "nothing cited\n", nil
+	}})
+	r := mustRelations(t, l, "papers/citer")
+	type card struct{ Title, Paper string }
+	var got []card
+	for _, w := range r.References {
+		got = append(got, card{w.Title, w.Paper})
+	}
+	want := []card{
+		{"Deep Residual Learning for Image Recognition", "papers/res"},
+		{"Attention models: a survey", ""},
+		{"Windows in long documents", ""},
+		{"Fast R-CNN", "papers/short"},
+		{"Fast R-CNN", ""},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("references (-want +got):\n%s", diff)
+	}
+	// Cited-by is the reverse edge: the citing paper appears under its own
+	// path and metadata, in the cited paper's list and nowhere else.
+	for _, tt := range []struct {
+		ref  string
+		want []Work
+	}{
+		{"papers/res", []Work{{Title: "A Citing Paper", Authors: []string{"Cy Citer"}, Year: 2020, Paper: "papers/citer", PDF: "papers/citer/citer.pdf"}}},
+		{"papers/short", []Work{{Title: "A Citing Paper", Authors: []string{"Cy Citer"}, Year: 2020, Paper: "papers/citer", PDF: "papers/citer/citer.pdf"}}},
+		{"papers/dup1", nil},
+		{"papers/dup2", nil},
+		{"papers/late", nil},
+	} {
+		if diff := cmp.Diff(tt.want, mustRelations(t, l, tt.ref).CitedBy); diff != "" {
+			t.Errorf("%s cited-by (-want +got):\n%s", tt.ref, diff)
+		}
+	}
+}
+
+func TestTitleIndexConfirmed(t *testing.T) {
+	p := &vault.Paper{Meta: vault.Metadata{Year: 2017, Authors: []string{"Ashish Vaswani"}}}
+	ix := &titleIndex{titles: map[*vault.Paper][]string{p: {"attention", "is", "all", "you", "need"}}}
+	ws := func(s string) []string { return fieldsOf(normTitle(s)) }
+	tests := []struct {
+		name string
+		r    ref
+		want bool
+	}{
+		{"year", ref{title: "Attention is all you need", year: 2017}, true},
+		{"preprint a year early", ref{title: "Attention is all you need", year: 2016}, true},
+		{"first author, printed surname first", ref{title: "Attention is all you need", authors: []string{"Vaswani, A."}}, true},
+		{"a word dropped", ref{title: "Attention is all need", year: 2017}, true},
+		{"neither year nor author", ref{title: "Attention is all you need", year: 2012, authors: []string{"B. Other"}}, false},
+		{"nothing to confirm with", ref{title: "Attention is all you need"}, false},
+		{"another title", ref{title: "Attention is not all you need at all", year: 2017}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ix.confirmed(p, tt.r, ws(tt.r.title)); got != tt.want {
+				t.Errorf("confirmed = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func fieldsOf(s string) []string { return strings.Fields(s) }
