@@ -78,7 +78,7 @@ func BuildVault(pdfs, dir string, l *Labels) error {
 			meta["year"] = p.Year
 		}
 		if p.ArXiv != "" {
-			meta["arxivId"] = p.ArXiv
+			meta["arxiv_id"] = p.ArXiv
 		}
 		if p.DOI != "" {
 			meta["doi"] = p.DOI
