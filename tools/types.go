@@ -152,7 +152,7 @@ type RelationsInput struct {
 }
 
 // RelationCard is a slim card for a related work. PaperPath is set only for
-// a library paper matched by DOI or arXiv id; CitationURI is the library PDF,
+// a library paper matched by DOI, arXiv id or title; CitationURI is the library PDF,
 // else the DOI link, else the arXiv link, else empty.
 type RelationCard struct {
 	Title       string   `json:"title,omitempty"`

@@ -63,7 +63,11 @@ var (
 // "Authors. 2019. Title."), else the sentence after the author list.
 func ParseEntry(raw string) Entry {
 	e := Entry{Raw: raw}
-	if m := doiRe.FindStringIndex(raw); m != nil {
+	var m []int
+	if strings.Contains(raw, "10.") {
+		m = doiRe.FindStringIndex(raw)
+	}
+	if m != nil {
 		// A DOI cut at a line end ("10.1109/CVPR." + words) has no digit
 		// after its prefix: dropped.
 		d := doiAt(raw, m[0], m[1])
@@ -71,8 +75,10 @@ func ParseEntry(raw string) Entry {
 			e.DOI, e.ArXivID = identifiers(d, "")
 		}
 	}
+	lower := strings.ToLower(raw)
+	hasArXiv := strings.Contains(lower, "arxiv") || strings.Contains(lower, "corr")
 	for _, re := range []*regexp.Regexp{arxivNewRe, arxivOldRe, arxivURLRe, arxivCoRRRe} {
-		if e.ArXivID != "" {
+		if e.ArXivID != "" || !hasArXiv {
 			break
 		}
 		if m := re.FindStringSubmatch(raw); m != nil && plausibleArXiv(m[1]) {
@@ -81,13 +87,17 @@ func ParseEntry(raw string) Entry {
 		}
 	}
 	// Links and identifiers go, the punctuation after them stays.
-	s := strings.TrimSpace(urlRe.ReplaceAllStringFunc(raw, func(u string) string {
-		return " " + u[len(strings.TrimRight(u, ".,;:)]")):]
-	}))
+	s := raw
+	if strings.Contains(lower, "10.") || strings.Contains(lower, "www.") || strings.Contains(lower, "http") || strings.Contains(lower, "doi:") {
+		s = urlRe.ReplaceAllStringFunc(raw, func(u string) string {
+			return " " + u[len(strings.TrimRight(u, ".,;:)]")):]
+		})
+	}
+	s = strings.TrimSpace(s)
 	var authors, rest string
+	q := quotedTitle(s)
 	switch {
-	case quotedTitle(s) != nil:
-		q := quotedTitle(s)
+	case q != nil:
 		authors = strings.TrimRight(strings.TrimSpace(s[:q[0]]), ",:")
 		e.Title = cleanTitle(s[q[0]:q[1]])
 		rest = s[q[1]:]
@@ -128,6 +138,9 @@ func ParseEntry(raw string) Entry {
 // quotedTitle returns the span of the first quoted title, quotes
 // included, when it comes early in the entry (after the authors).
 func quotedTitle(s string) []int {
+	if !strings.ContainsAny(s, "“\"‘") {
+		return nil
+	}
 	m := quoted.FindStringIndex(s)
 	if m == nil || m[0] > 400 {
 		return nil

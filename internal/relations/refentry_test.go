@@ -1,11 +1,16 @@
 package relations
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/researchctx/researchctx/internal/corpus"
 )
 
 // TestParseEntry parses one synthetic entry per bibliography style.
@@ -115,5 +120,43 @@ func TestEntries(t *testing.T) {
 				t.Errorf("titles (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestEntriesBounded: a hostile reference section (one huge line, endless
+// numbered entries) is cut to the caps, quickly.
+func TestEntriesBounded(t *testing.T) {
+	huge := "References\n[1] " + strings.Repeat("A. B. ", 1<<17) + "\n"
+	if es := Entries(huge); len(es) != 1 || len([]rune(es[0].Raw)) > maxEntryRunes {
+		t.Errorf("one huge entry: got %d entries, want one of at most %d runes", len(es), maxEntryRunes)
+	}
+	var b strings.Builder
+	b.WriteString("References\n")
+	for i := 1; i <= 3*maxEntries; i++ {
+		b.WriteString("[" + strconv.Itoa(i%1000) + "] J. Doe. A title. In X, 2001.\n")
+	}
+	if es := Entries(b.String()); len(es) > maxEntries {
+		t.Errorf("%d entries, want at most %d", len(es), maxEntries)
+	}
+}
+
+// BenchmarkEntries parses the reference sections of real papers (the
+// pdftotext text of the corpus), as the text fallback does once per PDF
+// version.
+func BenchmarkEntries(b *testing.B) {
+	dir := corpus.Dir(b, "ref-pdftotext")
+	var texts []string
+	for _, f := range []string{"arxiv-1706.03762.txt", "tkde-survey09.txt", "scirep-leibig.txt", "arxiv-1409.0473.txt"} {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			b.Fatal(err)
+		}
+		texts = append(texts, string(data))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, t := range texts {
+			textIDs(t)
+		}
 	}
 }

@@ -33,11 +33,12 @@ var appendixStart = regexp.MustCompile(`^(?:(?:Appendix|APPENDIX|Appendices|APPE
 // pageNumber is a line that is only a page number or a page label.
 var pageNumber = regexp.MustCompile(`^(?:\d{1,4}|[ivxlc]{1,6}|Page \d+(?: of \d+)?|\d+\s*/\s*\d+)$`)
 
-// Caps on the work per paper: entries are split and parsed from at most
-// maxEntries entries of at most maxEntryLines lines each.
+// Caps on the work per paper: at most maxEntries entries are split and
+// parsed, each of at most maxEntryLines lines and maxEntryRunes runes.
 const (
 	maxEntries    = 2000
 	maxEntryLines = 12
+	maxEntryRunes = 2000
 )
 
 // headingAt reports whether line i of lines is a reference heading: a line
@@ -45,7 +46,7 @@ const (
 // entry of a list.
 func headingAt(lines []string, i int) bool {
 	t := strings.TrimSpace(lines[i])
-	if t == "" || len(t) > 200 {
+	if t == "" || len(t) > 200 || !headingWord(t) {
 		return false
 	}
 	if len(t) <= 40 && refHeading.MatchString(t) {
@@ -69,6 +70,17 @@ func headingAt(lines []string, i int) bool {
 			continue
 		}
 		return bracketMark.MatchString(n) || dotMark.MatchString(n) || authorStart.MatchString(n)
+	}
+	return false
+}
+
+// headingWord is a quick filter for headingAt: whether t holds a word a
+// reference heading is made of.
+func headingWord(t string) bool {
+	for _, w := range []string{"EFERENCES", "eferences", "IBLIOGRAPHY", "ibliography", "Cited", "CITED", "参"} {
+		if strings.Contains(t, w) {
+			return true
+		}
 	}
 	return false
 }
@@ -234,7 +246,7 @@ func splitEntries(lines []string, headed bool) []string {
 	next := 1
 	emit := func() {
 		if len(cur) > 0 {
-			out = append(out, joinLines(cur))
+			out = append(out, shorten(joinLines(cur), maxEntryRunes))
 		}
 		cur = nil
 	}

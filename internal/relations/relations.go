@@ -4,14 +4,16 @@
 // shared references or shared citers (related).
 //
 // References come from a paper's reference sidecar
-// (source/agentero-cite.json); a paper without one falls back to the DOIs and
-// arXiv ids found in the reference section of its PDF text, when a text hook
-// is configured. Cited-by comes from the SDK's cited-by cache
+// (source/agentero-cite.json); a paper without one falls back to the entries
+// of the reference section of its PDF text (see Entries), each with its
+// parsed title, authors, year and identifiers, when a text hook is
+// configured. Cited-by comes from the SDK's cited-by cache
 // (.agentero/citing-scan.json) and from the library papers whose references
 // resolve to the paper. A work is tied to a library paper only by the
-// sidecar's localMatch (when it names a real library paper) or by a DOI or
-// arXiv id match against the catalogue, never by borrowing the path of the
-// paper being asked about.
+// sidecar's localMatch (when it names a real library paper), by a DOI or
+// arXiv id match against the catalogue, or by a title that names exactly
+// one library paper and agrees with its year or first author, never by
+// borrowing the path of the paper being asked about.
 //
 // The graph is built once per catalogue and reused: it is rebuilt when the
 // catalogue changes or when a sidecar, the cache or a PDF read for
@@ -109,8 +111,9 @@ type Work struct {
 	Year    int
 	DOI     string // normalised (see vault.Identifiers); an arXiv DOI alias is reported as ArXivID
 	ArXivID string // normalised, without version
-	// Paper is the library paper ref this work is, when a localMatch or a
-	// DOI/arXiv match says so; "" otherwise.
+	// Paper is the library paper ref this work is, when a localMatch, a
+	// DOI/arXiv match or an unambiguous, confirmed title match says so; ""
+	// otherwise.
 	Paper string
 	// PDF is the vault-relative PDF of Paper, "" when none.
 	PDF string

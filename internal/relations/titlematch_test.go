@@ -19,12 +19,12 @@ func titleLibrary(tb testing.TB) map[string]string {
 		"papers/res/metadata.json":   js(tb, obj{"title": "Deep Residual Learning for Image Recognition", "year": 2016, "authors": []string{"Kaiming He", "Xiangyu Zhang"}}),
 		"papers/res/res.pdf":         "%PDF-1.4 res\n",
 		// Two library papers share a title: a reference to it is ambiguous.
-		"papers/dup1/metadata.json": js(tb, obj{"title": "Attention Models: A Survey", "year": 2019, "authors": []string{"Ann Alpha"}}),
-		"papers/dup1/dup1.pdf":      "%PDF-1.4 dup1\n",
-		"papers/dup2/metadata.json": js(tb, obj{"title": "Attention models - a survey", "year": 2019, "authors": []string{"Ann Alpha"}}),
-		"papers/dup2/dup2.pdf":      "%PDF-1.4 dup2\n",
-		"papers/late/metadata.json": js(tb, obj{"title": "Windows in Long Documents", "year": 2010, "authors": []string{"Lee Late"}}),
-		"papers/late/late.pdf":      "%PDF-1.4 late\n",
+		"papers/dup1/metadata.json":  js(tb, obj{"title": "Attention Models: A Survey", "year": 2019, "authors": []string{"Ann Alpha"}}),
+		"papers/dup1/dup1.pdf":       "%PDF-1.4 dup1\n",
+		"papers/dup2/metadata.json":  js(tb, obj{"title": "Attention models - a survey", "year": 2019, "authors": []string{"Ann Alpha"}}),
+		"papers/dup2/dup2.pdf":       "%PDF-1.4 dup2\n",
+		"papers/late/metadata.json":  js(tb, obj{"title": "Windows in Long Documents", "year": 2010, "authors": []string{"Lee Late"}}),
+		"papers/late/late.pdf":       "%PDF-1.4 late\n",
 		"papers/short/metadata.json": js(tb, obj{"title": "Fast R-CNN", "year": 2015, "authors": []string{"Ross Girshick"}}),
 		"papers/short/short.pdf":     "%PDF-1.4 short\n",
 	}

@@ -1,0 +1,116 @@
+package tools_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/internal/corpus"
+	"github.com/researchctx/researchctx/tools"
+)
+
+// corpusLibraryToolset grants a vault of three real papers from the
+// corpus, with metadata as their first pages print it and no reference
+// sidecars: "Attention Is All You Need" cites the other two, Layer
+// Normalization by its arXiv id and Deep Residual Learning by title only.
+func corpusLibraryToolset(t *testing.T) *tools.Toolset {
+	t.Helper()
+	pdfs := corpus.Dir(t, "pdfs")
+	dir := filepath.Join(t.TempDir(), "vault")
+	for _, p := range []struct{ id, meta string }{
+		{"1706.03762", `{"title": "Attention Is All You Need", "arxiv_id": "1706.03762", "year": 2017, "authors": ["Ashish Vaswani"]}`},
+		{"1607.06450", `{"title": "Layer Normalization", "arxiv_id": "1607.06450", "year": 2016, "authors": ["Jimmy Lei Ba"]}`},
+		{"1512.03385", `{"title": "Deep Residual Learning for Image Recognition", "year": 2015, "authors": ["Kaiming He"]}`},
+	} {
+		data, err := os.ReadFile(filepath.Join(pdfs, "arxiv-"+p.id+".pdf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		unit := filepath.Join(dir, "papers", p.id)
+		if err := os.MkdirAll(unit, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, body := range map[string][]byte{p.id + ".pdf": data, "metadata.json": []byte(p.meta)} {
+			if err := os.WriteFile(filepath.Join(unit, name), body, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var res researchctx.Resolver
+	t.Cleanup(func() { res.Close() })
+	plan, err := res.Resolve(context.Background(), researchctx.Request{
+		Vault: dir, RuntimeID: "rt", TurnID: "turn-1", CurrentPaper: "papers/1706.03762",
+		Mentions: []string{"papers/1512.03385", "papers/1607.06450"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grant, err := plan.WriteGrant()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := tools.Open(context.Background(), grant, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ts.Close() })
+	return ts
+}
+
+// TestRelationsFromCorpusPDFs reads references parsed from real PDFs
+// through paper_relations: every card is titled and dated, the two library
+// papers are linked by path, and cited-by is the reverse edge under the
+// citing paper's own path.
+func TestRelationsFromCorpusPDFs(t *testing.T) {
+	ts := corpusLibraryToolset(t)
+	ctx := context.Background()
+	out, err := ts.Relations(ctx, tools.RelationsInput{Paper: "papers/1706.03762", Kind: tools.RelReferences, Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.References) != 40 {
+		t.Errorf("%d reference cards, want the paper's 40 entries", len(out.References))
+	}
+	type card struct {
+		Title string
+		Year  int
+		Path  string
+	}
+	var linked []card
+	for _, c := range out.References {
+		if c.Title == "" || c.Year == 0 {
+			t.Errorf("card without title or year: %+v", c)
+		}
+		if c.PaperPath != "" {
+			linked = append(linked, card{c.Title, c.Year, c.PaperPath})
+		}
+	}
+	want := []card{
+		{"Layer Normalization", 2016, "papers/1607.06450"},
+		{"Deep Residual Learning for Image Recognition", 2015, "papers/1512.03385"},
+	}
+	if diff := cmp.Diff(want, linked); diff != "" {
+		t.Errorf("library references (-want +got):\n%s", diff)
+	}
+	// Cards of works outside the library keep the entry's own title.
+	if c := out.References[2]; c.Title != "Massive exploration of neural machine translation architectures" || c.ArXivID != "1703.03906" {
+		t.Errorf("third card = %+v, want the parsed title with its arXiv id", c)
+	}
+	for _, cited := range []string{"papers/1512.03385", "papers/1607.06450"} {
+		back, err := ts.Relations(ctx, tools.RelationsInput{Paper: cited, Kind: tools.RelCitedBy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range back.CitedBy {
+			got = append(got, c.Title+" | "+c.PaperPath+" | "+c.CitationURI)
+		}
+		if diff := cmp.Diff([]string{"Attention Is All You Need | papers/1706.03762 | papers/1706.03762/1706.03762.pdf"}, got); diff != "" {
+			t.Errorf("%s cited-by (-want +got):\n%s", cited, diff)
+		}
+	}
+}
