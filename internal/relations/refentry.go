@@ -45,7 +45,7 @@ var (
 	yearRe    = regexp.MustCompile(`\b(1[89][0-9]{2}|20[0-9]{2})[a-z]?\b`)
 	parenYear = regexp.MustCompile(`^(.{2,600}?)\(\s*((?:1[89]|20)[0-9]{2})[a-z]?(?:,[^)]{0,40})?\s*\)[.,:]?\s*`)
 	dotYear   = regexp.MustCompile(`^(.{2,600}?[^0-9])[.,]\s+((?:1[89]|20)[0-9]{2})[a-z]?\.\s+`)
-	quoted    = regexp.MustCompile(`“([^”]{4,400})”|"([^"]{4,400})"|‘([^’]{4,400})’`)
+	quoted    = regexp.MustCompile(`“([^”]{4,400})”|"([^"]{4,400})"|‘([^’]{4,400})’|「([^」]{2,400})」`)
 	// yearTail is a year printed at the end of a title's sentence.
 	yearTail = regexp.MustCompile(`(?:,\s*|\s*\()(?:1[89]|20)[0-9]{2}[a-z]?\)?$|\s*\([^()]*(?:1[89]|20)[0-9]{2}[^()]*\)$`)
 	// volTail is a volume number printed after a book's title.
@@ -98,7 +98,7 @@ func ParseEntry(raw string) Entry {
 	q := quotedTitle(s)
 	switch {
 	case q != nil:
-		authors = strings.TrimRight(strings.TrimSpace(s[:q[0]]), ",:")
+		authors = strings.TrimRight(strings.TrimSpace(s[:q[0]]), ",:，、")
 		e.Title = cleanTitle(s[q[0]:q[1]])
 		rest = s[q[1]:]
 	default:
@@ -120,7 +120,7 @@ func ParseEntry(raw string) Entry {
 		e.Title = cleanTitle(t)
 	}
 	e.Authors = splitAuthors(authors)
-	if v, _ := sentence(strings.TrimLeft(rest, ",. "), false); v != "" {
+	if v, _ := sentence(strings.TrimLeft(rest, ",. ，．。"), false); v != "" {
 		for _, p := range []string{"In: ", "In ", "in: ", "in "} {
 			v = strings.TrimPrefix(v, p)
 		}
@@ -138,7 +138,7 @@ func ParseEntry(raw string) Entry {
 // quotedTitle returns the span of the first quoted title, quotes
 // included, when it comes early in the entry (after the authors).
 func quotedTitle(s string) []int {
-	if !strings.ContainsAny(s, "“\"‘") {
+	if !strings.ContainsAny(s, "“\"‘「") {
 		return nil
 	}
 	m := quoted.FindStringIndex(s)
@@ -290,8 +290,8 @@ func cleanTitle(t string) string {
 	t = strings.TrimRight(t, " ,.;:“”\"")
 	t = yearTail.ReplaceAllString(t, "")
 	t = volTail.ReplaceAllString(t, "")
-	t = strings.TrimRight(t, " ,.;:“”\"")
-	t = strings.TrimLeft(t, " ,.;:“”\"")
+	t = strings.TrimRight(t, " ,.;:“”\"‘’「」")
+	t = strings.TrimLeft(t, " ,.;:“”\"‘’「」")
 	if t2, ok := strings.CutPrefix(t, "In "); ok && strings.HasPrefix(t2, "Proc") {
 		return ""
 	}

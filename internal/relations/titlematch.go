@@ -130,6 +130,9 @@ func (ix *titleIndex) match(r ref) *vault.Paper {
 // paper has both.
 func (ix *titleIndex) confirmed(p *vault.Paper, r ref, ws []string) bool {
 	pt := ix.titles[p]
+	if a, b := float64(len(pt)), float64(len(ws)); 2*min(a, b) < minTitleScore*(a+b) {
+		return false // lengths alone rule the score out
+	}
 	score := dice(pt, ws)
 	if score < minTitleScore {
 		return false
