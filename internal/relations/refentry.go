@@ -95,6 +95,7 @@ func ParseEntry(raw string) Entry {
 	}
 	s = strings.TrimSpace(s)
 	var authors, rest string
+	titled := false // e.Title is set (or known to be absent)
 	q := quotedTitle(s)
 	switch {
 	case q != nil:
@@ -102,29 +103,44 @@ func ParseEntry(raw string) Entry {
 		e.Title = cleanTitle(s[q[0]:q[1]])
 		rest = s[q[1]:]
 	default:
-		if m := parenYear.FindStringSubmatchIndex(s); m != nil && looksLikeAuthors(s[m[2]:m[3]]) {
+		// The year after the authors is followed by a title, not the end
+		// of the entry (as in "Journal 88, 445 (1983).").
+		if m := parenYear.FindStringSubmatchIndex(s); m != nil && looksLikeAuthors(s[m[2]:m[3]]) && hasWord(s[m[1]:], 3) {
 			authors, rest = s[m[2]:m[3]], s[m[1]:]
 			e.Year, _ = strconv.Atoi(s[m[4]:m[5]])
-		} else if m := dotYear.FindStringSubmatchIndex(s); m != nil && looksLikeAuthors(s[m[2]:m[3]]) {
+		} else if m := dotYear.FindStringSubmatchIndex(s); m != nil && looksLikeAuthors(s[m[2]:m[3]]) && hasWord(s[m[1]:], 3) {
 			authors, rest = s[m[2]:m[3]], s[m[1]:]
 			e.Year, _ = strconv.Atoi(s[m[4]:m[5]])
 		} else {
 			end := authorsEnd(s)
 			authors, rest = s[:end], strings.TrimLeft(s[end:], ". ")
-			if end >= len(s)-1 || !looksLikeAuthors(authors) {
+			if i := strings.LastIndex(authors, ", "); i > 0 && journalAbbrev[strings.TrimSuffix(authors[i+2:], ".")] {
+				// "R. P. Feynman, Phys. Rev. 94, 262 (1954)": no title.
+				authors, rest, titled = authors[:i], authors[i+2:]+" "+rest, true
+			} else if end >= len(s)-1 || !looksLikeAuthors(authors) {
 				authors, rest = "", s
+				if a, t, r, ok := commaAuthors(s); ok {
+					authors, rest, titled = a, r, true
+					e.Title = cleanTitle(t)
+				}
 			}
 		}
-		var t string
-		t, rest = firstSentence(rest)
-		e.Title = cleanTitle(t)
+		if !titled {
+			var t string
+			t, rest = firstSentence(rest)
+			e.Title = cleanTitle(t)
+		}
 	}
 	e.Authors = splitAuthors(authors)
-	if v, _ := sentence(strings.TrimLeft(rest, ",. ，．。"), false); v != "" {
+	// The venue is what follows the title: journal, proceedings, pages.
+	if v := strings.Trim(oneLine(rest), " ,.;，．。"); v != "" {
 		for _, p := range []string{"In: ", "In ", "in: ", "in "} {
 			v = strings.TrimPrefix(v, p)
 		}
-		e.Venue, _ = textnorm.Truncate(strings.Trim(v, " ,.;"), 160)
+		if strings.Count(v, ")") > strings.Count(v, "(") {
+			v = strings.TrimRight(v, ")")
+		}
+		e.Venue, _ = textnorm.Truncate(v, 160)
 	}
 	if e.Year == 0 {
 		// The last year printed, outside identifiers and links.
@@ -133,6 +149,52 @@ func ParseEntry(raw string) Entry {
 		}
 	}
 	return e
+}
+
+// commaAuthors reads the physics style, where commas separate everything:
+// "A. Einstein, B. Podolsky, and N. Rosen, Title words, Journal 47, 777
+// (1935)." The author list is the leading run of name-like parts (initials
+// and capitalised words only); the title is the part after it, which must
+// hold a lower-case word.
+func commaAuthors(s string) (authors, title, rest string, ok bool) {
+	if !initialStart.MatchString(s) {
+		return "", "", "", false
+	}
+	parts := strings.Split(s, ", ")
+	n := 0
+	for n < len(parts) && nameLike(parts[n]) {
+		n++
+	}
+	if n == 0 || n >= len(parts)-1 || !strings.ContainsFunc(parts[n], unicode.IsLower) {
+		return "", "", "", false
+	}
+	return strings.Join(parts[:n], ", "), parts[n], strings.Join(parts[n+1:], ", "), true
+}
+
+// journalAbbrev are abbreviated journal words that, right after an author
+// list and a comma, mean the entry prints no title (physics styles).
+var journalAbbrev = map[string]bool{"Phys": true, "Rev": true, "Lett": true, "Nucl": true, "Chem": true, "Math": true, "Proc": true, "Ann": true, "Philos": true, "Astrophys": true, "Appl": true, "Mod": true, "Nuovo": true}
+
+// initialStart matches an entry that opens with an initial: "N. D. …".
+var initialStart = regexp.MustCompile(`^\p{Lu}\.\s?`)
+
+// nameLike reports whether every word of s is an initial or a capitalised
+// word (or "and"): a name or a list of names.
+func nameLike(s string) bool {
+	words := strings.Fields(s)
+	if len(words) == 0 || len(words) > 12 {
+		return false
+	}
+	for _, w := range words {
+		if w == "and" || w == "&" {
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(w)
+		if !unicode.IsUpper(r) || strings.ContainsAny(w, "()0123456789") {
+			return false
+		}
+	}
+	return true
 }
 
 // quotedTitle returns the span of the first quoted title, quotes
@@ -270,7 +332,7 @@ func sentence(s string, cue bool) (string, string) {
 		}
 		if c == '.' {
 			j := strings.LastIndexAny(s[:i], " (") + 1
-			if sentenceAbbrev[s[j:i]] || (i-j == 1 && unicode.IsUpper(rune(s[j])) && i > 2) {
+			if sentenceAbbrev[s[j:i]] || (i-j == 1 && unicode.IsUpper(rune(s[j]))) {
 				continue
 			}
 		}
@@ -290,9 +352,17 @@ func cleanTitle(t string) string {
 	t = strings.TrimRight(t, " ,.;:“”\"")
 	t = yearTail.ReplaceAllString(t, "")
 	t = volTail.ReplaceAllString(t, "")
+	// An opening parenthesis never closed starts the publisher's part.
+	if i := strings.LastIndexByte(t, '('); i > 0 && !strings.Contains(t[i:], ")") {
+		t = strings.TrimRight(t[:i], " ,")
+	}
 	t = strings.TrimRight(t, " ,.;:“”\"‘’「」")
 	t = strings.TrimLeft(t, " ,.;:“”\"‘’「」")
 	if t2, ok := strings.CutPrefix(t, "In "); ok && strings.HasPrefix(t2, "Proc") {
+		return ""
+	}
+	// No word of three letters: an initial or an abbreviation, not a title.
+	if !strings.ContainsFunc(t, unicode.IsLetter) || !hasWord(t, 3) {
 		return ""
 	}
 	return t
@@ -364,4 +434,20 @@ func surname(name string) string {
 		name = f[len(f)-1]
 	}
 	return normTitle(name)
+}
+
+// hasWord reports whether s has a run of at least n letters.
+func hasWord(s string, n int) bool {
+	run := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			run++
+			if run >= n {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
