@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -120,6 +121,8 @@ func TestEntries(t *testing.T) {
 		{"no heading: a numbered list in the last third",
 			strings.Repeat("Body line.\n", 8) + "[1] J. Doe. One. In X, 2001.\n[2] J. Doe. Two. In X, 2002.\n[3] J. Doe. Three. In X, 2003.\n",
 			[]string{"One", "Two", "Three"}},
+		{"a body line ending in References, then prose: not a heading",
+			"As the survey in the References\nshows, windows help. Doe, J. (2001) agrees.\nSilva, R. (2002). More. Venue.\n", nil},
 		{"no heading and no numbers: nothing", strings.Repeat("Doe, J. (2001). Body line. X.\n", 9), nil},
 	}
 	for _, tt := range tests {
@@ -171,4 +174,29 @@ func BenchmarkEntries(b *testing.B) {
 			textIDs(t)
 		}
 	}
+}
+
+// FuzzEntries: any text parses without panicking, within the caps, and
+// every field is valid UTF-8 when the text is.
+func FuzzEntries(f *testing.F) {
+	for _, s := range []string{
+		"References\n[1] J. Doe. A title. In X, 2001.\n[2] R. Silva, “Quoted,” 2002.\n",
+		"R EFERENCES\nDoe, J. (2001). Title. Venue.\n\nSilva, R. 2002. Title two. Venue.\n",
+		"x\fReferences\n1. A. B, C. D., Title, Phys. Rev. 1, 2 (1999).\n2. 「題」．\n",
+		"References\n[1] 10.1000/ab-\n12 arXiv:2401.01234v2 (",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		es := Entries(text)
+		if len(es) > maxEntries {
+			t.Fatalf("%d entries", len(es))
+		}
+		for _, e := range es {
+			if utf8.ValidString(text) && (!utf8.ValidString(e.Title) || !utf8.ValidString(e.Venue)) {
+				t.Fatalf("invalid UTF-8 in %+v", e)
+			}
+		}
+		textIDs(text)
+	})
 }
