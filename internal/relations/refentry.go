@@ -52,7 +52,7 @@ var (
 	volTail = regexp.MustCompile(`,?\s*[Vv]ol\.\s*[0-9]+$`)
 	// surnameInitial opens an author list written "Surname, I." (APA,
 	// Nature, Springer, ACM small capitals).
-	surnameInitial = regexp.MustCompile(`^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}'’\-]+(?:\s\p{Lu}[\p{L}'’\-]+)?,\s(?:\p{Lu}\.|\p{Lu}\p{Lu}?\s)`)
+	surnameInitial = regexp.MustCompile(`^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:\s\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+)?,\s(?:\p{Lu}\.|\p{Lu}\p{Lu}?\s)`)
 	// venueCue starts what follows a title when no full stop ends it.
 	venueCue = regexp.MustCompile(`(?:,\s*|\.\s*|\s)(?:In:?\s|in:?\s+(?:Proc|Advances)|arXiv preprint|arXiv:?\s?[0-9]|CoRR\b|Technical report|Tech\. Rep)`)
 )

@@ -112,6 +112,11 @@ func TestEntries(t *testing.T) {
 			"Body.\n7 References\nDoe, J. and Silva, R. (2011). Domain adaptation via pseudo windows.\nIn Proceedings of EMNLP, pages 355–362.\n" +
 				"Nordmann, O. (2012). Theano windows: new features\nand speed improvements. Workshop.\nSilva, R., Doe, J.,\nand Nordmann, O. (2013). A third one. In ICLR.\n",
 			[]string{"Domain adaptation via pseudo windows", "Theano windows: new features and speed improvements", "A third one"}},
+		{"author–year entries with first names, a book's publisher and an editor on lines of their own",
+			"References\nAndrew E. Barron. Complexity regularization. In\nG. Roussas, editor, Nonparametric Estimation, pages 561–576.\nKluwer Academic Publishers, 1991.\n" +
+				"Ian Goodfellow and Quoc Le. Measuring invariances.\nIn Y. Bengio, editor, Advances 22, pages 646–654. 2009.\n" +
+				"Johan H˚astad. Almost optimal lower bounds. In STOC, 1986.\n",
+			[]string{"Complexity regularization", "Measuring invariances", "Almost optimal lower bounds"}},
 		{"heading glued to the line before it",
 			"error (%)References\n\n[1] J. Doe. Deep windows. In CVPR, 2016.\n[2] R. Silva. Shallow windows. In CVPR, 2017.\n",
 			[]string{"Deep windows", "Shallow windows"}},

@@ -24,7 +24,7 @@ var (
 // authorStart matches the start of an author–year entry: "Surname, I.",
 // "Surname, Firstname", "van Surname, I.", "SURNAME, I.",
 // "Firstname Surname," / "Firstname I. Surname," or "I. J. Surname and".
-var authorStart = regexp.MustCompile(`^(?:\p{Lu}\.\s?(?:-?\p{Lu}\.\s?)*)\s?\p{Lu}[\p{L}'’\-]+(?:,|\sand\s)|^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}'’\-]+(?:\s\p{Lu}[\p{L}'’\-]+)?,\s*(?:\p{Lu}\.|\p{Lu}[\p{Ll}]+|\p{Lu}\p{Lu})|^\p{Lu}[\p{Ll}\-]+(?:\s\p{Lu}\.|\s\p{Lu}[\p{Ll}]+)*\s(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s)*\p{Lu}[\p{L}'’\-]+(?:,|\sand\s|\.\s)`)
+var authorStart = regexp.MustCompile(`^(?:\p{Lu}\.\s?(?:-?\p{Lu}\.\s?)*)\s?\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:,|\sand\s)|^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:\s\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+)?,\s*(?:\p{Lu}\.|\p{Lu}[\p{Ll}\p{M}\p{Sk}]+|\p{Lu}\p{Lu})|^\p{Lu}[\p{Ll}\p{M}\p{Sk}\-]+(?:\s\p{Lu}\.|\s\p{Lu}[\p{Ll}\p{M}\p{Sk}]+)*\s(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:,|\sand\s|\.\s)`)
 
 // appendixStart ends a reference section: an appendix or supplementary
 // heading, or a lettered section heading ("A. Object Detection Baselines").
@@ -265,7 +265,11 @@ func splitEntries(lines []string, headed bool) []string {
 		start := false
 		rest := t
 		if style == styleAuthorYear {
-			start = authorStart.MatchString(t) && (prevEnds || blank)
+			// An entry that has no year yet is not finished ("…, editor,
+			// Title of the Book." then "Publisher, 1991."), unless it is
+			// long already; "In Y. Bengio, editor" continues one.
+			start = authorStart.MatchString(t) && (prevEnds || blank) && !strings.HasPrefix(t, "In ") &&
+				(len(cur) == 0 || len(cur) >= 4 || yearRe.MatchString(strings.Join(cur, " ")))
 		} else {
 			var n int
 			n, rest = markOf(style, t)
