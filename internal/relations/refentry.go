@@ -111,6 +111,10 @@ func ParseEntry(raw string) Entry {
 		} else if m := dotYear.FindStringSubmatchIndex(s); m != nil && looksLikeAuthors(s[m[2]:m[3]]) && hasWord(s[m[1]:], 3) {
 			authors, rest = s[m[2]:m[3]], s[m[1]:]
 			e.Year, _ = strconv.Atoi(s[m[4]:m[5]])
+		} else if m := sfList.FindStringIndex(s); m != nil {
+			// "Bengio, Yoshua and Glorot, Xavier. Title." (ICML).
+			authors, rest = strings.TrimRight(s[:m[1]], " "), s[m[1]:]
+			e.Authors = sfName.FindAllString(authors, 100)
 		} else {
 			end := authorsEnd(s)
 			authors, rest = s[:end], strings.TrimLeft(s[end:], ". ")
@@ -131,7 +135,9 @@ func ParseEntry(raw string) Entry {
 			e.Title = cleanTitle(t)
 		}
 	}
-	e.Authors = splitAuthors(authors)
+	if e.Authors == nil {
+		e.Authors = splitAuthors(authors)
+	}
 	// The venue is what follows the title: journal, proceedings, pages.
 	if v := strings.Trim(oneLine(rest), " ,.;，．。"); v != "" {
 		for _, p := range []string{"In: ", "In ", "in: ", "in "} {
@@ -170,6 +176,13 @@ func commaAuthors(s string) (authors, title, rest string, ok bool) {
 	}
 	return strings.Join(parts[:n], ", "), parts[n], strings.Join(parts[n+1:], ", "), true
 }
+
+// sfName is one "Surname, Firstname I." name, the first name written out;
+// sfList an author list of them, up to the full stop that ends it.
+var (
+	sfName = regexp.MustCompile(`\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+,\s\p{Lu}[\p{Ll}\p{M}\p{Sk}'’\-]+(?:\s\p{Lu}\.)*`)
+	sfList = regexp.MustCompile(`^` + sfName.String() + `(?:(?:,\s(?:and\s)?|\sand\s)` + sfName.String() + `)*\.?\s`)
+)
 
 // journalAbbrev are abbreviated journal words that, right after an author
 // list and a comma, mean the entry prints no title (physics styles).

@@ -26,6 +26,10 @@ var (
 // "Firstname Surname," / "Firstname I. Surname," or "I. J. Surname and".
 var authorStart = regexp.MustCompile(`^(?:\p{Lu}\.\s?(?:-?\p{Lu}\.\s?)*)\s?\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:,|\sand\s)|^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:\s\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+)?,\s*(?:\p{Lu}\.|\p{Lu}[\p{Ll}\p{M}\p{Sk}]+|\p{Lu}\p{Lu})|^\p{Lu}[\p{Ll}\p{M}\p{Sk}\-]+(?:\s\p{Lu}\.|\s\p{Lu}[\p{Ll}\p{M}\p{Sk}]+)*\s(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:,|\sand\s|\.\s)`)
 
+// midEntry is an author–year entry starting after a full stop inside a
+// line: "margin. Bengio, Yoshua and Glorot, Xavier. Understanding".
+var midEntry = regexp.MustCompile(`\.\s+\p{Lu}[\p{L}\p{M}'’\-]+,\s(?:\p{Lu}\.|\p{Lu}[\p{Ll}]+)(?:,|\sand\s)`)
+
 // appendixStart ends a reference section: an appendix or supplementary
 // heading, or a lettered section heading ("A. Object Detection Baselines").
 var appendixStart = regexp.MustCompile(`^(?:(?:Appendix|APPENDIX|Appendices|APPENDICES|Supplementary|SUPPLEMENTARY)\b|[A-H](?:\.[0-9])?\.?\s+\p{Lu}[\p{L} \-]{3,60}$)`)
@@ -63,13 +67,22 @@ func headingAt(lines []string, i int) bool {
 	if m == nil {
 		return false
 	}
-	// Glued to other text: only when an entry follows.
-	for _, next := range lines[i+1 : min(len(lines), i+4)] {
+	// Glued to other text: only when an entry follows, at the start of
+	// the next line or, when the page's columns were read across, after a
+	// full stop within the next lines.
+	seen := 0
+	for _, next := range lines[i+1 : min(len(lines), i+16)] {
 		n := strings.TrimSpace(next)
 		if n == "" {
 			continue
 		}
-		return bracketMark.MatchString(n) || dotMark.MatchString(n) || authorStart.MatchString(n)
+		if seen == 0 && (bracketMark.MatchString(n) || dotMark.MatchString(n) || authorStart.MatchString(n)) {
+			return true
+		}
+		if m[1] == "References" && midEntry.MatchString(n) {
+			return true
+		}
+		seen++
 	}
 	return false
 }
