@@ -1,6 +1,7 @@
 package relations
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -210,4 +211,20 @@ func FuzzEntries(f *testing.F) {
 		}
 		textIDs(text)
 	})
+}
+
+// TestEntriesAcrossPages: an entry's last line opening the next page is
+// kept though it repeats on every page once digits are ignored; the
+// running head is dropped.
+func TestEntriesAcrossPages(t *testing.T) {
+	text := "References\n[1] J. Doe. One title.\n\fJ. Windows 12\nIn CVPR, 2015.\n[2] J. Doe. Two title.\n\fJ. Windows 13\nIn CVPR, 2016.\n" +
+		"[3] J. Doe. Three title.\n\fJ. Windows 14\nIn CVPR, 2017.\n[4] J. Doe. Four. In X, 2001.\n"
+	var got []string
+	for _, e := range Entries(text) {
+		got = append(got, fmt.Sprintf("%s %d %s", e.Title, e.Year, e.Venue))
+	}
+	want := []string{"One title 2015 CVPR, 2015", "Two title 2016 CVPR, 2016", "Three title 2017 CVPR, 2017", "Four 2001 X, 2001"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
+	}
 }

@@ -7,11 +7,10 @@ import (
 	"unicode"
 )
 
-// spacedHeading matches a short line that is only a reference-section
-// heading once its spaces are removed: small capitals come out of PDFs as
-// "R EFERENCES", and some layouts glue the heading to a preceding line
-// ("error (%)References", "7. REFERENCES"); the rest is checked by
-// headingAt.
+// headingTail matches a reference heading at the end of a line: small
+// capitals come out of PDFs spaced ("R EFERENCES"), and some layouts glue
+// the heading to the text before it ("error (%)References"); headingAt
+// accepts a glued one only when an entry follows.
 var headingTail = regexp.MustCompile(`(?:^|[^\p{L}])(R\s?EFERENCES|References|REFERENCES|Bibliography|BIBLIOGRAPHY|B\s?IBLIOGRAPHY|Literature Cited|LITERATURE CITED|Works Cited|References and Notes)\s*:?$`)
 
 // Entry markers at the start of a line: "[12]", "12.", "12 ".
@@ -105,7 +104,11 @@ func headingWord(t string) bool {
 // the text.
 func sectionLines(text string) (lines []string, found bool) {
 	if len(text) > maxRefText*4 {
+		// The end holds the references; start on a line boundary.
 		text = text[len(text)-maxRefText*4:]
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			text = text[i+1:]
+		}
 	}
 	// A page's last line may run into the form feed.
 	all := strings.Split(strings.ReplaceAll(text, "\f", "\n\f"), "\n")
@@ -136,8 +139,10 @@ func sectionLines(text string) (lines []string, found bool) {
 	return lines, found
 }
 
-// pageFurniture returns the lines that head or foot two or more pages with
-// the same text once digits are ignored: running heads, journal feet.
+// pageFurniture returns the lines that head or foot three or more pages
+// with the same text once digits are ignored: running heads, journal feet.
+// A line ending with a full stop is kept: it is more likely the end of an
+// entry ("In CVPR, 2015.") that happens to open or close a page.
 func pageFurniture(lines []string) map[string]bool {
 	count := map[string]int{}
 	var edge []string
@@ -174,13 +179,14 @@ func pageFurniture(lines []string) map[string]bool {
 	flush()
 	out := map[string]bool{}
 	for _, t := range edge {
-		if count[stripDigits(t)] >= 3 && len(t) < 160 && !bracketMark.MatchString(t) && !dotMark.MatchString(t) {
+		if count[stripDigits(t)] >= 3 && len(t) < 160 && !strings.HasSuffix(t, ".") && !bracketMark.MatchString(t) && !dotMark.MatchString(t) {
 			out[t] = true
 		}
 	}
 	return out
 }
 
+// stripDigits returns s without its digits (page numbers, volumes).
 func stripDigits(s string) string {
 	return strings.Map(func(r rune) rune {
 		if unicode.IsDigit(r) {
