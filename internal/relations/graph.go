@@ -289,8 +289,9 @@ func samePaper(p *vault.Paper, doi, arxiv string) bool {
 }
 
 // resolveRef turns a reference into a Work: a library paper when its
-// localMatch names one, else when its DOI or arXiv id matches one, else
-// when its title names exactly one (see titleIndex.match).
+// localMatch names one, else when its DOI or arXiv id matches one, else,
+// for an entry parsed from PDF text, when its title names exactly one (see
+// titleIndex.match).
 func (g *graph) resolveRef(r ref) Work {
 	w := Work{Title: r.title, Authors: r.authors, Year: r.year, DOI: r.doi, ArXivID: r.arxiv}
 	var p *vault.Paper
@@ -300,7 +301,7 @@ func (g *graph) resolveRef(r ref) Work {
 	if p == nil {
 		p = g.match(r.doi, r.arxiv)
 	}
-	if p == nil && r.title != "" {
+	if p == nil && r.parsed {
 		if g.tix == nil {
 			g.tix = newTitleIndex(g.cat)
 		}

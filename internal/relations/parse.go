@@ -23,6 +23,9 @@ type ref struct {
 	doi     string // normalised
 	arxiv   string // normalised
 	local   string // localMatch paperPath, cleaned; "" when none or unusable
+	// parsed marks an entry parsed from PDF text: only such an entry may be
+	// matched by title (a sidecar's own title match is its localMatch).
+	parsed bool
 }
 
 // Match kinds a sidecar's localMatch may declare.

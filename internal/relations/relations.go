@@ -11,9 +11,10 @@
 // (.agentero/citing-scan.json) and from the library papers whose references
 // resolve to the paper. A work is tied to a library paper only by the
 // sidecar's localMatch (when it names a real library paper), by a DOI or
-// arXiv id match against the catalogue, or by a title that names exactly
-// one library paper and agrees with its year or first author, never by
-// borrowing the path of the paper being asked about.
+// arXiv id match against the catalogue, or, for an entry parsed from PDF
+// text, by a title that names exactly one library paper and agrees with its
+// year or first author; never by borrowing the path of the paper being
+// asked about.
 //
 // The graph is built once per catalogue and reused: it is rebuilt when the
 // catalogue changes or when a sidecar, the cache or a PDF read for

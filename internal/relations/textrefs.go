@@ -65,7 +65,7 @@ func textIDs(text string) []ref {
 	seen := map[string]bool{}
 	var out []ref
 	for _, e := range Entries(text) {
-		r := ref{title: e.Title, authors: e.Authors, year: e.Year, doi: e.DOI, arxiv: e.ArXivID}
+		r := ref{title: e.Title, authors: e.Authors, year: e.Year, doi: e.DOI, arxiv: e.ArXivID, parsed: e.Title != ""}
 		if r.title == "" {
 			r.title = shorten(e.Raw, maxRawTitle)
 		}

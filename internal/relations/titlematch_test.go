@@ -111,3 +111,18 @@ func TestTitleIndexConfirmed(t *testing.T) {
 }
 
 func fieldsOf(s string) []string { return strings.Fields(s) }
+
+// TestSidecarNotMatchedByTitle: a sidecar's citations are tied by their
+// localMatch or identifiers only (its producer records a title match as a
+// localMatch); the same title parsed from a PDF is matched.
+func TestSidecarNotMatchedByTitle(t *testing.T) {
+	files := titleLibrary(t)
+	files["papers/citer/source/agentero-cite.json"] = sidecarDoc(t,
+		obj{"metadata": obj{"title": "Deep Residual Learning for Image Recognition", "year": 2016, "authors": []string{"Kaiming He"}}})
+	v, _ := openVault(t, files)
+	l := New(v, &Options{Text: func(context.Context, *vault.Paper) (string, error) { return citerRefs, nil }})
+	r := mustRelations(t, l, "papers/citer")
+	if len(r.References) != 1 || r.References[0].Paper != "" {
+		t.Errorf("sidecar references = %+v, want one card without a path", r.References)
+	}
+}
