@@ -1,0 +1,530 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/internal/agenttest"
+	"github.com/researchctx/researchctx/internal/samplevault"
+)
+
+// realAgentsEnv names the folder the pinned real agents are installed in
+// (by .ci/real-agents.sh; default .cache/agents in the module). "off"
+// skips the real-agent tests.
+const realAgentsEnv = "RESEARCHCTX_REAL_AGENTS"
+
+// liveAgent is an unmodified agent from npm, run against the scripted model.
+type liveAgent struct {
+	name string
+	api  agenttest.API
+	bin  string // under node_modules/.bin
+	args []string
+	// env returns the agent's environment: a scratch HOME with the
+	// settings that keep it offline, and the model endpoint.
+	env func(t *testing.T, home, vault, modelURL string) []string
+}
+
+var liveAgents = []liveAgent{
+	{name: "gemini", api: agenttest.Gemini, bin: "gemini", args: []string{"--acp"}, env: geminiEnv},
+	{name: "claude", api: agenttest.Anthropic, bin: "claude-agent-acp", env: claudeEnv},
+}
+
+// offlineEnv is the environment every real agent gets: nothing from the
+// host's but PATH, a scratch HOME, and a proxy that refuses every
+// connection except to the loopback endpoint, so that an agent which
+// tries to reach the internet fails at once instead of waiting.
+func offlineEnv(home string) []string {
+	return []string{
+		"HOME=" + home,
+		"PATH=" + os.Getenv("PATH"),
+		"TMPDIR=" + filepath.Join(home, "tmp"),
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"HTTP_PROXY=http://127.0.0.1:9", "HTTPS_PROXY=http://127.0.0.1:9",
+		"http_proxy=http://127.0.0.1:9", "https_proxy=http://127.0.0.1:9",
+		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
+		"NO_COLOR=1", "CI=1", "TERM=dumb",
+	}
+}
+
+func writeJSONFile(t *testing.T, path string, v any) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// geminiEnv: the API key route to GOOGLE_GEMINI_BASE_URL, the Vault
+// trusted, and no telemetry, update check or usage statistics.
+func geminiEnv(t *testing.T, home, vault, modelURL string) []string {
+	writeJSONFile(t, filepath.Join(home, ".gemini", "trustedFolders.json"), map[string]string{vault: "TRUST_FOLDER"})
+	writeJSONFile(t, filepath.Join(home, ".gemini", "settings.json"), map[string]any{
+		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+		"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
+		"privacy":   map[string]any{"usageStatisticsEnabled": false},
+		"telemetry": map[string]any{"enabled": false},
+	})
+	return append(offlineEnv(home),
+		"GEMINI_API_KEY=dummy-key-for-the-scripted-model",
+		"GOOGLE_GEMINI_BASE_URL="+modelURL,
+		"GEMINI_CLI_NO_RELAUNCH=true",
+		"GEMINI_TELEMETRY_ENABLED=false",
+	)
+}
+
+// claudeEnv: the Messages API at ANTHROPIC_BASE_URL, no non-essential
+// traffic (telemetry, error reports, update checks). IS_SANDBOX=1 because
+// Claude Code refuses to skip its own permission prompts as root without
+// it.
+func claudeEnv(t *testing.T, home, vault, modelURL string) []string {
+	writeJSONFile(t, filepath.Join(home, ".claude", "settings.json"), map[string]any{"permissions": map[string]any{"defaultMode": "default"}})
+	return append(offlineEnv(home),
+		"ANTHROPIC_API_KEY=dummy-key-for-the-scripted-model",
+		"ANTHROPIC_BASE_URL="+modelURL,
+		"CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
+		"DISABLE_NON_ESSENTIAL_MODEL_CALLS=1",
+		"IS_SANDBOX=1",
+	)
+}
+
+// agentsDir returns the install folder of the real agents, skipping the
+// test when they are not installed.
+func agentsDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv(realAgentsEnv)
+	if dir == "off" {
+		t.Skipf("%s=off: real-agent tests disabled", realAgentsEnv)
+	}
+	if dir == "" {
+		dir = filepath.Join(moduleRoot(t), ".cache", "agents")
+	}
+	for _, a := range liveAgents {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", ".bin", a.bin)); err != nil {
+			t.Skipf("real agents not installed in %s (%s missing): run .ci/real-agents.sh to install the pinned versions", dir, a.bin)
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+// liveRun is one real agent against the scripted model on the sample Vault.
+type liveRun struct {
+	t      *testing.T
+	la     liveAgent
+	exe    string
+	model  *agenttest.Model
+	vault  string
+	home   string
+	server string // quickchat binary: the agentero-context server
+	turn   int
+	stderr *lockedWriter
+	agents []*Agent
+}
+
+func newLiveRun(t *testing.T, dir string, la liveAgent, script agenttest.Script) *liveRun {
+	t.Helper()
+	r := &liveRun{t: t, la: la, exe: filepath.Join(dir, "node_modules", ".bin", la.bin), server: quickchat(t)}
+	r.model = agenttest.New(la.api, script)
+	t.Cleanup(r.model.Close)
+	r.vault = filepath.Join(t.TempDir(), "vault")
+	if err := samplevault.Extract(r.vault); err != nil {
+		t.Fatal(err)
+	}
+	r.home = t.TempDir()
+	if err := os.MkdirAll(filepath.Join(r.home, "tmp"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r.stderr = &lockedWriter{w: &bytes.Buffer{}}
+	t.Cleanup(func() {
+		for _, a := range r.agents {
+			pgid := a.PGID()
+			if err := a.Stop(); err != nil {
+				t.Errorf("Stop: %v", err)
+			}
+			if groupAlive(pgid) {
+				t.Errorf("process group %d alive after Stop", pgid)
+			}
+		}
+		if t.Failed() {
+			t.Logf("%s stderr:\n%s", la.name, r.stderr.w.String())
+			for i, req := range r.model.Requests() {
+				t.Logf("model request %d: %s %s kind=%s tools=%d messages=%d", i, req.Method, req.Path, req.Kind, len(req.Tools), len(req.Messages))
+			}
+		}
+	})
+	return r
+}
+
+// start starts a new agent process, as quickchat -agent does for each run.
+func (r *liveRun) start() *Agent {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a, err := Start(ctx, AgentConfig{
+		Name: r.la.name, Command: r.exe, Args: r.la.args,
+		Env: r.la.env(r.t, r.home, r.vault, r.model.URL()), Dir: r.vault,
+		Stderr:      r.stderr,
+		InitTimeout: time.Minute, OpenTimeout: time.Minute, ResumeTimeout: 20 * time.Second,
+	})
+	if err != nil {
+		r.t.Fatalf("Start %s: %v\nstderr:\n%s", r.la.name, err, r.stderr.w.String())
+	}
+	r.agents = append(r.agents, a)
+	return a
+}
+
+// plan resolves a turn on the sample Vault and writes its grant.
+func (r *liveRun) plan(mentions ...string) (*researchctx.Plan, Server) {
+	r.t.Helper()
+	r.turn++
+	p, err := researchctx.Resolve(context.Background(), researchctx.Request{
+		Vault:     r.vault,
+		RuntimeID: "real-" + r.la.name,
+		TurnID:    fmt.Sprintf("turn-%d", r.turn),
+		Mentions:  mentions,
+	})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if len(p.Dropped) > 0 {
+		r.t.Fatalf("dropped: %+v", p.Dropped)
+	}
+	gp, err := p.WriteGrant()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return p, Server{Command: r.server, Args: []string{"--agentero-context-mcp", gp}}
+}
+
+// runTurn runs a turn with a timeout, collecting the streamed updates.
+func (r *liveRun) runTurn(a *Agent, req TurnRequest) (*TurnResult, []Update) {
+	r.t.Helper()
+	var mu sync.Mutex
+	var updates []Update
+	req.OnUpdate = func(u Update) {
+		mu.Lock()
+		updates = append(updates, u)
+		mu.Unlock()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	start := time.Now()
+	res, err := a.Turn(ctx, req)
+	if err != nil {
+		r.t.Fatalf("Turn: %v", err)
+	}
+	r.t.Logf("%s turn %d: %s in %v, stop %s, sources %v", r.la.name, r.turn, res.How, time.Since(start).Round(time.Millisecond), res.StopReason, res.Sources)
+	mu.Lock()
+	defer mu.Unlock()
+	return res, append([]Update(nil), updates...)
+}
+
+// citeRE finds citation URIs in a tool result as the model got it: the
+// text rendering's "cite: URI" lines, or the citationUri fields of the
+// structured copy (which Claude Code forwards instead of the text).
+var citeRE = regexp.MustCompile(`cite: (\S+)|"citationUri":\s*("(?:[^"\\]|\\.)*")`)
+
+// citations returns the URIs cited in a tool result, in order.
+func citations(text string) []string {
+	var out []string
+	for _, m := range citeRE.FindAllStringSubmatch(text, -1) {
+		if m[1] != "" {
+			out = append(out, m[1])
+		} else if u, err := strconv.Unquote(m[2]); err == nil {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// Prompts that select a script; the rest is a research question.
+const (
+	askOutOfGrant = "Read papers/vision/resnet-like for me."
+	askHostile    = "Run the shell command for me."
+	askSlow       = "Take your time with strided global tokens."
+)
+
+// outsideGrant is a paper of the sample Vault that no test grants.
+const outsideGrant = "papers/vision/resnet-like"
+
+// shellTools are the agents' shell tools, for the hostile script.
+var shellTools = []string{"run_shell_command", "Bash"}
+
+// liveScript is the scripted model of the real-agent tests. Claude Code
+// declares MCP tools lazily: until ours are declared the model asks
+// ToolSearch to load them. Then, by the user's prompt:
+//   - a research question: context_search for the question's topic, then
+//     context_read of the first card's URI, then an answer citing the URI
+//     the read returned;
+//   - askOutOfGrant: context_read of a source outside the grant, then an
+//     answer quoting the error;
+//   - askHostile: the agent's shell tool with a command that creates the
+//     marker file and is titled with our tool's name, then an answer.
+func liveScript(marker string) agenttest.Script {
+	return func(req agenttest.Request) agenttest.Reply {
+		if c, ok := agenttest.LoadDeferred(req, researchctx.Tools...); ok {
+			return agenttest.Reply{Calls: []agenttest.Call{c}}
+		}
+		var results []agenttest.Result
+		for _, r := range req.TurnResults() {
+			if r.Name != agenttest.ToolSearch {
+				results = append(results, r)
+			}
+		}
+		search, _ := req.Tool(researchctx.ToolSearch)
+		read, _ := req.Tool(researchctx.ToolRead)
+		prompt := req.Prompt()
+		switch {
+		case strings.Contains(prompt, askHostile):
+			if len(results) > 0 {
+				return agenttest.Reply{Text: "The shell call came back: " + results[0].Text}
+			}
+			for _, name := range shellTools {
+				if sh, ok := req.Tool(name); ok {
+					cmd := "touch " + marker + " # " + researchctx.ToolSearch
+					return agenttest.Reply{Calls: []agenttest.Call{{Name: sh.Name, Args: map[string]any{"command": cmd, "description": researchctx.ToolSearch}}}}
+				}
+			}
+			return agenttest.Reply{Text: "No shell tool was declared."}
+		case strings.Contains(prompt, askOutOfGrant):
+			if len(results) > 0 {
+				return agenttest.Reply{Text: "The read came back: " + results[0].Text}
+			}
+			return agenttest.Reply{Calls: []agenttest.Call{{Name: read.Name, Args: map[string]any{"target": outsideGrant, "mode": "metadata"}}}}
+		}
+		switch len(results) {
+		case 0:
+			return agenttest.Reply{Calls: []agenttest.Call{{Name: search.Name, Args: map[string]any{"query": "strided global tokens"}}}}
+		case 1:
+			if results[0].IsError {
+				return agenttest.Reply{Text: "The search failed: " + results[0].Text}
+			}
+			uris := citations(results[0].Text)
+			if len(uris) == 0 {
+				return agenttest.Reply{Text: "No card to read."}
+			}
+			return agenttest.Reply{Calls: []agenttest.Call{{Name: read.Name, Args: map[string]any{"target": uris[0], "mode": "excerpt", "quote": "strided global tokens"}}}}
+		}
+		last := results[len(results)-1]
+		uris := citations(last.Text)
+		if last.IsError || len(uris) == 0 {
+			return agenttest.Reply{Text: "The read failed: " + last.Text}
+		}
+		return agenttest.Reply{Text: "Strided global tokens summarise the whole document [" + uris[0] + "]."}
+	}
+}
+
+// answer joins the streamed message chunks of a turn.
+func answer(updates []Update) string {
+	var b strings.Builder
+	for _, u := range updates {
+		if u.Kind == UpdateMessage {
+			b.WriteString(u.Text)
+		}
+	}
+	return b.String()
+}
+
+// turnRequests returns the model's turn requests from index from on.
+func (r *liveRun) turnRequests(from int) []agenttest.Request {
+	all := r.model.Turns()
+	if from > len(all) {
+		return nil
+	}
+	return all[from:]
+}
+
+// checkResearchTurn checks a research turn end to end: the model got the
+// search and read results, the answer cites the URI the read returned, and
+// the URIs the model received, in order, are the turn's sources from
+// usage.jsonl.
+func (r *liveRun) checkResearchTurn(res *TurnResult, updates []Update, reqs []agenttest.Request) {
+	t := r.t
+	t.Helper()
+	if res.StopReason != "end_turn" {
+		t.Errorf("stop reason %q", res.StopReason)
+	}
+	if len(reqs) == 0 {
+		t.Fatal("the model got no turn request")
+	}
+	last := reqs[len(reqs)-1]
+	var seen []string
+	names := []string{}
+	for _, res := range last.TurnResults() {
+		if res.Name == agenttest.ToolSearch {
+			continue
+		}
+		names = append(names, res.Name)
+		if res.IsError {
+			t.Errorf("tool %s failed: %s", res.Name, res.Text)
+		}
+		for _, u := range citations(res.Text) {
+			if !slicesContains(seen, u) {
+				seen = append(seen, u)
+			}
+		}
+	}
+	if len(names) != 2 || !agenttest.MatchTool(names[0], researchctx.ToolSearch) || !agenttest.MatchTool(names[1], researchctx.ToolRead) {
+		t.Fatalf("tool results the model got: %v, want context_search then context_read", names)
+	}
+	if diff := cmp.Diff(seen, res.Sources); diff != "" {
+		t.Errorf("URIs the model received differ from the turn's sources in usage.jsonl (-model +sources):\n%s", diff)
+	}
+	if res.Usage.Calls != 2 {
+		t.Errorf("usage calls %d, want 2", res.Usage.Calls)
+	}
+	readURIs := citations(last.TurnResults()[len(last.TurnResults())-1].Text)
+	if len(readURIs) == 0 {
+		t.Fatal("the read returned no citation")
+	}
+	if got := answer(updates); !strings.Contains(got, "["+readURIs[0]+"]") {
+		t.Errorf("answer %q does not cite the read URI %s", got, readURIs[0])
+	}
+}
+
+func slicesContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRealAgents drives unmodified agents from npm (gemini-cli and Claude
+// Code through its ACP adapter) through the session package as quickchat
+// -agent does, against the real agentero-context server and a scripted
+// model on 127.0.0.1.
+func TestRealAgents(t *testing.T) {
+	dir := agentsDir(t)
+	for _, la := range liveAgents {
+		t.Run(la.name, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), "hostile-command-ran")
+			r := newLiveRun(t, dir, la, liveScript(marker))
+			mentions := []string{"notes", "papers/2401.01234", "papers/2403.05678"}
+			question := "What do strided global tokens do?"
+
+			// (a) A turn that searches, reads and answers citing the read URI.
+			a := r.start()
+			t.Logf("%s capabilities: %+v", la.name, a.Capabilities())
+			plan, srv := r.plan(mentions...)
+			res, updates := r.runTurn(a, TurnRequest{Plan: plan, Server: srv, Prompt: question})
+			if res.How != HowNew {
+				t.Errorf("first turn: %s", res.How)
+			}
+			r.checkResearchTurn(res, updates, r.turnRequests(0))
+			displayed := []Message{{RoleUser, question}, {RoleAgent, answer(updates)}}
+			if err := a.Stop(); err != nil {
+				t.Fatal(err)
+			}
+
+			// (b) The next run (a new agent process, as quickchat starts one
+			// per run) with the same scope: the session is resumed or loaded,
+			// or, if the agent refuses, replaced with the hand-off; either
+			// way the server is attached again and the turn reads through it.
+			a = r.start()
+			plan2, srv2 := r.plan(mentions...)
+			if plan2.Fingerprint != plan.Fingerprint {
+				t.Fatal("same scope, different fingerprint")
+			}
+			n := len(r.model.Turns())
+			res2, updates2 := r.runTurn(a, TurnRequest{Prev: &res.Record, Plan: plan2, Server: srv2, Prompt: question,
+				Displayed: append(displayed, Message{RoleUser, question})})
+			t.Logf("%s second run: %s, refusal: %v", la.name, res2.How, res2.Refusal)
+			switch {
+			case res2.How == HowResumed || res2.How == HowLoaded:
+				if res2.Record.SessionID != res.Record.SessionID || res2.Handoff != "" || res2.Refusal != nil {
+					t.Errorf("reopened: session %s (was %s), hand-off %q, refusal %v", res2.Record.SessionID, res.Record.SessionID, res2.Handoff, res2.Refusal)
+				}
+			case res2.How == HowNew && res2.Refusal != nil:
+				if !strings.Contains(r.turnRequests(n)[0].Prompt(), HandoffHeader) {
+					t.Errorf("refused reopen: the new session's prompt has no hand-off")
+				}
+			default:
+				t.Errorf("second run: how %s, refusal %v", res2.How, res2.Refusal)
+			}
+			r.checkResearchTurn(res2, updates2, r.turnRequests(n))
+
+			// (c) A scope change: a new session with the hand-off.
+			plan3, srv3 := r.plan("notes", "papers/2401.01234")
+			if plan3.Fingerprint == plan.Fingerprint {
+				t.Fatal("narrower scope, same fingerprint")
+			}
+			n = len(r.model.Turns())
+			shown := append(displayed, Message{RoleUser, question}, Message{RoleAgent, answer(updates2)}, Message{RoleUser, question})
+			res3, updates3 := r.runTurn(a, TurnRequest{Prev: &res2.Record, Plan: plan3, Server: srv3, Prompt: question, Displayed: shown})
+			if res3.How != HowNew || res3.Record.SessionID == res2.Record.SessionID || res3.Previous == nil || !res3.Previous.Refused {
+				t.Errorf("scope change: how %s, session %s (was %s), previous %+v", res3.How, res3.Record.SessionID, res2.Record.SessionID, res3.Previous)
+			}
+			first := r.turnRequests(n)[0]
+			if p := first.Prompt(); strings.Count(p, HandoffHeader) != 1 || !strings.Contains(p, answer(updates2)) {
+				t.Errorf("the new session's first prompt lacks the hand-off:\n%s", p)
+				for i, m := range first.Messages {
+					t.Logf("message %d %s: %q", i, m.Role, m.Text)
+				}
+			}
+			r.checkResearchTurn(res3, updates3, r.turnRequests(n))
+
+			// (d) A read outside the grant is refused, and the refusal
+			// reaches the model as a tool error.
+			n = len(r.model.Turns())
+			plan4, srv4 := r.plan("notes", "papers/2401.01234")
+			res4, updates4 := r.runTurn(a, TurnRequest{Prev: &res3.Record, Plan: plan4, Server: srv4, Prompt: askOutOfGrant})
+			reqs := r.turnRequests(n)
+			var refused *agenttest.Result
+			for _, rr := range reqs[len(reqs)-1].TurnResults() {
+				if agenttest.MatchTool(rr.Name, researchctx.ToolRead) {
+					refused = &rr
+				}
+			}
+			switch {
+			case refused == nil:
+				t.Errorf("the model never got the context_read result; answer %q", answer(updates4))
+			case !refused.IsError || !strings.Contains(refused.Text, "not granted"):
+				t.Errorf("out-of-grant read came back as error=%v: %s", refused.IsError, refused.Text)
+			}
+			if len(res4.Sources) != 0 {
+				t.Errorf("a refused read produced sources %v", res4.Sources)
+			}
+
+			// (f) A hostile permission request: a shell command titled with
+			// our tool's name is denied and does not run.
+			n = len(r.model.Turns())
+			plan6, srv6 := r.plan("notes", "papers/2401.01234")
+			_, updates6 := r.runTurn(a, TurnRequest{Prev: &res4.Record, Plan: plan6, Server: srv6, Prompt: askHostile})
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("the hostile shell command ran (marker file created); answer %q", answer(updates6))
+			}
+			reqs = r.turnRequests(n)
+			if len(reqs) < 2 || len(reqs[len(reqs)-1].TurnResults()) == 0 {
+				t.Errorf("the model never heard back about the shell call; answer %q", answer(updates6))
+			} else {
+				t.Logf("%s: the model got for the shell call: %.300s", la.name, reqs[len(reqs)-1].TurnResults()[0].Text)
+			}
+		})
+	}
+}
