@@ -57,10 +57,11 @@ func AppendUsage(path string, l UsageLine) error {
 
 // Usage is what a turn used, read back from usage.jsonl.
 type Usage struct {
-	Calls   int      // tool calls of the turn
-	Chars   int      // text characters returned to the agent, summed
-	Sources []string // distinct citation URIs, in order of first use
-	Skipped int      // lines of the file that could not be read (torn or corrupt)
+	Calls   int         // tool calls of the turn
+	Chars   int         // text characters returned to the agent, summed
+	Sources []string    // distinct citation URIs, in order of first use
+	Skipped int         // lines of the file that could not be read (torn or corrupt)
+	Lines   []UsageLine // the turn's lines, in the order they were appended
 }
 
 // ReadUsage reads the usage log at path and sums the lines of one turn. A
@@ -92,6 +93,7 @@ func ReadUsage(path, turnID string) (Usage, error) {
 			case l.TurnID == turnID:
 				u.Calls++
 				u.Chars += l.Chars
+				u.Lines = append(u.Lines, l)
 				for _, uri := range l.URIs {
 					if uri != "" && !seen[uri] {
 						seen[uri] = true

@@ -358,7 +358,7 @@ func TestEndToEnd(t *testing.T) {
 	for _, u := range updates {
 		kinds = append(kinds, string(u.Kind)+":"+u.Text)
 	}
-	wantKinds := []string{"tool_call:context_search", "tool_call_update:", "tool_call:context_read", "tool_call_update:", "message:sources: " + strings.Join(res.Sources, " ")}
+	wantKinds := []string{"tool_call:context_search", "tool_call_end:context_search", "tool_call:context_read", "tool_call_end:context_read", "message:sources: " + strings.Join(res.Sources, " ")}
 	if diff := cmp.Diff(wantKinds, kinds); diff != "" {
 		t.Errorf("streamed updates (-want +got):\n%s", diff)
 	}
@@ -726,13 +726,14 @@ func TestTurnErrors(t *testing.T) {
 	if _, err := a.Turn(context.Background(), TurnRequest{Plan: plan, Server: Server{Command: "quickchat"}}); !errors.Is(err, ErrServer) {
 		t.Errorf("relative server command: %v", err)
 	}
-	// A prompt that never ends is cancelled with the caller's context; the
+	// A prompt that never ends is cancelled with the caller's context
+	// (session/cancel, answered with the stop reason cancelled); the
 	// session and its record are still returned.
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	res, err := a.Turn(ctx, TurnRequest{Plan: plan, Server: Server{Command: f.server, Args: []string{"--agentero-context-mcp", "grant"}}, Prompt: "x"})
-	if !errors.Is(err, ErrAgent) || !errors.Is(err, context.DeadlineExceeded) {
+	if !errors.Is(err, ErrCancelled) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("hanging prompt: %v", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {

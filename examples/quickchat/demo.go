@@ -58,6 +58,7 @@ type demoConfig struct {
 	interactive bool
 	agent       string
 	agentAuth   string
+	turnLimit   time.Duration
 }
 
 func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
@@ -77,6 +78,7 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	fs.BoolVar(&c.interactive, "i", false, "interactive: type a query, or read <target-or-uri> [mode], rel <paper>, sources, quit")
 	fs.StringVar(&c.agent, "agent", "", "drive a real ACP agent with the turn: \"command args\" (quotes group words)")
 	fs.StringVar(&c.agentAuth, "agent-auth", "", "with -agent: the ACP authentication method to use after initialize (e.g. openai-api-key for codex-acp)")
+	fs.DurationVar(&c.turnLimit, "agent-timeout", 0, "with -agent: cancel the turn (ACP session/cancel) after this long, e.g. 2m (default: no limit; Ctrl-C cancels)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: quickchat [flags]\n       quickchat plan -request FILE|-\n       quickchat --agentero-context-mcp GRANT")
 		fs.PrintDefaults()

@@ -119,14 +119,18 @@ type runJSON struct {
 	UsagePath string            `json:"usagePath"`
 	Calls     []json.RawMessage `json:"calls"`
 	Agent     *struct {
-		Command    []string         `json:"command"`
-		Decision   session.Decision `json:"decision"`
-		How        string           `json:"how"`
-		SessionID  string           `json:"sessionId"`
-		StopReason string           `json:"stopReason"`
-		Message    string           `json:"message"`
-		ToolCalls  []struct{ ID, Title, Status string }
-		Sources    []string `json:"sources"`
+		Command    []string           `json:"command"`
+		Decision   session.Decision   `json:"decision"`
+		How        string             `json:"how"`
+		SessionID  string             `json:"sessionId"`
+		StopReason string             `json:"stopReason"`
+		Refusal    string             `json:"refusal"`
+		Mode       session.ModeReport `json:"mode"`
+		Cancelled  bool               `json:"cancelled"`
+		Message    string             `json:"message"`
+		ToolCalls  []session.ToolCall `json:"toolCalls"`
+		Status     []string           `json:"status"`
+		Sources    []string           `json:"sources"`
 	} `json:"agent"`
 	Usage struct {
 		Calls, Chars, TurnChars int
