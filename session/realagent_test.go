@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,7 +97,7 @@ func geminiEnv(t *testing.T, home, vault, modelURL string) []string {
 // Claude Code refuses to skip its own permission prompts as root without
 // it.
 func claudeEnv(t *testing.T, home, vault, modelURL string) []string {
-	writeJSONFile(t, filepath.Join(home, ".claude", "settings.json"), map[string]any{"permissions": map[string]any{"defaultMode": "default"}})
+	writeJSONFile(t, filepath.Join(home, ".claude", "settings.json"), map[string]any{})
 	return append(offlineEnv(home),
 		"ANTHROPIC_API_KEY=dummy-key-for-the-scripted-model",
 		"ANTHROPIC_BASE_URL="+modelURL,
@@ -140,15 +141,17 @@ type liveRun struct {
 	vault  string
 	home   string
 	server string // quickchat binary: the agentero-context server
+	marker string // the file the hostile shell command would create
 	turn   int
 	stderr *lockedWriter
 	agents []*Agent
 }
 
-func newLiveRun(t *testing.T, dir string, la liveAgent, script agenttest.Script) *liveRun {
+func newLiveRun(t *testing.T, dir string, la liveAgent) *liveRun {
 	t.Helper()
 	r := &liveRun{t: t, la: la, exe: filepath.Join(dir, "node_modules", ".bin", la.bin), server: quickchat(t)}
-	r.model = agenttest.New(la.api, script)
+	r.marker = filepath.Join(t.TempDir(), "hostile-command-ran")
+	r.model = agenttest.New(la.api, liveScript(r.marker))
 	t.Cleanup(r.model.Close)
 	r.vault = filepath.Join(t.TempDir(), "vault")
 	if err := samplevault.Extract(r.vault); err != nil {
@@ -397,6 +400,7 @@ func (r *liveRun) checkResearchTurn(res *TurnResult, updates []Update, reqs []ag
 	if res.Usage.Calls != 2 {
 		t.Errorf("usage calls %d, want 2", res.Usage.Calls)
 	}
+	r.checkToolCalls(res, last)
 	readURIs := citations(last.TurnResults()[len(last.TurnResults())-1].Text)
 	if len(readURIs) == 0 {
 		t.Fatal("the read returned no citation")
@@ -415,116 +419,262 @@ func slicesContains(list []string, s string) bool {
 	return false
 }
 
+// checkToolCalls checks the turn's tool-call events against what the model
+// got: our two calls, in order, completed and not denied, each with the
+// citation URIs its result carried.
+func (r *liveRun) checkToolCalls(res *TurnResult, last agenttest.Request) {
+	t := r.t
+	t.Helper()
+	var ours []ToolCall
+	for _, c := range res.ToolCalls {
+		if c.Ours {
+			ours = append(ours, c)
+		}
+	}
+	var results []agenttest.Result
+	for _, rr := range last.TurnResults() {
+		if rr.Name != agenttest.ToolSearch {
+			results = append(results, rr)
+		}
+	}
+	if len(ours) != 2 || len(results) != 2 {
+		t.Fatalf("tool-call events %+v; the model got %d results", res.ToolCalls, len(results))
+	}
+	for i, want := range []string{researchctx.ToolSearch, researchctx.ToolRead} {
+		c := ours[i]
+		if c.Tool != want || c.Server != researchctx.ServerName || c.Status != "completed" || c.Permission == "denied" {
+			t.Errorf("tool call %d: %+v, want %s on %s completed", i, c, want, researchctx.ServerName)
+		}
+		if diff := cmp.Diff(citations(results[i].Text), c.URIs); diff != "" {
+			t.Errorf("%s event URIs differ from the result the model got (-model +event):\n%s", want, diff)
+		}
+	}
+}
+
 // TestRealAgents drives unmodified agents from npm (gemini-cli and Claude
 // Code through its ACP adapter) through the session package as quickchat
-// -agent does, against the real agentero-context server and a scripted
-// model on 127.0.0.1.
+// -agent does — default policy, default mode pinning — against the real
+// agentero-context server and a scripted model on 127.0.0.1.
 func TestRealAgents(t *testing.T) {
 	dir := agentsDir(t)
 	for _, la := range liveAgents {
 		t.Run(la.name, func(t *testing.T) {
-			marker := filepath.Join(t.TempDir(), "hostile-command-ran")
-			r := newLiveRun(t, dir, la, liveScript(marker))
-			mentions := []string{"notes", "papers/2401.01234", "papers/2403.05678"}
-			question := "What do strided global tokens do?"
-
-			// (a) A turn that searches, reads and answers citing the read URI.
-			a := r.start()
-			t.Logf("%s capabilities: %+v", la.name, a.Capabilities())
-			plan, srv := r.plan(mentions...)
-			res, updates := r.runTurn(a, TurnRequest{Plan: plan, Server: srv, Prompt: question})
-			if res.How != HowNew {
-				t.Errorf("first turn: %s", res.How)
-			}
-			r.checkResearchTurn(res, updates, r.turnRequests(0))
-			displayed := []Message{{RoleUser, question}, {RoleAgent, answer(updates)}}
-			if err := a.Stop(); err != nil {
-				t.Fatal(err)
-			}
-
-			// (b) The next run (a new agent process, as quickchat starts one
-			// per run) with the same scope: the session is resumed or loaded,
-			// or, if the agent refuses, replaced with the hand-off; either
-			// way the server is attached again and the turn reads through it.
-			a = r.start()
-			plan2, srv2 := r.plan(mentions...)
-			if plan2.Fingerprint != plan.Fingerprint {
-				t.Fatal("same scope, different fingerprint")
-			}
-			n := len(r.model.Turns())
-			res2, updates2 := r.runTurn(a, TurnRequest{Prev: &res.Record, Plan: plan2, Server: srv2, Prompt: question,
-				Displayed: append(displayed, Message{RoleUser, question})})
-			t.Logf("%s second run: %s, refusal: %v", la.name, res2.How, res2.Refusal)
-			switch {
-			case res2.How == HowResumed || res2.How == HowLoaded:
-				if res2.Record.SessionID != res.Record.SessionID || res2.Handoff != "" || res2.Refusal != nil {
-					t.Errorf("reopened: session %s (was %s), hand-off %q, refusal %v", res2.Record.SessionID, res.Record.SessionID, res2.Handoff, res2.Refusal)
-				}
-			case res2.How == HowNew && res2.Refusal != nil:
-				if !strings.Contains(r.turnRequests(n)[0].Prompt(), HandoffHeader) {
-					t.Errorf("refused reopen: the new session's prompt has no hand-off")
-				}
-			default:
-				t.Errorf("second run: how %s, refusal %v", res2.How, res2.Refusal)
-			}
-			r.checkResearchTurn(res2, updates2, r.turnRequests(n))
-
-			// (c) A scope change: a new session with the hand-off.
-			plan3, srv3 := r.plan("notes", "papers/2401.01234")
-			if plan3.Fingerprint == plan.Fingerprint {
-				t.Fatal("narrower scope, same fingerprint")
-			}
-			n = len(r.model.Turns())
-			shown := append(displayed, Message{RoleUser, question}, Message{RoleAgent, answer(updates2)}, Message{RoleUser, question})
-			res3, updates3 := r.runTurn(a, TurnRequest{Prev: &res2.Record, Plan: plan3, Server: srv3, Prompt: question, Displayed: shown})
-			if res3.How != HowNew || res3.Record.SessionID == res2.Record.SessionID || res3.Previous == nil || !res3.Previous.Refused {
-				t.Errorf("scope change: how %s, session %s (was %s), previous %+v", res3.How, res3.Record.SessionID, res2.Record.SessionID, res3.Previous)
-			}
-			first := r.turnRequests(n)[0]
-			if p := first.Prompt(); strings.Count(p, HandoffHeader) != 1 || !strings.Contains(p, answer(updates2)) {
-				t.Errorf("the new session's first prompt lacks the hand-off:\n%s", p)
-				for i, m := range first.Messages {
-					t.Logf("message %d %s: %q", i, m.Role, m.Text)
-				}
-			}
-			r.checkResearchTurn(res3, updates3, r.turnRequests(n))
-
-			// (d) A read outside the grant is refused, and the refusal
-			// reaches the model as a tool error.
-			n = len(r.model.Turns())
-			plan4, srv4 := r.plan("notes", "papers/2401.01234")
-			res4, updates4 := r.runTurn(a, TurnRequest{Prev: &res3.Record, Plan: plan4, Server: srv4, Prompt: askOutOfGrant})
-			reqs := r.turnRequests(n)
-			var refused *agenttest.Result
-			for _, rr := range reqs[len(reqs)-1].TurnResults() {
-				if agenttest.MatchTool(rr.Name, researchctx.ToolRead) {
-					refused = &rr
-				}
-			}
-			switch {
-			case refused == nil:
-				t.Errorf("the model never got the context_read result; answer %q", answer(updates4))
-			case !refused.IsError || !strings.Contains(refused.Text, "not granted"):
-				t.Errorf("out-of-grant read came back as error=%v: %s", refused.IsError, refused.Text)
-			}
-			if len(res4.Sources) != 0 {
-				t.Errorf("a refused read produced sources %v", res4.Sources)
-			}
-
-			// (f) A hostile permission request: a shell command titled with
-			// our tool's name is denied and does not run.
-			n = len(r.model.Turns())
-			plan6, srv6 := r.plan("notes", "papers/2401.01234")
-			_, updates6 := r.runTurn(a, TurnRequest{Prev: &res4.Record, Plan: plan6, Server: srv6, Prompt: askHostile})
-			if _, err := os.Stat(marker); err == nil {
-				t.Errorf("the hostile shell command ran (marker file created); answer %q", answer(updates6))
-			}
-			reqs = r.turnRequests(n)
-			if len(reqs) < 2 || len(reqs[len(reqs)-1].TurnResults()) == 0 {
-				t.Errorf("the model never heard back about the shell call; answer %q", answer(updates6))
-			} else {
-				t.Logf("%s: the model got for the shell call: %.300s", la.name, reqs[len(reqs)-1].TurnResults()[0].Text)
-			}
+			r := newLiveRun(t, dir, la)
+			t.Run("conversation", r.conversation)
+			t.Run("cancel", r.cancel)
+			t.Run("hostile", r.hostile)
 		})
+	}
+}
+
+var (
+	liveMentions = []string{"notes", "papers/2401.01234", "papers/2403.05678"}
+	liveQuestion = "What do strided global tokens do?"
+)
+
+// checkMode checks that the session mode in which the host is asked was
+// pinned where the agent offers it.
+func (r *liveRun) checkMode(res *TurnResult) {
+	r.t.Helper()
+	m := res.Mode
+	offers := slicesContains(m.Available, DefaultMode)
+	if offers && (m.Current != DefaultMode || m.Problem != "") {
+		r.t.Errorf("mode: %+v, want %s in force", m, DefaultMode)
+	}
+	if !offers && m.Problem == "" {
+		r.t.Errorf("mode: %+v: the agent does not offer %s but no problem is reported", m, DefaultMode)
+	}
+}
+
+// conversation: (a) a research turn; (b) the next run with the same scope
+// reopens the session with the server attached again; (c) a scope change
+// starts a new session with the hand-off; (d) a read outside the grant
+// reaches the model as a tool error.
+func (r *liveRun) conversation(t *testing.T) {
+	r.t = t
+	la := r.la
+
+	// (a) A turn that searches, reads and answers citing the read URI.
+	a := r.start()
+	t.Logf("%s capabilities: %+v", la.name, a.Capabilities())
+	plan, srv := r.plan(liveMentions...)
+	res, updates := r.runTurn(a, TurnRequest{Plan: plan, Server: srv, Prompt: liveQuestion})
+	if res.How != HowNew {
+		t.Errorf("first turn: %s", res.How)
+	}
+	t.Logf("%s mode: %+v", la.name, res.Mode)
+	r.checkMode(res)
+	r.checkResearchTurn(res, updates, r.turnRequests(0))
+	displayed := []Message{{RoleUser, liveQuestion}, {RoleAgent, answer(updates)}}
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	// (b) The next run (a new agent process, as quickchat starts one per
+	// run) with the same scope: the session is resumed or loaded, or, if
+	// the agent refuses, replaced with the hand-off; either way the server
+	// is attached again and the turn reads through it.
+	a = r.start()
+	plan2, srv2 := r.plan(liveMentions...)
+	if plan2.Fingerprint != plan.Fingerprint {
+		t.Fatal("same scope, different fingerprint")
+	}
+	n := len(r.model.Turns())
+	res2, updates2 := r.runTurn(a, TurnRequest{Prev: &res.Record, Plan: plan2, Server: srv2, Prompt: liveQuestion,
+		Displayed: append(displayed, Message{RoleUser, liveQuestion})})
+	t.Logf("%s second run: %s, refusal: %v", la.name, res2.How, res2.Refusal)
+	switch {
+	case res2.How == HowResumed || res2.How == HowLoaded:
+		if res2.Record.SessionID != res.Record.SessionID || res2.Handoff != "" || res2.Refusal != nil {
+			t.Errorf("reopened: session %s (was %s), hand-off %q, refusal %v", res2.Record.SessionID, res.Record.SessionID, res2.Handoff, res2.Refusal)
+		}
+	case res2.How == HowNew && res2.Refusal != nil:
+		if !strings.Contains(r.turnRequests(n)[0].Prompt(), HandoffHeader) {
+			t.Errorf("refused reopen: the new session's prompt has no hand-off")
+		}
+	default:
+		t.Errorf("second run: how %s, refusal %v", res2.How, res2.Refusal)
+	}
+	r.checkMode(res2)
+	r.checkResearchTurn(res2, updates2, r.turnRequests(n))
+
+	// (c) A scope change: a new session with the hand-off.
+	plan3, srv3 := r.plan("notes", "papers/2401.01234")
+	if plan3.Fingerprint == plan.Fingerprint {
+		t.Fatal("narrower scope, same fingerprint")
+	}
+	n = len(r.model.Turns())
+	shown := append(displayed, Message{RoleUser, liveQuestion}, Message{RoleAgent, answer(updates2)}, Message{RoleUser, liveQuestion})
+	res3, updates3 := r.runTurn(a, TurnRequest{Prev: &res2.Record, Plan: plan3, Server: srv3, Prompt: liveQuestion, Displayed: shown})
+	if res3.How != HowNew || res3.Record.SessionID == res2.Record.SessionID || res3.Previous == nil || !res3.Previous.Refused {
+		t.Errorf("scope change: how %s, session %s (was %s), previous %+v", res3.How, res3.Record.SessionID, res2.Record.SessionID, res3.Previous)
+	}
+	if p := r.turnRequests(n)[0].Prompt(); strings.Count(p, HandoffHeader) != 1 || !strings.Contains(p, answer(updates2)) {
+		t.Errorf("the new session's first prompt lacks the hand-off:\n%s", p)
+	}
+	r.checkResearchTurn(res3, updates3, r.turnRequests(n))
+
+	// (d) A read outside the grant is refused, and the refusal reaches the
+	// model as a tool error.
+	n = len(r.model.Turns())
+	plan4, srv4 := r.plan("notes", "papers/2401.01234")
+	res4, updates4 := r.runTurn(a, TurnRequest{Prev: &res3.Record, Plan: plan4, Server: srv4, Prompt: askOutOfGrant})
+	if res4.How != HowLive {
+		t.Errorf("same scope, same process: %s", res4.How)
+	}
+	reqs := r.turnRequests(n)
+	var refused *agenttest.Result
+	for _, rr := range reqs[len(reqs)-1].TurnResults() {
+		if agenttest.MatchTool(rr.Name, researchctx.ToolRead) {
+			refused = &rr
+		}
+	}
+	switch {
+	case refused == nil:
+		t.Errorf("the model never got the context_read result; answer %q", answer(updates4))
+	case !refused.IsError || !strings.Contains(refused.Text, "not granted"):
+		t.Errorf("out-of-grant read came back as error=%v: %s", refused.IsError, refused.Text)
+	}
+	if len(res4.Sources) != 0 {
+		t.Errorf("a refused read produced sources %v", res4.Sources)
+	}
+}
+
+// cancel: (e) a turn cancelled while the model is answering ends with the
+// agent's cancelled stop reason within the bounded wait, the model's
+// request is dropped, and the session takes the next turn.
+func (r *liveRun) cancel(t *testing.T) {
+	r.t = t
+	a := r.start()
+	plan, srv := r.plan(liveMentions...)
+	started, dropped := make(chan struct{}, 1), make(chan struct{}, 1)
+	r.model.SetHook(func(ctx context.Context, req agenttest.Request) {
+		if !strings.Contains(req.Prompt(), askSlow) {
+			return
+		}
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		select {
+		case <-ctx.Done():
+			dropped <- struct{}{}
+		case <-time.After(time.Minute):
+		}
+	})
+	defer r.model.SetHook(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-started:
+			cancel()
+		case <-time.After(2 * time.Minute):
+		}
+	}()
+	begin := time.Now()
+	res, err := a.Turn(ctx, TurnRequest{Plan: plan, Server: srv, Prompt: askSlow})
+	took := time.Since(begin)
+	t.Logf("%s cancelled turn: %v after %v", r.la.name, err, took.Round(time.Millisecond))
+	if !errors.Is(err, ErrCancelled) || res == nil {
+		t.Fatalf("cancelled turn: result %v, error %v; want ErrCancelled with a result", res, err)
+	}
+	if !res.Cancelled || res.StopReason != "cancelled" {
+		t.Errorf("cancelled turn: Cancelled %v, stop reason %q; want the agent's cancelled", res.Cancelled, res.StopReason)
+	}
+	select {
+	case <-dropped:
+	case <-time.After(10 * time.Second):
+		t.Errorf("the agent did not drop its model request after session/cancel")
+	}
+	// The session stays usable: the next turn runs in it.
+	r.model.SetHook(nil)
+	plan2, srv2 := r.plan(liveMentions...)
+	n := len(r.model.Turns())
+	res2, updates2 := r.runTurn(a, TurnRequest{Prev: &res.Record, Plan: plan2, Server: srv2, Prompt: liveQuestion})
+	if res2.How != HowLive || res2.Record.SessionID != res.Record.SessionID {
+		t.Errorf("after the cancel: how %s, session %s (was %s)", res2.How, res2.Record.SessionID, res.Record.SessionID)
+	}
+	r.checkResearchTurn(res2, updates2, r.turnRequests(n))
+}
+
+// hostile: (f) the model asks for a shell command titled with our tool's
+// name; the default policy denies it, the command does not run, and the
+// model hears back.
+func (r *liveRun) hostile(t *testing.T) {
+	r.t = t
+	a := r.start()
+	plan, srv := r.plan(liveMentions...)
+	n := len(r.model.Turns())
+	res, updates := r.runTurn(a, TurnRequest{Plan: plan, Server: srv, Prompt: askHostile})
+	if _, err := os.Stat(r.marker); err == nil {
+		t.Errorf("the hostile shell command ran (marker file created); answer %q", answer(updates))
+	}
+	var shell *ToolCall
+	for i, c := range res.ToolCalls {
+		if !c.Ours && c.Tool != agenttest.ToolSearch {
+			shell = &res.ToolCalls[i]
+		}
+	}
+	if shell == nil || shell.Permission != "denied" {
+		t.Errorf("no denied shell call among the tool-call events: %+v", res.ToolCalls)
+	} else {
+		t.Logf("%s shell call: %+v", r.la.name, *shell)
+	}
+	// The model hears back that the call did not run.
+	var got *agenttest.Result
+	if reqs := r.turnRequests(n); len(reqs) > 0 {
+		for _, rr := range reqs[len(reqs)-1].TurnResults() {
+			if slicesContains(shellTools, rr.Name) {
+				got = &rr
+			}
+		}
+	}
+	if got == nil {
+		t.Fatalf("the model never heard back about the shell call; answer %q", answer(updates))
+	}
+	t.Logf("%s: the model got for the shell call: %.300s", r.la.name, got.Text)
+	if strings.Contains(got.Text, "completed with no output") || strings.Contains(got.Text, "Output: (empty)") {
+		t.Errorf("the model was told the shell call ran: %s", got.Text)
 	}
 }

@@ -94,7 +94,7 @@ func (m *Model) serveAnthropic(w http.ResponseWriter, hr *http.Request) {
 	case r.Kind == KindAux:
 		reply = Reply{Text: "Scripted reply."}
 	case hook != nil:
-		hook(r)
+		hook(hr.Context(), r)
 		fallthrough
 	default:
 		reply = script(r)

@@ -106,7 +106,7 @@ func (m *Model) serveGemini(w http.ResponseWriter, hr *http.Request) {
 		r.Kind = KindTurn
 		script, hook, _ := m.record(r)
 		if hook != nil {
-			hook(r)
+			hook(hr.Context(), r)
 		}
 		reply = script(r)
 	case len(schema) > 0 || gr.GenerationConfig.ResponseMimeType == "application/json":

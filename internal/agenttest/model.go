@@ -12,6 +12,7 @@
 package agenttest
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -121,7 +122,7 @@ type Model struct {
 
 	mu   sync.Mutex
 	reqs []Request
-	hook func(Request) // called before the reply
+	hook func(context.Context, Request) // called before the reply
 	seq  int
 }
 
@@ -151,8 +152,9 @@ func (m *Model) URL() string { return m.srv.URL }
 func (m *Model) Close() { m.srv.Close() }
 
 // SetHook sets a function called with each turn request before it is
-// answered (nil clears it); a test uses it to hold a turn open.
-func (m *Model) SetHook(f func(Request)) {
+// answered, with the HTTP request's context (done when the agent drops the
+// connection); nil clears it. A test uses it to hold a turn open.
+func (m *Model) SetHook(f func(context.Context, Request)) {
 	m.mu.Lock()
 	m.hook = f
 	m.mu.Unlock()
@@ -176,7 +178,7 @@ func (m *Model) Turns() []Request {
 	return out
 }
 
-func (m *Model) record(r Request) (Script, func(Request), int) {
+func (m *Model) record(r Request) (Script, func(context.Context, Request), int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.reqs = append(m.reqs, r)
