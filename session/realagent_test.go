@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	researchctx "github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/internal/agenttest"
 	"github.com/researchctx/researchctx/internal/samplevault"
@@ -505,6 +508,7 @@ func (r *liveRun) conversation(t *testing.T) {
 	t.Logf("%s mode: %+v", la.name, res.Mode)
 	r.checkMode(res)
 	r.checkResearchTurn(res, updates, r.turnRequests(0))
+	r.checkDeclarations(srv)
 	displayed := []Message{{RoleUser, liveQuestion}, {RoleAgent, answer(updates)}}
 	if err := a.Stop(); err != nil {
 		t.Fatal(err)
@@ -676,5 +680,239 @@ func (r *liveRun) hostile(t *testing.T) {
 	t.Logf("%s: the model got for the shell call: %.300s", r.la.name, got.Text)
 	if strings.Contains(got.Text, "completed with no output") || strings.Contains(got.Text, "Output: (empty)") {
 		t.Errorf("the model was told the shell call ran: %s", got.Text)
+	}
+}
+
+// recordAgents rewrites the recorded tool declarations of the real agents
+// (testdata/realagents/<agent>-tools.json) from a live run.
+var recordAgents = flag.Bool("record-agents", false, "rewrite testdata/realagents from the real agents' requests")
+
+// schemaAdditions are the input-schema properties an agent is documented to
+// add to every MCP tool it declares: gemini-cli adds wait_for_previous
+// (whether the call waits for the calls before it). Nothing else may differ.
+var schemaAdditions = map[string][]string{
+	"gemini": {"wait_for_previous"},
+	"claude": nil,
+}
+
+// declaration is a recorded tool declaration of one of our tools as an
+// agent sent it to its model.
+type declaration struct {
+	Tool string          `json:"tool"` // our tool's name
+	Name string          `json:"name"` // the agent's name for it
+	Raw  json.RawMessage `json:"declaration"`
+	// Schema is the input schema inside Raw.
+	Schema json.RawMessage `json:"-"`
+}
+
+func recordedPath(agent string) string {
+	return filepath.Join("testdata", "realagents", agent+"-tools.json")
+}
+
+// ourDeclarations returns the declarations of our three tools in a turn
+// request, failing when one is missing.
+func ourDeclarations(t *testing.T, req agenttest.Request) []declaration {
+	t.Helper()
+	var out []declaration
+	for _, tool := range researchctx.Tools {
+		d, ok := req.Tool(tool)
+		if !ok {
+			t.Fatalf("the agent did not declare %s to its model", tool)
+		}
+		out = append(out, declaration{Tool: tool, Name: d.Name, Raw: d.Raw, Schema: d.Schema})
+	}
+	return out
+}
+
+// listTools returns our tools as tools/list describes them, asked of the
+// real server over stdio.
+func listTools(t *testing.T, srv Server) map[string]*mcpsdk.Tool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "realagent-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcpsdk.CommandTransport{Command: exec.Command(srv.Command, srv.Args...)}, nil)
+	if err != nil {
+		t.Fatalf("connect to the server: %v", err)
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	out := map[string]*mcpsdk.Tool{}
+	for _, tool := range res.Tools {
+		out[tool.Name] = tool
+	}
+	return out
+}
+
+// checkSchemas checks that the agent declared our tools to its model with
+// the input schemas and descriptions of tools/list, unchanged but for the
+// agent's documented additions.
+func checkSchemas(t *testing.T, agent string, decls []declaration, listed map[string]*mcpsdk.Tool, descriptions bool) {
+	t.Helper()
+	for _, d := range decls {
+		for _, p := range declarationProblems(agent, d, listed[d.Tool], descriptions) {
+			t.Errorf("%s", p)
+		}
+	}
+}
+
+// declarationProblems lists how an agent's declaration of one of our tools
+// differs from the tool as tools/list describes it.
+func declarationProblems(agent string, d declaration, listed *mcpsdk.Tool, descriptions bool) []string {
+	if listed == nil {
+		return []string{fmt.Sprintf("%s: %s is not in tools/list", agent, d.Tool)}
+	}
+	var got, want map[string]any
+	if err := json.Unmarshal(d.Schema, &got); err != nil || got == nil {
+		return []string{fmt.Sprintf("%s: %s declared without a schema object: %s", agent, d.Tool, d.Raw)}
+	}
+	b, err := json.Marshal(listed.InputSchema)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	if err := json.Unmarshal(b, &want); err != nil {
+		return []string{fmt.Sprintf("tools/list schema of %s: %v", d.Tool, err)}
+	}
+	var problems []string
+	props, _ := got["properties"].(map[string]any)
+	for _, extra := range schemaAdditions[agent] {
+		if _, ok := props[extra]; !ok {
+			problems = append(problems, fmt.Sprintf("%s: %s lacks the documented addition %q (update schemaAdditions if the agent dropped it)", agent, d.Tool, extra))
+		}
+		delete(props, extra)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		problems = append(problems, fmt.Sprintf("%s changed the input schema of %s (-tools/list +declared):\n%s", agent, d.Tool, diff))
+	}
+	var desc struct {
+		Description string `json:"description"`
+	}
+	_ = json.Unmarshal(d.Raw, &desc)
+	if descriptions && desc.Description != listed.Description {
+		problems = append(problems, fmt.Sprintf("%s changed the description of %s: %q, tools/list has %q", agent, d.Tool, desc.Description, listed.Description))
+	}
+	return problems
+}
+
+// loadRecorded reads the recorded declarations of an agent.
+func loadRecorded(t *testing.T, agent string) []declaration {
+	t.Helper()
+	data, err := os.ReadFile(recordedPath(agent))
+	if err != nil {
+		t.Fatalf("recorded declarations: %v (run the real-agent tests with -record-agents)", err)
+	}
+	var decls []declaration
+	if err := json.Unmarshal(data, &decls); err != nil {
+		t.Fatalf("%s: %v", recordedPath(agent), err)
+	}
+	for i, d := range decls {
+		var fields struct {
+			ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema"`
+			Parameters           json.RawMessage `json:"parameters"`
+			InputSchema          json.RawMessage `json:"input_schema"`
+		}
+		if err := json.Unmarshal(d.Raw, &fields); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []json.RawMessage{fields.ParametersJSONSchema, fields.Parameters, fields.InputSchema} {
+			if len(s) > 0 {
+				decls[i].Schema = s
+				break
+			}
+		}
+	}
+	return decls
+}
+
+// TestRecordedToolDeclarations checks our current tools/list against the
+// declarations the real agents derived from it when they were last
+// recorded: the schemas must still pass through unchanged. It needs no
+// agent; the live check (schemas and descriptions) runs in TestRealAgents.
+// After a deliberate schema change, re-record with
+// `go test ./session -run TestRealAgents -record-agents`.
+func TestRecordedToolDeclarations(t *testing.T) {
+	f := newFixture(t)
+	_, srv := f.plan(false, "notes")
+	listed := listTools(t, srv)
+	for _, la := range liveAgents {
+		t.Run(la.name, func(t *testing.T) {
+			decls := loadRecorded(t, la.name)
+			if len(decls) != len(researchctx.Tools) {
+				t.Fatalf("%d recorded declarations, want %d", len(decls), len(researchctx.Tools))
+			}
+			// Descriptions are ours to reword; the live run checks them.
+			checkSchemas(t, la.name, decls, listed, false)
+		})
+	}
+}
+
+// checkDeclarations checks the declarations of our tools in the agent's
+// last turn request against tools/list, and records them with
+// -record-agents.
+func (r *liveRun) checkDeclarations(srv Server) {
+	t := r.t
+	t.Helper()
+	turns := r.model.Turns()
+	decls := ourDeclarations(t, turns[len(turns)-1])
+	checkSchemas(t, r.la.name, decls, listTools(t, srv), true)
+	if !*recordAgents {
+		return
+	}
+	data, err := json.MarshalIndent(decls, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(recordedPath(r.la.name)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(recordedPath(r.la.name), append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The check catches a changed schema, a dropped or undocumented property
+// and a changed description, and accepts the documented addition.
+func TestDeclarationProblems(t *testing.T) {
+	f := newFixture(t)
+	_, srv := f.plan(false, "notes")
+	listed := listTools(t, srv)
+	decls := loadRecorded(t, "gemini")
+	base := decls[0]
+	edit := func(change func(decl map[string]any)) declaration {
+		var decl map[string]any
+		if err := json.Unmarshal(base.Raw, &decl); err != nil {
+			t.Fatal(err)
+		}
+		change(decl)
+		raw, _ := json.Marshal(decl)
+		schema, _ := json.Marshal(decl["parametersJsonSchema"])
+		return declaration{Tool: base.Tool, Name: base.Name, Raw: raw, Schema: schema}
+	}
+	props := func(decl map[string]any) map[string]any {
+		return decl["parametersJsonSchema"].(map[string]any)["properties"].(map[string]any)
+	}
+	tests := []struct {
+		name   string
+		agent  string
+		decl   declaration
+		wantOK bool
+	}{
+		{"as recorded", "gemini", base, true},
+		{"addition undocumented for the agent", "claude", base, false},
+		{"documented addition missing", "gemini", edit(func(d map[string]any) { delete(props(d), "wait_for_previous") }), false},
+		{"property dropped", "gemini", edit(func(d map[string]any) { delete(props(d), "quote") }), false},
+		{"property type changed", "gemini", edit(func(d map[string]any) { props(d)["page"] = map[string]any{"type": "string"} }), false},
+		{"description changed", "gemini", edit(func(d map[string]any) { d["description"] = "Read." }), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			problems := declarationProblems(tt.agent, tt.decl, listed[tt.decl.Tool], true)
+			if ok := len(problems) == 0; ok != tt.wantOK {
+				t.Errorf("problems %q, want ok=%v", problems, tt.wantOK)
+			}
+		})
 	}
 }
