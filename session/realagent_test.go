@@ -37,7 +37,7 @@ type liveAgent struct {
 	args []string
 	// env returns the agent's environment: a scratch HOME with the
 	// settings that keep it offline, and the model endpoint.
-	env func(t *testing.T, home, vault, modelURL string) []string
+	env func(t testing.TB, home, vault, modelURL string) []string
 }
 
 var liveAgents = []liveAgent{
@@ -63,7 +63,7 @@ func offlineEnv(home string) []string {
 	}
 }
 
-func writeJSONFile(t *testing.T, path string, v any) {
+func writeJSONFile(t testing.TB, path string, v any) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func writeJSONFile(t *testing.T, path string, v any) {
 
 // geminiEnv: the API key route to GOOGLE_GEMINI_BASE_URL, the Vault
 // trusted, and no telemetry, update check or usage statistics.
-func geminiEnv(t *testing.T, home, vault, modelURL string) []string {
+func geminiEnv(t testing.TB, home, vault, modelURL string) []string {
 	writeJSONFile(t, filepath.Join(home, ".gemini", "trustedFolders.json"), map[string]string{vault: "TRUST_FOLDER"})
 	writeJSONFile(t, filepath.Join(home, ".gemini", "settings.json"), map[string]any{
 		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
@@ -99,7 +99,7 @@ func geminiEnv(t *testing.T, home, vault, modelURL string) []string {
 // traffic (telemetry, error reports, update checks). IS_SANDBOX=1 because
 // Claude Code refuses to skip its own permission prompts as root without
 // it.
-func claudeEnv(t *testing.T, home, vault, modelURL string) []string {
+func claudeEnv(t testing.TB, home, vault, modelURL string) []string {
 	writeJSONFile(t, filepath.Join(home, ".claude", "settings.json"), map[string]any{})
 	return append(offlineEnv(home),
 		"ANTHROPIC_API_KEY=dummy-key-for-the-scripted-model",
@@ -114,7 +114,7 @@ func claudeEnv(t *testing.T, home, vault, modelURL string) []string {
 
 // agentsDir returns the install folder of the real agents, skipping the
 // test when they are not installed.
-func agentsDir(t *testing.T) string {
+func agentsDir(t testing.TB) string {
 	t.Helper()
 	dir := os.Getenv(realAgentsEnv)
 	if dir == "off" {
@@ -137,7 +137,7 @@ func agentsDir(t *testing.T) string {
 
 // liveRun is one real agent against the scripted model on the sample Vault.
 type liveRun struct {
-	t      *testing.T
+	t      testing.TB
 	la     liveAgent
 	exe    string
 	model  *agenttest.Model
@@ -150,7 +150,7 @@ type liveRun struct {
 	agents []*Agent
 }
 
-func newLiveRun(t *testing.T, dir string, la liveAgent) *liveRun {
+func newLiveRun(t testing.TB, dir string, la liveAgent) *liveRun {
 	t.Helper()
 	r := &liveRun{t: t, la: la, exe: filepath.Join(dir, "node_modules", ".bin", la.bin), server: quickchat(t)}
 	r.marker = filepath.Join(t.TempDir(), "hostile-command-ran")
@@ -711,7 +711,7 @@ func recordedPath(agent string) string {
 
 // ourDeclarations returns the declarations of our three tools in a turn
 // request, failing when one is missing.
-func ourDeclarations(t *testing.T, req agenttest.Request) []declaration {
+func ourDeclarations(t testing.TB, req agenttest.Request) []declaration {
 	t.Helper()
 	var out []declaration
 	for _, tool := range researchctx.Tools {
@@ -726,7 +726,7 @@ func ourDeclarations(t *testing.T, req agenttest.Request) []declaration {
 
 // listTools returns our tools as tools/list describes them, asked of the
 // real server over stdio.
-func listTools(t *testing.T, srv Server) map[string]*mcpsdk.Tool {
+func listTools(t testing.TB, srv Server) map[string]*mcpsdk.Tool {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -750,7 +750,7 @@ func listTools(t *testing.T, srv Server) map[string]*mcpsdk.Tool {
 // checkSchemas checks that the agent declared our tools to its model with
 // the input schemas and descriptions of tools/list, unchanged but for the
 // agent's documented additions.
-func checkSchemas(t *testing.T, agent string, decls []declaration, listed map[string]*mcpsdk.Tool, descriptions bool) {
+func checkSchemas(t testing.TB, agent string, decls []declaration, listed map[string]*mcpsdk.Tool, descriptions bool) {
 	t.Helper()
 	for _, d := range decls {
 		for _, p := range declarationProblems(agent, d, listed[d.Tool], descriptions) {
@@ -798,7 +798,7 @@ func declarationProblems(agent string, d declaration, listed *mcpsdk.Tool, descr
 }
 
 // loadRecorded reads the recorded declarations of an agent.
-func loadRecorded(t *testing.T, agent string) []declaration {
+func loadRecorded(t testing.TB, agent string) []declaration {
 	t.Helper()
 	data, err := os.ReadFile(recordedPath(agent))
 	if err != nil {
@@ -914,5 +914,46 @@ func TestDeclarationProblems(t *testing.T) {
 				t.Errorf("problems %q, want ok=%v", problems, tt.wantOK)
 			}
 		})
+	}
+}
+
+// BenchmarkRealAgentTurn times one scripted research turn (ToolSearch for
+// Claude Code, context_search, context_read, the answer) per real agent,
+// in a new session (what a first run or a scope change costs) and in the
+// live session. Agent start-up is not timed.
+//
+//	go test ./session -run '^$' -bench RealAgentTurn -benchtime 5x
+func BenchmarkRealAgentTurn(b *testing.B) {
+	dir := agentsDir(b)
+	for _, la := range liveAgents {
+		r := newLiveRun(b, dir, la)
+		a := r.start()
+		var prev *Record
+		for _, how := range []string{"new-session", "live-session"} {
+			b.Run(la.name+"/"+how, func(b *testing.B) {
+				r.t = b
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					plan, srv := r.plan(liveMentions...)
+					req := TurnRequest{Plan: plan, Server: srv, Prompt: liveQuestion}
+					if how == "live-session" {
+						req.Prev = prev
+					}
+					b.StartTimer()
+					res, err := a.Turn(context.Background(), req)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.StopTimer()
+					if len(res.Sources) == 0 || res.StopReason != "end_turn" {
+						b.Fatalf("turn: stop %s, sources %v", res.StopReason, res.Sources)
+					}
+					if how == "new-session" && res.How != HowNew || how == "live-session" && prev != nil && res.How != HowLive {
+						b.Fatalf("%s: turn ran as %s", how, res.How)
+					}
+					prev = &res.Record
+				}
+			})
+		}
 	}
 }

@@ -20,6 +20,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	researchctx "github.com/researchctx/researchctx"
 )
 
 // API names the wire protocol of a request.
@@ -186,8 +188,7 @@ func (m *Model) record(r Request) (Script, func(context.Context, Request), int) 
 	return m.script, m.hook, m.seq
 }
 
-// Tool returns the declaration whose name is the tool's or ends with
-// "_"+tool (agents prefix MCP tools with the server's name), or false.
+// Tool returns the declaration of the tool (see MatchTool), or false.
 func (r Request) Tool(tool string) (Tool, bool) {
 	for _, t := range r.Tools {
 		if MatchTool(t.Name, tool) {
@@ -197,11 +198,16 @@ func (r Request) Tool(tool string) (Tool, bool) {
 	return Tool{}, false
 }
 
-// MatchTool reports whether the name an agent gave a tool is our tool:
-// equal, or prefixed with the server name as agents do
-// ("mcp__agentero-context__context_read", "mcp_agentero-context_context_read").
+// MatchTool reports whether the name an agent gave a tool is our tool on
+// the agentero-context server: the bare name, or the name prefixed with
+// the server's as agents do ("mcp__agentero-context__context_read" for
+// Claude Code, "mcp_agentero-context_context_read" for gemini-cli).
 func MatchTool(name, tool string) bool {
-	return name == tool || strings.HasSuffix(name, "_"+tool)
+	switch name {
+	case tool, "mcp__" + researchctx.ServerName + "__" + tool, "mcp_" + researchctx.ServerName + "_" + tool, researchctx.ServerName + "__" + tool:
+		return true
+	}
+	return false
 }
 
 // LastUser returns the index of the message that starts the current turn:
