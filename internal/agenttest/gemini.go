@@ -207,13 +207,15 @@ func gemReply(r Reply, model string) map[string]any {
 }
 
 // fillSchema returns a value valid under a (JSON or OpenAPI-style) schema:
-// every property, the first enum value for enums.
+// every property, the first enum value for enums, the minimum (else 1) for
+// numbers.
 func fillSchema(raw json.RawMessage) any {
 	var s struct {
 		Type       any                        `json:"type"`
 		Enum       []any                      `json:"enum"`
 		Properties map[string]json.RawMessage `json:"properties"`
 		Items      json.RawMessage            `json:"items"`
+		Minimum    *float64                   `json:"minimum"`
 	}
 	if json.Unmarshal(raw, &s) != nil {
 		return map[string]any{}
@@ -229,7 +231,13 @@ func fillSchema(raw json.RawMessage) any {
 	case "string":
 		return "scripted"
 	case "number", "integer":
-		return 0
+		// The minimum, else 1: gemini-cli's numerical router wants a
+		// complexity score of 1 to 100 without saying so in the schema;
+		// 1 routes to the small model.
+		if s.Minimum != nil {
+			return *s.Minimum
+		}
+		return 1
 	case "boolean":
 		return false
 	case "array":

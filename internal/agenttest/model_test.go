@@ -123,7 +123,8 @@ func TestGeminiRouter(t *testing.T) {
 	defer m.Close()
 	body := `{"contents":[{"role":"user","parts":[{"text":"which model?"}]}],
 	 "generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object",
-	   "properties":{"reasoning":{"type":"string"},"model_choice":{"type":"string","enum":["flash","pro"]},"n":{"type":["integer","null"]}}}}}`
+	   "properties":{"reasoning":{"type":"string"},"model_choice":{"type":"string","enum":["flash","pro"]},"n":{"type":["integer","null"]},
+	   "complexity_score":{"type":"INTEGER","description":"Complexity score from 1-100."},"k":{"type":"number","minimum":3}}}}}`
 	resp := post(t, m.URL()+"/v1beta/models/router:generateContent", body)
 	var out struct {
 		Candidates []struct {
@@ -141,7 +142,7 @@ func TestGeminiRouter(t *testing.T) {
 	if err := json.Unmarshal([]byte(out.Candidates[0].Content.Parts[0].Text), &choice); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]any{"reasoning": "scripted", "model_choice": "flash", "n": 0.0}, choice); diff != "" {
+	if diff := cmp.Diff(map[string]any{"reasoning": "scripted", "model_choice": "flash", "n": 1.0, "complexity_score": 1.0, "k": 3.0}, choice); diff != "" {
 		t.Errorf("router answer (-want +got):\n%s", diff)
 	}
 	if rs := m.Requests(); len(rs) != 1 || rs[0].Kind != KindAux || len(m.Turns()) != 0 {
