@@ -222,6 +222,9 @@ type agentEvent struct {
 	Prompt    string            `json:"prompt"`
 	URIs      []string          `json:"uris"`
 	Errors    []string          `json:"errors"`
+	CallID    string            `json:"callId"`
+	Outcome   string            `json:"outcome"`
+	Mode      string            `json:"mode"`
 }
 
 func (f *fixture) events() []agentEvent {

@@ -67,17 +67,26 @@ func ended(status string) bool {
 // tracker folds a turn's tool calls and passes updates to the turn's
 // handler, one at a time.
 type tracker struct {
+	// cancelled is closed when the turn is cancelled: a policy still
+	// deciding is told through its context, and the request is answered
+	// cancelled, as ACP asks of a client after session/cancel.
+	cancelled  chan struct{}
+	cancelOnce sync.Once
+
 	mu     sync.Mutex
 	h      func(Update)
 	calls  []*ToolCall
 	byID   map[string]*ToolCall
 	closed map[string]bool // end event sent
+	asked  map[string]bool // identified from a permission request: final
 	mode   string          // last current_mode_update
 }
 
 func newTracker(h func(Update)) *tracker {
-	return &tracker{h: h, byID: map[string]*ToolCall{}, closed: map[string]bool{}}
+	return &tracker{h: h, byID: map[string]*ToolCall{}, closed: map[string]bool{}, asked: map[string]bool{}, cancelled: make(chan struct{})}
 }
+
+func (t *tracker) cancel() { t.cancelOnce.Do(func() { close(t.cancelled) }) }
 
 func (t *tracker) emit(u Update) {
 	if t.h != nil {
@@ -99,14 +108,14 @@ func (t *tracker) update(u acp.SessionUpdate) {
 			Meta: tc.Meta, Content: tc.Content, Locations: tc.Locations, RawInput: tc.RawInput,
 			RawOutput: tc.RawOutput, ToolCallId: tc.ToolCallId, Title: &title,
 			Kind: nonEmpty(kind), Status: nonEmpty(status),
-		}, u, "")
+		}, u, "", nil)
 	case u.ToolCallUpdate != nil:
 		tc := u.ToolCallUpdate
 		t.observe(acp.ToolCallUpdate{
 			Meta: tc.Meta, Content: tc.Content, Kind: tc.Kind, Locations: tc.Locations,
 			RawInput: tc.RawInput, RawOutput: tc.RawOutput, Status: tc.Status, Title: tc.Title,
 			ToolCallId: tc.ToolCallId,
-		}, u, "")
+		}, u, "", nil)
 	default:
 		if u.CurrentModeUpdate != nil {
 			t.mode = string(u.CurrentModeUpdate.CurrentModeId)
@@ -130,12 +139,12 @@ func (t *tracker) permission(req acp.RequestPermissionRequest, ok bool) {
 	if ok {
 		verdict = "allowed"
 	}
-	t.observe(req.ToolCall, acp.SessionUpdate{}, verdict)
+	t.observe(req.ToolCall, acp.SessionUpdate{}, verdict, req.Options)
 }
 
 // observe folds one report of a call into its ToolCall and emits the
 // start, update or end event. Called with t.mu held.
-func (t *tracker) observe(tc acp.ToolCallUpdate, raw acp.SessionUpdate, verdict string) {
+func (t *tracker) observe(tc acp.ToolCallUpdate, raw acp.SessionUpdate, verdict string, options []acp.PermissionOption) {
 	id := string(tc.ToolCallId)
 	c := t.byID[id]
 	start := c == nil
@@ -160,9 +169,17 @@ func (t *tracker) observe(tc acp.ToolCallUpdate, raw acp.SessionUpdate, verdict 
 	} else if c.Args == nil && verdict != "" {
 		c.Args = shownArgs(tc)
 	}
-	// Identity: the permission request is the strictest view; a later
-	// update without the structured fields must not undo it.
-	if idn := identify(tc, nil, false); idn.Ours || (!c.Ours && idn.Tool != "") {
+	// Identity: the permission request is the strictest view and final;
+	// before one, an update may name the call, and none may undo ours.
+	switch idn := identify(tc, options, verdict != ""); {
+	case verdict != "" && !t.asked[id]:
+		t.asked[id] = true
+		c.Ours = idn.Ours
+		if idn.Ours || idn.Tool != "" {
+			c.Tool, c.Server = idn.Tool, idn.Server
+		}
+	case t.asked[id]:
+	case idn.Ours || (!c.Ours && idn.Tool != ""):
 		c.Ours, c.Tool, c.Server = idn.Ours, idn.Tool, idn.Server
 	}
 	if !c.Ours && c.Tool == "" {
@@ -182,21 +199,26 @@ func (t *tracker) observe(tc acp.ToolCallUpdate, raw acp.SessionUpdate, verdict 
 		c.Permission = verdict
 		c.Status = StatusDenied
 	}
-	kind := UpdateToolCallUpdate
-	switch {
-	case t.closed[id]:
+	if t.closed[id] {
 		return // nothing after the end
-	case ended(c.Status):
-		kind = UpdateToolCallEnd
-		t.closed[id] = true
-	case start:
-		kind = UpdateToolCall
 	}
-	out := flatUpdate(raw)
-	out.Kind, out.ToolCallID, out.Status, out.Text = kind, id, c.Status, c.Title
-	cp := c.clone()
-	out.Call = &cp
-	t.emit(out)
+	send := func(kind UpdateKind) {
+		out := flatUpdate(raw)
+		out.Kind, out.ToolCallID, out.Status, out.Text = kind, id, c.Status, c.Title
+		cp := c.clone()
+		out.Call = &cp
+		t.emit(out)
+	}
+	if start {
+		send(UpdateToolCall)
+	}
+	switch {
+	case ended(c.Status):
+		t.closed[id] = true
+		send(UpdateToolCallEnd)
+	case !start:
+		send(UpdateToolCallUpdate)
+	}
 }
 
 func (c *ToolCall) clone() ToolCall {
@@ -212,21 +234,31 @@ func (c *ToolCall) clone() ToolCall {
 func (t *tracker) finish(lines []researchctx.UsageLine, status string) []ToolCall {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	byTool := map[string][]researchctx.UsageLine{}
-	for _, l := range lines {
-		byTool[l.Tool] = append(byTool[l.Tool], l)
+	// Lines whose URIs a call already reported are that call's; the
+	// others go, in order, to the completed calls of the same tool that
+	// reported none.
+	claimed := make([]bool, len(lines))
+	for _, c := range t.calls {
+		if !c.Ours || len(c.URIs) == 0 {
+			continue
+		}
+		for i, l := range lines {
+			if !claimed[i] && l.Tool == c.Tool && slices.Equal(l.URIs, c.URIs) {
+				claimed[i] = true
+				break
+			}
+		}
 	}
 	for _, c := range t.calls {
-		if !c.Ours || c.Status == string(acp.ToolCallStatusFailed) || c.Status == StatusDenied {
+		if !c.Ours || len(c.URIs) > 0 || c.Status == string(acp.ToolCallStatusFailed) || c.Status == StatusDenied {
 			continue
 		}
-		q := byTool[c.Tool]
-		if len(q) == 0 {
-			continue
-		}
-		byTool[c.Tool] = q[1:]
-		if len(c.URIs) == 0 && len(q[0].URIs) > 0 {
-			c.URIs = slices.Clone(q[0].URIs)
+		for i, l := range lines {
+			if !claimed[i] && l.Tool == c.Tool {
+				claimed[i] = true
+				c.URIs = slices.Clone(l.URIs)
+				break
+			}
 		}
 	}
 	out := make([]ToolCall, 0, len(t.calls))

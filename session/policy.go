@@ -171,7 +171,12 @@ func identifyGemini(tc acp.ToolCallUpdate, options []acp.PermissionOption, askin
 		id.Reason = "an agentero-context call has no file locations"
 		return id
 	}
+	// The content of a permission request shows the arguments; that of a
+	// later update shows the output, which says nothing of the call.
 	for _, c := range tc.Content {
+		if !asking {
+			break
+		}
 		if c.Content == nil || c.Content.Content.Text == nil {
 			continue
 		}

@@ -291,7 +291,7 @@ func (a *Agent) Turn(ctx context.Context, req TurnRequest) (*TurnResult, error) 
 	if req.Timeout > 0 {
 		timeout = req.Timeout
 	}
-	resp, cause, err := a.prompt(ctx, s.id, text, timeout)
+	resp, cause, err := a.prompt(ctx, s.id, text, timeout, tr.cancel)
 	res.StopReason = string(resp.StopReason)
 	res.Cancelled = cause != nil
 	endStatus := StatusUnfinished
@@ -317,11 +317,12 @@ func (a *Agent) Turn(ctx context.Context, req TurnRequest) (*TurnResult, error) 
 }
 
 // prompt sends session/prompt and waits for its answer. When ctx ends or
-// the timeout passes first, it sends session/cancel (ACP's cancellation,
+// the timeout passes first, it calls onCancel (pending permission requests
+// are then answered cancelled), sends session/cancel (ACP's cancellation,
 // which the agent answers with the stop reason cancelled) and waits up to
 // CancelWait for that answer before giving up on the request. cause is the
 // reason of a cancellation, nil when the turn was not cancelled.
-func (a *Agent) prompt(ctx context.Context, id acp.SessionId, text string, timeout time.Duration) (resp acp.PromptResponse, cause, err error) {
+func (a *Agent) prompt(ctx context.Context, id acp.SessionId, text string, timeout time.Duration, onCancel func()) (resp acp.PromptResponse, cause, err error) {
 	// The request's own context is not the caller's: cancelling it would
 	// make the SDK drop the request (and send $/cancel_request) before the
 	// agent has confirmed the cancellation.
@@ -355,6 +356,7 @@ func (a *Agent) prompt(ctx context.Context, id acp.SessionId, text string, timeo
 	}
 	cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.CancelWait)
 	defer ccancel()
+	onCancel()
 	if cerr := a.conn.Cancel(cctx, acp.CancelNotification{SessionId: id}); cerr != nil {
 		if err := a.checkRunning(); err != nil {
 			return resp, cause, err
@@ -568,8 +570,28 @@ func blockText(b acp.ContentBlock) string {
 // RequestPermission answers with the policy and records the request's
 // tool call (and the answer) in the running turn's tool calls.
 func (c *client) RequestPermission(ctx context.Context, p acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	t := c.tracker(p.SessionId)
+	if t != nil {
+		pctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-t.cancelled:
+				cancel()
+			case <-pctx.Done():
+			}
+		}()
+		ctx = pctx
+	}
 	resp, err := c.permission(ctx, p)
-	if t := c.tracker(p.SessionId); t != nil {
+	if t != nil {
+		select {
+		case <-t.cancelled:
+			// After session/cancel every pending request is answered
+			// cancelled, whatever the policy said.
+			resp, err = acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}, nil
+		default:
+		}
 		t.permission(p, err == nil && allowed(p, resp))
 	}
 	return resp, err

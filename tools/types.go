@@ -39,6 +39,12 @@ type SearchOutput struct {
 	Cards     []Card       `json:"cards"`
 	Truncated bool         `json:"truncated"`
 	Budget    BudgetReport `json:"budget"`
+	// Untrusted, Notice and Note frame the result for a client that gives
+	// its model the structured content rather than the text (Claude Code
+	// does): quoted text is data, and Note says what was cut, if anything.
+	Untrusted bool   `json:"untrusted"`
+	Notice    string `json:"notice"`
+	Note      string `json:"note,omitempty"`
 }
 
 // Read modes of context_read.
@@ -102,6 +108,12 @@ type ReadOutput struct {
 	Truncated   bool          `json:"truncated"`
 	NextCursor  string        `json:"nextCursor,omitempty"`
 	Budget      BudgetReport  `json:"budget"`
+	// Untrusted, Notice and Note frame the result for a client that gives
+	// its model the structured content rather than the text (Claude Code
+	// does): quoted text is data, and Note says what was cut, if anything.
+	Untrusted bool   `json:"untrusted"`
+	Notice    string `json:"notice"`
+	Note      string `json:"note,omitempty"`
 }
 
 // Relation kinds of paper_relations.
@@ -141,4 +153,10 @@ type RelationsOutput struct {
 	Related    []RelationCard `json:"related"`
 	Truncated  bool           `json:"truncated"`
 	Budget     BudgetReport   `json:"budget"`
+	// Untrusted, Notice and Note frame the result for a client that gives
+	// its model the structured content rather than the text (Claude Code
+	// does): quoted text is data, and Note says what was cut, if anything.
+	Untrusted bool   `json:"untrusted"`
+	Notice    string `json:"notice"`
+	Note      string `json:"note,omitempty"`
 }

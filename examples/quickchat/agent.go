@@ -265,14 +265,16 @@ func (s *streamer) update(u session.Update) {
 	case session.UpdateToolCallUpdate:
 		if c := u.Call; c.Permission == "allowed" && c.Status == "pending" {
 			s.endLine()
-			o.line("     " + o.dim("allowed by the policy"))
+			o.line("     " + o.dim(clip(callName(c), 60)+" allowed by the policy"))
 		}
 	case session.UpdateToolCallEnd:
 		s.endLine()
 		c := u.Call
-		line := "     " + o.dim("← "+c.Status)
+		// Calls may overlap: the end names its call.
+		name := clip(callName(c), 60)
+		line := "     " + o.dim("← "+name+" "+c.Status)
 		if c.Status == session.StatusDenied {
-			line = "     " + o.red("← denied by the policy") + o.dim(" (only "+researchctx.ServerName+" tools may run)")
+			line = "     " + o.red("← "+name+" denied by the policy") + o.dim(" (only "+researchctx.ServerName+" tools may run)")
 		}
 		if len(c.URIs) > 0 {
 			line += o.dim(" · " + strings.Join(c.URIs, " "))
