@@ -49,12 +49,12 @@ if [ "${1:-}" = install ]; then
 fi
 
 # Node 20 runs both agents, although the adapter's package asks for >= 22.
-echo "real agents: node $(node --version); go test ./session -run 'TestRealAgents|TestRecordedToolDeclarations'"
+echo "real agents: node $(node --version); go test ./session -run 'TestRealAgents|...Declarations...'"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 code=0
 RESEARCHCTX_REAL_AGENTS="$dir" timeout 900 go test -count=1 -v ./session/ \
-	-run 'TestRealAgents|TestRecordedToolDeclarations|TestDeclarationProblems' >"$log" 2>&1 || code=$?
+	-run 'TestRealAgents|TestRecordedToolDeclarations|TestDeclarationProblems|TestReconstructedDeclarations' >"$log" 2>&1 || code=$?
 if [ "$code" -ne 0 ]; then
 	cat "$log"
 	echo "real agents: FAIL (exit $code) after $((SECONDS - start)) s"

@@ -195,6 +195,7 @@ func (r *liveRun) start() *Agent {
 		Env: r.la.env(r.t, r.home, r.vault, r.model.URL()), Dir: r.vault,
 		Stderr:      r.stderr,
 		InitTimeout: time.Minute, OpenTimeout: time.Minute, ResumeTimeout: 20 * time.Second,
+		StopTimeout: time.Second,
 	})
 	if err != nil {
 		r.t.Fatalf("Start %s: %v\nstderr:\n%s", r.la.name, err, r.stderr.w.String())
@@ -955,5 +956,57 @@ func BenchmarkRealAgentTurn(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// TestReconstructedDeclarations checks the declarations mcp's tests
+// reconstruct from the agents' published source
+// (mcp/testdata/declarations) against the ones recorded from the live
+// agents: same names, descriptions and schemas, but for gemini-cli's
+// wait_for_previous (which mcp's test adds in code) and Claude Code's
+// defer_loading flag (its tools wait behind ToolSearch).
+func TestReconstructedDeclarations(t *testing.T) {
+	files := map[string]string{"gemini": "gemini-cli.json", "claude": "claude-code.json"}
+	for _, la := range liveAgents {
+		t.Run(la.name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("..", "mcp", "testdata", "declarations", files[la.name]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []map[string]any
+			if err := json.Unmarshal(data, &want); err != nil {
+				t.Fatal(err)
+			}
+			var got []map[string]any
+			for _, d := range loadRecorded(t, la.name) {
+				var m map[string]any
+				if err := json.Unmarshal(d.Raw, &m); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, m)
+			}
+			strip := func(decls []map[string]any) {
+				for _, d := range decls {
+					switch la.name {
+					case "gemini":
+						if s, ok := d["parametersJsonSchema"].(map[string]any); ok {
+							if p, ok := s["properties"].(map[string]any); ok {
+								delete(p, "wait_for_previous")
+							}
+						}
+					case "claude":
+						if d["defer_loading"] != true && d["defer_loading"] != nil {
+							t.Errorf("%v: defer_loading %v", d["name"], d["defer_loading"])
+						}
+						delete(d, "defer_loading")
+					}
+				}
+			}
+			strip(want)
+			strip(got)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("reconstructed declarations differ from the live ones (-mcp/testdata +live):\n%s", diff)
+			}
+		})
 	}
 }
