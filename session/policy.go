@@ -56,14 +56,40 @@ var toolArgs = map[string]struct{ props, required []string }{
 var claudeConfigSources = []string{"project", "local", "user", "plugin", "managed", "enterprise", "claudeai", "agent"}
 
 // gemini-cli names an MCP tool "<tool> (<server> MCP Server)" in the
-// title, sends kind "other", puts the arguments as JSON (or, past 500
+// title, sends kind "other", and puts the arguments as JSON (or, past 500
 // characters, "[Payload omitted due to length with parameters: a, b]") in
-// the content, and, unless the model supplied a call id, makes the id
-// "mcp_<server>_<tool>-<millis>-<n>".
-var (
-	geminiCallID  = regexp.MustCompile(`^(.+)-[0-9]+-[0-9]+$`)
-	geminiOmitted = regexp.MustCompile(`^\[Payload omitted due to length(?: with parameters: ([^\]]*))?\]$`)
-)
+// the content. Its call id starts with the name of the function the model
+// called, which is the tool it runs: core/turn.js makes every id
+// "<name>__<id>" (the model's id, or "<name>_<millis>_<n>"), and the ACP
+// session's fallback is "<name>-<millis>-<n>". Our tools are named
+// "mcp_agentero-context_<tool>" there.
+var geminiOmitted = regexp.MustCompile(`^\[Payload omitted due to length(?: with parameters: ([^\]]*))?\]$`)
+
+// geminiCallOf reports whether a gemini-cli call id is one of the function
+// name.
+func geminiCallOf(id, name string) bool {
+	if strings.HasPrefix(id, name+"__") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(id, name+"-")
+	if !ok {
+		return false
+	}
+	a, b, ok := strings.Cut(rest, "-")
+	return ok && digits(a) && digits(b)
+}
+
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // Identify says what the tool call of a permission request is. A call is
 // ours only when every structured field the agent sends agrees:
@@ -74,9 +100,9 @@ var (
 //     configuration file, and rawInput has only the tool's arguments.
 //   - gemini-cli: the title is exactly "<tool> (agentero-context MCP
 //     Server)", the kind is "other", no option is gemini's non-MCP
-//     "proceed_always", a generated call id starts with
-//     "mcp_agentero-context_<tool>-", and the arguments shown have only the
-//     tool's keys.
+//     "proceed_always", the call id starts with the function name
+//     "mcp_agentero-context_<tool>" ("…__" or "…-<millis>-<n>"), and the
+//     arguments shown have only the tool's keys.
 //
 // In both, a kind other than other, read or search (execute, edit, delete,
 // move, fetch...) is never ours. Everything else is not ours.
@@ -163,8 +189,8 @@ func identifyGemini(tc acp.ToolCallUpdate, options []acp.PermissionOption, askin
 			}
 		}
 	}
-	if m := geminiCallID.FindStringSubmatch(string(tc.ToolCallId)); m != nil && m[1] != "mcp_"+researchctx.ServerName+"_"+tool {
-		id.Reason = "call id " + string(tc.ToolCallId) + " is not one of " + tool
+	if !geminiCallOf(string(tc.ToolCallId), "mcp_"+researchctx.ServerName+"_"+tool) {
+		id.Reason = "call id " + string(tc.ToolCallId) + " is not one of mcp_" + researchctx.ServerName + "_" + tool
 		return id
 	}
 	if len(tc.Locations) > 0 {

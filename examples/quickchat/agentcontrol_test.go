@@ -27,7 +27,7 @@ func TestAgentPolicyShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmdline := agent + " -shape claude -modes -permissions " + fixture + " -report " + report
+	cmdline := agent + " -shape claude -modes -status -permissions " + fixture + " -report " + report
 	r := mustRun(t, tmp, "", "-agent", cmdline)
 	for _, want := range []string{
 		"→ touch x # context_search {\"command\":\"touch x # context_search\"",
@@ -37,6 +37,8 @@ func TestAgentPolicyShown(t *testing.T) {
 		"→ context_read {\"target\":",
 		"← context_read completed · " + limitationsURI,
 		"mode           set to default",
+		"agent status: Attempt 1 failed with status 429. Retrying with backoff...",
+		"agent status: _test/status",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
@@ -85,6 +87,9 @@ func TestAgentPolicyShown(t *testing.T) {
 	}
 	if !v.Agent.Mode.Set || v.Agent.Mode.Current != "default" {
 		t.Errorf("-json mode %+v", v.Agent.Mode)
+	}
+	if len(v.Agent.Status) != 2 {
+		t.Errorf("-json status %q, want the retry line and the notification", v.Agent.Status)
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -242,6 +243,8 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	if *status {
 		fmt.Fprintln(os.Stderr, "Attempt 1 failed with status 429. Retrying with backoff...")
 		_ = a.conn.NotifyExtension(ctx, "_test/status", map[string]any{"sessionId": p.SessionId, "message": "model overloaded, retrying"})
+		// A retry waits before trying again.
+		time.Sleep(100 * time.Millisecond)
 	}
 	if *hangPrompt {
 		a.log(Event{Event: "prompt hang", SessionID: string(p.SessionId)})
@@ -332,7 +335,9 @@ func (a *agent) call(ctx context.Context, cs *mcp.ClientSession, sid acp.Session
 			}
 		}
 	case "gemini":
-		id = acp.ToolCallId(fmt.Sprintf("mcp_agentero-context_%s-%d-%d", tool, 1764531234567+n, n))
+		// As gemini-cli's core/turn.js names calls: "<function>__<function>_<millis>_<n>".
+		fn := "mcp_agentero-context_" + tool
+		id = acp.ToolCallId(fmt.Sprintf("%s__%s_%d_%d", fn, fn, 1796069084449+n, n))
 		title := tool + " (agentero-context MCP Server)"
 		kind := acp.ToolKindOther
 		pending := acp.ToolCallStatusPending
