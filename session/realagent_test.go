@@ -26,7 +26,8 @@ import (
 
 // realAgentsEnv names the folder the pinned real agents are installed in
 // (by .ci/real-agents.sh; default .cache/agents in the module). "off"
-// skips the real-agent tests.
+// skips the real-agent tests. Without the agents they skip, except with
+// CI=true where npm is installed: there they fail.
 const realAgentsEnv = "RESEARCHCTX_REAL_AGENTS"
 
 // liveAgent is an unmodified agent from npm, run against the scripted model.
@@ -125,7 +126,13 @@ func agentsDir(t testing.TB) string {
 	}
 	for _, a := range liveAgents {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", ".bin", a.bin)); err != nil {
-			t.Skipf("real agents not installed in %s (%s missing): run .ci/real-agents.sh to install the pinned versions", dir, a.bin)
+			msg := fmt.Sprintf("real agents not installed in %s (%s missing): run .ci/real-agents.sh to install the pinned versions", dir, a.bin)
+			// In CI with npm at hand a missing install is a broken CI
+			// step, not a reason to skip.
+			if _, npmErr := exec.LookPath("npm"); npmErr == nil && os.Getenv("CI") == "true" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
 		}
 	}
 	abs, err := filepath.Abs(dir)
