@@ -10,8 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,128 +22,17 @@ import (
 	"github.com/researchctx/researchctx/internal/samplevault"
 )
 
-// realAgentsEnv names the folder the pinned real agents are installed in
-// (by .ci/real-agents.sh; default .cache/agents in the module). "off"
-// skips the real-agent tests. Without the agents they skip, except with
-// CI=true where npm is installed: there they fail.
-const realAgentsEnv = "RESEARCHCTX_REAL_AGENTS"
-
-// liveAgent is an unmodified agent from npm, run against the scripted model.
-type liveAgent struct {
-	name string
-	api  agenttest.API
-	bin  string // under node_modules/.bin
-	args []string
-	// env returns the agent's environment: a scratch HOME with the
-	// settings that keep it offline, and the model endpoint.
-	env func(t testing.TB, home, vault, modelURL string) []string
-}
-
-var liveAgents = []liveAgent{
-	{name: "gemini", api: agenttest.Gemini, bin: "gemini", args: []string{"--acp"}, env: geminiEnv},
-	{name: "claude", api: agenttest.Anthropic, bin: "claude-agent-acp", env: claudeEnv},
-}
-
-// offlineEnv is the environment every real agent gets: nothing from the
-// host's but PATH, a scratch HOME, and a proxy that refuses every
-// connection except to the loopback endpoint, so that an agent which
-// tries to reach the internet fails at once instead of waiting.
-func offlineEnv(home string) []string {
-	return []string{
-		"HOME=" + home,
-		"PATH=" + os.Getenv("PATH"),
-		"TMPDIR=" + filepath.Join(home, "tmp"),
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
-		"HTTP_PROXY=http://127.0.0.1:9", "HTTPS_PROXY=http://127.0.0.1:9",
-		"http_proxy=http://127.0.0.1:9", "https_proxy=http://127.0.0.1:9",
-		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
-		"NO_COLOR=1", "CI=1", "TERM=dumb",
-	}
-}
-
-func writeJSONFile(t testing.TB, path string, v any) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// geminiEnv: the API key route to GOOGLE_GEMINI_BASE_URL, the Vault
-// trusted, and no telemetry, update check or usage statistics.
-func geminiEnv(t testing.TB, home, vault, modelURL string) []string {
-	writeJSONFile(t, filepath.Join(home, ".gemini", "trustedFolders.json"), map[string]string{vault: "TRUST_FOLDER"})
-	writeJSONFile(t, filepath.Join(home, ".gemini", "settings.json"), map[string]any{
-		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
-		"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
-		"privacy":   map[string]any{"usageStatisticsEnabled": false},
-		"telemetry": map[string]any{"enabled": false},
-	})
-	return append(offlineEnv(home),
-		"GEMINI_API_KEY=dummy-key-for-the-scripted-model",
-		"GOOGLE_GEMINI_BASE_URL="+modelURL,
-		"GEMINI_CLI_NO_RELAUNCH=true",
-		"GEMINI_TELEMETRY_ENABLED=false",
-	)
-}
-
-// claudeEnv: the Messages API at ANTHROPIC_BASE_URL, no non-essential
-// traffic (telemetry, error reports, update checks). IS_SANDBOX=1 because
-// Claude Code refuses to skip its own permission prompts as root without
-// it.
-func claudeEnv(t testing.TB, home, vault, modelURL string) []string {
-	writeJSONFile(t, filepath.Join(home, ".claude", "settings.json"), map[string]any{})
-	return append(offlineEnv(home),
-		"ANTHROPIC_API_KEY=dummy-key-for-the-scripted-model",
-		"ANTHROPIC_BASE_URL="+modelURL,
-		"CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
-		"DISABLE_NON_ESSENTIAL_MODEL_CALLS=1",
-		"IS_SANDBOX=1",
-	)
-}
-
 // agentsDir returns the install folder of the real agents, skipping the
 // test when they are not installed.
 func agentsDir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv(realAgentsEnv)
-	if dir == "off" {
-		t.Skipf("%s=off: real-agent tests disabled", realAgentsEnv)
-	}
-	if dir == "" {
-		dir = filepath.Join(moduleRoot(t), ".cache", "agents")
-	}
-	for _, a := range liveAgents {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", ".bin", a.bin)); err != nil {
-			msg := fmt.Sprintf("real agents not installed in %s (%s missing): run .ci/real-agents.sh to install the pinned versions", dir, a.bin)
-			// In CI with npm at hand a missing install is a broken CI
-			// step, not a reason to skip.
-			if _, npmErr := exec.LookPath("npm"); npmErr == nil && os.Getenv("CI") == "true" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return abs
+	return agenttest.Require(t, moduleRoot(t))
 }
 
 // liveRun is one real agent against the scripted model on the sample Vault.
 type liveRun struct {
 	t      testing.TB
-	la     liveAgent
+	la     agenttest.Agent
 	exe    string
 	model  *agenttest.Model
 	vault  string
@@ -157,11 +44,11 @@ type liveRun struct {
 	agents []*Agent
 }
 
-func newLiveRun(t testing.TB, dir string, la liveAgent) *liveRun {
+func newLiveRun(t testing.TB, dir string, la agenttest.Agent) *liveRun {
 	t.Helper()
-	r := &liveRun{t: t, la: la, exe: filepath.Join(dir, "node_modules", ".bin", la.bin), server: quickchat(t)}
+	r := &liveRun{t: t, la: la, exe: la.Exe(dir), server: quickchat(t)}
 	r.marker = filepath.Join(t.TempDir(), "hostile-command-ran")
-	r.model = agenttest.New(la.api, liveScript(r.marker))
+	r.model = agenttest.New(la.API, agenttest.Research(r.marker))
 	t.Cleanup(r.model.Close)
 	r.vault = filepath.Join(t.TempDir(), "vault")
 	if err := samplevault.Extract(r.vault); err != nil {
@@ -183,7 +70,7 @@ func newLiveRun(t testing.TB, dir string, la liveAgent) *liveRun {
 			}
 		}
 		if t.Failed() {
-			t.Logf("%s stderr:\n%s", la.name, r.stderr.w.String())
+			t.Logf("%s stderr:\n%s", la.Name, r.stderr.w.String())
 			for i, req := range r.model.Requests() {
 				t.Logf("model request %d: %s %s kind=%s tools=%d messages=%d", i, req.Method, req.Path, req.Kind, len(req.Tools), len(req.Messages))
 			}
@@ -197,15 +84,19 @@ func (r *liveRun) start() *Agent {
 	r.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	env, err := r.la.Env(r.home, r.vault, r.model.URL())
+	if err != nil {
+		r.t.Fatal(err)
+	}
 	a, err := Start(ctx, AgentConfig{
-		Name: r.la.name, Command: r.exe, Args: r.la.args,
-		Env: r.la.env(r.t, r.home, r.vault, r.model.URL()), Dir: r.vault,
+		Name: r.la.Name, Command: r.exe, Args: r.la.Args,
+		Env: env, Dir: r.vault,
 		Stderr:      r.stderr,
 		InitTimeout: time.Minute, OpenTimeout: time.Minute, ResumeTimeout: 20 * time.Second,
 		StopTimeout: time.Second,
 	})
 	if err != nil {
-		r.t.Fatalf("Start %s: %v\nstderr:\n%s", r.la.name, err, r.stderr.w.String())
+		r.t.Fatalf("Start %s: %v\nstderr:\n%s", r.la.Name, err, r.stderr.w.String())
 	}
 	r.agents = append(r.agents, a)
 	return a
@@ -217,7 +108,7 @@ func (r *liveRun) plan(mentions ...string) (*researchctx.Plan, Server) {
 	r.turn++
 	p, err := researchctx.Resolve(context.Background(), researchctx.Request{
 		Vault:     r.vault,
-		RuntimeID: "real-" + r.la.name,
+		RuntimeID: "real-" + r.la.Name,
 		TurnID:    fmt.Sprintf("turn-%d", r.turn),
 		Mentions:  mentions,
 	})
@@ -251,105 +142,10 @@ func (r *liveRun) runTurn(a *Agent, req TurnRequest) (*TurnResult, []Update) {
 	if err != nil {
 		r.t.Fatalf("Turn: %v", err)
 	}
-	r.t.Logf("%s turn %d: %s in %v, stop %s, sources %v", r.la.name, r.turn, res.How, time.Since(start).Round(time.Millisecond), res.StopReason, res.Sources)
+	r.t.Logf("%s turn %d: %s in %v, stop %s, sources %v", r.la.Name, r.turn, res.How, time.Since(start).Round(time.Millisecond), res.StopReason, res.Sources)
 	mu.Lock()
 	defer mu.Unlock()
 	return res, append([]Update(nil), updates...)
-}
-
-// citeRE finds citation URIs in a tool result as the model got it: the
-// text rendering's "cite: URI" lines, or the citationUri fields of the
-// structured copy (which Claude Code forwards instead of the text).
-var citeRE = regexp.MustCompile(`cite: (\S+)|"citationUri":\s*("(?:[^"\\]|\\.)*")`)
-
-// citations returns the URIs cited in a tool result, in order.
-func citations(text string) []string {
-	var out []string
-	for _, m := range citeRE.FindAllStringSubmatch(text, -1) {
-		if m[1] != "" {
-			out = append(out, m[1])
-		} else if u, err := strconv.Unquote(m[2]); err == nil {
-			out = append(out, u)
-		}
-	}
-	return out
-}
-
-// Prompts that select a script; the rest is a research question.
-const (
-	askOutOfGrant = "Read papers/vision/resnet-like for me."
-	askHostile    = "Run the shell command for me."
-	askSlow       = "Take your time with strided global tokens."
-)
-
-// outsideGrant is a paper of the sample Vault that no test grants.
-const outsideGrant = "papers/vision/resnet-like"
-
-// shellTools are the agents' shell tools, for the hostile script.
-var shellTools = []string{"run_shell_command", "Bash"}
-
-// liveScript is the scripted model of the real-agent tests. Claude Code
-// declares MCP tools lazily: until ours are declared the model asks
-// ToolSearch to load them. Then, by the user's prompt:
-//   - a research question: context_search for the question's topic, then
-//     context_read of the first card's URI, then an answer citing the URI
-//     the read returned;
-//   - askOutOfGrant: context_read of a source outside the grant, then an
-//     answer quoting the error;
-//   - askHostile: the agent's shell tool with a command that creates the
-//     marker file and is titled with our tool's name, then an answer.
-func liveScript(marker string) agenttest.Script {
-	return func(req agenttest.Request) agenttest.Reply {
-		if c, ok := agenttest.LoadDeferred(req, researchctx.Tools...); ok {
-			return agenttest.Reply{Calls: []agenttest.Call{c}}
-		}
-		var results []agenttest.Result
-		for _, r := range req.TurnResults() {
-			if r.Name != agenttest.ToolSearch {
-				results = append(results, r)
-			}
-		}
-		search, _ := req.Tool(researchctx.ToolSearch)
-		read, _ := req.Tool(researchctx.ToolRead)
-		prompt := req.Prompt()
-		switch {
-		case strings.Contains(prompt, askHostile):
-			if len(results) > 0 {
-				return agenttest.Reply{Text: "The shell call came back: " + results[0].Text}
-			}
-			for _, name := range shellTools {
-				if sh, ok := req.Tool(name); ok {
-					cmd := "touch " + marker + " # " + researchctx.ToolSearch
-					return agenttest.Reply{Calls: []agenttest.Call{{Name: sh.Name, Args: map[string]any{"command": cmd, "description": researchctx.ToolSearch}}}}
-				}
-			}
-			return agenttest.Reply{Text: "No shell tool was declared."}
-		case strings.Contains(prompt, askOutOfGrant):
-			if len(results) > 0 {
-				return agenttest.Reply{Text: "The read came back: " + results[0].Text}
-			}
-			return agenttest.Reply{Calls: []agenttest.Call{{Name: read.Name, Args: map[string]any{"target": outsideGrant, "mode": "metadata"}}}}
-		}
-		switch len(results) {
-		case 0:
-			return agenttest.Reply{Calls: []agenttest.Call{{Name: search.Name, Args: map[string]any{"query": "strided global tokens"}}}}
-		case 1:
-			if results[0].IsError {
-				return agenttest.Reply{Text: "The search failed: " + results[0].Text}
-			}
-			uris := citations(results[0].Text)
-			if len(uris) == 0 {
-				return agenttest.Reply{Text: "No card to read."}
-			}
-			return agenttest.Reply{Calls: []agenttest.Call{{Name: read.Name, Args: map[string]any{"target": uris[0], "mode": "excerpt", "quote": "strided global tokens"}}}}
-		}
-		last := results[len(results)-1]
-		uris := citations(last.Text)
-		if last.IsError || len(uris) == 0 {
-			return agenttest.Reply{Text: "The read failed: " + last.Text}
-		}
-		return agenttest.Reply{Text: "Strided global tokens summarise the whole document [" + uris[0] + "]."}
-	}
 }
 
 // answer joins the streamed message chunks of a turn.
@@ -396,7 +192,7 @@ func (r *liveRun) checkResearchTurn(res *TurnResult, updates []Update, reqs []ag
 		if res.IsError {
 			t.Errorf("tool %s failed: %s", res.Name, res.Text)
 		}
-		for _, u := range citations(res.Text) {
+		for _, u := range agenttest.Citations(res.Text) {
 			if !slicesContains(seen, u) {
 				seen = append(seen, u)
 			}
@@ -412,7 +208,7 @@ func (r *liveRun) checkResearchTurn(res *TurnResult, updates []Update, reqs []ag
 		t.Errorf("usage calls %d, want 2", res.Usage.Calls)
 	}
 	r.checkToolCalls(res, last)
-	readURIs := citations(last.TurnResults()[len(last.TurnResults())-1].Text)
+	readURIs := agenttest.Citations(last.TurnResults()[len(last.TurnResults())-1].Text)
 	if len(readURIs) == 0 {
 		t.Fatal("the read returned no citation")
 	}
@@ -456,7 +252,7 @@ func (r *liveRun) checkToolCalls(res *TurnResult, last agenttest.Request) {
 		if c.Tool != want || c.Server != researchctx.ServerName || c.Status != "completed" || c.Permission == "denied" {
 			t.Errorf("tool call %d: %+v, want %s on %s completed", i, c, want, researchctx.ServerName)
 		}
-		if diff := cmp.Diff(citations(results[i].Text), c.URIs); diff != "" {
+		if diff := cmp.Diff(agenttest.Citations(results[i].Text), c.URIs); diff != "" {
 			t.Errorf("%s event URIs differ from the result the model got (-model +event):\n%s", want, diff)
 		}
 	}
@@ -468,8 +264,8 @@ func (r *liveRun) checkToolCalls(res *TurnResult, last agenttest.Request) {
 // agentero-context server and a scripted model on 127.0.0.1.
 func TestRealAgents(t *testing.T) {
 	dir := agentsDir(t)
-	for _, la := range liveAgents {
-		t.Run(la.name, func(t *testing.T) {
+	for _, la := range agenttest.Agents {
+		t.Run(la.Name, func(t *testing.T) {
 			r := newLiveRun(t, dir, la)
 			t.Run("conversation", r.conversation)
 			t.Run("cancel", r.cancel)
@@ -507,13 +303,13 @@ func (r *liveRun) conversation(t *testing.T) {
 
 	// (a) A turn that searches, reads and answers citing the read URI.
 	a := r.start()
-	t.Logf("%s capabilities: %+v", la.name, a.Capabilities())
+	t.Logf("%s capabilities: %+v", la.Name, a.Capabilities())
 	plan, srv := r.plan(liveMentions...)
 	res, updates := r.runTurn(a, TurnRequest{Plan: plan, Server: srv, Prompt: liveQuestion})
 	if res.How != HowNew {
 		t.Errorf("first turn: %s", res.How)
 	}
-	t.Logf("%s mode: %+v", la.name, res.Mode)
+	t.Logf("%s mode: %+v", la.Name, res.Mode)
 	r.checkMode(res)
 	r.checkResearchTurn(res, updates, r.turnRequests(0))
 	r.checkDeclarations(srv)
@@ -534,7 +330,7 @@ func (r *liveRun) conversation(t *testing.T) {
 	n := len(r.model.Turns())
 	res2, updates2 := r.runTurn(a, TurnRequest{Prev: &res.Record, Plan: plan2, Server: srv2, Prompt: liveQuestion,
 		Displayed: append(displayed, Message{RoleUser, liveQuestion})})
-	t.Logf("%s second run: %s, refusal: %v", la.name, res2.How, res2.Refusal)
+	t.Logf("%s second run: %s, refusal: %v", la.Name, res2.How, res2.Refusal)
 	switch {
 	case res2.How == HowResumed || res2.How == HowLoaded:
 		if res2.Record.SessionID != res.Record.SessionID || res2.Handoff != "" || res2.Refusal != nil {
@@ -570,7 +366,7 @@ func (r *liveRun) conversation(t *testing.T) {
 	// model as a tool error.
 	n = len(r.model.Turns())
 	plan4, srv4 := r.plan("notes", "papers/2401.01234")
-	res4, updates4 := r.runTurn(a, TurnRequest{Prev: &res3.Record, Plan: plan4, Server: srv4, Prompt: askOutOfGrant})
+	res4, updates4 := r.runTurn(a, TurnRequest{Prev: &res3.Record, Plan: plan4, Server: srv4, Prompt: agenttest.AskOutOfGrant})
 	if res4.How != HowLive {
 		t.Errorf("same scope, same process: %s", res4.How)
 	}
@@ -601,7 +397,7 @@ func (r *liveRun) cancel(t *testing.T) {
 	plan, srv := r.plan(liveMentions...)
 	started, dropped := make(chan struct{}, 1), make(chan struct{}, 1)
 	r.model.SetHook(func(ctx context.Context, req agenttest.Request) {
-		if !strings.Contains(req.Prompt(), askSlow) {
+		if !strings.Contains(req.Prompt(), agenttest.AskSlow) {
 			return
 		}
 		select {
@@ -625,9 +421,9 @@ func (r *liveRun) cancel(t *testing.T) {
 		}
 	}()
 	begin := time.Now()
-	res, err := a.Turn(ctx, TurnRequest{Plan: plan, Server: srv, Prompt: askSlow})
+	res, err := a.Turn(ctx, TurnRequest{Plan: plan, Server: srv, Prompt: agenttest.AskSlow})
 	took := time.Since(begin)
-	t.Logf("%s cancelled turn: %v after %v", r.la.name, err, took.Round(time.Millisecond))
+	t.Logf("%s cancelled turn: %v after %v", r.la.Name, err, took.Round(time.Millisecond))
 	if !errors.Is(err, ErrCancelled) || res == nil {
 		t.Fatalf("cancelled turn: result %v, error %v; want ErrCancelled with a result", res, err)
 	}
@@ -658,7 +454,7 @@ func (r *liveRun) hostile(t *testing.T) {
 	a := r.start()
 	plan, srv := r.plan(liveMentions...)
 	n := len(r.model.Turns())
-	res, updates := r.runTurn(a, TurnRequest{Plan: plan, Server: srv, Prompt: askHostile})
+	res, updates := r.runTurn(a, TurnRequest{Plan: plan, Server: srv, Prompt: agenttest.AskHostile})
 	if _, err := os.Stat(r.marker); err == nil {
 		t.Errorf("the hostile shell command ran (marker file created); answer %q", answer(updates))
 	}
@@ -671,13 +467,13 @@ func (r *liveRun) hostile(t *testing.T) {
 	if shell == nil || shell.Permission != "denied" {
 		t.Errorf("no denied shell call among the tool-call events: %+v", res.ToolCalls)
 	} else {
-		t.Logf("%s shell call: %+v", r.la.name, *shell)
+		t.Logf("%s shell call: %+v", r.la.Name, *shell)
 	}
 	// The model hears back that the call did not run.
 	var got *agenttest.Result
 	if reqs := r.turnRequests(n); len(reqs) > 0 {
 		for _, rr := range reqs[len(reqs)-1].TurnResults() {
-			if slicesContains(shellTools, rr.Name) {
+			if slicesContains(agenttest.ShellTools, rr.Name) {
 				got = &rr
 			}
 		}
@@ -685,7 +481,7 @@ func (r *liveRun) hostile(t *testing.T) {
 	if got == nil {
 		t.Fatalf("the model never heard back about the shell call; answer %q", answer(updates))
 	}
-	t.Logf("%s: the model got for the shell call: %.300s", r.la.name, got.Text)
+	t.Logf("%s: the model got for the shell call: %.300s", r.la.Name, got.Text)
 	if strings.Contains(got.Text, "completed with no output") || strings.Contains(got.Text, "Output: (empty)") {
 		t.Errorf("the model was told the shell call ran: %s", got.Text)
 	}
@@ -845,14 +641,14 @@ func TestRecordedToolDeclarations(t *testing.T) {
 	f := newFixture(t)
 	_, srv := f.plan(false, "notes")
 	listed := listTools(t, srv)
-	for _, la := range liveAgents {
-		t.Run(la.name, func(t *testing.T) {
-			decls := loadRecorded(t, la.name)
+	for _, la := range agenttest.Agents {
+		t.Run(la.Name, func(t *testing.T) {
+			decls := loadRecorded(t, la.Name)
 			if len(decls) != len(researchctx.Tools) {
 				t.Fatalf("%d recorded declarations, want %d", len(decls), len(researchctx.Tools))
 			}
 			// Descriptions are ours to reword; the live run checks them.
-			checkSchemas(t, la.name, decls, listed, false)
+			checkSchemas(t, la.Name, decls, listed, false)
 		})
 	}
 }
@@ -865,7 +661,7 @@ func (r *liveRun) checkDeclarations(srv Server) {
 	t.Helper()
 	turns := r.model.Turns()
 	decls := ourDeclarations(t, turns[len(turns)-1])
-	checkSchemas(t, r.la.name, decls, listTools(t, srv), true)
+	checkSchemas(t, r.la.Name, decls, listTools(t, srv), true)
 	if !*recordAgents {
 		return
 	}
@@ -873,10 +669,10 @@ func (r *liveRun) checkDeclarations(srv Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Dir(recordedPath(r.la.name)), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(recordedPath(r.la.Name)), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(recordedPath(r.la.name), append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(recordedPath(r.la.Name), append(data, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -933,12 +729,12 @@ func TestDeclarationProblems(t *testing.T) {
 //	go test ./session -run '^$' -bench RealAgentTurn -benchtime 5x
 func BenchmarkRealAgentTurn(b *testing.B) {
 	dir := agentsDir(b)
-	for _, la := range liveAgents {
+	for _, la := range agenttest.Agents {
 		r := newLiveRun(b, dir, la)
 		a := r.start()
 		var prev *Record
 		for _, how := range []string{"new-session", "live-session"} {
-			b.Run(la.name+"/"+how, func(b *testing.B) {
+			b.Run(la.Name+"/"+how, func(b *testing.B) {
 				r.t = b
 				for i := 0; i < b.N; i++ {
 					b.StopTimer()
@@ -974,9 +770,9 @@ func BenchmarkRealAgentTurn(b *testing.B) {
 // defer_loading flag (its tools wait behind ToolSearch).
 func TestReconstructedDeclarations(t *testing.T) {
 	files := map[string]string{"gemini": "gemini-cli.json", "claude": "claude-code.json"}
-	for _, la := range liveAgents {
-		t.Run(la.name, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("..", "mcp", "testdata", "declarations", files[la.name]))
+	for _, la := range agenttest.Agents {
+		t.Run(la.Name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("..", "mcp", "testdata", "declarations", files[la.Name]))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -985,7 +781,7 @@ func TestReconstructedDeclarations(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []map[string]any
-			for _, d := range loadRecorded(t, la.name) {
+			for _, d := range loadRecorded(t, la.Name) {
 				var m map[string]any
 				if err := json.Unmarshal(d.Raw, &m); err != nil {
 					t.Fatal(err)
@@ -994,7 +790,7 @@ func TestReconstructedDeclarations(t *testing.T) {
 			}
 			strip := func(decls []map[string]any) {
 				for _, d := range decls {
-					switch la.name {
+					switch la.Name {
 					case "gemini":
 						if s, ok := d["parametersJsonSchema"].(map[string]any); ok {
 							if p, ok := s["properties"].(map[string]any); ok {
