@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -193,7 +194,7 @@ func (r *liveRun) checkResearchTurn(res *TurnResult, updates []Update, reqs []ag
 			t.Errorf("tool %s failed: %s", res.Name, res.Text)
 		}
 		for _, u := range agenttest.Citations(res.Text) {
-			if !slicesContains(seen, u) {
+			if !slices.Contains(seen, u) {
 				seen = append(seen, u)
 			}
 		}
@@ -215,15 +216,6 @@ func (r *liveRun) checkResearchTurn(res *TurnResult, updates []Update, reqs []ag
 	if got := answer(updates); !strings.Contains(got, "["+readURIs[0]+"]") {
 		t.Errorf("answer %q does not cite the read URI %s", got, readURIs[0])
 	}
-}
-
-func slicesContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // checkToolCalls checks the turn's tool-call events against what the model
@@ -284,7 +276,7 @@ var (
 func (r *liveRun) checkMode(res *TurnResult) {
 	r.t.Helper()
 	m := res.Mode
-	offers := slicesContains(m.Available, DefaultMode)
+	offers := slices.Contains(m.Available, DefaultMode)
 	if offers && (m.Current != DefaultMode || m.Problem != "") {
 		r.t.Errorf("mode: %+v, want %s in force", m, DefaultMode)
 	}
@@ -473,7 +465,7 @@ func (r *liveRun) hostile(t *testing.T) {
 	var got *agenttest.Result
 	if reqs := r.turnRequests(n); len(reqs) > 0 {
 		for _, rr := range reqs[len(reqs)-1].TurnResults() {
-			if slicesContains(agenttest.ShellTools, rr.Name) {
+			if slices.Contains(agenttest.ShellTools, rr.Name) {
 				got = &rr
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,7 +70,7 @@ func TestRealAgentsQuickchat(t *testing.T) {
 					t.Errorf("%s call without citation URIs: %+v", c.Tool, c)
 				}
 				for _, u := range c.URIs {
-					if !contains(uris, u) {
+					if !slices.Contains(uris, u) {
 						uris = append(uris, u)
 					}
 				}
@@ -100,15 +101,6 @@ func TestRealAgentsQuickchat(t *testing.T) {
 			}
 		})
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // runAgent runs quickchat with the agent's environment (quickchat passes
