@@ -169,6 +169,17 @@ func (r *liveRun) turnRequests(from int) []agenttest.Request {
 	return all[from:]
 }
 
+// firstPrompt returns the prompt of the first turn request from index
+// from on, failing when there is none.
+func (r *liveRun) firstPrompt(from int) string {
+	r.t.Helper()
+	reqs := r.turnRequests(from)
+	if len(reqs) == 0 {
+		r.t.Fatal("the model got no turn request")
+	}
+	return reqs[0].Prompt()
+}
+
 // checkResearchTurn checks a research turn end to end: the model got the
 // search and read results, the answer cites the URI the read returned, and
 // the URIs the model received, in order, are the turn's sources from
@@ -329,7 +340,7 @@ func (r *liveRun) conversation(t *testing.T) {
 			t.Errorf("reopened: session %s (was %s), hand-off %q, refusal %v", res2.Record.SessionID, res.Record.SessionID, res2.Handoff, res2.Refusal)
 		}
 	case res2.How == HowNew && res2.Refusal != nil:
-		if !strings.Contains(r.turnRequests(n)[0].Prompt(), HandoffHeader) {
+		if !strings.Contains(r.firstPrompt(n), HandoffHeader) {
 			t.Errorf("refused reopen: the new session's prompt has no hand-off")
 		}
 	default:
@@ -349,7 +360,7 @@ func (r *liveRun) conversation(t *testing.T) {
 	if res3.How != HowNew || res3.Record.SessionID == res2.Record.SessionID || res3.Previous == nil || !res3.Previous.Refused {
 		t.Errorf("scope change: how %s, session %s (was %s), previous %+v", res3.How, res3.Record.SessionID, res2.Record.SessionID, res3.Previous)
 	}
-	if p := r.turnRequests(n)[0].Prompt(); strings.Count(p, HandoffHeader) != 1 || !strings.Contains(p, answer(updates2)) {
+	if p := r.firstPrompt(n); strings.Count(p, HandoffHeader) != 1 || !strings.Contains(p, answer(updates2)) {
 		t.Errorf("the new session's first prompt lacks the hand-off:\n%s", p)
 	}
 	r.checkResearchTurn(res3, updates3, r.turnRequests(n))
@@ -363,6 +374,9 @@ func (r *liveRun) conversation(t *testing.T) {
 		t.Errorf("same scope, same process: %s", res4.How)
 	}
 	reqs := r.turnRequests(n)
+	if len(reqs) == 0 {
+		t.Fatal("the model got no turn request")
+	}
 	var refused *agenttest.Result
 	for _, rr := range reqs[len(reqs)-1].TurnResults() {
 		if agenttest.MatchTool(rr.Name, researchctx.ToolRead) {
