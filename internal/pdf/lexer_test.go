@@ -134,7 +134,7 @@ func FuzzLexer(f *testing.F) {
 			}
 		}
 		parseCMap(data)
-		d := &doc{ctx: context.Background(), maxStream: 1 << 20, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
+		d := &doc{ctx: context.Background(), budget: 1 << 20, glyphBudget: MaxDocumentGlyphs, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
 		in := newInterp(d, identity)
 		in.gs.font = &font{kind: fontType0, defaultW: 1, sizeScale: 1, toUnicode: parseCMap(data)}
 		in.gs.size = 10
