@@ -1,0 +1,203 @@
+package pdf
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/researchctx/researchctx/internal/pdf/internal/hostile"
+)
+
+// outcome summarises an extraction for the hostile suite: the document's
+// error, or the limits its pages hit.
+func outcome(d *Document, err error) string {
+	var le *LimitError
+	switch {
+	case errors.As(err, &le):
+		return fmt.Sprintf("document: %s", le.Limit)
+	case err != nil:
+		return fmt.Sprintf("document: %v", err)
+	}
+	counts := map[string]int{}
+	var order []string
+	for _, p := range d.Pages {
+		k := "text"
+		switch {
+		case errors.As(p.Err, &le):
+			k = string(le.Limit)
+		case p.Err != nil:
+			k = "error"
+		case p.NoTextLayer:
+			k = "no text"
+		}
+		if counts[k] == 0 {
+			order = append(order, k)
+		}
+		counts[k]++
+	}
+	s := ""
+	for i, k := range order {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%d %s", counts[k], k)
+	}
+	return "pages: " + s
+}
+
+// hostileWant is the outcome each hostile case must end in.
+var hostileWant = map[string]string{
+	"content arrays nested 1M deep":              "pages: 1 nesting depth",
+	"content dictionaries nested 1M deep":        "pages: 1 nesting depth",
+	"content arrays nested 30M deep, compressed": "pages: 1 nesting depth",
+	// pdfcpu stops at MaxObjectNesting and, in its relaxed mode, drops the
+	// object: here the only page.
+	"object arrays nested 1M deep":         "document: pdf: malformed: no pages",
+	"object dictionaries nested 100k deep": "document: pdf: malformed: no pages",
+	"operand stack flood":                  "pages: 1 operands per operator",
+	"text bomb, one page":                  "pages: 1 glyphs per page",
+	"text bomb, 400 pages":                 "pages: 20 glyphs per page, 380 glyphs per document",
+	"2000 pages":                           "pages: 2000 text",
+	"Flate bomb, 1 GiB of zeros":           "pages: 1 decoded bytes per stream",
+	"huge stream, 40 MB":                   "pages: 1 decoded bytes per stream",
+	"form drawing itself":                  "pages: 1 form XObject nesting",
+	"form fan-out":                         "pages: 1 decoded bytes per page",
+}
+
+// maxHostileRSS is the bound on the peak resident set of a process
+// extracting any single input.
+const maxHostileRSS = 300 << 20
+
+// TestHostileContent extracts each hostile document in a child process
+// (this test binary, reading the file as the SDK does) and checks that the
+// child survives, ends in the expected limit, and stays under
+// maxHostileRSS. A stack overflow is a fatal error that no recover
+// catches, so only a separate process can show that none happens.
+func TestHostileContent(t *testing.T) {
+	if path := os.Getenv("PDF_HOSTILE_FILE"); path != "" {
+		hostileChild(path)
+		return
+	}
+	if testing.Short() {
+		t.Skip("builds and extracts about 50 MB of hostile PDFs")
+	}
+	dir := t.TempDir()
+	for _, c := range hostile.Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			want, ok := hostileWant[c.Name]
+			if !ok {
+				t.Fatalf("no expected outcome for %q", c.Name)
+			}
+			path := filepath.Join(dir, "case.pdf")
+			if err := os.WriteFile(path, c.Make(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHostileContent$")
+			cmd.Env = append(os.Environ(), "PDF_HOSTILE_FILE="+path)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("child process: %v\n%s", err, lastLines(stderr.String(), 20))
+			}
+			got, hwm, _ := strings.Cut(strings.TrimSpace(stdout.String()), "\n")
+			if got != want {
+				t.Errorf("outcome = %q, want %q", got, want)
+			}
+			rss, err := strconv.ParseInt(hwm, 10, 64)
+			if err != nil {
+				t.Logf("no peak RSS from the child (%q)", hwm)
+				return
+			}
+			t.Logf("peak RSS %d MB", rss>>20)
+			if rss > maxHostileRSS {
+				t.Errorf("peak RSS %d MB, over %d MB", rss>>20, maxHostileRSS>>20)
+			}
+		})
+	}
+}
+
+// hostileChild extracts the file at path through an *os.File, prints the
+// outcome and exits.
+func hostileChild(path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(2)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(2)
+	}
+	d, err := Extract(context.Background(), f, fi.Size(), nil)
+	fmt.Println(outcome(d, err))
+	fmt.Println(peakRSS())
+	os.Exit(0)
+}
+
+// peakRSS returns this process's peak resident set in bytes (VmHWM), or -1
+// where /proc does not give it. The rusage a parent gets at wait is no
+// use here: it counts the parent's own pages shared before exec.
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return -1
+}
+
+func lastLines(s string, n int) string {
+	ls := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(ls[max(0, len(ls)-n):], "\n")
+}
+
+// TestTimeLimit checks the two ways extraction stops on time: its own
+// limit, a property of the file that the cache remembers (ErrTooLarge,
+// LimitTime), and the caller's context, which is not (ErrTimeout).
+func TestTimeLimit(t *testing.T) {
+	data := hostile.ManyPages(400)
+	_, err := extractBytes(t, data, &Options{Timeout: 20 * time.Millisecond})
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != LimitTime || !errors.Is(err, ErrTooLarge) || errors.Is(err, ErrTimeout) {
+		t.Errorf("own time limit: err = %v, want a LimitTime *LimitError", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err = Extract(ctx, bytes.NewReader(data), int64(len(data)), nil)
+	if !errors.Is(err, ErrTimeout) || errors.Is(err, ErrTooLarge) {
+		t.Errorf("caller's deadline: err = %v, want ErrTimeout", err)
+	}
+}
+
+// TestLimitsKeepEarlierPages checks that a document-wide budget spent part
+// way keeps the pages before it and fails every later one with it.
+func TestLimitsKeepEarlierPages(t *testing.T) {
+	d, err := extractBytes(t, hostile.TextBomb(400, 1<<20), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var le *LimitError
+	if !errors.As(d.Pages[0].Err, &le) || le.Limit != LimitGlyphs || le.Page != 1 {
+		t.Errorf("page 1: err = %v, want the glyphs-per-page limit", d.Pages[0].Err)
+	}
+	last := d.Pages[len(d.Pages)-1]
+	if !errors.As(last.Err, &le) || le.Limit != LimitDocGlyphs || le.Page != len(d.Pages) || !errors.Is(last.Err, ErrTooLarge) {
+		t.Errorf("last page: err = %v, want the glyphs-per-document limit", last.Err)
+	}
+}

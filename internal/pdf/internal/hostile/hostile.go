@@ -1,0 +1,235 @@
+// Package hostile generates PDFs built to exhaust a text extractor, one per
+// class of attack, for the hostile-content tests and the pdfhostile
+// measurement command. Each is small on disk (at most a few megabytes) and
+// costly to read: the fixtures are made by code, never committed.
+package hostile
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Case is one hostile document.
+type Case struct {
+	Name string
+	// Make builds the document.
+	Make func() []byte
+}
+
+// Cases returns one case per class of attack, at the sizes the issue
+// tracker reported (or larger).
+func Cases() []Case {
+	return []Case{
+		{"content arrays nested 1M deep", func() []byte { return DeepContent("[", 1<<20) }},
+		{"content dictionaries nested 1M deep", func() []byte { return DeepContent("<<", 1<<20) }},
+		{"content arrays nested 30M deep, compressed", func() []byte { return DeepContentFlate(30 << 20) }},
+		{"object arrays nested 1M deep", func() []byte { return DeepObject("[", 1<<20) }},
+		{"object dictionaries nested 100k deep", func() []byte { return DeepObject("<</A ", 100000) }},
+		{"operand stack flood", func() []byte { return OperandFlood(1 << 20) }},
+		{"text bomb, one page", func() []byte { return TextBomb(1, 30<<20) }},
+		{"text bomb, 400 pages", func() []byte { return TextBomb(400, 1<<20) }},
+		{"2000 pages", func() []byte { return ManyPages(2000) }},
+		{"Flate bomb, 1 GiB of zeros", func() []byte { return FlateBomb(1 << 30) }},
+		{"huge stream, 40 MB", func() []byte { return HugeStream(40 << 20) }},
+		{"form drawing itself", SelfForm},
+		{"form fan-out", FormFanOut},
+	}
+}
+
+// writer assembles a PDF from object sources, numbered from 1 in the order
+// added, with a classic cross-reference table.
+type writer struct{ objs [][]byte }
+
+func (w *writer) add(src string) int {
+	w.objs = append(w.objs, []byte(src))
+	return len(w.objs)
+}
+
+func (w *writer) set(n int, src string) { w.objs[n-1] = []byte(src) }
+
+// stream adds a stream object holding data as it is (already encoded
+// when dict names a filter).
+func (w *writer) stream(dict string, data []byte) int {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "<< %s /Length %d >>\nstream\n", dict, len(data))
+	b.Write(data)
+	b.WriteString("\nendstream")
+	w.objs = append(w.objs, b.Bytes())
+	return len(w.objs)
+}
+
+// flate adds a FlateDecode stream of what r yields.
+func (w *writer) flate(r io.Reader) int {
+	var b bytes.Buffer
+	z, _ := zlib.NewWriterLevel(&b, zlib.BestCompression)
+	if _, err := io.Copy(z, r); err != nil {
+		panic(err) // readers here are in memory
+	}
+	z.Close()
+	return w.stream("/Filter /FlateDecode", b.Bytes())
+}
+
+func (w *writer) bytes(root int) []byte {
+	var out bytes.Buffer
+	out.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	offs := make([]int, len(w.objs))
+	for i, o := range w.objs {
+		offs[i] = out.Len()
+		fmt.Fprintf(&out, "%d 0 obj\n", i+1)
+		out.Write(o)
+		out.WriteString("\nendobj\n")
+	}
+	xref := out.Len()
+	fmt.Fprintf(&out, "xref\n0 %d\n0000000000 65535 f \n", len(w.objs)+1)
+	for _, off := range offs {
+		fmt.Fprintf(&out, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(w.objs)+1, root, xref)
+	return out.Bytes()
+}
+
+// pages adds a page tree whose pages draw the given content streams with
+// Helvetica as /F1 and extra resources, and the catalog; it returns the
+// catalog's object number.
+func (w *writer) pages(contents []int, resources, pageExtra string) int {
+	font := w.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	res := w.add(fmt.Sprintf("<< /Font << /F1 %d 0 R >> %s >>", font, resources))
+	tree := w.add("")
+	kids := make([]string, len(contents))
+	for i, c := range contents {
+		kids[i] = fmt.Sprintf("%d 0 R", w.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources %d 0 R /Contents %d 0 R %s >>", tree, res, c, pageExtra)))
+	}
+	w.set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids)))
+	return w.add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
+}
+
+// onePage is a document of one page drawing content.
+func onePage(content int, w *writer) []byte { return w.bytes(w.pages([]int{content}, "", "")) }
+
+// DeepContent is a page whose content stream opens depth arrays (open
+// "[") or dictionaries (open "<<") inside one another, uncompressed.
+func DeepContent(open string, depth int) []byte {
+	w := &writer{}
+	data := "BT /F1 12 Tf 72 700 Td (before) Tj " + strings.Repeat(open, depth) + " TJ ET"
+	return onePage(w.stream("", []byte(data)), w)
+}
+
+// DeepContentFlate is DeepContent("[", depth) with the content stream
+// compressed: a few kilobytes on disk.
+func DeepContentFlate(depth int) []byte {
+	w := &writer{}
+	r := io.MultiReader(strings.NewReader("BT /F1 12 Tf 72 700 Td "), repeat('[', int64(depth)), strings.NewReader(" TJ ET"))
+	return onePage(w.flate(r), w)
+}
+
+// DeepObject is a document whose page dictionary holds an entry nested
+// depth deep (open "[" or "<</A "), in the file's own object syntax.
+func DeepObject(open string, depth int) []byte {
+	w := &writer{}
+	c := w.stream("", []byte("BT /F1 12 Tf 72 700 Td (deep object) Tj ET"))
+	return w.bytes(w.pages([]int{c}, "", "/Deep "+strings.Repeat(open, depth)))
+}
+
+// OperandFlood is a page with n operands before one operator.
+func OperandFlood(n int) []byte {
+	w := &writer{}
+	data := "BT /F1 12 Tf 72 700 Td " + strings.Repeat("1 ", n) + "Tj ET"
+	return onePage(w.stream("", []byte(data)), w)
+}
+
+// TextBomb is a document of pages pages that all draw one compressed
+// content stream of about size bytes of shown text.
+func TextBomb(pages, size int) []byte {
+	w := &writer{}
+	line := "(" + strings.Repeat("text bomb ", 8) + ") Tj T* "
+	n := max(1, size/len(line))
+	r := io.MultiReader(strings.NewReader("BT /F1 10 Tf 12 TL 72 760 Td "), strings.NewReader(strings.Repeat(line, n)), strings.NewReader("ET"))
+	c := w.flate(r)
+	contents := make([]int, pages)
+	for i := range contents {
+		contents[i] = c
+	}
+	return w.bytes(w.pages(contents, "", ""))
+}
+
+// ManyPages is a document of n pages of ordinary text, each page its own
+// small compressed content stream: about 0.3 kB per page on disk.
+func ManyPages(n int) []byte {
+	w := &writer{}
+	contents := make([]int, n)
+	for i := range contents {
+		var b strings.Builder
+		b.WriteString("BT /F1 10 Tf 12 TL 72 760 Td ")
+		for l := 0; l < 55; l++ {
+			fmt.Fprintf(&b, "(Page %d line %d: the quick brown fox jumps over the lazy dog again.) Tj T* ", i+1, l+1)
+		}
+		b.WriteString("ET")
+		contents[i] = w.flate(strings.NewReader(b.String()))
+	}
+	return w.bytes(w.pages(contents, "", ""))
+}
+
+// FlateBomb is a page whose content stream decodes to size zero bytes.
+func FlateBomb(size int64) []byte {
+	w := &writer{}
+	return onePage(w.flate(repeat(0, size)), w)
+}
+
+// HugeStream is a page whose uncompressed content stream is size bytes of
+// text operators.
+func HugeStream(size int) []byte {
+	w := &writer{}
+	op := "BT /F1 10 Tf 72 700 Td (huge) Tj ET\n"
+	return onePage(w.stream("", []byte(strings.Repeat(op, size/len(op)+1))), w)
+}
+
+// SelfForm is a page drawing a Form XObject that draws itself.
+func SelfForm() []byte {
+	w := &writer{}
+	form := w.add("")
+	w.set(form, string(streamSrc(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /X %d 0 R >> >>", form), "BT /F1 10 Tf 72 700 Td (self) Tj ET /X Do")))
+	c := w.stream("", []byte("/X Do"))
+	return w.bytes(w.pages([]int{c}, fmt.Sprintf("/XObject << /X %d 0 R >>", form), ""))
+}
+
+// FormFanOut is a page drawing a chain of Form XObjects each of which
+// draws the next one 16 times: 16^11 draws of the last.
+func FormFanOut() []byte {
+	w := &writer{}
+	const levels = 11
+	first := len(w.objs) + 1
+	for i := 0; i < levels; i++ {
+		w.add("")
+	}
+	for i := 0; i < levels; i++ {
+		body := strings.Repeat("/N Do ", 16)
+		res := fmt.Sprintf("/Resources << /XObject << /N %d 0 R >> >>", first+i+1)
+		if i == levels-1 {
+			body, res = "BT /F1 10 Tf 72 700 Td (leaf) Tj ET", ""
+		}
+		w.set(first+i, string(streamSrc("/Type /XObject /Subtype /Form /BBox [0 0 612 792] "+res, body)))
+	}
+	c := w.stream("", []byte("/X Do"))
+	return w.bytes(w.pages([]int{c}, fmt.Sprintf("/XObject << /X %d 0 R >>", first), ""))
+}
+
+func streamSrc(dict, data string) []byte {
+	return []byte(fmt.Sprintf("<< %s /Length %d >>\nstream\n%s\nendstream", dict, len(data), data))
+}
+
+// repeat yields n copies of c.
+func repeat(c byte, n int64) io.Reader {
+	return io.LimitReader(byteReader(c), n)
+}
+
+type byteReader byte
+
+func (b byteReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
+}
