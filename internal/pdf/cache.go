@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,11 +19,17 @@ import (
 
 // Version identifies the extractor's output. Cache entries written by
 // another version are ignored; bump it whenever extracted text changes.
-const Version = 1
+// Version 2 records failures too.
+const Version = 2
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under
-// a millisecond. Dir is chosen by the caller (the SDK uses a folder under
+// a millisecond. A document that fails (malformed, encrypted, or over a
+// limit, including Options.Timeout) is remembered the same way, so that no
+// later process pays for it again: the same error comes back until the
+// file changes, or until the cache is asked with larger Options than the
+// failure was recorded under. A caller's context that ends (ErrTimeout)
+// and errors reading the file are not remembered. Dir is chosen by the caller (the SDK uses a folder under
 // the vault's .agentero/cache); it is created when missing.
 //
 // Each entry holds a checksummed header (document metadata and the offset
@@ -65,6 +72,46 @@ type cacheHeader struct {
 	Authors   []string      `json:",omitempty"`
 	InfoTitle string        `json:",omitempty"`
 	Pages     []cachePageRef
+	// Failure, when set, is why the document could not be extracted;
+	// the entry then has no pages.
+	Failure *cacheFailure `json:",omitempty"`
+}
+
+// cacheFailure is a remembered extraction failure and the Options it
+// happened under.
+type cacheFailure struct {
+	Kind     string // the sentinel's message (see errKind)
+	Msg      string
+	Limit    Limit `json:",omitempty"`
+	Max      int64 `json:",omitempty"`
+	Page     int   `json:",omitempty"`
+	MaxBytes int64
+	Timeout  time.Duration
+	MaxPages int
+}
+
+// err rebuilds the failure as an error that matches the original with
+// errors.Is, and with errors.As for a *LimitError.
+func (f *cacheFailure) err() error {
+	if f.Limit != "" {
+		return fmt.Errorf("%w (remembered)", &LimitError{Limit: f.Limit, Max: f.Max, Page: f.Page})
+	}
+	return fmt.Errorf("%w (remembered): %s", kindErr(f.Kind), f.Msg)
+}
+
+// appliesTo reports whether the failure stands under o: it does unless o
+// allows more than the failure was recorded with.
+func (f *cacheFailure) appliesTo(o Options) bool {
+	return o.MaxBytes <= f.MaxBytes && o.Timeout <= f.Timeout && o.MaxPages <= f.MaxPages
+}
+
+// remembered reports whether an extraction error is a property of the file
+// (under the Options used), which the cache keeps.
+func remembered(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, ErrTimeout) {
+		return false
+	}
+	return errors.Is(err, ErrMalformed) || errors.Is(err, ErrEncrypted) || errors.Is(err, ErrTooLarge)
 }
 
 type cachePageRef struct {
@@ -133,8 +180,8 @@ func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEnt
 		}
 	}
 	if sum != "" {
-		if e, err := openEntry(c.entryPath(sum), sum); err == nil {
-			return e, nil
+		if e, err := c.openEntry(sum); err == nil || e != nil {
+			return e, err
 		}
 	}
 	r, size, closer, err := open()
@@ -149,9 +196,9 @@ func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEnt
 		return nil, fmt.Errorf("pdf: hashing: %w", err)
 	}
 	sum = hex.EncodeToString(h.Sum(nil))
-	if e, err := openEntry(c.entryPath(sum), sum); err == nil {
+	if e, err := c.openEntry(sum); err == nil || e != nil {
 		c.writePathRecord(key, sum)
-		return e, nil
+		return e, err
 	}
 	ext := c.Extractor
 	if ext == nil {
@@ -159,6 +206,9 @@ func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEnt
 	}
 	doc, err := ext.Extract(ctx, r, size, c.Options)
 	if err != nil {
+		if remembered(ctx, err) && c.writeFailure(sum, err) == nil {
+			c.writePathRecord(key, sum)
+		}
 		return nil, err
 	}
 	if err := c.write(sum, doc); err != nil {
@@ -166,6 +216,36 @@ func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEnt
 	}
 	c.writePathRecord(key, sum)
 	return openEntry(c.entryPath(sum), sum)
+}
+
+// openEntry opens the entry for sum. A remembered failure that applies to
+// c.Options is returned as its error with a non-nil (closed) entry, so that
+// the caller does not extract again; one that does not apply reads as a
+// missing entry.
+func (c *Cache) openEntry(sum string) (*cacheEntry, error) {
+	e, err := openEntry(c.entryPath(sum), sum)
+	if err != nil {
+		return nil, err
+	}
+	if f := e.hdr.Failure; f != nil {
+		e.close()
+		if f.appliesTo(c.Options.withDefaults()) {
+			return e, f.err()
+		}
+		return nil, fs.ErrNotExist
+	}
+	return e, nil
+}
+
+// writeFailure records that the document sum failed with err.
+func (c *Cache) writeFailure(sum string, err error) error {
+	o := c.Options.withDefaults()
+	f := &cacheFailure{Kind: errKind(err), Msg: err.Error(), MaxBytes: o.MaxBytes, Timeout: o.Timeout, MaxPages: o.MaxPages}
+	var le *LimitError
+	if errors.As(err, &le) {
+		f.Limit, f.Max, f.Page = le.Limit, le.Max, le.Page
+	}
+	return c.writeHeader(cacheHeader{Version: Version, SHA256: sum, Failure: f}, nil)
 }
 
 func (c *Cache) entryPath(sum string) string {
@@ -208,19 +288,24 @@ func (c *Cache) write(sum string, doc *Document) error {
 		hdr.Pages = append(hdr.Pages, cachePageRef{Off: int64(body.Len()), Len: int64(len(b)), Sum: hex.EncodeToString(s[:])})
 		body.Write(b)
 	}
+	return c.writeHeader(hdr, body.Bytes())
+}
+
+// writeHeader stores the entry made of hdr and the page records body.
+func (c *Cache) writeHeader(hdr cacheHeader, body []byte) error {
 	hb, err := json.Marshal(hdr)
 	if err != nil {
 		return fmt.Errorf("pdf: encoding cache entry: %w", err)
 	}
 	hs := sha256.Sum256(hb)
 	var out bytes.Buffer
-	out.Grow(len(cacheMagic) + 4 + 32 + len(hb) + body.Len())
+	out.Grow(len(cacheMagic) + 4 + 32 + len(hb) + len(body))
 	out.WriteString(cacheMagic)
 	binary.Write(&out, binary.BigEndian, uint32(len(hb)))
 	out.Write(hs[:])
 	out.Write(hb)
-	out.Write(body.Bytes())
-	return writeAtomic(c.entryPath(sum), out.Bytes())
+	out.Write(body)
+	return writeAtomic(c.entryPath(hdr.SHA256), out.Bytes())
 }
 
 func errKind(err error) string {
