@@ -16,7 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/researchctx/researchctx/internal/corpus"
-	"github.com/researchctx/researchctx/internal/pdf/internal/hostile"
+	"github.com/researchctx/researchctx/internal/pdf/hostile"
 )
 
 type countingOpener struct {

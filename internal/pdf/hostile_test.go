@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/researchctx/researchctx/internal/pdf/internal/hostile"
+	"github.com/researchctx/researchctx/internal/pdf/hostile"
 )
 
 // outcome summarises an extraction for the hostile suite: the document's

@@ -233,3 +233,16 @@ func (b byteReader) Read(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// Plain is an ordinary one-page document showing lines: the control case
+// beside the hostile ones.
+func Plain(lines ...string) []byte {
+	w := &writer{}
+	var b strings.Builder
+	b.WriteString("BT /F1 10 Tf 12 TL 72 740 Td ")
+	for _, l := range lines {
+		fmt.Fprintf(&b, "(%s) Tj T* ", strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(l))
+	}
+	b.WriteString("ET")
+	return onePage(w.stream("", []byte(b.String())), w)
+}
