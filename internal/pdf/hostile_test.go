@@ -70,6 +70,7 @@ var hostileWant = map[string]string{
 	"huge stream, 40 MB":                   "pages: 1 decoded bytes per stream",
 	"form drawing itself":                  "pages: 1 form XObject nesting",
 	"form fan-out":                         "pages: 1 decoded bytes per page",
+	"large file, 120 MB":                   "pages: 1 text",
 }
 
 // maxHostileRSS is the bound on the peak resident set of a process

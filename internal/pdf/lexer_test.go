@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx/internal/pdf/hostile"
 )
 
 type tokView struct {
@@ -103,6 +105,14 @@ func seedPDFs(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
+		f.Add(data)
+	}
+	// One small document per hostile class, so that the fuzzer starts
+	// next to every limit.
+	for _, data := range [][]byte{
+		hostile.DeepContent("[", 100), hostile.DeepContent("<<", 100), hostile.DeepObject("[", 120),
+		hostile.OperandFlood(5000), hostile.TextBomb(3, 16<<10), hostile.SelfForm(), hostile.FormFanOut(),
+	} {
 		f.Add(data)
 	}
 }

@@ -36,6 +36,7 @@ func Cases() []Case {
 		{"huge stream, 40 MB", func() []byte { return HugeStream(40 << 20) }},
 		{"form drawing itself", SelfForm},
 		{"form fan-out", FormFanOut},
+		{"large file, 120 MB", func() []byte { return LargeFile(120 << 20) }},
 	}
 }
 
@@ -245,4 +246,21 @@ func Plain(lines ...string) []byte {
 	}
 	b.WriteString("ET")
 	return onePage(w.stream("", []byte(b.String())), w)
+}
+
+// LargeFile is a page of text drawing an image of size bytes of noise
+// (which no filter shrinks): a file near the size limit.
+func LargeFile(size int) []byte {
+	w := &writer{}
+	noise := make([]byte, size)
+	x := uint64(0x9E3779B97F4A7C15)
+	for i := range noise {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		noise[i] = byte(x)
+	}
+	img := w.stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8", size), noise)
+	c := w.stream("", []byte("q 612 0 0 792 0 0 cm /Im Do Q BT /F1 10 Tf 72 700 Td (large file) Tj ET"))
+	return w.bytes(w.pages([]int{c}, fmt.Sprintf("/XObject << /Im %d 0 R >>", img), ""))
 }
