@@ -140,27 +140,8 @@ func hostileChild(path string) {
 	}
 	d, err := Extract(context.Background(), f, fi.Size(), nil)
 	fmt.Println(outcome(d, err))
-	fmt.Println(peakRSS())
+	fmt.Println(hostile.PeakRSS())
 	os.Exit(0)
-}
-
-// peakRSS returns this process's peak resident set in bytes (VmHWM), or -1
-// where /proc does not give it. The rusage a parent gets at wait is no
-// use here: it counts the parent's own pages shared before exec.
-func peakRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return -1
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return -1
 }
 
 func lastLines(s string, n int) string {

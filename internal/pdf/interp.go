@@ -53,6 +53,10 @@ type gstate struct {
 // ignored rather than failing the page: real producers emit unbalanced q.
 const maxStackDepth = 256
 
+// minRunBytes is what one content stream or Form XObject run counts at
+// least against MaxPageBytes.
+const minRunBytes = 512
+
 type formXObject struct {
 	content   []byte
 	matrix    matrix
@@ -98,7 +102,10 @@ type operand struct {
 // run interprets one content stream with the given resources. It stops at
 // the first limit hit (a *LimitError) or when the document must stop.
 func (in *interp) run(data []byte, res types.Dict, depth int) error {
-	in.bytes += int64(len(data))
+	// A run costs more than its bytes (a lexer, a font table, the saved
+	// state): each counts at least minRunBytes, so that a fan-out of tiny
+	// forms meets MaxPageBytes after at most MaxPageBytes/minRunBytes runs.
+	in.bytes += max(int64(len(data)), minRunBytes)
 	if in.bytes > MaxPageBytes {
 		return &LimitError{Limit: LimitPageBytes, Max: MaxPageBytes}
 	}

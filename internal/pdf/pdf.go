@@ -59,9 +59,10 @@ const (
 )
 
 // Fixed limits on work, independent of Options. They are far above what
-// real papers and books need (the largest page of the test corpus has
-// about 12,000 glyphs and 2 MB of content) and keep one hostile file under
-// a few hundred megabytes and a few seconds.
+// real papers and books need (the largest page of the test corpus shows
+// 7,849 glyphs with 69,000 operators in 1.2 MB of content; its largest
+// document decodes 1.8 MB in all) and keep one hostile file under a few
+// hundred megabytes and a few seconds.
 const (
 	MaxStreamBytes    = 32 << 20   // one decoded stream
 	MaxPageBytes      = 64 << 20   // content interpreted for one page, Form XObjects counted each time they run

@@ -1,6 +1,6 @@
 // Package hostile generates PDFs built to exhaust a text extractor, one per
 // class of attack, for the hostile-content tests and the pdfhostile
-// measurement command. Each is small on disk (at most a few megabytes) and
+// measurement command, and measures the peak memory of a process. Each is small on disk (at most a few megabytes) and
 // costly to read: the fixtures are made by code, never committed.
 package hostile
 
@@ -9,6 +9,8 @@ import (
 	"compress/zlib"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 )
 
@@ -263,4 +265,24 @@ func LargeFile(size int) []byte {
 	img := w.stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8", size), noise)
 	c := w.stream("", []byte("q 612 0 0 792 0 0 cm /Im Do Q BT /F1 10 Tf 72 700 Td (large file) Tj ET"))
 	return w.bytes(w.pages([]int{c}, fmt.Sprintf("/XObject << /Im %d 0 R >>", img), ""))
+}
+
+// PeakRSS returns the calling process's peak resident set in bytes (VmHWM
+// from /proc), or -1 where /proc does not give it. A parent cannot take it
+// from the rusage of a waited child: that counts the parent's own pages,
+// shared with the child before exec.
+func PeakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return -1
 }
