@@ -290,3 +290,24 @@ func TestCacheForgetsCallerTimeout(t *testing.T) {
 		t.Errorf("%d extractions, want 2", n)
 	}
 }
+
+// BenchmarkRememberedFailure measures what a costly document costs a
+// later process once its failure is in the cache: a path record and an
+// entry header read.
+func BenchmarkRememberedFailure(b *testing.B) {
+	data := hostile.TextBomb(400, 1<<20)
+	o := &countingOpener{data: data}
+	key := FileInfo{Path: "papers/bomb.pdf", Size: int64(len(data)), ModTime: time.Unix(1700000000, 0)}
+	dir := b.TempDir()
+	start := time.Now()
+	if _, err := (&Cache{Dir: dir, Options: &Options{Timeout: time.Second}}).Extract(context.Background(), key, o.open); !errors.Is(err, ErrTooLarge) {
+		b.Fatalf("first extraction: %v", err)
+	}
+	first := time.Since(start)
+	for b.Loop() {
+		if _, err := (&Cache{Dir: dir, Options: &Options{Timeout: time.Second}}).Extract(context.Background(), key, o.open); !errors.Is(err, ErrTooLarge) {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(first.Seconds(), "first-s")
+}
