@@ -13,6 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
 	"github.com/researchctx/researchctx/internal/pdf/hostile"
 )
 
@@ -60,17 +64,18 @@ var hostileWant = map[string]string{
 	"content arrays nested 30M deep, compressed": "pages: 1 nesting depth",
 	// pdfcpu stops at MaxObjectNesting and, in its relaxed mode, drops the
 	// object: here the only page.
-	"object arrays nested 1M deep":         "document: pdf: malformed: no pages",
-	"object dictionaries nested 100k deep": "document: pdf: malformed: no pages",
-	"operand stack flood":                  "pages: 1 operands per operator",
-	"text bomb, one page":                  "pages: 1 glyphs per page",
-	"text bomb, 400 pages":                 "pages: 20 glyphs per page, 380 glyphs per document",
-	"2000 pages":                           "pages: 2000 text",
-	"Flate bomb, 1 GiB of zeros":           "pages: 1 decoded bytes per stream",
-	"huge stream, 40 MB":                   "pages: 1 decoded bytes per stream",
-	"form drawing itself":                  "pages: 1 form XObject nesting",
-	"form fan-out":                         "pages: 1 decoded bytes per page",
-	"large file, 120 MB":                   "pages: 1 text",
+	"object arrays nested 1M deep":                     "document: pdf: malformed: no pages",
+	"object dictionaries nested 100k deep":             "document: pdf: malformed: no pages",
+	"object arrays nested 1M deep in an object stream": "pages: 1 text",
+	"operand stack flood":                              "pages: 1 operands per operator",
+	"text bomb, one page":                              "pages: 1 glyphs per page",
+	"text bomb, 400 pages":                             "pages: 20 glyphs per page, 380 glyphs per document",
+	"2000 pages":                                       "pages: 2000 text",
+	"Flate bomb, 1 GiB of zeros":                       "pages: 1 decoded bytes per stream",
+	"huge stream, 40 MB":                               "pages: 1 decoded bytes per stream",
+	"form drawing itself":                              "pages: 1 form XObject nesting",
+	"form fan-out":                                     "pages: 1 decoded bytes per page",
+	"large file, 120 MB":                               "pages: 1 text",
 }
 
 // maxHostileRSS is the bound on the peak resident set of a process
@@ -181,5 +186,36 @@ func TestLimitsKeepEarlierPages(t *testing.T) {
 	last := d.Pages[len(d.Pages)-1]
 	if !errors.As(last.Err, &le) || le.Limit != LimitDocGlyphs || le.Page != len(d.Pages) || !errors.Is(last.Err, ErrTooLarge) {
 		t.Errorf("last page: err = %v, want the glyphs-per-document limit", last.Err)
+	}
+}
+
+// TestObjectStreamNesting checks that the object-stream fixture is read by
+// pdfcpu (a shallow one dereferences to its nested arrays) and that a deep
+// one meets pdfcpu's recursion limit rather than the stack's end.
+func TestObjectStreamNesting(t *testing.T) {
+	for _, tt := range []struct {
+		depth    int
+		wantFail bool
+	}{{10, false}, {MaxObjectNesting + 10, true}, {1 << 20, true}} {
+		data := hostile.DeepObjectStream(tt.depth)
+		pc, err := pdfcpu.ReadWithContext(context.Background(), bytes.NewReader(data), newConfig((&Options{}).withDefaults()))
+		if err != nil {
+			t.Fatalf("depth %d: reading: %v", tt.depth, err)
+		}
+		o, err := pc.XRefTable.Dereference(types.IndirectRef{ObjectNumber: 7})
+		switch {
+		case tt.wantFail && !errors.Is(err, model.ErrMaxRecursionDepthExceeded):
+			t.Errorf("depth %d: err = %v, want pdfcpu's recursion limit", tt.depth, err)
+		case !tt.wantFail && err != nil:
+			t.Errorf("depth %d: %v", tt.depth, err)
+		case !tt.wantFail:
+			n := 0
+			for a, ok := o.(types.Array); ok && len(a) > 0; a, ok = a[0].(types.Array) {
+				n++
+			}
+			if n != tt.depth-1 {
+				t.Errorf("depth %d: %d nested arrays read", tt.depth, n)
+			}
+		}
 	}
 }

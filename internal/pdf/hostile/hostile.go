@@ -30,6 +30,7 @@ func Cases() []Case {
 		{"content arrays nested 30M deep, compressed", func() []byte { return DeepContentFlate(30 << 20) }},
 		{"object arrays nested 1M deep", func() []byte { return DeepObject("[", 1<<20) }},
 		{"object dictionaries nested 100k deep", func() []byte { return DeepObject("<</A ", 100000) }},
+		{"object arrays nested 1M deep in an object stream", func() []byte { return DeepObjectStream(1 << 20) }},
 		{"operand stack flood", func() []byte { return OperandFlood(1 << 20) }},
 		{"text bomb, one page", func() []byte { return TextBomb(1, 30<<20) }},
 		{"text bomb, 400 pages", func() []byte { return TextBomb(400, 1<<20) }},
@@ -285,4 +286,49 @@ func PeakRSS() int64 {
 		}
 	}
 	return -1
+}
+
+// DeepObjectStream is DeepObject("[", depth) with the nested object kept
+// compressed in an object stream, which a parser reads by another path
+// than the file's plain objects, under a cross-reference stream.
+func DeepObjectStream(depth int) []byte {
+	var out bytes.Buffer
+	out.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	content := "BT /F1 12 Tf 72 700 Td (deep object stream) Tj ET"
+	deep := strings.Repeat("[", depth) + strings.Repeat("]", depth)
+	var zs bytes.Buffer
+	z, _ := zlib.NewWriterLevel(&zs, zlib.BestCompression)
+	header := "7 0 "
+	io.WriteString(z, header+deep)
+	z.Close()
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R /Deep 7 0 R >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		fmt.Sprintf("<< /Type /ObjStm /N 1 /First %d /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream", len(header), zs.Len(), zs.String()),
+	}
+	offs := make([]int, len(objs))
+	for i, o := range objs {
+		offs[i] = out.Len()
+		fmt.Fprintf(&out, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	// Cross-reference stream: objects 0..8 (7 in the object stream, 8 the
+	// stream itself), fields of 1, 4 and 2 bytes.
+	xrefAt := out.Len()
+	var rows []byte
+	row := func(typ byte, f2 uint32, f3 uint16) {
+		rows = append(rows, typ, byte(f2>>24), byte(f2>>16), byte(f2>>8), byte(f2), byte(f3>>8), byte(f3))
+	}
+	row(0, 0, 65535)
+	for _, off := range offs {
+		row(1, uint32(off), 0)
+	}
+	row(2, 6, 0)
+	row(1, uint32(xrefAt), 0)
+	fmt.Fprintf(&out, "8 0 obj\n<< /Type /XRef /Size 9 /W [1 4 2] /Root 1 0 R /Length %d >>\nstream\n", len(rows))
+	out.Write(rows)
+	fmt.Fprintf(&out, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", xrefAt)
+	return out.Bytes()
 }
