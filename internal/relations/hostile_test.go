@@ -167,3 +167,21 @@ func TestHostilePDFsInLibrary(t *testing.T) {
 		t.Errorf("second library: obj.Err = %v, want the remembered failure", again.Err)
 	}
 }
+
+// TestLongTextKeepsEnd checks that of a paper's text longer than
+// maxPaperText only the end, where the references are, is scanned.
+func TestLongTextKeepsEnd(t *testing.T) {
+	v, _ := openVault(t, map[string]string{
+		"papers/long/metadata.json": `{"title": "Long"}`,
+		"papers/long/long.pdf":      "%PDF-1.4 long\n",
+	})
+	// Without the cut, the heading makes [0] the first reference; with
+	// it, the last third of what is kept is scanned, which holds [1].
+	filler := func(n int) string { return strings.Repeat("filler line of body text\n", n/25) }
+	text := "References\n[0] arXiv:2001.00001.\n" + filler(maxPaperText*3/4) + "[1] arXiv:2002.00002.\n" + filler(maxPaperText/4+(1<<20))
+	l := New(v, &Options{Text: func(context.Context, *vault.Paper) (string, error) { return text, nil }})
+	r := mustRelations(t, l, "papers/long")
+	if diff := cmp.Diff([]Work{{ArXivID: "2002.00002"}}, r.References); diff != "" {
+		t.Errorf("references (-want +got):\n%s", diff)
+	}
+}
