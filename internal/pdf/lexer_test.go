@@ -111,7 +111,7 @@ func seedPDFs(f *testing.F) {
 	// next to every limit.
 	for _, data := range [][]byte{
 		hostile.DeepContent("[", 100), hostile.DeepContent("<<", 100), hostile.DeepObject("[", 120),
-		hostile.OperandFlood(5000), hostile.TextBomb(3, 16<<10), hostile.SelfForm(), hostile.FormFanOut(),
+		hostile.OperandFlood(5000), hostile.TextBomb(2, 1<<10), hostile.SelfForm(), hostile.FormFanOut(3, 4),
 	} {
 		f.Add(data)
 	}

@@ -38,7 +38,7 @@ func Cases() []Case {
 		{"Flate bomb, 1 GiB of zeros", func() []byte { return FlateBomb(1 << 30) }},
 		{"huge stream, 40 MB", func() []byte { return HugeStream(40 << 20) }},
 		{"form drawing itself", SelfForm},
-		{"form fan-out", FormFanOut},
+		{"form fan-out", func() []byte { return FormFanOut(11, 16) }},
 		{"large file, 120 MB", func() []byte { return LargeFile(120 << 20) }},
 	}
 }
@@ -199,17 +199,16 @@ func SelfForm() []byte {
 	return w.bytes(w.pages([]int{c}, fmt.Sprintf("/XObject << /X %d 0 R >>", form), ""))
 }
 
-// FormFanOut is a page drawing a chain of Form XObjects each of which
-// draws the next one 16 times: 16^11 draws of the last.
-func FormFanOut() []byte {
+// FormFanOut is a page drawing a chain of levels Form XObjects each of
+// which draws the next one fan times: fan^levels draws of the last.
+func FormFanOut(levels, fan int) []byte {
 	w := &writer{}
-	const levels = 11
 	first := len(w.objs) + 1
 	for i := 0; i < levels; i++ {
 		w.add("")
 	}
 	for i := 0; i < levels; i++ {
-		body := strings.Repeat("/N Do ", 16)
+		body := strings.Repeat("/N Do ", fan)
 		res := fmt.Sprintf("/Resources << /XObject << /N %d 0 R >> >>", first+i+1)
 		if i == levels-1 {
 			body, res = "BT /F1 10 Tf 72 700 Td (leaf) Tj ET", ""
