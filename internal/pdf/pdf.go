@@ -70,7 +70,7 @@ const (
 	MaxNesting        = 64         // arrays and dictionaries nested in a content stream
 	MaxOperands       = 4096       // operands before one operator, and elements of one array
 	MaxOperators      = 10_000_000 // content-stream operators per page
-	MaxGlyphs         = 500_000    // glyphs shown on one page
+	MaxGlyphs         = 200_000    // glyphs shown on one page
 	MaxDocumentGlyphs = 10_000_000 // glyphs shown in one document
 	MaxFormDepth      = 12         // Form XObjects drawn inside one another
 	// MaxObjectNesting bounds arrays and dictionaries nested in the

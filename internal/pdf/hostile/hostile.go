@@ -35,6 +35,7 @@ func Cases() []Case {
 		{"text bomb, one page", func() []byte { return TextBomb(1, 30<<20) }},
 		{"text bomb, 400 pages", func() []byte { return TextBomb(400, 1<<20) }},
 		{"2000 pages", func() []byte { return ManyPages(2000) }},
+		{"2000 pages sharing one text stream", func() []byte { return TextBomb(2000, 256<<10) }},
 		{"Flate bomb, 1 GiB of zeros", func() []byte { return FlateBomb(1 << 30) }},
 		{"huge stream, 40 MB", func() []byte { return HugeStream(40 << 20) }},
 		{"form drawing itself", SelfForm},
