@@ -314,6 +314,10 @@ func decodeTextString(b []byte) string {
 // a *LimitError; one that does not decode is nil without error, as for a
 // missing object.
 func (d *doc) streamBytes(sd types.StreamDict) ([]byte, error) {
+	if d.spent == nil && d.budget <= 0 {
+		// Checked here: pdfcpu reads a limit of 0 as its default.
+		d.spent = &LimitError{Limit: LimitDocBytes, Max: MaxDocumentBytes}
+	}
 	if d.spent != nil {
 		return nil, d.spent
 	}

@@ -86,6 +86,7 @@ type LimitError struct {
 	Page  int   // 1-based page, 0 for the document
 }
 
+// Error says which limit was exceeded, and where.
 func (e *LimitError) Error() string {
 	max := strconv.FormatInt(e.Max, 10)
 	if e.Limit == LimitTime {
