@@ -74,6 +74,7 @@ var hostileWant = map[string]string{
 	"2000 pages sharing one text stream":               "pages: 50 glyphs per page, 1950 glyphs per document",
 	"Flate bomb, 1 GiB of zeros":                       "pages: 1 decoded bytes per stream",
 	"huge stream, 40 MB":                               "pages: 1 decoded bytes per stream",
+	"40 pages sharing a 30 MB stream":                  "pages: 17 no text, 23 decoded bytes per document",
 	"form drawing itself":                              "pages: 1 form XObject nesting",
 	"form fan-out":                                     "pages: 1 decoded bytes per page",
 	"large file, 120 MB":                               "pages: 1 text",

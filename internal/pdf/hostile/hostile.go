@@ -38,6 +38,7 @@ func Cases() []Case {
 		{"2000 pages sharing one text stream", func() []byte { return TextBomb(2000, 256<<10) }},
 		{"Flate bomb, 1 GiB of zeros", func() []byte { return FlateBomb(1 << 30) }},
 		{"huge stream, 40 MB", func() []byte { return HugeStream(40 << 20) }},
+		{"40 pages sharing a 30 MB stream", func() []byte { return SharedStream(40, 30<<20) }},
 		{"form drawing itself", SelfForm},
 		{"form fan-out", func() []byte { return FormFanOut(11, 16) }},
 		{"large file, 120 MB", func() []byte { return LargeFile(120 << 20) }},
@@ -331,4 +332,17 @@ func DeepObjectStream(depth int) []byte {
 	out.Write(rows)
 	fmt.Fprintf(&out, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", xrefAt)
 	return out.Bytes()
+}
+
+// SharedStream is a document of pages pages that all draw one compressed
+// content stream of size bytes of white space: each page decodes it
+// again.
+func SharedStream(pages int, size int64) []byte {
+	w := &writer{}
+	c := w.flate(repeat(' ', size))
+	contents := make([]int, pages)
+	for i := range contents {
+		contents[i] = c
+	}
+	return w.bytes(w.pages(contents, "", ""))
 }
