@@ -13,6 +13,11 @@
 // arXiv id match against the catalogue, never by borrowing the path of the
 // paper being asked about.
 //
+// The graph is built paper by paper: a paper whose sidecar is malformed, or
+// whose PDF text fails, panics or takes longer than Options.PaperTimeout,
+// is skipped with its reason in its Relations.Err (ErrPaperFailed) and
+// never stops the others.
+//
 // The graph is built once per catalogue and reused: it is rebuilt when the
 // catalogue changes or when a sidecar, the cache or a PDF read for
 // references changes (checked by modification time and size at most once per
