@@ -184,8 +184,9 @@ type doc struct {
 	spent       error
 	fonts       map[int]*font
 	forms       map[int]*formXObject
-	pageIndex   map[int]int // page object number → physical page number
-	glyphBuf    []glyph     // glyph storage reused from page to page
+	pageIndex   map[int]int             // page object number → physical page number
+	destNames   map[string]types.Object // the /Dests name tree, read on first use
+	glyphBuf    []glyph                 // glyph storage reused from page to page
 }
 
 func (d *doc) resolve(o types.Object) types.Object {
@@ -733,33 +734,45 @@ func (d *doc) namedDest(key string) types.Object {
 			return o
 		}
 	}
-	names := d.dict(root["Names"])
-	if names == nil {
-		return nil
+	if d.destNames == nil {
+		d.destNames = d.nameTree(d.dict(d.dict(root["Names"])["Dests"]))
 	}
-	var find func(t types.Dict, depth int) types.Object
-	find = func(t types.Dict, depth int) types.Object {
-		if t == nil || depth > 32 {
-			return nil
+	return d.destNames[key]
+}
+
+// maxNameTreeNodes bounds the nodes of a name tree read (each once).
+const maxNameTreeNodes = 100_000
+
+// nameTree reads a name tree (§7.9.6) into a map, once per document: each
+// node is visited at most once, however its /Kids refer to each other, so a
+// tree whose kids repeat or cycle costs its size, not its paths.
+func (d *doc) nameTree(root types.Dict) map[string]types.Object {
+	out := map[string]types.Object{}
+	seen := map[int]bool{}
+	nodes := 0
+	var walk func(t types.Dict, depth int)
+	walk = func(t types.Dict, depth int) {
+		if t == nil || depth > 32 || nodes >= maxNameTreeNodes {
+			return
 		}
-		if lim := d.array(t["Limits"]); len(lim) == 2 {
-			lo, hi := string(d.rawString(lim[0])), string(d.rawString(lim[1]))
-			if key < lo || key > hi {
-				return nil
-			}
-		}
+		nodes++
 		ns := d.array(t["Names"])
 		for i := 0; i+1 < len(ns); i += 2 {
-			if string(d.rawString(ns[i])) == key {
-				return ns[i+1]
+			k := string(d.rawString(ns[i]))
+			if _, dup := out[k]; !dup {
+				out[k] = ns[i+1]
 			}
 		}
 		for _, k := range d.array(t["Kids"]) {
-			if o := find(d.dict(k), depth+1); o != nil {
-				return o
+			if nr := objNr(k); nr > 0 {
+				if seen[nr] {
+					continue
+				}
+				seen[nr] = true
 			}
+			walk(d.dict(k), depth+1)
 		}
-		return nil
 	}
-	return find(d.dict(names["Dests"]), 0)
+	walk(root, 0)
+	return out
 }

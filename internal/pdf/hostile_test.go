@@ -77,6 +77,7 @@ var hostileWant = map[string]string{
 	"40 pages sharing a 30 MB stream":                  "pages: 17 no text, 23 decoded bytes per document",
 	"form drawing itself":                              "pages: 1 form XObject nesting",
 	"form fan-out":                                     "pages: 1 decoded bytes per page",
+	"name tree listing itself as its kids":             "pages: 1 text",
 	"large file, 120 MB":                               "pages: 1 text",
 }
 
@@ -218,6 +219,21 @@ func TestObjectStreamNesting(t *testing.T) {
 			if n != tt.depth-1 {
 				t.Errorf("depth %d: %d nested arrays read", tt.depth, n)
 			}
+		}
+	}
+}
+
+// TestNameTreeCycle checks that a name tree whose kids repeat and cycle is
+// read node by node: the 1,000 bookmarks are all read (each to an unknown
+// destination) without walking the tree's 8^32 paths.
+func TestNameTreeCycle(t *testing.T) {
+	d := mustExtract(t, hostile.NameTreeCycle(1000))
+	if len(d.Outline) != 1000 {
+		t.Fatalf("%d outline items, want 1000", len(d.Outline))
+	}
+	for _, it := range d.Outline {
+		if it.Page != 0 {
+			t.Fatalf("%+v: destination page %d, want unknown", it, it.Page)
 		}
 	}
 }

@@ -41,6 +41,7 @@ func Cases() []Case {
 		{"40 pages sharing a 30 MB stream", func() []byte { return SharedStream(40, 30<<20) }},
 		{"form drawing itself", SelfForm},
 		{"form fan-out", func() []byte { return FormFanOut(11, 16) }},
+		{"name tree listing itself as its kids", func() []byte { return NameTreeCycle(1000) }},
 		{"large file, 120 MB", func() []byte { return LargeFile(120 << 20) }},
 	}
 }
@@ -345,4 +346,30 @@ func SharedStream(pages int, size int64) []byte {
 		contents[i] = c
 	}
 	return w.bytes(w.pages(contents, "", ""))
+}
+
+// NameTreeCycle is a page with an outline of items bookmarks, each naming
+// a destination that is not there, in a /Dests name tree whose root lists
+// itself eight times as a kid: a reader that walks the tree's paths rather
+// than its nodes takes 8^depth steps per lookup.
+func NameTreeCycle(items int) []byte {
+	w := &writer{}
+	c := w.stream("", []byte("BT /F1 12 Tf 72 700 Td (name tree) Tj ET"))
+	tree := w.add("")
+	w.set(tree, fmt.Sprintf("<< /Kids [%s] >>", strings.Repeat(fmt.Sprintf("%d 0 R ", tree), 8)))
+	outline := w.add("")
+	first := len(w.objs) + 1
+	for i := 0; i < items; i++ {
+		next := ""
+		if i+1 < items {
+			next = fmt.Sprintf("/Next %d 0 R", first+i+1)
+		}
+		w.add(fmt.Sprintf("<< /Title (Item %d) /Parent %d 0 R /Dest (missing%d) %s >>", i, outline, i, next))
+	}
+	w.set(outline, fmt.Sprintf("<< /Type /Outlines /First %d 0 R /Count %d >>", first, items))
+	root := w.pages([]int{c}, "", "")
+	// The catalog is the last object: give it the outline and the names.
+	cat := string(w.objs[root-1])
+	w.set(root, strings.TrimSuffix(cat, ">>")+fmt.Sprintf("/Outlines %d 0 R /Names << /Dests %d 0 R >> >>", outline, tree))
+	return w.bytes(root)
 }
