@@ -2,10 +2,12 @@ package pdf
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -595,13 +597,15 @@ func (d *doc) pageLabels(n int) []string {
 		}
 	}
 	walk(tree, 0)
+	// Each page takes the range with the largest start not after it (the
+	// last listed among equal starts): one pass over the sorted ranges, not
+	// one per page, which a tree of 100,000 ranges would make slow.
+	slices.SortStableFunc(rs, func(a, b rng) int { return cmp.Compare(a.start, b.start) })
 	labels := make([]string, n)
+	cur := -1
 	for i := 0; i < n; i++ {
-		cur := -1
-		for j, r := range rs {
-			if r.start <= i && (cur < 0 || r.start >= rs[cur].start) {
-				cur = j
-			}
+		for cur+1 < len(rs) && rs[cur+1].start <= i {
+			cur++
 		}
 		if cur < 0 || rs[cur].dict == nil {
 			continue
