@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -235,5 +236,16 @@ func TestNameTreeCycle(t *testing.T) {
 		if it.Page != 0 {
 			t.Fatalf("%+v: destination page %d, want unknown", it, it.Page)
 		}
+	}
+}
+
+// TestPageLabelOrder checks the one-pass label ranges: ranges listed out
+// of order are sorted, and of two ranges starting on one page the later
+// listed wins.
+func TestPageLabelOrder(t *testing.T) {
+	pages := []page{{content: "BT /F1 10 Tf 72 700 Td (a) Tj ET"}, {content: "BT /F1 10 Tf 72 700 Td (b) Tj ET"}, {content: "BT /F1 10 Tf 72 700 Td (c) Tj ET"}}
+	d := mustExtract(t, simpleDoc(pages, "/PageLabels << /Nums [2 << /S /D /St 10 >> 0 << /S /r >> 2 << /S /A >>] >>", "", nil))
+	if diff := cmp.Diff([]string{"i", "ii", "A"}, d.Labels); diff != "" {
+		t.Errorf("labels (-want +got):\n%s", diff)
 	}
 }
