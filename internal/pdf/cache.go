@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -24,13 +23,15 @@ const Version = 2
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under
-// a millisecond. A document that fails (malformed, encrypted, or over a
-// limit, including Options.Timeout) is remembered the same way, so that no
-// later process pays for it again: the same error comes back until the
-// file changes, or until the cache is asked with larger Options than the
-// failure was recorded under. A caller's context that ends (ErrTimeout)
-// and errors reading the file are not remembered. Dir is chosen by the caller (the SDK uses a folder under
+// a millisecond. Dir is chosen by the caller (the SDK uses a folder under
 // the vault's .agentero/cache); it is created when missing.
+//
+// A document that fails (malformed, encrypted, or over a limit, including
+// Options.Timeout) is remembered the same way, so that no later process
+// pays for it again: the same error comes back until the file changes, or
+// until the cache is asked with larger Options than the failure was
+// recorded under. A caller's context that ends (ErrTimeout) and errors
+// reading the file are not remembered.
 //
 // Each entry holds a checksummed header (document metadata and the offset
 // and checksum of every page) followed by the pages. Writes go to a
@@ -130,7 +131,7 @@ type pathRecord struct {
 // for its content exists, else by extracting it and storing the result.
 func (c *Cache) Extract(ctx context.Context, key FileInfo, open Opener) (*Document, error) {
 	for attempt := 0; ; attempt++ {
-		e, err := c.entry(ctx, key, open)
+		e, err := c.usableEntry(ctx, key, open)
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +146,7 @@ func (c *Cache) Extract(ctx context.Context, key FileInfo, open Opener) (*Docume
 // Page returns page n (1-based) of the file, reading only that page from
 // the cache entry when one exists.
 func (c *Cache) Page(ctx context.Context, key FileInfo, open Opener, n int) (*Page, error) {
-	e, err := c.entry(ctx, key, open)
+	e, err := c.usableEntry(ctx, key, open)
 	if err != nil {
 		return nil, err
 	}
@@ -158,10 +159,13 @@ func (c *Cache) Page(ctx context.Context, key FileInfo, open Opener, n int) (*Pa
 		// Corrupt page record: rebuild the entry once.
 		os.Remove(e.f.Name())
 		e.close()
-		if e, err = c.entry(ctx, key, open); err != nil {
+		if e, err = c.usableEntry(ctx, key, open); err != nil {
 			return nil, err
 		}
 		defer e.close()
+		if n > len(e.hdr.Pages) {
+			return nil, fmt.Errorf("pdf: page %d out of range 1..%d", n, len(e.hdr.Pages))
+		}
 		return e.page(n)
 	}
 	return p, nil
@@ -180,8 +184,8 @@ func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEnt
 		}
 	}
 	if sum != "" {
-		if e, err := c.openEntry(sum); err == nil || e != nil {
-			return e, err
+		if e, err := openEntry(c.entryPath(sum), sum); err == nil {
+			return e, nil
 		}
 	}
 	r, size, closer, err := open()
@@ -196,9 +200,9 @@ func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEnt
 		return nil, fmt.Errorf("pdf: hashing: %w", err)
 	}
 	sum = hex.EncodeToString(h.Sum(nil))
-	if e, err := c.openEntry(sum); err == nil || e != nil {
+	if e, err := openEntry(c.entryPath(sum), sum); err == nil {
 		c.writePathRecord(key, sum)
-		return e, err
+		return e, nil
 	}
 	ext := c.Extractor
 	if ext == nil {
@@ -218,23 +222,26 @@ func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEnt
 	return openEntry(c.entryPath(sum), sum)
 }
 
-// openEntry opens the entry for sum. A remembered failure that applies to
-// c.Options is returned as its error with a non-nil (closed) entry, so that
-// the caller does not extract again; one that does not apply reads as a
-// missing entry.
-func (c *Cache) openEntry(sum string) (*cacheEntry, error) {
-	e, err := openEntry(c.entryPath(sum), sum)
-	if err != nil {
-		return nil, err
-	}
-	if f := e.hdr.Failure; f != nil {
-		e.close()
-		if f.appliesTo(c.Options.withDefaults()) {
-			return e, f.err()
+// usableEntry is entry with a remembered failure returned as its error.
+// A failure recorded under smaller Options than c's does not stand: its
+// entry is removed and the document extracted again.
+func (c *Cache) usableEntry(ctx context.Context, key FileInfo, open Opener) (*cacheEntry, error) {
+	for attempt := 0; ; attempt++ {
+		e, err := c.entry(ctx, key, open)
+		if err != nil {
+			return nil, err
 		}
-		return nil, fs.ErrNotExist
+		f := e.hdr.Failure
+		if f == nil {
+			return e, nil
+		}
+		if attempt > 0 || f.appliesTo(c.Options.withDefaults()) {
+			e.close()
+			return nil, f.err()
+		}
+		os.Remove(e.f.Name())
+		e.close()
 	}
-	return e, nil
 }
 
 // writeFailure records that the document sum failed with err.
@@ -245,7 +252,11 @@ func (c *Cache) writeFailure(sum string, err error) error {
 	if errors.As(err, &le) {
 		f.Limit, f.Max, f.Page = le.Limit, le.Max, le.Page
 	}
-	return c.writeHeader(cacheHeader{Version: Version, SHA256: sum, Failure: f}, nil)
+	out, err := encodeEntry(cacheHeader{Version: Version, SHA256: sum, Failure: f}, nil)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(c.entryPath(sum), out.Bytes())
 }
 
 func (c *Cache) entryPath(sum string) string {
@@ -288,14 +299,19 @@ func (c *Cache) write(sum string, doc *Document) error {
 		hdr.Pages = append(hdr.Pages, cachePageRef{Off: int64(body.Len()), Len: int64(len(b)), Sum: hex.EncodeToString(s[:])})
 		body.Write(b)
 	}
-	return c.writeHeader(hdr, body.Bytes())
+	out, err := encodeEntry(hdr, body.Bytes())
+	if err != nil {
+		return err
+	}
+	return writeAtomic(c.entryPath(sum), out.Bytes())
 }
 
-// writeHeader stores the entry made of hdr and the page records body.
-func (c *Cache) writeHeader(hdr cacheHeader, body []byte) error {
+// encodeEntry lays out an entry: magic, header length, header checksum,
+// header, then the page records body.
+func encodeEntry(hdr cacheHeader, body []byte) (*bytes.Buffer, error) {
 	hb, err := json.Marshal(hdr)
 	if err != nil {
-		return fmt.Errorf("pdf: encoding cache entry: %w", err)
+		return nil, fmt.Errorf("pdf: encoding cache entry: %w", err)
 	}
 	hs := sha256.Sum256(hb)
 	var out bytes.Buffer
@@ -305,7 +321,7 @@ func (c *Cache) writeHeader(hdr cacheHeader, body []byte) error {
 	out.Write(hs[:])
 	out.Write(hb)
 	out.Write(body)
-	return writeAtomic(c.entryPath(hdr.SHA256), out.Bytes())
+	return &out, nil
 }
 
 func errKind(err error) string {
