@@ -115,6 +115,60 @@ func remembered(ctx context.Context, err error) bool {
 	return errors.Is(err, ErrMalformed) || errors.Is(err, ErrEncrypted) || errors.Is(err, ErrTooLarge)
 }
 
+// usableEntry is entry with a remembered failure returned as its error.
+// A failure recorded under smaller Options than c's does not stand: its
+// entry is removed and the document extracted again.
+func (c *Cache) usableEntry(ctx context.Context, key FileInfo, open Opener) (*cacheEntry, error) {
+	for attempt := 0; ; attempt++ {
+		e, err := c.entry(ctx, key, open)
+		if err != nil {
+			return nil, err
+		}
+		f := e.hdr.Failure
+		if f == nil {
+			return e, nil
+		}
+		if attempt > 0 || f.appliesTo(c.Options.withDefaults()) {
+			e.close()
+			return nil, f.err()
+		}
+		os.Remove(e.f.Name())
+		e.close()
+	}
+}
+
+// writeFailure records that the document sum failed with err.
+func (c *Cache) writeFailure(sum string, err error) error {
+	o := c.Options.withDefaults()
+	f := &cacheFailure{Kind: errKind(err), Msg: err.Error(), MaxBytes: o.MaxBytes, Timeout: o.Timeout, MaxPages: o.MaxPages}
+	var le *LimitError
+	if errors.As(err, &le) {
+		f.Limit, f.Max, f.Page = le.Limit, le.Max, le.Page
+	}
+	out, err := encodeHeader(cacheHeader{Version: Version, SHA256: sum, Failure: f}, 0)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(c.entryPath(sum), out.Bytes())
+}
+
+// encodeHeader starts an entry: magic, header length, header checksum and
+// header; the page records, bodyLen bytes, follow.
+func encodeHeader(hdr cacheHeader, bodyLen int) (*bytes.Buffer, error) {
+	hb, err := json.Marshal(hdr)
+	if err != nil {
+		return nil, fmt.Errorf("pdf: encoding cache entry: %w", err)
+	}
+	hs := sha256.Sum256(hb)
+	var out bytes.Buffer
+	out.Grow(len(cacheMagic) + 4 + 32 + len(hb) + bodyLen)
+	out.WriteString(cacheMagic)
+	binary.Write(&out, binary.BigEndian, uint32(len(hb)))
+	out.Write(hs[:])
+	out.Write(hb)
+	return &out, nil
+}
+
 type cachePageRef struct {
 	Off, Len int64
 	Sum      string // hex SHA-256 of the page record
@@ -222,43 +276,6 @@ func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEnt
 	return openEntry(c.entryPath(sum), sum)
 }
 
-// usableEntry is entry with a remembered failure returned as its error.
-// A failure recorded under smaller Options than c's does not stand: its
-// entry is removed and the document extracted again.
-func (c *Cache) usableEntry(ctx context.Context, key FileInfo, open Opener) (*cacheEntry, error) {
-	for attempt := 0; ; attempt++ {
-		e, err := c.entry(ctx, key, open)
-		if err != nil {
-			return nil, err
-		}
-		f := e.hdr.Failure
-		if f == nil {
-			return e, nil
-		}
-		if attempt > 0 || f.appliesTo(c.Options.withDefaults()) {
-			e.close()
-			return nil, f.err()
-		}
-		os.Remove(e.f.Name())
-		e.close()
-	}
-}
-
-// writeFailure records that the document sum failed with err.
-func (c *Cache) writeFailure(sum string, err error) error {
-	o := c.Options.withDefaults()
-	f := &cacheFailure{Kind: errKind(err), Msg: err.Error(), MaxBytes: o.MaxBytes, Timeout: o.Timeout, MaxPages: o.MaxPages}
-	var le *LimitError
-	if errors.As(err, &le) {
-		f.Limit, f.Max, f.Page = le.Limit, le.Max, le.Page
-	}
-	out, err := encodeEntry(cacheHeader{Version: Version, SHA256: sum, Failure: f}, nil)
-	if err != nil {
-		return err
-	}
-	return writeAtomic(c.entryPath(sum), out.Bytes())
-}
-
 func (c *Cache) entryPath(sum string) string {
 	return filepath.Join(c.Dir, fmt.Sprintf("v%d", Version), sum[:2], sum+".pdfc")
 }
@@ -299,29 +316,12 @@ func (c *Cache) write(sum string, doc *Document) error {
 		hdr.Pages = append(hdr.Pages, cachePageRef{Off: int64(body.Len()), Len: int64(len(b)), Sum: hex.EncodeToString(s[:])})
 		body.Write(b)
 	}
-	out, err := encodeEntry(hdr, body.Bytes())
+	out, err := encodeHeader(hdr, body.Len())
 	if err != nil {
 		return err
 	}
+	out.Write(body.Bytes())
 	return writeAtomic(c.entryPath(sum), out.Bytes())
-}
-
-// encodeEntry lays out an entry: magic, header length, header checksum,
-// header, then the page records body.
-func encodeEntry(hdr cacheHeader, body []byte) (*bytes.Buffer, error) {
-	hb, err := json.Marshal(hdr)
-	if err != nil {
-		return nil, fmt.Errorf("pdf: encoding cache entry: %w", err)
-	}
-	hs := sha256.Sum256(hb)
-	var out bytes.Buffer
-	out.Grow(len(cacheMagic) + 4 + 32 + len(hb) + len(body))
-	out.WriteString(cacheMagic)
-	binary.Write(&out, binary.BigEndian, uint32(len(hb)))
-	out.Write(hs[:])
-	out.Write(hb)
-	out.Write(body)
-	return &out, nil
 }
 
 func errKind(err error) string {
