@@ -133,13 +133,13 @@ func (c *Cache) usableEntry(ctx context.Context, key FileInfo, open Opener) (*ca
 			e.close()
 			return nil, f.err()
 		}
-		os.Remove(e.f.Name())
+		e.remove()
 		e.close()
 	}
 }
 
 // writeFailure records that the document sum failed with err.
-func (c *Cache) writeFailure(sum string, err error) error {
+func (c *Cache) writeFailure(d *safefs.Dir, sum string, err error) error {
 	o := c.Options.withDefaults()
 	f := &cacheFailure{Kind: errKind(err), Msg: err.Error(), MaxBytes: o.MaxBytes, Timeout: o.Timeout, MaxPages: o.MaxPages}
 	var le *LimitError
@@ -150,7 +150,7 @@ func (c *Cache) writeFailure(sum string, err error) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(c.entryPath(sum), out.Bytes())
+	return writeAtomic(d, c.entryPath(sum), out.Bytes())
 }
 
 // encodeHeader starts an entry: magic, header length, header checksum and
@@ -276,8 +276,8 @@ func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEnt
 	}
 	doc, err := ext.Extract(ctx, r, size, c.Options)
 	if err != nil {
-		if remembered(ctx, err) && c.writeFailure(sum, err) == nil {
-			c.writePathRecord(key, sum)
+		if remembered(ctx, err) && c.writeFailure(d, sum, err) == nil {
+			c.writePathRecord(d, key, sum)
 		}
 		return nil, err
 	}
