@@ -48,7 +48,7 @@ func TestMain(m *testing.M) {
 }
 
 // moduleRoot returns the folder of go.mod, from `go env GOMOD`.
-func moduleRoot(t *testing.T) string {
+func moduleRoot(t testing.TB) string {
 	t.Helper()
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil || strings.TrimSpace(string(out)) == "" || strings.TrimSpace(string(out)) == os.DevNull {
@@ -89,7 +89,7 @@ const serverEnv = "RESEARCHCTX_SESSION_SERVER"
 // quickchat returns the path of the agentero-context server: the quickchat
 // binary, built once. While the example does not exist the test is skipped;
 // once it exists, a failed build fails the test.
-func quickchat(t *testing.T) string {
+func quickchat(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv(serverEnv); p != "" {
 		abs, err := filepath.Abs(p)

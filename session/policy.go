@@ -126,7 +126,7 @@ func identify(tc acp.ToolCallUpdate, options []acp.PermissionOption, asking bool
 		}
 	}
 	if cc := claudeMeta(tc); cc != nil {
-		return identifyClaude(tc, cc)
+		return identifyClaude(tc, cc, asking)
 	}
 	return identifyGemini(tc, options, asking)
 }
@@ -139,7 +139,7 @@ func claudeMeta(tc acp.ToolCallUpdate) map[string]any {
 	return cc
 }
 
-func identifyClaude(tc acp.ToolCallUpdate, cc map[string]any) Identity {
+func identifyClaude(tc acp.ToolCallUpdate, cc map[string]any, asking bool) Identity {
 	name := cc["toolName"].(string)
 	id := Identity{Tool: name, Agent: "claude-code"}
 	if srv, ok := cc["mcpServer"].(map[string]any); ok {
@@ -158,13 +158,21 @@ func identifyClaude(tc acp.ToolCallUpdate, cc map[string]any) Identity {
 		id.Reason = "tool " + name + " is not an agentero-context tool"
 		return id
 	}
-	if tc.RawInput != nil {
+	// Claude announces a call before its arguments have streamed in
+	// ({}): only a permission request's arguments must be complete.
+	if tc.RawInput != nil && (asking || !emptyArgs(tc.RawInput)) {
 		if reason := checkArgs(tool, tc.RawInput); reason != "" {
 			id.Reason = reason
 			return id
 		}
 	}
 	return Identity{Ours: true, Tool: tool, Server: researchctx.ServerName, Agent: "claude-code"}
+}
+
+// emptyArgs reports a call's arguments as not yet known: nil or {}.
+func emptyArgs(v any) bool {
+	m, ok := v.(map[string]any)
+	return v == nil || ok && len(m) == 0
 }
 
 func identifyGemini(tc acp.ToolCallUpdate, options []acp.PermissionOption, asking bool) Identity {
@@ -224,7 +232,9 @@ func identifyGemini(tc acp.ToolCallUpdate, options []acp.PermissionOption, askin
 			return id
 		}
 	}
-	if tc.RawInput != nil {
+	// Claude announces a call before its arguments have streamed in
+	// ({}): only a permission request's arguments must be complete.
+	if tc.RawInput != nil && (asking || !emptyArgs(tc.RawInput)) {
 		if reason := checkArgs(tool, tc.RawInput); reason != "" {
 			id.Reason = reason
 			return id

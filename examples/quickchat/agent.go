@@ -234,8 +234,9 @@ type streamer struct {
 	o   *printer
 	rep *agentReport
 
-	mu     sync.Mutex
-	inText bool // in the middle of a line of the agent's answer
+	mu      sync.Mutex
+	inText  bool            // in the middle of a line of the agent's answer
+	allowed map[string]bool // calls whose approval was shown
 }
 
 func (s *streamer) update(u session.Update) {
@@ -255,17 +256,26 @@ func (s *streamer) update(u session.Update) {
 		s.endLine()
 		c := u.Call
 		line := "   " + o.cyan("→ "+callName(c))
-		if len(c.Args) > 0 {
+		if shownArgs(c.Args) {
 			line += " " + clip(string(c.Args), 120)
 		}
 		if c.Permission == "allowed" {
 			line += "  " + o.dim("(allowed)")
+			s.shown(c.ID)
 		}
 		o.line(line)
 	case session.UpdateToolCallUpdate:
-		if c := u.Call; c.Permission == "allowed" && c.Status == "pending" {
+		// An agent may send several updates after the approval (its
+		// arguments, then its progress): the approval is shown once, with
+		// the arguments when the start line had none yet.
+		if c := u.Call; c.Permission == "allowed" && !s.allowed[c.ID] {
+			s.shown(c.ID)
 			s.endLine()
-			o.line("     " + o.dim(clip(callName(c), 60)+" allowed by the policy"))
+			line := clip(callName(c), 60)
+			if shownArgs(c.Args) {
+				line += " " + clip(string(c.Args), 120)
+			}
+			o.line("     " + o.dim(line+" allowed by the policy"))
 		}
 	case session.UpdateToolCallEnd:
 		s.endLine()
@@ -285,6 +295,22 @@ func (s *streamer) update(u session.Update) {
 		s.endLine()
 		o.line("   " + o.dim("agent status: "+clip(u.Text, 160)))
 	}
+}
+
+// shown notes that the approval of call id was printed. Called with s.mu
+// held.
+func (s *streamer) shown(id string) {
+	if s.allowed == nil {
+		s.allowed = map[string]bool{}
+	}
+	s.allowed[id] = true
+}
+
+// shownArgs reports whether a call's arguments are worth printing: an
+// agent that streams its arguments first announces the call with none.
+func shownArgs(args []byte) bool {
+	a := strings.TrimSpace(string(args))
+	return a != "" && a != "{}" && a != "null"
 }
 
 // callName is how a call is shown: our tool's bare name, else the agent's

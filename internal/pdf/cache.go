@@ -19,12 +19,20 @@ import (
 
 // Version identifies the extractor's output. Cache entries written by
 // another version are ignored; bump it whenever extracted text changes.
-const Version = 1
+// Version 2 records failures too.
+const Version = 2
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under
 // a millisecond. Dir is chosen by the caller (the SDK uses a folder under
 // the vault's .agentero/cache); it is created when missing.
+//
+// A document that fails (malformed, encrypted, or over a limit, including
+// Options.Timeout) is remembered the same way, so that no later process
+// pays for it again: the same error comes back until the file changes, or
+// until the cache is asked with larger Options than the failure was
+// recorded under. A caller's context that ends (ErrTimeout) and errors
+// reading the file are not remembered.
 //
 // Each entry holds a checksummed header (document metadata and the offset
 // and checksum of every page) followed by the pages. Writes go to a
@@ -66,6 +74,100 @@ type cacheHeader struct {
 	Authors   []string      `json:",omitempty"`
 	InfoTitle string        `json:",omitempty"`
 	Pages     []cachePageRef
+	// Failure, when set, is why the document could not be extracted;
+	// the entry then has no pages.
+	Failure *cacheFailure `json:",omitempty"`
+}
+
+// cacheFailure is a remembered extraction failure and the Options it
+// happened under.
+type cacheFailure struct {
+	Kind     string // the sentinel's message (see errKind)
+	Msg      string
+	Limit    Limit `json:",omitempty"`
+	Max      int64 `json:",omitempty"`
+	Page     int   `json:",omitempty"`
+	MaxBytes int64
+	Timeout  time.Duration
+	MaxPages int
+}
+
+// err rebuilds the failure as an error that matches the original with
+// errors.Is, and with errors.As for a *LimitError.
+func (f *cacheFailure) err() error {
+	if f.Limit != "" {
+		return fmt.Errorf("%w (remembered)", &LimitError{Limit: f.Limit, Max: f.Max, Page: f.Page})
+	}
+	return fmt.Errorf("%w (remembered): %s", kindErr(f.Kind), f.Msg)
+}
+
+// appliesTo reports whether the failure stands under o: it does unless o
+// allows more than the failure was recorded with.
+func (f *cacheFailure) appliesTo(o Options) bool {
+	return o.MaxBytes <= f.MaxBytes && o.Timeout <= f.Timeout && o.MaxPages <= f.MaxPages
+}
+
+// remembered reports whether an extraction error is a property of the file
+// (under the Options used), which the cache keeps.
+func remembered(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, ErrTimeout) {
+		return false
+	}
+	return errors.Is(err, ErrMalformed) || errors.Is(err, ErrEncrypted) || errors.Is(err, ErrTooLarge)
+}
+
+// usableEntry is entry with a remembered failure returned as its error.
+// A failure recorded under smaller Options than c's does not stand: its
+// entry is removed and the document extracted again.
+func (c *Cache) usableEntry(ctx context.Context, key FileInfo, open Opener) (*cacheEntry, error) {
+	for attempt := 0; ; attempt++ {
+		e, err := c.entry(ctx, key, open)
+		if err != nil {
+			return nil, err
+		}
+		f := e.hdr.Failure
+		if f == nil {
+			return e, nil
+		}
+		if attempt > 0 || f.appliesTo(c.Options.withDefaults()) {
+			e.close()
+			return nil, f.err()
+		}
+		e.remove()
+		e.close()
+	}
+}
+
+// writeFailure records that the document sum failed with err.
+func (c *Cache) writeFailure(d *safefs.Dir, sum string, err error) error {
+	o := c.Options.withDefaults()
+	f := &cacheFailure{Kind: errKind(err), Msg: err.Error(), MaxBytes: o.MaxBytes, Timeout: o.Timeout, MaxPages: o.MaxPages}
+	var le *LimitError
+	if errors.As(err, &le) {
+		f.Limit, f.Max, f.Page = le.Limit, le.Max, le.Page
+	}
+	out, err := encodeHeader(cacheHeader{Version: Version, SHA256: sum, Failure: f}, 0)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(d, c.entryPath(sum), out.Bytes())
+}
+
+// encodeHeader starts an entry: magic, header length, header checksum and
+// header; the page records, bodyLen bytes, follow.
+func encodeHeader(hdr cacheHeader, bodyLen int) (*bytes.Buffer, error) {
+	hb, err := json.Marshal(hdr)
+	if err != nil {
+		return nil, fmt.Errorf("pdf: encoding cache entry: %w", err)
+	}
+	hs := sha256.Sum256(hb)
+	var out bytes.Buffer
+	out.Grow(len(cacheMagic) + 4 + 32 + len(hb) + bodyLen)
+	out.WriteString(cacheMagic)
+	binary.Write(&out, binary.BigEndian, uint32(len(hb)))
+	out.Write(hs[:])
+	out.Write(hb)
+	return &out, nil
 }
 
 type cachePageRef struct {
@@ -84,7 +186,7 @@ type pathRecord struct {
 // for its content exists, else by extracting it and storing the result.
 func (c *Cache) Extract(ctx context.Context, key FileInfo, open Opener) (*Document, error) {
 	for attempt := 0; ; attempt++ {
-		e, err := c.entry(ctx, key, open)
+		e, err := c.usableEntry(ctx, key, open)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +201,7 @@ func (c *Cache) Extract(ctx context.Context, key FileInfo, open Opener) (*Docume
 // Page returns page n (1-based) of the file, reading only that page from
 // the cache entry when one exists.
 func (c *Cache) Page(ctx context.Context, key FileInfo, open Opener, n int) (*Page, error) {
-	e, err := c.entry(ctx, key, open)
+	e, err := c.usableEntry(ctx, key, open)
 	if err != nil {
 		return nil, err
 	}
@@ -112,10 +214,13 @@ func (c *Cache) Page(ctx context.Context, key FileInfo, open Opener, n int) (*Pa
 		// Corrupt page record: rebuild the entry once.
 		e.remove()
 		e.close()
-		if e, err = c.entry(ctx, key, open); err != nil {
+		if e, err = c.usableEntry(ctx, key, open); err != nil {
 			return nil, err
 		}
 		defer e.close()
+		if n > len(e.hdr.Pages) {
+			return nil, fmt.Errorf("pdf: page %d out of range 1..%d", n, len(e.hdr.Pages))
+		}
 		return e.page(n)
 	}
 	return p, nil
@@ -171,6 +276,9 @@ func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEnt
 	}
 	doc, err := ext.Extract(ctx, r, size, c.Options)
 	if err != nil {
+		if remembered(ctx, err) && c.writeFailure(d, sum, err) == nil {
+			c.writePathRecord(d, key, sum)
+		}
 		return nil, err
 	}
 	if err := c.write(d, sum, doc); err != nil {
@@ -239,17 +347,10 @@ func (c *Cache) write(d *safefs.Dir, sum string, doc *Document) error {
 		hdr.Pages = append(hdr.Pages, cachePageRef{Off: int64(body.Len()), Len: int64(len(b)), Sum: hex.EncodeToString(s[:])})
 		body.Write(b)
 	}
-	hb, err := json.Marshal(hdr)
+	out, err := encodeHeader(hdr, body.Len())
 	if err != nil {
-		return fmt.Errorf("pdf: encoding cache entry: %w", err)
+		return err
 	}
-	hs := sha256.Sum256(hb)
-	var out bytes.Buffer
-	out.Grow(len(cacheMagic) + 4 + 32 + len(hb) + body.Len())
-	out.WriteString(cacheMagic)
-	binary.Write(&out, binary.BigEndian, uint32(len(hb)))
-	out.Write(hs[:])
-	out.Write(hb)
 	out.Write(body.Bytes())
 	return writeAtomic(d, c.entryPath(sum), out.Bytes())
 }

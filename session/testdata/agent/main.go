@@ -385,7 +385,10 @@ func (a *agent) call(ctx context.Context, cs *mcp.ClientSession, sid acp.Session
 
 // ask sends a permission request and reports its outcome.
 func (a *agent) ask(ctx context.Context, req acp.RequestPermissionRequest, name string) bool {
-	resp, err := a.conn.RequestPermission(ctx, req)
+	// The request outlives session/cancel, as in ACP: the client answers
+	// every pending permission request with the cancelled outcome, and the
+	// agent waits for that answer rather than dropping its own request.
+	resp, err := a.conn.RequestPermission(context.WithoutCancel(ctx), req)
 	outcome := "cancelled"
 	ok := false
 	if err != nil {
