@@ -135,6 +135,11 @@ func ParseEntry(raw string) Entry {
 			e.Title = cleanTitle(t)
 		}
 	}
+	if e.Title == "" && !titled && authors != "" && !strings.ContainsAny(authors, ",&") && !hasInitial(authors) && !strings.Contains(authors, " and ") {
+		// "Keras. https://keras.io" or "Alpha. arXiv:2001.00001": the one
+		// sentence before links and identifiers is the title.
+		e.Title, authors = cleanTitle(authors), ""
+	}
 	if e.Authors == nil {
 		e.Authors = splitAuthors(authors)
 	}
@@ -150,6 +155,9 @@ func ParseEntry(raw string) Entry {
 	}
 	if e.Year == 0 {
 		// The last year printed, outside identifiers and links.
+		if hasArXiv {
+			s = arxivIDRe.ReplaceAllString(s, " ")
+		}
 		if ms := yearRe.FindAllStringSubmatch(s, -1); ms != nil {
 			e.Year, _ = strconv.Atoi(ms[len(ms)-1][1])
 		}
@@ -374,6 +382,10 @@ func cleanTitle(t string) string {
 	if t2, ok := strings.CutPrefix(t, "In "); ok && strings.HasPrefix(t2, "Proc") {
 		return ""
 	}
+	// An identifier alone is not a title.
+	if l := strings.ToLower(t); !strings.Contains(t, " ") && (strings.HasPrefix(l, "arxiv") || strings.HasPrefix(l, "abs/")) {
+		return ""
+	}
 	// No word of three letters: an initial or an abbreviation, not a title.
 	if !strings.ContainsFunc(t, unicode.IsLetter) || !hasWord(t, 3) {
 		return ""
@@ -447,6 +459,20 @@ func surname(name string) string {
 		name = f[len(f)-1]
 	}
 	return normTitle(name)
+}
+
+// arxivIDRe is an arXiv id as printed, so that its digits are not read as
+// a year.
+var arxivIDRe = regexp.MustCompile(`(?i)(?:arxiv|abs)[:/]?\s*(?:[0-9]{4}\.[0-9]{4,5}|[a-z-]+(?:\.[a-z]{2})?/[0-9]{7})(?:v[0-9]+)?`)
+
+// hasInitial reports whether s holds an initial ("J." or "J ").
+func hasInitial(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '.' && isInitialAt(s, i) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasWord reports whether s has a run of at least n letters.

@@ -231,9 +231,17 @@ func markOf(s markStyle, t string) (n int, rest string) {
 }
 
 // detectStyle picks the marking style whose markers count up from 1 the
-// furthest in lines.
+// furthest in lines; a list of one entry counts when its marker opens the
+// section.
 func detectStyle(lines []string) markStyle {
 	best, bestRun := styleAuthorYear, 1
+	first := ""
+	for _, l := range lines {
+		if l != "" {
+			first = l
+			break
+		}
+	}
 	for _, s := range []markStyle{styleBracket, styleDot, styleBare} {
 		next := 1
 		for _, l := range lines {
@@ -241,7 +249,7 @@ func detectStyle(lines []string) markStyle {
 				next++
 			}
 		}
-		if next-1 > bestRun {
+		if n, _ := markOf(s, first); next-1 > bestRun || (next == 2 && n == 1 && best == styleAuthorYear) {
 			best, bestRun = s, next-1
 		}
 	}

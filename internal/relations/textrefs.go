@@ -66,7 +66,9 @@ func textIDs(text string) []ref {
 	var out []ref
 	for _, e := range Entries(text) {
 		r := ref{title: e.Title, authors: e.Authors, year: e.Year, doi: e.DOI, arxiv: e.ArXivID, parsed: e.Title != ""}
-		if r.title == "" {
+		if r.title == "" && hasWord(arxivIDRe.ReplaceAllString(urlRe.ReplaceAllString(e.Raw, " "), " "), 3) {
+			// No title could be read: the entry's own text says more than
+			// nothing, unless it is only identifiers.
 			r.title = shorten(e.Raw, maxRawTitle)
 		}
 		for _, k := range []string{idKey(r.doi, ""), idKey("", r.arxiv)} {
