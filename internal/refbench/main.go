@@ -9,7 +9,8 @@
 // reference text, and which corpus papers each corpus paper cites. It is
 // scored in three groups: "tune" (the papers the parser was developed on),
 // "heldout" (scored during development too, so not blind) and "fresh"
-// (labelled after the parser was tuned and scored once before any change).
+// (labelled after the parser was tuned; docs/benchmarks.md says what it
+// scored first).
 //
 // Scores: entry split (a labelled entry comes out as an entry of its own,
 // not merged with another or cut), title exact match (the parsed title
