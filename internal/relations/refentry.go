@@ -443,22 +443,22 @@ func isInitials(s string) bool {
 	return true
 }
 
-// surname returns the folded family name of a printed author name.
+// surname returns the folded last word of a printed author's family name:
+// "Geoffrey E. Hinton", "Hinton, G. E." and "HINTON, G." give "hinton";
+// "van der Maaten, L." and "Laurens van der Maaten" give "maaten".
 func surname(name string) string {
 	name = strings.TrimSpace(name)
 	if i := strings.IndexByte(name, ','); i > 0 {
 		name = name[:i]
-	} else {
-		f := strings.Fields(name)
-		for len(f) > 1 && (f[len(f)-1] == "Jr." || f[len(f)-1] == "Jr") {
-			f = f[:len(f)-1]
-		}
-		if len(f) == 0 {
-			return ""
-		}
-		name = f[len(f)-1]
 	}
-	return normTitle(name)
+	f := strings.Fields(name)
+	for len(f) > 1 && (f[len(f)-1] == "Jr." || f[len(f)-1] == "Jr") {
+		f = f[:len(f)-1]
+	}
+	if len(f) == 0 {
+		return ""
+	}
+	return normTitle(f[len(f)-1])
 }
 
 // arxivIDRe is an arXiv id as printed, so that its digits are not read as

@@ -97,6 +97,7 @@ func TestTitleIndexConfirmed(t *testing.T) {
 		{"preprint a year early", ref{title: "Attention is all you need", year: 2016}, true},
 		{"first author, printed surname first", ref{title: "Attention is all you need", authors: []string{"Vaswani, A."}}, true},
 		{"a word dropped", ref{title: "Attention is all need", year: 2017}, true},
+		{"first author, small capitals", ref{title: "Attention is all you need", authors: []string{"VASWANI, A."}}, true},
 		{"neither year nor author", ref{title: "Attention is all you need", year: 2012, authors: []string{"B. Other"}}, false},
 		{"nothing to confirm with", ref{title: "Attention is all you need"}, false},
 		{"another title", ref{title: "Attention is not all you need at all", year: 2017}, false},
@@ -124,5 +125,17 @@ func TestSidecarNotMatchedByTitle(t *testing.T) {
 	r := mustRelations(t, l, "papers/citer")
 	if len(r.References) != 1 || r.References[0].Paper != "" {
 		t.Errorf("sidecar references = %+v, want one card without a path", r.References)
+	}
+}
+
+func TestSurname(t *testing.T) {
+	for in, want := range map[string]string{
+		"Geoffrey E. Hinton": "hinton", "Hinton, G. E.": "hinton", "HINTON, G.": "hinton",
+		"van der Maaten, L.": "maaten", "Laurens van der Maaten": "maaten", "Sepp Hochreiter Jr.": "hochreiter",
+		"Jürgen Schmidhuber": "schmidhuber", "Çaglar Gülçehre": "gulcehre", "": "",
+	} {
+		if got := surname(in); got != want {
+			t.Errorf("surname(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
