@@ -91,15 +91,18 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 		}
 		rs = bytes.NewReader(data)
 	}
-	pc, err := pdfcpu.ReadWithContext(ctx, rs, newConfig(o))
-	if err != nil {
-		return nil, classifyReadError(ctx, err)
+	d, pages, err := openDoc(ctx, rs, o)
+	if errors.Is(err, ErrMalformed) {
+		// A broken cross-reference table: rebuild it by scanning for
+		// objects, as viewers do, and read once more.
+		if data, rerr := wholeFile(r, rs, size); rerr == nil {
+			if fixed := rebuildXRef(data); fixed != nil {
+				if d2, p2, err2 := openDoc(ctx, bytes.NewReader(fixed), o); err2 == nil {
+					d, pages, err = d2, p2, nil
+				}
+			}
+		}
 	}
-	if pc == nil || pc.XRefTable == nil {
-		return nil, fmt.Errorf("%w: no cross-reference table", ErrMalformed)
-	}
-	d := &doc{xr: pc.XRefTable, ctx: ctx, budget: MaxDocumentBytes, glyphBudget: MaxDocumentGlyphs, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
-	pages, err := d.pageTree()
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +139,38 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 		out.Authors = authorsUnderTitle(out)
 	}
 	return out, nil
+}
+
+// openDoc reads the file's objects and its page tree.
+func openDoc(ctx context.Context, rs io.ReadSeeker, o Options) (*doc, []pageInfo, error) {
+	pc, err := pdfcpu.ReadWithContext(ctx, rs, newConfig(o))
+	if err != nil {
+		return nil, nil, classifyReadError(ctx, err)
+	}
+	if pc == nil || pc.XRefTable == nil {
+		return nil, nil, fmt.Errorf("%w: no cross-reference table", ErrMalformed)
+	}
+	d := &doc{xr: pc.XRefTable, ctx: ctx, budget: MaxDocumentBytes, glyphBudget: MaxDocumentGlyphs, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
+	pages, err := d.pageTree()
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, pages, nil
+}
+
+// wholeFile returns the file's bytes: those already in memory behind rs,
+// else read from r.
+func wholeFile(r io.ReaderAt, rs io.ReadSeeker, size int64) ([]byte, error) {
+	if br, ok := rs.(*bytes.Reader); ok {
+		data := make([]byte, br.Size())
+		_, err := br.ReadAt(data, 0)
+		return data, err
+	}
+	data := make([]byte, size)
+	if _, err := r.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return data, nil
 }
 
 // stopped returns nil while extraction may go on, else why it may not: the

@@ -1,0 +1,97 @@
+package pdf
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+)
+
+// type0Font is a Type 0 font resource on Identity-H with the given
+// ToUnicode object and extra descendant entries.
+func type0Font(toUnicode int, descendant string) string {
+	tu := ""
+	if toUnicode > 0 {
+		tu = "/ToUnicode " + itoa(toUnicode) + " 0 R"
+	}
+	return `<< /Type /Font /Subtype /Type0 /BaseFont /Test /Encoding /Identity-H
+/DescendantFonts [<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Test /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /DW 500 ` + descendant + ` >>] ` + tu + ` >>`
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// gapFixtures adds the fixtures of the text-layer gaps found on real-world
+// files: one small document per class.
+func gapFixtures(m map[string][]byte) {
+	// The identity ToUnicode map mPDF and TCPDF write: one bfrange whose
+	// destination is <0000>.
+	m["identity-tounicode.pdf"] = simpleDoc([]page{{
+		content:   `BT /F3 12 Tf 72 700 Td <0048006900210020004F004B> Tj ET`,
+		resources: "<< /Font << /F3 " + type0Font(5, "") + " >> >>",
+	}}, "", "", func(b *pdfBuilder, _ []int) string {
+		n := b.stream("", `/CIDInit /ProcSet findresource begin 12 dict begin begincmap
+1 begincodespacerange <0000> <FFFF> endcodespacerange
+1 beginbfrange <0000> <FFFF> <0000> endbfrange
+endcmap CMapName currentdict /CMap defineresource pop end end`)
+		mustObj(n, 5)
+		return ""
+	})
+
+	// Cross-reference tables viewers repair: every offset wrong, and a
+	// table whose subsection is cut short.
+	simple := m["simple.pdf"]
+	m["xref-offsets.pdf"] = regexp.MustCompile(`(?m)^\d{10} 00000 n`).ReplaceAll(simple, []byte("0000000017 00000 n"))
+	m["xref-cut.pdf"] = regexp.MustCompile(`(?s)xref\n0 (\d+)\n.*?trailer`).ReplaceAll(simple, []byte("xref\n0 $1\n0000000000 65535 f \n0000000015 00000 n \ntrailer"))
+}
+
+func mustObj(got, want int) {
+	if got != want {
+		panic("fixture object " + itoa(got) + ", want " + itoa(want))
+	}
+}
+
+// TestGaps checks one fixture per class of text-layer gap.
+func TestGaps(t *testing.T) {
+	tests := []struct {
+		name, file string
+		page       int
+		want       string
+	}{
+		{"bfrange to <0000> is the identity map", "identity-tounicode.pdf", 1, "Hi! OK"},
+		{"xref with wrong offsets is rebuilt", "xref-offsets.pdf", 2, "1 Introduction\nBody text on page two."},
+		{"xref cut short is rebuilt", "xref-cut.pdf", 2, "1 Introduction\nBody text on page two."},
+	}
+	fx := fixtures()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := mustExtract(t, fx[tt.file])
+			if diff := cmp.Diff(tt.want, d.Pages[tt.page-1].Text); diff != "" {
+				t.Errorf("text (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEncryptedEmptyUserPassword: an AES-256 (revision 6) file with an
+// empty user password and an owner password opens, as viewers open it.
+func TestEncryptedEmptyUserPassword(t *testing.T) {
+	newConfig(Options{})
+	for _, bits := range []int{128, 256} {
+		conf := model.NewAESConfiguration("", "owner-secret", bits)
+		var out bytes.Buffer
+		if err := api.Encrypt(bytes.NewReader(fixtures()["simple.pdf"]), &out, conf); err != nil {
+			t.Fatalf("encrypting the fixture: %v", err)
+		}
+		d, err := extractBytes(t, out.Bytes(), nil)
+		if err != nil {
+			t.Fatalf("AES-%d, empty user password: %v", bits, err)
+		}
+		if got := d.Pages[1].Text; got != "1 Introduction\nBody text on page two." {
+			t.Errorf("AES-%d: page 2 text %q", bits, got)
+		}
+	}
+}
