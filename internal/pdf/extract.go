@@ -92,11 +92,12 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 		rs = bytes.NewReader(data)
 	}
 	d, pages, err := openDoc(ctx, rs, o)
-	if errors.Is(err, ErrMalformed) {
-		// A broken cross-reference table: rebuild it by scanning for
-		// objects, as viewers do, and read once more.
+	if repair := repairFor(err); repair != nil {
+		// A broken cross-reference table, or an AES-256 file with an
+		// empty user password and a wrong /Perms: repair a copy as
+		// viewers do, and read once more.
 		if data, rerr := wholeFile(r, rs, size); rerr == nil {
-			if fixed := rebuildXRef(data); fixed != nil {
+			if fixed := repair(data); fixed != nil {
 				if d2, p2, err2 := openDoc(ctx, bytes.NewReader(fixed), o); err2 == nil {
 					d, pages, err = d2, p2, nil
 				}
@@ -156,6 +157,17 @@ func openDoc(ctx context.Context, rs io.ReadSeeker, o Options) (*doc, []pageInfo
 		return nil, nil, err
 	}
 	return d, pages, nil
+}
+
+// repairFor returns the repair worth trying after err, or nil.
+func repairFor(err error) func([]byte) []byte {
+	switch {
+	case errors.Is(err, ErrMalformed):
+		return rebuildXRef
+	case errors.Is(err, ErrEncrypted):
+		return repairPerms
+	}
+	return nil
 }
 
 // wholeFile returns the file's bytes: those already in memory behind rs,

@@ -2,6 +2,8 @@ package pdf
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"testing"
@@ -76,22 +78,43 @@ func TestGaps(t *testing.T) {
 	}
 }
 
-// TestEncryptedEmptyUserPassword: an AES-256 (revision 6) file with an
-// empty user password and an owner password opens, as viewers open it.
+// TestEncryptedEmptyUserPassword: AES-256 files (revisions 5 and 6) with
+// an empty user password open, also when their /Perms entry disagrees with
+// /P or is missing, as viewers open them; a file with a user password stays
+// refused.
 func TestEncryptedEmptyUserPassword(t *testing.T) {
 	newConfig(Options{})
-	for _, bits := range []int{128, 256} {
-		conf := model.NewAESConfiguration("", "owner-secret", bits)
+	simple := fixtures()["simple.pdf"]
+	perms := regexp.MustCompile(`/Perms\s*<[0-9a-fA-F]+>`)
+	pEntry := regexp.MustCompile(`/P -?\d+`)
+	for _, version := range []string{"%PDF-1.7", "%PDF-2.0"} { // revisions 5 and 6
+		conf := model.NewAESConfiguration("", "owner-secret", 256)
 		var out bytes.Buffer
-		if err := api.Encrypt(bytes.NewReader(fixtures()["simple.pdf"]), &out, conf); err != nil {
+		src := bytes.Replace(simple, []byte("%PDF-1.7"), []byte(version), 1)
+		if err := api.Encrypt(bytes.NewReader(src), &out, conf); err != nil {
 			t.Fatalf("encrypting the fixture: %v", err)
 		}
-		d, err := extractBytes(t, out.Bytes(), nil)
-		if err != nil {
-			t.Fatalf("AES-%d, empty user password: %v", bits, err)
+		enc := out.Bytes()
+		tests := map[string][]byte{
+			"as written": enc,
+			// Same length, so that the offsets stay right.
+			"/P disagrees with /Perms": pEntry.ReplaceAllFunc(enc, func(b []byte) []byte {
+				return []byte(fmt.Sprintf("%-*s", len(b), "/P -4"))
+			}),
+			"no /Perms": perms.ReplaceAllFunc(enc, func(b []byte) []byte { return bytes.Repeat([]byte(" "), len(b)) }),
 		}
-		if got := d.Pages[1].Text; got != "1 Introduction\nBody text on page two." {
-			t.Errorf("AES-%d: page 2 text %q", bits, got)
+		for name, data := range tests {
+			d, err := extractBytes(t, data, nil)
+			if err != nil {
+				t.Errorf("%s, %s: %v", version, name, err)
+				continue
+			}
+			if got := d.Pages[1].Text; got != "1 Introduction\nBody text on page two." {
+				t.Errorf("%s, %s: page 2 text %q", version, name, got)
+			}
 		}
+	}
+	if _, err := extractBytes(t, encryptedFixture(t), nil); !errors.Is(err, ErrEncrypted) {
+		t.Errorf("a file with a user password: %v, want ErrEncrypted", err)
 	}
 }
