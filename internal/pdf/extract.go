@@ -525,6 +525,7 @@ func (d *doc) extractPage(pi *pageInfo, number int) (p Page) {
 		return p
 	}
 	in := newInterp(d, pageMatrix(pi.box, pi.rotate))
+	in.pageW, in.pageH = w, h
 	in.glyphs = d.glyphBuf[:0] // reused: pages keep no reference to glyphs
 	err = in.run(content, pi.resources, 0)
 	d.glyphBuf = in.glyphs[:0]

@@ -43,6 +43,20 @@ endcmap CMapName currentdict /CMap defineresource pop end end`)
 		return ""
 	})
 
+	// Negative font sizes: under a flipped text matrix the text is
+	// upright; alone it is upside down. Either way it reads forwards.
+	m["negative-size.pdf"] = simpleDoc([]page{{content: `BT /F1 -12 Tf -1 0 0 -1 72 700 Tm (Hello World) Tj -1 0 0 -1 72 686 Tm (second line) Tj ET
+BT /F1 -12 Tf 1 0 0 1 400 500 Tm (upside down) Tj ET`}}, "", "", nil)
+
+	// Glyphs far outside the page box (a crop box inside the media box,
+	// and text parked beyond the media box) are not shown.
+	m["off-page.pdf"] = simpleDoc([]page{{content: `BT /F1 12 Tf 72 700 Td (on the page) Tj ET
+BT /F1 12 Tf 72 2000 Td (far above) Tj ET
+BT /F1 12 Tf -900 300 Td (far left) Tj ET
+BT /F1 12 Tf 700 300 Td (right of the page) Tj ET
+BT /F1 12 Tf 72 20 Td (inside the media box, outside the crop box) Tj ET`}}, "", "", nil)
+	m["off-page.pdf"] = bytes.Replace(m["off-page.pdf"], []byte("/MediaBox [0 0 612 792]"), []byte("/MediaBox [0 0 612 792] /CropBox [0 100 612 792]"), 1)
+
 	// Cross-reference tables viewers repair: every offset wrong, and a
 	// table whose subsection is cut short.
 	simple := m["simple.pdf"]
@@ -64,6 +78,8 @@ func TestGaps(t *testing.T) {
 		want       string
 	}{
 		{"bfrange to <0000> is the identity map", "identity-tounicode.pdf", 1, "Hi! OK"},
+		{"negative font size", "negative-size.pdf", 1, "Hello World\nsecond line\n\nupside down"},
+		{"glyphs off the page box are dropped", "off-page.pdf", 1, "on the page"},
 		{"xref with wrong offsets is rebuilt", "xref-offsets.pdf", 2, "1 Introduction\nBody text on page two."},
 		{"xref cut short is rebuilt", "xref-cut.pdf", 2, "1 Introduction\nBody text on page two."},
 	}
