@@ -529,7 +529,7 @@ func (d *doc) extractPage(pi *pageInfo, number int) (p Page) {
 	in.glyphs = d.glyphBuf[:0] // reused: pages keep no reference to glyphs
 	err = in.run(content, pi.resources, 0)
 	d.glyphBuf = in.glyphs[:0]
-	d.glyphBudget -= len(in.glyphs)
+	d.glyphBudget -= in.shown
 	var le *LimitError
 	if errors.As(err, &le) && le.Limit == LimitDocGlyphs {
 		d.spent = le
@@ -542,6 +542,27 @@ func (d *doc) extractPage(pi *pageInfo, number int) (p Page) {
 		return p
 	}
 	p.Lines, p.Text = layoutPage(in.glyphs, w, h)
+	if strings.TrimSpace(p.Text) == "" {
+		p.Lines, p.Text = nil, ""
+	}
+	alines, atext, err := d.annotText(pi, pageMatrix(pi.box, pi.rotate), w, h)
+	if err != nil {
+		p.Text, p.Lines = "", nil
+		p.Err = pageErr(err, number)
+		return p
+	}
+	if atext != "" {
+		off := 0
+		if p.Text != "" {
+			p.Text += "\n\n"
+			off = len(p.Text)
+		}
+		for _, l := range alines {
+			l.Start += off
+			p.Lines = append(p.Lines, l)
+		}
+		p.Text += atext
+	}
 	p.NoTextLayer = strings.TrimSpace(p.Text) == ""
 	if p.NoTextLayer {
 		p.Text, p.Lines = "", nil

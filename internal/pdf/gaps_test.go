@@ -2,11 +2,13 @@ package pdf
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
@@ -57,6 +59,26 @@ BT /F1 12 Tf 700 300 Td (right of the page) Tj ET
 BT /F1 12 Tf 72 20 Td (inside the media box, outside the crop box) Tj ET`}}, "", "", nil)
 	m["off-page.pdf"] = bytes.Replace(m["off-page.pdf"], []byte("/MediaBox [0 0 612 792]"), []byte("/MediaBox [0 0 612 792] /CropBox [0 100 612 792]"), 1)
 
+	// Free-text annotations and form fields: a free-text note, a text
+	// field whose value is inherited from its parent field, a choice
+	// field, a field shown only by its appearance stream; a password
+	// field, a hidden note and a check box give nothing.
+	m["annots.pdf"] = simpleDoc([]page{{
+		content: `BT /F1 12 Tf 72 700 Td (Application form) Tj ET`,
+		annots: `<< /Type /Annot /Subtype /FreeText /Rect [72 600 300 640] /Contents (Approved by the committee) /DA (/Helv 11 Tf) >>
+<< /Type /Annot /Subtype /Widget /Rect [72 500 300 520] /Parent << /FT /Tx /T (name) /V <FEFF0041006400E0> /DA (/Helv 10 Tf) >> >>
+<< /Type /Annot /Subtype /Widget /FT /Ch /Rect [72 450 300 470] /V [(red) (blue)] >>
+<< /Type /Annot /Subtype /Widget /FT /Tx /Rect [72 400 300 420] /AP << /N 5 0 R >> >>
+<< /Type /Annot /Subtype /Widget /FT /Tx /Ff 8192 /Rect [72 350 300 370] /V (secret) >>
+<< /Type /Annot /Subtype /FreeText /F 2 /Rect [72 300 300 320] /Contents (hidden note) >>
+<< /Type /Annot /Subtype /Widget /FT /Btn /Rect [72 250 90 270] /V /Yes /AS /Yes /AP << /N << /Yes 5 0 R >> >> >>
+<< /Type /Annot /Subtype /Link /Rect [72 200 300 220] /Contents (a link) >>`,
+	}}, "", "", func(b *pdfBuilder, _ []int) string {
+		mustObj(b.stream("/Type /XObject /Subtype /Form /BBox [0 0 228 20] /Resources << /Font << /F1 1 0 R >> >>",
+			"/Tx BMC BT /F1 10 Tf 2 6 Td (Shown by its appearance) Tj ET EMC"), 5)
+		return ""
+	})
+
 	// Cross-reference tables viewers repair: every offset wrong, and a
 	// table whose subsection is cut short.
 	simple := m["simple.pdf"]
@@ -91,6 +113,39 @@ func TestGaps(t *testing.T) {
 				t.Errorf("text (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestAnnotationText checks the lines of annotation text: after the
+// page's own lines, marked with their kind, with Start and Box set.
+func TestAnnotationText(t *testing.T) {
+	d := mustExtract(t, fixtures()["annots.pdf"])
+	p := d.Pages[0]
+	type line struct{ Text, Annot string }
+	var got []line
+	for _, l := range p.Lines {
+		got = append(got, line{l.Text, l.Annot})
+		if p.Text[l.Start:l.Start+len(l.Text)] != l.Text {
+			t.Errorf("line %q: Start points at %q", l.Text, p.Text[l.Start:])
+		}
+		if l.Annot != "" && (l.Box.W <= 0 || l.Box.H <= 0 || l.Box.X < 0.11 || l.Box.X > 0.13) {
+			t.Errorf("line %q: box %+v", l.Text, l.Box)
+		}
+	}
+	want := []line{
+		{"Application form", ""},
+		{"Approved by the committee", AnnotFreeText},
+		{"Adà", AnnotWidget},
+		{"red", AnnotWidget},
+		{"blue", AnnotWidget},
+		{"Shown by its appearance", AnnotWidget},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	wantText := "Application form\n\nApproved by the committee\n\nAdà\n\nred\nblue\n\nShown by its appearance"
+	if diff := cmp.Diff(wantText, p.Text); diff != "" {
+		t.Errorf("text (-want +got):\n%s", diff)
 	}
 }
 
@@ -132,5 +187,25 @@ func TestEncryptedEmptyUserPassword(t *testing.T) {
 	}
 	if _, err := extractBytes(t, encryptedFixture(t), nil); !errors.Is(err, ErrEncrypted) {
 		t.Errorf("a file with a user password: %v, want ErrEncrypted", err)
+	}
+}
+
+// TestCacheKeepsAnnotations: annotation lines read back from the cache
+// keep their kind.
+func TestCacheKeepsAnnotations(t *testing.T) {
+	data := fixtures()["annots.pdf"]
+	want := mustExtract(t, data)
+	c := &Cache{Dir: t.TempDir()}
+	o := &countingOpener{data: data}
+	key := FileInfo{Path: "papers/annots.pdf", Size: int64(len(data)), ModTime: time.Unix(1700000000, 0)}
+	if _, err := c.Extract(context.Background(), key, o.open); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Page(context.Background(), key, o.open, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want.Pages[0], *p, cmpDoc); diff != "" {
+		t.Errorf("cached page (-want +got):\n%s", diff)
 	}
 }

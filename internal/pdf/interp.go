@@ -71,6 +71,7 @@ type interp struct {
 	tm     matrix
 	tlm    matrix
 	glyphs []glyph
+	shown  int // glyphs shown, kept or not: what the glyph limits count
 	ops    int
 	bytes  int64 // content interpreted, Form XObjects counted each time they run
 	// maxGlyphs is the most glyphs this page may show (MaxGlyphs, or less
@@ -364,7 +365,7 @@ func (in *interp) show(s []byte) {
 			}
 		}
 		if c.text != "" {
-			if len(in.glyphs) >= in.maxGlyphs {
+			if in.shown >= in.maxGlyphs {
 				max := MaxGlyphs
 				if in.glyphLimit == LimitDocGlyphs {
 					max = MaxDocumentGlyphs
@@ -372,6 +373,7 @@ func (in *interp) show(s []byte) {
 				in.err = &LimitError{Limit: in.glyphLimit, Max: int64(max)}
 				return
 			}
+			in.shown++
 			in.emit(c, tx, ty)
 		}
 		in.tm = matrix{1, 0, 0, 1, tx, ty}.mul(in.tm)
