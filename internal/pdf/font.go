@@ -31,9 +31,10 @@ type font struct {
 	enc       *baseEncoding // simple fonts: code → text after /Differences
 	type3Pass [256]bool     // Type 3 codes whose glyph name is only a number
 
-	encCMap *cmap          // Type 0: embedded encoding CMap (nil: Identity)
-	ucs2    bool           // Type 0: predefined Uni*-UCS2/UTF16 CMap: codes are UTF-16
-	coll    *cidCollection // Type 0 without ToUnicode: Adobe CID → Unicode
+	encCMap *cmap             // Type 0: embedded encoding CMap (nil: Identity)
+	ucs2    bool              // Type 0: predefined Uni*-UCS2/UTF16 CMap: codes are UTF-16
+	coll    *cidCollection    // Type 0 without ToUnicode: Adobe CID → Unicode
+	cidText map[uint32]string // Type 0 without either: CID → text from the embedded program
 
 	// Widths in text space units per unit font size.
 	firstChar int
@@ -100,6 +101,9 @@ func (f *font) text(c uint32) string {
 		}
 		if f.coll != nil {
 			return f.coll.text(int(f.cid(c)))
+		}
+		if f.cidText != nil {
+			return f.cidText[f.cid(c)]
 		}
 		return ""
 	default:
@@ -224,13 +228,14 @@ func (d *doc) loadFont(fd types.Dict) *font {
 	sub := d.name(fd["Subtype"])
 	f.name = d.name(fd["BaseFont"])
 	desc := d.dict(fd["FontDescriptor"])
+	var df types.Dict // a Type 0 font's descendant
 	switch sub {
 	case "Type0":
 		f.kind = fontType0
 		f.defaultW = 1
 		var desc0 types.Dict
 		if arr := d.array(fd["DescendantFonts"]); len(arr) > 0 {
-			df := d.dict(arr[0])
+			df = d.dict(arr[0])
 			desc0 = d.dict(df["FontDescriptor"])
 			f.defaultW = 1
 			if v, ok := d.num(df["DW"]); ok {
@@ -300,6 +305,9 @@ func (d *doc) loadFont(fd types.Dict) *font {
 				f.toUnicode = cm
 			}
 		}
+	}
+	if f.kind == fontType0 && f.toUnicode == nil && !f.ucs2 && f.coll == nil && desc != nil {
+		d.embeddedText(f, df, desc)
 	}
 	f.bold = boldName(f.name)
 	if desc != nil {
@@ -491,4 +499,50 @@ func (d *doc) cidWidths(w types.Array) map[uint32]float64 {
 func (d *doc) fontData(sd types.StreamDict) []byte {
 	b, _ := d.streamBytes(sd)
 	return b
+}
+
+// embeddedText gives a Type 0 font that has neither a ToUnicode CMap nor
+// a known character collection the text of its embedded program: a
+// TrueType or OpenType program's cmap table (glyph → character, through
+// /CIDToGIDMap) or post names, a name-keyed CFF program's glyph names, or
+// the Adobe collection a CID-keyed CFF program declares.
+func (d *doc) embeddedText(f *font, df, desc types.Dict) {
+	var gids []byte // CIDToGIDMap stream: two bytes per CID; nil: identity
+	if sd, ok := d.resolve(df["CIDToGIDMap"]).(types.StreamDict); ok {
+		gids = d.fontData(sd)
+	}
+	var byGlyph map[uint32]string
+	if sd, ok := d.resolve(desc["FontFile2"]).(types.StreamDict); ok {
+		if data := d.fontData(sd); data != nil {
+			byGlyph = sfntGlyphText(data)
+		}
+	} else if sd, ok := d.resolve(desc["FontFile3"]).(types.StreamDict); ok {
+		data := d.fontData(sd)
+		if data == nil {
+			return
+		}
+		if d.name(sd.Dict["Subtype"]) == "OpenType" {
+			byGlyph = sfntGlyphText(data)
+		} else {
+			var ord string
+			byGlyph, ord = cffGlyphText(data)
+			if byGlyph == nil {
+				f.coll = cidCollections[ord]
+				return
+			}
+		}
+	}
+	if len(byGlyph) == 0 {
+		return
+	}
+	if gids == nil {
+		f.cidText = byGlyph
+		return
+	}
+	f.cidText = make(map[uint32]string)
+	for cid := 0; 2*cid+1 < len(gids) && cid < maxCMapEntries; cid++ {
+		if t, ok := byGlyph[uint32(gids[2*cid])<<8|uint32(gids[2*cid+1])]; ok {
+			f.cidText[uint32(cid)] = t
+		}
+	}
 }

@@ -3,10 +3,13 @@ package pdf
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,6 +82,31 @@ BT /F1 12 Tf 72 20 Td (inside the media box, outside the crop box) Tj ET`}}, "",
 		return ""
 	})
 
+	// CID fonts without ToUnicode whose embedded TrueType program maps
+	// glyphs to characters: by its cmap table (through an identity and a
+	// stream CIDToGIDMap) and by its post table's glyph names.
+	ttf := testTrueType(map[rune]uint16{'H': 3, 'i': 7, '!': 9}, map[uint16]string{11: "eacute"})
+	m["embedded-cmap.pdf"] = simpleDoc([]page{{
+		content:   `BT /F3 12 Tf 72 700 Td <000300070009000B> Tj ET BT /F4 12 Tf 72 680 Td <00010002> Tj ET`,
+		resources: "<< /Font << /F3 " + type0Font(0, "/FontDescriptor 5 0 R") + " /F4 " + type0Font(0, "/FontDescriptor 5 0 R /CIDToGIDMap 7 0 R") + " >> >>",
+	}}, "", "", func(b *pdfBuilder, _ []int) string {
+		mustObj(b.add("<< /Type /FontDescriptor /FontName /Test /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile2 6 0 R >>"), 5)
+		mustObj(b.stream("", string(ttf)), 6)
+		mustObj(b.stream("", "\x00\x00\x00\x03\x00\x07"), 7)
+		return ""
+	})
+
+	// A CIDFontType0 font without ToUnicode whose embedded CFF program is
+	// name-keyed: the glyph index is the CID, the charset names the glyph.
+	m["embedded-cff.pdf"] = simpleDoc([]page{{
+		content:   `BT /F3 12 Tf 72 700 Td <0001000200030001> Tj ET`,
+		resources: "<< /Font << /F3 " + strings.Replace(type0Font(0, "/FontDescriptor 5 0 R"), "CIDFontType2", "CIDFontType0", 1) + " >> >>",
+	}}, "", "", func(b *pdfBuilder, _ []int) string {
+		mustObj(b.add("<< /Type /FontDescriptor /FontName /Test /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile3 6 0 R >>"), 5)
+		mustObj(b.stream("/Subtype /CIDFontType0C", string(testCFF([]string{"H", "i", "uni00E9"}))), 6)
+		return ""
+	})
+
 	// Cross-reference tables viewers repair: every offset wrong, and a
 	// table whose subsection is cut short.
 	simple := m["simple.pdf"]
@@ -102,6 +130,8 @@ func TestGaps(t *testing.T) {
 		{"bfrange to <0000> is the identity map", "identity-tounicode.pdf", 1, "Hi! OK"},
 		{"negative font size", "negative-size.pdf", 1, "Hello World\nsecond line\n\nupside down"},
 		{"glyphs off the page box are dropped", "off-page.pdf", 1, "on the page"},
+		{"embedded TrueType cmap and post names", "embedded-cmap.pdf", 1, "Hi!é\nHi"},
+		{"embedded CFF glyph names", "embedded-cff.pdf", 1, "HiéH"},
 		{"xref with wrong offsets is rebuilt", "xref-offsets.pdf", 2, "1 Introduction\nBody text on page two."},
 		{"xref cut short is rebuilt", "xref-cut.pdf", 2, "1 Introduction\nBody text on page two."},
 	}
@@ -208,4 +238,136 @@ func TestCacheKeepsAnnotations(t *testing.T) {
 	if diff := cmp.Diff(want.Pages[0], *p, cmpDoc); diff != "" {
 		t.Errorf("cached page (-want +got):\n%s", diff)
 	}
+}
+
+// testTrueType writes a TrueType program with only a cmap table (format 4,
+// platform 3 encoding 1) and a version 2 post table naming the glyphs in
+// names (custom names, after the 258 standard ones).
+func testTrueType(cmap map[rune]uint16, names map[uint16]string) []byte {
+	be := binary.BigEndian
+	var chars []rune
+	for c := range cmap {
+		chars = append(chars, c)
+	}
+	slices.Sort(chars)
+	segs := len(chars) + 1
+	sub := be.AppendUint16(nil, 4)
+	sub = be.AppendUint16(sub, uint16(16+8*segs))
+	sub = be.AppendUint16(sub, 0)
+	sub = be.AppendUint16(sub, uint16(2*segs))
+	sub = append(sub, 0, 0, 0, 0, 0, 0)
+	for _, c := range chars {
+		sub = be.AppendUint16(sub, uint16(c))
+	}
+	sub = be.AppendUint16(sub, 0xFFFF)
+	sub = be.AppendUint16(sub, 0)
+	for _, c := range chars {
+		sub = be.AppendUint16(sub, uint16(c))
+	}
+	sub = be.AppendUint16(sub, 0xFFFF)
+	for _, c := range chars {
+		sub = be.AppendUint16(sub, cmap[c]-uint16(c))
+	}
+	sub = be.AppendUint16(sub, 1)
+	for range segs {
+		sub = be.AppendUint16(sub, 0)
+	}
+	cm := be.AppendUint16(nil, 0)
+	cm = be.AppendUint16(cm, 1)
+	cm = be.AppendUint16(cm, 3)
+	cm = be.AppendUint16(cm, 1)
+	cm = be.AppendUint32(cm, 12)
+	cm = append(cm, sub...)
+
+	n := uint16(0)
+	for g := range names {
+		n = max(n, g+1)
+	}
+	post := be.AppendUint32(nil, 0x00020000)
+	post = append(post, make([]byte, 28)...)
+	post = be.AppendUint16(post, n)
+	var strs []byte
+	k := uint16(258)
+	for g := range n {
+		if name, ok := names[g]; ok {
+			post = be.AppendUint16(post, k)
+			strs = append(append(strs, byte(len(name))), name...)
+			k++
+		} else {
+			post = be.AppendUint16(post, 0)
+		}
+	}
+	post = append(post, strs...)
+
+	out := be.AppendUint32(nil, 0x00010000)
+	out = be.AppendUint16(out, 2)
+	out = append(out, 0, 0, 0, 0, 0, 0)
+	off := uint32(12 + 2*16)
+	for _, tb := range []struct {
+		tag  string
+		data []byte
+	}{{"cmap", cm}, {"post", post}} {
+		out = append(out, tb.tag...)
+		out = be.AppendUint32(out, 0)
+		out = be.AppendUint32(out, off)
+		out = be.AppendUint32(out, uint32(len(tb.data)))
+		off += uint32(len(tb.data))
+	}
+	out = append(out, cm...)
+	return append(out, post...)
+}
+
+// testCFF writes a name-keyed CFF program whose glyphs 1, 2, ... have the
+// given names (standard strings where they are, else custom strings) and
+// empty charstrings.
+func testCFF(names []string) []byte {
+	index := func(items ...[]byte) []byte {
+		out := []byte{0, byte(len(items)), 1, 1}
+		off := 1
+		for _, it := range items {
+			off += len(it)
+			out = append(out, byte(off))
+		}
+		for _, it := range items {
+			out = append(out, it...)
+		}
+		return out
+	}
+	num := func(v int) []byte { return []byte{29, byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)} }
+	var custom [][]byte
+	var sids []int
+	for _, n := range names {
+		sid := slices.Index(cffStandardStrings[:], n)
+		if sid < 0 {
+			sid = len(cffStandardStrings) + len(custom)
+			custom = append(custom, []byte(n))
+		}
+		sids = append(sids, sid)
+	}
+	head := []byte{1, 0, 4, 1}
+	nameIdx := index([]byte("Test"))
+	strIdx := []byte{0, 0}
+	if len(custom) > 0 {
+		strIdx = index(custom...)
+	}
+	gsubrs := []byte{0, 0}
+	topLen := 2*5 + 2            // charset and CharStrings offsets
+	topIdx := 2 + 1 + 2 + topLen // one item
+	base := len(head) + len(nameIdx) + topIdx + len(strIdx) + len(gsubrs)
+	charset := []byte{0}
+	for _, sid := range sids {
+		charset = append(charset, byte(sid>>8), byte(sid))
+	}
+	csOff, charStrOff := base, base+len(charset)
+	top := append(append(num(csOff), 15), append(num(charStrOff), 17)...)
+	var glyphs [][]byte
+	for range len(names) + 1 {
+		glyphs = append(glyphs, []byte{14})
+	}
+	out := append(append([]byte{}, head...), nameIdx...)
+	out = append(out, index(top)...)
+	out = append(out, strIdx...)
+	out = append(out, gsubrs...)
+	out = append(out, charset...)
+	return append(out, index(glyphs...)...)
 }
