@@ -31,6 +31,13 @@ func type0Font(toUnicode int, descendant string) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// identityToUnicode is the ToUnicode CMap mPDF and TCPDF write: every
+// two-byte code is its own UTF-16 code unit.
+const identityToUnicode = `/CIDInit /ProcSet findresource begin 12 dict begin begincmap
+1 begincodespacerange <0000> <FFFF> endcodespacerange
+1 beginbfrange <0000> <FFFF> <0000> endbfrange
+endcmap CMapName currentdict /CMap defineresource pop end end`
+
 // gapFixtures adds the fixtures of the text-layer gaps found on real-world
 // files: one small document per class.
 func gapFixtures(m map[string][]byte) {
@@ -40,11 +47,7 @@ func gapFixtures(m map[string][]byte) {
 		content:   `BT /F3 12 Tf 72 700 Td <0048006900210020004F004B> Tj ET`,
 		resources: "<< /Font << /F3 " + type0Font(5, "") + " >> >>",
 	}}, "", "", func(b *pdfBuilder, _ []int) string {
-		n := b.stream("", `/CIDInit /ProcSet findresource begin 12 dict begin begincmap
-1 begincodespacerange <0000> <FFFF> endcodespacerange
-1 beginbfrange <0000> <FFFF> <0000> endbfrange
-endcmap CMapName currentdict /CMap defineresource pop end end`)
-		mustObj(n, 5)
+		mustObj(b.stream("", identityToUnicode), 5)
 		return ""
 	})
 
@@ -107,6 +110,18 @@ BT /F1 12 Tf 72 20 Td (inside the media box, outside the crop box) Tj ET`}}, "",
 		return ""
 	})
 
+	// Right-to-left script drawn in visual order: a Hebrew line with a
+	// number, an Arabic line, and a Hebrew word inside a Latin line.
+	m["rtl.pdf"] = simpleDoc([]page{{
+		content: `BT /F3 12 Tf 72 700 Td <00310032003300200020002005DD05D505DC05E9> Tj ET
+BT /F3 12 Tf 72 680 Td <0645062706440633> Tj ET
+BT /F3 12 Tf 72 660 Td <0073006500650020002005DD05D505DC05E900200020006800650072006500200031> Tj ET`,
+		resources: "<< /Font << /F3 " + type0Font(5, "") + " >> >>",
+	}}, "", "", func(b *pdfBuilder, _ []int) string {
+		mustObj(b.stream("", identityToUnicode), 5)
+		return ""
+	})
+
 	// Cross-reference tables viewers repair: every offset wrong, and a
 	// table whose subsection is cut short.
 	simple := m["simple.pdf"]
@@ -132,6 +147,7 @@ func TestGaps(t *testing.T) {
 		{"glyphs off the page box are dropped", "off-page.pdf", 1, "on the page"},
 		{"embedded TrueType cmap and post names", "embedded-cmap.pdf", 1, "Hi!é\nHi"},
 		{"embedded CFF glyph names", "embedded-cff.pdf", 1, "HiéH"},
+		{"right-to-left lines in logical order", "rtl.pdf", 1, "שלום 123\nسلام\nsee שלום here 1"},
 		{"xref with wrong offsets is rebuilt", "xref-offsets.pdf", 2, "1 Introduction\nBody text on page two."},
 		{"xref cut short is rebuilt", "xref-cut.pdf", 2, "1 Introduction\nBody text on page two."},
 	}

@@ -2,10 +2,12 @@ package pdf
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/bidi"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -390,7 +392,7 @@ func lineText(l *textLine) (string, bool, float64) {
 		texts[i] = g.text
 	}
 	composed := combineAccents(gs, texts)
-	var sb strings.Builder
+	var parts []string // glyph texts and word spaces, left to right
 	end := math.Inf(-1)
 	var prev *glyph
 	pendingSpace := false
@@ -408,11 +410,11 @@ func lineText(l *textLine) (string, bool, float64) {
 			gap := g.x - end
 			ref := math.Max(prev.size, g.size)
 			if pendingSpace || gap > wordGap*ref {
-				sb.WriteByte(' ')
+				parts = append(parts, " ")
 			}
 		}
 		pendingSpace = false
-		sb.WriteString(texts[i])
+		parts = append(parts, texts[i])
 		if end < g.x+g.w || prev == nil {
 			end = g.x + g.w
 		}
@@ -430,7 +432,7 @@ func lineText(l *textLine) (string, bool, float64) {
 			best, bestN = s, c
 		}
 	}
-	out := sb.String()
+	out := strings.Join(logicalOrder(parts), "")
 	if composed {
 		out = norm.NFC.String(out)
 	}
@@ -532,4 +534,79 @@ func lineBox(l *textLine, w, h float64) Box {
 	bx := clamp(minX / w)
 	by := clamp((h - maxY) / h)
 	return Box{X: bx, Y: by, W: clamp(maxX/w) - bx, H: clamp((h-minY)/h) - by}
+}
+
+// logicalOrder turns a line's pieces (glyph texts and spaces), which are in
+// visual order, left to right, into reading order when the line holds
+// right-to-left script (Hebrew, Arabic), as pdftotext does: a line mostly
+// right-to-left is reversed, and the left-to-right runs in it (Latin
+// words, numbers) are put back in order; in a line mostly left-to-right
+// only the right-to-left runs are reversed. A glyph's own text (a lam-alef
+// ligature's two letters) is already in logical order and stays as it is.
+func logicalOrder(parts []string) []string {
+	// Right-to-left letters start at U+0590, whose UTF-8 lead byte is 0xD6:
+	// most lines are passed over without a table look-up.
+	if !slices.ContainsFunc(parts, func(p string) bool { return p != "" && p[0] >= 0xD6 }) {
+		return parts
+	}
+	rtl, ltr := 0, 0
+	for _, p := range parts {
+		switch strongClass(p) {
+		case -1:
+			rtl++
+		case 1:
+			ltr++
+		}
+	}
+	if rtl == 0 {
+		return parts
+	}
+	if rtl >= ltr {
+		slices.Reverse(parts)
+		reverseRuns(parts, strongClass)
+	} else {
+		reverseRuns(parts, func(p string) int { return -strongClass(p) })
+	}
+	return parts
+}
+
+// strongClass is -1 for a piece starting with a right-to-left letter, 1
+// for a left-to-right letter or a digit, 0 for spaces and punctuation.
+func strongClass(p string) int {
+	for _, r := range p {
+		props, _ := bidi.LookupRune(r)
+		switch props.Class() {
+		case bidi.R, bidi.AL:
+			return -1
+		case bidi.L, bidi.EN, bidi.AN:
+			return 1
+		case bidi.NSM:
+			continue
+		}
+		return 0
+	}
+	return 0
+}
+
+// reverseRuns reverses in place each maximal run of pieces of class 1,
+// with the neutral pieces (class 0) between them.
+func reverseRuns(parts []string, class func(string) int) {
+	for i := 0; i < len(parts); {
+		if class(parts[i]) != 1 {
+			i++
+			continue
+		}
+		end := i
+		for j := i + 1; j < len(parts); j++ {
+			c := class(parts[j])
+			if c == -1 {
+				break
+			}
+			if c == 1 {
+				end = j
+			}
+		}
+		slices.Reverse(parts[i : end+1])
+		i = end + 1
+	}
 }
