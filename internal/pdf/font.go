@@ -33,6 +33,7 @@ type font struct {
 
 	encCMap *cmap             // Type 0: embedded encoding CMap (nil: Identity)
 	ucs2    bool              // Type 0: predefined Uni*-UCS2/UTF16 CMap: codes are UTF-16
+	predef  *predefCMap       // Type 0: another predefined CJK CMap, read by its encoding
 	coll    *cidCollection    // Type 0 without ToUnicode: Adobe CID → Unicode
 	cidText map[uint32]string // Type 0 without either: CID → text from the embedded program
 
@@ -59,6 +60,26 @@ type code struct {
 func (f *font) decode(s []byte, dst []code) []code {
 	for i := 0; i < len(s); {
 		n := 1
+		if f.predef != nil {
+			n = f.predef.codeLen(s[i:])
+			c := codeValue(s[i : i+n])
+			t, ok := "", false
+			if f.toUnicode != nil {
+				t, ok = f.toUnicode.lookupText(c)
+			}
+			if !ok {
+				t = f.predef.text(s[i : i+n])
+			}
+			// Widths are keyed by CID, which these codes are not: a
+			// one-byte code is a half-width form.
+			w := f.defaultW
+			if n == 1 {
+				w /= 2
+			}
+			dst = append(dst, code{text: t, width: w, space: n == 1 && c == 32})
+			i += n
+			continue
+		}
 		if f.kind == fontType0 {
 			n = 2
 			if f.encCMap != nil {
@@ -263,6 +284,8 @@ func (d *doc) loadFont(fd types.Dict) *font {
 			case strings.HasPrefix(n, "Uni") && (strings.Contains(n, "UCS2") || strings.Contains(n, "UTF16")):
 				f.ucs2 = true
 				f.coll = nil
+			default:
+				f.predef = predefCMapFor(n)
 			}
 		case types.StreamDict:
 			if data := d.fontData(enc); data != nil {
@@ -306,7 +329,7 @@ func (d *doc) loadFont(fd types.Dict) *font {
 			}
 		}
 	}
-	if f.kind == fontType0 && f.toUnicode == nil && !f.ucs2 && f.coll == nil && desc != nil {
+	if f.kind == fontType0 && f.toUnicode == nil && !f.ucs2 && f.predef == nil && f.coll == nil && desc != nil {
 		d.embeddedText(f, df, desc)
 	}
 	f.bold = boldName(f.name)

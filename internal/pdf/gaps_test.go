@@ -122,6 +122,27 @@ BT /F3 12 Tf 72 660 Td <0073006500650020002005DD05D505DC05E900200020006800650072
 		return ""
 	})
 
+	// Predefined CJK CMaps other than the Unicode ones, one line each:
+	// codes in Shift-JIS (with a one-byte Latin letter and a half-width
+	// katakana), EUC-JP, GBK, GB 18030, Big Five, EUC-KR, UTF-8 and
+	// ISO-2022 row-cell codes.
+	cjk := []struct{ cmap, ordering, hex string }{
+		{"90ms-RKSJ-H", "Japan1", "93fa967b41b1"},
+		{"EUC-H", "Japan1", "c6fccbdc"},
+		{"GBK-EUC-H", "GB1", "d6d0cec4"},
+		{"GBK2K-H", "GB1", "d6d095328236"},
+		{"B5pc-H", "CNS1", "a4a4a4e5"},
+		{"KSC-EUC-H", "Korea1", "c7d1b1b9"},
+		{"UniJIS-UTF8-H", "Japan1", "e697a5e69cac"},
+		{"H", "Japan1", "467c4b5c"},
+	}
+	var content, fonts strings.Builder
+	for i, c := range cjk {
+		fmt.Fprintf(&content, "BT /C%d 12 Tf 72 %d Td <%s> Tj ET\n", i, 700-30*i, c.hex)
+		fmt.Fprintf(&fonts, "/C%d << /Type /Font /Subtype /Type0 /BaseFont /Test /Encoding /%s /DescendantFonts [<< /Type /Font /Subtype /CIDFontType0 /BaseFont /Test /CIDSystemInfo << /Registry (Adobe) /Ordering (%s) /Supplement 2 >> /DW 1000 >>] >>\n", i, c.cmap, c.ordering)
+	}
+	m["predefined-cmaps.pdf"] = simpleDoc([]page{{content: content.String(), resources: "<< /Font << " + fonts.String() + ">> >>"}}, "", "", nil)
+
 	// Cross-reference tables viewers repair: every offset wrong, and a
 	// table whose subsection is cut short.
 	simple := m["simple.pdf"]
@@ -148,6 +169,7 @@ func TestGaps(t *testing.T) {
 		{"embedded TrueType cmap and post names", "embedded-cmap.pdf", 1, "Hi!é\nHi"},
 		{"embedded CFF glyph names", "embedded-cff.pdf", 1, "HiéH"},
 		{"right-to-left lines in logical order", "rtl.pdf", 1, "שלום 123\nسلام\nsee שלום here 1"},
+		{"predefined CJK CMaps", "predefined-cmaps.pdf", 1, "日本Aｱ\n日本\n中文\n中𠀀\n中文\n한국\n日本\n日本"},
 		{"xref with wrong offsets is rebuilt", "xref-offsets.pdf", 2, "1 Introduction\nBody text on page two."},
 		{"xref cut short is rebuilt", "xref-cut.pdf", 2, "1 Introduction\nBody text on page two."},
 	}
