@@ -22,9 +22,10 @@ import (
 
 // wordGap is the horizontal gap, as a fraction of the font size, above
 // which two glyphs belong to different words. TeX's inter-word space is
-// about 0.33 em and rarely shrinks below 0.2 em; kerns and italic
-// corrections inside words stay under 0.1 em.
-const wordGap = 0.15
+// about 0.33 em but shrinks well below 0.2 em in tight justified lines;
+// kerns and italic corrections inside words stay under 0.1 em, the
+// threshold pdftotext uses too.
+const wordGap = 0.10
 
 // fragGap is the gap, as a fraction of the font size, that ends a fragment
 // even on one baseline: wider than any justified inter-word space, narrower
