@@ -393,39 +393,56 @@ func lineText(l *textLine) (string, bool, float64) {
 		texts[i] = g.text
 	}
 	composed := combineAccents(gs, texts)
-	var parts []string // glyph texts and word spaces, left to right
-	end := math.Inf(-1)
-	var prev *glyph
-	pendingSpace := false
 	boldN, n := 0, 0
 	sizes := map[float64]int{}
-	for i, g := range gs {
-		if g.isWS {
-			pendingSpace = true
-			continue
-		}
-		if texts[i] == "" {
-			continue
-		}
-		if prev != nil {
-			gap := g.x - end
-			ref := math.Max(prev.size, g.size)
-			if pendingSpace || gap > wordGap*ref {
-				parts = append(parts, " ")
+	rtl := false
+	// walk emits the line's pieces, glyph texts and word spaces, left to
+	// right; stats counts the glyphs on the first walk only.
+	walk := func(emit func(string), stats bool) {
+		end := math.Inf(-1)
+		var prev *glyph
+		pendingSpace := false
+		for i, g := range gs {
+			if g.isWS {
+				pendingSpace = true
+				continue
 			}
+			if texts[i] == "" {
+				continue
+			}
+			if prev != nil {
+				gap := g.x - end
+				ref := math.Max(prev.size, g.size)
+				if pendingSpace || gap > wordGap*ref {
+					emit(" ")
+				}
+			}
+			pendingSpace = false
+			emit(texts[i])
+			if end < g.x+g.w || prev == nil {
+				end = g.x + g.w
+			}
+			prev = g
+			if !stats {
+				continue
+			}
+			// Right-to-left letters start at U+0590, lead byte 0xD6.
+			rtl = rtl || texts[i][0] >= 0xD6
+			c := utf8.RuneCountInString(g.text)
+			n += c
+			if g.bold {
+				boldN += c
+			}
+			sizes[math.Round(g.size*2)/2] += c
 		}
-		pendingSpace = false
-		parts = append(parts, texts[i])
-		if end < g.x+g.w || prev == nil {
-			end = g.x + g.w
-		}
-		prev = g
-		c := utf8.RuneCountInString(g.text)
-		n += c
-		if g.bold {
-			boldN += c
-		}
-		sizes[math.Round(g.size*2)/2] += c
+	}
+	var sb strings.Builder
+	walk(func(p string) { sb.WriteString(p) }, true)
+	out := sb.String()
+	if rtl {
+		var parts []string
+		walk(func(p string) { parts = append(parts, p) }, false)
+		out = strings.Join(logicalOrder(parts), "")
 	}
 	best, bestN := 0.0, -1
 	for s, c := range sizes {
@@ -433,7 +450,6 @@ func lineText(l *textLine) (string, bool, float64) {
 			best, bestN = s, c
 		}
 	}
-	out := strings.Join(logicalOrder(parts), "")
 	if composed {
 		out = norm.NFC.String(out)
 	}
