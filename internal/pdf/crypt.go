@@ -83,8 +83,8 @@ func repairPerms(data []byte) []byte {
 	out.WriteString("\nendobj\n")
 	xref := out.Len()
 	size := nr + 1
-	if ms := sizeKey.FindAllSubmatch(data, -1); len(ms) > 0 {
-		if n, err := strconv.Atoi(string(ms[len(ms)-1][1])); err == nil {
+	if m := lastMatch(sizeKey, data); m != nil {
+		if n, err := strconv.Atoi(string(m[1])); err == nil {
 			size = max(size, n)
 		}
 	}
@@ -94,12 +94,12 @@ func repairPerms(data []byte) []byte {
 			fmt.Fprintf(&out, " /%s %s", key, r)
 		}
 	}
-	if ids := trailerID.FindAll(data, -1); len(ids) > 0 {
+	if id := lastMatch(trailerID, data); id != nil {
 		out.WriteString(" ")
-		out.Write(ids[len(ids)-1])
+		out.Write(id[0])
 	}
-	if ms := startXRef.FindAllSubmatch(data, -1); len(ms) > 0 {
-		fmt.Fprintf(&out, " /Prev %s", ms[len(ms)-1][1])
+	if m := lastMatch(startXRef, data); m != nil {
+		fmt.Fprintf(&out, " /Prev %s", m[1])
 	}
 	fmt.Fprintf(&out, " >>\nstartxref\n%d\n%%%%EOF\n", xref)
 	return out.Bytes()
@@ -114,11 +114,11 @@ var (
 // returns the bounds of its body, from after "obj" to before "endobj".
 func lastObject(data []byte, nr, gen int) (int, int) {
 	re := regexp.MustCompile(`(?:^|[\s>\]])` + strconv.Itoa(nr) + `\s+` + strconv.Itoa(gen) + `\s+obj\b`)
-	locs := re.FindAllIndex(data, -1)
-	if len(locs) == 0 {
+	loc := lastMatchIndex(re, data)
+	if loc == nil {
 		return -1, -1
 	}
-	start := locs[len(locs)-1][1]
+	start := loc[1]
 	e := bytes.Index(data[start:], []byte("endobj"))
 	if e < 0 {
 		return -1, -1

@@ -409,3 +409,25 @@ func testCFF(names []string) []byte {
 	out = append(out, charset...)
 	return append(out, index(glyphs...)...)
 }
+
+// TestRepairGivesUp: a file that only looks repairable still fails as
+// malformed (or encrypted), with nothing invented.
+func TestRepairGivesUp(t *testing.T) {
+	tests := []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"objects but no catalog", []byte("%PDF-1.7\n" + strings.Repeat("1 0 obj << /Type /Page >> endobj\n", 1000) + "%%EOF\n"), ErrMalformed},
+		{"a root that is not there", []byte("%PDF-1.7\n1 0 obj << >> endobj\ntrailer << /Root 7 0 R >>\n%%EOF\n"), ErrMalformed},
+		{"obj keywords only", []byte("%PDF-1.7\n" + strings.Repeat("obj 0 obj x obj\n", 5000)), ErrMalformed},
+		{"encrypted with a user password", encryptedFixture(t), ErrEncrypted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := extractBytes(t, tt.data, nil); !errors.Is(err, tt.want) {
+				t.Errorf("err = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}

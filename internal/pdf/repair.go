@@ -81,9 +81,9 @@ func rebuildXRef(data []byte) []byte {
 			fmt.Fprintf(&out, " /%s %s", key, ref)
 		}
 	}
-	if ids := trailerID.FindAll(data, -1); len(ids) > 0 {
+	if id := lastMatch(trailerID, data); id != nil {
 		out.WriteString(" ")
-		out.Write(ids[len(ids)-1])
+		out.Write(id[0])
 	}
 	fmt.Fprintf(&out, " >>\nstartxref\n%d\n%%%%EOF\n", xref)
 	return out.Bytes()
@@ -103,12 +103,47 @@ func init() {
 
 // lastRef returns the last "/key N G R" of the file as "N G R".
 func lastRef(data []byte, key string) string {
-	ms := refKeys[key].FindAllSubmatch(data, -1)
-	if len(ms) == 0 {
+	m := lastMatch(refKeys[key], data)
+	if m == nil {
 		return ""
 	}
-	m := ms[len(ms)-1]
 	return string(m[1]) + " " + string(m[2]) + " R"
+}
+
+// lastMatch returns the submatches of re's last match in data, or nil.
+func lastMatch(re *regexp.Regexp, data []byte) [][]byte {
+	loc := lastMatchIndex(re, data)
+	if loc == nil {
+		return nil
+	}
+	out := make([][]byte, len(loc)/2)
+	for i := range out {
+		if loc[2*i] >= 0 {
+			out[i] = data[loc[2*i]:loc[2*i+1]]
+		}
+	}
+	return out
+}
+
+// lastMatchIndex returns the submatch offsets of re's last match in data,
+// or nil. It holds one match at a time, however many a hostile file
+// repeats.
+func lastMatchIndex(re *regexp.Regexp, data []byte) []int {
+	var last []int
+	for base := 0; base <= len(data); {
+		loc := re.FindSubmatchIndex(data[base:])
+		if loc == nil {
+			break
+		}
+		for i := range loc {
+			if loc[i] >= 0 {
+				loc[i] += base
+			}
+		}
+		last = loc
+		base = max(loc[1], loc[0]+1)
+	}
+	return last
 }
 
 // objHeader parses "N G" before the "obj" keyword at at, returning the
