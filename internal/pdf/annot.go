@@ -20,6 +20,7 @@ const maxAnnots = 2000
 // Annotation flags and field flags (§12.5.3, §12.7.4.3).
 const (
 	annotHidden   = 1 << 1
+	annotNoView   = 1 << 5
 	fieldPassword = 1 << 13
 )
 
@@ -29,8 +30,8 @@ var daSize = regexp.MustCompile(`([0-9.]+)\s+Tf`)
 // fields, in /Annots order, each annotation a paragraph of its own: a text
 // or choice field gives its value (/V, inherited from its parent fields),
 // a free-text annotation its /Contents, and either without one the text
-// drawn by its normal appearance stream. Hidden annotations, password
-// fields and buttons give nothing. Lines carry Annot and Start relative to
+// drawn by its normal appearance stream. Hidden and no-view annotations,
+// password fields, buttons and signature fields give nothing. Lines carry Annot and Start relative to
 // the returned text.
 func (d *doc) annotText(pi *pageInfo, base matrix, w, h float64) ([]Line, string, error) {
 	var sb strings.Builder
@@ -51,7 +52,7 @@ func (d *doc) annotText(pi *pageInfo, base matrix, w, h float64) ([]Line, string
 		if kind != AnnotFreeText && kind != AnnotWidget {
 			continue
 		}
-		if f, _ := d.num(ad["F"]); int(f)&annotHidden != 0 {
+		if f, _ := d.num(ad["F"]); int(f)&(annotHidden|annotNoView) != 0 {
 			continue
 		}
 		rect, ok := d.rect(ad["Rect"])

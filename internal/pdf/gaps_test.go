@@ -68,7 +68,8 @@ BT /F1 12 Tf 72 20 Td (inside the media box, outside the crop box) Tj ET`}}, "",
 	// Free-text annotations and form fields: a free-text note, a text
 	// field whose value is inherited from its parent field, a choice
 	// field, a field shown only by its appearance stream; a password
-	// field, a hidden note and a check box give nothing.
+	// field, a hidden note, a no-view note, a check box and a link give
+	// nothing.
 	m["annots.pdf"] = simpleDoc([]page{{
 		content: `BT /F1 12 Tf 72 700 Td (Application form) Tj ET`,
 		annots: `<< /Type /Annot /Subtype /FreeText /Rect [72 600 300 640] /Contents (Approved by the committee) /DA (/Helv 11 Tf) >>
@@ -77,6 +78,7 @@ BT /F1 12 Tf 72 20 Td (inside the media box, outside the crop box) Tj ET`}}, "",
 << /Type /Annot /Subtype /Widget /FT /Tx /Rect [72 400 300 420] /AP << /N 5 0 R >> >>
 << /Type /Annot /Subtype /Widget /FT /Tx /Ff 8192 /Rect [72 350 300 370] /V (secret) >>
 << /Type /Annot /Subtype /FreeText /F 2 /Rect [72 300 300 320] /Contents (hidden note) >>
+<< /Type /Annot /Subtype /FreeText /F 32 /Rect [72 300 300 320] /Contents (printed only) >>
 << /Type /Annot /Subtype /Widget /FT /Btn /Rect [72 250 90 270] /V /Yes /AS /Yes /AP << /N << /Yes 5 0 R >> >> >>
 << /Type /Annot /Subtype /Link /Rect [72 200 300 220] /Contents (a link) >>`,
 	}}, "", "", func(b *pdfBuilder, _ []int) string {

@@ -426,8 +426,7 @@ func lineText(l *textLine) (string, bool, float64) {
 			if !stats {
 				continue
 			}
-			// Right-to-left letters start at U+0590, lead byte 0xD6.
-			rtl = rtl || texts[i][0] >= 0xD6
+			rtl = rtl || mayBeRTL(texts[i])
 			c := utf8.RuneCountInString(g.text)
 			n += c
 			if g.bold {
@@ -561,9 +560,7 @@ func lineBox(l *textLine, w, h float64) Box {
 // only the right-to-left runs are reversed. A glyph's own text (a lam-alef
 // ligature's two letters) is already in logical order and stays as it is.
 func logicalOrder(parts []string) []string {
-	// Right-to-left letters start at U+0590, whose UTF-8 lead byte is 0xD6:
-	// most lines are passed over without a table look-up.
-	if !slices.ContainsFunc(parts, func(p string) bool { return p != "" && p[0] >= 0xD6 }) {
+	if !slices.ContainsFunc(parts, mayBeRTL) {
 		return parts
 	}
 	rtl, ltr := 0, 0
@@ -626,4 +623,17 @@ func reverseRuns(parts []string, class func(string) int) {
 		slices.Reverse(parts[i : end+1])
 		i = end + 1
 	}
+}
+
+// mayBeRTL reports whether a piece starts in a block of right-to-left
+// scripts (Hebrew, Arabic, Syriac, Thaana, NKo and their presentation
+// forms, the historic ones of the supplementary plane), so that most
+// lines, CJK ones included, are passed over without a bidi look-up.
+func mayBeRTL(p string) bool {
+	if p == "" || p[0] < 0xD6 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(p)
+	return (r >= 0x0590 && r <= 0x08FF) || (r >= 0xFB1D && r <= 0xFDFF) || (r >= 0xFE70 && r <= 0xFEFF) ||
+		(r >= 0x10800 && r <= 0x10FFF) || (r >= 0x1E800 && r <= 0x1EFFF)
 }
