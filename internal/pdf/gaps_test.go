@@ -72,7 +72,7 @@ BT /F1 12 Tf 72 20 Td (inside the media box, outside the crop box) Tj ET`}}, "",
 	// nothing.
 	m["annots.pdf"] = simpleDoc([]page{{
 		content: `BT /F1 12 Tf 72 700 Td (Application form) Tj ET`,
-		annots: `<< /Type /Annot /Subtype /FreeText /Rect [72 600 300 640] /Contents (Approved by the committee) /DA (/Helv 11 Tf) >>
+		annots: `<< /Type /Annot /Subtype /FreeText /Rect [72 600 300 640] /Contents (Approved by the committee) /DA (/Helv 20 Tf) >>
 << /Type /Annot /Subtype /Widget /Rect [72 500 300 520] /Parent << /FT /Tx /T (name) /V <FEFF0041006400E0> /DA (/Helv 10 Tf) >> >>
 << /Type /Annot /Subtype /Widget /FT /Ch /Rect [72 450 300 470] /V [(red) (blue)] >>
 << /Type /Annot /Subtype /Widget /FT /Tx /Rect [72 400 300 420] /AP << /N 5 0 R >> >>
@@ -212,6 +212,14 @@ func TestAnnotationText(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	if d.Title != "Application form" {
+		t.Errorf("title %q: annotation text must not be the title", d.Title)
+	}
+	for _, h := range d.Headings() {
+		if h.Line >= 0 && p.Lines[h.Line].Annot != "" {
+			t.Errorf("heading %q is annotation text", h.Title)
+		}
 	}
 	wantText := "Application form\n\nApproved by the committee\n\nAdà\n\nred\nblue\n\nShown by its appearance"
 	if diff := cmp.Diff(wantText, p.Text); diff != "" {
