@@ -441,3 +441,40 @@ func TestRepairGivesUp(t *testing.T) {
 		})
 	}
 }
+
+// TestRebuildObjectStreams: a file whose objects sit in object streams
+// and whose cross-reference stream is damaged is rebuilt from its objects,
+// those in the object streams included.
+func TestRebuildObjectStreams(t *testing.T) {
+	newConfig(Options{})
+	conf := model.NewDefaultConfiguration()
+	conf.WriteObjectStream = true
+	conf.WriteXRefStream = true
+	var out bytes.Buffer
+	if err := api.Optimize(bytes.NewReader(fixtures()["simple.pdf"]), &out, conf); err != nil {
+		t.Fatal(err)
+	}
+	data := out.Bytes()
+	if !bytes.Contains(data, []byte("/ObjStm")) {
+		t.Fatal("the fixture has no object stream")
+	}
+	// Overwrite the cross-reference stream's data, keeping its length.
+	x := regexp.MustCompile(`/Type\s*/XRef[^>]*>>\s*stream\r?\n`).FindIndex(data)
+	if x == nil {
+		t.Fatal("the fixture has no cross-reference stream")
+	}
+	end := bytes.Index(data[x[1]:], []byte("endstream"))
+	for i := x[1]; i < x[1]+end; i++ {
+		data[i] = 'x'
+	}
+	d, err := extractBytes(t, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Pages[1].Text; got != "1 Introduction\nBody text on page two." {
+		t.Errorf("page 2 text %q", got)
+	}
+	if len(d.Outline) != 3 {
+		t.Errorf("outline %+v", d.Outline)
+	}
+}
