@@ -1,7 +1,12 @@
 package pdf
 
 import (
+	"compress/flate"
+	"encoding/binary"
+	"io"
+	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
@@ -19,18 +24,47 @@ import (
 // codes, the ISO-2022 ones (H, GB-H, KSC-H) row-cell codes, the UTF8 and
 // UTF32 ones Unicode. Each code is split off by the encoding's own byte
 // structure and decoded to text with golang.org/x/text's decoders, so no
-// code → CID table is needed for text; widths, which a CIDFont keys by
-// CID, fall back to the font's default width (half of it for a one-byte
-// code, the half-width forms).
+// code → CID table is needed for text. Widths, which a CIDFont keys by
+// CID, come from the code → CID tables generated from Adobe's CMaps
+// (zz_cmap.go), which also give text through the character collection
+// for the CMaps without a decoder here (CNS 11643, JIS X 0212 row-cell).
 type predefCMap struct {
 	codeLen func(s []byte) int
 	dec     *encoding.Decoder
-	offset  byte // added to both bytes of an ISO-2022 code to make it EUC
+	offset  byte  // added to both bytes of an ISO-2022 code to make it EUC
+	cids    *cmap // code → CID from the generated tables, when they have the CMap
+}
+
+// split returns the length of the code at the start of s: by the CMap's
+// own codespace ranges when the tables have it, else by its encoding.
+func (p *predefCMap) split(s []byte) int {
+	if p.cids != nil {
+		if n := p.cids.codeLen(s); n > 0 {
+			return n
+		}
+	}
+	if p.codeLen != nil {
+		return p.codeLen(s)
+	}
+	return 1
 }
 
 // predefCMapFor returns the predefined CMap named name, or nil when it is
-// not one this package reads this way.
+// not one this package reads.
 func predefCMapFor(name string) *predefCMap {
+	p := predefDecoder(name)
+	if cm := predefCIDMap(name); cm != nil {
+		if p == nil {
+			p = &predefCMap{}
+		}
+		p.cids = cm
+	}
+	return p
+}
+
+// predefDecoder returns how the codes of the predefined CMap name are
+// split and decoded to text, or nil.
+func predefDecoder(name string) *predefCMap {
 	base := strings.TrimSuffix(strings.TrimSuffix(name, "-H"), "-V")
 	switch {
 	case strings.HasPrefix(name, "Uni") && strings.Contains(name, "UTF8"):
@@ -62,8 +96,11 @@ func predefCMapFor(name string) *predefCMap {
 	return nil
 }
 
-// text decodes one code.
+// text decodes one code by the CMap's encoding ("" when it has none).
 func (p *predefCMap) text(code []byte) string {
+	if p.codeLen == nil {
+		return ""
+	}
 	if p.dec == nil { // UTF-8
 		if r, n := utf8.DecodeRune(code); r != utf8.RuneError && n == len(code) {
 			return string(r)
@@ -135,4 +172,80 @@ func utf8Len(s []byte) int {
 		return min(2, len(s))
 	}
 	return 1
+}
+
+var (
+	predefOnce sync.Once
+	predefData []byte // predefCIDData decompressed
+	predefMu   sync.Mutex
+	predefMaps = map[string]*cmap{}
+)
+
+// predefCIDMap returns the code → CID map of a predefined CMap from the
+// generated tables (zz_cmap.go), with the CMap it uses merged in, or nil.
+func predefCIDMap(name string) *cmap {
+	predefOnce.Do(func() {
+		b, err := io.ReadAll(flate.NewReader(strings.NewReader(predefCIDData)))
+		if err == nil {
+			predefData = b
+		}
+	})
+	predefMu.Lock()
+	defer predefMu.Unlock()
+	return loadPredef(name, 0)
+}
+
+func loadPredef(name string, depth int) *cmap {
+	if cm, ok := predefMaps[name]; ok {
+		return cm
+	}
+	at, ok := predefCIDIndex[name]
+	if !ok || depth > 4 || at[1] > len(predefData) {
+		return nil
+	}
+	b := predefData[at[0]:at[1]]
+	next := func() uint32 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			b = nil
+			return 0
+		}
+		b = b[n:]
+		return uint32(v)
+	}
+	cm := &cmap{}
+	for n := next(); n > 0; n-- {
+		cm.spaces = append(cm.spaces, codespace{n: int(next()), lo: next(), hi: next()})
+	}
+	use := string(b[:min(int(next()), len(b))])
+	b = b[len(use):]
+	var own []cmapRange
+	for n := next(); n > 0 && b != nil; n-- {
+		lo := next()
+		hi := lo + next()
+		cid := next()
+		if lo == hi {
+			cm.setCID(lo, cid)
+		} else {
+			own = append(own, cmapRange{lo: lo, hi: hi, cid: cid})
+		}
+	}
+	if use != "" {
+		if parent := loadPredef(use, depth+1); parent != nil {
+			if len(cm.spaces) == 0 {
+				cm.spaces = parent.spaces
+			}
+			cm.ranges = append(cm.ranges, parent.ranges...)
+			for c, cid := range parent.cids {
+				if _, mine := cm.cids[c]; !mine {
+					cm.setCID(c, cid)
+				}
+			}
+		}
+	}
+	// Own ranges sort after the parent's equal starts, so that they win.
+	cm.ranges = append(cm.ranges, own...)
+	sort.SliceStable(cm.ranges, func(i, j int) bool { return cm.ranges[i].lo < cm.ranges[j].lo })
+	predefMaps[name] = cm
+	return cm
 }

@@ -204,9 +204,8 @@ func (cm *cmap) codeLen(s []byte) int {
 		return 0
 	}
 	for n := 1; n <= 4 && n <= len(s); n++ {
-		v := codeValue(s[:n])
 		for _, sp := range cm.spaces {
-			if sp.n == n && v >= sp.lo && v <= sp.hi {
+			if sp.n == n && inSpace(s[:n], sp) {
 				return n
 			}
 		}
@@ -217,6 +216,19 @@ func (cm *cmap) codeLen(s []byte) int {
 		n = min(n, sp.n)
 	}
 	return min(n, len(s))
+}
+
+// inSpace reports whether code lies in a codespace range, which bounds
+// each byte on its own (§9.7.6.2): <8140> <9FFC> holds 8140 and 9F40 but
+// not 81FD.
+func inSpace(code []byte, sp codespace) bool {
+	for i, c := range code {
+		shift := 8 * uint(len(code)-1-i)
+		if c < byte(sp.lo>>shift) || c > byte(sp.hi>>shift) {
+			return false
+		}
+	}
+	return true
 }
 
 func codeValue(b []byte) uint32 {

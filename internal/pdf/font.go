@@ -60,21 +60,30 @@ type code struct {
 func (f *font) decode(s []byte, dst []code) []code {
 	for i := 0; i < len(s); {
 		n := 1
-		if f.predef != nil {
-			n = f.predef.codeLen(s[i:])
+		if p := f.predef; p != nil {
+			n = min(max(p.split(s[i:]), 1), len(s)-i)
 			c := codeValue(s[i : i+n])
+			cid, haveCID := uint32(0), false
+			if p.cids != nil {
+				cid, haveCID = p.cids.lookupCID(c)
+			}
 			t, ok := "", false
 			if f.toUnicode != nil {
 				t, ok = f.toUnicode.lookupText(c)
 			}
 			if !ok {
-				t = f.predef.text(s[i : i+n])
+				t = p.text(s[i : i+n])
 			}
-			// Widths are keyed by CID, which these codes are not: a
-			// one-byte code is a half-width form.
+			if t == "" && haveCID && f.coll != nil {
+				t = f.coll.text(int(cid))
+			}
 			w := f.defaultW
-			if n == 1 {
-				w /= 2
+			if haveCID {
+				if cw, ok := f.cidW[cid]; ok {
+					w = cw
+				}
+			} else if n == 1 {
+				w /= 2 // without the tables: a one-byte code is a half-width form
 			}
 			dst = append(dst, code{text: t, width: w, space: n == 1 && c == 32})
 			i += n

@@ -126,8 +126,8 @@ BT /F3 12 Tf 72 660 Td <0073006500650020002005DD05D505DC05E900200020006800650072
 
 	// Predefined CJK CMaps other than the Unicode ones, one line each:
 	// codes in Shift-JIS (with a one-byte Latin letter and a half-width
-	// katakana), EUC-JP, GBK, GB 18030, Big Five, EUC-KR, UTF-8 and
-	// ISO-2022 row-cell codes.
+	// katakana), EUC-JP, GBK, GB 18030, Big Five, EUC-KR, UTF-8,
+	// ISO-2022 row-cell codes, and CNS 11643 through its CIDs.
 	cjk := []struct{ cmap, ordering, hex string }{
 		{"90ms-RKSJ-H", "Japan1", "93fa967b41b1"},
 		{"EUC-H", "Japan1", "c6fccbdc"},
@@ -137,6 +137,7 @@ BT /F3 12 Tf 72 660 Td <0073006500650020002005DD05D505DC05E900200020006800650072
 		{"KSC-EUC-H", "Korea1", "c7d1b1b9"},
 		{"UniJIS-UTF8-H", "Japan1", "e697a5e69cac"},
 		{"H", "Japan1", "467c4b5c"},
+		{"CNS1-H", "CNS1", "4421"}, // no decoder: text by CID and collection
 	}
 	var content, fonts strings.Builder
 	for i, c := range cjk {
@@ -171,7 +172,7 @@ func TestGaps(t *testing.T) {
 		{"embedded TrueType cmap and post names", "embedded-cmap.pdf", 1, "Hi!é\nHi"},
 		{"embedded CFF glyph names", "embedded-cff.pdf", 1, "HiéH"},
 		{"right-to-left lines in logical order", "rtl.pdf", 1, "שלום 123\nسلام\nsee שלום here 1"},
-		{"predefined CJK CMaps", "predefined-cmaps.pdf", 1, "日本Aｱ\n日本\n中文\n中𠀀\n中文\n한국\n日本\n日本"},
+		{"predefined CJK CMaps", "predefined-cmaps.pdf", 1, "日本Aｱ\n日本\n中文\n中𠀀\n中文\n한국\n日本\n日本\n一"},
 		{"xref with wrong offsets is rebuilt", "xref-offsets.pdf", 2, "1 Introduction\nBody text on page two."},
 		{"xref cut short is rebuilt", "xref-cut.pdf", 2, "1 Introduction\nBody text on page two."},
 	}
@@ -183,6 +184,25 @@ func TestGaps(t *testing.T) {
 				t.Errorf("text (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestPredefinedCMapWidths: the widths of a font on a predefined CMap are
+// found by CID, through the generated code → CID tables: two half-width
+// "A" (CID 264, 300 units wide by /W) and 日 (the default 1000) make a line
+// 1.6 em long.
+func TestPredefinedCMapWidths(t *testing.T) {
+	data := simpleDoc([]page{{
+		content:   `BT /F3 10 Tf 72 700 Td <414193FA> Tj ET`,
+		resources: `<< /Font << /F3 << /Type /Font /Subtype /Type0 /BaseFont /Test /Encoding /90ms-RKSJ-H /DescendantFonts [<< /Type /Font /Subtype /CIDFontType0 /BaseFont /Test /CIDSystemInfo << /Registry (Adobe) /Ordering (Japan1) /Supplement 2 >> /DW 1000 /W [264 [300]] >>] >> >> >>`,
+	}}, "", "", nil)
+	d := mustExtract(t, data)
+	l := d.Pages[0].Lines[0]
+	if l.Text != "AA日" {
+		t.Errorf("text %q", l.Text)
+	}
+	if w := l.Box.W * d.Pages[0].Width; w < 15.5 || w > 16.5 {
+		t.Errorf("line is %.1f pt long, want 16", w)
 	}
 }
 
