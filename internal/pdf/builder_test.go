@@ -51,6 +51,7 @@ type page struct {
 	content    string
 	resources  string // resource dictionary source; default: /F1 Helvetica
 	streamDict string // extra content stream dictionary entries
+	annots     string // the page's /Annots array, without brackets
 }
 
 // simpleDoc builds a document with the given pages on US Letter paper;
@@ -68,7 +69,11 @@ func simpleDoc(pages []page, catalog string, info string, extra func(b *pdfBuild
 			res = fmt.Sprintf("<< /Font << /F1 %d 0 R >> >>", helv)
 		}
 		c := b.stream(p.streamDict, p.content)
-		n := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources %s /Contents %d 0 R >>", pagesObj, res, c))
+		annots := ""
+		if p.annots != "" {
+			annots = " /Annots [" + p.annots + "]"
+		}
+		n := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources %s /Contents %d 0 R%s >>", pagesObj, res, c, annots))
 		kids = append(kids, fmt.Sprintf("%d 0 R", n))
 		pageNrs = append(pageNrs, n)
 	}

@@ -19,8 +19,9 @@ import (
 
 // Version identifies the extractor's output. Cache entries written by
 // another version are ignored; bump it whenever extracted text changes.
-// Version 2 records failures too.
-const Version = 2
+// Version 2 records failures too; version 3 adds annotation and form-field
+// text (Line.Annot) and the other text-layer repairs of its release.
+const Version = 3
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under
@@ -527,6 +528,7 @@ func encodePage(p *Page) []byte {
 			bold = 1
 		}
 		b = append(b, bold)
+		b = appendString(b, l.Annot)
 	}
 	return b
 }
@@ -610,6 +612,12 @@ func decodePage(b []byte) (*Page, error) {
 		l.Box = Box{d.float(), d.float(), d.float(), d.float()}
 		l.FontSize = d.float()
 		l.Bold = d.byte1() == 1
+		switch a := d.str(); a {
+		case "", AnnotFreeText, AnnotWidget:
+			l.Annot = a
+		default:
+			return nil, errors.New("unknown annotation kind")
+		}
 	}
 	if d.err != nil {
 		return nil, d.err

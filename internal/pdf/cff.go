@@ -162,42 +162,9 @@ func cffBuiltinEncoding(data []byte) (enc *baseEncoding) {
 		}
 		return ""
 	}
-	// Charset: glyph index → SID.
-	sids := make([]int, nGlyphs)
-	switch {
-	case csOff == 0:
-		for g := range sids {
-			if g <= 228 {
-				sids[g] = g
-			}
-		}
-	case csOff <= 2 || csOff >= len(data):
-		return nil // the Expert charsets carry no text we would use
-	default:
-		r := &cffReader{b: data, pos: csOff}
-		switch r.u8() {
-		case 0:
-			for g := 1; g < nGlyphs && !r.bad; g++ {
-				sids[g] = r.u16()
-			}
-		case 1, 2:
-			wide := data[csOff] == 2
-			for g := 1; g < nGlyphs && !r.bad; {
-				first := r.u16()
-				var left int
-				if wide {
-					left = r.u16()
-				} else {
-					left = r.u8()
-				}
-				for k := 0; k <= left && g < nGlyphs; k++ {
-					sids[g] = first + k
-					g++
-				}
-			}
-		default:
-			return nil
-		}
+	sids := cffCharset(data, csOff, nGlyphs)
+	if sids == nil {
+		return nil
 	}
 	var out baseEncoding
 	switch {
@@ -248,4 +215,106 @@ func cffBuiltinEncoding(data []byte) (enc *baseEncoding) {
 		return nil
 	}
 	return &out
+}
+
+// cffCharset reads the charset at csOff: glyph index → SID (a CID in a
+// CID-keyed font), or nil for the Expert charsets and damaged data.
+func cffCharset(data []byte, csOff, nGlyphs int) []int {
+	sids := make([]int, nGlyphs)
+	switch {
+	case csOff == 0:
+		for g := range sids {
+			if g <= 228 {
+				sids[g] = g
+			}
+		}
+	case csOff <= 2 || csOff >= len(data):
+		return nil // the Expert charsets carry no text we would use
+	default:
+		r := &cffReader{b: data, pos: csOff}
+		switch r.u8() {
+		case 0:
+			for g := 1; g < nGlyphs && !r.bad; g++ {
+				sids[g] = r.u16()
+			}
+		case 1, 2:
+			wide := data[csOff] == 2
+			for g := 1; g < nGlyphs && !r.bad; {
+				first := r.u16()
+				var left int
+				if wide {
+					left = r.u16()
+				} else {
+					left = r.u8()
+				}
+				for k := 0; k <= left && g < nGlyphs; k++ {
+					sids[g] = first + k
+					g++
+				}
+			}
+		default:
+			return nil
+		}
+	}
+	return sids
+}
+
+// cffGlyphText returns what a CIDFontType0 font without a ToUnicode CMap
+// can learn from its CFF program: for a name-keyed program, whose glyph
+// index is the CID, CID → text from the charset's glyph names; for a
+// CID-keyed one, its character collection's ordering (such as "Japan1"),
+// when the registry is Adobe.
+func cffGlyphText(data []byte) (text map[uint32]string, ordering string) {
+	defer func() {
+		if recover() != nil {
+			text, ordering = nil, ""
+		}
+	}()
+	if len(data) < 4 {
+		return nil, ""
+	}
+	r := &cffReader{b: data, pos: int(data[2])}
+	r.index() // names
+	tops := r.index()
+	strs := r.index()
+	if r.bad || len(tops) == 0 {
+		return nil, ""
+	}
+	name := func(sid int) string {
+		if sid < len(cffStandardStrings) {
+			return cffStandardStrings[sid]
+		}
+		if i := sid - len(cffStandardStrings); i >= 0 && i < len(strs) {
+			return string(strs[i])
+		}
+		return ""
+	}
+	top := topDict(tops[0])
+	if ros := top[1230]; len(ros) >= 2 {
+		if name(ros[0]) == "Adobe" {
+			return nil, name(ros[1])
+		}
+		return nil, ""
+	}
+	v := top[17]
+	if len(v) != 1 || v[0] <= 0 || v[0] >= len(data) {
+		return nil, ""
+	}
+	cr := &cffReader{b: data, pos: v[0]}
+	nGlyphs := len(cr.index())
+	if nGlyphs == 0 || nGlyphs > 65535 {
+		return nil, ""
+	}
+	csOff := 0
+	if v := top[15]; len(v) == 1 {
+		csOff = v[0]
+	}
+	sids := cffCharset(data, csOff, nGlyphs)
+	text = map[uint32]string{}
+	for g, sid := range sids {
+		if t := glyphText(name(sid)); t != "" && g > 0 {
+			text[uint32(g)] = t
+		}
+	}
+	return text, ""
 }

@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"sort"
+	"unicode"
 	"unicode/utf16"
 )
 
@@ -104,7 +105,7 @@ func parseCMap(data []byte) *cmap {
 				if hi < lo {
 					continue
 				}
-				base := []rune(utf16Text(c.val))
+				base := rangeBase(c.val)
 				if len(base) == 0 {
 					continue
 				}
@@ -170,8 +171,11 @@ func (cm *cmap) lookupText(code uint32) (string, bool) {
 	if r := cm.findRange(code); r != nil && r.base != nil {
 		if len(r.base) == 1 {
 			c := r.base[0] + rune(code-r.lo)
-			if c >= 0xFB00 && c <= 0xFB06 {
+			switch {
+			case c >= 0xFB00 && c <= 0xFB06:
 				return ligatures[c-0xFB00], true
+			case c == 0 || (c >= 0xD800 && c <= 0xDFFF) || c > unicode.MaxRune:
+				return "", true
 			}
 			return string(c), true
 		}
@@ -200,9 +204,8 @@ func (cm *cmap) codeLen(s []byte) int {
 		return 0
 	}
 	for n := 1; n <= 4 && n <= len(s); n++ {
-		v := codeValue(s[:n])
 		for _, sp := range cm.spaces {
-			if sp.n == n && v >= sp.lo && v <= sp.hi {
+			if sp.n == n && inSpace(s[:n], sp) {
 				return n
 			}
 		}
@@ -213,6 +216,19 @@ func (cm *cmap) codeLen(s []byte) int {
 		n = min(n, sp.n)
 	}
 	return min(n, len(s))
+}
+
+// inSpace reports whether code lies in a codespace range, which bounds
+// each byte on its own (§9.7.6.2): <8140> <9FFC> holds 8140 and 9F40 but
+// not 81FD.
+func inSpace(code []byte, sp codespace) bool {
+	for i, c := range code {
+		shift := 8 * uint(len(code)-1-i)
+		if c < byte(sp.lo>>shift) || c > byte(sp.hi>>shift) {
+			return false
+		}
+	}
+	return true
 }
 
 func codeValue(b []byte) uint32 {
@@ -241,4 +257,14 @@ func utf16Text(b []byte) string {
 		}
 	}
 	return string(out)
+}
+
+// rangeBase decodes a bfrange destination. Unlike utf16Text it keeps a
+// lone U+0000: "<0000> <FFFF> <0000>" is the identity map (code c is U+c)
+// that mPDF and TCPDF write, and dropping it loses the whole font.
+func rangeBase(b []byte) []rune {
+	if len(b) == 2 && b[0] == 0 && b[1] == 0 {
+		return []rune{0}
+	}
+	return []rune(utf16Text(b))
 }

@@ -91,15 +91,19 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 		}
 		rs = bytes.NewReader(data)
 	}
-	pc, err := pdfcpu.ReadWithContext(ctx, rs, newConfig(o))
-	if err != nil {
-		return nil, classifyReadError(ctx, err)
+	d, pages, err := openDoc(ctx, rs, o)
+	if repair := repairFor(err); repair != nil {
+		// A broken cross-reference table, or an AES-256 file with an
+		// empty user password and a wrong /Perms: repair a copy as
+		// viewers do, and read once more.
+		if data, rerr := wholeFile(r, rs, size); rerr == nil {
+			if fixed := repair(data); fixed != nil {
+				if d2, p2, err2 := openDoc(ctx, bytes.NewReader(fixed), o); err2 == nil {
+					d, pages, err = d2, p2, nil
+				}
+			}
+		}
 	}
-	if pc == nil || pc.XRefTable == nil {
-		return nil, fmt.Errorf("%w: no cross-reference table", ErrMalformed)
-	}
-	d := &doc{xr: pc.XRefTable, ctx: ctx, budget: MaxDocumentBytes, glyphBudget: MaxDocumentGlyphs, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
-	pages, err := d.pageTree()
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +140,49 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 		out.Authors = authorsUnderTitle(out)
 	}
 	return out, nil
+}
+
+// openDoc reads the file's objects and its page tree.
+func openDoc(ctx context.Context, rs io.ReadSeeker, o Options) (*doc, []pageInfo, error) {
+	pc, err := pdfcpu.ReadWithContext(ctx, rs, newConfig(o))
+	if err != nil {
+		return nil, nil, classifyReadError(ctx, err)
+	}
+	if pc == nil || pc.XRefTable == nil {
+		return nil, nil, fmt.Errorf("%w: no cross-reference table", ErrMalformed)
+	}
+	d := &doc{xr: pc.XRefTable, ctx: ctx, budget: MaxDocumentBytes, glyphBudget: MaxDocumentGlyphs, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
+	pages, err := d.pageTree()
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, pages, nil
+}
+
+// repairFor returns the repair worth trying after err, or nil.
+func repairFor(err error) func([]byte) []byte {
+	switch {
+	case errors.Is(err, ErrMalformed):
+		return rebuildXRef
+	case errors.Is(err, ErrEncrypted):
+		return repairPerms
+	}
+	return nil
+}
+
+// wholeFile returns the file's bytes: those already in memory behind rs,
+// else read from r.
+func wholeFile(r io.ReaderAt, rs io.ReadSeeker, size int64) ([]byte, error) {
+	if br, ok := rs.(*bytes.Reader); ok {
+		data := make([]byte, br.Size())
+		_, err := br.ReadAt(data, 0)
+		return data, err
+	}
+	data := make([]byte, size)
+	if _, err := r.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return data, nil
 }
 
 // stopped returns nil while extraction may go on, else why it may not: the
@@ -478,10 +525,11 @@ func (d *doc) extractPage(pi *pageInfo, number int) (p Page) {
 		return p
 	}
 	in := newInterp(d, pageMatrix(pi.box, pi.rotate))
+	in.pageW, in.pageH = w, h
 	in.glyphs = d.glyphBuf[:0] // reused: pages keep no reference to glyphs
 	err = in.run(content, pi.resources, 0)
 	d.glyphBuf = in.glyphs[:0]
-	d.glyphBudget -= len(in.glyphs)
+	d.glyphBudget -= in.shown
 	var le *LimitError
 	if errors.As(err, &le) && le.Limit == LimitDocGlyphs {
 		d.spent = le
@@ -494,6 +542,27 @@ func (d *doc) extractPage(pi *pageInfo, number int) (p Page) {
 		return p
 	}
 	p.Lines, p.Text = layoutPage(in.glyphs, w, h)
+	if strings.TrimSpace(p.Text) == "" {
+		p.Lines, p.Text = nil, ""
+	}
+	alines, atext, err := d.annotText(pi, pageMatrix(pi.box, pi.rotate), w, h)
+	if err != nil {
+		p.Text, p.Lines = "", nil
+		p.Err = pageErr(err, number)
+		return p
+	}
+	if atext != "" {
+		off := 0
+		if p.Text != "" {
+			p.Text += "\n\n"
+			off = len(p.Text)
+		}
+		for _, l := range alines {
+			l.Start += off
+			p.Lines = append(p.Lines, l)
+		}
+		p.Text += atext
+	}
 	p.NoTextLayer = strings.TrimSpace(p.Text) == ""
 	if p.NoTextLayer {
 		p.Text, p.Lines = "", nil

@@ -120,6 +120,7 @@ endcmap CMapName currentdict /CMap defineresource pop end end`
 			"BT 3 Tr /F1 11 Tf 72 700 Td (recognised words) Tj ET")
 		return ""
 	})
+	gapFixtures(m)
 	return m
 }
 

@@ -31,9 +31,11 @@ type font struct {
 	enc       *baseEncoding // simple fonts: code → text after /Differences
 	type3Pass [256]bool     // Type 3 codes whose glyph name is only a number
 
-	encCMap *cmap          // Type 0: embedded encoding CMap (nil: Identity)
-	ucs2    bool           // Type 0: predefined Uni*-UCS2/UTF16 CMap: codes are UTF-16
-	coll    *cidCollection // Type 0 without ToUnicode: Adobe CID → Unicode
+	encCMap *cmap             // Type 0: embedded encoding CMap (nil: Identity)
+	ucs2    bool              // Type 0: predefined Uni*-UCS2/UTF16 CMap: codes are UTF-16
+	predef  *predefCMap       // Type 0: another predefined CJK CMap, read by its encoding
+	coll    *cidCollection    // Type 0 without ToUnicode: Adobe CID → Unicode
+	cidText map[uint32]string // Type 0 without either: CID → text from the embedded program
 
 	// Widths in text space units per unit font size.
 	firstChar int
@@ -58,6 +60,35 @@ type code struct {
 func (f *font) decode(s []byte, dst []code) []code {
 	for i := 0; i < len(s); {
 		n := 1
+		if p := f.predef; p != nil {
+			n = min(max(p.split(s[i:]), 1), len(s)-i)
+			c := codeValue(s[i : i+n])
+			cid, haveCID := uint32(0), false
+			if p.cids != nil {
+				cid, haveCID = p.cids.lookupCID(c)
+			}
+			t, ok := "", false
+			if f.toUnicode != nil {
+				t, ok = f.toUnicode.lookupText(c)
+			}
+			if !ok {
+				t = p.text(s[i : i+n])
+			}
+			if t == "" && haveCID && f.coll != nil {
+				t = f.coll.text(int(cid))
+			}
+			w := f.defaultW
+			if haveCID {
+				if cw, ok := f.cidW[cid]; ok {
+					w = cw
+				}
+			} else if n == 1 {
+				w /= 2 // without the tables: a one-byte code is a half-width form
+			}
+			dst = append(dst, code{text: t, width: w, space: n == 1 && c == 32})
+			i += n
+			continue
+		}
 		if f.kind == fontType0 {
 			n = 2
 			if f.encCMap != nil {
@@ -100,6 +131,9 @@ func (f *font) text(c uint32) string {
 		}
 		if f.coll != nil {
 			return f.coll.text(int(f.cid(c)))
+		}
+		if f.cidText != nil {
+			return f.cidText[f.cid(c)]
 		}
 		return ""
 	default:
@@ -224,13 +258,14 @@ func (d *doc) loadFont(fd types.Dict) *font {
 	sub := d.name(fd["Subtype"])
 	f.name = d.name(fd["BaseFont"])
 	desc := d.dict(fd["FontDescriptor"])
+	var df types.Dict // a Type 0 font's descendant
 	switch sub {
 	case "Type0":
 		f.kind = fontType0
 		f.defaultW = 1
 		var desc0 types.Dict
 		if arr := d.array(fd["DescendantFonts"]); len(arr) > 0 {
-			df := d.dict(arr[0])
+			df = d.dict(arr[0])
 			desc0 = d.dict(df["FontDescriptor"])
 			f.defaultW = 1
 			if v, ok := d.num(df["DW"]); ok {
@@ -258,6 +293,8 @@ func (d *doc) loadFont(fd types.Dict) *font {
 			case strings.HasPrefix(n, "Uni") && (strings.Contains(n, "UCS2") || strings.Contains(n, "UTF16")):
 				f.ucs2 = true
 				f.coll = nil
+			default:
+				f.predef = predefCMapFor(n)
 			}
 		case types.StreamDict:
 			if data := d.fontData(enc); data != nil {
@@ -300,6 +337,9 @@ func (d *doc) loadFont(fd types.Dict) *font {
 				f.toUnicode = cm
 			}
 		}
+	}
+	if f.kind == fontType0 && f.toUnicode == nil && !f.ucs2 && f.predef == nil && f.coll == nil && desc != nil {
+		d.embeddedText(f, df, desc)
 	}
 	f.bold = boldName(f.name)
 	if desc != nil {
@@ -491,4 +531,50 @@ func (d *doc) cidWidths(w types.Array) map[uint32]float64 {
 func (d *doc) fontData(sd types.StreamDict) []byte {
 	b, _ := d.streamBytes(sd)
 	return b
+}
+
+// embeddedText gives a Type 0 font that has neither a ToUnicode CMap nor
+// a known character collection the text of its embedded program: a
+// TrueType or OpenType program's cmap table (glyph → character, through
+// /CIDToGIDMap) or post names, a name-keyed CFF program's glyph names, or
+// the Adobe collection a CID-keyed CFF program declares.
+func (d *doc) embeddedText(f *font, df, desc types.Dict) {
+	var gids []byte // CIDToGIDMap stream: two bytes per CID; nil: identity
+	if sd, ok := d.resolve(df["CIDToGIDMap"]).(types.StreamDict); ok {
+		gids = d.fontData(sd)
+	}
+	var byGlyph map[uint32]string
+	if sd, ok := d.resolve(desc["FontFile2"]).(types.StreamDict); ok {
+		if data := d.fontData(sd); data != nil {
+			byGlyph = sfntGlyphText(data)
+		}
+	} else if sd, ok := d.resolve(desc["FontFile3"]).(types.StreamDict); ok {
+		data := d.fontData(sd)
+		if data == nil {
+			return
+		}
+		if d.name(sd.Dict["Subtype"]) == "OpenType" {
+			byGlyph = sfntGlyphText(data)
+		} else {
+			var ord string
+			byGlyph, ord = cffGlyphText(data)
+			if byGlyph == nil {
+				f.coll = cidCollections[ord]
+				return
+			}
+		}
+	}
+	if len(byGlyph) == 0 {
+		return
+	}
+	if gids == nil {
+		f.cidText = byGlyph
+		return
+	}
+	f.cidText = make(map[uint32]string)
+	for cid := 0; 2*cid+1 < len(gids) && cid < maxCMapEntries; cid++ {
+		if t, ok := byGlyph[uint32(gids[2*cid])<<8|uint32(gids[2*cid+1])]; ok {
+			f.cidText[uint32(cid)] = t
+		}
+	}
 }

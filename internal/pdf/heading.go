@@ -82,7 +82,9 @@ func (d *Document) fontHeadings() []Heading {
 	sizes := map[float64]int{}
 	for _, p := range d.Pages {
 		for _, l := range p.Lines {
-			sizes[l.FontSize] += len(l.Text)
+			if l.Annot == "" { // form text is not the document's type
+				sizes[l.FontSize] += len(l.Text)
+			}
 		}
 	}
 	body, bodyN := 0.0, -1
@@ -104,7 +106,7 @@ func (d *Document) fontHeadings() []Heading {
 		for i, l := range p.Lines {
 			t := strings.TrimSpace(l.Text)
 			words := len(strings.Fields(t))
-			if words == 0 || words > 14 || len(t) > 140 || letterCount(t) < 2 {
+			if l.Annot != "" || words == 0 || words > 14 || len(t) > 140 || letterCount(t) < 2 {
 				continue
 			}
 			size := math.Round(l.FontSize*2) / 2

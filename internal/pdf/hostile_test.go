@@ -80,6 +80,7 @@ var hostileWant = map[string]string{
 	"form fan-out":                                     "pages: 1 decoded bytes per page",
 	"name tree listing itself as its kids":             "pages: 1 text",
 	"large file, 120 MB":                               "pages: 1 text",
+	"broken xref over 8 object-stream bombs of 30 MB":  "pages: 1 text",
 }
 
 // maxHostileRSS is the bound on the peak resident set of a process

@@ -71,6 +71,7 @@ type interp struct {
 	tm     matrix
 	tlm    matrix
 	glyphs []glyph
+	shown  int // glyphs shown, kept or not: what the glyph limits count
 	ops    int
 	bytes  int64 // content interpreted, Form XObjects counted each time they run
 	// maxGlyphs is the most glyphs this page may show (MaxGlyphs, or less
@@ -81,6 +82,9 @@ type interp struct {
 	err        error // a limit hit while showing text, ends the page
 	codes      []code
 	fontIDs    map[*font]int32
+	// pageW and pageH are the displayed page's size: glyphs far outside
+	// it are dropped (0: no page box, keep every glyph).
+	pageW, pageH float64
 }
 
 func newInterp(d *doc, base matrix) *interp {
@@ -361,7 +365,7 @@ func (in *interp) show(s []byte) {
 			}
 		}
 		if c.text != "" {
-			if len(in.glyphs) >= in.maxGlyphs {
+			if in.shown >= in.maxGlyphs {
 				max := MaxGlyphs
 				if in.glyphLimit == LimitDocGlyphs {
 					max = MaxDocumentGlyphs
@@ -369,6 +373,7 @@ func (in *interp) show(s []byte) {
 				in.err = &LimitError{Limit: in.glyphLimit, Max: int64(max)}
 				return
 			}
+			in.shown++
 			in.emit(c, tx, ty)
 		}
 		in.tm = matrix{1, 0, 0, 1, tx, ty}.mul(in.tm)
@@ -390,6 +395,11 @@ func (in *interp) emit(c code, tx, ty float64) {
 		adv := c.width * gs.size * gs.th
 		x1, y1 = m.apply(adv, gs.ts)
 		bx, by = m[0], m[1]
+		if gs.size*gs.th < 0 {
+			// A negative size (or scale) turns the glyphs half round:
+			// the text runs the other way along the matrix's x axis.
+			bx, by = -bx, -by
+		}
 	}
 	size := math.Abs(gs.size) * math.Hypot(m[2], m[3]) * gs.font.sizeScale
 	if gs.font.vertical {
@@ -397,6 +407,14 @@ func (in *interp) emit(c code, tx, ty float64) {
 	}
 	if size < 0.1 || math.IsNaN(size) || math.IsInf(size, 0) || math.IsNaN(x0+y0+x1+y1) {
 		return
+	}
+	if in.pageW > 0 && in.pageH > 0 {
+		// A glyph more than an em outside the page box is not shown
+		// (producers park hidden text there); viewers and pdftotext drop it.
+		cx, cy := (x0+x1)/2, (y0+y1)/2
+		if cx < -size || cy < -size || cx > in.pageW+size || cy > in.pageH+size {
+			return
+		}
 	}
 	dir := uint8(0)
 	if bx != 0 || by != 0 {

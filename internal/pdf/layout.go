@@ -2,10 +2,12 @@ package pdf
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/bidi"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -20,9 +22,10 @@ import (
 
 // wordGap is the horizontal gap, as a fraction of the font size, above
 // which two glyphs belong to different words. TeX's inter-word space is
-// about 0.33 em and rarely shrinks below 0.2 em; kerns and italic
-// corrections inside words stay under 0.1 em.
-const wordGap = 0.15
+// about 0.33 em but shrinks well below 0.2 em in tight justified lines;
+// kerns and italic corrections inside words stay under 0.1 em, the
+// threshold pdftotext uses too.
+const wordGap = 0.10
 
 // fragGap is the gap, as a fraction of the font size, that ends a fragment
 // even on one baseline: wider than any justified inter-word space, narrower
@@ -390,39 +393,55 @@ func lineText(l *textLine) (string, bool, float64) {
 		texts[i] = g.text
 	}
 	composed := combineAccents(gs, texts)
-	var sb strings.Builder
-	end := math.Inf(-1)
-	var prev *glyph
-	pendingSpace := false
 	boldN, n := 0, 0
 	sizes := map[float64]int{}
-	for i, g := range gs {
-		if g.isWS {
-			pendingSpace = true
-			continue
-		}
-		if texts[i] == "" {
-			continue
-		}
-		if prev != nil {
-			gap := g.x - end
-			ref := math.Max(prev.size, g.size)
-			if pendingSpace || gap > wordGap*ref {
-				sb.WriteByte(' ')
+	rtl := false
+	// walk emits the line's pieces, glyph texts and word spaces, left to
+	// right; stats counts the glyphs on the first walk only.
+	walk := func(emit func(string), stats bool) {
+		end := math.Inf(-1)
+		var prev *glyph
+		pendingSpace := false
+		for i, g := range gs {
+			if g.isWS {
+				pendingSpace = true
+				continue
 			}
+			if texts[i] == "" {
+				continue
+			}
+			if prev != nil {
+				gap := g.x - end
+				ref := math.Max(prev.size, g.size)
+				if pendingSpace || gap > wordGap*ref {
+					emit(" ")
+				}
+			}
+			pendingSpace = false
+			emit(texts[i])
+			if end < g.x+g.w || prev == nil {
+				end = g.x + g.w
+			}
+			prev = g
+			if !stats {
+				continue
+			}
+			rtl = rtl || mayBeRTL(texts[i])
+			c := utf8.RuneCountInString(g.text)
+			n += c
+			if g.bold {
+				boldN += c
+			}
+			sizes[math.Round(g.size*2)/2] += c
 		}
-		pendingSpace = false
-		sb.WriteString(texts[i])
-		if end < g.x+g.w || prev == nil {
-			end = g.x + g.w
-		}
-		prev = g
-		c := utf8.RuneCountInString(g.text)
-		n += c
-		if g.bold {
-			boldN += c
-		}
-		sizes[math.Round(g.size*2)/2] += c
+	}
+	var sb strings.Builder
+	walk(func(p string) { sb.WriteString(p) }, true)
+	out := sb.String()
+	if rtl {
+		var parts []string
+		walk(func(p string) { parts = append(parts, p) }, false)
+		out = strings.Join(logicalOrder(parts), "")
 	}
 	best, bestN := 0.0, -1
 	for s, c := range sizes {
@@ -430,7 +449,6 @@ func lineText(l *textLine) (string, bool, float64) {
 			best, bestN = s, c
 		}
 	}
-	out := sb.String()
 	if composed {
 		out = norm.NFC.String(out)
 	}
@@ -532,4 +550,90 @@ func lineBox(l *textLine, w, h float64) Box {
 	bx := clamp(minX / w)
 	by := clamp((h - maxY) / h)
 	return Box{X: bx, Y: by, W: clamp(maxX/w) - bx, H: clamp((h-minY)/h) - by}
+}
+
+// logicalOrder turns a line's pieces (glyph texts and spaces), which are in
+// visual order, left to right, into reading order when the line holds
+// right-to-left script (Hebrew, Arabic), as pdftotext does: a line mostly
+// right-to-left is reversed, and the left-to-right runs in it (Latin
+// words, numbers) are put back in order; in a line mostly left-to-right
+// only the right-to-left runs are reversed. A glyph's own text (a lam-alef
+// ligature's two letters) is already in logical order and stays as it is.
+func logicalOrder(parts []string) []string {
+	if !slices.ContainsFunc(parts, mayBeRTL) {
+		return parts
+	}
+	rtl, ltr := 0, 0
+	for _, p := range parts {
+		switch strongClass(p) {
+		case -1:
+			rtl++
+		case 1:
+			ltr++
+		}
+	}
+	if rtl == 0 {
+		return parts
+	}
+	if rtl >= ltr {
+		slices.Reverse(parts)
+		reverseRuns(parts, strongClass)
+	} else {
+		reverseRuns(parts, func(p string) int { return -strongClass(p) })
+	}
+	return parts
+}
+
+// strongClass is -1 for a piece starting with a right-to-left letter, 1
+// for a left-to-right letter or a digit, 0 for spaces and punctuation.
+func strongClass(p string) int {
+	for _, r := range p {
+		props, _ := bidi.LookupRune(r)
+		switch props.Class() {
+		case bidi.R, bidi.AL:
+			return -1
+		case bidi.L, bidi.EN, bidi.AN:
+			return 1
+		case bidi.NSM:
+			continue
+		}
+		return 0
+	}
+	return 0
+}
+
+// reverseRuns reverses in place each maximal run of pieces of class 1,
+// with the neutral pieces (class 0) between them.
+func reverseRuns(parts []string, class func(string) int) {
+	for i := 0; i < len(parts); {
+		if class(parts[i]) != 1 {
+			i++
+			continue
+		}
+		end := i
+		for j := i + 1; j < len(parts); j++ {
+			c := class(parts[j])
+			if c == -1 {
+				break
+			}
+			if c == 1 {
+				end = j
+			}
+		}
+		slices.Reverse(parts[i : end+1])
+		i = end + 1
+	}
+}
+
+// mayBeRTL reports whether a piece starts in a block of right-to-left
+// scripts (Hebrew, Arabic, Syriac, Thaana, NKo and their presentation
+// forms, the historic ones of the supplementary plane), so that most
+// lines, CJK ones included, are passed over without a bidi look-up.
+func mayBeRTL(p string) bool {
+	if p == "" || p[0] < 0xD6 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(p)
+	return (r >= 0x0590 && r <= 0x08FF) || (r >= 0xFB1D && r <= 0xFDFF) || (r >= 0xFE70 && r <= 0xFEFF) ||
+		(r >= 0x10800 && r <= 0x10FFF) || (r >= 0x1E800 && r <= 0x1EFFF)
 }

@@ -85,6 +85,11 @@ func TestCMap(t *testing.T) {
 	if n := cm.codeLen([]byte{0x81, 0x40}); n != 2 {
 		t.Errorf("codeLen(8140) = %d", n)
 	}
+	// Codespace ranges bound each byte: 8220 is between 8140 and FFFF as a
+	// number but its second byte is below 40.
+	if n := cm.codeLen([]byte{0x82, 0x20}); n != 1 {
+		t.Errorf("codeLen(8220) = %d, want 1", n)
+	}
 }
 
 func TestGlyphText(t *testing.T) {

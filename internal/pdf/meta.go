@@ -14,7 +14,7 @@ func guessTitle(d *Document) string {
 		p := d.Pages[0]
 		best := 0.0
 		for _, l := range p.Lines {
-			if l.Box.Y < 0.6 && l.FontSize > best && letterCount(l.Text) >= 3 && l.Box.W > l.Box.H {
+			if l.Annot == "" && l.Box.Y < 0.6 && l.FontSize > best && letterCount(l.Text) >= 3 && l.Box.W > l.Box.H {
 				best = l.FontSize
 			}
 		}
@@ -22,7 +22,7 @@ func guessTitle(d *Document) string {
 			var parts []string
 			started := false
 			for _, l := range p.Lines {
-				same := math.Abs(l.FontSize-best) < 0.6 && l.Box.Y < 0.6
+				same := l.Annot == "" && math.Abs(l.FontSize-best) < 0.6 && l.Box.Y < 0.6
 				if same {
 					parts = append(parts, strings.TrimSpace(l.Text))
 					started = true

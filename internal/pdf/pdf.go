@@ -151,7 +151,8 @@ type Page struct {
 	Number        int
 	Width, Height float64 // points, as displayed (after /Rotate)
 	// Text is the page's text in reading order: lines joined by "\n",
-	// paragraphs separated by "\n\n". Ligatures are expanded (ﬁ → fi, the
+	// paragraphs separated by "\n\n"; the text of free-text annotations
+	// and form fields follows it (see Line.Annot). Ligatures are expanded (ﬁ → fi, the
 	// same letters NFKC gives); line-end hyphenation is kept as printed.
 	Text  string
 	Lines []Line
@@ -169,6 +170,12 @@ type Line struct {
 	FontSize float64 // most common glyph size in the line, in points
 	Bold     bool    // most of the line's characters are in a bold face
 	Start    int     // byte offset of this line in Page.Text
+	// Annot is empty for the page's own text. Text that an annotation
+	// puts on the page (AnnotFreeText, or AnnotWidget: a form field's
+	// value or appearance) is in lines that name its kind here; they come
+	// after the page's own lines, and their text after the page's own
+	// text, each annotation a paragraph.
+	Annot string
 }
 
 // Box is a rectangle normalised to 0–1 of the page, origin top-left (the

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -43,6 +44,7 @@ func Cases() []Case {
 		{"form fan-out", func() []byte { return FormFanOut(11, 16) }},
 		{"name tree listing itself as its kids", func() []byte { return NameTreeCycle(1000) }},
 		{"large file, 120 MB", func() []byte { return LargeFile(120 << 20) }},
+		{"broken xref over 8 object-stream bombs of 30 MB", func() []byte { return BrokenXRefObjectStreams(8, 30<<20) }},
 	}
 }
 
@@ -372,4 +374,24 @@ func NameTreeCycle(items int) []byte {
 	cat := string(w.objs[root-1])
 	w.set(root, strings.TrimSuffix(cat, ">>")+fmt.Sprintf("/Outlines %d 0 R /Names << /Dests %d 0 R >> >>", outline, tree))
 	return w.bytes(root)
+}
+
+// BrokenXRefObjectStreams is a one-page document whose cross-reference
+// offsets are all wrong, so that it is read by rebuilding the table, and
+// which holds n object streams each decoding to size zero bytes: the
+// rebuild unpacks object streams, and must do so within its budget.
+func BrokenXRefObjectStreams(n int, size int64) []byte {
+	w := &writer{}
+	text := w.stream("", []byte("BT /F1 10 Tf 72 700 Td (still here) Tj ET"))
+	for range n {
+		var b bytes.Buffer
+		z, _ := zlib.NewWriterLevel(&b, zlib.BestCompression)
+		if _, err := io.Copy(z, repeat(0, size)); err != nil {
+			panic(err)
+		}
+		z.Close()
+		w.stream("/Type /ObjStm /N 1 /First 10 /Filter /FlateDecode", b.Bytes())
+	}
+	data := onePage(text, w)
+	return regexp.MustCompile(`(?m)^\d{10} 00000 n`).ReplaceAll(data, []byte("0000000017 00000 n"))
 }

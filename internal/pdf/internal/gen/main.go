@@ -19,6 +19,12 @@
 //
 // -agl also accepts Adobe's glyphlist.txt itself. All inputs are © Adobe,
 // BSD-3-Clause; the licence text is copied into the generated files.
+//
+// zz_cmap.go (code → CID for the predefined CJK CMaps that are not
+// Unicode-based) comes from the npm package pdfjs-dist, on its own:
+//
+//	npm pack pdfjs-dist@4 && tar -xzf pdfjs-dist-*.tgz
+//	go run ./internal/pdf/internal/gen -bcmap package/cmaps -out internal/pdf
 package main
 
 import (
@@ -41,17 +47,26 @@ func main() {
 	enc := flag.String("enc", "", "folder with fontTools' StandardEncoding.py and MacRoman.py")
 	cff := flag.String("cff", "", "fontTools' cffLib/__init__.py, for the 391 CFF standard strings")
 	cmap := flag.String("cmap", "", "folder with Adobe-*/Adobe-*-UCS2 CMaps (poppler-data's cMap)")
+	bc := flag.String("bcmap", "", "pdfjs-dist's cmaps folder (*.bcmap and LICENSE), for zz_cmap.go")
 	out := flag.String("out", ".", "output folder (package pdf)")
 	flag.Parse()
-	if *agl == "" || *enc == "" || *cmap == "" || *cff == "" {
+	tables := *agl != "" || *enc != "" || *cmap != "" || *cff != ""
+	if (tables && (*agl == "" || *enc == "" || *cmap == "" || *cff == "")) || (!tables && *bc == "") {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := writeAGL(*agl, *enc, *cff, filepath.Join(*out, "zz_agl.go")); err != nil {
-		log.Fatal(err)
+	if tables {
+		if err := writeAGL(*agl, *enc, *cff, filepath.Join(*out, "zz_agl.go")); err != nil {
+			log.Fatal(err)
+		}
+		if err := writeCID(*cmap, filepath.Join(*out, "zz_cid.go")); err != nil {
+			log.Fatal(err)
+		}
 	}
-	if err := writeCID(*cmap, filepath.Join(*out, "zz_cid.go")); err != nil {
-		log.Fatal(err)
+	if *bc != "" {
+		if err := writePredef(*bc, filepath.Join(*out, "zz_cmap.go")); err != nil {
+			log.Fatal(err)
+		}
 	}
 }
 

@@ -1,0 +1,222 @@
+package pdf
+
+import (
+	"bytes"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"regexp"
+	"strconv"
+)
+
+// repairPerms makes an AES-256 file (revision 5 or 6) whose user password
+// is empty readable when only its /Perms entry is wrong or missing. /Perms
+// repeats the /P permission flags, encrypted with the file key, so that
+// tampering with /P can be detected; viewers ignore it for reading, and
+// real producers get it wrong. pdfcpu refuses such files, so this computes
+// the file key from the empty password (ISO 32000-2 §7.6.4.3.3), writes a
+// /Perms that agrees with /P into a copy of the encryption dictionary, and
+// appends that copy as an incremental update. It returns nil when the file
+// is not such a file: then it stays refused as encrypted.
+func repairPerms(data []byte) []byte {
+	ref := lastRef(data, "Encrypt")
+	if ref == "" {
+		return nil
+	}
+	var nr, gen int
+	if _, err := fmt.Sscanf(ref, "%d %d R", &nr, &gen); err != nil {
+		return nil
+	}
+	start, end := lastObject(data, nr, gen)
+	if start < 0 {
+		return nil
+	}
+	body := data[start:end]
+	ed := readEncryptDict(body)
+	if ed.r != 5 && ed.r != 6 || len(ed.u) < 48 || len(ed.ue) < 32 {
+		return nil
+	}
+	salt, keySalt := ed.u[32:40], ed.u[40:48]
+	if !bytes.Equal(hash2B(ed.r, nil, salt), ed.u[:32]) {
+		return nil // the user password is not empty
+	}
+	kek := hash2B(ed.r, nil, keySalt)
+	block, err := aes.NewCipher(kek)
+	if err != nil {
+		return nil
+	}
+	fileKey := make([]byte, 32)
+	cipher.NewCBCDecrypter(block, make([]byte, 16)).CryptBlocks(fileKey, ed.ue[:32])
+	perms := make([]byte, 16)
+	p := uint32(int32(ed.p))
+	perms[0], perms[1], perms[2], perms[3] = byte(p), byte(p>>8), byte(p>>16), byte(p>>24)
+	perms[4], perms[5], perms[6], perms[7] = 0xFF, 0xFF, 0xFF, 0xFF
+	perms[8] = 'T'
+	if !ed.encryptMetadata {
+		perms[8] = 'F'
+	}
+	copy(perms[9:12], "adb")
+	fb, err := aes.NewCipher(fileKey)
+	if err != nil {
+		return nil
+	}
+	fb.Encrypt(perms, perms)
+
+	dict := make([]byte, 0, len(body)+48)
+	if ed.permsStart >= 0 {
+		dict = append(dict, body[:ed.permsStart]...)
+		dict = append(dict, body[ed.permsEnd:ed.close]...)
+	} else {
+		dict = append(dict, body[:ed.close]...)
+	}
+	dict = append(dict, " /Perms <"+hex.EncodeToString(perms)+"> >>"...)
+
+	var out bytes.Buffer
+	out.Write(data)
+	off := out.Len() + 1
+	fmt.Fprintf(&out, "\n%d %d obj\n", nr, gen)
+	out.Write(dict)
+	out.WriteString("\nendobj\n")
+	xref := out.Len()
+	size := nr + 1
+	if m := lastMatch(sizeKey, data); m != nil {
+		if n, err := strconv.Atoi(string(m[1])); err == nil {
+			size = max(size, n)
+		}
+	}
+	fmt.Fprintf(&out, "xref\n%d 1\n%010d %05d n \ntrailer\n<< /Size %d /Encrypt %d %d R", nr, off, gen, size, nr, gen)
+	for _, key := range []string{"Root", "Info"} {
+		if r := lastRef(data, key); r != "" {
+			fmt.Fprintf(&out, " /%s %s", key, r)
+		}
+	}
+	if id := lastMatch(trailerID, data); id != nil {
+		out.WriteString(" ")
+		out.Write(id[0])
+	}
+	if m := lastMatch(startXRef, data); m != nil {
+		fmt.Fprintf(&out, " /Prev %s", m[1])
+	}
+	fmt.Fprintf(&out, " >>\nstartxref\n%d\n%%%%EOF\n", xref)
+	return out.Bytes()
+}
+
+var (
+	sizeKey   = regexp.MustCompile(`/Size\s+(\d+)`)
+	startXRef = regexp.MustCompile(`startxref\s+(\d+)`)
+)
+
+// lastObject finds the last definition of object nr (generation gen) and
+// returns the bounds of its body, from after "obj" to before "endobj".
+func lastObject(data []byte, nr, gen int) (int, int) {
+	re := regexp.MustCompile(`(?:^|[\s>\]])` + strconv.Itoa(nr) + `\s+` + strconv.Itoa(gen) + `\s+obj\b`)
+	loc := lastMatchIndex(re, data)
+	if loc == nil {
+		return -1, -1
+	}
+	start := loc[1]
+	e := bytes.Index(data[start:], []byte("endobj"))
+	if e < 0 {
+		return -1, -1
+	}
+	return start, start + e
+}
+
+// encryptDict holds the entries of a standard security handler's
+// dictionary that key derivation needs, and where /Perms and the closing
+// ">>" sit in the object's body.
+type encryptDict struct {
+	r, p                 int
+	u, ue                []byte
+	encryptMetadata      bool
+	permsStart, permsEnd int // -1 when there is no /Perms
+	close                int // offset of the dictionary's closing ">>"
+}
+
+func readEncryptDict(body []byte) encryptDict {
+	ed := encryptDict{encryptMetadata: true, permsStart: -1, close: -1}
+	lx := newLexer(body)
+	depth := 0
+	var key string
+	keyStart := 0
+	for {
+		before := lx.pos
+		t := lx.next()
+		switch t.kind {
+		case tokEOF:
+			if ed.close < 0 {
+				ed.r = 0
+			}
+			return ed
+		case tokDictOpen, tokArrayOpen:
+			depth++
+			key = ""
+			continue
+		case tokDictClose, tokArrayClose:
+			depth--
+			if depth == 0 {
+				ed.close = lx.pos - 2
+				return ed
+			}
+			continue
+		}
+		if depth != 1 {
+			continue
+		}
+		if t.kind == tokName && key == "" {
+			key = string(t.val)
+			keyStart = before
+			continue
+		}
+		switch key {
+		case "R":
+			ed.r = int(t.num)
+		case "P":
+			ed.p = int(t.num)
+		case "U":
+			ed.u = append([]byte(nil), t.val...)
+		case "UE":
+			ed.ue = append([]byte(nil), t.val...)
+		case "EncryptMetadata":
+			ed.encryptMetadata = string(t.val) != "false"
+		case "Perms":
+			ed.permsStart, ed.permsEnd = keyStart, lx.pos
+		}
+		key = ""
+	}
+}
+
+// hash2B is the user password hash of revision 6 (ISO 32000-2 Algorithm
+// 2.B, without the owner's extra input), or plain SHA-256 for revision 5.
+func hash2B(r int, password, salt []byte) []byte {
+	h := sha256.New()
+	h.Write(password)
+	h.Write(salt)
+	k := h.Sum(nil)
+	if r == 5 {
+		return k
+	}
+	var hashes = [3]func() hash.Hash{sha256.New, sha512.New384, sha512.New}
+	for i := 0; ; i++ {
+		unit := append(append([]byte(nil), password...), k...)
+		k1 := bytes.Repeat(unit, 64)
+		block, _ := aes.NewCipher(k[:16])
+		e := make([]byte, len(k1))
+		cipher.NewCBCEncrypter(block, k[16:32]).CryptBlocks(e, k1)
+		sum := 0
+		for _, b := range e[:16] {
+			sum += int(b)
+		}
+		h := hashes[sum%3]()
+		h.Write(e)
+		k = h.Sum(nil)
+		if i >= 63 && int(e[len(e)-1]) <= i+1-32 {
+			break
+		}
+	}
+	return k[:32]
+}

@@ -1,0 +1,189 @@
+package pdf
+
+import (
+	"encoding/binary"
+	"unicode"
+)
+
+// A minimal reader of TrueType and OpenType font programs (the sfnt
+// format) for one purpose: a CIDFontType2 font without a ToUnicode CMap
+// takes each glyph's text from the program's own cmap table, inverted
+// (glyph → character), else from the glyph names of its post table.
+
+// sfntTable returns the bytes of the table tag, or nil.
+func sfntTable(data []byte, tag string) []byte {
+	if len(data) < 12 {
+		return nil
+	}
+	n := int(binary.BigEndian.Uint16(data[4:]))
+	for i := 0; i < n; i++ {
+		rec := 12 + 16*i
+		if rec+16 > len(data) {
+			return nil
+		}
+		if string(data[rec:rec+4]) != tag {
+			continue
+		}
+		off := int(binary.BigEndian.Uint32(data[rec+8:]))
+		ln := int(binary.BigEndian.Uint32(data[rec+12:]))
+		if off < 0 || ln < 0 || off > len(data) || ln > len(data)-off {
+			return nil
+		}
+		return data[off : off+ln]
+	}
+	return nil
+}
+
+// sfntGlyphText returns glyph → text from the program's cmap (a Unicode
+// subtable), completed by the post table's glyph names.
+func sfntGlyphText(data []byte) map[uint32]string {
+	out := map[uint32]string{}
+	if cm := sfntTable(data, "cmap"); cm != nil {
+		sfntCmap(cm, out)
+	}
+	if post := sfntTable(data, "post"); post != nil {
+		sfntPost(post, out)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// sfntCmap inverts the best Unicode subtable of a cmap table into out.
+func sfntCmap(cm []byte, out map[uint32]string) {
+	if len(cm) < 4 {
+		return
+	}
+	n := int(binary.BigEndian.Uint16(cm[2:]))
+	best, bestRank := -1, 0
+	for i := 0; i < n; i++ {
+		rec := 4 + 8*i
+		if rec+8 > len(cm) {
+			break
+		}
+		pid, eid := binary.BigEndian.Uint16(cm[rec:]), binary.BigEndian.Uint16(cm[rec+2:])
+		rank := 0
+		switch {
+		case pid == 3 && eid == 10:
+			rank = 4
+		case pid == 0:
+			rank = 3
+		case pid == 3 && eid == 1:
+			rank = 2
+		}
+		if rank > bestRank {
+			best, bestRank = int(binary.BigEndian.Uint32(cm[rec+4:])), rank
+		}
+	}
+	if best < 0 || best+4 > len(cm) {
+		return
+	}
+	sub := cm[best:]
+	u16 := func(o int) int {
+		if o < 0 || o+2 > len(sub) {
+			return -1
+		}
+		return int(binary.BigEndian.Uint16(sub[o:]))
+	}
+	u32 := func(o int) int64 {
+		if o < 0 || o+4 > len(sub) {
+			return -1
+		}
+		return int64(binary.BigEndian.Uint32(sub[o:]))
+	}
+	add := func(c rune, g int) {
+		if g <= 0 || len(out) >= maxCMapEntries || c == 0 || !unicode.IsPrint(c) && !unicode.IsSpace(c) {
+			return
+		}
+		if _, dup := out[uint32(g)]; !dup {
+			out[uint32(g)] = string(c)
+		}
+	}
+	switch u16(0) {
+	case 4:
+		segs := u16(6) / 2
+		if segs <= 0 {
+			return
+		}
+		ends, starts, deltas, ranges := 14, 16+2*segs, 16+4*segs, 16+6*segs
+		for s := 0; s < segs; s++ {
+			end, start, delta, ro := u16(ends+2*s), u16(starts+2*s), u16(deltas+2*s), u16(ranges+2*s)
+			if end < 0 || start < 0 || delta < 0 || ro < 0 || start > end {
+				continue
+			}
+			for c := start; c <= end && c != 0xFFFF; c++ {
+				var g int
+				if ro == 0 {
+					g = (c + delta) & 0xFFFF
+				} else if g = u16(ranges + 2*s + ro + 2*(c-start)); g > 0 {
+					g = (g + delta) & 0xFFFF
+				}
+				add(rune(c), g)
+			}
+		}
+	case 12:
+		groups := u32(12)
+		for i := int64(0); i < groups && i < maxCMapEntries; i++ {
+			o := 16 + 12*int(i)
+			start, end, g := u32(o), u32(o+4), u32(o+8)
+			if start < 0 || end < start || g < 0 || end > unicode.MaxRune {
+				break
+			}
+			for c := start; c <= end && len(out) < maxCMapEntries; c++ {
+				add(rune(c), int(g+c-start))
+			}
+		}
+	case 6:
+		first, count := u16(6), u16(8)
+		for i := 0; i < count; i++ {
+			add(rune(first+i), u16(10+2*i))
+		}
+	case 0:
+		for c := 0; c < 256; c++ {
+			if c+6 < len(sub) {
+				add(rune(c), int(sub[6+c]))
+			}
+		}
+	}
+}
+
+// sfntPost adds the glyph names of a version 2 post table: custom names,
+// and the printable ASCII names of the standard Macintosh order (glyphs 3
+// to 97 are space to asciitilde).
+func sfntPost(post []byte, out map[uint32]string) {
+	if len(post) < 34 || binary.BigEndian.Uint32(post) != 0x00020000 {
+		return
+	}
+	n := int(binary.BigEndian.Uint16(post[32:]))
+	idx := 34
+	names := idx + 2*n
+	if names > len(post) {
+		return
+	}
+	var custom []string
+	for p := names; p < len(post) && len(custom) < 65536; {
+		l := int(post[p])
+		if p+1+l > len(post) {
+			break
+		}
+		custom = append(custom, string(post[p+1:p+1+l]))
+		p += 1 + l
+	}
+	for g := 0; g < n; g++ {
+		if _, ok := out[uint32(g)]; ok {
+			continue
+		}
+		k := int(binary.BigEndian.Uint16(post[idx+2*g:]))
+		var t string
+		switch {
+		case k >= 3 && k <= 97:
+			t = string(rune(' ' + k - 3))
+		case k >= 258 && k-258 < len(custom):
+			t = glyphText(custom[k-258])
+		}
+		if t != "" {
+			out[uint32(g)] = t
+		}
+	}
+}
