@@ -9,9 +9,9 @@ import (
 	"strconv"
 )
 
-// File is a regular file opened for reading through an FS. Its errors name
-// the file by its vault-relative path. It implements fs.File, io.ReaderAt
-// and io.Seeker.
+// File is a regular file opened through an FS (for reading) or a Dir (for
+// reading or appending). Its errors name the file by its vault-relative
+// path. It implements fs.File, io.ReaderAt, io.Seeker and io.Writer.
 type File struct {
 	f    *os.File
 	path string // vault-relative
@@ -93,3 +93,14 @@ func formatSize(n int64) string {
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
 }
+
+// Write writes p to a file opened by Dir.OpenAppend: one write(2) at the
+// file's end.
+func (f *File) Write(p []byte) (int, error) {
+	n, err := f.f.Write(p)
+	return n, f.wrap("write", err)
+}
+
+// Fd returns the file descriptor, for advisory locks (flock) on a log
+// shared by several processes.
+func (f *File) Fd() uintptr { return f.f.Fd() }

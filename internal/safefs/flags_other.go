@@ -12,3 +12,8 @@ import (
 const openFlags = os.O_RDONLY
 
 func isAbs(p string) bool { return filepath.IsAbs(p) }
+
+const (
+	appendFlags = os.O_WRONLY | os.O_APPEND | os.O_CREATE
+	createFlags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
+)

@@ -14,3 +14,11 @@ import (
 const openFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
 
 func isAbs(p string) bool { return len(p) > 0 && p[0] == '/' }
+
+// appendFlags opens a log for appending without waiting (a FIFO swapped in
+// fails with ENXIO instead of blocking); createFlags makes a new temporary
+// file and never reuses one.
+const (
+	appendFlags = os.O_WRONLY | os.O_APPEND | os.O_CREATE | syscall.O_NONBLOCK | syscall.O_NOCTTY
+	createFlags = os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscall.O_NOCTTY
+)

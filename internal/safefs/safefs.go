@@ -1,4 +1,5 @@
-// Package safefs is the only way the SDK reads the Vault.
+// Package safefs is the only way the SDK reads the Vault, and the only way
+// it reads and writes its own files (see Dir).
 //
 // An FS is a read-only view of a folder tree built on os.Root. It refuses
 // anything that could leave the view or reach what the agent must not see:
@@ -9,13 +10,17 @@
 // opened handle, so a FIFO cannot hang a read and a file swapped for a link
 // between the check and the open is refused rather than read.
 //
+// The SDK's own files — caches under .agentero/cache, grants and usage logs
+// under .agentero/context-sessions — go through a Dir, with stricter rules:
+// no symbolic link at all from .agentero down, regular files only,
+// non-blocking opens, atomic writes (temporary file, fsync, rename) and
+// one checksummed format for whole-file caches (WriteSealed, Seal).
+//
 // Errors name only vault-relative paths: the machine's absolute paths and
 // the targets of symbolic links never appear in them.
 package safefs
 
 import (
-	"bytes"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -165,32 +170,12 @@ func (f *FS) Open(rel string) (*File, error) {
 // max bytes (DefaultMax when max <= 0) is refused with ErrTooLarge, before
 // reading when its size is known and otherwise as soon as the cap is passed.
 func (f *FS) ReadFile(rel string, max int64) ([]byte, error) {
-	if max <= 0 {
-		max = DefaultMax
-	}
 	h, err := f.Open(rel)
 	if err != nil {
 		return nil, err
 	}
 	defer h.Close()
-	fi, err := h.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > max {
-		return nil, &fs.PathError{Op: "read", Path: h.path, Err: tooLarge(max)}
-	}
-	// Read through a limit one past the cap so that a file that grew since
-	// the fstat is still refused.
-	var buf bytes.Buffer
-	buf.Grow(int(fi.Size()) + 1)
-	if _, err := buf.ReadFrom(io.LimitReader(h, max+1)); err != nil {
-		return nil, err
-	}
-	if int64(buf.Len()) > max {
-		return nil, &fs.PathError{Op: "read", Path: h.path, Err: tooLarge(max)}
-	}
-	return buf.Bytes(), nil
+	return readCapped(h, max)
 }
 
 func tooLarge(max int64) error {
