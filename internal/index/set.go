@@ -1,0 +1,191 @@
+package index
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/researchctx/researchctx/internal/textnorm"
+)
+
+// A Set searches several indexes (segments) as one. The collection
+// statistics — the document count, each term's document frequency and the
+// average field lengths — are those of all the segments together, so a
+// score does not depend on how the documents are split into segments nor
+// on which of them a search admits: the scores of searches over different
+// subsets of one Set are comparable. Documents a search does not admit
+// still count in the statistics, as deleted documents do in Lucene until
+// their segment is merged.
+type Set struct {
+	segs              []*Index
+	n                 int
+	avgTitle, avgBody float64
+}
+
+// NewSet returns the Set of segs; a nil segment is left out.
+func NewSet(segs ...*Index) *Set {
+	s := &Set{}
+	var t, b float64
+	for _, ix := range segs {
+		if ix == nil {
+			continue
+		}
+		s.segs = append(s.segs, ix)
+		s.n += len(ix.keys)
+		for d := range ix.keys {
+			t += float64(ix.titleLen[d])
+			b += float64(ix.bodyLen[d])
+		}
+	}
+	if s.n > 0 {
+		s.avgTitle, s.avgBody = t/float64(s.n), b/float64(s.n)
+	}
+	return s
+}
+
+// Len returns the number of documents of all the segments.
+func (s *Set) Len() int { return s.n }
+
+// A SetHit is a hit of a Set search: document Hit.Doc of segment Seg (an
+// index into the segments given to NewSet, nil ones not counted).
+type SetHit struct {
+	Seg int
+	Hit
+}
+
+// Search returns the k best documents for query among those allow admits,
+// and the number of admitted documents that matched at least one query
+// term. allow[i][d] admits document d of segment i; a nil allow, or a nil
+// allow[i], admits every document of segment i, and a segment past the end
+// of a non-nil allow admits none.
+func (s *Set) Search(query string, k int, allow [][]bool) ([]SetHit, int) {
+	if k <= 0 || s.n == 0 {
+		return nil, 0
+	}
+	terms := s.parseQuery(query)
+	if len(terms) == 0 {
+		return nil, 0
+	}
+	p := defaults
+	maxScore := 0.0
+	for _, qt := range terms[0] {
+		maxScore += qt.qtf*qt.idf*(p.k1+1) + p.wSpan*qt.idf
+	}
+	var hits []SetHit
+	for si, ix := range s.segs {
+		var ok []bool
+		if allow != nil {
+			if si >= len(allow) {
+				continue
+			}
+			ok = allow[si]
+		}
+		scores := make([]float64, len(ix.keys))
+		var matched []uint32
+		for _, qt := range terms[si] {
+			if !qt.known {
+				continue
+			}
+			w := qt.qtf * qt.idf * (p.k1 + 1)
+			for j := ix.postStart[qt.id]; j < ix.postStart[qt.id+1]; j++ {
+				d := ix.postDoc[j]
+				if ok != nil && (int(d) >= len(ok) || !ok[d]) {
+					continue
+				}
+				tf := ix.fieldTF(d, j, s.avgTitle, s.avgBody)
+				if scores[d] == 0 {
+					matched = append(matched, d)
+				}
+				scores[d] += w * tf / (tf + p.k1)
+			}
+		}
+		for _, d := range matched {
+			hits = append(hits, SetHit{Seg: si, Hit: Hit{Doc: int(d), Key: ix.keys[d], Score: scores[d]}})
+		}
+	}
+	total := len(hits)
+	sortSetHits(hits)
+	if len(terms[0]) > 1 {
+		n := min(len(hits), max(k, p.spanCandidates))
+		var buf []spanHit
+		count := make([]int, len(terms[0]))
+		for i := range hits[:n] {
+			h := &hits[i]
+			h.Score += p.wSpan * s.segs[h.Seg].bestSpan(uint32(h.Doc), terms[h.Seg], &buf, count)
+		}
+		sortSetHits(hits[:n])
+	}
+	if len(hits) > k {
+		hits = hits[:k]
+	}
+	for i := range hits {
+		if maxScore > 0 {
+			hits[i].Norm = min(1, hits[i].Score/maxScore)
+		}
+	}
+	return hits, total
+}
+
+// parseQuery returns the distinct terms of query as each segment knows
+// them (terms[i] for segment i, in the same order), with the Set's idf.
+func (s *Set) parseQuery(query string) [][]queryTerm {
+	var words []string
+	var qtf []float64
+	byTerm := map[string]int{}
+	for _, t := range textnorm.Tokens(query) {
+		if t.Stop || len(t.Term) > maxTermLen {
+			continue
+		}
+		i, ok := byTerm[t.Term]
+		if !ok {
+			i = len(words)
+			byTerm[t.Term] = i
+			words = append(words, t.Term)
+			qtf = append(qtf, 0)
+		}
+		qtf[i]++
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	terms := make([][]queryTerm, max(len(s.segs), 1))
+	df := make([]int, len(words))
+	for si, ix := range s.segs {
+		terms[si] = make([]queryTerm, len(words))
+		for i, w := range words {
+			qt := &terms[si][i]
+			qt.qtf = qtf[i]
+			qt.id, qt.known = ix.lookup(w)
+			if qt.known {
+				df[i] += int(ix.postStart[qt.id+1] - ix.postStart[qt.id])
+			}
+		}
+	}
+	if len(s.segs) == 0 {
+		terms[0] = make([]queryTerm, len(words))
+	}
+	for i := range words {
+		idf := math.Log(1 + (float64(s.n)-float64(df[i])+0.5)/(float64(df[i])+0.5))
+		for si := range terms {
+			terms[si][i].idf = idf
+			terms[si][i].qtf = qtf[i]
+		}
+	}
+	return terms
+}
+
+func sortSetHits(hits []SetHit) {
+	slices.SortFunc(hits, func(a, b SetHit) int {
+		if a.Score != b.Score {
+			return cmp.Compare(b.Score, a.Score)
+		}
+		if a.Key != b.Key {
+			return strings.Compare(a.Key, b.Key)
+		}
+		if a.Seg != b.Seg {
+			return cmp.Compare(a.Seg, b.Seg)
+		}
+		return cmp.Compare(a.Doc, b.Doc)
+	})
+}
