@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/researchctx/researchctx/internal/index"
+	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/vault"
 )
@@ -34,9 +34,8 @@ var restamp = 2 * time.Second
 // are searched through their paper sources. Reading it lists one level;
 // reading a file inside it gives that file's text.
 type Directory struct {
-	lib   *Library
-	ref   string
-	cache indexCache
+	lib *Library
+	ref string
 
 	mu         sync.Mutex
 	state      *dirState // what searches use; nil before the first
@@ -52,13 +51,12 @@ type dirState struct {
 	files     []string // vault paths of the text candidates
 	papers    []string // refs of paper units inside
 	truncated bool
-	ui        *unitIndex
+	items     []libindex.Item // the files and papers, in the library index
+	filter    *libindex.Filter
 }
 
 func (l *Library) newDirectory(ref string) (*Directory, error) {
-	d := &Directory{lib: l, ref: ref}
-	d.cache.path = l.cachePath("index", cacheName(KindDirectory, ref))
-	return d, nil
+	return &Directory{lib: l, ref: ref}, nil
 }
 
 // Info implements Source.
@@ -216,8 +214,10 @@ func (d *Directory) List(ctx context.Context, p string, max int) ([]Entry, bool,
 	return entries, truncated, nil
 }
 
-// Search implements Source: the text files of the directory through its
-// index, and the papers inside it through theirs, merged by score.
+// Search implements Source: the text files of the directory and the papers
+// inside it, through the library index filtered to them. While the index
+// takes in what it lacks, a search waits at most the library's IndexWait
+// and then answers from what is indexed, saying so in Results.Indexing.
 func (d *Directory) Search(ctx context.Context, q Query) (*Results, error) {
 	scanCap := q.ScanFiles
 	if scanCap <= 0 {
@@ -227,28 +227,11 @@ func (d *Directory) Search(ctx context.Context, q Query) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	total := len(st.files) + len(st.papers)
-	res := st.ui.search(q)
-	res.Truncated = st.truncated
-	for i, ref := range st.papers {
-		d.progress(len(st.files)+i, total)
-		src, err := d.lib.paperSource(ctx, ref)
-		if err != nil {
-			continue
-		}
-		pr, err := src.Search(ctx, q)
-		if err != nil {
-			continue
-		}
-		res.Hits = append(res.Hits, pr.Hits...)
-		res.Total += pr.Total
-		res.Truncated = res.Truncated || pr.Truncated
+	res, err := d.lib.searchIndex(ctx, st.items, st.filter, q, d.ref)
+	if err != nil {
+		return nil, err
 	}
-	d.progress(total, total)
-	sortHits(res.Hits)
-	if len(res.Hits) > q.Limit && q.Limit > 0 {
-		res.Hits = res.Hits[:q.Limit]
-	}
+	res.Truncated = res.Truncated || st.truncated
 	return res, nil
 }
 
@@ -300,43 +283,51 @@ func (d *Directory) refresh(prev *dirState) {
 	}
 }
 
-// load scans the directory and returns its state: prev's index when nothing
-// changed, else the cached index when its stamp matches (read while the
-// scan runs), else a new build, which it caches.
+// load scans the directory and returns its state. The items the library
+// index holds under the directory that the scan no longer finds (a paper
+// or file removed) are dropped from the index, unless the scan was cut
+// short.
 func (d *Directory) load(ctx context.Context, scanCap int, prev *dirState) (*dirState, error) {
-	type cached struct {
-		stamp string
-		ui    *unitIndex
-	}
-	var fromDisk chan cached
-	if prev == nil {
-		fromDisk = make(chan cached, 1)
-		go func() {
-			stamp, ui := d.cache.read()
-			fromDisk <- cached{stamp, ui}
-		}()
-	}
 	st, err := d.scan(ctx, scanCap)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case prev != nil && prev.stamp == st.stamp:
-		st.ui = prev.ui
+	if prev != nil && prev.stamp == st.stamp {
+		st.filter = prev.filter
 		return st, nil
-	case fromDisk != nil:
-		if c := <-fromDisk; c.ui != nil && c.stamp == st.stamp {
-			st.ui = c.ui
-			return st, nil
+	}
+	keys := make([]string, len(st.items))
+	for i, it := range st.items {
+		keys[i] = it.Key
+	}
+	st.filter = libindex.KeySet(keys)
+	if !st.truncated {
+		listed := make(map[string]bool, len(keys))
+		for _, k := range keys {
+			listed[k] = true
+		}
+		var gone []string
+		x := d.lib.libIndex()
+		x.Snapshot().Keys(func(k string) {
+			if !listed[k] && d.covers(k) {
+				gone = append(gone, k)
+			}
+		})
+		x.Forget(gone)
+	}
+	return st, nil
+}
+
+// covers reports whether the library index item key lies in the directory.
+func (d *Directory) covers(key string) bool {
+	p, ok := strings.CutPrefix(key, paperItem)
+	if !ok {
+		if p, ok = strings.CutPrefix(key, fileItem); !ok {
+			return false
 		}
 	}
-	st.ui, err = d.index(ctx, st.files, len(st.files)+len(st.papers))
-	if err != nil {
-		return nil, err
-	}
-	// A cache that cannot be written costs speed, not correctness.
-	_ = d.cache.store(st.stamp, st.ui)
-	return st, nil
+	_, err := d.inside(p)
+	return err == nil && p != d.ref
 }
 
 // sortHits orders hits by score, then path and page, so merged results are
@@ -366,7 +357,7 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 		return nil, err
 	}
 	st := &dirState{scanCap: scanCap, scanned: time.Now()}
-	parts := []string{"dir/1", d.ref, strconv.Itoa(scanCap)}
+	parts := []string{"dir/2", d.ref, strconv.Itoa(scanCap)}
 	skipped := false // a text file too large to search
 	st.truncated, err = f.Walk(".", maxScanDepth, scanCap, func(rel string, de fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
@@ -376,6 +367,12 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 		if de.IsDir() {
 			if cat.Paper(full) != nil && full != d.ref {
 				st.papers = append(st.papers, full)
+				stamp := "-"
+				if src, err := d.lib.paperSource(ctx, full); err == nil {
+					stamp = src.stamp()
+				}
+				st.items = append(st.items, libindex.Item{Key: paperItem + full, Stamp: stamp})
+				parts = append(parts, full, stamp)
 				return fs.SkipDir
 			}
 			return nil
@@ -393,7 +390,9 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 			return nil
 		}
 		st.files = append(st.files, full)
-		parts = append(parts, full, strconv.FormatInt(info.Size(), 10), strconv.FormatInt(info.ModTime().UnixNano(), 10))
+		stamp := strconv.FormatInt(info.Size(), 10) + ":" + strconv.FormatInt(info.ModTime().UnixNano(), 10)
+		st.items = append(st.items, libindex.Item{Key: fileItem + full, Stamp: stamp})
+		parts = append(parts, full, stamp)
 		return nil
 	})
 	if err != nil {
@@ -404,65 +403,3 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 	return st, nil
 }
 
-// progress reports to the library's Progress hook, if any.
-func (d *Directory) progress(done, total int) {
-	if f := d.lib.progress; f != nil {
-		f(d.ref, done, total)
-	}
-}
-
-// index reads the directory's text files and indexes them. Reading and
-// tokenising (file I/O and most of the CPU) run on another goroutine while
-// the caller's adds the tokenised units in order, so the two cores share the
-// build. Binary files found by content are skipped. total is the count of
-// all the search's items, for progress.
-func (d *Directory) index(ctx context.Context, files []string, total int) (*unitIndex, error) {
-	f, err := d.view()
-	if err != nil {
-		return nil, err
-	}
-	defer closeView(d, f)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type tokUnit struct {
-		u unit
-		t index.Tokenized
-	}
-	ready := make(chan []tokUnit, 64)
-	go func() {
-		defer close(ready)
-		for i, full := range files {
-			if ctx.Err() != nil {
-				return
-			}
-			d.progress(i, total)
-			rel, _ := d.inside(full)
-			text, err := f.ReadText(rel, 0)
-			if err != nil {
-				continue
-			}
-			units := documentUnits(textDocument(full, text))
-			batch := make([]tokUnit, len(units))
-			for k, un := range units {
-				batch[k] = tokUnit{un, tokenize(un)}
-			}
-			select {
-			case ready <- batch:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	var b unitBuilder
-	for batch := range ready {
-		for _, tu := range batch {
-			if err := b.addTokenized(tu.u, tu.t); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return b.index(), nil
-}

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/researchctx/researchctx/internal/libindex"
 
 	"github.com/researchctx/researchctx/vault"
 )
@@ -23,7 +26,15 @@ type LibraryOptions struct {
 	// a large first-time index. It is called on the searching goroutine
 	// and must return quickly.
 	Progress func(ref string, done, total int)
+	// IndexWait is how long a search waits for the library index to take
+	// in what it needs before it answers from what is indexed so far
+	// (saying so in Results.Indexing); 0 means DefaultIndexWait.
+	IndexWait time.Duration
 }
+
+// DefaultIndexWait is how long a search waits for the library index by
+// default.
+const DefaultIndexWait = 3 * time.Second
 
 // Library opens the Vault's sources — papers, directories and plain files —
 // and shares what they have in common: the Vault, the PDF text cache and the
@@ -33,6 +44,10 @@ type Library struct {
 	v        *vault.Vault
 	cacheDir string // "" when disabled
 	progress func(ref string, done, total int)
+	wait     time.Duration
+
+	libOnce sync.Once
+	lib     *libindex.Index
 
 	mu      sync.Mutex
 	sources map[string]Source // by kind + "\x00" + path
@@ -45,6 +60,10 @@ func NewLibrary(v *vault.Vault, opts *LibraryOptions) *Library {
 	if opts != nil {
 		dir = opts.CacheDir
 		l.progress = opts.Progress
+		l.wait = opts.IndexWait
+	}
+	if l.wait <= 0 {
+		l.wait = DefaultIndexWait
 	}
 	switch dir {
 	case "":
@@ -136,4 +155,116 @@ func (l *Library) cachePath(parts ...string) string {
 		return ""
 	}
 	return filepath.Join(append([]string{l.cacheDir}, parts...)...)
+}
+
+// Keys of the library index's items.
+const (
+	paperItem = "paper:"
+	fileItem  = "file:"
+)
+
+// libIndex returns the library's one search index, kept under the cache
+// folder's "library" folder (in memory when caching is off).
+func (l *Library) libIndex() *libindex.Index {
+	l.libOnce.Do(func() {
+		l.lib = libindex.Open(libindex.Options{Dir: l.cachePath("library"), Extract: l.extractItem})
+	})
+	return l.lib
+}
+
+// extractItem returns the search units of a paper unit or a text file. A
+// PDF that cannot be read is the item's failure, with its reason; the
+// paper's Markdown files are still indexed.
+func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit, error) {
+	var units []unit
+	var failure error
+	switch {
+	case strings.HasPrefix(key, paperItem):
+		src, err := l.paperSource(ctx, strings.TrimPrefix(key, paperItem))
+		if err != nil {
+			return nil, err
+		}
+		if src.p.PDF != "" {
+			if _, err := src.pdfDocument(ctx); err != nil {
+				failure = err
+			}
+		}
+		if units, err = src.units(ctx); err != nil {
+			return nil, err
+		}
+	case strings.HasPrefix(key, fileItem):
+		p := strings.TrimPrefix(key, fileItem)
+		text, err := l.v.FS().ReadText(p, 0)
+		if err != nil {
+			return nil, fsErr(err)
+		}
+		units = documentUnits(textDocument(p, text))
+	default:
+		return nil, fmt.Errorf("unknown index item %q", key)
+	}
+	out := make([]libindex.Unit, len(units))
+	for i, u := range units {
+		body := bodyAfterTitle(u.Text, u.Title)
+		out[i] = libindex.Unit{Path: u.Loc.Path, Label: u.Loc.Label, Section: u.Loc.Section, Page: u.Loc.Page,
+			Title: u.Title, Text: u.Text, BodyStart: len(u.Text) - len(body)}
+	}
+	return out, failure
+}
+
+// searchIndex has items indexed, waiting at most the library's IndexWait,
+// and searches the library index over what filter admits. A search that
+// did not wait for the end of the build says so in Results.Indexing.
+func (l *Library) searchIndex(ctx context.Context, items []libindex.Item, filter *libindex.Filter, q Query, ref string) (*Results, error) {
+	x := l.libIndex()
+	var progress func(done, total int)
+	if f := l.progress; f != nil && ref != "" {
+		progress = func(done, total int) { f(ref, done, total) }
+	}
+	job := x.Ensure(items, ref, progress)
+	select {
+	case <-job.Done():
+		if progress != nil && job.Err() == nil {
+			// Nothing was left to index: the search is at its end.
+			if _, t := job.Progress(); t == 0 {
+				progress(len(items), len(items))
+			}
+		}
+	default:
+	}
+	done := true
+	select {
+	case <-job.Done():
+	default:
+		t := time.NewTimer(l.wait)
+		select {
+		case <-job.Done():
+		case <-t.C:
+			done = false
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+		t.Stop()
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	hits, total := x.Snapshot().Search(q.Text, limit, filter)
+	res := &Results{Total: total, Hits: make([]Hit, 0, len(hits))}
+	for _, h := range hits {
+		u := h.Unit
+		hit := Hit{Location: Location{Path: u.Path, Page: u.Page, Label: u.Label, Section: u.Section}, Title: u.Title, Text: u.Text, Score: h.Norm}
+		if q.ExcerptChars > 0 {
+			s, e := h.Passage(q.Text, q.ExcerptChars)
+			hit.Excerpt = u.Text[s:e]
+		}
+		res.Hits = append(res.Hits, hit)
+	}
+	if !done {
+		d, t := job.Progress()
+		res.Indexing = &Indexing{Done: d, Total: t}
+		res.Truncated = true
+	}
+	return res, nil
 }
