@@ -402,4 +402,3 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 	st.stamp = stampOf(parts...)
 	return st, nil
 }
-

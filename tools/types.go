@@ -38,7 +38,15 @@ type BudgetReport struct {
 type SearchOutput struct {
 	Cards     []Card       `json:"cards"`
 	Truncated bool         `json:"truncated"`
+	Indexing  *Indexing    `json:"indexing,omitempty"`
 	Budget    BudgetReport `json:"budget"`
+}
+
+// Indexing says a search answered while the library index was still being
+// built, from the items done so far (Truncated is set too).
+type Indexing struct {
+	Done  int `json:"done"`
+	Total int `json:"total"`
 }
 
 // Read modes of context_read.
