@@ -143,7 +143,7 @@ func firstCardChars(hits []rankedHit, cardChars int) int {
 // searchAll queries every source concurrently and merges the hits by score;
 // ties break by path and page so the order is deterministic. A source that
 // panics fails like one that errs: the others' hits still count.
-func searchAll(ctx context.Context, log *slog.Logger, srcs []sources.Source, q sources.Query) ([]rankedHit, bool, *Indexing, error) {
+func searchAll(ctx context.Context, log *slog.Logger, srcs []sources.Source, q sources.Query) ([]rankedHit, bool, Indexing, error) {
 	type result struct {
 		res *sources.Results
 		err error
@@ -171,7 +171,7 @@ func searchAll(ctx context.Context, log *slog.Logger, srcs []sources.Source, q s
 	}
 	wg.Wait()
 	var hits []rankedHit
-	var indexing *Indexing
+	var indexing Indexing
 	truncated := false
 	failed := 0
 	var firstErr error
@@ -188,8 +188,8 @@ func searchAll(ctx context.Context, log *slog.Logger, srcs []sources.Source, q s
 			continue
 		}
 		truncated = truncated || r.res.Truncated || r.res.Total > len(r.res.Hits)
-		if ix := r.res.Indexing; ix != nil && (indexing == nil || ix.Total > indexing.Total) {
-			indexing = &Indexing{Done: ix.Done, Total: ix.Total}
+		if ix := r.res.Indexing; ix != nil && ix.Total >= indexing.Total {
+			indexing = Indexing{Done: ix.Done, Total: ix.Total}
 		}
 		info := srcs[i].Info()
 		for _, h := range r.res.Hits {
@@ -197,10 +197,10 @@ func searchAll(ctx context.Context, log *slog.Logger, srcs []sources.Source, q s
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, false, nil, err
+		return nil, false, Indexing{}, err
 	}
 	if failed == len(srcs) && firstErr != nil {
-		return nil, false, nil, fmt.Errorf("search failed: %w", firstErr)
+		return nil, false, Indexing{}, fmt.Errorf("search failed: %w", firstErr)
 	}
 	sort.SliceStable(hits, func(i, j int) bool {
 		a, b := hits[i], hits[j]

@@ -38,12 +38,13 @@ type BudgetReport struct {
 type SearchOutput struct {
 	Cards     []Card       `json:"cards"`
 	Truncated bool         `json:"truncated"`
-	Indexing  *Indexing    `json:"indexing,omitempty"`
+	Indexing  Indexing     `json:"indexing,omitzero"`
 	Budget    BudgetReport `json:"budget"`
 }
 
 // Indexing says a search answered while the library index was still being
-// built, from the items done so far (Truncated is set too).
+// built, from the items done so far (Truncated is set too). It is the zero
+// value, and left out, when the index was complete.
 type Indexing struct {
 	Done  int `json:"done"`
 	Total int `json:"total"`

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -17,10 +18,32 @@ import (
 // around the query terms. Without any query term in text, it is the
 // beginning of text. The span is verbatim and never splits a character.
 func (ix *Index) BestPassage(text, query string, maxChars int) (start, end int) {
+	return bestPassage(text, ix.queryWeights(query), maxChars)
+}
+
+// BestPassage is Index.BestPassage with the Set's idf.
+func (s *Set) BestPassage(text, query string, maxChars int) (start, end int) {
+	w := map[string]float64{}
+	for _, t := range textnorm.Tokens(query) {
+		if t.Stop || len(t.Term) > maxTermLen {
+			continue
+		}
+		df := 0
+		for _, ix := range s.segs {
+			if id, ok := ix.lookup(t.Term); ok {
+				df += int(ix.postStart[id+1] - ix.postStart[id])
+			}
+		}
+		w[t.Term] = math.Log(1 + (float64(s.n)-float64(df)+0.5)/(float64(df)+0.5))
+	}
+	return bestPassage(text, w, maxChars)
+}
+
+// bestPassage is BestPassage given each query term's weight.
+func bestPassage(text string, weight map[string]float64, maxChars int) (start, end int) {
 	if maxChars <= 0 || strings.TrimSpace(text) == "" {
 		return 0, 0
 	}
-	weight := ix.queryWeights(query)
 	units := sentences(text)
 	toks := textnorm.Tokens(text)
 
@@ -65,18 +88,32 @@ func (ix *Index) BestPassage(text, query string, maxChars int) (start, end int) 
 		return sum
 	}
 
+	// Character counts up to each unit's start and end, so that a
+	// window's length is a subtraction rather than a count.
+	startRunes := make([]int, len(units))
+	endRunes := make([]int, len(units))
+	at, runes := 0, 0
+	for k, un := range units {
+		runes += utf8.RuneCountInString(text[at:un[0]])
+		startRunes[k] = runes
+		runes += utf8.RuneCountInString(text[un[0]:un[1]])
+		endRunes[k] = runes
+		at = un[1]
+	}
 	bestScore := -1.0
+	j := 0
 	for i := range units {
-		if utf8.RuneCountInString(text[units[i][0]:units[i][1]]) > maxChars {
+		if endRunes[i]-startRunes[i] > maxChars {
 			// A sentence longer than the cap: the best cut inside it.
-			s, e, sc := ix.cut(text, units[i], toks, weight, maxChars)
+			s, e, sc := cut(text, units[i], toks, weight, maxChars)
 			if sc > bestScore {
 				bestScore, start, end = sc, s, e
 			}
 			continue
 		}
-		j := i
-		for j+1 < len(units) && utf8.RuneCountInString(text[units[i][0]:units[j+1][1]]) <= maxChars {
+		// The window's end only moves forward as its start does.
+		j = max(j, i)
+		for j+1 < len(units) && endRunes[j+1]-startRunes[i] <= maxChars {
 			j++
 		}
 		// The window's own coverage, with a smaller reward for opening
@@ -108,7 +145,7 @@ func (ix *Index) queryWeights(query string) map[string]float64 {
 
 // cut returns the best span of at most maxChars characters inside the
 // unit u, starting and ending at word boundaries, and its score.
-func (ix *Index) cut(text string, u [2]int, toks []textnorm.Token, weight map[string]float64, maxChars int) (int, int, float64) {
+func cut(text string, u [2]int, toks []textnorm.Token, weight map[string]float64, maxChars int) (int, int, float64) {
 	var in []textnorm.Token
 	for _, t := range toks {
 		if t.Start >= u[0] && t.End <= u[1] {
@@ -129,8 +166,15 @@ func (ix *Index) cut(text string, u [2]int, toks []textnorm.Token, weight map[st
 		}
 		seen := map[string]bool{}
 		sc, e := 0.0, -1
+		runes, counted := 0, s // characters of text[s:counted]
 		for b := a; b < len(in); b++ {
-			if utf8.RuneCountInString(text[s:in[b].End]) > maxChars {
+			if in[b].End > counted {
+				runes += utf8.RuneCountInString(text[counted:in[b].End])
+				counted = in[b].End
+			} else if in[b].End < counted {
+				runes, counted = utf8.RuneCountInString(text[s:in[b].End]), in[b].End
+			}
+			if runes > maxChars {
 				break
 			}
 			e = in[b].End

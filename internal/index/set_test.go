@@ -146,3 +146,20 @@ func TestMergeSameAsBuild(t *testing.T) {
 		t.Errorf("Load of an empty merge: %v", err)
 	}
 }
+
+// TestSetBestPassage checks that a Set picks the passage one index of all
+// its documents picks.
+func TestSetBestPassage(t *testing.T) {
+	docs := generatedDocs(200, 9)
+	whole := Build(docs)
+	set := NewSet(Build(docs[:50]), Build(docs[50:120]), Build(docs[120:]))
+	for _, d := range docs[:40] {
+		for _, q := range setQueries {
+			ws, we := whole.BestPassage(d.Body, q, 80)
+			ss, se := set.BestPassage(d.Body, q, 80)
+			if ws != ss || we != se {
+				t.Fatalf("%s %q: set passage [%d,%d), whole [%d,%d)", d.Key, q, ss, se, ws, we)
+			}
+		}
+	}
+}

@@ -73,6 +73,7 @@ func (x *Index) runBuild(job *Job) error {
 		batch := make([]Item, 0, len(x.queue))
 		for k, s := range x.queue {
 			batch = append(batch, Item{k, s})
+			x.inflight[k] = s
 		}
 		clear(x.queue)
 		forget := make([]string, 0, len(x.forget))
@@ -93,7 +94,11 @@ func (x *Index) runBuild(job *Job) error {
 				return err
 			}
 		}
-		if err := w.index(job, batch); err != nil {
+		err := w.index(job, batch)
+		x.mu.Lock()
+		clear(x.inflight)
+		x.mu.Unlock()
+		if err != nil {
 			return err
 		}
 	}

@@ -85,6 +85,7 @@ type Index struct {
 	checked  time.Time           // when the manifest on disk was last looked at
 	diskStat string              // size and time of the manifest loaded
 	queue    map[string]string   // key → stamp, waiting for the builder
+	inflight map[string]string   // key → stamp, taken by the builder
 	forget   map[string]bool     // keys to drop from the manifest
 	job      *Job                // the running build, nil when idle
 }
@@ -102,7 +103,7 @@ func Open(opts Options) *Index {
 		opts.MaxSegments = 8
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Index{opts: opts, ctx: ctx, cancel: cancel, segs: map[uint64]*segment{}, queue: map[string]string{}, forget: map[string]bool{}}
+	return &Index{opts: opts, ctx: ctx, cancel: cancel, segs: map[uint64]*segment{}, queue: map[string]string{}, inflight: map[string]string{}, forget: map[string]bool{}}
 }
 
 // Close stops a running build. Searches still work.
@@ -188,18 +189,23 @@ var closedJob = func() *Job {
 func (x *Index) Ensure(items []Item, name string, progress func(done, total int)) *Job {
 	snap := x.Snapshot()
 	x.mu.Lock()
-	var stale int
+	var stale, waiting int
 	for _, it := range items {
 		if e, ok := snap.man.entries[it.Key]; ok && e.stamp == it.Stamp {
 			continue
 		}
 		if s, ok := x.queue[it.Key]; ok && s == it.Stamp {
-			continue // already waiting
+			waiting++ // queued by another caller
+			continue
+		}
+		if s, ok := x.inflight[it.Key]; ok && s == it.Stamp {
+			waiting++ // being extracted
+			continue
 		}
 		x.queue[it.Key] = it.Stamp
 		stale++
 	}
-	if stale == 0 && x.job == nil {
+	if stale == 0 && (x.job == nil || waiting == 0) {
 		x.mu.Unlock()
 		return closedJob
 	}
@@ -407,7 +413,7 @@ type Hit struct {
 	Unit  *Unit
 	Score float64 // comparable across searches of one snapshot
 	Norm  float64 // Score scaled into [0, 1] (see index.Hit)
-	seg   *segment
+	set   *index.Set
 }
 
 // A Filter admits the items of a search. Its per-snapshot document masks
@@ -468,13 +474,14 @@ func (s *Snapshot) Search(query string, k int, f *Filter) ([]Hit, int) {
 	for i, h := range sh {
 		seg := s.segs[h.Seg]
 		j, _ := slices.BinarySearch(seg.first, h.Doc+1)
-		hits[i] = Hit{Key: seg.items[j-1], Unit: &seg.units[h.Doc], Score: h.Score, Norm: h.Norm, seg: seg}
+		hits[i] = Hit{Key: seg.items[j-1], Unit: &seg.units[h.Doc], Score: h.Score, Norm: h.Norm, set: s.set}
 	}
 	return hits, total
 }
 
 // Passage returns the bounds of the best passage of at most maxChars
-// characters of the hit's text for query (see index.Index.BestPassage).
+// characters of the hit's text for query, weighing the query's words by
+// their idf in the whole snapshot (see index.Set.BestPassage).
 func (h Hit) Passage(query string, maxChars int) (start, end int) {
-	return h.seg.ix.BestPassage(h.Unit.Text, query, maxChars)
+	return h.set.BestPassage(h.Unit.Text, query, maxChars)
 }
