@@ -48,11 +48,9 @@ type dirState struct {
 	scanCap   int
 	scanned   time.Time
 	stamp     string
-	files     []string // vault paths of the text candidates
-	papers    []string // refs of paper units inside
 	truncated bool
-	items     []libindex.Item // the files and papers, in the library index
-	filter    *libindex.Filter
+	items     []libindex.Item  // the text files and papers inside, as index items
+	filter    *libindex.Filter // admits items
 }
 
 func (l *Library) newDirectory(ref string) (*Directory, error) {
@@ -330,20 +328,6 @@ func (d *Directory) covers(key string) bool {
 	return err == nil && p != d.ref
 }
 
-// sortHits orders hits by score, then path and page, so merged results are
-// deterministic.
-func sortHits(h []Hit) {
-	sort.SliceStable(h, func(i, j int) bool {
-		if h[i].Score != h[j].Score {
-			return h[i].Score > h[j].Score
-		}
-		if h[i].Path != h[j].Path {
-			return h[i].Path < h[j].Path
-		}
-		return h[i].Page < h[j].Page
-	})
-}
-
 // scan lists the directory's text candidates and papers, and stamps them by
 // path, size and modification time.
 func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
@@ -366,7 +350,6 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 		full := path.Join(d.ref, rel)
 		if de.IsDir() {
 			if cat.Paper(full) != nil && full != d.ref {
-				st.papers = append(st.papers, full)
 				stamp := "-"
 				if src, err := d.lib.paperSource(ctx, full); err == nil {
 					stamp = src.stamp()
@@ -389,8 +372,7 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 			skipped = true
 			return nil
 		}
-		st.files = append(st.files, full)
-		stamp := strconv.FormatInt(info.Size(), 10) + ":" + strconv.FormatInt(info.ModTime().UnixNano(), 10)
+		stamp := fileStamp(info)
 		st.items = append(st.items, libindex.Item{Key: fileItem + full, Stamp: stamp})
 		parts = append(parts, full, stamp)
 		return nil
@@ -401,4 +383,9 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 	st.truncated = st.truncated || skipped
 	st.stamp = stampOf(parts...)
 	return st, nil
+}
+
+// fileStamp is a text file's stamp in the library index.
+func fileStamp(info fs.FileInfo) string {
+	return strconv.FormatInt(info.Size(), 10) + ":" + strconv.FormatInt(info.ModTime().UnixNano(), 10)
 }

@@ -71,3 +71,51 @@ func longText(i int) string {
 	}
 	return string(b)
 }
+
+// TestSourcesShareOneIndex checks that a directory and a file inside it
+// search one library index: the file's own search scores its passage as
+// the directory's search does, and never returns another file's text.
+func TestSourcesShareOneIndex(t *testing.T) {
+	root := t.TempDir()
+	for i := range 12 {
+		p := filepath.Join(root, "notes", fmt.Sprintf("n%02d.md", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(fmt.Sprintf("# Note %d\n\nsparse attention kernels %s\n", i, longText(i)[:300])), 0o644)
+	}
+	v, err := vault.Open(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	lib := sources.NewLibrary(v, &sources.LibraryOptions{CacheDir: t.TempDir()})
+	ctx := context.Background()
+	dir, err := lib.Open(ctx, sources.KindDirectory, "notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := lib.Open(ctx, sources.KindFile, "notes/n05.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := sources.Query{Text: "sparse attention w40", Limit: 20}
+	all, err := dir.Search(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := file.Search(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Hits) != 1 || one.Hits[0].Path != "notes/n05.md" {
+		t.Fatalf("file search: %+v", one.Hits)
+	}
+	for _, h := range all.Hits {
+		if h.Path == "notes/n05.md" {
+			if h.Score != one.Hits[0].Score {
+				t.Errorf("score %v in the directory, %v in the file's own search", h.Score, one.Hits[0].Score)
+			}
+			return
+		}
+	}
+	t.Fatal("the directory search did not return the file")
+}

@@ -19,12 +19,13 @@ type LibraryOptions struct {
 	// processes. Empty means {vault}/.agentero/cache, the folder the SDK
 	// owns; "-" disables the on-disk cache.
 	CacheDir string
-	// Progress, when set, is called while a directory search works through
-	// the directory's items — its text files while their index is built,
-	// then the papers inside it — with the directory's ref, how many items
-	// are done and how many there are. A host uses it to show progress on
-	// a large first-time index. It is called on the searching goroutine
-	// and must return quickly.
+	// Progress, when set, is called while the library index takes in a
+	// directory's items (its text files and the papers inside it), with
+	// the directory's ref, how many items are done and how many are
+	// queued; a search served by a complete index reports its item count
+	// as done. A host uses it to show progress on a large first-time
+	// index. It is called on the indexing goroutine (the search's, when
+	// nothing was left to index) and must return quickly.
 	Progress func(ref string, done, total int)
 	// IndexWait is how long a search waits for the library index to take
 	// in what it needs before it answers from what is indexed so far
@@ -37,8 +38,9 @@ type LibraryOptions struct {
 const DefaultIndexWait = 3 * time.Second
 
 // Library opens the Vault's sources — papers, directories and plain files —
-// and shares what they have in common: the Vault, the PDF text cache and the
-// index cache. It is safe for concurrent use, and a source opened twice is
+// and shares what they have in common: the Vault, the PDF text cache and one
+// search index of every paper and text file its sources cover (see
+// internal/libindex), which each source searches through a filter. It is safe for concurrent use, and a source opened twice is
 // the same value.
 type Library struct {
 	v        *vault.Vault
