@@ -286,6 +286,10 @@ func (d *Directory) refresh(prev *dirState) {
 // or file removed) are dropped from the index, unless the scan was cut
 // short.
 func (d *Directory) load(ctx context.Context, scanCap int, prev *dirState) (*dirState, error) {
+	if prev == nil {
+		// A new process maps the library index while the scan runs.
+		go d.lib.libIndex().Snapshot()
+	}
 	st, err := d.scan(ctx, scanCap)
 	if err != nil {
 		return nil, err
@@ -350,12 +354,8 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 		full := path.Join(d.ref, rel)
 		if de.IsDir() {
 			if cat.Paper(full) != nil && full != d.ref {
-				stamp := "-"
-				if src, err := d.lib.paperSource(ctx, full); err == nil {
-					stamp = src.stamp()
-				}
-				st.items = append(st.items, libindex.Item{Key: paperItem + full, Stamp: stamp})
-				parts = append(parts, full, stamp)
+				// Stamped below, several at a time.
+				st.items = append(st.items, libindex.Item{Key: paperItem + full})
 				return fs.SkipDir
 			}
 			return nil
@@ -372,13 +372,15 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 			skipped = true
 			return nil
 		}
-		stamp := fileStamp(info)
-		st.items = append(st.items, libindex.Item{Key: fileItem + full, Stamp: stamp})
-		parts = append(parts, full, stamp)
+		st.items = append(st.items, libindex.Item{Key: fileItem + full, Stamp: fileStamp(info)})
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	d.stampPapers(ctx, st.items)
+	for _, it := range st.items {
+		parts = append(parts, it.Key, it.Stamp)
 	}
 	st.truncated = st.truncated || skipped
 	st.stamp = stampOf(parts...)
@@ -388,4 +390,31 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 // fileStamp is a text file's stamp in the library index.
 func fileStamp(info fs.FileInfo) string {
 	return strconv.FormatInt(info.Size(), 10) + ":" + strconv.FormatInt(info.ModTime().UnixNano(), 10)
+}
+
+// stampPapers fills in the stamps of the paper items: a few file stats per
+// paper, which for thousands of papers is most of a scan, so they run on
+// several goroutines.
+func (d *Directory) stampPapers(ctx context.Context, items []libindex.Item) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				items[i].Stamp = "-"
+				if src, err := d.lib.paperSource(ctx, strings.TrimPrefix(items[i].Key, paperItem)); err == nil {
+					items[i].Stamp = src.stamp()
+				}
+			}
+		}()
+	}
+	for i, it := range items {
+		if strings.HasPrefix(it.Key, paperItem) {
+			next <- i
+		}
+	}
+	close(next)
+	wg.Wait()
 }

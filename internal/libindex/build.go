@@ -366,8 +366,29 @@ func (w *writer) merge() error {
 			return err
 		}
 	}
-	if len(m.segs) <= x.opts.MaxSegments {
-		return nil
+	for len(m.segs) > x.opts.MaxSegments {
+		if err := w.mergeSmallest(); err != nil {
+			return err
+		}
+		m = w.man
+	}
+	return nil
+}
+
+// mergeSmallest merges the smaller half of the segments (and one more)
+// into one, keeping only live documents.
+func (w *writer) mergeSmallest() error {
+	x := w.x
+	m := w.man
+	live := func(id uint64) int {
+		s := x.segs[id]
+		n := 0
+		for i, k := range s.items {
+			if m.entries[k].seg == id {
+				n += s.first[i+1] - s.first[i]
+			}
+		}
+		return n
 	}
 	bySize := slices.Clone(m.segs)
 	slices.SortFunc(bySize, func(a, b uint64) int { return cmp.Compare(live(a), live(b)) })

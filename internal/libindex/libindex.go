@@ -323,16 +323,37 @@ func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
 		}
 		return newManifest(), err
 	}
-	keep := m.segs[:0]
+	// Segments not yet loaded are mapped and checked on all cores: the
+	// checksum and the validating pass are most of a new process's start.
+	var need []uint64
 	for _, id := range m.segs {
 		if x.segs[id] == nil {
-			s, err := readSegment(dir, id)
-			if err != nil {
-				continue
-			}
-			x.segs[id] = s
+			need = append(need, id)
 		}
-		keep = append(keep, id)
+	}
+	loaded := make([]*segment, len(need))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, id := range need {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			loaded[i], _ = readSegment(dir, id)
+		}()
+	}
+	wg.Wait()
+	for _, s := range loaded {
+		if s != nil {
+			x.segs[s.id] = s
+		}
+	}
+	keep := m.segs[:0]
+	for _, id := range m.segs {
+		if x.segs[id] != nil {
+			keep = append(keep, id)
+		}
 	}
 	m.segs = keep
 	for k, e := range m.entries {

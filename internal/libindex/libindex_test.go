@@ -104,8 +104,11 @@ func TestGrantNeverLeaks(t *testing.T) {
 	items := lib.items()
 	wait(t, x.Ensure(items, "", nil))
 	snap := x.Snapshot()
-	if len(snap.segs) < 2 {
-		t.Fatalf("want several segments, got %d", len(snap.segs))
+	if len(snap.segs) < 2 || len(snap.segs) > 3 {
+		t.Fatalf("want 2 or 3 segments after merging (MaxSegments 3), got %d", len(snap.segs))
+	}
+	if snap.Docs() != 2*len(items) {
+		t.Fatalf("%d live documents, want %d", snap.Docs(), 2*len(items))
 	}
 	r := rand.New(rand.NewPCG(3, 4))
 	for round := range 200 {

@@ -238,7 +238,11 @@ func writeReal(root, pdfDir string, copies int) ([]string, error) {
 				return nil, err
 			}
 			p := filepath.Join(paper, "paper.pdf")
-			if err := os.WriteFile(p, data, 0o644); err != nil {
+			// A comment after the end makes each copy's bytes distinct, so
+			// no copy is served from another's extraction (the PDF cache is
+			// keyed by content).
+			copyData := append(slices.Clip(data), fmt.Sprintf("\n%% copy %d\n", c)...)
+			if err := os.WriteFile(p, copyData, 0o644); err != nil {
 				return nil, err
 			}
 			out = append(out, p)
@@ -366,6 +370,14 @@ func spawn(ctx context.Context, self, grant string, warm int, query string) (wal
 }
 
 func runChild(ctx context.Context, grant string, warm int, query string) error {
+	if p := os.Getenv("LIBBENCH_CHILD_CPUPROFILE"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	ts, err := tools.Open(ctx, grant, nil)
 	if err != nil {
 		return err
@@ -379,6 +391,7 @@ func runChild(ctx context.Context, grant string, warm int, query string) error {
 		return fmt.Errorf("first search: %d cards, indexing %+v", len(out.Cards), out.Indexing)
 	}
 	fmt.Println(time.Since(processStart).Nanoseconds())
+	pprof.StopCPUProfile()
 	qs := append([]string{query}, realQueries...)
 	for i := range warm {
 		if _, err := ts.Search(ctx, tools.SearchInput{Query: qs[i%len(qs)], Limit: 10}); err != nil {

@@ -1,0 +1,71 @@
+package sources
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/researchctx/researchctx/internal/libindex"
+	"github.com/researchctx/researchctx/vault"
+)
+
+// TestBrokenPDFIndexedAsFailed checks that a paper whose PDF cannot be
+// read is indexed as failed, with the reason, while its Markdown is still
+// searched, and is not extracted again until the file changes.
+func TestBrokenPDFIndexedAsFailed(t *testing.T) {
+	root := t.TempDir()
+	paper := filepath.Join(root, "papers", "broken")
+	os.MkdirAll(paper, 0o755)
+	os.WriteFile(filepath.Join(paper, "metadata.json"), []byte(`{"title":"Broken"}`), 0o644)
+	os.WriteFile(filepath.Join(paper, "paper.pdf"), []byte("%PDF-1.7\nnot really a PDF at all\n"), 0o644)
+	os.WriteFile(filepath.Join(paper, "PAPER.md"), []byte("# Broken\n\nThe derived text mentions holography.\n"), 0o644)
+	v, err := vault.Open(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	lib := NewLibrary(v, &LibraryOptions{CacheDir: t.TempDir()})
+	ctx := context.Background()
+	dir, err := lib.Open(ctx, KindDirectory, "papers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := dir.Search(ctx, Query{Text: "holography", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 || res.Hits[0].Path != "papers/broken/PAPER.md" {
+		t.Fatalf("hits %+v", res.Hits)
+	}
+	snap := lib.libIndex().Snapshot()
+	stamp, why, ok := snap.Status(paperItem + "papers/broken")
+	if !ok || !strings.Contains(why, "papers/broken/paper.pdf") || strings.Contains(why, root) {
+		t.Fatalf("status %q %q %v", stamp, why, ok)
+	}
+	// Unchanged: nothing to build.
+	if j := lib.libIndex().Ensure([]libindex.Item{{Key: paperItem + "papers/broken", Stamp: stamp}}, "", nil); !isDone(j.Done()) {
+		t.Error("an unchanged failed paper was queued again")
+	}
+	// Changed: extracted again.
+	time.Sleep(10 * time.Millisecond)
+	os.WriteFile(filepath.Join(paper, "paper.pdf"), []byte("%PDF-1.7\nstill broken, but changed\n"), 0o644)
+	src, _ := lib.paperSource(ctx, "papers/broken")
+	if src.stamp() == stamp {
+		t.Fatal("the stamp did not change with the file")
+	}
+	if j := lib.libIndex().Ensure([]libindex.Item{{Key: paperItem + "papers/broken", Stamp: src.stamp()}}, "", nil); isDone(j.Done()) {
+		t.Error("a changed failed paper was not queued")
+	}
+}
+
+func isDone(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
