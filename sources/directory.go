@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/researchctx/researchctx/internal/libindex"
@@ -51,6 +52,14 @@ type dirState struct {
 	truncated bool
 	items     []libindex.Item  // the text files and papers inside, as index items
 	filter    *libindex.Filter // admits items
+	took      time.Duration    // how long the scan took
+	// provisional: papers already indexed were stamped from the index,
+	// not from their files (the first scan of a process); a rescan starts
+	// at once to check them.
+	provisional bool
+	// ensured is the last snapshot in which every item was found indexed
+	// at its stamp: until the index changes, searches skip that check.
+	ensured atomic.Pointer[libindex.Snapshot]
 }
 
 func (l *Library) newDirectory(ref string) (*Directory, error) {
@@ -225,7 +234,7 @@ func (d *Directory) Search(ctx context.Context, q Query) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := d.lib.searchIndex(ctx, st.items, st.filter, q, d.ref)
+	res, err := d.lib.searchIndex(ctx, st.items, st.filter, q, d.ref, &st.ensured)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +250,9 @@ func (d *Directory) current(ctx context.Context, scanCap int) (*dirState, error)
 	d.mu.Lock()
 	st := d.state
 	if st != nil && st.scanCap == scanCap {
-		if time.Since(st.scanned) >= restamp && !d.refreshing {
+		// A large folder is rescanned less often: at most a tenth of the
+		// time goes to rescans.
+		if time.Since(st.scanned) >= max(restamp, 10*st.took) && !d.refreshing {
 			d.refreshing = true
 			go d.refresh(st)
 		}
@@ -264,6 +275,10 @@ func (d *Directory) current(ctx context.Context, scanCap int) (*dirState, error)
 	}
 	d.mu.Lock()
 	d.state = st
+	if st.provisional && !d.refreshing {
+		d.refreshing = true
+		go d.refresh(st)
+	}
 	d.mu.Unlock()
 	return st, nil
 }
@@ -286,11 +301,16 @@ func (d *Directory) refresh(prev *dirState) {
 // or file removed) are dropped from the index, unless the scan was cut
 // short.
 func (d *Directory) load(ctx context.Context, scanCap int, prev *dirState) (*dirState, error) {
+	var trusted chan *libindex.Snapshot
 	if prev == nil {
-		// A new process maps the library index while the scan runs.
-		go d.lib.libIndex().Snapshot()
+		// The first scan of a process maps the library index while it
+		// walks, and takes the stamps of the papers the index holds from
+		// it rather than from a few stats per paper: the rescan started
+		// right after checks them.
+		trusted = make(chan *libindex.Snapshot, 1)
+		go func() { trusted <- d.lib.libIndex().Snapshot() }()
 	}
-	st, err := d.scan(ctx, scanCap)
+	st, err := d.scan(ctx, scanCap, trusted)
 	if err != nil {
 		return nil, err
 	}
@@ -334,7 +354,8 @@ func (d *Directory) covers(key string) bool {
 
 // scan lists the directory's text candidates and papers, and stamps them by
 // path, size and modification time.
-func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
+func (d *Directory) scan(ctx context.Context, scanCap int, trusted <-chan *libindex.Snapshot) (*dirState, error) {
+	start := time.Now()
 	f, err := d.view()
 	if err != nil {
 		return nil, err
@@ -378,12 +399,17 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.stampPapers(ctx, st.items)
+	var trust *libindex.Snapshot
+	if trusted != nil {
+		trust = <-trusted
+	}
+	st.provisional = d.stampPapers(ctx, st.items, trust)
 	for _, it := range st.items {
 		parts = append(parts, it.Key, it.Stamp)
 	}
 	st.truncated = st.truncated || skipped
 	st.stamp = stampOf(parts...)
+	st.took = time.Since(start)
 	return st, nil
 }
 
@@ -394,8 +420,20 @@ func fileStamp(info fs.FileInfo) string {
 
 // stampPapers fills in the stamps of the paper items: a few file stats per
 // paper, which for thousands of papers is most of a scan, so they run on
-// several goroutines.
-func (d *Directory) stampPapers(ctx context.Context, items []libindex.Item) {
+// several goroutines. With trust, a paper trust holds takes its stamp from
+// there instead, and the result reports whether any did.
+func (d *Directory) stampPapers(ctx context.Context, items []libindex.Item, trust *libindex.Snapshot) bool {
+	trusted := false
+	if trust != nil {
+		for i, it := range items {
+			if !strings.HasPrefix(it.Key, paperItem) {
+				continue
+			}
+			if stamp, _, ok := trust.Status(it.Key); ok {
+				items[i].Stamp, trusted = stamp, true
+			}
+		}
+	}
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range 8 {
@@ -411,10 +449,11 @@ func (d *Directory) stampPapers(ctx context.Context, items []libindex.Item) {
 		}()
 	}
 	for i, it := range items {
-		if strings.HasPrefix(it.Key, paperItem) {
+		if it.Stamp == "" && strings.HasPrefix(it.Key, paperItem) {
 			next <- i
 		}
 	}
 	close(next)
 	wg.Wait()
+	return trusted
 }

@@ -46,7 +46,7 @@ func TestBrokenPDFIndexedAsFailed(t *testing.T) {
 		t.Fatalf("status %q %q %v", stamp, why, ok)
 	}
 	// Unchanged: nothing to build.
-	if j := lib.libIndex().Ensure([]libindex.Item{{Key: paperItem + "papers/broken", Stamp: stamp}}, "", nil); !isDone(j.Done()) {
+	if j := lib.libIndex().Ensure([]libindex.Item{{Key: paperItem + "papers/broken", Stamp: stamp}}, "", nil); !isClosed(j.Done()) {
 		t.Error("an unchanged failed paper was queued again")
 	}
 	// Changed: extracted again.
@@ -56,16 +56,58 @@ func TestBrokenPDFIndexedAsFailed(t *testing.T) {
 	if src.stamp() == stamp {
 		t.Fatal("the stamp did not change with the file")
 	}
-	if j := lib.libIndex().Ensure([]libindex.Item{{Key: paperItem + "papers/broken", Stamp: src.stamp()}}, "", nil); isDone(j.Done()) {
+	if j := lib.libIndex().Ensure([]libindex.Item{{Key: paperItem + "papers/broken", Stamp: src.stamp()}}, "", nil); isClosed(j.Done()) {
 		t.Error("a changed failed paper was not queued")
 	}
 }
 
-func isDone(c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
+// TestNewProcessChecksPapersAfterAnswering checks a new process's first
+// search of a folder: it takes the stamps of the papers the index holds
+// from the index and answers, and the rescan it starts at once finds a
+// paper changed while no process ran, which the next searches see.
+func TestNewProcessChecksPapersAfterAnswering(t *testing.T) {
+	root := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		paper := filepath.Join(root, "papers", name)
+		os.MkdirAll(paper, 0o755)
+		os.WriteFile(filepath.Join(paper, "metadata.json"), []byte(`{"title":"Paper `+name+`"}`), 0o644)
+		os.WriteFile(filepath.Join(paper, "PAPER.md"), []byte("# Paper "+name+"\n\nThe original text about lattices.\n"), 0o644)
+	}
+	cache := t.TempDir()
+	ctx := context.Background()
+	search := func(lib *Library, q string) *Results {
+		t.Helper()
+		dir, err := lib.Open(ctx, KindDirectory, "papers")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := dir.Search(ctx, Query{Text: q, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	v, err := vault.Open(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if res := search(NewLibrary(v, &LibraryOptions{CacheDir: cache}), "lattices"); len(res.Hits) != 2 {
+		t.Fatalf("first process: %d hits", len(res.Hits))
+	}
+	time.Sleep(10 * time.Millisecond)
+	os.WriteFile(filepath.Join(root, "papers", "b", "PAPER.md"), []byte("# Paper b\n\nA rewritten text about quasicrystals.\n"), 0o644)
+
+	lib := NewLibrary(v, &LibraryOptions{CacheDir: cache})
+	search(lib, "lattices") // answered at once; the rescan runs
+	deadline := time.Now().Add(10 * time.Second)
+	for len(search(lib, "quasicrystals").Hits) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the change made while no process ran was never picked up")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if res := search(lib, "lattices"); len(res.Hits) != 1 || res.Hits[0].Path != "papers/a/PAPER.md" {
+		t.Errorf("after the rescan: %+v", res.Hits)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/researchctx/researchctx/internal/libindex"
@@ -216,32 +217,35 @@ func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit,
 // searchIndex has items indexed, waiting at most the library's IndexWait,
 // and searches the library index over what filter admits. A search that
 // did not wait for the end of the build says so in Results.Indexing.
-func (l *Library) searchIndex(ctx context.Context, items []libindex.Item, filter *libindex.Filter, q Query, ref string) (*Results, error) {
+func (l *Library) searchIndex(ctx context.Context, items []libindex.Item, filter *libindex.Filter, q Query, ref string, ensured *atomic.Pointer[libindex.Snapshot]) (*Results, error) {
 	x := l.libIndex()
 	var progress func(done, total int)
 	if f := l.progress; f != nil && ref != "" {
 		progress = func(done, total int) { f(ref, done, total) }
 	}
-	job := x.Ensure(items, ref, progress)
-	select {
-	case <-job.Done():
-		if progress != nil && job.Err() == nil {
-			// Nothing was left to index: the search is at its end.
-			if _, t := job.Progress(); t == 0 {
+	var indexing *Indexing
+	if before := x.Snapshot(); ensured != nil && ensured.Load() == before {
+		// Nothing changed since every item was found indexed.
+		if progress != nil {
+			progress(len(items), len(items))
+		}
+	} else if job := x.Ensure(items, ref, progress); isClosed(job.Done()) {
+		if job.Err() == nil {
+			if ensured != nil {
+				ensured.Store(before)
+			}
+			if _, t := job.Progress(); t == 0 && progress != nil {
+				// Nothing was left to index: the search is at its end.
 				progress(len(items), len(items))
 			}
 		}
-	default:
-	}
-	done := true
-	select {
-	case <-job.Done():
-	default:
+	} else {
 		t := time.NewTimer(l.wait)
 		select {
 		case <-job.Done():
 		case <-t.C:
-			done = false
+			d, n := job.Progress()
+			indexing = &Indexing{Done: d, Total: n}
 		case <-ctx.Done():
 			t.Stop()
 			return nil, ctx.Err()
@@ -263,10 +267,18 @@ func (l *Library) searchIndex(ctx context.Context, items []libindex.Item, filter
 		}
 		res.Hits = append(res.Hits, hit)
 	}
-	if !done {
-		d, t := job.Progress()
-		res.Indexing = &Indexing{Done: d, Total: t}
-		res.Truncated = true
+	if indexing != nil {
+		res.Indexing, res.Truncated = indexing, true
 	}
 	return res, nil
+}
+
+// isClosed reports whether c is closed, without waiting.
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }

@@ -72,7 +72,14 @@ func (s *Set) Search(query string, k int, allow [][]bool) ([]SetHit, int) {
 	for _, qt := range terms[0] {
 		maxScore += qt.qtf*qt.idf*(p.k1+1) + p.wSpan*qt.idf
 	}
-	var hits []SetHit
+	// Only the best n hits can be returned or get the span bonus: keep
+	// them in a bounded heap rather than sorting every match.
+	n := k
+	if len(terms[0]) > 1 {
+		n = max(k, p.spanCandidates)
+	}
+	top := topHits{n: n}
+	total := 0
 	for si, ix := range s.segs {
 		var ok []bool
 		if allow != nil {
@@ -100,14 +107,15 @@ func (s *Set) Search(query string, k int, allow [][]bool) ([]SetHit, int) {
 				scores[d] += w * tf / (tf + p.k1)
 			}
 		}
+		total += len(matched)
 		for _, d := range matched {
-			hits = append(hits, SetHit{Seg: si, Hit: Hit{Doc: int(d), Key: ix.keys[d], Score: scores[d]}})
+			top.push(SetHit{Seg: si, Hit: Hit{Doc: int(d), Key: ix.keys[d], Score: scores[d]}})
 		}
 	}
-	total := len(hits)
+	hits := top.h
 	sortSetHits(hits)
 	if len(terms[0]) > 1 {
-		n := min(len(hits), max(k, p.spanCandidates))
+		n := len(hits)
 		var buf []spanHit
 		count := make([]int, len(terms[0]))
 		for i := range hits[:n] {
@@ -188,4 +196,60 @@ func sortSetHits(hits []SetHit) {
 		}
 		return cmp.Compare(a.Doc, b.Doc)
 	})
+}
+
+// topHits keeps the n best hits pushed (in sortSetHits order) in a heap
+// whose root is the worst of them.
+type topHits struct {
+	n int
+	h []SetHit
+}
+
+// before reports whether a ranks before b.
+func before(a, b *SetHit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	if a.Key != b.Key {
+		return a.Key < b.Key
+	}
+	if a.Seg != b.Seg {
+		return a.Seg < b.Seg
+	}
+	return a.Doc < b.Doc
+}
+
+func (t *topHits) push(x SetHit) {
+	h := t.h
+	if len(h) < t.n {
+		h = append(h, x)
+		for i := len(h) - 1; i > 0; {
+			parent := (i - 1) / 2
+			if !before(&h[parent], &h[i]) {
+				break
+			}
+			h[parent], h[i] = h[i], h[parent]
+			i = parent
+		}
+		t.h = h
+		return
+	}
+	if len(h) == 0 || !before(&x, &h[0]) {
+		return
+	}
+	h[0] = x
+	for i := 0; ; {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && before(&h[worst], &h[l]) {
+			worst = l
+		}
+		if r < len(h) && before(&h[worst], &h[r]) {
+			worst = r
+		}
+		if worst == i {
+			break
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
 }
