@@ -226,6 +226,7 @@ func (d *Directory) List(ctx context.Context, p string, max int) ([]Entry, bool,
 // takes in what it lacks, a search waits at most the library's IndexWait
 // and then answers from what is indexed, saying so in Results.Indexing.
 func (d *Directory) Search(ctx context.Context, q Query) (*Results, error) {
+	start := time.Now()
 	scanCap := q.ScanFiles
 	if scanCap <= 0 {
 		scanCap = DefaultScanFiles
@@ -234,7 +235,7 @@ func (d *Directory) Search(ctx context.Context, q Query) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := d.lib.searchIndex(ctx, st.items, st.filter, q, d.ref, &st.ensured)
+	res, err := d.lib.searchIndexAt(ctx, start, st.items, st.filter, q, d.ref, &st.ensured)
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ func (f *File) Search(ctx context.Context, q Query) (*Results, error) {
 	}
 	key := fileItem + f.ref
 	item := libindex.Item{Key: key, Stamp: fileStamp(st)}
-	return f.lib.searchIndex(ctx, []libindex.Item{item}, libindex.KeySet([]string{key}), q, "", nil)
+	return f.lib.searchIndex(ctx, []libindex.Item{item}, libindex.KeySet([]string{key}), q)
 }
 
 // documentUnits makes the search units of a document: one per part, or one

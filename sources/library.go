@@ -217,7 +217,15 @@ func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit,
 // searchIndex has items indexed, waiting at most the library's IndexWait,
 // and searches the library index over what filter admits. A search that
 // did not wait for the end of the build says so in Results.Indexing.
-func (l *Library) searchIndex(ctx context.Context, items []libindex.Item, filter *libindex.Filter, q Query, ref string, ensured *atomic.Pointer[libindex.Snapshot]) (*Results, error) {
+func (l *Library) searchIndex(ctx context.Context, items []libindex.Item, filter *libindex.Filter, q Query) (*Results, error) {
+	return l.searchIndexAt(ctx, time.Now(), items, filter, q, "", nil)
+}
+
+// searchIndexAt is searchIndex for a directory: the wait counts from
+// start, when its search began (its scan included); progress is reported
+// under ref; ensured remembers the last snapshot in which every item was
+// found indexed, so that later searches skip that check.
+func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []libindex.Item, filter *libindex.Filter, q Query, ref string, ensured *atomic.Pointer[libindex.Snapshot]) (*Results, error) {
 	x := l.libIndex()
 	var progress func(done, total int)
 	if f := l.progress; f != nil && ref != "" {
@@ -240,7 +248,7 @@ func (l *Library) searchIndex(ctx context.Context, items []libindex.Item, filter
 			}
 		}
 	} else {
-		t := time.NewTimer(l.wait)
+		t := time.NewTimer(max(time.Until(start.Add(l.wait)), 0))
 		select {
 		case <-job.Done():
 		case <-t.C:

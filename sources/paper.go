@@ -706,7 +706,7 @@ func (s *Paper) Search(ctx context.Context, q Query) (*Results, error) {
 	}
 	// The library index, filtered to this paper (see Library.searchIndex).
 	key := paperItem + s.p.Ref
-	return s.l.searchIndex(ctx, []libindex.Item{{Key: key, Stamp: s.stamp()}}, libindex.KeySet([]string{key}), q, "", nil)
+	return s.l.searchIndex(ctx, []libindex.Item{{Key: key, Stamp: s.stamp()}}, libindex.KeySet([]string{key}), q)
 }
 
 // stamp identifies the state of everything the search units are built
