@@ -140,7 +140,7 @@ func (w *writer) index(job *Job, batch []Item) error {
 		todo = append(todo, it)
 	}
 	in := make(chan Item)
-	out := make(chan extracted, x.opts.Workers)
+	out := make(chan extracted, 4*x.opts.Workers)
 	var wg sync.WaitGroup
 	for range x.opts.Workers {
 		wg.Add(1)
@@ -191,7 +191,7 @@ func (w *writer) index(job *Job, batch []Item) error {
 			}
 		}
 		job.step(x.opts.Progress)
-		if time.Since(last) >= x.opts.FlushEvery {
+		if time.Since(last) >= x.opts.FlushEvery && w.worthFlushing(&pend) {
 			if err := w.flush(&pend); err != nil {
 				return err
 			}
@@ -202,6 +202,20 @@ func (w *writer) index(job *Job, batch []Item) error {
 		return err
 	}
 	return w.flush(&pend)
+}
+
+// worthFlushing reports whether the pending segment should be published
+// now that FlushEvery has passed: always while the index has few
+// segments, then only once it holds a quarter of the published documents.
+func (w *writer) worthFlushing(p *pending) bool {
+	if len(w.man.segs) < 4 {
+		return true
+	}
+	x := w.x
+	x.mu.Lock()
+	published := x.snap.set.Len()
+	x.mu.Unlock()
+	return 4*len(p.units) >= published
 }
 
 // unitKey is a unit's key in the index: ties in score break by it.

@@ -60,10 +60,14 @@ type Options struct {
 	// Extract produces items' units. It is called from several goroutines
 	// at once.
 	Extract ExtractFunc
-	// Workers is how many items are extracted at once; 0 means GOMAXPROCS.
+	// Workers is how many items are extracted at once; 0 means twice
+	// GOMAXPROCS.
 	Workers int
 	// FlushEvery is how often a running build publishes what it has
-	// indexed; 0 means one second.
+	// indexed; 0 means one second. A segment is published no sooner than
+	// that and, once the index holds a few segments, only when it has at
+	// least a quarter of the documents already published, so segments
+	// grow geometrically and merges stay few.
 	FlushEvery time.Duration
 	// MaxSegments is the number of segments above which a build ends with
 	// a merge; 0 means 8.
@@ -94,7 +98,9 @@ type Index struct {
 // Snapshot.
 func Open(opts Options) *Index {
 	if opts.Workers <= 0 {
-		opts.Workers = runtime.GOMAXPROCS(0)
+		// Twice the cores: extraction also waits on files, and the
+		// segment writer on its syncs, which idle workers would waste.
+		opts.Workers = 2 * runtime.GOMAXPROCS(0)
 	}
 	if opts.FlushEvery <= 0 {
 		opts.FlushEvery = time.Second

@@ -116,12 +116,17 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 	if len(pdfs) > 0 {
 		if _, err := exec.LookPath("pdftotext"); err == nil {
 			st := time.Now()
+			var cpu time.Duration
 			for _, p := range pdfs {
-				if err := exec.Command("pdftotext", "-q", p, os.DevNull).Run(); err != nil {
+				cmd := exec.Command("pdftotext", "-q", p, os.DevNull)
+				if err := cmd.Run(); err != nil {
 					fmt.Printf("  pdftotext %s: %v\n", filepath.Base(p), err)
 				}
+				if ps := cmd.ProcessState; ps != nil {
+					cpu += ps.UserTime() + ps.SystemTime()
+				}
 			}
-			fmt.Printf("sequential pdftotext over the %d PDFs: %v\n", len(pdfs), time.Since(st).Round(time.Millisecond))
+			fmt.Printf("sequential pdftotext over the %d PDFs: %v (CPU %v)\n", len(pdfs), time.Since(st).Round(time.Millisecond), cpu.Round(time.Millisecond))
 		} else {
 			fmt.Println("sequential pdftotext: not installed, skipped")
 		}
@@ -130,6 +135,13 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 	grant, next, err := writeGrant(ctx, dir)
 	if err != nil {
 		return err
+	}
+	if p := os.Getenv("LIBBENCH_BUILD_CPUPROFILE"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		pprof.StartCPUProfile(f)
 	}
 	st := time.Now()
 	ts, err := tools.Open(ctx, grant, nil)
@@ -149,6 +161,7 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 		}
 	}
 	fmt.Printf("cold: index complete after %v (CPU %v)\n", time.Since(st).Round(time.Millisecond), cpuTime().Round(time.Millisecond))
+	pprof.StopCPUProfile()
 	// Let a background merge end before timing warm searches.
 	time.Sleep(2 * time.Second)
 
