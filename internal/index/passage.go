@@ -1,7 +1,7 @@
 package index
 
 import (
-	"math"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -18,29 +18,11 @@ import (
 // around the query terms. Without any query term in text, it is the
 // beginning of text. The span is verbatim and never splits a character.
 func (ix *Index) BestPassage(text, query string, maxChars int) (start, end int) {
-	return bestPassage(text, ix.queryWeights(query), maxChars)
+	return ix.passage(text, ix.queryWeights(query), maxChars)
 }
 
-// BestPassage is Index.BestPassage with the Set's idf.
-func (s *Set) BestPassage(text, query string, maxChars int) (start, end int) {
-	w := map[string]float64{}
-	for _, t := range textnorm.Tokens(query) {
-		if t.Stop || len(t.Term) > maxTermLen {
-			continue
-		}
-		df := 0
-		for _, ix := range s.segs {
-			if id, ok := ix.lookup(t.Term); ok {
-				df += int(ix.postStart[id+1] - ix.postStart[id])
-			}
-		}
-		w[t.Term] = math.Log(1 + (float64(s.n)-float64(df)+0.5)/(float64(df)+0.5))
-	}
-	return bestPassage(text, w, maxChars)
-}
-
-// bestPassage is BestPassage given each query term's weight.
-func bestPassage(text string, weight map[string]float64, maxChars int) (start, end int) {
+// passage is BestPassage with each query term's weight given.
+func (ix *Index) passage(text string, weight map[string]float64, maxChars int) (start, end int) {
 	if maxChars <= 0 || strings.TrimSpace(text) == "" {
 		return 0, 0
 	}
@@ -74,56 +56,105 @@ func bestPassage(text string, weight map[string]float64, maxChars int) (start, e
 		}
 		unitTerms[u] = append(unitTerms[u], b)
 	}
-	cover := func(from, to int) float64 {
-		seen := make(map[int]bool)
-		sum := 0.0
-		for k := from; k <= to; k++ {
-			for _, b := range unitTerms[k] {
-				if !seen[b] {
-					seen[b] = true
-					sum += weights[b]
-				}
-			}
-		}
-		return sum
+	// The character offsets of the units' ends, counted once: the windows
+	// below compare them instead of counting characters again, so a text
+	// of many short sentences or one long line costs linear time.
+	runeStart, runeEnd := make([]int, len(units)), make([]int, len(units))
+	rc := runeCursor{text: text}
+	for i, un := range units {
+		runeStart[i], runeEnd[i] = rc.at(un[0]), rc.at(un[1])
 	}
+	// The window [lo, hi) of units, with how often each term occurs in it.
+	win := newTermWindow(weights)
+	lo, hi := 0, 0
+	self := newTermWindow(weights)
 
-	// Character counts up to each unit's start and end, so that a
-	// window's length is a subtraction rather than a count.
-	startRunes := make([]int, len(units))
-	endRunes := make([]int, len(units))
-	at, runes := 0, 0
-	for k, un := range units {
-		runes += utf8.RuneCountInString(text[at:un[0]])
-		startRunes[k] = runes
-		runes += utf8.RuneCountInString(text[un[0]:un[1]])
-		endRunes[k] = runes
-		at = un[1]
-	}
 	bestScore := -1.0
 	j := 0
 	for i := range units {
-		if endRunes[i]-startRunes[i] > maxChars {
+		if runeEnd[i]-runeStart[i] > maxChars {
 			// A sentence longer than the cap: the best cut inside it.
-			s, e, sc := cut(text, units[i], toks, weight, maxChars)
+			s, e, sc := ix.cut(text, units[i], toks, weight, maxChars)
 			if sc > bestScore {
 				bestScore, start, end = sc, s, e
 			}
 			continue
 		}
-		// The window's end only moves forward as its start does.
 		j = max(j, i)
-		for j+1 < len(units) && endRunes[j+1]-startRunes[i] <= maxChars {
+		for j+1 < len(units) && runeEnd[j+1]-runeStart[i] <= maxChars {
 			j++
 		}
+		if hi <= i {
+			win.reset()
+			lo, hi = i, i
+		}
+		for ; lo < i; lo++ {
+			win.remove(unitTerms[lo])
+		}
+		for ; hi <= j; hi++ {
+			win.add(unitTerms[hi])
+		}
+		self.add(unitTerms[i])
 		// The window's own coverage, with a smaller reward for opening
 		// on a sentence that holds query terms itself.
-		sc := cover(i, j) + 0.5*cover(i, i)
+		sc := win.cover() + 0.5*self.cover()
+		self.remove(unitTerms[i])
 		if sc > bestScore {
 			bestScore, start, end = sc, units[i][0], units[j][1]
 		}
 	}
 	return start, end
+}
+
+// runeCursor counts the characters of text between its starting offset b
+// and increasing byte offsets, each character once.
+type runeCursor struct {
+	text string
+	b, r int // the last offset asked for and the characters before it
+}
+
+// at returns the characters in text[b0:off], b0 being the cursor's start;
+// off must not decrease from one call to the next.
+func (c *runeCursor) at(off int) int {
+	c.r += utf8.RuneCountInString(c.text[c.b:off])
+	c.b = off
+	return c.r
+}
+
+// termWindow is the multiset of query terms (by bit) in a sliding window.
+type termWindow struct {
+	weights []float64
+	count   []int
+}
+
+func newTermWindow(weights []float64) *termWindow {
+	return &termWindow{weights: weights, count: make([]int, len(weights))}
+}
+
+func (w *termWindow) add(bits []int) {
+	for _, b := range bits {
+		w.count[b]++
+	}
+}
+
+func (w *termWindow) remove(bits []int) {
+	for _, b := range bits {
+		w.count[b]--
+	}
+}
+
+func (w *termWindow) reset() { clear(w.count) }
+
+// cover sums the weights of the distinct terms in the window. It costs the
+// number of distinct query terms in the text, which the query bounds.
+func (w *termWindow) cover() float64 {
+	sum := 0.0
+	for b, n := range w.count {
+		if n > 0 {
+			sum += w.weights[b]
+		}
+	}
+	return sum
 }
 
 // queryWeights returns the idf of each distinct indexable query term;
@@ -145,46 +176,72 @@ func (ix *Index) queryWeights(query string) map[string]float64 {
 
 // cut returns the best span of at most maxChars characters inside the
 // unit u, starting and ending at word boundaries, and its score.
-func cut(text string, u [2]int, toks []textnorm.Token, weight map[string]float64, maxChars int) (int, int, float64) {
+func (ix *Index) cut(text string, u [2]int, toks []textnorm.Token, weight map[string]float64, maxChars int) (int, int, float64) {
+	// toks is in text order: the unit's tokens are one run of it.
+	first := sort.Search(len(toks), func(k int) bool { return toks[k].Start >= u[0] })
+	last := first
+	for last < len(toks) && toks[last].Start < u[1] {
+		last++
+	}
 	var in []textnorm.Token
-	for _, t := range toks {
-		if t.Start >= u[0] && t.End <= u[1] {
+	for _, t := range toks[first:last] {
+		if t.End <= u[1] {
 			in = append(in, t)
 		}
 	}
+	// Character offsets of the tokens' starts and ends from the unit's
+	// start; both run forward.
+	starts, ends := runeCursor{text: text, b: u[0]}, runeCursor{text: text, b: u[0]}
+	startAt := make([]int, len(in))
+	endAt := make([]int, len(in))
+	for k, t := range in {
+		startAt[k], endAt[k] = starts.at(t.Start), ends.at(t.End)
+	}
+	// The window in[a:b] is the longest run from a that fits; b only grows
+	// with a. seen counts its distinct weighted, non-stop terms.
+	termBit := map[string]int{}
+	var weights []float64
+	bits := make([]int, len(in)) // -1 for tokens that do not score
+	for k, t := range in {
+		bits[k] = -1
+		w, ok := weight[t.Term]
+		if !ok || t.Stop {
+			continue
+		}
+		b, ok := termBit[t.Term]
+		if !ok {
+			b = len(weights)
+			termBit[t.Term] = b
+			weights = append(weights, w)
+		}
+		bits[k] = b
+	}
+	win := newTermWindow(weights)
 	bestS, bestE, best := -1, -1, -1.0
+	b := 0 // window is in[a:b]
 	for a := range in {
-		if a > 0 && in[a].Pos == in[a-1].Pos {
-			continue // a CJK bigram starts where its unigram does
+		if b < a {
+			b = a
 		}
-		if _, ok := weight[in[a].Term]; !ok && a > 0 {
-			continue // start at the unit or at a query term
-		}
-		s := in[a].Start
+		s, sr := in[a].Start, startAt[a]
 		if a == 0 {
-			s = u[0]
+			s, sr = u[0], 0
 		}
-		seen := map[string]bool{}
-		sc, e := 0.0, -1
-		runes, counted := 0, s // characters of text[s:counted]
-		for b := a; b < len(in); b++ {
-			if in[b].End > counted {
-				runes += utf8.RuneCountInString(text[counted:in[b].End])
-				counted = in[b].End
-			} else if in[b].End < counted {
-				runes, counted = utf8.RuneCountInString(text[s:in[b].End]), in[b].End
+		for b < len(in) && endAt[b]-sr <= maxChars {
+			if bits[b] >= 0 {
+				win.count[bits[b]]++
 			}
-			if runes > maxChars {
-				break
-			}
-			e = in[b].End
-			if w, ok := weight[in[b].Term]; ok && !seen[in[b].Term] && !in[b].Stop {
-				seen[in[b].Term] = true
-				sc += w
+			b++
+		}
+		skip := a > 0 && (in[a].Pos == in[a-1].Pos || // a CJK bigram starts where its unigram does
+			!hasWeight(weight, in[a].Term)) // start at the unit or at a query term
+		if !skip && b > a {
+			if sc := win.cover(); sc > best {
+				bestS, bestE, best = s, in[b-1].End, sc
 			}
 		}
-		if e > s && sc > best {
-			bestS, bestE, best = s, e, sc
+		if b > a && bits[a] >= 0 {
+			win.count[bits[a]]--
 		}
 	}
 	if bestS < 0 {
@@ -193,6 +250,11 @@ func cut(text string, u [2]int, toks []textnorm.Token, weight map[string]float64
 		return u[0], u[0] + len(cut), 0
 	}
 	return bestS, bestE, best
+}
+
+func hasWeight(weight map[string]float64, term string) bool {
+	_, ok := weight[term]
+	return ok
 }
 
 // sentences splits text into trimmed, non-empty units at line breaks and

@@ -253,3 +253,22 @@ func (t *topHits) push(x SetHit) {
 		i = worst
 	}
 }
+
+// BestPassage is Index.BestPassage with the Set's idf.
+func (s *Set) BestPassage(text, query string, maxChars int) (start, end int) {
+	w := map[string]float64{}
+	for _, t := range textnorm.Tokens(query) {
+		if t.Stop || len(t.Term) > maxTermLen {
+			continue
+		}
+		df := 0
+		for _, ix := range s.segs {
+			if id, ok := ix.lookup(t.Term); ok {
+				df += int(ix.postStart[id+1] - ix.postStart[id])
+			}
+		}
+		w[t.Term] = math.Log(1 + (float64(s.n)-float64(df)+0.5)/(float64(df)+0.5))
+	}
+	var ix Index // the passage depends on the weights only
+	return ix.passage(text, w, maxChars)
+}

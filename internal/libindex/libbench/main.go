@@ -46,6 +46,9 @@ import (
 
 var processStart = time.Now()
 
+// skipPdftotext leaves out the pdftotext comparison (-pdftotext=false).
+var skipPdftotext bool
+
 var realQueries = []string{
 	"generative adversarial networks discriminator", "batch normalization internal covariate shift",
 	"deep residual learning identity shortcut", "neural machine translation jointly learning to align",
@@ -65,6 +68,7 @@ func main() {
 	runs := flag.Int("runs", 5, "new-process runs")
 	warm := flag.Int("warm", 200, "warm searches")
 	child := flag.String("child", "", "internal: run as a new server process over this grant")
+	withPdftotext := flag.Bool("pdftotext", true, "real: time sequential pdftotext over the PDFs")
 	flag.Parse()
 	ctx := context.Background()
 	if *child != "" {
@@ -73,6 +77,9 @@ func main() {
 			os.Exit(1)
 		}
 		return
+	}
+	if !*withPdftotext {
+		skipPdftotext = true
 	}
 	if err := run(ctx, *lib, *copies, *n, *keep, *runs, *warm); err != nil {
 		fmt.Fprintln(os.Stderr, "libbench:", err)
@@ -113,7 +120,7 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 	}
 	fmt.Printf("machine: %d cores, load average %s\n", numCPU(), loadAvg())
 
-	if len(pdfs) > 0 {
+	if len(pdfs) > 0 && !skipPdftotext {
 		if _, err := exec.LookPath("pdftotext"); err == nil {
 			st := time.Now()
 			var cpu time.Duration
