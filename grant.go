@@ -1,12 +1,17 @@
 package researchctx
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // GrantVersion is the version of the grant file format.
@@ -91,41 +96,20 @@ func WriteGrant(g *Grant) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("creating the grant folder: %w", redact(err, g.Vault))
+	// The folders from .agentero down must be real folders of the Vault,
+	// made private; the file is replaced atomically, never followed.
+	d, err := safefs.OpenDir(filepath.Dir(path), safefs.Private)
+	if err != nil {
+		return "", fmt.Errorf("creating the grant folder: %w", err)
 	}
-	// MkdirAll leaves existing folders alone; make sure ours are private.
-	for d := dir; d != g.Vault && len(d) > len(g.Vault); d = filepath.Dir(d) {
-		_ = os.Chmod(d, 0o700)
-	}
+	defer d.Close()
 	data, err := json.MarshalIndent(g, "", "  ")
 	if err != nil {
 		return "", err
 	}
 	data = append(data, '\n')
-	tmp, err := os.CreateTemp(dir, ".grant-*.tmp")
-	if err != nil {
-		return "", fmt.Errorf("writing the grant: %w", redact(err, g.Vault))
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("writing the grant: %w", redact(err, g.Vault))
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("writing the grant: %w", redact(err, g.Vault))
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("writing the grant: %w", redact(err, g.Vault))
-	}
-	if err := tmp.Close(); err != nil {
-		return "", fmt.Errorf("writing the grant: %w", redact(err, g.Vault))
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return "", fmt.Errorf("writing the grant: %w", redact(err, g.Vault))
+	if err := d.WriteFile(GrantFile, data); err != nil {
+		return "", fmt.Errorf("writing the grant: %w", err)
 	}
 	return path, nil
 }
@@ -133,36 +117,92 @@ func WriteGrant(g *Grant) (string, error) {
 // maxGrant bounds a grant file; a real one is a few kilobytes.
 const maxGrant = 4 << 20
 
-// ReadGrant reads and validates a grant file: version, an absolute vault, a
-// safe runtime id that matches the folder it is in, a known mode, a valid
-// budget, and a fingerprint equal to the one its scope computes to. Errors
-// wrap ErrGrant and name no absolute path.
+// ReadGrant reads and validates a grant file. A grant is trusted only in its
+// place: the regular file {vault}/.agentero/context-sessions/{runtime-id}/grant.json
+// of the vault it names, reached without symbolic links from .agentero
+// down, holding one JSON object and nothing after it. Its content must have
+// the current version, an absolute vault, a safe runtime id that matches
+// its folder, a known mode, a valid budget, and a fingerprint equal to the
+// one its scope computes to. Errors wrap ErrGrant and name no absolute path.
 func ReadGrant(path string) (*Grant, error) {
-	f, err := os.Open(path)
+	abs, err := filepath.Abs(path)
+	if err != nil || !inGrantPlace(abs) {
+		return nil, fmt.Errorf("%w: a grant is read only at {vault}/.agentero/context-sessions/{runtime-id}/%s", ErrGrant, GrantFile)
+	}
+	f, err := openGrant(abs)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w: grant file not found", ErrGrant)
-		}
-		return nil, fmt.Errorf("%w: grant file cannot be read", ErrGrant)
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() > maxGrant {
-		return nil, fmt.Errorf("%w: grant is not a regular file of at most 4 MiB", ErrGrant)
+	data, err := io.ReadAll(io.LimitReader(f, maxGrant+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: grant file cannot be read", ErrGrant)
+	}
+	if len(data) > maxGrant {
+		return nil, fmt.Errorf("%w: grant is larger than 4 MiB", ErrGrant)
 	}
 	var g Grant
-	dec := json.NewDecoder(f)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&g); err != nil {
 		return nil, fmt.Errorf("%w: grant is not valid JSON: %s", ErrGrant, jsonReason(err))
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: something follows the grant's JSON object", ErrGrant)
+	}
 	if err := g.validate(); err != nil {
 		return nil, err
 	}
-	if base := filepath.Base(filepath.Dir(path)); base != g.RuntimeID {
+	if base := filepath.Base(filepath.Dir(abs)); base != g.RuntimeID {
 		return nil, fmt.Errorf("%w: runtimeId %q does not match its folder %q", ErrGrant, g.RuntimeID, base)
 	}
+	// The file read must be the grant in the place of the vault it names:
+	// a grant inside one vault naming another, or in a folder laid out like
+	// a vault elsewhere, is refused.
+	own, err := GrantPath(g.Vault, g.RuntimeID)
+	if err != nil {
+		return nil, err
+	}
+	if own != abs {
+		f2, err := openGrant(own)
+		if err != nil {
+			return nil, fmt.Errorf("%w: the grant is not in the vault it names", ErrGrant)
+		}
+		defer f2.Close()
+		a, err1 := f.Stat()
+		b, err2 := f2.Stat()
+		if err1 != nil || err2 != nil || !os.SameFile(a, b) {
+			return nil, fmt.Errorf("%w: the grant is not in the vault it names", ErrGrant)
+		}
+	}
 	return &g, nil
+}
+
+// inGrantPlace reports whether path, absolute and clean, has the shape of
+// a grant's place: {vault}/.agentero/context-sessions/{runtime-id}/grant.json.
+func inGrantPlace(path string) bool {
+	dir, file := filepath.Split(path)
+	rt := filepath.Dir(dir)
+	sessions := filepath.Dir(rt)
+	return file == GrantFile && CheckRuntimeID(filepath.Base(rt)) == nil &&
+		filepath.Base(sessions) == filepath.Base(sessionsDir) &&
+		filepath.Base(filepath.Dir(sessions)) == safefs.PrivateDir
+}
+
+// openGrant opens the grant file at path through the safe file layer.
+func openGrant(path string) (*safefs.File, error) {
+	f, err := safefs.OpenFile(path, os.O_RDONLY)
+	switch {
+	case err == nil:
+		return f, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%w: grant file not found", ErrGrant)
+	case errors.Is(err, safefs.ErrLink):
+		return nil, fmt.Errorf("%w: the grant's path passes through a symbolic link", ErrGrant)
+	case errors.Is(err, safefs.ErrNotRegular):
+		return nil, fmt.Errorf("%w: the grant is not a regular file", ErrGrant)
+	}
+	return nil, fmt.Errorf("%w: grant file cannot be read: %w", ErrGrant, err)
 }
 
 func (g *Grant) validate() error {
@@ -213,20 +253,3 @@ func jsonReason(err error) string {
 	}
 	return err.Error()
 }
-
-// redact replaces the vault root in an error message with "{vault}" so no
-// absolute path of the machine reaches a caller's logs or an agent.
-func redact(err error, root string) error {
-	if err == nil || root == "" {
-		return err
-	}
-	return &redacted{err: err, root: root}
-}
-
-type redacted struct {
-	err  error
-	root string
-}
-
-func (r *redacted) Error() string { return replaceRoot(r.err.Error(), r.root) }
-func (r *redacted) Unwrap() error { return r.err }

@@ -12,6 +12,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // ErrTurnSpent is returned by UsageLog.Reserve when the turn's budget is
@@ -116,7 +118,7 @@ func (l *UsageLog) Reserve(ctx context.Context, turnID string, turnChars, want i
 func (l *UsageLog) tryReserve(turnID string, turnChars, want int) (r *Reservation, used int, waiting bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	err = withUsageLock(l.path, func(f *os.File, st os.FileInfo) error {
+	err = withUsageLock(l.path, func(f *safefs.File, st os.FileInfo) error {
 		if err := l.sync(f, st); err != nil {
 			return err
 		}
@@ -227,7 +229,7 @@ func (r *Reservation) finish(line []byte, chars int) (int, error) {
 	r.done = true
 	defer heldHere.Delete(r.id)
 	used := 0
-	err := withUsageLock(l.path, func(f *os.File, st os.FileInfo) error {
+	err := withUsageLock(l.path, func(f *safefs.File, st os.FileInfo) error {
 		if err := l.sync(f, st); err != nil {
 			return err
 		}
@@ -248,7 +250,7 @@ func (r *Reservation) finish(line []byte, chars int) (int, error) {
 
 // sync reads the lines appended since the last look. Called under both
 // locks. A log that was replaced or shortened is read again from the start.
-func (l *UsageLog) sync(f *os.File, st os.FileInfo) error {
+func (l *UsageLog) sync(f *safefs.File, st os.FileInfo) error {
 	if l.file != nil && (!os.SameFile(l.file, st) || st.Size() < l.off) {
 		l.off = 0
 		clear(l.settled)
@@ -289,7 +291,7 @@ func (l *UsageLog) apply(line []byte) {
 // append writes one record at the end of the log, read up to its end by
 // sync, and moves past it. A torn last line (a writer that died mid-write)
 // is ended first, so the record starts a line of its own.
-func (l *UsageLog) append(f *os.File, st os.FileInfo, data []byte) error {
+func (l *UsageLog) append(f *safefs.File, st os.FileInfo, data []byte) error {
 	n, err := appendRecord(f, data, l.off < st.Size())
 	if err != nil {
 		return err
@@ -299,7 +301,7 @@ func (l *UsageLog) append(f *os.File, st os.FileInfo, data []byte) error {
 }
 
 // appendRecord appends data with one write, after a newline when torn.
-func appendRecord(f *os.File, data []byte, torn bool) (int64, error) {
+func appendRecord(f *safefs.File, data []byte, torn bool) (int64, error) {
 	if torn {
 		data = append([]byte{'\n'}, data...)
 	}
@@ -311,7 +313,7 @@ func appendRecord(f *os.File, data []byte, torn bool) (int64, error) {
 }
 
 // tornTail reports whether the log of size bytes ends inside a line.
-func tornTail(f *os.File, size int64) bool {
+func tornTail(f *safefs.File, size int64) bool {
 	if size == 0 {
 		return false
 	}
@@ -327,7 +329,7 @@ const lockWait = 10 * time.Second
 // withUsageLock runs fn with the usage log at path open for reading and
 // appending (created 0600) and locked against every other process and
 // goroutine that appends to it.
-func withUsageLock(path string, fn func(f *os.File, st os.FileInfo) error) error {
+func withUsageLock(path string, fn func(f *safefs.File, st os.FileInfo) error) error {
 	f, err := openUsage(path, os.O_RDWR|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return err

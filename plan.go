@@ -15,6 +15,7 @@ import (
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/vault"
 )
 
@@ -106,6 +107,7 @@ var ErrRequest = errors.New("invalid request")
 type Resolver struct {
 	mu     sync.Mutex
 	vaults map[string]*vault.Vault
+	libs   map[*vault.Vault]*sources.Library // for locating selections
 }
 
 var defaultResolver Resolver
@@ -133,6 +135,21 @@ func (r *Resolver) Vault(root string) (*vault.Vault, error) {
 	return v, nil
 }
 
+// library returns the sources Library of an open Vault, made once.
+func (r *Resolver) library(v *vault.Vault) *sources.Library {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if l := r.libs[v]; l != nil {
+		return l
+	}
+	if r.libs == nil {
+		r.libs = map[*vault.Vault]*sources.Library{}
+	}
+	l := sources.NewLibrary(v, nil)
+	r.libs[v] = l
+	return l
+}
+
 // Close closes every Vault the Resolver opened.
 func (r *Resolver) Close() error {
 	r.mu.Lock()
@@ -140,6 +157,7 @@ func (r *Resolver) Close() error {
 	var errs []error
 	for k, v := range r.vaults {
 		errs = append(errs, v.Close())
+		delete(r.libs, v)
 		delete(r.vaults, k)
 	}
 	return errors.Join(errs...)
@@ -164,7 +182,7 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the vault catalogue: %w", err)
 	}
-	res := &resolution{ctx: ctx, v: v, cat: cat, seen: map[string]bool{}}
+	res := &resolution{ctx: ctx, v: v, cat: cat, seen: map[string]bool{}, lib: r.library(v)}
 	res.plan = &Plan{
 		Vault:     req.Vault,
 		RuntimeID: req.RuntimeID,
@@ -236,25 +254,21 @@ type resolution struct {
 	cat  *vault.Catalogue
 	plan *Plan
 	seen map[string]bool // source paths already added
+	lib  *sources.Library
 }
 
 func (r *resolution) drop(p, reason string) {
 	r.plan.Dropped = append(r.plan.Dropped, Dropped{Path: displayPath(p), Reason: reason})
 }
 
-// displayPath keeps a dropped path recognisable without echoing control
-// characters or an absolute path of the machine back to the host's logs.
+// displayPath keeps a dropped path recognisable without echoing line
+// breaks, control or direction characters (escaped by textnorm.Line) or an
+// absolute path of the machine back to the host's logs.
 func displayPath(p string) string {
-	p = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return -1
-		}
-		return r
-	}, p)
-	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") {
+	if filepath.IsAbs(p) || strings.HasPrefix(strings.TrimSpace(p), "/") {
 		return "(absolute path)"
 	}
-	return p
+	return textnorm.Line(p)
 }
 
 // classify checks a vault-relative path and returns its kind and clean form,
@@ -268,19 +282,36 @@ func (r *resolution) classify(p string) (vault.Kind, string, bool) {
 		r.drop(p, "absolute path: outside the vault")
 		return "", "", false
 	}
+	if path.Clean(p) == "." {
+		// ".", "./", "papers/..": granting the root would grant every
+		// paper and note at once.
+		r.drop(p, rootReason)
+		return "", "", false
+	}
 	kind, clean, err := r.v.Classify(r.ctx, p)
 	if err != nil {
 		r.drop(p, reason(err))
 		return "", "", false
 	}
+	if clean == "." {
+		r.drop(p, rootReason)
+		return "", "", false
+	}
 	return kind, clean, true
 }
+
+// rootReason is why the Vault root is dropped from a Request.
+const rootReason = "the vault root is not grantable: mention a folder, paper or file in it"
 
 // reason turns an access error into a short, path-free reason.
 func reason(err error) string {
 	switch {
 	case errors.Is(err, safefs.ErrPrivate):
 		return "private: .agentero/ is never a source"
+	case errors.Is(err, safefs.ErrLink):
+		return "symbolic link: sources are read only from real folders and files"
+	case errors.Is(err, safefs.ErrName):
+		return "name with a control or direction character"
 	case errors.Is(err, safefs.ErrOutside):
 		return "outside the vault"
 	case errors.Is(err, fs.ErrInvalid):
@@ -302,8 +333,9 @@ func (r *resolution) addSource(kind vault.Kind, p, title string) {
 		return
 	}
 	r.seen[p] = true
+	title = textnorm.Line(title)
 	if title == "" {
-		title = path.Base(p)
+		title = textnorm.Line(path.Base(p))
 	}
 	r.plan.Sources = append(r.plan.Sources, Source{Kind: kind, Path: p, Title: title})
 }
@@ -343,7 +375,7 @@ func (r *resolution) addSelection(sel Selection, current *vault.Paper) {
 		return
 	}
 	quote, cut := textnorm.Truncate(text, MaxQuote)
-	ev := Evidence{Quote: quote, Truncated: cut, Page: sel.Page, Section: sel.Section}
+	ev := Evidence{Quote: quote, Truncated: cut, Page: sel.Page, Section: textnorm.Line(sel.Section)}
 	var paper *vault.Paper
 	file := ""
 	switch {
@@ -379,8 +411,50 @@ func (r *resolution) addSelection(sel Selection, current *vault.Paper) {
 		}
 	}
 	ev.Path = file
+	if file != "" && sel.Page == 0 && sel.Section == "" && sel.Region == "" {
+		ev.Page, ev.Section = r.locate(paper, file, quote)
+		sel.Page, sel.Section = ev.Page, ev.Section
+	}
 	ev.CitationURI = citation(file, sel)
 	r.plan.Evidence = append(r.plan.Evidence, ev)
+}
+
+// locate finds where in file a selection that came without a page or
+// section is: its page in a PDF, its section in a Markdown file. The text
+// must be there word for word or, as the context_read excerpt mode
+// decides, closely enough; else the selection stays unplaced.
+func (r *resolution) locate(paper *vault.Paper, file, text string) (page int, section string) {
+	var src sources.Source
+	var err error
+	if paper != nil {
+		src, err = r.lib.Open(r.ctx, sources.KindPaper, paper.Ref)
+	} else {
+		src, err = r.lib.Open(r.ctx, sources.KindFile, file)
+	}
+	if err != nil {
+		return 0, ""
+	}
+	doc, err := src.Read(r.ctx, file)
+	if err != nil {
+		return 0, ""
+	}
+	texts := make([]string, len(doc.Parts))
+	for i, p := range doc.Parts {
+		texts[i] = p.Text
+	}
+	res := textnorm.FindQuote(texts, text)
+	if !res.Found {
+		return 0, ""
+	}
+	if p := doc.Parts[res.Part].Page; p > 0 {
+		return p, ""
+	}
+	for _, s := range doc.Sections {
+		if s.Part < res.Part || s.Part == res.Part && s.Offset <= res.Start {
+			section = s.Title
+		}
+	}
+	return 0, section
 }
 
 // citation builds the URI of a selection in file: a PDF by page (else

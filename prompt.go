@@ -2,7 +2,10 @@ package researchctx
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
 // Lines of the prompt block that hosts and tests may look for.
@@ -27,25 +30,25 @@ func (p *Plan) Prompt() string {
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "[%d] ", i+1)
 		head := []string{}
-		if ev.Title != "" {
-			head = append(head, fmt.Sprintf("%q", ev.Title))
+		if t := textnorm.Line(ev.Title); t != "" {
+			head = append(head, strconv.Quote(t))
 		}
 		if ev.PaperRef != "" {
-			head = append(head, "paper "+ev.PaperRef)
+			head = append(head, "paper "+textnorm.Name(ev.PaperRef))
 		} else if ev.Path != "" {
-			head = append(head, "file "+ev.Path)
+			head = append(head, "file "+textnorm.Name(ev.Path))
 		}
 		if ev.Page > 0 {
 			head = append(head, fmt.Sprintf("page %d", ev.Page))
 		}
-		if ev.Section != "" {
-			head = append(head, "section "+fmt.Sprintf("%q", ev.Section))
+		if s := textnorm.Line(ev.Section); s != "" {
+			head = append(head, "section "+strconv.Quote(s))
 		}
 		if len(head) == 0 {
 			head = append(head, "selected text")
 		}
 		b.WriteString(strings.Join(head, ", ") + "\n")
-		for _, line := range strings.Split(ev.Quote, "\n") {
+		for _, line := range quoteLines(ev.Quote) {
 			b.WriteString("> " + line + "\n")
 		}
 		if ev.Truncated {
@@ -56,7 +59,7 @@ func (p *Plan) Prompt() string {
 			b.WriteString(")\n")
 		}
 		if ev.CitationURI != "" {
-			b.WriteString("Cite: " + ev.CitationURI + "\n")
+			b.WriteString("Cite: " + textnorm.Name(ev.CitationURI) + "\n")
 		}
 	}
 	b.WriteString("\n")
@@ -66,12 +69,12 @@ func (p *Plan) Prompt() string {
 	}
 	b.WriteString("Allowed sources for this turn (read-only):\n")
 	for _, s := range p.Sources {
-		line := fmt.Sprintf("- %s %s", s.Kind, s.Path)
+		line := fmt.Sprintf("- %s %s", textnorm.Name(string(s.Kind)), textnorm.Name(s.Path))
 		if s.Kind == KindDirectory {
 			line += "/"
 		}
-		if s.Title != "" && s.Title != lastElem(s.Path) {
-			line += fmt.Sprintf(" (%q)", s.Title)
+		if t := textnorm.Line(s.Title); t != "" && t != lastElem(s.Path) {
+			line += " (" + strconv.Quote(t) + ")"
 		}
 		b.WriteString(line + "\n")
 	}
@@ -80,6 +83,21 @@ func (p *Plan) Prompt() string {
 		p.Budget.SearchCards, p.Budget.CardChars, p.Budget.ReadChars, p.Budget.TurnChars)
 	b.WriteString("Cite what you use with the citationUri the tools return.\n")
 	return b.String()
+}
+
+// quoteLines splits a quote at every line break a reader may honour — \n,
+// \r\n, a lone \r, U+0085, U+2028, U+2029, \v and \f — so that each line
+// gets its "> " and none can start a line of the prompt. The quote is
+// otherwise kept verbatim.
+func quoteLines(q string) []string {
+	q = strings.ReplaceAll(q, "\r\n", "\n")
+	return strings.Split(strings.Map(func(r rune) rune {
+		switch r {
+		case '\r', 0x85, 0x2028, 0x2029, '\v', '\f':
+			return '\n'
+		}
+		return r
+	}, q), "\n")
 }
 
 // ServerName is the name of the MCP server a host attaches for mcp turns.

@@ -9,8 +9,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"strings"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // UsageLine is one line of usage.jsonl: one tool call of one turn.
@@ -29,16 +30,6 @@ type UsageLine struct {
 // longer line in the file is skipped without being held in memory.
 const maxUsageLine = 1 << 20
 
-// openUsage opens the usage log at path. Every open of a usage log goes
-// through here, so one function decides how the file is reached.
-func openUsage(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("opening the usage log: %w", errors.Unwrap(err))
-	}
-	return f, nil
-}
-
 // AppendUsage appends one line to the usage log at path with a single write
 // on a file opened with O_APPEND, under the log's lock, so concurrent
 // servers never interleave or lose lines. The file is created 0600. Tools
@@ -48,7 +39,7 @@ func AppendUsage(path string, l UsageLine) error {
 	if err != nil {
 		return err
 	}
-	return withUsageLock(path, func(f *os.File, st os.FileInfo) error {
+	return withUsageLock(path, func(f *safefs.File, st os.FileInfo) error {
 		_, err := appendRecord(f, data, tornTail(f, st.Size()))
 		return err
 	})
@@ -75,10 +66,11 @@ func marshalUsage(l UsageLine) ([]byte, error) {
 
 // Usage is what a turn used, read back from usage.jsonl.
 type Usage struct {
-	Calls   int      // tool calls of the turn
-	Chars   int      // text characters returned to the agent, summed (saturating)
-	Sources []string // distinct citation URIs, in order of first use
-	Skipped int      // lines of the file that could not be read (torn or corrupt)
+	Calls   int         // tool calls of the turn
+	Chars   int         // text characters returned to the agent, summed (saturating)
+	Sources []string    // distinct citation URIs, in order of first use
+	Skipped int         // lines of the file that could not be read (torn or corrupt)
+	Lines   []UsageLine // the turn's lines, in the order they were appended
 }
 
 // ReadUsage reads the usage log at path and sums the lines of one turn. A
@@ -95,6 +87,9 @@ func ReadUsage(path, turnID string) (Usage, error) {
 		return u, err
 	}
 	defer f.Close()
+	if err := checkUsageRead(f, 0); err != nil {
+		return u, err
+	}
 	seen := map[string]bool{}
 	_, err = scanUsage(f, func(line []byte, ok bool) {
 		if !ok {
@@ -109,6 +104,7 @@ func ReadUsage(path, turnID string) (Usage, error) {
 		case rec.TurnID == turnID:
 			u.Calls++
 			u.Chars = addChars(u.Chars, rec.Chars)
+			u.Lines = append(u.Lines, UsageLine{At: rec.At, TurnID: rec.TurnID, Tool: rec.Tool, URIs: rec.URIs, Chars: rec.Chars})
 			for _, uri := range rec.URIs {
 				if uri != "" && !seen[uri] {
 					seen[uri] = true
@@ -138,6 +134,9 @@ func SumUsage(path string, from int64, sums map[string]int) (next int64, err err
 		return from, err
 	}
 	defer f.Close()
+	if err := checkUsageRead(f, from); err != nil {
+		return from, err
+	}
 	n, err := scanUsage(io.NewSectionReader(f, from, math.MaxInt64-from), func(line []byte, ok bool) {
 		if rec, kind := parseUsage(line); ok && kind == recCall {
 			sums[rec.TurnID] = addChars(sums[rec.TurnID], rec.Chars)
@@ -152,6 +151,7 @@ func SumUsage(path string, from int64, sums map[string]int) (next int64, err err
 // usageRecord is any line of usage.jsonl: a call (UsageLine's fields), a
 // reservation, or the release of one.
 type usageRecord struct {
+	At      time.Time      `json:"at"`
 	TurnID  string         `json:"turnId"`
 	Tool    string         `json:"tool"`
 	URIs    []string       `json:"uris"`
@@ -259,9 +259,4 @@ func addChars(sum, n int) int {
 		return math.MaxInt
 	}
 	return sum + n
-}
-
-// replaceRoot hides an absolute root inside a message.
-func replaceRoot(msg, root string) string {
-	return strings.ReplaceAll(msg, root, "{vault}")
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // TestMain lets the test binary act as a usage writer process.
@@ -104,8 +105,12 @@ func TestReadUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Usage{Calls: 3, Chars: 160, Sources: []string{"a.pdf#page=1", "b.md", "c.txt"}, Skipped: 2}
-	if diff := cmp.Diff(want, u); diff != "" {
+	want := Usage{Calls: 3, Chars: 160, Sources: []string{"a.pdf#page=1", "b.md", "c.txt"}, Skipped: 2, Lines: []UsageLine{
+		{TurnID: "t1", Tool: "context_search", URIs: []string{"a.pdf#page=1", "b.md"}, Chars: 100},
+		{TurnID: "t1", Tool: "context_read", URIs: []string{"b.md", "c.txt"}, Chars: 50},
+		{TurnID: "t1", Tool: "paper_relations", URIs: []string{}, Chars: 10},
+	}}
+	if diff := cmp.Diff(want, u, cmpopts.IgnoreFields(UsageLine{}, "At")); diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
 	}
 	u, err = ReadUsage(filepath.Join(t.TempDir(), "missing.jsonl"), "t1")

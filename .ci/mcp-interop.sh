@@ -81,10 +81,19 @@ if ! (cd "$node_dir" && timeout 60 node client.mjs "$work/quickchat" "$grant"); 
 	failures=$((failures + 1))
 fi
 
-lines=$(wc -l <"$(dirname "$grant")/usage.jsonl")
-echo "usage.jsonl: $lines lines"
+# A call line has a tool; the budget's reservation records (reserve, and
+# its release when a call is refused) are not calls.
+usage="$(dirname "$grant")/usage.jsonl"
+lines=$(grep -c '"tool":' "$usage" || true)
+reserved=$(grep -c '"reserve":{' "$usage" || true)
+closed=$(grep -c '"settles":\|"release":"' "$usage" || true)
+echo "usage.jsonl: $lines call lines, $reserved reservations, $closed settled or released"
 if [ "$lines" -ne 6 ]; then
-	echo "FAIL usage.jsonl has $lines lines, want 6 (three tool calls from each client)"
+	echo "FAIL usage.jsonl has $lines call lines, want 6 (three tool calls from each client)"
+	failures=$((failures + 1))
+fi
+if [ "$reserved" -ne "$closed" ]; then
+	echo "FAIL usage.jsonl: $reserved reservations but $closed settled or released"
 	failures=$((failures + 1))
 fi
 

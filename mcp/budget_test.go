@@ -121,15 +121,15 @@ func TestHandlerRecovers(t *testing.T) {
 
 // newLockedLogger logs text to b, under mu.
 func newLockedLogger(mu *sync.Mutex, b *strings.Builder) *slog.Logger {
-	return slog.New(slog.NewTextHandler(lockedWriter{mu, b}, nil))
+	return slog.New(slog.NewTextHandler(logWriter{mu, b}, nil))
 }
 
-type lockedWriter struct {
+type logWriter struct {
 	mu *sync.Mutex
 	b  *strings.Builder
 }
 
-func (w lockedWriter) Write(p []byte) (int, error) {
+func (w logWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.Write(p)

@@ -16,10 +16,10 @@ import (
 const MaxResultChars = 100_000
 
 // cutNote ends the text rendering of a result cut to fit; fitTarget leaves
-// room for it.
+// room for it, in the text and in the structured note.
 const (
 	cutNote   = "Part of this result was left out to fit the 100,000-character limit of one tool result; ask for less (a page, a section, a smaller limit)."
-	fitTarget = MaxResultChars - 512
+	fitTarget = MaxResultChars - 1024
 )
 
 // resultChars is the size of a result as a client counts it.
@@ -91,9 +91,11 @@ func cutList[E any](l *[]E) cut {
 }
 
 func fitSearch(in tools.SearchInput, out *tools.SearchOutput) string {
+	frameSearch(out, "")
 	text, cut := fit(out, func(o *tools.SearchOutput) string { return renderSearch(in, o) }, cutList(&out.Cards))
 	if cut {
 		out.Truncated = true
+		frameSearch(out, cutNote)
 		text = renderSearch(in, out) + cutNote + "\n"
 	}
 	return text
@@ -101,6 +103,7 @@ func fitSearch(in tools.SearchInput, out *tools.SearchOutput) string {
 
 func fitRead(out *tools.ReadOutput) string {
 	full := out.Text
+	frameRead(out, "")
 	text, cut := fit(out, renderRead,
 		cutString(&out.Text),
 		cutList(&out.Entries),
@@ -111,13 +114,17 @@ func fitRead(out *tools.ReadOutput) string {
 	)
 	if cut {
 		out.Truncated = true
+		note := cutNote
 		text = renderRead(out) + cutNote + "\n"
 		if lost := utf8.RuneCountInString(full) - utf8.RuneCountInString(out.Text); lost > 0 && out.NextCursor != "" {
 			// The cursor of package tools continues after the text it
 			// returned, not after what is left of it here: say so, so no
 			// gap goes unnoticed.
-			text += fmt.Sprintf("The last %d characters of this read were left out; the cursor continues after them. Read them by page or section.\n", lost)
+			lostNote := fmt.Sprintf("The last %d characters of this read were left out; the cursor continues after them. Read them by page or section.", lost)
+			text += lostNote + "\n"
+			note += " " + lostNote
 		}
+		frameRead(out, note)
 	}
 	return text
 }
@@ -136,9 +143,11 @@ func fitRelations(out *tools.RelationsOutput) string {
 			*l = full[i][:min(n, len(full[i]))]
 		}
 	}}
+	frameRelations(out, "")
 	text, cut := fit(out, renderRelations, each)
 	if cut {
 		out.Truncated = true
+		frameRelations(out, cutNote)
 		text = renderRelations(out) + cutNote + "\n"
 	}
 	return text

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/tools"
@@ -47,6 +48,23 @@ var (
 		CitationURI: "papers/2401.01234/2401.01234.pdf#page=3", Truncated: true, NextCursor: "c2",
 		Budget: tools.BudgetReport{Used: 8300, Remaining: 51700},
 	}
+	sampleExcerpt = &tools.ReadOutput{
+		Target: "papers/1706.03762", Mode: tools.ModeExcerpt, Title: "Attention Is All You Need", Page: 6,
+		Text:  "In this work, we use sine and cosine functions of different frequencies:",
+		Match: tools.MatchApproximate, Score: 0.93,
+		CitationURI: "papers/1706.03762/1706.03762.pdf#page=6",
+		Budget:      tools.BudgetReport{Used: 120, Remaining: 59880},
+	}
+	sampleSections = &tools.ReadOutput{
+		Target: "papers/1706.03762", Mode: tools.ModeMetadata, Title: "Attention Is All You Need", Pages: 15,
+		Sections: []tools.SectionInfo{
+			{Title: "3 Model Architecture", Number: "3", Level: 1, Page: 2},
+			{Title: "Positional Encoding", Number: "3.5", Level: 2, Page: 5},
+			{Title: "Acknowledgements", Level: 1, Page: 10},
+		},
+		CitationURI: "papers/1706.03762/1706.03762.pdf",
+		Budget:      tools.BudgetReport{Used: 90, Remaining: 59910},
+	}
 	sampleDir = &tools.ReadOutput{
 		Target: "notes", Mode: tools.ModeMetadata,
 		Entries:     []tools.EntryInfo{{Name: "archive", Kind: "directory"}, {Name: "ideas.txt", Kind: "file", Size: 812}},
@@ -72,6 +90,8 @@ func TestRenderGolden(t *testing.T) {
 		{"read-metadata", renderRead(sampleMetadata)},
 		{"read-page", renderRead(samplePage)},
 		{"read-directory", renderRead(sampleDir)},
+		{"read-excerpt", renderRead(sampleExcerpt)},
+		{"read-sections", renderRead(sampleSections)},
 		{"relations", renderRelations(sampleRelations)},
 	}
 	for _, tt := range tests {
@@ -172,7 +192,8 @@ func TestFitSmall(t *testing.T) {
 	if diff := cmp.Diff(renderRead(samplePage), got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(samplePage, &out); diff != "" {
+	// Only the framing is added (see TestFraming).
+	if diff := cmp.Diff(samplePage, &out, cmpopts.IgnoreFields(tools.ReadOutput{}, "Untrusted", "Notice", "Note")); diff != "" {
 		t.Errorf("output changed (-want +got):\n%s", diff)
 	}
 }

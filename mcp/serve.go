@@ -7,9 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -28,8 +31,8 @@ const LogEnv = "RESEARCHCTX_MCP_LOG"
 
 // Exit codes of a server process started with Flag.
 const (
-	ExitOK    = 0 // the client closed stdin
-	ExitError = 1 // the connection failed (I/O error, a line that is not JSON-RPC)
+	ExitOK    = 0 // the client closed stdin, or SIGTERM or SIGINT
+	ExitError = 1 // the connection failed (an I/O error)
 	ExitUsage = 2 // bad command line, or the grant is missing or invalid
 )
 
@@ -45,8 +48,11 @@ type ServeOptions struct {
 }
 
 // Serve serves the agentero-context MCP server for the grant at grantPath
-// on in and out (newline-delimited JSON-RPC) until in ends or ctx is done.
-// It returns nil when in ends. A grant that is missing, invalid or allows no
+// on in and out (newline-delimited JSON-RPC) until in ends or ctx is done,
+// waiting at most ShutdownGrace for calls still running then. It returns
+// nil when in ends, and an error wrapping ctx's when ctx is done. A line
+// that is not a JSON-RPC message is answered with a JSON-RPC error (-32700
+// Parse error, or -32600 Invalid Request) and serving goes on. A grant that is missing, invalid or allows no
 // tools is an error wrapping researchctx.ErrGrant, returned before anything
 // is written to out.
 func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, opts *ServeOptions) error {
@@ -86,11 +92,54 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 	}
 	s := NewServer(ts, &ServerOptions{Tools: g.Tools, Vault: g.Vault, Logger: log})
 	log.Info("serving", "runtimeId", g.RuntimeID, "fingerprint", g.Fingerprint, "tools", g.Tools)
-	err = s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	return serveLines(ctx, s, in, out, log)
+}
+
+// ShutdownGrace is how long Serve waits for calls in flight once its input
+// ends or its context is done. A call still running then (one stuck in a
+// source that ignores its context) is abandoned: Serve returns and the
+// call's result is never written.
+const ShutdownGrace = time.Second
+
+// serveLines runs s on newline-delimited JSON-RPC from in to out through the
+// line filter, and returns at most ShutdownGrace after in ends or ctx is
+// done, whatever calls are still running.
+func serveLines(ctx context.Context, s *sdk.Server, in io.Reader, out io.Writer, log *slog.Logger) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := &lockedWriter{w: out}
+	defer w.Close()
+	lines := newLineFilter(in, w, log)
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(lines), Writer: nopWriteCloser{w}, MaxLineLength: -1})
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-lines.ended:
+		err = waitGrace(done, log)
+	case <-ctx.Done():
+		waitGrace(done, log)
+		err = ctx.Err()
+	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("serving MCP: %w", err)
 	}
 	return nil
+}
+
+// waitGrace waits ShutdownGrace for the server to end.
+func waitGrace(done <-chan error, log *slog.Logger) error {
+	t := time.NewTimer(ShutdownGrace)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		log.Warn("stopping with calls still running")
+		return nil
+	}
 }
 
 type nopWriteCloser struct{ io.Writer }
@@ -107,7 +156,9 @@ const MemoryLimit = 100 << 20
 
 // ServeIfRequested is the host's entry point, called first in main. When the
 // process was started as <exe> --agentero-context-mcp <grant-path>, it serves
-// MCP on stdin and stdout for that grant and exits: 0 when stdin ends; 2,
+// MCP on stdin and stdout for that grant and exits: 0 when stdin ends or on
+// SIGTERM or SIGINT (calls still running ShutdownGrace later are
+// abandoned); 2,
 // with one line on stderr and nothing on stdout, when the command line is
 // wrong or the grant is missing or invalid; 1 when the connection fails.
 // Otherwise it returns at once and the host goes on. The serving process
@@ -121,7 +172,12 @@ func ServeIfRequested(opts *ServeOptions) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(MemoryLimit)
 	}
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, opts))
+	// SIGTERM and SIGINT stop the server as the end of stdin does: at most
+	// ShutdownGrace later, whatever calls are running.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, opts)
+	stop()
+	os.Exit(code)
 }
 
 // run is ServeIfRequested after the flag check, with the process's streams
@@ -138,6 +194,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err := Serve(ctx, args[1], stdin, stdout, opts); err != nil {
 		if errors.Is(err, researchctx.ErrGrant) {
 			return fail(ExitUsage, err)
+		}
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return ExitOK // asked to stop
 		}
 		return fail(ExitError, err)
 	}

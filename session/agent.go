@@ -31,7 +31,11 @@ const (
 	DefaultOpenTimeout   = 30 * time.Second
 	DefaultResumeTimeout = 10 * time.Second
 	DefaultStopTimeout   = 3 * time.Second
+	DefaultCancelWait    = 5 * time.Second
 )
+
+// DefaultMode is the session mode pinned when AgentConfig.Mode is empty.
+const DefaultMode = "default"
 
 // AgentConfig says how to run an ACP agent.
 type AgentConfig struct {
@@ -51,8 +55,24 @@ type AgentConfig struct {
 	// (e.g. "openai-api-key" for codex-acp).
 	AuthMethod string
 	// Permission answers the agent's permission requests; nil means
-	// AllowContextTools.
-	Permission func(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error)
+	// AllowContextTools, which allows only the three agentero-context tools.
+	Permission Policy
+	// Mode is the session mode pinned on every session the turn runs in,
+	// when the agent offers session modes: the mode in which the agent asks
+	// the host before it runs a tool. Empty means DefaultMode ("default",
+	// the name gemini-cli and Claude Code give it). Claude Code otherwise
+	// starts in a mode where its own classifier approves calls and the
+	// Permission policy is never asked.
+	Mode string
+	// KeepMode leaves the session mode as the agent chose it.
+	KeepMode bool
+	// TurnTimeout bounds a turn's prompt; when it passes, the turn is
+	// cancelled as if by the caller. Zero means no limit beyond the
+	// caller's context. TurnRequest.Timeout overrides it.
+	TurnTimeout time.Duration
+	// CancelWait bounds how long a cancelled turn waits for the agent to
+	// confirm with the stop reason cancelled; zero means DefaultCancelWait.
+	CancelWait time.Duration
 	// Logger receives the ACP connection's diagnostics; nil discards them.
 	Logger *slog.Logger
 
@@ -75,6 +95,12 @@ func (c *AgentConfig) withDefaults() {
 	}
 	if c.StopTimeout <= 0 {
 		c.StopTimeout = DefaultStopTimeout
+	}
+	if c.CancelWait <= 0 {
+		c.CancelWait = DefaultCancelWait
+	}
+	if c.Mode == "" {
+		c.Mode = DefaultMode
 	}
 	if c.Name == "" {
 		c.Name = c.Command
@@ -133,7 +159,11 @@ func Start(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 	}
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir, cmd.Env = cfg.Dir, cfg.Env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, cfg.Stderr
+	// Agents report retries and failures on stderr (gemini-cli: "Attempt 1
+	// failed ... Retrying"): such lines become status events of the
+	// running turns, and everything still reaches cfg.Stderr.
+	status := &statusWriter{w: cfg.Stderr}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, status
 	// Its own process group: agents re-launch children (and spawn MCP
 	// servers), and Stop must reach all of them.
 	ownGroup(cmd)
@@ -162,10 +192,11 @@ func Start(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 		_ = cmd.Wait()
 		close(a.exited)
 	}()
-	a.client = &client{handlers: map[acp.SessionId]func(Update){}, permission: cfg.Permission}
+	a.client = &client{trackers: map[acp.SessionId]*tracker{}, permission: cfg.Permission, onMode: a.setMode}
 	if a.client.permission == nil {
 		a.client.permission = AllowContextTools
 	}
+	status.setClient(a.client)
 	// The SDK starts reading as soon as the connection exists and reads
 	// its logger without a lock, so the reader waits until the logger is
 	// set: closing the gate orders the two.
@@ -299,6 +330,31 @@ type Session struct {
 	mu          sync.Mutex
 	fingerprint string // scope of the plan it serves; "" while warm
 	refused     bool
+	modes       []string // session modes the agent offers
+	mode        string   // the agent's current mode
+}
+
+// setModes records the modes a session response offers.
+func (s *Session) setModes(m *acp.SessionModeState) {
+	if m == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.modes = s.modes[:0]
+	for _, x := range m.AvailableModes {
+		s.modes = append(s.modes, string(x.Id))
+	}
+	s.mode = string(m.CurrentModeId)
+}
+
+// setMode records the agent's current mode of a live session.
+func (a *Agent) setMode(id acp.SessionId, mode string) {
+	if s := a.live(string(id)); s != nil {
+		s.mu.Lock()
+		s.mode = mode
+		s.mu.Unlock()
+	}
 }
 
 // ID returns the agent's session id.
@@ -416,6 +472,7 @@ func (a *Agent) newSession(ctx context.Context, cwd string, servers []acp.McpSer
 		return nil, fmt.Errorf("%w: session/new: %s returned no session id", ErrAgent, a.cfg.Name)
 	}
 	s := &Session{agent: a, id: resp.SessionId, server: len(servers) > 0, cwd: cwd, fingerprint: fp}
+	s.setModes(resp.Modes)
 	a.add(s)
 	return s, nil
 }

@@ -11,6 +11,22 @@
 //
 //	rec, plan → Decide → live | resume | load | new (| warm) → prompt → usage.jsonl → sources
 //
+// Only the three read-only agentero-context tools may run: the default
+// Policy, AllowContextTools, allows a permission request once when Identify
+// recognises one of them from the agent's structured fields (never from a
+// title) and rejects everything else. A host plugs its own policy in
+// AgentConfig.Permission, usually built on Identify and Answer. Where the
+// agent offers session modes, each turn pins AgentConfig.Mode ("default",
+// in which agents ask the host) so the policy is asked at all.
+//
+// Each tool call streams as one UpdateToolCall, any UpdateToolCallUpdate and
+// one UpdateToolCallEnd, whichever route the agent reports it by (tool_call,
+// tool_call_update, or a permission request), with its tool, arguments,
+// status and, for our tools, the citation URIs it returned; retries and
+// errors the agent reports stream as UpdateStatus. Cancelling a turn's
+// context, or its timeout, sends session/cancel and waits a bounded time for
+// the agent's cancelled stop reason; the session stays resumable.
+//
 // Rules (SPEC §8): a session remembers the fingerprint it was created under;
 // a missing or different fingerprint drops the resume id and opens a new
 // session, so an old session never silently reads new sources; a session

@@ -48,7 +48,7 @@ func TestMain(m *testing.M) {
 }
 
 // moduleRoot returns the folder of go.mod, from `go env GOMOD`.
-func moduleRoot(t *testing.T) string {
+func moduleRoot(t testing.TB) string {
 	t.Helper()
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil || strings.TrimSpace(string(out)) == "" || strings.TrimSpace(string(out)) == os.DevNull {
@@ -89,7 +89,7 @@ const serverEnv = "RESEARCHCTX_SESSION_SERVER"
 // quickchat returns the path of the agentero-context server: the quickchat
 // binary, built once. While the example does not exist the test is skipped;
 // once it exists, a failed build fails the test.
-func quickchat(t *testing.T) string {
+func quickchat(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv(serverEnv); p != "" {
 		abs, err := filepath.Abs(p)
@@ -222,6 +222,9 @@ type agentEvent struct {
 	Prompt    string            `json:"prompt"`
 	URIs      []string          `json:"uris"`
 	Errors    []string          `json:"errors"`
+	CallID    string            `json:"callId"`
+	Outcome   string            `json:"outcome"`
+	Mode      string            `json:"mode"`
 }
 
 func (f *fixture) events() []agentEvent {
@@ -358,7 +361,7 @@ func TestEndToEnd(t *testing.T) {
 	for _, u := range updates {
 		kinds = append(kinds, string(u.Kind)+":"+u.Text)
 	}
-	wantKinds := []string{"tool_call:context_search", "tool_call_update:", "tool_call:context_read", "tool_call_update:", "message:sources: " + strings.Join(res.Sources, " ")}
+	wantKinds := []string{"tool_call:context_search", "tool_call_end:context_search", "tool_call:context_read", "tool_call_end:context_read", "message:sources: " + strings.Join(res.Sources, " ")}
 	if diff := cmp.Diff(wantKinds, kinds); diff != "" {
 		t.Errorf("streamed updates (-want +got):\n%s", diff)
 	}
@@ -726,13 +729,14 @@ func TestTurnErrors(t *testing.T) {
 	if _, err := a.Turn(context.Background(), TurnRequest{Plan: plan, Server: Server{Command: "quickchat"}}); !errors.Is(err, ErrServer) {
 		t.Errorf("relative server command: %v", err)
 	}
-	// A prompt that never ends is cancelled with the caller's context; the
+	// A prompt that never ends is cancelled with the caller's context
+	// (session/cancel, answered with the stop reason cancelled); the
 	// session and its record are still returned.
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	res, err := a.Turn(ctx, TurnRequest{Plan: plan, Server: Server{Command: f.server, Args: []string{"--agentero-context-mcp", "grant"}}, Prompt: "x"})
-	if !errors.Is(err, ErrAgent) || !errors.Is(err, context.DeadlineExceeded) {
+	if !errors.Is(err, ErrCancelled) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("hanging prompt: %v", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {

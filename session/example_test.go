@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 
+	acp "github.com/coder/acp-go-sdk"
 	researchctx "github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/session"
 )
@@ -83,4 +84,42 @@ func ExampleAgent_Turn() {
 	}
 	rec = &res.Record // keep for the next turn
 	fmt.Println("\nsources:", res.Sources)
+}
+
+// A host's own permission policy, built on Identify and Answer: it allows
+// our search but not reads (say the user turned reading off), and, like
+// the default, nothing else.
+func ExamplePolicy() {
+	var noReads session.Policy = func(_ context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+		id := session.Identify(req)
+		return session.Answer(req, id.Ours && id.Tool == researchctx.ToolSearch), nil
+	}
+	_ = session.AgentConfig{Name: "claude", Command: "claude-agent-acp", Permission: noReads}
+
+	title := "touch x # context_search"
+	kind := acp.ToolKindExecute
+	req := acp.RequestPermissionRequest{
+		SessionId: "s1",
+		ToolCall:  acp.ToolCallUpdate{ToolCallId: "toolu_1", Title: &title, Kind: &kind},
+		Options: []acp.PermissionOption{
+			{OptionId: "allow-once", Name: "Yes", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionId: "reject", Name: "No", Kind: acp.PermissionOptionKindRejectOnce},
+		},
+	}
+	resp, _ := noReads(context.Background(), req)
+	fmt.Println(resp.Outcome.Selected.OptionId, "-", session.Identify(req).Reason)
+
+	req.ToolCall = acp.ToolCallUpdate{
+		ToolCallId: "toolu_2",
+		RawInput:   map[string]any{"query": "attention"},
+		Meta: map[string]any{"claudeCode": map[string]any{
+			"toolName":  "mcp__agentero-context__context_search",
+			"mcpServer": map[string]any{"name": "agentero-context", "source": "dynamic"},
+		}},
+	}
+	resp, _ = noReads(context.Background(), req)
+	fmt.Println(resp.Outcome.Selected.OptionId, "-", session.Identify(req).Tool)
+	// Output:
+	// reject - kind execute is never an agentero-context call
+	// allow-once - context_search
 }

@@ -2,10 +2,13 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 	researchctx "github.com/researchctx/researchctx"
@@ -37,11 +40,14 @@ const (
 type Refusal struct {
 	Method  string // "session/resume" or "session/load"; empty if neither is advertised
 	Code    int    // JSON-RPC error code, 0 if none
+	Message string // the agent's error message, when it sent one
+	Data    any    // the agent's error data, when it sent any
 	Timeout bool   // no answer within ResumeTimeout
 	Err     error  // the underlying error, nil if the agent supports neither
 }
 
-// Error describes the refusal in one line.
+// Error describes the refusal in one line, with the agent's own message
+// and data when it sent them.
 func (r *Refusal) Error() string {
 	switch {
 	case r.Method == "":
@@ -49,9 +55,36 @@ func (r *Refusal) Error() string {
 	case r.Timeout:
 		return r.Method + ": no answer in time"
 	case r.Code != 0:
-		return fmt.Sprintf("%s: refused with code %d", r.Method, r.Code)
+		s := fmt.Sprintf("%s: refused with code %d", r.Method, r.Code)
+		if r.Message != "" {
+			s += ": " + r.Message
+		}
+		if d := dataText(r.Data); d != "" {
+			s += " (" + d + ")"
+		}
+		return s
 	}
 	return fmt.Sprintf("%s: %v", r.Method, r.Err)
+}
+
+// dataText renders an error's data on one short line.
+func dataText(v any) string {
+	if v == nil {
+		return ""
+	}
+	s, ok := v.(string)
+	if !ok {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return ""
+		}
+		s = string(data)
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 300 {
+		s = string(r[:300]) + "…"
+	}
+	return s
 }
 
 // Unwrap returns the agent's error, if any.
@@ -60,21 +93,28 @@ func (r *Refusal) Unwrap() error { return r.Err }
 // UpdateKind is the kind of a streamed session update.
 type UpdateKind string
 
-// The kinds of streamed update.
+// The kinds of streamed update. Tool calls are folded whatever route the
+// agent reports them by (a tool_call update, a tool_call_update for an id
+// not seen before, or the tool call of a permission request): each call
+// gives one UpdateToolCall, any number of UpdateToolCallUpdate, and one
+// UpdateToolCallEnd, each with the call's state in Update.Call.
 const (
 	UpdateMessage        UpdateKind = "message"          // a chunk of the agent's answer
 	UpdateThought        UpdateKind = "thought"          // a chunk of the agent's reasoning
-	UpdateToolCall       UpdateKind = "tool_call"        // a tool call started
+	UpdateToolCall       UpdateKind = "tool_call"        // a tool call started (first report of its id)
 	UpdateToolCallUpdate UpdateKind = "tool_call_update" // a tool call progressed
+	UpdateToolCallEnd    UpdateKind = "tool_call_end"    // a tool call ended (completed, failed, denied, or the turn ended)
+	UpdateStatus         UpdateKind = "status"           // the agent's status: a retry, an error it reports
 	UpdateOther          UpdateKind = "other"            // plans, modes, commands, usage...
 )
 
 // Update is one streamed session update of a turn, flattened for display.
 type Update struct {
 	Kind       UpdateKind
-	Text       string // the chunk (message, thought) or the tool call's title
+	Text       string // the chunk (message, thought), the tool call's title, or the status line
 	ToolCallID string
-	Status     string // tool call status, when sent
+	Status     string    // tool call status, when known
+	Call       *ToolCall // the tool call's state after this update (tool call kinds only)
 	Raw        acp.SessionUpdate
 }
 
@@ -95,9 +135,11 @@ type TurnRequest struct {
 	Displayed []Message
 	// Pool, when set, may serve a prompt-only turn with a warm session.
 	Pool *WarmPool
-	// OnUpdate, when set, receives the turn's streamed updates in order.
-	// Updates replayed by session/load are not passed on.
+	// OnUpdate, when set, receives the turn's streamed updates in order,
+	// one at a time. Updates replayed by session/load are not passed on.
 	OnUpdate func(Update)
+	// Timeout overrides AgentConfig.TurnTimeout for this turn.
+	Timeout time.Duration
 }
 
 // TurnResult is what a turn did.
@@ -123,7 +165,33 @@ type TurnResult struct {
 	Sources []string
 	// Usage is the whole usage of the turn.
 	Usage researchctx.Usage
+	// ToolCalls are the turn's tool calls in order of first report, in
+	// their final state; empty, never nil.
+	ToolCalls []ToolCall
+	// Mode says how the session mode was pinned.
+	Mode ModeReport
+	// Cancelled is set when the turn was cancelled (by the caller or the
+	// turn timeout); StopReason is "cancelled" when the agent confirmed.
+	Cancelled bool
 }
+
+// ModeReport says how the session mode of a turn was pinned
+// (AgentConfig.Mode).
+type ModeReport struct {
+	Want      string   `json:"want,omitempty"`      // the mode asked for; empty with KeepMode
+	Current   string   `json:"current,omitempty"`   // the agent's mode when the prompt was sent
+	Available []string `json:"available,omitempty"` // the modes the agent offers
+	Set       bool     `json:"set,omitempty"`       // session/set_mode was sent and accepted
+	// Problem says why the wanted mode is not in force: the agent offers
+	// no session modes, does not offer this one, or refused to switch.
+	// Empty when it is (or KeepMode is set).
+	Problem string `json:"problem,omitempty"`
+}
+
+// ErrCancelled is wrapped by the error of a turn that was cancelled by the
+// caller's context or the turn timeout. The result is still returned: the
+// session and its record stay valid and resumable.
+var ErrCancelled = errors.New("turn cancelled")
 
 // ErrTurn is wrapped by errors about a malformed TurnRequest.
 var ErrTurn = errors.New("invalid turn")
@@ -214,31 +282,137 @@ func (a *Agent) Turn(ctx context.Context, req TurnRequest) (*TurnResult, error) 
 	}
 	text := joinBlocks(res.Handoff, body)
 
-	if req.OnUpdate != nil {
-		a.client.setHandler(s.id, req.OnUpdate)
-		defer a.client.setHandler(s.id, nil)
+	res.Mode = a.pinMode(ctx, s)
+
+	tr := newTracker(req.OnUpdate)
+	a.client.setTracker(s.id, tr)
+	defer a.client.setTracker(s.id, nil)
+	timeout := a.cfg.TurnTimeout
+	if req.Timeout > 0 {
+		timeout = req.Timeout
 	}
-	resp, err := a.conn.Prompt(ctx, acp.PromptRequest{
-		SessionId: s.id,
-		Prompt:    []acp.ContentBlock{acp.TextBlock(text)},
-	})
-	if err != nil {
-		return res, a.callError(ctx, ctx, "session/prompt", err)
-	}
+	resp, cause, err := a.prompt(ctx, s.id, text, timeout, tr.cancel)
 	res.StopReason = string(resp.StopReason)
-	if d.AttachServer {
-		gp, err := researchctx.GrantPath(plan.Vault, plan.RuntimeID)
-		if err != nil {
-			return res, err
+	res.Cancelled = cause != nil
+	endStatus := StatusUnfinished
+	if res.Cancelled {
+		endStatus = StatusCancelled
+	}
+	if err == nil && d.AttachServer {
+		gp, gerr := researchctx.GrantPath(plan.Vault, plan.RuntimeID)
+		if gerr != nil {
+			err = gerr
+		} else if u, uerr := researchctx.ReadUsage(researchctx.UsagePath(gp), plan.TurnID); uerr != nil {
+			err = uerr
+		} else {
+			res.Usage = u
+			res.Sources = append(res.Sources, u.Sources...)
 		}
-		u, err := researchctx.ReadUsage(researchctx.UsagePath(gp), plan.TurnID)
-		if err != nil {
-			return res, err
-		}
-		res.Usage = u
-		res.Sources = append(res.Sources, u.Sources...)
+	}
+	res.ToolCalls = tr.finish(res.Usage.Lines, endStatus)
+	if err != nil {
+		return res, err
 	}
 	return res, nil
+}
+
+// prompt sends session/prompt and waits for its answer. When ctx ends or
+// the timeout passes first, it calls onCancel (pending permission requests
+// are then answered cancelled), sends session/cancel (ACP's cancellation,
+// which the agent answers with the stop reason cancelled) and waits up to
+// CancelWait for that answer before giving up on the request. cause is the
+// reason of a cancellation, nil when the turn was not cancelled.
+func (a *Agent) prompt(ctx context.Context, id acp.SessionId, text string, timeout time.Duration, onCancel func()) (resp acp.PromptResponse, cause, err error) {
+	// The request's own context is not the caller's: cancelling it would
+	// make the SDK drop the request (and send $/cancel_request) before the
+	// agent has confirmed the cancellation.
+	pctx, pcancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer pcancel()
+	type answer struct {
+		resp acp.PromptResponse
+		err  error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		r, err := a.conn.Prompt(pctx, acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+		done <- answer{r, err}
+	}()
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return r.resp, nil, a.callError(ctx, pctx, "session/prompt", r.err)
+		}
+		return r.resp, nil, nil
+	case <-ctx.Done():
+		cause = context.Cause(ctx)
+	case <-expired:
+		cause = fmt.Errorf("no answer within the turn timeout of %v: %w", timeout, context.DeadlineExceeded)
+	}
+	cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.CancelWait)
+	defer ccancel()
+	onCancel()
+	if cerr := a.conn.Cancel(cctx, acp.CancelNotification{SessionId: id}); cerr != nil {
+		if err := a.checkRunning(); err != nil {
+			return resp, cause, err
+		}
+	}
+	select {
+	case r := <-done:
+		if r.err == nil {
+			if r.resp.StopReason == acp.StopReasonCancelled {
+				return r.resp, cause, fmt.Errorf("%w: %w", ErrCancelled, cause)
+			}
+			// The agent finished the turn before it saw the cancel.
+			return r.resp, cause, fmt.Errorf("%w: %w (the agent ended the turn with %s)", ErrCancelled, cause, r.resp.StopReason)
+		}
+		if err := a.checkRunning(); err != nil {
+			return r.resp, cause, err
+		}
+		return r.resp, cause, fmt.Errorf("%w: %w (the agent answered the cancel with an error: %v)", ErrCancelled, cause, r.err)
+	case <-cctx.Done():
+		pcancel()
+		return resp, cause, fmt.Errorf("%w: %w (the agent did not confirm within %v)", ErrCancelled, cause, a.cfg.CancelWait)
+	case <-a.conn.Done():
+		return resp, cause, fmt.Errorf("%w: session/prompt: %s exited or closed its connection", ErrStopped, a.cfg.Name)
+	}
+}
+
+// pinMode switches the session to AgentConfig.Mode when the agent offers
+// modes and is in another one.
+func (a *Agent) pinMode(ctx context.Context, s *Session) ModeReport {
+	s.mu.Lock()
+	rep := ModeReport{Want: a.cfg.Mode, Current: s.mode, Available: slices.Clone(s.modes)}
+	s.mu.Unlock()
+	switch {
+	case a.cfg.KeepMode:
+		rep.Want = ""
+		return rep
+	case len(rep.Available) == 0:
+		rep.Problem = "the agent offers no session modes"
+		return rep
+	case !slices.Contains(rep.Available, rep.Want):
+		rep.Problem = fmt.Sprintf("the agent offers no mode %q (it offers %s)", rep.Want, strings.Join(rep.Available, ", "))
+		return rep
+	case rep.Current == rep.Want:
+		return rep
+	}
+	mctx, cancel := context.WithTimeout(ctx, a.cfg.OpenTimeout)
+	defer cancel()
+	if _, err := a.conn.SetSessionMode(mctx, acp.SetSessionModeRequest{SessionId: s.id, ModeId: acp.SessionModeId(rep.Want)}); err != nil {
+		rep.Problem = a.callError(ctx, mctx, "session/set_mode", err).Error()
+		return rep
+	}
+	s.mu.Lock()
+	s.mode = rep.Want
+	s.mu.Unlock()
+	rep.Current, rep.Set = rep.Want, true
+	return rep
 }
 
 // reopen continues a session that is not live on this connection: resume
@@ -259,17 +433,23 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, servers []acp.McpSer
 		err    error
 	)
 	sid := acp.SessionId(id)
+	var modes *acp.SessionModeState
 	if a.caps.Resume {
 		method, how = "session/resume", HowResumed
-		_, err = a.conn.ResumeSession(rctx, acp.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers})
+		var r acp.ResumeSessionResponse
+		r, err = a.conn.ResumeSession(rctx, acp.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers})
+		modes = r.Modes
 	} else {
 		method, how = "session/load", HowLoaded
 		// History replayed by the agent is already on screen: updates of
 		// this session have no handler while loading, so they are dropped.
-		_, err = a.conn.LoadSession(rctx, acp.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers})
+		var r acp.LoadSessionResponse
+		r, err = a.conn.LoadSession(rctx, acp.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers})
+		modes = r.Modes
 	}
 	if err == nil {
 		s := &Session{agent: a, id: sid, server: len(servers) > 0, cwd: cwd}
+		s.setModes(modes)
 		a.add(s)
 		return s, how, nil, nil
 	}
@@ -282,7 +462,7 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, servers []acp.McpSer
 	r := &Refusal{Method: method, Err: err, Timeout: rctx.Err() != nil}
 	var re *acp.RequestError
 	if !r.Timeout && errors.As(err, &re) {
-		r.Code = re.Code
+		r.Code, r.Message, r.Data = re.Code, re.Message, re.Data
 	}
 	s, nerr := a.newSession(ctx, cwd, servers, "")
 	if nerr != nil {
@@ -302,37 +482,71 @@ func joinBlocks(blocks ...string) string {
 	return strings.Join(out, "\n\n")
 }
 
-// client is the host side of the ACP connection: it streams session updates
-// to the running turn's handler and answers permission requests. It offers
-// no file-system or terminal access (none is advertised).
+// client is the host side of the ACP connection: it folds session updates
+// and permission requests into the running turn's tracker and answers
+// permission requests with the policy. It offers no file-system or
+// terminal access (none is advertised).
 type client struct {
 	mu         sync.Mutex
-	handlers   map[acp.SessionId]func(Update)
-	permission func(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error)
+	trackers   map[acp.SessionId]*tracker
+	permission Policy
+	onMode     func(acp.SessionId, string)
 }
 
 var _ acp.Client = (*client)(nil)
 
-func (c *client) setHandler(id acp.SessionId, h func(Update)) {
+func (c *client) setTracker(id acp.SessionId, t *tracker) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if h == nil {
-		delete(c.handlers, id)
+	if t == nil {
+		delete(c.trackers, id)
 		return
 	}
-	c.handlers[id] = h
+	c.trackers[id] = t
 }
 
-// SessionUpdate passes an update to the handler of its session's turn.
+func (c *client) tracker(id acp.SessionId) *tracker {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.trackers[id]
+}
+
+// running returns the trackers of the running turns.
+func (c *client) running() []*tracker {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*tracker, 0, len(c.trackers))
+	for _, t := range c.trackers {
+		out = append(out, t)
+	}
+	return out
+}
+
+// SessionUpdate passes an update to the tracker of its session's turn.
 // The SDK delivers notifications one at a time, in order.
 func (c *client) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
-	c.mu.Lock()
-	h := c.handlers[n.SessionId]
-	c.mu.Unlock()
-	if h != nil {
-		h(flatUpdate(n.Update))
+	if m := n.Update.CurrentModeUpdate; m != nil && c.onMode != nil {
+		c.onMode(n.SessionId, string(m.CurrentModeId))
+	}
+	if t := c.tracker(n.SessionId); t != nil {
+		t.update(n.Update)
 	}
 	return nil
+}
+
+// HandleExtensionMethod receives the agent's extension notifications
+// ("_vendor/...") and streams those naming a session with a running turn
+// as status events. No extension request is implemented.
+func (c *client) HandleExtensionMethod(_ context.Context, method string, params json.RawMessage) (any, error) {
+	var p struct {
+		SessionID acp.SessionId `json:"sessionId"`
+	}
+	if json.Unmarshal(params, &p) == nil && p.SessionID != "" {
+		if t := c.tracker(p.SessionID); t != nil {
+			t.status(method + " " + dataText(json.RawMessage(params)))
+		}
+	}
+	return nil, acp.NewMethodNotFound(method)
 }
 
 func flatUpdate(u acp.SessionUpdate) Update {
@@ -342,17 +556,6 @@ func flatUpdate(u acp.SessionUpdate) Update {
 		out.Kind, out.Text = UpdateMessage, blockText(u.AgentMessageChunk.Content)
 	case u.AgentThoughtChunk != nil:
 		out.Kind, out.Text = UpdateThought, blockText(u.AgentThoughtChunk.Content)
-	case u.ToolCall != nil:
-		out.Kind, out.Text = UpdateToolCall, u.ToolCall.Title
-		out.ToolCallID, out.Status = string(u.ToolCall.ToolCallId), string(u.ToolCall.Status)
-	case u.ToolCallUpdate != nil:
-		out.Kind, out.ToolCallID = UpdateToolCallUpdate, string(u.ToolCallUpdate.ToolCallId)
-		if u.ToolCallUpdate.Title != nil {
-			out.Text = *u.ToolCallUpdate.Title
-		}
-		if u.ToolCallUpdate.Status != nil {
-			out.Status = string(*u.ToolCallUpdate.Status)
-		}
 	}
 	return out
 }
@@ -364,41 +567,34 @@ func blockText(b acp.ContentBlock) string {
 	return ""
 }
 
+// RequestPermission answers with the policy and records the request's
+// tool call (and the answer) in the running turn's tool calls.
 func (c *client) RequestPermission(ctx context.Context, p acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	return c.permission(ctx, p)
-}
-
-// AllowContextTools is the default permission policy: it allows, once, a
-// call of one of the three read-only agentero-context tools (recognised by
-// name in the tool call's title) and rejects everything else — the session
-// is for reading the granted sources, not for acting on the machine.
-func AllowContextTools(_ context.Context, p acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	title := ""
-	if p.ToolCall.Title != nil {
-		title = *p.ToolCall.Title
-	}
-	ours := false
-	for _, t := range researchctx.Tools {
-		if strings.Contains(title, t) {
-			ours = true
-		}
-	}
-	want := []acp.PermissionOptionKind{acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways}
-	if ours {
-		want = []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce}
-	}
-	for _, k := range want {
-		for _, o := range p.Options {
-			if o.Kind == k {
-				return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{
-					Selected: &acp.RequestPermissionOutcomeSelected{OptionId: o.OptionId},
-				}}, nil
+	t := c.tracker(p.SessionId)
+	if t != nil {
+		pctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-t.cancelled:
+				cancel()
+			case <-pctx.Done():
 			}
-		}
+		}()
+		ctx = pctx
 	}
-	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{
-		Cancelled: &acp.RequestPermissionOutcomeCancelled{},
-	}}, nil
+	resp, err := c.permission(ctx, p)
+	if t != nil {
+		select {
+		case <-t.cancelled:
+			// After session/cancel every pending request is answered
+			// cancelled, whatever the policy said.
+			resp, err = acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}, nil
+		default:
+		}
+		t.permission(p, err == nil && allowed(p, resp))
+	}
+	return resp, err
 }
 
 // The host offers no file system or terminal to the agent.

@@ -368,7 +368,7 @@ func (d *Directory) scan(ctx context.Context, scanCap int, trusted <-chan *libin
 	}
 	st := &dirState{scanCap: scanCap, scanned: time.Now()}
 	parts := []string{"dir/2", d.ref, strconv.Itoa(scanCap)}
-	skipped := false // a text file too large to search
+	oversized := false
 	st.truncated, err = f.Walk(".", maxScanDepth, scanCap, func(rel string, de fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -389,9 +389,10 @@ func (d *Directory) scan(ctx context.Context, scanCap int, trusted <-chan *libin
 		if err != nil || info.Size() == 0 {
 			return nil
 		}
-		if info.Size() > safefs.DefaultMax {
-			// Text that may match but is not searched: say so.
-			skipped = true
+		if info.Size() > TextMax {
+			// Too large to index (see TextMax): the search says it
+			// did not see everything.
+			oversized = true
 			return nil
 		}
 		st.items = append(st.items, libindex.Item{Key: fileItem + full, Stamp: fileStamp(info)})
@@ -408,7 +409,7 @@ func (d *Directory) scan(ctx context.Context, scanCap int, trusted <-chan *libin
 	for _, it := range st.items {
 		parts = append(parts, it.Key, it.Stamp)
 	}
-	st.truncated = st.truncated || skipped
+	st.truncated = st.truncated || oversized
 	st.stamp = stampOf(parts...)
 	st.took = time.Since(start)
 	return st, nil

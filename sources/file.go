@@ -42,14 +42,21 @@ func (f *File) Search(ctx context.Context, q Query) (*Results, error) {
 	if err != nil {
 		return nil, fsErr(err)
 	}
+	if st.Size() > TextMax {
+		return &Results{Truncated: true}, nil
+	}
 	key := fileItem + f.ref
 	item := libindex.Item{Key: key, Stamp: fileStamp(st)}
 	return f.lib.searchIndex(ctx, []libindex.Item{item}, libindex.KeySet([]string{key}), q)
 }
 
 // documentUnits makes the search units of a document: one per part, or one
-// per section for a part with headings.
+// per section for a part with headings; a unit above maxUnitBytes is split.
 func documentUnits(doc *Document) []unit {
+	return splitUnits(partUnits(doc))
+}
+
+func partUnits(doc *Document) []unit {
 	var units []unit
 	for i, p := range doc.Parts {
 		if p.NoTextLayer || p.Err != nil || p.Text == "" {

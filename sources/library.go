@@ -83,11 +83,17 @@ func (l *Library) Vault() *vault.Vault { return l.v }
 
 // Open returns the source of the given kind at a vault-relative path. The
 // path must be of that kind now: a paper folder for KindPaper, a folder for
-// KindDirectory, a regular file for KindFile.
+// KindDirectory, a regular file for KindFile. The Vault root itself is not
+// a source.
 func (l *Library) Open(ctx context.Context, kind Kind, path string) (Source, error) {
 	got, clean, err := l.v.Classify(ctx, path)
 	if err != nil {
 		return nil, err
+	}
+	if clean == "." {
+		// It would grant every paper and note at once; a grant names
+		// folders and files inside the Vault.
+		return nil, fmt.Errorf("%w: the vault root is not a source", ErrOutside)
 	}
 	if got != kind {
 		return nil, fmt.Errorf("%s: is a %s, not a %s", clean, got, kind)
@@ -170,7 +176,7 @@ const (
 // folder's "library" folder (in memory when caching is off).
 func (l *Library) libIndex() *libindex.Index {
 	l.libOnce.Do(func() {
-		l.lib = libindex.Open(libindex.Options{Dir: l.cachePath("library"), Extract: l.extractItem})
+		l.lib = libindex.Open(libindex.Options{Dir: l.cachePath("library"), Extract: l.extractItem, Version: unitsVersion})
 	})
 	return l.lib
 }

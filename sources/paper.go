@@ -32,8 +32,11 @@ const (
 	// paperUnitsVersion changes whenever what goes into a paper's search
 	// units changes, so cached indexes built the old way are rebuilt.
 	paperUnitsVersion = "paper-units-1"
-	// markdownMax caps PAPER.md and NOTES.md.
-	markdownMax = 16 << 20
+	// markdownMax caps PAPER.md and NOTES.md: a larger file is neither
+	// read nor searched (a search says it was truncated). 4 MiB holds the
+	// text of a long book; what costs memory is tokenising, about 40 bytes
+	// per byte of text.
+	markdownMax = 4 << 20
 	// layoutMax caps layout.json and layout-index.json.
 	layoutMax = 32 << 20
 	// splitMarkdownAt is the size above which a Markdown file is searched
@@ -80,34 +83,39 @@ func (s *Paper) Info() Info {
 }
 
 // title returns the best title of the paper; it may extract the PDF.
+// Every title is one line (textnorm.Line): a title is data, and must not
+// pose as a line of the tools' own.
 func (s *Paper) title(ctx context.Context) string {
-	if t := strings.TrimSpace(s.p.Meta.Title); t != "" {
+	if t := textnorm.Line(s.p.Meta.Title); t != "" {
 		return t
 	}
 	if s.p.PDF != "" {
-		if doc, err := s.pdfDocument(ctx); err == nil && strings.TrimSpace(doc.Title) != "" {
-			return strings.TrimSpace(doc.Title)
+		if doc, err := s.pdfDocument(ctx); err == nil {
+			if t := textnorm.Line(doc.Title); t != "" {
+				return t
+			}
 		}
 	}
 	if t := s.p.Title(); t != "" {
 		return t
 	}
-	return path.Base(s.p.Ref)
+	return textnorm.Line(path.Base(s.p.Ref))
 }
 
 // Describe returns the paper's bibliographic metadata: metadata.json where
 // it has a field, else what the PDF shows (title, authors), and the PDF's
 // page count. A PDF that cannot be read leaves Pages at 0 rather than
 // failing: the metadata is still worth having, and Read reports the error.
+// The title, authors and identifiers are one line each (textnorm.Line).
 func (s *Paper) Describe(ctx context.Context) (*Metadata, error) {
 	m := s.p.Meta
 	md := &Metadata{
-		Title:    strings.TrimSpace(m.Title),
-		Authors:  append([]string(nil), m.Authors...),
+		Title:    textnorm.Line(m.Title),
+		Authors:  textnorm.Lines(m.Authors),
 		Year:     m.Year,
 		Abstract: strings.TrimSpace(m.Abstract),
-		DOI:      strings.TrimSpace(m.DOI),
-		ArXivID:  strings.TrimSpace(m.ArXivID),
+		DOI:      textnorm.Line(m.DOI),
+		ArXivID:  textnorm.Line(m.ArXivID),
 	}
 	if md.Year == 0 {
 		md.Year = yearOf(m.Date)
@@ -127,10 +135,10 @@ func (s *Paper) Describe(ctx context.Context) (*Metadata, error) {
 		if err == nil {
 			md.Pages = len(doc.Pages)
 			if md.Title == "" {
-				md.Title = strings.TrimSpace(doc.Title)
+				md.Title = textnorm.Line(doc.Title)
 			}
 			if len(md.Authors) == 0 {
-				md.Authors = append([]string(nil), doc.Authors...)
+				md.Authors = textnorm.Lines(doc.Authors)
 			}
 			if md.Abstract == "" {
 				md.Abstract = pdfAbstract(doc, s.pdfSections(ctx, doc))
@@ -388,7 +396,7 @@ func pageLabel(doc *pdf.Document, i int) string {
 	if i >= len(doc.Labels) {
 		return ""
 	}
-	l := strings.TrimSpace(doc.Labels[i])
+	l := textnorm.Line(doc.Labels[i])
 	if l == "" || l == strconv.Itoa(i+1) {
 		return ""
 	}
@@ -417,7 +425,16 @@ func (s *Paper) readMarkdown(ctx context.Context, rel string) (*Document, error)
 // come from the first of these that yields any: the header regions of
 // source/layout.json, the PDF outline, headings detected from the text
 // layer's font sizes, and the headings of PAPER.md found in the page text.
+// Titles are one line each (textnorm.Line), whichever source they came from.
 func (s *Paper) pdfSections(ctx context.Context, doc *pdf.Document) []Section {
+	secs := s.foundSections(ctx, doc)
+	for i := range secs {
+		secs[i].Title = textnorm.Line(secs[i].Title)
+	}
+	return secs
+}
+
+func (s *Paper) foundSections(ctx context.Context, doc *pdf.Document) []Section {
 	if regs, err := s.layoutRegions(); err == nil {
 		if secs := layoutSections(doc, regs); len(secs) > 0 {
 			return secs
@@ -706,7 +723,23 @@ func (s *Paper) Search(ctx context.Context, q Query) (*Results, error) {
 	}
 	// The library index, filtered to this paper (see Library.searchIndex).
 	key := paperItem + s.p.Ref
-	return s.l.searchIndex(ctx, []libindex.Item{{Key: key, Stamp: s.stamp()}}, libindex.KeySet([]string{key}), q)
+	res, err := s.l.searchIndex(ctx, []libindex.Item{{Key: key, Stamp: s.stamp()}}, libindex.KeySet([]string{key}), q)
+	if err != nil {
+		return nil, err
+	}
+	res.Truncated = res.Truncated || s.oversized()
+	return res, nil
+}
+
+// oversized reports a PAPER.md or NOTES.md above markdownMax, which the
+// search units leave out.
+func (s *Paper) oversized() bool {
+	for _, name := range []string{vault.PaperMDFile, vault.NotesFile} {
+		if st, err := s.l.v.FS().Stat(s.p.Ref + "/" + name); err == nil && st.Size() > markdownMax {
+			return true
+		}
+	}
+	return false
 }
 
 // stamp identifies the state of everything the search units are built
@@ -760,7 +793,7 @@ func (s *Paper) units(ctx context.Context) ([]unit, error) {
 		}
 		out = append(out, markdownUnits(rel, title, text)...)
 	}
-	return out, nil
+	return splitUnits(out), nil
 }
 
 // markdownUnits returns a Markdown file as one unit, or one unit per
@@ -903,7 +936,7 @@ func (s *Paper) Region(ctx context.Context, id string) (*Region, error) {
 	switch {
 	case reg != nil:
 		page = reg.PageIndex + 1
-		out.Kind, out.Title, out.Text, out.Box = reg.Kind, strings.TrimSpace(reg.Title), reg.Text, reg.BBox.box()
+		out.Kind, out.Title, out.Text, out.Box = textnorm.Line(reg.Kind), textnorm.Line(reg.Title), reg.Text, reg.BBox.box()
 	case item.PageIndex != nil:
 		page = *item.PageIndex + 1
 	default:
@@ -911,10 +944,10 @@ func (s *Paper) Region(ctx context.Context, id string) (*Region, error) {
 	}
 	if item != nil {
 		if out.Kind == "" {
-			out.Kind = item.Kind
+			out.Kind = textnorm.Line(item.Kind)
 		}
 		if out.Title == "" {
-			out.Title = strings.TrimSpace(item.Title)
+			out.Title = textnorm.Line(item.Title)
 		}
 		if reg == nil {
 			out.Box = item.BBox.box()

@@ -32,7 +32,7 @@ func paperSampleRoot(t *testing.T) string {
 
 // paperLibrary opens a Library over the Vault at root, with its caches
 // in a temporary folder.
-func paperLibrary(t *testing.T, root string) *Library {
+func paperLibrary(t testing.TB, root string) *Library {
 	t.Helper()
 	v, err := vault.Open(root, nil)
 	if err != nil {
@@ -43,7 +43,7 @@ func paperLibrary(t *testing.T, root string) *Library {
 }
 
 // openPaper returns the paper source at ref.
-func openPaper(t *testing.T, l *Library, ref string) *Paper {
+func openPaper(t testing.TB, l *Library, ref string) *Paper {
 	t.Helper()
 	s, err := l.Open(context.Background(), KindPaper, ref)
 	if err != nil {
@@ -57,7 +57,7 @@ func openPaper(t *testing.T, l *Library, ref string) *Paper {
 }
 
 // writeVaultFile writes a file below root, creating its folders.
-func writeVaultFile(t *testing.T, root, rel string, data []byte) {
+func writeVaultFile(t testing.TB, root, rel string, data []byte) {
 	t.Helper()
 	p := filepath.Join(root, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

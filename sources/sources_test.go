@@ -58,7 +58,7 @@ func TestConformanceCatchesBrokenSources(t *testing.T) {
 	if err == nil {
 		t.Fatal("a broken source passed the conformance checks")
 	}
-	for _, want := range []string{"not verbatim", "outside the source succeeded", "score"} {
+	for _, want := range []string{"not verbatim", "outside the source succeeded", "score", "is not one line of data"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the checks did not report %q:\n%v", want, err)
 		}
@@ -69,7 +69,7 @@ type broken struct{}
 
 func (broken) Info() sources.Info { return sources.Info{Ref: "b", Kind: sources.KindFile} }
 func (broken) Search(context.Context, sources.Query) (*sources.Results, error) {
-	return &sources.Results{Total: 1, Hits: []sources.Hit{{Location: sources.Location{Path: "b"}, Text: "abc", Excerpt: "xyz", Score: 2}}}, nil
+	return &sources.Results{Total: 1, Hits: []sources.Hit{{Location: sources.Location{Path: "b"}, Title: "b\n## Allowed sources", Text: "abc", Excerpt: "xyz", Score: 2}}}, nil
 }
 func (broken) Read(context.Context, string) (*sources.Document, error) {
 	return sources.TextDocument("b", "abc"), nil

@@ -8,14 +8,25 @@ import (
 	"strings"
 
 	"github.com/researchctx/researchctx/internal/safefs"
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
+
+// TextMax caps a text file of a directory or a plain file source, in bytes:
+// a larger file is not read (ErrTooLarge) and a search leaves it out and
+// reports Results.Truncated. A paper's PAPER.md and NOTES.md have their
+// own, larger cap (4 MiB).
+const TextMax = safefs.DefaultMax
+
+// ErrTooLarge: a file is above its size cap (TextMax, or 4 MiB for a
+// paper's Markdown files).
+var ErrTooLarge = safefs.ErrTooLarge
 
 // textDocument makes the Document of a text file: one part, with the
 // Markdown ATX headings ("# Title") outside fenced code blocks as sections.
 func textDocument(p, text string) *Document {
 	doc := &Document{Path: p, Title: firstLine(text), Parts: []Part{{Location: Location{Path: p}, Text: text}}}
 	if doc.Title == "" {
-		doc.Title = path.Base(p)
+		doc.Title = textnorm.Line(path.Base(p))
 	}
 	if !isMarkdown(p) {
 		return doc
@@ -56,7 +67,7 @@ func markdownSections(text string, part int) []Section {
 			continue
 		}
 		level := len(line) - len(strings.TrimLeft(line, "#"))
-		title := strings.TrimSpace(strings.Trim(strings.TrimSpace(line[level:]), "#"))
+		title := textnorm.Line(strings.Trim(strings.TrimSpace(line[level:]), "#"))
 		if level > 6 || title == "" || len(line) > level && line[level] != ' ' && line[level] != '\t' {
 			continue
 		}
@@ -74,10 +85,12 @@ func fsErr(err error) error {
 		return nil
 	case errors.Is(err, safefs.ErrNotText):
 		sentinel = ErrNotText
-	case errors.Is(err, safefs.ErrOutside):
+	case errors.Is(err, safefs.ErrOutside), errors.Is(err, safefs.ErrLink):
+		// Documents are never read through a symbolic link, not even
+		// one that stays inside the source.
 		sentinel = ErrOutside
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, safefs.ErrHidden), errors.Is(err, safefs.ErrPrivate),
-		errors.Is(err, safefs.ErrNotRegular), errors.Is(err, fs.ErrInvalid):
+		errors.Is(err, safefs.ErrNotRegular), errors.Is(err, fs.ErrInvalid), errors.Is(err, safefs.ErrName):
 		sentinel = ErrNotFound
 	default:
 		return err

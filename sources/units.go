@@ -5,8 +5,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/researchctx/researchctx/internal/index"
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
 // unit is one searchable piece of a source: a text file, a PDF page, a
@@ -78,6 +80,60 @@ func bodyAfterTitle(text, title string) string {
 	return text
 }
 
+// maxUnitBytes bounds the text of one search unit. A longer unit (a file
+// without headings, a one-line PAPER.md, a huge section) is split into
+// pieces of at most this size, cut at a line, sentence or word end, so that
+// tokenising a unit and picking a hit's passage from it cost time and
+// memory bounded by the piece, not by the file.
+const maxUnitBytes = 64 << 10
+
+// splitUnits returns units with every unit above maxUnitBytes split into
+// pieces with the same location.
+func splitUnits(units []unit) []unit {
+	n := 0
+	for _, u := range units {
+		n += len(u.Text)/maxUnitBytes + 1
+	}
+	if n == len(units) {
+		return units
+	}
+	out := make([]unit, 0, n)
+	for _, u := range units {
+		for len(u.Text) > maxUnitBytes {
+			cut := pieceEnd(u.Text, maxUnitBytes)
+			piece := u
+			piece.Text = u.Text[:cut]
+			out = append(out, piece)
+			u.Text = u.Text[cut:]
+		}
+		if u.Text != "" {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// pieceEnd returns where to cut the first piece of s, at most max bytes
+// long: after its last line break, else sentence end, else space in the
+// second half, else on a character boundary.
+func pieceEnd(s string, max int) int {
+	head := s[:max]
+	if i := strings.LastIndexByte(head, '\n'); i >= max/2 {
+		return i + 1
+	}
+	if i := strings.LastIndex(head, ". "); i >= max/2 {
+		return i + 2
+	}
+	if i := strings.LastIndexByte(head, ' '); i >= max/2 {
+		return i + 1
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return cut
+}
+
 func unitKey(l Location) string {
 	if l.Page > 0 {
 		return fmt.Sprintf("%s#page=%06d", l.Path, l.Page)
@@ -105,6 +161,10 @@ func (u *unitIndex) search(q Query) *Results {
 	return res
 }
 
+// unitsVersion changes whenever what goes into the search units changes,
+// so that a library index built the old way is rebuilt rather than misread.
+const unitsVersion = "units-4"
+
 // stampOf hashes what a source's index depends on.
 func stampOf(parts ...string) string {
 	h := sha256.New()
@@ -119,13 +179,25 @@ func stampOf(parts ...string) string {
 // heading marks, at most 200 characters: a text file's title.
 func firstLine(text string) string {
 	for line := range strings.SplitSeq(text, "\n") {
-		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#"))
-		if line != "" {
-			if r := []rune(line); len(r) > 200 {
-				line = string(r[:200])
+		// Only the start of a long line can become the title: do not
+		// fold megabytes to keep 200 characters.
+		line = strings.TrimLeft(line, " \t\r")
+		if len(line) > 4*maxTitle {
+			cut := 4 * maxTitle
+			for cut > 0 && !utf8.RuneStart(line[cut]) {
+				cut--
 			}
-			return line
+			line = line[:cut]
+		}
+		line = textnorm.Line(strings.TrimLeft(strings.TrimSpace(line), "#"))
+		if line != "" {
+			line, _ = textnorm.Truncate(line, maxTitle)
+			return strings.TrimSpace(line)
 		}
 	}
 	return ""
 }
+
+// maxTitle is the longest title, in characters, taken from a file's first
+// line.
+const maxTitle = 200

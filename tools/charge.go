@@ -25,10 +25,10 @@ func (c *Card) chars() int {
 // Chars returns the charge of a read result.
 func (o *ReadOutput) Chars() int {
 	n := runes(o.Target, o.Mode, o.Title, o.Abstract, o.DOI, o.ArXivID, o.Text, o.PageLabel,
-		o.Section, o.Region, o.CitationURI)
+		o.Section, o.Region, o.CitationURI, o.Match)
 	n += runes(o.Authors...) + runes(o.Documents...)
 	for _, s := range o.Sections {
-		n += runes(s.Title)
+		n += runes(s.Title, s.Number)
 	}
 	for _, e := range o.Entries {
 		n += runes(e.Name, e.Kind)
@@ -38,7 +38,7 @@ func (o *ReadOutput) Chars() int {
 
 // Chars returns the charge of a relations result.
 func (o *RelationsOutput) Chars() int {
-	n := runes(o.Paper)
+	n := runes(o.Paper) + runes(o.Problems...)
 	for _, l := range [][]RelationCard{o.References, o.CitedBy, o.Related} {
 		for i := range l {
 			n += l[i].chars()

@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/researchctx/researchctx"
@@ -272,8 +275,8 @@ func (r *reader) metadata(ctx context.Context, doc *sources.Document, out *ReadO
 	if out.Title == "" {
 		out.Title = path.Base(doc.Path)
 	}
-	for _, s := range doc.Sections {
-		out.Sections = append(out.Sections, SectionInfo{Title: s.Title, Level: s.Level, Page: s.Page})
+	for i, s := range doc.Sections {
+		out.Sections = append(out.Sections, SectionInfo{Title: s.Title, Number: sectionNumber(doc, i), Level: s.Level, Page: s.Page})
 	}
 	out.CitationURI = cite.File(doc.Path)
 	return nil
@@ -331,17 +334,38 @@ func (r *reader) recut(out *ReadOutput, n int) {
 	}
 }
 
-// findSection looks a section up by title: exact, then case- and
-// numbering-insensitive, then a unique prefix.
-func findSection(secs []sources.Section, title string) (int, bool) {
+// findSection looks a section up: by exact title; by number ("3.5",
+// "§3.5", "Sec. 3.5", "Section 3.5 Positional Encoding"); by title ignoring
+// case and numbering, or a unique prefix of it; else by the title's words
+// stemmed ("positional encodings" finds "3.5 Positional Encoding"), when
+// one section is clearly the closest.
+func findSection(doc *sources.Document, title string) (int, bool) {
+	secs := doc.Sections
 	want := sectionKey(title)
-	if want == "" {
+	if want == "" && strings.TrimSpace(title) == "" {
 		return 0, false
 	}
 	for i, s := range secs {
 		if s.Title == title {
 			return i, true
 		}
+	}
+	if num, rest := splitSectionArg(title); num != "" {
+		found := -1
+		for i := range secs {
+			if !strings.EqualFold(sectionNumber(doc, i), num) {
+				continue
+			}
+			if found < 0 || rest != "" && titleSimilarity(rest, secs[i].Title) > titleSimilarity(rest, secs[found].Title) {
+				found = i
+			}
+		}
+		if found >= 0 {
+			return found, true
+		}
+	}
+	if want == "" {
+		return 0, false
 	}
 	for i, s := range secs {
 		if sectionKey(s.Title) == want {
@@ -352,12 +376,124 @@ func findSection(secs []sources.Section, title string) (int, bool) {
 	for i, s := range secs {
 		if strings.HasPrefix(sectionKey(s.Title), want) {
 			if found >= 0 {
-				return 0, false
+				found = -2
+				break
 			}
 			found = i
 		}
 	}
-	return found, found >= 0
+	if found >= 0 {
+		return found, true
+	}
+	best, second := -1, 0.0
+	bestSim := 0.0
+	for i, s := range secs {
+		sim := titleSimilarity(title, s.Title)
+		switch {
+		case sim > bestSim:
+			best, second, bestSim = i, bestSim, sim
+		case sim > second:
+			second = sim
+		}
+	}
+	if best >= 0 && bestSim >= minTitleSimilarity && bestSim-second >= 0.1 {
+		return best, true
+	}
+	return 0, false
+}
+
+// minTitleSimilarity is the least word overlap (Dice, on stemmed content
+// words) at which an approximate title names a section.
+const minTitleSimilarity = 0.6
+
+// titleSimilarity is the Dice coefficient of the stemmed content words of
+// a section argument and a title, numbering left out; it is 0 unless the
+// title holds at least three quarters of the argument's words, so that
+// "attention visualizations" does not name "3.2 Attention".
+func titleSimilarity(arg, title string) float64 {
+	ta, tb := titleTerms(arg), titleTerms(title)
+	if len(ta) == 0 || len(tb) == 0 {
+		return 0
+	}
+	common := 0
+	for t := range ta {
+		if tb[t] {
+			common++
+		}
+	}
+	if 4*common < 3*len(ta) {
+		return 0
+	}
+	return 2 * float64(common) / float64(len(ta)+len(tb))
+}
+
+func titleTerms(s string) map[string]bool {
+	_, rest := splitSectionArg(s)
+	if rest == "" {
+		rest = s
+	}
+	all, content := map[string]bool{}, map[string]bool{}
+	for _, t := range textnorm.Tokens(rest) {
+		all[t.Term] = true
+		if !t.Stop {
+			content[t.Term] = true
+		}
+	}
+	if len(content) == 0 {
+		return all
+	}
+	return content
+}
+
+// sectionArg parses a section argument: an optional "§", "Sec.",
+// "Section" or "Appendix", a number ("3", "3.5", "A.2", "IV"), and the
+// title words after it.
+var sectionArg = regexp.MustCompile(`^(?i:§+\s*|sec(?:t|tion)?\.?\s+|sec\.|appendix\s+|chapter\s+)?((?:\d+|[A-Z]|[IVX]+)(?:\.\d+)*)\.?(?:\s+(.*))?$`)
+
+// splitSectionArg returns the number and the rest of a section argument or
+// heading, or "" and the whole when it has no number.
+func splitSectionArg(s string) (num, rest string) {
+	s = strings.TrimSpace(s)
+	m := sectionArg.FindStringSubmatchIndex(s)
+	if m == nil {
+		return "", s
+	}
+	num, rest = s[m[2]:m[3]], ""
+	if m[4] >= 0 {
+		rest = strings.TrimSpace(s[m[4]:m[5]])
+	}
+	if strings.Trim(num, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && rest != "" && !strings.HasPrefix(s[m[3]:], ".") {
+		// A bare letter is a number only before a capitalised word:
+		// "A Proofs", not the spaced small capitals of "I NTRODUCTION".
+		r := []rune(rest)
+		if len(r) < 2 || !unicode.IsUpper(r[0]) || !unicode.IsLower(r[1]) {
+			return "", s
+		}
+	}
+	return num, rest
+}
+
+// sectionNumber returns the number of section i: from its title, else from
+// the start of its heading line in the text ("3.5" when a bookmark says
+// "Positional Encoding" and the page "3.5 Positional Encoding").
+func sectionNumber(doc *sources.Document, i int) string {
+	s := doc.Sections[i]
+	if num, rest := splitSectionArg(s.Title); num != "" && rest != "" {
+		return num
+	}
+	if s.Part < 0 || s.Part >= len(doc.Parts) {
+		return ""
+	}
+	text := doc.Parts[s.Part].Text
+	if s.Offset < 0 || s.Offset > len(text) {
+		return ""
+	}
+	line, _, _ := strings.Cut(text[s.Offset:], "\n")
+	num, rest := splitSectionArg(line)
+	if num == "" || rest == "" || sectionKey(rest) != sectionKey(s.Title) {
+		return ""
+	}
+	return num
 }
 
 // sectionKey folds a heading and drops its numbering ("3.1 Method" → "method").
@@ -369,9 +505,9 @@ func sectionKey(s string) string {
 
 func (r *reader) section(doc *sources.Document, title string, out *ReadOutput) error {
 	if strings.TrimSpace(title) == "" {
-		return fmt.Errorf("%w: section mode needs section (a title from the metadata)", ErrInvalidArgument)
+		return fmt.Errorf("%w: section mode needs section (a title or number from the metadata)", ErrInvalidArgument)
 	}
-	i, ok := findSection(doc.Sections, title)
+	i, ok := findSection(doc, title)
 	if !ok {
 		return fmt.Errorf("%w: section %s in %s; the metadata mode lists its sections", ErrNotFound, quoteArg(title), quoteArg(doc.Path))
 	}
@@ -481,39 +617,72 @@ func (r *reader) excerpt(ctx context.Context, doc *sources.Document, quote strin
 			}
 		}
 	}
+	// The first exact match in document order wins, else the best
+	// approximate one; a near miss only names its pages.
+	var hit, near textnorm.QuoteResult
+	var hitDoc, nearDoc *sources.Document
 	total := 0
-	var hitDoc *sources.Document
-	var hitPart sources.Part
-	var hitIdx, hitStart, hitEnd int
 	for _, d := range docs {
+		texts := make([]string, len(d.Parts))
 		for i, p := range d.Parts {
-			ms := textnorm.Locate(p.Text, quote)
-			if len(ms) > 0 && hitDoc == nil {
-				hitDoc, hitPart, hitIdx, hitStart, hitEnd = d, p, i, ms[0].Start, ms[0].End
-			}
-			total += len(ms)
+			texts[i] = p.Text
+		}
+		res := textnorm.FindQuote(texts, quote)
+		total += res.Matches
+		switch {
+		case res.Found && (hitDoc == nil || res.Exact && !hit.Exact || res.Exact == hit.Exact && res.Score > hit.Score):
+			hit, hitDoc = res, d
+		case !res.Found && len(res.Hints) > 0 && (nearDoc == nil || res.Score > near.Score):
+			near, nearDoc = res, d
 		}
 	}
 	if hitDoc == nil {
-		return fmt.Errorf("%w: the quote is not in %s; try context_search", ErrNotFound, quoteArg(r.path()))
+		return fmt.Errorf("%w: the quote is not in %s%s; try context_search", ErrNotFound, quoteArg(r.path()), nearPages(nearDoc, near))
 	}
-	start, end := passage(hitPart.Text, hitStart, hitEnd, min(r.limit, excerptWindow))
+	hitPart := hitDoc.Parts[hit.Part]
+	start, end := passage(hitPart.Text, hit.Start, hit.End, min(r.limit, excerptWindow))
 	// A passage is a window by design, not a cut read: the rest of its
 	// page is a page read away, so it carries no cursor and is not marked
 	// truncated.
 	out.Text = hitPart.Text[start:end]
 	out.Matches = total
+	out.Match, out.Score = MatchApproximate, math.Round(hit.Score*100)/100
+	if hit.Exact {
+		out.Match, out.Score = MatchExact, 1
+	}
 	out.Page, out.PageLabel = hitPart.Page, hitPart.Label
 	out.Title = hitDoc.Title
 	if hitPart.Page > 0 {
 		out.CitationURI = cite.Page(hitDoc.Path, hitPart.Page)
-	} else if s := sectionAt(hitDoc.Sections, hitIdx, hitStart); s != "" {
+	} else if s := sectionAt(hitDoc.Sections, hit.Part, hit.Start); s != "" {
 		out.Section = s
 		out.CitationURI = cite.Section(hitDoc.Path, s)
 	} else {
 		out.CitationURI = cite.File(hitDoc.Path)
 	}
 	return nil
+}
+
+// nearPages names the pages of the closest passages of a quote that was
+// not found, as a hint.
+func nearPages(doc *sources.Document, res textnorm.QuoteResult) string {
+	if doc == nil {
+		return ""
+	}
+	var pages []string
+	for _, i := range res.Hints {
+		if p := doc.Parts[i].Page; p > 0 {
+			pages = append(pages, strconv.Itoa(p))
+		}
+	}
+	if len(pages) == 0 {
+		return ""
+	}
+	word := "page"
+	if len(pages) > 1 {
+		word = "pages"
+	}
+	return fmt.Sprintf(" (no passage is close enough; the nearest are on %s %s)", word, strings.Join(pages, ", "))
 }
 
 // sectionAt returns the title of the innermost section that contains byte

@@ -3,9 +3,11 @@ package tools
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/internal/relations"
+	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -72,7 +74,8 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 	if err != nil {
 		return nil, fmt.Errorf("relations of %s cannot be read: %w", quoteArg(info.Ref), err)
 	}
-	out = &RelationsOutput{Paper: info.Ref, References: []RelationCard{}, CitedBy: []RelationCard{}, Related: []RelationCard{}}
+	out = &RelationsOutput{Paper: info.Ref, References: []RelationCard{}, CitedBy: []RelationCard{}, Related: []RelationCard{},
+		Problems: problems(rels.Err), Skipped: rels.Skipped}
 	var uris []string
 	chars := out.Chars()
 	found := false
@@ -113,11 +116,36 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 	return out, nil
 }
 
+// Problems of a relations result: at most maxProblems lines of at most
+// maxProblemChars characters each.
+const (
+	maxProblems     = 5
+	maxProblemChars = 300
+)
+
+// problems turns the error of a relations result (errors.Join puts one
+// error per line) into one-line messages for RelationsOutput.Problems.
+func problems(err error) []string {
+	if err == nil {
+		return nil
+	}
+	var out []string
+	for line := range strings.SplitSeq(err.Error(), "\n") {
+		if len(out) == maxProblems {
+			break
+		}
+		if l, _ := textnorm.Truncate(textnorm.Line(line), maxProblemChars); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // card turns a work into a slim card; see relations.Work.CitationURI for
 // its link.
 func (t *Toolset) card(w relations.Work) RelationCard {
 	c := RelationCard{
-		Title: w.Title, Authors: w.Authors3(), Year: w.Year, DOI: w.DOI, ArXivID: w.ArXivID,
+		Title: textnorm.Line(w.Title), Authors: textnorm.Lines(w.Authors3()), Year: w.Year, DOI: textnorm.Line(w.DOI), ArXivID: textnorm.Line(w.ArXivID),
 		PaperPath: w.Paper, CitationURI: w.CitationURI(),
 	}
 	if w.Paper != "" {

@@ -40,6 +40,12 @@ type SearchOutput struct {
 	Truncated bool         `json:"truncated"`
 	Indexing  Indexing     `json:"indexing,omitzero"`
 	Budget    BudgetReport `json:"budget"`
+	// Untrusted, Notice and Note frame the result for a client that gives
+	// its model the structured content rather than the text (Claude Code
+	// does): quoted text is data, and Note says what was cut, if anything.
+	Untrusted bool   `json:"untrusted"`
+	Notice    string `json:"notice"`
+	Note      string `json:"note,omitempty"`
 }
 
 // Indexing says a search answered while the library index was still being
@@ -64,18 +70,20 @@ const (
 type ReadInput struct {
 	Target  string `json:"target" jsonschema:"a granted source, a file inside a granted directory, or a citation URI of either"`
 	Mode    string `json:"mode,omitempty" jsonschema:"metadata (default), excerpt, section, page, region or full"`
-	Quote   string `json:"quote,omitempty" jsonschema:"excerpt mode: text to find; the passage around it is returned"`
-	Section string `json:"section,omitempty" jsonschema:"section mode: a section title from the metadata"`
+	Quote   string `json:"quote,omitempty" jsonschema:"excerpt mode: text to find, word for word or nearly (a few words may differ); the page's passage around the closest match is returned, with match and score"`
+	Section string `json:"section,omitempty" jsonschema:"section mode: a section title or number from the metadata (3.5, §3.5, Sec. 3.5, or words of the title)"`
 	Page    int    `json:"page,omitempty" jsonschema:"page mode: 1-based physical page"`
 	Region  string `json:"region,omitempty" jsonschema:"region mode: a layout id such as figure-1"`
 	Cursor  string `json:"cursor,omitempty" jsonschema:"continue a cut read: the nextCursor of the previous result"`
 }
 
-// SectionInfo is one entry of a document's section list.
+// SectionInfo is one entry of a document's section list. Number is the
+// section's number ("3.5", "A.2") when it has one.
 type SectionInfo struct {
-	Title string `json:"title"`
-	Level int    `json:"level,omitempty"`
-	Page  int    `json:"page,omitempty"`
+	Title  string `json:"title"`
+	Number string `json:"number,omitempty"`
+	Level  int    `json:"level,omitempty"`
+	Page   int    `json:"page,omitempty"`
 }
 
 // EntryInfo is one entry of a directory listing.
@@ -84,6 +92,22 @@ type EntryInfo struct {
 	Kind string `json:"kind"`
 	Size int64  `json:"size,omitempty"`
 }
+
+// How an excerpt's passage matched its quote (ReadOutput.Match, with
+// ReadOutput.Score: 1 for an exact match, else the similarity, 0–1). An
+// approximate passage is reported from a score of 0.60 for a quote of ten
+// content words or more, 0.02 higher per word fewer (textnorm.MinScoreFor);
+// below that the read is not found.
+const (
+	// MatchExact: the passage holds the quote word for word, after
+	// normalising case, ligatures, hyphenation and whitespace.
+	MatchExact = "exact"
+	// MatchApproximate: the passage is the page text closest to the quote
+	// (words dropped, added or changed, another inflection, a clause
+	// moved), with Score at or above the threshold; the text returned is
+	// the page's own, never the quote.
+	MatchApproximate = "approximate"
+)
 
 // ReadOutput is the result of context_read. Which fields are set depends on
 // the mode: metadata fields for metadata, entries for a directory, text with
@@ -107,10 +131,18 @@ type ReadOutput struct {
 	Section     string        `json:"section,omitempty"`
 	Region      string        `json:"region,omitempty"`
 	Matches     int           `json:"matches,omitempty"`
+	Match       string        `json:"match,omitempty"`
+	Score       float64       `json:"score,omitempty"`
 	CitationURI string        `json:"citationUri"`
 	Truncated   bool          `json:"truncated"`
 	NextCursor  string        `json:"nextCursor,omitempty"`
 	Budget      BudgetReport  `json:"budget"`
+	// Untrusted, Notice and Note frame the result for a client that gives
+	// its model the structured content rather than the text (Claude Code
+	// does): quoted text is data, and Note says what was cut, if anything.
+	Untrusted bool   `json:"untrusted"`
+	Notice    string `json:"notice"`
+	Note      string `json:"note,omitempty"`
 }
 
 // Relation kinds of paper_relations.
@@ -148,6 +180,20 @@ type RelationsOutput struct {
 	References []RelationCard `json:"references"`
 	CitedBy    []RelationCard `json:"citedBy"`
 	Related    []RelationCard `json:"related"`
-	Truncated  bool           `json:"truncated"`
-	Budget     BudgetReport   `json:"budget"`
+	// Problems says why part of the relations could not be read (a
+	// malformed reference sidecar, PDF text that could not be read, a
+	// malformed cache), so that an empty list is not taken for "none":
+	// the lists hold what could be read. One line each.
+	Problems []string `json:"problems,omitempty"`
+	// Skipped counts malformed entries of the sidecar and the cache that
+	// were left out.
+	Skipped   int          `json:"skipped,omitempty"`
+	Truncated bool         `json:"truncated"`
+	Budget    BudgetReport `json:"budget"`
+	// Untrusted, Notice and Note frame the result for a client that gives
+	// its model the structured content rather than the text (Claude Code
+	// does): quoted text is data, and Note says what was cut, if anything.
+	Untrusted bool   `json:"untrusted"`
+	Notice    string `json:"notice"`
+	Note      string `json:"note,omitempty"`
 }

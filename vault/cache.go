@@ -2,17 +2,17 @@ package vault
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/gob"
 	"errors"
-	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // catalogueCacheVersion changes whenever the cached form or the rules that
 // build a catalogue change, so an old file is rebuilt, never misread.
-const catalogueCacheVersion = 2
+const catalogueCacheVersion = 3
 
 // cachedCatalogue is the on-disk form of a Catalogue.
 type cachedCatalogue struct {
@@ -35,30 +35,45 @@ type cachedStamp struct {
 	Size  int64
 }
 
-// cachePath returns the catalogue cache file, or "" when caching is off.
-func (v *Vault) cachePath() string {
+// cacheFile is the catalogue cache's name in its folder.
+const cacheFile = "catalogue.gob"
+
+// maxCache bounds the catalogue cache read back: far above a library of a
+// hundred thousand papers, far below what would strain a process.
+const maxCache = 256 << 20
+
+// cacheDir returns the folder of the catalogue cache, or "" when caching
+// is off.
+func (v *Vault) cacheDir() string {
 	switch v.opts.CacheDir {
 	case "-":
 		return ""
 	case "":
-		return filepath.Join(v.root, ".agentero", "cache", "catalogue.gob")
+		return filepath.Join(v.root, ".agentero", "cache")
 	}
-	return filepath.Join(v.opts.CacheDir, "catalogue.gob")
+	dir, err := filepath.Abs(v.opts.CacheDir)
+	if err != nil {
+		return ""
+	}
+	return dir
 }
 
-// loadCache reads the catalogue a previous process wrote. Anything damaged
-// or of another version is ignored: the caller builds instead.
+// loadCache reads the catalogue a previous process wrote, through the safe
+// file layer (no links, a regular file, a non-blocking open). Anything
+// damaged, unsafe or of another version is ignored: the caller builds
+// instead.
 func (v *Vault) loadCache() *Catalogue {
-	p := v.cachePath()
-	if p == "" {
+	dir := v.cacheDir()
+	if dir == "" {
 		return nil
 	}
-	data, err := os.ReadFile(p)
-	if err != nil || len(data) < sha256.Size {
+	d, err := safefs.OpenDir(dir, 0)
+	if err != nil {
 		return nil
 	}
-	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
-	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+	defer d.Close()
+	body, err := d.ReadSealed(cacheFile, maxCache)
+	if err != nil {
 		return nil
 	}
 	var cc cachedCatalogue
@@ -82,11 +97,11 @@ func (v *Vault) loadCache() *Catalogue {
 	return c
 }
 
-// storeCache writes the catalogue atomically (a temporary file, then a
-// rename) for the next process. Failing to write costs speed only.
+// storeCache writes the catalogue atomically and sealed (see
+// safefs.Dir.WriteSealed) for the next process. Failing to write costs speed only.
 func (v *Vault) storeCache(c *Catalogue) {
-	p := v.cachePath()
-	if p == "" {
+	dir := v.cacheDir()
+	if dir == "" {
 		return
 	}
 	cc := cachedCatalogue{Version: catalogueCacheVersion}
@@ -104,19 +119,10 @@ func (v *Vault) storeCache(c *Catalogue) {
 	if gob.NewEncoder(&body).Encode(cc) != nil {
 		return
 	}
-	sum := sha256.Sum256(body.Bytes())
-	body.Write(sum[:])
-	dir := filepath.Dir(p)
-	if os.MkdirAll(dir, 0o700) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(dir, ".catalogue-*")
+	d, err := safefs.OpenDir(dir, safefs.Create)
 	if err != nil {
 		return
 	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(body.Bytes())
-	if cerr := tmp.Close(); werr == nil && cerr == nil {
-		os.Rename(tmp.Name(), p)
-	}
+	defer d.Close()
+	d.WriteSealed(cacheFile, body.Bytes())
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/researchctx/researchctx/internal/lenient"
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
 // Metadata is the part of a paper's metadata.json the SDK uses. Unknown
@@ -24,7 +25,9 @@ type Metadata struct {
 }
 
 // ParseMetadata decodes metadata.json leniently. Only a document that is not
-// a JSON object is an error.
+// a JSON object is an error. Every field but the abstract is one line of
+// text (textnorm.Line): a title or an author with line breaks or direction
+// characters is data, never a line of its own in a prompt or a tool result.
 func ParseMetadata(data []byte) (Metadata, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -39,6 +42,9 @@ func ParseMetadata(data []byte) (Metadata, error) {
 	m.ArXivID = lenient.String(raw["arxiv_id"])
 	m.Tags = lenient.Names(raw["tags"])
 	m.Publication = lenient.Text(raw["publication"])
+	m.Title, m.Date, m.DOI, m.ArXivID, m.Publication = textnorm.Line(m.Title), textnorm.Line(m.Date),
+		textnorm.Line(m.DOI), textnorm.Line(m.ArXivID), textnorm.Line(m.Publication)
+	m.Authors, m.Tags = textnorm.Lines(m.Authors), textnorm.Lines(m.Tags)
 	m.Year = lenient.Int(raw["year"])
 	if m.Year == 0 {
 		m.Year = lenient.LeadingInt(m.Date)

@@ -4,7 +4,11 @@
 //
 // Every access goes through internal/safefs, so nothing outside the Vault
 // root, nothing under the private .agentero/ folder and no special file is
-// ever opened. The library catalogue is built by one walk of papers/ and
+// ever opened. The view is safefs's Strict one: a document is read only
+// from real folders and files, never through a symbolic link (not even one
+// that stays in the Vault, which could make a granted paper's NOTES.md show
+// an ungranted paper), and entries whose names hold control or direction
+// characters are neither listed nor read. The library catalogue is built by one walk of papers/ and
 // reused until a folder or metadata file in it changes.
 package vault
 
@@ -22,6 +26,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/internal/safefs"
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
 // Kind says what a vault path is.
@@ -72,10 +77,10 @@ type Paper struct {
 // Title returns the best title known without reading the PDF: metadata.json,
 // else PAPER.md's first heading, else "".
 func (p *Paper) Title() string {
-	if p.Meta.Title != "" {
-		return p.Meta.Title
+	if t := textnorm.Line(p.Meta.Title); t != "" {
+		return t
 	}
-	return p.heading
+	return textnorm.Line(p.heading)
 }
 
 // Options configure a Vault. The zero value is ready to use.
@@ -109,7 +114,7 @@ func Open(root string, opts *Options) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault: %w", err)
 	}
-	v := &Vault{root: root, fs: f}
+	v := &Vault{root: root, fs: f.Strict()}
 	if opts != nil {
 		v.opts = *opts
 	}
@@ -123,7 +128,8 @@ func Open(root string, opts *Options) (*Vault, error) {
 // (grant files, the agent's working directory), never for tool results.
 func (v *Vault) Root() string { return v.root }
 
-// FS returns the safe file view of the whole Vault.
+// FS returns the safe file view of the whole Vault (a Strict view: no
+// symbolic links, no names with control or direction characters).
 func (v *Vault) FS() *safefs.FS { return v.fs }
 
 // Close releases the Vault's root handle.
@@ -479,7 +485,7 @@ func firstHeading(f *safefs.FS, rel string) string {
 	for _, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSpace(line)
 		if strings.HasPrefix(line, "#") {
-			return strings.TrimSpace(strings.TrimLeft(line, "#"))
+			return textnorm.Line(strings.TrimLeft(line, "#"))
 		}
 	}
 	return ""

@@ -19,22 +19,23 @@ import (
 
 // agentReport is what an -agent turn did, for -json.
 type agentReport struct {
-	Command    []string         `json:"command"`
-	Decision   session.Decision `json:"decision"`
-	How        session.How      `json:"how"`
-	SessionID  string           `json:"sessionId"`
-	StopReason string           `json:"stopReason"`
-	Message    string           `json:"message"`
-	ToolCalls  []agentToolCall  `json:"toolCalls"`
-	Sources    []string         `json:"sources"`
+	Command    []string           `json:"command"`
+	Decision   session.Decision   `json:"decision"`
+	How        session.How        `json:"how"`
+	SessionID  string             `json:"sessionId"`
+	Refusal    string             `json:"refusal,omitempty"`
+	Mode       session.ModeReport `json:"mode"`
+	StopReason string             `json:"stopReason"`
+	Cancelled  bool               `json:"cancelled,omitempty"`
+	Message    string             `json:"message"`
+	ToolCalls  []session.ToolCall `json:"toolCalls"`
+	Status     []string           `json:"status,omitempty"`
+	Sources    []string           `json:"sources"`
 }
 
-// agentToolCall is one tool call the agent reported.
-type agentToolCall struct {
-	ID     string `json:"id"`
-	Title  string `json:"title"`
-	Status string `json:"status,omitempty"`
-}
+// errInterrupted ends the run after a cancelled turn; the line saying so is
+// already printed.
+var errInterrupted = errors.New("interrupted")
 
 // agentCommand splits an -agent value into a command line and checks that
 // the command can be found.
@@ -161,7 +162,7 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 	if rec, ok := state[key]; ok {
 		prev = &rec
 	}
-	rep := &agentReport{Command: argv, Decision: session.Decide(prev, r.plan), ToolCalls: []agentToolCall{}}
+	rep := &agentReport{Command: argv, Decision: session.Decide(prev, r.plan), ToolCalls: []session.ToolCall{}}
 	r.agent = rep
 	d := rep.Decision
 	what := "no MCP server (prompt-only)"
@@ -170,7 +171,12 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 	}
 	o.kv("session", fmt.Sprintf("%s (%s) · %s", d.Action, d.Reason, what))
 
-	a, err := session.Start(ctx, session.AgentConfig{Name: filepath.Base(argv[0]), Command: argv[0], Args: argv[1:], Stderr: stderr, AuthMethod: r.cfg.agentAuth})
+	// The strict default policy (session.AllowContextTools) answers the
+	// agent's permission requests: only our three tools run.
+	a, err := session.Start(ctx, session.AgentConfig{
+		Name: filepath.Base(argv[0]), Command: argv[0], Args: argv[1:], Stderr: stderr,
+		AuthMethod: r.cfg.agentAuth, TurnTimeout: r.cfg.turnLimit,
+	})
 	if err != nil {
 		return err
 	}
@@ -187,6 +193,7 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 	st.end()
 	if res != nil {
 		rep.How, rep.SessionID, rep.StopReason = res.How, res.Record.SessionID, res.StopReason
+		rep.Mode, rep.Cancelled, rep.ToolCalls = res.Mode, res.Cancelled, res.ToolCalls
 		rep.Sources = res.Sources
 		state[key] = res.Record
 		// The demo's memory is a convenience: failing to keep it costs the
@@ -194,7 +201,13 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 		_ = state.save(sp)
 		line := fmt.Sprintf("%s session %s", res.How, res.Record.SessionID)
 		if res.Refusal != nil {
+			rep.Refusal = res.Refusal.Error()
 			line += " (the previous one could not be continued: " + res.Refusal.Error() + ")"
+		}
+		if res.Mode.Problem != "" {
+			o.kv("mode", "not pinned: "+res.Mode.Problem)
+		} else if res.Mode.Set {
+			o.kv("mode", "set to "+res.Mode.Current+" (the agent asks before each tool call)")
 		}
 		if res.StopReason != "" {
 			line += " · stop: " + res.StopReason
@@ -204,6 +217,15 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 	if rep.Sources == nil {
 		rep.Sources = []string{}
 	}
+	if errors.Is(turnErr, session.ErrCancelled) {
+		if ctx.Err() != nil {
+			fmt.Fprintln(o.w, "interrupted: the turn was cancelled")
+			return errInterrupted
+		}
+		// The turn timeout: say so in one line too.
+		fmt.Fprintln(o.w, "timed out: the turn was cancelled after "+r.cfg.turnLimit.String())
+		return errInterrupted
+	}
 	return turnErr
 }
 
@@ -212,8 +234,9 @@ type streamer struct {
 	o   *printer
 	rep *agentReport
 
-	mu     sync.Mutex
-	inText bool // in the middle of a line of the agent's answer
+	mu      sync.Mutex
+	inText  bool            // in the middle of a line of the agent's answer
+	allowed map[string]bool // calls whose approval was shown
 }
 
 func (s *streamer) update(u session.Update) {
@@ -231,24 +254,75 @@ func (s *streamer) update(u session.Update) {
 		fmt.Fprint(o.w, text)
 	case session.UpdateToolCall:
 		s.endLine()
-		s.rep.ToolCalls = append(s.rep.ToolCalls, agentToolCall{ID: u.ToolCallID, Title: u.Text, Status: u.Status})
-		status := ""
-		if u.Status != "" {
-			status = "  " + o.dim(u.Status)
+		c := u.Call
+		line := "   " + o.cyan("→ "+callName(c))
+		if shownArgs(c.Args) {
+			line += " " + clip(string(c.Args), 120)
 		}
-		o.line("   " + o.cyan("→ "+u.Text) + status)
+		if c.Permission == "allowed" {
+			line += "  " + o.dim("(allowed)")
+			s.shown(c.ID)
+		}
+		o.line(line)
 	case session.UpdateToolCallUpdate:
-		for i := range s.rep.ToolCalls {
-			if c := &s.rep.ToolCalls[i]; c.ID == u.ToolCallID && u.Status != "" {
-				c.Status = u.Status
-				if u.Text != "" {
-					c.Title = u.Text
-				}
-				s.endLine()
-				o.line("     " + o.dim("← "+u.Status))
+		// An agent may send several updates after the approval (its
+		// arguments, then its progress): the approval is shown once, with
+		// the arguments when the start line had none yet.
+		if c := u.Call; c.Permission == "allowed" && !s.allowed[c.ID] {
+			s.shown(c.ID)
+			s.endLine()
+			line := clip(callName(c), 60)
+			if shownArgs(c.Args) {
+				line += " " + clip(string(c.Args), 120)
 			}
+			o.line("     " + o.dim(line+" allowed by the policy"))
 		}
+	case session.UpdateToolCallEnd:
+		s.endLine()
+		c := u.Call
+		// Calls may overlap: the end names its call.
+		name := clip(callName(c), 60)
+		line := "     " + o.dim("← "+name+" "+c.Status)
+		if c.Status == session.StatusDenied {
+			line = "     " + o.red("← "+name+" denied by the policy") + o.dim(" (only "+researchctx.ServerName+" tools may run)")
+		}
+		if len(c.URIs) > 0 {
+			line += o.dim(" · " + strings.Join(c.URIs, " "))
+		}
+		o.line(line)
+	case session.UpdateStatus:
+		s.rep.Status = append(s.rep.Status, u.Text)
+		s.endLine()
+		o.line("   " + o.dim("agent status: "+clip(u.Text, 160)))
 	}
+}
+
+// shown notes that the approval of call id was printed. Called with s.mu
+// held.
+func (s *streamer) shown(id string) {
+	if s.allowed == nil {
+		s.allowed = map[string]bool{}
+	}
+	s.allowed[id] = true
+}
+
+// shownArgs reports whether a call's arguments are worth printing: an
+// agent that streams its arguments first announces the call with none.
+func shownArgs(args []byte) bool {
+	a := strings.TrimSpace(string(args))
+	return a != "" && a != "{}" && a != "null"
+}
+
+// callName is how a call is shown: our tool's bare name, else the agent's
+// name for it, else its title.
+func callName(c *session.ToolCall) string {
+	switch {
+	case c.Tool != "":
+		return c.Tool
+	case c.Title != "":
+		return c.Title
+	}
+	return c.ID
 }
 
 // endLine ends a line of the agent's answer before other output.

@@ -68,7 +68,7 @@ func TestAgent(t *testing.T) {
 		"session        new (no previous session) · agentero-context attached",
 		"→ context_search",
 		"→ context_read",
-		"← completed",
+		"← context_search completed",
 		"agent sources: " + limitationsURI,
 		"ended          new session ",
 		"stop: end_turn",

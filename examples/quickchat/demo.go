@@ -36,6 +36,10 @@ const (
 
 var sampleMentions = []string{"notes", "reading-list"}
 
+// sampleParaphrase is the demo selection as a model quotes it back: the
+// excerpt finds the passage approximately.
+const sampleParaphrase = "strided global tokens let each block see a coarse summary of the document at a cost growing linearly with its length"
+
 // runtimeID names the demo's grant folder: every run of the demo is one
 // runtime of the same host.
 const runtimeID = "quickchat-demo"
@@ -58,6 +62,7 @@ type demoConfig struct {
 	interactive bool
 	agent       string
 	agentAuth   string
+	turnLimit   time.Duration
 }
 
 func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
@@ -77,6 +82,7 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	fs.BoolVar(&c.interactive, "i", false, "interactive: type a query, or read <target-or-uri> [mode], rel <paper>, sources, quit")
 	fs.StringVar(&c.agent, "agent", "", "drive a real ACP agent with the turn: \"command args\" (quotes group words)")
 	fs.StringVar(&c.agentAuth, "agent-auth", "", "with -agent: the ACP authentication method to use after initialize (e.g. openai-api-key for codex-acp)")
+	fs.DurationVar(&c.turnLimit, "agent-timeout", 0, "with -agent: cancel the turn (ACP session/cancel) after this long, e.g. 2m (default: no limit; Ctrl-C cancels)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: quickchat [flags]\n       quickchat plan -request FILE|-\n       quickchat --agentero-context-mcp GRANT")
 		fs.PrintDefaults()
@@ -421,6 +427,9 @@ func (r *demoRun) scripted(ctx context.Context) {
 	}
 	if paper != "" && r.cfg.quote != "" {
 		r.call(ctx, researchctx.ToolRead, map[string]any{"target": paper, "mode": tools.ModeExcerpt, "quote": r.cfg.quote}, "the passage around the selection")
+		if r.cfg.quote == sampleQuote {
+			r.call(ctx, researchctx.ToolRead, map[string]any{"target": paper, "mode": tools.ModeExcerpt, "quote": sampleParaphrase}, "the selection as a model quotes it: found approximately")
+		}
 	}
 	if paper != "" {
 		note := "the page a card came from"

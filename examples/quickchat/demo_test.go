@@ -66,6 +66,8 @@ func TestDefaultRun(t *testing.T) {
 		"Cite: papers/2401.01234/2401.01234.pdf#page=1",
 		"→ context_search",
 		`→ context_read {"mode":"excerpt"`,
+		"excerpt, page 1, exact match (score 1.00)",
+		"excerpt, page 1, approximate match (score 0.",
 		`→ context_read {"mode":"page","page":2,"target":"papers/2401.01234"}`,
 		`→ context_read {"target":"notes"}`,
 		"→ paper_relations",
@@ -107,8 +109,8 @@ func TestDefaultRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.Calls != 5 {
-		t.Errorf("usage.jsonl has %d calls of the turn, want 5 (the refused read returns nothing)", u.Calls)
+	if u.Calls != 6 {
+		t.Errorf("usage.jsonl has %d calls of the turn, want 6 (the refused read returns nothing)", u.Calls)
 	}
 }
 
@@ -123,14 +125,18 @@ type runJSON struct {
 	UsagePath string            `json:"usagePath"`
 	Calls     []json.RawMessage `json:"calls"`
 	Agent     *struct {
-		Command    []string         `json:"command"`
-		Decision   session.Decision `json:"decision"`
-		How        string           `json:"how"`
-		SessionID  string           `json:"sessionId"`
-		StopReason string           `json:"stopReason"`
-		Message    string           `json:"message"`
-		ToolCalls  []struct{ ID, Title, Status string }
-		Sources    []string `json:"sources"`
+		Command    []string           `json:"command"`
+		Decision   session.Decision   `json:"decision"`
+		How        string             `json:"how"`
+		SessionID  string             `json:"sessionId"`
+		StopReason string             `json:"stopReason"`
+		Refusal    string             `json:"refusal"`
+		Mode       session.ModeReport `json:"mode"`
+		Cancelled  bool               `json:"cancelled"`
+		Message    string             `json:"message"`
+		ToolCalls  []session.ToolCall `json:"toolCalls"`
+		Status     []string           `json:"status"`
+		Sources    []string           `json:"sources"`
 	} `json:"agent"`
 	Usage struct {
 		Calls, Chars, TurnChars int
@@ -191,7 +197,7 @@ func TestJSON(t *testing.T) {
 	for _, c := range calls {
 		gotTools = append(gotTools, c.Tool)
 	}
-	wantTools := []string{"context_search", "context_read", "context_read", "context_read", "paper_relations", "context_read"}
+	wantTools := []string{"context_search", "context_read", "context_read", "context_read", "context_read", "paper_relations", "context_read"}
 	if diff := cmp.Diff(wantTools, gotTools); diff != "" {
 		t.Fatalf("calls (-want +got):\n%s", diff)
 	}

@@ -18,6 +18,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -41,6 +42,10 @@ func main() {
 		err = demoCmd(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 	}
 	stop()
+	if errors.Is(err, errInterrupted) {
+		// The cancelled turn already said so in one line.
+		os.Exit(130)
+	}
 	if err != nil {
 		// One line, whatever the error says.
 		fmt.Fprintln(os.Stderr, "quickchat: "+strings.Join(strings.Fields(err.Error()), " "))

@@ -123,6 +123,9 @@ func (r *demoRun) readView(out *tools.ReadOutput) string {
 		if out.Page > 0 && out.Mode != tools.ModePage {
 			what += fmt.Sprintf(", page %d", out.Page)
 		}
+		if out.Match != "" {
+			what += fmt.Sprintf(", %s match (score %.2f)", out.Match, out.Score)
+		}
 		cut := ""
 		if out.Truncated {
 			cut = " (cut: more with nextCursor)"

@@ -5,13 +5,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"io/fs"
 	"math"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // The on-disk form is laid out so that Read can use it in place:
@@ -49,8 +50,6 @@ var (
 	// format version; the caller should rebuild it.
 	ErrVersion = errors.New("index: unsupported index version")
 )
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // encodedLen returns the size of the binary form for the given counts, or
 // -1 if it does not fit in an int.
@@ -94,7 +93,7 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		b = append(b, k...)
 	}
 	b = append(b, ix.terms...)
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	b = safefs.Seal(b)
 	n, err := w.Write(b)
 	return int64(n), err
 }
@@ -130,8 +129,7 @@ func Load(data []byte) (*Index, error) {
 	if v := binary.LittleEndian.Uint32(data[len(magic):]); v != Version {
 		return nil, fmt.Errorf("%w: version %d, want %d", ErrVersion, v, Version)
 	}
-	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
+	if _, ok := safefs.Unseal(data); !ok {
 		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
 	}
 	ix, err := decode(data)

@@ -2,14 +2,14 @@ package index
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 func keys(hits []Hit) []string {
@@ -201,9 +201,7 @@ func TestRoundTrip(t *testing.T) {
 
 // reseal recomputes the checksum of an edited index file.
 func reseal(b []byte) []byte {
-	b = append([]byte(nil), b...)
-	binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], castagnoli))
-	return b
+	return safefs.Seal(append([]byte(nil), b[:len(b)-4]...))
 }
 
 func TestReadCorrupt(t *testing.T) {

@@ -113,7 +113,7 @@ func (x *Index) runBuild(job *Job) error {
 // with x.mu held.
 func (x *Index) memSnapshot() *Snapshot {
 	if x.snap == nil {
-		x.snap = x.snapshotOf(newManifest())
+		x.snap = x.snapshotOf(x.newManifest())
 	}
 	return x.snap
 }

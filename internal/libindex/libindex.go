@@ -60,6 +60,9 @@ type Options struct {
 	// Extract produces items' units. It is called from several goroutines
 	// at once.
 	Extract ExtractFunc
+	// Version names what Extract produces: an index written under another
+	// version is rebuilt, never searched.
+	Version string
 	// Workers is how many items are extracted at once; 0 means twice
 	// GOMAXPROCS.
 	Workers int
@@ -284,7 +287,7 @@ func (x *Index) Snapshot() *Snapshot {
 	dir, err := x.dir(false)
 	if err != nil {
 		if x.snap == nil {
-			x.snap = x.snapshotOf(newManifest())
+			x.snap = x.snapshotOf(x.newManifest())
 		}
 		return x.snap
 	}
@@ -323,11 +326,14 @@ func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
 	if err == nil {
 		m, err = decodeManifest(data)
 	}
+	if err == nil && m.version != x.opts.Version {
+		err = errFormat
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			err = nil
 		}
-		return newManifest(), err
+		return x.newManifest(), err
 	}
 	// Segments not yet loaded are mapped and checked on all cores: the
 	// checksum and the validating pass are most of a new process's start.
@@ -511,4 +517,11 @@ func (s *Snapshot) Search(query string, k int, f *Filter) ([]Hit, int) {
 // their idf in the whole snapshot (see index.Set.BestPassage).
 func (h Hit) Passage(query string, maxChars int) (start, end int) {
 	return h.set.BestPassage(h.Unit.Text, query, maxChars)
+}
+
+// newManifest returns an empty manifest of this index's version.
+func (x *Index) newManifest() *manifest {
+	m := newManifest()
+	m.version = x.opts.Version
+	return m
 }

@@ -366,3 +366,25 @@ func TestBuilderProcess(t *testing.T) {
 		wait(t, x.Ensure(items[:len(items)*(i+1)/3], "", nil))
 	}
 }
+
+// TestOtherVersionRebuilt checks that an index written under another
+// Version (units made another way) is rebuilt, never searched.
+func TestOtherVersionRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	lib := newLibrary(10, 4)
+	x := Open(Options{Dir: dir, Extract: lib.extract, Version: "units-1"})
+	wait(t, x.Ensure(lib.items(), "", nil))
+	lib.resetCalls()
+	y := Open(Options{Dir: dir, Extract: lib.extract, Version: "units-2"})
+	if n := y.Snapshot().Docs(); n != 0 {
+		t.Fatalf("%d documents of another version searched", n)
+	}
+	wait(t, y.Ensure(lib.items(), "", nil))
+	if c := lib.resetCalls(); len(c) != 10 {
+		t.Fatalf("%d items extracted again, want 10", len(c))
+	}
+	z := Open(Options{Dir: dir, Extract: lib.extract, Version: "units-2"})
+	if n := z.Snapshot().Docs(); n != 20 {
+		t.Fatalf("the rebuilt index holds %d documents, want 20", n)
+	}
+}

@@ -52,6 +52,7 @@ type entry struct {
 
 // manifest is the decoded manifest file.
 type manifest struct {
+	version string   // Options.Version of the writer
 	next    uint64   // the next segment id
 	segs    []uint64 // live segments, oldest first
 	entries map[string]entry
@@ -60,7 +61,7 @@ type manifest struct {
 func newManifest() *manifest { return &manifest{next: 1, entries: map[string]entry{}} }
 
 func (m *manifest) clone() *manifest {
-	c := &manifest{next: m.next, segs: append([]uint64(nil), m.segs...), entries: make(map[string]entry, len(m.entries))}
+	c := &manifest{version: m.version, next: m.next, segs: append([]uint64(nil), m.segs...), entries: make(map[string]entry, len(m.entries))}
 	for k, e := range m.entries {
 		c.entries[k] = e
 	}
@@ -71,6 +72,7 @@ func (m *manifest) encode() []byte {
 	b := []byte(manifestMagic)
 	b = binary.AppendUvarint(b, formatVersion)
 	b = binary.AppendUvarint(b, index.Version)
+	b = appendStr(b, m.version)
 	b = binary.AppendUvarint(b, m.next)
 	b = binary.AppendUvarint(b, uint64(len(m.segs)))
 	for _, s := range m.segs {
@@ -95,6 +97,7 @@ func decodeManifest(data []byte) (*manifest, error) {
 		return nil, errFormat
 	}
 	m := newManifest()
+	m.version = d.str()
 	m.next = d.uvarint()
 	n := d.count(1)
 	for range n {

@@ -11,19 +11,28 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // Version identifies the extractor's output. Cache entries written by
 // another version are ignored; bump it whenever extracted text changes.
-const Version = 1
+// Version 2 records failures too.
+const Version = 2
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under
 // a millisecond. Dir is chosen by the caller (the SDK uses a folder under
 // the vault's .agentero/cache); it is created when missing.
+//
+// A document that fails (malformed, encrypted, or over a limit, including
+// Options.Timeout) is remembered the same way, so that no later process
+// pays for it again: the same error comes back until the file changes, or
+// until the cache is asked with larger Options than the failure was
+// recorded under. A caller's context that ends (ErrTimeout) and errors
+// reading the file are not remembered.
 //
 // Each entry holds a checksummed header (document metadata and the offset
 // and checksum of every page) followed by the pages. Writes go to a
@@ -65,6 +74,100 @@ type cacheHeader struct {
 	Authors   []string      `json:",omitempty"`
 	InfoTitle string        `json:",omitempty"`
 	Pages     []cachePageRef
+	// Failure, when set, is why the document could not be extracted;
+	// the entry then has no pages.
+	Failure *cacheFailure `json:",omitempty"`
+}
+
+// cacheFailure is a remembered extraction failure and the Options it
+// happened under.
+type cacheFailure struct {
+	Kind     string // the sentinel's message (see errKind)
+	Msg      string
+	Limit    Limit `json:",omitempty"`
+	Max      int64 `json:",omitempty"`
+	Page     int   `json:",omitempty"`
+	MaxBytes int64
+	Timeout  time.Duration
+	MaxPages int
+}
+
+// err rebuilds the failure as an error that matches the original with
+// errors.Is, and with errors.As for a *LimitError.
+func (f *cacheFailure) err() error {
+	if f.Limit != "" {
+		return fmt.Errorf("%w (remembered)", &LimitError{Limit: f.Limit, Max: f.Max, Page: f.Page})
+	}
+	return fmt.Errorf("%w (remembered): %s", kindErr(f.Kind), f.Msg)
+}
+
+// appliesTo reports whether the failure stands under o: it does unless o
+// allows more than the failure was recorded with.
+func (f *cacheFailure) appliesTo(o Options) bool {
+	return o.MaxBytes <= f.MaxBytes && o.Timeout <= f.Timeout && o.MaxPages <= f.MaxPages
+}
+
+// remembered reports whether an extraction error is a property of the file
+// (under the Options used), which the cache keeps.
+func remembered(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, ErrTimeout) {
+		return false
+	}
+	return errors.Is(err, ErrMalformed) || errors.Is(err, ErrEncrypted) || errors.Is(err, ErrTooLarge)
+}
+
+// usableEntry is entry with a remembered failure returned as its error.
+// A failure recorded under smaller Options than c's does not stand: its
+// entry is removed and the document extracted again.
+func (c *Cache) usableEntry(ctx context.Context, key FileInfo, open Opener) (*cacheEntry, error) {
+	for attempt := 0; ; attempt++ {
+		e, err := c.entry(ctx, key, open)
+		if err != nil {
+			return nil, err
+		}
+		f := e.hdr.Failure
+		if f == nil {
+			return e, nil
+		}
+		if attempt > 0 || f.appliesTo(c.Options.withDefaults()) {
+			e.close()
+			return nil, f.err()
+		}
+		e.remove()
+		e.close()
+	}
+}
+
+// writeFailure records that the document sum failed with err.
+func (c *Cache) writeFailure(d *safefs.Dir, sum string, err error) error {
+	o := c.Options.withDefaults()
+	f := &cacheFailure{Kind: errKind(err), Msg: err.Error(), MaxBytes: o.MaxBytes, Timeout: o.Timeout, MaxPages: o.MaxPages}
+	var le *LimitError
+	if errors.As(err, &le) {
+		f.Limit, f.Max, f.Page = le.Limit, le.Max, le.Page
+	}
+	out, err := encodeHeader(cacheHeader{Version: Version, SHA256: sum, Failure: f}, 0)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(d, c.entryPath(sum), out.Bytes())
+}
+
+// encodeHeader starts an entry: magic, header length, header checksum and
+// header; the page records, bodyLen bytes, follow.
+func encodeHeader(hdr cacheHeader, bodyLen int) (*bytes.Buffer, error) {
+	hb, err := json.Marshal(hdr)
+	if err != nil {
+		return nil, fmt.Errorf("pdf: encoding cache entry: %w", err)
+	}
+	hs := sha256.Sum256(hb)
+	var out bytes.Buffer
+	out.Grow(len(cacheMagic) + 4 + 32 + len(hb) + bodyLen)
+	out.WriteString(cacheMagic)
+	binary.Write(&out, binary.BigEndian, uint32(len(hb)))
+	out.Write(hs[:])
+	out.Write(hb)
+	return &out, nil
 }
 
 type cachePageRef struct {
@@ -83,7 +186,7 @@ type pathRecord struct {
 // for its content exists, else by extracting it and storing the result.
 func (c *Cache) Extract(ctx context.Context, key FileInfo, open Opener) (*Document, error) {
 	for attempt := 0; ; attempt++ {
-		e, err := c.entry(ctx, key, open)
+		e, err := c.usableEntry(ctx, key, open)
 		if err != nil {
 			return nil, err
 		}
@@ -98,7 +201,7 @@ func (c *Cache) Extract(ctx context.Context, key FileInfo, open Opener) (*Docume
 // Page returns page n (1-based) of the file, reading only that page from
 // the cache entry when one exists.
 func (c *Cache) Page(ctx context.Context, key FileInfo, open Opener, n int) (*Page, error) {
-	e, err := c.entry(ctx, key, open)
+	e, err := c.usableEntry(ctx, key, open)
 	if err != nil {
 		return nil, err
 	}
@@ -109,12 +212,15 @@ func (c *Cache) Page(ctx context.Context, key FileInfo, open Opener, n int) (*Pa
 	p, err := e.page(n)
 	if err != nil && errors.Is(err, ErrCacheCorrupt) {
 		// Corrupt page record: rebuild the entry once.
-		os.Remove(e.f.Name())
+		e.remove()
 		e.close()
-		if e, err = c.entry(ctx, key, open); err != nil {
+		if e, err = c.usableEntry(ctx, key, open); err != nil {
 			return nil, err
 		}
 		defer e.close()
+		if n > len(e.hdr.Pages) {
+			return nil, fmt.Errorf("pdf: page %d out of range 1..%d", n, len(e.hdr.Pages))
+		}
 		return e.page(n)
 	}
 	return p, nil
@@ -126,14 +232,25 @@ func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEnt
 	if c.Dir == "" {
 		return nil, errors.New("pdf: Cache.Dir is empty")
 	}
+	d, err := c.openDir()
+	if err != nil {
+		return nil, err
+	}
+	// A returned entry owns d (to remove itself when found corrupt).
+	var e *cacheEntry
+	defer func() {
+		if e == nil {
+			d.Close()
+		}
+	}()
 	sum := ""
 	if key.Path != "" {
-		if rec, ok := c.readPathRecord(key); ok {
+		if rec, ok := c.readPathRecord(d, key); ok {
 			sum = rec.SHA256
 		}
 	}
 	if sum != "" {
-		if e, err := openEntry(c.entryPath(sum), sum); err == nil {
+		if e, err = openEntry(d, c.entryPath(sum), sum); err == nil {
 			return e, nil
 		}
 	}
@@ -149,8 +266,8 @@ func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEnt
 		return nil, fmt.Errorf("pdf: hashing: %w", err)
 	}
 	sum = hex.EncodeToString(h.Sum(nil))
-	if e, err := openEntry(c.entryPath(sum), sum); err == nil {
-		c.writePathRecord(key, sum)
+	if e, err = openEntry(d, c.entryPath(sum), sum); err == nil {
+		c.writePathRecord(d, key, sum)
 		return e, nil
 	}
 	ext := c.Extractor
@@ -159,27 +276,49 @@ func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEnt
 	}
 	doc, err := ext.Extract(ctx, r, size, c.Options)
 	if err != nil {
+		if remembered(ctx, err) && c.writeFailure(d, sum, err) == nil {
+			c.writePathRecord(d, key, sum)
+		}
 		return nil, err
 	}
-	if err := c.write(sum, doc); err != nil {
+	if err := c.write(d, sum, doc); err != nil {
 		return nil, err
 	}
-	c.writePathRecord(key, sum)
-	return openEntry(c.entryPath(sum), sum)
+	c.writePathRecord(d, key, sum)
+	e, err = openEntry(d, c.entryPath(sum), sum)
+	return e, err
 }
 
+// openDir opens Dir through the safe file layer: no symbolic link from
+// .agentero down, missing folders created 0700.
+func (c *Cache) openDir() (*safefs.Dir, error) {
+	dir, err := filepath.Abs(c.Dir)
+	if err == nil {
+		var d *safefs.Dir
+		if d, err = safefs.OpenDir(dir, safefs.Create); err == nil {
+			return d, nil
+		}
+	}
+	return nil, fmt.Errorf("pdf: cache: %w", err)
+}
+
+// entryPath and pathRecordPath name files relative to Dir.
 func (c *Cache) entryPath(sum string) string {
-	return filepath.Join(c.Dir, fmt.Sprintf("v%d", Version), sum[:2], sum+".pdfc")
+	return fmt.Sprintf("v%d/%s/%s.pdfc", Version, sum[:2], sum)
 }
 
 func (c *Cache) pathRecordPath(path string) string {
 	h := sha256.Sum256([]byte(path))
-	return filepath.Join(c.Dir, "paths", hex.EncodeToString(h[:16])+".json")
+	return "paths/" + hex.EncodeToString(h[:16]) + ".json"
 }
 
-func (c *Cache) readPathRecord(key FileInfo) (pathRecord, bool) {
+// maxPathRecord bounds a path record read back; a real one is a few
+// hundred bytes.
+const maxPathRecord = 64 << 10
+
+func (c *Cache) readPathRecord(d *safefs.Dir, key FileInfo) (pathRecord, bool) {
 	var rec pathRecord
-	b, err := os.ReadFile(c.pathRecordPath(key.Path))
+	b, err := d.ReadFile(c.pathRecordPath(key.Path), maxPathRecord)
 	if err != nil || json.Unmarshal(b, &rec) != nil {
 		return rec, false
 	}
@@ -187,18 +326,18 @@ func (c *Cache) readPathRecord(key FileInfo) (pathRecord, bool) {
 	return rec, ok
 }
 
-func (c *Cache) writePathRecord(key FileInfo, sum string) {
+func (c *Cache) writePathRecord(d *safefs.Dir, key FileInfo, sum string) {
 	if key.Path == "" || key.ModTime.IsZero() {
 		return
 	}
 	b, err := json.Marshal(pathRecord{key.Path, key.Size, key.ModTime.UnixNano(), sum})
 	if err == nil {
-		_ = writeAtomic(c.pathRecordPath(key.Path), b) // only a shortcut: failure costs a hash later
+		_ = writeAtomic(d, c.pathRecordPath(key.Path), b) // only a shortcut: failure costs a hash later
 	}
 }
 
 // write stores doc as the entry for sum.
-func (c *Cache) write(sum string, doc *Document) error {
+func (c *Cache) write(d *safefs.Dir, sum string, doc *Document) error {
 	hdr := cacheHeader{Version: Version, SHA256: sum, Labels: doc.Labels, Outline: doc.Outline,
 		Title: doc.Title, Authors: doc.Authors, InfoTitle: doc.InfoTitle}
 	var body bytes.Buffer
@@ -208,19 +347,12 @@ func (c *Cache) write(sum string, doc *Document) error {
 		hdr.Pages = append(hdr.Pages, cachePageRef{Off: int64(body.Len()), Len: int64(len(b)), Sum: hex.EncodeToString(s[:])})
 		body.Write(b)
 	}
-	hb, err := json.Marshal(hdr)
+	out, err := encodeHeader(hdr, body.Len())
 	if err != nil {
-		return fmt.Errorf("pdf: encoding cache entry: %w", err)
+		return err
 	}
-	hs := sha256.Sum256(hb)
-	var out bytes.Buffer
-	out.Grow(len(cacheMagic) + 4 + 32 + len(hb) + body.Len())
-	out.WriteString(cacheMagic)
-	binary.Write(&out, binary.BigEndian, uint32(len(hb)))
-	out.Write(hs[:])
-	out.Write(hb)
 	out.Write(body.Bytes())
-	return writeAtomic(c.entryPath(sum), out.Bytes())
+	return writeAtomic(d, c.entryPath(sum), out.Bytes())
 }
 
 func errKind(err error) string {
@@ -241,24 +373,11 @@ func kindErr(kind string) error {
 	return ErrMalformed
 }
 
-// writeAtomic writes data to a temporary file beside path and renames it
-// into place, so readers see either the old file or the whole new one.
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("pdf: cache: %w", err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("pdf: cache: %w", err)
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("pdf: cache: writing %s: %w", filepath.Base(path), errors.Join(werr, cerr))
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
+// writeAtomic writes data to the file name of d atomically (see
+// safefs.Dir.WriteFile), so readers see either the old file or the whole
+// new one.
+func writeAtomic(d *safefs.Dir, name string, data []byte) error {
+	if err := d.WriteFile(name, data); err != nil {
 		return fmt.Errorf("pdf: cache: %w", err)
 	}
 	return nil
@@ -266,15 +385,17 @@ func writeAtomic(path string, data []byte) error {
 
 // cacheEntry is an open entry whose header has been verified.
 type cacheEntry struct {
-	f    *os.File
+	f    *safefs.File
+	dir  *safefs.Dir // open while the entry is; closed by close
+	name string      // the entry's name in dir
 	hdr  cacheHeader
 	body int64 // offset of the first page record
 }
 
 // openEntry opens and verifies the header of the entry at path. A corrupt
 // entry is removed, so that the caller rebuilds it.
-func openEntry(path, sum string) (*cacheEntry, error) {
-	f, err := os.Open(path)
+func openEntry(d *safefs.Dir, name, sum string) (*cacheEntry, error) {
+	f, err := d.Open(name)
 	if err != nil {
 		return nil, err
 	}
@@ -282,14 +403,22 @@ func openEntry(path, sum string) (*cacheEntry, error) {
 	if err != nil {
 		f.Close()
 		if errors.Is(err, ErrCacheCorrupt) {
-			os.Remove(path)
+			d.Remove(name)
 		}
 		return nil, err
 	}
+	e.dir, e.name = d, name
 	return e, nil
 }
 
-func readHeader(f *os.File, sum string) (*cacheEntry, error) {
+// remove removes the entry's file, so that it is rebuilt.
+func (e *cacheEntry) remove() {
+	if e.dir != nil {
+		e.dir.Remove(e.name)
+	}
+}
+
+func readHeader(f *safefs.File, sum string) (*cacheEntry, error) {
 	var pre [len(cacheMagic) + 4 + 32]byte
 	if _, err := io.ReadFull(f, pre[:]); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCacheCorrupt, err)
@@ -323,6 +452,10 @@ func (e *cacheEntry) close() {
 		e.f.Close()
 		e.f = nil
 	}
+	if e != nil && e.dir != nil {
+		e.dir.Close()
+		e.dir = nil
+	}
 }
 
 // page reads and verifies page n.
@@ -353,7 +486,7 @@ func (e *cacheEntry) document() (*Document, error) {
 	for i := range e.hdr.Pages {
 		p, err := e.page(i + 1)
 		if err != nil {
-			os.Remove(e.f.Name())
+			e.remove()
 			return nil, err
 		}
 		d.Pages[i] = *p

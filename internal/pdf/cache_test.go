@@ -3,6 +3,7 @@ package pdf
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/researchctx/researchctx/internal/corpus"
+	"github.com/researchctx/researchctx/internal/pdf/hostile"
 )
 
 type countingOpener struct {
@@ -200,4 +202,112 @@ func BenchmarkExtractCorpus(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(pages)/b.Elapsed().Seconds(), "pages/s")
+}
+
+// countingExtractor counts the extractions the cache asks for.
+type countingExtractor struct{ n atomic.Int32 }
+
+func (e *countingExtractor) Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (*Document, error) {
+	e.n.Add(1)
+	return Extract(ctx, r, size, opts)
+}
+
+// TestCacheRemembersFailures checks that a document that fails, over a
+// limit or as malformed, is extracted once: a later Cache on the same
+// folder (another process) gets the same typed error without reading the
+// file, until it allows more or the file changes.
+func TestCacheRemembersFailures(t *testing.T) {
+	tests := []struct {
+		name   string
+		data   []byte
+		opts   Options
+		bigger Options // options under which the failure no longer stands
+		want   error
+		limit  Limit
+	}{
+		{"not a PDF", []byte("hello, world\n"), Options{}, Options{MaxBytes: 2 * DefaultMaxBytes}, ErrMalformed, ""},
+		{"too many pages", fixtures()["simple.pdf"], Options{MaxPages: 1}, Options{MaxPages: 2}, ErrTooLarge, LimitPages},
+		{"time limit", hostile.ManyPages(400), Options{Timeout: 20 * time.Millisecond}, Options{Timeout: time.Minute}, ErrTooLarge, LimitTime},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ext := &countingExtractor{}
+			o := &countingOpener{data: tt.data}
+			key := FileInfo{Path: "papers/x.pdf", Size: int64(len(tt.data)), ModTime: time.Unix(1700000000, 0)}
+			check := func(err error, extractions, opens int32) {
+				t.Helper()
+				if !errors.Is(err, tt.want) {
+					t.Errorf("err = %v, want %v", err, tt.want)
+				}
+				var le *LimitError
+				if tt.limit != "" && (!errors.As(err, &le) || le.Limit != tt.limit) {
+					t.Errorf("err = %v, want the %s limit", err, tt.limit)
+				}
+				if n := ext.n.Load(); n != extractions {
+					t.Errorf("%d extractions, want %d", n, extractions)
+				}
+				if n := o.opens.Load(); n != opens {
+					t.Errorf("file opened %d times, want %d", n, opens)
+				}
+			}
+			_, err := (&Cache{Dir: dir, Extractor: ext, Options: &tt.opts}).Extract(context.Background(), key, o.open)
+			check(err, 1, 1)
+			// Another process, same options: remembered, the file not even opened.
+			_, err = (&Cache{Dir: dir, Extractor: ext, Options: &tt.opts}).Page(context.Background(), key, o.open, 1)
+			check(err, 1, 1)
+			// A touched file is hashed, and the content still fails without extraction.
+			key.ModTime = key.ModTime.Add(time.Second)
+			_, err = (&Cache{Dir: dir, Extractor: ext, Options: &tt.opts}).Extract(context.Background(), key, o.open)
+			check(err, 1, 2)
+			// Larger limits try again.
+			_, err = (&Cache{Dir: dir, Extractor: ext, Options: &tt.bigger}).Extract(context.Background(), key, o.open)
+			if n := ext.n.Load(); n != 2 {
+				t.Errorf("with larger options: %d extractions, want 2 (err %v)", n, err)
+			}
+		})
+	}
+}
+
+// TestCacheForgetsCallerTimeout checks that a caller's context that ends
+// is not remembered: it says nothing about the file.
+func TestCacheForgetsCallerTimeout(t *testing.T) {
+	data := hostile.ManyPages(400)
+	dir := t.TempDir()
+	ext := &countingExtractor{}
+	o := &countingOpener{data: data}
+	key := FileInfo{Path: "papers/x.pdf", Size: int64(len(data)), ModTime: time.Unix(1700000000, 0)}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := (&Cache{Dir: dir, Extractor: ext}).Extract(ctx, key, o.open); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("err = %v, want ErrTimeout", err)
+	}
+	d, err := (&Cache{Dir: dir, Extractor: ext}).Extract(context.Background(), key, o.open)
+	if err != nil || len(d.Pages) != 400 {
+		t.Fatalf("second call: %v", err)
+	}
+	if n := ext.n.Load(); n != 2 {
+		t.Errorf("%d extractions, want 2", n)
+	}
+}
+
+// BenchmarkRememberedFailure measures what a costly document costs a
+// later process once its failure is in the cache: a path record and an
+// entry header read.
+func BenchmarkRememberedFailure(b *testing.B) {
+	data := hostile.TextBomb(400, 1<<20)
+	o := &countingOpener{data: data}
+	key := FileInfo{Path: "papers/bomb.pdf", Size: int64(len(data)), ModTime: time.Unix(1700000000, 0)}
+	dir := b.TempDir()
+	start := time.Now()
+	if _, err := (&Cache{Dir: dir, Options: &Options{Timeout: time.Second}}).Extract(context.Background(), key, o.open); !errors.Is(err, ErrTooLarge) {
+		b.Fatalf("first extraction: %v", err)
+	}
+	first := time.Since(start)
+	for b.Loop() {
+		if _, err := (&Cache{Dir: dir, Options: &Options{Timeout: time.Second}}).Extract(context.Background(), key, o.open); !errors.Is(err, ErrTooLarge) {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(first.Seconds(), "first-s")
 }

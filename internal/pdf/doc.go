@@ -29,10 +29,14 @@
 // any other; a page without any text is reported with NoTextLayer rather
 // than as empty text. Damaged pages fail alone (Page.Err); whole-file
 // failures are typed (ErrEncrypted, ErrMalformed, ErrTooLarge, ErrTimeout).
-// Time and memory are bounded per file by Options.
+// Every recursive or unbounded step has a limit (Options, and the Max*
+// constants: nesting, operands, decoded bytes, operators, glyphs, time),
+// and exceeding one is a *LimitError for the page or the document, never a
+// crash: hostile files are expected.
 //
 // Extractor is the small interface another backend would implement; Cache
-// stores extracted documents on disk in a folder the caller chooses.
+// stores extracted documents, and failures, on disk in a folder the caller
+// chooses.
 //
 // The glyph-name, encoding and CID tables (zz_*.go) are generated from
 // Adobe's published data by internal/gen; see that command for the inputs.

@@ -2,16 +2,19 @@ package pdf
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/pdfcpu/pdfcpu/pkg/filter"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -20,39 +23,63 @@ import (
 var confOnce sync.Once
 
 // newConfig returns pdfcpu's relaxed configuration without letting pdfcpu
-// create its configuration folder on disk.
-func newConfig() *model.Configuration {
+// create its configuration folder on disk, with its resource limits set to
+// this package's: pdfcpu parses nested objects recursively, so
+// MaxObjectNesting is what keeps a deeply nested object from overflowing
+// the stack (a fatal error, not a panic).
+func newConfig(o Options) *model.Configuration {
 	confOnce.Do(func() { model.ConfigPath = "disable" })
 	conf := model.NewDefaultConfiguration()
 	conf.ValidationMode = model.ValidationRelaxed
 	conf.Cmd = model.EXTRACTCONTENT
+	conf.Limits.MaxStreamBytes = o.MaxBytes
+	conf.Limits.MaxDecodeBytes = MaxStreamBytes
+	conf.Limits.MaxImageBytes = MaxStreamBytes
+	conf.Limits.MaxRecursionDepth = MaxObjectNesting
+	conf.Limits.MaxObjectCount = maxObjects
+	conf.Limits.MaxXRefEntries = maxObjects
+	conf.Limits.MaxObjectStreamCount = maxObjects
 	return conf
 }
+
+// maxObjects bounds the objects of a file (cross-reference entries), so
+// that a stated /Size does not allocate gigabytes.
+const maxObjects = 4 << 20
+
+// readWhole is the largest file read into memory in one piece: one read
+// spares pdfcpu a system call per object, but a larger file is read
+// through r as pdfcpu needs it, so that it is not held twice.
+const readWhole = 16 << 20
 
 // Extract reads a whole PDF from r (size bytes) and returns its text layer.
 // It never reads paths itself: callers open files safely. A page that fails
 // is reported in its Page.Err; the document fails only as a whole (with
-// ErrEncrypted, ErrMalformed, ErrTooLarge or ErrTimeout, wrapped).
+// ErrEncrypted, ErrMalformed, ErrTooLarge or ErrTimeout, wrapped). Every
+// limit ends in a *LimitError (see Limit); a panic inside the extractor
+// (a bug) ends in ErrMalformed, never in a crash of the caller.
 func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res *Document, err error) {
 	o := opts.withDefaults()
 	if size > o.MaxBytes {
-		return nil, fmt.Errorf("%w: %d bytes exceed the limit of %d", ErrTooLarge, size, o.MaxBytes)
+		return nil, fmt.Errorf("%w (%d bytes)", &LimitError{Limit: LimitFileBytes, Max: o.MaxBytes}, size)
 	}
 	if size <= 0 {
 		return nil, fmt.Errorf("%w: empty file", ErrMalformed)
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrTimeout, err)
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, o.Timeout, &LimitError{Limit: LimitTime, Max: int64(o.Timeout)})
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
 			res, err = nil, fmt.Errorf("%w: internal failure reading the file: %v", ErrMalformed, p)
 		}
 	}()
-	// pdfcpu reads object by object; one read of the whole file spares a
-	// system call per object when r is a file.
 	var rs io.ReadSeeker
 	if br, ok := r.(*bytes.Reader); ok && br.Size() == size {
 		rs = io.NewSectionReader(br, 0, size)
+	} else if size > readWhole {
+		rs = io.NewSectionReader(r, 0, size)
 	} else {
 		data := make([]byte, size)
 		n, err := r.ReadAt(data, 0)
@@ -64,30 +91,30 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 		}
 		rs = bytes.NewReader(data)
 	}
-	pc, err := pdfcpu.ReadWithContext(ctx, rs, newConfig())
+	pc, err := pdfcpu.ReadWithContext(ctx, rs, newConfig(o))
 	if err != nil {
 		return nil, classifyReadError(ctx, err)
 	}
 	if pc == nil || pc.XRefTable == nil {
 		return nil, fmt.Errorf("%w: no cross-reference table", ErrMalformed)
 	}
-	d := &doc{xr: pc.XRefTable, ctx: ctx, maxStream: o.MaxBytes, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
+	d := &doc{xr: pc.XRefTable, ctx: ctx, budget: MaxDocumentBytes, glyphBudget: MaxDocumentGlyphs, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
 	pages, err := d.pageTree()
 	if err != nil {
 		return nil, err
 	}
 	if len(pages) > o.MaxPages {
-		return nil, fmt.Errorf("%w: %d pages exceed the limit of %d", ErrTooLarge, len(pages), o.MaxPages)
+		return nil, fmt.Errorf("%w (%d pages)", &LimitError{Limit: LimitPages, Max: int64(o.MaxPages)}, len(pages))
 	}
 	out := &Document{Pages: make([]Page, len(pages))}
 	for i := range pages {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%w: after %d of %d pages", ErrTimeout, i, len(pages))
+		if err := d.stopped(); err != nil {
+			return nil, fmt.Errorf("%w, after %d of %d pages", err, i, len(pages))
 		}
 		out.Pages[i] = d.extractPage(&pages[i], i+1)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%w: after %d pages", ErrTimeout, len(pages))
+	if err := d.stopped(); err != nil {
+		return nil, fmt.Errorf("%w, after %d pages", err, len(pages))
 	}
 	d.pageIndex = map[int]int{}
 	for i, p := range pages {
@@ -101,6 +128,9 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 		out.InfoTitle = strings.TrimSpace(d.text(info["Title"]))
 		out.Authors = splitAuthors(d.text(info["Author"]))
 	}
+	if err := d.stopped(); err != nil {
+		return nil, err
+	}
 	out.Title = guessTitle(out)
 	if len(out.Authors) == 0 {
 		out.Authors = authorsUnderTitle(out)
@@ -108,9 +138,32 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 	return out, nil
 }
 
+// stopped returns nil while extraction may go on, else why it may not: the
+// time limit (a *LimitError) or the caller's context (ErrTimeout).
+func (d *doc) stopped() error {
+	if d.ctx.Err() == nil {
+		return nil
+	}
+	return stopErr(d.ctx)
+}
+
+func stopErr(ctx context.Context) error {
+	var le *LimitError
+	if errors.As(context.Cause(ctx), &le) {
+		return le
+	}
+	return fmt.Errorf("%w: %v", ErrTimeout, ctx.Err())
+}
+
 func classifyReadError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("%w: %v", ErrTimeout, err)
+		return fmt.Errorf("%w: %v", stopErr(ctx), err)
+	}
+	if errors.Is(err, model.ErrMaxRecursionDepthExceeded) {
+		return fmt.Errorf("%w: %v", &LimitError{Limit: LimitObjectNesting, Max: MaxObjectNesting}, err)
+	}
+	if errors.Is(err, filter.ErrDecodeLimitExceeded) {
+		return fmt.Errorf("%w: %v", &LimitError{Limit: LimitStreamBytes, Max: MaxStreamBytes}, err)
 	}
 	msg := strings.ToLower(err.Error())
 	if errors.Is(err, pdfcpu.ErrWrongPassword) || errors.Is(err, pdfcpu.ErrEncrypted) ||
@@ -123,13 +176,19 @@ func classifyReadError(ctx context.Context, err error) error {
 // doc wraps pdfcpu's cross-reference table with lenient accessors: a
 // missing or mistyped object reads as nil or zero rather than failing.
 type doc struct {
-	xr        *model.XRefTable
-	ctx       context.Context
-	maxStream int64
-	fonts     map[int]*font
-	forms     map[int]*formXObject
-	pageIndex map[int]int // page object number → physical page number
-	glyphBuf  []glyph     // glyph storage reused from page to page
+	xr  *model.XRefTable
+	ctx context.Context
+	// budget and glyphBudget are what is left of MaxDocumentBytes and
+	// MaxDocumentGlyphs; spent is the error of the first page that ran
+	// out of either, with which every later page fails.
+	budget      int64
+	glyphBudget int
+	spent       error
+	fonts       map[int]*font
+	forms       map[int]*formXObject
+	pageIndex   map[int]int             // page object number → physical page number
+	destNames   map[string]types.Object // the /Dests name tree, read on first use
+	glyphBuf    []glyph                 // glyph storage reused from page to page
 }
 
 func (d *doc) resolve(o types.Object) types.Object {
@@ -253,12 +312,37 @@ func decodeTextString(b []byte) string {
 	return sb.String()
 }
 
-// streamBytes decodes a stream, bounded by the per-file byte limit.
-func (d *doc) streamBytes(sd types.StreamDict) []byte {
-	if err := sd.DecodeWithLimit(d.maxStream); err != nil && len(sd.Content) == 0 {
-		return nil
+// streamBytes decodes a stream, bounded by MaxStreamBytes and what is left
+// of the document's budget (which it spends). A stream over the limit is
+// a *LimitError; one that does not decode is nil without error, as for a
+// missing object.
+func (d *doc) streamBytes(sd types.StreamDict) ([]byte, error) {
+	if d.spent == nil && d.budget <= 0 {
+		// Checked here: pdfcpu reads a limit of 0 as its default.
+		d.spent = &LimitError{Limit: LimitDocBytes, Max: MaxDocumentBytes}
 	}
-	return sd.Content
+	if d.spent != nil {
+		return nil, d.spent
+	}
+	limit, kind := int64(MaxStreamBytes), LimitStreamBytes
+	if d.budget < limit {
+		limit, kind = d.budget, LimitDocBytes
+	}
+	err := sd.DecodeWithLimit(limit)
+	if errors.Is(err, filter.ErrDecodeLimitExceeded) || int64(len(sd.Content)) > limit {
+		if kind == LimitDocBytes {
+			d.budget = 0
+			d.spent = &LimitError{Limit: LimitDocBytes, Max: MaxDocumentBytes}
+			return nil, d.spent
+		}
+		d.budget -= limit
+		return nil, &LimitError{Limit: LimitStreamBytes, Max: MaxStreamBytes}
+	}
+	if err != nil && len(sd.Content) == 0 {
+		return nil, nil
+	}
+	d.budget -= int64(len(sd.Content))
+	return sd.Content, nil
 }
 
 func (d *doc) infoRef() types.Object {
@@ -384,17 +468,29 @@ func (d *doc) extractPage(pi *pageInfo, number int) (p Page) {
 		w, h = h, w
 	}
 	p.Width, p.Height = w, h
+	if d.spent != nil {
+		p.Err = pageErr(d.spent, number)
+		return p
+	}
 	content, err := d.pageContent(pi.dict)
 	if err != nil {
-		p.Err = fmt.Errorf("%w: page %d: %v", ErrMalformed, number, err)
+		p.Err = pageErr(err, number)
 		return p
 	}
 	in := newInterp(d, pageMatrix(pi.box, pi.rotate))
 	in.glyphs = d.glyphBuf[:0] // reused: pages keep no reference to glyphs
 	err = in.run(content, pi.resources, 0)
 	d.glyphBuf = in.glyphs[:0]
+	d.glyphBudget -= len(in.glyphs)
+	var le *LimitError
+	if errors.As(err, &le) && le.Limit == LimitDocGlyphs {
+		d.spent = le
+	}
+	if err == nil {
+		err = d.spent // a font's stream spent the document's budget
+	}
 	if err != nil {
-		p.Err = fmt.Errorf("page %d: %w", number, err)
+		p.Err = pageErr(err, number)
 		return p
 	}
 	p.Lines, p.Text = layoutPage(in.glyphs, w, h)
@@ -403,6 +499,21 @@ func (d *doc) extractPage(pi *pageInfo, number int) (p Page) {
 		p.Text, p.Lines = "", nil
 	}
 	return p
+}
+
+// pageErr is err as the error of page number: a *LimitError gets the page
+// number, other errors not already typed are ErrMalformed.
+func pageErr(err error, number int) error {
+	var le *LimitError
+	switch {
+	case errors.As(err, &le):
+		c := *le
+		c.Page = number
+		return &c
+	case errors.Is(err, ErrTimeout), errors.Is(err, ErrMalformed):
+		return fmt.Errorf("page %d: %w", number, err)
+	}
+	return fmt.Errorf("%w: page %d: %v", ErrMalformed, number, err)
 }
 
 // pageMatrix maps default user space to the displayed page: origin at the
@@ -421,34 +532,33 @@ func pageMatrix(box [4]float64, rotate int) matrix {
 	return m
 }
 
-// pageContent concatenates a page's decoded content streams.
+// pageContent concatenates a page's decoded content streams, at most
+// MaxPageBytes of them.
 func (d *doc) pageContent(pd types.Dict) ([]byte, error) {
 	o := d.resolve(pd["Contents"])
-	var out []byte
-	add := func(o types.Object) error {
-		sd, ok := d.resolve(o).(types.StreamDict)
-		if !ok {
-			return nil
-		}
-		b := d.streamBytes(sd)
-		if int64(len(out)+len(b)) > d.maxStream {
-			return fmt.Errorf("%w: content streams exceed %d bytes", ErrTooLarge, d.maxStream)
-		}
-		out = append(out, b...)
-		out = append(out, '\n')
-		return nil
-	}
 	switch v := o.(type) {
 	case types.StreamDict:
-		return d.streamBytes(v), nil
+		return d.streamBytes(v)
 	case types.Array:
+		var out []byte
 		for _, e := range v {
-			if err := add(e); err != nil {
+			sd, ok := d.resolve(e).(types.StreamDict)
+			if !ok {
+				continue
+			}
+			b, err := d.streamBytes(sd)
+			if err != nil {
 				return nil, err
 			}
+			if len(out)+len(b) > MaxPageBytes {
+				return nil, &LimitError{Limit: LimitPageBytes, Max: MaxPageBytes}
+			}
+			out = append(out, b...)
+			out = append(out, '\n')
 		}
+		return out, nil
 	}
-	return out, nil
+	return nil, nil
 }
 
 // pageLabels computes printed labels from the /PageLabels number tree.
@@ -487,13 +597,15 @@ func (d *doc) pageLabels(n int) []string {
 		}
 	}
 	walk(tree, 0)
+	// Each page takes the range with the largest start not after it (the
+	// last listed among equal starts): one pass over the sorted ranges, not
+	// one per page, which a tree of 100,000 ranges would make slow.
+	slices.SortStableFunc(rs, func(a, b rng) int { return cmp.Compare(a.start, b.start) })
 	labels := make([]string, n)
+	cur := -1
 	for i := 0; i < n; i++ {
-		cur := -1
-		for j, r := range rs {
-			if r.start <= i && (cur < 0 || r.start >= rs[cur].start) {
-				cur = j
-			}
+		for cur+1 < len(rs) && rs[cur+1].start <= i {
+			cur++
 		}
 		if cur < 0 || rs[cur].dict == nil {
 			continue
@@ -626,33 +738,45 @@ func (d *doc) namedDest(key string) types.Object {
 			return o
 		}
 	}
-	names := d.dict(root["Names"])
-	if names == nil {
-		return nil
+	if d.destNames == nil {
+		d.destNames = d.nameTree(d.dict(d.dict(root["Names"])["Dests"]))
 	}
-	var find func(t types.Dict, depth int) types.Object
-	find = func(t types.Dict, depth int) types.Object {
-		if t == nil || depth > 32 {
-			return nil
+	return d.destNames[key]
+}
+
+// maxNameTreeNodes bounds the nodes of a name tree read (each once).
+const maxNameTreeNodes = 100_000
+
+// nameTree reads a name tree (§7.9.6) into a map, once per document: each
+// node is visited at most once, however its /Kids refer to each other, so a
+// tree whose kids repeat or cycle costs its size, not its paths.
+func (d *doc) nameTree(root types.Dict) map[string]types.Object {
+	out := map[string]types.Object{}
+	seen := map[int]bool{}
+	nodes := 0
+	var walk func(t types.Dict, depth int)
+	walk = func(t types.Dict, depth int) {
+		if t == nil || depth > 32 || nodes >= maxNameTreeNodes {
+			return
 		}
-		if lim := d.array(t["Limits"]); len(lim) == 2 {
-			lo, hi := string(d.rawString(lim[0])), string(d.rawString(lim[1]))
-			if key < lo || key > hi {
-				return nil
-			}
-		}
+		nodes++
 		ns := d.array(t["Names"])
 		for i := 0; i+1 < len(ns); i += 2 {
-			if string(d.rawString(ns[i])) == key {
-				return ns[i+1]
+			k := string(d.rawString(ns[i]))
+			if _, dup := out[k]; !dup {
+				out[k] = ns[i+1]
 			}
 		}
 		for _, k := range d.array(t["Kids"]) {
-			if o := find(d.dict(k), depth+1); o != nil {
-				return o
+			if nr := objNr(k); nr > 0 {
+				if seen[nr] {
+					continue
+				}
+				seen[nr] = true
 			}
+			walk(d.dict(k), depth+1)
 		}
-		return nil
 	}
-	return find(d.dict(names["Dests"]), 0)
+	walk(root, 0)
+	return out
 }

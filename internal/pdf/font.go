@@ -260,7 +260,7 @@ func (d *doc) loadFont(fd types.Dict) *font {
 				f.coll = nil
 			}
 		case types.StreamDict:
-			if data := d.streamBytes(enc); data != nil {
+			if data := d.fontData(enc); data != nil {
 				f.encCMap = parseCMap(data)
 			}
 		}
@@ -294,7 +294,7 @@ func (d *doc) loadFont(fd types.Dict) *font {
 		f.loadSimpleEncoding(d, fd, desc)
 	}
 	if tu, ok := d.resolve(fd["ToUnicode"]).(types.StreamDict); ok {
-		if data := d.streamBytes(tu); data != nil {
+		if data := d.fontData(tu); data != nil {
 			cm := parseCMap(data)
 			if len(cm.text) > 0 || len(cm.ranges) > 0 {
 				f.toUnicode = cm
@@ -418,7 +418,7 @@ var t1Enc = regexp.MustCompile(`dup\s+(\d+)\s*/([^\s/\[\]{}()<>]+)\s+put`)
 func (d *doc) builtinEncoding(desc types.Dict) *baseEncoding {
 	if sd, ok := d.resolve(desc["FontFile3"]).(types.StreamDict); ok {
 		if d.name(sd.Dict["Subtype"]) == "Type1C" {
-			if data := d.streamBytes(sd); data != nil {
+			if data := d.fontData(sd); data != nil {
 				return cffBuiltinEncoding(data)
 			}
 		}
@@ -428,7 +428,7 @@ func (d *doc) builtinEncoding(desc types.Dict) *baseEncoding {
 	if !ok {
 		return nil
 	}
-	data := d.streamBytes(sd)
+	data := d.fontData(sd)
 	if data == nil {
 		return nil
 	}
@@ -483,4 +483,12 @@ func (d *doc) cidWidths(w types.Array) map[uint32]float64 {
 		i += 3
 	}
 	return m
+}
+
+// fontData decodes a font's stream (a program, CMap or encoding). A stream
+// over a limit loads as missing: the font degrades, and when the
+// document's budget is spent the page fails with it anyway.
+func (d *doc) fontData(sd types.StreamDict) []byte {
+	b, _ := d.streamBytes(sd)
+	return b
 }

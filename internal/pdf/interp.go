@@ -1,8 +1,6 @@
 package pdf
 
 import (
-	"errors"
-	"fmt"
 	"math"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -51,16 +49,13 @@ type gstate struct {
 	size, tc, tw, th, tl, ts float64
 }
 
-// Limits on work per page, so a hostile file cannot hang or exhaust memory.
-const (
-	maxOpsPerPage    = 20_000_000
-	maxGlyphsPerPage = 2_000_000
-	maxFormDepth     = 12
-	maxStackDepth    = 256
-	maxOperands      = 4096
-)
+// maxStackDepth bounds the graphics state stack. Deeper q operators are
+// ignored rather than failing the page: real producers emit unbalanced q.
+const maxStackDepth = 256
 
-var errTooManyOps = errors.New("pdf: too many content-stream operators on one page")
+// minRunBytes is what one content stream or Form XObject run counts at
+// least against MaxPageBytes.
+const minRunBytes = 512
 
 type formXObject struct {
 	content   []byte
@@ -70,19 +65,30 @@ type formXObject struct {
 
 // interp interprets content streams (§8, §9) and collects glyphs.
 type interp struct {
-	d       *doc
-	gs      gstate
-	stack   []gstate
-	tm      matrix
-	tlm     matrix
-	glyphs  []glyph
-	ops     int
-	codes   []code
-	fontIDs map[*font]int32
+	d      *doc
+	gs     gstate
+	stack  []gstate
+	tm     matrix
+	tlm    matrix
+	glyphs []glyph
+	ops    int
+	bytes  int64 // content interpreted, Form XObjects counted each time they run
+	// maxGlyphs is the most glyphs this page may show (MaxGlyphs, or less
+	// when the document's glyph budget is nearly spent); glyphLimit is
+	// the limit that sets it.
+	maxGlyphs  int
+	glyphLimit Limit
+	err        error // a limit hit while showing text, ends the page
+	codes      []code
+	fontIDs    map[*font]int32
 }
 
 func newInterp(d *doc, base matrix) *interp {
-	return &interp{d: d, gs: gstate{ctm: base, th: 1}, fontIDs: map[*font]int32{}}
+	in := &interp{d: d, gs: gstate{ctm: base, th: 1}, fontIDs: map[*font]int32{}, maxGlyphs: MaxGlyphs, glyphLimit: LimitGlyphs}
+	if d.glyphBudget < in.maxGlyphs {
+		in.maxGlyphs, in.glyphLimit = d.glyphBudget, LimitDocGlyphs
+	}
+	return in
 }
 
 // operand is a content-stream operand.
@@ -93,8 +99,16 @@ type operand struct {
 	arr  []operand // TJ arrays
 }
 
-// run interprets one content stream with the given resources.
+// run interprets one content stream with the given resources. It stops at
+// the first limit hit (a *LimitError) or when the document must stop.
 func (in *interp) run(data []byte, res types.Dict, depth int) error {
+	// A run costs more than its bytes (a lexer, a font table, the saved
+	// state): each counts at least minRunBytes, so that a fan-out of tiny
+	// forms meets MaxPageBytes after at most MaxPageBytes/minRunBytes runs.
+	in.bytes += max(int64(len(data)), minRunBytes)
+	if in.bytes > MaxPageBytes {
+		return &LimitError{Limit: LimitPageBytes, Max: MaxPageBytes}
+	}
 	lx := newLexer(data)
 	var args []operand
 	fonts := map[string]*font{}
@@ -104,66 +118,73 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 		case tokEOF:
 			return nil
 		case tokNum, tokName, tokString:
-			if len(args) < maxOperands {
-				args = append(args, operand{kind: t.kind, num: t.num, val: t.val})
+			if len(args) >= MaxOperands {
+				return &LimitError{Limit: LimitOperands, Max: MaxOperands}
 			}
+			args = append(args, operand{kind: t.kind, num: t.num, val: t.val})
 			continue
-		case tokArrayOpen:
-			args = append(args, in.readArray(lx))
-			continue
-		case tokDictOpen:
-			skipDict(lx)
-			args = append(args, operand{kind: tokDictOpen})
+		case tokArrayOpen, tokDictOpen:
+			if len(args) >= MaxOperands {
+				return &LimitError{Limit: LimitOperands, Max: MaxOperands}
+			}
+			a, err := readComposite(lx, t.kind)
+			if err != nil {
+				return err
+			}
+			args = append(args, a)
 			continue
 		case tokArrayClose, tokDictClose:
 			continue
 		}
 		in.ops++
-		if in.ops > maxOpsPerPage {
-			return errTooManyOps
+		if in.ops > MaxOperators {
+			return &LimitError{Limit: LimitOperators, Max: MaxOperators}
 		}
-		if in.ops&4095 == 0 && in.d.ctx.Err() != nil {
-			return fmt.Errorf("%w: %v", ErrTimeout, in.d.ctx.Err())
+		if in.ops&4095 == 0 {
+			if err := in.d.stopped(); err != nil {
+				return err
+			}
 		}
 		if err := in.op(string(t.val), args, res, fonts, lx, depth); err != nil {
 			return err
+		}
+		if in.err != nil {
+			return in.err
 		}
 		args = args[:0]
 		lx.release()
 	}
 }
 
-func (in *interp) readArray(lx *lexer) operand {
-	arr := operand{kind: tokArrayOpen}
-	for n := 0; n < 1<<20; n++ {
-		t := lx.next()
-		switch t.kind {
-		case tokEOF, tokArrayClose:
-			return arr
-		case tokNum, tokString, tokName:
-			arr.arr = append(arr.arr, operand{kind: t.kind, num: t.num, val: t.val})
-		case tokArrayOpen:
-			in.readArray(lx) // nested arrays carry nothing we use
-		case tokDictOpen:
-			skipDict(lx)
-		}
-	}
-	return arr
-}
-
-func skipDict(lx *lexer) {
+// readComposite reads an array or dictionary operand after its opening
+// token, without recursion: nesting is counted, up to MaxNesting. Only the
+// top-level numbers, names and strings of an array are kept (a TJ array);
+// a dictionary, and what is nested deeper, carries nothing the interpreter
+// uses. A missing close ends at the end of the stream.
+func readComposite(lx *lexer, open tokKind) (operand, error) {
+	out := operand{kind: open}
 	depth := 1
-	for n := 0; n < 1<<20; n++ {
+	for {
 		t := lx.next()
 		switch t.kind {
 		case tokEOF:
-			return
-		case tokDictOpen:
+			return out, nil
+		case tokArrayOpen, tokDictOpen:
 			depth++
-		case tokDictClose:
+			if depth > MaxNesting {
+				return out, &LimitError{Limit: LimitNesting, Max: MaxNesting}
+			}
+		case tokArrayClose, tokDictClose:
 			depth--
 			if depth == 0 {
-				return
+				return out, nil
+			}
+		case tokNum, tokString, tokName:
+			if depth == 1 && open == tokArrayOpen {
+				if len(out.arr) >= MaxOperands {
+					return out, &LimitError{Limit: LimitOperands, Max: MaxOperands}
+				}
+				out.arr = append(out.arr, operand{kind: t.kind, num: t.num, val: t.val})
 			}
 		}
 	}
@@ -293,7 +314,7 @@ func (in *interp) op(name string, args []operand, res types.Dict, fonts map[stri
 			}
 		}
 	case "Do":
-		if len(args) > 0 && args[len(args)-1].kind == tokName && depth < maxFormDepth {
+		if len(args) > 0 && args[len(args)-1].kind == tokName {
 			return in.doXObject(string(args[len(args)-1].val), res, depth)
 		}
 	case "BI":
@@ -339,7 +360,15 @@ func (in *interp) show(s []byte) {
 				tx += gs.tw * gs.th
 			}
 		}
-		if c.text != "" && len(in.glyphs) < maxGlyphsPerPage {
+		if c.text != "" {
+			if len(in.glyphs) >= in.maxGlyphs {
+				max := MaxGlyphs
+				if in.glyphLimit == LimitDocGlyphs {
+					max = MaxDocumentGlyphs
+				}
+				in.err = &LimitError{Limit: in.glyphLimit, Max: int64(max)}
+				return
+			}
 			in.emit(c, tx, ty)
 		}
 		in.tm = matrix{1, 0, 0, 1, tx, ty}.mul(in.tm)
@@ -487,13 +516,20 @@ func (in *interp) doXObject(name string, res types.Dict, depth int) error {
 				fx.matrix[i], _ = in.d.num(m[i])
 			}
 		}
-		fx.content = in.d.streamBytes(sd)
+		content, err := in.d.streamBytes(sd)
+		if err != nil {
+			return err
+		}
+		fx.content = content
 		if nr > 0 {
 			in.d.forms[nr] = fx
 		}
 	}
 	if fx == nil || len(fx.content) == 0 {
 		return nil
+	}
+	if depth >= MaxFormDepth {
+		return &LimitError{Limit: LimitForms, Max: MaxFormDepth}
 	}
 	r := fx.resources
 	if r == nil {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx/internal/pdf/hostile"
 )
 
 type tokView struct {
@@ -105,6 +107,14 @@ func seedPDFs(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	// One small document per hostile class, so that the fuzzer starts
+	// next to every limit.
+	for _, data := range [][]byte{
+		hostile.DeepContent("[", 100), hostile.DeepContent("<<", 100), hostile.DeepObject("[", 120),
+		hostile.OperandFlood(5000), hostile.TextBomb(2, 1<<10), hostile.SelfForm(), hostile.FormFanOut(3, 4),
+	} {
+		f.Add(data)
+	}
 }
 
 // FuzzLexer checks that the content-stream lexer, CMap parser and
@@ -134,7 +144,7 @@ func FuzzLexer(f *testing.F) {
 			}
 		}
 		parseCMap(data)
-		d := &doc{ctx: context.Background(), maxStream: 1 << 20, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
+		d := &doc{ctx: context.Background(), budget: 1 << 20, glyphBudget: MaxDocumentGlyphs, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
 		in := newInterp(d, identity)
 		in.gs.font = &font{kind: fontType0, defaultW: 1, sizeScale: 1, toUnicode: parseCMap(data)}
 		in.gs.size = 10

@@ -122,13 +122,22 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 		g.matches = l.g.matches
 	}
 	parsed := make(map[string]parsedRefs, len(l.parsed))
+	// A build that is cancelled part way keeps what it read, so that the
+	// next one does not read those papers again.
+	keep := func() {
+		for k, pr := range parsed {
+			l.parsed[k] = pr
+		}
+	}
 	libCiters := map[string][]string{} // paper → library papers citing it
 	for _, p := range cat.Papers() {
 		if err := ctx.Err(); err != nil {
+			keep()
 			return nil, err
 		}
 		pr, ok, err := l.paperRefs(ctx, p, g)
 		if err != nil {
+			keep()
 			return nil, err
 		}
 		if !ok {
@@ -175,16 +184,23 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 // paperRefs returns a paper's references from its sidecar, else from its PDF
 // text when the fallback is configured; ok is false when there is neither.
 // Only a cancelled context is an error: problems with the paper's files are
-// recorded in the result.
-func (l *Library) paperRefs(ctx context.Context, p *vault.Paper, g *graph) (parsedRefs, bool, error) {
+// recorded in the result, and so is a panic while reading them (a bug
+// costs that paper, not the graph).
+func (l *Library) paperRefs(ctx context.Context, p *vault.Paper, g *graph) (pr parsedRefs, ok bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pr = parsedRefs{st: stamp{path: p.Ref}, err: fmt.Errorf("%s: %w: internal failure: %v", p.Ref, ErrPaperFailed, r)}
+			ok, err = true, nil
+		}
+	}()
 	sc := path.Join(p.Ref, SidecarFile)
 	st := l.stat(sc)
 	g.stamps = append(g.stamps, st)
 	if st.exists {
-		if pr, ok := l.parsed[sc]; ok && pr.st == st {
-			return pr, true, nil
+		if memo, ok := l.parsed[sc]; ok && memo.st == st {
+			return memo, true, nil
 		}
-		pr := parsedRefs{st: st}
+		pr = parsedRefs{st: st}
 		data, err := l.v.FS().ReadFile(sc, maxSidecar)
 		if err == nil {
 			pr.refs, pr.skipped, err = parseSidecar(data)
@@ -200,20 +216,44 @@ func (l *Library) paperRefs(ctx context.Context, p *vault.Paper, g *graph) (pars
 	}
 	pst := l.stat(p.PDF)
 	g.stamps = append(g.stamps, pst)
-	if pr, ok := l.parsed[p.PDF]; ok && pr.st == pst {
-		return pr, true, nil
+	if memo, ok := l.parsed[p.PDF]; ok && memo.st == pst {
+		return memo, true, nil
 	}
-	pr := parsedRefs{st: pst}
-	text, err := l.opts.Text(ctx, p)
+	pr = parsedRefs{st: pst}
+	text, err := l.paperText(ctx, p)
 	if err != nil {
 		if ctx.Err() != nil {
 			return parsedRefs{}, false, ctx.Err()
 		}
-		pr.err = fmt.Errorf("%s: references from text: %w", p.PDF, err)
+		pr.err = fmt.Errorf("%s: references from text: %w: %w", p.PDF, ErrPaperFailed, err)
 		return pr, true, nil
 	}
 	pr.refs = textIDs(text)
 	return pr, true, nil
+}
+
+// paperText calls the Text hook for one paper, within PaperTimeout, and
+// keeps at most the last maxPaperText bytes. A panic in the hook is that
+// paper's error, not the build's.
+func (l *Library) paperText(ctx context.Context, p *vault.Paper) (text string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, l.opts.PaperTimeout)
+	defer cancel()
+	defer func() {
+		if r := recover(); r != nil {
+			text, err = "", fmt.Errorf("internal failure reading the text: %v", r)
+		}
+	}()
+	text, err = l.opts.Text(ctx, p)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("took longer than %v: %w", l.opts.PaperTimeout, err)
+	}
+	if len(text) > maxPaperText {
+		text = text[len(text)-maxPaperText:]
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			text = text[i+1:]
+		}
+	}
+	return text, err
 }
 
 // stat stamps a file of the Vault for the freshness check. It only reads the

@@ -13,6 +13,11 @@
 // arXiv id match against the catalogue, never by borrowing the path of the
 // paper being asked about.
 //
+// The graph is built paper by paper: a paper whose sidecar is malformed, or
+// whose PDF text fails, panics or takes longer than Options.PaperTimeout,
+// is skipped with its reason in its Relations.Err (ErrPaperFailed) and
+// never stops the others.
+//
 // The graph is built once per catalogue and reused: it is rebuilt when the
 // catalogue changes or when a sidecar, the cache or a PDF read for
 // references changes (checked by modification time and size at most once per
@@ -69,7 +74,26 @@ type Options struct {
 	// the cache and the PDFs it read are checked for changes again. Zero
 	// means 2 seconds.
 	Revalidate time.Duration
+	// PaperTimeout bounds the Text call of one paper; a paper that takes
+	// longer is skipped with that reason (until its PDF changes). Zero
+	// means DefaultPaperTimeout.
+	PaperTimeout time.Duration
 }
+
+// DefaultPaperTimeout bounds reading one paper's PDF text for references.
+// It is longer than the PDF extractor's own time limit (pdf.DefaultTimeout,
+// 30 s), so that the extractor's limit ends a costly PDF first, and that
+// outcome is what the PDF cache remembers for later processes.
+const DefaultPaperTimeout = 45 * time.Second
+
+// maxPaperText is the most of one paper's text read for references: its
+// end, where the reference section is.
+const maxPaperText = 16 << 20
+
+// ErrPaperFailed marks a paper skipped while building the graph: its PDF
+// text could not be read in time or the reading failed. Relations.Err of
+// that paper wraps it with the reason; the other papers are unaffected.
+var ErrPaperFailed = errors.New("paper skipped")
 
 // Library answers citation relations for the papers of one Vault. It is safe
 // for concurrent use.
@@ -97,6 +121,9 @@ func New(v *vault.Vault, opts *Options) *Library {
 	}
 	if l.opts.Revalidate <= 0 {
 		l.opts.Revalidate = 2 * time.Second
+	}
+	if l.opts.PaperTimeout <= 0 {
+		l.opts.PaperTimeout = DefaultPaperTimeout
 	}
 	return l
 }

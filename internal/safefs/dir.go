@@ -6,6 +6,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
 // entry is a listed folder entry. Unlike the entries of os.ReadDir, its Info
@@ -66,7 +68,7 @@ func (f *FS) readDir(t target) ([]*entry, error) {
 	out := make([]*entry, 0, len(des))
 	for _, de := range des {
 		name := de.Name()
-		if !visible(name) {
+		if !visible(name) || f.strict && (de.Type()&fs.ModeSymlink != 0 || textnorm.HasUnsafe(name)) {
 			continue
 		}
 		e := &entry{fsys: f, rel: path.Join(t.rel, name), canon: path.Join(t.canon, name), typ: de.Type()}

@@ -27,6 +27,13 @@ var (
 	ErrNotText = errors.New("not text")
 	// ErrTooLarge reports a file above the caller's size cap.
 	ErrTooLarge = errors.New("file too large")
+	// ErrLink reports a symbolic link where none is followed: any element
+	// of a path in a Strict view (documents), and any element of the
+	// SDK's own files from .agentero down.
+	ErrLink = errors.New("symbolic link")
+	// ErrName reports, in a Strict view, a name with a control or
+	// bidirectional-formatting character.
+	ErrName = errors.New("name with a control or direction character")
 )
 
 // reasonError is a sentinel with a more specific message; errors.Is still

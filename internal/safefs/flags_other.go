@@ -14,6 +14,6 @@ const openFlags = os.O_RDONLY
 func isAbs(p string) bool { return filepath.IsAbs(p) }
 
 const (
-	appendFlags = os.O_WRONLY | os.O_APPEND | os.O_CREATE
+	appendFlags = os.O_RDWR | os.O_APPEND | os.O_CREATE
 	createFlags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
 )

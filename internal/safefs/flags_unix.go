@@ -19,6 +19,6 @@ func isAbs(p string) bool { return len(p) > 0 && p[0] == '/' }
 // fails with ENXIO instead of blocking); createFlags makes a new temporary
 // file and never reuses one.
 const (
-	appendFlags = os.O_WRONLY | os.O_APPEND | os.O_CREATE | syscall.O_NONBLOCK | syscall.O_NOCTTY
+	appendFlags = os.O_RDWR | os.O_APPEND | os.O_CREATE | syscall.O_NONBLOCK | syscall.O_NOCTTY
 	createFlags = os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscall.O_NOCTTY
 )

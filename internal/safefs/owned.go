@@ -14,10 +14,6 @@ import (
 	"unicode/utf8"
 )
 
-// ErrLink reports a symbolic link where the SDK's own files must be real:
-// any element of the private folder, its sub-folders and the files in them.
-var ErrLink = errors.New("symbolic link")
-
 // DirFlag says how OpenDir treats missing or existing folders.
 type DirFlag int
 
@@ -297,7 +293,8 @@ func (d *Dir) ReadFile(name string, max int64) ([]byte, error) {
 
 // OpenAppend opens the regular file name for appending, creating it (mode
 // 0600, and its missing parent folders 0700) when it does not exist. Each
-// Write of the returned File is one write(2) at the file's end.
+// Write of the returned File is one write(2) at the file's end; the File can
+// also be read (ReadAt), as a locked log is.
 func (d *Dir) OpenAppend(name string) (*File, error) {
 	rel, _, err := d.file("open", name, true)
 	if err != nil {
@@ -385,13 +382,14 @@ func (d *Dir) Remove(name string) error {
 
 // OpenFile opens the file at path, an absolute path, through a Dir for its
 // folder (see OpenDir for the rules): for reading (os.O_RDONLY) or for
-// appending (os.O_WRONLY|os.O_APPEND|os.O_CREATE, creating missing folders).
-// Other flags are refused.
+// appending (os.O_WRONLY|os.O_APPEND|os.O_CREATE, creating missing folders;
+// os.O_RDWR in place of os.O_WRONLY also allows reading, as a log that is
+// locked, read and appended to needs). Other flags are refused.
 func OpenFile(file string, flag int) (*File, error) {
 	var df DirFlag
 	switch flag {
 	case os.O_RDONLY:
-	case os.O_WRONLY | os.O_APPEND | os.O_CREATE:
+	case os.O_WRONLY | os.O_APPEND | os.O_CREATE, os.O_RDWR | os.O_APPEND | os.O_CREATE:
 		df = Create
 	default:
 		return nil, &fs.PathError{Op: "open", Path: filepath.Base(file), Err: reason(fs.ErrInvalid, "unsupported flags")}

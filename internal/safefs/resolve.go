@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
 // maxLinks bounds the symbolic links followed for one path, as the kernel's
@@ -60,12 +62,18 @@ func (f *FS) resolve(rel string) (target, error) {
 		if err := checkName(name); err != nil {
 			return target{}, err
 		}
+		if f.strict && textnorm.HasUnsafe(name) {
+			return target{}, ErrName
+		}
 		cur := path.Join(append(done, name)...)
 		fi, err := f.root.Lstat(cur)
 		if err != nil {
 			return target{}, err
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
+			if f.strict {
+				return target{}, ErrLink
+			}
 			if links++; links > maxLinks {
 				return target{}, syscall.ELOOP
 			}

@@ -37,6 +37,9 @@ type FS struct {
 	// name is the vault-relative path of the view's root: "." for the Vault,
 	// "papers/x" for a Sub view. Errors are reported under it.
 	name string
+	// strict refuses every symbolic link and every name with an unsafe
+	// character (see Strict).
+	strict bool
 }
 
 // Open opens the Vault at dir, an absolute path to a folder. The returned
@@ -68,6 +71,19 @@ func (f *FS) Close() error {
 	}
 	return nil
 }
+
+// Strict returns a view of the same folder, sharing f's handle (close only
+// one of them), for reading documents: besides f's own rules it refuses every
+// symbolic link, at any element of a path and even when it stays inside the
+// view (ErrLink), and every entry whose name holds a control or
+// bidirectional-formatting character or is not UTF-8 (ErrName, see
+// textnorm.Unsafe). Listings and walks leave both out. Sub views of a
+// strict view are strict.
+//
+// The rule is checked element by element before the open and held after it
+// by the identity check: a name swapped for a link between the two is
+// refused as changed.
+func (f *FS) Strict() *FS { return &FS{root: f.root, name: f.name, strict: true} }
 
 // Name returns the vault-relative path of the view's root: "." for the
 // Vault itself.
@@ -115,7 +131,7 @@ func (f *FS) Sub(rel string) (*FS, error) {
 		r.Close()
 		return nil, &fs.PathError{Op: "sub", Path: vp, Err: errChanged}
 	}
-	return &FS{root: r, name: vp}, nil
+	return &FS{root: r, name: vp, strict: f.strict}, nil
 }
 
 // Stat returns information about rel, following symbolic links that stay

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -51,6 +52,32 @@ func (c *checker) info() {
 	if in.Kind == "" {
 		c.fail("Info().Kind is empty")
 	}
+	c.title("Info().Title", in.Title)
+	c.name("Info().Ref", in.Ref)
+}
+
+// title checks that a title, a heading or a label is one line of data, as
+// textnorm.Line makes it: the tools show it next to their own words.
+func (c *checker) title(what, s string) {
+	if s != textnorm.Line(s) {
+		c.fail("%s %q is not one line of data (want %q)", what, s, textnorm.Line(s))
+	}
+}
+
+// name checks that a path or a name holds no line break, control or
+// direction character.
+func (c *checker) name(what, s string) {
+	if textnorm.HasUnsafe(s) {
+		c.fail("%s %q holds a control or direction character", what, s)
+	}
+}
+
+// location checks the names and titles of a location.
+func (c *checker) location(what string, l sources.Location) {
+	c.name(what+" path", l.Path)
+	c.title(what+" section", l.Section)
+	c.title(what+" label", l.Label)
+	c.name(what+" region", l.Region)
 }
 
 const excerptChars = 200
@@ -88,6 +115,8 @@ func (c *checker) search(probe string) []sources.Hit {
 		if h.Path == "" {
 			c.fail("hit %d has no path", i)
 		}
+		c.title(fmt.Sprintf("hit %d title", i), h.Title)
+		c.location(fmt.Sprintf("hit %d", i), h.Location)
 	}
 	one, err := c.src.Search(c.ctx, sources.Query{Text: probe, Limit: 1})
 	if err == nil && len(one.Hits) > 1 {
@@ -149,12 +178,15 @@ func (c *checker) read(hits []sources.Hit) {
 }
 
 func (c *checker) document(doc *sources.Document) {
+	c.title(doc.Path+" title", doc.Title)
 	for i, s := range doc.Sections {
+		c.title(fmt.Sprintf("%s section %d title", doc.Path, i), s.Title)
 		if s.Part < 0 || s.Part >= len(doc.Parts) || s.Offset < 0 || s.Offset > len(doc.Parts[s.Part].Text) {
 			c.fail("%s section %d (%q) is anchored outside the text", doc.Path, i, s.Title)
 		}
 	}
 	for i, p := range doc.Parts {
+		c.location(fmt.Sprintf("%s part %d", doc.Path, i), p.Location)
 		if !utf8.ValidString(p.Text) {
 			c.fail("%s part %d is not valid UTF-8", doc.Path, i)
 		}
@@ -185,6 +217,8 @@ func (c *checker) list() {
 	ref := c.src.Info().Ref
 	seenFile := false
 	for _, e := range entries {
+		c.name("List entry", e.Name)
+		c.name("List entry path", e.Path)
 		if strings.HasPrefix(e.Name, ".") {
 			c.fail("List shows hidden entry %q", e.Name)
 		}

@@ -1,0 +1,349 @@
+//go:build unix
+
+package researchctx
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/researchctx/researchctx/internal/safefs"
+)
+
+// planGrant resolves a small plan for dir and writes its grant.
+func planGrant(t *testing.T, dir, runtimeID string) (string, *Grant) {
+	t.Helper()
+	p, err := Resolve(context.Background(), Request{Vault: dir, RuntimeID: runtimeID, TurnID: "t", Mentions: []string{"notes"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := p.WriteGrant()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ReadGrant(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, g
+}
+
+func writeJSON(t *testing.T, path string, v any, tail string) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(b, tail...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadGrantPlace: a grant is trusted only as the regular file in its
+// place in the vault it names, reached without links, with nothing after
+// its JSON object.
+func TestReadGrantPlace(t *testing.T) {
+	vaultA, vaultB := testVault(t), testVault(t)
+	grantA, g := planGrant(t, vaultA, "run-a")
+	_, gB := planGrant(t, vaultB, "run-b")
+	tmp := t.TempDir()
+
+	root := *g
+	root.Vault = "/"
+	loose := filepath.Join(tmp, "grant.json")
+	writeJSON(t, loose, root, "")
+	layout := filepath.Join(tmp, ".agentero", "context-sessions", "run-a", "grant.json")
+	writeJSON(t, layout, root, "")
+	copyB := filepath.Join(vaultA, ".agentero", "context-sessions", "run-b", "grant.json")
+	writeJSON(t, copyB, gB, "")
+	link := filepath.Join(vaultA, ".agentero", "context-sessions", "run-l", "grant.json")
+	os.MkdirAll(filepath.Dir(link), 0o700)
+	if err := os.Symlink(grantA, link); err != nil {
+		t.Fatal(err)
+	}
+	linkedDir := filepath.Join(vaultA, ".agentero", "context-sessions", "run-d")
+	if err := os.Symlink(filepath.Dir(grantA), linkedDir); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(vaultA, ".agentero", "context-sessions", "run-f", "grant.json")
+	os.MkdirAll(filepath.Dir(fifo), 0o700)
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	trailingJSON := filepath.Join(vaultA, ".agentero", "context-sessions", "run-t", "grant.json")
+	gt := *g
+	gt.RuntimeID = "run-t"
+	writeJSON(t, trailingJSON, gt, "\n{\"vault\":\"/\"}\n")
+	trailingJunk := filepath.Join(vaultA, ".agentero", "context-sessions", "run-j", "grant.json")
+	gj := *g
+	gj.RuntimeID = "run-j"
+	writeJSON(t, trailingJunk, gj, " junk")
+	spaces := filepath.Join(vaultA, ".agentero", "context-sessions", "run-s", "grant.json")
+	gs := *g
+	gs.RuntimeID = "run-s"
+	writeJSON(t, spaces, gs, "\n\n  \n")
+
+	tests := []struct {
+		name, path, want string
+	}{
+		{"loose grant naming /", loose, "read only at {vault}/.agentero/context-sessions/{runtime-id}/grant.json"},
+		{"vault layout elsewhere naming /", layout, "not in the vault it names"},
+		{"grant of vault B copied into vault A", copyB, "not in the vault it names"},
+		{"grant symlink", link, "symbolic link"},
+		{"runtime folder symlink", filepath.Join(linkedDir, "grant.json"), "symbolic link"},
+		{"FIFO", fifo, "not a regular file"},
+		{"trailing JSON", trailingJSON, "something follows"},
+		{"trailing junk", trailingJunk, "something follows"},
+		{"relative path outside its place", "grant.json", "read only at"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() {
+				_, err := ReadGrant(tt.path)
+				done <- err
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("ReadGrant hangs")
+			}
+			if !errors.Is(err, ErrGrant) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want ErrGrant saying %q", err, tt.want)
+			}
+			for _, p := range []string{vaultA, vaultB, tmp} {
+				if strings.Contains(err.Error(), p) {
+					t.Errorf("error names a machine path: %v", err)
+				}
+			}
+		})
+	}
+	t.Run("trailing white space is fine", func(t *testing.T) {
+		if _, err := ReadGrant(spaces); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("the vault through a link is the same vault", func(t *testing.T) {
+		alias := filepath.Join(t.TempDir(), "alias")
+		if err := os.Symlink(vaultA, alias); err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(vaultA, grantA)
+		if _, err := ReadGrant(filepath.Join(alias, rel)); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestWriteGrantPrivateLink: WriteGrant refuses a .agentero (or a folder
+// under it) that is a link, and neither writes nor changes modes at its
+// target.
+func TestWriteGrantPrivateLink(t *testing.T) {
+	for _, at := range []string{".agentero", ".agentero/context-sessions", ".agentero/context-sessions/run-1"} {
+		t.Run(at, func(t *testing.T) {
+			dir := testVault(t)
+			out := t.TempDir()
+			os.Chmod(out, 0o755)
+			link := filepath.Join(dir, filepath.FromSlash(at))
+			os.RemoveAll(link)
+			os.MkdirAll(filepath.Dir(link), 0o700)
+			if err := os.Symlink(out, link); err != nil {
+				t.Fatal(err)
+			}
+			p, err := Resolve(context.Background(), Request{Vault: dir, RuntimeID: "run-1", TurnID: "t", Mentions: []string{"notes"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = p.WriteGrant()
+			if !errors.Is(err, safefs.ErrLink) || strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), out) {
+				t.Fatalf("err = %v, want ErrLink naming no machine path", err)
+			}
+			if st, _ := os.Stat(out); st.Mode().Perm() != 0o755 {
+				t.Errorf("the link's target was chmodded to %v", st.Mode().Perm())
+			}
+			if entries, _ := os.ReadDir(out); len(entries) != 0 {
+				t.Errorf("written at the link's target: %v", entries)
+			}
+		})
+	}
+}
+
+// TestUsageFileLayer: the usage log is appended to and read only as a
+// regular file reached without links; a link, a FIFO or a linked runtime
+// folder is refused at once and its target left alone.
+func TestUsageFileLayer(t *testing.T) {
+	dir := testVault(t)
+	grant, _ := planGrant(t, dir, "run-u")
+	usage := UsagePath(grant)
+	outside := filepath.Join(t.TempDir(), "target.jsonl")
+	line := UsageLine{TurnID: "t", Tool: "context_read", Chars: 3}
+
+	t.Run("symlink", func(t *testing.T) {
+		os.WriteFile(outside, []byte("KEEP\n"), 0o644)
+		os.Remove(usage)
+		if err := os.Symlink(outside, usage); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(usage)
+		if err := AppendUsage(usage, line); !errors.Is(err, safefs.ErrLink) {
+			t.Errorf("AppendUsage through a link: %v", err)
+		}
+		if _, err := ReadUsage(usage, "t"); !errors.Is(err, safefs.ErrLink) {
+			t.Errorf("ReadUsage through a link: %v", err)
+		}
+		if _, err := SumUsage(usage, 0, map[string]int{}); !errors.Is(err, safefs.ErrLink) {
+			t.Errorf("SumUsage through a link: %v", err)
+		}
+		if b, _ := os.ReadFile(outside); string(b) != "KEEP\n" {
+			t.Errorf("the link's target changed: %q", b)
+		}
+	})
+	t.Run("FIFO", func(t *testing.T) {
+		os.Remove(usage)
+		if err := syscall.Mkfifo(usage, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(usage)
+		done := make(chan [3]error, 1)
+		go func() {
+			_, r := ReadUsage(usage, "t")
+			_, s := SumUsage(usage, 0, map[string]int{})
+			done <- [3]error{AppendUsage(usage, line), r, s}
+		}()
+		select {
+		case errs := <-done:
+			for i, err := range errs {
+				if !errors.Is(err, safefs.ErrNotRegular) {
+					t.Errorf("call %d on a FIFO: %v", i, err)
+				}
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the usage log calls hang on a FIFO")
+		}
+	})
+	t.Run("linked .agentero", func(t *testing.T) {
+		v := testVault(t)
+		g, _ := planGrant(t, v, "run-x")
+		moved := filepath.Join(t.TempDir(), "moved")
+		if err := os.Rename(filepath.Join(v, ".agentero"), moved); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(moved, filepath.Join(v, ".agentero")); err != nil {
+			t.Fatal(err)
+		}
+		if err := AppendUsage(UsagePath(g), line); !errors.Is(err, safefs.ErrLink) {
+			t.Errorf("AppendUsage under a linked .agentero: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(moved, "context-sessions", "run-x", UsageFile)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a usage log was written at the link's target")
+		}
+	})
+}
+
+// TestUsageReadCaps: a usage log with a huge line (no newline) is read in
+// bounded memory: the line is skipped and counted, the good lines around it
+// still count, and a log above the read cap is refused with ErrTooLarge.
+func TestUsageReadCaps(t *testing.T) {
+	dir := testVault(t)
+	grant, _ := planGrant(t, dir, "run-c")
+	usage := UsagePath(grant)
+	good := func() []byte {
+		b, _ := json.Marshal(UsageLine{At: time.Unix(0, 0).UTC(), TurnID: "t", Tool: "context_read", URIs: []string{"notes/ideas.md"}, Chars: 5})
+		return append(b, '\n')
+	}()
+	f, err := os.Create(usage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(good)
+	junk := make([]byte, 1<<20)
+	for i := range junk {
+		junk[i] = 'x'
+	}
+	for range 8 { // an 8 MiB line
+		f.Write(junk)
+	}
+	f.Write([]byte("\n"))
+	f.Write(good)
+	f.Close()
+
+	u, err := ReadUsage(usage, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Calls != 2 || u.Chars != 10 || u.Skipped != 1 {
+		t.Errorf("usage = %+v, want 2 calls, 10 chars, 1 skipped", u)
+	}
+	sums := map[string]int{}
+	next, err := SumUsage(usage, 0, sums)
+	if st, _ := os.Stat(usage); err != nil || sums["t"] != 10 || next != st.Size() {
+		t.Errorf("SumUsage = %v, %v, %v", next, sums, err)
+	}
+
+	// Past the read cap (a sparse file: no disk is used).
+	if err := os.Truncate(usage, maxUsageRead+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadUsage(usage, "t"); !errors.Is(err, safefs.ErrTooLarge) {
+		t.Errorf("ReadUsage of a log above the cap: %v", err)
+	}
+	if _, err := SumUsage(usage, 0, map[string]int{}); !errors.Is(err, safefs.ErrTooLarge) {
+		t.Errorf("SumUsage of a log above the cap: %v", err)
+	}
+}
+
+// TestWriteGrantOverFIFO: a FIFO at grant.json or at the catalogue cache
+// hangs neither Resolve nor WriteGrant; the grant replaces the FIFO.
+func TestWriteGrantOverFIFO(t *testing.T) {
+	dir := testVault(t)
+	grant, _ := planGrant(t, dir, "run-f")
+	os.Remove(grant)
+	if err := syscall.Mkfifo(grant, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(dir, ".agentero", "cache", "catalogue.gob")
+	os.Remove(cache)
+	if err := os.MkdirAll(filepath.Dir(cache), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(cache, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := func() (string, *Grant, error) {
+			p, err := Resolve(context.Background(), Request{Vault: dir, RuntimeID: "run-f", TurnID: "t2", Mentions: []string{"notes"}})
+			if err != nil {
+				return "", nil, err
+			}
+			path, err := p.WriteGrant()
+			if err != nil {
+				return "", nil, err
+			}
+			g, err := ReadGrant(path)
+			return path, g, err
+		}()
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Resolve or WriteGrant hangs on a FIFO")
+	}
+	if st, err := os.Lstat(grant); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("grant.json after WriteGrant: %v, %v", st, err)
+	}
+}

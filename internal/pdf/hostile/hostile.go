@@ -1,0 +1,375 @@
+// Package hostile generates PDFs built to exhaust a text extractor, one per
+// class of attack, for the hostile-content tests and the pdfhostile
+// measurement command, and measures the peak memory of a process. Each is small on disk (at most a few megabytes) and
+// costly to read: the fixtures are made by code, never committed.
+package hostile
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Case is one hostile document.
+type Case struct {
+	Name string
+	// Make builds the document.
+	Make func() []byte
+}
+
+// Cases returns one case per class of attack, at the sizes the issue
+// tracker reported (or larger).
+func Cases() []Case {
+	return []Case{
+		{"content arrays nested 1M deep", func() []byte { return DeepContent("[", 1<<20) }},
+		{"content dictionaries nested 1M deep", func() []byte { return DeepContent("<<", 1<<20) }},
+		{"content arrays nested 30M deep, compressed", func() []byte { return DeepContentFlate(30 << 20) }},
+		{"object arrays nested 1M deep", func() []byte { return DeepObject("[", 1<<20) }},
+		{"object dictionaries nested 100k deep", func() []byte { return DeepObject("<</A ", 100000) }},
+		{"object arrays nested 1M deep in an object stream", func() []byte { return DeepObjectStream(1 << 20) }},
+		{"operand stack flood", func() []byte { return OperandFlood(1 << 20) }},
+		{"text bomb, one page", func() []byte { return TextBomb(1, 30<<20) }},
+		{"text bomb, 400 pages", func() []byte { return TextBomb(400, 1<<20) }},
+		{"2000 pages", func() []byte { return ManyPages(2000) }},
+		{"2000 pages sharing one text stream", func() []byte { return TextBomb(2000, 256<<10) }},
+		{"Flate bomb, 1 GiB of zeros", func() []byte { return FlateBomb(1 << 30) }},
+		{"huge stream, 40 MB", func() []byte { return HugeStream(40 << 20) }},
+		{"40 pages sharing a 30 MB stream", func() []byte { return SharedStream(40, 30<<20) }},
+		{"form drawing itself", SelfForm},
+		{"form fan-out", func() []byte { return FormFanOut(11, 16) }},
+		{"name tree listing itself as its kids", func() []byte { return NameTreeCycle(1000) }},
+		{"large file, 120 MB", func() []byte { return LargeFile(120 << 20) }},
+	}
+}
+
+// writer assembles a PDF from object sources, numbered from 1 in the order
+// added, with a classic cross-reference table.
+type writer struct{ objs [][]byte }
+
+func (w *writer) add(src string) int {
+	w.objs = append(w.objs, []byte(src))
+	return len(w.objs)
+}
+
+func (w *writer) set(n int, src string) { w.objs[n-1] = []byte(src) }
+
+// stream adds a stream object holding data as it is (already encoded
+// when dict names a filter).
+func (w *writer) stream(dict string, data []byte) int {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "<< %s /Length %d >>\nstream\n", dict, len(data))
+	b.Write(data)
+	b.WriteString("\nendstream")
+	w.objs = append(w.objs, b.Bytes())
+	return len(w.objs)
+}
+
+// flate adds a FlateDecode stream of what r yields.
+func (w *writer) flate(r io.Reader) int {
+	var b bytes.Buffer
+	z, _ := zlib.NewWriterLevel(&b, zlib.BestCompression)
+	if _, err := io.Copy(z, r); err != nil {
+		panic(err) // readers here are in memory
+	}
+	z.Close()
+	return w.stream("/Filter /FlateDecode", b.Bytes())
+}
+
+func (w *writer) bytes(root int) []byte {
+	var out bytes.Buffer
+	out.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	offs := make([]int, len(w.objs))
+	for i, o := range w.objs {
+		offs[i] = out.Len()
+		fmt.Fprintf(&out, "%d 0 obj\n", i+1)
+		out.Write(o)
+		out.WriteString("\nendobj\n")
+	}
+	xref := out.Len()
+	fmt.Fprintf(&out, "xref\n0 %d\n0000000000 65535 f \n", len(w.objs)+1)
+	for _, off := range offs {
+		fmt.Fprintf(&out, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(w.objs)+1, root, xref)
+	return out.Bytes()
+}
+
+// pages adds a page tree whose pages draw the given content streams with
+// Helvetica as /F1 and extra resources, and the catalog; it returns the
+// catalog's object number.
+func (w *writer) pages(contents []int, resources, pageExtra string) int {
+	font := w.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	res := w.add(fmt.Sprintf("<< /Font << /F1 %d 0 R >> %s >>", font, resources))
+	tree := w.add("")
+	kids := make([]string, len(contents))
+	for i, c := range contents {
+		kids[i] = fmt.Sprintf("%d 0 R", w.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources %d 0 R /Contents %d 0 R %s >>", tree, res, c, pageExtra)))
+	}
+	w.set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids)))
+	return w.add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree))
+}
+
+// onePage is a document of one page drawing content.
+func onePage(content int, w *writer) []byte { return w.bytes(w.pages([]int{content}, "", "")) }
+
+// DeepContent is a page whose content stream opens depth arrays (open
+// "[") or dictionaries (open "<<") inside one another, uncompressed.
+func DeepContent(open string, depth int) []byte {
+	w := &writer{}
+	data := "BT /F1 12 Tf 72 700 Td (before) Tj " + strings.Repeat(open, depth) + " TJ ET"
+	return onePage(w.stream("", []byte(data)), w)
+}
+
+// DeepContentFlate is DeepContent("[", depth) with the content stream
+// compressed: a few kilobytes on disk.
+func DeepContentFlate(depth int) []byte {
+	w := &writer{}
+	r := io.MultiReader(strings.NewReader("BT /F1 12 Tf 72 700 Td "), repeat('[', int64(depth)), strings.NewReader(" TJ ET"))
+	return onePage(w.flate(r), w)
+}
+
+// DeepObject is a document whose page dictionary holds an entry nested
+// depth deep (open "[" or "<</A "), in the file's own object syntax.
+func DeepObject(open string, depth int) []byte {
+	w := &writer{}
+	c := w.stream("", []byte("BT /F1 12 Tf 72 700 Td (deep object) Tj ET"))
+	return w.bytes(w.pages([]int{c}, "", "/Deep "+strings.Repeat(open, depth)))
+}
+
+// OperandFlood is a page with n operands before one operator.
+func OperandFlood(n int) []byte {
+	w := &writer{}
+	data := "BT /F1 12 Tf 72 700 Td " + strings.Repeat("1 ", n) + "Tj ET"
+	return onePage(w.stream("", []byte(data)), w)
+}
+
+// TextBomb is a document of pages pages that all draw one compressed
+// content stream of about size bytes of shown text.
+func TextBomb(pages, size int) []byte {
+	w := &writer{}
+	line := "(" + strings.Repeat("text bomb ", 8) + ") Tj T* "
+	n := max(1, size/len(line))
+	r := io.MultiReader(strings.NewReader("BT /F1 10 Tf 12 TL 72 760 Td "), strings.NewReader(strings.Repeat(line, n)), strings.NewReader("ET"))
+	c := w.flate(r)
+	contents := make([]int, pages)
+	for i := range contents {
+		contents[i] = c
+	}
+	return w.bytes(w.pages(contents, "", ""))
+}
+
+// ManyPages is a document of n pages of ordinary text, each page its own
+// small compressed content stream: about 0.3 kB per page on disk.
+func ManyPages(n int) []byte {
+	w := &writer{}
+	contents := make([]int, n)
+	for i := range contents {
+		var b strings.Builder
+		b.WriteString("BT /F1 10 Tf 12 TL 72 760 Td ")
+		for l := 0; l < 55; l++ {
+			fmt.Fprintf(&b, "(Page %d line %d: the quick brown fox jumps over the lazy dog again.) Tj T* ", i+1, l+1)
+		}
+		b.WriteString("ET")
+		contents[i] = w.flate(strings.NewReader(b.String()))
+	}
+	return w.bytes(w.pages(contents, "", ""))
+}
+
+// FlateBomb is a page whose content stream decodes to size zero bytes.
+func FlateBomb(size int64) []byte {
+	w := &writer{}
+	return onePage(w.flate(repeat(0, size)), w)
+}
+
+// HugeStream is a page whose uncompressed content stream is size bytes of
+// text operators.
+func HugeStream(size int) []byte {
+	w := &writer{}
+	op := "BT /F1 10 Tf 72 700 Td (huge) Tj ET\n"
+	return onePage(w.stream("", []byte(strings.Repeat(op, size/len(op)+1))), w)
+}
+
+// SelfForm is a page drawing a Form XObject that draws itself.
+func SelfForm() []byte {
+	w := &writer{}
+	form := w.add("")
+	w.set(form, string(streamSrc(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /X %d 0 R >> >>", form), "BT /F1 10 Tf 72 700 Td (self) Tj ET /X Do")))
+	c := w.stream("", []byte("/X Do"))
+	return w.bytes(w.pages([]int{c}, fmt.Sprintf("/XObject << /X %d 0 R >>", form), ""))
+}
+
+// FormFanOut is a page drawing a chain of levels Form XObjects each of
+// which draws the next one fan times: fan^levels draws of the last.
+func FormFanOut(levels, fan int) []byte {
+	w := &writer{}
+	first := len(w.objs) + 1
+	for i := 0; i < levels; i++ {
+		w.add("")
+	}
+	for i := 0; i < levels; i++ {
+		body := strings.Repeat("/N Do ", fan)
+		res := fmt.Sprintf("/Resources << /XObject << /N %d 0 R >> >>", first+i+1)
+		if i == levels-1 {
+			body, res = "BT /F1 10 Tf 72 700 Td (leaf) Tj ET", ""
+		}
+		w.set(first+i, string(streamSrc("/Type /XObject /Subtype /Form /BBox [0 0 612 792] "+res, body)))
+	}
+	c := w.stream("", []byte("/X Do"))
+	return w.bytes(w.pages([]int{c}, fmt.Sprintf("/XObject << /X %d 0 R >>", first), ""))
+}
+
+func streamSrc(dict, data string) []byte {
+	return []byte(fmt.Sprintf("<< %s /Length %d >>\nstream\n%s\nendstream", dict, len(data), data))
+}
+
+// repeat yields n copies of c.
+func repeat(c byte, n int64) io.Reader {
+	return io.LimitReader(byteReader(c), n)
+}
+
+type byteReader byte
+
+func (b byteReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
+}
+
+// Plain is an ordinary one-page document showing lines: the control case
+// beside the hostile ones.
+func Plain(lines ...string) []byte {
+	w := &writer{}
+	var b strings.Builder
+	b.WriteString("BT /F1 10 Tf 12 TL 72 740 Td ")
+	for _, l := range lines {
+		fmt.Fprintf(&b, "(%s) Tj T* ", strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(l))
+	}
+	b.WriteString("ET")
+	return onePage(w.stream("", []byte(b.String())), w)
+}
+
+// LargeFile is a page of text drawing an image of size bytes of noise
+// (which no filter shrinks): a file near the size limit.
+func LargeFile(size int) []byte {
+	w := &writer{}
+	noise := make([]byte, size)
+	x := uint64(0x9E3779B97F4A7C15)
+	for i := range noise {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		noise[i] = byte(x)
+	}
+	img := w.stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8", size), noise)
+	c := w.stream("", []byte("q 612 0 0 792 0 0 cm /Im Do Q BT /F1 10 Tf 72 700 Td (large file) Tj ET"))
+	return w.bytes(w.pages([]int{c}, fmt.Sprintf("/XObject << /Im %d 0 R >>", img), ""))
+}
+
+// PeakRSS returns the calling process's peak resident set in bytes (VmHWM
+// from /proc), or -1 where /proc does not give it. A parent cannot take it
+// from the rusage of a waited child: that counts the parent's own pages,
+// shared with the child before exec.
+func PeakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return -1
+}
+
+// DeepObjectStream is DeepObject("[", depth) with the nested object kept
+// compressed in an object stream, which a parser reads by another path
+// than the file's plain objects, under a cross-reference stream.
+func DeepObjectStream(depth int) []byte {
+	var out bytes.Buffer
+	out.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	content := "BT /F1 12 Tf 72 700 Td (deep object stream) Tj ET"
+	deep := strings.Repeat("[", depth) + strings.Repeat("]", depth)
+	var zs bytes.Buffer
+	z, _ := zlib.NewWriterLevel(&zs, zlib.BestCompression)
+	header := "7 0 "
+	io.WriteString(z, header+deep)
+	z.Close()
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R /Deep 7 0 R >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		fmt.Sprintf("<< /Type /ObjStm /N 1 /First %d /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream", len(header), zs.Len(), zs.String()),
+	}
+	offs := make([]int, len(objs))
+	for i, o := range objs {
+		offs[i] = out.Len()
+		fmt.Fprintf(&out, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	// Cross-reference stream: objects 0..8 (7 in the object stream, 8 the
+	// stream itself), fields of 1, 4 and 2 bytes.
+	xrefAt := out.Len()
+	var rows []byte
+	row := func(typ byte, f2 uint32, f3 uint16) {
+		rows = append(rows, typ, byte(f2>>24), byte(f2>>16), byte(f2>>8), byte(f2), byte(f3>>8), byte(f3))
+	}
+	row(0, 0, 65535)
+	for _, off := range offs {
+		row(1, uint32(off), 0)
+	}
+	row(2, 6, 0)
+	row(1, uint32(xrefAt), 0)
+	fmt.Fprintf(&out, "8 0 obj\n<< /Type /XRef /Size 9 /W [1 4 2] /Root 1 0 R /Length %d >>\nstream\n", len(rows))
+	out.Write(rows)
+	fmt.Fprintf(&out, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", xrefAt)
+	return out.Bytes()
+}
+
+// SharedStream is a document of pages pages that all draw one compressed
+// content stream of size bytes of white space: each page decodes it
+// again.
+func SharedStream(pages int, size int64) []byte {
+	w := &writer{}
+	c := w.flate(repeat(' ', size))
+	contents := make([]int, pages)
+	for i := range contents {
+		contents[i] = c
+	}
+	return w.bytes(w.pages(contents, "", ""))
+}
+
+// NameTreeCycle is a page with an outline of items bookmarks, each naming
+// a destination that is not there, in a /Dests name tree whose root lists
+// itself eight times as a kid: a reader that walks the tree's paths rather
+// than its nodes takes 8^depth steps per lookup.
+func NameTreeCycle(items int) []byte {
+	w := &writer{}
+	c := w.stream("", []byte("BT /F1 12 Tf 72 700 Td (name tree) Tj ET"))
+	tree := w.add("")
+	w.set(tree, fmt.Sprintf("<< /Kids [%s] >>", strings.Repeat(fmt.Sprintf("%d 0 R ", tree), 8)))
+	outline := w.add("")
+	first := len(w.objs) + 1
+	for i := 0; i < items; i++ {
+		next := ""
+		if i+1 < items {
+			next = fmt.Sprintf("/Next %d 0 R", first+i+1)
+		}
+		w.add(fmt.Sprintf("<< /Title (Item %d) /Parent %d 0 R /Dest (missing%d) %s >>", i, outline, i, next))
+	}
+	w.set(outline, fmt.Sprintf("<< /Type /Outlines /First %d 0 R /Count %d >>", first, items))
+	root := w.pages([]int{c}, "", "")
+	// The catalog is the last object: give it the outline and the names.
+	cat := string(w.objs[root-1])
+	w.set(root, strings.TrimSuffix(cat, ">>")+fmt.Sprintf("/Outlines %d 0 R /Names << /Dests %d 0 R >> >>", outline, tree))
+	return w.bytes(root)
+}

@@ -1,0 +1,251 @@
+package pdf
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	"github.com/researchctx/researchctx/internal/pdf/hostile"
+)
+
+// outcome summarises an extraction for the hostile suite: the document's
+// error, or the limits its pages hit.
+func outcome(d *Document, err error) string {
+	var le *LimitError
+	switch {
+	case errors.As(err, &le):
+		return fmt.Sprintf("document: %s", le.Limit)
+	case err != nil:
+		return fmt.Sprintf("document: %v", err)
+	}
+	counts := map[string]int{}
+	var order []string
+	for _, p := range d.Pages {
+		k := "text"
+		switch {
+		case errors.As(p.Err, &le):
+			k = string(le.Limit)
+		case p.Err != nil:
+			k = "error"
+		case p.NoTextLayer:
+			k = "no text"
+		}
+		if counts[k] == 0 {
+			order = append(order, k)
+		}
+		counts[k]++
+	}
+	s := ""
+	for i, k := range order {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%d %s", counts[k], k)
+	}
+	return "pages: " + s
+}
+
+// hostileWant is the outcome each hostile case must end in.
+var hostileWant = map[string]string{
+	"content arrays nested 1M deep":              "pages: 1 nesting depth",
+	"content dictionaries nested 1M deep":        "pages: 1 nesting depth",
+	"content arrays nested 30M deep, compressed": "pages: 1 nesting depth",
+	// pdfcpu stops at MaxObjectNesting and, in its relaxed mode, drops the
+	// object: here the only page.
+	"object arrays nested 1M deep":                     "document: pdf: malformed: no pages",
+	"object dictionaries nested 100k deep":             "document: pdf: malformed: no pages",
+	"object arrays nested 1M deep in an object stream": "pages: 1 text",
+	"operand stack flood":                              "pages: 1 operands per operator",
+	"text bomb, one page":                              "pages: 1 glyphs per page",
+	"text bomb, 400 pages":                             "pages: 50 glyphs per page, 350 glyphs per document",
+	"2000 pages":                                       "pages: 2000 text",
+	"2000 pages sharing one text stream":               "pages: 50 glyphs per page, 1950 glyphs per document",
+	"Flate bomb, 1 GiB of zeros":                       "pages: 1 decoded bytes per stream",
+	"huge stream, 40 MB":                               "pages: 1 decoded bytes per stream",
+	"40 pages sharing a 30 MB stream":                  "pages: 17 no text, 23 decoded bytes per document",
+	"form drawing itself":                              "pages: 1 form XObject nesting",
+	"form fan-out":                                     "pages: 1 decoded bytes per page",
+	"name tree listing itself as its kids":             "pages: 1 text",
+	"large file, 120 MB":                               "pages: 1 text",
+}
+
+// maxHostileRSS is the bound on the peak resident set of a process
+// extracting any single input.
+const maxHostileRSS = 300 << 20
+
+// TestHostileContent extracts each hostile document in a child process
+// (this test binary, reading the file as the SDK does) and checks that the
+// child survives, ends in the expected limit, and stays under
+// maxHostileRSS. A stack overflow is a fatal error that no recover
+// catches, so only a separate process can show that none happens.
+func TestHostileContent(t *testing.T) {
+	if path := os.Getenv("PDF_HOSTILE_FILE"); path != "" {
+		hostileChild(path)
+		return
+	}
+	if testing.Short() {
+		t.Skip("builds and extracts about 50 MB of hostile PDFs")
+	}
+	dir := t.TempDir()
+	for _, c := range hostile.Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			want, ok := hostileWant[c.Name]
+			if !ok {
+				t.Fatalf("no expected outcome for %q", c.Name)
+			}
+			path := filepath.Join(dir, "case.pdf")
+			if err := os.WriteFile(path, c.Make(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHostileContent$")
+			cmd.Env = append(os.Environ(), "PDF_HOSTILE_FILE="+path)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("child process: %v\n%s", err, lastLines(stderr.String(), 20))
+			}
+			got, hwm, _ := strings.Cut(strings.TrimSpace(stdout.String()), "\n")
+			if got != want {
+				t.Errorf("outcome = %q, want %q", got, want)
+			}
+			rss, err := strconv.ParseInt(hwm, 10, 64)
+			if err != nil {
+				t.Logf("no peak RSS from the child (%q)", hwm)
+				return
+			}
+			t.Logf("peak RSS %d MB", rss>>20)
+			if rss > maxHostileRSS {
+				t.Errorf("peak RSS %d MB, over %d MB", rss>>20, maxHostileRSS>>20)
+			}
+		})
+	}
+}
+
+// hostileChild extracts the file at path through an *os.File, prints the
+// outcome and exits.
+func hostileChild(path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(2)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(2)
+	}
+	d, err := Extract(context.Background(), f, fi.Size(), nil)
+	fmt.Println(outcome(d, err))
+	fmt.Println(hostile.PeakRSS())
+	os.Exit(0)
+}
+
+func lastLines(s string, n int) string {
+	ls := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(ls[max(0, len(ls)-n):], "\n")
+}
+
+// TestTimeLimit checks the two ways extraction stops on time: its own
+// limit, a property of the file that the cache remembers (ErrTooLarge,
+// LimitTime), and the caller's context, which is not (ErrTimeout).
+func TestTimeLimit(t *testing.T) {
+	data := hostile.ManyPages(400)
+	_, err := extractBytes(t, data, &Options{Timeout: 20 * time.Millisecond})
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != LimitTime || !errors.Is(err, ErrTooLarge) || errors.Is(err, ErrTimeout) {
+		t.Errorf("own time limit: err = %v, want a LimitTime *LimitError", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err = Extract(ctx, bytes.NewReader(data), int64(len(data)), nil)
+	if !errors.Is(err, ErrTimeout) || errors.Is(err, ErrTooLarge) {
+		t.Errorf("caller's deadline: err = %v, want ErrTimeout", err)
+	}
+}
+
+// TestLimitsKeepEarlierPages checks that a document-wide budget spent part
+// way keeps the pages before it and fails every later one with it.
+func TestLimitsKeepEarlierPages(t *testing.T) {
+	d, err := extractBytes(t, hostile.TextBomb(400, 1<<20), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var le *LimitError
+	if !errors.As(d.Pages[0].Err, &le) || le.Limit != LimitGlyphs || le.Page != 1 {
+		t.Errorf("page 1: err = %v, want the glyphs-per-page limit", d.Pages[0].Err)
+	}
+	last := d.Pages[len(d.Pages)-1]
+	if !errors.As(last.Err, &le) || le.Limit != LimitDocGlyphs || le.Page != len(d.Pages) || !errors.Is(last.Err, ErrTooLarge) {
+		t.Errorf("last page: err = %v, want the glyphs-per-document limit", last.Err)
+	}
+}
+
+// TestObjectStreamNesting checks that the object-stream fixture is read by
+// pdfcpu (a shallow one dereferences to its nested arrays) and that a deep
+// one meets pdfcpu's recursion limit rather than the stack's end.
+func TestObjectStreamNesting(t *testing.T) {
+	for _, tt := range []struct {
+		depth    int
+		wantFail bool
+	}{{10, false}, {MaxObjectNesting + 10, true}, {1 << 20, true}} {
+		data := hostile.DeepObjectStream(tt.depth)
+		pc, err := pdfcpu.ReadWithContext(context.Background(), bytes.NewReader(data), newConfig((&Options{}).withDefaults()))
+		if err != nil {
+			t.Fatalf("depth %d: reading: %v", tt.depth, err)
+		}
+		o, err := pc.XRefTable.Dereference(types.IndirectRef{ObjectNumber: 7})
+		switch {
+		case tt.wantFail && !errors.Is(err, model.ErrMaxRecursionDepthExceeded):
+			t.Errorf("depth %d: err = %v, want pdfcpu's recursion limit", tt.depth, err)
+		case !tt.wantFail && err != nil:
+			t.Errorf("depth %d: %v", tt.depth, err)
+		case !tt.wantFail:
+			n := 0
+			for a, ok := o.(types.Array); ok && len(a) > 0; a, ok = a[0].(types.Array) {
+				n++
+			}
+			if n != tt.depth-1 {
+				t.Errorf("depth %d: %d nested arrays read", tt.depth, n)
+			}
+		}
+	}
+}
+
+// TestNameTreeCycle checks that a name tree whose kids repeat and cycle is
+// read node by node: the 1,000 bookmarks are all read (each to an unknown
+// destination) without walking the tree's 8^32 paths.
+func TestNameTreeCycle(t *testing.T) {
+	d := mustExtract(t, hostile.NameTreeCycle(1000))
+	if len(d.Outline) != 1000 {
+		t.Fatalf("%d outline items, want 1000", len(d.Outline))
+	}
+	for _, it := range d.Outline {
+		if it.Page != 0 {
+			t.Fatalf("%+v: destination page %d, want unknown", it, it.Page)
+		}
+	}
+}
+
+// TestPageLabelOrder checks the one-pass label ranges: ranges listed out
+// of order are sorted, and of two ranges starting on one page the later
+// listed wins.
+func TestPageLabelOrder(t *testing.T) {
+	pages := []page{{content: "BT /F1 10 Tf 72 700 Td (a) Tj ET"}, {content: "BT /F1 10 Tf 72 700 Td (b) Tj ET"}, {content: "BT /F1 10 Tf 72 700 Td (c) Tj ET"}}
+	d := mustExtract(t, simpleDoc(pages, "/PageLabels << /Nums [2 << /S /D /St 10 >> 0 << /S /r >> 2 << /S /A >>] >>", "", nil))
+	if diff := cmp.Diff([]string{"i", "ii", "A"}, d.Labels); diff != "" {
+		t.Errorf("labels (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,187 @@
+package relations
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/vault"
+)
+
+// TestBadPaperSkipped checks that papers whose text panics, hangs or fails,
+// and a malformed sidecar, are each skipped with their reason while the
+// other papers' relations are built, and that the skipped papers are not
+// read again by the next build.
+func TestBadPaperSkipped(t *testing.T) {
+	v, dir := openVault(t, map[string]string{
+		"papers/a/metadata.json":                   js(t, obj{"title": "Alpha", "arxiv_id": "2001.00001"}),
+		"papers/a/source/agentero-cite.json":       sidecarDoc(t, obj{"metadata": obj{"arxivId": "2002.00002"}}),
+		"papers/good/metadata.json":                js(t, obj{"title": "Good", "arxiv_id": "2002.00002"}),
+		"papers/good/good.pdf":                     "%PDF-1.4 good\n",
+		"papers/panics/metadata.json":              `{"title": "panics"}`,
+		"papers/panics/panics.pdf":                 "%PDF-1.4 panics\n",
+		"papers/hangs/metadata.json":               `{"title": "hangs"}`,
+		"papers/hangs/hangs.pdf":                   "%PDF-1.4 hangs\n",
+		"papers/fails/metadata.json":               `{"title": "fails"}`,
+		"papers/fails/fails.pdf":                   "%PDF-1.4 fails\n",
+		"papers/sidecar/metadata.json":             `{"title": "sidecar"}`,
+		"papers/sidecar/source/agentero-cite.json": "{not json",
+	})
+	var mu sync.Mutex
+	calls := map[string]int{}
+	l := New(v, &Options{
+		Revalidate:   time.Nanosecond,
+		PaperTimeout: 50 * time.Millisecond,
+		Text: func(ctx context.Context, p *vault.Paper) (string, error) {
+			mu.Lock()
+			calls[p.Ref]++
+			mu.Unlock()
+			switch p.Ref {
+			case "papers/panics":
+				var m map[string]int
+				m["x"]++ // a bug in the text layer
+			case "papers/hangs":
+				<-ctx.Done()
+				return "", ctx.Err()
+			case "papers/fails":
+				return "", pdf.ErrMalformed
+			}
+			return "References\n[1] Alpha. arXiv:2001.00001.\n", nil
+		},
+	})
+	good := mustRelations(t, l, "papers/good")
+	if diff := cmp.Diff([]Work{{Title: "Alpha", ArXivID: "2001.00001", Paper: "papers/a"}}, good.References); diff != "" {
+		t.Errorf("good references (-want +got):\n%s", diff)
+	}
+	if good.Err != nil {
+		t.Errorf("good.Err = %v", good.Err)
+	}
+	for ref, want := range map[string][]string{
+		"papers/panics":  {"papers/panics/panics.pdf", "internal failure"},
+		"papers/hangs":   {"papers/hangs/hangs.pdf", "took longer than 50ms"},
+		"papers/fails":   {"papers/fails/fails.pdf", "malformed"},
+		"papers/sidecar": {"papers/sidecar/source/agentero-cite.json"},
+	} {
+		r := mustRelations(t, l, ref)
+		if r.Err == nil {
+			t.Errorf("%s: no Err", ref)
+			continue
+		}
+		for _, s := range want {
+			if !strings.Contains(r.Err.Error(), s) {
+				t.Errorf("%s: Err = %v, want it to say %q", ref, r.Err, s)
+			}
+		}
+		if strings.Contains(r.Err.Error(), dir) {
+			t.Errorf("%s: Err names an absolute path: %v", ref, r.Err)
+		}
+		if ref != "papers/sidecar" && !errors.Is(r.Err, ErrPaperFailed) {
+			t.Errorf("%s: Err = %v, want ErrPaperFailed", ref, r.Err)
+		}
+	}
+	// A rebuild (a changed sidecar) reads no skipped paper again.
+	writeFiles(t, dir, map[string]string{"papers/a/source/agentero-cite.json": sidecarDoc(t)})
+	mustRelations(t, l, "papers/a")
+	want := map[string]int{"papers/good": 1, "papers/panics": 1, "papers/hangs": 1, "papers/fails": 1}
+	if diff := cmp.Diff(want, calls); diff != "" {
+		t.Errorf("Text calls (-want +got):\n%s", diff)
+	}
+}
+
+// TestCancelledBuildKeepsProgress checks that a build cancelled part way
+// keeps the papers it read: the next build reads only the others.
+func TestCancelledBuildKeepsProgress(t *testing.T) {
+	v, _ := openVault(t, map[string]string{
+		"papers/p1/metadata.json": `{"title": "p1"}`,
+		"papers/p1/p1.pdf":        "%PDF-1.4 1\n",
+		"papers/p2/metadata.json": `{"title": "p2"}`,
+		"papers/p2/p2.pdf":        "%PDF-1.4 2\n",
+		"papers/p3/metadata.json": `{"title": "p3"}`,
+		"papers/p3/p3.pdf":        "%PDF-1.4 3\n",
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := map[string]int{}
+	l := New(v, &Options{Text: func(_ context.Context, p *vault.Paper) (string, error) {
+		calls[p.Ref]++
+		if p.Ref == "papers/p2" {
+			cancel() // the caller gives up while p2 is read
+		}
+		return "", nil
+	}})
+	if _, err := l.Relations(ctx, "papers/p1"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	mustRelations(t, l, "papers/p1")
+	if diff := cmp.Diff(map[string]int{"papers/p1": 1, "papers/p2": 1, "papers/p3": 1}, calls); diff != "" {
+		t.Errorf("Text calls (-want +got):\n%s", diff)
+	}
+}
+
+// TestHostilePDFsInLibrary builds relations through the SDK's real paper
+// sources over a library holding hostile PDFs (one whose content nests
+// arrays 30 million deep, which used to overflow the stack and end the
+// process; one whose objects nest a million deep): the graph is built, the
+// good paper's references are found, the hostile papers carry their
+// reason, and a second library on the same vault (a new process) gets the
+// PDF failures from the cache instead of extracting again.
+func TestHostilePDFsInLibrary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("extracts hostile PDFs")
+	}
+	v, _ := openVault(t, map[string]string{
+		"papers/a/metadata.json":    js(t, obj{"title": "Alpha", "arxiv_id": "2001.00001"}),
+		"papers/good/metadata.json": js(t, obj{"title": "Good"}),
+		"papers/good/good.pdf":      string(hostile.Plain("Good paper", "References", "[1] Alpha. arXiv:2001.00001.")),
+		"papers/deep/metadata.json": `{"title": "deep"}`,
+		"papers/deep/deep.pdf":      string(hostile.DeepContentFlate(30 << 20)),
+		"papers/obj/metadata.json":  `{"title": "obj"}`,
+		"papers/obj/obj.pdf":        string(hostile.DeepObject("[", 1<<20)),
+	})
+	build := func() *Library {
+		lib := sources.NewLibrary(v, nil)
+		return New(v, &Options{Text: lib.PaperText})
+	}
+	l := build()
+	good := mustRelations(t, l, "papers/good")
+	if len(good.References) != 1 || good.References[0].Paper != "papers/a" {
+		t.Errorf("good references = %+v, want papers/a", good.References)
+	}
+	obj := mustRelations(t, l, "papers/obj")
+	if !errors.Is(obj.Err, ErrPaperFailed) || !errors.Is(obj.Err, pdf.ErrMalformed) {
+		t.Errorf("obj.Err = %v, want a skipped paper with a malformed PDF", obj.Err)
+	}
+	deep := mustRelations(t, l, "papers/deep")
+	t.Logf("deep: %d references, Err %v", len(deep.References), deep.Err)
+
+	again := mustRelations(t, build(), "papers/obj")
+	if again.Err == nil || !strings.Contains(again.Err.Error(), "remembered") {
+		t.Errorf("second library: obj.Err = %v, want the remembered failure", again.Err)
+	}
+}
+
+// TestLongTextKeepsEnd checks that of a paper's text longer than
+// maxPaperText only the end, where the references are, is scanned.
+func TestLongTextKeepsEnd(t *testing.T) {
+	v, _ := openVault(t, map[string]string{
+		"papers/long/metadata.json": `{"title": "Long"}`,
+		"papers/long/long.pdf":      "%PDF-1.4 long\n",
+	})
+	// Without the cut, the heading makes [0] the first reference; with
+	// it, the last third of what is kept is scanned, which holds [1].
+	filler := func(n int) string { return strings.Repeat("filler line of body text\n", n/25) }
+	text := "References\n[0] arXiv:2001.00001.\n" + filler(maxPaperText*3/4) + "[1] arXiv:2002.00002.\n" + filler(maxPaperText/4+(1<<20))
+	l := New(v, &Options{Text: func(context.Context, *vault.Paper) (string, error) { return text, nil }})
+	r := mustRelations(t, l, "papers/long")
+	if diff := cmp.Diff([]Work{{ArXivID: "2002.00002"}}, r.References); diff != "" {
+		t.Errorf("references (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,345 @@
+//go:build unix
+
+package mcp
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx"
+)
+
+var (
+	blockhostOnce sync.Once
+	blockhostDir  string
+	blockhost     string
+	blockhostErr  string
+)
+
+// blockhostBinary builds testdata/blockhost once per test run: a host whose
+// source blocks every call in open(2) on a FIFO.
+func blockhostBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs a test host")
+	}
+	blockhostOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "researchctx-blockhost-")
+		if err != nil {
+			blockhostErr = err.Error()
+			return
+		}
+		blockhostDir = dir
+		bin := filepath.Join(dir, "blockhost")
+		out, err := exec.Command("go", "build", "-o", bin, "./testdata/blockhost").CombinedOutput()
+		if err != nil {
+			blockhostErr = fmt.Sprintf("go build: %v\n%s", err, out)
+			return
+		}
+		blockhost = bin
+	})
+	if blockhost == "" {
+		t.Fatal(blockhostErr)
+	}
+	return blockhost
+}
+
+func mkfifo(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after 30 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		if cond() {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// answered reports whether stdout holds a response with the given id.
+func answered(stdout string, id string) bool {
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	sc.Buffer(nil, 1<<22)
+	for sc.Scan() {
+		var msg struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(sc.Bytes(), &msg) == nil && string(msg.ID) == id {
+			return true
+		}
+	}
+	return false
+}
+
+const searchLine = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"context_search","arguments":{"query":"gate"}}}`
+
+// TestProcessStopsWithBlockedCall: with a call in flight blocked in
+// open(2) on a FIFO (a source that ignores its context), the server still
+// ends promptly on SIGTERM, on SIGINT and on the end of stdin, with exit
+// code 0 and without writing the blocked call's result.
+func TestProcessStopsWithBlockedCall(t *testing.T) {
+	bin := blockhostBinary(t)
+	for _, how := range []string{"SIGTERM", "SIGINT", "EOF"} {
+		t.Run(how, func(t *testing.T) {
+			vault := sampleVault(t)
+			grant := writeGrant(t, demoRequest(vault))
+			fifo := filepath.Join(t.TempDir(), "block.fifo")
+			mkfifo(t, fifo)
+			cmd := exec.Command(bin, Flag, grant)
+			cmd.Env = append(os.Environ(), "BLOCKHOST_FIFO="+fifo)
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stdin = r
+			stdout, stderr := &syncBuffer{}, &syncBuffer{}
+			cmd.Stdout, cmd.Stderr = stdout, stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+			t.Cleanup(func() {
+				w.Close()
+				if cmd.ProcessState == nil {
+					cmd.Process.Kill()
+					cmd.Wait()
+				}
+			})
+			fmt.Fprintf(w, "%s\n%s\n%s\n", initializeLine, initializedLine, searchLine)
+			waitFor(t, "the initialize response", func() bool { return answered(stdout.String(), "1") })
+			// The search is in flight and stays blocked on the FIFO.
+			time.Sleep(300 * time.Millisecond)
+			if answered(stdout.String(), "2") {
+				t.Fatalf("the blocked call was answered: %s", stdout.String())
+			}
+			switch how {
+			case "SIGTERM":
+				cmd.Process.Signal(syscall.SIGTERM)
+			case "SIGINT":
+				cmd.Process.Signal(syscall.SIGINT)
+			case "EOF":
+				w.Close()
+			}
+			if code := wait(t, cmd); code != ExitOK {
+				t.Errorf("exit code %d, want %d (stderr %q)", code, ExitOK, stderr.String())
+			}
+			if answered(stdout.String(), "2") {
+				t.Errorf("the abandoned call was answered")
+			}
+		})
+	}
+}
+
+// TestProcessFIFOs: a FIFO at usage.jsonl or .agentero/cache/catalogue.gob
+// does not hang a call or the server's start, and a FIFO given as the grant
+// is refused at once.
+func TestProcessFIFOs(t *testing.T) {
+	t.Run("usage.jsonl", func(t *testing.T) {
+		vault := sampleVault(t)
+		grant := writeGrant(t, demoRequest(vault))
+		mkfifo(t, researchctx.UsagePath(grant))
+		cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, grant})
+		fmt.Fprintf(stdin, "%s\n%s\n%s\n", initializeLine, initializedLine, searchLine)
+		waitFor(t, "the search's answer", func() bool { return answered(stdout.String(), "2") })
+		if !strings.Contains(stdout.String(), `"isError":true`) || !strings.Contains(stdout.String(), "not a regular file") {
+			t.Errorf("search with a FIFO as usage log: %s", stdout.String())
+		}
+		stdin.Close()
+		if code := wait(t, cmd); code != ExitOK {
+			t.Errorf("exit code %d (stderr %q)", code, stderr.String())
+		}
+		if strings.Contains(stdout.String(), vault) {
+			t.Errorf("stdout names the Vault path")
+		}
+	})
+	t.Run("catalogue.gob", func(t *testing.T) {
+		vault := sampleVault(t)
+		mkfifo(t, filepath.Join(vault, ".agentero", "cache", "catalogue.gob"))
+		grant := writeGrant(t, demoRequest(vault)) // must not hang either
+		cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, grant})
+		fmt.Fprintf(stdin, "%s\n%s\n%s\n", initializeLine, initializedLine, searchLine)
+		waitFor(t, "the search's answer", func() bool { return answered(stdout.String(), "2") })
+		if strings.Contains(stdout.String(), `"isError":true`) {
+			t.Errorf("search with a FIFO as catalogue cache: %s", stdout.String())
+		}
+		stdin.Close()
+		if code := wait(t, cmd); code != ExitOK {
+			t.Errorf("exit code %d (stderr %q)", code, stderr.String())
+		}
+	})
+	t.Run("grant.json", func(t *testing.T) {
+		vault := sampleVault(t)
+		grant := writeGrant(t, demoRequest(vault))
+		mkfifo(t, grant)
+		cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, grant})
+		stdin.WriteString(initializeLine + "\n")
+		if code := wait(t, cmd); code != ExitUsage {
+			t.Errorf("exit code %d, want %d", code, ExitUsage)
+		}
+		checkRefusal(t, stderr.String(), stdout.String(), vault, "not a regular file")
+	})
+}
+
+// checkRefusal checks a server that refused to start: one line on stderr
+// saying why, naming no Vault path, and nothing on stdout.
+func checkRefusal(t *testing.T, stderr, stdout, vault, why string) {
+	t.Helper()
+	if !strings.HasPrefix(stderr, researchctx.ServerName+": ") || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, why) {
+		t.Errorf("stderr %q, want one line saying %q", stderr, why)
+	}
+	if strings.Contains(stderr, vault) {
+		t.Errorf("stderr names the Vault path: %q", stderr)
+	}
+	if stdout != "" {
+		t.Errorf("stdout %q, want nothing", stdout)
+	}
+}
+
+// TestProcessGrantPlace: the server starts only on a grant in its place in
+// the vault it names; every other grant is refused with exit code 2 and one
+// line on stderr.
+func TestProcessGrantPlace(t *testing.T) {
+	vaultA := sampleVault(t)
+	vaultB := sampleVault(t)
+	grantA := writeGrant(t, demoRequest(vaultA))
+	data, err := os.ReadFile(grantA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g researchctx.Grant
+	if err := json.Unmarshal(data, &g); err != nil {
+		t.Fatal(err)
+	}
+	put := func(path string, g researchctx.Grant, tail string) string {
+		t.Helper()
+		b, err := json.Marshal(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, append(b, tail...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	root := g
+	root.Vault = "/"
+	// A real grant of vault B, and a copy of it inside vault A.
+	reqB := demoRequest(vaultB)
+	reqB.RuntimeID = "rt-b"
+	var grantB researchctx.Grant
+	if b, err := os.ReadFile(writeGrant(t, reqB)); err != nil || json.Unmarshal(b, &grantB) != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	linkDir := filepath.Join(vaultA, ".agentero", "context-sessions", "rt-link")
+	os.MkdirAll(linkDir, 0o700)
+	if err := os.Symlink(grantA, filepath.Join(linkDir, "grant.json")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path, why string
+	}{
+		{"grant in a temporary folder naming /", put(filepath.Join(tmp, "grant.json"), root, ""), "a grant is read only at"},
+		{"vault layout in a temporary folder naming /", put(filepath.Join(tmp, ".agentero", "context-sessions", g.RuntimeID, "grant.json"), root, ""), "not in the vault it names"},
+		{"grant in vault A naming vault B", put(filepath.Join(vaultA, ".agentero", "context-sessions", "rt-b", "grant.json"), grantB, ""), "not in the vault it names"},
+		{"grant symlink", filepath.Join(linkDir, "grant.json"), "symbolic link"},
+		{"trailing JSON", put(grantA, g, "\n{}\n"), "something follows"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, tt.path})
+			stdin.WriteString(initializeLine + "\n")
+			if code := wait(t, cmd); code != ExitUsage {
+				t.Errorf("exit code %d, want %d (stderr %q)", code, ExitUsage, stderr.String())
+			}
+			checkRefusal(t, stderr.String(), stdout.String(), vaultA, tt.why)
+			if strings.Contains(stderr.String(), vaultB) || strings.Contains(stderr.String(), tmp) {
+				t.Errorf("stderr names a machine path: %q", stderr.String())
+			}
+		})
+	}
+
+	t.Run(".agentero symlink", func(t *testing.T) {
+		vault := sampleVault(t)
+		// The private folder moved outside the vault, a link left in its
+		// place.
+		out := filepath.Join(t.TempDir(), "elsewhere")
+		if err := os.Rename(filepath.Join(vault, ".agentero"), out); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		os.MkdirAll(out, 0o755)
+		if err := os.Chmod(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(out, filepath.Join(vault, ".agentero")); err != nil {
+			t.Fatal(err)
+		}
+		before := tree(t, out)
+		var r researchctx.Resolver
+		defer r.Close()
+		plan, err := r.Resolve(t.Context(), demoRequest(vault))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := plan.WriteGrant(); err == nil || !strings.Contains(err.Error(), "symbolic link") || strings.Contains(err.Error(), vault) {
+			t.Errorf("WriteGrant through a .agentero link: %v", err)
+		}
+		if st, _ := os.Stat(out); st.Mode().Perm() != 0o755 {
+			t.Errorf("the link's target was chmodded to %v", st.Mode().Perm())
+		}
+		if diff := cmp.Diff(before, tree(t, out)); diff != "" {
+			t.Errorf("files written at the link's target (-before +after):\n%s", diff)
+		}
+		// A grant reached through the link is refused too.
+		real := filepath.Join(out, "context-sessions", g.RuntimeID, "grant.json")
+		g2 := g
+		g2.Vault = vault
+		put(real, g2, "")
+		cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, filepath.Join(vault, ".agentero", "context-sessions", g.RuntimeID, "grant.json")})
+		stdin.WriteString(initializeLine + "\n")
+		if code := wait(t, cmd); code != ExitUsage {
+			t.Errorf("exit code %d, want %d", code, ExitUsage)
+		}
+		checkRefusal(t, stderr.String(), stdout.String(), vault, "symbolic link")
+	})
+}
+
+// tree lists the paths under dir.
+func tree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out
+}

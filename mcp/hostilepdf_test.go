@@ -1,0 +1,53 @@
+package mcp
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/internal/pdf/hostile"
+)
+
+// TestProcessHostilePDFInLibrary is the reported crash: a PDF whose
+// content nests arrays 30 million deep, in a paper the turn does not
+// grant, overflowed the server's stack on paper_relations of a granted
+// paper, in every new session. Here two sessions (two server processes)
+// each ask for the relations of the granted paper, with that PDF and one
+// whose objects nest a million deep in the library: both must answer and
+// exit cleanly.
+func TestProcessHostilePDFInLibrary(t *testing.T) {
+	vault := sampleVault(t)
+	for name, data := range map[string][]byte{
+		"deep-content": hostile.DeepContentFlate(30 << 20),
+		"deep-object":  hostile.DeepObject("[", 1<<20),
+	} {
+		dir := filepath.Join(vault, "papers", name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "metadata.json"), []byte(`{"title": "`+name+`"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".pdf"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grant := writeGrant(t, demoRequest(vault))
+	for session := 1; session <= 2; session++ {
+		s := startServer(t, grant, "")
+		start := time.Now()
+		res := call(t, s.cs, researchctx.ToolRelations, map[string]any{"paper": "papers/2401.01234"})
+		mustOK(t, res)
+		t.Logf("session %d: paper_relations in %v", session, time.Since(start))
+		// The server is still there for the next call.
+		mustOK(t, call(t, s.cs, researchctx.ToolSearch, map[string]any{"query": "strided global tokens"}))
+		if err := s.close(); err != nil {
+			t.Errorf("session %d: server exit: %v (stderr: %s)", session, err, s.stderr)
+		}
+		if code := s.cmd.ProcessState.ExitCode(); code != ExitOK {
+			t.Errorf("session %d: exit code %d, want 0 (stderr: %s)", session, code, s.stderr)
+		}
+	}
+}

@@ -1,0 +1,54 @@
+// Command blockhost is a host whose only source blocks every call on a
+// file: Search and Read open the FIFO named by BLOCKHOST_FIFO, which
+// blocks in open(2) until a writer comes, and ignore their context. The
+// mcp tests use it to check that the server still ends promptly on SIGTERM
+// and on the end of stdin with such a call in flight.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/mcp"
+	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/tools"
+)
+
+func main() {
+	mcp.ServeIfRequested(&mcp.ServeOptions{Toolset: &tools.Options{
+		Sources: func(_ context.Context, g *researchctx.Grant) ([]sources.Source, error) {
+			var out []sources.Source
+			for _, s := range g.Sources {
+				out = append(out, stuck{sources.Info{Ref: s.Path, Kind: sources.Kind(s.Kind)}})
+			}
+			return out, nil
+		},
+	}})
+	fmt.Fprintln(os.Stderr, "usage: blockhost --agentero-context-mcp <grant>")
+	os.Exit(2)
+}
+
+type stuck struct{ info sources.Info }
+
+func (s stuck) Info() sources.Info { return s.info }
+
+func (s stuck) Search(context.Context, sources.Query) (*sources.Results, error) {
+	return nil, block()
+}
+
+func (s stuck) Read(context.Context, string) (*sources.Document, error) {
+	return nil, block()
+}
+
+// block opens the FIFO without O_NONBLOCK: with no writer, open(2) never
+// returns.
+func block() error {
+	f, err := os.Open(os.Getenv("BLOCKHOST_FIFO"))
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return fmt.Errorf("the FIFO was opened")
+}

@@ -1,0 +1,352 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+
+	acp "github.com/coder/acp-go-sdk"
+	researchctx "github.com/researchctx/researchctx"
+)
+
+// Policy answers an agent's session/request_permission. The default,
+// AllowContextTools, allows only the three read-only agentero-context
+// tools; a host plugs in its own through AgentConfig.Permission, usually on
+// top of Identify (what the call is) and Answer (the option to pick).
+type Policy func(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error)
+
+// Identity is what a tool call an agent reports is, as far as the agent's
+// structured fields tell. Titles are display text (a shell call is titled
+// with its command) and never identify a call.
+type Identity struct {
+	// Ours is set when the call is one of the three agentero-context tools
+	// on the agentero-context server, identified exactly.
+	Ours bool
+	// Tool is the bare tool name when Ours ("context_search"); otherwise the
+	// agent's own name for the tool when it sends one (Claude Code's
+	// "Bash", "mcp__other__x"), else "".
+	Tool string
+	// Server is "agentero-context" when Ours, else the MCP server the agent
+	// names, if any.
+	Server string
+	// Agent names the shape the call was recognised by: "claude-code",
+	// "gemini-cli" or "" when none matched.
+	Agent string
+	// Reason says why the call is not ours; "" when it is.
+	Reason string
+}
+
+// toolArgs lists, per tool, its input properties and the required ones, as
+// package tools declares them (a test keeps the two in step). A call whose
+// arguments have other keys is not a call of ours.
+var toolArgs = map[string]struct{ props, required []string }{
+	researchctx.ToolSearch:    {props: []string{"query", "limit", "source"}, required: []string{"query"}},
+	researchctx.ToolRead:      {props: []string{"target", "mode", "quote", "section", "page", "region", "cursor"}, required: []string{"target"}},
+	researchctx.ToolRelations: {props: []string{"paper", "kind", "limit"}, required: []string{"paper"}},
+}
+
+// Claude Code (through @agentclientprotocol/claude-agent-acp) names an MCP
+// tool "mcp__<server>__<tool>" in _meta.claudeCode.toolName and the server
+// in _meta.claudeCode.mcpServer {name, source}. The source says where the
+// server's definition came from; ours is given over ACP ("dynamic"). A
+// server of the same name from a configuration file (for example a
+// .mcp.json in the Vault) is not ours.
+var claudeConfigSources = []string{"project", "local", "user", "plugin", "managed", "enterprise", "claudeai", "agent"}
+
+// gemini-cli names an MCP tool "<tool> (<server> MCP Server)" in the
+// title, sends kind "other", and puts the arguments as JSON (or, past 500
+// characters, "[Payload omitted due to length with parameters: a, b]") in
+// the content. Its call id starts with the name of the function the model
+// called, which is the tool it runs: core/turn.js makes every id
+// "<name>__<id>" (the model's id, or "<name>_<millis>_<n>"), and the ACP
+// session's fallback is "<name>-<millis>-<n>". Our tools are named
+// "mcp_agentero-context_<tool>" there.
+var geminiOmitted = regexp.MustCompile(`^\[Payload omitted due to length(?: with parameters: ([^\]]*))?\]$`)
+
+// geminiCallOf reports whether a gemini-cli call id is one of the function
+// name.
+func geminiCallOf(id, name string) bool {
+	if strings.HasPrefix(id, name+"__") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(id, name+"-")
+	if !ok {
+		return false
+	}
+	a, b, ok := strings.Cut(rest, "-")
+	return ok && digits(a) && digits(b)
+}
+
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Identify says what the tool call of a permission request is. A call is
+// ours only when every structured field the agent sends agrees:
+//
+//   - Claude Code: _meta.claudeCode.toolName is exactly
+//     "mcp__agentero-context__<tool>", _meta.claudeCode.mcpServer (when
+//     sent) names agentero-context from a source that is not a
+//     configuration file, and rawInput has only the tool's arguments.
+//   - gemini-cli: the title is exactly "<tool> (agentero-context MCP
+//     Server)", the kind is "other", no option is gemini's non-MCP
+//     "proceed_always", the call id starts with the function name
+//     "mcp_agentero-context_<tool>" ("…__" or "…-<millis>-<n>"), and the
+//     arguments shown have only the tool's keys.
+//
+// In both, a kind other than other, read or search (execute, edit, delete,
+// move, fetch...) is never ours. Everything else is not ours.
+func Identify(req acp.RequestPermissionRequest) Identity {
+	return identify(req.ToolCall, req.Options, true)
+}
+
+// identify recognises a call from its fields; options are checked only for
+// a permission request (asking).
+func identify(tc acp.ToolCallUpdate, options []acp.PermissionOption, asking bool) Identity {
+	if tc.Kind != nil {
+		switch *tc.Kind {
+		case acp.ToolKindOther, acp.ToolKindRead, acp.ToolKindSearch:
+		default:
+			id := Identity{Reason: "kind " + string(*tc.Kind) + " is never an agentero-context call"}
+			if cc := claudeMeta(tc); cc != nil {
+				id.Tool, _ = cc["toolName"].(string)
+				id.Agent = "claude-code"
+			}
+			return id
+		}
+	}
+	if cc := claudeMeta(tc); cc != nil {
+		return identifyClaude(tc, cc, asking)
+	}
+	return identifyGemini(tc, options, asking)
+}
+
+func claudeMeta(tc acp.ToolCallUpdate) map[string]any {
+	cc, _ := tc.Meta["claudeCode"].(map[string]any)
+	if _, ok := cc["toolName"].(string); !ok {
+		return nil
+	}
+	return cc
+}
+
+func identifyClaude(tc acp.ToolCallUpdate, cc map[string]any, asking bool) Identity {
+	name := cc["toolName"].(string)
+	id := Identity{Tool: name, Agent: "claude-code"}
+	if srv, ok := cc["mcpServer"].(map[string]any); ok {
+		id.Server, _ = srv["name"].(string)
+		if src, _ := srv["source"].(string); slices.Contains(claudeConfigSources, src) {
+			id.Reason = "server " + id.Server + " comes from a configuration file (" + src + "), not from the host"
+			return id
+		}
+		if id.Server != researchctx.ServerName {
+			id.Reason = "server " + id.Server + " is not " + researchctx.ServerName
+			return id
+		}
+	}
+	tool, ok := strings.CutPrefix(name, "mcp__"+researchctx.ServerName+"__")
+	if !ok || toolArgs[tool].props == nil {
+		id.Reason = "tool " + name + " is not an agentero-context tool"
+		return id
+	}
+	// Claude announces a call before its arguments have streamed in
+	// ({}): only a permission request's arguments must be complete.
+	if tc.RawInput != nil && (asking || !emptyArgs(tc.RawInput)) {
+		if reason := checkArgs(tool, tc.RawInput); reason != "" {
+			id.Reason = reason
+			return id
+		}
+	}
+	return Identity{Ours: true, Tool: tool, Server: researchctx.ServerName, Agent: "claude-code"}
+}
+
+// emptyArgs reports a call's arguments as not yet known: nil or {}.
+func emptyArgs(v any) bool {
+	m, ok := v.(map[string]any)
+	return v == nil || ok && len(m) == 0
+}
+
+func identifyGemini(tc acp.ToolCallUpdate, options []acp.PermissionOption, asking bool) Identity {
+	title := ""
+	if tc.Title != nil {
+		title = *tc.Title
+	}
+	tool, ok := strings.CutSuffix(title, " ("+researchctx.ServerName+" MCP Server)")
+	if !ok || toolArgs[tool].props == nil {
+		return Identity{Reason: "no structured field identifies an agentero-context tool"}
+	}
+	id := Identity{Tool: tool, Server: researchctx.ServerName, Agent: "gemini-cli"}
+	if tc.Kind == nil || *tc.Kind != acp.ToolKindOther {
+		id.Reason = "an MCP tool call without kind other"
+		return id
+	}
+	if asking {
+		for _, o := range options {
+			if o.OptionId == "proceed_always" {
+				id.Reason = "options of a non-MCP confirmation"
+				return id
+			}
+		}
+	}
+	if !geminiCallOf(string(tc.ToolCallId), "mcp_"+researchctx.ServerName+"_"+tool) {
+		id.Reason = "call id " + string(tc.ToolCallId) + " is not one of mcp_" + researchctx.ServerName + "_" + tool
+		return id
+	}
+	if len(tc.Locations) > 0 {
+		id.Reason = "an agentero-context call has no file locations"
+		return id
+	}
+	// The content of a permission request shows the arguments; that of a
+	// later update shows the output, which says nothing of the call.
+	for _, c := range tc.Content {
+		if !asking {
+			break
+		}
+		if c.Content == nil || c.Content.Content.Text == nil {
+			continue
+		}
+		text := strings.TrimSpace(c.Content.Content.Text.Text)
+		if m := geminiOmitted.FindStringSubmatch(text); m != nil {
+			if reason := checkKeys(tool, splitKeys(m[1]), false); reason != "" {
+				id.Reason = reason
+				return id
+			}
+			continue
+		}
+		var args any
+		if err := json.Unmarshal([]byte(text), &args); err != nil {
+			id.Reason = "the arguments shown are not JSON"
+			return id
+		}
+		if reason := checkArgs(tool, args); reason != "" {
+			id.Reason = reason
+			return id
+		}
+	}
+	// Claude announces a call before its arguments have streamed in
+	// ({}): only a permission request's arguments must be complete.
+	if tc.RawInput != nil && (asking || !emptyArgs(tc.RawInput)) {
+		if reason := checkArgs(tool, tc.RawInput); reason != "" {
+			id.Reason = reason
+			return id
+		}
+	}
+	id.Ours = true
+	return id
+}
+
+// checkArgs checks that v is a JSON object of the tool's arguments.
+func checkArgs(tool string, v any) string {
+	m, ok := toMap(v)
+	if !ok {
+		return "arguments are not an object"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return checkKeys(tool, keys, true)
+}
+
+func checkKeys(tool string, keys []string, complete bool) string {
+	spec := toolArgs[tool]
+	for _, k := range keys {
+		if !slices.Contains(spec.props, k) {
+			return "argument " + k + " is not one of " + tool + "'s"
+		}
+	}
+	if complete {
+		for _, r := range spec.required {
+			if !slices.Contains(keys, r) {
+				return tool + " without its argument " + r
+			}
+		}
+	}
+	return ""
+}
+
+func splitKeys(s string) []string {
+	var out []string
+	for _, k := range strings.Split(s, ",") {
+		if k = strings.TrimSpace(k); k != "" && k != "..." {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// toMap returns v as a JSON object, decoding it from JSON when it came as
+// raw bytes or a typed value.
+func toMap(v any) (map[string]any, bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		return v, true
+	case nil:
+		return nil, false
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
+	}
+	var m map[string]any
+	if json.Unmarshal(data, &m) != nil || m == nil {
+		return nil, false
+	}
+	return m, true
+}
+
+// AllowContextTools is the default Policy: it allows, once, a call that
+// Identify recognises as one of the three read-only agentero-context tools,
+// and rejects every other call — shell, edit, delete, move, fetch, another
+// server's tool, anything unknown. The session is for reading the granted
+// sources, not for acting on the machine.
+func AllowContextTools(_ context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	return Answer(req, Identify(req).Ours), nil
+}
+
+// Answer returns the response that allows the request once (allow is true)
+// or rejects it: the agent's allow_once option, else its reject_once, else
+// its reject_always option. When the agent offers no such option the
+// outcome is cancelled, which every agent treats as not allowed. An
+// allow_always option is never picked: each call is asked again.
+func Answer(req acp.RequestPermissionRequest, allow bool) acp.RequestPermissionResponse {
+	want := []acp.PermissionOptionKind{acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways}
+	if allow {
+		want = []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce}
+	}
+	for _, k := range want {
+		for _, o := range req.Options {
+			if o.Kind == k {
+				return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{
+					Selected: &acp.RequestPermissionOutcomeSelected{OptionId: o.OptionId},
+				}}
+			}
+		}
+	}
+	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{
+		Cancelled: &acp.RequestPermissionOutcomeCancelled{},
+	}}
+}
+
+// allowed reports whether a response lets the call run: an allow option
+// was selected.
+func allowed(req acp.RequestPermissionRequest, resp acp.RequestPermissionResponse) bool {
+	if resp.Outcome.Selected == nil {
+		return false
+	}
+	for _, o := range req.Options {
+		if o.OptionId == resp.Outcome.Selected.OptionId {
+			return o.Kind == acp.PermissionOptionKindAllowOnce || o.Kind == acp.PermissionOptionKindAllowAlways
+		}
+	}
+	return false
+}

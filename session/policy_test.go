@@ -1,0 +1,229 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	acp "github.com/coder/acp-go-sdk"
+	"github.com/google/go-cmp/cmp"
+	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/tools"
+)
+
+// permissionFixture is a file of testdata/permissions: permission requests
+// as a real agent builds them (reconstructed from its published source),
+// ours and hostile ones.
+type permissionFixture struct {
+	Agent    string `json:"agent"`
+	Source   string `json:"source"`
+	Requests []struct {
+		Name    string                       `json:"name"`
+		Want    string                       `json:"want"` // allow | deny
+		Tool    string                       `json:"tool"` // our tool, for allowed ones
+		Request acp.RequestPermissionRequest `json:"request"`
+	} `json:"requests"`
+}
+
+func readFixtures(t *testing.T) []permissionFixture {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "permissions", "*.json"))
+	if err != nil || len(paths) < 2 {
+		t.Fatalf("want the permission requests of at least two agents, got %v (%v)", paths, err)
+	}
+	var out []permissionFixture
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f permissionFixture
+		if err := json.Unmarshal(data, &f); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// TestPolicyRecorded runs the default policy on the recorded requests of
+// real agents: only our three tools are allowed, and a shell call whose
+// title names our tool, a call titled exactly like ours, and a tool of the
+// same name on another server are rejected.
+func TestPolicyRecorded(t *testing.T) {
+	for _, f := range readFixtures(t) {
+		allowedN, denied := 0, 0
+		for _, r := range f.Requests {
+			t.Run(f.Agent+"/"+r.Name, func(t *testing.T) {
+				resp, err := AllowContextTools(context.Background(), r.Request)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sel := resp.Outcome.Selected
+				if sel == nil {
+					t.Fatalf("cancelled, want a selected option (every recorded request offers %s)", r.Want)
+				}
+				kind := optionKind(r.Request, sel.OptionId)
+				switch r.Want {
+				case "allow":
+					allowedN++
+					if kind != acp.PermissionOptionKindAllowOnce {
+						t.Errorf("selected %s (%s), want the allow_once option; identity %+v", sel.OptionId, kind, Identify(r.Request))
+					}
+					if id := Identify(r.Request); !id.Ours || id.Tool != r.Tool || id.Server != researchctx.ServerName || id.Agent != f.Agent {
+						t.Errorf("identity %+v, want ours %s by %s", id, r.Tool, f.Agent)
+					}
+				case "deny":
+					denied++
+					if kind != acp.PermissionOptionKindRejectOnce {
+						t.Errorf("selected %s (%s), want the reject_once option", sel.OptionId, kind)
+					}
+					if id := Identify(r.Request); id.Ours || id.Reason == "" {
+						t.Errorf("identity %+v: a hostile call passed for ours", id)
+					}
+				default:
+					t.Fatalf("fixture want %q", r.Want)
+				}
+			})
+		}
+		if allowedN < 2 || denied < 4 {
+			t.Errorf("%s: %d allowed and %d denied requests, want ≥ 2 and ≥ 4", f.Agent, allowedN, denied)
+		}
+	}
+}
+
+func optionKind(req acp.RequestPermissionRequest, id acp.PermissionOptionId) acp.PermissionOptionKind {
+	for _, o := range req.Options {
+		if o.OptionId == id {
+			return o.Kind
+		}
+	}
+	return ""
+}
+
+// TestPolicyHostileTitles: no title alone, however close to ours, gets a
+// call allowed; nor a kind that acts on the machine with our fields.
+func TestPolicyHostileTitles(t *testing.T) {
+	options := []acp.PermissionOption{
+		{Kind: acp.PermissionOptionKindAllowAlways, OptionId: "always"},
+		{Kind: acp.PermissionOptionKindAllowOnce, OptionId: "once"},
+		{Kind: acp.PermissionOptionKindRejectOnce, OptionId: "reject"},
+	}
+	ptr := func(s string) *string { return &s }
+	kind := func(k acp.ToolKind) *acp.ToolKind { return &k }
+	ours := map[string]any{"claudeCode": map[string]any{"toolName": "mcp__agentero-context__context_search"}}
+	tests := []struct {
+		name string
+		tc   acp.ToolCallUpdate
+	}{
+		{"bare tool name", acp.ToolCallUpdate{Title: ptr("context_search")}},
+		{"shell command naming the tool", acp.ToolCallUpdate{Title: ptr("touch x # context_search"), Kind: kind(acp.ToolKindExecute)}},
+		{"old default's accepted title", acp.ToolCallUpdate{Title: ptr("agentero-context.context_read")}},
+		{"Claude's name as a title, no _meta", acp.ToolCallUpdate{Title: ptr("mcp__agentero-context__context_search"), Kind: kind(acp.ToolKindOther)}},
+		{"gemini title with a trailing command", acp.ToolCallUpdate{Title: ptr("context_search (agentero-context MCP Server); rm -rf ~"), Kind: kind(acp.ToolKindOther)}},
+		{"gemini title, kind execute", acp.ToolCallUpdate{Title: ptr("context_search (agentero-context MCP Server)"), Kind: kind(acp.ToolKindExecute)}},
+		{"gemini title, no kind", acp.ToolCallUpdate{Title: ptr("context_search (agentero-context MCP Server)")}},
+		{"our _meta, kind execute", acp.ToolCallUpdate{Meta: ours, Kind: kind(acp.ToolKindExecute)}},
+		{"our _meta, kind edit", acp.ToolCallUpdate{Meta: ours, Kind: kind(acp.ToolKindEdit)}},
+		{"our _meta, kind delete", acp.ToolCallUpdate{Meta: ours, Kind: kind(acp.ToolKindDelete)}},
+		{"our _meta, kind move", acp.ToolCallUpdate{Meta: ours, Kind: kind(acp.ToolKindMove)}},
+		{"our _meta, kind fetch", acp.ToolCallUpdate{Meta: ours, Kind: kind(acp.ToolKindFetch)}},
+		{"our _meta, rawInput not an object", acp.ToolCallUpdate{Meta: ours, RawInput: "touch x"}},
+		{"our _meta, rawInput without the query", acp.ToolCallUpdate{Meta: ours, RawInput: map[string]any{"limit": 3}}},
+		{"a server prefix that only starts like ours", acp.ToolCallUpdate{Meta: map[string]any{"claudeCode": map[string]any{"toolName": "mcp__agentero-context-evil__context_search"}}}},
+		{"a fourth tool on our server", acp.ToolCallUpdate{Meta: map[string]any{"claudeCode": map[string]any{"toolName": "mcp__agentero-context__write_note"}}}},
+		{"untitled", acp.ToolCallUpdate{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.tc.ToolCallId = "c1"
+			req := acp.RequestPermissionRequest{SessionId: "s", Options: options, ToolCall: tt.tc}
+			resp, err := AllowContextTools(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId != "reject" {
+				t.Errorf("outcome %+v, want reject; identity %+v", resp.Outcome, Identify(req))
+			}
+		})
+	}
+}
+
+func TestAnswer(t *testing.T) {
+	all := []acp.PermissionOption{
+		{Kind: acp.PermissionOptionKindAllowAlways, OptionId: "always"},
+		{Kind: acp.PermissionOptionKindAllowOnce, OptionId: "once"},
+		{Kind: acp.PermissionOptionKindRejectAlways, OptionId: "never"},
+		{Kind: acp.PermissionOptionKindRejectOnce, OptionId: "reject"},
+	}
+	tests := []struct {
+		name    string
+		options []acp.PermissionOption
+		allow   bool
+		want    string // "" for cancelled
+	}{
+		{"allow picks allow_once", all, true, "once"},
+		{"reject picks reject_once", all, false, "reject"},
+		{"reject falls back to reject_always", all[:3], false, "never"},
+		{"no reject option: cancelled", all[:2], false, ""},
+		{"allow never picks allow_always", all[:1], true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := acp.RequestPermissionRequest{Options: tt.options}
+			resp := Answer(req, tt.allow)
+			got := ""
+			if resp.Outcome.Selected != nil {
+				got = string(resp.Outcome.Selected.OptionId)
+			} else if resp.Outcome.Cancelled == nil {
+				t.Fatal("neither selected nor cancelled")
+			}
+			if got != tt.want {
+				t.Errorf("selected %q, want %q", got, tt.want)
+			}
+			if allowed(req, resp) != (tt.want == "once") {
+				t.Errorf("allowed = %v", allowed(req, resp))
+			}
+		})
+	}
+}
+
+// TestToolArgs keeps the policy's argument lists in step with the tools'
+// input types (the schema package mcp derives from them).
+func TestToolArgs(t *testing.T) {
+	inputs := map[string]any{
+		researchctx.ToolSearch:    tools.SearchInput{},
+		researchctx.ToolRead:      tools.ReadInput{},
+		researchctx.ToolRelations: tools.RelationsInput{},
+	}
+	if len(inputs) != len(researchctx.Tools) || len(toolArgs) != len(researchctx.Tools) {
+		t.Fatalf("tools %v, inputs %d, policy lists %d", researchctx.Tools, len(inputs), len(toolArgs))
+	}
+	for name, in := range inputs {
+		var props, required []string
+		rt := reflect.TypeOf(in)
+		for i := range rt.NumField() {
+			tag := rt.Field(i).Tag.Get("json")
+			key, opts, _ := strings.Cut(tag, ",")
+			props = append(props, key)
+			if !strings.Contains(opts, "omitempty") {
+				required = append(required, key)
+			}
+		}
+		got := toolArgs[name]
+		if diff := cmp.Diff(props, got.props); diff != "" {
+			t.Errorf("%s properties (-tools +policy):\n%s", name, diff)
+		}
+		if diff := cmp.Diff(required, got.required); diff != "" {
+			t.Errorf("%s required (-tools +policy):\n%s", name, diff)
+		}
+		if !slices.Contains(researchctx.Tools, name) {
+			t.Errorf("%s is not one of %v", name, researchctx.Tools)
+		}
+	}
+}
