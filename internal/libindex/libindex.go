@@ -63,8 +63,8 @@ type Options struct {
 	// Version names what Extract produces: an index written under another
 	// version is rebuilt, never searched.
 	Version string
-	// Workers is how many items are extracted at once; 0 means twice
-	// GOMAXPROCS.
+	// Workers is how many items are extracted at once; 0 means four
+	// times GOMAXPROCS.
 	Workers int
 	// FlushEvery is how often a running build publishes what it has
 	// indexed; 0 means one second. A segment is published no sooner than
@@ -101,9 +101,10 @@ type Index struct {
 // Snapshot.
 func Open(opts Options) *Index {
 	if opts.Workers <= 0 {
-		// Twice the cores: extraction also waits on files, and the
-		// segment writer on its syncs, which idle workers would waste.
-		opts.Workers = 2 * runtime.GOMAXPROCS(0)
+		// Four per core: extraction also waits on files and on the PDF
+		// cache's synced writes, and the segment writer on its own syncs;
+		// extra workers keep the cores busy meanwhile.
+		opts.Workers = 4 * runtime.GOMAXPROCS(0)
 	}
 	if opts.FlushEvery <= 0 {
 		opts.FlushEvery = time.Second
@@ -524,4 +525,25 @@ func (x *Index) newManifest() *manifest {
 	m := newManifest()
 	m.version = x.opts.Version
 	return m
+}
+
+// Docs returns the number of live documents of the index in dir, whatever
+// version wrote it: a measure for tools and benchmarks.
+func Docs(dir string) (int, error) {
+	d, err := safefs.OpenDir(dir, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer d.Close()
+	data, err := d.ReadSealed(manifestName, maxManifest)
+	if err != nil {
+		return 0, err
+	}
+	m, err := decodeManifest(data)
+	if err != nil {
+		return 0, err
+	}
+	x := Open(Options{Dir: dir, Version: m.version})
+	defer x.Close()
+	return x.Snapshot().Docs(), nil
 }

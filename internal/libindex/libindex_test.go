@@ -387,4 +387,7 @@ func TestOtherVersionRebuilt(t *testing.T) {
 	if n := z.Snapshot().Docs(); n != 20 {
 		t.Fatalf("the rebuilt index holds %d documents, want 20", n)
 	}
+	if n, err := Docs(dir); err != nil || n != 20 {
+		t.Fatalf("Docs = %d, %v; want 20", n, err)
+	}
 }

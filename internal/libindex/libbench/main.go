@@ -424,9 +424,11 @@ func runChild(ctx context.Context, grant string, warm int, query string) error {
 
 // countUnits returns the live documents of the library index.
 func countUnits(root string) int {
-	x := libindex.Open(libindex.Options{Dir: filepath.Join(root, ".agentero", "cache", "library")})
-	defer x.Close()
-	return x.Snapshot().Docs()
+	n, err := libindex.Docs(filepath.Join(root, ".agentero", "cache", "library"))
+	if err != nil {
+		fmt.Println("counting the index's units:", err)
+	}
+	return n
 }
 
 func dirSize(dir string) (int64, int) {
