@@ -111,3 +111,32 @@ func TestNewProcessChecksPapersAfterAnswering(t *testing.T) {
 		t.Errorf("after the rescan: %+v", res.Hits)
 	}
 }
+
+// TestIndexingReleasesParsedPDFs checks that indexing a folder of papers
+// does not keep every parsed PDF in memory, and that a paper read after
+// its release is whole again.
+func TestIndexingReleasesParsedPDFs(t *testing.T) {
+	lib := paperLibrary(t, paperSampleRoot(t))
+	ctx := context.Background()
+	dir, err := lib.Open(ctx, KindDirectory, "papers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dir.Search(ctx, Query{Text: "attention", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	src, err := lib.paperSource(ctx, "papers/2401.01234")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.mu.Lock()
+	kept := src.pdfDoc != nil
+	src.mu.Unlock()
+	if kept {
+		t.Error("the parsed PDF is kept after indexing")
+	}
+	doc, err := src.Read(ctx, "")
+	if err != nil || len(doc.Parts) == 0 || doc.Parts[0].Text == "" {
+		t.Fatalf("read after release: %v", err)
+	}
+}

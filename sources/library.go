@@ -198,7 +198,9 @@ func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit,
 				failure = err
 			}
 		}
-		if units, err = src.units(ctx); err != nil {
+		units, err = src.units(ctx)
+		src.releasePDF()
+		if err != nil {
 			return nil, err
 		}
 	case strings.HasPrefix(key, fileItem):
@@ -295,4 +297,21 @@ func isClosed(c <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// releasePDF drops the parsed PDF a paper keeps in memory, once the index
+// has its text: kept for every paper of a folder being indexed, parsed
+// documents would grow with the library (hundreds of megabytes for a few
+// hundred papers). A later read parses the PDF again from the PDF cache. A
+// failure is kept: it costs nothing and is not retried until the file
+// changes.
+func (s *Paper) releasePDF() {
+	s.mu.Lock()
+	if s.pdfDoc != nil {
+		s.pdfStamp, s.pdfDoc = "", nil
+	}
+	s.mu.Unlock()
+	s.secMu.Lock()
+	s.secDoc, s.secStamp, s.secs = nil, "", nil
+	s.secMu.Unlock()
 }

@@ -167,7 +167,8 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 			return err
 		}
 	}
-	fmt.Printf("cold: index complete after %v (CPU %v)\n", time.Since(st).Round(time.Millisecond), cpuTime().Round(time.Millisecond))
+	fmt.Printf("cold: index complete after %v (CPU %v), peak RSS of the building process %.1f MB\n",
+		time.Since(st).Round(time.Millisecond), cpuTime().Round(time.Millisecond), float64(selfRSS())/(1<<20))
 	pprof.StopCPUProfile()
 	// Let a background merge end before timing warm searches.
 	time.Sleep(2 * time.Second)
