@@ -30,6 +30,9 @@ func renderSearch(in tools.SearchInput, out *tools.SearchOutput) string {
 		b.WriteString(" (more matched or a cap was hit; narrow the query or the source)")
 	}
 	b.WriteString(".\n")
+	if ix := out.Indexing; ix.Total > 0 {
+		fmt.Fprintf(&b, "Still indexing the library (%d of %d items done): these cards come from the part indexed so far; search again later for complete results.\n", ix.Done, ix.Total)
+	}
 	for i, c := range out.Cards {
 		fmt.Fprintf(&b, "\n%d. %s\n", i+1, cardHeading(c))
 		if c.CitationURI != "" {

@@ -9,9 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/researchctx/researchctx/internal/index"
+	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/vault"
 )
@@ -34,9 +35,8 @@ var restamp = 2 * time.Second
 // are searched through their paper sources. Reading it lists one level;
 // reading a file inside it gives that file's text.
 type Directory struct {
-	lib   *Library
-	ref   string
-	cache indexCache
+	lib *Library
+	ref string
 
 	mu         sync.Mutex
 	state      *dirState // what searches use; nil before the first
@@ -49,16 +49,21 @@ type dirState struct {
 	scanCap   int
 	scanned   time.Time
 	stamp     string
-	files     []string // vault paths of the text candidates
-	papers    []string // refs of paper units inside
 	truncated bool
-	ui        *unitIndex
+	items     []libindex.Item  // the text files and papers inside, as index items
+	filter    *libindex.Filter // admits items
+	took      time.Duration    // how long the scan took
+	// provisional: papers already indexed were stamped from the index,
+	// not from their files (the first scan of a process); a rescan starts
+	// at once to check them.
+	provisional bool
+	// ensured is the last snapshot in which every item was found indexed
+	// at its stamp: until the index changes, searches skip that check.
+	ensured atomic.Pointer[libindex.Snapshot]
 }
 
 func (l *Library) newDirectory(ref string) (*Directory, error) {
-	d := &Directory{lib: l, ref: ref}
-	d.cache.path = l.cachePath("index", cacheName(KindDirectory, ref))
-	return d, nil
+	return &Directory{lib: l, ref: ref}, nil
 }
 
 // Info implements Source.
@@ -216,9 +221,12 @@ func (d *Directory) List(ctx context.Context, p string, max int) ([]Entry, bool,
 	return entries, truncated, nil
 }
 
-// Search implements Source: the text files of the directory through its
-// index, and the papers inside it through theirs, merged by score.
+// Search implements Source: the text files of the directory and the papers
+// inside it, through the library index filtered to them. While the index
+// takes in what it lacks, a search waits at most the library's IndexWait
+// and then answers from what is indexed, saying so in Results.Indexing.
 func (d *Directory) Search(ctx context.Context, q Query) (*Results, error) {
+	start := time.Now()
 	scanCap := q.ScanFiles
 	if scanCap <= 0 {
 		scanCap = DefaultScanFiles
@@ -227,28 +235,11 @@ func (d *Directory) Search(ctx context.Context, q Query) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	total := len(st.files) + len(st.papers)
-	res := st.ui.search(q)
-	res.Truncated = st.truncated
-	for i, ref := range st.papers {
-		d.progress(len(st.files)+i, total)
-		src, err := d.lib.paperSource(ctx, ref)
-		if err != nil {
-			continue
-		}
-		pr, err := src.Search(ctx, q)
-		if err != nil {
-			continue
-		}
-		res.Hits = append(res.Hits, pr.Hits...)
-		res.Total += pr.Total
-		res.Truncated = res.Truncated || pr.Truncated
+	res, err := d.lib.searchIndexAt(ctx, start, st.items, st.filter, q, d.ref, &st.ensured)
+	if err != nil {
+		return nil, err
 	}
-	d.progress(total, total)
-	sortHits(res.Hits)
-	if len(res.Hits) > q.Limit && q.Limit > 0 {
-		res.Hits = res.Hits[:q.Limit]
-	}
+	res.Truncated = res.Truncated || st.truncated
 	return res, nil
 }
 
@@ -260,7 +251,9 @@ func (d *Directory) current(ctx context.Context, scanCap int) (*dirState, error)
 	d.mu.Lock()
 	st := d.state
 	if st != nil && st.scanCap == scanCap {
-		if time.Since(st.scanned) >= restamp && !d.refreshing {
+		// A large folder is rescanned less often: at most a tenth of the
+		// time goes to rescans.
+		if time.Since(st.scanned) >= max(restamp, 10*st.took) && !d.refreshing {
 			d.refreshing = true
 			go d.refresh(st)
 		}
@@ -283,6 +276,10 @@ func (d *Directory) current(ctx context.Context, scanCap int) (*dirState, error)
 	}
 	d.mu.Lock()
 	d.state = st
+	if st.provisional && !d.refreshing {
+		d.refreshing = true
+		go d.refresh(st)
+	}
 	d.mu.Unlock()
 	return st, nil
 }
@@ -300,62 +297,66 @@ func (d *Directory) refresh(prev *dirState) {
 	}
 }
 
-// load scans the directory and returns its state: prev's index when nothing
-// changed, else the cached index when its stamp matches (read while the
-// scan runs), else a new build, which it caches.
+// load scans the directory and returns its state. The items the library
+// index holds under the directory that the scan no longer finds (a paper
+// or file removed) are dropped from the index, unless the scan was cut
+// short.
 func (d *Directory) load(ctx context.Context, scanCap int, prev *dirState) (*dirState, error) {
-	type cached struct {
-		stamp string
-		ui    *unitIndex
-	}
-	var fromDisk chan cached
+	var trusted chan *libindex.Snapshot
 	if prev == nil {
-		fromDisk = make(chan cached, 1)
-		go func() {
-			stamp, ui := d.cache.read()
-			fromDisk <- cached{stamp, ui}
-		}()
+		// The first scan of a process maps the library index while it
+		// walks, and takes the stamps of the papers the index holds from
+		// it rather than from a few stats per paper: the rescan started
+		// right after checks them.
+		trusted = make(chan *libindex.Snapshot, 1)
+		go func() { trusted <- d.lib.libIndex().Snapshot() }()
 	}
-	st, err := d.scan(ctx, scanCap)
+	st, err := d.scan(ctx, scanCap, trusted)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case prev != nil && prev.stamp == st.stamp:
-		st.ui = prev.ui
+	if prev != nil && prev.stamp == st.stamp {
+		st.filter = prev.filter
 		return st, nil
-	case fromDisk != nil:
-		if c := <-fromDisk; c.ui != nil && c.stamp == st.stamp {
-			st.ui = c.ui
-			return st, nil
+	}
+	keys := make([]string, len(st.items))
+	for i, it := range st.items {
+		keys[i] = it.Key
+	}
+	st.filter = libindex.KeySet(keys)
+	if !st.truncated {
+		listed := make(map[string]bool, len(keys))
+		for _, k := range keys {
+			listed[k] = true
 		}
+		var gone []string
+		x := d.lib.libIndex()
+		x.Snapshot().Keys(func(k string) {
+			if !listed[k] && d.covers(k) {
+				gone = append(gone, k)
+			}
+		})
+		x.Forget(gone)
 	}
-	st.ui, err = d.index(ctx, st.files, len(st.files)+len(st.papers))
-	if err != nil {
-		return nil, err
-	}
-	// A cache that cannot be written costs speed, not correctness.
-	_ = d.cache.store(st.stamp, st.ui)
 	return st, nil
 }
 
-// sortHits orders hits by score, then path and page, so merged results are
-// deterministic.
-func sortHits(h []Hit) {
-	sort.SliceStable(h, func(i, j int) bool {
-		if h[i].Score != h[j].Score {
-			return h[i].Score > h[j].Score
+// covers reports whether the library index item key lies in the directory.
+func (d *Directory) covers(key string) bool {
+	p, ok := strings.CutPrefix(key, paperItem)
+	if !ok {
+		if p, ok = strings.CutPrefix(key, fileItem); !ok {
+			return false
 		}
-		if h[i].Path != h[j].Path {
-			return h[i].Path < h[j].Path
-		}
-		return h[i].Page < h[j].Page
-	})
+	}
+	_, err := d.inside(p)
+	return err == nil && p != d.ref
 }
 
 // scan lists the directory's text candidates and papers, and stamps them by
 // path, size and modification time.
-func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
+func (d *Directory) scan(ctx context.Context, scanCap int, trusted <-chan *libindex.Snapshot) (*dirState, error) {
+	start := time.Now()
 	f, err := d.view()
 	if err != nil {
 		return nil, err
@@ -375,7 +376,8 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 		full := path.Join(d.ref, rel)
 		if de.IsDir() {
 			if cat.Paper(full) != nil && full != d.ref {
-				st.papers = append(st.papers, full)
+				// Stamped below, several at a time.
+				st.items = append(st.items, libindex.Item{Key: paperItem + full})
 				return fs.SkipDir
 			}
 			return nil
@@ -393,77 +395,67 @@ func (d *Directory) scan(ctx context.Context, scanCap int) (*dirState, error) {
 			oversized = true
 			return nil
 		}
-		st.files = append(st.files, full)
-		parts = append(parts, full, strconv.FormatInt(info.Size(), 10), strconv.FormatInt(info.ModTime().UnixNano(), 10))
+		st.items = append(st.items, libindex.Item{Key: fileItem + full, Stamp: fileStamp(info)})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	var trust *libindex.Snapshot
+	if trusted != nil {
+		trust = <-trusted
+	}
+	st.provisional = d.stampPapers(ctx, st.items, trust)
+	for _, it := range st.items {
+		parts = append(parts, it.Key, it.Stamp)
+	}
 	st.truncated = st.truncated || oversized
 	st.stamp = stampOf(parts...)
+	st.took = time.Since(start)
 	return st, nil
 }
 
-// progress reports to the library's Progress hook, if any.
-func (d *Directory) progress(done, total int) {
-	if f := d.lib.progress; f != nil {
-		f(d.ref, done, total)
-	}
+// fileStamp is a text file's stamp in the library index.
+func fileStamp(info fs.FileInfo) string {
+	return strconv.FormatInt(info.Size(), 10) + ":" + strconv.FormatInt(info.ModTime().UnixNano(), 10)
 }
 
-// index reads the directory's text files and indexes them. Reading and
-// tokenising (file I/O and most of the CPU) run on another goroutine while
-// the caller's adds the tokenised units in order, so the two cores share the
-// build. Binary files found by content are skipped. total is the count of
-// all the search's items, for progress.
-func (d *Directory) index(ctx context.Context, files []string, total int) (*unitIndex, error) {
-	f, err := d.view()
-	if err != nil {
-		return nil, err
-	}
-	defer closeView(d, f)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type tokUnit struct {
-		u unit
-		t index.Tokenized
-	}
-	ready := make(chan []tokUnit, 64)
-	go func() {
-		defer close(ready)
-		for i, full := range files {
-			if ctx.Err() != nil {
-				return
-			}
-			d.progress(i, total)
-			rel, _ := d.inside(full)
-			text, err := f.ReadText(rel, 0)
-			if err != nil {
+// stampPapers fills in the stamps of the paper items: a few file stats per
+// paper, which for thousands of papers is most of a scan, so they run on
+// several goroutines. With trust, a paper trust holds takes its stamp from
+// there instead, and the result reports whether any did.
+func (d *Directory) stampPapers(ctx context.Context, items []libindex.Item, trust *libindex.Snapshot) bool {
+	trusted := false
+	if trust != nil {
+		for i, it := range items {
+			if !strings.HasPrefix(it.Key, paperItem) {
 				continue
 			}
-			units := documentUnits(textDocument(full, text))
-			batch := make([]tokUnit, len(units))
-			for k, un := range units {
-				batch[k] = tokUnit{un, tokenize(un)}
-			}
-			select {
-			case ready <- batch:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	var b unitBuilder
-	for batch := range ready {
-		for _, tu := range batch {
-			if err := b.addTokenized(tu.u, tu.t); err != nil {
-				return nil, err
+			if stamp, _, ok := trust.Status(it.Key); ok {
+				items[i].Stamp, trusted = stamp, true
 			}
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				items[i].Stamp = "-"
+				if src, err := d.lib.paperSource(ctx, strings.TrimPrefix(items[i].Key, paperItem)); err == nil {
+					items[i].Stamp = src.stamp()
+				}
+			}
+		}()
 	}
-	return b.index(), nil
+	for i, it := range items {
+		if it.Stamp == "" && strings.HasPrefix(it.Key, paperItem) {
+			next <- i
+		}
+	}
+	close(next)
+	wg.Wait()
+	return trusted
 }

@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"strconv"
+
+	"github.com/researchctx/researchctx/internal/libindex"
 )
 
 // File is a granted plain file, with or without an extension. Text files are
@@ -13,11 +14,10 @@ import (
 type File struct {
 	lib *Library
 	ref string
-	idx lazyIndex
 }
 
 func (l *Library) newFile(ref string) *File {
-	return &File{lib: l, ref: ref} // a single file is indexed in memory only
+	return &File{lib: l, ref: ref}
 }
 
 // Info implements Source.
@@ -35,7 +35,8 @@ func (f *File) Read(ctx context.Context, p string) (*Document, error) {
 	return textDocument(f.ref, text), nil
 }
 
-// Search implements Source.
+// Search implements Source, through the library index filtered to the
+// file (see Library.searchIndex).
 func (f *File) Search(ctx context.Context, q Query) (*Results, error) {
 	st, err := f.lib.v.FS().Stat(f.ref)
 	if err != nil {
@@ -44,18 +45,9 @@ func (f *File) Search(ctx context.Context, q Query) (*Results, error) {
 	if st.Size() > TextMax {
 		return &Results{Truncated: true}, nil
 	}
-	stamp := stampOf(f.ref, strconv.FormatInt(st.Size(), 10), st.ModTime().String())
-	ui, err := f.idx.get(ctx, stamp, func(ctx context.Context) ([]unit, error) {
-		doc, err := f.Read(ctx, "")
-		if err != nil {
-			return nil, err
-		}
-		return documentUnits(doc), nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return ui.search(q), nil
+	key := fileItem + f.ref
+	item := libindex.Item{Key: key, Stamp: fileStamp(st)}
+	return f.lib.searchIndex(ctx, []libindex.Item{item}, libindex.KeySet([]string{key}), q)
 }
 
 // documentUnits makes the search units of a document: one per part, or one

@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/researchctx/researchctx/internal/libindex"
 
 	"github.com/researchctx/researchctx/vault"
 )
@@ -16,23 +20,37 @@ type LibraryOptions struct {
 	// processes. Empty means {vault}/.agentero/cache, the folder the SDK
 	// owns; "-" disables the on-disk cache.
 	CacheDir string
-	// Progress, when set, is called while a directory search works through
-	// the directory's items — its text files while their index is built,
-	// then the papers inside it — with the directory's ref, how many items
-	// are done and how many there are. A host uses it to show progress on
-	// a large first-time index. It is called on the searching goroutine
-	// and must return quickly.
+	// Progress, when set, is called while the library index takes in a
+	// directory's items (its text files and the papers inside it), with
+	// the directory's ref, how many items are done and how many are
+	// queued; a search served by a complete index reports its item count
+	// as done. A host uses it to show progress on a large first-time
+	// index. It is called on the indexing goroutine (the search's, when
+	// nothing was left to index) and must return quickly.
 	Progress func(ref string, done, total int)
+	// IndexWait is how long a search waits for the library index to take
+	// in what it needs before it answers from what is indexed so far
+	// (saying so in Results.Indexing); 0 means DefaultIndexWait.
+	IndexWait time.Duration
 }
 
+// DefaultIndexWait is how long a search waits for the library index by
+// default.
+const DefaultIndexWait = 3 * time.Second
+
 // Library opens the Vault's sources — papers, directories and plain files —
-// and shares what they have in common: the Vault, the PDF text cache and the
-// index cache. It is safe for concurrent use, and a source opened twice is
+// and shares what they have in common: the Vault, the PDF text cache and one
+// search index of every paper and text file its sources cover (see
+// internal/libindex), which each source searches through a filter. It is safe for concurrent use, and a source opened twice is
 // the same value.
 type Library struct {
 	v        *vault.Vault
 	cacheDir string // "" when disabled
 	progress func(ref string, done, total int)
+	wait     time.Duration
+
+	libOnce sync.Once
+	lib     *libindex.Index
 
 	mu      sync.Mutex
 	sources map[string]Source // by kind + "\x00" + path
@@ -45,6 +63,10 @@ func NewLibrary(v *vault.Vault, opts *LibraryOptions) *Library {
 	if opts != nil {
 		dir = opts.CacheDir
 		l.progress = opts.Progress
+		l.wait = opts.IndexWait
+	}
+	if l.wait <= 0 {
+		l.wait = DefaultIndexWait
 	}
 	switch dir {
 	case "":
@@ -142,4 +164,154 @@ func (l *Library) cachePath(parts ...string) string {
 		return ""
 	}
 	return filepath.Join(append([]string{l.cacheDir}, parts...)...)
+}
+
+// Keys of the library index's items.
+const (
+	paperItem = "paper:"
+	fileItem  = "file:"
+)
+
+// libIndex returns the library's one search index, kept under the cache
+// folder's "library" folder (in memory when caching is off).
+func (l *Library) libIndex() *libindex.Index {
+	l.libOnce.Do(func() {
+		l.lib = libindex.Open(libindex.Options{Dir: l.cachePath("library"), Extract: l.extractItem, Version: unitsVersion})
+	})
+	return l.lib
+}
+
+// extractItem returns the search units of a paper unit or a text file. A
+// PDF that cannot be read is the item's failure, with its reason; the
+// paper's Markdown files are still indexed.
+func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit, error) {
+	var units []unit
+	var failure error
+	switch {
+	case strings.HasPrefix(key, paperItem):
+		src, err := l.paperSource(ctx, strings.TrimPrefix(key, paperItem))
+		if err != nil {
+			return nil, err
+		}
+		if src.p.PDF != "" {
+			if _, err := src.pdfDocument(ctx); err != nil {
+				failure = err
+			}
+		}
+		units, err = src.units(ctx)
+		src.releasePDF()
+		if err != nil {
+			return nil, err
+		}
+	case strings.HasPrefix(key, fileItem):
+		p := strings.TrimPrefix(key, fileItem)
+		text, err := l.v.FS().ReadText(p, 0)
+		if err != nil {
+			return nil, fsErr(err)
+		}
+		units = documentUnits(textDocument(p, text))
+	default:
+		return nil, fmt.Errorf("unknown index item %q", key)
+	}
+	out := make([]libindex.Unit, len(units))
+	for i, u := range units {
+		body := bodyAfterTitle(u.Text, u.Title)
+		out[i] = libindex.Unit{Path: u.Loc.Path, Label: u.Loc.Label, Section: u.Loc.Section, Page: u.Loc.Page,
+			Title: u.Title, Text: u.Text, BodyStart: len(u.Text) - len(body)}
+	}
+	return out, failure
+}
+
+// searchIndex has items indexed, waiting at most the library's IndexWait,
+// and searches the library index over what filter admits. A search that
+// did not wait for the end of the build says so in Results.Indexing.
+func (l *Library) searchIndex(ctx context.Context, items []libindex.Item, filter *libindex.Filter, q Query) (*Results, error) {
+	return l.searchIndexAt(ctx, time.Now(), items, filter, q, "", nil)
+}
+
+// searchIndexAt is searchIndex for a directory: the wait counts from
+// start, when its search began (its scan included); progress is reported
+// under ref; ensured remembers the last snapshot in which every item was
+// found indexed, so that later searches skip that check.
+func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []libindex.Item, filter *libindex.Filter, q Query, ref string, ensured *atomic.Pointer[libindex.Snapshot]) (*Results, error) {
+	x := l.libIndex()
+	var progress func(done, total int)
+	if f := l.progress; f != nil && ref != "" {
+		progress = func(done, total int) { f(ref, done, total) }
+	}
+	var indexing *Indexing
+	if before := x.Snapshot(); ensured != nil && ensured.Load() == before {
+		// Nothing changed since every item was found indexed.
+		if progress != nil {
+			progress(len(items), len(items))
+		}
+	} else if job := x.Ensure(items, ref, progress); isClosed(job.Done()) {
+		if job.Err() == nil {
+			if ensured != nil {
+				ensured.Store(before)
+			}
+			if _, t := job.Progress(); t == 0 && progress != nil {
+				// Nothing was left to index: the search is at its end.
+				progress(len(items), len(items))
+			}
+		}
+	} else {
+		t := time.NewTimer(max(time.Until(start.Add(l.wait)), 0))
+		select {
+		case <-job.Done():
+		case <-t.C:
+			d, n := job.Progress()
+			indexing = &Indexing{Done: d, Total: n}
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+		t.Stop()
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	hits, total := x.Snapshot().Search(q.Text, limit, filter)
+	res := &Results{Total: total, Hits: make([]Hit, 0, len(hits))}
+	for _, h := range hits {
+		u := h.Unit
+		hit := Hit{Location: Location{Path: u.Path, Page: u.Page, Label: u.Label, Section: u.Section}, Title: u.Title, Text: u.Text, Score: h.Norm}
+		if q.ExcerptChars > 0 {
+			s, e := h.Passage(q.Text, q.ExcerptChars)
+			hit.Excerpt = u.Text[s:e]
+		}
+		res.Hits = append(res.Hits, hit)
+	}
+	if indexing != nil {
+		res.Indexing, res.Truncated = indexing, true
+	}
+	return res, nil
+}
+
+// isClosed reports whether c is closed, without waiting.
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// releasePDF drops the parsed PDF a paper keeps in memory, once the index
+// has its text: kept for every paper of a folder being indexed, parsed
+// documents would grow with the library (hundreds of megabytes for a few
+// hundred papers). A later read parses the PDF again from the PDF cache. A
+// failure is kept: it costs nothing and is not retried until the file
+// changes.
+func (s *Paper) releasePDF() {
+	s.mu.Lock()
+	if s.pdfDoc != nil {
+		s.pdfStamp, s.pdfDoc = "", nil
+	}
+	s.mu.Unlock()
+	s.secMu.Lock()
+	s.secDoc, s.secStamp, s.secs = nil, "", nil
+	s.secMu.Unlock()
 }

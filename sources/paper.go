@@ -15,6 +15,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
@@ -56,9 +57,8 @@ const (
 // size or modification time changes; the search index is cached on disk
 // under the Library's cache folder.
 type Paper struct {
-	l   *Library
-	p   *vault.Paper
-	idx lazyIndex
+	l *Library
+	p *vault.Paper
 
 	mu       sync.Mutex // held while the PDF is extracted, so readers share one extraction
 	pdfStamp string
@@ -72,11 +72,7 @@ type Paper struct {
 }
 
 func (l *Library) newPaper(p *vault.Paper) *Paper {
-	pp := &Paper{l: l, p: p}
-	if c := l.cachePath("index", cacheName(KindPaper, p.Ref)); c != "" {
-		pp.idx.cache.path = c
-	}
-	return pp
+	return &Paper{l: l, p: p}
 }
 
 // Info returns the paper's ref and title. The title is metadata.json's,
@@ -725,11 +721,12 @@ func (s *Paper) Search(ctx context.Context, q Query) (*Results, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ui, err := s.idx.get(ctx, s.stamp(), s.units)
+	// The library index, filtered to this paper (see Library.searchIndex).
+	key := paperItem + s.p.Ref
+	res, err := s.l.searchIndex(ctx, []libindex.Item{{Key: key, Stamp: s.stamp()}}, libindex.KeySet([]string{key}), q)
 	if err != nil {
 		return nil, err
 	}
-	res := ui.search(q)
 	res.Truncated = res.Truncated || s.oversized()
 	return res, nil
 }

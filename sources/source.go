@@ -93,6 +93,16 @@ type Results struct {
 	Total int
 	// Truncated reports that a scan cap was hit, so more might match.
 	Truncated bool
+	// Indexing, when set, says the search answered from what the
+	// library's index held before its build ended: more might match
+	// (Truncated is set too).
+	Indexing *Indexing
+}
+
+// Indexing is the progress of the library index's build: items done and
+// queued.
+type Indexing struct {
+	Done, Total int
 }
 
 // Hit is one matching passage. Text is the whole unit that matched (a PDF

@@ -223,24 +223,27 @@ func TestDirectoryScanCapAndIndexCache(t *testing.T) {
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].Path != "docs/f07.txt" || res.Truncated {
 		t.Fatalf("search = %+v, %v", res, err)
 	}
-	idx, _ := filepath.Glob(filepath.Join(cache, "index", "*.idx"))
-	if len(idx) != 1 {
-		t.Fatalf("index cache files: %v", idx)
+	segs, _ := filepath.Glob(filepath.Join(cache, "library", "seg-*"))
+	if len(segs) == 0 {
+		t.Fatal("no library index segment written")
 	}
 
-	// A fresh library (a new process) reads the cache file; a corrupt one is
+	// A fresh library (a new process) reads the index; a corrupt segment is
 	// rebuilt, never trusted.
-	data, _ := os.ReadFile(idx[0])
-	data[len(data)/2] ^= 0xff
-	os.WriteFile(idx[0], data, 0o600)
+	for _, seg := range segs {
+		data, _ := os.ReadFile(seg)
+		data[len(data)/2] ^= 0xff
+		os.WriteFile(seg, data, 0o600)
+	}
 	src2, _ := openLibrary(t, root, cache).Open(ctx, sources.KindDirectory, "docs")
 	res, err = src2.Search(ctx, sources.Query{Text: "unique7", Limit: 5})
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].Path != "docs/f07.txt" {
-		t.Fatalf("after corrupting the cache: %+v, %v", res, err)
+		t.Fatalf("after corrupting the index: %+v, %v", res, err)
 	}
-	fixed, _ := os.ReadFile(idx[0])
-	if string(fixed) == string(data) {
-		t.Error("the corrupt cache file was not rewritten")
+	for _, seg := range segs {
+		if _, err := os.Stat(seg); err == nil {
+			t.Errorf("the corrupt segment %s was kept", filepath.Base(seg))
+		}
 	}
 
 	// A changed file changes the stamp: the new text is found.

@@ -1,23 +1,14 @@
 package sources
 
 import (
-	"bytes"
-	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
-	"sync"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/researchctx/researchctx/internal/index"
 	"github.com/researchctx/researchctx/internal/textnorm"
-
-	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // unit is one searchable piece of a source: a text file, a PDF page, a
@@ -170,186 +161,9 @@ func (u *unitIndex) search(q Query) *Results {
 	return res
 }
 
-// indexCacheVersion changes whenever the cached form or what goes into
-// units changes, so old cache files are rebuilt rather than misread.
-const indexCacheVersion = 4
-
-// indexCacheMagic starts every index cache file.
-const indexCacheMagic = "RCTXUNI\x00"
-
-// indexCache loads and stores unit indexes under a folder the SDK owns. A
-// file is trusted only when its checksum, version and stamp match.
-//
-// The file holds what the index was built from (the stamp), every unit's
-// location and title, the units' texts as one block (so loading slices one
-// string instead of allocating thousands), the encoded index, and a CRC-32C
-// of all of it: enough to detect a torn or damaged file, which is then
-// rebuilt. The cache is not a security boundary: it lives in the private
-// folder, and what it returns is text the grant already allows.
-type indexCache struct {
-	path string // "" when caching is off
-}
-
-// load returns the cached index for stamp, or nil.
-func (c *indexCache) load(stamp string) *unitIndex {
-	got, ui := c.read()
-	if ui == nil || got != stamp {
-		return nil
-	}
-	return ui
-}
-
-// read returns the cached index and the stamp it was built for, or nil.
-func (c *indexCache) read() (string, *unitIndex) {
-	if c.path == "" {
-		return "", nil
-	}
-	dir, err := safefs.OpenDir(filepath.Dir(c.path), 0)
-	if err != nil {
-		return "", nil
-	}
-	body, err := dir.ReadSealed(filepath.Base(c.path), maxIndexCache)
-	dir.Close()
-	// Torn, corrupt, a link or not a regular file: rebuild, never trust.
-	if err != nil || len(body) < len(indexCacheMagic)+4 || string(body[:len(indexCacheMagic)]) != indexCacheMagic {
-		return "", nil
-	}
-	d := cacheDecoder{b: body[len(indexCacheMagic):]}
-	if d.uvarint() != indexCacheVersion {
-		return "", nil
-	}
-	stamp := d.str()
-	n := d.count(6)
-	units := make([]unit, n)
-	lens := make([]int, n)
-	for i := range units {
-		u := &units[i]
-		u.Loc.Path, u.Loc.Label, u.Loc.Section, u.Loc.Region = d.str(), d.str(), d.str(), d.str()
-		u.Loc.Page = int(d.uvarint())
-		u.Title = d.str()
-		lens[i] = d.count(1)
-	}
-	// Every unit's text is a substring of one string over the file's bytes:
-	// no copy, and data is never written to after this point.
-	texts := d.view()
-	for i, off := range lens {
-		if d.err != nil || off > len(texts) {
-			return "", nil
-		}
-		units[i].Text, texts = texts[:off], texts[off:]
-	}
-	ixData := d.rest()
-	if d.err != nil {
-		return "", nil
-	}
-	ix, err := index.Read(bytes.NewReader(ixData))
-	if err != nil || ix.Len() != len(units) {
-		return "", nil
-	}
-	return stamp, &unitIndex{units: units, ix: ix}
-}
-
-// store writes the index atomically (temporary file, then rename), so
-// concurrent processes see either the old file or the new one.
-func (c *indexCache) store(stamp string, u *unitIndex) error {
-	if c.path == "" {
-		return nil
-	}
-	var ixb bytes.Buffer
-	if _, err := u.ix.WriteTo(&ixb); err != nil {
-		return err
-	}
-	b := []byte(indexCacheMagic)
-	b = binary.AppendUvarint(b, indexCacheVersion)
-	b = appendStr(b, stamp)
-	b = binary.AppendUvarint(b, uint64(len(u.units)))
-	textLen := 0
-	for _, un := range u.units {
-		for _, f := range []string{un.Loc.Path, un.Loc.Label, un.Loc.Section, un.Loc.Region} {
-			b = appendStr(b, f)
-		}
-		b = binary.AppendUvarint(b, uint64(un.Loc.Page))
-		b = appendStr(b, un.Title)
-		b = binary.AppendUvarint(b, uint64(len(un.Text)))
-		textLen += len(un.Text)
-	}
-	b = binary.AppendUvarint(b, uint64(textLen))
-	for _, un := range u.units {
-		b = append(b, un.Text...)
-	}
-	b = append(b, ixb.Bytes()...)
-	dir, err := safefs.OpenDir(filepath.Dir(c.path), safefs.Create)
-	if err != nil {
-		return err
-	}
-	defer dir.Close()
-	return dir.WriteSealed(filepath.Base(c.path), b)
-}
-
-func appendStr(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-// cacheDecoder reads the cache file's fields, checking every length against
-// the bytes left.
-type cacheDecoder struct {
-	b   []byte
-	err error
-}
-
-func (d *cacheDecoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errors.New("bad varint")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-// count reads a count of items of at least min bytes each.
-func (d *cacheDecoder) count(min int) int {
-	v := d.uvarint()
-	if v > uint64(len(d.b)/min) {
-		d.err = errors.New("count out of range")
-		return 0
-	}
-	return int(v)
-}
-
-func (d *cacheDecoder) str() string {
-	n := d.count(1)
-	if d.err != nil {
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
-}
-
-// view is str without a copy: the string aliases the decoder's bytes.
-func (d *cacheDecoder) view() string {
-	n := d.count(1)
-	if d.err != nil || n == 0 {
-		return ""
-	}
-	s := unsafe.String(&d.b[0], n)
-	d.b = d.b[n:]
-	return s
-}
-
-func (d *cacheDecoder) rest() []byte {
-	b := d.b
-	d.b = nil
-	return b
-}
-
-// maxIndexCache bounds an index cache file read back.
-const maxIndexCache = 1 << 30
+// unitsVersion changes whenever what goes into the search units changes,
+// so that a library index built the old way is rebuilt rather than misread.
+const unitsVersion = "units-4"
 
 // stampOf hashes what a source's index depends on.
 func stampOf(parts ...string) string {
@@ -359,44 +173,6 @@ func stampOf(parts ...string) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// lazyIndex builds a source's index on first use and rebuilds it when the
-// source's stamp changes. Searches share one build.
-type lazyIndex struct {
-	cache indexCache
-	mu    sync.Mutex
-	stamp string
-	ui    *unitIndex
-}
-
-// get returns the index for the current stamp, from memory, the disk cache,
-// or by calling build.
-func (l *lazyIndex) get(ctx context.Context, stamp string, build func(context.Context) ([]unit, error)) (*unitIndex, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.ui != nil && l.stamp == stamp {
-		return l.ui, nil
-	}
-	if ui := l.cache.load(stamp); ui != nil {
-		l.ui, l.stamp = ui, stamp
-		return ui, nil
-	}
-	units, err := build(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ui := buildUnitIndex(units)
-	// A cache that cannot be written costs speed, not correctness.
-	_ = l.cache.store(stamp, ui)
-	l.ui, l.stamp = ui, stamp
-	return ui, nil
-}
-
-// cacheName turns a source identity into a cache file name.
-func cacheName(kind Kind, ref string) string {
-	sum := sha256.Sum256([]byte(string(kind) + "\x00" + ref))
-	return hex.EncodeToString(sum[:12]) + ".idx"
 }
 
 // firstLine returns the first non-empty line of text without Markdown

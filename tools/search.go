@@ -62,14 +62,14 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 		srcs = []sources.Source{tg.src}
 	}
 	query := sources.Query{Text: q, Limit: limit, ScanFiles: b.ScanFiles, ExcerptChars: b.CardChars}
-	hits, truncated, err := searchAll(ctx, t.log, srcs, query)
+	hits, truncated, indexing, err := searchAll(ctx, t.log, srcs, query)
 	if err != nil {
 		return nil, err
 	}
 	if len(hits) > limit {
 		hits, truncated = hits[:limit], true
 	}
-	out = &SearchOutput{Cards: []Card{}, Truncated: truncated}
+	out = &SearchOutput{Cards: []Card{}, Truncated: truncated, Indexing: indexing}
 	var uris []string
 	chars := 0
 	for _, h := range hits {
@@ -143,7 +143,7 @@ func firstCardChars(hits []rankedHit, cardChars int) int {
 // searchAll queries every source concurrently and merges the hits by score;
 // ties break by path and page so the order is deterministic. A source that
 // panics fails like one that errs: the others' hits still count.
-func searchAll(ctx context.Context, log *slog.Logger, srcs []sources.Source, q sources.Query) ([]rankedHit, bool, error) {
+func searchAll(ctx context.Context, log *slog.Logger, srcs []sources.Source, q sources.Query) ([]rankedHit, bool, Indexing, error) {
 	type result struct {
 		res *sources.Results
 		err error
@@ -171,6 +171,7 @@ func searchAll(ctx context.Context, log *slog.Logger, srcs []sources.Source, q s
 	}
 	wg.Wait()
 	var hits []rankedHit
+	var indexing Indexing
 	truncated := false
 	failed := 0
 	var firstErr error
@@ -187,16 +188,19 @@ func searchAll(ctx context.Context, log *slog.Logger, srcs []sources.Source, q s
 			continue
 		}
 		truncated = truncated || r.res.Truncated || r.res.Total > len(r.res.Hits)
+		if ix := r.res.Indexing; ix != nil && ix.Total >= indexing.Total {
+			indexing = Indexing{Done: ix.Done, Total: ix.Total}
+		}
 		info := srcs[i].Info()
 		for _, h := range r.res.Hits {
 			hits = append(hits, rankedHit{src: info, hit: h})
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, false, err
+		return nil, false, Indexing{}, err
 	}
 	if failed == len(srcs) && firstErr != nil {
-		return nil, false, fmt.Errorf("search failed: %w", firstErr)
+		return nil, false, Indexing{}, fmt.Errorf("search failed: %w", firstErr)
 	}
 	sort.SliceStable(hits, func(i, j int) bool {
 		a, b := hits[i], hits[j]
@@ -208,7 +212,7 @@ func searchAll(ctx context.Context, log *slog.Logger, srcs []sources.Source, q s
 		}
 		return a.hit.Page < b.hit.Page
 	})
-	return hits, truncated || failed > 0, nil
+	return hits, truncated || failed > 0, indexing, nil
 }
 
 // roundScore keeps scores readable and stable in JSON.

@@ -38,6 +38,7 @@ type BudgetReport struct {
 type SearchOutput struct {
 	Cards     []Card       `json:"cards"`
 	Truncated bool         `json:"truncated"`
+	Indexing  Indexing     `json:"indexing,omitzero"`
 	Budget    BudgetReport `json:"budget"`
 	// Untrusted, Notice and Note frame the result for a client that gives
 	// its model the structured content rather than the text (Claude Code
@@ -45,6 +46,14 @@ type SearchOutput struct {
 	Untrusted bool   `json:"untrusted"`
 	Notice    string `json:"notice"`
 	Note      string `json:"note,omitempty"`
+}
+
+// Indexing says a search answered while the library index was still being
+// built, from the items done so far (Truncated is set too). It is the zero
+// value, and left out, when the index was complete.
+type Indexing struct {
+	Done  int `json:"done"`
+	Total int `json:"total"`
 }
 
 // Read modes of context_read.

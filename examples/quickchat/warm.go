@@ -31,7 +31,9 @@ func prewarm(ctx context.Context, plan *researchctx.Plan, pr *progress) error {
 		return fmt.Errorf("opening the vault: %w", err)
 	}
 	defer v.Close()
-	lib := sources.NewLibrary(v, &sources.LibraryOptions{Progress: pr.update})
+	// Prewarming waits for the whole index (a search elsewhere would
+	// answer from part of it after a few seconds).
+	lib := sources.NewLibrary(v, &sources.LibraryOptions{Progress: pr.update, IndexWait: 24 * time.Hour})
 	pr.start()
 	defer pr.stop()
 	for _, s := range plan.Sources {

@@ -116,6 +116,13 @@ func Read(r io.Reader) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: read: %w", err)
 	}
+	return Load(data)
+}
+
+// Load is Read over bytes in hand, used in place: the index's arrays and
+// strings are views of data (a read-only memory map, say), which must not
+// change afterwards.
+func Load(data []byte) (*Index, error) {
 	if len(data) < len(magic)+8 || !bytes.Equal(data[:len(magic)], []byte(magic)) {
 		return nil, fmt.Errorf("%w: not an index file", ErrCorrupt)
 	}

@@ -317,89 +317,24 @@ type queryTerm struct {
 	idf   float64
 }
 
-// parseQuery returns the distinct terms of query.
-func (ix *Index) parseQuery(query string) []queryTerm {
-	var terms []queryTerm
-	byTerm := map[string]int{}
-	for _, t := range textnorm.Tokens(query) {
-		if t.Stop || len(t.Term) > maxTermLen {
-			continue
-		}
-		i, ok := byTerm[t.Term]
-		if !ok {
-			i = len(terms)
-			byTerm[t.Term] = i
-			var qt queryTerm
-			qt.id, qt.known = ix.lookup(t.Term)
-			df := 0
-			if qt.known {
-				df = int(ix.postStart[qt.id+1] - ix.postStart[qt.id])
-			}
-			qt.idf = ix.idf(df)
-			terms = append(terms, qt)
-		}
-		terms[i].qtf++
-	}
-	return terms
-}
-
 // Search returns the k best documents for query and the number of
 // documents that matched at least one query term.
 func (ix *Index) Search(query string, k int) ([]Hit, int) {
-	if k <= 0 || len(ix.keys) == 0 {
-		return nil, 0
+	set := &Set{segs: []*Index{ix}, n: len(ix.keys), avgTitle: ix.avgTitle, avgBody: ix.avgBody}
+	sh, total := set.Search(query, k, nil)
+	if sh == nil {
+		return nil, total
 	}
-	terms := ix.parseQuery(query)
-	if len(terms) == 0 {
-		return nil, 0
+	hits := make([]Hit, len(sh))
+	for i, h := range sh {
+		hits[i] = h.Hit
 	}
-	p := ix.p
-	scores := make([]float64, len(ix.keys))
-	var matched []uint32
-	maxScore := 0.0
-	for _, qt := range terms {
-		w := qt.qtf * qt.idf * (p.k1 + 1)
-		maxScore += w + p.wSpan*qt.idf
-		if !qt.known {
-			continue
-		}
-		for j := ix.postStart[qt.id]; j < ix.postStart[qt.id+1]; j++ {
-			d := ix.postDoc[j]
-			tf := ix.fieldTF(d, j)
-			if scores[d] == 0 {
-				matched = append(matched, d)
-			}
-			scores[d] += w * tf / (tf + p.k1)
-		}
-	}
-	hits := make([]Hit, len(matched))
-	for i, d := range matched {
-		hits[i] = Hit{Doc: int(d), Key: ix.keys[d], Score: scores[d]}
-	}
-	sortHits(hits)
-	if len(terms) > 1 {
-		n := min(len(hits), max(k, p.spanCandidates))
-		var buf []spanHit
-		count := make([]int, len(terms))
-		for i := range hits[:n] {
-			hits[i].Score += p.wSpan * ix.bestSpan(uint32(hits[i].Doc), terms, &buf, count)
-		}
-		sortHits(hits[:n])
-	}
-	if len(hits) > k {
-		hits = hits[:k]
-	}
-	for i := range hits {
-		if maxScore > 0 {
-			hits[i].Norm = min(1, hits[i].Score/maxScore)
-		}
-	}
-	return hits, len(matched)
+	return hits, total
 }
 
 // fieldTF returns the length-normalised, field-weighted frequency of
-// posting j (of document d).
-func (ix *Index) fieldTF(d, j uint32) float64 {
+// posting j (of document d), given the collection's average field lengths.
+func (ix *Index) fieldTF(d, j uint32, avgTitle, avgBody float64) float64 {
 	p := ix.p
 	// Title positions come first; most postings have none, so this loop
 	// rarely runs more than one test.
@@ -410,10 +345,10 @@ func (ix *Index) fieldTF(d, j uint32) float64 {
 	}
 	tf := 0.0
 	if t > 0 {
-		tf += p.wTitle * float64(t) / (1 - p.bTitle + p.bTitle*float64(ix.titleLen[d])/max(ix.avgTitle, 1))
+		tf += p.wTitle * float64(t) / (1 - p.bTitle + p.bTitle*float64(ix.titleLen[d])/max(avgTitle, 1))
 	}
 	if b := len(pos) - t; b > 0 {
-		tf += p.wBody * float64(b) / (1 - p.bBody + p.bBody*float64(ix.bodyLen[d])/max(ix.avgBody, 1))
+		tf += p.wBody * float64(b) / (1 - p.bBody + p.bBody*float64(ix.bodyLen[d])/max(avgBody, 1))
 	}
 	return tf
 }

@@ -18,10 +18,14 @@ import (
 // around the query terms. Without any query term in text, it is the
 // beginning of text. The span is verbatim and never splits a character.
 func (ix *Index) BestPassage(text, query string, maxChars int) (start, end int) {
+	return ix.passage(text, ix.queryWeights(query), maxChars)
+}
+
+// passage is BestPassage with each query term's weight given.
+func (ix *Index) passage(text string, weight map[string]float64, maxChars int) (start, end int) {
 	if maxChars <= 0 || strings.TrimSpace(text) == "" {
 		return 0, 0
 	}
-	weight := ix.queryWeights(query)
 	units := sentences(text)
 	toks := textnorm.Tokens(text)
 

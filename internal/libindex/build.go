@@ -1,0 +1,490 @@
+package libindex
+
+import (
+	"cmp"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/researchctx/researchctx/internal/index"
+	"github.com/researchctx/researchctx/internal/safefs"
+)
+
+// build runs the job: it takes the index lock (so one process writes at a
+// time), reads the manifest as the last writer left it, extracts the
+// queued items on all workers and publishes segments as it goes, merges
+// segments when there are too many, and ends when the queue is empty.
+func (x *Index) build(job *Job) {
+	err := x.runBuild(job)
+	x.mu.Lock()
+	if err != nil {
+		// Nothing more can be written: what was asked is dropped rather
+		// than retried in a loop; the next Ensure asks again.
+		clear(x.queue)
+		clear(x.forget)
+	}
+	x.job = nil
+	x.checked = time.Time{}
+	x.mu.Unlock()
+	job.mu.Lock()
+	job.err = err
+	job.mu.Unlock()
+	close(job.done)
+}
+
+// writer is a build's hold on the index folder.
+type writer struct {
+	x   *Index
+	dir *safefs.Dir // nil for an index in memory
+	man *manifest
+}
+
+func (x *Index) runBuild(job *Job) error {
+	w := &writer{x: x}
+	if x.opts.Dir != "" {
+		dir, err := x.dir(true)
+		if err != nil {
+			return err
+		}
+		defer dir.Close()
+		lock, err := dir.OpenAppend(lockName)
+		if err != nil {
+			return err
+		}
+		defer lock.Close()
+		if err := lockFile(lock); err != nil {
+			return err
+		}
+		defer unlockFile(lock)
+		w.dir = dir
+		x.mu.Lock()
+		w.man, _ = x.loadManifest(dir)
+		x.diskStat = manifestStat(dir)
+		x.snap = x.snapshotOf(w.man)
+		x.mu.Unlock()
+	} else {
+		x.mu.Lock()
+		w.man = x.memSnapshot().man
+		x.mu.Unlock()
+	}
+	for {
+		x.mu.Lock()
+		batch := make([]Item, 0, len(x.queue))
+		for k, s := range x.queue {
+			batch = append(batch, Item{k, s})
+			x.inflight[k] = s
+		}
+		clear(x.queue)
+		forget := make([]string, 0, len(x.forget))
+		for k := range x.forget {
+			forget = append(forget, k)
+		}
+		clear(x.forget)
+		x.mu.Unlock()
+		if len(batch) == 0 && len(forget) == 0 {
+			break
+		}
+		if len(forget) > 0 {
+			m := w.man.clone()
+			for _, k := range forget {
+				delete(m.entries, k)
+			}
+			if err := w.publish(m, nil); err != nil {
+				return err
+			}
+		}
+		err := w.index(job, batch)
+		x.mu.Lock()
+		clear(x.inflight)
+		x.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	if err := w.merge(); err != nil {
+		return err
+	}
+	w.removeOrphans()
+	return nil
+}
+
+// memSnapshot returns the snapshot in memory, making an empty one. Called
+// with x.mu held.
+func (x *Index) memSnapshot() *Snapshot {
+	if x.snap == nil {
+		x.snap = x.snapshotOf(x.newManifest())
+	}
+	return x.snap
+}
+
+// extracted is one item's units, tokenised.
+type extracted struct {
+	item  Item
+	units []Unit
+	toks  []index.Tokenized
+	err   string
+}
+
+// index extracts the batch's stale items on the workers and adds them to
+// segments, published every FlushEvery.
+func (w *writer) index(job *Job, batch []Item) error {
+	x := w.x
+	slices.SortFunc(batch, func(a, b Item) int { return cmp.Compare(a.Key, b.Key) })
+	todo := batch[:0]
+	for _, it := range batch {
+		if e, ok := w.man.entries[it.Key]; ok && e.stamp == it.Stamp {
+			job.step(x.opts.Progress) // another process indexed it meanwhile
+			continue
+		}
+		todo = append(todo, it)
+	}
+	in := make(chan Item)
+	out := make(chan extracted, 4*x.opts.Workers)
+	var wg sync.WaitGroup
+	for range x.opts.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range in {
+				units, err := x.opts.Extract(x.ctx, it.Key)
+				if x.ctx.Err() != nil {
+					return
+				}
+				e := extracted{item: it, units: units}
+				if err != nil {
+					e.err = err.Error()
+				}
+				e.toks = make([]index.Tokenized, len(units))
+				for i, u := range units {
+					e.toks[i] = index.Tokenize(index.Doc{Key: unitKey(u), Title: u.Title, Body: u.Text[min(max(u.BodyStart, 0), len(u.Text)):]})
+				}
+				out <- e
+			}
+		}()
+	}
+	go func() {
+		defer close(in)
+		for _, it := range todo {
+			select {
+			case in <- it:
+			case <-x.ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+
+	var pend pending
+	last := time.Now()
+	for e := range out {
+		if err := pend.add(e); err != nil {
+			// The segment is full: publish it and start another.
+			if err := w.flush(&pend); err != nil {
+				return err
+			}
+			if err := pend.add(e); err != nil {
+				return err
+			}
+		}
+		job.step(x.opts.Progress)
+		if time.Since(last) >= x.opts.FlushEvery && w.worthFlushing(&pend) {
+			if err := w.flush(&pend); err != nil {
+				return err
+			}
+			last = time.Now()
+		}
+	}
+	if err := x.ctx.Err(); err != nil {
+		return err
+	}
+	return w.flush(&pend)
+}
+
+// worthFlushing reports whether the pending segment should be published
+// now that FlushEvery has passed: always while the index has few
+// segments, then only once it holds a quarter of the published documents.
+func (w *writer) worthFlushing(p *pending) bool {
+	if len(w.man.segs) < 4 {
+		return true
+	}
+	x := w.x
+	x.mu.Lock()
+	published := x.snap.set.Len()
+	x.mu.Unlock()
+	return 4*len(p.units) >= published
+}
+
+// unitKey is a unit's key in the index: ties in score break by it.
+func unitKey(u Unit) string {
+	if u.Page > 0 {
+		return u.Path + "#page=" + pad6(u.Page)
+	}
+	return u.Path + "#" + u.Section
+}
+
+func pad6(n int) string {
+	b := []byte("000000")
+	for i := 5; i >= 0 && n > 0; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b)
+}
+
+// pending is a segment being built.
+type pending struct {
+	b      index.Builder
+	items  []string
+	first  []int
+	units  []Unit
+	failed map[string]entry // items with no units
+	stamps map[string]string
+}
+
+func (p *pending) add(e extracted) error {
+	if p.stamps == nil {
+		p.stamps, p.failed, p.first = map[string]string{}, map[string]entry{}, []int{0}
+	}
+	if len(e.units) == 0 {
+		p.failed[e.item.Key] = entry{stamp: e.item.Stamp, err: e.err}
+		return nil
+	}
+	for i, t := range e.toks {
+		if err := p.b.AddTokenized(t); err != nil {
+			if i == 0 {
+				return err
+			}
+			// A single item past the limit keeps what fits.
+			break
+		}
+		p.units = append(p.units, e.units[i])
+	}
+	p.items = append(p.items, e.item.Key)
+	p.first = append(p.first, len(p.units))
+	p.stamps[e.item.Key] = e.item.Stamp
+	if e.err != "" {
+		p.failed[e.item.Key] = entry{stamp: e.item.Stamp, err: e.err}
+	}
+	return nil
+}
+
+// flush writes the pending segment and a manifest that points its items at
+// it, and publishes the new snapshot.
+func (w *writer) flush(p *pending) error {
+	if len(p.items) == 0 && len(p.failed) == 0 {
+		return nil
+	}
+	m := w.man.clone()
+	var seg *segment
+	if len(p.items) > 0 {
+		id := m.next
+		m.next++
+		ix := p.b.Index()
+		var err error
+		seg, err = w.writeSegment(id, p.items, p.first, p.units, ix)
+		if err != nil {
+			return err
+		}
+		m.segs = append(m.segs, id)
+		for _, k := range p.items {
+			m.entries[k] = entry{stamp: p.stamps[k], seg: id}
+		}
+	}
+	for k, e := range p.failed {
+		if cur, ok := m.entries[k]; ok && cur.stamp == e.stamp && cur.seg != 0 {
+			cur.err = e.err
+			m.entries[k] = cur
+			continue
+		}
+		m.entries[k] = e
+	}
+	*p = pending{}
+	var add []*segment
+	if seg != nil {
+		add = append(add, seg)
+	}
+	return w.publish(m, add)
+}
+
+// writeSegment writes a segment file and loads it back, mapped.
+func (w *writer) writeSegment(id uint64, items []string, first []int, units []Unit, ix *index.Index) (*segment, error) {
+	data, err := encodeSegment(items, first, units, ix)
+	if err != nil {
+		return nil, err
+	}
+	if w.dir == nil {
+		return decodeSegment(id, data)
+	}
+	if err := w.dir.WriteSealed(segmentName(id), data); err != nil {
+		return nil, err
+	}
+	return readSegment(w.dir, id)
+}
+
+// publish writes m as the manifest (segments first, then the manifest, so
+// a reader never meets a manifest naming a segment not yet written) and
+// makes it the snapshot searches use.
+func (w *writer) publish(m *manifest, add []*segment) error {
+	x := w.x
+	if w.dir != nil {
+		if err := w.dir.WriteSealed(manifestName, m.encode()); err != nil {
+			return err
+		}
+	}
+	x.mu.Lock()
+	for _, s := range add {
+		x.segs[s.id] = s
+	}
+	w.man = m
+	x.snap = x.snapshotOf(m)
+	if w.dir != nil {
+		x.diskStat = manifestStat(w.dir)
+	}
+	x.mu.Unlock()
+	return nil
+}
+
+// merge drops segments with no live document and, while there are more
+// than MaxSegments, merges the smallest half of them into one, keeping
+// only live documents.
+func (w *writer) merge() error {
+	x := w.x
+	m := w.man
+	live := func(id uint64) int {
+		s := x.segs[id]
+		n := 0
+		for i, k := range s.items {
+			if m.entries[k].seg == id {
+				n += s.first[i+1] - s.first[i]
+			}
+		}
+		return n
+	}
+	var keep []uint64
+	dropped := false
+	for _, id := range m.segs {
+		if live(id) == 0 {
+			dropped = true
+			continue
+		}
+		keep = append(keep, id)
+	}
+	if dropped {
+		m = m.clone()
+		m.segs = keep
+		if err := w.publish(m, nil); err != nil {
+			return err
+		}
+	}
+	for len(m.segs) > x.opts.MaxSegments {
+		if err := w.mergeSmallest(); err != nil {
+			return err
+		}
+		m = w.man
+	}
+	return nil
+}
+
+// mergeSmallest merges the smaller half of the segments (and one more)
+// into one, keeping only live documents.
+func (w *writer) mergeSmallest() error {
+	x := w.x
+	m := w.man
+	live := func(id uint64) int {
+		s := x.segs[id]
+		n := 0
+		for i, k := range s.items {
+			if m.entries[k].seg == id {
+				n += s.first[i+1] - s.first[i]
+			}
+		}
+		return n
+	}
+	bySize := slices.Clone(m.segs)
+	slices.SortFunc(bySize, func(a, b uint64) int { return cmp.Compare(live(a), live(b)) })
+	pick := bySize[:len(bySize)/2+1]
+	picked := map[uint64]bool{}
+	for _, id := range pick {
+		picked[id] = true
+	}
+	var segs []*index.Index
+	var keepMask [][]bool
+	var items []string
+	first := []int{0}
+	var units []Unit
+	stamps := map[string]entry{}
+	for _, id := range m.segs { // oldest first, as documents were added
+		if !picked[id] {
+			continue
+		}
+		s := x.segs[id]
+		mask := make([]bool, len(s.units))
+		for i, k := range s.items {
+			e := m.entries[k]
+			if e.seg != id {
+				continue
+			}
+			for d := s.first[i]; d < s.first[i+1]; d++ {
+				mask[d] = true
+			}
+			items = append(items, k)
+			units = append(units, s.units[s.first[i]:s.first[i+1]]...)
+			first = append(first, len(units))
+			stamps[k] = e
+		}
+		segs = append(segs, s.ix)
+		keepMask = append(keepMask, mask)
+	}
+	nm := m.clone()
+	id := nm.next
+	nm.next++
+	seg, err := w.writeSegment(id, items, first, units, index.Merge(segs, keepMask))
+	if err != nil {
+		return err
+	}
+	nm.segs = nm.segs[:0]
+	for _, old := range m.segs {
+		if !picked[old] {
+			nm.segs = append(nm.segs, old)
+		}
+	}
+	nm.segs = append(nm.segs, id)
+	for k, e := range stamps {
+		e.seg = id
+		nm.entries[k] = e
+	}
+	return w.publish(nm, []*segment{seg})
+}
+
+// removeOrphans deletes segment files the manifest does not list: merged
+// away, or left by a build that stopped. Readers that mapped one keep
+// their mapping.
+func (w *writer) removeOrphans() {
+	if w.dir == nil {
+		return
+	}
+	listed := map[uint64]bool{}
+	for _, id := range w.man.segs {
+		listed[id] = true
+	}
+	des, err := os.ReadDir(w.x.opts.Dir)
+	if err != nil {
+		return
+	}
+	for _, de := range des {
+		if id, ok := parseSegmentName(de.Name()); ok && !listed[id] {
+			_ = w.dir.Remove(de.Name())
+		}
+	}
+	w.x.mu.Lock()
+	for id := range w.x.segs {
+		if !listed[id] {
+			delete(w.x.segs, id)
+		}
+	}
+	w.x.mu.Unlock()
+}

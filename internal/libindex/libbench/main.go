@@ -1,0 +1,501 @@
+//go:build linux
+
+// Command libbench measures the library index on a large library through
+// context_search (tools.Search over a grant of the whole papers folder):
+//
+//   - the cold build: the first search's answer (bounded by the index wait)
+//     and the time until the index is complete, against sequential
+//     pdftotext over the same PDFs when it is installed;
+//   - warm searches: p50 and p95 over a fixed query list;
+//   - a new process's first search once the index exists, median of runs,
+//     and the peak RSS of a process that then runs the warm queries;
+//   - the index size on disk per 1,000 pages (units).
+//
+// Two libraries: "real", the shared corpus PDFs copied under distinct
+// paper ids (copies × PDFs papers), and "synthetic", n generated papers
+// (PAPER.md of generated text in three sections, metadata.json).
+//
+//	go run ./internal/libindex/libbench -lib real -copies 20
+//	go run ./internal/libindex/libbench -lib synthetic -n 10000
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/internal/corpus"
+	"github.com/researchctx/researchctx/internal/libindex"
+	"github.com/researchctx/researchctx/tools"
+)
+
+var processStart = time.Now()
+
+// skipPdftotext leaves out the pdftotext comparison (-pdftotext=false).
+var skipPdftotext bool
+
+var realQueries = []string{
+	"generative adversarial networks discriminator", "batch normalization internal covariate shift",
+	"deep residual learning identity shortcut", "neural machine translation jointly learning to align",
+	"distilling the knowledge soft targets temperature", "region proposal network object detection",
+	"sequence to sequence learning LSTM", "dropout prevents co-adaptation", "attention is all you need multi-head",
+	"identity mappings pre-activation", "fast r-cnn region of interest pooling", "word representations vector space",
+	"stochastic gradient descent momentum learning rate", "image classification convolutional network ImageNet",
+	"transformer encoder decoder self-attention", "beam search decoding", "variational autoencoder latent",
+	"reinforcement learning policy gradient", "graph neural network message passing", "language model pretraining",
+}
+
+func main() {
+	lib := flag.String("lib", "real", "real or synthetic")
+	copies := flag.Int("copies", 20, "real: copies of each corpus PDF")
+	n := flag.Int("n", 10000, "synthetic: papers")
+	keep := flag.String("dir", "", "vault folder to use (made when empty; kept when given)")
+	runs := flag.Int("runs", 5, "new-process runs")
+	warm := flag.Int("warm", 200, "warm searches")
+	child := flag.String("child", "", "internal: run as a new server process over this grant")
+	withPdftotext := flag.Bool("pdftotext", true, "real: time sequential pdftotext over the PDFs")
+	flag.Parse()
+	ctx := context.Background()
+	if *child != "" {
+		if err := runChild(ctx, *child, *warm, flag.Arg(0)); err != nil {
+			fmt.Fprintln(os.Stderr, "libbench child:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if !*withPdftotext {
+		skipPdftotext = true
+	}
+	if err := run(ctx, *lib, *copies, *n, *keep, *runs, *warm); err != nil {
+		fmt.Fprintln(os.Stderr, "libbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm int) error {
+	if dir == "" {
+		d, err := os.MkdirTemp("", "libbench-*")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	var pdfs []string
+	var queries []string
+	switch lib {
+	case "real":
+		root, err := corpus.Root()
+		if err != nil {
+			return err
+		}
+		if pdfs, err = writeReal(dir, filepath.Join(root, "pdfs"), copies); err != nil {
+			return err
+		}
+		queries = realQueries
+		fmt.Printf("library: %d papers (%d corpus PDFs × %d copies, distinct paper ids)\n", len(pdfs), len(pdfs)/copies, copies)
+	case "synthetic":
+		var err error
+		if queries, err = writeSynthetic(dir, n); err != nil {
+			return err
+		}
+		fmt.Printf("library: %d generated papers (PAPER.md in three sections, metadata.json)\n", n)
+	default:
+		return fmt.Errorf("unknown library %q", lib)
+	}
+	fmt.Printf("machine: %d cores, load average %s\n", numCPU(), loadAvg())
+
+	if len(pdfs) > 0 && !skipPdftotext {
+		if _, err := exec.LookPath("pdftotext"); err == nil {
+			st := time.Now()
+			var cpu time.Duration
+			for _, p := range pdfs {
+				cmd := exec.Command("pdftotext", "-q", p, os.DevNull)
+				if err := cmd.Run(); err != nil {
+					fmt.Printf("  pdftotext %s: %v\n", filepath.Base(p), err)
+				}
+				if ps := cmd.ProcessState; ps != nil {
+					cpu += ps.UserTime() + ps.SystemTime()
+				}
+			}
+			fmt.Printf("sequential pdftotext over the %d PDFs: %v (CPU %v)\n", len(pdfs), time.Since(st).Round(time.Millisecond), cpu.Round(time.Millisecond))
+		} else {
+			fmt.Println("sequential pdftotext: not installed, skipped")
+		}
+	}
+
+	grant, next, err := writeGrant(ctx, dir)
+	if err != nil {
+		return err
+	}
+	if p := os.Getenv("LIBBENCH_BUILD_CPUPROFILE"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		pprof.StartCPUProfile(f)
+	}
+	st := time.Now()
+	ts, err := tools.Open(ctx, grant, nil)
+	if err != nil {
+		return err
+	}
+	out, err := ts.Search(ctx, tools.SearchInput{Query: queries[0], Limit: 10})
+	if err != nil {
+		return err
+	}
+	first := time.Since(st)
+	fmt.Printf("cold: first answer after %v (indexing %+v, %d cards)\n", first.Round(time.Millisecond), out.Indexing, len(out.Cards))
+	for out.Indexing.Total > 0 {
+		time.Sleep(50 * time.Millisecond)
+		if out, err = ts.Search(ctx, tools.SearchInput{Query: queries[0], Limit: 10}); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("cold: index complete after %v (CPU %v), peak RSS of the building process %.1f MB\n",
+		time.Since(st).Round(time.Millisecond), cpuTime().Round(time.Millisecond), float64(selfRSS())/(1<<20))
+	pprof.StopCPUProfile()
+	// Let a background merge end before timing warm searches.
+	time.Sleep(2 * time.Second)
+
+	if p := os.Getenv("LIBBENCH_CPUPROFILE"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	var lat []time.Duration
+	for i := range warm {
+		if i%50 == 49 {
+			if err := next(); err != nil {
+				return err
+			}
+		}
+		q := queries[i%len(queries)]
+		st := time.Now()
+		out, err := ts.Search(ctx, tools.SearchInput{Query: q, Limit: 10})
+		lat = append(lat, time.Since(st))
+		if err != nil {
+			return err
+		}
+		if len(out.Cards) == 0 {
+			return fmt.Errorf("no cards for %q", q)
+		}
+	}
+	ts.Close()
+	pprof.StopCPUProfile()
+	fmt.Printf("warm context_search (%d searches, %d queries): p50 %v  p95 %v  max %v\n", warm, len(queries),
+		pct(lat, 0.5), pct(lat, 0.95), pct(lat, 1))
+
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var firsts, inners []time.Duration
+	var rss []int64
+	for i := range runs {
+		if err := next(); err != nil {
+			return err
+		}
+		wall, inner, peak, err := spawn(ctx, self, grant, warm, queries[(i*7+3)%len(queries)])
+		if err != nil {
+			return err
+		}
+		firsts, inners, rss = append(firsts, wall), append(inners, inner), append(rss, peak)
+	}
+	slices.Sort(rss)
+	fmt.Printf("new process, index present: first search median %v (in-process %v) [runs %v]; peak RSS after %d more searches: median %.1f MB, max %.1f MB\n",
+		pct(firsts, 0.5), pct(inners, 0.5), roundAll(firsts), warm, float64(rss[len(rss)/2])/(1<<20), float64(rss[len(rss)-1])/(1<<20))
+
+	size, files := dirSize(filepath.Join(dir, ".agentero", "cache", "library"))
+	units := countUnits(dir)
+	fmt.Printf("index on disk: %.1f MB in %d files for %d pages (units): %.1f MB per 1,000 pages\n",
+		float64(size)/(1<<20), files, units, float64(size)/(1<<20)/float64(max(units, 1))*1000)
+	return nil
+}
+
+// writeReal copies each corpus PDF copies times under distinct paper ids
+// and returns the copies' paths.
+func writeReal(root, pdfDir string, copies int) ([]string, error) {
+	des, err := os.ReadDir(pdfDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	id := 0
+	for c := range copies {
+		for _, de := range des {
+			if !strings.HasSuffix(de.Name(), ".pdf") {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(pdfDir, de.Name()))
+			if err != nil {
+				return nil, err
+			}
+			paper := filepath.Join(root, "papers", fmt.Sprintf("p%04d", id))
+			id++
+			if err := os.MkdirAll(paper, 0o755); err != nil {
+				return nil, err
+			}
+			meta, _ := json.Marshal(map[string]any{"title": fmt.Sprintf("%s (copy %d)", strings.TrimSuffix(de.Name(), ".pdf"), c)})
+			if err := os.WriteFile(filepath.Join(paper, "metadata.json"), meta, 0o644); err != nil {
+				return nil, err
+			}
+			p := filepath.Join(paper, "paper.pdf")
+			// A comment after the end makes each copy's bytes distinct, so
+			// no copy is served from another's extraction (the PDF cache is
+			// keyed by content).
+			copyData := append(slices.Clip(data), fmt.Sprintf("\n%% copy %d\n", c)...)
+			if err := os.WriteFile(p, copyData, 0o644); err != nil {
+				return nil, err
+			}
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// writeSynthetic writes n generated papers and returns queries drawn from
+// their vocabulary.
+func writeSynthetic(root string, n int) ([]string, error) {
+	r := rand.New(rand.NewPCG(42, 7))
+	const vocabSize = 30000
+	vocab := make([]string, vocabSize)
+	for i := range vocab {
+		vocab[i] = syllables(r)
+	}
+	// Zipf-like draws: frequent words are frequent.
+	zipf := rand.NewZipf(rand.New(rand.NewPCG(1, 2)), 1.1, 2, vocabSize-1)
+	text := func(words int) string {
+		var b strings.Builder
+		for i := range words {
+			if i > 0 {
+				if i%14 == 0 {
+					b.WriteString(".\n")
+				} else {
+					b.WriteByte(' ')
+				}
+			}
+			b.WriteString(vocab[zipf.Uint64()])
+		}
+		return b.String()
+	}
+	for i := range n {
+		paper := filepath.Join(root, "papers", fmt.Sprintf("s%05d", i))
+		if err := os.MkdirAll(paper, 0o755); err != nil {
+			return nil, err
+		}
+		title := text(8)
+		meta, _ := json.Marshal(map[string]any{"title": title})
+		if err := os.WriteFile(filepath.Join(paper, "metadata.json"), meta, 0o644); err != nil {
+			return nil, err
+		}
+		body := fmt.Sprintf("# %s\n\n## Introduction\n\n%s\n\n## Method\n\n%s\n\n## Results\n\n%s\n", title, text(350), text(350), text(350))
+		if err := os.WriteFile(filepath.Join(paper, "PAPER.md"), []byte(body), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	var qs []string
+	for i := range 20 {
+		qs = append(qs, vocab[50+i*37]+" "+vocab[300+i*91]+" "+vocab[20+i*13])
+	}
+	return qs, nil
+}
+
+func syllables(r *rand.Rand) string {
+	const cons, vows = "bcdfghklmnprstvz", "aeiou"
+	var b strings.Builder
+	for range 2 + r.IntN(3) {
+		b.WriteByte(cons[r.IntN(len(cons))])
+		b.WriteByte(vows[r.IntN(len(vows))])
+	}
+	return b.String()
+}
+
+// writeGrant grants the papers folder and returns the grant's path and a
+// function that starts a new turn (a fresh budget).
+func writeGrant(ctx context.Context, root string) (string, func() error, error) {
+	var res researchctx.Resolver
+	defer res.Close()
+	turnChars := researchctx.MaxBudget.TurnChars
+	plan, err := res.Resolve(ctx, researchctx.Request{
+		Vault: root, RuntimeID: "libbench", TurnID: "turn-0", Mentions: []string{"papers"},
+		Budget: &researchctx.BudgetOverrides{TurnChars: &turnChars},
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	if len(plan.Sources) != 1 {
+		return "", nil, fmt.Errorf("the plan grants %v (dropped %v)", plan.Sources, plan.Dropped)
+	}
+	grant, err := plan.WriteGrant()
+	if err != nil {
+		return "", nil, err
+	}
+	turn := 0
+	next := func() error {
+		turn++
+		plan.TurnID = fmt.Sprintf("turn-%d", turn)
+		_, err := plan.WriteGrant()
+		return err
+	}
+	return grant, next, nil
+}
+
+// spawn runs a new server process: the time to its first result as seen
+// from here and as it measures itself, and its peak RSS after the warm
+// searches.
+func spawn(ctx context.Context, self, grant string, warm int, query string) (wall, inner time.Duration, rss int64, err error) {
+	cmd := exec.CommandContext(ctx, self, "-child", grant, "-warm", strconv.Itoa(warm), query)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	st := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, 0, err
+	}
+	rd := bufio.NewReader(out)
+	line, err := rd.ReadString('\n')
+	wall = time.Since(st)
+	if err != nil {
+		cmd.Wait()
+		return 0, 0, 0, fmt.Errorf("child: %w", err)
+	}
+	var ns int64
+	fmt.Sscan(line, &ns)
+	line, _ = rd.ReadString('\n')
+	fmt.Sscan(line, &rss)
+	if err := cmd.Wait(); err != nil {
+		return 0, 0, 0, fmt.Errorf("child: %w", err)
+	}
+	return wall, time.Duration(ns), rss, nil
+}
+
+func runChild(ctx context.Context, grant string, warm int, query string) error {
+	if p := os.Getenv("LIBBENCH_CHILD_CPUPROFILE"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	ts, err := tools.Open(ctx, grant, nil)
+	if err != nil {
+		return err
+	}
+	defer ts.Close()
+	out, err := ts.Search(ctx, tools.SearchInput{Query: query, Limit: 10})
+	if err != nil {
+		return err
+	}
+	if len(out.Cards) == 0 || out.Indexing.Total > 0 {
+		return fmt.Errorf("first search: %d cards, indexing %+v", len(out.Cards), out.Indexing)
+	}
+	fmt.Println(time.Since(processStart).Nanoseconds())
+	pprof.StopCPUProfile()
+	qs := append([]string{query}, realQueries...)
+	for i := range warm {
+		if _, err := ts.Search(ctx, tools.SearchInput{Query: qs[i%len(qs)], Limit: 10}); err != nil {
+			break // the turn's budget is spent: enough searches
+		}
+	}
+	fmt.Println(selfRSS())
+	return nil
+}
+
+// countUnits returns the live documents of the library index.
+func countUnits(root string) int {
+	n, err := libindex.Docs(filepath.Join(root, ".agentero", "cache", "library"))
+	if err != nil {
+		fmt.Println("counting the index's units:", err)
+	}
+	return n
+}
+
+func dirSize(dir string) (int64, int) {
+	var size int64
+	files := 0
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				size += info.Size()
+				files++
+			}
+		}
+		return nil
+	})
+	return size, files
+}
+
+func pct(d []time.Duration, p float64) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[int(p*float64(len(s)-1))].Round(10 * time.Microsecond)
+}
+
+func roundAll(ds []time.Duration) []time.Duration {
+	out := make([]time.Duration, len(ds))
+	for i, d := range ds {
+		out[i] = d.Round(time.Millisecond)
+	}
+	return out
+}
+
+func numCPU() int {
+	data, _ := os.ReadFile("/proc/cpuinfo")
+	return max(1, bytes.Count(data, []byte("processor\t:")))
+}
+
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	return strings.Join(f[:min(3, len(f))], " ")
+}
+
+// selfRSS returns this process's peak resident set size (VmHWM) in bytes.
+func selfRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		if v, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
+			if f := bytes.Fields(v); len(f) > 0 {
+				kb, _ := strconv.ParseInt(string(f[0]), 10, 64)
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,549 @@
+// Package libindex is the search index of a whole library: one index of
+// every paper and text file that any source of the library has searched,
+// kept in segments on disk and updated item by item.
+//
+// An item (a paper unit or a text file, by key) is indexed at a stamp (what
+// the caller derives from the files' sizes and modification times). When a
+// search names an item whose stamp changed, only that item is extracted
+// again: its new units go into a new segment and the manifest points the
+// item at it, which leaves its old documents dead in the old segment until
+// a background merge drops them. A search over a subset of the library (a
+// grant) runs over the same segments with a document filter, so narrowing
+// the scope costs nothing and scores are comparable across subsets (see
+// index.Set).
+//
+// Building runs in the background on all cores. A caller that cannot wait
+// for it searches what is published so far: segments are published every
+// second or so while a build runs.
+package libindex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/researchctx/researchctx/internal/index"
+	"github.com/researchctx/researchctx/internal/safefs"
+)
+
+// A Unit is one searchable document of an item: a PDF page, a text file, a
+// section of a long Markdown file.
+type Unit struct {
+	Path, Label, Section string
+	Page                 int
+	Title, Text          string
+	// BodyStart is where the indexed body starts in Text: a first line
+	// that is the Title is indexed once, as the title. It is not stored.
+	BodyStart int
+}
+
+// An Item is something to index, by key, at a stamp.
+type Item struct {
+	Key, Stamp string
+}
+
+// ExtractFunc returns the units of the item key. An error other than the
+// context's is recorded as the item's failure, with the error's text as the
+// reason, and the item is not tried again until its stamp changes; the
+// units returned with it, if any, are still indexed.
+type ExtractFunc func(ctx context.Context, key string) ([]Unit, error)
+
+// Options configure an Index.
+type Options struct {
+	// Dir is the folder of the index files; "" keeps the index in memory.
+	Dir string
+	// Extract produces items' units. It is called from several goroutines
+	// at once.
+	Extract ExtractFunc
+	// Version names what Extract produces: an index written under another
+	// version is rebuilt, never searched.
+	Version string
+	// Workers is how many items are extracted at once; 0 means four
+	// times GOMAXPROCS.
+	Workers int
+	// FlushEvery is how often a running build publishes what it has
+	// indexed; 0 means one second. A segment is published no sooner than
+	// that and, once the index holds a few segments, only when it has at
+	// least a quarter of the documents already published, so segments
+	// grow geometrically and merges stay few.
+	FlushEvery time.Duration
+	// MaxSegments is the number of segments above which a build ends with
+	// a merge; 0 means 8.
+	MaxSegments int
+	// Progress, when set, is called while a build runs with the number of
+	// items done and queued so far.
+	Progress func(done, total int)
+}
+
+// Index is a library index. It is safe for concurrent use.
+type Index struct {
+	opts   Options
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	snap     *Snapshot
+	segs     map[uint64]*segment // loaded segments by id
+	checked  time.Time           // when the manifest on disk was last looked at
+	diskStat string              // size and time of the manifest loaded
+	queue    map[string]string   // key → stamp, waiting for the builder
+	inflight map[string]string   // key → stamp, taken by the builder
+	forget   map[string]bool     // keys to drop from the manifest
+	job      *Job                // the running build, nil when idle
+}
+
+// Open returns the index of opts.Dir. Nothing is read until the first
+// Snapshot.
+func Open(opts Options) *Index {
+	if opts.Workers <= 0 {
+		// Four per core: extraction also waits on files and on the PDF
+		// cache's synced writes, and the segment writer on its own syncs;
+		// extra workers keep the cores busy meanwhile.
+		opts.Workers = 4 * runtime.GOMAXPROCS(0)
+	}
+	if opts.FlushEvery <= 0 {
+		opts.FlushEvery = time.Second
+	}
+	if opts.MaxSegments <= 0 {
+		opts.MaxSegments = 8
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Index{opts: opts, ctx: ctx, cancel: cancel, segs: map[uint64]*segment{}, queue: map[string]string{}, inflight: map[string]string{}, forget: map[string]bool{}}
+}
+
+// Close stops a running build. Searches still work.
+func (x *Index) Close() error {
+	x.cancel()
+	return nil
+}
+
+// A Job is a build in the background.
+type Job struct {
+	done        chan struct{}
+	mu          sync.Mutex
+	n, total    int
+	err         error
+	subscribers map[string]func(done, total int)
+}
+
+// Done is closed when the build has ended.
+func (j *Job) Done() <-chan struct{} { return j.done }
+
+// Progress returns how many items the build has done and how many it has
+// been asked for.
+func (j *Job) Progress() (done, total int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.n, j.total
+}
+
+// Err returns why the build stopped early (the index could not be written,
+// say), once Done is closed.
+func (j *Job) Err() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.err
+}
+
+// Subscribe has f called with the build's progress until it ends; a
+// later Subscribe with the same name replaces f.
+func (j *Job) Subscribe(name string, f func(done, total int)) {
+	j.mu.Lock()
+	if j.subscribers == nil {
+		j.subscribers = map[string]func(int, int){}
+	}
+	j.subscribers[name] = f
+	j.mu.Unlock()
+}
+
+func (j *Job) add(n int) {
+	j.mu.Lock()
+	j.total += n
+	j.mu.Unlock()
+}
+
+func (j *Job) step(progress func(int, int)) {
+	j.mu.Lock()
+	j.n++
+	n, total := j.n, j.total
+	subs := make([]func(int, int), 0, len(j.subscribers))
+	for _, f := range j.subscribers {
+		subs = append(subs, f)
+	}
+	j.mu.Unlock()
+	if progress != nil {
+		progress(n, total)
+	}
+	for _, f := range subs {
+		f(n, total)
+	}
+}
+
+var closedJob = func() *Job {
+	j := &Job{done: make(chan struct{})}
+	close(j.done)
+	return j
+}()
+
+// Ensure has the items indexed at their stamps: the ones the snapshot
+// already holds at that stamp (indexed or failed) are left alone, the
+// others are queued for a build in the background. The Job returned is
+// done at once when nothing was stale. When progress is set and a build
+// runs, it is subscribed under name (see Job.Subscribe) and called at once
+// with the progress so far.
+func (x *Index) Ensure(items []Item, name string, progress func(done, total int)) *Job {
+	snap := x.Snapshot()
+	x.mu.Lock()
+	var stale, waiting int
+	for _, it := range items {
+		if e, ok := snap.man.entries[it.Key]; ok && e.stamp == it.Stamp {
+			continue
+		}
+		if s, ok := x.queue[it.Key]; ok && s == it.Stamp {
+			waiting++ // queued by another caller
+			continue
+		}
+		if s, ok := x.inflight[it.Key]; ok && s == it.Stamp {
+			waiting++ // being extracted
+			continue
+		}
+		x.queue[it.Key] = it.Stamp
+		stale++
+	}
+	if stale == 0 && (x.job == nil || waiting == 0) {
+		x.mu.Unlock()
+		return closedJob
+	}
+	job := x.job
+	start := job == nil
+	if start {
+		job = &Job{done: make(chan struct{})}
+		x.job = job
+	}
+	job.add(stale)
+	if progress != nil {
+		job.Subscribe(name, progress)
+	}
+	x.mu.Unlock()
+	if progress != nil {
+		progress(job.Progress())
+	}
+	if start {
+		go x.build(job)
+	}
+	return job
+}
+
+// Forget drops items from the index: their documents are dead from the
+// next build on, and they stop counting as indexed.
+func (x *Index) Forget(keys []string) *Job {
+	if len(keys) == 0 {
+		return closedJob
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, k := range keys {
+		x.forget[k] = true
+		delete(x.queue, k)
+	}
+	if x.job == nil {
+		x.job = &Job{done: make(chan struct{})}
+		go x.build(x.job)
+	}
+	return x.job
+}
+
+// dir opens the index folder, creating it when create is set.
+func (x *Index) dir(create bool) (*safefs.Dir, error) {
+	flag := safefs.DirFlag(0)
+	if create {
+		flag = safefs.Create
+	}
+	return safefs.OpenDir(x.opts.Dir, flag)
+}
+
+// manifestCheck is how often a search looks whether another process has
+// published a newer manifest.
+const manifestCheck = 200 * time.Millisecond
+
+// Snapshot returns the index as last published: by this process's builds,
+// or on disk by another process's. It never waits for a build.
+func (x *Index) Snapshot() *Snapshot {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.opts.Dir == "" || x.job != nil {
+		// Builds of this process publish as they go; while one runs, it
+		// holds the lock, so no other process writes.
+		return x.memSnapshot()
+	}
+	if x.snap != nil && time.Since(x.checked) < manifestCheck {
+		return x.snap
+	}
+	x.checked = time.Now()
+	dir, err := x.dir(false)
+	if err != nil {
+		if x.snap == nil {
+			x.snap = x.snapshotOf(x.newManifest())
+		}
+		return x.snap
+	}
+	defer dir.Close()
+	st := manifestStat(dir)
+	if x.snap != nil && st == x.diskStat {
+		return x.snap
+	}
+	m, _ := x.loadManifest(dir)
+	x.diskStat = st
+	x.snap = x.snapshotOf(m)
+	return x.snap
+}
+
+// manifestStat describes the manifest file's state, "" when absent.
+func manifestStat(dir *safefs.Dir) string {
+	f, err := dir.Open(manifestName)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d", st.Size(), st.ModTime().UnixNano())
+}
+
+// loadManifest reads the manifest and loads its segments (keeping those
+// already loaded). A damaged manifest is an empty one: everything is
+// rebuilt. A segment that cannot be loaded is left out with its items, so
+// they are extracted again. Called with x.mu held.
+func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
+	var m *manifest
+	data, err := dir.ReadSealed(manifestName, maxManifest)
+	if err == nil {
+		m, err = decodeManifest(data)
+	}
+	if err == nil && m.version != x.opts.Version {
+		err = errFormat
+	}
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil
+		}
+		return x.newManifest(), err
+	}
+	// Segments not yet loaded are mapped and checked on all cores: the
+	// checksum and the validating pass are most of a new process's start.
+	var need []uint64
+	for _, id := range m.segs {
+		if x.segs[id] == nil {
+			need = append(need, id)
+		}
+	}
+	loaded := make([]*segment, len(need))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, id := range need {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			loaded[i], _ = readSegment(dir, id)
+		}()
+	}
+	wg.Wait()
+	for _, s := range loaded {
+		if s != nil {
+			x.segs[s.id] = s
+		}
+	}
+	keep := m.segs[:0]
+	for _, id := range m.segs {
+		if x.segs[id] != nil {
+			keep = append(keep, id)
+		}
+	}
+	m.segs = keep
+	for k, e := range m.entries {
+		if e.seg != 0 && x.segs[e.seg] == nil {
+			delete(m.entries, k)
+		}
+	}
+	return m, nil
+}
+
+// snapshotOf makes the searchable snapshot of m, whose segments are
+// loaded. Called with x.mu held.
+func (x *Index) snapshotOf(m *manifest) *Snapshot {
+	s := &Snapshot{man: m}
+	var ixs []*index.Index
+	for _, id := range m.segs {
+		seg := x.segs[id]
+		if seg == nil {
+			continue
+		}
+		live := make([]bool, len(seg.units))
+		for i, k := range seg.items {
+			if m.entries[k].seg != id {
+				continue
+			}
+			for d := seg.first[i]; d < seg.first[i+1]; d++ {
+				live[d] = true
+			}
+		}
+		s.segs = append(s.segs, seg)
+		s.live = append(s.live, live)
+		ixs = append(ixs, seg.ix)
+	}
+	s.set = index.NewSet(ixs...)
+	return s
+}
+
+// A Snapshot is the index at one moment. It is immutable and safe for
+// concurrent use.
+type Snapshot struct {
+	man  *manifest
+	segs []*segment
+	live [][]bool // live[i][d]: document d of segment i is its item's current one
+	set  *index.Set
+}
+
+// Status reports how the item key is indexed: its stamp and its failure
+// ("" when it did not fail); ok is false when it is not indexed.
+func (s *Snapshot) Status(key string) (stamp, failure string, ok bool) {
+	e, ok := s.man.entries[key]
+	return e.stamp, e.err, ok
+}
+
+// Keys calls f with every indexed item's key.
+func (s *Snapshot) Keys(f func(key string)) {
+	for k := range s.man.entries {
+		f(k)
+	}
+}
+
+// Docs returns the number of live documents.
+func (s *Snapshot) Docs() int {
+	n := 0
+	for _, l := range s.live {
+		for _, ok := range l {
+			if ok {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// A Hit is a search result. Its Unit's strings may be views of a mapped
+// file that stays mapped for the life of the process.
+type Hit struct {
+	Key   string // the item's
+	Unit  *Unit
+	Score float64 // comparable across searches of one snapshot
+	Norm  float64 // Score scaled into [0, 1] (see index.Hit)
+	set   *index.Set
+}
+
+// A Filter admits the items of a search. Its per-snapshot document masks
+// are kept for the next search of the same snapshot.
+type Filter struct {
+	allow func(key string) bool
+
+	mu   sync.Mutex
+	snap *Snapshot
+	mask [][]bool
+}
+
+// NewFilter returns a filter admitting the keys allow admits.
+func NewFilter(allow func(key string) bool) *Filter { return &Filter{allow: allow} }
+
+// KeySet returns a filter admitting exactly keys.
+func KeySet(keys []string) *Filter {
+	set := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		set[k] = true
+	}
+	return NewFilter(func(k string) bool { return set[k] })
+}
+
+func (f *Filter) masks(s *Snapshot) [][]bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.snap == s {
+		return f.mask
+	}
+	mask := make([][]bool, len(s.segs))
+	for i, seg := range s.segs {
+		m := make([]bool, len(seg.units))
+		for j, k := range seg.items {
+			lo, hi := seg.first[j], seg.first[j+1]
+			if lo == hi || !s.live[i][lo] || !f.allow(k) {
+				continue
+			}
+			for d := lo; d < hi; d++ {
+				m[d] = true
+			}
+		}
+		mask[i] = m
+	}
+	f.snap, f.mask = s, mask
+	return mask
+}
+
+// Search returns the k best units for query among the live documents of
+// the items f admits, and how many such documents matched.
+func (s *Snapshot) Search(query string, k int, f *Filter) ([]Hit, int) {
+	mask := s.live
+	if f != nil {
+		mask = f.masks(s)
+	}
+	sh, total := s.set.Search(query, k, mask)
+	hits := make([]Hit, len(sh))
+	for i, h := range sh {
+		seg := s.segs[h.Seg]
+		j, _ := slices.BinarySearch(seg.first, h.Doc+1)
+		hits[i] = Hit{Key: seg.items[j-1], Unit: &seg.units[h.Doc], Score: h.Score, Norm: h.Norm, set: s.set}
+	}
+	return hits, total
+}
+
+// Passage returns the bounds of the best passage of at most maxChars
+// characters of the hit's text for query, weighing the query's words by
+// their idf in the whole snapshot (see index.Set.BestPassage).
+func (h Hit) Passage(query string, maxChars int) (start, end int) {
+	return h.set.BestPassage(h.Unit.Text, query, maxChars)
+}
+
+// newManifest returns an empty manifest of this index's version.
+func (x *Index) newManifest() *manifest {
+	m := newManifest()
+	m.version = x.opts.Version
+	return m
+}
+
+// Docs returns the number of live documents of the index in dir, whatever
+// version wrote it: a measure for tools and benchmarks.
+func Docs(dir string) (int, error) {
+	d, err := safefs.OpenDir(dir, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer d.Close()
+	data, err := d.ReadSealed(manifestName, maxManifest)
+	if err != nil {
+		return 0, err
+	}
+	m, err := decodeManifest(data)
+	if err != nil {
+		return 0, err
+	}
+	x := Open(Options{Dir: dir, Version: m.version})
+	defer x.Close()
+	return x.Snapshot().Docs(), nil
+}

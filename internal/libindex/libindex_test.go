@@ -1,0 +1,393 @@
+package libindex
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+var vocab = strings.Fields(`protein binding cell growth neural network graph kernel variance estimator
+lattice entropy sampling gradient receptor tumour chromatin transformer attention sparse convex bound
+spectral dynamics manifold inference posterior prior quantum field`)
+
+// library is a generated library: item key → version → text.
+type library struct {
+	mu    sync.Mutex
+	text  map[string]string
+	calls map[string]int
+	delay time.Duration
+}
+
+func newLibrary(n int, seed uint64) *library {
+	l := &library{text: map[string]string{}, calls: map[string]int{}}
+	r := rand.New(rand.NewPCG(seed, 2))
+	for i := range n {
+		l.text[fmt.Sprintf("papers/p%03d", i)] = words(r, 40+r.IntN(200))
+	}
+	return l
+}
+
+func words(r *rand.Rand, n int) string {
+	w := make([]string, n)
+	for i := range w {
+		w[i] = vocab[r.IntN(len(vocab))]
+	}
+	return strings.Join(w, " ")
+}
+
+func (l *library) extract(ctx context.Context, key string) ([]Unit, error) {
+	time.Sleep(l.delay)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.calls[key]++
+	t, ok := l.text[key]
+	if !ok {
+		return nil, fmt.Errorf("%s: not found", key)
+	}
+	if strings.HasPrefix(t, "FAIL") {
+		return nil, fmt.Errorf("%s: the PDF is malformed", key)
+	}
+	// Two pages per item.
+	half := len(t) / 2
+	return []Unit{
+		{Path: key + "/paper.pdf", Page: 1, Title: key, Text: t[:half]},
+		{Path: key + "/paper.pdf", Page: 2, Title: key, Text: t[half:]},
+	}, nil
+}
+
+func (l *library) items() []Item {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Item
+	for k, t := range l.text {
+		out = append(out, Item{Key: k, Stamp: fmt.Sprint(len(t), t[:min(8, len(t))])})
+	}
+	return out
+}
+
+func (l *library) resetCalls() map[string]int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := l.calls
+	l.calls = map[string]int{}
+	return c
+}
+
+func wait(t *testing.T, j *Job) {
+	t.Helper()
+	select {
+	case <-j.Done():
+		if err := j.Err(); err != nil {
+			t.Fatalf("build: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("build did not end")
+	}
+}
+
+// TestGrantNeverLeaks checks, over random grants on one shared index, that
+// a search returns only the granted items' units, and with the very score
+// they have in a search of the whole library.
+func TestGrantNeverLeaks(t *testing.T) {
+	lib := newLibrary(80, 1)
+	x := Open(Options{Dir: t.TempDir(), Extract: lib.extract, FlushEvery: time.Millisecond, MaxSegments: 3})
+	defer x.Close()
+	items := lib.items()
+	wait(t, x.Ensure(items, "", nil))
+	snap := x.Snapshot()
+	if len(snap.segs) < 2 || len(snap.segs) > 3 {
+		t.Fatalf("want 2 or 3 segments after merging (MaxSegments 3), got %d", len(snap.segs))
+	}
+	if snap.Docs() != 2*len(items) {
+		t.Fatalf("%d live documents, want %d", snap.Docs(), 2*len(items))
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 200 {
+		granted := map[string]bool{}
+		var keys []string
+		for _, it := range items {
+			if r.IntN(5) == 0 {
+				granted[it.Key] = true
+				keys = append(keys, it.Key)
+			}
+		}
+		q := words(r, 1+r.IntN(4))
+		all, _ := snap.Search(q, 1000, nil)
+		score := map[string]float64{}
+		for _, h := range all {
+			score[h.Unit.Path+fmt.Sprint(h.Unit.Page)] = h.Score
+		}
+		hits, total := snap.Search(q, 1000, KeySet(keys))
+		if total != len(hits) {
+			t.Fatalf("round %d: total %d, %d hits", round, total, len(hits))
+		}
+		for _, h := range hits {
+			if !granted[h.Key] || !strings.HasPrefix(h.Unit.Path, h.Key+"/") {
+				t.Fatalf("round %d: %q returned %s (%s), not granted", round, q, h.Key, h.Unit.Path)
+			}
+			if s := score[h.Unit.Path+fmt.Sprint(h.Unit.Page)]; math.Abs(s-h.Score) > 1e-9 {
+				t.Fatalf("round %d: %s scored %v in the grant, %v in the library", round, h.Key, h.Score, s)
+			}
+		}
+	}
+}
+
+// TestIncremental checks that adding, changing and removing one item
+// extracts only that item and leaves the others' postings where they are.
+func TestIncremental(t *testing.T) {
+	dir := t.TempDir()
+	lib := newLibrary(30, 5)
+	x := Open(Options{Dir: dir, Extract: lib.extract})
+	defer x.Close()
+	wait(t, x.Ensure(lib.items(), "", nil))
+	if c := lib.resetCalls(); len(c) != 30 {
+		t.Fatalf("first build extracted %d items", len(c))
+	}
+	segsBefore := x.Snapshot().segs
+
+	lib.mu.Lock()
+	lib.text["papers/p007"] = "zebrafish regeneration fin " + lib.text["papers/p007"]
+	lib.text["papers/new"] = "axolotl limb regrowth"
+	lib.mu.Unlock()
+	wait(t, x.Ensure(lib.items(), "", nil))
+	if c := lib.resetCalls(); len(c) != 2 || c["papers/p007"] != 1 || c["papers/new"] != 1 {
+		t.Fatalf("after one change and one addition, extracted %v", c)
+	}
+	snap := x.Snapshot()
+	for _, old := range segsBefore {
+		if !contains(snap.segs, old) {
+			t.Errorf("segment %d was rewritten by a one-item update", old.id)
+		}
+	}
+	find := func(q string) []string {
+		hits, _ := x.Snapshot().Search(q, 10, nil)
+		var keys []string
+		for _, h := range hits {
+			keys = append(keys, h.Key)
+		}
+		return keys
+	}
+	if got := find("zebrafish"); len(got) != 1 || got[0] != "papers/p007" {
+		t.Errorf("changed item: %v", got)
+	}
+	if got := find("axolotl"); len(got) != 1 || got[0] != "papers/new" {
+		t.Errorf("added item: %v", got)
+	}
+	if n := x.Snapshot().Docs(); n != 31*2 {
+		t.Errorf("live documents %d, want %d (the changed item's old pages are dead)", n, 62)
+	}
+
+	wait(t, x.Forget([]string{"papers/new"}))
+	if got := find("axolotl"); len(got) != 0 {
+		t.Errorf("removed item still found: %v", got)
+	}
+	if c := lib.resetCalls(); len(c) != 0 {
+		t.Errorf("removing extracted %v", c)
+	}
+	// A new process sees the same.
+	y := Open(Options{Dir: dir, Extract: lib.extract})
+	if hits, _ := y.Snapshot().Search("zebrafish", 5, nil); len(hits) != 1 {
+		t.Errorf("a new process found %d hits", len(hits))
+	}
+	if j := y.Ensure(lib.items()[:0], "", nil); j != closedJob {
+		t.Error("nothing to do started a build")
+	}
+}
+
+func contains(segs []*segment, s *segment) bool {
+	for _, x := range segs {
+		if x.id == s.id {
+			return true
+		}
+	}
+	return false
+}
+
+// TestFailedItemNotRetried checks that an item that fails is recorded with
+// its reason and extracted again only when its stamp changes.
+func TestFailedItemNotRetried(t *testing.T) {
+	lib := newLibrary(3, 9)
+	lib.text["papers/bad"] = "FAIL"
+	x := Open(Options{Dir: t.TempDir(), Extract: lib.extract})
+	defer x.Close()
+	wait(t, x.Ensure(lib.items(), "", nil))
+	if _, why, ok := x.Snapshot().Status("papers/bad"); !ok || !strings.Contains(why, "malformed") {
+		t.Fatalf("failure = %q, %v", why, ok)
+	}
+	lib.resetCalls()
+	wait(t, x.Ensure(lib.items(), "", nil))
+	if c := lib.resetCalls(); len(c) != 0 {
+		t.Fatalf("unchanged items extracted again: %v", c)
+	}
+	lib.text["papers/bad"] = "FAIL again, longer"
+	wait(t, x.Ensure(lib.items(), "", nil))
+	if c := lib.resetCalls(); len(c) != 1 || c["papers/bad"] != 1 {
+		t.Fatalf("after the file changed: %v", c)
+	}
+}
+
+// TestDamagedRebuilt checks that a damaged manifest or segment is never
+// trusted: what it held is extracted again.
+func TestDamagedRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	lib := newLibrary(20, 6)
+	x := Open(Options{Dir: dir, Extract: lib.extract})
+	wait(t, x.Ensure(lib.items(), "", nil))
+	x.Close()
+	lib.resetCalls()
+	want, _ := x.Snapshot().Search("protein kernel", 5, nil)
+
+	flip := func(name string) {
+		p := filepath.Join(dir, name)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[len(data)/3] ^= 0x55
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	segs, _ := filepath.Glob(filepath.Join(dir, "seg-*"))
+	for _, name := range []string{filepath.Base(segs[0]), manifestName} {
+		flip(name)
+		y := Open(Options{Dir: dir, Extract: lib.extract})
+		if n := y.Snapshot().Docs(); n != 0 {
+			t.Fatalf("damaged %s: %d documents trusted", name, n)
+		}
+		wait(t, y.Ensure(lib.items(), "", nil))
+		if c := lib.resetCalls(); len(c) != 20 {
+			t.Fatalf("damaged %s: %d items extracted again, want 20", name, len(c))
+		}
+		got, _ := y.Snapshot().Search("protein kernel", 5, nil)
+		if len(got) != len(want) || got[0].Key != want[0].Key {
+			t.Fatalf("damaged %s: after the rebuild %v, want %v", name, got, want)
+		}
+		y.Close()
+		segs, _ = filepath.Glob(filepath.Join(dir, "seg-*"))
+	}
+}
+
+// TestConcurrentBuilders runs two processes building the same index at
+// once while this one keeps opening it: every snapshot a reader loads
+// names only whole, valid segments, and the end result holds every item.
+func TestConcurrentBuilders(t *testing.T) {
+	if os.Getenv("LIBINDEX_BUILDER") != "" {
+		return
+	}
+	dir := t.TempDir()
+	procs := make([]*exec.Cmd, 2)
+	for i := range procs {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestBuilderProcess$")
+		cmd.Env = append(os.Environ(), "LIBINDEX_BUILDER="+dir)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		procs[i] = cmd
+	}
+	var stop atomic.Bool
+	var loads, bad atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for !stop.Load() {
+			y := Open(Options{Dir: dir})
+			y.mu.Lock()
+			d, err := y.dir(false)
+			if err == nil {
+				m, err := y.loadManifest(d)
+				data, rerr := d.ReadSealed(manifestName, maxManifest)
+				if err == nil && rerr == nil {
+					full, _ := decodeManifest(data)
+					if full != nil && len(full.segs) != len(m.segs) {
+						// A listed segment that did not load: a reader
+						// met a half-written or missing segment (a merge
+						// may remove one between the two reads; recheck).
+						if m2, _ := y.loadManifest(d); len(m2.segs) != len(full.segs) {
+							bad.Add(1)
+						}
+					}
+					loads.Add(1)
+				}
+				d.Close()
+			}
+			y.mu.Unlock()
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	for _, p := range procs {
+		if err := p.Wait(); err != nil {
+			t.Fatalf("builder process: %v", err)
+		}
+	}
+	stop.Store(true)
+	<-done
+	if bad.Load() > 0 {
+		t.Errorf("%d of %d manifest loads named a segment that did not load", bad.Load(), loads.Load())
+	}
+	lib := newLibrary(120, 8)
+	x := Open(Options{Dir: dir, Extract: lib.extract})
+	snap := x.Snapshot()
+	for _, it := range lib.items() {
+		if stamp, _, ok := snap.Status(it.Key); !ok || stamp != it.Stamp {
+			t.Fatalf("%s not indexed after two builders (%q, %v)", it.Key, stamp, ok)
+		}
+	}
+	if n := snap.Docs(); n != 240 {
+		t.Errorf("live documents %d, want 240", n)
+	}
+	if j := x.Ensure(lib.items(), "", nil); j != closedJob {
+		t.Error("a complete index started a build")
+	}
+}
+
+// TestBuilderProcess is one builder of TestConcurrentBuilders.
+func TestBuilderProcess(t *testing.T) {
+	dir := os.Getenv("LIBINDEX_BUILDER")
+	if dir == "" {
+		t.Skip("run by TestConcurrentBuilders")
+	}
+	lib := newLibrary(120, 8)
+	lib.delay = time.Millisecond
+	x := Open(Options{Dir: dir, Extract: lib.extract, FlushEvery: 5 * time.Millisecond, MaxSegments: 4})
+	items := lib.items()
+	// Ask in three waves so that builds, merges and reloads interleave.
+	for i := 0; i < 3; i++ {
+		wait(t, x.Ensure(items[:len(items)*(i+1)/3], "", nil))
+	}
+}
+
+// TestOtherVersionRebuilt checks that an index written under another
+// Version (units made another way) is rebuilt, never searched.
+func TestOtherVersionRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	lib := newLibrary(10, 4)
+	x := Open(Options{Dir: dir, Extract: lib.extract, Version: "units-1"})
+	wait(t, x.Ensure(lib.items(), "", nil))
+	lib.resetCalls()
+	y := Open(Options{Dir: dir, Extract: lib.extract, Version: "units-2"})
+	if n := y.Snapshot().Docs(); n != 0 {
+		t.Fatalf("%d documents of another version searched", n)
+	}
+	wait(t, y.Ensure(lib.items(), "", nil))
+	if c := lib.resetCalls(); len(c) != 10 {
+		t.Fatalf("%d items extracted again, want 10", len(c))
+	}
+	z := Open(Options{Dir: dir, Extract: lib.extract, Version: "units-2"})
+	if n := z.Snapshot().Docs(); n != 20 {
+		t.Fatalf("the rebuilt index holds %d documents, want 20", n)
+	}
+	if n, err := Docs(dir); err != nil || n != 20 {
+		t.Fatalf("Docs = %d, %v; want 20", n, err)
+	}
+}
