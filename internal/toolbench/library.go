@@ -171,7 +171,7 @@ func benchRelations(ctx context.Context, root string) (*relTiming, error) {
 	call := func(ref string) (time.Duration, int, error) {
 		// A new turn every few calls keeps the budget out of the way, as
 		// a host's turns would; the grant write is not timed.
-		if turn++; turn%100 == 0 {
+		if turn++; turn%10 == 0 {
 			plan.TurnID = fmt.Sprintf("turn-%d", turn)
 			if _, err := plan.WriteGrant(); err != nil {
 				return 0, 0, err
