@@ -56,8 +56,16 @@ func TestBrokenPDFIndexedAsFailed(t *testing.T) {
 	if src.stamp() == stamp {
 		t.Fatal("the stamp did not change with the file")
 	}
-	if j := lib.libIndex().Ensure([]libindex.Item{{Key: paperItem + "papers/broken", Stamp: src.stamp()}}, "", nil); isClosed(j.Done()) {
+	j := lib.libIndex().Ensure([]libindex.Item{{Key: paperItem + "papers/broken", Stamp: src.stamp()}}, "", nil)
+	if isClosed(j.Done()) {
 		t.Error("a changed failed paper was not queued")
+	}
+	// The build writes to the cache folders: let it end before they are
+	// removed.
+	select {
+	case <-j.Done():
+	case <-time.After(time.Minute):
+		t.Fatal("the build of one changed paper did not end")
 	}
 }
 
