@@ -133,7 +133,7 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 		}
 	}
 	rc := l.refCache()
-	defer rc.close()
+	defer rc.flush()
 	libCiters := map[string][]string{} // paper → library papers citing it
 	for _, p := range cat.Papers() {
 		if err := ctx.Err(); err != nil {

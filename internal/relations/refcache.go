@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
+	"sync"
 
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
@@ -53,15 +54,19 @@ type cachedRef struct {
 // close. An entry is used only when it is intact (checksum and decoding),
 // names the same path and stamp, and was written by this parser version;
 // anything else — torn, damaged, a link, another version, a changed PDF —
-// is a miss, and the paper is parsed and its entry rewritten. Writes are
-// atomic (temporary file, then rename), so two processes writing one entry
-// leave one whole file. Failing to read or write costs speed only.
+// is a miss, and the paper is parsed and its entry rewritten. The entries
+// parsed during a build are written together when it ends (flush). Writes
+// are atomic (temporary file, then rename), so two processes writing one
+// entry leave one whole file. Failing to read or write costs speed only; a
+// paper whose text could not be read is not cached (the PDF text cache
+// remembers the failures that are properties of the file).
 type refCache struct {
 	dir     string // "" when caching is off
 	root    string // the Vault's root, part of every entry's name
 	version int
 	d       *safefs.Dir
-	failed  bool // the folder could not be opened: no more tries this build
+	failed  bool         // the folder could not be opened: no more tries this build
+	pending []cachedRefs // entries parsed this build, written by flush
 }
 
 // refCache returns a build's cache of parsed references, in the folder
@@ -140,22 +145,48 @@ func (c *refCache) load(st stamp) ([]ref, bool) {
 	return refs, true
 }
 
-// store writes the references parsed from the PDF stamped st.
+// store queues the references parsed from the PDF stamped st for flush.
 func (c *refCache) store(st stamp, refs []ref) {
-	if !usable(st) {
-		return
-	}
-	d := c.open()
-	if d == nil {
+	if !usable(st) || c.dir == "" {
 		return
 	}
 	cr := cachedRefs{Version: c.version, Text: pdf.Version, Path: st.path, MTime: st.mtime.UnixNano(), Size: st.size, Refs: make([]cachedRef, len(refs))}
 	for i, r := range refs {
 		cr.Refs[i] = cachedRef{Title: r.title, Authors: r.authors, Year: r.year, DOI: r.doi, ArXiv: r.arxiv, Parsed: r.parsed}
 	}
-	body, err := json.Marshal(cr)
-	if err != nil {
+	c.pending = append(c.pending, cr)
+}
+
+// flushWorkers is how many entries are written at once: each write is
+// synced, and the file system commits concurrent syncs together, so a
+// first build of thousands of papers does not wait for each in turn.
+const flushWorkers = 16
+
+// flush writes the queued entries and releases the folder.
+func (c *refCache) flush() {
+	defer c.close()
+	if len(c.pending) == 0 {
 		return
 	}
-	d.WriteSealed(c.name(st.path), body)
+	d := c.open()
+	if d == nil {
+		return
+	}
+	work := make(chan *cachedRefs)
+	var wg sync.WaitGroup
+	for range min(flushWorkers, len(c.pending)) {
+		wg.Go(func() {
+			for cr := range work {
+				if body, err := json.Marshal(cr); err == nil {
+					d.WriteSealed(c.name(cr.Path), body)
+				}
+			}
+		})
+	}
+	for i := range c.pending {
+		work <- &c.pending[i]
+	}
+	close(work)
+	wg.Wait()
+	c.pending = nil
 }

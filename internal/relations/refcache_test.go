@@ -209,6 +209,14 @@ func TestRefCacheDamaged(t *testing.T) {
 				t.Fatal(err)
 			}
 			writeRaw(t, file, b)
+			// Same size, and now the same time: only the path tells.
+			fi, err := os.Stat(filepath.Join(v.Root(), "papers", "c01", "paper.pdf"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(filepath.Join(v.Root(), "papers", "c04", "paper.pdf"), fi.ModTime(), fi.ModTime()); err != nil {
+				t.Fatal(err)
+			}
 		}},
 		{"a folder", func(t *testing.T, _ *vault.Vault, _, file string) {
 			if err := os.Remove(file); err != nil {
