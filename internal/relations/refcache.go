@@ -50,8 +50,8 @@ type cachedRef struct {
 // refCache reads and writes one build's parsed references under the cache
 // folder, one small sealed file per PDF (see safefs.Dir.WriteSealed):
 // refs/{hh}/{hash}.refs, the hash being of the Vault and the PDF's
-// vault-relative path. The folder is opened on first use and closed by
-// close. An entry is used only when it is intact (checksum and decoding),
+// vault-relative path. The folder is opened on first use and released by
+// flush. An entry is used only when it is intact (checksum and decoding),
 // names the same path and stamp, and was written by this parser version;
 // anything else — torn, damaged, a link, another version, a changed PDF —
 // is a miss, and the paper is parsed and its entry rewritten. The entries

@@ -25,6 +25,9 @@
 // catalogue changes or when a sidecar, the cache or a PDF read for
 // references changes (checked by modification time and size at most once per
 // revalidation interval). After the first build a lookup is a few map reads.
+// The references parsed from a PDF are also kept on disk (see
+// Options.CacheDir), keyed by the PDF's path, modification time and size and
+// the parser's version, so that a new process does not parse them again.
 package relations
 
 import (
