@@ -81,6 +81,10 @@ func NewLibrary(v *vault.Vault, opts *LibraryOptions) *Library {
 // Vault returns the library's Vault.
 func (l *Library) Vault() *vault.Vault { return l.v }
 
+// CacheDir returns the folder of the library's on-disk caches, "" when
+// they are disabled.
+func (l *Library) CacheDir() string { return l.cacheDir }
+
 // Open returns the source of the given kind at a vault-relative path. The
 // path must be of that kind now: a paper folder for KindPaper, a folder for
 // KindDirectory, a regular file for KindFile. The Vault root itself is not

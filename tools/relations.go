@@ -16,9 +16,14 @@ type relationsFunc func(ctx context.Context, ref string) (*relations.Relations, 
 
 // libraryRelations serves relations from the Vault's citation graph, reading
 // paper text through the library's paper sources when a paper has no
-// reference sidecar.
+// reference sidecar, and keeping the references parsed from it with the
+// library's other caches.
 func libraryRelations(lib *sources.Library) relationsFunc {
-	g := relations.New(lib.Vault(), &relations.Options{Text: lib.PaperText})
+	cache := lib.CacheDir()
+	if cache == "" {
+		cache = "-" // the host turned the caches off
+	}
+	g := relations.New(lib.Vault(), &relations.Options{Text: lib.PaperText, CacheDir: cache})
 	return g.Relations
 }
 

@@ -132,13 +132,15 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 			l.parsed[k] = pr
 		}
 	}
+	rc := l.refCache()
+	defer rc.flush()
 	libCiters := map[string][]string{} // paper → library papers citing it
 	for _, p := range cat.Papers() {
 		if err := ctx.Err(); err != nil {
 			keep()
 			return nil, err
 		}
-		pr, ok, err := l.paperRefs(ctx, p, g)
+		pr, ok, err := l.paperRefs(ctx, p, g, rc)
 		if err != nil {
 			keep()
 			return nil, err
@@ -189,7 +191,7 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 // Only a cancelled context is an error: problems with the paper's files are
 // recorded in the result, and so is a panic while reading them (a bug
 // costs that paper, not the graph).
-func (l *Library) paperRefs(ctx context.Context, p *vault.Paper, g *graph) (pr parsedRefs, ok bool, err error) {
+func (l *Library) paperRefs(ctx context.Context, p *vault.Paper, g *graph, rc *refCache) (pr parsedRefs, ok bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			pr = parsedRefs{st: stamp{path: p.Ref}, err: fmt.Errorf("%s: %w: internal failure: %v", p.Ref, ErrPaperFailed, r)}
@@ -223,6 +225,10 @@ func (l *Library) paperRefs(ctx context.Context, p *vault.Paper, g *graph) (pr p
 		return memo, true, nil
 	}
 	pr = parsedRefs{st: pst}
+	if refs, ok := rc.load(pst); ok {
+		pr.refs = refs
+		return pr, true, nil
+	}
 	text, err := l.paperText(ctx, p)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -232,6 +238,7 @@ func (l *Library) paperRefs(ctx context.Context, p *vault.Paper, g *graph) (pr p
 		return pr, true, nil
 	}
 	pr.refs = textIDs(text)
+	rc.store(pst, pr.refs)
 	return pr, true, nil
 }
 

@@ -25,6 +25,9 @@
 // catalogue changes or when a sidecar, the cache or a PDF read for
 // references changes (checked by modification time and size at most once per
 // revalidation interval). After the first build a lookup is a few map reads.
+// The references parsed from a PDF are also kept on disk (see
+// Options.CacheDir), keyed by the PDF's path, modification time and size and
+// the parser's version, so that a new process does not parse them again.
 package relations
 
 import (
@@ -81,6 +84,13 @@ type Options struct {
 	// longer is skipped with that reason (until its PDF changes). Zero
 	// means DefaultPaperTimeout.
 	PaperTimeout time.Duration
+	// CacheDir is where the references parsed from PDF text are kept
+	// between processes (in its refs folder), so that a new process reads
+	// them back instead of reading and parsing every paper's text again.
+	// Empty means {vault}/.agentero/cache, the folder the SDK owns; "-"
+	// disables it. A host that moves its other caches
+	// (sources.LibraryOptions.CacheDir) passes the same folder here.
+	CacheDir string
 }
 
 // DefaultPaperTimeout bounds reading one paper's PDF text for references.
@@ -114,11 +124,14 @@ type Library struct {
 	// rebuild after one file changed re-reads only that file.
 	parsed map[string]parsedRefs
 	scan   *parsedScan // the cache, likewise
+	// version is the parser version the disk cache of parsed references
+	// is written and trusted under: parserVersion, except in tests.
+	version int
 }
 
 // New returns a Library over v. opts may be nil.
 func New(v *vault.Vault, opts *Options) *Library {
-	l := &Library{v: v, parsed: map[string]parsedRefs{}}
+	l := &Library{v: v, parsed: map[string]parsedRefs{}, version: parserVersion}
 	if opts != nil {
 		l.opts = *opts
 	}
