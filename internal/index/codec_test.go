@@ -182,7 +182,7 @@ func TestReadSources(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(want, got, cmp.AllowUnexported(Index{}, params{})); diff != "" {
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(Index{}, params{}), ignoreBlocks); diff != "" {
 				t.Errorf("index (-want +got):\n%s", diff)
 			}
 		})
@@ -195,7 +195,7 @@ func TestReadSources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(Index{}, params{})); diff != "" {
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(Index{}, params{}), ignoreBlocks); diff != "" {
 			t.Errorf("index (-want +got):\n%s", diff)
 		}
 	})

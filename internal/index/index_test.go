@@ -183,7 +183,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(ix, got, cmp.AllowUnexported(Index{}, params{})); diff != "" {
+	if diff := cmp.Diff(ix, got, cmp.AllowUnexported(Index{}, params{}), ignoreBlocks); diff != "" {
 		t.Errorf("index after round trip (-want +got):\n%s", diff)
 	}
 	for _, q := range []string{"graphene mobility", "数据", "cafe", "phonons electron"} {

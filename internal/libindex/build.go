@@ -422,6 +422,12 @@ func (w *writer) mergeSmallest() error {
 			continue
 		}
 		s := x.segs[id]
+		// A merge reads all of a segment: check all of it first, and
+		// leave a damaged one to be extracted again.
+		if err := s.verify(); err != nil {
+			x.damaged(id)
+			return err
+		}
 		mask := make([]bool, len(s.units))
 		for i, k := range s.items {
 			e := m.entries[k]
