@@ -337,8 +337,8 @@ func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
 		}
 		return x.newManifest(), err
 	}
-	// Segments not yet loaded are mapped and checked on all cores: the
-	// checksum and the validating pass are most of a new process's start.
+	// Segments not yet loaded are mapped and their heads checked on all
+	// cores; the rest of each is checked as searches read it.
 	var need []uint64
 	for _, id := range m.segs {
 		if x.segs[id] == nil {
