@@ -162,6 +162,11 @@ type segment struct {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// textSum returns the CRC-32C of a unit's text, read in place.
+func textSum(t string) uint32 {
+	return crc32.Checksum(unsafe.Slice(unsafe.StringData(t), len(t)), castagnoli)
+}
+
 // checkText checks unit d's text against its checksum, once.
 func (s *segment) checkText(d int) error {
 	switch s.textState[d].Load() {
@@ -170,7 +175,7 @@ func (s *segment) checkText(d int) error {
 	case 2:
 		return fmt.Errorf("%s: text of unit %d: %w", segmentName(s.id), d, ErrDamaged)
 	}
-	if crc32.Checksum(unsafe.Slice(unsafe.StringData(s.units[d].Text), len(s.units[d].Text)), castagnoli) != s.textSum[d] {
+	if textSum(s.units[d].Text) != s.textSum[d] {
 		s.textState[d].Store(2)
 		return fmt.Errorf("%s: text of unit %d: %w", segmentName(s.id), d, ErrDamaged)
 	}
@@ -208,7 +213,7 @@ func encodeSegment(items []string, first []int, units []Unit, ix *index.Index) (
 		}
 		b = binary.AppendUvarint(b, uint64(u.Page))
 		b = binary.AppendUvarint(b, uint64(len(u.Text)))
-		b = binary.LittleEndian.AppendUint32(b, crc32.Checksum([]byte(u.Text), castagnoli))
+		b = binary.LittleEndian.AppendUint32(b, textSum(u.Text))
 		textLen += len(u.Text)
 	}
 	b = binary.AppendUvarint(b, uint64(textLen))
