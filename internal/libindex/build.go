@@ -330,6 +330,9 @@ func (w *writer) writeSegment(id uint64, items []string, first []int, units []Un
 // makes it the snapshot searches use.
 func (w *writer) publish(m *manifest, add []*segment) error {
 	x := w.x
+	x.mu.Lock()
+	m = x.withoutBad(m)
+	x.mu.Unlock()
 	if w.dir != nil {
 		if err := w.dir.WriteSealed(manifestName, m.encode()); err != nil {
 			return err

@@ -366,15 +366,16 @@ func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
 			x.segs[s.id] = s
 		}
 	}
+	usable := func(id uint64) bool { return x.segs[id] != nil && !x.bad[id] }
 	keep := m.segs[:0]
 	for _, id := range m.segs {
-		if x.segs[id] != nil {
+		if usable(id) {
 			keep = append(keep, id)
 		}
 	}
 	m.segs = keep
 	for k, e := range m.entries {
-		if e.seg != 0 && x.segs[e.seg] == nil {
+		if e.seg != 0 && !usable(e.seg) {
 			delete(m.entries, k)
 		}
 	}
@@ -384,6 +385,7 @@ func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
 // snapshotOf makes the searchable snapshot of m, whose segments are
 // loaded. Called with x.mu held.
 func (x *Index) snapshotOf(m *manifest) *Snapshot {
+	m = x.withoutBad(m)
 	s := &Snapshot{x: x, man: m}
 	var ixs []*index.Index
 	for _, id := range m.segs {
@@ -534,8 +536,8 @@ func (s *Snapshot) Search(query string, k int, f *Filter) ([]Hit, int, error) {
 
 // damaged drops segment id, found damaged, from the index: the snapshot
 // searches use from now on leaves it and its items out, so that they are
-// extracted again, and no later load of the manifest takes it back. Its
-// mapping stays: hits given before may still view it.
+// extracted again, and no later snapshot, load or publish of a manifest
+// takes it back. Its mapping stays: hits given before may still view it.
 func (x *Index) damaged(id uint64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -543,10 +545,21 @@ func (x *Index) damaged(id uint64) {
 		return
 	}
 	x.bad[id] = true
-	delete(x.segs, id)
 	if x.snap != nil {
-		x.snap = x.snapshotOf(x.snap.man.without(id))
+		x.snap = x.snapshotOf(x.snap.man)
 	}
+}
+
+// withoutBad returns m without the segments found damaged (and their
+// items), m itself when it names none. A running build's manifest may
+// still name one until it publishes. Called with x.mu held.
+func (x *Index) withoutBad(m *manifest) *manifest {
+	for _, id := range m.segs {
+		if x.bad[id] {
+			m = m.without(id)
+		}
+	}
+	return m
 }
 
 // Passage returns the bounds of the best passage of at most maxChars

@@ -465,3 +465,82 @@ func search(t *testing.T, s *Snapshot, q string, k int, f *Filter) ([]Hit, int) 
 	}
 	return hits, total
 }
+
+// TestDamagedFoundDuringBuild finds a damaged segment while this process
+// is building: the segment leaves the snapshot at once, the build does
+// not publish it again, and the next Ensure extracts its items again.
+func TestDamagedFoundDuringBuild(t *testing.T) {
+	dir := t.TempDir()
+	lib := newLibrary(20, 7)
+	x := Open(Options{Dir: dir, Extract: lib.extract})
+	wait(t, x.Ensure(lib.items(), "", nil))
+	x.Close()
+	segs, _ := filepath.Glob(filepath.Join(dir, "seg-*"))
+	if len(segs) != 1 {
+		t.Fatalf("%d segments, want 1", len(segs))
+	}
+	data, err := os.ReadFile(segs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := parseSegmentName(filepath.Base(segs[0]))
+	s, err := decodeSegment(id, data[:len(data)-4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Damage every unit's text, so that any hit meets it.
+	var at []int
+	for _, u := range s.units {
+		at = append(at, int(uintptr(unsafe.Pointer(unsafe.StringData(u.Text)))-uintptr(unsafe.Pointer(&data[0])))+len(u.Text)/2)
+	}
+	for _, i := range at {
+		data[i] ^= 0x55
+	}
+	if err := os.WriteFile(segs[0], data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lib.resetCalls()
+
+	y := Open(Options{Dir: dir, Extract: lib.extract})
+	defer y.Close()
+	lib.mu.Lock()
+	lib.text["papers/new"] = "axolotl protein kernel"
+	lib.delay = 200 * time.Millisecond
+	lib.mu.Unlock()
+	job := y.Ensure(lib.items(), "", nil)
+	if isDone(job) {
+		t.Fatal("the build ended before the search")
+	}
+	if _, _, err := y.Snapshot().Search("protein kernel", 5, nil); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("search during the build: %v, want ErrDamaged", err)
+	}
+	wait(t, job)
+	if n := y.Snapshot().Docs(); n != 2 {
+		t.Fatalf("after the build %d documents, want the new item's 2", n)
+	}
+	lib.mu.Lock()
+	lib.delay = 0
+	lib.mu.Unlock()
+	wait(t, y.Ensure(lib.items(), "", nil))
+	if c := lib.resetCalls(); len(c) != 21 {
+		t.Fatalf("%d items extracted, want 21 (the new one, then the damaged segment's 20)", len(c))
+	}
+	// A new process sees the rebuilt index, without the damaged segment.
+	z := Open(Options{Dir: dir, Extract: lib.extract})
+	defer z.Close()
+	if n := z.Snapshot().Docs(); n != 42 {
+		t.Fatalf("a new process sees %d documents, want 42", n)
+	}
+	if _, _, err := z.Snapshot().Search("protein kernel", 50, nil); err != nil {
+		t.Fatalf("a new process: %v", err)
+	}
+}
+
+func isDone(j *Job) bool {
+	select {
+	case <-j.Done():
+		return true
+	default:
+		return false
+	}
+}
