@@ -2,6 +2,7 @@ package sources
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -276,7 +277,15 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 	if limit <= 0 {
 		limit = 10
 	}
-	hits, total := x.Snapshot().Search(q.Text, limit, filter)
+	hits, total, err := x.Snapshot().Search(q.Text, limit, filter)
+	if errors.Is(err, libindex.ErrDamaged) {
+		// The damaged segment is dropped: its items are extracted again,
+		// and no search reads it twice, so this ends.
+		return l.searchIndexAt(ctx, start, items, filter, q, ref, ensured)
+	}
+	if err != nil {
+		return nil, err
+	}
 	res := &Results{Total: total, Hits: make([]Hit, 0, len(hits))}
 	for _, h := range hits {
 		u := h.Unit

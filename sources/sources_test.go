@@ -1,6 +1,7 @@
 package sources_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -253,6 +254,53 @@ func TestDirectoryScanCapAndIndexCache(t *testing.T) {
 	res, err = src3.Search(ctx, sources.Query{Text: "replaced wording", Limit: 5})
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].Path != "docs/f07.txt" {
 		t.Fatalf("after a change: %+v, %v", res, err)
+	}
+}
+
+// TestDamagedIndexFoundWhenRead damages the text of the unit a search
+// returns, which a new process does not check before that search: the
+// search still answers with the file's real text, the damaged segment
+// having been dropped and its files indexed again.
+func TestDamagedIndexFoundWhenRead(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("docs/f%02d.txt", i)] = fmt.Sprintf("Title %d\nshared term and unique%d\n", i, i)
+	}
+	writeFiles(t, root, files)
+	cache := t.TempDir()
+	ctx := context.Background()
+	src, _ := openLibrary(t, root, cache).Open(ctx, sources.KindDirectory, "docs")
+	if _, err := src.Search(ctx, sources.Query{Text: "unique7", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	segs, _ := filepath.Glob(filepath.Join(cache, "library", "seg-*"))
+	damaged := 0
+	for _, seg := range segs {
+		data, err := os.ReadFile(seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Units' texts come before the index, whose dictionary also
+		// holds the word: the first occurrence is the text's.
+		if i := bytes.Index(data, []byte("and unique7")); i >= 0 {
+			data[i] = 'A'
+			if err := os.WriteFile(seg, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			damaged++
+		}
+	}
+	if damaged != 1 {
+		t.Fatalf("the text was found in %d segments, want 1", damaged)
+	}
+	src2, _ := openLibrary(t, root, cache).Open(ctx, sources.KindDirectory, "docs")
+	res, err := src2.Search(ctx, sources.Query{Text: "unique7", Limit: 5})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].Path != "docs/f07.txt" {
+		t.Fatalf("after damaging a text: %+v, %v", res, err)
+	}
+	if !strings.Contains(res.Hits[0].Text, "and unique7") {
+		t.Errorf("hit text %q: the damaged text was used", res.Hits[0].Text)
 	}
 }
 

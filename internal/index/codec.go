@@ -5,42 +5,58 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"math"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
-
-	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // The on-disk form is laid out so that Read can use it in place:
 //
 //	magic, version                        8 bytes, uint32
 //	docs, terms, postings, positions,
-//	  key bytes, term bytes               6 × uint32
+//	  key bytes, term bytes, blocks       7 × uint32
 //	keyEnd, titleLen, bodyLen, bodyStart  docs × uint32 each
 //	termOff, postStart                    (terms+1) × uint32 each
+//	blockTerm                             (blocks+1) × uint32
+//	blockSum                              blocks × uint32
 //	postDoc                               postings × uint32
 //	posStart                              (postings+1) × uint32
 //	pos                                   positions × uint32
 //	keys, terms                           the strings, concatenated
-//	CRC-32C of everything before it       uint32
+//	CRC-32C of the head                   uint32
 //
 // Every integer is little-endian and every array starts at a multiple of
 // four bytes, so on a little-endian machine the arrays of the Index are
-// views of the file's bytes rather than decoded copies, and reading costs
-// little more than copying the bytes, the checksum and a validating pass.
-// The price is space: about 2.3 times a varint encoding of the same index.
+// views of the file's bytes rather than decoded copies. The price is
+// space: about 2.3 times a varint encoding of the same index.
+//
+// The head is everything but the postings and positions (postDoc,
+// posStart, pos): the documents, the dictionary and the block table. Its
+// checksum covers it alone. The postings and positions, most of the
+// file, are cut into blocks of consecutive terms (blockTerm[b] is the
+// first term of block b); blockSum[b] is the CRC-32C of the block's
+// ranges of postDoc, posStart (with the one element after) and pos. So a
+// search that reads a few terms' postings checks (LoadLazy) only the
+// blocks holding them, and a damaged block is found when it is read,
+// never used.
 const magic = "RCTXIDX\x00"
 
 // Version is the on-disk format version. It changes whenever the encoding
 // or the tokenisation changes, so that an index written by another version
 // is rebuilt rather than misread.
-const Version = 2
+const Version = 3
 
-const headerLen = len(magic) + 4 + 6*4
+const headerLen = len(magic) + 4 + 7*4
+
+// blockBytes is the size of postings and positions a block aims at: a
+// query's few terms check a few pages each.
+const blockBytes = 16 << 10
 
 var (
 	// ErrCorrupt is returned by Read for data that fails its checksum or
@@ -51,14 +67,69 @@ var (
 	ErrVersion = errors.New("index: unsupported index version")
 )
 
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
 // encodedLen returns the size of the binary form for the given counts, or
 // -1 if it does not fit in an int.
-func encodedLen(docs, terms, postings, positions, keyBytes, termBytes uint64) int {
-	n := uint64(headerLen) + 4*(4*docs+2*(terms+1)+2*postings+1+positions) + keyBytes + termBytes + 4
+func encodedLen(docs, terms, postings, positions, keyBytes, termBytes, blocks uint64) int {
+	n := uint64(headerLen) + 4*(4*docs+2*(terms+1)+2*blocks+1+2*postings+1+positions) + keyBytes + termBytes + 4
 	if n > math.MaxInt {
 		return -1
 	}
 	return int(n)
+}
+
+// blocks cuts the terms into blocks of about blockBytes of postings and
+// positions: the first term of each, then the number of terms.
+func (ix *Index) blocks() []uint32 {
+	nt := len(ix.termOff) - 1
+	bt := []uint32{0}
+	size := 0
+	for t := range nt {
+		lo, hi := ix.postStart[t], ix.postStart[t+1]
+		size += 8*int(hi-lo) + 4*int(ix.posStart[hi]-ix.posStart[lo])
+		if size >= blockBytes && t+1 < nt {
+			bt = append(bt, uint32(t+1))
+			size = 0
+		}
+	}
+	if nt == 0 {
+		return bt
+	}
+	return append(bt, uint32(nt))
+}
+
+// blockRanges returns block b's ranges of postDoc, posStart and pos, as
+// element offsets: postDoc[plo:phi], posStart[plo:phi+1], pos[qlo:qhi].
+// ok is false when posStart's ends for the block are out of order or out
+// of range, which a valid file never has.
+func (ix *Index) blockRanges(b int) (plo, phi, qlo, qhi uint32, ok bool) {
+	plo, phi = ix.postStart[ix.blockTerm[b]], ix.postStart[ix.blockTerm[b+1]]
+	qlo, qhi = ix.posStart[plo], ix.posStart[phi]
+	return plo, phi, qlo, qhi, qlo <= qhi && uint64(qhi) <= uint64(len(ix.pos))
+}
+
+// blockSumOf returns the checksum of block b's postings and positions.
+func (ix *Index) blockSumOf(b int) (uint32, bool) {
+	plo, phi, qlo, qhi, ok := ix.blockRanges(b)
+	if !ok {
+		return 0, false
+	}
+	c := crc32.Update(0, castagnoli, u32bytes(ix.postDoc[plo:phi]))
+	c = crc32.Update(c, castagnoli, u32bytes(ix.posStart[plo:phi+1]))
+	return crc32.Update(c, castagnoli, u32bytes(ix.pos[qlo:qhi])), true
+}
+
+// u32bytes returns a as its little-endian bytes: a view on a
+// little-endian machine, a copy otherwise.
+func u32bytes(a []uint32) []byte {
+	if len(a) == 0 {
+		return nil
+	}
+	if littleEndian {
+		return unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 4*len(a))
+	}
+	return appendUint32s(make([]byte, 0, 4*len(a)), a)
 }
 
 // WriteTo writes the index in its binary form.
@@ -68,14 +139,21 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		keyBytes += len(k)
 	}
 	nt := len(ix.termOff) - 1
-	counts := [...]int{len(ix.keys), nt, len(ix.postDoc), len(ix.pos), keyBytes, len(ix.terms)}
+	bt := ix.blocks()
+	nb := len(bt) - 1
+	counts := [...]int{len(ix.keys), nt, len(ix.postDoc), len(ix.pos), keyBytes, len(ix.terms), nb}
 	for _, c := range counts {
 		if uint64(c) > math.MaxUint32 {
 			return 0, fmt.Errorf("%w: too large to encode", ErrTooLarge)
 		}
 	}
+	sums := make([]uint32, nb)
+	tmp := &Index{postStart: ix.postStart, postDoc: ix.postDoc, posStart: ix.posStart, pos: ix.pos, blockTerm: bt}
+	for b := range sums {
+		sums[b], _ = tmp.blockSumOf(b)
+	}
 	b := make([]byte, 0, encodedLen(uint64(counts[0]), uint64(counts[1]), uint64(counts[2]),
-		uint64(counts[3]), uint64(counts[4]), uint64(counts[5])))
+		uint64(counts[3]), uint64(counts[4]), uint64(counts[5]), uint64(counts[6])))
 	b = append(b, magic...)
 	b = binary.LittleEndian.AppendUint32(b, Version)
 	for _, c := range counts {
@@ -86,14 +164,21 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		end += uint32(len(k))
 		b = binary.LittleEndian.AppendUint32(b, end)
 	}
-	for _, a := range [][]uint32{ix.titleLen, ix.bodyLen, ix.bodyStart, ix.termOff, ix.postStart, ix.postDoc, ix.posStart, ix.pos} {
+	for _, a := range [][]uint32{ix.titleLen, ix.bodyLen, ix.bodyStart, ix.termOff, ix.postStart, bt, sums} {
 		b = appendUint32s(b, a)
 	}
+	headEnd := len(b)
+	for _, a := range [][]uint32{ix.postDoc, ix.posStart, ix.pos} {
+		b = appendUint32s(b, a)
+	}
+	tail := len(b)
 	for _, k := range ix.keys {
 		b = append(b, k...)
 	}
 	b = append(b, ix.terms...)
-	b = safefs.Seal(b)
+	c := crc32.Update(0, castagnoli, b[:headEnd])
+	c = crc32.Update(c, castagnoli, b[tail:])
+	b = binary.LittleEndian.AppendUint32(b, c)
 	n, err := w.Write(b)
 	return int64(n), err
 }
@@ -121,22 +206,109 @@ func Read(r io.Reader) (*Index, error) {
 
 // Load is Read over bytes in hand, used in place: the index's arrays and
 // strings are views of data (a read-only memory map, say), which must not
-// change afterwards.
+// change afterwards. Every block is checked before it returns.
 func Load(data []byte) (*Index, error) {
+	ix, err := LoadLazy(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := ix.Verify(); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// LoadLazy is Load that checks only the head (documents and dictionary)
+// before it returns: each block of postings and positions is checked the
+// first time a search reads it, so opening an index costs what its
+// dictionary costs, not what its postings do. A search skips a damaged
+// block's terms; Check reports the damage, so that a caller can refuse
+// the answer and rebuild.
+func LoadLazy(data []byte) (*Index, error) {
 	if len(data) < len(magic)+8 || !bytes.Equal(data[:len(magic)], []byte(magic)) {
 		return nil, fmt.Errorf("%w: not an index file", ErrCorrupt)
 	}
 	if v := binary.LittleEndian.Uint32(data[len(magic):]); v != Version {
 		return nil, fmt.Errorf("%w: version %d, want %d", ErrVersion, v, Version)
 	}
-	if _, ok := safefs.Unseal(data); !ok {
-		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
-	}
 	ix, err := decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return ix, nil
+}
+
+// Block states, in Index.checked.
+const (
+	blockUnchecked = iota
+	blockGood
+	blockBad
+)
+
+// Verify checks every block of postings and positions not yet checked.
+func (ix *Index) Verify() error {
+	for b := range ix.checked {
+		if err := ix.checkBlock(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkTerm checks the block holding term t's postings.
+func (ix *Index) checkTerm(t uint32) error {
+	if ix.checked == nil {
+		return nil // built in memory
+	}
+	b, _ := slices.BinarySearch(ix.blockTerm, t+1)
+	return ix.checkBlock(b - 1)
+}
+
+// checkBlock checks block b once: its checksum, then that it is what
+// WriteTo writes (documents in range and ascending within a term, every
+// posting with positions, positions ascending within a posting).
+func (ix *Index) checkBlock(b int) error {
+	switch ix.checked[b].Load() {
+	case blockGood:
+		return nil
+	case blockBad:
+		return fmt.Errorf("%w: block %d", ErrCorrupt, b)
+	}
+	ok := ix.validBlock(b)
+	state := uint32(blockGood)
+	if !ok {
+		state = blockBad
+	}
+	ix.checked[b].Store(state)
+	if !ok {
+		return fmt.Errorf("%w: block %d", ErrCorrupt, b)
+	}
+	return nil
+}
+
+func (ix *Index) validBlock(b int) bool {
+	sum, ok := ix.blockSumOf(b)
+	if !ok || sum != ix.blockSum[b] {
+		return false
+	}
+	nd := uint32(len(ix.keys))
+	for t := ix.blockTerm[b]; t < ix.blockTerm[b+1]; t++ {
+		lo, hi := ix.postStart[t], ix.postStart[t+1]
+		for j := lo; j < hi; j++ {
+			d := ix.postDoc[j]
+			if d >= nd || j > lo && d <= ix.postDoc[j-1] {
+				return false
+			}
+			s, e := ix.posStart[j], ix.posStart[j+1]
+			if e <= s || uint64(e) > uint64(len(ix.pos)) {
+				return false
+			}
+			if descents(ix.pos[s:e]) != 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // readAll is io.ReadAll with fewer copies: a reader that holds its data
@@ -181,24 +353,31 @@ func (w *appender) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// decode checks and takes apart data, whose checksum has been verified.
-// A consistent file is one WriteTo could have written: the counts match
-// the length, offsets ascend and stay in range, terms are non-empty, valid
-// UTF-8 and ascend (so none is repeated), every term has postings and
-// every posting positions, documents ascend within a term and positions
-// within a posting. All checks are linear passes, and nothing is
-// allocated before the counts are known to match the length.
+// decode checks and takes apart data's head (see LoadLazy): its
+// checksum, and that it is what WriteTo could have written: the counts
+// match the length, offsets ascend and stay in range, terms are non-empty,
+// valid UTF-8 and ascend (so none is repeated), every term has postings,
+// the blocks cover the terms. All checks are linear passes over the head,
+// and nothing is allocated before the counts are known to match the
+// length.
 func decode(data []byte) (*Index, error) {
 	if len(data) < headerLen+4 {
 		return nil, errors.New("short header")
 	}
-	var c [6]uint64
+	var c [7]uint64
 	for i := range c {
 		c[i] = uint64(binary.LittleEndian.Uint32(data[len(magic)+4+4*i:]))
 	}
-	nd, nt, np, npos, keyBytes, termBytes := c[0], c[1], c[2], c[3], c[4], c[5]
-	if encodedLen(nd, nt, np, npos, keyBytes, termBytes) != len(data) {
+	nd, nt, np, npos, keyBytes, termBytes, nb := c[0], c[1], c[2], c[3], c[4], c[5], c[6]
+	if encodedLen(nd, nt, np, npos, keyBytes, termBytes, nb) != len(data) {
 		return nil, errors.New("counts disagree with length")
+	}
+	headEnd := headerLen + 4*int(4*nd+2*(nt+1)+2*nb+1)
+	tail := len(data) - 4 - int(keyBytes+termBytes)
+	sum := crc32.Update(0, castagnoli, data[:headEnd])
+	sum = crc32.Update(sum, castagnoli, data[tail:len(data)-4])
+	if sum != binary.LittleEndian.Uint32(data[len(data)-4:]) {
+		return nil, errors.New("checksum mismatch")
 	}
 	rest := data[headerLen : len(data)-4]
 	arr := func(n uint64) []uint32 {
@@ -214,6 +393,8 @@ func decode(data []byte) (*Index, error) {
 		bodyStart: arr(nd),
 		termOff:   arr(nt + 1),
 		postStart: arr(nt + 1),
+		blockTerm: arr(nb + 1),
+		blockSum:  arr(nb),
 		postDoc:   arr(np),
 		posStart:  arr(np + 1),
 		pos:       arr(npos),
@@ -247,27 +428,18 @@ func decode(data []byte) (*Index, error) {
 		}
 		prev = term
 	}
-
-	// The remaining checks are flat passes over the posting and position
-	// arrays. A descent (an element not above the one before) is allowed
-	// only where a term's postings or a posting's positions start, so
-	// comparing the count of descents with the count at those starts
-	// checks the order within every run without a loop per run.
+	// Strictly ascending: every term has postings. Each block's own
+	// ranges are checked when it is (checkBlock), posStart's included.
 	if ix.postStart[0] != 0 || uint64(ix.postStart[nt]) != np || descents(ix.postStart) != 0 {
 		return nil, errors.New("bad posting offsets")
+	}
+	if ix.blockTerm[0] != 0 || uint64(ix.blockTerm[nb]) != nt || descents(ix.blockTerm) != 0 || nt > 0 && nb == 0 {
+		return nil, errors.New("bad blocks")
 	}
 	if ix.posStart[0] != 0 || uint64(ix.posStart[np]) != npos {
 		return nil, errors.New("bad position offsets")
 	}
-	if postingErrors(ix.postDoc, ix.posStart, uint32(nd)) != 0 {
-		return nil, errors.New("bad postings")
-	}
-	if descents(ix.postDoc) != startDescents(ix.postDoc, ix.postStart) {
-		return nil, errors.New("postings out of order")
-	}
-	if descents(ix.pos) != startDescents(ix.pos, ix.posStart) {
-		return nil, errors.New("positions out of order")
-	}
+	ix.checked = make([]atomic.Uint32, nb)
 	ix.finish()
 	return ix, nil
 }
@@ -291,40 +463,6 @@ func descents(a []uint32) int {
 	for _, x := range a[1:] {
 		n += notAbove(int64(x), prev)
 		prev = int64(x)
-	}
-	return n
-}
-
-// postingErrors counts postings j whose document is not below docs or
-// that have no positions (start[j] to start[j+1]). start has one element
-// more than doc.
-func postingErrors(doc, start []uint32, docs uint32) int {
-	if len(start) != len(doc)+1 {
-		return 1
-	}
-	n, lo := 0, start[0]
-	for j, d := range doc {
-		hi := start[j+1]
-		if hi <= lo {
-			n++
-		}
-		if d >= docs {
-			n++
-		}
-		lo = hi
-	}
-	return n
-}
-
-// startDescents returns the number of descents of pos where a posting
-// starts; start is valid for pos.
-func startDescents(pos, start []uint32) int {
-	n := 0
-	if len(start) < 2 {
-		return 0
-	}
-	for _, s := range start[1 : len(start)-1] {
-		n += notAbove(int64(pos[s]), int64(pos[s-1]))
 	}
 	return n
 }

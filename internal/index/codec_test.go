@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -182,7 +184,7 @@ func TestReadSources(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(want, got, cmp.AllowUnexported(Index{}, params{})); diff != "" {
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(Index{}, params{}), ignoreBlocks); diff != "" {
 				t.Errorf("index (-want +got):\n%s", diff)
 			}
 		})
@@ -195,7 +197,7 @@ func TestReadSources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(Index{}, params{})); diff != "" {
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(Index{}, params{}), ignoreBlocks); diff != "" {
 			t.Errorf("index (-want +got):\n%s", diff)
 		}
 	})
@@ -206,4 +208,91 @@ func TestReadSources(t *testing.T) {
 			t.Errorf("Read = %v, want %v", err, boom)
 		}
 	})
+}
+
+// TestLoadLazyDamagedBlock damages one block of postings: Load refuses the
+// index, LoadLazy opens it, a search reads only the blocks of its terms,
+// and the damaged block is reported by Damaged and never used.
+func TestLoadLazyDamagedBlock(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 2))
+	var docs []Doc
+	for d := range 600 {
+		w := make([]string, 120)
+		for i := range w {
+			w[i] = fmt.Sprintf("w%04d", r.IntN(3000))
+		}
+		docs = append(docs, Doc{Key: fmt.Sprintf("d%03d", d), Title: w[0], Body: strings.Join(w[1:], " ")})
+	}
+	var buf bytes.Buffer
+	if _, err := Build(docs).WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	clean, err := LoadLazy(slices.Clone(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := len(clean.blockSum)
+	if nb < 4 {
+		t.Fatalf("%d blocks, want several", nb)
+	}
+	// Damage a position in the middle block.
+	bad := nb / 2
+	_, _, qlo, qhi, _ := clean.blockRanges(bad)
+	headLen := len(data) - 4 - len(clean.terms) - keyBytes(clean) - 4*(len(clean.postDoc)+len(clean.posStart)+len(clean.pos))
+	at := headLen + 4*(len(clean.postDoc)+len(clean.posStart)) + 4*int((qlo+qhi)/2)
+	damaged := slices.Clone(data)
+	damaged[at] ^= 0x55
+
+	if _, err := Load(slices.Clone(damaged)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Load of a damaged block: %v, want ErrCorrupt", err)
+	}
+	ix, err := LoadLazy(damaged)
+	if err != nil {
+		t.Fatalf("LoadLazy: %v", err)
+	}
+	termIn := func(b int) string {
+		tm := ix.blockTerm[b]
+		return ix.terms[ix.termOff[tm]:ix.termOff[tm+1]]
+	}
+	checkedBlocks := func() int {
+		n := 0
+		for i := range ix.checked {
+			if ix.checked[i].Load() != blockUnchecked {
+				n++
+			}
+		}
+		return n
+	}
+	if n := checkedBlocks(); n != 0 {
+		t.Fatalf("%d blocks checked before any search", n)
+	}
+	good := termIn(0)
+	set, cleanSet := NewSet(ix), NewSet(clean)
+	if d := set.Damaged(good); len(d) != 0 {
+		t.Fatalf("Damaged(%q) = %v, want none", good, d)
+	}
+	got, _ := set.Search(good, 10, nil)
+	want, _ := cleanSet.Search(good, 10, nil)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("search of an undamaged block (-want +got):\n%s", diff)
+	}
+	if n := checkedBlocks(); n != 1 {
+		t.Errorf("%d blocks checked by a one-term search, want 1", n)
+	}
+	q := termIn(bad)
+	if d := set.Damaged(q); !slices.Equal(d, []int{0}) {
+		t.Fatalf("Damaged(%q) = %v, want [0]", q, d)
+	}
+	if hits, total := set.Search(q, 10, nil); len(hits) != 0 || total != 0 {
+		t.Errorf("search of a damaged block: %d hits (total %d), want none", len(hits), total)
+	}
+}
+
+func keyBytes(ix *Index) int {
+	n := 0
+	for _, k := range ix.keys {
+		n += len(k)
+	}
+	return n
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/index/scifact"
 )
@@ -58,3 +60,7 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+// ignoreBlocks leaves out of a comparison of indexes the block table and
+// states, which only an index read back has.
+var ignoreBlocks = cmpopts.IgnoreFields(Index{}, "blockTerm", "blockSum", "checked")

@@ -29,6 +29,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
@@ -120,6 +121,14 @@ type Index struct {
 	// give the field frequencies, which are not stored apart.
 	posStart []uint32
 	pos      []uint32
+
+	// For an index loaded from its binary form: the blocks of terms whose
+	// postings and positions are checked on first use, their checksums
+	// and their states (blockUnchecked, blockGood, blockBad). nil for an
+	// index built in memory.
+	blockTerm []uint32
+	blockSum  []uint32
+	checked   []atomic.Uint32
 }
 
 // Len returns the number of documents.

@@ -9,6 +9,8 @@ import (
 // segment order and then document order; keep is read as Set.Search reads
 // allow. Terms left without postings are dropped. It is how segments of an
 // incremental index are merged without tokenising their text again.
+// Merge reads every posting: an index opened by LoadLazy must pass Verify
+// first.
 func Merge(segs []*Index, keep [][]bool) *Index {
 	admits := func(si, d int) bool {
 		if keep == nil {

@@ -67,6 +67,15 @@ func (s *Set) Search(query string, k int, allow [][]bool) ([]SetHit, int) {
 	if len(terms) == 0 {
 		return nil, 0
 	}
+	// A term whose block is damaged is read as absent from its segment
+	// (Damaged reports it): nothing of a damaged block is ever used.
+	for si, ix := range s.segs {
+		for i := range terms[si] {
+			if qt := &terms[si][i]; qt.known && ix.checkTerm(qt.id) != nil {
+				qt.known = false
+			}
+		}
+	}
 	p := defaults
 	maxScore := 0.0
 	for _, qt := range terms[0] {
@@ -133,6 +142,27 @@ func (s *Set) Search(query string, k int, allow [][]bool) ([]SetHit, int) {
 		}
 	}
 	return hits, total
+}
+
+// Damaged checks the blocks a search for query reads and returns the
+// segments (as numbered in SetHit.Seg) where one of them is damaged. A
+// caller that must not answer from part of the index checks this before
+// or after Search; a block is checked once, so the second call is cheap.
+func (s *Set) Damaged(query string) []int {
+	terms := s.parseQuery(query)
+	var bad []int
+	for si, ix := range s.segs {
+		if si >= len(terms) {
+			break
+		}
+		for _, qt := range terms[si] {
+			if qt.known && ix.checkTerm(qt.id) != nil {
+				bad = append(bad, si)
+				break
+			}
+		}
+	}
+	return bad
 }
 
 // parseQuery returns the distinct terms of query as each segment knows

@@ -330,6 +330,9 @@ func (w *writer) writeSegment(id uint64, items []string, first []int, units []Un
 // makes it the snapshot searches use.
 func (w *writer) publish(m *manifest, add []*segment) error {
 	x := w.x
+	x.mu.Lock()
+	m = x.withoutBad(m)
+	x.mu.Unlock()
 	if w.dir != nil {
 		if err := w.dir.WriteSealed(manifestName, m.encode()); err != nil {
 			return err
@@ -422,6 +425,12 @@ func (w *writer) mergeSmallest() error {
 			continue
 		}
 		s := x.segs[id]
+		// A merge reads all of a segment: check all of it first, and
+		// leave a damaged one to be extracted again.
+		if err := s.verify(); err != nil {
+			x.damaged(id)
+			return err
+		}
 		mask := make([]bool, len(s.units))
 		for i, k := range s.items {
 			e := m.entries[k]

@@ -89,6 +89,7 @@ type Index struct {
 	mu       sync.Mutex
 	snap     *Snapshot
 	segs     map[uint64]*segment // loaded segments by id
+	bad      map[uint64]bool     // segments found damaged, never loaded again
 	checked  time.Time           // when the manifest on disk was last looked at
 	diskStat string              // size and time of the manifest loaded
 	queue    map[string]string   // key → stamp, waiting for the builder
@@ -113,7 +114,7 @@ func Open(opts Options) *Index {
 		opts.MaxSegments = 8
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Index{opts: opts, ctx: ctx, cancel: cancel, segs: map[uint64]*segment{}, queue: map[string]string{}, inflight: map[string]string{}, forget: map[string]bool{}}
+	return &Index{opts: opts, ctx: ctx, cancel: cancel, segs: map[uint64]*segment{}, bad: map[uint64]bool{}, queue: map[string]string{}, inflight: map[string]string{}, forget: map[string]bool{}}
 }
 
 // Close stops a running build. Searches still work.
@@ -336,8 +337,8 @@ func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
 		}
 		return x.newManifest(), err
 	}
-	// Segments not yet loaded are mapped and checked on all cores: the
-	// checksum and the validating pass are most of a new process's start.
+	// Segments not yet loaded are mapped and their heads checked on all
+	// cores; the rest of each is checked as searches read it.
 	var need []uint64
 	for _, id := range m.segs {
 		if x.segs[id] == nil {
@@ -348,6 +349,9 @@ func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, id := range need {
+		if x.bad[id] {
+			continue
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -362,15 +366,16 @@ func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
 			x.segs[s.id] = s
 		}
 	}
+	usable := func(id uint64) bool { return x.segs[id] != nil && !x.bad[id] }
 	keep := m.segs[:0]
 	for _, id := range m.segs {
-		if x.segs[id] != nil {
+		if usable(id) {
 			keep = append(keep, id)
 		}
 	}
 	m.segs = keep
 	for k, e := range m.entries {
-		if e.seg != 0 && x.segs[e.seg] == nil {
+		if e.seg != 0 && !usable(e.seg) {
 			delete(m.entries, k)
 		}
 	}
@@ -380,7 +385,8 @@ func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
 // snapshotOf makes the searchable snapshot of m, whose segments are
 // loaded. Called with x.mu held.
 func (x *Index) snapshotOf(m *manifest) *Snapshot {
-	s := &Snapshot{man: m}
+	m = x.withoutBad(m)
+	s := &Snapshot{x: x, man: m}
 	var ixs []*index.Index
 	for _, id := range m.segs {
 		seg := x.segs[id]
@@ -407,6 +413,7 @@ func (x *Index) snapshotOf(m *manifest) *Snapshot {
 // A Snapshot is the index at one moment. It is immutable and safe for
 // concurrent use.
 type Snapshot struct {
+	x    *Index
 	man  *manifest
 	segs []*segment
 	live [][]bool // live[i][d]: document d of segment i is its item's current one
@@ -498,7 +505,17 @@ func (f *Filter) masks(s *Snapshot) [][]bool {
 
 // Search returns the k best units for query among the live documents of
 // the items f admits, and how many such documents matched.
-func (s *Snapshot) Search(query string, k int, f *Filter) ([]Hit, int) {
+//
+// It checks what it reads: the blocks of postings of the query's terms
+// and the text of the units it returns. When one is damaged it returns
+// an error wrapping ErrDamaged and no hits, and drops the damaged
+// segment from the index: the next Ensure extracts its items again.
+func (s *Snapshot) Search(query string, k int, f *Filter) ([]Hit, int, error) {
+	if bad := s.set.Damaged(query); len(bad) > 0 {
+		seg := s.segs[bad[0]]
+		s.x.damaged(seg.id)
+		return nil, 0, fmt.Errorf("%s: %w", segmentName(seg.id), ErrDamaged)
+	}
 	mask := s.live
 	if f != nil {
 		mask = f.masks(s)
@@ -507,10 +524,42 @@ func (s *Snapshot) Search(query string, k int, f *Filter) ([]Hit, int) {
 	hits := make([]Hit, len(sh))
 	for i, h := range sh {
 		seg := s.segs[h.Seg]
+		if err := seg.checkText(h.Doc); err != nil {
+			s.x.damaged(seg.id)
+			return nil, 0, err
+		}
 		j, _ := slices.BinarySearch(seg.first, h.Doc+1)
 		hits[i] = Hit{Key: seg.items[j-1], Unit: &seg.units[h.Doc], Score: h.Score, Norm: h.Norm, set: s.set}
 	}
-	return hits, total
+	return hits, total, nil
+}
+
+// damaged drops segment id, found damaged, from the index: the snapshot
+// searches use from now on leaves it and its items out, so that they are
+// extracted again, and no later snapshot, load or publish of a manifest
+// takes it back. Its mapping stays: hits given before may still view it.
+func (x *Index) damaged(id uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.bad[id] {
+		return
+	}
+	x.bad[id] = true
+	if x.snap != nil {
+		x.snap = x.snapshotOf(x.snap.man)
+	}
+}
+
+// withoutBad returns m without the segments found damaged (and their
+// items), m itself when it names none. A running build's manifest may
+// still name one until it publishes. Called with x.mu held.
+func (x *Index) withoutBad(m *manifest) *manifest {
+	for _, id := range m.segs {
+		if x.bad[id] {
+			m = m.without(id)
+		}
+	}
+	return m
 }
 
 // Passage returns the bounds of the best passage of at most maxChars

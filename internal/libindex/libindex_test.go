@@ -1,7 +1,10 @@
 package libindex
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -13,6 +16,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 var vocab = strings.Fields(`protein binding cell growth neural network graph kernel variance estimator
@@ -121,12 +125,12 @@ func TestGrantNeverLeaks(t *testing.T) {
 			}
 		}
 		q := words(r, 1+r.IntN(4))
-		all, _ := snap.Search(q, 1000, nil)
+		all, _ := search(t, snap, q, 1000, nil)
 		score := map[string]float64{}
 		for _, h := range all {
 			score[h.Unit.Path+fmt.Sprint(h.Unit.Page)] = h.Score
 		}
-		hits, total := snap.Search(q, 1000, KeySet(keys))
+		hits, total := search(t, snap, q, 1000, KeySet(keys))
 		if total != len(hits) {
 			t.Fatalf("round %d: total %d, %d hits", round, total, len(hits))
 		}
@@ -169,7 +173,7 @@ func TestIncremental(t *testing.T) {
 		}
 	}
 	find := func(q string) []string {
-		hits, _ := x.Snapshot().Search(q, 10, nil)
+		hits, _ := search(t, x.Snapshot(), q, 10, nil)
 		var keys []string
 		for _, h := range hits {
 			keys = append(keys, h.Key)
@@ -195,7 +199,7 @@ func TestIncremental(t *testing.T) {
 	}
 	// A new process sees the same.
 	y := Open(Options{Dir: dir, Extract: lib.extract})
-	if hits, _ := y.Snapshot().Search("zebrafish", 5, nil); len(hits) != 1 {
+	if hits, _ := search(t, y.Snapshot(), "zebrafish", 5, nil); len(hits) != 1 {
 		t.Errorf("a new process found %d hits", len(hits))
 	}
 	if j := y.Ensure(lib.items()[:0], "", nil); j != closedJob {
@@ -244,36 +248,96 @@ func TestDamagedRebuilt(t *testing.T) {
 	wait(t, x.Ensure(lib.items(), "", nil))
 	x.Close()
 	lib.resetCalls()
-	want, _ := x.Snapshot().Search("protein kernel", 5, nil)
+	const query = "protein kernel"
+	want, _ := search(t, x.Snapshot(), query, 5, nil)
 
-	flip := func(name string) {
-		p := filepath.Join(dir, name)
+	// newest returns the file name and bytes of the newest segment.
+	newest := func() (string, []byte) {
+		segs, _ := filepath.Glob(filepath.Join(dir, "seg-*"))
+		if len(segs) == 0 {
+			t.Fatal("no segment")
+		}
+		p := segs[len(segs)-1]
 		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		data[len(data)/3] ^= 0x55
-		if err := os.WriteFile(p, data, 0o600); err != nil {
+		return filepath.Base(p), data
+	}
+	// Offsets into a segment file of the parts checked apart.
+	segHead := func(data []byte) int { return len(segmentMagic) + 2 }
+	postings := func(data []byte) int {
+		// The index's postDoc, posStart and pos come after its head
+		// (see internal/index's codec): damage the middle of pos.
+		off := bytes.Index(data, []byte("RCTXIDX\x00"))
+		if off < 0 {
+			t.Fatal("no index in the segment")
+		}
+		c := func(i int) int { return int(binary.LittleEndian.Uint32(data[off+12+4*i:])) }
+		nd, nt, np, npos, nb := c(0), c(1), c(2), c(3), c(6)
+		head := off + 12 + 7*4 + 4*(4*nd+2*(nt+1)+2*nb+1)
+		return head + 4*(2*np+1) + 4*(npos/2)
+	}
+	text := func(data []byte) int {
+		id, _ := parseSegmentName(func() string { n, _ := newest(); return n }())
+		s, err := decodeSegment(id, data[:len(data)-4])
+		if err != nil {
 			t.Fatal(err)
 		}
+		for _, u := range s.units {
+			if u.Path == want[0].Unit.Path && u.Page == want[0].Unit.Page {
+				return int(uintptr(unsafe.Pointer(unsafe.StringData(u.Text)))-uintptr(unsafe.Pointer(&data[0]))) + len(u.Text)/2
+			}
+		}
+		t.Fatal("the best hit's unit is not in the newest segment")
+		return 0
 	}
-	segs, _ := filepath.Glob(filepath.Join(dir, "seg-*"))
-	for _, name := range []string{filepath.Base(segs[0]), manifestName} {
-		flip(name)
+	for _, tc := range []struct {
+		name    string
+		file    string // "" for the newest segment
+		at      func([]byte) int
+		trusted int // documents a new process takes before its first search
+	}{
+		{"segment head", "", segHead, 0},
+		{"postings block", "", postings, 40},
+		{"unit text", "", text, 40},
+		{"manifest", manifestName, func(data []byte) int { return len(data) / 3 }, 0},
+	} {
+		name, data := newest()
+		if tc.file != "" {
+			name = tc.file
+			var err error
+			if data, err = os.ReadFile(filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		data[tc.at(data)] ^= 0x55
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
 		y := Open(Options{Dir: dir, Extract: lib.extract})
-		if n := y.Snapshot().Docs(); n != 0 {
-			t.Fatalf("damaged %s: %d documents trusted", name, n)
+		if n := y.Snapshot().Docs(); n != tc.trusted {
+			t.Fatalf("damaged %s: %d documents trusted, want %d", tc.name, n, tc.trusted)
+		}
+		if tc.trusted > 0 {
+			// Found when read: the search fails rather than answer
+			// from it, and the segment is dropped.
+			if hits, _, err := y.Snapshot().Search(query, 5, nil); !errors.Is(err, ErrDamaged) {
+				t.Fatalf("damaged %s: search gave %d hits and %v, want ErrDamaged", tc.name, len(hits), err)
+			}
+			if n := y.Snapshot().Docs(); n != 0 {
+				t.Fatalf("damaged %s: %d documents still trusted after the damage was found", tc.name, n)
+			}
 		}
 		wait(t, y.Ensure(lib.items(), "", nil))
 		if c := lib.resetCalls(); len(c) != 20 {
-			t.Fatalf("damaged %s: %d items extracted again, want 20", name, len(c))
+			t.Fatalf("damaged %s: %d items extracted again, want 20", tc.name, len(c))
 		}
-		got, _ := y.Snapshot().Search("protein kernel", 5, nil)
+		got, _ := search(t, y.Snapshot(), query, 5, nil)
 		if len(got) != len(want) || got[0].Key != want[0].Key {
-			t.Fatalf("damaged %s: after the rebuild %v, want %v", name, got, want)
+			t.Fatalf("damaged %s: after the rebuild %v, want %v", tc.name, got, want)
 		}
 		y.Close()
-		segs, _ = filepath.Glob(filepath.Join(dir, "seg-*"))
 	}
 }
 
@@ -389,5 +453,94 @@ func TestOtherVersionRebuilt(t *testing.T) {
 	}
 	if n, err := Docs(dir); err != nil || n != 20 {
 		t.Fatalf("Docs = %d, %v; want 20", n, err)
+	}
+}
+
+// search is Snapshot.Search for a test: an error fails it.
+func search(t *testing.T, s *Snapshot, q string, k int, f *Filter) ([]Hit, int) {
+	t.Helper()
+	hits, total, err := s.Search(q, k, f)
+	if err != nil {
+		t.Fatalf("search %q: %v", q, err)
+	}
+	return hits, total
+}
+
+// TestDamagedFoundDuringBuild finds a damaged segment while this process
+// is building: the segment leaves the snapshot at once, the build does
+// not publish it again, and the next Ensure extracts its items again.
+func TestDamagedFoundDuringBuild(t *testing.T) {
+	dir := t.TempDir()
+	lib := newLibrary(20, 7)
+	x := Open(Options{Dir: dir, Extract: lib.extract})
+	wait(t, x.Ensure(lib.items(), "", nil))
+	x.Close()
+	segs, _ := filepath.Glob(filepath.Join(dir, "seg-*"))
+	if len(segs) != 1 {
+		t.Fatalf("%d segments, want 1", len(segs))
+	}
+	data, err := os.ReadFile(segs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := parseSegmentName(filepath.Base(segs[0]))
+	s, err := decodeSegment(id, data[:len(data)-4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Damage every unit's text, so that any hit meets it.
+	var at []int
+	for _, u := range s.units {
+		at = append(at, int(uintptr(unsafe.Pointer(unsafe.StringData(u.Text)))-uintptr(unsafe.Pointer(&data[0])))+len(u.Text)/2)
+	}
+	for _, i := range at {
+		data[i] ^= 0x55
+	}
+	if err := os.WriteFile(segs[0], data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lib.resetCalls()
+
+	y := Open(Options{Dir: dir, Extract: lib.extract})
+	defer y.Close()
+	lib.mu.Lock()
+	lib.text["papers/new"] = "axolotl protein kernel"
+	lib.delay = 200 * time.Millisecond
+	lib.mu.Unlock()
+	job := y.Ensure(lib.items(), "", nil)
+	if isDone(job) {
+		t.Fatal("the build ended before the search")
+	}
+	if _, _, err := y.Snapshot().Search("protein kernel", 5, nil); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("search during the build: %v, want ErrDamaged", err)
+	}
+	wait(t, job)
+	if n := y.Snapshot().Docs(); n != 2 {
+		t.Fatalf("after the build %d documents, want the new item's 2", n)
+	}
+	lib.mu.Lock()
+	lib.delay = 0
+	lib.mu.Unlock()
+	wait(t, y.Ensure(lib.items(), "", nil))
+	if c := lib.resetCalls(); len(c) != 21 {
+		t.Fatalf("%d items extracted, want 21 (the new one, then the damaged segment's 20)", len(c))
+	}
+	// A new process sees the rebuilt index, without the damaged segment.
+	z := Open(Options{Dir: dir, Extract: lib.extract})
+	defer z.Close()
+	if n := z.Snapshot().Docs(); n != 42 {
+		t.Fatalf("a new process sees %d documents, want 42", n)
+	}
+	if _, _, err := z.Snapshot().Search("protein kernel", 50, nil); err != nil {
+		t.Fatalf("a new process: %v", err)
+	}
+}
+
+func isDone(j *Job) bool {
+	select {
+	case <-j.Done():
+		return true
+	default:
+		return false
 	}
 }

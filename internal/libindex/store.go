@@ -4,22 +4,37 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"slices"
 	"strconv"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/researchctx/researchctx/internal/index"
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
-// On disk, an index is a folder of files, each sealed (a CRC-32C at its
-// end) and written atomically through safefs.Dir:
+// On disk, an index is a folder of files, each written atomically through
+// safefs.Dir:
 //
 //	manifest        which segments are live and, for every item, its
 //	                stamp, its segment and its failure, if any
+//	                (sealed: a CRC-32C at its end)
 //	seg-NNNNNNNN    one segment: its items, their units (location, title,
 //	                text) and an index.Index of the units, 4-byte aligned
 //	                so that it is used in place
 //	lock            held (flock) by the one process that writes
+//
+// A segment is checked in parts, each when it is first read, so that a new
+// process does not read the whole index before its first answer: its head
+// (items and units without their text; a CRC-32C after it) when it is
+// opened, the index's head (documents and dictionary) too, each block of
+// the index's postings when a search reads it (index.LoadLazy), and each
+// unit's text (its own CRC-32C in the head) when a hit returns it. The
+// whole-file seal safefs writes is not checked: every byte is covered by
+// one of those checksums. A damaged part is never used: the search that
+// finds it fails with ErrDamaged, the segment is dropped and its items
+// are extracted again.
 //
 // Segments are immutable: an update writes new segments and then a new
 // manifest, so a reader sees the old manifest and its segments or the new
@@ -33,13 +48,19 @@ const (
 	segmentMagic  = "RCTXLIBS"
 	// formatVersion changes whenever the files' layout, the tokenisation
 	// (index.Version) or what goes into units changes.
-	formatVersion = 1
+	formatVersion = 2
 	// maxManifest bounds the manifest read back.
 	maxManifest = 1 << 30
 )
 
 // errFormat reports a file that does not decode.
 var errFormat = errors.New("libindex: damaged index file")
+
+// ErrDamaged reports a search that read a damaged part of a segment. The
+// segment is dropped from the index as soon as that is found, and its
+// items are extracted again by the next Ensure; searching again after it
+// never reads the damaged part.
+var ErrDamaged = errors.New("libindex: damaged segment")
 
 func segmentName(id uint64) string { return fmt.Sprintf("seg-%08d", id) }
 
@@ -64,6 +85,18 @@ func (m *manifest) clone() *manifest {
 	c := &manifest{version: m.version, next: m.next, segs: append([]uint64(nil), m.segs...), entries: make(map[string]entry, len(m.entries))}
 	for k, e := range m.entries {
 		c.entries[k] = e
+	}
+	return c
+}
+
+// without returns a copy of m without segment id and its items.
+func (m *manifest) without(id uint64) *manifest {
+	c := m.clone()
+	c.segs = slices.DeleteFunc(c.segs, func(s uint64) bool { return s == id })
+	for k, e := range c.entries {
+		if e.seg == id {
+			delete(c.entries, k)
+		}
 	}
 	return c
 }
@@ -122,6 +155,45 @@ type segment struct {
 	units []Unit   // by document
 	ix    *index.Index
 	data  []byte // the mapped or read file, kept alive while in use
+
+	textSum   []uint32        // CRC-32C of each unit's text
+	textState []atomic.Uint32 // 0 unchecked, 1 good, 2 damaged
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// textSum returns the CRC-32C of a unit's text, read in place.
+func textSum(t string) uint32 {
+	return crc32.Checksum(unsafe.Slice(unsafe.StringData(t), len(t)), castagnoli)
+}
+
+// checkText checks unit d's text against its checksum, once.
+func (s *segment) checkText(d int) error {
+	switch s.textState[d].Load() {
+	case 1:
+		return nil
+	case 2:
+		return fmt.Errorf("%s: text of unit %d: %w", segmentName(s.id), d, ErrDamaged)
+	}
+	if textSum(s.units[d].Text) != s.textSum[d] {
+		s.textState[d].Store(2)
+		return fmt.Errorf("%s: text of unit %d: %w", segmentName(s.id), d, ErrDamaged)
+	}
+	s.textState[d].Store(1)
+	return nil
+}
+
+// verify checks all of the segment, as a merge reads all of it.
+func (s *segment) verify() error {
+	if err := s.ix.Verify(); err != nil {
+		return fmt.Errorf("%s: %w: %w", segmentName(s.id), ErrDamaged, err)
+	}
+	for d := range s.units {
+		if err := s.checkText(d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // encodeSegment lays out a segment: header and units, then the index at a
@@ -141,9 +213,11 @@ func encodeSegment(items []string, first []int, units []Unit, ix *index.Index) (
 		}
 		b = binary.AppendUvarint(b, uint64(u.Page))
 		b = binary.AppendUvarint(b, uint64(len(u.Text)))
+		b = binary.LittleEndian.AppendUint32(b, textSum(u.Text))
 		textLen += len(u.Text)
 	}
 	b = binary.AppendUvarint(b, uint64(textLen))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 	for _, u := range units {
 		b = append(b, u.Text...)
 	}
@@ -165,9 +239,10 @@ func (w *sliceWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// decodeSegment takes apart a segment's bytes (checksum verified, the seal
-// removed), using them in place: the units' strings and the index's arrays
-// are views of data.
+// decodeSegment takes apart a segment's bytes (the seal removed), using
+// them in place: the units' strings and the index's arrays are views of
+// data. It checks the head and the index's head; the rest is checked when
+// read (see checkText, index.LoadLazy).
 func decodeSegment(id uint64, data []byte) (*segment, error) {
 	if len(data) < len(segmentMagic) || string(data[:len(segmentMagic)]) != segmentMagic {
 		return nil, errFormat
@@ -189,14 +264,27 @@ func decodeSegment(id uint64, data []byte) (*segment, error) {
 		return nil, errFormat
 	}
 	s.units = make([]Unit, nu)
+	s.textSum = make([]uint32, nu)
+	s.textState = make([]atomic.Uint32, nu)
 	lens := make([]int, nu)
 	for i := range s.units {
 		u := &s.units[i]
 		u.Path, u.Label, u.Section, u.Title = d.view(), d.view(), d.view(), d.view()
 		u.Page = int(d.uvarint())
 		lens[i] = d.count(0)
+		s.textSum[i] = d.uint32()
 	}
-	texts := d.view()
+	textLen := d.count(0)
+	head := len(data) - len(d.b)
+	if d.err != nil || len(d.b) < 4 || binary.LittleEndian.Uint32(d.b) != crc32.Checksum(data[:head], castagnoli) {
+		return nil, errFormat
+	}
+	d.b = d.b[4:]
+	if textLen > len(d.b) {
+		return nil, errFormat
+	}
+	texts := unsafe.String(unsafe.SliceData(d.b), textLen)
+	d.b = d.b[textLen:]
 	for i, l := range lens {
 		if d.err != nil || l > len(texts) {
 			return nil, errFormat
@@ -211,7 +299,7 @@ func decodeSegment(id uint64, data []byte) (*segment, error) {
 	if off > len(data) {
 		return nil, errFormat
 	}
-	ix, err := index.Load(data[off:])
+	ix, err := index.LoadLazy(data[off:])
 	if err != nil || ix.Len() != nu {
 		return nil, errFormat
 	}
@@ -254,6 +342,16 @@ func (d *decoder) count(min int) int {
 	return int(v)
 }
 
+func (d *decoder) uint32() uint32 {
+	if d.err != nil || len(d.b) < 4 {
+		d.err = errFormat
+		return 0
+	}
+	v := binary.LittleEndian.Uint32(d.b)
+	d.b = d.b[4:]
+	return v
+}
+
 func (d *decoder) str() string { return string(d.bytes()) }
 
 // view is str without a copy: the string aliases the decoder's bytes,
@@ -277,18 +375,17 @@ func (d *decoder) bytes() []byte {
 }
 
 // readSegment loads segment id from dir, mapped in place where the system
-// allows it.
+// allows it. Only the segment's heads are read (see decodeSegment).
 func readSegment(dir *safefs.Dir, id uint64) (*segment, error) {
 	data, err := mapFile(dir, segmentName(id))
 	if err != nil {
 		return nil, err
 	}
-	body, ok := safefs.Unseal(data)
-	if !ok {
+	if len(data) < 4 {
 		unmap(data)
-		return nil, fmt.Errorf("%s: %w", segmentName(id), safefs.ErrCorrupt)
+		return nil, fmt.Errorf("%s: %w", segmentName(id), errFormat)
 	}
-	s, err := decodeSegment(id, body)
+	s, err := decodeSegment(id, data[:len(data)-4])
 	if err != nil {
 		unmap(data)
 		return nil, fmt.Errorf("%s: %w", segmentName(id), err)
