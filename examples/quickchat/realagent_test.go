@@ -86,7 +86,10 @@ func TestRealAgentsQuickchat(t *testing.T) {
 			// the agent's name for it), then the sources.
 			out = runAgent(t, env, args...)
 			for _, tool := range []string{researchctx.ToolSearch, researchctx.ToolRead} {
-				start := regexp.MustCompile(`(?m)^\s*→ (mcp__` + researchctx.ServerName + `__)?` + tool + ` `)
+				// An agent that streams a call's arguments announces it
+				// with none: its start line is the name alone, and the
+				// approval line that follows carries the arguments.
+				start := regexp.MustCompile(`(?m)^\s*→ (mcp__` + researchctx.ServerName + `__)?` + tool + `( |$)`)
 				if !start.MatchString(out) {
 					t.Errorf("output shows no start of %s:\n%s", tool, out)
 				}
