@@ -156,6 +156,9 @@ func (r *Resolver) Close() error {
 	defer r.mu.Unlock()
 	var errs []error
 	for k, v := range r.vaults {
+		if l := r.libs[v]; l != nil {
+			errs = append(errs, l.Close())
+		}
 		errs = append(errs, v.Close())
 		delete(r.libs, v)
 		delete(r.vaults, k)

@@ -84,7 +84,7 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 	if err != nil {
 		return err
 	}
-	defer ts.Close()
+	defer closeWithin(ts, ShutdownGrace, log)
 	// The tool list comes from the grant read above; make sure the Toolset
 	// enforces the same scope (a host may rewrite the grant meanwhile).
 	if g2, err := researchctx.ReadGrant(grantPath); err != nil || g2.Fingerprint != g.Fingerprint {
@@ -127,6 +127,25 @@ func serveLines(ctx context.Context, s *sdk.Server, in io.Reader, out io.Writer,
 		return fmt.Errorf("serving MCP: %w", err)
 	}
 	return nil
+}
+
+// closeWithin closes ts, which stops a background index build and waits
+// for it, but returns after d whatever is still running: the server's exit
+// stays prompt, and the build's files are written atomically, so one cut
+// short leaves nothing half-written.
+func closeWithin(ts *tools.Toolset, d time.Duration, log *slog.Logger) {
+	done := make(chan struct{})
+	go func() {
+		ts.Close()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		log.Warn("stopping with a background index build still ending")
+	}
 }
 
 // waitGrace waits ShutdownGrace for the server to end.

@@ -3,8 +3,10 @@ package sources_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,4 +120,68 @@ func TestSourcesShareOneIndex(t *testing.T) {
 		}
 	}
 	t.Fatal("the directory search did not return the file")
+}
+
+// TestCloseWaitsForIndexing checks that Library.Close ends a build still
+// running in the background and returns only when it has: nothing is
+// written to the cache folder afterwards, so a host (or a test) may remove
+// it.
+func TestCloseWaitsForIndexing(t *testing.T) {
+	root := t.TempDir()
+	const n = 400
+	for i := range n {
+		p := filepath.Join(root, "notes", fmt.Sprintf("n%03d.md", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("# Note %d\n\nsparse attention %s\n", i, longText(i))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := vault.Open(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	cache := t.TempDir()
+	lib := sources.NewLibrary(v, &sources.LibraryOptions{CacheDir: cache, IndexWait: time.Millisecond})
+	ctx := context.Background()
+	src, err := lib.Open(ctx, sources.KindDirectory, "notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := src.Search(ctx, sources.Query{Text: "sparse attention", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Indexing == nil {
+		t.Skip("the whole folder was indexed within the wait; nothing runs in the background to close")
+	}
+	if err := lib.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := treeOf(t, cache)
+	time.Sleep(200 * time.Millisecond)
+	if after := treeOf(t, cache); after != before {
+		t.Fatalf("the cache changed after Close:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// treeOf lists the files under dir with their sizes and times.
+func treeOf(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %d %d\n", p[len(dir):], info.Size(), info.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

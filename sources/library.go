@@ -177,6 +177,14 @@ const (
 	fileItem  = "file:"
 )
 
+// Close stops the library's background work (a running index build) and
+// waits for it to end, so that nothing is written to the cache folder after
+// it returns. It does not close the Vault. Searches still answer from what
+// is indexed.
+func (l *Library) Close() error {
+	return l.libIndex().Close()
+}
+
 // libIndex returns the library's one search index, kept under the cache
 // folder's "library" folder (in memory when caching is off).
 func (l *Library) libIndex() *libindex.Index {

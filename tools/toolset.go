@@ -116,8 +116,12 @@ func (t *Toolset) openVault(ctx context.Context, g *researchctx.Grant) ([]source
 	return out, nil
 }
 
-// Close releases the Vault.
+// Close stops the library's background work (a running index build,
+// which it waits for) and releases the Vault.
 func (t *Toolset) Close() error {
+	if t.lib != nil {
+		t.lib.Close() // waits for a background index build
+	}
 	if t.vault != nil {
 		return t.vault.Close()
 	}

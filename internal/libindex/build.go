@@ -16,6 +16,7 @@ import (
 // queued items on all workers and publishes segments as it goes, merges
 // segments when there are too many, and ends when the queue is empty.
 func (x *Index) build(job *Job) {
+	defer x.builds.Done()
 	err := x.runBuild(job)
 	x.mu.Lock()
 	if err != nil {

@@ -96,6 +96,8 @@ type Index struct {
 	inflight map[string]string   // key → stamp, taken by the builder
 	forget   map[string]bool     // keys to drop from the manifest
 	job      *Job                // the running build, nil when idle
+
+	builds sync.WaitGroup // running builds, which Close waits for
 }
 
 // Open returns the index of opts.Dir. Nothing is read until the first
@@ -117,9 +119,11 @@ func Open(opts Options) *Index {
 	return &Index{opts: opts, ctx: ctx, cancel: cancel, segs: map[uint64]*segment{}, bad: map[uint64]bool{}, queue: map[string]string{}, inflight: map[string]string{}, forget: map[string]bool{}}
 }
 
-// Close stops a running build. Searches still work.
+// Close stops a running build and waits for it to end, so that nothing is
+// written to the index folder after Close returns. Searches still work.
 func (x *Index) Close() error {
 	x.cancel()
+	x.builds.Wait()
 	return nil
 }
 
@@ -235,6 +239,7 @@ func (x *Index) Ensure(items []Item, name string, progress func(done, total int)
 		progress(job.Progress())
 	}
 	if start {
+		x.builds.Add(1)
 		go x.build(job)
 	}
 	return job
@@ -254,6 +259,7 @@ func (x *Index) Forget(keys []string) *Job {
 	}
 	if x.job == nil {
 		x.job = &Job{done: make(chan struct{})}
+		x.builds.Add(1)
 		go x.build(x.job)
 	}
 	return x.job
