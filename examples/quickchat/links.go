@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -42,7 +39,7 @@ func (r *demoRun) listSources(heading bool) error {
 		return err
 	}
 	r.usage = u
-	tools := firstTools(usagePath, r.plan.TurnID)
+	tools := firstTools(u.Lines)
 	r.sources = r.sources[:0]
 	for _, uri := range u.Sources {
 		s := sourceLink{URI: uri, URL: openURL(r.plan.Vault, uri), Tool: tools[uri]}
@@ -106,21 +103,10 @@ var toolLabel = map[string]string{
 }
 
 // firstTools maps each URI of a turn's usage lines to the first tool that
-// returned it. Unreadable lines are skipped, as ReadUsage does.
-func firstTools(path, turnID string) map[string]string {
+// returned it.
+func firstTools(lines []researchctx.UsageLine) map[string]string {
 	m := map[string]string{}
-	f, err := os.Open(path)
-	if err != nil {
-		return m
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		var l researchctx.UsageLine
-		if json.Unmarshal(sc.Bytes(), &l) != nil || l.TurnID != turnID {
-			continue
-		}
+	for _, l := range lines {
 		for _, u := range l.URIs {
 			if _, ok := m[u]; !ok {
 				m[u] = l.Tool

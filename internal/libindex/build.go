@@ -352,22 +352,26 @@ func (w *writer) publish(m *manifest, add []*segment) error {
 	return nil
 }
 
+// liveDocs counts the documents of segment id that manifest m still points
+// at.
+func (x *Index) liveDocs(m *manifest, id uint64) int {
+	s := x.segs[id]
+	n := 0
+	for i, k := range s.items {
+		if m.entries[k].seg == id {
+			n += s.first[i+1] - s.first[i]
+		}
+	}
+	return n
+}
+
 // merge drops segments with no live document and, while there are more
 // than MaxSegments, merges the smallest half of them into one, keeping
 // only live documents.
 func (w *writer) merge() error {
 	x := w.x
 	m := w.man
-	live := func(id uint64) int {
-		s := x.segs[id]
-		n := 0
-		for i, k := range s.items {
-			if m.entries[k].seg == id {
-				n += s.first[i+1] - s.first[i]
-			}
-		}
-		return n
-	}
+	live := func(id uint64) int { return x.liveDocs(m, id) }
 	var keep []uint64
 	dropped := false
 	for _, id := range m.segs {
@@ -398,16 +402,7 @@ func (w *writer) merge() error {
 func (w *writer) mergeSmallest() error {
 	x := w.x
 	m := w.man
-	live := func(id uint64) int {
-		s := x.segs[id]
-		n := 0
-		for i, k := range s.items {
-			if m.entries[k].seg == id {
-				n += s.first[i+1] - s.first[i]
-			}
-		}
-		return n
-	}
+	live := func(id uint64) int { return x.liveDocs(m, id) }
 	bySize := slices.Clone(m.segs)
 	slices.SortFunc(bySize, func(a, b uint64) int { return cmp.Compare(live(a), live(b)) })
 	pick := bySize[:len(bySize)/2+1]

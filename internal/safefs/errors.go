@@ -65,21 +65,28 @@ const errPathEscapes = "path escapes from parent"
 // innermost error so that no path from the os layer (which may be
 // absolute) survives; path must already be vault-relative or redacted.
 func (f *FS) pathError(op, path string, cause error) error {
-	for {
-		var pe *fs.PathError
-		var le *os.LinkError
-		if errors.As(cause, &pe) {
-			cause = pe.Err
-		} else if errors.As(cause, &le) {
-			cause = le.Err
-		} else {
-			break
-		}
-	}
+	cause = innermost(cause)
 	if cause != nil && cause.Error() == errPathEscapes {
 		cause = outside(f.name)
 	}
 	return &fs.PathError{Op: op, Path: path, Err: cause}
+}
+
+// innermost strips the os layer's path and link errors from cause, whose
+// paths may be absolute, down to the error they carry.
+func innermost(cause error) error {
+	for {
+		var pe *fs.PathError
+		var le *os.LinkError
+		switch {
+		case errors.As(cause, &pe):
+			cause = pe.Err
+		case errors.As(cause, &le):
+			cause = le.Err
+		default:
+			return cause
+		}
+	}
 }
 
 // echo returns a caller-supplied path in a form safe to put in an error:

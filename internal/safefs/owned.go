@@ -409,17 +409,7 @@ func OpenFile(file string, flag int) (*File, error) {
 // dropped, and os.Root's escape error becomes ErrLink, since the only way
 // out of a Dir is a link.
 func ownedError(op, p string, cause error) error {
-	for {
-		var pe *fs.PathError
-		var le *os.LinkError
-		if errors.As(cause, &pe) {
-			cause = pe.Err
-		} else if errors.As(cause, &le) {
-			cause = le.Err
-		} else {
-			break
-		}
-	}
+	cause = innermost(cause)
 	if cause != nil && cause.Error() == errPathEscapes {
 		cause = ErrLink
 	}
