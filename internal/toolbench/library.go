@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/internal/procstat"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -185,11 +186,11 @@ func benchRelations(ctx context.Context, root string) (*relTiming, error) {
 		}
 		return d, len(out.References) + len(out.CitedBy) + len(out.Related), nil
 	}
-	cpu0 := cpuTime()
+	cpu0 := procstat.CPUTime()
 	if rt.Cold, rt.Cards, err = call(mentions[0]); err != nil {
 		return nil, err
 	}
-	rt.ColdCPU = cpuTime() - cpu0
+	rt.ColdCPU = procstat.CPUTime() - cpu0
 	for _, ref := range mentions[1:] {
 		d, _, err := call(ref)
 		if err != nil {

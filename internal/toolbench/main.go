@@ -39,6 +39,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/index/scifact"
+	"github.com/researchctx/researchctx/internal/procstat"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -96,7 +97,7 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	fmt.Printf("peak RSS of this whole run (corpus JSON, BM25 baseline, tools, library): %s\n", mb(selfRSS()))
+	fmt.Printf("peak RSS of this whole run (corpus JSON, BM25 baseline, tools, library): %s\n", mb(procstat.PeakRSS()))
 }
 
 func runSciFact(ctx context.Context, dir string, rounds, runs, paced int) error {
@@ -120,7 +121,7 @@ func runSciFact(ctx context.Context, dir string, rounds, runs, paced int) error 
 	if err != nil {
 		return err
 	}
-	st, cpu0 := time.Now(), cpuTime()
+	st, cpu0 := time.Now(), procstat.CPUTime()
 	ts, err := tools.Open(ctx, s.grant, nil)
 	if err != nil {
 		return err
@@ -140,7 +141,7 @@ func runSciFact(ctx context.Context, dir string, rounds, runs, paced int) error 
 			break
 		}
 	}
-	build, buildCPU := time.Since(st), cpuTime()-cpu0
+	build, buildCPU := time.Since(st), procstat.CPUTime()-cpu0
 
 	var ev *evaluation
 	var p50s, p95s, maxs []time.Duration
@@ -349,7 +350,7 @@ func firstSearch(ctx context.Context, grant, query string) error {
 	if len(out.Cards) == 0 {
 		return fmt.Errorf("no cards for %q", query)
 	}
-	fmt.Println(time.Since(processStart).Nanoseconds(), selfRSS())
+	fmt.Println(time.Since(processStart).Nanoseconds(), procstat.PeakRSS())
 	// A first search without an index answers from part of it while the
 	// build goes on, as a server would; stay until the build has ended,
 	// so the next run finds the whole index on disk.

@@ -25,7 +25,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -37,6 +36,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/index"
 	"github.com/researchctx/researchctx/internal/index/scifact"
+	"github.com/researchctx/researchctx/internal/procstat"
 )
 
 const k = 10
@@ -188,7 +188,7 @@ func main() {
 	}
 	fmt.Printf("%s: %d abstracts, %d claims: nDCG@10 %.4f  Recall@10 %.4f  build %v  index %.1f MB  search p50 %v p95 %v  peak RSS %.1f MB\n",
 		*engine, len(docs), n, ndcg/float64(n), recall/float64(n), build.Round(time.Millisecond), float64(size)/(1<<20),
-		lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*95/100].Round(time.Microsecond), float64(peakRSS())/(1<<20))
+		lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*95/100].Round(time.Microsecond), float64(procstat.PeakRSS())/(1<<20))
 }
 
 func dirSize(dir string) int64 {
@@ -202,21 +202,4 @@ func dirSize(dir string) int64 {
 		return nil
 	})
 	return n
-}
-
-// peakRSS returns this process's peak resident set size (VmHWM).
-func peakRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for line := range bytes.SplitSeq(b, []byte("\n")) {
-		if v, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
-			if f := bytes.Fields(v); len(f) > 0 {
-				kb, _ := strconv.ParseInt(string(f[0]), 10, 64)
-				return kb * 1024
-			}
-		}
-	}
-	return 0
 }

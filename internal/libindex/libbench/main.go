@@ -35,12 +35,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/libindex"
+	"github.com/researchctx/researchctx/internal/procstat"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -168,7 +168,7 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 		}
 	}
 	fmt.Printf("cold: index complete after %v (CPU %v), peak RSS of the building process %.1f MB\n",
-		time.Since(st).Round(time.Millisecond), cpuTime().Round(time.Millisecond), float64(selfRSS())/(1<<20))
+		time.Since(st).Round(time.Millisecond), procstat.CPUTime().Round(time.Millisecond), float64(procstat.PeakRSS())/(1<<20))
 	pprof.StopCPUProfile()
 	// Let a background merge end before timing warm searches.
 	time.Sleep(2 * time.Second)
@@ -419,7 +419,7 @@ func runChild(ctx context.Context, grant string, warm int, query string) error {
 			break // the turn's budget is spent: enough searches
 		}
 	}
-	fmt.Println(selfRSS())
+	fmt.Println(procstat.PeakRSS())
 	return nil
 }
 
@@ -473,29 +473,4 @@ func loadAvg() string {
 	}
 	f := strings.Fields(string(data))
 	return strings.Join(f[:min(3, len(f))], " ")
-}
-
-// selfRSS returns this process's peak resident set size (VmHWM) in bytes.
-func selfRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for line := range bytes.SplitSeq(b, []byte("\n")) {
-		if v, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
-			if f := bytes.Fields(v); len(f) > 0 {
-				kb, _ := strconv.ParseInt(string(f[0]), 10, 64)
-				return kb * 1024
-			}
-		}
-	}
-	return 0
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -1,6 +1,4 @@
-//go:build linux
-
-package main
+package procstat
 
 import (
 	"bytes"
@@ -10,17 +8,16 @@ import (
 	"time"
 )
 
-// selfRSS returns this process's peak resident set size in bytes (VmHWM),
+// PeakRSS returns this process's peak resident set size in bytes (VmHWM),
 // or 0 when it cannot be read.
-func selfRSS() int64 {
+func PeakRSS() int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for line := range bytes.SplitSeq(b, []byte("\n")) {
 		if v, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
-			f := bytes.Fields(v)
-			if len(f) > 0 {
+			if f := bytes.Fields(v); len(f) > 0 {
 				if kb, err := strconv.ParseInt(string(f[0]), 10, 64); err == nil {
 					return kb * 1024
 				}
@@ -30,8 +27,8 @@ func selfRSS() int64 {
 	return 0
 }
 
-// cpuTime returns the user and system CPU time this process has used.
-func cpuTime() time.Duration {
+// CPUTime returns the user and system CPU time this process has used.
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package procstat
+
+import "time"
+
+// PeakRSS is not measured on this system.
+func PeakRSS() int64 { return 0 }
+
+// CPUTime is not measured on this system.
+func CPUTime() time.Duration { return 0 }

@@ -1,0 +1,27 @@
+package procstat
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+func TestReadsThisProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("measured on Linux only")
+	}
+	buf := make([]byte, 32<<20)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	if rss := PeakRSS(); rss < int64(len(buf)) {
+		t.Errorf("PeakRSS %d after touching %d bytes", rss, len(buf))
+	}
+	start := time.Now()
+	for time.Since(start) < 50*time.Millisecond {
+	}
+	if cpu := CPUTime(); cpu < 20*time.Millisecond {
+		t.Errorf("CPUTime %v after 50 ms of spinning", cpu)
+	}
+	runtime.KeepAlive(buf)
+}
