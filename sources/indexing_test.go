@@ -36,6 +36,7 @@ func TestSearchWhileIndexing(t *testing.T) {
 	defer v.Close()
 	const wait = 5 * time.Millisecond
 	lib := sources.NewLibrary(v, &sources.LibraryOptions{CacheDir: t.TempDir(), IndexWait: wait})
+	t.Cleanup(func() { lib.Close() })
 	ctx := context.Background()
 	src, err := lib.Open(ctx, sources.KindDirectory, "notes")
 	if err != nil {
@@ -90,6 +91,7 @@ func TestSourcesShareOneIndex(t *testing.T) {
 	}
 	defer v.Close()
 	lib := sources.NewLibrary(v, &sources.LibraryOptions{CacheDir: t.TempDir()})
+	t.Cleanup(func() { lib.Close() })
 	ctx := context.Background()
 	dir, err := lib.Open(ctx, sources.KindDirectory, "notes")
 	if err != nil {
@@ -143,6 +145,7 @@ func TestCloseWaitsForIndexing(t *testing.T) {
 	defer v.Close()
 	cache := t.TempDir()
 	lib := sources.NewLibrary(v, &sources.LibraryOptions{CacheDir: cache, IndexWait: time.Millisecond})
+	t.Cleanup(func() { lib.Close() })
 	ctx := context.Background()
 	src, err := lib.Open(ctx, sources.KindDirectory, "notes")
 	if err != nil {

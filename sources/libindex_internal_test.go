@@ -28,6 +28,7 @@ func TestBrokenPDFIndexedAsFailed(t *testing.T) {
 	}
 	defer v.Close()
 	lib := NewLibrary(v, &LibraryOptions{CacheDir: t.TempDir()})
+	t.Cleanup(func() { lib.Close() })
 	ctx := context.Background()
 	dir, err := lib.Open(ctx, KindDirectory, "papers")
 	if err != nil {
@@ -107,6 +108,7 @@ func TestNewProcessChecksPapersAfterAnswering(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "papers", "b", "PAPER.md"), []byte("# Paper b\n\nA rewritten text about quasicrystals.\n"), 0o644)
 
 	lib := NewLibrary(v, &LibraryOptions{CacheDir: cache})
+	t.Cleanup(func() { lib.Close() })
 	search(lib, "lattices") // answered at once; the rescan runs
 	deadline := time.Now().Add(10 * time.Second)
 	for len(search(lib, "quasicrystals").Hits) != 1 {

@@ -22,7 +22,9 @@ func paperSampleLibrary(t *testing.T) *sources.Library {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close() })
-	return sources.NewLibrary(v, &sources.LibraryOptions{CacheDir: t.TempDir()})
+	lib := sources.NewLibrary(v, &sources.LibraryOptions{CacheDir: t.TempDir()})
+	t.Cleanup(func() { lib.Close() })
+	return lib
 }
 
 func TestPaperConformance(t *testing.T) {

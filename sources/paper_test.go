@@ -39,7 +39,9 @@ func paperLibrary(t testing.TB, root string) *Library {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close() })
-	return NewLibrary(v, &LibraryOptions{CacheDir: t.TempDir()})
+	lib := NewLibrary(v, &LibraryOptions{CacheDir: t.TempDir()})
+	t.Cleanup(func() { lib.Close() })
+	return lib
 }
 
 // openPaper returns the paper source at ref.

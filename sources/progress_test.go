@@ -40,6 +40,7 @@ func TestDirectoryProgress(t *testing.T) {
 	lib := sources.NewLibrary(v, &sources.LibraryOptions{CacheDir: t.TempDir(), Progress: func(ref string, done, total int) {
 		got = append(got, call{ref, done, total})
 	}})
+	t.Cleanup(func() { lib.Close() })
 	ctx := context.Background()
 	src, err := lib.Open(ctx, sources.KindDirectory, "notes")
 	if err != nil {

@@ -96,7 +96,9 @@ func openLibrary(t *testing.T, root, cache string) *sources.Library {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close() })
-	return sources.NewLibrary(v, &sources.LibraryOptions{CacheDir: cache})
+	lib := sources.NewLibrary(v, &sources.LibraryOptions{CacheDir: cache})
+	t.Cleanup(func() { lib.Close() })
+	return lib
 }
 
 func TestDirectory(t *testing.T) {
