@@ -15,8 +15,8 @@ import (
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
-	"github.com/researchctx/researchctx/vault"
 )
 
 // MaxQuote is the longest quote, in characters, that evidence carries into

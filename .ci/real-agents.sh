@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end tests with unmodified real agents: installs the pinned agents
-# from npm and runs session's TestRealAgents and quickchat's
+# from npm and runs acp's TestRealAgents and quickchat's
 # TestRealAgentsQuickchat against them (a scripted model
 # on 127.0.0.1 answers their model calls; see README, "Tests with real
 # agents").
@@ -50,11 +50,11 @@ if [ "${1:-}" = install ]; then
 fi
 
 # Node 20 runs both agents, although the adapter's package asks for >= 22.
-echo "real agents: node $(node --version); go test ./session ./examples/quickchat -run 'TestRealAgents|...Declarations...'"
+echo "real agents: node $(node --version); go test ./acp ./examples/quickchat -run 'TestRealAgents|...Declarations...'"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 code=0
-RESEARCHCTX_REAL_AGENTS="$dir" timeout 900 go test -count=1 -v ./session/ ./examples/quickchat/ \
+RESEARCHCTX_REAL_AGENTS="$dir" timeout 900 go test -count=1 -v ./acp/ ./examples/quickchat/ \
 	-run 'TestRealAgents|TestRecordedToolDeclarations|TestDeclarationProblems|TestReconstructedDeclarations' >"$log" 2>&1 || code=$?
 if [ "$code" -ne 0 ]; then
 	cat "$log"

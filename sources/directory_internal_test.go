@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/researchctx/researchctx/vault"
+	"github.com/researchctx/researchctx/internal/vault"
 )
 
 // A search never waits for a rescan: it answers from the state in hand and

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
-	"github.com/researchctx/researchctx/vault"
 )
 
 // TestSearchWhileIndexing checks the bounded wait: a search that arrives

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/internal/libindex"
-	"github.com/researchctx/researchctx/vault"
+	"github.com/researchctx/researchctx/internal/vault"
 )
 
 // TestBrokenPDFIndexedAsFailed checks that a paper whose PDF cannot be

@@ -12,7 +12,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/libindex"
 
-	"github.com/researchctx/researchctx/vault"
+	"github.com/researchctx/researchctx/internal/vault"
 )
 
 // LibraryOptions configure a Library. The zero value is ready to use.

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/researchctx/researchctx/internal/samplevault"
+	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/sourcetest"
-	"github.com/researchctx/researchctx/vault"
 )
 
 // paperSampleLibrary opens a Library over a fresh copy of the sample vault.

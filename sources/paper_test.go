@@ -16,7 +16,7 @@ import (
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/vault"
+	"github.com/researchctx/researchctx/internal/vault"
 )
 
 // paperSampleRoot extracts the sample vault into a temporary folder and returns

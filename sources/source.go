@@ -21,7 +21,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/researchctx/researchctx/vault"
+	"github.com/researchctx/researchctx/internal/vault"
 )
 
 // Kind is the kind of a source: the Vault's kinds are the vault package's,

@@ -13,9 +13,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/sourcetest"
-	"github.com/researchctx/researchctx/vault"
 )
 
 func TestConformance(t *testing.T) {

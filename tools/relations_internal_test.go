@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
-	"github.com/researchctx/researchctx/vault"
 )
 
 // TestRelationsCacheFolder checks that the references parsed from a PDF are

@@ -12,8 +12,8 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
-	"github.com/researchctx/researchctx/vault"
 )
 
 // Errors a call can fail with. All but ErrGrantChanged are mistakes the model

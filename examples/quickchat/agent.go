@@ -13,24 +13,24 @@ import (
 	"sync"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/acp"
 	"github.com/researchctx/researchctx/mcp"
-	"github.com/researchctx/researchctx/session"
 )
 
 // agentReport is what an -agent turn did, for -json.
 type agentReport struct {
-	Command    []string           `json:"command"`
-	Decision   session.Decision   `json:"decision"`
-	How        session.How        `json:"how"`
-	SessionID  string             `json:"sessionId"`
-	Refusal    string             `json:"refusal,omitempty"`
-	Mode       session.ModeReport `json:"mode"`
-	StopReason string             `json:"stopReason"`
-	Cancelled  bool               `json:"cancelled,omitempty"`
-	Message    string             `json:"message"`
-	ToolCalls  []session.ToolCall `json:"toolCalls"`
-	Status     []string           `json:"status,omitempty"`
-	Sources    []string           `json:"sources"`
+	Command    []string       `json:"command"`
+	Decision   acp.Decision   `json:"decision"`
+	How        acp.How        `json:"how"`
+	SessionID  string         `json:"sessionId"`
+	Refusal    string         `json:"refusal,omitempty"`
+	Mode       acp.ModeReport `json:"mode"`
+	StopReason string         `json:"stopReason"`
+	Cancelled  bool           `json:"cancelled,omitempty"`
+	Message    string         `json:"message"`
+	ToolCalls  []acp.ToolCall `json:"toolCalls"`
+	Status     []string       `json:"status,omitempty"`
+	Sources    []string       `json:"sources"`
 }
 
 // errInterrupted ends the run after a cancelled turn; the line saying so is
@@ -117,7 +117,7 @@ func splitArgs(s string) ([]string, error) {
 // sessionState is the demo's memory of agent sessions between runs, as a
 // host keeps it per conversation: one record per agent command. It lives
 // beside the grant, in the folder the SDK owns.
-type sessionState map[string]session.Record
+type sessionState map[string]acp.Record
 
 func statePath(grantPath string) string {
 	return filepath.Join(filepath.Dir(grantPath), "quickchat-sessions.json")
@@ -158,11 +158,11 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 	}
 	sp := statePath(r.grantPath)
 	state := loadState(sp)
-	var prev *session.Record
+	var prev *acp.Record
 	if rec, ok := state[key]; ok {
 		prev = &rec
 	}
-	rep := &agentReport{Command: argv, Decision: session.Decide(prev, r.plan), ToolCalls: []session.ToolCall{}}
+	rep := &agentReport{Command: argv, Decision: acp.Decide(prev, r.plan), ToolCalls: []acp.ToolCall{}}
 	r.agent = rep
 	d := rep.Decision
 	what := "no MCP server (prompt-only)"
@@ -171,9 +171,9 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 	}
 	o.kv("session", fmt.Sprintf("%s (%s) · %s", d.Action, d.Reason, what))
 
-	// The strict default policy (session.AllowContextTools) answers the
+	// The strict default policy (acp.AllowContextTools) answers the
 	// agent's permission requests: only our three tools run.
-	a, err := session.Start(ctx, session.AgentConfig{
+	a, err := acp.Start(ctx, acp.AgentConfig{
 		Name: filepath.Base(argv[0]), Command: argv[0], Args: argv[1:], Stderr: stderr,
 		AuthMethod: r.cfg.agentAuth, TurnTimeout: r.cfg.turnLimit,
 	})
@@ -183,10 +183,10 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 	defer a.Stop()
 
 	st := &streamer{o: o, rep: rep}
-	res, turnErr := a.Turn(ctx, session.TurnRequest{
+	res, turnErr := a.Turn(ctx, acp.TurnRequest{
 		Prev:     prev,
 		Plan:     r.plan,
-		Server:   session.Server{Command: exe, Args: args},
+		Server:   acp.Server{Command: exe, Args: args},
 		Prompt:   r.cfg.ask,
 		OnUpdate: st.update,
 	})
@@ -217,7 +217,7 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 	if rep.Sources == nil {
 		rep.Sources = []string{}
 	}
-	if errors.Is(turnErr, session.ErrCancelled) {
+	if errors.Is(turnErr, acp.ErrCancelled) {
 		if ctx.Err() != nil {
 			fmt.Fprintln(o.w, "interrupted: the turn was cancelled")
 			return errInterrupted
@@ -239,12 +239,12 @@ type streamer struct {
 	allowed map[string]bool // calls whose approval was shown
 }
 
-func (s *streamer) update(u session.Update) {
+func (s *streamer) update(u acp.Update) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o := s.o
 	switch u.Kind {
-	case session.UpdateMessage:
+	case acp.UpdateMessage:
 		s.rep.Message += u.Text
 		text := strings.ReplaceAll(u.Text, "\n", "\n     ")
 		if !s.inText {
@@ -252,7 +252,7 @@ func (s *streamer) update(u session.Update) {
 			s.inText = true
 		}
 		fmt.Fprint(o.w, text)
-	case session.UpdateToolCall:
+	case acp.UpdateToolCall:
 		s.endLine()
 		c := u.Call
 		line := "   " + o.cyan("→ "+callName(c))
@@ -264,7 +264,7 @@ func (s *streamer) update(u session.Update) {
 			s.shown(c.ID)
 		}
 		o.line(line)
-	case session.UpdateToolCallUpdate:
+	case acp.UpdateToolCallUpdate:
 		// An agent may send several updates after the approval (its
 		// arguments, then its progress): the approval is shown once, with
 		// the arguments when the start line had none yet.
@@ -277,20 +277,20 @@ func (s *streamer) update(u session.Update) {
 			}
 			o.line("     " + o.dim(line+" allowed by the policy"))
 		}
-	case session.UpdateToolCallEnd:
+	case acp.UpdateToolCallEnd:
 		s.endLine()
 		c := u.Call
 		// Calls may overlap: the end names its call.
 		name := clip(callName(c), 60)
 		line := "     " + o.dim("← "+name+" "+c.Status)
-		if c.Status == session.StatusDenied {
+		if c.Status == acp.StatusDenied {
 			line = "     " + o.red("← "+name+" denied by the policy") + o.dim(" (only "+researchctx.ServerName+" tools may run)")
 		}
 		if len(c.URIs) > 0 {
 			line += o.dim(" · " + strings.Join(c.URIs, " "))
 		}
 		o.line(line)
-	case session.UpdateStatus:
+	case acp.UpdateStatus:
 		s.rep.Status = append(s.rep.Status, u.Text)
 		s.endLine()
 		o.line("   " + o.dim("agent status: "+clip(u.Text, 160)))
@@ -315,7 +315,7 @@ func shownArgs(args []byte) bool {
 
 // callName is how a call is shown: our tool's bare name, else the agent's
 // name for it, else its title.
-func callName(c *session.ToolCall) string {
+func callName(c *acp.ToolCall) string {
 	switch {
 	case c.Tool != "":
 		return c.Tool

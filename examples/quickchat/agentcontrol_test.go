@@ -23,7 +23,7 @@ func TestAgentPolicyShown(t *testing.T) {
 	agent := testAgent(t)
 	tmp := t.TempDir()
 	report := filepath.Join(tmp, "report.jsonl")
-	fixture, err := filepath.Abs("../../session/testdata/permissions/claude-code.json")
+	fixture, err := filepath.Abs("../../acp/testdata/permissions/claude-code.json")
 	if err != nil {
 		t.Fatal(err)
 	}

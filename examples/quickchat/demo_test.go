@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/acp"
 	"github.com/researchctx/researchctx/internal/samplevault"
-	"github.com/researchctx/researchctx/session"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -125,18 +125,18 @@ type runJSON struct {
 	UsagePath string            `json:"usagePath"`
 	Calls     []json.RawMessage `json:"calls"`
 	Agent     *struct {
-		Command    []string           `json:"command"`
-		Decision   session.Decision   `json:"decision"`
-		How        string             `json:"how"`
-		SessionID  string             `json:"sessionId"`
-		StopReason string             `json:"stopReason"`
-		Refusal    string             `json:"refusal"`
-		Mode       session.ModeReport `json:"mode"`
-		Cancelled  bool               `json:"cancelled"`
-		Message    string             `json:"message"`
-		ToolCalls  []session.ToolCall `json:"toolCalls"`
-		Status     []string           `json:"status"`
-		Sources    []string           `json:"sources"`
+		Command    []string       `json:"command"`
+		Decision   acp.Decision   `json:"decision"`
+		How        string         `json:"how"`
+		SessionID  string         `json:"sessionId"`
+		StopReason string         `json:"stopReason"`
+		Refusal    string         `json:"refusal"`
+		Mode       acp.ModeReport `json:"mode"`
+		Cancelled  bool           `json:"cancelled"`
+		Message    string         `json:"message"`
+		ToolCalls  []acp.ToolCall `json:"toolCalls"`
+		Status     []string       `json:"status"`
+		Sources    []string       `json:"sources"`
 	} `json:"agent"`
 	Usage struct {
 		Calls, Chars, TurnChars int

@@ -52,7 +52,7 @@ func testAgent(t *testing.T) string {
 	t.Helper()
 	agentOnce.Do(func() {
 		agentBin = filepath.Join(binDir, "agent")
-		out, err := exec.Command("go", "build", "-o", agentBin, "../../session/testdata/agent").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", agentBin, "../../acp/testdata/agent").CombinedOutput()
 		if err != nil {
 			agentErr = fmt.Errorf("go build the test agent: %v\n%s", err, out)
 		}

@@ -14,9 +14,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/acp"
 	"github.com/researchctx/researchctx/internal/agenttest"
 	"github.com/researchctx/researchctx/internal/samplevault"
-	"github.com/researchctx/researchctx/session"
 )
 
 // TestRealAgentsQuickchat runs `quickchat -agent` itself with the unmodified
@@ -46,18 +46,18 @@ func TestRealAgentsQuickchat(t *testing.T) {
 			out := runAgent(t, env, append(args, "-json")...)
 			var rep struct {
 				Agent struct {
-					How        string             `json:"how"`
-					Mode       session.ModeReport `json:"mode"`
-					StopReason string             `json:"stopReason"`
-					ToolCalls  []session.ToolCall `json:"toolCalls"`
-					Sources    []string           `json:"sources"`
+					How        string         `json:"how"`
+					Mode       acp.ModeReport `json:"mode"`
+					StopReason string         `json:"stopReason"`
+					ToolCalls  []acp.ToolCall `json:"toolCalls"`
+					Sources    []string       `json:"sources"`
 				} `json:"agent"`
 			}
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
 				t.Fatalf("-json output: %v\n%s", err, out)
 			}
 			ag := rep.Agent
-			if ag.StopReason != "end_turn" || ag.Mode.Current != session.DefaultMode || len(ag.Sources) == 0 {
+			if ag.StopReason != "end_turn" || ag.Mode.Current != acp.DefaultMode || len(ag.Sources) == 0 {
 				t.Fatalf("agent: stop %q, mode %+v, sources %v", ag.StopReason, ag.Mode, ag.Sources)
 			}
 			var tools, uris []string

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
-	"github.com/researchctx/researchctx/vault"
 )
 
 // How often the progress line is redrawn on a terminal, and printed again

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/researchctx/researchctx/internal/relations"
+	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
-	"github.com/researchctx/researchctx/vault"
 )
 
 // Labels is the labelled set: the corpus papers as library papers (their

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/internal/corpus"
+	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
-	"github.com/researchctx/researchctx/vault"
 )
 
 // Shape of the generated library.

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/internal/corpus"
-	"github.com/researchctx/researchctx/vault"
+	"github.com/researchctx/researchctx/internal/vault"
 )
 
 // TestCorpusTextReferences reads the reference sections of real papers

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/researchctx/researchctx/vault"
+	"github.com/researchctx/researchctx/internal/vault"
 )
 
 // stamp records what one input file looked like when the graph was built.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/lenient"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/vault"
+	"github.com/researchctx/researchctx/internal/vault"
 )
 
 // ref is one reference of a paper before it is resolved against the

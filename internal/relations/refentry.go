@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/vault"
+	"github.com/researchctx/researchctx/internal/vault"
 )
 
 // Entry is one entry of a paper's reference section as parsed from its PDF

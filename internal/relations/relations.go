@@ -38,7 +38,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/cite"
-	"github.com/researchctx/researchctx/vault"
+	"github.com/researchctx/researchctx/internal/vault"
 )
 
 // SidecarFile is the reference sidecar's path inside a paper folder.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/researchctx/researchctx/vault"
+	"github.com/researchctx/researchctx/internal/vault"
 )
 
 // maxRefText bounds how much of a reference section is scanned.

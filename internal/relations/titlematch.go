@@ -5,7 +5,7 @@ import (
 	"unicode"
 
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/vault"
+	"github.com/researchctx/researchctx/internal/vault"
 )
 
 // minTitleScore is the least word overlap (Dice coefficient over the

@@ -1,4 +1,4 @@
-package session
+package acp
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	acp "github.com/coder/acp-go-sdk"
+	sdk "github.com/coder/acp-go-sdk"
 )
 
 // Errors callers may branch on.
@@ -126,7 +126,7 @@ type Agent struct {
 	pgid   int
 	stdin  io.Closer // our end of the agent's stdin
 	stdout io.Closer // our end of the agent's stdout
-	conn   *acp.ClientSideConnection
+	conn   *sdk.ClientSideConnection
 	caps   Capabilities
 	client *client
 	exited chan struct{} // closed when the process has been waited for
@@ -192,7 +192,7 @@ func Start(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 		_ = cmd.Wait()
 		close(a.exited)
 	}()
-	a.client = &client{trackers: map[acp.SessionId]*tracker{}, permission: cfg.Permission, onMode: a.setMode}
+	a.client = &client{trackers: map[sdk.SessionId]*tracker{}, permission: cfg.Permission, onMode: a.setMode}
 	if a.client.permission == nil {
 		a.client.permission = AllowContextTools
 	}
@@ -201,7 +201,7 @@ func Start(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 	// its logger without a lock, so the reader waits until the logger is
 	// set: closing the gate orders the two.
 	gate := &gatedReader{r: outR, open: make(chan struct{})}
-	a.conn = acp.NewClientSideConnection(a.client, inW, gate)
+	a.conn = sdk.NewClientSideConnection(a.client, inW, gate)
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -219,9 +219,9 @@ func Start(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 func (a *Agent) initialize(ctx context.Context) error {
 	ictx, cancel := context.WithTimeout(ctx, a.cfg.InitTimeout)
 	defer cancel()
-	resp, err := a.conn.Initialize(ictx, acp.InitializeRequest{
-		ProtocolVersion: acp.ProtocolVersionNumber,
-		ClientInfo:      &acp.Implementation{Name: "researchctx", Version: "1"},
+	resp, err := a.conn.Initialize(ictx, sdk.InitializeRequest{
+		ProtocolVersion: sdk.ProtocolVersionNumber,
+		ClientInfo:      &sdk.Implementation{Name: "researchctx", Version: "1"},
 	})
 	if err != nil {
 		return a.callError(ctx, ictx, "initialize", err)
@@ -236,7 +236,7 @@ func (a *Agent) initialize(ctx context.Context) error {
 		a.caps.AgentName, a.caps.AgentVersion = resp.AgentInfo.Name, resp.AgentInfo.Version
 	}
 	if a.cfg.AuthMethod != "" {
-		if _, err := a.conn.Authenticate(ictx, acp.AuthenticateRequest{MethodId: a.cfg.AuthMethod}); err != nil {
+		if _, err := a.conn.Authenticate(ictx, sdk.AuthenticateRequest{MethodId: a.cfg.AuthMethod}); err != nil {
 			return a.callError(ctx, ictx, "authenticate", err)
 		}
 	}
@@ -246,7 +246,7 @@ func (a *Agent) initialize(ctx context.Context) error {
 // callError explains a failed request: the agent gone, a timeout of the
 // request's own deadline, the caller's cancellation, or the agent's error.
 func (a *Agent) callError(parent, reqCtx context.Context, method string, err error) error {
-	var re *acp.RequestError
+	var re *sdk.RequestError
 	fromAgent := errors.As(err, &re) && re.Code != -32603
 	if !fromAgent && parent.Err() == nil && reqCtx.Err() == nil {
 		// A failed write or read: give the exit a moment to show, so the
@@ -322,7 +322,7 @@ func (a *Agent) Stop() error {
 // Session is one ACP session on a running agent.
 type Session struct {
 	agent *Agent
-	id    acp.SessionId
+	id    sdk.SessionId
 	// Set at creation, read-only afterwards.
 	server bool // created (or reopened) with agentero-context attached
 	cwd    string
@@ -335,7 +335,7 @@ type Session struct {
 }
 
 // setModes records the modes a session response offers.
-func (s *Session) setModes(m *acp.SessionModeState) {
+func (s *Session) setModes(m *sdk.SessionModeState) {
 	if m == nil {
 		return
 	}
@@ -349,7 +349,7 @@ func (s *Session) setModes(m *acp.SessionModeState) {
 }
 
 // setMode records the agent's current mode of a live session.
-func (a *Agent) setMode(id acp.SessionId, mode string) {
+func (a *Agent) setMode(id sdk.SessionId, mode string) {
 	if s := a.live(string(id)); s != nil {
 		s.mu.Lock()
 		s.mode = mode
@@ -426,7 +426,7 @@ func (a *Agent) forget(ctx context.Context, id string) {
 	if a.caps.Close {
 		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		_, _ = a.conn.CloseSession(cctx, acp.CloseSessionRequest{SessionId: s.id})
+		_, _ = a.conn.CloseSession(cctx, sdk.CloseSessionRequest{SessionId: s.id})
 	}
 }
 
@@ -448,11 +448,11 @@ func (a *Agent) checkRunning() error {
 // Warm opens a session without any MCP server, to be kept in a WarmPool and
 // serve a later prompt-only turn.
 func (a *Agent) Warm(ctx context.Context, cwd string) (*Session, error) {
-	return a.newSession(ctx, cwd, []acp.McpServer{}, "")
+	return a.newSession(ctx, cwd, []sdk.McpServer{}, "")
 }
 
 // newSession sends session/new with the servers (never nil).
-func (a *Agent) newSession(ctx context.Context, cwd string, servers []acp.McpServer, fp string) (*Session, error) {
+func (a *Agent) newSession(ctx context.Context, cwd string, servers []sdk.McpServer, fp string) (*Session, error) {
 	if err := a.checkRunning(); err != nil {
 		return nil, err
 	}
@@ -460,11 +460,11 @@ func (a *Agent) newSession(ctx context.Context, cwd string, servers []acp.McpSer
 		return nil, fmt.Errorf("%w: session cwd must be an absolute path", ErrTurn)
 	}
 	if servers == nil {
-		servers = []acp.McpServer{}
+		servers = []sdk.McpServer{}
 	}
 	nctx, cancel := context.WithTimeout(ctx, a.cfg.OpenTimeout)
 	defer cancel()
-	resp, err := a.conn.NewSession(nctx, acp.NewSessionRequest{Cwd: cwd, McpServers: servers})
+	resp, err := a.conn.NewSession(nctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: servers})
 	if err != nil {
 		return nil, a.callError(ctx, nctx, "session/new", err)
 	}

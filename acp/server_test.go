@@ -1,11 +1,11 @@
-package session
+package acp
 
 import (
 	"encoding/json"
 	"errors"
 	"testing"
 
-	acp "github.com/coder/acp-go-sdk"
+	sdk "github.com/coder/acp-go-sdk"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -25,9 +25,9 @@ func TestServerEntryJSON(t *testing.T) {
 		"env":     []any{},
 	}
 	reqs := map[string]any{
-		"session/new":    acp.NewSessionRequest{Cwd: "/v", McpServers: servers},
-		"session/load":   acp.LoadSessionRequest{Cwd: "/v", SessionId: "s", McpServers: servers},
-		"session/resume": acp.ResumeSessionRequest{Cwd: "/v", SessionId: "s", McpServers: servers},
+		"session/new":    sdk.NewSessionRequest{Cwd: "/v", McpServers: servers},
+		"session/load":   sdk.LoadSessionRequest{Cwd: "/v", SessionId: "s", McpServers: servers},
+		"session/resume": sdk.ResumeSessionRequest{Cwd: "/v", SessionId: "s", McpServers: servers},
 	}
 	for method, req := range reqs {
 		data, err := json.Marshal(req)
@@ -44,7 +44,7 @@ func TestServerEntryJSON(t *testing.T) {
 			t.Errorf("%s mcpServers (-want +got):\n%s\nraw: %s", method, diff, data)
 		}
 		// The agent side decodes it as the stdio variant.
-		var back acp.NewSessionRequest
+		var back sdk.NewSessionRequest
 		if err := json.Unmarshal(data, &back); err != nil {
 			t.Fatal(err)
 		}
@@ -67,18 +67,18 @@ func TestServerEntryJSON(t *testing.T) {
 // Why the entry must be built with empty slices: the SDK's own zero values
 // go out as null, and without args/env the entry decodes as HTTP.
 func TestSDKNullGotchas(t *testing.T) {
-	data, _ := json.Marshal(acp.McpServer{Stdio: &acp.McpServerStdio{Name: "x", Command: "/bin/x"}})
+	data, _ := json.Marshal(sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: "x", Command: "/bin/x"}})
 	if want := `{"args":null,"command":"/bin/x","env":null,"name":"x"}`; string(data) != want {
 		t.Errorf("nil Args/Env marshal as %s, want %s (did the SDK change?)", data, want)
 	}
-	var u acp.McpServer
+	var u sdk.McpServer
 	if err := json.Unmarshal([]byte(`{"name":"x","command":"/bin/x"}`), &u); err != nil {
 		t.Fatal(err)
 	}
 	if u.Stdio != nil || u.Http == nil {
 		t.Errorf("entry without args/env decoded as %+v, want the HTTP variant (did the SDK change?)", u)
 	}
-	data, _ = json.Marshal(acp.NewSessionRequest{Cwd: "/v"})
+	data, _ = json.Marshal(sdk.NewSessionRequest{Cwd: "/v"})
 	if want := `{"cwd":"/v","mcpServers":null}`; string(data) != want {
 		t.Errorf("nil McpServers marshal as %s, want %s", data, want)
 	}
@@ -92,7 +92,7 @@ func TestMcpServersWithoutServer(t *testing.T) {
 	if servers == nil || len(servers) != 0 {
 		t.Fatalf("prompt-only servers = %#v, want an empty non-nil list", servers)
 	}
-	data, _ := json.Marshal(acp.NewSessionRequest{Cwd: "/v", McpServers: servers})
+	data, _ := json.Marshal(sdk.NewSessionRequest{Cwd: "/v", McpServers: servers})
 	if want := `{"cwd":"/v","mcpServers":[]}`; string(data) != want {
 		t.Errorf("session/new = %s, want %s", data, want)
 	}

@@ -1,4 +1,4 @@
-package session
+package acp
 
 import (
 	"bufio"
@@ -72,7 +72,7 @@ func testAgent(t *testing.T) string {
 	root := moduleRoot(t)
 	agentOnce.Do(func() {
 		agentBin = filepath.Join(binDir, "agent")
-		agentErr = goBuild(root, agentBin, "./session/testdata/agent")
+		agentErr = goBuild(root, agentBin, "./acp/testdata/agent")
 	})
 	if agentErr != nil {
 		t.Fatal(agentErr)

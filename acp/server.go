@@ -1,11 +1,11 @@
-package session
+package acp
 
 import (
 	"errors"
 	"fmt"
 	"path/filepath"
 
-	acp "github.com/coder/acp-go-sdk"
+	sdk "github.com/coder/acp-go-sdk"
 	researchctx "github.com/researchctx/researchctx"
 )
 
@@ -17,7 +17,7 @@ var ErrServer = errors.New("invalid agentero-context server command")
 // package mcp:
 //
 //	exe, args, err := mcp.Command(grantPath)
-//	srv := session.Server{Command: exe, Args: args}
+//	srv := acp.Server{Command: exe, Args: args}
 type Server struct {
 	Command string   // absolute path of the host executable
 	Args    []string // e.g. ["--agentero-context-mcp", grantPath]
@@ -30,32 +30,32 @@ type Server struct {
 // Args and Env are never nil: acp-go-sdk marshals a nil slice as null, and
 // an entry without args or env decodes on the agent side as the HTTP
 // variant of the union.
-func (s Server) Entry() (acp.McpServer, error) {
+func (s Server) Entry() (sdk.McpServer, error) {
 	if s.Command == "" {
-		return acp.McpServer{}, fmt.Errorf("%w: command is empty", ErrServer)
+		return sdk.McpServer{}, fmt.Errorf("%w: command is empty", ErrServer)
 	}
 	if !filepath.IsAbs(s.Command) {
-		return acp.McpServer{}, fmt.Errorf("%w: command must be an absolute path", ErrServer)
+		return sdk.McpServer{}, fmt.Errorf("%w: command must be an absolute path", ErrServer)
 	}
 	args := append([]string{}, s.Args...)
-	return acp.McpServer{Stdio: &acp.McpServerStdio{
+	return sdk.McpServer{Stdio: &sdk.McpServerStdio{
 		Name:    researchctx.ServerName,
 		Command: s.Command,
 		Args:    args,
-		Env:     []acp.EnvVariable{},
+		Env:     []sdk.EnvVariable{},
 	}}, nil
 }
 
 // McpServers returns the MCP server list for a session request under the
 // decision: the server's entry when the decision attaches it, else an empty
 // (never nil) list.
-func (d Decision) McpServers(s Server) ([]acp.McpServer, error) {
+func (d Decision) McpServers(s Server) ([]sdk.McpServer, error) {
 	if !d.AttachServer {
-		return []acp.McpServer{}, nil
+		return []sdk.McpServer{}, nil
 	}
 	e, err := s.Entry()
 	if err != nil {
 		return nil, err
 	}
-	return []acp.McpServer{e}, nil
+	return []sdk.McpServer{e}, nil
 }

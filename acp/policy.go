@@ -1,4 +1,4 @@
-package session
+package acp
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	acp "github.com/coder/acp-go-sdk"
+	sdk "github.com/coder/acp-go-sdk"
 	researchctx "github.com/researchctx/researchctx"
 )
 
@@ -15,7 +15,7 @@ import (
 // AllowContextTools, allows only the three read-only agentero-context
 // tools; a host plugs in its own through AgentConfig.Permission, usually on
 // top of Identify (what the call is) and Answer (the option to pick).
-type Policy func(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error)
+type Policy func(ctx context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
 
 // Identity is what a tool call an agent reports is, as far as the agent's
 // structured fields tell. Titles are display text (a shell call is titled
@@ -106,16 +106,16 @@ func digits(s string) bool {
 //
 // In both, a kind other than other, read or search (execute, edit, delete,
 // move, fetch...) is never ours. Everything else is not ours.
-func Identify(req acp.RequestPermissionRequest) Identity {
+func Identify(req sdk.RequestPermissionRequest) Identity {
 	return identify(req.ToolCall, req.Options, true)
 }
 
 // identify recognises a call from its fields; options are checked only for
 // a permission request (asking).
-func identify(tc acp.ToolCallUpdate, options []acp.PermissionOption, asking bool) Identity {
+func identify(tc sdk.ToolCallUpdate, options []sdk.PermissionOption, asking bool) Identity {
 	if tc.Kind != nil {
 		switch *tc.Kind {
-		case acp.ToolKindOther, acp.ToolKindRead, acp.ToolKindSearch:
+		case sdk.ToolKindOther, sdk.ToolKindRead, sdk.ToolKindSearch:
 		default:
 			id := Identity{Reason: "kind " + string(*tc.Kind) + " is never an agentero-context call"}
 			if cc := claudeMeta(tc); cc != nil {
@@ -131,7 +131,7 @@ func identify(tc acp.ToolCallUpdate, options []acp.PermissionOption, asking bool
 	return identifyGemini(tc, options, asking)
 }
 
-func claudeMeta(tc acp.ToolCallUpdate) map[string]any {
+func claudeMeta(tc sdk.ToolCallUpdate) map[string]any {
 	cc, _ := tc.Meta["claudeCode"].(map[string]any)
 	if _, ok := cc["toolName"].(string); !ok {
 		return nil
@@ -139,7 +139,7 @@ func claudeMeta(tc acp.ToolCallUpdate) map[string]any {
 	return cc
 }
 
-func identifyClaude(tc acp.ToolCallUpdate, cc map[string]any, asking bool) Identity {
+func identifyClaude(tc sdk.ToolCallUpdate, cc map[string]any, asking bool) Identity {
 	name := cc["toolName"].(string)
 	id := Identity{Tool: name, Agent: "claude-code"}
 	if srv, ok := cc["mcpServer"].(map[string]any); ok {
@@ -175,7 +175,7 @@ func emptyArgs(v any) bool {
 	return v == nil || ok && len(m) == 0
 }
 
-func identifyGemini(tc acp.ToolCallUpdate, options []acp.PermissionOption, asking bool) Identity {
+func identifyGemini(tc sdk.ToolCallUpdate, options []sdk.PermissionOption, asking bool) Identity {
 	title := ""
 	if tc.Title != nil {
 		title = *tc.Title
@@ -185,7 +185,7 @@ func identifyGemini(tc acp.ToolCallUpdate, options []acp.PermissionOption, askin
 		return Identity{Reason: "no structured field identifies an agentero-context tool"}
 	}
 	id := Identity{Tool: tool, Server: researchctx.ServerName, Agent: "gemini-cli"}
-	if tc.Kind == nil || *tc.Kind != acp.ToolKindOther {
+	if tc.Kind == nil || *tc.Kind != sdk.ToolKindOther {
 		id.Reason = "an MCP tool call without kind other"
 		return id
 	}
@@ -309,7 +309,7 @@ func toMap(v any) (map[string]any, bool) {
 // and rejects every other call — shell, edit, delete, move, fetch, another
 // server's tool, anything unknown. The session is for reading the granted
 // sources, not for acting on the machine.
-func AllowContextTools(_ context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+func AllowContextTools(_ context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 	return Answer(req, Identify(req).Ours), nil
 }
 
@@ -318,34 +318,34 @@ func AllowContextTools(_ context.Context, req acp.RequestPermissionRequest) (acp
 // its reject_always option. When the agent offers no such option the
 // outcome is cancelled, which every agent treats as not allowed. An
 // allow_always option is never picked: each call is asked again.
-func Answer(req acp.RequestPermissionRequest, allow bool) acp.RequestPermissionResponse {
-	want := []acp.PermissionOptionKind{acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways}
+func Answer(req sdk.RequestPermissionRequest, allow bool) sdk.RequestPermissionResponse {
+	want := []sdk.PermissionOptionKind{sdk.PermissionOptionKindRejectOnce, sdk.PermissionOptionKindRejectAlways}
 	if allow {
-		want = []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce}
+		want = []sdk.PermissionOptionKind{sdk.PermissionOptionKindAllowOnce}
 	}
 	for _, k := range want {
 		for _, o := range req.Options {
 			if o.Kind == k {
-				return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{
-					Selected: &acp.RequestPermissionOutcomeSelected{OptionId: o.OptionId},
+				return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{
+					Selected: &sdk.RequestPermissionOutcomeSelected{OptionId: o.OptionId},
 				}}
 			}
 		}
 	}
-	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{
-		Cancelled: &acp.RequestPermissionOutcomeCancelled{},
+	return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{
+		Cancelled: &sdk.RequestPermissionOutcomeCancelled{},
 	}}
 }
 
 // allowed reports whether a response lets the call run: an allow option
 // was selected.
-func allowed(req acp.RequestPermissionRequest, resp acp.RequestPermissionResponse) bool {
+func allowed(req sdk.RequestPermissionRequest, resp sdk.RequestPermissionResponse) bool {
 	if resp.Outcome.Selected == nil {
 		return false
 	}
 	for _, o := range req.Options {
 		if o.OptionId == resp.Outcome.Selected.OptionId {
-			return o.Kind == acp.PermissionOptionKindAllowOnce || o.Kind == acp.PermissionOptionKindAllowAlways
+			return o.Kind == sdk.PermissionOptionKindAllowOnce || o.Kind == sdk.PermissionOptionKindAllowAlways
 		}
 	}
 	return false

@@ -1,4 +1,4 @@
-package session
+package acp
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	acp "github.com/coder/acp-go-sdk"
+	sdk "github.com/coder/acp-go-sdk"
 	"github.com/google/go-cmp/cmp"
 	researchctx "github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/tools"
@@ -26,7 +26,7 @@ type permissionFixture struct {
 		Name    string                       `json:"name"`
 		Want    string                       `json:"want"` // allow | deny
 		Tool    string                       `json:"tool"` // our tool, for allowed ones
-		Request acp.RequestPermissionRequest `json:"request"`
+		Request sdk.RequestPermissionRequest `json:"request"`
 	} `json:"requests"`
 }
 
@@ -72,7 +72,7 @@ func TestPolicyRecorded(t *testing.T) {
 				switch r.Want {
 				case "allow":
 					allowedN++
-					if kind != acp.PermissionOptionKindAllowOnce {
+					if kind != sdk.PermissionOptionKindAllowOnce {
 						t.Errorf("selected %s (%s), want the allow_once option; identity %+v", sel.OptionId, kind, Identify(r.Request))
 					}
 					if id := Identify(r.Request); !id.Ours || id.Tool != r.Tool || id.Server != researchctx.ServerName || id.Agent != f.Agent {
@@ -80,7 +80,7 @@ func TestPolicyRecorded(t *testing.T) {
 					}
 				case "deny":
 					denied++
-					if kind != acp.PermissionOptionKindRejectOnce {
+					if kind != sdk.PermissionOptionKindRejectOnce {
 						t.Errorf("selected %s (%s), want the reject_once option", sel.OptionId, kind)
 					}
 					if id := Identify(r.Request); id.Ours || id.Reason == "" {
@@ -97,7 +97,7 @@ func TestPolicyRecorded(t *testing.T) {
 	}
 }
 
-func optionKind(req acp.RequestPermissionRequest, id acp.PermissionOptionId) acp.PermissionOptionKind {
+func optionKind(req sdk.RequestPermissionRequest, id sdk.PermissionOptionId) sdk.PermissionOptionKind {
 	for _, o := range req.Options {
 		if o.OptionId == id {
 			return o.Kind
@@ -109,40 +109,40 @@ func optionKind(req acp.RequestPermissionRequest, id acp.PermissionOptionId) acp
 // TestPolicyHostileTitles: no title alone, however close to ours, gets a
 // call allowed; nor a kind that acts on the machine with our fields.
 func TestPolicyHostileTitles(t *testing.T) {
-	options := []acp.PermissionOption{
-		{Kind: acp.PermissionOptionKindAllowAlways, OptionId: "always"},
-		{Kind: acp.PermissionOptionKindAllowOnce, OptionId: "once"},
-		{Kind: acp.PermissionOptionKindRejectOnce, OptionId: "reject"},
+	options := []sdk.PermissionOption{
+		{Kind: sdk.PermissionOptionKindAllowAlways, OptionId: "always"},
+		{Kind: sdk.PermissionOptionKindAllowOnce, OptionId: "once"},
+		{Kind: sdk.PermissionOptionKindRejectOnce, OptionId: "reject"},
 	}
 	ptr := func(s string) *string { return &s }
-	kind := func(k acp.ToolKind) *acp.ToolKind { return &k }
+	kind := func(k sdk.ToolKind) *sdk.ToolKind { return &k }
 	ours := map[string]any{"claudeCode": map[string]any{"toolName": "mcp__agentero-context__context_search"}}
 	tests := []struct {
 		name string
-		tc   acp.ToolCallUpdate
+		tc   sdk.ToolCallUpdate
 	}{
-		{"bare tool name", acp.ToolCallUpdate{Title: ptr("context_search")}},
-		{"shell command naming the tool", acp.ToolCallUpdate{Title: ptr("touch x # context_search"), Kind: kind(acp.ToolKindExecute)}},
-		{"old default's accepted title", acp.ToolCallUpdate{Title: ptr("agentero-context.context_read")}},
-		{"Claude's name as a title, no _meta", acp.ToolCallUpdate{Title: ptr("mcp__agentero-context__context_search"), Kind: kind(acp.ToolKindOther)}},
-		{"gemini title with a trailing command", acp.ToolCallUpdate{Title: ptr("context_search (agentero-context MCP Server); rm -rf ~"), Kind: kind(acp.ToolKindOther)}},
-		{"gemini title, kind execute", acp.ToolCallUpdate{Title: ptr("context_search (agentero-context MCP Server)"), Kind: kind(acp.ToolKindExecute)}},
-		{"gemini title, no kind", acp.ToolCallUpdate{Title: ptr("context_search (agentero-context MCP Server)")}},
-		{"our _meta, kind execute", acp.ToolCallUpdate{Meta: ours, Kind: kind(acp.ToolKindExecute)}},
-		{"our _meta, kind edit", acp.ToolCallUpdate{Meta: ours, Kind: kind(acp.ToolKindEdit)}},
-		{"our _meta, kind delete", acp.ToolCallUpdate{Meta: ours, Kind: kind(acp.ToolKindDelete)}},
-		{"our _meta, kind move", acp.ToolCallUpdate{Meta: ours, Kind: kind(acp.ToolKindMove)}},
-		{"our _meta, kind fetch", acp.ToolCallUpdate{Meta: ours, Kind: kind(acp.ToolKindFetch)}},
-		{"our _meta, rawInput not an object", acp.ToolCallUpdate{Meta: ours, RawInput: "touch x"}},
-		{"our _meta, rawInput without the query", acp.ToolCallUpdate{Meta: ours, RawInput: map[string]any{"limit": 3}}},
-		{"a server prefix that only starts like ours", acp.ToolCallUpdate{Meta: map[string]any{"claudeCode": map[string]any{"toolName": "mcp__agentero-context-evil__context_search"}}}},
-		{"a fourth tool on our server", acp.ToolCallUpdate{Meta: map[string]any{"claudeCode": map[string]any{"toolName": "mcp__agentero-context__write_note"}}}},
-		{"untitled", acp.ToolCallUpdate{}},
+		{"bare tool name", sdk.ToolCallUpdate{Title: ptr("context_search")}},
+		{"shell command naming the tool", sdk.ToolCallUpdate{Title: ptr("touch x # context_search"), Kind: kind(sdk.ToolKindExecute)}},
+		{"old default's accepted title", sdk.ToolCallUpdate{Title: ptr("agentero-context.context_read")}},
+		{"Claude's name as a title, no _meta", sdk.ToolCallUpdate{Title: ptr("mcp__agentero-context__context_search"), Kind: kind(sdk.ToolKindOther)}},
+		{"gemini title with a trailing command", sdk.ToolCallUpdate{Title: ptr("context_search (agentero-context MCP Server); rm -rf ~"), Kind: kind(sdk.ToolKindOther)}},
+		{"gemini title, kind execute", sdk.ToolCallUpdate{Title: ptr("context_search (agentero-context MCP Server)"), Kind: kind(sdk.ToolKindExecute)}},
+		{"gemini title, no kind", sdk.ToolCallUpdate{Title: ptr("context_search (agentero-context MCP Server)")}},
+		{"our _meta, kind execute", sdk.ToolCallUpdate{Meta: ours, Kind: kind(sdk.ToolKindExecute)}},
+		{"our _meta, kind edit", sdk.ToolCallUpdate{Meta: ours, Kind: kind(sdk.ToolKindEdit)}},
+		{"our _meta, kind delete", sdk.ToolCallUpdate{Meta: ours, Kind: kind(sdk.ToolKindDelete)}},
+		{"our _meta, kind move", sdk.ToolCallUpdate{Meta: ours, Kind: kind(sdk.ToolKindMove)}},
+		{"our _meta, kind fetch", sdk.ToolCallUpdate{Meta: ours, Kind: kind(sdk.ToolKindFetch)}},
+		{"our _meta, rawInput not an object", sdk.ToolCallUpdate{Meta: ours, RawInput: "touch x"}},
+		{"our _meta, rawInput without the query", sdk.ToolCallUpdate{Meta: ours, RawInput: map[string]any{"limit": 3}}},
+		{"a server prefix that only starts like ours", sdk.ToolCallUpdate{Meta: map[string]any{"claudeCode": map[string]any{"toolName": "mcp__agentero-context-evil__context_search"}}}},
+		{"a fourth tool on our server", sdk.ToolCallUpdate{Meta: map[string]any{"claudeCode": map[string]any{"toolName": "mcp__agentero-context__write_note"}}}},
+		{"untitled", sdk.ToolCallUpdate{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.tc.ToolCallId = "c1"
-			req := acp.RequestPermissionRequest{SessionId: "s", Options: options, ToolCall: tt.tc}
+			req := sdk.RequestPermissionRequest{SessionId: "s", Options: options, ToolCall: tt.tc}
 			resp, err := AllowContextTools(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
@@ -155,15 +155,15 @@ func TestPolicyHostileTitles(t *testing.T) {
 }
 
 func TestAnswer(t *testing.T) {
-	all := []acp.PermissionOption{
-		{Kind: acp.PermissionOptionKindAllowAlways, OptionId: "always"},
-		{Kind: acp.PermissionOptionKindAllowOnce, OptionId: "once"},
-		{Kind: acp.PermissionOptionKindRejectAlways, OptionId: "never"},
-		{Kind: acp.PermissionOptionKindRejectOnce, OptionId: "reject"},
+	all := []sdk.PermissionOption{
+		{Kind: sdk.PermissionOptionKindAllowAlways, OptionId: "always"},
+		{Kind: sdk.PermissionOptionKindAllowOnce, OptionId: "once"},
+		{Kind: sdk.PermissionOptionKindRejectAlways, OptionId: "never"},
+		{Kind: sdk.PermissionOptionKindRejectOnce, OptionId: "reject"},
 	}
 	tests := []struct {
 		name    string
-		options []acp.PermissionOption
+		options []sdk.PermissionOption
 		allow   bool
 		want    string // "" for cancelled
 	}{
@@ -175,7 +175,7 @@ func TestAnswer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req := acp.RequestPermissionRequest{Options: tt.options}
+			req := sdk.RequestPermissionRequest{Options: tt.options}
 			resp := Answer(req, tt.allow)
 			got := ""
 			if resp.Outcome.Selected != nil {

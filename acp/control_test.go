@@ -1,4 +1,4 @@
-package session
+package acp
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	acp "github.com/coder/acp-go-sdk"
+	sdk "github.com/coder/acp-go-sdk"
 	"github.com/google/go-cmp/cmp"
 	researchctx "github.com/researchctx/researchctx"
 )
@@ -386,7 +386,7 @@ func TestCancelPendingPermission(t *testing.T) {
 	f := newFixture(t)
 	asked := make(chan struct{})
 	policyErr := make(chan error, 1)
-	a := f.start(AgentConfig{CancelWait: 5 * time.Second, Permission: func(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	a := f.start(AgentConfig{CancelWait: 5 * time.Second, Permission: func(ctx context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 		close(asked)
 		<-ctx.Done()
 		policyErr <- ctx.Err()

@@ -1,4 +1,4 @@
-package session
+package acp
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	acp "github.com/coder/acp-go-sdk"
+	sdk "github.com/coder/acp-go-sdk"
 	researchctx "github.com/researchctx/researchctx"
 )
 
@@ -58,7 +58,7 @@ type ToolCall struct {
 // ended reports whether the status is final.
 func ended(status string) bool {
 	switch status {
-	case string(acp.ToolCallStatusCompleted), string(acp.ToolCallStatusFailed), StatusDenied, StatusCancelled, StatusUnfinished:
+	case string(sdk.ToolCallStatusCompleted), string(sdk.ToolCallStatusFailed), StatusDenied, StatusCancelled, StatusUnfinished:
 		return true
 	}
 	return false
@@ -95,7 +95,7 @@ func (t *tracker) emit(u Update) {
 }
 
 // update handles a session update.
-func (t *tracker) update(u acp.SessionUpdate) {
+func (t *tracker) update(u sdk.SessionUpdate) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
@@ -104,14 +104,14 @@ func (t *tracker) update(u acp.SessionUpdate) {
 		kind := tc.Kind
 		status := tc.Status
 		title := tc.Title
-		t.observe(acp.ToolCallUpdate{
+		t.observe(sdk.ToolCallUpdate{
 			Meta: tc.Meta, Content: tc.Content, Locations: tc.Locations, RawInput: tc.RawInput,
 			RawOutput: tc.RawOutput, ToolCallId: tc.ToolCallId, Title: &title,
 			Kind: nonEmpty(kind), Status: nonEmpty(status),
 		}, u, "", nil)
 	case u.ToolCallUpdate != nil:
 		tc := u.ToolCallUpdate
-		t.observe(acp.ToolCallUpdate{
+		t.observe(sdk.ToolCallUpdate{
 			Meta: tc.Meta, Content: tc.Content, Kind: tc.Kind, Locations: tc.Locations,
 			RawInput: tc.RawInput, RawOutput: tc.RawOutput, Status: tc.Status, Title: tc.Title,
 			ToolCallId: tc.ToolCallId,
@@ -132,24 +132,24 @@ func nonEmpty[T ~string](v T) *T {
 }
 
 // permission records a permission request and the policy's answer.
-func (t *tracker) permission(req acp.RequestPermissionRequest, ok bool) {
+func (t *tracker) permission(req sdk.RequestPermissionRequest, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	verdict := "denied"
 	if ok {
 		verdict = "allowed"
 	}
-	t.observe(req.ToolCall, acp.SessionUpdate{}, verdict, req.Options)
+	t.observe(req.ToolCall, sdk.SessionUpdate{}, verdict, req.Options)
 }
 
 // observe folds one report of a call into its ToolCall and emits the
 // start, update or end event. Called with t.mu held.
-func (t *tracker) observe(tc acp.ToolCallUpdate, raw acp.SessionUpdate, verdict string, options []acp.PermissionOption) {
+func (t *tracker) observe(tc sdk.ToolCallUpdate, raw sdk.SessionUpdate, verdict string, options []sdk.PermissionOption) {
 	id := string(tc.ToolCallId)
 	c := t.byID[id]
 	start := c == nil
 	if start {
-		c = &ToolCall{ID: id, Status: string(acp.ToolCallStatusPending)}
+		c = &ToolCall{ID: id, Status: string(sdk.ToolCallStatusPending)}
 		t.byID[id] = c
 		t.calls = append(t.calls, c)
 	}
@@ -250,7 +250,7 @@ func (t *tracker) finish(lines []researchctx.UsageLine, status string) []ToolCal
 		}
 	}
 	for _, c := range t.calls {
-		if !c.Ours || len(c.URIs) > 0 || c.Status == string(acp.ToolCallStatusFailed) || c.Status == StatusDenied {
+		if !c.Ours || len(c.URIs) > 0 || c.Status == string(sdk.ToolCallStatusFailed) || c.Status == StatusDenied {
 			continue
 		}
 		for i, l := range lines {
@@ -285,7 +285,7 @@ func (t *tracker) status(text string) {
 
 // shownArgs returns the JSON arguments an agent shows in a permission
 // request's content (gemini-cli), or nil.
-func shownArgs(tc acp.ToolCallUpdate) json.RawMessage {
+func shownArgs(tc sdk.ToolCallUpdate) json.RawMessage {
 	for _, c := range tc.Content {
 		if c.Content == nil || c.Content.Content.Text == nil {
 			continue
@@ -305,7 +305,7 @@ var citeLine = regexp.MustCompile(`(?:^|\s)cite: (\S+)`)
 // outputURIs returns the citation URIs in a call's output: citationUri
 // fields of rawOutput or of JSON content, else the "cite:" lines of the
 // text rendering outside quoted document text.
-func outputURIs(tc acp.ToolCallUpdate) []string {
+func outputURIs(tc sdk.ToolCallUpdate) []string {
 	var out []string
 	if tc.RawOutput != nil {
 		if data, err := json.Marshal(tc.RawOutput); err == nil {

@@ -1,4 +1,4 @@
-package session
+package acp
 
 import (
 	"bytes"
@@ -64,7 +64,7 @@ func TestInteropRealAgents(t *testing.T) {
 	}
 	f := newFixture(t)
 	spy := filepath.Join(binDir, "agentero-spy")
-	if err := goBuild(moduleRoot(t), spy, "./session/testdata/mcpspy"); err != nil {
+	if err := goBuild(moduleRoot(t), spy, "./acp/testdata/mcpspy"); err != nil {
 		t.Fatal(err)
 	}
 	for _, ra := range realAgents {

@@ -1,4 +1,4 @@
-package session_test
+package acp_test
 
 import (
 	"context"
@@ -6,19 +6,19 @@ import (
 	"log"
 	"os"
 
-	acp "github.com/coder/acp-go-sdk"
+	sdk "github.com/coder/acp-go-sdk"
 	researchctx "github.com/researchctx/researchctx"
-	"github.com/researchctx/researchctx/session"
+	"github.com/researchctx/researchctx/acp"
 )
 
 func ExampleDecide() {
-	prev := &session.Record{SessionID: "s1", Fingerprint: "sha256:old"}
+	prev := &acp.Record{SessionID: "s1", Fingerprint: "sha256:old"}
 	plan := &researchctx.Plan{
 		Mode:        researchctx.ModeMCP,
 		Sources:     []researchctx.Source{{Kind: researchctx.KindDirectory, Path: "notes"}},
 		Fingerprint: "sha256:new",
 	}
-	d := session.Decide(prev, plan)
+	d := acp.Decide(prev, plan)
 	fmt.Println(d.Action, d.Reason)
 	fmt.Println("drop resume id:", d.DropResumeID, "hand-off:", d.Handoff, "server:", d.AttachServer, "warm pool:", d.UseWarmPool)
 	// Output:
@@ -27,13 +27,13 @@ func ExampleDecide() {
 }
 
 func ExampleHandoff() {
-	displayed := []session.Message{
-		{Role: session.RoleUser, Text: "> Attention is all you need.\n\nWhat does the title claim?"},
-		{Role: session.RoleAgent, Text: "That attention alone suffices."},
-		{Role: session.RoleUser, Text: "Is that true for graphs?"},
+	displayed := []acp.Message{
+		{Role: acp.RoleUser, Text: "> Attention is all you need.\n\nWhat does the title claim?"},
+		{Role: acp.RoleAgent, Text: "That attention alone suffices."},
+		{Role: acp.RoleUser, Text: "Is that true for graphs?"},
 	}
 	prompt := "> Attention is all you need.\n\nIs that true for graphs?"
-	fmt.Print(session.Handoff(displayed, prompt))
+	fmt.Print(acp.Handoff(displayed, prompt))
 	// Output:
 	// ## Earlier conversation
 	//
@@ -50,13 +50,13 @@ func ExampleHandoff() {
 // show the sources. (Not run: it needs an agent.)
 func ExampleAgent_Turn() {
 	ctx := context.Background()
-	agent, err := session.Start(ctx, session.AgentConfig{Name: "gemini", Command: "gemini", Args: []string{"--acp"}})
+	agent, err := acp.Start(ctx, acp.AgentConfig{Name: "gemini", Command: "gemini", Args: []string{"--acp"}})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer agent.Stop()
 
-	var rec *session.Record // loaded from the conversation's state
+	var rec *acp.Record // loaded from the conversation's state
 	plan, err := researchctx.Resolve(ctx, researchctx.Request{
 		Vault: "/home/me/Vault", RuntimeID: "run-1", TurnID: "turn-7", Mentions: []string{"notes"},
 	})
@@ -69,12 +69,12 @@ func ExampleAgent_Turn() {
 	}
 	// In a host: exe, args, err := mcp.Command(grant)
 	exe, _ := os.Executable()
-	srv := session.Server{Command: exe, Args: []string{"--agentero-context-mcp", grant}}
+	srv := acp.Server{Command: exe, Args: []string{"--agentero-context-mcp", grant}}
 
-	res, err := agent.Turn(ctx, session.TurnRequest{
+	res, err := agent.Turn(ctx, acp.TurnRequest{
 		Prev: rec, Plan: plan, Server: srv, Prompt: "What do my notes say about attention?",
-		OnUpdate: func(u session.Update) {
-			if u.Kind == session.UpdateMessage {
+		OnUpdate: func(u acp.Update) {
+			if u.Kind == acp.UpdateMessage {
 				fmt.Print(u.Text)
 			}
 		},
@@ -90,26 +90,26 @@ func ExampleAgent_Turn() {
 // our search but not reads (say the user turned reading off), and, like
 // the default, nothing else.
 func ExamplePolicy() {
-	var noReads session.Policy = func(_ context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-		id := session.Identify(req)
-		return session.Answer(req, id.Ours && id.Tool == researchctx.ToolSearch), nil
+	var noReads acp.Policy = func(_ context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		id := acp.Identify(req)
+		return acp.Answer(req, id.Ours && id.Tool == researchctx.ToolSearch), nil
 	}
-	_ = session.AgentConfig{Name: "claude", Command: "claude-agent-acp", Permission: noReads}
+	_ = acp.AgentConfig{Name: "claude", Command: "claude-agent-acp", Permission: noReads}
 
 	title := "touch x # context_search"
-	kind := acp.ToolKindExecute
-	req := acp.RequestPermissionRequest{
+	kind := sdk.ToolKindExecute
+	req := sdk.RequestPermissionRequest{
 		SessionId: "s1",
-		ToolCall:  acp.ToolCallUpdate{ToolCallId: "toolu_1", Title: &title, Kind: &kind},
-		Options: []acp.PermissionOption{
-			{OptionId: "allow-once", Name: "Yes", Kind: acp.PermissionOptionKindAllowOnce},
-			{OptionId: "reject", Name: "No", Kind: acp.PermissionOptionKindRejectOnce},
+		ToolCall:  sdk.ToolCallUpdate{ToolCallId: "toolu_1", Title: &title, Kind: &kind},
+		Options: []sdk.PermissionOption{
+			{OptionId: "allow-once", Name: "Yes", Kind: sdk.PermissionOptionKindAllowOnce},
+			{OptionId: "reject", Name: "No", Kind: sdk.PermissionOptionKindRejectOnce},
 		},
 	}
 	resp, _ := noReads(context.Background(), req)
-	fmt.Println(resp.Outcome.Selected.OptionId, "-", session.Identify(req).Reason)
+	fmt.Println(resp.Outcome.Selected.OptionId, "-", acp.Identify(req).Reason)
 
-	req.ToolCall = acp.ToolCallUpdate{
+	req.ToolCall = sdk.ToolCallUpdate{
 		ToolCallId: "toolu_2",
 		RawInput:   map[string]any{"query": "attention"},
 		Meta: map[string]any{"claudeCode": map[string]any{
@@ -118,7 +118,7 @@ func ExamplePolicy() {
 		}},
 	}
 	resp, _ = noReads(context.Background(), req)
-	fmt.Println(resp.Outcome.Selected.OptionId, "-", session.Identify(req).Tool)
+	fmt.Println(resp.Outcome.Selected.OptionId, "-", acp.Identify(req).Tool)
 	// Output:
 	// reject - kind execute is never an agentero-context call
 	// allow-once - context_search

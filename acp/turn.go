@@ -1,4 +1,4 @@
-package session
+package acp
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	acp "github.com/coder/acp-go-sdk"
+	sdk "github.com/coder/acp-go-sdk"
 	researchctx "github.com/researchctx/researchctx"
 )
 
@@ -115,7 +115,7 @@ type Update struct {
 	ToolCallID string
 	Status     string    // tool call status, when known
 	Call       *ToolCall // the tool call's state after this update (tool call kinds only)
-	Raw        acp.SessionUpdate
+	Raw        sdk.SessionUpdate
 }
 
 // TurnRequest is one turn.
@@ -322,19 +322,19 @@ func (a *Agent) Turn(ctx context.Context, req TurnRequest) (*TurnResult, error) 
 // which the agent answers with the stop reason cancelled) and waits up to
 // CancelWait for that answer before giving up on the request. cause is the
 // reason of a cancellation, nil when the turn was not cancelled.
-func (a *Agent) prompt(ctx context.Context, id acp.SessionId, text string, timeout time.Duration, onCancel func()) (resp acp.PromptResponse, cause, err error) {
+func (a *Agent) prompt(ctx context.Context, id sdk.SessionId, text string, timeout time.Duration, onCancel func()) (resp sdk.PromptResponse, cause, err error) {
 	// The request's own context is not the caller's: cancelling it would
 	// make the SDK drop the request (and send $/cancel_request) before the
 	// agent has confirmed the cancellation.
 	pctx, pcancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer pcancel()
 	type answer struct {
-		resp acp.PromptResponse
+		resp sdk.PromptResponse
 		err  error
 	}
 	done := make(chan answer, 1)
 	go func() {
-		r, err := a.conn.Prompt(pctx, acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+		r, err := a.conn.Prompt(pctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
 		done <- answer{r, err}
 	}()
 	var expired <-chan time.Time
@@ -357,7 +357,7 @@ func (a *Agent) prompt(ctx context.Context, id acp.SessionId, text string, timeo
 	cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.CancelWait)
 	defer ccancel()
 	onCancel()
-	if cerr := a.conn.Cancel(cctx, acp.CancelNotification{SessionId: id}); cerr != nil {
+	if cerr := a.conn.Cancel(cctx, sdk.CancelNotification{SessionId: id}); cerr != nil {
 		if err := a.checkRunning(); err != nil {
 			return resp, cause, err
 		}
@@ -365,7 +365,7 @@ func (a *Agent) prompt(ctx context.Context, id acp.SessionId, text string, timeo
 	select {
 	case r := <-done:
 		if r.err == nil {
-			if r.resp.StopReason == acp.StopReasonCancelled {
+			if r.resp.StopReason == sdk.StopReasonCancelled {
 				return r.resp, cause, fmt.Errorf("%w: %w", ErrCancelled, cause)
 			}
 			// The agent finished the turn before it saw the cancel.
@@ -404,7 +404,7 @@ func (a *Agent) pinMode(ctx context.Context, s *Session) ModeReport {
 	}
 	mctx, cancel := context.WithTimeout(ctx, a.cfg.OpenTimeout)
 	defer cancel()
-	if _, err := a.conn.SetSessionMode(mctx, acp.SetSessionModeRequest{SessionId: s.id, ModeId: acp.SessionModeId(rep.Want)}); err != nil {
+	if _, err := a.conn.SetSessionMode(mctx, sdk.SetSessionModeRequest{SessionId: s.id, ModeId: sdk.SessionModeId(rep.Want)}); err != nil {
 		rep.Problem = a.callError(ctx, mctx, "session/set_mode", err).Error()
 		return rep
 	}
@@ -420,7 +420,7 @@ func (a *Agent) pinMode(ctx context.Context, s *Session) ModeReport {
 // timeout of that one request, or neither being advertised) falls back to a
 // new session. Only the caller's cancellation or the agent's exit is an
 // error.
-func (a *Agent) reopen(ctx context.Context, id, cwd string, servers []acp.McpServer) (*Session, How, *Refusal, error) {
+func (a *Agent) reopen(ctx context.Context, id, cwd string, servers []sdk.McpServer) (*Session, How, *Refusal, error) {
 	if !a.caps.Resume && !a.caps.Load {
 		s, err := a.newSession(ctx, cwd, servers, "")
 		return s, HowNew, &Refusal{}, err
@@ -432,19 +432,19 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, servers []acp.McpSer
 		how    How
 		err    error
 	)
-	sid := acp.SessionId(id)
-	var modes *acp.SessionModeState
+	sid := sdk.SessionId(id)
+	var modes *sdk.SessionModeState
 	if a.caps.Resume {
 		method, how = "session/resume", HowResumed
-		var r acp.ResumeSessionResponse
-		r, err = a.conn.ResumeSession(rctx, acp.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers})
+		var r sdk.ResumeSessionResponse
+		r, err = a.conn.ResumeSession(rctx, sdk.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers})
 		modes = r.Modes
 	} else {
 		method, how = "session/load", HowLoaded
 		// History replayed by the agent is already on screen: updates of
 		// this session have no handler while loading, so they are dropped.
-		var r acp.LoadSessionResponse
-		r, err = a.conn.LoadSession(rctx, acp.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers})
+		var r sdk.LoadSessionResponse
+		r, err = a.conn.LoadSession(rctx, sdk.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers})
 		modes = r.Modes
 	}
 	if err == nil {
@@ -460,7 +460,7 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, servers []acp.McpSer
 		return nil, "", nil, cerr
 	}
 	r := &Refusal{Method: method, Err: err, Timeout: rctx.Err() != nil}
-	var re *acp.RequestError
+	var re *sdk.RequestError
 	if !r.Timeout && errors.As(err, &re) {
 		r.Code, r.Message, r.Data = re.Code, re.Message, re.Data
 	}
@@ -488,14 +488,14 @@ func joinBlocks(blocks ...string) string {
 // terminal access (none is advertised).
 type client struct {
 	mu         sync.Mutex
-	trackers   map[acp.SessionId]*tracker
+	trackers   map[sdk.SessionId]*tracker
 	permission Policy
-	onMode     func(acp.SessionId, string)
+	onMode     func(sdk.SessionId, string)
 }
 
-var _ acp.Client = (*client)(nil)
+var _ sdk.Client = (*client)(nil)
 
-func (c *client) setTracker(id acp.SessionId, t *tracker) {
+func (c *client) setTracker(id sdk.SessionId, t *tracker) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if t == nil {
@@ -505,7 +505,7 @@ func (c *client) setTracker(id acp.SessionId, t *tracker) {
 	c.trackers[id] = t
 }
 
-func (c *client) tracker(id acp.SessionId) *tracker {
+func (c *client) tracker(id sdk.SessionId) *tracker {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.trackers[id]
@@ -524,7 +524,7 @@ func (c *client) running() []*tracker {
 
 // SessionUpdate passes an update to the tracker of its session's turn.
 // The SDK delivers notifications one at a time, in order.
-func (c *client) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
+func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
 	if m := n.Update.CurrentModeUpdate; m != nil && c.onMode != nil {
 		c.onMode(n.SessionId, string(m.CurrentModeId))
 	}
@@ -539,17 +539,17 @@ func (c *client) SessionUpdate(_ context.Context, n acp.SessionNotification) err
 // as status events. No extension request is implemented.
 func (c *client) HandleExtensionMethod(_ context.Context, method string, params json.RawMessage) (any, error) {
 	var p struct {
-		SessionID acp.SessionId `json:"sessionId"`
+		SessionID sdk.SessionId `json:"sessionId"`
 	}
 	if json.Unmarshal(params, &p) == nil && p.SessionID != "" {
 		if t := c.tracker(p.SessionID); t != nil {
 			t.status(method + " " + dataText(json.RawMessage(params)))
 		}
 	}
-	return nil, acp.NewMethodNotFound(method)
+	return nil, sdk.NewMethodNotFound(method)
 }
 
-func flatUpdate(u acp.SessionUpdate) Update {
+func flatUpdate(u sdk.SessionUpdate) Update {
 	out := Update{Kind: UpdateOther, Raw: u}
 	switch {
 	case u.AgentMessageChunk != nil:
@@ -560,7 +560,7 @@ func flatUpdate(u acp.SessionUpdate) Update {
 	return out
 }
 
-func blockText(b acp.ContentBlock) string {
+func blockText(b sdk.ContentBlock) string {
 	if b.Text != nil {
 		return b.Text.Text
 	}
@@ -569,7 +569,7 @@ func blockText(b acp.ContentBlock) string {
 
 // RequestPermission answers with the policy and records the request's
 // tool call (and the answer) in the running turn's tool calls.
-func (c *client) RequestPermission(ctx context.Context, p acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 	t := c.tracker(p.SessionId)
 	if t != nil {
 		pctx, cancel := context.WithCancel(ctx)
@@ -589,7 +589,7 @@ func (c *client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 		case <-t.cancelled:
 			// After session/cancel every pending request is answered
 			// cancelled, whatever the policy said.
-			resp, err = acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}, nil
+			resp, err = sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{}}}, nil
 		default:
 		}
 		t.permission(p, err == nil && allowed(p, resp))
@@ -599,30 +599,30 @@ func (c *client) RequestPermission(ctx context.Context, p acp.RequestPermissionR
 
 // The host offers no file system or terminal to the agent.
 
-func (c *client) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
-	return acp.ReadTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsReadTextFile)
+func (c *client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodFsReadTextFile)
 }
 
-func (c *client) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
-	return acp.WriteTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsWriteTextFile)
+func (c *client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodFsWriteTextFile)
 }
 
-func (c *client) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
-	return acp.CreateTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalCreate)
+func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalCreate)
 }
 
-func (c *client) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
-	return acp.KillTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalKill)
+func (c *client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	return sdk.KillTerminalResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalKill)
 }
 
-func (c *client) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
-	return acp.TerminalOutputResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalOutput)
+func (c *client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	return sdk.TerminalOutputResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalOutput)
 }
 
-func (c *client) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
-	return acp.ReleaseTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalRelease)
+func (c *client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	return sdk.ReleaseTerminalResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalRelease)
 }
 
-func (c *client) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
-	return acp.WaitForTerminalExitResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalWaitForExit)
+func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalWaitForExit)
 }

@@ -1,4 +1,4 @@
-package session
+package acp
 
 import (
 	"bytes"
@@ -642,7 +642,7 @@ func loadRecorded(t testing.TB, agent string) []declaration {
 // recorded: the schemas must still pass through unchanged. It needs no
 // agent; the live check (schemas and descriptions) runs in TestRealAgents.
 // After a deliberate schema change, re-record with
-// `go test ./session -run TestRealAgents -record-agents`.
+// `go test ./acp -run TestRealAgents -record-agents`.
 func TestRecordedToolDeclarations(t *testing.T) {
 	f := newFixture(t)
 	_, srv := f.plan(false, "notes")
@@ -732,7 +732,7 @@ func TestDeclarationProblems(t *testing.T) {
 // in a new session (what a first run or a scope change costs) and in the
 // live session. Agent start-up is not timed.
 //
-//	go test ./session -run '^$' -bench RealAgentTurn -benchtime 5x
+//	go test ./acp -run '^$' -bench RealAgentTurn -benchtime 5x
 func BenchmarkRealAgentTurn(b *testing.B) {
 	dir := agentsDir(b)
 	for _, la := range agenttest.Agents {

@@ -33,7 +33,7 @@
 // refused a resume never goes back to the warm pool; turns with the MCP
 // server never take a warm session, since a warm session was created without
 // the server and cannot be given the grant afterwards.
-package session
+package acp
 
 import (
 	researchctx "github.com/researchctx/researchctx"
