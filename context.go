@@ -16,6 +16,8 @@
 // session rather than silently widening an old one (see package session).
 package researchctx
 
+import "github.com/researchctx/researchctx/grant"
+
 // Request is what a host knows about one turn. It is JSON-encodable with
 // camelCase fields so a TypeScript front end can build it; mirror it as
 //
@@ -31,14 +33,14 @@ package researchctx
 //	}
 //	interface Selection { text: string; path?: string; page?: number; section?: string; region?: string }
 type Request struct {
-	Vault        string           `json:"vault"`
-	RuntimeID    string           `json:"runtimeId"`
-	TurnID       string           `json:"turnId"`
-	Remote       bool             `json:"remote,omitempty"`
-	CurrentPaper string           `json:"currentPaper,omitempty"`
-	Selections   []Selection      `json:"selections,omitempty"`
-	Mentions     []string         `json:"mentions,omitempty"`
-	Budget       *BudgetOverrides `json:"budget,omitempty"`
+	Vault        string                 `json:"vault"`
+	RuntimeID    string                 `json:"runtimeId"`
+	TurnID       string                 `json:"turnId"`
+	Remote       bool                   `json:"remote,omitempty"`
+	CurrentPaper string                 `json:"currentPaper,omitempty"`
+	Selections   []Selection            `json:"selections,omitempty"`
+	Mentions     []string               `json:"mentions,omitempty"`
+	Budget       *grant.BudgetOverrides `json:"budget,omitempty"`
 }
 
 // Selection is text the user selected, with where it came from. Path is the

@@ -32,11 +32,11 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	grant, err := plan.WriteGrant()
+	gr, err := plan.WriteGrant()
 	if err != nil {
 		log.Fatal(err)
 	}
-	rel, _ := filepath.Rel(vault, grant)
+	rel, _ := filepath.Rel(vault, gr)
 	fmt.Println("mode:", plan.Mode)
 	fmt.Println("grant:", filepath.ToSlash(rel))
 	for _, s := range plan.Sources {

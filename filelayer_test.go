@@ -13,11 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // planGrant resolves a small plan for dir and writes its grant.
-func planGrant(t *testing.T, dir, runtimeID string) (string, *Grant) {
+func planGrant(t *testing.T, dir, runtimeID string) (string, *grant.Grant) {
 	t.Helper()
 	p, err := Resolve(context.Background(), Request{Vault: dir, RuntimeID: runtimeID, TurnID: "t", Mentions: []string{"notes"}})
 	if err != nil {
@@ -27,7 +28,7 @@ func planGrant(t *testing.T, dir, runtimeID string) (string, *Grant) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := ReadGrant(path)
+	g, err := grant.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestReadGrantPlace(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			done := make(chan error, 1)
 			go func() {
-				_, err := ReadGrant(tt.path)
+				_, err := grant.Read(tt.path)
 				done <- err
 			}()
 			var err error
@@ -118,8 +119,8 @@ func TestReadGrantPlace(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("ReadGrant hangs")
 			}
-			if !errors.Is(err, ErrGrant) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want ErrGrant saying %q", err, tt.want)
+			if !errors.Is(err, grant.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want grant.ErrInvalid saying %q", err, tt.want)
 			}
 			for _, p := range []string{vaultA, vaultB, tmp} {
 				if strings.Contains(err.Error(), p) {
@@ -129,7 +130,7 @@ func TestReadGrantPlace(t *testing.T) {
 		})
 	}
 	t.Run("trailing white space is fine", func(t *testing.T) {
-		if _, err := ReadGrant(spaces); err != nil {
+		if _, err := grant.Read(spaces); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -139,7 +140,7 @@ func TestReadGrantPlace(t *testing.T) {
 			t.Fatal(err)
 		}
 		rel, _ := filepath.Rel(vaultA, grantA)
-		if _, err := ReadGrant(filepath.Join(alias, rel)); err != nil {
+		if _, err := grant.Read(filepath.Join(alias, rel)); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -183,10 +184,10 @@ func TestWriteGrantPrivateLink(t *testing.T) {
 // folder is refused at once and its target left alone.
 func TestUsageFileLayer(t *testing.T) {
 	dir := testVault(t)
-	grant, _ := planGrant(t, dir, "run-u")
-	usage := UsagePath(grant)
+	gp, _ := planGrant(t, dir, "run-u")
+	usage := grant.UsagePath(gp)
 	outside := filepath.Join(t.TempDir(), "target.jsonl")
-	line := UsageLine{TurnID: "t", Tool: "context_read", Chars: 3}
+	line := grant.UsageLine{TurnID: "t", Tool: "context_read", Chars: 3}
 
 	t.Run("symlink", func(t *testing.T) {
 		os.WriteFile(outside, []byte("KEEP\n"), 0o644)
@@ -195,13 +196,13 @@ func TestUsageFileLayer(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer os.Remove(usage)
-		if err := AppendUsage(usage, line); !errors.Is(err, safefs.ErrLink) {
+		if err := grant.AppendUsage(usage, line); !errors.Is(err, safefs.ErrLink) {
 			t.Errorf("AppendUsage through a link: %v", err)
 		}
-		if _, err := ReadUsage(usage, "t"); !errors.Is(err, safefs.ErrLink) {
+		if _, err := grant.ReadUsage(usage, "t"); !errors.Is(err, safefs.ErrLink) {
 			t.Errorf("ReadUsage through a link: %v", err)
 		}
-		if _, err := SumUsage(usage, 0, map[string]int{}); !errors.Is(err, safefs.ErrLink) {
+		if _, err := grant.SumUsage(usage, 0, map[string]int{}); !errors.Is(err, safefs.ErrLink) {
 			t.Errorf("SumUsage through a link: %v", err)
 		}
 		if b, _ := os.ReadFile(outside); string(b) != "KEEP\n" {
@@ -216,9 +217,9 @@ func TestUsageFileLayer(t *testing.T) {
 		defer os.Remove(usage)
 		done := make(chan [3]error, 1)
 		go func() {
-			_, r := ReadUsage(usage, "t")
-			_, s := SumUsage(usage, 0, map[string]int{})
-			done <- [3]error{AppendUsage(usage, line), r, s}
+			_, r := grant.ReadUsage(usage, "t")
+			_, s := grant.SumUsage(usage, 0, map[string]int{})
+			done <- [3]error{grant.AppendUsage(usage, line), r, s}
 		}()
 		select {
 		case errs := <-done:
@@ -241,10 +242,10 @@ func TestUsageFileLayer(t *testing.T) {
 		if err := os.Symlink(moved, filepath.Join(v, ".agentero")); err != nil {
 			t.Fatal(err)
 		}
-		if err := AppendUsage(UsagePath(g), line); !errors.Is(err, safefs.ErrLink) {
+		if err := grant.AppendUsage(grant.UsagePath(g), line); !errors.Is(err, safefs.ErrLink) {
 			t.Errorf("AppendUsage under a linked .agentero: %v", err)
 		}
-		if _, err := os.Stat(filepath.Join(moved, "context-sessions", "run-x", UsageFile)); !errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(moved, "context-sessions", "run-x", grant.UsageFile)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("a usage log was written at the link's target")
 		}
 	})
@@ -255,10 +256,10 @@ func TestUsageFileLayer(t *testing.T) {
 // still count, and a log above the read cap is refused with ErrTooLarge.
 func TestUsageReadCaps(t *testing.T) {
 	dir := testVault(t)
-	grant, _ := planGrant(t, dir, "run-c")
-	usage := UsagePath(grant)
+	gp, _ := planGrant(t, dir, "run-c")
+	usage := grant.UsagePath(gp)
 	good := func() []byte {
-		b, _ := json.Marshal(UsageLine{At: time.Unix(0, 0).UTC(), TurnID: "t", Tool: "context_read", URIs: []string{"notes/ideas.md"}, Chars: 5})
+		b, _ := json.Marshal(grant.UsageLine{At: time.Unix(0, 0).UTC(), TurnID: "t", Tool: "context_read", URIs: []string{"notes/ideas.md"}, Chars: 5})
 		return append(b, '\n')
 	}()
 	f, err := os.Create(usage)
@@ -277,7 +278,7 @@ func TestUsageReadCaps(t *testing.T) {
 	f.Write(good)
 	f.Close()
 
-	u, err := ReadUsage(usage, "t")
+	u, err := grant.ReadUsage(usage, "t")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,30 +286,30 @@ func TestUsageReadCaps(t *testing.T) {
 		t.Errorf("usage = %+v, want 2 calls, 10 chars, 1 skipped", u)
 	}
 	sums := map[string]int{}
-	next, err := SumUsage(usage, 0, sums)
+	next, err := grant.SumUsage(usage, 0, sums)
 	if st, _ := os.Stat(usage); err != nil || sums["t"] != 10 || next != st.Size() {
 		t.Errorf("SumUsage = %v, %v, %v", next, sums, err)
 	}
 
 	// Past the read cap (a sparse file: no disk is used).
-	if err := os.Truncate(usage, maxUsageRead+1); err != nil {
+	if err := os.Truncate(usage, 64<<20+1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadUsage(usage, "t"); !errors.Is(err, safefs.ErrTooLarge) {
+	if _, err := grant.ReadUsage(usage, "t"); !errors.Is(err, safefs.ErrTooLarge) {
 		t.Errorf("ReadUsage of a log above the cap: %v", err)
 	}
-	if _, err := SumUsage(usage, 0, map[string]int{}); !errors.Is(err, safefs.ErrTooLarge) {
+	if _, err := grant.SumUsage(usage, 0, map[string]int{}); !errors.Is(err, safefs.ErrTooLarge) {
 		t.Errorf("SumUsage of a log above the cap: %v", err)
 	}
 }
 
-// TestWriteGrantOverFIFO: a FIFO at grant.json or at the catalogue cache
-// hangs neither Resolve nor WriteGrant; the grant replaces the FIFO.
+// TestWriteGrantOverFIFO: a FIFO at gp.json or at the catalogue cache
+// hangs neither Resolve nor WriteGrant; the gp replaces the FIFO.
 func TestWriteGrantOverFIFO(t *testing.T) {
 	dir := testVault(t)
-	grant, _ := planGrant(t, dir, "run-f")
-	os.Remove(grant)
-	if err := syscall.Mkfifo(grant, 0o600); err != nil {
+	gp, _ := planGrant(t, dir, "run-f")
+	os.Remove(gp)
+	if err := syscall.Mkfifo(gp, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cache := filepath.Join(dir, ".agentero", "cache", "catalogue.gob")
@@ -321,7 +322,7 @@ func TestWriteGrantOverFIFO(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := func() (string, *Grant, error) {
+		_, _, err := func() (string, *grant.Grant, error) {
 			p, err := Resolve(context.Background(), Request{Vault: dir, RuntimeID: "run-f", TurnID: "t2", Mentions: []string{"notes"}})
 			if err != nil {
 				return "", nil, err
@@ -330,7 +331,7 @@ func TestWriteGrantOverFIFO(t *testing.T) {
 			if err != nil {
 				return "", nil, err
 			}
-			g, err := ReadGrant(path)
+			g, err := grant.Read(path)
 			return path, g, err
 		}()
 		done <- err
@@ -343,7 +344,7 @@ func TestWriteGrantOverFIFO(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Resolve or WriteGrant hangs on a FIFO")
 	}
-	if st, err := os.Lstat(grant); err != nil || !st.Mode().IsRegular() {
-		t.Errorf("grant.json after WriteGrant: %v, %v", st, err)
+	if st, err := os.Lstat(gp); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("gp.json after WriteGrant: %v, %v", st, err)
 	}
 }

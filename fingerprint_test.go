@@ -3,22 +3,9 @@ package researchctx
 import (
 	"context"
 	"testing"
-)
 
-func TestFingerprintGolden(t *testing.T) {
-	// Pinned: a change here changes every host's fingerprints and forces new
-	// agent sessions everywhere. Change it only with the encoding version.
-	// The value is the sha256sum of the encoding documented on Fingerprint,
-	// written out by hand (DefaultBudget: 8, 500, 8000, 60000, 200, 10000).
-	got := Fingerprint(Tools, []Source{
-		{Kind: KindPaper, Path: "papers/1706.03762", Title: "Attention"},
-		{Kind: KindDirectory, Path: "notes"},
-	}, DefaultBudget, ModeMCP)
-	const want = "sha256:3d8c51d55c55d646066b6aace19380b7f304d29c025085546a24030e1e83224b"
-	if got != want {
-		t.Fatalf("Fingerprint = %s, want %s", got, want)
-	}
-}
+	"github.com/researchctx/researchctx/grant"
+)
 
 func TestFingerprintScope(t *testing.T) {
 	dir := testVault(t)
@@ -35,7 +22,7 @@ func TestFingerprintScope(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Fingerprint != Fingerprint(p.Tools, p.Sources, p.Budget, p.Mode) {
+		if p.Fingerprint != p.Scope.Fingerprint() {
 			t.Fatal("plan fingerprint does not match its scope")
 		}
 		return p.Fingerprint
@@ -56,7 +43,7 @@ func TestFingerprintScope(t *testing.T) {
 	differ := map[string]func(*Request){
 		"source added":   func(r *Request) { r.Mentions = append(r.Mentions, "notes/ideas.md") },
 		"source removed": func(r *Request) { r.Mentions = r.Mentions[:1] },
-		"budget changed": func(r *Request) { r.Budget = &BudgetOverrides{SearchCards: &four} },
+		"budget changed": func(r *Request) { r.Budget = &grant.BudgetOverrides{SearchCards: &four} },
 		"mode changed":   func(r *Request) { r.Remote = true },
 	}
 	for name, mod := range differ {
@@ -64,10 +51,10 @@ func TestFingerprintScope(t *testing.T) {
 			t.Errorf("%s: fingerprint unchanged", name)
 		}
 	}
-	if a, b := Fingerprint([]string{ToolSearch, ToolRead}, nil, DefaultBudget, ModeMCP), Fingerprint([]string{ToolRead, ToolSearch}, nil, DefaultBudget, ModeMCP); a != b {
+	if a, b := (grant.Scope{Tools: []string{grant.ToolSearch, grant.ToolRead}, Sources: nil, Budget: grant.DefaultBudget, Mode: grant.ModeMCP}).Fingerprint(), (grant.Scope{Tools: []string{grant.ToolRead, grant.ToolSearch}, Sources: nil, Budget: grant.DefaultBudget, Mode: grant.ModeMCP}).Fingerprint(); a != b {
 		t.Error("tool order changes the fingerprint")
 	}
-	if a, b := Fingerprint(Tools, []Source{{Kind: KindFile, Path: "a"}}, DefaultBudget, ModeMCP), Fingerprint(Tools, []Source{{Kind: KindDirectory, Path: "a"}}, DefaultBudget, ModeMCP); a == b {
+	if a, b := (grant.Scope{Tools: grant.Tools, Sources: []grant.Ref{{Kind: grant.KindFile, Path: "a"}}, Budget: grant.DefaultBudget, Mode: grant.ModeMCP}).Fingerprint(), (grant.Scope{Tools: grant.Tools, Sources: []grant.Ref{{Kind: grant.KindDirectory, Path: "a"}}, Budget: grant.DefaultBudget, Mode: grant.ModeMCP}).Fingerprint(); a == b {
 		t.Error("source kind is not in the fingerprint")
 	}
 }

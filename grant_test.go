@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/researchctx/researchctx/grant"
 )
 
 func TestGrantRoundTrip(t *testing.T) {
@@ -40,7 +41,7 @@ func TestGrantRoundTrip(t *testing.T) {
 			t.Errorf("%s mode %v, want 0700", filepath.Base(d), st.Mode().Perm())
 		}
 	}
-	g, err := ReadGrant(path)
+	g, err := grant.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,9 +98,9 @@ func TestReadGrantErrors(t *testing.T) {
 			if err := os.WriteFile(path, tt.data, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			_, err := ReadGrant(path)
-			if !errors.Is(err, ErrGrant) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want ErrGrant containing %q", err, tt.want)
+			_, err := grant.Read(path)
+			if !errors.Is(err, grant.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want grant.ErrInvalid containing %q", err, tt.want)
 			}
 			if strings.Contains(err.Error(), dir) {
 				t.Errorf("error leaks an absolute path: %v", err)
@@ -107,16 +108,16 @@ func TestReadGrantErrors(t *testing.T) {
 		})
 	}
 	t.Run("missing file", func(t *testing.T) {
-		_, err := ReadGrant(filepath.Join(dir, "nope", "grant.json"))
-		if !errors.Is(err, ErrGrant) || strings.Contains(err.Error(), dir) {
+		_, err := grant.Read(filepath.Join(dir, "nope", "grant.json"))
+		if !errors.Is(err, grant.ErrInvalid) || strings.Contains(err.Error(), dir) {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("unsafe runtime id is refused on write", func(t *testing.T) {
 		g := p.Grant()
 		g.RuntimeID = "../escape"
-		if _, err := WriteGrant(g); !errors.Is(err, ErrGrant) {
-			t.Fatalf("err = %v, want ErrGrant", err)
+		if _, err := grant.Write(g); !errors.Is(err, grant.ErrInvalid) {
+			t.Fatalf("err = %v, want grant.ErrInvalid", err)
 		}
 	})
 }

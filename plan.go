@@ -7,12 +7,13 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/internal/vault"
@@ -22,47 +23,6 @@ import (
 // MaxQuote is the longest quote, in characters, that evidence carries into
 // the prompt; the rest is for context_read.
 const MaxQuote = 1200
-
-// Mode says whether the agent can expand the context in this turn.
-type Mode string
-
-// The two modes of a Plan.
-const (
-	// ModeMCP: the agentero-context server is attached and the agent may
-	// call the tools over the allowed sources.
-	ModeMCP Mode = "mcp"
-	// ModePromptOnly: the agent has only the prompt (a remote session, or
-	// nothing could be authorised).
-	ModePromptOnly Mode = "prompt-only"
-)
-
-// Tool names served by the agentero-context MCP server.
-const (
-	ToolSearch    = "context_search"
-	ToolRead      = "context_read"
-	ToolRelations = "paper_relations"
-)
-
-// Tools is the sorted tool list of an mcp-mode Plan.
-var Tools = []string{ToolRead, ToolSearch, ToolRelations}
-
-// SourceKind is the kind of an allowed source.
-type SourceKind = vault.Kind
-
-// The kinds of allowed source.
-const (
-	KindPaper     = vault.KindPaper
-	KindDirectory = vault.KindDirectory
-	KindFile      = vault.KindFile
-)
-
-// Source is one source the agent may expand in this turn: a paper unit, a
-// directory or a plain file, by vault-relative path.
-type Source struct {
-	Kind  SourceKind `json:"kind"`
-	Path  string     `json:"path"`
-	Title string     `json:"title,omitempty"`
-}
 
 // Evidence is one piece of minimal evidence for the prompt: where a quote
 // is from and how to cite it. It never carries an abstract.
@@ -85,16 +45,37 @@ type Dropped struct {
 
 // Plan is the resolved scope of one turn.
 type Plan struct {
-	Vault       string     `json:"vault"`
-	RuntimeID   string     `json:"runtimeId"`
-	TurnID      string     `json:"turnId"`
-	Evidence    []Evidence `json:"evidence"`
-	Sources     []Source   `json:"sources"`
-	Budget      Budget     `json:"budget"`
-	Mode        Mode       `json:"mode"`
-	Tools       []string   `json:"tools"`
-	Fingerprint string     `json:"fingerprint"`
-	Dropped     []Dropped  `json:"dropped"`
+	Vault     string     `json:"vault"`
+	RuntimeID string     `json:"runtimeId"`
+	TurnID    string     `json:"turnId"`
+	Evidence  []Evidence `json:"evidence"`
+	// Scope is what the agent may expand: sources, tools, budget, mode.
+	grant.Scope
+	Fingerprint string    `json:"fingerprint"`
+	Dropped     []Dropped `json:"dropped"`
+}
+
+// Grant returns the grant of the plan, stamped now.
+func (p *Plan) Grant() *grant.Grant {
+	sc := p.Scope
+	sc.Sources = append([]grant.Ref{}, p.Sources...)
+	sc.Tools = append([]string{}, p.Tools...)
+	return &grant.Grant{
+		Version:     grant.Version,
+		Vault:       p.Vault,
+		RuntimeID:   p.RuntimeID,
+		TurnID:      p.TurnID,
+		Scope:       sc,
+		Fingerprint: p.Fingerprint,
+		CreatedAt:   time.Now().UTC().Truncate(time.Second),
+	}
+}
+
+// WriteGrant writes the plan's grant to its place under the Vault
+// (grant.Write) and returns its path. A host calls it every turn: the turn
+// id changes, and the fingerprint stays the same while the scope does.
+func (p *Plan) WriteGrant() (string, error) {
+	return grant.Write(p.Grant())
 }
 
 // ErrRequest is wrapped by errors about a malformed Request (as opposed to
@@ -173,7 +154,7 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 	if err := checkRequest(&req); err != nil {
 		return nil, err
 	}
-	budget, err := req.Budget.Apply(DefaultBudget)
+	budget, err := req.Budget.Apply(grant.DefaultBudget)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRequest, err)
 	}
@@ -190,11 +171,9 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 		Vault:     req.Vault,
 		RuntimeID: req.RuntimeID,
 		TurnID:    req.TurnID,
-		Budget:    budget,
 		Evidence:  []Evidence{},
-		Sources:   []Source{},
+		Scope:     grant.Scope{Budget: budget, Sources: []grant.Ref{}, Tools: []string{}},
 		Dropped:   []Dropped{},
-		Tools:     []string{},
 	}
 	var current *vault.Paper
 	if req.CurrentPaper != "" {
@@ -207,13 +186,13 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 		res.addMention(m)
 	}
 	p := res.plan
-	p.Mode = ModeMCP
+	p.Mode = grant.ModeMCP
 	if req.Remote || len(p.Sources) == 0 {
-		p.Mode = ModePromptOnly
+		p.Mode = grant.ModePromptOnly
 	} else {
-		p.Tools = append(p.Tools, Tools...)
+		p.Tools = append(p.Tools, grant.Tools...)
 	}
-	p.Fingerprint = Fingerprint(p.Tools, p.Sources, p.Budget, p.Mode)
+	p.Fingerprint = p.Scope.Fingerprint()
 	return p, nil
 }
 
@@ -225,27 +204,12 @@ func checkRequest(req *Request) error {
 	case !filepath.IsAbs(req.Vault):
 		return fmt.Errorf("%w: vault must be an absolute path", ErrRequest)
 	}
-	if err := CheckRuntimeID(req.RuntimeID); err != nil {
+	if err := grant.CheckRuntimeID(req.RuntimeID); err != nil {
 		return fmt.Errorf("%w: %w", ErrRequest, err)
 	}
 	if req.TurnID == "" || len(req.TurnID) > 256 || !utf8.ValidString(req.TurnID) ||
 		strings.ContainsFunc(req.TurnID, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return fmt.Errorf("%w: turnId must be 1–256 printable characters", ErrRequest)
-	}
-	return nil
-}
-
-// CheckRuntimeID reports whether id is a safe single path segment: 1–128
-// characters from [A-Za-z0-9._-], not "." or "..". It names a folder under
-// .agentero/context-sessions/.
-func CheckRuntimeID(id string) error {
-	if id == "" || len(id) > 128 || id == "." || id == ".." {
-		return fmt.Errorf("runtimeId %q is not a safe folder name", id)
-	}
-	for _, c := range []byte(id) {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return fmt.Errorf("runtimeId %q is not a safe folder name (allowed: letters, digits, '.', '_', '-')", id)
-		}
 	}
 	return nil
 }
@@ -340,7 +304,7 @@ func (r *resolution) addSource(kind vault.Kind, p, title string) {
 	if title == "" {
 		title = textnorm.Line(path.Base(p))
 	}
-	r.plan.Sources = append(r.plan.Sources, Source{Kind: kind, Path: p, Title: title})
+	r.plan.Sources = append(r.plan.Sources, grant.Ref{Kind: kind, Path: p, Title: title})
 }
 
 // addPaper authorises a paper ref and returns its paper, or nil.
@@ -430,9 +394,9 @@ func (r *resolution) locate(paper *vault.Paper, file, text string) (page int, se
 	var src sources.Source
 	var err error
 	if paper != nil {
-		src, err = r.lib.Open(r.ctx, sources.KindPaper, paper.Ref)
+		src, err = r.lib.Open(r.ctx, grant.KindPaper, paper.Ref)
 	} else {
-		src, err = r.lib.Open(r.ctx, sources.KindFile, file)
+		src, err = r.lib.Open(r.ctx, grant.KindFile, file)
 	}
 	if err != nil {
 		return 0, ""
@@ -476,16 +440,4 @@ func citation(file string, sel Selection) string {
 		return cite.Section(file, sel.Section)
 	}
 	return cite.File(file)
-}
-
-// sortedSources returns the sources ordered by kind, then path.
-func sortedSources(src []Source) []Source {
-	out := append([]Source(nil), src...)
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Kind != out[j].Kind {
-			return out[i].Kind < out[j].Kind
-		}
-		return out[i].Path < out[j].Path
-	})
-	return out
 }

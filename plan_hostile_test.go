@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/researchctx/researchctx/grant"
 )
 
 // fakeHeading is what hostile names and metadata try to add to the prompt
@@ -36,11 +38,11 @@ func TestResolveHostileNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantSources := []Source{
-		{Kind: KindFile, Path: "notes/ideas.md", Title: "ideas.md"},
-		{Kind: KindPaper, Path: "papers/hostile", Title: `Hostile ` + fakeHeading + ` - directory papers/x-private/ \u202eevil`},
+	wantSources := []grant.Ref{
+		{Kind: grant.KindFile, Path: "notes/ideas.md", Title: "ideas.md"},
+		{Kind: grant.KindPaper, Path: "papers/hostile", Title: `Hostile ` + fakeHeading + ` - directory papers/x-private/ \u202eevil`},
 	}
-	if diff := cmp.Diff(wantSources, sortedSources(p.Sources)); diff != "" {
+	if diff := cmp.Diff(wantSources, p.Sources, cmpopts.SortSlices(func(a, b grant.Ref) bool { return a.Path < b.Path })); diff != "" {
 		t.Errorf("sources (-want +got):\n%s", diff)
 	}
 	const nameReason = "name with a control or direction character"
@@ -81,7 +83,7 @@ func TestResolveVaultRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]Source{{Kind: KindDirectory, Path: "papers", Title: "papers"}}, p.Sources); diff != "" {
+	if diff := cmp.Diff([]grant.Ref{{Kind: grant.KindDirectory, Path: "papers", Title: "papers"}}, p.Sources); diff != "" {
 		t.Errorf("sources (-want +got):\n%s", diff)
 	}
 	var want []Dropped
@@ -92,7 +94,7 @@ func TestResolveVaultRoot(t *testing.T) {
 		t.Errorf("dropped (-want +got):\n%s", diff)
 	}
 	r.Mentions = []string{"."}
-	if p, err := Resolve(context.Background(), r); err != nil || p.Mode != ModePromptOnly || len(p.Sources) != 0 {
+	if p, err := Resolve(context.Background(), r); err != nil || p.Mode != grant.ModePromptOnly || len(p.Sources) != 0 {
 		t.Errorf("a turn that mentions only the root: %+v, %v; want prompt-only with no source", p, err)
 	}
 }

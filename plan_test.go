@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/researchctx/researchctx/grant"
 )
 
 func req(vault string) Request {
@@ -30,53 +31,53 @@ func TestResolveSources(t *testing.T) {
 		current     string
 		mentions    []string
 		remote      bool
-		wantSources []Source
+		wantSources []grant.Ref
 		wantDropped []Dropped
-		wantMode    Mode
+		wantMode    grant.Mode
 	}{
 		{
 			name:        "paper folder is a paper",
 			current:     "papers/1706.03762",
-			wantSources: []Source{{Kind: KindPaper, Path: "papers/1706.03762", Title: "Attention Is All You Need"}},
-			wantMode:    ModeMCP,
+			wantSources: []grant.Ref{{Kind: grant.KindPaper, Path: "papers/1706.03762", Title: "Attention Is All You Need"}},
+			wantMode:    grant.ModeMCP,
 		},
 		{
 			name:     "nested paper wins over an organisation folder with an index NOTES.md",
 			mentions: []string{"papers/vision", "papers/vision/resnet"},
-			wantSources: []Source{
-				{Kind: KindDirectory, Path: "papers/vision", Title: "vision"},
-				{Kind: KindPaper, Path: "papers/vision/resnet", Title: "Deep Residual Learning"},
+			wantSources: []grant.Ref{
+				{Kind: grant.KindDirectory, Path: "papers/vision", Title: "vision"},
+				{Kind: grant.KindPaper, Path: "papers/vision/resnet", Title: "Deep Residual Learning"},
 			},
-			wantMode: ModeMCP,
+			wantMode: grant.ModeMCP,
 		},
 		{
 			name:     "plain directory and extensionless file",
 			mentions: []string{"notes", "reading-list", "notes/ideas.md"},
-			wantSources: []Source{
-				{Kind: KindDirectory, Path: "notes", Title: "notes"},
-				{Kind: KindFile, Path: "reading-list", Title: "reading-list"},
-				{Kind: KindFile, Path: "notes/ideas.md", Title: "ideas.md"},
+			wantSources: []grant.Ref{
+				{Kind: grant.KindDirectory, Path: "notes", Title: "notes"},
+				{Kind: grant.KindFile, Path: "reading-list", Title: "reading-list"},
+				{Kind: grant.KindFile, Path: "notes/ideas.md", Title: "ideas.md"},
 			},
-			wantMode: ModeMCP,
+			wantMode: grant.ModeMCP,
 		},
 		{
 			name:        "paper without metadata takes its PAPER.md heading",
 			mentions:    []string{"papers/bare"},
-			wantSources: []Source{{Kind: KindPaper, Path: "papers/bare", Title: "A Paper Without Metadata"}},
-			wantMode:    ModeMCP,
+			wantSources: []grant.Ref{{Kind: grant.KindPaper, Path: "papers/bare", Title: "A Paper Without Metadata"}},
+			wantMode:    grant.ModeMCP,
 		},
 		{
 			name:        "folder inside source/ is not a paper",
 			mentions:    []string{"papers/vision/resnet/source/nested"},
-			wantSources: []Source{{Kind: KindDirectory, Path: "papers/vision/resnet/source/nested", Title: "nested"}},
-			wantMode:    ModeMCP,
+			wantSources: []grant.Ref{{Kind: grant.KindDirectory, Path: "papers/vision/resnet/source/nested", Title: "nested"}},
+			wantMode:    grant.ModeMCP,
 		},
 		{
 			name:        "remote session is prompt-only",
 			current:     "papers/1706.03762",
 			remote:      true,
-			wantSources: []Source{{Kind: KindPaper, Path: "papers/1706.03762", Title: "Attention Is All You Need"}},
-			wantMode:    ModePromptOnly,
+			wantSources: []grant.Ref{{Kind: grant.KindPaper, Path: "papers/1706.03762", Title: "Attention Is All You Need"}},
+			wantMode:    grant.ModePromptOnly,
 		},
 		{
 			name:     "nothing authorisable is prompt-only",
@@ -91,13 +92,13 @@ func TestResolveSources(t *testing.T) {
 				{Path: "notes/../papers", Reason: "outside the vault"},
 				{Path: "papers/x-private/../../.agentero", Reason: "outside the vault"},
 			},
-			wantMode: ModePromptOnly,
+			wantMode: grant.ModePromptOnly,
 		},
 		{
 			name:        "current paper that is not a paper is dropped",
 			current:     "notes",
 			wantDropped: []Dropped{{Path: "notes", Reason: "not a paper"}},
-			wantMode:    ModePromptOnly,
+			wantMode:    grant.ModePromptOnly,
 		},
 	}
 	for _, tt := range tests {
@@ -112,7 +113,7 @@ func TestResolveSources(t *testing.T) {
 			}
 			want := tt.wantSources
 			if want == nil {
-				want = []Source{}
+				want = []grant.Ref{}
 			}
 			if diff := cmp.Diff(want, p.Sources); diff != "" {
 				t.Errorf("sources (-want +got):\n%s", diff)
@@ -128,7 +129,7 @@ func TestResolveSources(t *testing.T) {
 				t.Errorf("mode = %q, want %q", p.Mode, tt.wantMode)
 			}
 			prompt := p.Prompt()
-			if tt.wantMode == ModePromptOnly {
+			if tt.wantMode == grant.ModePromptOnly {
 				if len(p.Tools) != 0 {
 					t.Errorf("prompt-only plan has tools %v", p.Tools)
 				}
@@ -136,7 +137,7 @@ func TestResolveSources(t *testing.T) {
 					t.Errorf("prompt-only prompt lacks the cannot-expand line:\n%s", prompt)
 				}
 			} else {
-				if diff := cmp.Diff(Tools, p.Tools); diff != "" {
+				if diff := cmp.Diff(grant.Tools, p.Tools); diff != "" {
 					t.Errorf("tools (-want +got):\n%s", diff)
 				}
 				if strings.Contains(prompt, CannotExpandLine) {
@@ -236,7 +237,7 @@ func TestResolveRequestErrors(t *testing.T) {
 		{"runtime id with a slash", func(r *Request) { r.RuntimeID = "a/b" }},
 		{"runtime id dot-dot", func(r *Request) { r.RuntimeID = ".." }},
 		{"no turn id", func(r *Request) { r.TurnID = "" }},
-		{"zero budget override", func(r *Request) { r.Budget = &BudgetOverrides{ReadChars: &zero} }},
+		{"zero budget override", func(r *Request) { r.Budget = &grant.BudgetOverrides{ReadChars: &zero} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -255,7 +256,7 @@ func TestResolveRequestErrors(t *testing.T) {
 	}
 	t.Run("override above the hard limit is capped", func(t *testing.T) {
 		r := req(dir)
-		r.Budget = &BudgetOverrides{ReadChars: &big, SearchCards: &big}
+		r.Budget = &grant.BudgetOverrides{ReadChars: &big, SearchCards: &big}
 		p, err := Resolve(context.Background(), r)
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
@@ -53,7 +54,7 @@ func (p *Plan) Prompt() string {
 		}
 		if ev.Truncated {
 			fmt.Fprintf(&b, "(quote cut at %d characters", MaxQuote)
-			if p.Mode == ModeMCP {
+			if p.Mode == grant.ModeMCP {
 				b.WriteString("; read the rest with context_read")
 			}
 			b.WriteString(")\n")
@@ -63,14 +64,14 @@ func (p *Plan) Prompt() string {
 		}
 	}
 	b.WriteString("\n")
-	if p.Mode != ModeMCP {
+	if p.Mode != grant.ModeMCP {
 		b.WriteString(CannotExpandLine + "\n")
 		return b.String()
 	}
 	b.WriteString("Allowed sources for this turn (read-only):\n")
 	for _, s := range p.Sources {
 		line := fmt.Sprintf("- %s %s", textnorm.Name(string(s.Kind)), textnorm.Name(s.Path))
-		if s.Kind == KindDirectory {
+		if s.Kind == grant.KindDirectory {
 			line += "/"
 		}
 		if t := textnorm.Line(s.Title); t != "" && t != lastElem(s.Path) {
@@ -78,8 +79,8 @@ func (p *Plan) Prompt() string {
 		}
 		b.WriteString(line + "\n")
 	}
-	fmt.Fprintf(&b, "Tools (MCP server %s): %s. They read only these sources.\n", ServerName, strings.Join(p.Tools, ", "))
-	fmt.Fprintf(&b, "Budget: at most %d cards of %d characters per search, %d characters per read, %d characters for the whole turn.\n",
+	fmt.Fprintf(&b, "grant.Tools (MCP server %s): %s. They read only these sources.\n", grant.ServerName, strings.Join(p.Tools, ", "))
+	fmt.Fprintf(&b, "grant.Budget: at most %d cards of %d characters per search, %d characters per read, %d characters for the whole turn.\n",
 		p.Budget.SearchCards, p.Budget.CardChars, p.Budget.ReadChars, p.Budget.TurnChars)
 	b.WriteString("Cite what you use with the citationUri the tools return.\n")
 	return b.String()
@@ -99,9 +100,6 @@ func quoteLines(q string) []string {
 		return r
 	}, q), "\n")
 }
-
-// ServerName is the name of the MCP server a host attaches for mcp turns.
-const ServerName = "agentero-context"
 
 func lastElem(p string) string {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {

@@ -13,7 +13,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/google/go-cmp/cmp"
-	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 )
 
 // recorder keeps a turn's streamed updates.
@@ -154,9 +154,9 @@ func TestPolicyEndToEnd(t *testing.T) {
 				}
 			}
 			ours := calls[len(fx.Requests):]
-			for i, tool := range []string{researchctx.ToolSearch, researchctx.ToolRead} {
+			for i, tool := range []string{grant.ToolSearch, grant.ToolRead} {
 				c := ours[i]
-				if !c.Ours || c.Tool != tool || c.Server != researchctx.ServerName || c.Status != "completed" || c.Permission != "allowed" || len(c.Args) == 0 {
+				if !c.Ours || c.Tool != tool || c.Server != grant.ServerName || c.Status != "completed" || c.Permission != "allowed" || len(c.Args) == 0 {
 					t.Errorf("our call %d: %+v", i, c)
 				}
 				// The URIs from the call's output are the ones the server

@@ -37,6 +37,7 @@ package acp
 
 import (
 	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 )
 
 // Record is what a host remembers about a conversation's agent session
@@ -113,13 +114,13 @@ const (
 // for a prompt-only plan. A nil plan or one without a fingerprint never
 // resumes and gets neither server nor warm session.
 func Decide(prev *Record, plan *researchctx.Plan) Decision {
-	var mode researchctx.Mode
+	var mode grant.Mode
 	fp := ""
 	sources := 0
 	if plan != nil {
 		mode, fp, sources = plan.Mode, plan.Fingerprint, len(plan.Sources)
 	}
-	d := Decision{AttachServer: mode == researchctx.ModeMCP && sources > 0}
+	d := Decision{AttachServer: mode == grant.ModeMCP && sources > 0}
 	switch {
 	case prev == nil || prev.SessionID == "":
 		d.Action, d.Reason = ActionNew, ReasonFirst
@@ -135,6 +136,6 @@ func Decide(prev *Record, plan *researchctx.Plan) Decision {
 	if d.Action == ActionNew && d.Reason != ReasonFirst {
 		d.DropResumeID, d.MarkRefused, d.Handoff = true, true, true
 	}
-	d.UseWarmPool = d.Action == ActionNew && mode == researchctx.ModePromptOnly
+	d.UseWarmPool = d.Action == ActionNew && mode == grant.ModePromptOnly
 	return d
 }

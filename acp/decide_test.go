@@ -5,20 +5,23 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 )
 
 func mcpPlan(fp string) *researchctx.Plan {
 	return &researchctx.Plan{
-		Vault:       "/vault",
-		Mode:        researchctx.ModeMCP,
-		Tools:       researchctx.Tools,
-		Sources:     []researchctx.Source{{Kind: researchctx.KindDirectory, Path: "notes"}},
+		Vault: "/vault",
+		Scope: grant.Scope{
+			Mode:    grant.ModeMCP,
+			Tools:   grant.Tools,
+			Sources: []grant.Ref{{Kind: grant.KindDirectory, Path: "notes"}},
+		},
 		Fingerprint: fp,
 	}
 }
 
 func promptOnlyPlan(fp string) *researchctx.Plan {
-	return &researchctx.Plan{Vault: "/vault", Mode: researchctx.ModePromptOnly, Fingerprint: fp}
+	return &researchctx.Plan{Vault: "/vault", Scope: grant.Scope{Mode: grant.ModePromptOnly}, Fingerprint: fp}
 }
 
 func TestDecide(t *testing.T) {
@@ -94,12 +97,12 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "mcp mode without sources gets no server",
-			plan: &researchctx.Plan{Mode: researchctx.ModeMCP, Fingerprint: "sha256:x"},
+			plan: &researchctx.Plan{Scope: grant.Scope{Mode: grant.ModeMCP}, Fingerprint: "sha256:x"},
 			want: Decision{Action: ActionNew, Reason: ReasonFirst},
 		},
 		{
 			name: "unknown mode gets neither server nor warm pool",
-			plan: &researchctx.Plan{Mode: "other", Sources: []researchctx.Source{{Path: "x"}}, Fingerprint: "sha256:x"},
+			plan: &researchctx.Plan{Scope: grant.Scope{Mode: "other", Sources: []grant.Ref{{Path: "x"}}}, Fingerprint: "sha256:x"},
 			want: Decision{Action: ActionNew, Reason: ReasonFirst},
 		},
 		{

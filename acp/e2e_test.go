@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 )
 
 // Binaries built once per test run: the test agent (testdata/agent) and the
@@ -328,7 +329,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	plan, srv := f.plan(false, "notes")
-	if plan.Mode != researchctx.ModeMCP {
+	if plan.Mode != grant.ModeMCP {
 		t.Fatalf("plan mode %s", plan.Mode)
 	}
 	var updates []Update
@@ -622,7 +623,7 @@ func TestPromptOnlyTurn(t *testing.T) {
 
 	// A remote turn is prompt-only: the warm session serves it, no server.
 	plan2, srv2 := f.plan(true, "notes")
-	if plan2.Mode != researchctx.ModePromptOnly {
+	if plan2.Mode != grant.ModePromptOnly {
 		t.Fatalf("mode %s", plan2.Mode)
 	}
 	res2 := turn(t, a, TurnRequest{Prev: &res.Record, Plan: plan2, Server: srv2, Prompt: "what is attention?", Pool: &pool})

@@ -9,13 +9,16 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	researchctx "github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/acp"
+	"github.com/researchctx/researchctx/grant"
 )
 
 func ExampleDecide() {
 	prev := &acp.Record{SessionID: "s1", Fingerprint: "sha256:old"}
 	plan := &researchctx.Plan{
-		Mode:        researchctx.ModeMCP,
-		Sources:     []researchctx.Source{{Kind: researchctx.KindDirectory, Path: "notes"}},
+		Scope: grant.Scope{
+			Mode:    grant.ModeMCP,
+			Sources: []grant.Ref{{Kind: grant.KindDirectory, Path: "notes"}},
+		},
 		Fingerprint: "sha256:new",
 	}
 	d := acp.Decide(prev, plan)
@@ -63,13 +66,13 @@ func ExampleAgent_Turn() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	grant, err := plan.WriteGrant()
+	gr, err := plan.WriteGrant()
 	if err != nil {
 		log.Fatal(err)
 	}
 	// In a host: exe, args, err := mcp.Command(grant)
 	exe, _ := os.Executable()
-	srv := acp.Server{Command: exe, Args: []string{"--agentero-context-mcp", grant}}
+	srv := acp.Server{Command: exe, Args: []string{"--agentero-context-mcp", gr}}
 
 	res, err := agent.Turn(ctx, acp.TurnRequest{
 		Prev: rec, Plan: plan, Server: srv, Prompt: "What do my notes say about attention?",
@@ -92,7 +95,7 @@ func ExampleAgent_Turn() {
 func ExamplePolicy() {
 	var noReads acp.Policy = func(_ context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 		id := acp.Identify(req)
-		return acp.Answer(req, id.Ours && id.Tool == researchctx.ToolSearch), nil
+		return acp.Answer(req, id.Ours && id.Tool == grant.ToolSearch), nil
 	}
 	_ = acp.AgentConfig{Name: "claude", Command: "claude-agent-acp", Permission: noReads}
 

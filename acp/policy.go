@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
-	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 )
 
 // Policy answers an agent's session/request_permission. The default,
@@ -42,9 +42,9 @@ type Identity struct {
 // package tools declares them (a test keeps the two in step). A call whose
 // arguments have other keys is not a call of ours.
 var toolArgs = map[string]struct{ props, required []string }{
-	researchctx.ToolSearch:    {props: []string{"query", "limit", "source"}, required: []string{"query"}},
-	researchctx.ToolRead:      {props: []string{"target", "mode", "quote", "section", "page", "region", "cursor"}, required: []string{"target"}},
-	researchctx.ToolRelations: {props: []string{"paper", "kind", "limit"}, required: []string{"paper"}},
+	grant.ToolSearch:    {props: []string{"query", "limit", "source"}, required: []string{"query"}},
+	grant.ToolRead:      {props: []string{"target", "mode", "quote", "section", "page", "region", "cursor"}, required: []string{"target"}},
+	grant.ToolRelations: {props: []string{"paper", "kind", "limit"}, required: []string{"paper"}},
 }
 
 // Claude Code (through @agentclientprotocol/claude-agent-acp) names an MCP
@@ -148,12 +148,12 @@ func identifyClaude(tc sdk.ToolCallUpdate, cc map[string]any, asking bool) Ident
 			id.Reason = "server " + id.Server + " comes from a configuration file (" + src + "), not from the host"
 			return id
 		}
-		if id.Server != researchctx.ServerName {
-			id.Reason = "server " + id.Server + " is not " + researchctx.ServerName
+		if id.Server != grant.ServerName {
+			id.Reason = "server " + id.Server + " is not " + grant.ServerName
 			return id
 		}
 	}
-	tool, ok := strings.CutPrefix(name, "mcp__"+researchctx.ServerName+"__")
+	tool, ok := strings.CutPrefix(name, "mcp__"+grant.ServerName+"__")
 	if !ok || toolArgs[tool].props == nil {
 		id.Reason = "tool " + name + " is not an agentero-context tool"
 		return id
@@ -166,7 +166,7 @@ func identifyClaude(tc sdk.ToolCallUpdate, cc map[string]any, asking bool) Ident
 			return id
 		}
 	}
-	return Identity{Ours: true, Tool: tool, Server: researchctx.ServerName, Agent: "claude-code"}
+	return Identity{Ours: true, Tool: tool, Server: grant.ServerName, Agent: "claude-code"}
 }
 
 // emptyArgs reports a call's arguments as not yet known: nil or {}.
@@ -180,11 +180,11 @@ func identifyGemini(tc sdk.ToolCallUpdate, options []sdk.PermissionOption, askin
 	if tc.Title != nil {
 		title = *tc.Title
 	}
-	tool, ok := strings.CutSuffix(title, " ("+researchctx.ServerName+" MCP Server)")
+	tool, ok := strings.CutSuffix(title, " ("+grant.ServerName+" MCP Server)")
 	if !ok || toolArgs[tool].props == nil {
 		return Identity{Reason: "no structured field identifies an agentero-context tool"}
 	}
-	id := Identity{Tool: tool, Server: researchctx.ServerName, Agent: "gemini-cli"}
+	id := Identity{Tool: tool, Server: grant.ServerName, Agent: "gemini-cli"}
 	if tc.Kind == nil || *tc.Kind != sdk.ToolKindOther {
 		id.Reason = "an MCP tool call without kind other"
 		return id
@@ -197,8 +197,8 @@ func identifyGemini(tc sdk.ToolCallUpdate, options []sdk.PermissionOption, askin
 			}
 		}
 	}
-	if !geminiCallOf(string(tc.ToolCallId), "mcp_"+researchctx.ServerName+"_"+tool) {
-		id.Reason = "call id " + string(tc.ToolCallId) + " is not one of mcp_" + researchctx.ServerName + "_" + tool
+	if !geminiCallOf(string(tc.ToolCallId), "mcp_"+grant.ServerName+"_"+tool) {
+		id.Reason = "call id " + string(tc.ToolCallId) + " is not one of mcp_" + grant.ServerName + "_" + tool
 		return id
 	}
 	if len(tc.Locations) > 0 {

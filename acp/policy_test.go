@@ -12,7 +12,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/google/go-cmp/cmp"
-	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -75,7 +75,7 @@ func TestPolicyRecorded(t *testing.T) {
 					if kind != sdk.PermissionOptionKindAllowOnce {
 						t.Errorf("selected %s (%s), want the allow_once option; identity %+v", sel.OptionId, kind, Identify(r.Request))
 					}
-					if id := Identify(r.Request); !id.Ours || id.Tool != r.Tool || id.Server != researchctx.ServerName || id.Agent != f.Agent {
+					if id := Identify(r.Request); !id.Ours || id.Tool != r.Tool || id.Server != grant.ServerName || id.Agent != f.Agent {
 						t.Errorf("identity %+v, want ours %s by %s", id, r.Tool, f.Agent)
 					}
 				case "deny":
@@ -197,12 +197,12 @@ func TestAnswer(t *testing.T) {
 // input types (the schema package mcp derives from them).
 func TestToolArgs(t *testing.T) {
 	inputs := map[string]any{
-		researchctx.ToolSearch:    tools.SearchInput{},
-		researchctx.ToolRead:      tools.ReadInput{},
-		researchctx.ToolRelations: tools.RelationsInput{},
+		grant.ToolSearch:    tools.SearchInput{},
+		grant.ToolRead:      tools.ReadInput{},
+		grant.ToolRelations: tools.RelationsInput{},
 	}
-	if len(inputs) != len(researchctx.Tools) || len(toolArgs) != len(researchctx.Tools) {
-		t.Fatalf("tools %v, inputs %d, policy lists %d", researchctx.Tools, len(inputs), len(toolArgs))
+	if len(inputs) != len(grant.Tools) || len(toolArgs) != len(grant.Tools) {
+		t.Fatalf("tools %v, inputs %d, policy lists %d", grant.Tools, len(inputs), len(toolArgs))
 	}
 	for name, in := range inputs {
 		var props, required []string
@@ -222,8 +222,8 @@ func TestToolArgs(t *testing.T) {
 		if diff := cmp.Diff(required, got.required); diff != "" {
 			t.Errorf("%s required (-tools +policy):\n%s", name, diff)
 		}
-		if !slices.Contains(researchctx.Tools, name) {
-			t.Errorf("%s is not one of %v", name, researchctx.Tools)
+		if !slices.Contains(grant.Tools, name) {
+			t.Errorf("%s is not one of %v", name, grant.Tools)
 		}
 	}
 }

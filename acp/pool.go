@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 )
 
 // Errors of WarmPool.Put.
@@ -79,7 +80,7 @@ func (p *WarmPool) Put(s *Session) error {
 // plan, or nil: always nil unless the plan is prompt-only; a session found
 // refused or dead is dropped.
 func (p *WarmPool) Take(k PoolKey, plan *researchctx.Plan) *Session {
-	if plan == nil || plan.Mode != researchctx.ModePromptOnly {
+	if plan == nil || plan.Mode != grant.ModePromptOnly {
 		return nil
 	}
 	p.mu.Lock()

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/agenttest"
 	"github.com/researchctx/researchctx/internal/samplevault"
 )
@@ -210,7 +211,7 @@ func (r *liveRun) checkResearchTurn(res *TurnResult, updates []Update, reqs []ag
 			}
 		}
 	}
-	if len(names) != 2 || !agenttest.MatchTool(names[0], researchctx.ToolSearch) || !agenttest.MatchTool(names[1], researchctx.ToolRead) {
+	if len(names) != 2 || !agenttest.MatchTool(names[0], grant.ToolSearch) || !agenttest.MatchTool(names[1], grant.ToolRead) {
 		t.Fatalf("tool results the model got: %v, want context_search then context_read", names)
 	}
 	if diff := cmp.Diff(seen, res.Sources); diff != "" {
@@ -250,10 +251,10 @@ func (r *liveRun) checkToolCalls(res *TurnResult, last agenttest.Request) {
 	if len(ours) != 2 || len(results) != 2 {
 		t.Fatalf("tool-call events %+v; the model got %d results", res.ToolCalls, len(results))
 	}
-	for i, want := range []string{researchctx.ToolSearch, researchctx.ToolRead} {
+	for i, want := range []string{grant.ToolSearch, grant.ToolRead} {
 		c := ours[i]
-		if c.Tool != want || c.Server != researchctx.ServerName || c.Status != "completed" || c.Permission == "denied" {
-			t.Errorf("tool call %d: %+v, want %s on %s completed", i, c, want, researchctx.ServerName)
+		if c.Tool != want || c.Server != grant.ServerName || c.Status != "completed" || c.Permission == "denied" {
+			t.Errorf("tool call %d: %+v, want %s on %s completed", i, c, want, grant.ServerName)
 		}
 		if diff := cmp.Diff(agenttest.Citations(results[i].Text), c.URIs); diff != "" {
 			t.Errorf("%s event URIs differ from the result the model got (-model +event):\n%s", want, diff)
@@ -379,7 +380,7 @@ func (r *liveRun) conversation(t *testing.T) {
 	}
 	var refused *agenttest.Result
 	for _, rr := range reqs[len(reqs)-1].TurnResults() {
-		if agenttest.MatchTool(rr.Name, researchctx.ToolRead) {
+		if agenttest.MatchTool(rr.Name, grant.ToolRead) {
 			refused = &rr
 		}
 	}
@@ -524,7 +525,7 @@ func recordedPath(agent string) string {
 func ourDeclarations(t testing.TB, req agenttest.Request) []declaration {
 	t.Helper()
 	var out []declaration
-	for _, tool := range researchctx.Tools {
+	for _, tool := range grant.Tools {
 		d, ok := req.Tool(tool)
 		if !ok {
 			t.Fatalf("the agent did not declare %s to its model", tool)
@@ -650,8 +651,8 @@ func TestRecordedToolDeclarations(t *testing.T) {
 	for _, la := range agenttest.Agents {
 		t.Run(la.Name, func(t *testing.T) {
 			decls := loadRecorded(t, la.Name)
-			if len(decls) != len(researchctx.Tools) {
-				t.Fatalf("%d recorded declarations, want %d", len(decls), len(researchctx.Tools))
+			if len(decls) != len(grant.Tools) {
+				t.Fatalf("%d recorded declarations, want %d", len(decls), len(grant.Tools))
 			}
 			// Descriptions are ours to reword; the live run checks them.
 			checkSchemas(t, la.Name, decls, listed, false)

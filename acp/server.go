@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	sdk "github.com/coder/acp-go-sdk"
-	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 )
 
 // ErrServer is wrapped by errors about the MCP server command a turn needs.
@@ -39,7 +39,7 @@ func (s Server) Entry() (sdk.McpServer, error) {
 	}
 	args := append([]string{}, s.Args...)
 	return sdk.McpServer{Stdio: &sdk.McpServerStdio{
-		Name:    researchctx.ServerName,
+		Name:    grant.ServerName,
 		Command: s.Command,
 		Args:    args,
 		Env:     []sdk.EnvVariable{},

@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 )
 
 // JSON-RPC error codes after which a resume or load falls back to a new
@@ -164,7 +165,7 @@ type TurnResult struct {
 	// order of first use (from usage.jsonl); empty, never nil.
 	Sources []string
 	// Usage is the whole usage of the turn.
-	Usage researchctx.Usage
+	Usage grant.Usage
 	// ToolCalls are the turn's tool calls in order of first report, in
 	// their final state; empty, never nil.
 	ToolCalls []ToolCall
@@ -299,10 +300,10 @@ func (a *Agent) Turn(ctx context.Context, req TurnRequest) (*TurnResult, error) 
 		endStatus = StatusCancelled
 	}
 	if err == nil && d.AttachServer {
-		gp, gerr := researchctx.GrantPath(plan.Vault, plan.RuntimeID)
+		gp, gerr := grant.Path(plan.Vault, plan.RuntimeID)
 		if gerr != nil {
 			err = gerr
-		} else if u, uerr := researchctx.ReadUsage(researchctx.UsagePath(gp), plan.TurnID); uerr != nil {
+		} else if u, uerr := grant.ReadUsage(grant.UsagePath(gp), plan.TurnID); uerr != nil {
 			err = uerr
 		} else {
 			res.Usage = u

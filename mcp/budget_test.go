@@ -10,7 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -21,12 +21,12 @@ func TestProcessBudgetExact(t *testing.T) {
 	vault := sampleVault(t)
 	req := demoRequest(vault)
 	const turnChars = 30_000
-	req.Budget = &researchctx.BudgetOverrides{TurnChars: intp(turnChars), ReadChars: intp(3000)}
-	grant := writeGrant(t, req)
+	req.Budget = &grant.BudgetOverrides{TurnChars: intp(turnChars), ReadChars: intp(3000)}
+	gr := writeGrant(t, req)
 	const procs, calls = 4, 10
 	servers := make([]*server, procs)
 	for i := range servers {
-		servers[i] = startServer(t, grant, "")
+		servers[i] = startServer(t, gr, "")
 	}
 	type job struct {
 		tool string
@@ -34,11 +34,11 @@ func TestProcessBudgetExact(t *testing.T) {
 		out  func() interface{ Chars() int }
 	}
 	jobs := []job{
-		{researchctx.ToolRead, map[string]any{"target": "papers/2401.01234", "mode": "full"}, func() interface{ Chars() int } { return &tools.ReadOutput{} }},
-		{researchctx.ToolRead, map[string]any{"target": "papers/2401.01234"}, func() interface{ Chars() int } { return &tools.ReadOutput{} }},
-		{researchctx.ToolRead, map[string]any{"target": "notes"}, func() interface{ Chars() int } { return &tools.ReadOutput{} }},
-		{researchctx.ToolSearch, map[string]any{"query": "attention tokens"}, func() interface{ Chars() int } { return &tools.SearchOutput{} }},
-		{researchctx.ToolRelations, map[string]any{"paper": "papers/2401.01234"}, func() interface{ Chars() int } { return &tools.RelationsOutput{} }},
+		{grant.ToolRead, map[string]any{"target": "papers/2401.01234", "mode": "full"}, func() interface{ Chars() int } { return &tools.ReadOutput{} }},
+		{grant.ToolRead, map[string]any{"target": "papers/2401.01234"}, func() interface{ Chars() int } { return &tools.ReadOutput{} }},
+		{grant.ToolRead, map[string]any{"target": "notes"}, func() interface{ Chars() int } { return &tools.ReadOutput{} }},
+		{grant.ToolSearch, map[string]any{"query": "attention tokens"}, func() interface{ Chars() int } { return &tools.SearchOutput{} }},
+		{grant.ToolRelations, map[string]any{"paper": "papers/2401.01234"}, func() interface{ Chars() int } { return &tools.RelationsOutput{} }},
 	}
 	var mu sync.Mutex
 	returned, ok, spent := 0, 0, 0
@@ -73,7 +73,7 @@ func TestProcessBudgetExact(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	u := usage(t, grant, "turn-1")
+	u := usage(t, gr, "turn-1")
 	t.Logf("%d calls answered, %d refused; %d characters returned, %d logged", ok, spent, returned, u.Chars)
 	if returned > turnChars || u.Chars != returned || u.Calls != ok || u.Skipped != 0 {
 		t.Errorf("%d processes × %d calls returned %d characters in %d results; the log holds %d in %d calls (%d skipped); budget %d",
@@ -98,8 +98,8 @@ func (p panicToolset) Read(ctx context.Context, in tools.ReadInput) (*tools.Read
 // A panic under a tool handler is an isError result and a log line; the
 // server keeps serving.
 func TestHandlerRecovers(t *testing.T) {
-	grant := writeGrant(t, demoRequest(sampleVault(t)))
-	ts, err := tools.Open(context.Background(), grant, nil)
+	gr := writeGrant(t, demoRequest(sampleVault(t)))
+	ts, err := tools.Open(context.Background(), gr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,11 +107,11 @@ func TestHandlerRecovers(t *testing.T) {
 	var log strings.Builder
 	var mu sync.Mutex
 	cs := connect(t, NewServer(panicToolset{ts}, &ServerOptions{Logger: newLockedLogger(&mu, &log)}), nil)
-	res := call(t, cs, researchctx.ToolRead, map[string]any{"target": "boom"})
+	res := call(t, cs, grant.ToolRead, map[string]any{"target": "boom"})
 	if !res.IsError || !strings.Contains(text(res), "internal error") {
 		t.Fatalf("panicking call = %v %q", res.IsError, text(res))
 	}
-	mustOK(t, call(t, cs, researchctx.ToolRead, map[string]any{"target": "notes"}))
+	mustOK(t, call(t, cs, grant.ToolRead, map[string]any{"target": "notes"}))
 	mu.Lock()
 	defer mu.Unlock()
 	if !strings.Contains(log.String(), "panic") {

@@ -9,8 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 )
 
 // The tool declarations two real agents derive from our tools/list and put
@@ -70,8 +69,8 @@ func TestDeclarations(t *testing.T) {
 		}
 		props["wait_for_previous"] = map[string]any{"type": "boolean", "description": geminiWaitForPrevious}
 		params["properties"] = props
-		gemini = append(gemini, geminiDeclaration{Name: "mcp_" + researchctx.ServerName + "_" + tool.Name, Description: tool.Description, ParametersJSONSchema: params})
-		claude = append(claude, claudeDeclaration{Name: "mcp__" + researchctx.ServerName + "__" + tool.Name, Description: tool.Description, InputSchema: schema})
+		gemini = append(gemini, geminiDeclaration{Name: "mcp_" + grant.ServerName + "_" + tool.Name, Description: tool.Description, ParametersJSONSchema: params})
+		claude = append(claude, claudeDeclaration{Name: "mcp__" + grant.ServerName + "__" + tool.Name, Description: tool.Description, InputSchema: schema})
 
 		// What agents derive keeps our schema unchanged: every property,
 		// the required list and the closed object.

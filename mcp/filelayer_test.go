@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 )
 
 var (
@@ -105,10 +106,10 @@ func TestProcessStopsWithBlockedCall(t *testing.T) {
 	for _, how := range []string{"SIGTERM", "SIGINT", "EOF"} {
 		t.Run(how, func(t *testing.T) {
 			vault := sampleVault(t)
-			grant := writeGrant(t, demoRequest(vault))
+			gr := writeGrant(t, demoRequest(vault))
 			fifo := filepath.Join(t.TempDir(), "block.fifo")
 			mkfifo(t, fifo)
-			cmd := exec.Command(bin, Flag, grant)
+			cmd := exec.Command(bin, Flag, gr)
 			cmd.Env = append(os.Environ(), "BLOCKHOST_FIFO="+fifo)
 			r, w, err := os.Pipe()
 			if err != nil {
@@ -159,9 +160,9 @@ func TestProcessStopsWithBlockedCall(t *testing.T) {
 func TestProcessFIFOs(t *testing.T) {
 	t.Run("usage.jsonl", func(t *testing.T) {
 		vault := sampleVault(t)
-		grant := writeGrant(t, demoRequest(vault))
-		mkfifo(t, researchctx.UsagePath(grant))
-		cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, grant})
+		gr := writeGrant(t, demoRequest(vault))
+		mkfifo(t, grant.UsagePath(gr))
+		cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, gr})
 		fmt.Fprintf(stdin, "%s\n%s\n%s\n", initializeLine, initializedLine, searchLine)
 		waitFor(t, "the search's answer", func() bool { return answered(stdout.String(), "2") })
 		if !strings.Contains(stdout.String(), `"isError":true`) || !strings.Contains(stdout.String(), "not a regular file") {
@@ -178,8 +179,8 @@ func TestProcessFIFOs(t *testing.T) {
 	t.Run("catalogue.gob", func(t *testing.T) {
 		vault := sampleVault(t)
 		mkfifo(t, filepath.Join(vault, ".agentero", "cache", "catalogue.gob"))
-		grant := writeGrant(t, demoRequest(vault)) // must not hang either
-		cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, grant})
+		gr := writeGrant(t, demoRequest(vault)) // must not hang either
+		cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, gr})
 		fmt.Fprintf(stdin, "%s\n%s\n%s\n", initializeLine, initializedLine, searchLine)
 		waitFor(t, "the search's answer", func() bool { return answered(stdout.String(), "2") })
 		if strings.Contains(stdout.String(), `"isError":true`) {
@@ -192,9 +193,9 @@ func TestProcessFIFOs(t *testing.T) {
 	})
 	t.Run("grant.json", func(t *testing.T) {
 		vault := sampleVault(t)
-		grant := writeGrant(t, demoRequest(vault))
-		mkfifo(t, grant)
-		cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, grant})
+		gr := writeGrant(t, demoRequest(vault))
+		mkfifo(t, gr)
+		cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, gr})
 		stdin.WriteString(initializeLine + "\n")
 		if code := wait(t, cmd); code != ExitUsage {
 			t.Errorf("exit code %d, want %d", code, ExitUsage)
@@ -207,7 +208,7 @@ func TestProcessFIFOs(t *testing.T) {
 // saying why, naming no Vault path, and nothing on stdout.
 func checkRefusal(t *testing.T, stderr, stdout, vault, why string) {
 	t.Helper()
-	if !strings.HasPrefix(stderr, researchctx.ServerName+": ") || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, why) {
+	if !strings.HasPrefix(stderr, grant.ServerName+": ") || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, why) {
 		t.Errorf("stderr %q, want one line saying %q", stderr, why)
 	}
 	if strings.Contains(stderr, vault) {
@@ -229,11 +230,11 @@ func TestProcessGrantPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var g researchctx.Grant
+	var g grant.Grant
 	if err := json.Unmarshal(data, &g); err != nil {
 		t.Fatal(err)
 	}
-	put := func(path string, g researchctx.Grant, tail string) string {
+	put := func(path string, g grant.Grant, tail string) string {
 		t.Helper()
 		b, err := json.Marshal(g)
 		if err != nil {
@@ -252,7 +253,7 @@ func TestProcessGrantPlace(t *testing.T) {
 	// A real grant of vault B, and a copy of it inside vault A.
 	reqB := demoRequest(vaultB)
 	reqB.RuntimeID = "rt-b"
-	var grantB researchctx.Grant
+	var grantB grant.Grant
 	if b, err := os.ReadFile(writeGrant(t, reqB)); err != nil || json.Unmarshal(b, &grantB) != nil {
 		t.Fatal(err)
 	}

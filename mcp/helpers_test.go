@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -52,7 +53,7 @@ func writeGrant(t testing.TB, req researchctx.Request) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.Mode != researchctx.ModeMCP {
+	if plan.Mode != grant.ModeMCP {
 		t.Fatalf("plan is %s, dropped %v", plan.Mode, plan.Dropped)
 	}
 	path, err := plan.WriteGrant()
@@ -69,7 +70,7 @@ func intp(n int) *int { return &n }
 // to the server over it.
 func serveGrant(t testing.TB, grantPath string) *sdk.ClientSession {
 	t.Helper()
-	g, err := researchctx.ReadGrant(grantPath)
+	g, err := grant.Read(grantPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,9 +110,9 @@ func mustOK(t testing.TB, res *sdk.CallToolResult) {
 }
 
 // usage reads the usage log beside a grant for the demo turn.
-func usage(t testing.TB, grantPath, turnID string) researchctx.Usage {
+func usage(t testing.TB, grantPath, turnID string) grant.Usage {
 	t.Helper()
-	u, err := researchctx.ReadUsage(researchctx.UsagePath(grantPath), turnID)
+	u, err := grant.ReadUsage(grant.UsagePath(grantPath), turnID)
 	if err != nil {
 		t.Fatal(err)
 	}

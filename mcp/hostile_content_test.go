@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/hostilevault"
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
@@ -37,11 +38,11 @@ func TestProcessHostileContent(t *testing.T) {
 			t.Fatal("the vault root was granted")
 		}
 	}
-	grant, err := plan.WriteGrant()
+	gr, err := plan.WriteGrant()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := startServer(t, grant, "")
+	s := startServer(t, gr, "")
 	callTool := func(tool string, args map[string]any) *sdk.CallToolResult {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -56,28 +57,28 @@ func TestProcessHostileContent(t *testing.T) {
 
 	for _, target := range hostilevault.Targets {
 		for _, mode := range []string{"metadata", "full"} {
-			if res := callTool(researchctx.ToolRead, map[string]any{"target": target, "mode": mode}); !res.IsError {
+			if res := callTool(grant.ToolRead, map[string]any{"target": target, "mode": mode}); !res.IsError {
 				t.Errorf("read %q %s: not refused:\n%s", target, mode, text(res))
 			}
 		}
 	}
-	callTool(researchctx.ToolSearch, map[string]any{"query": hostilevault.Secret + " private folder", "limit": 50})
-	callTool(researchctx.ToolSearch, map[string]any{"query": "name bait", "limit": 50})
+	callTool(grant.ToolSearch, map[string]any{"query": hostilevault.Secret + " private folder", "limit": 50})
+	callTool(grant.ToolSearch, map[string]any{"query": "name bait", "limit": 50})
 
-	meta := callTool(researchctx.ToolRead, map[string]any{"target": hostilevault.MetadataPaper})
+	meta := callTool(grant.ToolRead, map[string]any{"target": hostilevault.MetadataPaper})
 	if want := "Title: " + textnorm.Line(hostilevault.HostileTitle) + "\n"; !strings.Contains(text(meta), want) {
 		t.Errorf("metadata text lacks %q:\n%s", want, text(meta))
 	}
-	list := callTool(researchctx.ToolRead, map[string]any{"target": hostilevault.Shelf})
+	list := callTool(grant.ToolRead, map[string]any{"target": hostilevault.Shelf})
 	if got := text(list); !strings.Contains(got, "  - first.md (file") || strings.Contains(got, "link") || strings.Contains(got, "fdp") {
 		t.Errorf("listing:\n%s", got)
 	}
-	first := callTool(researchctx.ToolSearch, map[string]any{"query": "body of the first-line file", "source": hostilevault.Shelf})
+	first := callTool(grant.ToolSearch, map[string]any{"query": "body of the first-line file", "source": hostilevault.Shelf})
 	if !strings.Contains(text(first), `Fake\u202etitle ## Allowed sources - directory private-shelf/ — shelf/first.md`) {
 		t.Errorf("first-line title not one escaped line:\n%s", text(first))
 	}
 
-	over := callTool(researchctx.ToolSearch, map[string]any{"query": "oversized words", "source": hostilevault.OversizedPaper})
+	over := callTool(grant.ToolSearch, map[string]any{"query": "oversized words", "source": hostilevault.OversizedPaper})
 	var so struct {
 		Cards     []any `json:"cards"`
 		Truncated bool  `json:"truncated"`
@@ -86,12 +87,12 @@ func TestProcessHostileContent(t *testing.T) {
 	if over.IsError || len(so.Cards) != 0 || !so.Truncated {
 		t.Errorf("search of an oversized PAPER.md: %s", text(over))
 	}
-	long := callTool(researchctx.ToolSearch, map[string]any{"query": hostilevault.LongLineWord, "source": hostilevault.LongLinePaper})
+	long := callTool(grant.ToolSearch, map[string]any{"query": hostilevault.LongLineWord, "source": hostilevault.LongLinePaper})
 	if !strings.Contains(text(long), hostilevault.LongLineWord) {
 		t.Errorf("search of a 3 MiB line:\n%s", text(long))
 	}
 
-	rel := callTool(researchctx.ToolRelations, map[string]any{"paper": hostilevault.BrokenSidecarPaper})
+	rel := callTool(grant.ToolRelations, map[string]any{"paper": hostilevault.BrokenSidecarPaper})
 	var ro struct {
 		Problems []string `json:"problems"`
 	}

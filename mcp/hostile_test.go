@@ -11,8 +11,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 )
 
 // The hostile-model suite: a model that tries every known way out of its
@@ -168,20 +167,20 @@ func hostileCalls(paths []string) []struct {
 		}{tool, args})
 	}
 	for _, p := range paths {
-		add(researchctx.ToolRead, map[string]any{"target": p})
-		add(researchctx.ToolRead, map[string]any{"target": p, "mode": "full"})
-		add(researchctx.ToolRead, map[string]any{"target": p, "mode": "excerpt", "quote": "SECRET"})
-		add(researchctx.ToolRead, map[string]any{"target": p, "mode": "page", "page": 1})
-		add(researchctx.ToolSearch, map[string]any{"query": "SECRET secret token", "source": p})
-		add(researchctx.ToolRelations, map[string]any{"paper": p})
+		add(grant.ToolRead, map[string]any{"target": p})
+		add(grant.ToolRead, map[string]any{"target": p, "mode": "full"})
+		add(grant.ToolRead, map[string]any{"target": p, "mode": "excerpt", "quote": "SECRET"})
+		add(grant.ToolRead, map[string]any{"target": p, "mode": "page", "page": 1})
+		add(grant.ToolSearch, map[string]any{"query": "SECRET secret token", "source": p})
+		add(grant.ToolRelations, map[string]any{"paper": p})
 	}
 	return calls
 }
 
 func TestHostileModel(t *testing.T) {
 	vault, outside := hostileVault(t)
-	grant := writeGrant(t, demoRequest(vault))
-	cs := serveGrant(t, grant)
+	gr := writeGrant(t, demoRequest(vault))
+	cs := serveGrant(t, gr)
 
 	for _, c := range hostileCalls(attackPaths(vault, outside)) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -203,14 +202,14 @@ func TestHostileModel(t *testing.T) {
 
 	// Searches over the whole grant must not reach the bait either.
 	for _, q := range []string{"SECRET", "secret sibling folder", "outside the vault", "token not-a-real-secret", "Private"} {
-		res := call(t, cs, researchctx.ToolSearch, map[string]any{"query": q, "limit": 50})
+		res := call(t, cs, grant.ToolSearch, map[string]any{"query": q, "limit": 50})
 		// The text rendering repeats the query: that is the model's own.
 		res.Content = []sdk.Content{&sdk.TextContent{Text: strings.ReplaceAll(text(res), strconv.Quote(q), "")}}
-		checkNoLeak(t, researchctx.ToolSearch, map[string]any{"query": q}, res, vault, outside)
+		checkNoLeak(t, grant.ToolSearch, map[string]any{"query": q}, res, vault, outside)
 	}
 	// A listing of the granted folder may name the bait, never show it.
-	res := call(t, cs, researchctx.ToolRead, map[string]any{"target": "notes"})
-	checkNoLeak(t, researchctx.ToolRead, map[string]any{"target": "notes"}, res, vault, outside)
+	res := call(t, cs, grant.ToolRead, map[string]any{"target": "notes"})
+	checkNoLeak(t, grant.ToolRead, map[string]any{"target": "notes"}, res, vault, outside)
 }
 
 // checkNoLeak fails when a result carries bait content or an absolute path

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/pdf/hostile"
 )
 
@@ -34,15 +34,15 @@ func TestProcessHostilePDFInLibrary(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	grant := writeGrant(t, demoRequest(vault))
+	gr := writeGrant(t, demoRequest(vault))
 	for session := 1; session <= 2; session++ {
-		s := startServer(t, grant, "")
+		s := startServer(t, gr, "")
 		start := time.Now()
-		res := call(t, s.cs, researchctx.ToolRelations, map[string]any{"paper": "papers/2401.01234"})
+		res := call(t, s.cs, grant.ToolRelations, map[string]any{"paper": "papers/2401.01234"})
 		mustOK(t, res)
 		t.Logf("session %d: paper_relations in %v", session, time.Since(start))
 		// The server is still there for the next call.
-		mustOK(t, call(t, s.cs, researchctx.ToolSearch, map[string]any{"query": "strided global tokens"}))
+		mustOK(t, call(t, s.cs, grant.ToolSearch, map[string]any{"query": "strided global tokens"}))
 		if err := s.close(); err != nil {
 			t.Errorf("session %d: server exit: %v (stderr: %s)", session, err, s.stderr)
 		}

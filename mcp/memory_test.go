@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -22,21 +23,24 @@ func TestServeMemorySource(t *testing.T) {
 		t.Fatal(err)
 	}
 	mem := sources.NewMemory(
-		sources.Info{Ref: "zotero/ITEM42", Kind: sources.KindFile, Title: "Connector notes"},
+		sources.Info{Ref: "zotero/ITEM42", Kind: grant.KindFile, Title: "Connector notes"},
 		sources.TextDocument("zotero/ITEM42", "Connector notes\nA memory source is searched and read like any other.\n"),
 	)
 	plan := &researchctx.Plan{
-		Vault: vault, RuntimeID: "mem", TurnID: "t1", Mode: researchctx.ModeMCP, Tools: researchctx.Tools,
-		Sources: []researchctx.Source{{Kind: researchctx.KindFile, Path: "zotero/ITEM42"}},
-		Budget:  researchctx.DefaultBudget,
+		Vault: vault, RuntimeID: "mem", TurnID: "t1",
+		Scope: grant.Scope{
+			Mode: grant.ModeMCP, Tools: grant.Tools,
+			Sources: []grant.Ref{{Kind: grant.KindFile, Path: "zotero/ITEM42"}},
+			Budget:  grant.DefaultBudget,
+		},
 	}
-	plan.Fingerprint = researchctx.Fingerprint(plan.Tools, plan.Sources, plan.Budget, plan.Mode)
-	grant, err := plan.WriteGrant()
+	plan.Fingerprint = plan.Scope.Fingerprint()
+	gr, err := plan.WriteGrant()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := tools.Open(context.Background(), grant, &tools.Options{
-		Sources: func(context.Context, *researchctx.Grant) ([]sources.Source, error) { return []sources.Source{mem}, nil },
+	ts, err := tools.Open(context.Background(), gr, &tools.Options{
+		Sources: func(context.Context, *grant.Grant) ([]sources.Source, error) { return []sources.Source{mem}, nil },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +49,7 @@ func TestServeMemorySource(t *testing.T) {
 	cs := connect(t, NewServer(ts, &ServerOptions{Tools: plan.Tools, Vault: vault}), nil)
 	ctx := context.Background()
 
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: researchctx.ToolSearch, Arguments: map[string]any{"query": "memory source"}})
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: grant.ToolSearch, Arguments: map[string]any{"query": "memory source"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +59,7 @@ func TestServeMemorySource(t *testing.T) {
 	if len(out.Cards) != 1 || out.Cards[0].CitationURI != "zotero/ITEM42" || !strings.Contains(out.Cards[0].Excerpt, "searched and read") {
 		t.Fatalf("cards = %+v", out.Cards)
 	}
-	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: researchctx.ToolRead, Arguments: map[string]any{"target": "zotero/ITEM42", "mode": "full"}})
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: grant.ToolRead, Arguments: map[string]any{"target": "zotero/ITEM42", "mode": "full"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,11 +69,11 @@ func TestServeMemorySource(t *testing.T) {
 	if !strings.Contains(read.Text, "like any other") {
 		t.Errorf("read = %+v", read)
 	}
-	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: researchctx.ToolRead, Arguments: map[string]any{"target": "zotero/OTHER"}})
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: grant.ToolRead, Arguments: map[string]any{"target": "zotero/OTHER"}})
 	if err != nil || !res.IsError {
 		t.Errorf("a source outside the grant was read: %v %v", res, err)
 	}
-	if u := usage(t, grant, "t1"); u.Calls != 2 || len(u.Sources) != 1 || u.Sources[0] != "zotero/ITEM42" {
+	if u := usage(t, gr, "t1"); u.Calls != 2 || len(u.Sources) != 1 || u.Sources[0] != "zotero/ITEM42" {
 		t.Errorf("usage = %+v", u)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -96,9 +97,9 @@ func (s *syncBuffer) String() string {
 // startServer starts quickchat as the server for grant and connects a
 // go-sdk client over CommandTransport at the given protocol version (""
 // for the newest).
-func startServer(t *testing.T, grant, protocol string, env ...string) *server {
+func startServer(t *testing.T, gr, protocol string, env ...string) *server {
 	t.Helper()
-	exe, args, err := commandFor(quickchatBinary(t), grant)
+	exe, args, err := commandFor(quickchatBinary(t), gr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,8 +121,8 @@ func startServer(t *testing.T, grant, protocol string, env ...string) *server {
 // commandFor is Command for another executable: the host's helper builds
 // the command line of the running process, which in a test is the test
 // binary, so the same shape is checked by TestCommand.
-func commandFor(exe, grant string) (string, []string, error) {
-	g, err := filepath.Abs(grant)
+func commandFor(exe, gr string) (string, []string, error) {
+	g, err := filepath.Abs(gr)
 	return exe, []string{Flag, g}, err
 }
 
@@ -137,7 +138,7 @@ func (s *server) close() error {
 
 func TestProcessProtocols(t *testing.T) {
 	vault := sampleVault(t)
-	grant := writeGrant(t, demoRequest(vault))
+	gr := writeGrant(t, demoRequest(vault))
 	latest := sdk.SupportedProtocolVersions()[0]
 	for _, protocol := range []string{"", "2025-06-18"} {
 		name := protocol
@@ -145,7 +146,7 @@ func TestProcessProtocols(t *testing.T) {
 			name = "latest"
 		}
 		t.Run(name, func(t *testing.T) {
-			s := startServer(t, grant, protocol)
+			s := startServer(t, gr, protocol)
 			init := s.cs.InitializeResult()
 			want := protocol
 			if want == "" {
@@ -154,7 +155,7 @@ func TestProcessProtocols(t *testing.T) {
 			if init.ProtocolVersion != want {
 				t.Errorf("negotiated %q, want %q", init.ProtocolVersion, want)
 			}
-			if init.ServerInfo.Name != researchctx.ServerName || init.Instructions == "" {
+			if init.ServerInfo.Name != grant.ServerName || init.Instructions == "" {
 				t.Errorf("server info %+v, instructions %q", init.ServerInfo, init.Instructions)
 			}
 			list, err := s.cs.ListTools(context.Background(), nil)
@@ -162,9 +163,9 @@ func TestProcessProtocols(t *testing.T) {
 				t.Fatalf("tools/list: %v, %v", list, err)
 			}
 			for tool, args := range map[string]map[string]any{
-				researchctx.ToolSearch:    {"query": "strided global tokens"},
-				researchctx.ToolRead:      {"target": "papers/2401.01234", "page": 2},
-				researchctx.ToolRelations: {"paper": "papers/2401.01234"},
+				grant.ToolSearch:    {"query": "strided global tokens"},
+				grant.ToolRead:      {"target": "papers/2401.01234", "page": 2},
+				grant.ToolRelations: {"paper": "papers/2401.01234"},
 			} {
 				res := call(t, s.cs, tool, args)
 				mustOK(t, res)
@@ -187,17 +188,17 @@ func TestProcessProtocols(t *testing.T) {
 
 func TestProcessConcurrentCalls(t *testing.T) {
 	vault := sampleVault(t)
-	grant := writeGrant(t, demoRequest(vault))
-	s := startServer(t, grant, "")
+	gr := writeGrant(t, demoRequest(vault))
+	s := startServer(t, gr, "")
 	calls := []struct {
 		tool string
 		args map[string]any
 	}{
-		{researchctx.ToolSearch, map[string]any{"query": "slot routing"}},
-		{researchctx.ToolRead, map[string]any{"target": "papers/2401.01234", "page": 1}},
-		{researchctx.ToolRead, map[string]any{"target": "notes"}},
-		{researchctx.ToolRelations, map[string]any{"paper": "papers/2403.05678"}},
-		{researchctx.ToolRead, map[string]any{"target": "papers/vision/resnet-like"}}, // refused
+		{grant.ToolSearch, map[string]any{"query": "slot routing"}},
+		{grant.ToolRead, map[string]any{"target": "papers/2401.01234", "page": 1}},
+		{grant.ToolRead, map[string]any{"target": "notes"}},
+		{grant.ToolRelations, map[string]any{"paper": "papers/2403.05678"}},
+		{grant.ToolRead, map[string]any{"target": "papers/vision/resnet-like"}}, // refused
 	}
 	const n = 20
 	var wg sync.WaitGroup
@@ -221,7 +222,7 @@ func TestProcessConcurrentCalls(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if u := usage(t, grant, "turn-1"); u.Calls != n-n/len(calls) || u.Skipped != 0 {
+	if u := usage(t, gr, "turn-1"); u.Calls != n-n/len(calls) || u.Skipped != 0 {
 		t.Errorf("usage: %d lines (%d skipped), want %d", u.Calls, u.Skipped, n-n/len(calls))
 	}
 }
@@ -232,13 +233,13 @@ func TestProcessSharedBudget(t *testing.T) {
 	vault := sampleVault(t)
 	req := demoRequest(vault)
 	const turnChars = 5000
-	req.Budget = &researchctx.BudgetOverrides{TurnChars: intp(turnChars), ReadChars: intp(1500)}
-	grant := writeGrant(t, req)
-	a := startServer(t, grant, "")
-	b := startServer(t, grant, "")
+	req.Budget = &grant.BudgetOverrides{TurnChars: intp(turnChars), ReadChars: intp(1500)}
+	gr := writeGrant(t, req)
+	a := startServer(t, gr, "")
+	b := startServer(t, gr, "")
 
 	read := func(s *server, page int) (*tools.ReadOutput, string) {
-		res := call(t, s.cs, researchctx.ToolRead, map[string]any{"target": "papers/2401.01234", "page": page})
+		res := call(t, s.cs, grant.ToolRead, map[string]any{"target": "papers/2401.01234", "page": page})
 		if res.IsError {
 			return nil, text(res)
 		}
@@ -281,7 +282,7 @@ func TestProcessSharedBudget(t *testing.T) {
 			t.Errorf("after the budget was spent: %q", msg)
 		}
 	}
-	if u := usage(t, grant, "turn-1"); u.Chars > turnChars {
+	if u := usage(t, gr, "turn-1"); u.Chars > turnChars {
 		t.Errorf("two servers handed out %d characters, budget %d", u.Chars, turnChars)
 	}
 }
@@ -289,31 +290,31 @@ func TestProcessSharedBudget(t *testing.T) {
 func TestProcessGrantChanged(t *testing.T) {
 	tests := []struct {
 		name   string
-		change func(t *testing.T, vault, grant string)
+		change func(t *testing.T, vault, gr string)
 	}{
-		{"deleted", func(t *testing.T, vault, grant string) {
-			if err := os.Remove(grant); err != nil {
+		{"deleted", func(t *testing.T, vault, gr string) {
+			if err := os.Remove(gr); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"fingerprint rewritten", func(t *testing.T, vault, grant string) { forgeFingerprint(t, grant) }},
-		{"scope changed", func(t *testing.T, vault, grant string) { rewriteGrant(t, vault) }},
+		{"fingerprint rewritten", func(t *testing.T, vault, gr string) { forgeFingerprint(t, gr) }},
+		{"scope changed", func(t *testing.T, vault, gr string) { rewriteGrant(t, vault) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			vault := sampleVault(t)
-			grant := writeGrant(t, demoRequest(vault))
-			s := startServer(t, grant, "")
-			mustOK(t, call(t, s.cs, researchctx.ToolRead, map[string]any{"target": "papers/2401.01234"}))
-			before := usage(t, grant, "turn-1").Calls
-			tt.change(t, vault, grant)
+			gr := writeGrant(t, demoRequest(vault))
+			s := startServer(t, gr, "")
+			mustOK(t, call(t, s.cs, grant.ToolRead, map[string]any{"target": "papers/2401.01234"}))
+			before := usage(t, gr, "turn-1").Calls
+			tt.change(t, vault, gr)
 			for tool, args := range validArgs {
 				res := call(t, s.cs, tool, args)
 				if !res.IsError || text(res) != tools.ErrGrantChanged.Error() {
 					t.Errorf("%s: isError %v, %q", tool, res.IsError, text(res))
 				}
 			}
-			if after := usage(t, grant, "turn-1").Calls; after != before {
+			if after := usage(t, gr, "turn-1").Calls; after != before {
 				t.Errorf("%d usage lines after the grant changed, want %d", after, before)
 			}
 		})
@@ -327,12 +328,12 @@ func TestProcessMalformedArguments(t *testing.T) {
 		tool string
 		args any
 	}{
-		{researchctx.ToolSearch, map[string]any{"query": 42}},
-		{researchctx.ToolSearch, map[string]any{"q": "x"}},
-		{researchctx.ToolRead, map[string]any{"target": "papers/2401.01234", "page": "two"}},
-		{researchctx.ToolRead, map[string]any{}},
-		{researchctx.ToolRelations, map[string]any{"paper": "papers/2401.01234", "limit": true}},
-		{researchctx.ToolRelations, json.RawMessage(`"papers/2401.01234"`)},
+		{grant.ToolSearch, map[string]any{"query": 42}},
+		{grant.ToolSearch, map[string]any{"q": "x"}},
+		{grant.ToolRead, map[string]any{"target": "papers/2401.01234", "page": "two"}},
+		{grant.ToolRead, map[string]any{}},
+		{grant.ToolRelations, map[string]any{"paper": "papers/2401.01234", "limit": true}},
+		{grant.ToolRelations, json.RawMessage(`"papers/2401.01234"`)},
 	} {
 		res, err := s.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: c.tool, Arguments: c.args})
 		if err != nil {
@@ -344,7 +345,7 @@ func TestProcessMalformedArguments(t *testing.T) {
 		}
 	}
 	// The session survives bad calls.
-	mustOK(t, call(t, s.cs, researchctx.ToolSearch, map[string]any{"query": "gate"}))
+	mustOK(t, call(t, s.cs, grant.ToolSearch, map[string]any{"query": "gate"}))
 }
 
 // rawServer starts quickchat as a server with plain pipes, for tests that
@@ -402,8 +403,8 @@ const (
 // the server exits 0 when stdin ends.
 func TestProcessMalformedLines(t *testing.T) {
 	vault := sampleVault(t)
-	grant := writeGrant(t, demoRequest(vault))
-	cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, grant})
+	gr := writeGrant(t, demoRequest(vault))
+	cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, gr})
 	lines := []string{initializeLine, initializedLine}
 	want := map[string]int{"1": 0} // id -> error code, 0 for a result
 	for i := range 10 {
@@ -495,7 +496,7 @@ func TestProcessMalformedLines(t *testing.T) {
 	}
 	// Parallel reads may spend the turn's budget before the last ones; each
 	// call that returned text logged exactly one whole line.
-	if u := usage(t, grant, "turn-1"); u.Skipped != 0 || u.Calls != served || served == 0 {
+	if u := usage(t, gr, "turn-1"); u.Skipped != 0 || u.Calls != served || served == 0 {
 		t.Errorf("usage: %d calls, %d torn lines; want %d calls (one per served tool call), none torn", u.Calls, u.Skipped, served)
 	}
 }
@@ -503,7 +504,7 @@ func TestProcessMalformedLines(t *testing.T) {
 // TestProcessExitCodes: the host entry point's contract on the command line.
 func TestProcessExitCodes(t *testing.T) {
 	vault := sampleVault(t)
-	grant := writeGrant(t, demoRequest(vault))
+	gr := writeGrant(t, demoRequest(vault))
 	remote := demoRequest(vault)
 	remote.RuntimeID, remote.Remote = "rt-remote", true
 	var r researchctx.Resolver
@@ -530,11 +531,11 @@ func TestProcessExitCodes(t *testing.T) {
 		input string
 		code  int
 	}{
-		{"EOF at once", []string{Flag, grant}, "", ExitOK},
-		{"initialize then EOF", []string{Flag, grant}, initializeLine + "\n" + initializedLine + "\n", ExitOK},
+		{"EOF at once", []string{Flag, gr}, "", ExitOK},
+		{"initialize then EOF", []string{Flag, gr}, initializeLine + "\n" + initializedLine + "\n", ExitOK},
 		{"no grant path", []string{Flag}, "", ExitUsage},
 		{"empty grant path", []string{Flag, ""}, "", ExitUsage},
-		{"extra argument", []string{Flag, grant, "more"}, "", ExitUsage},
+		{"extra argument", []string{Flag, gr, "more"}, "", ExitUsage},
 		{"missing grant", []string{Flag, filepath.Join(vault, ".agentero", "context-sessions", "rt-none", "grant.json")}, initializeLine + "\n", ExitUsage},
 		{"invalid grant", []string{Flag, garbage}, initializeLine + "\n", ExitUsage},
 		{"prompt-only grant", []string{Flag, promptOnly}, initializeLine + "\n", ExitUsage},
@@ -550,7 +551,7 @@ func TestProcessExitCodes(t *testing.T) {
 			}
 			if tt.code == ExitUsage {
 				e := stderr.String()
-				if !strings.HasPrefix(e, researchctx.ServerName+": ") || strings.Count(e, "\n") != 1 || strings.Contains(e, vault) {
+				if !strings.HasPrefix(e, grant.ServerName+": ") || strings.Count(e, "\n") != 1 || strings.Contains(e, vault) {
 					t.Errorf("stderr %q, want one line naming no Vault path", e)
 				}
 				if stdout.String() != "" {
@@ -577,10 +578,10 @@ func TestProcessExitCodes(t *testing.T) {
 // stdout, when LogEnv asks for it.
 func TestProcessLogging(t *testing.T) {
 	vault := sampleVault(t)
-	grant := writeGrant(t, demoRequest(vault))
-	s := startServer(t, grant, "", LogEnv+"=debug")
-	mustOK(t, call(t, s.cs, researchctx.ToolSearch, map[string]any{"query": "gate"}))
-	call(t, s.cs, researchctx.ToolRead, map[string]any{"target": "papers/vision/resnet-like"})
+	gr := writeGrant(t, demoRequest(vault))
+	s := startServer(t, gr, "", LogEnv+"=debug")
+	mustOK(t, call(t, s.cs, grant.ToolSearch, map[string]any{"query": "gate"}))
+	call(t, s.cs, grant.ToolRead, map[string]any{"target": "papers/vision/resnet-like"})
 	if err := s.close(); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -152,11 +152,11 @@ func TestFit(t *testing.T) {
 		fake *fakeToolset
 		tool string
 	}{
-		{"read text", &fakeToolset{read: &tools.ReadOutput{Target: "p", Mode: "full", Text: big, NextCursor: "c"}}, researchctx.ToolRead},
-		{"read entries", &fakeToolset{read: &tools.ReadOutput{Target: "d", Mode: "metadata", Entries: entries}}, researchctx.ToolRead},
-		{"read sections", &fakeToolset{read: &tools.ReadOutput{Target: "p", Mode: "metadata", Abstract: big, Sections: make([]tools.SectionInfo, 20000)}}, researchctx.ToolRead},
-		{"search", &fakeToolset{search: &tools.SearchOutput{Cards: cards}}, researchctx.ToolSearch},
-		{"relations", &fakeToolset{relations: &tools.RelationsOutput{Paper: "p", References: rel, CitedBy: rel, Related: rel}}, researchctx.ToolRelations},
+		{"read text", &fakeToolset{read: &tools.ReadOutput{Target: "p", Mode: "full", Text: big, NextCursor: "c"}}, grant.ToolRead},
+		{"read entries", &fakeToolset{read: &tools.ReadOutput{Target: "d", Mode: "metadata", Entries: entries}}, grant.ToolRead},
+		{"read sections", &fakeToolset{read: &tools.ReadOutput{Target: "p", Mode: "metadata", Abstract: big, Sections: make([]tools.SectionInfo, 20000)}}, grant.ToolRead},
+		{"search", &fakeToolset{search: &tools.SearchOutput{Cards: cards}}, grant.ToolSearch},
+		{"relations", &fakeToolset{relations: &tools.RelationsOutput{Paper: "p", References: rel, CitedBy: rel, Related: rel}}, grant.ToolRelations},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -53,7 +53,7 @@ type ServeOptions struct {
 // nil when in ends, and an error wrapping ctx's when ctx is done. A line
 // that is not a JSON-RPC message is answered with a JSON-RPC error (-32700
 // Parse error, or -32600 Invalid Request) and serving goes on. A grant that is missing, invalid or allows no
-// tools is an error wrapping researchctx.ErrGrant, returned before anything
+// tools is an error wrapping grant.ErrInvalid, returned before anything
 // is written to out.
 func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, opts *ServeOptions) error {
 	if opts == nil {
@@ -63,7 +63,7 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 	if log == nil {
 		log = LoggerFromEnv(os.Stderr)
 	}
-	g, err := researchctx.ReadGrant(grantPath)
+	g, err := grant.Read(grantPath)
 	if err != nil {
 		return err
 	}
@@ -87,8 +87,8 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 	defer closeWithin(ts, ShutdownGrace, log)
 	// The tool list comes from the grant read above; make sure the Toolset
 	// enforces the same scope (a host may rewrite the grant meanwhile).
-	if g2, err := researchctx.ReadGrant(grantPath); err != nil || g2.Fingerprint != g.Fingerprint {
-		return fmt.Errorf("%w: the grant changed while the server started", researchctx.ErrGrant)
+	if g2, err := grant.Read(grantPath); err != nil || g2.Fingerprint != g.Fingerprint {
+		return fmt.Errorf("%w: the grant changed while the server started", grant.ErrInvalid)
 	}
 	s := NewServer(ts, &ServerOptions{Tools: g.Tools, Vault: g.Vault, Logger: log})
 	log.Info("serving", "runtimeId", g.RuntimeID, "fingerprint", g.Fingerprint, "tools", g.Tools)
@@ -204,14 +204,14 @@ func ServeIfRequested(opts *ServeOptions) {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, opts *ServeOptions) int {
 	fail := func(code int, err error) int {
 		msg := strings.Join(strings.Fields(err.Error()), " ")
-		fmt.Fprintf(stderr, "%s: %s\n", researchctx.ServerName, msg)
+		fmt.Fprintf(stderr, "%s: %s\n", grant.ServerName, msg)
 		return code
 	}
 	if len(args) != 2 || args[1] == "" {
 		return fail(ExitUsage, fmt.Errorf("usage: %s <grant-path>", Flag))
 	}
 	if err := Serve(ctx, args[1], stdin, stdout, opts); err != nil {
-		if errors.Is(err, researchctx.ErrGrant) {
+		if errors.Is(err, grant.ErrInvalid) {
 			return fail(ExitUsage, err)
 		}
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
@@ -228,7 +228,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // in the agent session's MCP server entry.
 func Command(grantPath string) (exe string, args []string, err error) {
 	if grantPath == "" {
-		return "", nil, fmt.Errorf("%w: empty grant path", researchctx.ErrGrant)
+		return "", nil, fmt.Errorf("%w: empty grant path", grant.ErrInvalid)
 	}
 	exe, err = os.Executable()
 	if err != nil {
@@ -237,11 +237,11 @@ func Command(grantPath string) (exe string, args []string, err error) {
 	if exe, err = filepath.Abs(exe); err != nil {
 		return "", nil, fmt.Errorf("locating the executable: %w", err)
 	}
-	grant, err := filepath.Abs(grantPath)
+	gr, err := filepath.Abs(grantPath)
 	if err != nil {
 		return "", nil, fmt.Errorf("locating the grant: %w", err)
 	}
-	return exe, []string{Flag, grant}, nil
+	return exe, []string{Flag, gr}, nil
 }
 
 // LoggerFromEnv returns a text logger on w at the level LogEnv names, or a

@@ -12,22 +12,21 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 )
 
 // TestServe runs Serve in-process on pipes, as ServeIfRequested does on
 // stdin and stdout, and talks to it at both protocol generations.
 func TestServe(t *testing.T) {
 	vault := sampleVault(t)
-	grant := writeGrant(t, demoRequest(vault))
+	gr := writeGrant(t, demoRequest(vault))
 	for _, protocol := range []string{"", "2025-06-18"} {
 		t.Run("protocol "+protocol, func(t *testing.T) {
 			cr, sw := io.Pipe()
 			sr, cw := io.Pipe()
 			done := make(chan error, 1)
 			go func() {
-				done <- Serve(context.Background(), grant, sr, sw, &ServeOptions{})
+				done <- Serve(context.Background(), gr, sr, sw, &ServeOptions{})
 				sw.Close()
 			}()
 			c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
@@ -35,7 +34,7 @@ func TestServe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mustOK(t, call(t, cs, researchctx.ToolRead, map[string]any{"target": "papers/2401.01234"}))
+			mustOK(t, call(t, cs, grant.ToolRead, map[string]any{"target": "papers/2401.01234"}))
 			cs.Close() // closes cw: the server sees EOF
 			select {
 			case err := <-done:
@@ -61,7 +60,7 @@ func TestServeBadGrant(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer
 			err := Serve(context.Background(), path, strings.NewReader(initializeLine+"\n"), &out, nil)
-			if !errors.Is(err, researchctx.ErrGrant) {
+			if !errors.Is(err, grant.ErrInvalid) {
 				t.Errorf("err %v, want ErrGrant", err)
 			}
 			if err != nil && strings.Contains(err.Error(), vault) {
@@ -76,15 +75,15 @@ func TestServeBadGrant(t *testing.T) {
 
 func TestRunExitCodes(t *testing.T) {
 	vault := sampleVault(t)
-	grant := writeGrant(t, demoRequest(vault))
+	gr := writeGrant(t, demoRequest(vault))
 	tests := []struct {
 		name string
 		args []string
 		code int
 	}{
-		{"EOF", []string{Flag, grant}, ExitOK},
+		{"EOF", []string{Flag, gr}, ExitOK},
 		{"no path", []string{Flag}, ExitUsage},
-		{"missing grant", []string{Flag, grant + ".gone"}, ExitUsage},
+		{"missing grant", []string{Flag, gr + ".gone"}, ExitUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -63,7 +63,7 @@ var _ Toolset = (*tools.Toolset)(nil)
 // ServerOptions configure NewServer. The zero value serves all three tools
 // and logs nothing.
 type ServerOptions struct {
-	// Tools names the tools to serve, a subset of researchctx.Tools; nil
+	// Tools names the tools to serve, a subset of grant.Tools; nil
 	// serves all three. Unknown names are ignored.
 	Tools []string
 	// Vault is the absolute Vault root. When set, it is replaced by
@@ -86,7 +86,7 @@ func NewServer(ts Toolset, opts *ServerOptions) *sdk.Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := sdk.NewServer(&sdk.Implementation{
-		Name:    researchctx.ServerName,
+		Name:    grant.ServerName,
 		Title:   "Research context",
 		Version: Version,
 	}, &sdk.ServerOptions{
@@ -99,25 +99,25 @@ func NewServer(ts Toolset, opts *ServerOptions) *sdk.Server {
 	})
 	h := &handlers{ts: ts, vault: opts.Vault, log: log}
 	serve := func(name string) bool { return opts.Tools == nil || slices.Contains(opts.Tools, name) }
-	if serve(researchctx.ToolSearch) {
+	if serve(grant.ToolSearch) {
 		sdk.AddTool(s, &sdk.Tool{
-			Name:         researchctx.ToolSearch,
+			Name:         grant.ToolSearch,
 			Description:  searchDescription,
 			Annotations:  annotations("Search granted context"),
 			OutputSchema: outputSchema[tools.SearchOutput](),
 		}, h.search)
 	}
-	if serve(researchctx.ToolRead) {
+	if serve(grant.ToolRead) {
 		sdk.AddTool(s, &sdk.Tool{
-			Name:         researchctx.ToolRead,
+			Name:         grant.ToolRead,
 			Description:  readDescription,
 			Annotations:  annotations("Read granted context"),
 			OutputSchema: outputSchema[tools.ReadOutput](),
 		}, h.read)
 	}
-	if serve(researchctx.ToolRelations) {
+	if serve(grant.ToolRelations) {
 		sdk.AddTool(s, &sdk.Tool{
-			Name:         researchctx.ToolRelations,
+			Name:         grant.ToolRelations,
 			Description:  relationsDescription,
 			Annotations:  annotations("Paper relations"),
 			OutputSchema: relationsOutputSchema(),
@@ -136,12 +136,12 @@ type handlers struct {
 func (h *handlers) search(ctx context.Context, _ *sdk.CallToolRequest, in tools.SearchInput) (res *sdk.CallToolResult, out *tools.SearchOutput, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			res, out, err = nil, nil, h.panicked(researchctx.ToolSearch, v)
+			res, out, err = nil, nil, h.panicked(grant.ToolSearch, v)
 		}
 	}()
 	out, err = h.ts.Search(ctx, in)
 	if err != nil {
-		return nil, nil, h.toolError(researchctx.ToolSearch, err)
+		return nil, nil, h.toolError(grant.ToolSearch, err)
 	}
 	if out == nil {
 		return nil, nil, errNoResult
@@ -155,12 +155,12 @@ func (h *handlers) search(ctx context.Context, _ *sdk.CallToolRequest, in tools.
 func (h *handlers) read(ctx context.Context, _ *sdk.CallToolRequest, in tools.ReadInput) (res *sdk.CallToolResult, out *tools.ReadOutput, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			res, out, err = nil, nil, h.panicked(researchctx.ToolRead, v)
+			res, out, err = nil, nil, h.panicked(grant.ToolRead, v)
 		}
 	}()
 	out, err = h.ts.Read(ctx, in)
 	if err != nil {
-		return nil, nil, h.toolError(researchctx.ToolRead, err)
+		return nil, nil, h.toolError(grant.ToolRead, err)
 	}
 	if out == nil {
 		return nil, nil, errNoResult
@@ -171,12 +171,12 @@ func (h *handlers) read(ctx context.Context, _ *sdk.CallToolRequest, in tools.Re
 func (h *handlers) relations(ctx context.Context, _ *sdk.CallToolRequest, in tools.RelationsInput) (res *sdk.CallToolResult, out *tools.RelationsOutput, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			res, out, err = nil, nil, h.panicked(researchctx.ToolRelations, v)
+			res, out, err = nil, nil, h.panicked(grant.ToolRelations, v)
 		}
 	}()
 	out, err = h.ts.Relations(ctx, in)
 	if err != nil {
-		return nil, nil, h.toolError(researchctx.ToolRelations, err)
+		return nil, nil, h.toolError(grant.ToolRelations, err)
 	}
 	if out == nil {
 		return nil, nil, errNoResult

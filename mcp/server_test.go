@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -118,7 +118,7 @@ func TestRegister(t *testing.T) {
 			t.Errorf("%s: a type array in the schemas: %s %s", tool.Name, schema, out)
 		}
 	}
-	want := []string{researchctx.ToolRead, researchctx.ToolSearch, researchctx.ToolRelations}
+	want := []string{grant.ToolRead, grant.ToolSearch, grant.ToolRelations}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
@@ -134,8 +134,8 @@ func TestRegister(t *testing.T) {
 		t.Errorf("tools/list is %d characters of JSON, want ≤ 6000", len(data))
 	}
 	init := cs.InitializeResult()
-	if init.ServerInfo.Name != researchctx.ServerName {
-		t.Errorf("server name %q, want %q", init.ServerInfo.Name, researchctx.ServerName)
+	if init.ServerInfo.Name != grant.ServerName {
+		t.Errorf("server name %q, want %q", init.ServerInfo.Name, grant.ServerName)
 	}
 	if init.Instructions != Instructions {
 		t.Errorf("instructions not sent")
@@ -146,21 +146,21 @@ func TestRegister(t *testing.T) {
 }
 
 func TestRegisterSubset(t *testing.T) {
-	cs := connect(t, NewServer(&fakeToolset{}, &ServerOptions{Tools: []string{researchctx.ToolSearch}}), nil)
+	cs := connect(t, NewServer(&fakeToolset{}, &ServerOptions{Tools: []string{grant.ToolSearch}}), nil)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 1 || res.Tools[0].Name != researchctx.ToolSearch {
-		t.Errorf("tools %v, want only %s", res.Tools, researchctx.ToolSearch)
+	if len(res.Tools) != 1 || res.Tools[0].Name != grant.ToolSearch {
+		t.Errorf("tools %v, want only %s", res.Tools, grant.ToolSearch)
 	}
 }
 
 // validArgs are minimal valid arguments of each tool.
 var validArgs = map[string]map[string]any{
-	researchctx.ToolSearch:    {"query": "x"},
-	researchctx.ToolRead:      {"target": "x"},
-	researchctx.ToolRelations: {"paper": "x"},
+	grant.ToolSearch:    {"query": "x"},
+	grant.ToolRead:      {"target": "x"},
+	grant.ToolRelations: {"paper": "x"},
 }
 
 // TestErrors: a Toolset error reaches the model as an isError result with
@@ -211,17 +211,17 @@ func TestMalformedArguments(t *testing.T) {
 		tool string
 		args any
 	}{
-		{researchctx.ToolSearch, map[string]any{}},
-		{researchctx.ToolSearch, map[string]any{"query": 3}},
-		{researchctx.ToolSearch, map[string]any{"query": "x", "limit": "many"}},
-		{researchctx.ToolSearch, map[string]any{"query": "x", "unknown": true}},
-		{researchctx.ToolRead, map[string]any{"target": []string{"a"}}},
-		{researchctx.ToolRead, map[string]any{"target": "x", "page": 1.5}},
-		{researchctx.ToolRead, map[string]any{"target": "x", "path": "y"}},
-		{researchctx.ToolRead, nil},
-		{researchctx.ToolRelations, map[string]any{"paper": nil}},
-		{researchctx.ToolRelations, json.RawMessage(`{"paper":"x","limit":1e400}`)},
-		{researchctx.ToolRelations, json.RawMessage(`[1,2]`)},
+		{grant.ToolSearch, map[string]any{}},
+		{grant.ToolSearch, map[string]any{"query": 3}},
+		{grant.ToolSearch, map[string]any{"query": "x", "limit": "many"}},
+		{grant.ToolSearch, map[string]any{"query": "x", "unknown": true}},
+		{grant.ToolRead, map[string]any{"target": []string{"a"}}},
+		{grant.ToolRead, map[string]any{"target": "x", "page": 1.5}},
+		{grant.ToolRead, map[string]any{"target": "x", "path": "y"}},
+		{grant.ToolRead, nil},
+		{grant.ToolRelations, map[string]any{"paper": nil}},
+		{grant.ToolRelations, json.RawMessage(`{"paper":"x","limit":1e400}`)},
+		{grant.ToolRelations, json.RawMessage(`[1,2]`)},
 	}
 	for _, tt := range tests {
 		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tt.tool, Arguments: tt.args})
@@ -249,8 +249,8 @@ func TestNilResult(t *testing.T) {
 // TestUnknownTool: calling a tool that does not exist is a protocol error,
 // as the SDK defines.
 func TestUnknownTool(t *testing.T) {
-	cs := connect(t, NewServer(&fakeToolset{}, &ServerOptions{Tools: []string{researchctx.ToolSearch}}), nil)
-	_, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: researchctx.ToolRead, Arguments: map[string]any{"target": "x"}})
+	cs := connect(t, NewServer(&fakeToolset{}, &ServerOptions{Tools: []string{grant.ToolSearch}}), nil)
+	_, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: grant.ToolRead, Arguments: map[string]any{"target": "x"}})
 	if err == nil {
 		t.Error("calling an unserved tool succeeded")
 	}

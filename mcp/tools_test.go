@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -16,8 +16,8 @@ import (
 
 func TestSearchOverMCP(t *testing.T) {
 	vault := sampleVault(t)
-	grant := writeGrant(t, demoRequest(vault))
-	cs := serveGrant(t, grant)
+	gr := writeGrant(t, demoRequest(vault))
+	cs := serveGrant(t, gr)
 
 	tests := []struct {
 		name     string
@@ -32,7 +32,7 @@ func TestSearchOverMCP(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := call(t, cs, researchctx.ToolSearch, tt.args)
+			res := call(t, cs, grant.ToolSearch, tt.args)
 			mustOK(t, res)
 			var out tools.SearchOutput
 			decode(t, res, &out)
@@ -70,9 +70,9 @@ func TestSearchOverMCP(t *testing.T) {
 func TestReadOverMCP(t *testing.T) {
 	vault := sampleVault(t)
 	req := demoRequest(vault)
-	req.Budget = &researchctx.BudgetOverrides{ReadChars: intp(1500)}
-	grant := writeGrant(t, req)
-	cs := serveGrant(t, grant)
+	req.Budget = &grant.BudgetOverrides{ReadChars: intp(1500)}
+	gr := writeGrant(t, req)
+	cs := serveGrant(t, gr)
 
 	tests := []struct {
 		name     string
@@ -195,7 +195,7 @@ func TestReadOverMCP(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := call(t, cs, researchctx.ToolRead, tt.args)
+			res := call(t, cs, grant.ToolRead, tt.args)
 			mustOK(t, res)
 			var out tools.ReadOutput
 			decode(t, res, &out)
@@ -214,8 +214,8 @@ func TestReadOverMCP(t *testing.T) {
 
 	t.Run("cursor continues", func(t *testing.T) {
 		var first, second tools.ReadOutput
-		decode(t, call(t, cs, researchctx.ToolRead, map[string]any{"target": "papers/2401.01234", "mode": "full"}), &first)
-		res := call(t, cs, researchctx.ToolRead, map[string]any{"target": "papers/2401.01234", "mode": "full", "cursor": first.NextCursor})
+		decode(t, call(t, cs, grant.ToolRead, map[string]any{"target": "papers/2401.01234", "mode": "full"}), &first)
+		res := call(t, cs, grant.ToolRead, map[string]any{"target": "papers/2401.01234", "mode": "full", "cursor": first.NextCursor})
 		mustOK(t, res)
 		decode(t, res, &second)
 		if second.Text == "" || second.Text == first.Text {
@@ -228,7 +228,7 @@ func TestRelationsOverMCP(t *testing.T) {
 	vault := sampleVault(t)
 	cs := serveGrant(t, writeGrant(t, demoRequest(vault)))
 
-	res := call(t, cs, researchctx.ToolRelations, map[string]any{"paper": "papers/2401.01234"})
+	res := call(t, cs, grant.ToolRelations, map[string]any{"paper": "papers/2401.01234"})
 	mustOK(t, res)
 	var out tools.RelationsOutput
 	decode(t, res, &out)
@@ -267,7 +267,7 @@ func TestRelationsOverMCP(t *testing.T) {
 		}
 	}
 
-	one := call(t, cs, researchctx.ToolRelations, map[string]any{"paper": "papers/2401.01234", "kind": "cited_by", "limit": 1})
+	one := call(t, cs, grant.ToolRelations, map[string]any{"paper": "papers/2401.01234", "kind": "cited_by", "limit": 1})
 	mustOK(t, one)
 	var slim tools.RelationsOutput
 	decode(t, one, &slim)
@@ -280,8 +280,8 @@ func TestRelationsOverMCP(t *testing.T) {
 // with a one-line message, and nothing is handed out.
 func TestRefusals(t *testing.T) {
 	vault := sampleVault(t)
-	grant := writeGrant(t, demoRequest(vault))
-	cs := serveGrant(t, grant)
+	gr := writeGrant(t, demoRequest(vault))
+	cs := serveGrant(t, gr)
 
 	tests := []struct {
 		name string
@@ -289,23 +289,23 @@ func TestRefusals(t *testing.T) {
 		args map[string]any
 		want error // the tools sentinel whose message the result starts with
 	}{
-		{"paper named by a relation card, not granted", researchctx.ToolRead, map[string]any{"target": "papers/vision/resnet-like"}, tools.ErrNotGranted},
-		{"hidden file in a granted directory", researchctx.ToolRead, map[string]any{"target": "notes/.secret", "mode": "full"}, nil},
-		{"missing file", researchctx.ToolRead, map[string]any{"target": "notes/nope.md"}, tools.ErrNotFound},
-		{"unknown mode", researchctx.ToolRead, map[string]any{"target": "papers/2401.01234", "mode": "everything"}, tools.ErrInvalidArgument},
-		{"page out of range", researchctx.ToolRead, map[string]any{"target": "papers/2401.01234", "page": 99}, nil},
-		{"unknown region", researchctx.ToolRead, map[string]any{"target": "papers/2401.01234", "region": "figure-99"}, nil},
-		{"text of a directory", researchctx.ToolRead, map[string]any{"target": "notes", "mode": "full"}, tools.ErrInvalidArgument},
-		{"external link", researchctx.ToolRead, map[string]any{"target": "https://arxiv.org/abs/1706.03762"}, tools.ErrNotGranted},
-		{"binary file", researchctx.ToolRead, map[string]any{"target": "notes/archive/whiteboard.png", "mode": "full"}, nil},
-		{"forged cursor", researchctx.ToolRead, map[string]any{"target": "papers/2401.01234", "cursor": "eyJ0IjoiLi4vLi4ifQ"}, nil},
-		{"search of an ungranted source", researchctx.ToolSearch, map[string]any{"query": "gate", "source": "papers/vision/resnet-like"}, tools.ErrNotGranted},
-		{"empty query", researchctx.ToolSearch, map[string]any{"query": "  "}, tools.ErrInvalidArgument},
-		{"relations of a directory", researchctx.ToolRelations, map[string]any{"paper": "notes"}, nil},
-		{"relations of an ungranted paper", researchctx.ToolRelations, map[string]any{"paper": "papers/vision/resnet-like"}, tools.ErrNotGranted},
-		{"unknown relation kind", researchctx.ToolRelations, map[string]any{"paper": "papers/2401.01234", "kind": "siblings"}, tools.ErrInvalidArgument},
+		{"paper named by a relation card, not granted", grant.ToolRead, map[string]any{"target": "papers/vision/resnet-like"}, tools.ErrNotGranted},
+		{"hidden file in a granted directory", grant.ToolRead, map[string]any{"target": "notes/.secret", "mode": "full"}, nil},
+		{"missing file", grant.ToolRead, map[string]any{"target": "notes/nope.md"}, tools.ErrNotFound},
+		{"unknown mode", grant.ToolRead, map[string]any{"target": "papers/2401.01234", "mode": "everything"}, tools.ErrInvalidArgument},
+		{"page out of range", grant.ToolRead, map[string]any{"target": "papers/2401.01234", "page": 99}, nil},
+		{"unknown region", grant.ToolRead, map[string]any{"target": "papers/2401.01234", "region": "figure-99"}, nil},
+		{"text of a directory", grant.ToolRead, map[string]any{"target": "notes", "mode": "full"}, tools.ErrInvalidArgument},
+		{"external link", grant.ToolRead, map[string]any{"target": "https://arxiv.org/abs/1706.03762"}, tools.ErrNotGranted},
+		{"binary file", grant.ToolRead, map[string]any{"target": "notes/archive/whiteboard.png", "mode": "full"}, nil},
+		{"forged cursor", grant.ToolRead, map[string]any{"target": "papers/2401.01234", "cursor": "eyJ0IjoiLi4vLi4ifQ"}, nil},
+		{"search of an ungranted source", grant.ToolSearch, map[string]any{"query": "gate", "source": "papers/vision/resnet-like"}, tools.ErrNotGranted},
+		{"empty query", grant.ToolSearch, map[string]any{"query": "  "}, tools.ErrInvalidArgument},
+		{"relations of a directory", grant.ToolRelations, map[string]any{"paper": "notes"}, nil},
+		{"relations of an ungranted paper", grant.ToolRelations, map[string]any{"paper": "papers/vision/resnet-like"}, tools.ErrNotGranted},
+		{"unknown relation kind", grant.ToolRelations, map[string]any{"paper": "papers/2401.01234", "kind": "siblings"}, tools.ErrInvalidArgument},
 	}
-	before := usage(t, grant, "turn-1")
+	before := usage(t, gr, "turn-1")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := call(t, cs, tt.tool, tt.args)
@@ -324,7 +324,7 @@ func TestRefusals(t *testing.T) {
 			}
 		})
 	}
-	if after := usage(t, grant, "turn-1"); after.Chars != before.Chars || len(after.Sources) != len(before.Sources) {
+	if after := usage(t, gr, "turn-1"); after.Chars != before.Chars || len(after.Sources) != len(before.Sources) {
 		t.Errorf("refusals used the budget: %+v → %+v", before, after)
 	}
 }
@@ -334,14 +334,14 @@ func TestRefusals(t *testing.T) {
 func TestUsageAndBudget(t *testing.T) {
 	vault := sampleVault(t)
 	req := demoRequest(vault)
-	req.Budget = &researchctx.BudgetOverrides{TurnChars: intp(3000), ReadChars: intp(2000)}
-	grant := writeGrant(t, req)
-	cs := serveGrant(t, grant)
+	req.Budget = &grant.BudgetOverrides{TurnChars: intp(3000), ReadChars: intp(2000)}
+	gr := writeGrant(t, req)
+	cs := serveGrant(t, gr)
 
 	var uris []string
 	calls := 0
 	for i := range 10 {
-		res := call(t, cs, researchctx.ToolRead, map[string]any{"target": "papers/2401.01234", "page": 1 + i%3})
+		res := call(t, cs, grant.ToolRead, map[string]any{"target": "papers/2401.01234", "page": 1 + i%3})
 		if res.IsError {
 			if !strings.HasPrefix(text(res), tools.ErrBudgetSpent.Error()) {
 				t.Fatalf("call %d: %s", i, text(res))
@@ -359,7 +359,7 @@ func TestUsageAndBudget(t *testing.T) {
 	if calls == 0 || calls == 10 {
 		t.Fatalf("%d calls before the budget was spent", calls)
 	}
-	u := usage(t, grant, "turn-1")
+	u := usage(t, gr, "turn-1")
 	if u.Calls != calls {
 		t.Errorf("%d usage lines, want %d", u.Calls, calls)
 	}
@@ -375,27 +375,27 @@ func TestUsageAndBudget(t *testing.T) {
 func TestGrantChangedInMemory(t *testing.T) {
 	tests := []struct {
 		name   string
-		change func(t *testing.T, vault, grant string)
+		change func(t *testing.T, vault, gr string)
 	}{
-		{"deleted", func(t *testing.T, vault, grant string) {
-			if err := os.Remove(grant); err != nil {
+		{"deleted", func(t *testing.T, vault, gr string) {
+			if err := os.Remove(gr); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"scope rewritten", func(t *testing.T, vault, grant string) { rewriteGrant(t, vault) }},
-		{"fingerprint forged", func(t *testing.T, vault, grant string) { forgeFingerprint(t, grant) }},
+		{"scope rewritten", func(t *testing.T, vault, gr string) { rewriteGrant(t, vault) }},
+		{"fingerprint forged", func(t *testing.T, vault, gr string) { forgeFingerprint(t, gr) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			vault := sampleVault(t)
-			grant := writeGrant(t, demoRequest(vault))
-			cs := serveGrant(t, grant)
-			mustOK(t, call(t, cs, researchctx.ToolSearch, map[string]any{"query": "gate"}))
-			tt.change(t, vault, grant)
+			gr := writeGrant(t, demoRequest(vault))
+			cs := serveGrant(t, gr)
+			mustOK(t, call(t, cs, grant.ToolSearch, map[string]any{"query": "gate"}))
+			tt.change(t, vault, gr)
 			for tool, args := range map[string]map[string]any{
-				researchctx.ToolSearch:    {"query": "gate"},
-				researchctx.ToolRead:      {"target": "papers/2401.01234"},
-				researchctx.ToolRelations: {"paper": "papers/2401.01234"},
+				grant.ToolSearch:    {"query": "gate"},
+				grant.ToolRead:      {"target": "papers/2401.01234"},
+				grant.ToolRelations: {"paper": "papers/2401.01234"},
 			} {
 				res := call(t, cs, tool, args)
 				if !res.IsError || text(res) != tools.ErrGrantChanged.Error() {
@@ -410,15 +410,15 @@ func TestGrantChangedInMemory(t *testing.T) {
 // scope keeps the session working, and the new turn has a fresh budget.
 func TestSameScopeNewTurn(t *testing.T) {
 	vault := sampleVault(t)
-	grant := writeGrant(t, demoRequest(vault))
-	cs := serveGrant(t, grant)
-	mustOK(t, call(t, cs, researchctx.ToolRead, map[string]any{"target": "papers/2401.01234", "page": 1}))
+	gr := writeGrant(t, demoRequest(vault))
+	cs := serveGrant(t, gr)
+	mustOK(t, call(t, cs, grant.ToolRead, map[string]any{"target": "papers/2401.01234", "page": 1}))
 	req := demoRequest(vault)
 	req.TurnID = "turn-2"
 	writeGrant(t, req)
-	res := call(t, cs, researchctx.ToolRead, map[string]any{"target": "papers/2401.01234", "page": 1})
+	res := call(t, cs, grant.ToolRead, map[string]any{"target": "papers/2401.01234", "page": 1})
 	mustOK(t, res)
-	if u := usage(t, grant, "turn-2"); u.Calls != 1 {
+	if u := usage(t, gr, "turn-2"); u.Calls != 1 {
 		t.Errorf("turn-2 has %d usage lines, want 1", u.Calls)
 	}
 }
@@ -432,17 +432,17 @@ func TestResultCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := demoRequest(vault)
-	req.Budget = &researchctx.BudgetOverrides{
-		ReadChars: intp(researchctx.MaxBudget.ReadChars), TurnChars: intp(researchctx.MaxBudget.TurnChars),
-		SearchCards: intp(researchctx.MaxBudget.SearchCards), CardChars: intp(researchctx.MaxBudget.CardChars),
+	req.Budget = &grant.BudgetOverrides{
+		ReadChars: intp(grant.MaxBudget.ReadChars), TurnChars: intp(grant.MaxBudget.TurnChars),
+		SearchCards: intp(grant.MaxBudget.SearchCards), CardChars: intp(grant.MaxBudget.CardChars),
 	}
 	cs := serveGrant(t, writeGrant(t, req))
 	for _, c := range []struct {
 		tool string
 		args map[string]any
 	}{
-		{researchctx.ToolRead, map[string]any{"target": "notes/long.md", "mode": "full"}},
-		{researchctx.ToolSearch, map[string]any{"query": "sparse attention global tokens", "limit": 50}},
+		{grant.ToolRead, map[string]any{"target": "notes/long.md", "mode": "full"}},
+		{grant.ToolSearch, map[string]any{"query": "sparse attention global tokens", "limit": 50}},
 	} {
 		res := call(t, cs, c.tool, c.args)
 		mustOK(t, res)

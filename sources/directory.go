@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/vault"
@@ -68,7 +69,7 @@ func (l *Library) newDirectory(ref string) (*Directory, error) {
 
 // Info implements Source.
 func (d *Directory) Info() Info {
-	return Info{Ref: d.ref, Kind: KindDirectory, Title: path.Base(d.ref)}
+	return Info{Ref: d.ref, Kind: grant.KindDirectory, Title: path.Base(d.ref)}
 }
 
 // inside returns p relative to the directory, or an ErrOutside error.
@@ -194,12 +195,12 @@ func (d *Directory) List(ctx context.Context, p string, max int) ([]Entry, bool,
 	entries := make([]Entry, 0, len(des))
 	for _, de := range des {
 		full := path.Join(d.ref, rel, de.Name())
-		e := Entry{Name: de.Name(), Path: full, Kind: KindFile}
+		e := Entry{Name: de.Name(), Path: full, Kind: grant.KindFile}
 		switch {
 		case de.IsDir() && cat.Paper(full) != nil:
-			e.Kind = KindPaper
+			e.Kind = grant.KindPaper
 		case de.IsDir():
-			e.Kind = KindDirectory
+			e.Kind = grant.KindDirectory
 		default:
 			if info, err := de.Info(); err == nil {
 				e.Size = info.Size()
@@ -208,7 +209,7 @@ func (d *Directory) List(ctx context.Context, p string, max int) ([]Entry, bool,
 		entries = append(entries, e)
 	}
 	sort.SliceStable(entries, func(i, j int) bool {
-		di, dj := entries[i].Kind != KindFile, entries[j].Kind != KindFile
+		di, dj := entries[i].Kind != grant.KindFile, entries[j].Kind != grant.KindFile
 		if di != dj {
 			return di
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/vault"
 )
 
@@ -22,7 +23,7 @@ func TestDirectoryRescansInBackground(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	src, err := NewLibrary(v, &LibraryOptions{CacheDir: "-"}).Open(context.Background(), KindDirectory, "docs")
+	src, err := NewLibrary(v, &LibraryOptions{CacheDir: "-"}).Open(context.Background(), grant.KindDirectory, "docs")
 	if err != nil {
 		t.Fatal(err)
 	}

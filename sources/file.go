@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/libindex"
 )
 
@@ -21,7 +22,7 @@ func (l *Library) newFile(ref string) *File {
 }
 
 // Info implements Source.
-func (f *File) Info() Info { return Info{Ref: f.ref, Kind: KindFile, Title: path.Base(f.ref)} }
+func (f *File) Info() Info { return Info{Ref: f.ref, Kind: grant.KindFile, Title: path.Base(f.ref)} }
 
 // Read implements Source: "" or the file's own path give its text.
 func (f *File) Read(ctx context.Context, p string) (*Document, error) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
 )
@@ -38,7 +39,7 @@ func TestSearchWhileIndexing(t *testing.T) {
 	lib := sources.NewLibrary(v, &sources.LibraryOptions{CacheDir: t.TempDir(), IndexWait: wait})
 	t.Cleanup(func() { lib.Close() })
 	ctx := context.Background()
-	src, err := lib.Open(ctx, sources.KindDirectory, "notes")
+	src, err := lib.Open(ctx, grant.KindDirectory, "notes")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,11 +94,11 @@ func TestSourcesShareOneIndex(t *testing.T) {
 	lib := sources.NewLibrary(v, &sources.LibraryOptions{CacheDir: t.TempDir()})
 	t.Cleanup(func() { lib.Close() })
 	ctx := context.Background()
-	dir, err := lib.Open(ctx, sources.KindDirectory, "notes")
+	dir, err := lib.Open(ctx, grant.KindDirectory, "notes")
 	if err != nil {
 		t.Fatal(err)
 	}
-	file, err := lib.Open(ctx, sources.KindFile, "notes/n05.md")
+	file, err := lib.Open(ctx, grant.KindFile, "notes/n05.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestCloseWaitsForIndexing(t *testing.T) {
 	lib := sources.NewLibrary(v, &sources.LibraryOptions{CacheDir: cache, IndexWait: time.Millisecond})
 	t.Cleanup(func() { lib.Close() })
 	ctx := context.Background()
-	src, err := lib.Open(ctx, sources.KindDirectory, "notes")
+	src, err := lib.Open(ctx, grant.KindDirectory, "notes")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/vault"
 )
@@ -30,7 +31,7 @@ func TestBrokenPDFIndexedAsFailed(t *testing.T) {
 	lib := NewLibrary(v, &LibraryOptions{CacheDir: t.TempDir()})
 	t.Cleanup(func() { lib.Close() })
 	ctx := context.Background()
-	dir, err := lib.Open(ctx, KindDirectory, "papers")
+	dir, err := lib.Open(ctx, grant.KindDirectory, "papers")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestNewProcessChecksPapersAfterAnswering(t *testing.T) {
 	ctx := context.Background()
 	search := func(lib *Library, q string) *Results {
 		t.Helper()
-		dir, err := lib.Open(ctx, KindDirectory, "papers")
+		dir, err := lib.Open(ctx, grant.KindDirectory, "papers")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +129,7 @@ func TestNewProcessChecksPapersAfterAnswering(t *testing.T) {
 func TestIndexingReleasesParsedPDFs(t *testing.T) {
 	lib := paperLibrary(t, paperSampleRoot(t))
 	ctx := context.Background()
-	dir, err := lib.Open(ctx, KindDirectory, "papers")
+	dir, err := lib.Open(ctx, grant.KindDirectory, "papers")
 	if err != nil {
 		t.Fatal(err)
 	}

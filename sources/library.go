@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/libindex"
 
 	"github.com/researchctx/researchctx/internal/vault"
@@ -87,10 +88,10 @@ func (l *Library) Vault() *vault.Vault { return l.v }
 func (l *Library) CacheDir() string { return l.cacheDir }
 
 // Open returns the source of the given kind at a vault-relative path. The
-// path must be of that kind now: a paper folder for KindPaper, a folder for
-// KindDirectory, a regular file for KindFile. The Vault root itself is not
+// path must be of that kind now: a paper folder for grant.KindPaper, a folder for
+// grant.KindDirectory, a regular file for grant.KindFile. The Vault root itself is not
 // a source.
-func (l *Library) Open(ctx context.Context, kind Kind, path string) (Source, error) {
+func (l *Library) Open(ctx context.Context, kind grant.Kind, path string) (Source, error) {
 	got, clean, err := l.v.Classify(ctx, path)
 	if err != nil {
 		return nil, err
@@ -111,19 +112,19 @@ func (l *Library) Open(ctx context.Context, kind Kind, path string) (Source, err
 	}
 	var s Source
 	switch kind {
-	case KindPaper:
+	case grant.KindPaper:
 		p, err := l.v.Paper(ctx, clean)
 		if err != nil {
 			return nil, err
 		}
 		s = l.newPaper(p)
-	case KindDirectory:
+	case grant.KindDirectory:
 		d, err := l.newDirectory(clean)
 		if err != nil {
 			return nil, err
 		}
 		s = d
-	case KindFile:
+	case grant.KindFile:
 		s = l.newFile(clean)
 	default:
 		return nil, fmt.Errorf("%s: unknown source kind %q", clean, kind)
@@ -134,7 +135,7 @@ func (l *Library) Open(ctx context.Context, kind Kind, path string) (Source, err
 
 // paperSource returns the (shared) source of a library paper.
 func (l *Library) paperSource(ctx context.Context, ref string) (*Paper, error) {
-	s, err := l.Open(ctx, KindPaper, ref)
+	s, err := l.Open(ctx, grant.KindPaper, ref)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
@@ -79,7 +80,7 @@ func (l *Library) newPaper(p *vault.Paper) *Paper {
 // else the largest text on the PDF's first page, else PAPER.md's first
 // heading, else the folder name.
 func (s *Paper) Info() Info {
-	return Info{Ref: s.p.Ref, Kind: KindPaper, Title: s.title(context.Background())}
+	return Info{Ref: s.p.Ref, Kind: grant.KindPaper, Title: s.title(context.Background())}
 }
 
 // title returns the best title of the paper; it may extract the PDF.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
@@ -37,7 +38,7 @@ func TestPaperConformance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.ref, func(t *testing.T) {
-			src, err := l.Open(context.Background(), sources.KindPaper, tt.ref)
+			src, err := l.Open(context.Background(), grant.KindPaper, tt.ref)
 			if err != nil {
 				t.Fatal(err)
 			}

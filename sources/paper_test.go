@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/samplevault"
@@ -47,7 +48,7 @@ func paperLibrary(t testing.TB, root string) *Library {
 // openPaper returns the paper source at ref.
 func openPaper(t testing.TB, l *Library, ref string) *Paper {
 	t.Helper()
-	s, err := l.Open(context.Background(), KindPaper, ref)
+	s, err := l.Open(context.Background(), grant.KindPaper, ref)
 	if err != nil {
 		t.Fatalf("Open(%s): %v", ref, err)
 	}
@@ -131,7 +132,7 @@ func TestPaperDescribe(t *testing.T) {
 			if diff := cmp.Diff(&tt.want, got); diff != "" {
 				t.Errorf("Describe (-want +got):\n%s", diff)
 			}
-			if info := p.Info(); info != (Info{Ref: tt.ref, Kind: KindPaper, Title: tt.want.Title}) {
+			if info := p.Info(); info != (Info{Ref: tt.ref, Kind: grant.KindPaper, Title: tt.want.Title}) {
 				t.Errorf("Info = %+v", info)
 			}
 		})
@@ -286,7 +287,7 @@ func TestPaperReadPaths(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
 			if tt.want == nil {
-				if _, err := l.Open(ctx, KindPaper, tt.ref); err == nil {
+				if _, err := l.Open(ctx, grant.KindPaper, tt.ref); err == nil {
 					t.Errorf("Open(%s) as a paper succeeded", tt.ref)
 				}
 				return
@@ -807,7 +808,7 @@ func TestPaperPDFDiskCache(t *testing.T) {
 	ctx := context.Background()
 	read := func(cacheDir string) *Document {
 		t.Helper()
-		s, err := NewLibrary(v, &LibraryOptions{CacheDir: cacheDir}).Open(ctx, KindPaper, "papers/2406.09876")
+		s, err := NewLibrary(v, &LibraryOptions{CacheDir: cacheDir}).Open(ctx, grant.KindPaper, "papers/2406.09876")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -966,7 +967,7 @@ func BenchmarkPaperRead(b *testing.B) {
 	defer v.Close()
 	ctx := context.Background()
 	open := func() *Paper {
-		s, err := NewLibrary(v, &LibraryOptions{CacheDir: "-"}).Open(ctx, KindPaper, "papers/2401.01234")
+		s, err := NewLibrary(v, &LibraryOptions{CacheDir: "-"}).Open(ctx, grant.KindPaper, "papers/2401.01234")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -982,7 +983,7 @@ func BenchmarkPaperRead(b *testing.B) {
 	b.Run("disk", func(b *testing.B) {
 		cache := b.TempDir()
 		for b.Loop() {
-			s, err := NewLibrary(v, &LibraryOptions{CacheDir: cache}).Open(ctx, KindPaper, "papers/2401.01234")
+			s, err := NewLibrary(v, &LibraryOptions{CacheDir: cache}).Open(ctx, grant.KindPaper, "papers/2401.01234")
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -1017,7 +1018,7 @@ func FuzzPaperLayout(f *testing.F) {
 		f.Fatal(err)
 	}
 	defer v.Close()
-	s, err := NewLibrary(v, &LibraryOptions{CacheDir: "-"}).Open(context.Background(), KindPaper, "papers/2401.01234")
+	s, err := NewLibrary(v, &LibraryOptions{CacheDir: "-"}).Open(context.Background(), grant.KindPaper, "papers/2401.01234")
 	if err != nil {
 		f.Fatal(err)
 	}

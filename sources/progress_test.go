@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
 )
@@ -42,7 +43,7 @@ func TestDirectoryProgress(t *testing.T) {
 	}})
 	t.Cleanup(func() { lib.Close() })
 	ctx := context.Background()
-	src, err := lib.Open(ctx, sources.KindDirectory, "notes")
+	src, err := lib.Open(ctx, grant.KindDirectory, "notes")
 	if err != nil {
 		t.Fatal(err)
 	}

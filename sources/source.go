@@ -21,18 +21,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/researchctx/researchctx/internal/vault"
-)
-
-// Kind is the kind of a source: the Vault's kinds are the vault package's,
-// and a connector may define its own.
-type Kind = vault.Kind
-
-// The kinds of source the Vault has.
-const (
-	KindPaper     = vault.KindPaper
-	KindDirectory = vault.KindDirectory
-	KindFile      = vault.KindFile
+	"github.com/researchctx/researchctx/grant"
 )
 
 // Errors a Source returns (wrapped) and callers branch on. Messages name
@@ -55,7 +44,7 @@ var (
 // Info identifies a source.
 type Info struct {
 	Ref   string // vault-relative path (or a connector's own id); unique in a grant
-	Kind  Kind
+	Kind  grant.Kind
 	Title string
 }
 
@@ -182,9 +171,9 @@ type Describer interface {
 // Entry is one entry of a directory listing.
 type Entry struct {
 	Name string
-	Path string // vault-relative
-	Kind Kind   // KindDirectory, KindFile, or KindPaper for a paper folder
-	Size int64  // bytes, files only
+	Path string     // vault-relative
+	Kind grant.Kind // grant.KindDirectory, grant.KindFile, or grant.KindPaper for a paper folder
+	Size int64      // bytes, files only
 }
 
 // Lister is implemented by directory sources. List returns the entries of

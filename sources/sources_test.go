@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/sourcetest"
@@ -22,15 +23,15 @@ func TestConformance(t *testing.T) {
 	l := paperSampleLibrary(t)
 	ctx := context.Background()
 	for _, tt := range []struct {
-		kind  sources.Kind
+		kind  grant.Kind
 		ref   string
 		probe string
 	}{
-		{sources.KindDirectory, "notes", "slot routing results"},
-		{sources.KindDirectory, "papers/vision", "gated residual pathways"},
-		{sources.KindDirectory, "papers", "strided block attention"},
-		{sources.KindFile, "reading-list", "survey"},
-		{sources.KindFile, "notes/meeting 2024-03-12.md", "召回率"},
+		{grant.KindDirectory, "notes", "slot routing results"},
+		{grant.KindDirectory, "papers/vision", "gated residual pathways"},
+		{grant.KindDirectory, "papers", "strided block attention"},
+		{grant.KindFile, "reading-list", "survey"},
+		{grant.KindFile, "notes/meeting 2024-03-12.md", "召回率"},
 	} {
 		t.Run(tt.ref, func(t *testing.T) {
 			src, err := l.Open(ctx, tt.kind, tt.ref)
@@ -43,7 +44,7 @@ func TestConformance(t *testing.T) {
 		})
 	}
 	t.Run("memory", func(t *testing.T) {
-		mem := sources.NewMemory(sources.Info{Ref: "mem/a", Kind: sources.KindFile, Title: "a"},
+		mem := sources.NewMemory(sources.Info{Ref: "mem/a", Kind: grant.KindFile, Title: "a"},
 			sources.TextDocument("mem/a.md", "# Alpha\n\nSparse attention keeps a window.\n\n## Beta\n\nDense attention does not.\n"))
 		if err := sourcetest.Test(ctx, mem, "dense attention"); err != nil {
 			t.Error(err)
@@ -68,7 +69,7 @@ func TestConformanceCatchesBrokenSources(t *testing.T) {
 
 type broken struct{}
 
-func (broken) Info() sources.Info { return sources.Info{Ref: "b", Kind: sources.KindFile} }
+func (broken) Info() sources.Info { return sources.Info{Ref: "b", Kind: grant.KindFile} }
 func (broken) Search(context.Context, sources.Query) (*sources.Results, error) {
 	return &sources.Results{Total: 1, Hits: []sources.Hit{{Location: sources.Location{Path: "b"}, Title: "b\n## Allowed sources", Text: "abc", Excerpt: "xyz", Score: 2}}}, nil
 }
@@ -122,7 +123,7 @@ func TestDirectory(t *testing.T) {
 	}
 	ctx := context.Background()
 	l := openLibrary(t, root, t.TempDir())
-	src, err := l.Open(ctx, sources.KindDirectory, "notes")
+	src, err := l.Open(ctx, grant.KindDirectory, "notes")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,7 @@ func TestDirectoryScanCapAndIndexCache(t *testing.T) {
 	cache := t.TempDir()
 	ctx := context.Background()
 
-	src, _ := openLibrary(t, root, cache).Open(ctx, sources.KindDirectory, "docs")
+	src, _ := openLibrary(t, root, cache).Open(ctx, grant.KindDirectory, "docs")
 	res, err := src.Search(ctx, sources.Query{Text: "shared term", Limit: 5, ScanFiles: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +239,7 @@ func TestDirectoryScanCapAndIndexCache(t *testing.T) {
 		data[len(data)/2] ^= 0xff
 		os.WriteFile(seg, data, 0o600)
 	}
-	src2, _ := openLibrary(t, root, cache).Open(ctx, sources.KindDirectory, "docs")
+	src2, _ := openLibrary(t, root, cache).Open(ctx, grant.KindDirectory, "docs")
 	res, err = src2.Search(ctx, sources.Query{Text: "unique7", Limit: 5})
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].Path != "docs/f07.txt" {
 		t.Fatalf("after corrupting the index: %+v, %v", res, err)
@@ -252,7 +253,7 @@ func TestDirectoryScanCapAndIndexCache(t *testing.T) {
 	// A changed file changes the stamp: the new text is found.
 	time.Sleep(10 * time.Millisecond)
 	writeFiles(t, root, map[string]string{"docs/f07.txt": "Title 7\nreplaced wording entirely\n"})
-	src3, _ := openLibrary(t, root, cache).Open(ctx, sources.KindDirectory, "docs")
+	src3, _ := openLibrary(t, root, cache).Open(ctx, grant.KindDirectory, "docs")
 	res, err = src3.Search(ctx, sources.Query{Text: "replaced wording", Limit: 5})
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].Path != "docs/f07.txt" {
 		t.Fatalf("after a change: %+v, %v", res, err)
@@ -272,7 +273,7 @@ func TestDamagedIndexFoundWhenRead(t *testing.T) {
 	writeFiles(t, root, files)
 	cache := t.TempDir()
 	ctx := context.Background()
-	src, _ := openLibrary(t, root, cache).Open(ctx, sources.KindDirectory, "docs")
+	src, _ := openLibrary(t, root, cache).Open(ctx, grant.KindDirectory, "docs")
 	if _, err := src.Search(ctx, sources.Query{Text: "unique7", Limit: 5}); err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +297,7 @@ func TestDamagedIndexFoundWhenRead(t *testing.T) {
 	if damaged != 1 {
 		t.Fatalf("the text was found in %d segments, want 1", damaged)
 	}
-	src2, _ := openLibrary(t, root, cache).Open(ctx, sources.KindDirectory, "docs")
+	src2, _ := openLibrary(t, root, cache).Open(ctx, grant.KindDirectory, "docs")
 	res, err := src2.Search(ctx, sources.Query{Text: "unique7", Limit: 5})
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].Path != "docs/f07.txt" {
 		t.Fatalf("after damaging a text: %+v, %v", res, err)
@@ -314,7 +315,7 @@ func TestFileSource(t *testing.T) {
 	})
 	ctx := context.Background()
 	l := openLibrary(t, root, "-")
-	src, err := l.Open(ctx, sources.KindFile, "reading-list")
+	src, err := l.Open(ctx, grant.KindFile, "reading-list")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,14 +326,14 @@ func TestFileSource(t *testing.T) {
 	if _, err := src.Read(ctx, "other"); !errors.Is(err, sources.ErrOutside) {
 		t.Errorf("Read(other) = %v", err)
 	}
-	bin, err := l.Open(ctx, sources.KindFile, "image.bin")
+	bin, err := l.Open(ctx, grant.KindFile, "image.bin")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := bin.Read(ctx, ""); !errors.Is(err, sources.ErrNotText) || !strings.Contains(err.Error(), "image.bin") {
 		t.Errorf("binary file: %v", err)
 	}
-	if _, err := l.Open(ctx, sources.KindDirectory, "reading-list"); err == nil {
+	if _, err := l.Open(ctx, grant.KindDirectory, "reading-list"); err == nil {
 		t.Error("a file opened as a directory")
 	}
 }

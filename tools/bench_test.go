@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -20,19 +21,19 @@ func BenchmarkReadCall(b *testing.B) {
 	if err := samplevault.Extract(dir); err != nil {
 		b.Fatal(err)
 	}
-	read, turn := 1000, researchctx.MaxBudget.TurnChars
+	read, turn := 1000, grant.MaxBudget.TurnChars
 	plan, err := researchctx.Resolve(context.Background(), researchctx.Request{
 		Vault: dir, RuntimeID: "bench", TurnID: "t0", CurrentPaper: "papers/2401.01234",
-		Budget: &researchctx.BudgetOverrides{ReadChars: &read, TurnChars: &turn},
+		Budget: &grant.BudgetOverrides{ReadChars: &read, TurnChars: &turn},
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	grant, err := plan.WriteGrant()
+	gr, err := plan.WriteGrant()
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts, err := tools.Open(context.Background(), grant, nil)
+	ts, err := tools.Open(context.Background(), gr, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

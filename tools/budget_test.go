@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -139,10 +139,10 @@ func TestRecoverAtToolBoundary(t *testing.T) {
 	var mu sync.Mutex
 	ts, err := tools.Open(ctx, f.grant, &tools.Options{
 		Logger: newTestLogger(&mu, &logged),
-		Sources: func(context.Context, *researchctx.Grant) ([]sources.Source, error) {
+		Sources: func(context.Context, *grant.Grant) ([]sources.Source, error) {
 			return []sources.Source{
-				panicky{sources.Info{Ref: "notes", Kind: sources.KindDirectory}},
-				sources.NewMemory(sources.Info{Ref: "reading-list", Kind: sources.KindFile},
+				panicky{sources.Info{Ref: "notes", Kind: grant.KindDirectory}},
+				sources.NewMemory(sources.Info{Ref: "reading-list", Kind: grant.KindFile},
 					sources.TextDocument("reading-list", "Sparse attention reading list.\n")),
 			}, nil
 		},
@@ -183,7 +183,7 @@ func TestRecoverAtToolBoundary(t *testing.T) {
 		t.Errorf("usage after failed calls = %+v, want only the search's %d characters", u, out.Chars())
 	}
 	// No reservation of a failed call holds the budget.
-	data, err := os.ReadFile(researchctx.UsagePath(f.grant))
+	data, err := os.ReadFile(grant.UsagePath(f.grant))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestSearchSkipSetsTruncated(t *testing.T) {
 // charged, and what a call logs is exactly what it returned.
 func TestEverythingIsCharged(t *testing.T) {
 	turn := 1000
-	f := newFixture(t, &researchctx.BudgetOverrides{TurnChars: &turn})
+	f := newFixture(t, &grant.BudgetOverrides{TurnChars: &turn})
 	ctx := context.Background()
 	returned := 0
 	for i := range 10 {
@@ -308,7 +308,7 @@ func TestHugeSectionListIsCut(t *testing.T) {
 // the log sums exactly to what they returned. Run with -race.
 func TestParallelBudgetExact(t *testing.T) {
 	turn, read := 20000, 2500
-	f := newFixture(t, &researchctx.BudgetOverrides{TurnChars: &turn, ReadChars: &read})
+	f := newFixture(t, &grant.BudgetOverrides{TurnChars: &turn, ReadChars: &read})
 	ctx := context.Background()
 	sets := []*tools.Toolset{f.ts}
 	for range 2 {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -22,23 +23,26 @@ func Example_customSource() {
 	os.MkdirAll(vault, 0o755)
 
 	mem := sources.NewMemory(
-		sources.Info{Ref: "zotero/ABCD1234", Kind: sources.KindFile, Title: "Reading notes"},
+		sources.Info{Ref: "zotero/ABCD1234", Kind: grant.KindFile, Title: "Reading notes"},
 		sources.TextDocument("zotero/ABCD1234", "# Reading notes\n\nSparse attention keeps a local window per token.\n"),
 	)
 	// The grant names the source like any other.
 	plan := &researchctx.Plan{
-		Vault: vault, RuntimeID: "example", TurnID: "t1", Mode: researchctx.ModeMCP,
-		Tools:   researchctx.Tools,
-		Sources: []researchctx.Source{{Kind: researchctx.KindFile, Path: "zotero/ABCD1234"}},
-		Budget:  researchctx.DefaultBudget,
+		Vault: vault, RuntimeID: "example", TurnID: "t1",
+		Scope: grant.Scope{
+			Mode:    grant.ModeMCP,
+			Tools:   grant.Tools,
+			Sources: []grant.Ref{{Kind: grant.KindFile, Path: "zotero/ABCD1234"}},
+			Budget:  grant.DefaultBudget,
+		},
 	}
-	plan.Fingerprint = researchctx.Fingerprint(plan.Tools, plan.Sources, plan.Budget, plan.Mode)
-	grant, err := plan.WriteGrant()
+	plan.Fingerprint = plan.Scope.Fingerprint()
+	gr, err := plan.WriteGrant()
 	if err != nil {
 		log.Fatal(err)
 	}
-	ts, err := tools.Open(context.Background(), grant, &tools.Options{
-		Sources: func(context.Context, *researchctx.Grant) ([]sources.Source, error) {
+	ts, err := tools.Open(context.Background(), gr, &tools.Options{
+		Sources: func(context.Context, *grant.Grant) ([]sources.Source, error) {
 			return []sources.Source{mem}, nil
 		},
 	})
@@ -53,7 +57,7 @@ func Example_customSource() {
 	for _, c := range out.Cards {
 		fmt.Println(c.CitationURI, "—", c.Excerpt)
 	}
-	u, _ := researchctx.ReadUsage(researchctx.UsagePath(grant), "t1")
+	u, _ := grant.ReadUsage(grant.UsagePath(gr), "t1")
 	fmt.Println("sources:", u.Sources)
 	// Output:
 	// zotero/ABCD1234 — Sparse attention keeps a local window per token.

@@ -44,11 +44,11 @@ func attentionToolset(t *testing.T) (*tools.Toolset, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	grant, err := plan.WriteGrant()
+	gr, err := plan.WriteGrant()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := tools.Open(context.Background(), grant, nil)
+	ts, err := tools.Open(context.Background(), gr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

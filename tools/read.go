@@ -14,8 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
 )
@@ -26,7 +26,7 @@ import (
 // nothing else.
 func (t *Toolset) Read(ctx context.Context, in ReadInput) (out *ReadOutput, err error) {
 	defer func() {
-		if t.recovered(researchctx.ToolRead, recover(), &err) {
+		if t.recovered(grant.ToolRead, recover(), &err) {
 			out = nil
 		}
 	}()
@@ -53,7 +53,7 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 	if in.Page < 0 {
 		return nil, fmt.Errorf("%w: page must be 1 or more", ErrInvalidArgument)
 	}
-	tn, err := t.begin(ctx, func(b researchctx.Budget) int { return b.ReadChars })
+	tn, err := t.begin(ctx, func(b grant.Budget) int { return b.ReadChars })
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 	if !r.listing {
 		uris = []string{out.CitationURI}
 	}
-	out.Budget, err = t.finish(tn, researchctx.ToolRead, uris, out.Chars())
+	out.Budget, err = t.finish(tn, grant.ToolRead, uris, out.Chars())
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +189,7 @@ func (r *reader) do(ctx context.Context, mode string, in ReadInput, out *ReadOut
 	src := r.tg.src
 	info := src.Info()
 	// Directories list; to read text the agent names a file in them.
-	if l, ok := src.(sources.Lister); ok && (r.tg.path == "" || info.Kind == sources.KindDirectory) {
+	if l, ok := src.(sources.Lister); ok && (r.tg.path == "" || info.Kind == grant.KindDirectory) {
 		entries, truncated, err := l.List(ctx, r.tg.path, r.listMax)
 		switch {
 		case err == nil:

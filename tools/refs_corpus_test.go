@@ -49,11 +49,11 @@ func corpusLibraryToolset(t *testing.T) *tools.Toolset {
 	if err != nil {
 		t.Fatal(err)
 	}
-	grant, err := plan.WriteGrant()
+	gr, err := plan.WriteGrant()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := tools.Open(context.Background(), grant, nil)
+	ts, err := tools.Open(context.Background(), gr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
@@ -35,7 +35,7 @@ const defaultRelationLimit = 10
 // appear only as cards: context_read still refuses them.
 func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *RelationsOutput, err error) {
 	defer func() {
-		if t.recovered(researchctx.ToolRelations, recover(), &err) {
+		if t.recovered(grant.ToolRelations, recover(), &err) {
 			out = nil
 		}
 	}()
@@ -51,7 +51,7 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 		return nil, fmt.Errorf("%w: limit must be positive", ErrInvalidArgument)
 	}
 	// A relations result is charged like a read and capped like one.
-	tn, err := t.begin(ctx, func(b researchctx.Budget) int { return b.ReadChars })
+	tn, err := t.begin(ctx, func(b grant.Budget) int { return b.ReadChars })
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 		return nil, err
 	}
 	info := tg.src.Info()
-	if info.Kind != sources.KindPaper {
+	if info.Kind != grant.KindPaper {
 		return nil, fmt.Errorf("%w: %s is a %s, not a paper", ErrInvalidArgument, quoteArg(info.Ref), info.Kind)
 	}
 	// A paper is named by its folder or its PDF, nothing else inside it.
@@ -114,7 +114,7 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 	if chars > tn.limit() || found && len(out.References)+len(out.CitedBy)+len(out.Related) == 0 {
 		return nil, tn.spent(chars)
 	}
-	out.Budget, err = t.finish(tn, researchctx.ToolRelations, uris, out.Chars())
+	out.Budget, err = t.finish(tn, grant.ToolRelations, uris, out.Chars())
 	if err != nil {
 		return nil, err
 	}

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
 )
@@ -24,7 +24,7 @@ const maxQuery = 2000
 // section and citation URI. It never returns full text.
 func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput, err error) {
 	defer func() {
-		if t.recovered(researchctx.ToolSearch, recover(), &err) {
+		if t.recovered(grant.ToolSearch, recover(), &err) {
 			out = nil
 		}
 	}()
@@ -37,13 +37,13 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 	case in.Limit < 0:
 		return nil, fmt.Errorf("%w: limit must be positive", ErrInvalidArgument)
 	}
-	cards := func(b researchctx.Budget) int {
+	cards := func(b grant.Budget) int {
 		if in.Limit > 0 {
 			return min(in.Limit, b.SearchCards)
 		}
 		return b.SearchCards
 	}
-	tn, err := t.begin(ctx, func(b researchctx.Budget) int { return cards(b) * (b.CardChars + cardOverhead) })
+	tn, err := t.begin(ctx, func(b grant.Budget) int { return cards(b) * (b.CardChars + cardOverhead) })
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 	if len(out.Cards) == 0 && len(hits) > 0 {
 		return nil, tn.spent(firstCardChars(hits, b.CardChars))
 	}
-	out.Budget, err = t.finish(tn, researchctx.ToolSearch, uris, out.Chars())
+	out.Budget, err = t.finish(tn, grant.ToolSearch, uris, out.Chars())
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -25,13 +26,13 @@ type fixture struct {
 	ts    *tools.Toolset
 }
 
-func newFixture(t *testing.T, budget *researchctx.BudgetOverrides, mentions ...string) *fixture {
+func newFixture(t *testing.T, budget *grant.BudgetOverrides, mentions ...string) *fixture {
 	t.Helper()
 	return newFixtureWith(t, budget, nil, mentions...)
 }
 
 // newFixtureWith is newFixture on a sample vault that prep changed first.
-func newFixtureWith(t *testing.T, budget *researchctx.BudgetOverrides, prep func(vault string), mentions ...string) *fixture {
+func newFixtureWith(t *testing.T, budget *grant.BudgetOverrides, prep func(vault string), mentions ...string) *fixture {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "vault")
 	if err := samplevault.Extract(dir); err != nil {
@@ -52,16 +53,16 @@ func newFixtureWith(t *testing.T, budget *researchctx.BudgetOverrides, prep func
 	if err != nil {
 		t.Fatal(err)
 	}
-	grant, err := plan.WriteGrant()
+	gr, err := plan.WriteGrant()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := tools.Open(context.Background(), grant, nil)
+	ts, err := tools.Open(context.Background(), gr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ts.Close() })
-	return &fixture{vault: dir, plan: plan, grant: grant, ts: ts}
+	return &fixture{vault: dir, plan: plan, grant: gr, ts: ts}
 }
 
 // noLeak fails when a result or error names the machine's vault path or the
@@ -287,7 +288,7 @@ func TestReadModes(t *testing.T) {
 
 func TestReadFullPagedByCursor(t *testing.T) {
 	small := 700
-	f := newFixture(t, &researchctx.BudgetOverrides{ReadChars: &small})
+	f := newFixture(t, &grant.BudgetOverrides{ReadChars: &small})
 	ctx := context.Background()
 	out, err := f.ts.Read(ctx, tools.ReadInput{Target: "papers/2401.01234", Mode: "full"})
 	if err != nil {
@@ -460,7 +461,7 @@ func TestRelations(t *testing.T) {
 
 func TestBudgetAndUsage(t *testing.T) {
 	turn := 3000
-	f := newFixture(t, &researchctx.BudgetOverrides{TurnChars: &turn})
+	f := newFixture(t, &grant.BudgetOverrides{TurnChars: &turn})
 	ctx := context.Background()
 	// A second Toolset on the same grant stands for a second server process.
 	other, err := tools.Open(ctx, f.grant, nil)
@@ -495,7 +496,7 @@ func TestBudgetAndUsage(t *testing.T) {
 	if _, err := other.Search(ctx, tools.SearchInput{Query: "attention"}); !errors.Is(err, tools.ErrBudgetSpent) {
 		t.Errorf("the other process still has budget: %v", err)
 	}
-	u, err := researchctx.ReadUsage(researchctx.UsagePath(f.grant), "turn-1")
+	u, err := grant.ReadUsage(grant.UsagePath(f.grant), "turn-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -587,9 +588,9 @@ func TestMaxResultChars(t *testing.T) {
 }
 
 // usageOf reads the fixture turn's usage.
-func usageOf(t *testing.T, grant string) researchctx.Usage {
+func usageOf(t *testing.T, gr string) grant.Usage {
 	t.Helper()
-	u, err := researchctx.ReadUsage(researchctx.UsagePath(grant), "turn-1")
+	u, err := grant.ReadUsage(grant.UsagePath(gr), "turn-1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
 )
@@ -30,7 +30,7 @@ var (
 type Options struct {
 	// Sources opens the sources of a grant. Nil opens the Vault's own:
 	// papers, directories and plain files (see package sources).
-	Sources func(ctx context.Context, g *researchctx.Grant) ([]sources.Source, error)
+	Sources func(ctx context.Context, g *grant.Grant) ([]sources.Source, error)
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 	// MaxResultChars caps the charge of one call (the characters of every
@@ -54,7 +54,7 @@ type Toolset struct {
 	lib     *sources.Library // nil for grants served by custom sources
 	rel     relationsFunc    // nil when the sources have no library
 
-	usage *researchctx.UsageLog // shared with every process on the grant
+	usage *grant.UsageLog // shared with every process on the grant
 }
 
 // Open reads the grant at grantPath, remembers its fingerprint and opens its
@@ -63,16 +63,16 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 	if opts == nil {
 		opts = &Options{}
 	}
-	g, err := researchctx.ReadGrant(grantPath)
+	g, err := grant.Read(grantPath)
 	if err != nil {
 		return nil, err
 	}
-	if g.Mode != researchctx.ModeMCP {
-		return nil, fmt.Errorf("%w: the grant is %s: it allows no tools", researchctx.ErrGrant, g.Mode)
+	if g.Mode != grant.ModeMCP {
+		return nil, fmt.Errorf("%w: the grant is %s: it allows no tools", grant.ErrInvalid, g.Mode)
 	}
 	t := &Toolset{
 		grantPath:   grantPath,
-		usage:       researchctx.OpenUsageLog(researchctx.UsagePath(grantPath)),
+		usage:       grant.OpenUsageLog(grant.UsagePath(grantPath)),
 		fingerprint: g.Fingerprint,
 		log:         opts.Logger,
 		maxResult:   opts.MaxResultChars,
@@ -93,7 +93,7 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 }
 
 // openVault opens the Vault sources a grant names.
-func (t *Toolset) openVault(ctx context.Context, g *researchctx.Grant) ([]sources.Source, error) {
+func (t *Toolset) openVault(ctx context.Context, g *grant.Grant) ([]sources.Source, error) {
 	v, err := vault.Open(g.Vault, nil)
 	if err != nil {
 		return nil, fmt.Errorf("opening the vault: %w", err)
@@ -133,8 +133,8 @@ func (t *Toolset) Sources() []sources.Source { return t.sources }
 
 // turn is the per-call view of the grant and the budget the call reserved.
 type turn struct {
-	grant *researchctx.Grant
-	res   *researchctx.Reservation
+	grant *grant.Grant
+	res   *grant.Reservation
 }
 
 // begin re-reads the grant and reserves the call's budget: at most perCall
@@ -142,8 +142,8 @@ type turn struct {
 // counting every call in flight in any process. It fails closed when the
 // grant is gone or its scope changed, and when the budget is spent. The
 // caller must settle the reservation (finish) or release it (end).
-func (t *Toolset) begin(ctx context.Context, perCall func(researchctx.Budget) int) (*turn, error) {
-	g, err := researchctx.ReadGrant(t.grantPath)
+func (t *Toolset) begin(ctx context.Context, perCall func(grant.Budget) int) (*turn, error) {
+	g, err := grant.Read(t.grantPath)
 	if err != nil || g.Fingerprint != t.fingerprint {
 		return nil, ErrGrantChanged
 	}
@@ -152,7 +152,7 @@ func (t *Toolset) begin(ctx context.Context, perCall func(researchctx.Budget) in
 		want = min(want, t.maxResult)
 	}
 	res, used, err := t.usage.Reserve(ctx, g.TurnID, g.Budget.TurnChars, want)
-	if errors.Is(err, researchctx.ErrTurnSpent) {
+	if errors.Is(err, grant.ErrTurnSpent) {
 		return nil, fmt.Errorf("%w: %d of %d characters used", ErrBudgetSpent, min(used, g.Budget.TurnChars), g.Budget.TurnChars)
 	}
 	if err != nil {
@@ -242,7 +242,7 @@ func (t *Toolset) resolve(ctx context.Context, raw string) (*target, error) {
 	if src == nil {
 		return nil, fmt.Errorf("%w: %s", ErrNotGranted, quoteArg(u.Path))
 	}
-	if src.Info().Kind == sources.KindDirectory && inner != "" {
+	if src.Info().Kind == grant.KindDirectory && inner != "" {
 		src, inner = t.paperInside(ctx, src, inner)
 	}
 	return &target{src: src, path: inner, frag: u}, nil
@@ -264,7 +264,7 @@ func (t *Toolset) paperInside(ctx context.Context, dir sources.Source, p string)
 	if paper == nil || paper.Ref == ref || ref != "." && !strings.HasPrefix(paper.Ref, ref+"/") {
 		return dir, p
 	}
-	src, err := t.lib.Open(ctx, sources.KindPaper, paper.Ref)
+	src, err := t.lib.Open(ctx, grant.KindPaper, paper.Ref)
 	if err != nil {
 		return dir, p
 	}
@@ -284,7 +284,7 @@ func (t *Toolset) owner(p string) (sources.Source, string) {
 		case ref == p:
 			return s, ""
 		case ref == "." || strings.HasPrefix(p, ref+"/"):
-			if s.Info().Kind == sources.KindFile {
+			if s.Info().Kind == grant.KindFile {
 				continue
 			}
 			if best == nil || len(ref) > len(best.Info().Ref) {

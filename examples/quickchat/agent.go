@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/acp"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/mcp"
 )
 
@@ -167,7 +167,7 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 	d := rep.Decision
 	what := "no MCP server (prompt-only)"
 	if d.AttachServer {
-		what = researchctx.ServerName + " attached"
+		what = grant.ServerName + " attached"
 	}
 	o.kv("session", fmt.Sprintf("%s (%s) · %s", d.Action, d.Reason, what))
 
@@ -284,7 +284,7 @@ func (s *streamer) update(u acp.Update) {
 		name := clip(callName(c), 60)
 		line := "     " + o.dim("← "+name+" "+c.Status)
 		if c.Status == acp.StatusDenied {
-			line = "     " + o.red("← "+name+" denied by the policy") + o.dim(" (only "+researchctx.ServerName+" tools may run)")
+			line = "     " + o.red("← "+name+" denied by the policy") + o.dim(" (only "+grant.ServerName+" tools may run)")
 		}
 		if len(c.URIs) > 0 {
 			line += o.dim(" · " + strings.Join(c.URIs, " "))

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/mcp"
 )
@@ -116,9 +116,9 @@ func TestAgent(t *testing.T) {
 	if err := json.Unmarshal(opened.Servers[0], &entry); err != nil {
 		t.Fatal(err)
 	}
-	grant := filepath.Join(vaultDir, ".agentero", "context-sessions", runtimeID, "grant.json")
-	if entry.Name != researchctx.ServerName || !filepath.IsAbs(entry.Command) || entry.Env == nil ||
-		!cmp.Equal(entry.Args, []string{mcp.Flag, grant}) {
+	gr := filepath.Join(vaultDir, ".agentero", "context-sessions", runtimeID, "grant.json")
+	if entry.Name != grant.ServerName || !filepath.IsAbs(entry.Command) || entry.Env == nil ||
+		!cmp.Equal(entry.Args, []string{mcp.Flag, gr}) {
 		t.Errorf("server entry %+v", entry)
 	}
 	if diff := cmp.Diff([]string{"context_read", "context_search", "paper_relations"}, opened.Tools); diff != "" {

@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/mcp"
@@ -187,7 +188,7 @@ func demoCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		run.out = newPrinter(io.Discard)
 	}
 	run.showPlan()
-	if plan.Mode == researchctx.ModeMCP {
+	if plan.Mode == grant.ModeMCP {
 		// Index the granted sources here, with progress, so the agent's
 		// first search finds them indexed.
 		if err := prewarm(ctx, plan, newProgress(stderr, time.Second, progressEvery, progressEveryPipe)); err != nil {
@@ -199,7 +200,7 @@ func demoCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if err := run.agentTurn(ctx, agentCmd, stderr); err != nil {
 			return err
 		}
-	case plan.Mode != researchctx.ModeMCP:
+	case plan.Mode != grant.ModeMCP:
 		run.out.step("5", "No tool calls: a prompt-only turn")
 		run.out.line("   The agent gets the prompt block above and nothing else; no MCP server is attached.")
 	default:
@@ -230,7 +231,7 @@ func defaultAsk(c *demoConfig, p *researchctx.Plan) string {
 		return c.quote
 	}
 	for _, s := range p.Sources {
-		if s.Kind == researchctx.KindPaper && s.Title != "" {
+		if s.Kind == grant.KindPaper && s.Title != "" {
 			return s.Title
 		}
 	}
@@ -239,7 +240,7 @@ func defaultAsk(c *demoConfig, p *researchctx.Plan) string {
 
 func hasPaper(p *researchctx.Plan, path string) bool {
 	for _, s := range p.Sources {
-		if s.Path == path && s.Kind == researchctx.KindPaper {
+		if s.Path == path && s.Kind == grant.KindPaper {
 			return true
 		}
 	}
@@ -265,7 +266,7 @@ type demoRun struct {
 	session   *sdk.ClientSession
 	calls     []callRecord
 	agent     *agentReport
-	usage     researchctx.Usage
+	usage     grant.Usage
 	sources   []sourceLink
 }
 
@@ -316,8 +317,8 @@ func (r *demoRun) showPlan() {
 	o.step("4", "The grant the MCP server enforces")
 	rel, _ := filepath.Rel(p.Vault, r.grantPath)
 	o.kv("grant", "{vault}/"+filepath.ToSlash(rel))
-	if p.Mode == researchctx.ModeMCP {
-		o.kv("server", fmt.Sprintf("%s = <this executable> %s <grant>, attached to the agent's session", researchctx.ServerName, mcp.Flag))
+	if p.Mode == grant.ModeMCP {
+		o.kv("server", fmt.Sprintf("%s = <this executable> %s <grant>, attached to the agent's session", grant.ServerName, mcp.Flag))
 	} else {
 		o.kv("server", "none: a prompt-only turn attaches no MCP server")
 	}
@@ -408,13 +409,13 @@ func (r *demoRun) scripted(ctx context.Context) {
 	var paper, dir string
 	for _, s := range r.plan.Sources {
 		switch {
-		case s.Kind == researchctx.KindPaper && paper == "":
+		case s.Kind == grant.KindPaper && paper == "":
 			paper = s.Path
-		case s.Kind == researchctx.KindDirectory && dir == "":
+		case s.Kind == grant.KindDirectory && dir == "":
 			dir = s.Path
 		}
 	}
-	rec := r.call(ctx, researchctx.ToolSearch, map[string]any{"query": r.cfg.ask, "limit": 3}, "cards for the question, from every granted source")
+	rec := r.call(ctx, grant.ToolSearch, map[string]any{"query": r.cfg.ask, "limit": 3}, "cards for the question, from every granted source")
 	page := 0
 	var sr tools.SearchOutput
 	if structured(rec, &sr) {
@@ -426,9 +427,9 @@ func (r *demoRun) scripted(ctx context.Context) {
 		}
 	}
 	if paper != "" && r.cfg.quote != "" {
-		r.call(ctx, researchctx.ToolRead, map[string]any{"target": paper, "mode": tools.ModeExcerpt, "quote": r.cfg.quote}, "the passage around the selection")
+		r.call(ctx, grant.ToolRead, map[string]any{"target": paper, "mode": tools.ModeExcerpt, "quote": r.cfg.quote}, "the passage around the selection")
 		if r.cfg.quote == sampleQuote {
-			r.call(ctx, researchctx.ToolRead, map[string]any{"target": paper, "mode": tools.ModeExcerpt, "quote": sampleParaphrase}, "the selection as a model quotes it: found approximately")
+			r.call(ctx, grant.ToolRead, map[string]any{"target": paper, "mode": tools.ModeExcerpt, "quote": sampleParaphrase}, "the selection as a model quotes it: found approximately")
 		}
 	}
 	if paper != "" {
@@ -436,14 +437,14 @@ func (r *demoRun) scripted(ctx context.Context) {
 		if page == 0 {
 			page, note = max(r.cfg.page, 1), "one page"
 		}
-		r.call(ctx, researchctx.ToolRead, map[string]any{"target": paper, "mode": tools.ModePage, "page": page}, note)
+		r.call(ctx, grant.ToolRead, map[string]any{"target": paper, "mode": tools.ModePage, "page": page}, note)
 	}
 	if dir != "" {
-		r.call(ctx, researchctx.ToolRead, map[string]any{"target": dir}, "a directory lists one level, nothing more")
+		r.call(ctx, grant.ToolRead, map[string]any{"target": dir}, "a directory lists one level, nothing more")
 	}
 	outside := ""
 	if paper != "" {
-		rec := r.call(ctx, researchctx.ToolRelations, map[string]any{"paper": paper, "limit": 2}, "references, cited by, related")
+		rec := r.call(ctx, grant.ToolRelations, map[string]any{"paper": paper, "limit": 2}, "references, cited by, related")
 		var rel tools.RelationsOutput
 		if structured(rec, &rel) {
 			for _, c := range slicesConcat(rel.CitedBy, rel.Related, rel.References) {
@@ -455,9 +456,9 @@ func (r *demoRun) scripted(ctx context.Context) {
 		}
 	}
 	if outside != "" {
-		r.call(ctx, researchctx.ToolRead, map[string]any{"target": outside}, "a relation card names it, but it is not in the grant")
+		r.call(ctx, grant.ToolRead, map[string]any{"target": outside}, "a relation card names it, but it is not in the grant")
 	} else {
-		r.call(ctx, researchctx.ToolRead, map[string]any{"target": ".agentero/citing-scan.json"}, "the SDK's private folder is never granted")
+		r.call(ctx, grant.ToolRead, map[string]any{"target": ".agentero/citing-scan.json"}, "the SDK's private folder is never granted")
 	}
 }
 
@@ -517,15 +518,15 @@ func (r *demoRun) interactive(ctx context.Context, in io.Reader) error {
 			if mode != "" {
 				args["mode"] = mode
 			}
-			r.call(ctx, researchctx.ToolRead, args, "")
+			r.call(ctx, grant.ToolRead, args, "")
 		case "rel":
 			if rest == "" {
 				o.line("   usage: rel <paper>")
 				continue
 			}
-			r.call(ctx, researchctx.ToolRelations, map[string]any{"paper": rest}, "")
+			r.call(ctx, grant.ToolRelations, map[string]any{"paper": rest}, "")
 		default:
-			r.call(ctx, researchctx.ToolSearch, map[string]any{"query": line}, "")
+			r.call(ctx, grant.ToolSearch, map[string]any{"query": line}, "")
 		}
 	}
 }
@@ -568,7 +569,7 @@ func (r *demoRun) writeJSON(w io.Writer) error {
 		Sources   []sourceLink      `json:"sources"`
 	}{
 		Vault: r.plan.Vault, Sample: r.sample, Question: r.cfg.ask, Plan: r.plan, Prompt: r.plan.Prompt(),
-		GrantPath: r.grantPath, UsagePath: researchctx.UsagePath(r.grantPath), Calls: r.calls, Agent: r.agent,
+		GrantPath: r.grantPath, UsagePath: grant.UsagePath(r.grantPath), Calls: r.calls, Agent: r.agent,
 		Usage:   usageJSON{Calls: r.usage.Calls, Chars: r.usage.Chars, TurnChars: r.plan.Budget.TurnChars},
 		Sources: r.sources,
 	}

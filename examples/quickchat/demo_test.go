@@ -13,6 +13,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/acp"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -101,11 +102,11 @@ func TestDefaultRun(t *testing.T) {
 			t.Errorf("%s missing or empty: %v", name, err)
 		}
 	}
-	g, err := researchctx.ReadGrant(filepath.Join(dir, "grant.json"))
+	g, err := grant.Read(filepath.Join(dir, "grant.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := researchctx.ReadUsage(filepath.Join(dir, "usage.jsonl"), g.TurnID)
+	u, err := grant.ReadUsage(filepath.Join(dir, "usage.jsonl"), g.TurnID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestJSON(t *testing.T) {
 	tmp := t.TempDir()
 	r := mustRun(t, tmp, "", "-json")
 	v := parseRun(t, r.stdout)
-	if !v.Sample || v.Plan.Mode != researchctx.ModeMCP || v.Plan.Vault != v.Vault || v.Question != sampleAsk {
+	if !v.Sample || v.Plan.Mode != grant.ModeMCP || v.Plan.Vault != v.Vault || v.Question != sampleAsk {
 		t.Errorf("sample %v, mode %q, plan vault %q, vault %q, question %q", v.Sample, v.Plan.Mode, v.Plan.Vault, v.Vault, v.Question)
 	}
 	if !strings.HasPrefix(v.Vault, tmp) {
@@ -225,7 +226,7 @@ func TestJSON(t *testing.T) {
 	if _, err := os.Stat(v.GrantPath); err != nil {
 		t.Errorf("grant: %v", err)
 	}
-	u, err := researchctx.ReadUsage(v.UsagePath, v.Plan.TurnID)
+	u, err := grant.ReadUsage(v.UsagePath, v.Plan.TurnID)
 	if err != nil {
 		t.Fatal(err)
 	}

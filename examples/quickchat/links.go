@@ -8,6 +8,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/grant"
 )
 
 // sourceLink is one source of the turn, for display and -json.
@@ -33,8 +34,8 @@ func (r *demoRun) showSources() error {
 // listSources prints the sources so far, under the step heading or, in the
 // interactive mode, without it.
 func (r *demoRun) listSources(heading bool) error {
-	usagePath := researchctx.UsagePath(r.grantPath)
-	u, err := researchctx.ReadUsage(usagePath, r.plan.TurnID)
+	usagePath := grant.UsagePath(r.grantPath)
+	u, err := grant.ReadUsage(usagePath, r.plan.TurnID)
 	if err != nil {
 		return err
 	}
@@ -97,14 +98,14 @@ func (r *demoRun) listSources(heading bool) error {
 
 // toolLabel says what each tool's sources are.
 var toolLabel = map[string]string{
-	researchctx.ToolSearch:    "cards the search returned",
-	researchctx.ToolRead:      "what the agent read",
-	researchctx.ToolRelations: "relation cards: references, cited by, related",
+	grant.ToolSearch:    "cards the search returned",
+	grant.ToolRead:      "what the agent read",
+	grant.ToolRelations: "relation cards: references, cited by, related",
 }
 
 // firstTools maps each URI of a turn's usage lines to the first tool that
 // returned it.
-func firstTools(lines []researchctx.UsageLine) map[string]string {
+func firstTools(lines []grant.UsageLine) map[string]string {
 	m := map[string]string{}
 	for _, l := range lines {
 		for _, u := range l.URIs {
@@ -122,7 +123,7 @@ func granted(p *researchctx.Plan, path string) bool {
 		switch {
 		case path == s.Path:
 			return true
-		case s.Kind == researchctx.KindFile:
+		case s.Kind == grant.KindFile:
 		case s.Path == "." || strings.HasPrefix(path, s.Path+"/"):
 			return true
 		}

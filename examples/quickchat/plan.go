@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 )
 
 // planOutput is the JSON that `quickchat plan` prints: the stable,
@@ -18,12 +19,12 @@ type planOutput struct {
 	GrantPath   string                 `json:"grantPath"`
 	Prompt      string                 `json:"prompt"`
 	Fingerprint string                 `json:"fingerprint"`
-	Mode        researchctx.Mode       `json:"mode"`
+	Mode        grant.Mode             `json:"mode"`
 	Tools       []string               `json:"tools"`
-	Sources     []researchctx.Source   `json:"sources"`
+	Sources     []grant.Ref            `json:"sources"`
 	Evidence    []researchctx.Evidence `json:"evidence"`
 	Dropped     []researchctx.Dropped  `json:"dropped"`
-	Budget      researchctx.Budget     `json:"budget"`
+	Budget      grant.Budget           `json:"budget"`
 	RuntimeID   string                 `json:"runtimeId"`
 	TurnID      string                 `json:"turnId"`
 }

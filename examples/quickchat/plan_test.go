@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/samplevault"
 )
 
@@ -21,10 +22,10 @@ type planJSON struct {
 	Fingerprint string                 `json:"fingerprint"`
 	Mode        string                 `json:"mode"`
 	Tools       []string               `json:"tools"`
-	Sources     []researchctx.Source   `json:"sources"`
+	Sources     []grant.Ref            `json:"sources"`
 	Evidence    []researchctx.Evidence `json:"evidence"`
 	Dropped     []researchctx.Dropped  `json:"dropped"`
-	Budget      researchctx.Budget     `json:"budget"`
+	Budget      grant.Budget           `json:"budget"`
 	RuntimeID   string                 `json:"runtimeId"`
 	TurnID      string                 `json:"turnId"`
 }
@@ -70,7 +71,7 @@ func TestPlanRequest(t *testing.T) {
 	if p.GrantPath != wantGrant {
 		t.Errorf("grantPath %q, want %q", p.GrantPath, wantGrant)
 	}
-	g, err := researchctx.ReadGrant(p.GrantPath)
+	g, err := grant.Read(p.GrantPath)
 	if err != nil {
 		t.Fatalf("the grant was not written: %v", err)
 	}

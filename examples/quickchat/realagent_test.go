@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	researchctx "github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/acp"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/agenttest"
 	"github.com/researchctx/researchctx/internal/samplevault"
 )
@@ -75,7 +75,7 @@ func TestRealAgentsQuickchat(t *testing.T) {
 					}
 				}
 			}
-			if diff := cmp.Diff([]string{researchctx.ToolSearch + " completed", researchctx.ToolRead + " completed"}, tools); diff != "" {
+			if diff := cmp.Diff([]string{grant.ToolSearch + " completed", grant.ToolRead + " completed"}, tools); diff != "" {
 				t.Errorf("our tool calls in -json (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(uris, ag.Sources); diff != "" {
@@ -85,11 +85,11 @@ func TestRealAgentsQuickchat(t *testing.T) {
 			// The printed run: each call as it happens (under our name, or
 			// the agent's name for it), then the sources.
 			out = runAgent(t, env, args...)
-			for _, tool := range []string{researchctx.ToolSearch, researchctx.ToolRead} {
+			for _, tool := range []string{grant.ToolSearch, grant.ToolRead} {
 				// An agent that streams a call's arguments announces it
 				// with none: its start line is the name alone, and the
 				// approval line that follows carries the arguments.
-				start := regexp.MustCompile(`(?m)^\s*→ (mcp__` + researchctx.ServerName + `__)?` + tool + `( |$)`)
+				start := regexp.MustCompile(`(?m)^\s*→ (mcp__` + grant.ServerName + `__)?` + tool + `( |$)`)
 				if !start.MatchString(out) {
 					t.Errorf("output shows no start of %s:\n%s", tool, out)
 				}

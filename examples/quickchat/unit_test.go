@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 )
 
 func TestSplitArgs(t *testing.T) {
@@ -59,11 +60,11 @@ func TestOpenURL(t *testing.T) {
 }
 
 func TestGranted(t *testing.T) {
-	p := &researchctx.Plan{Sources: []researchctx.Source{
-		{Kind: researchctx.KindPaper, Path: "papers/a"},
-		{Kind: researchctx.KindDirectory, Path: "notes"},
-		{Kind: researchctx.KindFile, Path: "reading-list"},
-	}}
+	p := &researchctx.Plan{Scope: grant.Scope{Sources: []grant.Ref{
+		{Kind: grant.KindPaper, Path: "papers/a"},
+		{Kind: grant.KindDirectory, Path: "notes"},
+		{Kind: grant.KindFile, Path: "reading-list"},
+	}}}
 	tests := []struct {
 		path string
 		want bool

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -14,17 +14,17 @@ import (
 // from and how to cite it, in a few lines. The full result is in -json.
 func (r *demoRun) view(rec *callRecord) string {
 	switch rec.Tool {
-	case researchctx.ToolSearch:
+	case grant.ToolSearch:
 		var out tools.SearchOutput
 		if structured(rec, &out) {
 			return r.searchView(&out)
 		}
-	case researchctx.ToolRead:
+	case grant.ToolRead:
 		var out tools.ReadOutput
 		if structured(rec, &out) {
 			return r.readView(&out)
 		}
-	case researchctx.ToolRelations:
+	case grant.ToolRelations:
 		var out tools.RelationsOutput
 		if structured(rec, &out) {
 			return r.relationsView(&out)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
 )
@@ -37,7 +38,7 @@ func prewarm(ctx context.Context, plan *researchctx.Plan, pr *progress) error {
 	pr.start()
 	defer pr.stop()
 	for _, s := range plan.Sources {
-		src, err := lib.Open(ctx, sources.Kind(s.Kind), s.Path)
+		src, err := lib.Open(ctx, grant.Kind(s.Kind), s.Path)
 		if err != nil {
 			continue
 		}

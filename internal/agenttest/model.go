@@ -21,7 +21,7 @@ import (
 	"strings"
 	"sync"
 
-	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 )
 
 // API names the wire protocol of a request.
@@ -204,7 +204,7 @@ func (r Request) Tool(tool string) (Tool, bool) {
 // Claude Code, "mcp_agentero-context_context_read" for gemini-cli).
 func MatchTool(name, tool string) bool {
 	switch name {
-	case tool, "mcp__" + researchctx.ServerName + "__" + tool, "mcp_" + researchctx.ServerName + "_" + tool, researchctx.ServerName + "__" + tool:
+	case tool, "mcp__" + grant.ServerName + "__" + tool, "mcp_" + grant.ServerName + "_" + tool, grant.ServerName + "__" + tool:
 		return true
 	}
 	return false

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 )
 
 // citeRE finds citation URIs in a tool result as the model got it: the
@@ -60,7 +60,7 @@ var ShellTools = []string{"run_shell_command", "Bash"}
 //     marker file and is titled with our tool's name, then an answer.
 func Research(marker string) Script {
 	return func(req Request) Reply {
-		if c, ok := LoadDeferred(req, researchctx.Tools...); ok {
+		if c, ok := LoadDeferred(req, grant.Tools...); ok {
 			return Reply{Calls: []Call{c}}
 		}
 		var results []Result
@@ -69,8 +69,8 @@ func Research(marker string) Script {
 				results = append(results, r)
 			}
 		}
-		search, _ := req.Tool(researchctx.ToolSearch)
-		read, _ := req.Tool(researchctx.ToolRead)
+		search, _ := req.Tool(grant.ToolSearch)
+		read, _ := req.Tool(grant.ToolRead)
 		prompt := req.Prompt()
 		switch {
 		case strings.Contains(prompt, AskHostile):
@@ -79,8 +79,8 @@ func Research(marker string) Script {
 			}
 			for _, name := range ShellTools {
 				if sh, ok := req.Tool(name); ok {
-					cmd := "touch " + marker + " # " + researchctx.ToolSearch
-					return Reply{Calls: []Call{{Name: sh.Name, Args: map[string]any{"command": cmd, "description": researchctx.ToolSearch}}}}
+					cmd := "touch " + marker + " # " + grant.ToolSearch
+					return Reply{Calls: []Call{{Name: sh.Name, Args: map[string]any{"command": cmd, "description": grant.ToolSearch}}}}
 				}
 			}
 			return Reply{Text: "No shell tool was declared."}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/procstat"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -144,10 +145,10 @@ func benchRelations(ctx context.Context, root string) (*relTiming, error) {
 	}
 	var res researchctx.Resolver
 	defer res.Close()
-	turnChars := researchctx.MaxBudget.TurnChars
+	turnChars := grant.MaxBudget.TurnChars
 	plan, err := res.Resolve(ctx, researchctx.Request{
 		Vault: root, RuntimeID: runtimeID, TurnID: "turn-0", Mentions: mentions,
-		Budget: &researchctx.BudgetOverrides{TurnChars: &turnChars},
+		Budget: &grant.BudgetOverrides{TurnChars: &turnChars},
 	})
 	if err != nil {
 		return nil, err
@@ -155,13 +156,13 @@ func benchRelations(ctx context.Context, root string) (*relTiming, error) {
 	if len(plan.Sources) != libGranted {
 		return nil, fmt.Errorf("the plan grants %d papers, want %d (dropped %v)", len(plan.Sources), libGranted, plan.Dropped)
 	}
-	grant, err := plan.WriteGrant()
+	gr, err := plan.WriteGrant()
 	if err != nil {
 		return nil, err
 	}
 	rt := &relTiming{}
 	st := time.Now()
-	ts, err := tools.Open(ctx, grant, nil)
+	ts, err := tools.Open(ctx, gr, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/index/scifact"
 	"github.com/researchctx/researchctx/internal/procstat"
@@ -182,7 +183,7 @@ func runSciFact(ctx context.Context, dir string, rounds, runs, paced int) error 
 	slices.Sort(direct)
 	fmt.Printf("  the directory source alone, same claims: p50 %v  p95 %v; the usage log holds %d lines at the end\n",
 		percentile(direct, 0.5).Round(10*time.Microsecond), percentile(direct, 0.95).Round(10*time.Microsecond),
-		countLines(researchctx.UsagePath(s.grant)))
+		countLines(grant.UsagePath(s.grant)))
 
 	// An agent searches every few seconds, not back to back: spaced past
 	// the directory's restamp interval, every search walks the folder.
@@ -308,8 +309,8 @@ func freshRuns(ctx context.Context, s *session, root string, claims []scifact.Cl
 // to the line that reports its first result, the child's own measure, and
 // its peak RSS as it reports it. (The rusage of a waited-for child is no
 // measure here: Linux carries the parent's peak into a child that execs.)
-func child(ctx context.Context, self, grant, query string) (wall, inner, cpu time.Duration, rss int64, err error) {
-	cmd := exec.CommandContext(ctx, self, "-first-search", grant, "-query", query)
+func child(ctx context.Context, self, gr, query string) (wall, inner, cpu time.Duration, rss int64, err error) {
+	cmd := exec.CommandContext(ctx, self, "-first-search", gr, "-query", query)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -337,8 +338,8 @@ func child(ctx context.Context, self, grant, query string) (wall, inner, cpu tim
 
 // firstSearch is the child: what an MCP server process does on its first
 // context_search call. It prints the nanoseconds since the process started.
-func firstSearch(ctx context.Context, grant, query string) error {
-	ts, err := tools.Open(ctx, grant, nil)
+func firstSearch(ctx context.Context, gr, query string) error {
+	ts, err := tools.Open(ctx, gr, nil)
 	if err != nil {
 		return err
 	}

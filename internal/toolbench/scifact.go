@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/index/scifact"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -57,18 +58,18 @@ type session struct {
 // newSession resolves a request that mentions the corpus folder, with ten
 // cards per search and the largest turn budget, and writes its grant.
 func newSession(ctx context.Context, res *researchctx.Resolver, root string) (*session, error) {
-	cards, turnChars := k, researchctx.MaxBudget.TurnChars
+	cards, turnChars := k, grant.MaxBudget.TurnChars
 	plan, err := res.Resolve(ctx, researchctx.Request{
 		Vault:     root,
 		RuntimeID: runtimeID,
 		TurnID:    "turn-0",
 		Mentions:  []string{corpusDir},
-		Budget:    &researchctx.BudgetOverrides{SearchCards: &cards, TurnChars: &turnChars},
+		Budget:    &grant.BudgetOverrides{SearchCards: &cards, TurnChars: &turnChars},
 	})
 	if err != nil {
 		return nil, err
 	}
-	if plan.Mode != researchctx.ModeMCP || len(plan.Sources) != 1 || plan.Sources[0].Kind != researchctx.KindDirectory {
+	if plan.Mode != grant.ModeMCP || len(plan.Sources) != 1 || plan.Sources[0].Kind != grant.KindDirectory {
 		return nil, fmt.Errorf("the plan does not grant the corpus folder: mode %s, sources %v, dropped %v",
 			plan.Mode, plan.Sources, plan.Dropped)
 	}

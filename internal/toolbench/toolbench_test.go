@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/index/scifact"
 	"github.com/researchctx/researchctx/tools"
@@ -72,7 +73,7 @@ func TestSciFactThroughTools(t *testing.T) {
 		t.Errorf("card-quote share = %.3f (%d of %d), want ≥ %.2f", ev.QuoteShare(), ev.QuoteHits, ev.QuoteClaims, minQuoteShare)
 	}
 	// The last turn's usage log holds exactly its searches.
-	u, err := researchctx.ReadUsage(researchctx.UsagePath(s.grant), s.plan.TurnID)
+	u, err := grant.ReadUsage(grant.UsagePath(s.grant), s.plan.TurnID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,18 +25,19 @@ import (
 	"sync"
 	"time"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
-// Kind says what a vault path is.
-type Kind string
+// Kind says what a vault path is: one of grant's Vault kinds.
+type Kind = grant.Kind
 
 // The three kinds of source a path can be.
 const (
-	KindPaper     Kind = "paper"
-	KindDirectory Kind = "directory"
-	KindFile      Kind = "file"
+	KindPaper     = grant.KindPaper
+	KindDirectory = grant.KindDirectory
+	KindFile      = grant.KindFile
 )
 
 // Errors callers branch on. Messages name vault-relative paths only.

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
 )
@@ -225,7 +226,7 @@ func (c *checker) list() {
 		if ref != "." && !strings.HasPrefix(e.Path, ref+"/") {
 			c.fail("List entry %q is outside the source", e.Path)
 		}
-		if e.Kind == sources.KindFile {
+		if e.Kind == grant.KindFile {
 			seenFile = true
 		} else if seenFile {
 			c.fail("List puts folder %q after files", e.Name)

@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/procstat"
@@ -139,7 +140,7 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 		}
 	}
 
-	grant, next, err := writeGrant(ctx, dir)
+	gr, next, err := writeGrant(ctx, dir)
 	if err != nil {
 		return err
 	}
@@ -151,7 +152,7 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 		pprof.StartCPUProfile(f)
 	}
 	st := time.Now()
-	ts, err := tools.Open(ctx, grant, nil)
+	ts, err := tools.Open(ctx, gr, nil)
 	if err != nil {
 		return err
 	}
@@ -214,7 +215,7 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 		if err := next(); err != nil {
 			return err
 		}
-		wall, inner, peak, err := spawn(ctx, self, grant, warm, queries[(i*7+3)%len(queries)])
+		wall, inner, peak, err := spawn(ctx, self, gr, warm, queries[(i*7+3)%len(queries)])
 		if err != nil {
 			return err
 		}
@@ -334,10 +335,10 @@ func syllables(r *rand.Rand) string {
 func writeGrant(ctx context.Context, root string) (string, func() error, error) {
 	var res researchctx.Resolver
 	defer res.Close()
-	turnChars := researchctx.MaxBudget.TurnChars
+	turnChars := grant.MaxBudget.TurnChars
 	plan, err := res.Resolve(ctx, researchctx.Request{
 		Vault: root, RuntimeID: "libbench", TurnID: "turn-0", Mentions: []string{"papers"},
-		Budget: &researchctx.BudgetOverrides{TurnChars: &turnChars},
+		Budget: &grant.BudgetOverrides{TurnChars: &turnChars},
 	})
 	if err != nil {
 		return "", nil, err
@@ -345,7 +346,7 @@ func writeGrant(ctx context.Context, root string) (string, func() error, error) 
 	if len(plan.Sources) != 1 {
 		return "", nil, fmt.Errorf("the plan grants %v (dropped %v)", plan.Sources, plan.Dropped)
 	}
-	grant, err := plan.WriteGrant()
+	gr, err := plan.WriteGrant()
 	if err != nil {
 		return "", nil, err
 	}
@@ -356,14 +357,14 @@ func writeGrant(ctx context.Context, root string) (string, func() error, error) 
 		_, err := plan.WriteGrant()
 		return err
 	}
-	return grant, next, nil
+	return gr, next, nil
 }
 
 // spawn runs a new server process: the time to its first result as seen
 // from here and as it measures itself, and its peak RSS after the warm
 // searches.
-func spawn(ctx context.Context, self, grant string, warm int, query string) (wall, inner time.Duration, rss int64, err error) {
-	cmd := exec.CommandContext(ctx, self, "-child", grant, "-warm", strconv.Itoa(warm), query)
+func spawn(ctx context.Context, self, gr string, warm int, query string) (wall, inner time.Duration, rss int64, err error) {
+	cmd := exec.CommandContext(ctx, self, "-child", gr, "-warm", strconv.Itoa(warm), query)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -390,7 +391,7 @@ func spawn(ctx context.Context, self, grant string, warm int, query string) (wal
 	return wall, time.Duration(ns), rss, nil
 }
 
-func runChild(ctx context.Context, grant string, warm int, query string) error {
+func runChild(ctx context.Context, gr string, warm int, query string) error {
 	if p := os.Getenv("LIBBENCH_CHILD_CPUPROFILE"); p != "" {
 		f, err := os.Create(p)
 		if err != nil {
@@ -399,7 +400,7 @@ func runChild(ctx context.Context, grant string, warm int, query string) error {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
-	ts, err := tools.Open(ctx, grant, nil)
+	ts, err := tools.Open(ctx, gr, nil)
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/mcp"
@@ -102,18 +103,18 @@ func coldStart(work, quickchat, fsServer string, runs, fileChars int) error {
 	if err := os.WriteFile(doc, []byte(benchText(fileChars)), 0o644); err != nil {
 		return err
 	}
-	turnChars := researchctx.MaxBudget.TurnChars // 20 reads in one turn
-	grant, err := writeGrant(researchctx.Request{
+	turnChars := grant.MaxBudget.TurnChars // 20 reads in one turn
+	gr, err := writeGrant(researchctx.Request{
 		Vault: vault, RuntimeID: "bench", TurnID: "turn-1",
 		CurrentPaper: "papers/2401.01234",
 		Mentions:     []string{"bench/doc.md", "notes"},
-		Budget:       &researchctx.BudgetOverrides{TurnChars: &turnChars},
+		Budget:       &grant.BudgetOverrides{TurnChars: &turnChars},
 	})
 	if err != nil {
 		return err
 	}
 	ours := func() (time.Duration, int, error) {
-		return firstCall(exec.Command(quickchat, mcp.Flag, grant), researchctx.ToolRead,
+		return firstCall(exec.Command(quickchat, mcp.Flag, gr), grant.ToolRead,
 			map[string]any{"target": "bench/doc.md", "mode": "full"})
 	}
 	theirs := func() (time.Duration, int, error) {
@@ -194,11 +195,11 @@ func scifactSession(work, quickchat, scifact string, claims int) error {
 		return err
 	}
 	req := researchctx.Request{Vault: vault, RuntimeID: "bench-scifact", TurnID: "turn-0", Mentions: []string{"scifact"}}
-	grant, err := writeGrant(req)
+	gr, err := writeGrant(req)
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(quickchat, mcp.Flag, grant)
+	cmd := exec.Command(quickchat, mcp.Flag, gr)
 	c := sdk.NewClient(&sdk.Implementation{Name: "mcpbench", Version: "1"}, nil)
 	ctx := context.Background()
 	start := time.Now()
@@ -222,7 +223,7 @@ func scifactSession(work, quickchat, scifact string, claims int) error {
 			}
 		}
 		t0 := time.Now()
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: researchctx.ToolSearch, Arguments: map[string]any{"query": q}})
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: grant.ToolSearch, Arguments: map[string]any{"query": q}})
 		if err != nil {
 			return err
 		}
@@ -248,14 +249,14 @@ func scifactSession(work, quickchat, scifact string, claims int) error {
 
 	// A second server process on the same grant: the index cached by the
 	// first is reused.
-	cmd2 := exec.Command(quickchat, mcp.Flag, grant)
+	cmd2 := exec.Command(quickchat, mcp.Flag, gr)
 	start2 := time.Now()
 	cs2, err := c.Connect(ctx, &sdk.CommandTransport{Command: cmd2}, nil)
 	if err != nil {
 		return err
 	}
 	defer cs2.Close()
-	res, err := cs2.CallTool(ctx, &sdk.CallToolParams{Name: researchctx.ToolSearch, Arguments: map[string]any{"query": queries[0]}})
+	res, err := cs2.CallTool(ctx, &sdk.CallToolParams{Name: grant.ToolSearch, Arguments: map[string]any{"query": queries[0]}})
 	if err != nil {
 		return err
 	}
@@ -363,7 +364,7 @@ func writeGrant(req researchctx.Request) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if plan.Mode != researchctx.ModeMCP {
+	if plan.Mode != grant.ModeMCP {
 		return "", fmt.Errorf("plan is %s: %v", plan.Mode, plan.Dropped)
 	}
 	return plan.WriteGrant()

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
@@ -18,10 +18,10 @@ import (
 
 func main() {
 	mcp.ServeIfRequested(&mcp.ServeOptions{Toolset: &tools.Options{
-		Sources: func(_ context.Context, g *researchctx.Grant) ([]sources.Source, error) {
+		Sources: func(_ context.Context, g *grant.Grant) ([]sources.Source, error) {
 			var out []sources.Source
 			for _, s := range g.Sources {
-				out = append(out, stuck{sources.Info{Ref: s.Path, Kind: sources.Kind(s.Kind)}})
+				out = append(out, stuck{sources.Info{Ref: s.Path, Kind: grant.Kind(s.Kind)}})
 			}
 			return out, nil
 		},

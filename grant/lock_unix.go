@@ -1,6 +1,6 @@
 //go:build unix
 
-package researchctx
+package grant
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package researchctx
+package grant
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package researchctx
+package grant
 
 import (
 	"bytes"
@@ -14,64 +14,46 @@ import (
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
-// GrantVersion is the version of the grant file format.
-const GrantVersion = 1
+// Version is the version of the grant file format.
+const Version = 1
 
-// GrantFile and UsageFile are the names of the two files in a runtime's
+// File and UsageFile are the names of the two files in a runtime's
 // folder under .agentero/context-sessions/.
 const (
-	GrantFile = "grant.json"
+	File      = "grant.json"
 	UsageFile = "usage.jsonl"
 )
 
 // sessionsDir is where grants live, relative to the Vault root.
 var sessionsDir = filepath.Join(".agentero", "context-sessions")
 
-// ErrGrant is wrapped by every error about a grant file that is missing,
+// ErrInvalid is wrapped by every error about a grant file that is missing,
 // unreadable, malformed or inconsistent.
-var ErrGrant = errors.New("invalid grant")
+var ErrInvalid = errors.New("invalid grant")
 
-// Grant is the on-disk form of a Plan that the agentero-context server
-// enforces: what this turn may read, within which budget.
+// Grant is the on-disk form of a turn's plan that the agentero-context
+// server enforces: what this turn may read, within which budget. Its Scope's
+// fields are its own in JSON.
 type Grant struct {
-	Version     int       `json:"version"`
-	Vault       string    `json:"vault"`
-	RuntimeID   string    `json:"runtimeId"`
-	TurnID      string    `json:"turnId"`
-	Sources     []Source  `json:"sources"`
-	Tools       []string  `json:"tools"`
-	Budget      Budget    `json:"budget"`
-	Mode        Mode      `json:"mode"`
+	Version   int    `json:"version"`
+	Vault     string `json:"vault"`
+	RuntimeID string `json:"runtimeId"`
+	TurnID    string `json:"turnId"`
+	Scope
 	Fingerprint string    `json:"fingerprint"`
 	CreatedAt   time.Time `json:"createdAt"`
 }
 
-// Grant returns the grant of the plan, stamped now.
-func (p *Plan) Grant() *Grant {
-	return &Grant{
-		Version:     GrantVersion,
-		Vault:       p.Vault,
-		RuntimeID:   p.RuntimeID,
-		TurnID:      p.TurnID,
-		Sources:     append([]Source{}, p.Sources...),
-		Tools:       append([]string{}, p.Tools...),
-		Budget:      p.Budget,
-		Mode:        p.Mode,
-		Fingerprint: p.Fingerprint,
-		CreatedAt:   time.Now().UTC().Truncate(time.Second),
-	}
-}
-
-// GrantPath returns {vault}/.agentero/context-sessions/{runtimeID}/grant.json,
+// Path returns {vault}/.agentero/context-sessions/{runtimeID}/grant.json,
 // refusing a runtime id that is not a safe single path segment.
-func GrantPath(vaultRoot, runtimeID string) (string, error) {
+func Path(vaultRoot, runtimeID string) (string, error) {
 	if err := CheckRuntimeID(runtimeID); err != nil {
-		return "", fmt.Errorf("%w: %w", ErrGrant, err)
+		return "", fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if !filepath.IsAbs(vaultRoot) {
-		return "", fmt.Errorf("%w: vault must be an absolute path", ErrGrant)
+		return "", fmt.Errorf("%w: vault must be an absolute path", ErrInvalid)
 	}
-	return filepath.Join(vaultRoot, sessionsDir, runtimeID, GrantFile), nil
+	return filepath.Join(vaultRoot, sessionsDir, runtimeID, File), nil
 }
 
 // UsagePath returns the usage log that belongs to a grant file.
@@ -79,20 +61,15 @@ func UsagePath(grantPath string) string {
 	return filepath.Join(filepath.Dir(grantPath), UsageFile)
 }
 
-// WriteGrant writes the plan's grant atomically (a temporary file in the same
-// folder, then rename), the file 0600 and the folders 0700, and returns its
-// path. A host calls it every turn: the turn id changes, and the fingerprint
-// stays the same while the scope does.
-func (p *Plan) WriteGrant() (string, error) {
-	return WriteGrant(p.Grant())
-}
-
-// WriteGrant writes g to its place under g.Vault; see Plan.WriteGrant.
-func WriteGrant(g *Grant) (string, error) {
+// Write writes g atomically to its place under g.Vault (a temporary file
+// in the same folder, then rename), the file 0600 and the folders 0700, and
+// returns its path. A host writes one every turn: the turn id changes, and
+// the fingerprint stays the same while the scope does.
+func Write(g *Grant) (string, error) {
 	if err := g.validate(); err != nil {
 		return "", err
 	}
-	path, err := GrantPath(g.Vault, g.RuntimeID)
+	path, err := Path(g.Vault, g.RuntimeID)
 	if err != nil {
 		return "", err
 	}
@@ -108,7 +85,7 @@ func WriteGrant(g *Grant) (string, error) {
 		return "", err
 	}
 	data = append(data, '\n')
-	if err := d.WriteFile(GrantFile, data); err != nil {
+	if err := d.WriteFile(File, data); err != nil {
 		return "", fmt.Errorf("writing the grant: %w", err)
 	}
 	return path, nil
@@ -117,17 +94,17 @@ func WriteGrant(g *Grant) (string, error) {
 // maxGrant bounds a grant file; a real one is a few kilobytes.
 const maxGrant = 4 << 20
 
-// ReadGrant reads and validates a grant file. A grant is trusted only in its
+// Read reads and validates a grant file. A grant is trusted only in its
 // place: the regular file {vault}/.agentero/context-sessions/{runtime-id}/grant.json
 // of the vault it names, reached without symbolic links from .agentero
 // down, holding one JSON object and nothing after it. Its content must have
 // the current version, an absolute vault, a safe runtime id that matches
 // its folder, a known mode, a valid budget, and a fingerprint equal to the
-// one its scope computes to. Errors wrap ErrGrant and name no absolute path.
-func ReadGrant(path string) (*Grant, error) {
+// one its scope computes to. Errors wrap ErrInvalid and name no absolute path.
+func Read(path string) (*Grant, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil || !inGrantPlace(abs) {
-		return nil, fmt.Errorf("%w: a grant is read only at {vault}/.agentero/context-sessions/{runtime-id}/%s", ErrGrant, GrantFile)
+		return nil, fmt.Errorf("%w: a grant is read only at {vault}/.agentero/context-sessions/{runtime-id}/%s", ErrInvalid, File)
 	}
 	f, err := openGrant(abs)
 	if err != nil {
@@ -136,43 +113,43 @@ func ReadGrant(path string) (*Grant, error) {
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxGrant+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: grant file cannot be read", ErrGrant)
+		return nil, fmt.Errorf("%w: grant file cannot be read", ErrInvalid)
 	}
 	if len(data) > maxGrant {
-		return nil, fmt.Errorf("%w: grant is larger than 4 MiB", ErrGrant)
+		return nil, fmt.Errorf("%w: grant is larger than 4 MiB", ErrInvalid)
 	}
 	var g Grant
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&g); err != nil {
-		return nil, fmt.Errorf("%w: grant is not valid JSON: %s", ErrGrant, jsonReason(err))
+		return nil, fmt.Errorf("%w: grant is not valid JSON: %s", ErrInvalid, jsonReason(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: something follows the grant's JSON object", ErrGrant)
+		return nil, fmt.Errorf("%w: something follows the grant's JSON object", ErrInvalid)
 	}
 	if err := g.validate(); err != nil {
 		return nil, err
 	}
 	if base := filepath.Base(filepath.Dir(abs)); base != g.RuntimeID {
-		return nil, fmt.Errorf("%w: runtimeId %q does not match its folder %q", ErrGrant, g.RuntimeID, base)
+		return nil, fmt.Errorf("%w: runtimeId %q does not match its folder %q", ErrInvalid, g.RuntimeID, base)
 	}
 	// The file read must be the grant in the place of the vault it names:
 	// a grant inside one vault naming another, or in a folder laid out like
 	// a vault elsewhere, is refused.
-	own, err := GrantPath(g.Vault, g.RuntimeID)
+	own, err := Path(g.Vault, g.RuntimeID)
 	if err != nil {
 		return nil, err
 	}
 	if own != abs {
 		f2, err := openGrant(own)
 		if err != nil {
-			return nil, fmt.Errorf("%w: the grant is not in the vault it names", ErrGrant)
+			return nil, fmt.Errorf("%w: the grant is not in the vault it names", ErrInvalid)
 		}
 		defer f2.Close()
 		a, err1 := f.Stat()
 		b, err2 := f2.Stat()
 		if err1 != nil || err2 != nil || !os.SameFile(a, b) {
-			return nil, fmt.Errorf("%w: the grant is not in the vault it names", ErrGrant)
+			return nil, fmt.Errorf("%w: the grant is not in the vault it names", ErrInvalid)
 		}
 	}
 	return &g, nil
@@ -184,7 +161,7 @@ func inGrantPlace(path string) bool {
 	dir, file := filepath.Split(path)
 	rt := filepath.Dir(dir)
 	sessions := filepath.Dir(rt)
-	return file == GrantFile && CheckRuntimeID(filepath.Base(rt)) == nil &&
+	return file == File && CheckRuntimeID(filepath.Base(rt)) == nil &&
 		filepath.Base(sessions) == filepath.Base(sessionsDir) &&
 		filepath.Base(filepath.Dir(sessions)) == safefs.PrivateDir
 }
@@ -196,22 +173,22 @@ func openGrant(path string) (*safefs.File, error) {
 	case err == nil:
 		return f, nil
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%w: grant file not found", ErrGrant)
+		return nil, fmt.Errorf("%w: grant file not found", ErrInvalid)
 	case errors.Is(err, safefs.ErrLink):
-		return nil, fmt.Errorf("%w: the grant's path passes through a symbolic link", ErrGrant)
+		return nil, fmt.Errorf("%w: the grant's path passes through a symbolic link", ErrInvalid)
 	case errors.Is(err, safefs.ErrNotRegular):
-		return nil, fmt.Errorf("%w: the grant is not a regular file", ErrGrant)
+		return nil, fmt.Errorf("%w: the grant is not a regular file", ErrInvalid)
 	}
-	return nil, fmt.Errorf("%w: grant file cannot be read: %w", ErrGrant, err)
+	return nil, fmt.Errorf("%w: grant file cannot be read: %w", ErrInvalid, err)
 }
 
 func (g *Grant) validate() error {
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrGrant}, a...)...)
+		return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, a...)...)
 	}
 	switch {
-	case g.Version != GrantVersion:
-		return bad("version %d, want %d", g.Version, GrantVersion)
+	case g.Version != Version:
+		return bad("version %d, want %d", g.Version, Version)
 	case g.Vault == "" || !filepath.IsAbs(g.Vault):
 		return bad("vault must be an absolute path")
 	case g.TurnID == "":
@@ -228,14 +205,11 @@ func (g *Grant) validate() error {
 		return bad("%v", err)
 	}
 	for _, s := range g.Sources {
-		if s.Kind != KindPaper && s.Kind != KindDirectory && s.Kind != KindFile {
-			return bad("source %q has unknown kind %q", s.Path, s.Kind)
-		}
-		if s.Path == "" {
-			return bad("source with an empty path")
+		if err := s.check(); err != nil {
+			return bad("%v", err)
 		}
 	}
-	if fp := Fingerprint(g.Tools, g.Sources, g.Budget, g.Mode); fp != g.Fingerprint {
+	if fp := g.Scope.Fingerprint(); fp != g.Fingerprint {
 		return bad("fingerprint does not match its scope")
 	}
 	return nil

@@ -1,4 +1,4 @@
-package researchctx
+package grant
 
 import (
 	"crypto/sha256"
@@ -13,8 +13,9 @@ import (
 const fingerprintVersion = "researchctx-scope/1"
 
 // Fingerprint returns "sha256:" + the hex SHA-256 of a canonical encoding of
-// a turn's scope: the tool list (sorted), the allowed sources (sorted by
-// kind, then path; titles left out), the budget and the mode. Quotes,
+// the scope: the tool list (sorted), the allowed sources (sorted by kind,
+// then path; titles left out; a connector's config in canonical JSON), the
+// budget and the mode. Quotes,
 // evidence, turn ids and times are not part of it, so the same scope gives
 // the same fingerprint in any process, on any day.
 //
@@ -25,8 +26,14 @@ const fingerprintVersion = "researchctx-scope/1"
 //	mode "mcp"
 //	tool "context_read"
 //	source "directory" "notes"
+//	source "bibtex" "refs.bib" "{\"file\":\"refs.bib\"}"
 //	budget searchCards 8
-func Fingerprint(tools []string, sources []Source, b Budget, mode Mode) string {
+//
+// A source without a config has no third field, so the Vault's sources
+// fingerprint as they did before connectors existed. A config that is not
+// valid JSON is encoded as written (Grant validation refuses it anyway).
+func (sc Scope) Fingerprint() string {
+	tools, sources, b, mode := sc.Tools, sc.Sources, sc.Budget, sc.Mode
 	var s strings.Builder
 	s.WriteString(fingerprintVersion + "\n")
 	s.WriteString("mode\t" + strconv.Quote(string(mode)) + "\n")
@@ -35,8 +42,16 @@ func Fingerprint(tools []string, sources []Source, b Budget, mode Mode) string {
 	for _, t := range ts {
 		s.WriteString("tool\t" + strconv.Quote(t) + "\n")
 	}
-	for _, src := range sortedSources(sources) {
-		s.WriteString("source\t" + strconv.Quote(string(src.Kind)) + "\t" + strconv.Quote(src.Path) + "\n")
+	for _, src := range sortedRefs(sources) {
+		s.WriteString("source\t" + strconv.Quote(string(src.Kind)) + "\t" + strconv.Quote(src.Path))
+		if len(src.Config) > 0 {
+			c, err := canonicalConfig(src.Config)
+			if err != nil {
+				c = string(src.Config)
+			}
+			s.WriteString("\t" + strconv.Quote(c))
+		}
+		s.WriteString("\n")
 	}
 	for _, f := range b.fields() {
 		s.WriteString("budget\t" + f.name + "\t" + strconv.Itoa(*f.v) + "\n")
