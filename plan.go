@@ -16,7 +16,6 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -82,13 +81,12 @@ func (p *Plan) WriteGrant() (string, error) {
 // paths in it that cannot be authorised, which become Plan.Dropped).
 var ErrRequest = errors.New("invalid request")
 
-// Resolver resolves Requests, keeping each Vault it has seen open so its
-// catalogue is reused across turns. The zero Resolver is ready to use and
-// safe for concurrent use.
+// Resolver resolves Requests, keeping each Vault it has seen open as a
+// sources.Library so its catalogue and caches are reused across turns. The
+// zero Resolver is ready to use and safe for concurrent use.
 type Resolver struct {
-	mu     sync.Mutex
-	vaults map[string]*vault.Vault
-	libs   map[*vault.Vault]*sources.Library // for locating selections
+	mu   sync.Mutex
+	libs map[string]*sources.Library // by Vault root
 }
 
 var defaultResolver Resolver
@@ -98,51 +96,33 @@ func Resolve(ctx context.Context, req Request) (*Plan, error) {
 	return defaultResolver.Resolve(ctx, req)
 }
 
-// Vault returns the open Vault at the absolute root, opening it once.
-func (r *Resolver) Vault(root string) (*vault.Vault, error) {
+// Library returns the Library of the Vault at the absolute root, opening it
+// once.
+func (r *Resolver) Library(root string) (*sources.Library, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if v := r.vaults[root]; v != nil {
-		return v, nil
+	if l := r.libs[root]; l != nil {
+		return l, nil
 	}
-	v, err := vault.Open(root, nil)
+	l, err := sources.OpenLibrary(root, nil)
 	if err != nil {
 		return nil, err
 	}
-	if r.vaults == nil {
-		r.vaults = map[string]*vault.Vault{}
-	}
-	r.vaults[root] = v
-	return v, nil
-}
-
-// library returns the sources Library of an open Vault, made once.
-func (r *Resolver) library(v *vault.Vault) *sources.Library {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if l := r.libs[v]; l != nil {
-		return l
-	}
 	if r.libs == nil {
-		r.libs = map[*vault.Vault]*sources.Library{}
+		r.libs = map[string]*sources.Library{}
 	}
-	l := sources.NewLibrary(v, nil)
-	r.libs[v] = l
-	return l
+	r.libs[root] = l
+	return l, nil
 }
 
-// Close closes every Vault the Resolver opened.
+// Close closes every Library the Resolver opened.
 func (r *Resolver) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var errs []error
-	for k, v := range r.vaults {
-		if l := r.libs[v]; l != nil {
-			errs = append(errs, l.Close())
-		}
-		errs = append(errs, v.Close())
-		delete(r.libs, v)
-		delete(r.vaults, k)
+	for k, l := range r.libs {
+		errs = append(errs, l.Close())
+		delete(r.libs, k)
 	}
 	return errors.Join(errs...)
 }
@@ -158,15 +138,11 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRequest, err)
 	}
-	v, err := r.Vault(req.Vault)
+	lib, err := r.Library(req.Vault)
 	if err != nil {
 		return nil, fmt.Errorf("%w: vault cannot be opened: %w", ErrRequest, err)
 	}
-	cat, err := v.Catalogue(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("reading the vault catalogue: %w", err)
-	}
-	res := &resolution{ctx: ctx, v: v, cat: cat, seen: map[string]bool{}, lib: r.library(v)}
+	res := &resolution{ctx: ctx, lib: lib, seen: map[string]bool{}}
 	res.plan = &Plan{
 		Vault:     req.Vault,
 		RuntimeID: req.RuntimeID,
@@ -175,7 +151,7 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 		Scope:     grant.Scope{Budget: budget, Sources: []grant.Ref{}, Tools: []string{}},
 		Dropped:   []Dropped{},
 	}
-	var current *vault.Paper
+	var current *sources.PaperInfo
 	if req.CurrentPaper != "" {
 		current = res.addPaper(req.CurrentPaper)
 	}
@@ -217,8 +193,6 @@ func checkRequest(req *Request) error {
 // resolution is the state of one Resolve call.
 type resolution struct {
 	ctx  context.Context
-	v    *vault.Vault
-	cat  *vault.Catalogue
 	plan *Plan
 	seen map[string]bool // source paths already added
 	lib  *sources.Library
@@ -238,33 +212,33 @@ func displayPath(p string) string {
 	return textnorm.Line(p)
 }
 
-// classify checks a vault-relative path and returns its kind and clean form,
-// or records why it was dropped.
-func (r *resolution) classify(p string) (vault.Kind, string, bool) {
+// classify checks a vault-relative path and returns what it is, or records
+// why it was dropped.
+func (r *resolution) classify(p string) (*sources.Item, bool) {
 	if p == "" {
 		r.drop(p, "empty path")
-		return "", "", false
+		return nil, false
 	}
 	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") {
 		r.drop(p, "absolute path: outside the vault")
-		return "", "", false
+		return nil, false
 	}
 	if path.Clean(p) == "." {
 		// ".", "./", "papers/..": granting the root would grant every
 		// paper and note at once.
 		r.drop(p, rootReason)
-		return "", "", false
+		return nil, false
 	}
-	kind, clean, err := r.v.Classify(r.ctx, p)
+	it, err := r.lib.Stat(r.ctx, p)
 	if err != nil {
 		r.drop(p, reason(err))
-		return "", "", false
+		return nil, false
 	}
-	if clean == "." {
+	if it.Path == "." {
 		r.drop(p, rootReason)
-		return "", "", false
+		return nil, false
 	}
-	return kind, clean, true
+	return it, true
 }
 
 // rootReason is why the Vault root is dropped from a Request.
@@ -295,7 +269,7 @@ func reason(err error) string {
 	return "cannot be read"
 }
 
-func (r *resolution) addSource(kind vault.Kind, p, title string) {
+func (r *resolution) addSource(kind grant.Kind, p, title string) {
 	if r.seen[p] {
 		return
 	}
@@ -308,71 +282,71 @@ func (r *resolution) addSource(kind vault.Kind, p, title string) {
 }
 
 // addPaper authorises a paper ref and returns its paper, or nil.
-func (r *resolution) addPaper(ref string) *vault.Paper {
-	kind, clean, ok := r.classify(ref)
+func (r *resolution) addPaper(ref string) *sources.PaperInfo {
+	it, ok := r.classify(ref)
 	if !ok {
 		return nil
 	}
-	if kind != vault.KindPaper {
+	if it.Kind != grant.KindPaper {
 		r.drop(ref, "not a paper")
 		return nil
 	}
-	p := r.cat.Paper(clean)
-	r.addSource(vault.KindPaper, p.Ref, p.Title())
-	return p
+	r.addSource(grant.KindPaper, it.Paper.Ref, it.Paper.Title)
+	return it.Paper
 }
 
 func (r *resolution) addMention(m string) {
-	kind, clean, ok := r.classify(m)
+	it, ok := r.classify(m)
 	if !ok {
 		return
 	}
 	title := ""
-	if kind == vault.KindPaper {
-		title = r.cat.Paper(clean).Title()
+	if it.Kind == grant.KindPaper {
+		title = it.Paper.Title
 	}
-	r.addSource(kind, clean, title)
+	r.addSource(it.Kind, it.Path, title)
 }
 
 // addSelection adds the evidence of one selection and authorises the file or
 // paper it came from.
-func (r *resolution) addSelection(sel Selection, current *vault.Paper) {
+func (r *resolution) addSelection(sel Selection, current *sources.PaperInfo) {
 	text := strings.TrimSpace(sel.Text)
 	if text == "" {
 		return
 	}
 	quote, cut := textnorm.Truncate(text, MaxQuote)
 	ev := Evidence{Quote: quote, Truncated: cut, Page: sel.Page, Section: textnorm.Line(sel.Section)}
-	var paper *vault.Paper
+	var paper *sources.PaperInfo
 	file := ""
 	switch {
 	case sel.Path != "":
-		kind, clean, ok := r.classify(sel.Path)
+		it, ok := r.classify(sel.Path)
 		if !ok {
 			// The quote is still what the user sees; it just has no source.
 			r.plan.Evidence = append(r.plan.Evidence, ev)
 			return
 		}
-		paper = r.cat.PaperOf(clean)
+		kind, clean := it.Kind, it.Path
+		paper = it.Paper
 		switch {
-		case kind == vault.KindPaper:
+		case kind == grant.KindPaper:
 			file = paper.PDF
-		case kind == vault.KindFile:
+		case kind == grant.KindFile:
 			file = clean
 		case paper == nil:
 			// A plain directory: evidence cannot point into it precisely.
 			r.addSource(kind, clean, "")
 		}
-		if paper == nil && kind == vault.KindFile {
-			r.addSource(vault.KindFile, clean, "")
+		if paper == nil && kind == grant.KindFile {
+			r.addSource(grant.KindFile, clean, "")
 		}
 	case current != nil:
 		paper = current
 		file = current.PDF
 	}
 	if paper != nil {
-		r.addSource(vault.KindPaper, paper.Ref, paper.Title())
-		ev.PaperRef, ev.Title = paper.Ref, paper.Title()
+		r.addSource(grant.KindPaper, paper.Ref, paper.Title)
+		ev.PaperRef, ev.Title = paper.Ref, paper.Title
 		if file == "" {
 			file = paper.PDF
 		}
@@ -390,7 +364,7 @@ func (r *resolution) addSelection(sel Selection, current *vault.Paper) {
 // section is: its page in a PDF, its section in a Markdown file. The text
 // must be there word for word or, as the context_read excerpt mode
 // decides, closely enough; else the selection stays unplaced.
-func (r *resolution) locate(paper *vault.Paper, file, text string) (page int, section string) {
+func (r *resolution) locate(paper *sources.PaperInfo, file, text string) (page int, section string) {
 	var src sources.Source
 	var err error
 	if paper != nil {

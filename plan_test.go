@@ -267,17 +267,25 @@ func TestResolveRequestErrors(t *testing.T) {
 	})
 }
 
-func TestCatalogueReusedUntilChange(t *testing.T) {
+// TestLibraryOpenedOnce checks that a Resolver keeps each Vault open, so
+// its catalogue and caches serve every later turn (the catalogue's own
+// reuse until a change is tested in internal/vault).
+func TestLibraryOpenedOnce(t *testing.T) {
 	dir := testVault(t)
 	var res Resolver
 	defer res.Close()
-	v, err := res.Vault(dir)
+	l1, err := res.Library(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c1, _ := v.Catalogue(context.Background())
-	c2, _ := v.Catalogue(context.Background())
-	if c1 != c2 {
-		t.Fatal("catalogue rebuilt without a change")
+	if _, err := res.Resolve(context.Background(), req(dir)); err != nil {
+		t.Fatal(err)
+	}
+	l2, err := res.Library(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l1 != l2 {
+		t.Fatal("the vault was opened again")
 	}
 }

@@ -47,6 +47,8 @@ const DefaultIndexWait = 3 * time.Second
 // the same value.
 type Library struct {
 	v        *vault.Vault
+	ownVault bool // opened by OpenLibrary: Close closes it
+	rel      relGraph
 	cacheDir string // "" when disabled
 	progress func(ref string, done, total int)
 	wait     time.Duration
@@ -58,8 +60,8 @@ type Library struct {
 	sources map[string]Source // by kind + "\x00" + path
 }
 
-// NewLibrary returns a Library over v.
-func NewLibrary(v *vault.Vault, opts *LibraryOptions) *Library {
+// newLibrary returns a Library over v.
+func newLibrary(v *vault.Vault, opts *LibraryOptions) *Library {
 	l := &Library{v: v, sources: map[string]Source{}}
 	dir := ""
 	if opts != nil {
@@ -80,8 +82,8 @@ func NewLibrary(v *vault.Vault, opts *LibraryOptions) *Library {
 	return l
 }
 
-// Vault returns the library's Vault.
-func (l *Library) Vault() *vault.Vault { return l.v }
+// Root returns the absolute folder of the library's Vault.
+func (l *Library) Root() string { return l.v.Root() }
 
 // CacheDir returns the folder of the library's on-disk caches, "" when
 // they are disabled.
@@ -142,10 +144,10 @@ func (l *Library) paperSource(ctx context.Context, ref string) (*Paper, error) {
 	return s.(*Paper), nil
 }
 
-// PaperText returns the text of a library paper's PDF pages, in order,
+// paperText returns the text of a library paper's PDF pages, in order,
 // separated by form feeds; for a paper without a PDF, its PAPER.md. It is the
 // hook the citation graph uses to find identifiers in reference sections.
-func (l *Library) PaperText(ctx context.Context, p *vault.Paper) (string, error) {
+func (l *Library) paperText(ctx context.Context, p *vault.Paper) (string, error) {
 	src, err := l.paperSource(ctx, p.Ref)
 	if err != nil {
 		return "", err
@@ -180,10 +182,14 @@ const (
 
 // Close stops the library's background work (a running index build) and
 // waits for it to end, so that nothing is written to the cache folder after
-// it returns. It does not close the Vault. Searches still answer from what
-// is indexed.
+// it returns, then closes the Vault it opened. Searches of sources already
+// open still answer from what is indexed.
 func (l *Library) Close() error {
-	return l.libIndex().Close()
+	err := l.libIndex().Close()
+	if l.ownVault {
+		err = errors.Join(err, l.v.Close())
+	}
+	return err
 }
 
 // libIndex returns the library's one search index, kept under the cache

@@ -15,7 +15,10 @@ import (
 // a larger file is not read (ErrTooLarge) and a search leaves it out and
 // reports Results.Truncated. A paper's PAPER.md and NOTES.md have their
 // own, larger cap (4 MiB).
-const TextMax = safefs.DefaultMax
+const TextMax = 2 << 20
+
+// The file layer reads text files up to its default cap: TextMax must be it.
+var _ = [1]struct{}{}[TextMax-safefs.DefaultMax]
 
 // ErrTooLarge: a file is above its size cap (TextMax, or 4 MiB for a
 // paper's Markdown files).

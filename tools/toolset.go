@@ -12,7 +12,6 @@ import (
 
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -49,10 +48,9 @@ type Toolset struct {
 	log         *slog.Logger
 	maxResult   int // Options.MaxResultChars, 0 for none
 
+	grant   *grant.Grant     // as read at Open
 	sources []sources.Source // in grant order
-	vault   *vault.Vault     // nil for grants served by custom sources
 	lib     *sources.Library // nil for grants served by custom sources
-	rel     relationsFunc    // nil when the sources have no library
 
 	usage *grant.UsageLog // shared with every process on the grant
 }
@@ -71,6 +69,7 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 		return nil, fmt.Errorf("%w: the grant is %s: it allows no tools", grant.ErrInvalid, g.Mode)
 	}
 	t := &Toolset{
+		grant:       g,
 		grantPath:   grantPath,
 		usage:       grant.OpenUsageLog(grant.UsagePath(grantPath)),
 		fingerprint: g.Fingerprint,
@@ -94,14 +93,11 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 
 // openVault opens the Vault sources a grant names.
 func (t *Toolset) openVault(ctx context.Context, g *grant.Grant) ([]sources.Source, error) {
-	v, err := vault.Open(g.Vault, nil)
+	lib, err := sources.OpenLibrary(g.Vault, nil)
 	if err != nil {
 		return nil, fmt.Errorf("opening the vault: %w", err)
 	}
-	t.vault = v
-	lib := sources.NewLibrary(v, nil)
 	t.lib = lib
-	t.rel = libraryRelations(lib)
 	var out []sources.Source
 	for _, s := range g.Sources {
 		src, err := lib.Open(ctx, s.Kind, s.Path)
@@ -120,16 +116,18 @@ func (t *Toolset) openVault(ctx context.Context, g *grant.Grant) ([]sources.Sour
 // which it waits for) and releases the Vault.
 func (t *Toolset) Close() error {
 	if t.lib != nil {
-		t.lib.Close() // waits for a background index build
-	}
-	if t.vault != nil {
-		return t.vault.Close()
+		return t.lib.Close() // waits for a background index build
 	}
 	return nil
 }
 
 // Sources returns the granted sources the Toolset serves.
 func (t *Toolset) Sources() []sources.Source { return t.sources }
+
+// Grant returns the grant the Toolset was opened with, as read then; a
+// server reads it from here rather than from the file again. Each call still
+// checks the file's fingerprint against it.
+func (t *Toolset) Grant() *grant.Grant { return t.grant }
 
 // turn is the per-call view of the grant and the budget the call reserved.
 type turn struct {
@@ -252,26 +250,15 @@ func (t *Toolset) resolve(ctx context.Context, raw string) (*target, error) {
 // organisation folder) through its paper source, so it has metadata,
 // sections, regions and relations like a granted paper.
 func (t *Toolset) paperInside(ctx context.Context, dir sources.Source, p string) (sources.Source, string) {
-	if t.lib == nil {
+	c, ok := dir.(sources.Container)
+	if !ok {
 		return dir, p
 	}
-	cat, err := t.vault.Catalogue(ctx)
+	src, inner, err := c.Inner(ctx, p)
 	if err != nil {
 		return dir, p
 	}
-	paper := cat.PaperOf(p)
-	ref := dir.Info().Ref
-	if paper == nil || paper.Ref == ref || ref != "." && !strings.HasPrefix(paper.Ref, ref+"/") {
-		return dir, p
-	}
-	src, err := t.lib.Open(ctx, grant.KindPaper, paper.Ref)
-	if err != nil {
-		return dir, p
-	}
-	if p == paper.Ref {
-		p = ""
-	}
-	return src, p
+	return src, inner
 }
 
 // owner finds the most specific granted source that contains p.

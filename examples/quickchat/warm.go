@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx"
-	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -27,18 +25,17 @@ const (
 // process then loads them). Search errors are left for the server to
 // report; only cancellation is an error.
 func prewarm(ctx context.Context, plan *researchctx.Plan, pr *progress) error {
-	v, err := vault.Open(plan.Vault, nil)
+	// Prewarming waits for the whole index (a search elsewhere would
+	// answer from part of it after a few seconds).
+	lib, err := sources.OpenLibrary(plan.Vault, &sources.LibraryOptions{Progress: pr.update, IndexWait: 24 * time.Hour})
 	if err != nil {
 		return fmt.Errorf("opening the vault: %w", err)
 	}
-	defer v.Close()
-	// Prewarming waits for the whole index (a search elsewhere would
-	// answer from part of it after a few seconds).
-	lib := sources.NewLibrary(v, &sources.LibraryOptions{Progress: pr.update, IndexWait: 24 * time.Hour})
+	defer lib.Close()
 	pr.start()
 	defer pr.stop()
 	for _, s := range plan.Sources {
-		src, err := lib.Open(ctx, grant.Kind(s.Kind), s.Path)
+		src, err := lib.Open(ctx, s.Kind, s.Path)
 		if err != nil {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
@@ -104,8 +105,32 @@ func Open(dir string) (*vault.Vault, *sources.Library, *relations.Library, error
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	lib := sources.NewLibrary(v, nil)
-	return v, lib, relations.New(v, &relations.Options{Text: lib.PaperText}), nil
+	lib, err := sources.OpenLibrary(dir, nil)
+	if err != nil {
+		v.Close()
+		return nil, nil, nil, err
+	}
+	return v, lib, relations.New(v, &relations.Options{Text: func(ctx context.Context, p *vault.Paper) (string, error) {
+		return libText(ctx, lib, p.Ref)
+	}}), nil
+}
+
+// libText is a library paper's text as the paper source gives it to the
+// citation graph: its parts (PDF pages) separated by form feeds.
+func libText(ctx context.Context, lib *sources.Library, ref string) (string, error) {
+	src, err := lib.Open(ctx, grant.KindPaper, ref)
+	if err != nil {
+		return "", err
+	}
+	doc, err := src.Read(ctx, "")
+	if err != nil {
+		return "", err
+	}
+	texts := make([]string, len(doc.Parts))
+	for i, part := range doc.Parts {
+		texts[i] = part.Text
+	}
+	return strings.Join(texts, "\f"), nil
 }
 
 // paperText is the PDF text of one labelled paper as the graph reads it.
@@ -118,5 +143,5 @@ func paperText(ctx context.Context, v *vault.Vault, lib *sources.Library, ref st
 	if p == nil {
 		return "", fmt.Errorf("%s: not a library paper", ref)
 	}
-	return lib.PaperText(ctx, p)
+	return libText(ctx, lib, p.Ref)
 }

@@ -11,9 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/internal/pdf"
-	"github.com/researchctx/researchctx/internal/pdf/hostile"
 	"github.com/researchctx/researchctx/internal/vault"
-	"github.com/researchctx/researchctx/sources"
 )
 
 // TestBadPaperSkipped checks that papers whose text panics, hangs or fails,
@@ -123,48 +121,6 @@ func TestCancelledBuildKeepsProgress(t *testing.T) {
 	mustRelations(t, l, "papers/p1")
 	if diff := cmp.Diff(map[string]int{"papers/p1": 1, "papers/p2": 1, "papers/p3": 1}, calls); diff != "" {
 		t.Errorf("Text calls (-want +got):\n%s", diff)
-	}
-}
-
-// TestHostilePDFsInLibrary builds relations through the SDK's real paper
-// sources over a library holding hostile PDFs (one whose content nests
-// arrays 30 million deep, which used to overflow the stack and end the
-// process; one whose objects nest a million deep): the graph is built, the
-// good paper's references are found, the hostile papers carry their
-// reason, and a second library on the same vault (a new process) gets the
-// PDF failures from the cache instead of extracting again.
-func TestHostilePDFsInLibrary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("extracts hostile PDFs")
-	}
-	v, _ := openVault(t, map[string]string{
-		"papers/a/metadata.json":    js(t, obj{"title": "Alpha", "arxiv_id": "2001.00001"}),
-		"papers/good/metadata.json": js(t, obj{"title": "Good"}),
-		"papers/good/good.pdf":      string(hostile.Plain("Good paper", "References", "[1] Alpha. arXiv:2001.00001.")),
-		"papers/deep/metadata.json": `{"title": "deep"}`,
-		"papers/deep/deep.pdf":      string(hostile.DeepContentFlate(30 << 20)),
-		"papers/obj/metadata.json":  `{"title": "obj"}`,
-		"papers/obj/obj.pdf":        string(hostile.DeepObject("[", 1<<20)),
-	})
-	build := func() *Library {
-		lib := sources.NewLibrary(v, nil)
-		return New(v, &Options{Text: lib.PaperText})
-	}
-	l := build()
-	good := mustRelations(t, l, "papers/good")
-	if len(good.References) != 1 || good.References[0].Paper != "papers/a" {
-		t.Errorf("good references = %+v, want papers/a", good.References)
-	}
-	obj := mustRelations(t, l, "papers/obj")
-	if !errors.Is(obj.Err, ErrPaperFailed) || !errors.Is(obj.Err, pdf.ErrMalformed) {
-		t.Errorf("obj.Err = %v, want a skipped paper with a malformed PDF", obj.Err)
-	}
-	deep := mustRelations(t, l, "papers/deep")
-	t.Logf("deep: %d references, Err %v", len(deep.References), deep.Err)
-
-	again := mustRelations(t, build(), "papers/obj")
-	if again.Err == nil || !strings.Contains(again.Err.Error(), "remembered") {
-		t.Errorf("second library: obj.Err = %v, want the remembered failure", again.Err)
 	}
 }
 

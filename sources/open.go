@@ -1,0 +1,195 @@
+package sources
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/relations"
+	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/internal/vault"
+)
+
+// OpenLibrary opens the Vault at root, an absolute folder, as a Library:
+// its catalogue of paper units is kept on disk between processes and
+// reused until a folder changes. Close the Library when done with it.
+func OpenLibrary(root string, opts *LibraryOptions) (*Library, error) {
+	v, err := vault.Open(root, nil)
+	if err != nil {
+		return nil, err
+	}
+	l := newLibrary(v, opts)
+	l.ownVault = true
+	return l, nil
+}
+
+// Item is what a vault path is, as a resolver sees it before granting it.
+type Item struct {
+	Kind grant.Kind // grant.KindPaper for a paper unit's folder
+	Path string     // the clean vault-relative path
+	// Paper is the paper unit the path is or lies in; nil when none.
+	Paper *PaperInfo
+}
+
+// PaperInfo names a paper unit of the Vault.
+type PaperInfo struct {
+	Ref   string // its folder, vault-relative
+	Title string // from its metadata, else its folder's name
+	PDF   string // its PDF, vault-relative; "" when it has none
+}
+
+// Stat reports what the vault-relative path p is. Errors wrap the
+// package's sentinels (ErrNotFound, ErrOutside, ...) and fs errors, and
+// name only vault-relative paths.
+func (l *Library) Stat(ctx context.Context, p string) (*Item, error) {
+	kind, clean, err := l.v.Classify(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	it := &Item{Kind: kind, Path: clean}
+	cat, err := l.v.Catalogue(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the vault catalogue: %w", err)
+	}
+	if u := cat.PaperOf(clean); u != nil {
+		it.Paper = &PaperInfo{Ref: u.Ref, Title: u.Title(), PDF: u.PDF}
+	}
+	return it, nil
+}
+
+// Relater is implemented by sources that are papers with relations: the
+// works they cite, the works citing them and related papers of the
+// library. paper_relations serves any source that implements it.
+type Relater interface {
+	Relations(ctx context.Context) (*Relations, error)
+}
+
+// Relations of a paper.
+type Relations struct {
+	// Main is the paper's main document (its PDF), the one other name a
+	// caller may use for the paper; "" when it has none.
+	Main       string
+	References []Work
+	CitedBy    []Work
+	Related    []Work
+	// Problems says, one line each, why part of the relations could not
+	// be read; the lists hold what could.
+	Problems []string
+	// Skipped counts malformed entries that were left out.
+	Skipped int
+}
+
+// Work is a related work: a paper of the library or a work known only by
+// its bibliographic data.
+type Work struct {
+	Title   string
+	Authors []string // at most three, then "et al."
+	Year    int
+	DOI     string
+	ArXivID string
+	// Paper is the library paper this work is, when an identifier or an
+	// unambiguous, confirmed title match says so; "" otherwise.
+	Paper string
+	// CitationURI is the library paper's PDF, else the DOI link, else the
+	// arXiv link, else "".
+	CitationURI string
+}
+
+// Problems of a relations result: at most maxProblems lines of at most
+// maxProblemChars characters each.
+const (
+	maxProblems     = 5
+	maxProblemChars = 300
+)
+
+// Relations returns the paper's references, the works citing it and the
+// related papers of its library.
+func (s *Paper) Relations(ctx context.Context) (*Relations, error) {
+	rels, err := s.l.relationsGraph().Relations(ctx, s.p.Ref)
+	if err != nil {
+		return nil, err
+	}
+	out := &Relations{Main: s.p.PDF, Problems: problems(rels.Err), Skipped: rels.Skipped}
+	conv := func(ws []relations.Work) []Work {
+		out := make([]Work, len(ws))
+		for i, w := range ws {
+			out[i] = Work{Title: textnorm.Line(w.Title), Authors: textnorm.Lines(w.Authors3()), Year: w.Year,
+				DOI: textnorm.Line(w.DOI), ArXivID: textnorm.Line(w.ArXivID), Paper: w.Paper, CitationURI: w.CitationURI()}
+		}
+		return out
+	}
+	out.References, out.CitedBy, out.Related = conv(rels.References), conv(rels.CitedBy), conv(rels.Related)
+	return out, nil
+}
+
+// problems turns the error of a relations result (errors.Join puts one
+// error per line) into one-line messages.
+func problems(err error) []string {
+	if err == nil {
+		return nil
+	}
+	var out []string
+	for line := range strings.SplitSeq(err.Error(), "\n") {
+		if len(out) == maxProblems {
+			break
+		}
+		if l, _ := textnorm.Truncate(textnorm.Line(line), maxProblemChars); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// relGraph is the library's citation graph, made once.
+type relGraph struct {
+	once sync.Once
+	g    *relations.Library
+}
+
+// relationsGraph returns the Vault's citation graph, reading paper text
+// through the library's paper sources when a paper has no reference
+// sidecar, and keeping the references parsed from it with the library's
+// other caches.
+func (l *Library) relationsGraph() *relations.Library {
+	l.rel.once.Do(func() {
+		cache := l.cacheDir
+		if cache == "" {
+			cache = "-" // the host turned the caches off
+		}
+		l.rel.g = relations.New(l.v, &relations.Options{Text: l.paperText, CacheDir: cache})
+	})
+	return l.rel.g
+}
+
+// Container is implemented by sources that hold other sources, as a
+// directory holds paper units. Inner returns the most specific source
+// inside the container that holds the vault-relative path p, and p relative
+// to it ("" when p names that source itself); ErrNotFound when no inner
+// source holds p.
+type Container interface {
+	Inner(ctx context.Context, p string) (src Source, path string, err error)
+}
+
+// Inner returns the paper unit inside the directory that holds p, so a
+// paper reached through its folder has metadata, sections, regions and
+// relations like a granted paper.
+func (d *Directory) Inner(ctx context.Context, p string) (Source, string, error) {
+	cat, err := d.lib.v.Catalogue(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	paper := cat.PaperOf(p)
+	if paper == nil || paper.Ref == d.ref || d.ref != "." && !strings.HasPrefix(paper.Ref, d.ref+"/") {
+		return nil, "", fmt.Errorf("%w: no paper holds %s", ErrNotFound, p)
+	}
+	src, err := d.lib.Open(ctx, grant.KindPaper, paper.Ref)
+	if err != nil {
+		return nil, "", err
+	}
+	if p == paper.Ref {
+		p = ""
+	}
+	return src, p, nil
+}
