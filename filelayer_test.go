@@ -199,7 +199,7 @@ func TestUsageFileLayer(t *testing.T) {
 		if err := grant.AppendUsage(usage, line); !errors.Is(err, safefs.ErrLink) {
 			t.Errorf("AppendUsage through a link: %v", err)
 		}
-		if _, err := grant.ReadUsage(usage, "t"); !errors.Is(err, safefs.ErrLink) {
+		if _, err := grant.ReadUsage(usage, "t", nil); !errors.Is(err, safefs.ErrLink) {
 			t.Errorf("ReadUsage through a link: %v", err)
 		}
 		if _, err := grant.SumUsage(usage, 0, map[string]int{}); !errors.Is(err, safefs.ErrLink) {
@@ -217,7 +217,7 @@ func TestUsageFileLayer(t *testing.T) {
 		defer os.Remove(usage)
 		done := make(chan [3]error, 1)
 		go func() {
-			_, r := grant.ReadUsage(usage, "t")
+			_, r := grant.ReadUsage(usage, "t", nil)
 			_, s := grant.SumUsage(usage, 0, map[string]int{})
 			done <- [3]error{grant.AppendUsage(usage, line), r, s}
 		}()
@@ -278,7 +278,7 @@ func TestUsageReadCaps(t *testing.T) {
 	f.Write(good)
 	f.Close()
 
-	u, err := grant.ReadUsage(usage, "t")
+	u, err := grant.ReadUsage(usage, "t", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +295,7 @@ func TestUsageReadCaps(t *testing.T) {
 	if err := os.Truncate(usage, 64<<20+1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := grant.ReadUsage(usage, "t"); !errors.Is(err, safefs.ErrTooLarge) {
+	if _, err := grant.ReadUsage(usage, "t", nil); !errors.Is(err, safefs.ErrTooLarge) {
 		t.Errorf("ReadUsage of a log above the cap: %v", err)
 	}
 	if _, err := grant.SumUsage(usage, 0, map[string]int{}); !errors.Is(err, safefs.ErrTooLarge) {

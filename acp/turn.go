@@ -303,11 +303,11 @@ func (a *Agent) Turn(ctx context.Context, req TurnRequest) (*TurnResult, error) 
 		gp, gerr := grant.Path(plan.Vault, plan.RuntimeID)
 		if gerr != nil {
 			err = gerr
-		} else if u, uerr := grant.ReadUsage(grant.UsagePath(gp), plan.TurnID); uerr != nil {
+		} else if u, uerr := grant.ReadUsage(grant.UsagePath(gp), plan.TurnID, &plan.Scope); uerr != nil {
 			err = uerr
 		} else {
 			res.Usage = u
-			res.Sources = append(res.Sources, u.Sources...)
+			res.Sources = append(res.Sources, u.URIs()...)
 		}
 	}
 	res.ToolCalls = tr.finish(res.Usage.Lines, endStatus)

@@ -111,7 +111,7 @@ func TestLedgerProcesses(t *testing.T) {
 		}
 		returned += n
 	}
-	u, err := ReadUsage(path, "t")
+	u, err := ReadUsage(path, "t", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestLedgerGoroutines(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	u, err := ReadUsage(path, "t")
+	u, err := ReadUsage(path, "t", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestLedgerStaleReservations(t *testing.T) {
 			if err != nil || r.Chars() != 1000 || used != 0 {
 				t.Fatalf("Reserve = %v, used %d; want the whole budget", err, used)
 			}
-			if u, _ := ReadUsage(path, "t"); u.Skipped != 0 || u.Calls != 0 {
+			if u, _ := ReadUsage(path, "t", nil); u.Skipped != 0 || u.Calls != 0 {
 				t.Errorf("reservation records read as calls: %+v", u)
 			}
 		})
@@ -237,7 +237,7 @@ func TestLedgerSaturates(t *testing.T) {
 	appendRaw(t, path, huge, huge, huge, huge,
 		`{"turnId":"t","tool":"context_read","uris":[],"chars":-5}`+"\n",
 		`{"turnId":"t","tool":"context_read","uris":[],"chars":1e30}`+"\n")
-	u, err := ReadUsage(path, "t")
+	u, err := ReadUsage(path, "t", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestLedgerTornTail(t *testing.T) {
 	if _, err := r.Settle("context_read", []string{"a.md"}, 120); err != nil {
 		t.Fatal(err)
 	}
-	u, err := ReadUsage(path, "t")
+	u, err := ReadUsage(path, "t", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestLedgerSettleOverReservation(t *testing.T) {
 	if err != nil || used != 0 || r2.Chars() != 1000 {
 		t.Errorf("after a refused settle: used %d, reserved %v, %v", used, r2, err)
 	}
-	if u, _ := ReadUsage(path, "t"); u.Calls != 0 {
+	if u, _ := ReadUsage(path, "t", nil); u.Calls != 0 {
 		t.Errorf("usage = %+v", u)
 	}
 }

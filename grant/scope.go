@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Kind is the kind of a granted source. The Vault's own kinds are
@@ -70,10 +71,15 @@ type Scope struct {
 }
 
 // Covers reports whether the vault-relative path p lies in one of the
-// scope's sources: it is a source's path or below it.
+// scope's sources: it is a source's path, or below a source that is not a
+// file.
 func (s *Scope) Covers(p string) bool {
 	for _, r := range s.Sources {
-		if p == r.Path || len(p) > len(r.Path) && p[:len(r.Path)] == r.Path && p[len(r.Path)] == '/' {
+		switch {
+		case p == r.Path:
+			return true
+		case r.Kind == KindFile:
+		case r.Path == "." || strings.HasPrefix(p, r.Path+"/"):
 			return true
 		}
 	}

@@ -9,8 +9,11 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
@@ -68,16 +71,137 @@ func marshalUsage(l UsageLine) ([]byte, error) {
 type Usage struct {
 	Calls   int         // tool calls of the turn
 	Chars   int         // text characters returned to the agent, summed (saturating)
-	Sources []string    // distinct citation URIs, in order of first use
+	Sources []Used      // distinct citation URIs, in order of first use
 	Skipped int         // lines of the file that could not be read (torn or corrupt)
 	Lines   []UsageLine // the turn's lines, in the order they were appended
 }
 
-// ReadUsage reads the usage log at path and sums the lines of one turn. A
-// missing file is an empty Usage. Torn or corrupt lines are skipped and
-// counted in Skipped, never fatal; reservation records (see UsageLog) are
-// not calls and are passed over. Sums saturate at the largest int.
-func ReadUsage(path, turnID string) (Usage, error) {
+// Use is how a source reached the agent in a turn.
+type Use string
+
+// The uses of a source, strongest first.
+const (
+	UseRead     Use = "read"     // context_read returned its text
+	UseSearched Use = "searched" // a context_search card
+	UseRelated  Use = "related"  // a card of paper_relations
+)
+
+// Place is where a used source lies, seen from the turn's scope.
+type Place string
+
+// The places of a used source.
+const (
+	InGrant   Place = "grant"   // inside one of the granted sources
+	InLibrary Place = "library" // a Vault path outside the grant (a related paper's card)
+	Outside   Place = "outside" // a link out of the Vault (a DOI or arXiv page)
+)
+
+// Used is one source of a turn: a citation URI, how it reached the agent
+// and where it lies. A host draws it as a locator: Use and Place decide the
+// group and the badge.
+type Used struct {
+	URI string `json:"uri"`
+	// Use is the strongest use over the turn: read, else searched, else
+	// related.
+	Use Use `json:"use"`
+	// Tools are the tools that returned the URI, in order of first use.
+	Tools []string `json:"tools"`
+	Place Place    `json:"place"`
+}
+
+// URIs returns the distinct citation URIs of the turn, in order of first
+// use.
+func (u Usage) URIs() []string {
+	out := make([]string, len(u.Sources))
+	for i, s := range u.Sources {
+		out[i] = s.URI
+	}
+	return out
+}
+
+// Groups are a turn's sources grouped the way a host draws them: what the
+// agent read, what it only saw as a search card, what it only saw as a
+// relation card; each in order of first use.
+type Groups struct {
+	Read     []Used `json:"read"`
+	Searched []Used `json:"searched"`
+	Related  []Used `json:"related"`
+}
+
+// Groups returns the turn's sources by their strongest use.
+func (u Usage) Groups() Groups {
+	g := Groups{Read: []Used{}, Searched: []Used{}, Related: []Used{}}
+	for _, s := range u.Sources {
+		switch s.Use {
+		case UseRead:
+			g.Read = append(g.Read, s)
+		case UseSearched:
+			g.Searched = append(g.Searched, s)
+		default:
+			g.Related = append(g.Related, s)
+		}
+	}
+	return g
+}
+
+// useOf is the use a tool's result gives its URIs.
+func useOf(tool string) Use {
+	switch tool {
+	case ToolRead:
+		return UseRead
+	case ToolSearch:
+		return UseSearched
+	}
+	return UseRelated
+}
+
+// stronger reports whether use a outranks b.
+func stronger(a, b Use) bool {
+	rank := func(u Use) int {
+		switch u {
+		case UseRead:
+			return 3
+		case UseSearched:
+			return 2
+		case UseRelated:
+			return 1
+		}
+		return 0
+	}
+	return rank(a) > rank(b)
+}
+
+// placeOf says where a citation URI lies: a DOI or arXiv link is Outside, a
+// path the scope covers is InGrant, any other path InLibrary. With no scope
+// every path is InLibrary.
+func placeOf(uri string, scope *Scope) Place {
+	u, err := cite.Parse(uri)
+	p := ""
+	switch {
+	case err == nil && (u.DOI != "" || u.ArXiv != ""):
+		return Outside
+	case err == nil:
+		p = u.Path
+	default:
+		// A connector's own locator: its path is what precedes the
+		// fragment.
+		p, _, _ = strings.Cut(uri, "#")
+	}
+	if scope != nil && scope.Covers(p) {
+		return InGrant
+	}
+	return InLibrary
+}
+
+// ReadUsage reads the usage log at path and sums the lines of one turn:
+// calls, characters, and each citation URI with the tools that returned it.
+// scope, when not nil, is the turn's scope (a Plan's or a Grant's): it
+// places each source in the grant or in the library; nil places every Vault
+// path in the library. A missing file is an empty Usage. Torn or corrupt
+// lines are skipped and counted in Skipped, never fatal; reservation
+// records (see UsageLog) are not calls and are passed over. Sums saturate
+// at the largest int.
+func ReadUsage(path, turnID string, scope *Scope) (Usage, error) {
 	var u Usage
 	f, err := openUsage(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
@@ -90,7 +214,7 @@ func ReadUsage(path, turnID string) (Usage, error) {
 	if err := checkUsageRead(f, 0); err != nil {
 		return u, err
 	}
-	seen := map[string]bool{}
+	seen := map[string]int{} // URI → index in u.Sources
 	_, err = scanUsage(f, func(line []byte, ok bool) {
 		if !ok {
 			u.Skipped++
@@ -105,10 +229,23 @@ func ReadUsage(path, turnID string) (Usage, error) {
 			u.Calls++
 			u.Chars = addChars(u.Chars, rec.Chars)
 			u.Lines = append(u.Lines, UsageLine{At: rec.At, TurnID: rec.TurnID, Tool: rec.Tool, URIs: rec.URIs, Chars: rec.Chars})
+			use := useOf(rec.Tool)
 			for _, uri := range rec.URIs {
-				if uri != "" && !seen[uri] {
-					seen[uri] = true
-					u.Sources = append(u.Sources, uri)
+				if uri == "" {
+					continue
+				}
+				i, ok := seen[uri]
+				if !ok {
+					seen[uri] = len(u.Sources)
+					u.Sources = append(u.Sources, Used{URI: uri, Use: use, Tools: []string{rec.Tool}, Place: placeOf(uri, scope)})
+					continue
+				}
+				s := &u.Sources[i]
+				if stronger(use, s.Use) {
+					s.Use = use
+				}
+				if !slices.Contains(s.Tools, rec.Tool) {
+					s.Tools = append(s.Tools, rec.Tool)
 				}
 			}
 		}

@@ -74,7 +74,7 @@ func TestUsageConcurrentProcesses(t *testing.T) {
 	if lines != procs*1000 {
 		t.Fatalf("%d lines, want %d", lines, procs*1000)
 	}
-	u, err := ReadUsage(path, "t")
+	u, err := ReadUsage(path, "t", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,11 +101,15 @@ func TestReadUsage(t *testing.T) {
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("not json\n" + `{"turnId":"t1","tool":"context_read","uris":["torn.pdf"],"chars":99`)
 	f.Close()
-	u, err := ReadUsage(path, "t1")
+	u, err := ReadUsage(path, "t1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Usage{Calls: 3, Chars: 160, Sources: []string{"a.pdf#page=1", "b.md", "c.txt"}, Skipped: 2, Lines: []UsageLine{
+	want := Usage{Calls: 3, Chars: 160, Sources: []Used{
+		{URI: "a.pdf#page=1", Use: UseSearched, Tools: []string{ToolSearch}, Place: InLibrary},
+		{URI: "b.md", Use: UseRead, Tools: []string{ToolSearch, ToolRead}, Place: InLibrary},
+		{URI: "c.txt", Use: UseRead, Tools: []string{ToolRead}, Place: InLibrary},
+	}, Skipped: 2, Lines: []UsageLine{
 		{TurnID: "t1", Tool: "context_search", URIs: []string{"a.pdf#page=1", "b.md"}, Chars: 100},
 		{TurnID: "t1", Tool: "context_read", URIs: []string{"b.md", "c.txt"}, Chars: 50},
 		{TurnID: "t1", Tool: "paper_relations", URIs: []string{}, Chars: 10},
@@ -113,7 +117,7 @@ func TestReadUsage(t *testing.T) {
 	if diff := cmp.Diff(want, u, cmpopts.IgnoreFields(UsageLine{}, "At")); diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
 	}
-	u, err = ReadUsage(filepath.Join(t.TempDir(), "missing.jsonl"), "t1")
+	u, err = ReadUsage(filepath.Join(t.TempDir(), "missing.jsonl"), "t1", nil)
 	if err != nil || u.Calls != 0 {
 		t.Errorf("missing log: %+v, %v", u, err)
 	}

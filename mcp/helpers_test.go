@@ -112,7 +112,7 @@ func mustOK(t testing.TB, res *sdk.CallToolResult) {
 // usage reads the usage log beside a grant for the demo turn.
 func usage(t testing.TB, grantPath, turnID string) grant.Usage {
 	t.Helper()
-	u, err := grant.ReadUsage(grant.UsagePath(grantPath), turnID)
+	u, err := grant.ReadUsage(grant.UsagePath(grantPath), turnID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,10 +63,6 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 	if log == nil {
 		log = LoggerFromEnv(os.Stderr)
 	}
-	g, err := grant.Read(grantPath)
-	if err != nil {
-		return err
-	}
 	topts := tools.Options{}
 	if opts.Toolset != nil {
 		topts = *opts.Toolset
@@ -85,11 +81,10 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 		return err
 	}
 	defer closeWithin(ts, ShutdownGrace, log)
-	// The tool list comes from the grant read above; make sure the Toolset
-	// enforces the same scope (a host may rewrite the grant meanwhile).
-	if g2, err := grant.Read(grantPath); err != nil || g2.Fingerprint != g.Fingerprint {
-		return fmt.Errorf("%w: the grant changed while the server started", grant.ErrInvalid)
-	}
+	// The grant is read once, by the Toolset: the tool list served and the
+	// scope enforced come from the same read (each call then checks the
+	// file's fingerprint against it).
+	g := ts.Grant()
 	s := NewServer(ts, &ServerOptions{Tools: g.Tools, Vault: g.Vault, Logger: log})
 	log.Info("serving", "runtimeId", g.RuntimeID, "fingerprint", g.Fingerprint, "tools", g.Tools)
 	return serveLines(ctx, s, in, out, log)

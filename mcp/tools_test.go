@@ -364,7 +364,7 @@ func TestUsageAndBudget(t *testing.T) {
 		t.Errorf("%d usage lines, want %d", u.Calls, calls)
 	}
 	for _, uri := range uris {
-		if !slices.Contains(u.Sources, uri) {
+		if !slices.Contains(u.URIs(), uri) {
 			t.Errorf("usage sources %v lack %q", u.Sources, uri)
 		}
 	}

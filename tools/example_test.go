@@ -57,9 +57,11 @@ func Example_customSource() {
 	for _, c := range out.Cards {
 		fmt.Println(c.CitationURI, "—", c.Excerpt)
 	}
-	u, _ := grant.ReadUsage(grant.UsagePath(gr), "t1")
-	fmt.Println("sources:", u.Sources)
+	u, _ := grant.ReadUsage(grant.UsagePath(gr), "t1", &plan.Scope)
+	for _, s := range u.Sources {
+		fmt.Println("source:", s.URI, s.Use, s.Place)
+	}
 	// Output:
 	// zotero/ABCD1234 — Sparse attention keeps a local window per token.
-	// sources: [zotero/ABCD1234]
+	// source: zotero/ABCD1234 searched grant
 }

@@ -496,11 +496,11 @@ func TestBudgetAndUsage(t *testing.T) {
 	if _, err := other.Search(ctx, tools.SearchInput{Query: "attention"}); !errors.Is(err, tools.ErrBudgetSpent) {
 		t.Errorf("the other process still has budget: %v", err)
 	}
-	u, err := grant.ReadUsage(grant.UsagePath(f.grant), "turn-1")
+	u, err := grant.ReadUsage(grant.UsagePath(f.grant), "turn-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.Chars != last.Used || u.Sources[0] != "papers/2401.01234/2401.01234.pdf#page=1" {
+	if u.Chars != last.Used || u.Sources[0].URI != "papers/2401.01234/2401.01234.pdf#page=1" {
 		t.Errorf("usage = %+v, last report %+v", u, last)
 	}
 
@@ -590,7 +590,7 @@ func TestMaxResultChars(t *testing.T) {
 // usageOf reads the fixture turn's usage.
 func usageOf(t *testing.T, gr string) grant.Usage {
 	t.Helper()
-	u, err := grant.ReadUsage(grant.UsagePath(gr), "turn-1")
+	u, err := grant.ReadUsage(grant.UsagePath(gr), "turn-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

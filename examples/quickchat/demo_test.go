@@ -106,7 +106,7 @@ func TestDefaultRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := grant.ReadUsage(filepath.Join(dir, "usage.jsonl"), g.TurnID)
+	u, err := grant.ReadUsage(filepath.Join(dir, "usage.jsonl"), g.TurnID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestJSON(t *testing.T) {
 	if _, err := os.Stat(v.GrantPath); err != nil {
 		t.Errorf("grant: %v", err)
 	}
-	u, err := grant.ReadUsage(v.UsagePath, v.Plan.TurnID)
+	u, err := grant.ReadUsage(v.UsagePath, v.Plan.TurnID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestJSON(t *testing.T) {
 			t.Errorf("source %s has no tool", s.URI)
 		}
 	}
-	if diff := cmp.Diff(u.Sources, got); diff != "" {
+	if diff := cmp.Diff(u.URIs(), got); diff != "" {
 		t.Errorf("sources are not usage.jsonl's (-usage +json):\n%s", diff)
 	}
 	if v.Usage.Calls != u.Calls || v.Usage.Chars != u.Chars || v.Usage.TurnChars != v.Plan.Budget.TurnChars {

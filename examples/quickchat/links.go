@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
 )
@@ -35,20 +34,15 @@ func (r *demoRun) showSources() error {
 // interactive mode, without it.
 func (r *demoRun) listSources(heading bool) error {
 	usagePath := grant.UsagePath(r.grantPath)
-	u, err := grant.ReadUsage(usagePath, r.plan.TurnID)
+	u, err := grant.ReadUsage(usagePath, r.plan.TurnID, &r.plan.Scope)
 	if err != nil {
 		return err
 	}
 	r.usage = u
-	tools := firstTools(u.Lines)
 	r.sources = r.sources[:0]
-	for _, uri := range u.Sources {
-		s := sourceLink{URI: uri, URL: openURL(r.plan.Vault, uri), Tool: tools[uri]}
-		if c, err := cite.Parse(uri); err == nil {
-			s.External = c.DOI != "" || c.ArXiv != ""
-			s.InGrant = !s.External && granted(r.plan, c.Path)
-		}
-		r.sources = append(r.sources, s)
+	for _, used := range u.Sources {
+		r.sources = append(r.sources, sourceLink{URI: used.URI, URL: openURL(r.plan.Vault, used.URI), Tool: used.Tools[0],
+			External: used.Place == grant.Outside, InGrant: used.Place == grant.InGrant})
 	}
 	o := r.out
 	if heading {
@@ -101,34 +95,6 @@ var toolLabel = map[string]string{
 	grant.ToolSearch:    "cards the search returned",
 	grant.ToolRead:      "what the agent read",
 	grant.ToolRelations: "relation cards: references, cited by, related",
-}
-
-// firstTools maps each URI of a turn's usage lines to the first tool that
-// returned it.
-func firstTools(lines []grant.UsageLine) map[string]string {
-	m := map[string]string{}
-	for _, l := range lines {
-		for _, u := range l.URIs {
-			if _, ok := m[u]; !ok {
-				m[u] = l.Tool
-			}
-		}
-	}
-	return m
-}
-
-// granted reports whether a vault path lies in one of the plan's sources.
-func granted(p *researchctx.Plan, path string) bool {
-	for _, s := range p.Sources {
-		switch {
-		case path == s.Path:
-			return true
-		case s.Kind == grant.KindFile:
-		case s.Path == "." || strings.HasPrefix(path, s.Path+"/"):
-			return true
-		}
-	}
-	return false
 }
 
 // openURL turns a citation URI into a URL a terminal or browser opens: a

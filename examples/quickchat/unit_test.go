@@ -4,9 +4,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/researchctx/researchctx"
-	"github.com/researchctx/researchctx/grant"
 )
 
 func TestSplitArgs(t *testing.T) {
@@ -55,33 +52,6 @@ func TestOpenURL(t *testing.T) {
 	for _, tt := range tests {
 		if got := openURL(root, tt.uri); got != tt.want {
 			t.Errorf("openURL(%q) = %q, want %q", tt.uri, got, tt.want)
-		}
-	}
-}
-
-func TestGranted(t *testing.T) {
-	p := &researchctx.Plan{Scope: grant.Scope{Sources: []grant.Ref{
-		{Kind: grant.KindPaper, Path: "papers/a"},
-		{Kind: grant.KindDirectory, Path: "notes"},
-		{Kind: grant.KindFile, Path: "reading-list"},
-	}}}
-	tests := []struct {
-		path string
-		want bool
-	}{
-		{"papers/a/a.pdf", true},
-		{"papers/a", true},
-		{"papers/ab/ab.pdf", false},
-		{"notes/x/y.md", true},
-		{"notes", true},
-		{"notesx/y.md", false},
-		{"reading-list", true},
-		{"reading-list/x", false},
-		{"papers/b/b.pdf", false},
-	}
-	for _, tt := range tests {
-		if got := granted(p, tt.path); got != tt.want {
-			t.Errorf("granted(%q) = %v, want %v", tt.path, got, tt.want)
 		}
 	}
 }

@@ -73,7 +73,7 @@ func TestSciFactThroughTools(t *testing.T) {
 		t.Errorf("card-quote share = %.3f (%d of %d), want ≥ %.2f", ev.QuoteShare(), ev.QuoteHits, ev.QuoteClaims, minQuoteShare)
 	}
 	// The last turn's usage log holds exactly its searches.
-	u, err := grant.ReadUsage(grant.UsagePath(s.grant), s.plan.TurnID)
+	u, err := grant.ReadUsage(grant.UsagePath(s.grant), s.plan.TurnID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
