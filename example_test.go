@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/researchctx/researchctx"
-	"github.com/researchctx/researchctx/internal/samplevault"
+	"github.com/researchctx/researchctx/samplevault"
 )
 
 // One turn of a host: resolve what the user sees into a Plan, put its

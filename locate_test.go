@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/researchctx/researchctx/internal/samplevault"
+	"github.com/researchctx/researchctx/samplevault"
 )
 
 // TestResolveLocatesSelections: a selection sent without a page or section

@@ -32,7 +32,7 @@ inspector="$node_dir/node_modules/.bin/mcp-inspector"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/quickchat" ./examples/quickchat
-go run ./mcp/internal/samplevault "$work/vault"
+go run ./internal/cmd/samplevault "$work/vault"
 cat >"$work/request.json" <<JSON
 {"vault": "$work/vault", "runtimeId": "ci-interop", "turnId": "turn-1",
  "currentPaper": "papers/2401.01234", "mentions": ["notes", "papers/2403.05678"]}

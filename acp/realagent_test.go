@@ -21,7 +21,7 @@ import (
 	researchctx "github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/agenttest"
-	"github.com/researchctx/researchctx/internal/samplevault"
+	"github.com/researchctx/researchctx/samplevault"
 )
 
 // agentsDir returns the install folder of the real agents, skipping the

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/sourcetest"
 )

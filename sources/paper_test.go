@@ -15,9 +15,9 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/pdf"
-	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/samplevault"
 )
 
 // paperSampleRoot extracts the sample vault into a temporary folder and returns

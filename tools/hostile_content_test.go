@@ -10,8 +10,8 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/internal/hostilevault"
-	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/tools"
 )
 

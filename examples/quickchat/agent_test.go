@@ -11,8 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/mcp"
+	"github.com/researchctx/researchctx/samplevault"
 )
 
 // agentEvent is a line of the test agent's report file.

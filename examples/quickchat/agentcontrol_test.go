@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/researchctx/researchctx/internal/samplevault"
+	"github.com/researchctx/researchctx/samplevault"
 )
 
 // TestAgentPolicyShown: an agent asking permission as Claude Code does,

@@ -18,16 +18,16 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/mcp"
+	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/tools"
 )
 
 // The sample vault's demo turn: the paper, page and sentence a reader would
 // have selected, and a question whose answer is spread over the paper's
 // Limitations section and the group's meeting notes (see
-// internal/samplevault/README.md).
+// samplevault/README.md).
 const (
 	samplePaper = "papers/2401.01234"
 	samplePage  = 1

@@ -14,12 +14,12 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/acp"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/samplevault"
+	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/tools"
 )
 
 // Citation URIs the default run's search must surface (see
-// internal/samplevault/README.md, "A good demo"): the paper's Limitations
+// samplevault/README.md, "A good demo"): the paper's Limitations
 // page and the meeting notes' slot routing results.
 const (
 	limitationsURI = "papers/2401.01234/2401.01234.pdf#page=2"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/samplevault"
+	"github.com/researchctx/researchctx/samplevault"
 )
 
 // planJSON is `quickchat plan` output as another language reads it: every

@@ -16,7 +16,7 @@ import (
 	"github.com/researchctx/researchctx/acp"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/agenttest"
-	"github.com/researchctx/researchctx/internal/samplevault"
+	"github.com/researchctx/researchctx/samplevault"
 )
 
 // TestRealAgentsQuickchat runs `quickchat -agent` itself with the unmodified

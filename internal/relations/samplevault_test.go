@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/samplevault"
 )
 
 // card renders a work the way a relation card shows it: title, library

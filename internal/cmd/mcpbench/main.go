@@ -12,7 +12,7 @@
 // Usage (from the module root; .ci/mcp-interop.sh installs the npm server):
 //
 //	go build -o /tmp/quickchat ./examples/quickchat
-//	go run ./mcp/internal/mcpbench -quickchat /tmp/quickchat \
+//	go run ./internal/cmd/mcpbench -quickchat /tmp/quickchat \
 //	    -fs-server ~/.cache/researchctx-npm/node/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js
 package main
 
@@ -37,8 +37,8 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/corpus"
-	"github.com/researchctx/researchctx/internal/samplevault"
 	"github.com/researchctx/researchctx/mcp"
+	"github.com/researchctx/researchctx/samplevault"
 )
 
 func main() {

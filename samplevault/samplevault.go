@@ -6,11 +6,11 @@
 // demonstrates which feature and which quotes appear on which page.
 //
 // The PDFs, the layout sidecars of papers/2401.01234 and the PNG files are
-// generated from src/ by the program in gen/; everything else is written by
+// generated from src/ by the program in internal/cmd/samplevaultgen; everything else is written by
 // hand.
 package samplevault
 
-//go:generate go run ./gen -src src -out vault
+//go:generate go run ../internal/cmd/samplevaultgen -src src -out vault
 
 import (
 	"embed"

@@ -21,7 +21,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
-	"github.com/researchctx/researchctx/internal/samplevault"
+	"github.com/researchctx/researchctx/samplevault"
 )
 
 // wantFiles is the whole vault. A change here is a change to what demos and
@@ -641,7 +641,7 @@ func TestGenerated(t *testing.T) {
 		t.Skip("no go command")
 	}
 	out := t.TempDir()
-	cmd := exec.Command(gobin, "run", "./gen", "-src", "src", "-out", out)
+	cmd := exec.Command(gobin, "run", "../internal/cmd/samplevaultgen", "-src", "src", "-out", out)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("generator: %v\n%s", err, b)
 	}
@@ -656,7 +656,7 @@ func TestGenerated(t *testing.T) {
 			continue
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s is stale: run go generate ./internal/samplevault", name)
+			t.Errorf("%s is stale: run go generate ./samplevault", name)
 		}
 	}
 }

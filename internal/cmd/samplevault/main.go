@@ -2,14 +2,14 @@
 // the scripts that run real MCP clients against the server
 // (.ci/mcp-interop.sh) and for the benchmark.
 //
-// Usage: go run ./mcp/internal/samplevault DIR
+// Usage: go run ./internal/cmd/samplevault DIR
 package main
 
 import (
 	"fmt"
 	"os"
 
-	"github.com/researchctx/researchctx/internal/samplevault"
+	"github.com/researchctx/researchctx/samplevault"
 )
 
 func main() {

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/researchctx/researchctx/internal/samplevault"
+	"github.com/researchctx/researchctx/samplevault"
 )
 
 func ExampleExtract() {

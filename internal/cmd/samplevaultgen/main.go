@@ -3,7 +3,7 @@
 // ../src. It writes PDF 1.7 by hand with the standard 14 fonts, so no
 // external tool is needed and the output is byte-for-byte reproducible.
 //
-// Usage (from internal/samplevault): go run ./gen -src src -out vault
+// Usage (from samplevault): go run ../internal/cmd/samplevaultgen -src src -out vault
 //
 // Source format, one directive or paragraph line at a time:
 //
