@@ -13,7 +13,7 @@
 //	Request → Resolve → Plan → Grant (file) → MCP server → tools → usage.jsonl → sources
 //
 // A changed fingerprint means a changed scope: the host opens a new agent
-// session rather than silently widening an old one (see package session).
+// session rather than silently widening an old one (see package acp).
 package researchctx
 
 import "github.com/researchctx/researchctx/grant"

@@ -13,7 +13,7 @@
 //	quickchat plan -request FILE      resolve a Request (JSON) and write its grant
 //
 // With -agent "command args" the turn goes to a real ACP agent through
-// package session, with the server attached.
+// package acp, with the server attached.
 package main
 
 import (
