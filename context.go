@@ -8,7 +8,7 @@
 // fingerprint of that scope. The host writes the Plan's Grant next to the
 // Vault (WriteGrant), attaches the stdio MCP server of package mcp to the
 // agent session, and after the turn reads the sources the agent used back
-// from the usage log (ReadUsage).
+// from the usage log (grant.ReadUsage).
 //
 //	Request → Resolve → Plan → Grant (file) → MCP server → tools → usage.jsonl → sources
 //

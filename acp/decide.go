@@ -1,4 +1,4 @@
-// Package session is the host side of a research turn over ACP (Agent
+// Package acp is the host side of a research turn over ACP (Agent
 // Client Protocol): it decides whether a turn continues the previous agent
 // session or opens a new one, attaches the agentero-context MCP server to
 // the session, hands the displayed conversation to a replacement session,
