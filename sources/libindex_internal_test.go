@@ -140,9 +140,9 @@ func TestIndexingReleasesParsedPDFs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src.mu.Lock()
-	kept := src.pdfDoc != nil
-	src.mu.Unlock()
+	src.pdf.mu.Lock()
+	kept := src.pdf.doc != nil
+	src.pdf.mu.Unlock()
 	if kept {
 		t.Error("the parsed PDF is kept after indexing")
 	}

@@ -334,11 +334,7 @@ func isClosed(c <-chan struct{}) bool {
 // failure is kept: it costs nothing and is not retried until the file
 // changes.
 func (s *Paper) releasePDF() {
-	s.mu.Lock()
-	if s.pdfDoc != nil {
-		s.pdfStamp, s.pdfDoc = "", nil
-	}
-	s.mu.Unlock()
+	s.pdf.release()
 	s.secMu.Lock()
 	s.secDoc, s.secStamp, s.secs = nil, "", nil
 	s.secMu.Unlock()

@@ -39,6 +39,10 @@ var (
 	ErrUnsupported = errors.New("not supported by this source")
 	// ErrIsDirectory: Read was given a folder; list it instead.
 	ErrIsDirectory = errors.New("is a directory")
+	// ErrUnreadable: the document is there but its text cannot be
+	// extracted: a damaged or encrypted PDF, or one over an extraction
+	// limit. The error also wraps the extractor's own reason.
+	ErrUnreadable = errors.New("unreadable document")
 )
 
 // Info identifies a source.
