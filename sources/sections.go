@@ -35,11 +35,7 @@ func (s *Paper) cachedSections(ctx context.Context, doc *pdf.Document) []Section
 // layer's font sizes, and the headings of PAPER.md found in the page text.
 // Titles are one line each (textnorm.Line), whichever source they came from.
 func (s *Paper) pdfSections(ctx context.Context, doc *pdf.Document) []Section {
-	secs := s.foundSections(ctx, doc)
-	for i := range secs {
-		secs[i].Title = textnorm.Line(secs[i].Title)
-	}
-	return secs
+	return oneLineTitles(s.foundSections(ctx, doc))
 }
 
 func (s *Paper) foundSections(ctx context.Context, doc *pdf.Document) []Section {
@@ -48,16 +44,30 @@ func (s *Paper) foundSections(ctx context.Context, doc *pdf.Document) []Section 
 			return secs
 		}
 	}
-	if secs := outlineSections(doc); len(secs) > 0 {
-		return secs
-	}
-	if secs := detectedSections(doc); len(secs) > 0 {
+	if secs := ownSections(doc); len(secs) > 0 {
 		return secs
 	}
 	if text, err := s.l.v.FS().ReadText(s.p.Ref+"/"+vault.PaperMDFile, markdownMax); err == nil && ctx.Err() == nil {
 		return paperMDSections(doc, markdownSections(text, 0))
 	}
 	return nil
+}
+
+// ownSections returns the headings a PDF shows by itself: its outline,
+// else the headings detected from its fonts.
+func ownSections(doc *pdf.Document) []Section {
+	if secs := outlineSections(doc); len(secs) > 0 {
+		return secs
+	}
+	return detectedSections(doc)
+}
+
+// oneLineTitles makes every section title one line (textnorm.Line).
+func oneLineTitles(secs []Section) []Section {
+	for i := range secs {
+		secs[i].Title = textnorm.Line(secs[i].Title)
+	}
+	return secs
 }
 
 // layoutSections anchors the header regions of layout.json in the pages.
