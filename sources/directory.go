@@ -84,7 +84,7 @@ func (d *Directory) inside(p string) (string, error) {
 	case strings.HasPrefix(p, d.ref+"/"):
 		return p[len(d.ref)+1:], nil
 	}
-	return "", fmt.Errorf("%w: %s", ErrOutside, p)
+	return "", outsideErr(p, d.ref)
 }
 
 // view returns the safe view confined to the directory: symbolic links that

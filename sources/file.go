@@ -2,7 +2,6 @@ package sources
 
 import (
 	"context"
-	"fmt"
 	"path"
 
 	"github.com/researchctx/researchctx/grant"
@@ -27,7 +26,7 @@ func (f *File) Info() Info { return Info{Ref: f.ref, Kind: grant.KindFile, Title
 // Read implements Source: "" or the file's own path give its text.
 func (f *File) Read(ctx context.Context, p string) (*Document, error) {
 	if p != "" && p != f.ref {
-		return nil, fmt.Errorf("%w: %s", ErrOutside, p)
+		return nil, outsideErr(p, f.ref)
 	}
 	text, err := f.lib.v.FS().ReadText(f.ref, 0)
 	if err != nil {

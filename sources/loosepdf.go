@@ -3,7 +3,6 @@ package sources
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"path"
 	"strconv"
@@ -73,13 +72,8 @@ func (s *PDF) own(p string) error {
 	if p == "" || p == s.ref {
 		return nil
 	}
-	rel, err := vault.Clean(p)
-	if err != nil {
-		// The input may be an absolute path of the machine: do not echo it.
-		return fmt.Errorf("%s: path is %w", s.ref, ErrOutside)
-	}
-	if rel != s.ref {
-		return fmt.Errorf("%s: %w %s", rel, ErrOutside, s.ref)
+	if rel, err := vault.Clean(p); err != nil || rel != s.ref {
+		return outsideErr(p, s.ref)
 	}
 	return nil
 }

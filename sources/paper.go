@@ -196,14 +196,13 @@ func (s *Paper) resolve(p string) (string, error) {
 	}
 	rel, err := vault.Clean(p)
 	if err != nil {
-		// The input may be an absolute path of the machine: do not echo it.
-		return "", fmt.Errorf("%s: path is %w", s.p.Ref, ErrOutside)
+		return "", outsideErr(p, s.p.Ref)
 	}
 	if rel == s.p.Ref {
 		return s.mainDocument()
 	}
 	if !strings.HasPrefix(rel, s.p.Ref+"/") {
-		return "", fmt.Errorf("%s: %w %s", rel, ErrOutside, s.p.Ref)
+		return "", outsideErr(rel, s.p.Ref)
 	}
 	return rel, nil
 }
