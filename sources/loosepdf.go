@@ -25,8 +25,8 @@ const pdfUnitsVersion = "pdf-units-1"
 // paper's PDF and through the same machinery (the in-memory document, the
 // PDF text cache, the library index): its pages are searched and cited by
 // page, its sections come from its outline or its detected headings, and
-// its metadata from the document itself (the Info dictionary's title and
-// author, the first page's title block). It implements Source and
+// its metadata from the document itself (the first page's title block, the
+// Info dictionary's title and author, the XMP packet). It implements Source and
 // Describer and is safe for concurrent use. A PDF that cannot be read
 // (damaged, encrypted, over a limit) is an error wrapping ErrUnreadable.
 type PDF struct {
@@ -79,10 +79,13 @@ func (s *PDF) own(p string) error {
 }
 
 // title is the document's title (the first page's title block, else the
-// Info title), else the file's name.
+// Info title, else XMP's), else the file's name.
 func (s *PDF) title(doc *pdf.Document) string {
 	if t := textnorm.Line(doc.Title); t != "" {
 		return t
+	}
+	if x := s.pdf.xmp(); x != nil && x.Title != "" {
+		return x.Title
 	}
 	return textnorm.Line(path.Base(s.ref))
 }
@@ -99,19 +102,17 @@ func (s *PDF) sections(doc *pdf.Document) []Section {
 }
 
 // Describe implements Describer: the title, authors, abstract and page
-// count the PDF itself shows.
+// count the PDF itself shows, and the DOI and publication year of its XMP
+// metadata.
 func (s *PDF) Describe(ctx context.Context) (*Metadata, error) {
 	doc, err := s.pdf.document(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &Metadata{
-		Title:     s.title(doc),
-		Authors:   textnorm.Lines(doc.Authors),
-		Abstract:  pdfAbstract(doc, s.sections(doc)),
-		Pages:     len(doc.Pages),
-		Documents: []string{s.ref},
-	}, nil
+	md := &Metadata{Documents: []string{s.ref}}
+	s.pdf.describe(md, doc, s.sections(doc))
+	md.Title = s.title(doc)
+	return md, nil
 }
 
 // Search implements Source: the PDF's pages, through the library index

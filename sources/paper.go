@@ -122,16 +122,7 @@ func (s *Paper) Describe(ctx context.Context) (*Metadata, error) {
 			return nil, ctx.Err()
 		}
 		if err == nil {
-			md.Pages = len(doc.Pages)
-			if md.Title == "" {
-				md.Title = textnorm.Line(doc.Title)
-			}
-			if len(md.Authors) == 0 {
-				md.Authors = textnorm.Lines(doc.Authors)
-			}
-			if md.Abstract == "" {
-				md.Abstract = pdfAbstract(doc, s.pdfSections(ctx, doc))
-			}
+			s.pdf.describe(md, doc, s.pdfSections(ctx, doc))
 		}
 	}
 	if md.Title == "" {

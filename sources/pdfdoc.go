@@ -58,6 +58,67 @@ type pdfFile struct {
 	stamp string
 	doc   *pdf.Document
 	err   error
+
+	xmpMu    sync.Mutex
+	xmpStamp string
+	xmpMeta  *xmpMeta
+}
+
+// xmp returns what the PDF's XMP packet says (see readXMP), read again
+// only when the file changes; nil when it has none or cannot be read.
+func (f *pdfFile) xmp() *xmpMeta {
+	fsys := f.l.v.FS()
+	st, err := fsys.Stat(f.rel)
+	if err != nil || st.Size() > pdf.DefaultMaxBytes {
+		return nil
+	}
+	stamp := fmt.Sprintf("%d:%d", st.Size(), st.ModTime().UnixNano())
+	f.xmpMu.Lock()
+	defer f.xmpMu.Unlock()
+	if f.xmpStamp == stamp {
+		return f.xmpMeta
+	}
+	file, err := fsys.Open(f.rel)
+	if err != nil {
+		return nil
+	}
+	defer file.Close()
+	f.xmpStamp, f.xmpMeta = stamp, readXMP(file, st.Size())
+	return f.xmpMeta
+}
+
+// describe fills the fields of md that are still empty from what the PDF
+// shows: the title block (else the Info title, else XMP's), the authors
+// (the Info dictionary or the line under the title, else XMP's), the
+// abstract under an "Abstract" heading, the page count, and the DOI and
+// publication year XMP gives.
+func (f *pdfFile) describe(md *Metadata, doc *pdf.Document, secs []Section) {
+	x := f.xmp()
+	if x == nil {
+		x = &xmpMeta{}
+	}
+	md.Pages = len(doc.Pages)
+	if md.Title == "" {
+		md.Title = textnorm.Line(doc.Title)
+	}
+	if md.Title == "" {
+		md.Title = x.Title
+	}
+	if len(md.Authors) == 0 {
+		md.Authors = textnorm.Lines(doc.Authors)
+	}
+	if len(md.Authors) == 0 {
+		md.Authors = x.Authors
+	}
+	if md.Abstract == "" {
+		md.Abstract = pdfAbstract(doc, secs)
+	}
+	if md.DOI == "" {
+		md.DOI = x.DOI
+	}
+	if md.Year == 0 {
+		md.Year = x.Year
+	}
 }
 
 // document returns the parsed PDF, extracting it only when the file
