@@ -107,7 +107,8 @@ func closeView(d *Directory, f *safefs.FS) {
 }
 
 // Read implements Source: a file inside the directory (or inside a paper in
-// it). The directory itself, or a folder in it, is an ErrIsDirectory error:
+// it); a PDF outside any paper is read page by page, as its PDF source reads
+// it. The directory itself, or a folder in it, is an ErrIsDirectory error:
 // list it instead.
 func (d *Directory) Read(ctx context.Context, p string) (*Document, error) {
 	rel, err := d.inside(p)

@@ -10,7 +10,8 @@ import (
 
 // File is a granted plain file, with or without an extension. Text files are
 // read and searched; a binary file is listed in a grant but reading it is an
-// ErrNotText error.
+// ErrNotText error. A PDF granted as a file is not a File but a PDF, a
+// document with pages.
 type File struct {
 	lib *Library
 	ref string

@@ -91,8 +91,8 @@ func (l *Library) CacheDir() string { return l.cacheDir }
 
 // Open returns the source of the given kind at a vault-relative path. The
 // path must be of that kind now: a paper folder for grant.KindPaper, a folder for
-// grant.KindDirectory, a regular file for grant.KindFile. The Vault root itself is not
-// a source.
+// grant.KindDirectory, a regular file for grant.KindFile (a *PDF for a name
+// ending in .pdf, else a *File). The Vault root itself is not a source.
 func (l *Library) Open(ctx context.Context, kind grant.Kind, path string) (Source, error) {
 	got, clean, err := l.v.Classify(ctx, path)
 	if err != nil {
