@@ -12,6 +12,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/pdf/hostile"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -19,7 +20,8 @@ import (
 // TestProcessLoosePDFs serves PDFs outside any paper unit from a real
 // server process: one mentioned directly, a folder of PDFs without the
 // paper layout, and one named by a selection. Every read mode answers with
-// page citations; a damaged and an encrypted PDF are one clear error each
+// page citations; a damaged, an encrypted and an over-limit PDF are one
+// clear error each
 // and the server goes on, then exits cleanly.
 func TestProcessLoosePDFs(t *testing.T) {
 	vault := sampleVault(t)
@@ -39,6 +41,7 @@ func TestProcessLoosePDFs(t *testing.T) {
 		"inbox/quokka.pdf":   plain,
 		"inbox/broken.pdf":   []byte("%PDF-1.7\nthis is not a PDF body\n"),
 		"inbox/locked.pdf":   locked.Bytes(),
+		"inbox/huge.pdf":     hostile.ManyPages(pdf.DefaultMaxPages + 1),
 	} {
 		p := filepath.Join(vault, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -103,6 +106,8 @@ func TestProcessLoosePDFs(t *testing.T) {
 		{grant.ToolRelations, map[string]any{"paper": "downloads/sba.pdf"}, []string{"not a paper"}},
 		{grant.ToolRead, map[string]any{"target": "inbox/broken.pdf", "page": 1}, []string{"inbox/broken.pdf", "unreadable", "malformed"}},
 		{grant.ToolRead, map[string]any{"target": "inbox/locked.pdf"}, []string{"inbox/locked.pdf", "unreadable", "encrypted"}},
+		{grant.ToolRead, map[string]any{"target": "inbox/huge.pdf", "mode": "full"}, []string{"inbox/huge.pdf", "unreadable", "page count limit"}},
+		{grant.ToolSearch, map[string]any{"query": "quick brown fox", "source": "inbox/huge.pdf"}, []string{"inbox/huge.pdf", "unreadable"}},
 	} {
 		res := call(t, s.cs, tt.tool, tt.args)
 		msg := text(res)
