@@ -16,7 +16,8 @@
 // folder is ErrIsDirectory, a binary file ErrNotText, ErrTooLarge or
 // ErrUnreadable); errors are typed: a path outside the source wraps
 // sources.ErrOutside, a missing path inside it sources.ErrNotFound, and no
-// error echoes an absolute path it was given.
+// error echoes an absolute path it was given; a RegionReader's unknown id
+// is sources.ErrNotFound.
 package sourcetest
 
 import (
@@ -47,6 +48,7 @@ func Test(ctx context.Context, src sources.Source, probe string) error {
 	c.outside()
 	c.missing()
 	c.described()
+	c.region()
 	c.list()
 	return errors.Join(c.errs...)
 }
@@ -301,6 +303,22 @@ func (c *checker) main() {
 		c.fail("Read(\"\"), the main document: %v", err)
 	default:
 		c.document("", doc)
+	}
+}
+
+// region checks that a RegionReader says ErrNotFound for an id it does not
+// know.
+func (c *checker) region() {
+	rr, ok := c.src.(sources.RegionReader)
+	if !ok {
+		return
+	}
+	reg, err := rr.Region(c.ctx, "zz-sourcetest-missing-region")
+	switch {
+	case err == nil:
+		c.fail("Region of an unknown id returned %+v", reg)
+	case !errors.Is(err, sources.ErrNotFound):
+		c.fail("Region of an unknown id: %v, want an error wrapping sources.ErrNotFound", err)
 	}
 }
 

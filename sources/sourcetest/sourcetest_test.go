@@ -60,6 +60,13 @@ func (d describer) Describe(context.Context) (*sources.Metadata, error) {
 	return &sources.Metadata{Title: "a", Documents: d.docs}, nil
 }
 
+// regions knows no region, and says so untyped.
+type regions struct{ *bent }
+
+func (regions) Region(context.Context, string) (*sources.Region, error) {
+	return nil, errors.New("no such region")
+}
+
 // lister lists entries.
 type lister struct {
 	*bent
@@ -200,6 +207,7 @@ func TestCatchesBrokenSources(t *testing.T) {
 			return nil, fmt.Errorf("%w: %s", sources.ErrNotFound, p)
 		})}, entries: []sources.Entry{{Name: "ghost.txt", Path: "mem/a.md/ghost.txt", Kind: grant.KindFile}}},
 			`Read("mem/a.md/ghost.txt") of a listed file`},
+		{"untyped unknown region", regions{&bent{Memory: good()}}, "Region of an unknown id: no such region"},
 		{"listed folder readable", lister{bent: &bent{Memory: good(), read: readOther(func(p string) (*sources.Document, error) {
 			if p == "mem/a.md/sub" {
 				return sources.TextDocument(p, "a folder read as text"), nil
