@@ -35,8 +35,8 @@ var restamp = 2 * time.Second
 // Directory is a granted folder. Its text files and loose PDFs, at any depth
 // within the scan caps, are searched (a PDF page by page, see PDF); the
 // papers inside it (an organisation folder of papers) are searched through
-// their paper sources. Reading it lists one level;
-// reading a file inside it gives that file's text.
+// their paper sources. Reading it lists one level; reading a file inside it
+// gives that file's text.
 type Directory struct {
 	lib *Library
 	ref string

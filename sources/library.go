@@ -208,9 +208,8 @@ func (l *Library) libIndex() *libindex.Index {
 }
 
 // extractItem returns the search units of a paper unit, a loose PDF or a
-// text file. A
-// PDF that cannot be read is the item's failure, with its reason; the
-// paper's Markdown files are still indexed.
+// text file. A PDF that cannot be read is the item's failure, with its
+// reason; a paper's Markdown files are still indexed.
 func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit, error) {
 	var units []unit
 	var failure error
