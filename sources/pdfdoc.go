@@ -15,36 +15,6 @@ import (
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
-// maxAbstract bounds an abstract taken from the PDF, in characters.
-const maxAbstract = 3000
-
-// pdfAbstract returns the text under an "Abstract" heading of the PDF's
-// first two pages, up to the next heading on that page, or "".
-func pdfAbstract(doc *pdf.Document, secs []Section) string {
-	for i, sec := range secs {
-		if sec.Part > 1 || sec.Part >= len(doc.Pages) || !strings.EqualFold(strings.TrimSpace(sec.Title), "abstract") {
-			continue
-		}
-		text := doc.Pages[sec.Part].Text
-		start := sec.Offset
-		if start < 0 || start > len(text) {
-			continue
-		}
-		if nl := strings.IndexByte(text[start:], '\n'); nl >= 0 {
-			start += nl + 1
-		} else {
-			return ""
-		}
-		end := len(text)
-		if i+1 < len(secs) && secs[i+1].Part == sec.Part && secs[i+1].Offset > start {
-			end = secs[i+1].Offset
-		}
-		abs, _ := textnorm.Truncate(strings.Join(strings.Fields(text[start:end]), " "), maxAbstract)
-		return abs
-	}
-	return ""
-}
-
 // pdfFile is the PDF document of a source — a paper's PDF or a loose PDF
 // granted as a file — and what both share: the parsed document kept in
 // memory and re-extracted only when the file's size or modification time
@@ -170,16 +140,6 @@ func (f *pdfFile) release() {
 	f.mu.Unlock()
 }
 
-// fileStamp is the state of the PDF for a search index: its size and
-// modification time, or that it is absent.
-func (f *pdfFile) fileStamp() string {
-	st, err := f.l.v.FS().Stat(f.rel)
-	if err != nil {
-		return f.rel + ":absent"
-	}
-	return fmt.Sprintf("%s:%d:%d", f.rel, st.Size(), st.ModTime().UnixNano())
-}
-
 // read returns doc as a Document titled title: one part per physical
 // page, with the printed page label where the PDF has one that differs
 // from the page number, and the given sections.
@@ -269,4 +229,34 @@ func pageLabel(doc *pdf.Document, i int) string {
 		return ""
 	}
 	return l
+}
+
+// maxAbstract bounds an abstract taken from the PDF, in characters.
+const maxAbstract = 3000
+
+// pdfAbstract returns the text under an "Abstract" heading of the PDF's
+// first two pages, up to the next heading on that page, or "".
+func pdfAbstract(doc *pdf.Document, secs []Section) string {
+	for i, sec := range secs {
+		if sec.Part > 1 || sec.Part >= len(doc.Pages) || !strings.EqualFold(strings.TrimSpace(sec.Title), "abstract") {
+			continue
+		}
+		text := doc.Pages[sec.Part].Text
+		start := sec.Offset
+		if start < 0 || start > len(text) {
+			continue
+		}
+		if nl := strings.IndexByte(text[start:], '\n'); nl >= 0 {
+			start += nl + 1
+		} else {
+			return ""
+		}
+		end := len(text)
+		if i+1 < len(secs) && secs[i+1].Part == sec.Part && secs[i+1].Offset > start {
+			end = secs[i+1].Offset
+		}
+		abs, _ := textnorm.Truncate(strings.Join(strings.Fields(text[start:end]), " "), maxAbstract)
+		return abs
+	}
+	return ""
 }
