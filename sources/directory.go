@@ -14,6 +14,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/libindex"
+	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/vault"
 )
@@ -31,10 +32,11 @@ const (
 // a rescan in the background (a variable for tests).
 var restamp = 2 * time.Second
 
-// Directory is a granted folder. Its text files, at any depth within the scan
-// caps, are searched; the papers inside it (an organisation folder of papers)
-// are searched through their paper sources. Reading it lists one level;
-// reading a file inside it gives that file's text.
+// Directory is a granted folder. Its text files and loose PDFs, at any depth
+// within the scan caps, are searched (a PDF page by page, see PDF); the
+// papers inside it (an organisation folder of papers) are searched through
+// their paper sources. Reading it lists one level; reading a file inside it
+// gives that file's text.
 type Directory struct {
 	lib *Library
 	ref string
@@ -82,7 +84,7 @@ func (d *Directory) inside(p string) (string, error) {
 	case strings.HasPrefix(p, d.ref+"/"):
 		return p[len(d.ref)+1:], nil
 	}
-	return "", fmt.Errorf("%w: %s", ErrOutside, p)
+	return "", outsideErr(p, d.ref)
 }
 
 // view returns the safe view confined to the directory: symbolic links that
@@ -105,7 +107,8 @@ func closeView(d *Directory, f *safefs.FS) {
 }
 
 // Read implements Source: a file inside the directory (or inside a paper in
-// it). The directory itself, or a folder in it, is an ErrIsDirectory error:
+// it); a PDF outside any paper is read page by page, as its PDF source reads
+// it. The directory itself, or a folder in it, is an ErrIsDirectory error:
 // list it instead.
 func (d *Directory) Read(ctx context.Context, p string) (*Document, error) {
 	rel, err := d.inside(p)
@@ -140,6 +143,13 @@ func (d *Directory) Read(ctx context.Context, p string) (*Document, error) {
 	}
 	if st.IsDir() {
 		return nil, fmt.Errorf("%w: %s", ErrIsDirectory, full)
+	}
+	if isPDF(full) {
+		src, err := d.lib.Open(ctx, grant.KindFile, full)
+		if err != nil {
+			return nil, fsErr(err)
+		}
+		return src.Read(ctx, "")
 	}
 	text, err := f.ReadText(rel, 0)
 	if err != nil {
@@ -344,11 +354,15 @@ func (d *Directory) load(ctx context.Context, scanCap int, prev *dirState) (*dir
 
 // covers reports whether the library index item key lies in the directory.
 func (d *Directory) covers(key string) bool {
-	p, ok := strings.CutPrefix(key, paperItem)
-	if !ok {
-		if p, ok = strings.CutPrefix(key, fileItem); !ok {
-			return false
+	var p string
+	ok := false
+	for _, prefix := range []string{paperItem, fileItem, pdfItem} {
+		if p, ok = strings.CutPrefix(key, prefix); ok {
+			break
 		}
+	}
+	if !ok {
+		return false
 	}
 	_, err := d.inside(p)
 	return err == nil && p != d.ref
@@ -380,6 +394,17 @@ func (d *Directory) scan(ctx context.Context, scanCap int, trusted <-chan *libin
 				// Stamped below, several at a time.
 				st.items = append(st.items, libindex.Item{Key: paperItem + full})
 				return fs.SkipDir
+			}
+			return nil
+		}
+		if isPDF(rel) {
+			// A loose PDF: a document with pages (see PDF).
+			if info, err := de.Info(); err == nil && info.Size() > 0 {
+				if info.Size() > pdf.DefaultMaxBytes {
+					oversized = true // above the extractor's file cap
+					return nil
+				}
+				st.items = append(st.items, libindex.Item{Key: pdfItem + full, Stamp: pdfStamp(info)})
 			}
 			return nil
 		}

@@ -2,7 +2,6 @@ package sources
 
 import (
 	"context"
-	"fmt"
 	"path"
 
 	"github.com/researchctx/researchctx/grant"
@@ -11,7 +10,8 @@ import (
 
 // File is a granted plain file, with or without an extension. Text files are
 // read and searched; a binary file is listed in a grant but reading it is an
-// ErrNotText error.
+// ErrNotText error. A PDF granted as a file is not a File but a PDF, a
+// document with pages.
 type File struct {
 	lib *Library
 	ref string
@@ -27,7 +27,7 @@ func (f *File) Info() Info { return Info{Ref: f.ref, Kind: grant.KindFile, Title
 // Read implements Source: "" or the file's own path give its text.
 func (f *File) Read(ctx context.Context, p string) (*Document, error) {
 	if p != "" && p != f.ref {
-		return nil, fmt.Errorf("%w: %s", ErrOutside, p)
+		return nil, outsideErr(p, f.ref)
 	}
 	text, err := f.lib.v.FS().ReadText(f.ref, 0)
 	if err != nil {

@@ -140,14 +140,54 @@ func TestIndexingReleasesParsedPDFs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src.mu.Lock()
-	kept := src.pdfDoc != nil
-	src.mu.Unlock()
+	src.pdf.mu.Lock()
+	kept := src.pdf.doc != nil
+	src.pdf.mu.Unlock()
 	if kept {
 		t.Error("the parsed PDF is kept after indexing")
 	}
 	doc, err := src.Read(ctx, "")
 	if err != nil || len(doc.Parts) == 0 || doc.Parts[0].Text == "" {
 		t.Fatalf("read after release: %v", err)
+	}
+}
+
+// TestLoosePDFIndexed checks that a loose PDF found in a folder is an item
+// of the library index — its pages indexed, a damaged one kept as a failure
+// — and that its parsed document is released once indexed.
+func TestLoosePDFIndexed(t *testing.T) {
+	root := paperSampleRoot(t)
+	sba, err := os.ReadFile(filepath.Join(root, "papers", "2401.01234", "2401.01234.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeVaultFile(t, root, "inbox/sba.pdf", sba)
+	writeVaultFile(t, root, "inbox/bad.pdf", []byte("%PDF-1.4\nnot a body\n"))
+	lib := paperLibrary(t, root)
+	ctx := context.Background()
+	dir, err := lib.Open(ctx, grant.KindDirectory, "inbox")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := dir.Search(ctx, Query{Text: "block partition", Limit: 5}); err != nil || len(res.Hits) == 0 {
+		t.Fatalf("search: %+v, %v", res, err)
+	}
+	snap := lib.libIndex().Snapshot()
+	if _, failure, ok := snap.Status(pdfItem + "inbox/sba.pdf"); !ok || failure != "" {
+		t.Errorf("inbox/sba.pdf in the index: ok %v, failure %q", ok, failure)
+	}
+	if _, failure, ok := snap.Status(pdfItem + "inbox/bad.pdf"); !ok || !strings.Contains(failure, "malformed") {
+		t.Errorf("inbox/bad.pdf in the index: ok %v, failure %q", ok, failure)
+	}
+	src, err := lib.Open(ctx, grant.KindFile, "inbox/sba.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := src.(*PDF)
+	p.pdf.mu.Lock()
+	kept := p.pdf.doc != nil
+	p.pdf.mu.Unlock()
+	if kept {
+		t.Error("the parsed PDF is kept after indexing")
 	}
 }

@@ -91,8 +91,8 @@ func (l *Library) CacheDir() string { return l.cacheDir }
 
 // Open returns the source of the given kind at a vault-relative path. The
 // path must be of that kind now: a paper folder for grant.KindPaper, a folder for
-// grant.KindDirectory, a regular file for grant.KindFile. The Vault root itself is not
-// a source.
+// grant.KindDirectory, a regular file for grant.KindFile (a *PDF for a name
+// ending in .pdf, else a *File). The Vault root itself is not a source.
 func (l *Library) Open(ctx context.Context, kind grant.Kind, path string) (Source, error) {
 	got, clean, err := l.v.Classify(ctx, path)
 	if err != nil {
@@ -127,7 +127,12 @@ func (l *Library) Open(ctx context.Context, kind grant.Kind, path string) (Sourc
 		}
 		s = d
 	case grant.KindFile:
-		s = l.newFile(clean)
+		if isPDF(clean) {
+			// A PDF is a document with pages, not a text file.
+			s = l.newPDF(clean)
+		} else {
+			s = l.newFile(clean)
+		}
 	default:
 		return nil, fmt.Errorf("%s: unknown source kind %q", clean, kind)
 	}
@@ -178,6 +183,7 @@ func (l *Library) cachePath(parts ...string) string {
 const (
 	paperItem = "paper:"
 	fileItem  = "file:"
+	pdfItem   = "pdf:" // a loose PDF (see PDF)
 )
 
 // Close stops the library's background work (a running index build) and
@@ -201,9 +207,9 @@ func (l *Library) libIndex() *libindex.Index {
 	return l.lib
 }
 
-// extractItem returns the search units of a paper unit or a text file. A
-// PDF that cannot be read is the item's failure, with its reason; the
-// paper's Markdown files are still indexed.
+// extractItem returns the search units of a paper unit, a loose PDF or a
+// text file. A PDF that cannot be read is the item's failure, with its
+// reason; a paper's Markdown files are still indexed.
 func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit, error) {
 	var units []unit
 	var failure error
@@ -220,6 +226,20 @@ func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit,
 		}
 		units, err = src.units(ctx)
 		src.releasePDF()
+		if err != nil {
+			return nil, err
+		}
+	case strings.HasPrefix(key, pdfItem):
+		src, err := l.Open(ctx, grant.KindFile, strings.TrimPrefix(key, pdfItem))
+		if err != nil {
+			return nil, err
+		}
+		s, ok := src.(*PDF)
+		if !ok {
+			return nil, fmt.Errorf("%s: not a PDF", strings.TrimPrefix(key, pdfItem))
+		}
+		units, failure, err = s.units(ctx)
+		s.releasePDF()
 		if err != nil {
 			return nil, err
 		}
@@ -334,11 +354,7 @@ func isClosed(c <-chan struct{}) bool {
 // failure is kept: it costs nothing and is not retried until the file
 // changes.
 func (s *Paper) releasePDF() {
-	s.mu.Lock()
-	if s.pdfDoc != nil {
-		s.pdfStamp, s.pdfDoc = "", nil
-	}
-	s.mu.Unlock()
+	s.pdf.release()
 	s.secMu.Lock()
 	s.secDoc, s.secStamp, s.secs = nil, "", nil
 	s.secMu.Unlock()

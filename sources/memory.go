@@ -39,7 +39,7 @@ func (m *Memory) Read(ctx context.Context, p string) (*Document, error) {
 			return d, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: %s", ErrOutside, p)
+	return nil, outsideErr(p, m.info.Ref)
 }
 
 // Search implements Source.

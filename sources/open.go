@@ -174,13 +174,22 @@ type Container interface {
 
 // Inner returns the paper unit inside the directory that holds p, so a
 // paper reached through its folder has metadata, sections, regions and
-// relations like a granted paper.
+// relations like a granted paper; a loose PDF in the directory is its own
+// PDF source, with metadata and pages.
 func (d *Directory) Inner(ctx context.Context, p string) (Source, string, error) {
 	cat, err := d.lib.v.Catalogue(ctx)
 	if err != nil {
 		return nil, "", err
 	}
 	paper := cat.PaperOf(p)
+	if paper == nil && isPDF(p) {
+		// A loose PDF is a source of its own, with metadata and pages.
+		if _, err := d.inside(p); err == nil {
+			if src, err := d.lib.Open(ctx, grant.KindFile, p); err == nil {
+				return src, "", nil
+			}
+		}
+	}
 	if paper == nil || paper.Ref == d.ref || d.ref != "." && !strings.HasPrefix(paper.Ref, d.ref+"/") {
 		return nil, "", fmt.Errorf("%w: no paper holds %s", ErrNotFound, p)
 	}

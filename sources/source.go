@@ -1,7 +1,7 @@
 // Package sources defines what the context tools can read: a small Source
 // interface that every granted source implements, optional capability
 // interfaces for what only some sources can do, and the implementations for
-// the Vault — papers, directories and plain files.
+// the Vault — papers, directories, plain files and loose PDFs.
 //
 // The shape follows io/fs. A Source says who it is (Info), finds passages
 // (Search) and hands out the text of one of its documents (Read). Richer
@@ -39,6 +39,10 @@ var (
 	ErrUnsupported = errors.New("not supported by this source")
 	// ErrIsDirectory: Read was given a folder; list it instead.
 	ErrIsDirectory = errors.New("is a directory")
+	// ErrUnreadable: the document is there but its text cannot be
+	// extracted: a damaged or encrypted PDF, or one over an extraction
+	// limit. The error also wraps the extractor's own reason.
+	ErrUnreadable = errors.New("unreadable document")
 )
 
 // Info identifies a source.

@@ -79,6 +79,17 @@ func markdownSections(text string, part int) []Section {
 	return secs
 }
 
+// outsideErr is the ErrOutside error of a path asked of the source ref. A
+// path that is not a clean vault-relative one (an absolute path of the
+// machine, say) is not echoed.
+func outsideErr(p, ref string) error {
+	rel, err := safefs.Clean(p)
+	if err != nil {
+		return fmt.Errorf("%s: path is %w", ref, ErrOutside)
+	}
+	return fmt.Errorf("%s: %w %s", rel, ErrOutside, ref)
+}
+
 // fsErr maps an error of the safe file view to the sources sentinels,
 // keeping its vault-relative message.
 func fsErr(err error) error {

@@ -5,6 +5,19 @@
 //	if err := sourcetest.Test(ctx, src, "attention"); err != nil {
 //		t.Fatal(err)
 //	}
+//
+// The checks: Info is set and one line; Search honours Limit and
+// ExcerptChars, scores in [0, 1] best first, excerpts verbatim from the
+// hit's text, the same hits under concurrent calls, nothing for nonsense;
+// every hit's document reads back with the hit's text on the hit's page;
+// Read returns a Document whose Path is the path asked for, with parts and
+// sections anchored in them, never an empty Document; every document a
+// Describer advertises and every entry a Lister lists can be read (a
+// folder is ErrIsDirectory, a binary file ErrNotText, ErrTooLarge or
+// ErrUnreadable); errors are typed: a path outside the source wraps
+// sources.ErrOutside, a missing path inside it sources.ErrNotFound, and no
+// error echoes an absolute path it was given; a RegionReader's unknown id
+// is sources.ErrNotFound.
 package sourcetest
 
 import (
@@ -29,8 +42,13 @@ func Test(ctx context.Context, src sources.Source, probe string) error {
 	hits := c.search(probe)
 	c.noMatch()
 	c.determinism(probe, hits)
+	c.caps(probe)
 	c.read(hits)
+	c.main()
 	c.outside()
+	c.missing()
+	c.described()
+	c.region()
 	c.list()
 	return errors.Join(c.errs...)
 }
@@ -164,7 +182,10 @@ func (c *checker) read(hits []sources.Hit) {
 			c.fail("Read(%q) of hit %d: %v", h.Path, i, err)
 			continue
 		}
-		c.document(doc)
+		c.document(h.Path, doc)
+		if doc == nil {
+			continue
+		}
 		found := false
 		for _, p := range doc.Parts {
 			if (h.Page == 0 || p.Page == h.Page) && strings.Contains(p.Text, h.Text) {
@@ -178,7 +199,33 @@ func (c *checker) read(hits []sources.Hit) {
 	}
 }
 
-func (c *checker) document(doc *sources.Document) {
+// document checks a Document that Read(asked) returned.
+func (c *checker) document(asked string, doc *sources.Document) {
+	if doc == nil {
+		c.fail("Read(%q) returned no Document and no error", asked)
+		return
+	}
+	if doc.Path == "" {
+		c.fail("Read(%q) returned a Document without a Path", asked)
+	}
+	if asked != "" && asked != c.src.Info().Ref && doc.Path != asked {
+		c.fail("Read(%q) returned the Document of %q", asked, doc.Path)
+	}
+	if len(doc.Parts) == 0 {
+		c.fail("Read(%q) returned an empty Document (no parts): an empty file is one empty part, a missing one ErrNotFound", asked)
+	}
+	paged := 0
+	for _, p := range doc.Parts {
+		if p.Page > 0 {
+			paged++
+			if doc.Pages > 0 && p.Page > doc.Pages {
+				c.fail("%s part on page %d of a %d-page document", doc.Path, p.Page, doc.Pages)
+			}
+		}
+	}
+	if doc.Pages > 0 && paged != doc.Pages {
+		c.fail("%s says %d pages but has %d paged parts", doc.Path, doc.Pages, paged)
+	}
 	c.title(doc.Path+" title", doc.Title)
 	for i, s := range doc.Sections {
 		c.title(fmt.Sprintf("%s section %d title", doc.Path, i), s.Title)
@@ -197,10 +244,133 @@ func (c *checker) document(doc *sources.Document) {
 	}
 }
 
+// outside checks that paths outside the source are refused with
+// ErrOutside, without echoing an absolute path.
 func (c *checker) outside() {
 	for _, p := range []string{"../outside.txt", "zz-not-in-this-source/x.txt", "/etc/passwd", ".agentero/x"} {
-		if _, err := c.src.Read(c.ctx, p); err == nil {
+		_, err := c.src.Read(c.ctx, p)
+		switch {
+		case err == nil:
 			c.fail("Read(%q) outside the source succeeded", p)
+		case !errors.Is(err, sources.ErrOutside):
+			c.fail("Read(%q) outside the source: %v, want an error wrapping sources.ErrOutside", p, err)
+		}
+		c.noEcho(p, err)
+	}
+}
+
+// noEcho checks that an error does not repeat an absolute path it was
+// given: it would reach the model and the host's logs.
+func (c *checker) noEcho(p string, err error) {
+	if err != nil && strings.HasPrefix(p, "/") && strings.Contains(err.Error(), p) {
+		c.fail("the error of Read(%q) echoes the absolute path: %v", p, err)
+	}
+}
+
+// missing checks that a path inside the source that does not exist is
+// ErrNotFound (ErrOutside for a source of one document, which holds no
+// other path).
+func (c *checker) missing() {
+	in := c.src.Info()
+	p := strings.TrimSuffix(in.Ref, "/") + "/zz-sourcetest-missing.txt"
+	_, err := c.src.Read(c.ctx, p)
+	_, lister := c.src.(sources.Lister)
+	single := !lister && in.Kind == grant.KindFile
+	switch {
+	case err == nil:
+		c.fail("Read(%q) of a missing document succeeded", p)
+	case errors.Is(err, sources.ErrNotFound):
+	case single && errors.Is(err, sources.ErrOutside):
+	case single:
+		c.fail("Read(%q) of a missing document: %v, want an error wrapping sources.ErrNotFound or sources.ErrOutside", p, err)
+	default:
+		c.fail("Read(%q) of a missing document: %v, want an error wrapping sources.ErrNotFound", p, err)
+	}
+}
+
+// main checks Read(""): the main document of a source that is not a
+// folder, ErrIsDirectory for one that lists.
+func (c *checker) main() {
+	doc, err := c.src.Read(c.ctx, "")
+	_, lister := c.src.(sources.Lister)
+	switch {
+	case lister && (err == nil || errors.Is(err, sources.ErrIsDirectory)):
+		// A folder lists; one that also has a main document may read it.
+		if err == nil {
+			c.document("", doc)
+		}
+	case err != nil:
+		c.fail("Read(\"\"), the main document: %v", err)
+	default:
+		c.document("", doc)
+	}
+}
+
+// region checks that a RegionReader says ErrNotFound for an id it does not
+// know.
+func (c *checker) region() {
+	rr, ok := c.src.(sources.RegionReader)
+	if !ok {
+		return
+	}
+	reg, err := rr.Region(c.ctx, "zz-sourcetest-missing-region")
+	switch {
+	case err == nil:
+		c.fail("Region of an unknown id returned %+v", reg)
+	case !errors.Is(err, sources.ErrNotFound):
+		c.fail("Region of an unknown id: %v, want an error wrapping sources.ErrNotFound", err)
+	}
+}
+
+// described reads every document a Describer advertises.
+func (c *checker) described() {
+	d, ok := c.src.(sources.Describer)
+	if !ok {
+		return
+	}
+	m, err := d.Describe(c.ctx)
+	if err != nil {
+		c.fail("Describe: %v", err)
+		return
+	}
+	if m == nil {
+		c.fail("Describe returned no Metadata and no error")
+		return
+	}
+	c.title("Describe title", m.Title)
+	for _, a := range m.Authors {
+		c.title("Describe author", a)
+	}
+	for _, p := range m.Documents {
+		c.name("Describe document", p)
+		doc, err := c.src.Read(c.ctx, p)
+		if err != nil {
+			c.fail("Read(%q), a document Describe lists: %v", p, err)
+			continue
+		}
+		c.document(p, doc)
+	}
+}
+
+// caps checks that Limit and ExcerptChars bound every search, not only the
+// probe's first one.
+func (c *checker) caps(probe string) {
+	for _, n := range []int{1, 24} {
+		res, err := c.src.Search(c.ctx, sources.Query{Text: probe, Limit: 2, ExcerptChars: n})
+		if err != nil {
+			c.fail("Search(%q) with ExcerptChars %d: %v", probe, n, err)
+			continue
+		}
+		if len(res.Hits) > 2 {
+			c.fail("Search with Limit 2 returned %d hits", len(res.Hits))
+		}
+		for i, h := range res.Hits {
+			if m := utf8.RuneCountInString(h.Excerpt); m > n {
+				c.fail("hit %d excerpt has %d characters, above the %d asked", i, m, n)
+			}
+			if h.Excerpt != "" && !strings.Contains(h.Text, h.Excerpt) {
+				c.fail("hit %d excerpt is not verbatim from its text", i)
+			}
 		}
 	}
 }
@@ -230,6 +400,42 @@ func (c *checker) list() {
 			seenFile = true
 		} else if seenFile {
 			c.fail("List puts folder %q after files", e.Name)
+		}
+	}
+	c.readEntries(l, entries)
+}
+
+// maxEntryReads bounds how many listed entries are read back.
+const maxEntryReads = 50
+
+// readEntries reads back what a listing advertises: a file's text (or a
+// typed refusal of a binary, oversized or unreadable one), a paper's main
+// document, a folder's own listing.
+func (c *checker) readEntries(l sources.Lister, entries []sources.Entry) {
+	for i, e := range entries {
+		if i == maxEntryReads {
+			break
+		}
+		if e.Kind == grant.KindDirectory {
+			if _, err := c.src.Read(c.ctx, e.Path); !errors.Is(err, sources.ErrIsDirectory) {
+				c.fail("Read(%q) of a listed folder: %v, want an error wrapping sources.ErrIsDirectory", e.Path, err)
+			}
+			if _, _, err := l.List(c.ctx, e.Path, 10); err != nil {
+				c.fail("List(%q) of a listed folder: %v", e.Path, err)
+			}
+			continue
+		}
+		doc, err := c.src.Read(c.ctx, e.Path)
+		switch {
+		case err == nil:
+			if e.Kind == grant.KindFile {
+				c.document(e.Path, doc)
+			} else {
+				c.document("", doc) // a paper gives its main document
+			}
+		case e.Kind == grant.KindFile && (errors.Is(err, sources.ErrNotText) || errors.Is(err, sources.ErrTooLarge) || errors.Is(err, sources.ErrUnreadable)):
+		default:
+			c.fail("Read(%q) of a listed %s: %v", e.Path, e.Kind, err)
 		}
 	}
 }

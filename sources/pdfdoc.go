@@ -1,0 +1,262 @@
+package sources
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/safefs"
+	"github.com/researchctx/researchctx/internal/textnorm"
+)
+
+// pdfFile is the PDF document of a source — a paper's PDF or a loose PDF
+// granted as a file — and what both share: the parsed document kept in
+// memory and re-extracted only when the file's size or modification time
+// changes, the Library's on-disk PDF text cache, and the Document made of
+// its pages. It is safe for concurrent use.
+type pdfFile struct {
+	l   *Library
+	rel string // vault-relative path of the PDF
+
+	mu    sync.Mutex // held while the PDF is extracted, so readers share one extraction
+	stamp string
+	doc   *pdf.Document
+	err   error
+
+	xmpMu    sync.Mutex
+	xmpStamp string
+	xmpMeta  *xmpMeta
+}
+
+// xmp returns what the PDF's XMP packet says (see readXMP), read again
+// only when the file changes; nil when it has none or cannot be read.
+func (f *pdfFile) xmp() *xmpMeta {
+	fsys := f.l.v.FS()
+	st, err := fsys.Stat(f.rel)
+	if err != nil || st.Size() > pdf.DefaultMaxBytes {
+		return nil
+	}
+	stamp := fmt.Sprintf("%d:%d", st.Size(), st.ModTime().UnixNano())
+	f.xmpMu.Lock()
+	defer f.xmpMu.Unlock()
+	if f.xmpStamp == stamp {
+		return f.xmpMeta
+	}
+	file, err := fsys.Open(f.rel)
+	if err != nil {
+		return nil
+	}
+	defer file.Close()
+	f.xmpStamp, f.xmpMeta = stamp, readXMP(file, st.Size())
+	return f.xmpMeta
+}
+
+// describe fills the fields of md that are still empty from what the PDF
+// shows: the title block (else the Info title, else XMP's), the authors
+// (the Info dictionary or the line under the title, else XMP's), the
+// abstract under an "Abstract" heading, the page count, and the DOI and
+// publication year XMP gives.
+func (f *pdfFile) describe(md *Metadata, doc *pdf.Document, secs []Section) {
+	x := f.xmp()
+	if x == nil {
+		x = &xmpMeta{}
+	}
+	md.Pages = len(doc.Pages)
+	if md.Title == "" {
+		md.Title = textnorm.Line(doc.Title)
+	}
+	if md.Title == "" {
+		md.Title = x.Title
+	}
+	if len(md.Authors) == 0 {
+		md.Authors = textnorm.Lines(doc.Authors)
+	}
+	if len(md.Authors) == 0 {
+		md.Authors = x.Authors
+	}
+	if md.Abstract == "" {
+		md.Abstract = pdfAbstract(doc, secs)
+	}
+	if md.DOI == "" {
+		md.DOI = x.DOI
+	}
+	if md.Year == 0 {
+		md.Year = x.Year
+	}
+}
+
+// document returns the parsed PDF, extracting it only when the file
+// changed since the last extraction. Errors name the PDF's vault path; an
+// error about the file itself (damaged, encrypted, over a limit) wraps
+// ErrUnreadable and the pdf package's error.
+func (f *pdfFile) document(ctx context.Context) (*pdf.Document, error) {
+	rel := f.rel
+	st, err := f.l.v.FS().Stat(rel)
+	if err != nil {
+		return nil, fsErr(err)
+	}
+	stamp := fmt.Sprintf("%d:%d", st.Size(), st.ModTime().UnixNano())
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stamp == stamp && (f.doc != nil || f.err != nil) {
+		return f.doc, f.err
+	}
+	doc, err := f.extract(ctx, rel, st)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, safefs.ErrNotRegular) {
+			return nil, fsErr(err)
+		}
+		if isPDFError(err) && !errors.Is(err, pdf.ErrTimeout) {
+			err = fmt.Errorf("%s: %w: %w", rel, ErrUnreadable, err)
+		} else {
+			err = fmt.Errorf("%s: %w", rel, err)
+		}
+		if ctx.Err() != nil {
+			// The caller gave up: that says nothing about the file, so
+			// remember nothing.
+			return nil, err
+		}
+		f.stamp, f.doc, f.err = stamp, nil, err
+		return nil, err
+	}
+	f.stamp, f.doc, f.err = stamp, doc, nil
+	return doc, nil
+}
+
+// release drops the parsed document kept in memory (see Paper.releasePDF);
+// a failure is kept.
+func (f *pdfFile) release() {
+	f.mu.Lock()
+	if f.doc != nil {
+		f.stamp, f.doc = "", nil
+	}
+	f.mu.Unlock()
+}
+
+// read returns doc as a Document titled title: one part per physical
+// page, with the printed page label where the PDF has one that differs
+// from the page number, and the given sections.
+func (f *pdfFile) read(doc *pdf.Document, title string, secs []Section) *Document {
+	out := &Document{
+		Path:     f.rel,
+		Title:    title,
+		Pages:    len(doc.Pages),
+		Parts:    make([]Part, len(doc.Pages)),
+		Sections: secs,
+	}
+	for i, pg := range doc.Pages {
+		part := Part{
+			Location:    Location{Path: f.rel, Page: i + 1, Label: pageLabel(doc, i)},
+			Text:        pg.Text,
+			NoTextLayer: pg.NoTextLayer,
+		}
+		if pg.Err != nil {
+			part.Err = fmt.Errorf("%s page %d: %w", f.rel, i+1, pg.Err)
+		}
+		out.Parts[i] = part
+	}
+	return out
+}
+
+// units returns the search units of doc's pages that have text, one per
+// page, and whether every page has text.
+func (f *pdfFile) units(doc *pdf.Document, title string) (units []unit, complete bool) {
+	complete = len(doc.Pages) > 0
+	for i, pg := range doc.Pages {
+		if pg.Err != nil || strings.TrimSpace(pg.Text) == "" {
+			complete = false
+			continue
+		}
+		units = append(units, unit{Loc: Location{Path: f.rel, Page: i + 1, Label: pageLabel(doc, i)}, Title: title, Text: pg.Text})
+	}
+	return units, complete
+}
+
+// extract reads the text layer of the PDF at rel, through the Library's
+// on-disk PDF cache when there is one. A cache that cannot be used (a
+// read-only disk, say) costs speed, not the document: the file is then
+// extracted directly.
+func (f *pdfFile) extract(ctx context.Context, rel string, st fs.FileInfo) (*pdf.Document, error) {
+	open := func() (io.ReaderAt, int64, io.Closer, error) {
+		file, err := f.l.v.FS().Open(rel)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		fst, err := file.Stat()
+		if err != nil {
+			file.Close()
+			return nil, 0, nil, err
+		}
+		return file, fst.Size(), file, nil
+	}
+	if dir := f.l.cachePath("pdf"); dir != "" {
+		c := pdf.Cache{Dir: dir}
+		doc, err := c.Extract(ctx, pdf.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime()}, open)
+		if err == nil || ctx.Err() != nil || isPDFError(err) {
+			return doc, err
+		}
+	}
+	r, size, closer, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	return pdf.Extract(ctx, r, size, nil)
+}
+
+// isPDFError reports an error that is about the PDF itself, not about
+// reading it or caching it.
+func isPDFError(err error) bool {
+	return errors.Is(err, pdf.ErrMalformed) || errors.Is(err, pdf.ErrEncrypted) ||
+		errors.Is(err, pdf.ErrTooLarge) || errors.Is(err, pdf.ErrTimeout)
+}
+
+// pageLabel returns the printed label of physical page i (0-based) when the
+// PDF has one that differs from the physical number, else "".
+func pageLabel(doc *pdf.Document, i int) string {
+	if i >= len(doc.Labels) {
+		return ""
+	}
+	l := textnorm.Line(doc.Labels[i])
+	if l == "" || l == strconv.Itoa(i+1) {
+		return ""
+	}
+	return l
+}
+
+// maxAbstract bounds an abstract taken from the PDF, in characters.
+const maxAbstract = 3000
+
+// pdfAbstract returns the text under an "Abstract" heading of the PDF's
+// first two pages, up to the next heading on that page, or "".
+func pdfAbstract(doc *pdf.Document, secs []Section) string {
+	for i, sec := range secs {
+		if sec.Part > 1 || sec.Part >= len(doc.Pages) || !strings.EqualFold(strings.TrimSpace(sec.Title), "abstract") {
+			continue
+		}
+		text := doc.Pages[sec.Part].Text
+		start := sec.Offset
+		if start < 0 || start > len(text) {
+			continue
+		}
+		if nl := strings.IndexByte(text[start:], '\n'); nl >= 0 {
+			start += nl + 1
+		} else {
+			return ""
+		}
+		end := len(text)
+		if i+1 < len(secs) && secs[i+1].Part == sec.Part && secs[i+1].Offset > start {
+			end = secs[i+1].Offset
+		}
+		abs, _ := textnorm.Truncate(strings.Join(strings.Fields(text[start:end]), " "), maxAbstract)
+		return abs
+	}
+	return ""
+}
