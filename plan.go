@@ -162,13 +162,13 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 	}
 	lib, err := r.Library(req.Vault)
 	if err != nil {
-		// The host's own path, named so the host can tell which of its
-		// vaults it is; never shown to the agent.
+		// Named by its last element, as every error names a folder outside
+		// a Vault: enough for the host to tell which, no absolute path.
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			err = pe.Err // "open .: ..." says nothing the vault's path does not
+			err = pe.Err // "open .: ..." names nothing
 		}
-		return nil, fmt.Errorf("%w: vault %s cannot be opened: %w", ErrRequest, req.Vault, err)
+		return nil, fmt.Errorf("%w: vault %q cannot be opened: %w", ErrRequest, filepath.Base(req.Vault), err)
 	}
 	res := &resolution{ctx: ctx, lib: lib, seen: map[string]bool{}}
 	res.plan = &Plan{
@@ -224,6 +224,7 @@ type resolution struct {
 	plan *Plan
 	seen map[string]bool // source paths already added
 	lib  *sources.Library
+	docs map[string]*sources.Document // files read, by path; nil when unreadable
 }
 
 func (r *resolution) drop(p string, reason DropReason) {
@@ -330,6 +331,7 @@ func (r *resolution) addSelection(sel Selection, current *sources.PaperInfo) {
 		it, ok := r.classify(sel.Path)
 		if !ok {
 			// The quote is still what the user sees; it just has no source.
+			ev.Page = max(ev.Page, 0)
 			r.plan.Evidence = append(r.plan.Evidence, ev)
 			return
 		}
@@ -359,6 +361,16 @@ func (r *resolution) addSelection(sel Selection, current *sources.PaperInfo) {
 		}
 	}
 	ev.Path = file
+	if sel.Page < 0 || sel.Page > 0 && file != "" && r.beyondLastPage(paper, file, sel.Page) {
+		// A page the document does not have would cite nowhere: the
+		// page is dropped, the quote kept and placed by its text.
+		at := sel.Path
+		if at == "" {
+			at = file
+		}
+		r.drop(at, DropPage)
+		sel.Page, ev.Page = 0, 0
+	}
 	if file != "" && sel.Page == 0 && sel.Section == "" && sel.Region == "" {
 		ev.Page, ev.Section = r.locate(paper, file, quote)
 		sel.Page, sel.Section = ev.Page, ev.Section
@@ -367,11 +379,13 @@ func (r *resolution) addSelection(sel Selection, current *sources.PaperInfo) {
 	r.plan.Evidence = append(r.plan.Evidence, ev)
 }
 
-// locate finds where in file a selection that came without a page or
-// section is: its page in a PDF, its section in a Markdown file. The text
-// must be there word for word or, as the context_read excerpt mode
-// decides, closely enough; else the selection stays unplaced.
-func (r *resolution) locate(paper *sources.PaperInfo, file, text string) (page int, section string) {
+// document reads the file a selection is from, once per Resolve; nil when
+// it cannot be read.
+func (r *resolution) document(paper *sources.PaperInfo, file string) *sources.Document {
+	if doc, ok := r.docs[file]; ok {
+		return doc
+	}
+	var doc *sources.Document
 	var src sources.Source
 	var err error
 	if paper != nil {
@@ -379,11 +393,25 @@ func (r *resolution) locate(paper *sources.PaperInfo, file, text string) (page i
 	} else {
 		src, err = r.lib.Open(r.ctx, grant.KindFile, file)
 	}
-	if err != nil {
-		return 0, ""
+	if err == nil {
+		if d, err := src.Read(r.ctx, file); err == nil {
+			doc = d
+		}
 	}
-	doc, err := src.Read(r.ctx, file)
-	if err != nil {
+	if r.docs == nil {
+		r.docs = map[string]*sources.Document{}
+	}
+	r.docs[file] = doc
+	return doc
+}
+
+// locate finds where in file a selection that came without a page or
+// section is: its page in a PDF, its section in a Markdown file. The text
+// must be there word for word or, as the context_read excerpt mode
+// decides, closely enough; else the selection stays unplaced.
+func (r *resolution) locate(paper *sources.PaperInfo, file, text string) (page int, section string) {
+	doc := r.document(paper, file)
+	if doc == nil {
 		return 0, ""
 	}
 	texts := make([]string, len(doc.Parts))
@@ -403,6 +431,17 @@ func (r *resolution) locate(paper *sources.PaperInfo, file, text string) (page i
 		}
 	}
 	return 0, section
+}
+
+// beyondLastPage reports whether page is past the last page of the PDF
+// file. A file that is not a PDF or cannot be read is given the benefit of
+// the doubt.
+func (r *resolution) beyondLastPage(paper *sources.PaperInfo, file string, page int) bool {
+	if !strings.EqualFold(path.Ext(file), ".pdf") {
+		return false
+	}
+	doc := r.document(paper, file)
+	return doc != nil && doc.Pages > 0 && page > doc.Pages
 }
 
 // citation builds the URI of a selection in file: a PDF by page (else
