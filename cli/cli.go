@@ -324,8 +324,11 @@ func (c *Command) clean(args []string) error {
 	if removed == nil {
 		removed = []string{}
 	}
+	if err != nil && len(removed) > 0 {
+		return fmt.Errorf("clean: removed %s, then: %w", strings.Join(removed, ", "), err)
+	}
 	if err != nil {
-		return fmt.Errorf("clean: removed %d folders: %w", len(removed), err)
+		return fmt.Errorf("clean: %w", err)
 	}
 	return c.encode(CleanOutput{Removed: removed})
 }
