@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -252,5 +253,38 @@ func TestCacheDirPerVault(t *testing.T) {
 		if got := grant.CacheDir(dir, "/v"); got != dir {
 			t.Errorf("CacheDir(%q) = %q", dir, got)
 		}
+	}
+}
+
+// Resolver.CacheDir moves every cache of the Vault — the catalogue and the
+// PDF text the resolver reads to place a quote — out of .agentero/cache.
+func TestResolverCacheDir(t *testing.T) {
+	vault := sampleVault(t)
+	cache := t.TempDir()
+	res := Resolver{CacheDir: cache}
+	defer res.Close()
+	r := req(vault)
+	r.Selections = []Selection{{Text: "A block size of 256 tokens was the best trade-off in our experiments", Path: "papers/2401.01234/2401.01234.pdf"}}
+	p, err := res.Resolve(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Evidence) != 1 || p.Evidence[0].Page != 1 {
+		t.Fatalf("evidence %+v", p.Evidence)
+	}
+	var got []string
+	own := grant.CacheDir(cache, vault)
+	filepath.WalkDir(own, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			rel, _ := filepath.Rel(own, p)
+			got = append(got, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if !slices.Contains(got, "catalogue.gob") || !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "pdf/") }) {
+		t.Errorf("cache folder holds %v, want the catalogue and PDF text", got)
+	}
+	if _, err := os.Stat(filepath.Join(vault, ".agentero", "cache")); err == nil {
+		t.Errorf("a cache was written under the vault's .agentero")
 	}
 }

@@ -42,6 +42,13 @@ const (
 	ExitUsage = 2 // a bad command line, input that is not valid JSON of its shape, an invalid request or grant
 )
 
+// CacheDirEnv names the environment variable that gives plan and serve
+// their -cache-dir when the flag is not set, and the server started as
+// `researchctx --agentero-context-mcp GRANT` its cache folder: a host sets
+// it once, in its own environment and in the MCP server entry it gives the
+// agent, and every process of a turn agrees on the folder.
+const CacheDirEnv = "RESEARCHCTX_CACHE_DIR"
+
 // ErrUsage is wrapped by errors about the command line itself.
 var ErrUsage = errors.New("usage")
 
@@ -88,7 +95,9 @@ func Usage(name string) string {
         remove the grant folders of DIR unused for AGE (72h, 30m, 7d)
 
 -cache-dir keeps the Vault's caches in DIR instead of .agentero/cache (for a
-read-only Vault); give plan and serve the same DIR.
+read-only Vault); give plan and serve the same DIR. RESEARCHCTX_CACHE_DIR
+is the default of -cache-dir, and the cache folder of the
+--agentero-context-mcp form.
 
 Exit codes: 0 done, 1 failed, 2 bad command line or input. Errors are one
 line on stderr; results are JSON on stdout.
@@ -203,7 +212,7 @@ func (c *Command) plan(ctx context.Context, args []string) error {
 	var reqPath, cacheDir string
 	fs, err := c.flags("plan", want, args, func(fs *flag.FlagSet) {
 		fs.StringVar(&reqPath, "request", "", "Request JSON file, or - for standard input")
-		fs.StringVar(&cacheDir, "cache-dir", "", "cache folder for the Vault")
+		fs.StringVar(&cacheDir, "cache-dir", os.Getenv(CacheDirEnv), "cache folder for the Vault")
 	})
 	if err != nil {
 		return err
@@ -229,7 +238,7 @@ func (c *Command) serve(ctx context.Context, args []string) error {
 	const want = "serve [-cache-dir DIR] GRANT"
 	var cacheDir string
 	fs, err := c.flags("serve", want, args, func(fs *flag.FlagSet) {
-		fs.StringVar(&cacheDir, "cache-dir", "", "cache folder for the Vault, as given to plan")
+		fs.StringVar(&cacheDir, "cache-dir", os.Getenv(CacheDirEnv), "cache folder for the Vault, as given to plan")
 	})
 	if err != nil {
 		return err

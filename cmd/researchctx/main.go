@@ -14,7 +14,8 @@
 //	researchctx decide -input FILE
 //	researchctx clean -vault DIR -older-than AGE
 //
-// FILE is a path or - for standard input. Exit codes: 0 done, 1 failed,
+// FILE is a path or - for standard input. RESEARCHCTX_CACHE_DIR, when set,
+// is the cache folder of plan, serve and the --agentero-context-mcp form. Exit codes: 0 done, 1 failed,
 // 2 a bad command line or input. See package cli for the JSON shapes, and
 // the README's "Other languages" section for a whole turn from Node.js.
 package main
@@ -27,11 +28,12 @@ import (
 
 	"github.com/researchctx/researchctx/cli"
 	"github.com/researchctx/researchctx/mcp"
+	"github.com/researchctx/researchctx/tools"
 )
 
 func main() {
 	// Started by an agent as the MCP server for a grant: serve and exit.
-	mcp.ServeIfRequested(nil)
+	mcp.ServeIfRequested(&mcp.ServeOptions{Toolset: &tools.Options{CacheDir: os.Getenv(cli.CacheDirEnv)}})
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.NewCommand("researchctx").Main(ctx, os.Args[1:])

@@ -591,3 +591,47 @@ func TestNodeHost(t *testing.T) {
 		t.Errorf("fingerprint %q", got.Fingerprint)
 	}
 }
+
+// -cache-dir and RESEARCHCTX_CACHE_DIR: plan and both forms of the server
+// keep the Vault's caches in the host's folder, none in .agentero/cache.
+func TestCacheDir(t *testing.T) {
+	tmp, vault := sampleVault(t)
+	cache := filepath.Join(tmp, "cache")
+	req := requestJSON(t, map[string]any{
+		"vault": vault, "runtimeId": "c", "turnId": "t",
+		"selections": []map[string]any{{"text": blockQuote, "path": "papers/2401.01234/2401.01234.pdf"}},
+		"mentions":   []string{"notes", "papers/2401.01234"},
+	})
+	p := decodeStrict[cli.PlanOutput](t, mustRun(t, req, "plan", "-request", "-", "-cache-dir", cache))
+	if len(p.Evidence) != 1 || p.Evidence[0].Page != 1 {
+		t.Fatalf("evidence %+v", p.Evidence)
+	}
+	own := grant.CacheDir(cache, vault)
+	count := func() int {
+		n := 0
+		filepath.WalkDir(own, func(_ string, d os.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	afterPlan := count()
+	if afterPlan == 0 {
+		t.Fatalf("plan cached nothing in %s", own)
+	}
+
+	t.Setenv(cli.CacheDirEnv, cache)
+	for _, form := range [][]string{{"serve", p.GrantPath}, {"--agentero-context-mcp", p.GrantPath}} {
+		cs := serverSession(t, form...)
+		callTool(t, cs, "context_search", map[string]any{"query": "block size trade-off"})
+		cs.Close()
+	}
+	if count() <= afterPlan {
+		t.Errorf("the server added nothing to the cache folder (%d files after plan, %d now)", afterPlan, count())
+	}
+	if _, err := os.Stat(filepath.Join(vault, ".agentero", "cache")); err == nil {
+		t.Errorf("a cache was written under the vault's .agentero")
+	}
+}
