@@ -635,3 +635,46 @@ func TestCacheDir(t *testing.T) {
 		t.Errorf("a cache was written under the vault's .agentero")
 	}
 }
+
+// The README's plan example is the real output for its request on the
+// sample vault, its vault path and the prompt's elision aside.
+func TestREADMEPlan(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	block := func(after, open string) string {
+		i := strings.Index(readme, after)
+		if i < 0 {
+			t.Fatalf("README has no %q", after)
+		}
+		rest := readme[i+len(after):]
+		j := strings.Index(rest, open)
+		if j < 0 {
+			t.Fatalf("README has no %q after %q", open, after)
+		}
+		rest = rest[j+len(open):]
+		return rest[:strings.Index(rest, "```")]
+	}
+	reqText := block("cat > request.json <<'EOF'\n", "")
+	reqText = reqText[:strings.Index(reqText, "EOF\n")]
+	sample := block("./researchctx plan -request request.json\n", "```json\n")
+
+	_, vault := sampleVault(t)
+	const readmeVault = "/home/ana/Vault"
+	if !strings.Contains(reqText, `"vault": "`+readmeVault+`"`) {
+		t.Fatalf("README request:\n%s", reqText)
+	}
+	got := decodeStrict[cli.PlanOutput](t, mustRun(t, strings.Replace(reqText, readmeVault, vault, 1), "plan", "-request", "-"))
+	want := decodeStrict[cli.PlanOutput](t, sample)
+	want.GrantPath = strings.Replace(want.GrantPath, readmeVault, vault, 1)
+	head, _, ok := strings.Cut(want.Prompt, "…")
+	if !ok || !strings.HasPrefix(got.Prompt, head) {
+		t.Errorf("prompt %q does not start as the README's %q", got.Prompt, head)
+	}
+	want.Prompt = got.Prompt
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("README sample (-README +real):\n%s", diff)
+	}
+}

@@ -26,6 +26,9 @@ if (!exe || !vault) {
 // output; a failure throws with the command's one-line error.
 function researchctx(args, input) {
   const r = spawnSync(exe, args, { input: input === undefined ? "" : JSON.stringify(input), encoding: "utf8" });
+  if (r.error) {
+    throw new Error(`researchctx ${args[0]}: ${r.error.message}`);
+  }
   if (r.status !== 0) {
     throw new Error(`researchctx ${args[0]} exited ${r.status}: ${r.stderr.trim()}`);
   }
