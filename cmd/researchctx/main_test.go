@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -676,5 +679,53 @@ func TestREADMEPlan(t *testing.T) {
 	want.Prompt = got.Prompt
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("README sample (-README +real):\n%s", diff)
+	}
+}
+
+// serve stops on SIGTERM as on the end of its input: exit 0, nothing on
+// stderr.
+func TestServeSignal(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM")
+	}
+	_, vault := sampleVault(t)
+	p := decodeStrict[cli.PlanOutput](t, mustRun(t, requestJSON(t, map[string]any{
+		"vault": vault, "runtimeId": "sig", "turnId": "t", "mentions": []string{"notes"},
+	}), "plan", "-request", "-"))
+	cmd := exec.Command(exe, "serve", p.GrantPath)
+	stdin, err := cmd.StdinPipe() // kept open: only the signal ends it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The server answers once it is up; then it is signalled.
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"serverInfo"`) {
+		cmd.Process.Kill()
+		t.Fatalf("initialize: %q, %v (stderr %q)", line, err, stderr.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil || stderr.Len() != 0 {
+			t.Errorf("serve after SIGTERM: %v, stderr %q", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("serve did not stop on SIGTERM")
 	}
 }
