@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -220,6 +221,9 @@ func (c *Command) plan(ctx context.Context, args []string) error {
 	if reqPath == "" || fs.NArg() > 0 {
 		return c.usage("plan", "usage: %s %s", c.Name, want)
 	}
+	if err := c.checkCacheDir("plan", cacheDir); err != nil {
+		return err
+	}
 	in, err := c.open("plan", "request", reqPath)
 	if err != nil {
 		return err
@@ -246,6 +250,9 @@ func (c *Command) serve(ctx context.Context, args []string) error {
 	if fs.NArg() != 1 || fs.Arg(0) == "" {
 		return c.usage("serve", "usage: %s %s", c.Name, want)
 	}
+	if err := c.checkCacheDir("serve", cacheDir); err != nil {
+		return err
+	}
 	opts := mcp.ServeOptions{}
 	if c.Serve != nil {
 		opts = *c.Serve
@@ -264,6 +271,16 @@ func (c *Command) serve(ctx context.Context, args []string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+// checkCacheDir refuses a relative cache folder: plan runs in the host's
+// working directory and serve in the agent's, and both must name the same
+// folder.
+func (c *Command) checkCacheDir(sub, dir string) error {
+	if dir != "" && dir != "-" && !filepath.IsAbs(dir) {
+		return c.usage(sub, "-cache-dir must be an absolute folder (or - for none), got %q", dir)
 	}
 	return nil
 }

@@ -52,6 +52,8 @@ func TestMainExitCodes(t *testing.T) {
 		{"bad request", []string{"plan", "-request", "-"}, "{", ExitUsage, "", "rc: plan: the request is not a valid Request (JSON, camelCase fields): unexpected EOF\n"},
 		{"invalid request", []string{"plan", "-request", "-"}, `{"vault":"/v","runtimeId":"a b","turnId":"t"}`, ExitUsage, "",
 			"rc: plan: invalid request: runtimeId \"a b\" is not a safe folder name (allowed: letters, digits, '.', '_', '-')\n"},
+		{"relative cache folder", []string{"serve", "-cache-dir", "cache", "/v/.agentero/context-sessions/r/grant.json"}, "", ExitUsage, "",
+			"rc: serve: -cache-dir must be an absolute folder (or - for none), got \"cache\"\n"},
 		{"decide null", []string{"decide", "-input", "-"}, `{"previous": null, "plan": null}`, ExitOK,
 			"{\n  \"action\": \"new\",\n  \"reason\": \"no previous session\"\n}\n", ""},
 		{"clean a relative vault", []string{"clean", "-vault", "v", "-older-than", "1d"}, "", ExitError, "",

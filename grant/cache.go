@@ -8,12 +8,12 @@ import (
 )
 
 // CacheDir returns the cache folder of the Vault at the absolute root under
-// dir, a cache folder a host chose for every Vault it opens (for a Vault
-// that is read-only, or one whose caches should live elsewhere): a
-// subfolder named after the Vault's folder and a hash of its path, so two
-// Vaults never share one. The host's resolver and the server it starts
-// must agree on it, so both call CacheDir with the same dir. An empty dir
-// is returned as is (each Vault keeps its caches in its own
+// dir, an absolute folder a host chose for the caches of every Vault it
+// opens (for a Vault that is read-only, or whose caches should live
+// elsewhere): a subfolder named after the Vault's folder and a hash of its
+// path, so two Vaults never share one. The host's resolver and the server
+// it starts must agree on it, so both call CacheDir with the same dir. An
+// empty dir is returned as is (each Vault keeps its caches in its own
 // .agentero/cache), and so is "-" (no on-disk cache).
 func CacheDir(dir, root string) string {
 	if dir == "" || dir == "-" {
