@@ -116,6 +116,10 @@ func (c *Command) Main(ctx context.Context, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
+	if errors.Is(err, flag.ErrHelp) {
+		io.WriteString(c.Stdout, Usage(c.Name))
+		return ExitOK
+	}
 	fmt.Fprintln(c.Stderr, c.Name+": "+strings.Join(strings.Fields(err.Error()), " "))
 	switch {
 	case errors.Is(err, ErrUsage), errors.Is(err, researchctx.ErrRequest), errors.Is(err, grant.ErrInvalid):
@@ -167,7 +171,9 @@ func (c *Command) flags(sub, want string, args []string, define func(*flag.FlagS
 	fs := flag.NewFlagSet(sub, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	define(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return nil, err // -h: Main prints the usage
+	} else if err != nil {
 		return nil, c.usage(sub, "%v (usage: %s %s)", err, c.Name, want)
 	}
 	return fs, nil

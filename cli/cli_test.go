@@ -48,6 +48,7 @@ func TestMainExitCodes(t *testing.T) {
 		err   string
 	}{
 		{"help", []string{"-h"}, "", ExitOK, Usage("rc"), ""},
+		{"a subcommand's help", []string{"sources", "-h"}, "", ExitOK, Usage("rc"), ""},
 		{"no subcommand", nil, "", ExitUsage, "", "rc: a subcommand is required: plan, serve, sources, decide or clean (rc -h)\n"},
 		{"bad request", []string{"plan", "-request", "-"}, "{", ExitUsage, "", "rc: plan: the request is not a valid Request (JSON, camelCase fields): unexpected EOF\n"},
 		{"invalid request", []string{"plan", "-request", "-"}, `{"vault":"/v","runtimeId":"a b","turnId":"t"}`, ExitUsage, "",

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"io"
 
 	"github.com/researchctx/researchctx/cli"
@@ -12,5 +14,9 @@ import (
 // scripts written against quickchat keep working.
 func planCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
 	c := &cli.Command{Name: "quickchat", Stdin: stdin, Stdout: stdout, Stderr: io.Discard}
-	return c.Run(ctx, append([]string{"plan"}, args...))
+	err := c.Run(ctx, append([]string{"plan"}, args...))
+	if errors.Is(err, flag.ErrHelp) {
+		_, err = io.WriteString(stdout, "usage: quickchat plan -request FILE|- [-cache-dir DIR]\n")
+	}
+	return err
 }
