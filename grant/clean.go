@@ -31,7 +31,8 @@ const removing = "+removing-"
 // Pick olderThan well above the longest pause in a conversation (days, not
 // minutes): a server that idles longer than that loses its grant and fails
 // closed, as it does for a changed grant. A Vault without the folder has
-// nothing to clean. Errors name paths from .agentero on, never the Vault's.
+// nothing to clean. Errors name paths from .agentero on; a Vault that
+// cannot be opened is named by its last element, never by its absolute path.
 func Clean(vault string, olderThan time.Duration) ([]string, error) {
 	if !filepath.IsAbs(vault) {
 		return nil, fmt.Errorf("cleaning grants: vault must be an absolute path")
