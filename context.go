@@ -23,7 +23,7 @@ import "github.com/researchctx/researchctx/grant"
 //
 //	interface Request {
 //	  vault: string;            // absolute Vault root
-//	  runtimeId: string;        // host's per-run session id: names the grant folder
+//	  runtimeId: string;        // one per running conversation: names the grant folder
 //	  turnId: string;           // unique per turn
 //	  remote?: boolean;         // the agent runs on another machine
 //	  currentPaper?: string;    // paper ref, e.g. "papers/1706.03762"
@@ -32,6 +32,15 @@ import "github.com/researchctx/researchctx/grant"
 //	  budget?: BudgetOverrides; // optional per-field overrides
 //	}
 //	interface Selection { text: string; path?: string; page?: number; section?: string; region?: string }
+//
+// RuntimeID names the conversation's grant folder,
+// .agentero/context-sessions/{runtimeId}/: one per running conversation (a
+// chat panel, a side bar), kept for all its turns, so each turn's grant
+// replaces the last and the agent session's server keeps reading the same
+// file. Two conversations open at once need two runtime ids, or one would
+// overwrite the other's grant and fail its server closed. A new id per turn
+// would leave a folder per turn behind (see grant.Clean for stale ones).
+// It is letters, digits, '.', '_' and '-', at most 128 characters.
 type Request struct {
 	Vault        string                 `json:"vault"`
 	RuntimeID    string                 `json:"runtimeId"`

@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
 )
@@ -34,12 +34,6 @@ type Evidence struct {
 	Quote       string `json:"quote"`
 	Truncated   bool   `json:"truncated"`
 	CitationURI string `json:"citationUri"`
-}
-
-// Dropped is a path from the Request that could not be authorised.
-type Dropped struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
 }
 
 // Plan is the resolved scope of one turn.
@@ -73,9 +67,23 @@ func (p *Plan) Grant() *grant.Grant {
 // WriteGrant writes the plan's grant to its place under the Vault
 // (grant.Write) and returns its path. A host calls it every turn: the turn
 // id changes, and the fingerprint stays the same while the scope does.
+//
+// The grant folder is where SPEC §6 puts it, {vault}/.agentero/context-sessions/,
+// whatever cache folder the host chose: a Vault the process cannot write
+// gets an error wrapping ErrReadOnly.
 func (p *Plan) WriteGrant() (string, error) {
-	return grant.Write(p.Grant())
+	path, err := grant.Write(p.Grant())
+	if err != nil && (errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)) {
+		return "", fmt.Errorf("%w: the grant folder .agentero/context-sessions/%s cannot be written: %w", ErrReadOnly, p.RuntimeID, err)
+	}
+	return path, err
 }
+
+// ErrReadOnly is wrapped by WriteGrant's error when the Vault cannot be
+// written: a read-only Vault still resolves (with its caches in
+// Resolver.CacheDir), but its turns cannot have a grant, so a host runs
+// them prompt-only or makes .agentero/context-sessions writable.
+var ErrReadOnly = errors.New("the vault is read-only")
 
 // ErrRequest is wrapped by errors about a malformed Request (as opposed to
 // paths in it that cannot be authorised, which become Plan.Dropped).
@@ -85,6 +93,15 @@ var ErrRequest = errors.New("invalid request")
 // sources.Library so its catalogue and caches are reused across turns. The
 // zero Resolver is ready to use and safe for concurrent use.
 type Resolver struct {
+	// CacheDir is a folder for the caches of every Vault the Resolver
+	// opens, in place of each Vault's own .agentero/cache: each Vault gets a
+	// subfolder of it (see grant.CacheDir), so a read-only Vault still
+	// resolves with its caches kept. The server started for the turn must
+	// be given the same folder (tools.Options.CacheDir, or
+	// `researchctx serve -cache-dir`). "-" keeps no cache on disk. Set it
+	// before the first Resolve.
+	CacheDir string
+
 	mu   sync.Mutex
 	libs map[string]*sources.Library // by Vault root
 }
@@ -104,7 +121,7 @@ func (r *Resolver) Library(root string) (*sources.Library, error) {
 	if l := r.libs[root]; l != nil {
 		return l, nil
 	}
-	l, err := sources.OpenLibrary(root, nil)
+	l, err := sources.OpenLibrary(root, &sources.LibraryOptions{CacheDir: grant.CacheDir(r.CacheDir, root)})
 	if err != nil {
 		return nil, err
 	}
@@ -138,9 +155,20 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRequest, err)
 	}
+	if one := budget.CardChars + grant.CardOverhead; budget.TurnChars < one {
+		// Not even one search card would fit: every search would fail.
+		return nil, fmt.Errorf("%w: %w: turnChars = %d is less than one search card (cardChars %d + %d)",
+			ErrRequest, grant.ErrBudget, budget.TurnChars, budget.CardChars, grant.CardOverhead)
+	}
 	lib, err := r.Library(req.Vault)
 	if err != nil {
-		return nil, fmt.Errorf("%w: vault cannot be opened: %w", ErrRequest, err)
+		// Named by its last element, as every error names a folder outside
+		// a Vault: enough for the host to tell which, no absolute path.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // "open .: ..." names nothing
+		}
+		return nil, fmt.Errorf("%w: vault %q cannot be opened: %w", ErrRequest, filepath.Base(req.Vault), err)
 	}
 	res := &resolution{ctx: ctx, lib: lib, seen: map[string]bool{}}
 	res.plan = &Plan{
@@ -196,9 +224,10 @@ type resolution struct {
 	plan *Plan
 	seen map[string]bool // source paths already added
 	lib  *sources.Library
+	docs map[string]*sources.Document // files read, by path; nil when unreadable
 }
 
-func (r *resolution) drop(p, reason string) {
+func (r *resolution) drop(p string, reason DropReason) {
 	r.plan.Dropped = append(r.plan.Dropped, Dropped{Path: displayPath(p), Reason: reason})
 }
 
@@ -215,58 +244,37 @@ func displayPath(p string) string {
 // classify checks a vault-relative path and returns what it is, or records
 // why it was dropped.
 func (r *resolution) classify(p string) (*sources.Item, bool) {
+	orig := p
 	if p == "" {
-		r.drop(p, "empty path")
+		r.drop(p, DropEmpty)
 		return nil, false
 	}
 	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") {
-		r.drop(p, "absolute path: outside the vault")
+		r.drop(p, DropAbsolute)
 		return nil, false
 	}
-	if path.Clean(p) == "." {
+	clean := path.Clean(p)
+	if clean == "." {
 		// ".", "./", "papers/..": granting the root would grant every
 		// paper and note at once.
-		r.drop(p, rootReason)
+		r.drop(p, DropRoot)
 		return nil, false
+	}
+	if clean != ".." && !strings.HasPrefix(clean, "../") {
+		// "notes/../x" is x, inside the vault; only a path that climbs
+		// above the root is outside it.
+		p = clean
 	}
 	it, err := r.lib.Stat(r.ctx, p)
 	if err != nil {
-		r.drop(p, reason(err))
+		r.drop(orig, reason(err))
 		return nil, false
 	}
 	if it.Path == "." {
-		r.drop(p, rootReason)
+		r.drop(orig, DropRoot)
 		return nil, false
 	}
 	return it, true
-}
-
-// rootReason is why the Vault root is dropped from a Request.
-const rootReason = "the vault root is not grantable: mention a folder, paper or file in it"
-
-// reason turns an access error into a short, path-free reason.
-func reason(err error) string {
-	switch {
-	case errors.Is(err, safefs.ErrPrivate):
-		return "private: .agentero/ is never a source"
-	case errors.Is(err, safefs.ErrLink):
-		return "symbolic link: sources are read only from real folders and files"
-	case errors.Is(err, safefs.ErrName):
-		return "name with a control or direction character"
-	case errors.Is(err, safefs.ErrOutside):
-		return "outside the vault"
-	case errors.Is(err, fs.ErrInvalid):
-		return "invalid path"
-	case errors.Is(err, safefs.ErrHidden):
-		return "hidden entry"
-	case errors.Is(err, fs.ErrNotExist):
-		return "not found"
-	case errors.Is(err, safefs.ErrNotRegular):
-		return "not a regular file or folder"
-	case errors.Is(err, fs.ErrPermission):
-		return "permission denied"
-	}
-	return "cannot be read"
 }
 
 func (r *resolution) addSource(kind grant.Kind, p, title string) {
@@ -288,7 +296,7 @@ func (r *resolution) addPaper(ref string) *sources.PaperInfo {
 		return nil
 	}
 	if it.Kind != grant.KindPaper {
-		r.drop(ref, "not a paper")
+		r.drop(ref, DropNotPaper)
 		return nil
 	}
 	r.addSource(grant.KindPaper, it.Paper.Ref, it.Paper.Title)
@@ -323,6 +331,7 @@ func (r *resolution) addSelection(sel Selection, current *sources.PaperInfo) {
 		it, ok := r.classify(sel.Path)
 		if !ok {
 			// The quote is still what the user sees; it just has no source.
+			ev.Page = max(ev.Page, 0)
 			r.plan.Evidence = append(r.plan.Evidence, ev)
 			return
 		}
@@ -352,6 +361,16 @@ func (r *resolution) addSelection(sel Selection, current *sources.PaperInfo) {
 		}
 	}
 	ev.Path = file
+	if sel.Page < 0 || sel.Page > 0 && file != "" && r.beyondLastPage(paper, file, sel.Page) {
+		// A page the document does not have would cite nowhere: the
+		// page is dropped, the quote kept and placed by its text.
+		at := sel.Path
+		if at == "" {
+			at = file
+		}
+		r.drop(at, DropPage)
+		sel.Page, ev.Page = 0, 0
+	}
 	if file != "" && sel.Page == 0 && sel.Section == "" && sel.Region == "" {
 		ev.Page, ev.Section = r.locate(paper, file, quote)
 		sel.Page, sel.Section = ev.Page, ev.Section
@@ -360,11 +379,13 @@ func (r *resolution) addSelection(sel Selection, current *sources.PaperInfo) {
 	r.plan.Evidence = append(r.plan.Evidence, ev)
 }
 
-// locate finds where in file a selection that came without a page or
-// section is: its page in a PDF, its section in a Markdown file. The text
-// must be there word for word or, as the context_read excerpt mode
-// decides, closely enough; else the selection stays unplaced.
-func (r *resolution) locate(paper *sources.PaperInfo, file, text string) (page int, section string) {
+// document reads the file a selection is from, once per Resolve; nil when
+// it cannot be read.
+func (r *resolution) document(paper *sources.PaperInfo, file string) *sources.Document {
+	if doc, ok := r.docs[file]; ok {
+		return doc
+	}
+	var doc *sources.Document
 	var src sources.Source
 	var err error
 	if paper != nil {
@@ -372,11 +393,25 @@ func (r *resolution) locate(paper *sources.PaperInfo, file, text string) (page i
 	} else {
 		src, err = r.lib.Open(r.ctx, grant.KindFile, file)
 	}
-	if err != nil {
-		return 0, ""
+	if err == nil {
+		if d, err := src.Read(r.ctx, file); err == nil {
+			doc = d
+		}
 	}
-	doc, err := src.Read(r.ctx, file)
-	if err != nil {
+	if r.docs == nil {
+		r.docs = map[string]*sources.Document{}
+	}
+	r.docs[file] = doc
+	return doc
+}
+
+// locate finds where in file a selection that came without a page or
+// section is: its page in a PDF, its section in a Markdown file. The text
+// must be there word for word or, as the context_read excerpt mode
+// decides, closely enough; else the selection stays unplaced.
+func (r *resolution) locate(paper *sources.PaperInfo, file, text string) (page int, section string) {
+	doc := r.document(paper, file)
+	if doc == nil {
 		return 0, ""
 	}
 	texts := make([]string, len(doc.Parts))
@@ -396,6 +431,17 @@ func (r *resolution) locate(paper *sources.PaperInfo, file, text string) (page i
 		}
 	}
 	return 0, section
+}
+
+// beyondLastPage reports whether page is past the last page of the PDF
+// file. A file that is not a PDF or cannot be read is given the benefit of
+// the doubt.
+func (r *resolution) beyondLastPage(paper *sources.PaperInfo, file string, page int) bool {
+	if !strings.EqualFold(path.Ext(file), ".pdf") {
+		return false
+	}
+	doc := r.document(paper, file)
+	return doc != nil && doc.Pages > 0 && page > doc.Pages
 }
 
 // citation builds the URI of a selection in file: a PDF by page (else

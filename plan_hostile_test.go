@@ -88,7 +88,7 @@ func TestResolveVaultRoot(t *testing.T) {
 	}
 	var want []Dropped
 	for _, m := range r.Mentions[:5] {
-		want = append(want, Dropped{Path: m, Reason: rootReason})
+		want = append(want, Dropped{Path: m, Reason: DropRoot})
 	}
 	if diff := cmp.Diff(want, p.Dropped); diff != "" {
 		t.Errorf("dropped (-want +got):\n%s", diff)

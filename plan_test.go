@@ -81,7 +81,7 @@ func TestResolveSources(t *testing.T) {
 		},
 		{
 			name:     "nothing authorisable is prompt-only",
-			mentions: []string{".agentero/citing-scan.json", "../etc/passwd", "/etc/passwd", "notes/\x00x", "notes/escape.txt", "missing/file", "notes/../papers", "papers/x-private/../../.agentero"},
+			mentions: []string{".agentero/citing-scan.json", "../etc/passwd", "/etc/passwd", "notes/\x00x", "notes/escape.txt", "missing/file", "papers/x-private/../../.agentero", "notes/../../etc"},
 			wantDropped: []Dropped{
 				{Path: ".agentero/citing-scan.json", Reason: "private: .agentero/ is never a source"},
 				{Path: "../etc/passwd", Reason: "outside the vault"},
@@ -89,10 +89,16 @@ func TestResolveSources(t *testing.T) {
 				{Path: `notes/\x00x`, Reason: "invalid path"},
 				{Path: "notes/escape.txt", Reason: "symbolic link: sources are read only from real folders and files"},
 				{Path: "missing/file", Reason: "not found"},
-				{Path: "notes/../papers", Reason: "outside the vault"},
-				{Path: "papers/x-private/../../.agentero", Reason: "outside the vault"},
+				{Path: "papers/x-private/../../.agentero", Reason: DropPrivate},
+				{Path: "notes/../../etc", Reason: DropOutside},
 			},
 			wantMode: grant.ModePromptOnly,
+		},
+		{
+			name:        "a path that climbs back into the vault is inside it",
+			mentions:    []string{"notes/../papers/1706.03762"},
+			wantSources: []grant.Ref{{Kind: grant.KindPaper, Path: "papers/1706.03762", Title: "Attention Is All You Need"}},
+			wantMode:    grant.ModeMCP,
 		},
 		{
 			name:        "current paper that is not a paper is dropped",
@@ -133,8 +139,9 @@ func TestResolveSources(t *testing.T) {
 				if len(p.Tools) != 0 {
 					t.Errorf("prompt-only plan has tools %v", p.Tools)
 				}
-				if !strings.Contains(prompt, CannotExpandLine) {
-					t.Errorf("prompt-only prompt lacks the cannot-expand line:\n%s", prompt)
+				// No evidence here: nothing "above" to answer from.
+				if !strings.Contains(prompt, NoContextLine) || strings.Contains(prompt, "evidence above") {
+					t.Errorf("prompt-only prompt without evidence lacks the no-context line:\n%s", prompt)
 				}
 			} else {
 				if diff := cmp.Diff(grant.Tools, p.Tools); diff != "" {

@@ -634,8 +634,9 @@ func TestPromptOnlyTurn(t *testing.T) {
 		t.Errorf("prompt-only sources = %#v, want empty", res2.Sources)
 	}
 	p := f.lastEvent("prompt")
-	if !strings.Contains(p.Prompt, researchctx.CannotExpandLine) {
-		t.Errorf("prompt-only prompt lacks the cannot-expand line:\n%s", p.Prompt)
+	// No evidence in this turn: the notice has nothing "above" to point at.
+	if !strings.Contains(p.Prompt, researchctx.NoContextLine) {
+		t.Errorf("prompt-only prompt lacks the no-context line:\n%s", p.Prompt)
 	}
 	if len(p.URIs) != 0 {
 		t.Errorf("agent read %v in a prompt-only turn", p.URIs)

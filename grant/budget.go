@@ -40,6 +40,11 @@ var MaxBudget = Budget{
 	ScanFiles:   100000,
 }
 
+// CardOverhead is what a search reserves per card beyond its excerpt: the
+// card's title, locator, citation URI and fields. A turn's budget holds at
+// least one card: TurnChars >= CardChars + CardOverhead.
+const CardOverhead = 400
+
 // BudgetOverrides names the budget fields a Request changes; nil fields keep
 // their default. A zero or negative override is an error.
 type BudgetOverrides struct {

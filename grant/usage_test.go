@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv("RESEARCHCTX_LEDGER_CLIENT"); path != "" {
 		os.Exit(ledgerClient(path))
 	}
+	if path := os.Getenv("RESEARCHCTX_CLEAN_HOLDER"); path != "" {
+		os.Exit(reservationHolder(path))
+	}
 	os.Exit(m.Run())
 }
 

@@ -16,7 +16,12 @@ import (
 // its catalogue of paper units is kept on disk between processes and
 // reused until a folder changes. Close the Library when done with it.
 func OpenLibrary(root string, opts *LibraryOptions) (*Library, error) {
-	v, err := vault.Open(root, nil)
+	var vopts *vault.Options
+	if opts != nil {
+		// The catalogue is kept in the same cache folder.
+		vopts = &vault.Options{CacheDir: opts.CacheDir}
+	}
+	v, err := vault.Open(root, vopts)
 	if err != nil {
 		return nil, err
 	}

@@ -98,7 +98,7 @@ func TestHostileContent(t *testing.T) {
 		var dropped []string
 		for _, d := range plan.Dropped {
 			dropped = append(dropped, d.Path)
-			if !strings.Contains(d.Reason, "vault root") {
+			if d.Reason != researchctx.DropRoot {
 				t.Errorf("dropped %q for %q, want the vault-root reason", d.Path, d.Reason)
 			}
 		}

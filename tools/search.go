@@ -127,7 +127,7 @@ type rankedHit struct {
 // cardOverhead is what a search reserves per card beyond its excerpt: the
 // source, path, title, section and citation URI, which are charged too. A
 // card with longer ones is left out when the reservation runs out.
-const cardOverhead = 400
+const cardOverhead = grant.CardOverhead
 
 // minExcerpt is the shortest excerpt worth a card when the reservation
 // runs out mid-card.

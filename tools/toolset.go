@@ -32,6 +32,10 @@ type Options struct {
 	Sources func(ctx context.Context, g *grant.Grant) ([]sources.Source, error)
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
+	// CacheDir is the host's cache folder for the grant's Vault (see
+	// grant.CacheDir), the one its resolver used; empty keeps the Vault's
+	// own .agentero/cache, "-" keeps no cache on disk.
+	CacheDir string
 	// MaxResultChars caps the charge of one call (the characters of every
 	// string of its result; see ReadOutput.Chars), whatever the grant's
 	// budget allows: a transport sets it so a result fits its clients'
@@ -82,7 +86,7 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 	if opts.Sources != nil {
 		t.sources, err = opts.Sources(ctx, g)
 	} else {
-		t.sources, err = t.openVault(ctx, g)
+		t.sources, err = t.openVault(ctx, g, opts.CacheDir)
 	}
 	if err != nil {
 		t.Close()
@@ -92,8 +96,8 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 }
 
 // openVault opens the Vault sources a grant names.
-func (t *Toolset) openVault(ctx context.Context, g *grant.Grant) ([]sources.Source, error) {
-	lib, err := sources.OpenLibrary(g.Vault, nil)
+func (t *Toolset) openVault(ctx context.Context, g *grant.Grant, cacheDir string) ([]sources.Source, error) {
+	lib, err := sources.OpenLibrary(g.Vault, &sources.LibraryOptions{CacheDir: grant.CacheDir(cacheDir, g.Vault)})
 	if err != nil {
 		return nil, fmt.Errorf("opening the vault: %w", err)
 	}

@@ -250,10 +250,10 @@ func hasPaper(p *researchctx.Plan, path string) bool {
 func droppedReason(p *researchctx.Plan, path string) string {
 	for _, d := range p.Dropped {
 		if d.Path == path {
-			return d.Reason
+			return string(d.Reason)
 		}
 	}
-	return "not a paper"
+	return string(researchctx.DropNotPaper)
 }
 
 // demoRun is one demo turn.

@@ -1,0 +1,65 @@
+package researchctx
+
+import (
+	"errors"
+	"io/fs"
+
+	"github.com/researchctx/researchctx/internal/safefs"
+)
+
+// Dropped is a path from the Request that could not be authorised, or a
+// selection's page that the paper does not have.
+type Dropped struct {
+	Path   string     `json:"path"`
+	Reason DropReason `json:"reason"`
+}
+
+// DropReason says why a path of a Request was dropped. Its text is what
+// hosts show and log; compare with the constants below rather than the text.
+type DropReason string
+
+// The reasons a path is dropped.
+const (
+	DropEmpty      DropReason = "empty path"
+	DropAbsolute   DropReason = "absolute path: outside the vault"
+	DropRoot       DropReason = "the vault root is not grantable: mention a folder, paper or file in it"
+	DropPrivate    DropReason = "private: .agentero/ is never a source"
+	DropLink       DropReason = "symbolic link: sources are read only from real folders and files"
+	DropName       DropReason = "name with a control or direction character"
+	DropOutside    DropReason = "outside the vault"
+	DropInvalid    DropReason = "invalid path"
+	DropHidden     DropReason = "hidden entry"
+	DropNotFound   DropReason = "not found"
+	DropNotRegular DropReason = "not a regular file or folder"
+	DropPermission DropReason = "permission denied"
+	DropUnreadable DropReason = "cannot be read"
+	DropNotPaper   DropReason = "not a paper"
+	// DropPage: a selection's page is negative or beyond the document's
+	// page count. The quote stays in the evidence, placed by its text.
+	DropPage DropReason = "no such page in the document"
+)
+
+// reason turns an access error into a short, path-free reason.
+func reason(err error) DropReason {
+	switch {
+	case errors.Is(err, safefs.ErrPrivate):
+		return DropPrivate
+	case errors.Is(err, safefs.ErrLink):
+		return DropLink
+	case errors.Is(err, safefs.ErrName):
+		return DropName
+	case errors.Is(err, safefs.ErrOutside):
+		return DropOutside
+	case errors.Is(err, fs.ErrInvalid):
+		return DropInvalid
+	case errors.Is(err, safefs.ErrHidden):
+		return DropHidden
+	case errors.Is(err, fs.ErrNotExist):
+		return DropNotFound
+	case errors.Is(err, safefs.ErrNotRegular):
+		return DropNotRegular
+	case errors.Is(err, fs.ErrPermission):
+		return DropPermission
+	}
+	return DropUnreadable
+}
