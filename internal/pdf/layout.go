@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/bidi"
@@ -69,7 +70,7 @@ func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
 	}
 	var blocks [][]*textLine
 	if len(byDir[0]) > 0 {
-		for _, b := range orderBlocks(makeFrags(byDir[0])) {
+		for _, b := range orderBands(makeFrags(byDir[0])) {
 			blocks = append(blocks, makeLines(b))
 		}
 	}
@@ -133,7 +134,9 @@ func dedupeOverprint(gs []glyph) []glyph {
 			if h.dir != g.dir || math.Round(h.y) != math.Round(g.y) || h.x-g.x > 1.5 {
 				break
 			}
-			if h.text == g.text && math.Abs(h.y-g.y) < 1.5 {
+			// Half an advance at most: in small print (figure labels) the
+			// next letter of a double letter ("rr") can start within 1.5 pt.
+			if h.text == g.text && math.Abs(h.y-g.y) < 1.5 && h.x-g.x < 0.5*math.Max(g.w, 0.1*g.size) {
 				if drop == nil {
 					drop = make([]bool, len(gs))
 				}
@@ -182,6 +185,41 @@ func makeFrags(gs []glyph) []*frag {
 				cur.size = g.size
 			}
 		}
+	}
+	return out
+}
+
+// bandGap is the baseline distance, in font sizes, that separates two
+// bands of a page: more than a blank line, as between a full-width table
+// or figure and the text below it.
+const bandGap = 2.2
+
+// orderBands orders a page's fragments in blocks. When the page as a whole
+// has no column gutter — a full-width table or figure covers it — the page
+// is cut into bands at blank horizontal strips and each band is ordered on
+// its own, so that two columns below a wide table still read column by
+// column.
+func orderBands(frags []*frag) [][]*frag {
+	blocks := orderBlocks(frags)
+	if len(blocks) > 1 || len(frags) < 16 {
+		return blocks
+	}
+	sorted := append([]*frag(nil), frags...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].y > sorted[j].y })
+	var out [][]*frag
+	start := 0
+	for i := 1; i <= len(sorted); i++ {
+		if i < len(sorted) {
+			a, b := sorted[i-1], sorted[i]
+			if a.y-b.y <= bandGap*math.Max(a.size, b.size) {
+				continue
+			}
+		}
+		if start == 0 && i == len(sorted) {
+			return blocks // one band: the page as it was
+		}
+		out = append(out, orderBlocks(sorted[start:i])...)
+		start = i
 	}
 	return out
 }
@@ -369,12 +407,23 @@ func overlapsX(l *textLine, f *frag) bool {
 		return false // bounds the work on hostile pages; real lines have few fragments
 	}
 	for _, o := range l.frags {
+		if raisedInto(o, f) || raisedInto(f, o) {
+			continue
+		}
 		ov := math.Min(o.x1, f.x1) - math.Max(o.x0, f.x0)
 		if ov > 0.3*math.Min(o.size, f.size) && ov > 0.5*math.Min(o.x1-o.x0, f.x1-f.x0) {
 			return true
 		}
 	}
 	return false
+}
+
+// raisedInto reports a short fragment set smaller and raised above a
+// fragment of its line, kerned back over it, as in the LaTeX logo: it
+// belongs to that line although the two overlap horizontally.
+func raisedInto(small, base *frag) bool {
+	return small.chars <= 2 && small.size <= 0.85*base.size && small.y-base.y > 0.1*base.size &&
+		small.y-base.y < 0.5*base.size
 }
 
 // lineText joins a line's glyphs left to right and reports whether most
@@ -413,7 +462,7 @@ func lineText(l *textLine) (string, bool, float64) {
 			if prev != nil {
 				gap := g.x - end
 				ref := math.Max(prev.size, g.size)
-				if pendingSpace || gap > wordGap*ref {
+				if pendingSpace || gap > wordGap*ref || footnoteMark(prev, g) {
 					emit(" ")
 				}
 			}
@@ -453,6 +502,18 @@ func lineText(l *textLine) (string, bool, float64) {
 		out = norm.NFC.String(out)
 	}
 	return out, n > 0 && boldN*2 > n, best
+}
+
+// footnoteMark reports a raised, smaller digit (a footnote or affiliation
+// mark) followed by a letter of the line's own size: set tight against the
+// next word as it is printed, it is still not part of that word ("³We").
+func footnoteMark(prev, g *glyph) bool {
+	if g.size < 1.2*prev.size || prev.y-g.y < 0.2*g.size {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(prev.text)
+	n, _ := utf8.DecodeRuneInString(g.text)
+	return r >= '0' && r <= '9' && unicode.IsLetter(n)
 }
 
 // spacingAccents maps spacing diacritics, which TeX and others draw as
