@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -398,6 +399,11 @@ func inflect(w string) string {
 // cross makes a quote across a page break or, in a two-column paper, from
 // the end of the left column into the top of the right column.
 func (g *gen) cross() (Quote, bool) {
+	if g.rng.IntN(3) == 0 {
+		if q, ok := g.table(); ok {
+			return q, true
+		}
+	}
 	if g.p.TwoCol && g.rng.IntN(2) == 0 {
 		if q, ok := g.column(); ok {
 			return q, true
@@ -489,4 +495,71 @@ outer:
 		return i
 	}
 	return -1
+}
+
+// tableCaption opens a table caption: "Table 3:", "Table 2.", "TABLE IV".
+var tableCaption = regexp.MustCompile(`^(?:Table|TABLE)\s+(?:\d+|[IVX]+)\b`)
+
+// table makes a quote across a table boundary: the opening words of a
+// table caption (as the reference prints them) followed by the table's
+// header row, the row next to the caption in our extraction, with its
+// cells in another order (rotated), as a model reading the table in
+// another order quotes them.
+func (g *gen) table() (Quote, bool) {
+	type cand struct{ pg, cap, head int }
+	var cands []cand
+	for pg, lines := range g.p.Lines {
+		if pg >= len(g.words) {
+			break
+		}
+		for i, l := range lines {
+			if !tableCaption.MatchString(l.Text) {
+				continue
+			}
+			// The caption's paragraph: lines joined by one line break.
+			end := i
+			for end+1 < len(lines) && !paraBreak(g.p.Ours[pg], lines[end], lines[end+1]) {
+				end++
+			}
+			for _, h := range []int{i - 1, end + 1} {
+				if h < 0 || h >= len(lines) || (h < i && !paraBreak(g.p.Ours[pg], lines[h], lines[i])) {
+					continue
+				}
+				n := len(strings.Fields(lines[h].Text))
+				near := min(abs(lines[h].Box.Y-lines[i].Box.Y), abs(lines[h].Box.Y-lines[end].Box.Y))
+				if n >= 3 && n <= 14 && near < 0.06 && !tableCaption.MatchString(lines[h].Text) {
+					cands = append(cands, cand{pg, i, h})
+				}
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return Quote{}, false
+	}
+	c := cands[g.rng.IntN(len(cands))]
+	capWords := strings.Fields(g.p.Lines[c.pg][c.cap].Text)
+	ws := g.words[c.pg]
+	at := findWords(ws, capWords[:min(4, len(capWords))])
+	if at < 0 {
+		return Quote{}, false // the reference prints the caption otherwise
+	}
+	k := min(6+g.rng.IntN(10), len(ws)-at)
+	head := strings.Fields(g.p.Lines[c.pg][c.head].Text)
+	r := 1 + g.rng.IntN(len(head)-1)
+	cells := append(slices.Clone(head[r:]), head[:r]...)
+	text := strings.Join(join(ws[at:at+k]), " ") + " " + strings.Join(cells, " ")
+	return Quote{Class: Cross, Kind: "table", Text: text, Page: c.pg}, true
+}
+
+// paraBreak reports a blank line between two consecutive lines of a page.
+func paraBreak(page string, a, b pdf.Line) bool {
+	from := a.Start + len(a.Text)
+	return from <= b.Start && b.Start <= len(page) && strings.Count(page[from:b.Start], "\n") > 1
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

@@ -185,10 +185,11 @@ func commaAuthors(s string) (authors, title, rest string, ok bool) {
 	return strings.Join(parts[:n], ", "), parts[n], strings.Join(parts[n+1:], ", "), true
 }
 
-// sfName is one "Surname, Firstname I." name, the first name written out;
+// sfName is one "Surname, Firstname I." name, the first name written out
+// ("Ranzato, Marc’Aurelio" too);
 // sfList an author list of them, up to the full stop that ends it.
 var (
-	sfName = regexp.MustCompile(`\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+,\s\p{Lu}[\p{Ll}\p{M}\p{Sk}'’\-]+(?:\s\p{Lu}\.)*`)
+	sfName = regexp.MustCompile(`\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+,\s\p{Lu}[\p{Ll}\p{M}\p{Sk}'’\-]+(?:['’\-]\p{Lu}[\p{Ll}\p{M}\p{Sk}]+)*(?:\s\p{Lu}\.)*`)
 	sfList = regexp.MustCompile(`^` + sfName.String() + `(?:(?:,\s(?:and\s)?|\sand\s)` + sfName.String() + `)*\.?\s`)
 )
 
