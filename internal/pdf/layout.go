@@ -407,7 +407,7 @@ func overlapsX(l *textLine, f *frag) bool {
 		return false // bounds the work on hostile pages; real lines have few fragments
 	}
 	for _, o := range l.frags {
-		if raisedInto(o, f) || raisedInto(f, o) {
+		if raisedInto(o, f) || raisedInto(f, o) || scripts(l, o, f) {
 			continue
 		}
 		ov := math.Min(o.x1, f.x1) - math.Max(o.x0, f.x0)
@@ -424,6 +424,14 @@ func overlapsX(l *textLine, f *frag) bool {
 func raisedInto(small, base *frag) bool {
 	return small.chars <= 2 && small.size <= 0.85*base.size && small.y-base.y > 0.1*base.size &&
 		small.y-base.y < 0.5*base.size
+}
+
+// scripts reports a subscript and a superscript set one above the other
+// on a line of larger type ("a" with "l" above and "i" below): short
+// fragments, both smaller than the line, whose baselines differ.
+func scripts(l *textLine, a, b *frag) bool {
+	return a.chars <= 3 && b.chars <= 3 && a.size <= 0.85*l.size && b.size <= 0.85*l.size &&
+		math.Abs(a.y-b.y) > 0.3*math.Min(a.size, b.size)
 }
 
 // lineText joins a line's glyphs left to right and reports whether most

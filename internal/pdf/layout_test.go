@@ -38,6 +38,15 @@ func TestLayoutWords(t *testing.T) {
 	we, _ := word("We", 103.5, 700, 10, 6)
 	foot = append(append(foot, mark), we...)
 
+	// "a" with a superscript l above a subscript i, then "+ b".
+	scripts := []glyph{
+		{x: 100, y: 700, w: 5, size: 10, text: "a"},
+		{x: 105.2, y: 703.6, w: 2.5, size: 7, text: "l"},
+		{x: 105.2, y: 697.4, w: 2.5, size: 7, text: "i"},
+		{x: 110.5, y: 700, w: 6, size: 10, text: "+"},
+		{x: 119, y: 700, w: 5, size: 10, text: "b"},
+	}
+
 	var errs []glyph
 	// Small print: the second r of "error" starts 1.4 pt after the first.
 	x := 100.0
@@ -61,6 +70,7 @@ func TestLayoutWords(t *testing.T) {
 		{"raised letter kerned back", latex, "LATEX"},
 		{"footnote mark before a word", foot, "3 We"},
 		{"double letter in small print", errs, "error"},
+		{"subscript below a superscript", scripts, "ali + b"},
 		{"overprinted bold", bold, "bold"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

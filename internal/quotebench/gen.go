@@ -498,13 +498,16 @@ outer:
 }
 
 // tableCaption opens a table caption: "Table 3:", "Table 2.", "TABLE IV".
-var tableCaption = regexp.MustCompile(`^(?:Table|TABLE)\s+(?:\d+|[IVX]+)\b`)
+var tableCaption = regexp.MustCompile(`^(?:Table|TABLE)\s+(?:\d+|[IVX]+)[.:]`)
+
+// numberedHeading opens a section heading: "5.2 Qualitative analysis".
+var numberedHeading = regexp.MustCompile(`^\d+(?:\.\d+)*\.?\s+\p{Lu}`)
 
 // table makes a quote across a table boundary: the opening words of a
-// table caption (as the reference prints them) followed by the table's
-// header row, the row next to the caption in our extraction, with its
-// cells in another order (rotated), as a model reading the table in
-// another order quotes them.
+// table caption set above its table (as the reference prints them)
+// followed by the table's header row, the row below the caption in our
+// extraction, with its cells in another order (rotated), as a model
+// reading the table in another order quotes them.
 func (g *gen) table() (Quote, bool) {
 	type cand struct{ pg, cap, head int }
 	var cands []cand
@@ -512,6 +515,20 @@ func (g *gen) table() (Quote, bool) {
 		if pg >= len(g.words) {
 			break
 		}
+		// A table row has white space between its cells: fewer characters
+		// per unit of width than the page's running text.
+		var dens []float64
+		for _, l := range lines {
+			if len(strings.Fields(l.Text)) >= 8 && l.Box.W > 0 {
+				dens = append(dens, float64(len(l.Text))/l.Box.W)
+			}
+		}
+		if len(dens) < 5 {
+			continue
+		}
+		slices.Sort(dens)
+		body := dens[len(dens)/2]
+		row := func(l pdf.Line) bool { return l.Box.W > 0 && float64(len(l.Text))/l.Box.W < 0.7*body }
 		for i, l := range lines {
 			if !tableCaption.MatchString(l.Text) {
 				continue
@@ -521,15 +538,19 @@ func (g *gen) table() (Quote, bool) {
 			for end+1 < len(lines) && !paraBreak(g.p.Ours[pg], lines[end], lines[end+1]) {
 				end++
 			}
-			for _, h := range []int{i - 1, end + 1} {
-				if h < 0 || h >= len(lines) || (h < i && !paraBreak(g.p.Ours[pg], lines[h], lines[i])) {
-					continue
-				}
-				n := len(strings.Fields(lines[h].Text))
-				near := min(abs(lines[h].Box.Y-lines[i].Box.Y), abs(lines[h].Box.Y-lines[end].Box.Y))
-				if n >= 3 && n <= 14 && near < 0.06 && !tableCaption.MatchString(lines[h].Text) {
-					cands = append(cands, cand{pg, i, h})
-				}
+			// A caption set above its table: the table's first row (its
+			// header) comes right below the caption's paragraph, and
+			// another row right below that.
+			h := end + 1
+			if h+1 >= len(lines) || !paraBreak(g.p.Ours[pg], lines[end], lines[h]) {
+				continue
+			}
+			head, next := lines[h], lines[h+1]
+			n := len(strings.Fields(head.Text))
+			if n >= 3 && n <= 14 && row(head) && row(next) && head.Box.Y > lines[end].Box.Y && head.Box.Y-lines[end].Box.Y < 0.06 &&
+				next.Box.Y > head.Box.Y && next.Box.Y-head.Box.Y < 0.03 && len(strings.Fields(next.Text)) >= 2 &&
+				!tableCaption.MatchString(head.Text) && !numberedHeading.MatchString(head.Text) {
+				cands = append(cands, cand{pg, i, h})
 			}
 		}
 	}

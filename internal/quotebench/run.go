@@ -64,9 +64,9 @@ type Result struct {
 	Method   string
 	Tallies  map[string]*Tally
 	Kinds    map[string]*Tally // cross quotes by kind: page, column, table
-	Times    []time.Duration // per quote, index built
-	CPU      []time.Duration // the same in thread CPU time (Linux)
-	Build    []time.Duration // per paper, index build (0 for exact)
+	Times    []time.Duration   // per quote, index built
+	CPU      []time.Duration   // the same in thread CPU time (Linux)
+	Build    []time.Duration   // per paper, index build (0 for exact)
 	Failures []Failure
 	// Largest is the paper with the most pages and its per-quote times.
 	Largest      string
