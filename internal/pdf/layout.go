@@ -75,9 +75,19 @@ func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
 		}
 	}
 	for dir := 1; dir < 4; dir++ {
-		if len(byDir[dir]) > 0 {
-			blocks = append(blocks, makeLines(makeFrags(byDir[dir])))
+		if len(byDir[dir]) == 0 {
+			continue
 		}
+		if dir == 3 {
+			// Vertical writing (and text turned a quarter clockwise): in
+			// the turned frame its tiers stand side by side like columns,
+			// the upper tier on the left.
+			for _, b := range orderBands(makeFrags(byDir[dir])) {
+				blocks = append(blocks, makeLines(b))
+			}
+			continue
+		}
+		blocks = append(blocks, makeLines(makeFrags(byDir[dir])))
 	}
 	var sb strings.Builder
 	var lines []Line
