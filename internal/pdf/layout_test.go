@@ -138,3 +138,12 @@ func TestCoreLigatureWidth(t *testing.T) {
 		t.Errorf("coreWidth(Times-Roman, a) = %v, want 0.444", got)
 	}
 }
+
+// A mirrored glyph, the reversed E of the XeTeX logo, stays in its word.
+func TestMirroredGlyph(t *testing.T) {
+	data := simpleDoc([]page{{content: `BT /F1 12 Tf 1 0 0 1 72 700 Tm (X) Tj -1 0 0 1 88.5 700 Tm (E) Tj 1 0 0 1 88.5 700 Tm (TeX) Tj ET`}}, "", "", nil)
+	d := mustExtract(t, data)
+	if diff := cmp.Diff("XETeX", d.Pages[0].Text); diff != "" {
+		t.Errorf("text (-want +got):\n%s", diff)
+	}
+}
