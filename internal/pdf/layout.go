@@ -228,10 +228,33 @@ func orderBands(frags []*frag) [][]*frag {
 		if start == 0 && i == len(sorted) {
 			return blocks // one band: the page as it was
 		}
-		out = append(out, orderBlocks(sorted[start:i])...)
+		band := sorted[start:i]
+		bb := orderBlocks(band)
+		if len(bb) > 4 || slices.ContainsFunc(bb, fewLines) {
+			// More than one column pair with full-width text around it, or
+			// a "column" of a line or two: a chance gutter in running text
+			// and inline math, not columns.
+			bb = [][]*frag{band}
+		}
+		out = append(out, bb...)
 		start = i
 	}
 	return out
+}
+
+// fewLines reports a block whose fragments lie on fewer than three
+// baselines (a sub- or superscript counts as one of them).
+func fewLines(b []*frag) bool {
+	var ys []float64
+	for _, f := range b {
+		if !slices.ContainsFunc(ys, func(y float64) bool { return math.Abs(y-f.y) < 0.5*f.size }) {
+			ys = append(ys, f.y)
+			if len(ys) >= 3 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // orderBlocks finds a column gutter — a vertical white strip in the middle
