@@ -204,6 +204,9 @@ func makeFrags(gs []glyph) []*frag {
 // or figure and the text below it.
 const bandGap = 2.2
 
+// maxBands bounds the bands a page is cut into.
+const maxBands = 64
+
 // orderBands orders a page's fragments in blocks. When the page as a whole
 // has no column gutter — a full-width table or figure covers it — the page
 // is cut into bands at blank horizontal strips and each band is ordered on
@@ -216,17 +219,27 @@ func orderBands(frags []*frag) [][]*frag {
 	}
 	sorted := append([]*frag(nil), frags...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].y > sorted[j].y })
+	gap := func(i int) bool {
+		a, b := sorted[i-1], sorted[i]
+		return a.y-b.y > bandGap*math.Max(a.size, b.size)
+	}
+	n := 0
+	for i := 1; i < len(sorted); i++ {
+		if gap(i) {
+			n++
+		}
+	}
+	if n == 0 || n >= maxBands {
+		// One band: the page as it was. Very many bands are no page of
+		// sections but scattered glyphs (a hostile page); each band's
+		// gutter search costs up to the page width.
+		return blocks
+	}
 	var out [][]*frag
 	start := 0
 	for i := 1; i <= len(sorted); i++ {
-		if i < len(sorted) {
-			a, b := sorted[i-1], sorted[i]
-			if a.y-b.y <= bandGap*math.Max(a.size, b.size) {
-				continue
-			}
-		}
-		if start == 0 && i == len(sorted) {
-			return blocks // one band: the page as it was
+		if i < len(sorted) && !gap(i) {
+			continue
 		}
 		band := sorted[start:i]
 		bb := orderBlocks(band)

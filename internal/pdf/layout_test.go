@@ -147,3 +147,35 @@ func TestMirroredGlyph(t *testing.T) {
 		t.Errorf("text (-want +got):\n%s", diff)
 	}
 }
+
+// A page cut into more than maxBands (64) bands is kept whole: each band's
+// gutter search costs up to the page width, so scattered glyphs on a
+// hostile page must not multiply it.
+func TestOrderBandsBounded(t *testing.T) {
+	var frags []*frag
+	band := func(y float64, pairs int) {
+		for i := 0; i < pairs; i++ {
+			yy := y - 12*float64(i)
+			frags = append(frags, &frag{x0: 60, x1: 280, y: yy, size: 10, chars: 40},
+				&frag{x0: 320, x1: 540, y: yy, size: 10, chars: 40})
+		}
+		// full-width lines above, which hide the gutter of the page as a
+		// whole, a band of their own
+		for i := 0; i < 3; i++ {
+			frags = append(frags, &frag{x0: 60, x1: 540, y: y + 60 - 12*float64(i), size: 10, chars: 90})
+		}
+	}
+	for b := 0; b < 3; b++ {
+		band(5000-150*float64(b), 4)
+	}
+	if got := len(orderBands(frags)); got != 9 {
+		t.Fatalf("3 sections of a full-width band over two columns: %d blocks, want 9", got)
+	}
+	frags = nil
+	for b := 0; b < 40; b++ {
+		band(100000-150*float64(b), 4)
+	}
+	if got := len(orderBands(frags)); got != 1 {
+		t.Errorf("80 bands: %d blocks, want the page whole", got)
+	}
+}
