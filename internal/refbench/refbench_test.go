@@ -34,7 +34,7 @@ func TestGate(t *testing.T) {
 	}
 	defer v.Close()
 	ctx := context.Background()
-	for _, split := range []string{"tune", "heldout", "fresh", "columns"} {
+	for _, split := range []string{"tune", "heldout", "fresh", "columns", "blind"} {
 		r, err := Evaluate(ctx, v, lib, rel, l, split)
 		if err != nil {
 			t.Fatal(err)

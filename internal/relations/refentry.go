@@ -189,7 +189,7 @@ func commaAuthors(s string) (authors, title, rest string, ok bool) {
 // ("Ranzato, Marc’Aurelio" too);
 // sfList an author list of them, up to the full stop that ends it.
 var (
-	sfName = regexp.MustCompile(`\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+,\s\p{Lu}[\p{Ll}\p{M}\p{Sk}'’\-]+(?:['’\-]\p{Lu}[\p{Ll}\p{M}\p{Sk}]+)*(?:\s\p{Lu}\.)*`)
+	sfName = regexp.MustCompile(`\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+,\s\p{Lu}[\p{Ll}\p{M}\p{Sk}]+(?:['’\-]\p{Lu}?[\p{Ll}\p{M}\p{Sk}]+)*(?:\s\p{Lu}\.)*`)
 	sfList = regexp.MustCompile(`^` + sfName.String() + `(?:(?:,\s(?:and\s)?|\sand\s)` + sfName.String() + `)*\.?\s`)
 )
 
@@ -310,7 +310,7 @@ func commaNameNext(s string) bool {
 }
 
 // isInitialAt reports whether the full stop at s[i] closes an initial
-// ("G." or "Th." or "P.A.").
+// ("G." or "Th." or "P.A.", or "v." after one).
 func isInitialAt(s string, i int) bool {
 	j := i
 	for j > 0 {
@@ -327,7 +327,8 @@ func isInitialAt(s string, i int) bool {
 	}
 	r, _ := utf8.DecodeRuneInString(word)
 	if !unicode.IsUpper(r) {
-		return false
+		// A particle shortened after an initial: "A. v. d. Oord".
+		return n == 1 && unicode.IsLower(r) && j >= 2 && s[j-1] == ' ' && s[j-2] == '.' && isInitialAt(s, j-2)
 	}
 	return n == 1 || (n == 2 && (word == "Th" || word == "Ch" || word == "Ph" || word == "Sh" || word == "Yu" || word == "Zh"))
 }

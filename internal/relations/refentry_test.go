@@ -42,6 +42,12 @@ func TestParseEntry(t *testing.T) {
 		{"ICML, surname and first name",
 			"Sutskever, Ilya, Martens, James, and Hinton, Geoffrey E. On the importance of initialization and momentum. In ICML, 2013.",
 			Entry{Authors: []string{"Sutskever, Ilya", "Martens, James", "Hinton, Geoffrey E."}, Title: "On the importance of initialization and momentum", Year: 2013, Venue: "ICML, 2013"}},
+		{"ICML, a given name with an inner capital",
+			"Mao, Mark Z., Ranzato, Marc’Aurelio, and Ng, Andrew Y. Large scale distributed windows. In NIPS, 2012.",
+			Entry{Authors: []string{"Mao, Mark Z.", "Ranzato, Marc’Aurelio", "Ng, Andrew Y."}, Title: "Large scale distributed windows", Year: 2012, Venue: "NIPS, 2012"}},
+		{"CVPR, a particle shortened after an initial",
+			"N. Doe, A. v. d. Oord, and K. Silva. Windows in linear time. arXiv:1610.10099, 2016.",
+			Entry{Authors: []string{"N. Doe", "A. v. d. Oord", "K. Silva"}, Title: "Windows in linear time", Year: 2016, Venue: "arXiv:1610.10099, 2016", ArXivID: "1610.10099"}},
 		{"ICML, one author",
 			"Jiang, Jing. A literature survey on domain adaptation of statistical classifiers, 2008.",
 			Entry{Authors: []string{"Jiang, Jing"}, Title: "A literature survey on domain adaptation of statistical classifiers", Year: 2008}},
@@ -132,6 +138,10 @@ func TestEntries(t *testing.T) {
 				"Ian Goodfellow and Quoc Le. Measuring invariances.\nIn Y. Bengio, editor, Advances 22, pages 646–654. 2009.\n" +
 				"Johan H˚astad. Almost optimal lower bounds. In STOC, 1986.\n",
 			[]string{"Complexity regularization", "Measuring invariances", "Almost optimal lower bounds"}},
+		{"author–year entries without a year, initials without full stops",
+			"References\nDesjardins, Guillaume and Doe, Jane. Natural\nwindows. (unpublished).\n\nDuchi, John and Silva, Rui. Adaptive windows\nfor online reading. JMLR, 2011.\n\n" +
+				"Doe, J. and Silva, R. Efficient windows. Springer, 1998b.\n\nLyu, S and Simoncelli, E P. Nonlinear window\nnormalization. In CVPR, 2008.\n",
+			[]string{"Natural windows", "Adaptive windows for online reading", "Efficient windows", "Nonlinear window normalization"}},
 		{"heading glued to the line before it",
 			"error (%)References\n\n[1] J. Doe. Deep windows. In CVPR, 2016.\n[2] R. Silva. Shallow windows. In CVPR, 2017.\n",
 			[]string{"Deep windows", "Shallow windows"}},
