@@ -396,10 +396,11 @@ func (in *interp) emit(c code, tx, ty float64) {
 		adv := c.width * gs.size * gs.th
 		x1, y1 = m.apply(adv, gs.ts)
 		bx, by = m[0], m[1]
-		if m[0]*m[3]-m[1]*m[2] < 0 {
-			// A mirrored glyph (the reversed E of the XeTeX logo) reads
-			// along its line as its upright neighbours do: the reading
-			// direction follows the glyph's up vector, not its x axis.
+		if m[0]*m[3]-m[1]*m[2] < 0 && m[3] > math.Abs(m[2]) {
+			// An upright glyph mirrored left to right (the reversed E of
+			// the XeTeX logo) reads along its line as its neighbours do:
+			// the direction follows the glyph's up vector, not its advance.
+			// (Text flipped upside down keeps its advance.)
 			bx, by = m[3], -m[2]
 		}
 		if gs.size*gs.th < 0 {

@@ -179,3 +179,13 @@ func TestOrderBandsBounded(t *testing.T) {
 		t.Errorf("80 bands: %d blocks, want the page whole", got)
 	}
 }
+
+// Text flipped upside down by the matrix (not turned) keeps the direction
+// of its advance: it reads forwards.
+func TestFlippedText(t *testing.T) {
+	data := simpleDoc([]page{{content: `BT /F1 12 Tf 1 0 0 -1 72 700 Tm (flipped) Tj ET`}}, "", "", nil)
+	d := mustExtract(t, data)
+	if diff := cmp.Diff("flipped", d.Pages[0].Text); diff != "" {
+		t.Errorf("text (-want +got):\n%s", diff)
+	}
+}
