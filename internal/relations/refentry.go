@@ -127,6 +127,11 @@ func ParseEntry(raw string) Entry {
 					authors, rest, titled = a, r, true
 					e.Title = cleanTitle(t)
 				}
+			} else if i := strings.LastIndex(authors, ", "); i > 0 && titleLike(strings.TrimSuffix(authors[i+2:], ".")) {
+				// "…, and N. D. Lawrence, Dataset Shift in Machine
+				// Learning. MIT Press, 2009.": an unquoted book title
+				// after the names and a comma.
+				e.Title, authors, titled = cleanTitle(strings.TrimSuffix(authors[i+2:], ".")), authors[:i], true
 			}
 		}
 		if !titled {
@@ -182,7 +187,13 @@ func commaAuthors(s string) (authors, title, rest string, ok bool) {
 	if n == 0 || n >= len(parts)-1 || !strings.ContainsFunc(parts[n], unicode.IsLower) {
 		return "", "", "", false
 	}
-	return strings.Join(parts[:n], ", "), parts[n], strings.Join(parts[n+1:], ", "), true
+	title, rest = parts[n], strings.Join(parts[n+1:], ", ")
+	if i := strings.Index(title, ". "); i > 0 && i+2 < len(title) && unicode.IsUpper(rune(title[i+2])) && !isInitialAt(title, i) {
+		// A book's title ends at its full stop, before the publisher:
+		// "…, HANDS: A Study of Shapes. Springer-Verlag, 1991."
+		title, rest = title[:i], title[i+2:]+", "+rest
+	}
+	return strings.Join(parts[:n], ", "), title, rest, true
 }
 
 // sfName is one "Surname, Firstname I." name, the first name written out
@@ -301,6 +312,23 @@ func authorsEnd(s string) int {
 		return i + 1
 	}
 	return 0
+}
+
+// titleLike reports a part of an author list that is a title instead: at
+// least three words, one of them lower-case and neither a name particle
+// nor "and" or "et al".
+func titleLike(s string) bool {
+	words := strings.Fields(s)
+	if len(words) < 3 || strings.HasPrefix(s, "and ") {
+		return false
+	}
+	for _, w := range words {
+		r, _ := utf8.DecodeRuneInString(w)
+		if unicode.IsLower(r) && !particle[w] && w != "and" && w != "et" && w != "al." && w != "al" {
+			return true
+		}
+	}
+	return false
 }
 
 // commaNameNext reports whether s opens with "Surname, I." followed by
