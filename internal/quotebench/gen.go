@@ -577,10 +577,3 @@ func paraBreak(page string, a, b pdf.Line) bool {
 	from := a.Start + len(a.Text)
 	return from <= b.Start && b.Start <= len(page) && strings.Count(page[from:b.Start], "\n") > 1
 }
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
