@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -68,6 +69,9 @@ func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
 	} else {
 		byDir[0] = glyphs
 	}
+	if len(byDir[3]) > 0 && len(byDir[0]) > 0 {
+		byDir[0], byDir[3] = uprightInVertical(byDir[0], byDir[3])
+	}
 	var blocks [][]*textLine
 	if len(byDir[0]) > 0 {
 		for _, b := range orderBands(makeFrags(byDir[0])) {
@@ -110,6 +114,86 @@ func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
 		}
 	}
 	return lines, sb.String()
+}
+
+// uprightInVertical moves the short horizontal runs set upright inside
+// a column of vertical writing (tate-chū-yoko: "12" in "平成12年") into
+// that column, as one glyph at their place, so that they read in the
+// column rather than among the page's horizontal lines. Vertical glyphs
+// are in their turned frame: x runs down the column, y is its centre line.
+func uprightInVertical(horiz, vert []glyph) ([]glyph, []glyph) {
+	// Vertical glyphs by their column's centre line, in 4 pt buckets.
+	cols := map[int][]int{}
+	for i, v := range vert {
+		if !v.isWS {
+			k := int(math.Floor(v.y / 4))
+			cols[k] = append(cols[k], i)
+		}
+	}
+	for _, c := range cols {
+		slices.SortFunc(c, func(a, b int) int { return cmp.Compare(vert[a].x, vert[b].x) })
+	}
+	var keep []glyph
+	moved := false
+	for i := 0; i < len(horiz); {
+		// A run: glyphs in content order on one baseline, tight together.
+		j, x1 := i+1, horiz[i].x+horiz[i].w
+		for j < len(horiz) && j-i < 5 {
+			g := &horiz[j]
+			if math.Abs(g.y-horiz[i].y) > 0.2*g.size || g.x < x1-0.3*g.size || g.x > x1+0.3*g.size {
+				break
+			}
+			x1 = g.x + g.w
+			j++
+		}
+		run := horiz[i:j]
+		if g, ok := uprightRun(run, x1, vert, cols); ok {
+			vert = append(vert, g)
+			moved = true
+		} else {
+			keep = append(keep, run...)
+		}
+		i = j
+	}
+	if !moved {
+		return horiz, vert
+	}
+	slices.SortStableFunc(vert, func(a, b glyph) int { return int(a.seq) - int(b.seq) })
+	return keep, vert
+}
+
+// uprightRun returns a run of at most four horizontal glyphs as one glyph
+// of the vertical column it is centred in and lies along, if there is one.
+func uprightRun(run []glyph, x1 float64, vert []glyph, cols map[int][]int) (glyph, bool) {
+	if len(run) > 4 || run[0].isWS {
+		return glyph{}, false
+	}
+	x0, size := run[0].x, run[0].size
+	cx := (x0 + x1) / 2
+	top := run[0].y + 0.8*size // the run's top edge on the page
+	var text strings.Builder
+	for _, g := range run {
+		text.WriteString(g.text)
+	}
+	for k := int(math.Floor(cx/4)) - 2; k <= int(math.Floor(cx/4))+2; k++ {
+		c := cols[k]
+		// The glyphs of the column next to the run: from the first that
+		// ends near the run's top, a few down the column.
+		from, _ := slices.BinarySearchFunc(c, -top-2*size, func(i int, x float64) int { return cmp.Compare(vert[i].x, x) })
+		for _, i := range c[from:min(len(c), from+6)] {
+			v := &vert[i]
+			// Centred on the column, no wider than it, and touching a
+			// glyph of it from above or below.
+			if math.Abs(v.y-cx) > 0.25*v.size || x1-x0 > 1.3*v.size || size > 1.2*v.size {
+				continue
+			}
+			if d := -top - v.x; d < -1.2*v.size || d > v.w+0.3*v.size {
+				continue
+			}
+			return glyph{x: -top, y: v.y, w: 0.9 * size, size: v.size, text: text.String(), dir: 3, seq: run[0].seq, fontID: run[0].fontID}, true
+		}
+	}
+	return glyph{}, false
 }
 
 // dedupeOverprint drops glyphs drawn again at (nearly) the same place, as
