@@ -284,7 +284,8 @@ func (s *Paper) oversized() bool {
 // stamp identifies the state of everything the search units are built
 // from.
 func (s *Paper) stamp() string {
-	parts := []string{paperUnitsVersion, s.p.Ref}
+	// The extractor's version too: its text changes rebuild the units.
+	parts := []string{paperUnitsVersion, "pdf-" + strconv.Itoa(pdf.Version), s.p.Ref}
 	for _, rel := range []string{s.p.PDF, s.p.Ref + "/" + vault.PaperMDFile, s.p.Ref + "/" + vault.NotesFile, s.p.Ref + "/" + vault.MetadataFile} {
 		if rel == "" {
 			parts = append(parts, "-")

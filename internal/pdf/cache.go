@@ -20,8 +20,10 @@ import (
 // Version identifies the extractor's output. Cache entries written by
 // another version are ignored; bump it whenever extracted text changes.
 // Version 2 records failures too; version 3 adds annotation and form-field
-// text (Line.Annot) and the other text-layer repairs of its release.
-const Version = 3
+// text (Line.Annot) and the other text-layer repairs of its release;
+// version 4 reads columns below wide tables, vertical tiers and the word
+// fixes of its release (ligature widths, footnote marks, raised letters).
+const Version = 4
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under

@@ -20,7 +20,10 @@
 //   - columns: a vertical white strip in the middle 30–70 % of the text's
 //     extent, flanked by text on both sides, splits a page (or each band of
 //     it between full-width elements) into a left and a right column, read
-//     in that order;
+//     in that order; a page with no such strip across its whole height (a
+//     table or title block spans it) is cut into bands at blank horizontal
+//     strips and each band looked at alone; vertical writing is ordered the
+//     same way in its turned frame (columns right to left, tiers top down);
 //   - text: lines joined by "\n", paragraphs (wider line gaps, size
 //     changes, new blocks) by "\n\n"; ligatures expanded, overprinted
 //     glyphs dropped, separately drawn accents composed with their letters.

@@ -121,6 +121,7 @@ endcmap CMapName currentdict /CMap defineresource pop end end`
 		return ""
 	})
 	gapFixtures(m)
+	verticalFixtures(m)
 	return m
 }
 

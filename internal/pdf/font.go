@@ -180,6 +180,9 @@ func (f *font) width(c uint32) float64 {
 // coreWidth returns the width of a glyph of a core-14 font by way of its
 // WinAnsi code, which pdfcpu's metrics are indexed by.
 func coreWidth(coreName, text string, c byte) float64 {
+	if w, ok := coreLigatureWidth(coreName, text); ok {
+		return w
+	}
 	wc := int(c)
 	if r := []rune(text); len(r) == 1 {
 		if b, ok := charmap.Windows1252.EncodeRune(r[0]); ok {
@@ -194,6 +197,28 @@ func coreWidth(coreName, text string, c byte) float64 {
 		return 0.5
 	}
 	return float64(w) / 1000
+}
+
+// coreLigatures holds the advance of the fi and fl ligatures, in
+// thousandths of an em, of the core-14 text fonts (Adobe's AFM files).
+// pdfcpu's metrics are indexed by WinAnsi code, which has no ligatures, so
+// without these a ligature of a font without /Widths took a full em and
+// pushed the rest of its line to the right, across the next word's gap.
+var coreLigatures = map[string]float64{
+	"Times-Roman": 556, "Times-Bold": 556, "Times-Italic": 500, "Times-BoldItalic": 556,
+	"Helvetica": 500, "Helvetica-Oblique": 500, "Helvetica-Bold": 611, "Helvetica-BoldOblique": 611,
+	"Courier": 600, "Courier-Oblique": 600, "Courier-Bold": 600, "Courier-BoldOblique": 600,
+}
+
+// coreLigatureWidth returns the width of an fi or fl ligature glyph of a
+// core-14 font, whether its text is the ligature character or its letters.
+func coreLigatureWidth(coreName, text string) (float64, bool) {
+	switch text {
+	case "fi", "fl", "\ufb01", "\ufb02":
+		w, ok := coreLigatures[coreName]
+		return w / 1000, ok
+	}
+	return 0, false
 }
 
 // coreFontName maps a BaseFont name to a core-14 font whose metrics fit it.

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+	"golang.org/x/text/unicode/norm"
 )
 
 // matrix is a PDF transformation matrix [a b c d e f].
@@ -395,6 +396,13 @@ func (in *interp) emit(c code, tx, ty float64) {
 		adv := c.width * gs.size * gs.th
 		x1, y1 = m.apply(adv, gs.ts)
 		bx, by = m[0], m[1]
+		if m[0]*m[3]-m[1]*m[2] < 0 && m[3] > math.Abs(m[2]) {
+			// An upright glyph mirrored left to right (the reversed E of
+			// the XeTeX logo) reads along its line as its neighbours do:
+			// the direction follows the glyph's up vector, not its advance.
+			// (Text flipped upside down keeps its advance.)
+			bx, by = m[3], -m[2]
+		}
 		if gs.size*gs.th < 0 {
 			// A negative size (or scale) turns the glyphs half round:
 			// the text runs the other way along the matrix's x axis.
@@ -464,7 +472,7 @@ func rotateQ(x, y float64, dir uint8) (float64, float64) {
 func cleanText(s string) string {
 	clean := true
 	for _, r := range s {
-		if r < 0x20 || r == 0x7F || r == 0xFFFD || (r >= 0xFB00 && r <= 0xFB06) || r == 0xAD {
+		if r < 0x20 || r == 0x7F || r == 0xFFFD || (r >= 0xFB00 && r <= 0xFB06) || r == 0xAD || verticalForm(r) {
 			clean = false
 			break
 		}
@@ -480,11 +488,20 @@ func cleanText(s string) string {
 		case r < 0x20 || r == 0x7F || r == 0xFFFD:
 		case r >= 0xFB00 && r <= 0xFB06:
 			out = append(out, []rune(ligatures[r-0xFB00])...)
+		case verticalForm(r):
+			out = append(out, []rune(norm.NFKC.String(string(r)))...)
 		default:
 			out = append(out, r)
 		}
 	}
 	return string(out)
+}
+
+// verticalForm reports the presentation forms of punctuation for vertical
+// writing (︒ for 。, ︵ for （), which fonts for vertical text map to;
+// the text is the punctuation itself.
+func verticalForm(r rune) bool {
+	return (r >= 0xFE10 && r <= 0xFE19) || (r >= 0xFE30 && r <= 0xFE4F)
 }
 
 // fontFor loads (once per document) the font named in a resource dictionary.

@@ -1,10 +1,12 @@
 package pdf
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/bidi"
@@ -67,16 +69,29 @@ func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
 	} else {
 		byDir[0] = glyphs
 	}
+	if len(byDir[3]) > 0 && len(byDir[0]) > 0 {
+		byDir[0], byDir[3] = uprightInVertical(byDir[0], byDir[3])
+	}
 	var blocks [][]*textLine
 	if len(byDir[0]) > 0 {
-		for _, b := range orderBlocks(makeFrags(byDir[0])) {
+		for _, b := range orderBands(makeFrags(byDir[0])) {
 			blocks = append(blocks, makeLines(b))
 		}
 	}
 	for dir := 1; dir < 4; dir++ {
-		if len(byDir[dir]) > 0 {
-			blocks = append(blocks, makeLines(makeFrags(byDir[dir])))
+		if len(byDir[dir]) == 0 {
+			continue
 		}
+		if dir == 3 {
+			// Vertical writing (and text turned a quarter clockwise): in
+			// the turned frame its tiers stand side by side like columns,
+			// the upper tier on the left.
+			for _, b := range orderBands(makeFrags(byDir[dir])) {
+				blocks = append(blocks, makeLines(b))
+			}
+			continue
+		}
+		blocks = append(blocks, makeLines(makeFrags(byDir[dir])))
 	}
 	var sb strings.Builder
 	var lines []Line
@@ -99,6 +114,86 @@ func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
 		}
 	}
 	return lines, sb.String()
+}
+
+// uprightInVertical moves the short horizontal runs set upright inside
+// a column of vertical writing (tate-chū-yoko: "12" in "平成12年") into
+// that column, as one glyph at their place, so that they read in the
+// column rather than among the page's horizontal lines. Vertical glyphs
+// are in their turned frame: x runs down the column, y is its centre line.
+func uprightInVertical(horiz, vert []glyph) ([]glyph, []glyph) {
+	// Vertical glyphs by their column's centre line, in 4 pt buckets.
+	cols := map[int][]int{}
+	for i, v := range vert {
+		if !v.isWS {
+			k := int(math.Floor(v.y / 4))
+			cols[k] = append(cols[k], i)
+		}
+	}
+	for _, c := range cols {
+		slices.SortFunc(c, func(a, b int) int { return cmp.Compare(vert[a].x, vert[b].x) })
+	}
+	var keep []glyph
+	moved := false
+	for i := 0; i < len(horiz); {
+		// A run: glyphs in content order on one baseline, tight together.
+		j, x1 := i+1, horiz[i].x+horiz[i].w
+		for j < len(horiz) && j-i < 5 {
+			g := &horiz[j]
+			if math.Abs(g.y-horiz[i].y) > 0.2*g.size || g.x < x1-0.3*g.size || g.x > x1+0.3*g.size {
+				break
+			}
+			x1 = g.x + g.w
+			j++
+		}
+		run := horiz[i:j]
+		if g, ok := uprightRun(run, x1, vert, cols); ok {
+			vert = append(vert, g)
+			moved = true
+		} else {
+			keep = append(keep, run...)
+		}
+		i = j
+	}
+	if !moved {
+		return horiz, vert
+	}
+	slices.SortStableFunc(vert, func(a, b glyph) int { return int(a.seq) - int(b.seq) })
+	return keep, vert
+}
+
+// uprightRun returns a run of at most four horizontal glyphs as one glyph
+// of the vertical column it is centred in and lies along, if there is one.
+func uprightRun(run []glyph, x1 float64, vert []glyph, cols map[int][]int) (glyph, bool) {
+	if len(run) > 4 || run[0].isWS {
+		return glyph{}, false
+	}
+	x0, size := run[0].x, run[0].size
+	cx := (x0 + x1) / 2
+	top := run[0].y + 0.8*size // the run's top edge on the page
+	var text strings.Builder
+	for _, g := range run {
+		text.WriteString(g.text)
+	}
+	for k := int(math.Floor(cx/4)) - 2; k <= int(math.Floor(cx/4))+2; k++ {
+		c := cols[k]
+		// The glyphs of the column next to the run: from the first that
+		// ends near the run's top, a few down the column.
+		from, _ := slices.BinarySearchFunc(c, -top-2*size, func(i int, x float64) int { return cmp.Compare(vert[i].x, x) })
+		for _, i := range c[from:min(len(c), from+6)] {
+			v := &vert[i]
+			// Centred on the column, no wider than it, and touching a
+			// glyph of it from above or below.
+			if math.Abs(v.y-cx) > 0.25*v.size || x1-x0 > 1.3*v.size || size > 1.2*v.size {
+				continue
+			}
+			if d := -top - v.x; d < -1.2*v.size || d > v.w+0.3*v.size {
+				continue
+			}
+			return glyph{x: -top, y: v.y, w: 0.9 * size, size: v.size, text: text.String(), dir: 3, seq: run[0].seq, fontID: run[0].fontID}, true
+		}
+	}
+	return glyph{}, false
 }
 
 // dedupeOverprint drops glyphs drawn again at (nearly) the same place, as
@@ -133,7 +228,9 @@ func dedupeOverprint(gs []glyph) []glyph {
 			if h.dir != g.dir || math.Round(h.y) != math.Round(g.y) || h.x-g.x > 1.5 {
 				break
 			}
-			if h.text == g.text && math.Abs(h.y-g.y) < 1.5 {
+			// Half an advance at most: in small print (figure labels) the
+			// next letter of a double letter ("rr") can start within 1.5 pt.
+			if h.text == g.text && math.Abs(h.y-g.y) < 1.5 && h.x-g.x < 0.5*math.Max(g.w, 0.1*g.size) {
 				if drop == nil {
 					drop = make([]bool, len(gs))
 				}
@@ -184,6 +281,77 @@ func makeFrags(gs []glyph) []*frag {
 		}
 	}
 	return out
+}
+
+// bandGap is the baseline distance, in font sizes, that separates two
+// bands of a page: more than a blank line, as between a full-width table
+// or figure and the text below it.
+const bandGap = 2.2
+
+// maxBands bounds the bands a page is cut into.
+const maxBands = 64
+
+// orderBands orders a page's fragments in blocks. When the page as a whole
+// has no column gutter — a full-width table or figure covers it — the page
+// is cut into bands at blank horizontal strips and each band is ordered on
+// its own, so that two columns below a wide table still read column by
+// column.
+func orderBands(frags []*frag) [][]*frag {
+	blocks := orderBlocks(frags)
+	if len(blocks) > 1 || len(frags) < 16 {
+		return blocks
+	}
+	sorted := append([]*frag(nil), frags...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].y > sorted[j].y })
+	gap := func(i int) bool {
+		a, b := sorted[i-1], sorted[i]
+		return a.y-b.y > bandGap*math.Max(a.size, b.size)
+	}
+	n := 0
+	for i := 1; i < len(sorted); i++ {
+		if gap(i) {
+			n++
+		}
+	}
+	if n == 0 || n >= maxBands {
+		// One band: the page as it was. Very many bands are no page of
+		// sections but scattered glyphs (a hostile page); each band's
+		// gutter search costs up to the page width.
+		return blocks
+	}
+	var out [][]*frag
+	start := 0
+	for i := 1; i <= len(sorted); i++ {
+		if i < len(sorted) && !gap(i) {
+			continue
+		}
+		band := sorted[start:i]
+		bb := orderBlocks(band)
+		if len(bb) > 4 || slices.ContainsFunc(bb, fewLines) {
+			// More than one column pair with full-width text around it, or
+			// a "column" of a line or two: a chance gutter in running text
+			// and inline math, not columns.
+			bb = [][]*frag{band}
+		}
+		out = append(out, bb...)
+		start = i
+	}
+	return out
+}
+
+// fewLines reports a block whose fragments lie on fewer than three
+// baselines (a sub- or superscript counts as one of them).
+func fewLines(b []*frag) bool {
+	var ys []float64
+	for _, f := range b {
+		if !slices.ContainsFunc(ys, func(y float64) bool { return math.Abs(y-f.y) < 0.5*f.size }) {
+			ys = append(ys, f.y)
+			if len(ys) >= 3 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // orderBlocks finds a column gutter — a vertical white strip in the middle
@@ -369,12 +537,31 @@ func overlapsX(l *textLine, f *frag) bool {
 		return false // bounds the work on hostile pages; real lines have few fragments
 	}
 	for _, o := range l.frags {
+		if raisedInto(o, f) || raisedInto(f, o) || scripts(l, o, f) {
+			continue
+		}
 		ov := math.Min(o.x1, f.x1) - math.Max(o.x0, f.x0)
 		if ov > 0.3*math.Min(o.size, f.size) && ov > 0.5*math.Min(o.x1-o.x0, f.x1-f.x0) {
 			return true
 		}
 	}
 	return false
+}
+
+// raisedInto reports a short fragment set smaller and raised above a
+// fragment of its line, kerned back over it, as in the LaTeX logo: it
+// belongs to that line although the two overlap horizontally.
+func raisedInto(small, base *frag) bool {
+	return small.chars <= 2 && small.size <= 0.85*base.size && small.y-base.y > 0.1*base.size &&
+		small.y-base.y < 0.5*base.size
+}
+
+// scripts reports a subscript and a superscript set one above the other
+// on a line of larger type ("a" with "l" above and "i" below): short
+// fragments, both smaller than the line, whose baselines differ.
+func scripts(l *textLine, a, b *frag) bool {
+	return a.chars <= 3 && b.chars <= 3 && a.size <= 0.85*l.size && b.size <= 0.85*l.size &&
+		math.Abs(a.y-b.y) > 0.3*math.Min(a.size, b.size)
 }
 
 // lineText joins a line's glyphs left to right and reports whether most
@@ -413,7 +600,7 @@ func lineText(l *textLine) (string, bool, float64) {
 			if prev != nil {
 				gap := g.x - end
 				ref := math.Max(prev.size, g.size)
-				if pendingSpace || gap > wordGap*ref {
+				if pendingSpace || gap > wordGap*ref || footnoteMark(prev, g) {
 					emit(" ")
 				}
 			}
@@ -453,6 +640,18 @@ func lineText(l *textLine) (string, bool, float64) {
 		out = norm.NFC.String(out)
 	}
 	return out, n > 0 && boldN*2 > n, best
+}
+
+// footnoteMark reports a raised, smaller digit (a footnote or affiliation
+// mark) followed by a letter of the line's own size: set tight against the
+// next word as it is printed, it is still not part of that word ("³We").
+func footnoteMark(prev, g *glyph) bool {
+	if g.size < 1.2*prev.size || prev.y-g.y < 0.2*g.size {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(prev.text)
+	n, _ := utf8.DecodeRuneInString(g.text)
+	return r >= '0' && r <= '9' && unicode.IsLetter(n)
 }
 
 // spacingAccents maps spacing diacritics, which TeX and others draw as

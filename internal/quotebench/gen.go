@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -398,6 +399,11 @@ func inflect(w string) string {
 // cross makes a quote across a page break or, in a two-column paper, from
 // the end of the left column into the top of the right column.
 func (g *gen) cross() (Quote, bool) {
+	if g.rng.IntN(3) == 0 {
+		if q, ok := g.table(); ok {
+			return q, true
+		}
+	}
 	if g.p.TwoCol && g.rng.IntN(2) == 0 {
 		if q, ok := g.column(); ok {
 			return q, true
@@ -489,4 +495,85 @@ outer:
 		return i
 	}
 	return -1
+}
+
+// tableCaption opens a table caption: "Table 3:", "Table 2.", "TABLE IV".
+var tableCaption = regexp.MustCompile(`^(?:Table|TABLE)\s+(?:\d+|[IVX]+)[.:]`)
+
+// numberedHeading opens a section heading: "5.2 Qualitative analysis".
+var numberedHeading = regexp.MustCompile(`^\d+(?:\.\d+)*\.?\s+\p{Lu}`)
+
+// table makes a quote across a table boundary: the opening words of a
+// table caption set above its table (as the reference prints them)
+// followed by the table's header row, the row below the caption in our
+// extraction, with its cells in another order (rotated), as a model
+// reading the table in another order quotes them.
+func (g *gen) table() (Quote, bool) {
+	type cand struct{ pg, cap, head int }
+	var cands []cand
+	for pg, lines := range g.p.Lines {
+		if pg >= len(g.words) {
+			break
+		}
+		// A table row has white space between its cells: fewer characters
+		// per unit of width than the page's running text.
+		var dens []float64
+		for _, l := range lines {
+			if len(strings.Fields(l.Text)) >= 8 && l.Box.W > 0 {
+				dens = append(dens, float64(len(l.Text))/l.Box.W)
+			}
+		}
+		if len(dens) < 5 {
+			continue
+		}
+		slices.Sort(dens)
+		body := dens[len(dens)/2]
+		row := func(l pdf.Line) bool { return l.Box.W > 0 && float64(len(l.Text))/l.Box.W < 0.7*body }
+		for i, l := range lines {
+			if !tableCaption.MatchString(l.Text) {
+				continue
+			}
+			// The caption's paragraph: lines joined by one line break.
+			end := i
+			for end+1 < len(lines) && !paraBreak(g.p.Ours[pg], lines[end], lines[end+1]) {
+				end++
+			}
+			// A caption set above its table: the table's first row (its
+			// header) comes right below the caption's paragraph, and
+			// another row right below that.
+			h := end + 1
+			if h+1 >= len(lines) || !paraBreak(g.p.Ours[pg], lines[end], lines[h]) {
+				continue
+			}
+			head, next := lines[h], lines[h+1]
+			n := len(strings.Fields(head.Text))
+			if n >= 3 && n <= 14 && row(head) && row(next) && head.Box.Y > lines[end].Box.Y && head.Box.Y-lines[end].Box.Y < 0.06 &&
+				next.Box.Y > head.Box.Y && next.Box.Y-head.Box.Y < 0.03 && len(strings.Fields(next.Text)) >= 2 &&
+				!tableCaption.MatchString(head.Text) && !numberedHeading.MatchString(head.Text) {
+				cands = append(cands, cand{pg, i, h})
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return Quote{}, false
+	}
+	c := cands[g.rng.IntN(len(cands))]
+	capWords := strings.Fields(g.p.Lines[c.pg][c.cap].Text)
+	ws := g.words[c.pg]
+	at := findWords(ws, capWords[:min(4, len(capWords))])
+	if at < 0 {
+		return Quote{}, false // the reference prints the caption otherwise
+	}
+	k := min(6+g.rng.IntN(10), len(ws)-at)
+	head := strings.Fields(g.p.Lines[c.pg][c.head].Text)
+	r := 1 + g.rng.IntN(len(head)-1)
+	cells := append(slices.Clone(head[r:]), head[:r]...)
+	text := strings.Join(join(ws[at:at+k]), " ") + " " + strings.Join(cells, " ")
+	return Quote{Class: Cross, Kind: "table", Text: text, Page: c.pg}, true
+}
+
+// paraBreak reports a blank line between two consecutive lines of a page.
+func paraBreak(page string, a, b pdf.Line) bool {
+	from := a.Start + len(a.Text)
+	return from <= b.Start && b.Start <= len(page) && strings.Count(page[from:b.Start], "\n") > 1
 }

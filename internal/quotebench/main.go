@@ -86,6 +86,12 @@ func main() {
 					t := r.Tallies[c]
 					fmt.Printf(" %s %d/%d/%d", c, t.Right, t.Wrong, t.N)
 				}
+				fmt.Printf("\n%12s cross by kind:", "")
+				for _, k := range []string{"page", "column", "table"} {
+					if t := r.Kinds[k]; t != nil {
+						fmt.Printf(" %s %d/%d", k, t.Right, t.N)
+					}
+				}
 				fmt.Printf("\n%12s scores: light p5 %.2f, medium p5 %.2f, cross p5 %.2f; negatives p99 %.2f, max %.2f (threshold %.2f)",
 					"", Quantile(r.Tallies[Light].Scores, 0.05), Quantile(r.Tallies[Medium].Scores, 0.05), Quantile(r.Tallies[Cross].Scores, 0.05),
 					Quantile(r.Tallies[Negative].Scores, 0.99), Quantile(r.Tallies[Negative].Scores, 1), textnorm.MinQuoteScore)

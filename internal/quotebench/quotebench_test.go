@@ -79,6 +79,26 @@ func TestGenerate(t *testing.T) {
 			t.Errorf("%d %s quotes of 10", kinds[c], c)
 		}
 	}
+	// Both papers print tables with captions: some cross quotes run from a
+	// caption into the header row, its cells in another order than ours.
+	tables := 0
+	for _, p := range papers {
+		for _, q := range Generate(p, nil, 30, 1) {
+			if q.Kind != "table" {
+				continue
+			}
+			tables++
+			if !tableCaption.MatchString(q.Text) {
+				t.Errorf("table quote does not open with its caption: %q", q.Text)
+			}
+			if strings.Contains(p.Ours[q.Page], q.Text) {
+				t.Errorf("table quote is verbatim in our text of page %d: %q", q.Page+1, q.Text)
+			}
+		}
+	}
+	if tables < 5 {
+		t.Errorf("%d table quotes in 60 cross quotes of two papers with tables", tables)
+	}
 	if c := Generate(papers[0], papers[1:], 10, 2); cmp.Equal(a, c) {
 		t.Error("another seed gives the same quotes")
 	}

@@ -63,9 +63,10 @@ func (t Tally) Rate(class string) float64 {
 type Result struct {
 	Method   string
 	Tallies  map[string]*Tally
-	Times    []time.Duration // per quote, index built
-	CPU      []time.Duration // the same in thread CPU time (Linux)
-	Build    []time.Duration // per paper, index build (0 for exact)
+	Kinds    map[string]*Tally // cross quotes by kind: page, column, table
+	Times    []time.Duration   // per quote, index built
+	CPU      []time.Duration   // the same in thread CPU time (Linux)
+	Build    []time.Duration   // per paper, index build (0 for exact)
 	Failures []Failure
 	// Largest is the paper with the most pages and its per-quote times.
 	Largest      string
@@ -87,7 +88,7 @@ type Failure struct {
 func Evaluate(m Method, papers []*Paper, n int, seed uint64) *Result {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	res := &Result{Method: m.Name, Tallies: map[string]*Tally{}}
+	res := &Result{Method: m.Name, Tallies: map[string]*Tally{}, Kinds: map[string]*Tally{}}
 	for _, c := range Classes {
 		res.Tallies[c] = &Tally{}
 	}
@@ -121,6 +122,17 @@ func Evaluate(m Method, papers []*Paper, n int, seed uint64) *Result {
 				t.Missed++
 			default:
 				t.Wrong++
+			}
+			if q.Class == Cross {
+				k := res.Kinds[q.Kind]
+				if k == nil {
+					k = &Tally{}
+					res.Kinds[q.Kind] = k
+				}
+				k.N++
+				if got == q.Page {
+					k.Right++
+				}
 			}
 			if got != q.Page {
 				res.Failures = append(res.Failures, Failure{Paper: p.Name, Quote: q, Got: got})

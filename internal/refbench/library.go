@@ -37,7 +37,7 @@ type LabelledPaper struct {
 	EntryCount int `json:"entryCount,omitempty"`
 	// Cites names the corpus PDFs its bibliography cites.
 	Cites []string `json:"cites,omitempty"`
-	// Split is "tune" or "heldout".
+	// Split is the group it is scored in: "tune", "heldout", "fresh", "columns" or "blind".
 	Split string `json:"split"`
 }
 

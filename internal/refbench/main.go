@@ -5,12 +5,14 @@
 // extractor gives, as paper_relations does.
 //
 // The labelled set (testdata/reflabels.json) holds the titles of the
-// reference entries of twelve papers, labelled by hand from the pdftotext
+// reference entries of sixteen papers, labelled by hand from the pdftotext
 // reference text, and which corpus papers each corpus paper cites. It is
-// scored in three groups: "tune" (the papers the parser was developed on),
-// "heldout" (scored during development too, so not blind) and "fresh"
+// scored in five groups: "tune" (the papers the parser was developed on),
+// "heldout" (scored during development too, so not blind), "fresh"
 // (labelled after the parser was tuned; docs/benchmarks.md says what it
-// scored first).
+// scored first), "columns" (two-column reference lists that were read
+// across the page before the layout read them column by column) and
+// "blind" (two more two-column lists, labelled after that work).
 //
 // Scores: entry split (a labelled entry comes out as an entry of its own,
 // not merged with another or cut), title exact match (the parsed title
@@ -98,7 +100,7 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Printf("graph of %d papers built in %v (PDF text extracted, no cache)\n", len(l.Papers), time.Since(t0).Round(time.Millisecond))
-	for _, split := range []string{"tune", "heldout", "fresh"} {
+	for _, split := range []string{"tune", "heldout", "fresh", "columns", "blind"} {
 		r, err := Evaluate(ctx, v, lib, rel, l, split)
 		if err != nil {
 			log.Fatal(err)

@@ -34,13 +34,15 @@ func TestGate(t *testing.T) {
 	}
 	defer v.Close()
 	ctx := context.Background()
-	for _, split := range []string{"tune", "heldout", "fresh"} {
+	for _, split := range []string{"tune", "heldout", "fresh", "columns", "blind"} {
 		r, err := Evaluate(ctx, v, lib, rel, l, split)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("%s: %v", split, r)
-		if r.Entries < 60 || r.EdgesWant < 4 {
+		// The two-column group's papers cite no library paper: it scores
+		// entries only.
+		if r.Entries < 60 || (r.EdgesWant < 4 && split != "columns") {
 			t.Errorf("%s: only %d labelled entries and %d edges", split, r.Entries, r.EdgesWant)
 		}
 		for _, c := range []struct {

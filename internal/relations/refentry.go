@@ -127,6 +127,11 @@ func ParseEntry(raw string) Entry {
 					authors, rest, titled = a, r, true
 					e.Title = cleanTitle(t)
 				}
+			} else if i := strings.LastIndex(authors, ", "); i > 0 && titleLike(strings.TrimSuffix(authors[i+2:], ".")) {
+				// "…, and N. D. Lawrence, Dataset Shift in Machine
+				// Learning. MIT Press, 2009.": an unquoted book title
+				// after the names and a comma.
+				e.Title, authors, titled = cleanTitle(strings.TrimSuffix(authors[i+2:], ".")), authors[:i], true
 			}
 		}
 		if !titled {
@@ -182,13 +187,20 @@ func commaAuthors(s string) (authors, title, rest string, ok bool) {
 	if n == 0 || n >= len(parts)-1 || !strings.ContainsFunc(parts[n], unicode.IsLower) {
 		return "", "", "", false
 	}
-	return strings.Join(parts[:n], ", "), parts[n], strings.Join(parts[n+1:], ", "), true
+	title, rest = parts[n], strings.Join(parts[n+1:], ", ")
+	if i := strings.Index(title, ". "); i > 0 && i+2 < len(title) && unicode.IsUpper(rune(title[i+2])) && !isInitialAt(title, i) {
+		// A book's title ends at its full stop, before the publisher:
+		// "…, HANDS: A Study of Shapes. Springer-Verlag, 1991."
+		title, rest = title[:i], title[i+2:]+", "+rest
+	}
+	return strings.Join(parts[:n], ", "), title, rest, true
 }
 
-// sfName is one "Surname, Firstname I." name, the first name written out;
+// sfName is one "Surname, Firstname I." name, the first name written out
+// ("Ranzato, Marc’Aurelio" too);
 // sfList an author list of them, up to the full stop that ends it.
 var (
-	sfName = regexp.MustCompile(`\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+,\s\p{Lu}[\p{Ll}\p{M}\p{Sk}'’\-]+(?:\s\p{Lu}\.)*`)
+	sfName = regexp.MustCompile(`\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+,\s\p{Lu}[\p{Ll}\p{M}\p{Sk}]+(?:['’\-]\p{Lu}?[\p{Ll}\p{M}\p{Sk}]+)*(?:\s\p{Lu}\.)*`)
 	sfList = regexp.MustCompile(`^` + sfName.String() + `(?:(?:,\s(?:and\s)?|\sand\s)` + sfName.String() + `)*\.?\s`)
 )
 
@@ -302,6 +314,23 @@ func authorsEnd(s string) int {
 	return 0
 }
 
+// titleLike reports a part of an author list that is a title instead: at
+// least three words, one of them lower-case and neither a name particle
+// nor "and" or "et al".
+func titleLike(s string) bool {
+	words := strings.Fields(s)
+	if len(words) < 3 || strings.HasPrefix(s, "and ") {
+		return false
+	}
+	for _, w := range words {
+		r, _ := utf8.DecodeRuneInString(w)
+		if unicode.IsLower(r) && !particle[w] && w != "and" && w != "et" && w != "al." && w != "al" {
+			return true
+		}
+	}
+	return false
+}
+
 // commaNameNext reports whether s opens with "Surname, I." followed by
 // more names rather than a title.
 func commaNameNext(s string) bool {
@@ -309,7 +338,7 @@ func commaNameNext(s string) bool {
 }
 
 // isInitialAt reports whether the full stop at s[i] closes an initial
-// ("G." or "Th." or "P.A.").
+// ("G." or "Th." or "P.A.", or "v." after one).
 func isInitialAt(s string, i int) bool {
 	j := i
 	for j > 0 {
@@ -326,7 +355,8 @@ func isInitialAt(s string, i int) bool {
 	}
 	r, _ := utf8.DecodeRuneInString(word)
 	if !unicode.IsUpper(r) {
-		return false
+		// A particle shortened after an initial: "A. v. d. Oord".
+		return n == 1 && unicode.IsLower(r) && j >= 2 && s[j-1] == ' ' && s[j-2] == '.' && isInitialAt(s, j-2)
 	}
 	return n == 1 || (n == 2 && (word == "Th" || word == "Ch" || word == "Ph" || word == "Sh" || word == "Yu" || word == "Zh"))
 }

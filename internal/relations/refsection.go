@@ -22,8 +22,13 @@ var (
 
 // authorStart matches the start of an author–year entry: "Surname, I.",
 // "Surname, Firstname", "van Surname, I.", "SURNAME, I.",
-// "Firstname Surname," / "Firstname I. Surname," or "I. J. Surname and".
-var authorStart = regexp.MustCompile(`^(?:\p{Lu}\.\s?(?:-?\p{Lu}\.\s?)*)\s?\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:,|\sand\s)|^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:\s\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+)?,\s*(?:\p{Lu}\.|\p{Lu}[\p{Ll}\p{M}\p{Sk}]+|\p{Lu}\p{Lu})|^\p{Lu}[\p{Ll}\p{M}\p{Sk}\-]+(?:\s\p{Lu}\.|\s\p{Lu}[\p{Ll}\p{M}\p{Sk}]+)*\s(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:,|\sand\s|\.\s)`)
+// "Firstname Surname," / "Firstname I. Surname," or "I. J. Surname and",
+// "Surname, I and" (initials without full stops).
+var authorStart = regexp.MustCompile(`^(?:\p{Lu}\.\s?(?:-?\p{Lu}\.\s?)*)\s?\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:,|\sand\s)|^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:\s\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+)?,\s*(?:\p{Lu}\.|\p{Lu}[\p{Ll}\p{M}\p{Sk}]+|\p{Lu}\p{Lu}|\p{Lu}\s(?:\p{Lu}\s)?(?:and|&)\s)|^\p{Lu}[\p{Ll}\p{M}\p{Sk}\-]+(?:\s\p{Lu}\.|\s\p{Lu}[\p{Ll}\p{M}\p{Sk}]+)*\s(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:,|\sand\s|\.\s)`)
+
+// statusEnd matches an entry that ends with its publication status instead
+// of a year: "Natural neural networks. (unpublished)." is finished.
+var statusEnd = regexp.MustCompile(`(?i)\((?:unpublished|in press|to appear|submitted|forthcoming|in preparation)\)\.?$`)
 
 // midEntry is an author–year entry starting after a full stop inside a
 // line: "margin. Bengio, Yoshua and Glorot, Xavier. Understanding".
@@ -296,7 +301,7 @@ func splitEntries(lines []string, headed bool) []string {
 			// Title of the Book." then "Publisher, 1991."), unless it is
 			// long already; "In Y. Bengio, editor" continues one.
 			start = authorStart.MatchString(t) && (prevEnds || blank) && !strings.HasPrefix(t, "In ") &&
-				(len(cur) == 0 || len(cur) >= 4 || yearRe.MatchString(strings.Join(cur, " ")))
+				(len(cur) == 0 || len(cur) >= 4 || yearRe.MatchString(strings.Join(cur, " ")) || statusEnd.MatchString(cur[len(cur)-1]))
 		} else {
 			var n int
 			n, rest = markOf(style, t)

@@ -1,0 +1,191 @@
+package pdf
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx/internal/corpus"
+)
+
+// word lays out s as glyphs of one size from x on baseline y, each advance
+// w, and returns them with the x after the last one.
+func word(s string, x, y, size, w float64) ([]glyph, float64) {
+	var gs []glyph
+	for _, r := range s {
+		gs = append(gs, glyph{x: x, y: y, w: w, size: size, text: string(r)})
+		x += w
+	}
+	return gs, x
+}
+
+func TestLayoutWords(t *testing.T) {
+	var latex []glyph
+	// The LaTeX logo: a smaller A raised and kerned back over the L.
+	l, _ := word("L", 100, 700, 10, 6)
+	a := glyph{x: 101.5, y: 702.2, w: 5, size: 7, text: "A"}
+	tex, _ := word("TEX", 107.5, 700, 10, 6)
+	latex = append(append(append(latex, l...), a), tex...)
+
+	var foot []glyph
+	mark := glyph{x: 100, y: 704, w: 3.5, size: 7, text: "3"}
+	we, _ := word("We", 103.5, 700, 10, 6)
+	foot = append(append(foot, mark), we...)
+
+	// "a" with a superscript l above a subscript i, then "+ b".
+	scripts := []glyph{
+		{x: 100, y: 700, w: 5, size: 10, text: "a"},
+		{x: 105.2, y: 703.6, w: 2.5, size: 7, text: "l"},
+		{x: 105.2, y: 697.4, w: 2.5, size: 7, text: "i"},
+		{x: 110.5, y: 700, w: 6, size: 10, text: "+"},
+		{x: 119, y: 700, w: 5, size: 10, text: "b"},
+	}
+
+	var errs []glyph
+	// Small print: the second r of "error" starts 1.4 pt after the first.
+	x := 100.0
+	for _, r := range "error" {
+		errs = append(errs, glyph{x: x, y: 700, w: 1.4, size: 2.5, text: string(r)})
+		x += 1.4
+	}
+	var bold []glyph
+	// Faked bold: every glyph drawn twice, 0.3 pt apart.
+	x = 100
+	for _, r := range "bold" {
+		bold = append(bold, glyph{x: x, y: 700, w: 5, size: 10, text: string(r)},
+			glyph{x: x + 0.3, y: 700, w: 5, size: 10, text: string(r)})
+		x += 5
+	}
+	for _, tc := range []struct {
+		name string
+		gs   []glyph
+		want string
+	}{
+		{"raised letter kerned back", latex, "LATEX"},
+		{"footnote mark before a word", foot, "3 We"},
+		{"double letter in small print", errs, "error"},
+		{"subscript below a superscript", scripts, "ali + b"},
+		{"overprinted bold", bold, "bold"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, got := layoutPage(tc.gs, 612, 792)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("text (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// On the last page of pami-lsvm a results table spans the page above a
+// two-column reference list, so the page as a whole has no gutter; the
+// references must still be read column by column: [1]…[11], then [12]….
+func TestLayoutColumnsBelowWideTable(t *testing.T) {
+	path := filepath.Join(corpus.Dir(t, "pdfs"), "pami-lsvm.pdf")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page *Page
+	for i := range d.Pages {
+		if strings.Contains(d.Pages[i].Text, "[12]") && strings.Contains(d.Pages[i].Text, "[1] Y. Amit") {
+			page = &d.Pages[i]
+		}
+	}
+	if page == nil {
+		t.Fatal("no page with references [1] and [12]")
+	}
+	last := -1
+	for n := 1; n <= 20; n++ {
+		i := strings.Index(page.Text, fmt.Sprintf("[%d] ", n))
+		if i < 0 {
+			t.Fatalf("reference [%d] not found", n)
+		}
+		if i < last {
+			t.Errorf("reference [%d] comes before [%d]", n, n-1)
+		}
+		if j := strings.LastIndexByte(page.Text[:i], '\n'); n > 1 && strings.Contains(page.Text[j+1:i], "[") {
+			t.Errorf("reference [%d] shares a line with another: %q", n, page.Text[j+1:i+10])
+		}
+		last = i
+	}
+}
+
+func TestCoreLigatureWidth(t *testing.T) {
+	for _, tc := range []struct {
+		font, text string
+		want       float64
+	}{
+		{"Times-Roman", "fi", 0.556},
+		{"Times-Italic", "\ufb02", 0.5},
+		{"Helvetica-Bold", "fl", 0.611},
+	} {
+		// 0xAE is the code TeX's fonts give fi; in WinAnsi it is ®.
+		if got := coreWidth(tc.font, tc.text, 0xAE); got != tc.want {
+			t.Errorf("coreWidth(%s, %q) = %v, want %v", tc.font, tc.text, got, tc.want)
+		}
+	}
+	if got := coreWidth("Times-Roman", "a", 'a'); got != 0.444 {
+		t.Errorf("coreWidth(Times-Roman, a) = %v, want 0.444", got)
+	}
+}
+
+// A mirrored glyph, the reversed E of the XeTeX logo, stays in its word.
+func TestMirroredGlyph(t *testing.T) {
+	data := simpleDoc([]page{{content: `BT /F1 12 Tf 1 0 0 1 72 700 Tm (X) Tj -1 0 0 1 88.5 700 Tm (E) Tj 1 0 0 1 88.5 700 Tm (TeX) Tj ET`}}, "", "", nil)
+	d := mustExtract(t, data)
+	if diff := cmp.Diff("XETeX", d.Pages[0].Text); diff != "" {
+		t.Errorf("text (-want +got):\n%s", diff)
+	}
+}
+
+// A page cut into more than maxBands (64) bands is kept whole: each band's
+// gutter search costs up to the page width, so scattered glyphs on a
+// hostile page must not multiply it.
+func TestOrderBandsBounded(t *testing.T) {
+	var frags []*frag
+	band := func(y float64, pairs int) {
+		for i := 0; i < pairs; i++ {
+			yy := y - 12*float64(i)
+			frags = append(frags, &frag{x0: 60, x1: 280, y: yy, size: 10, chars: 40},
+				&frag{x0: 320, x1: 540, y: yy, size: 10, chars: 40})
+		}
+		// full-width lines above, which hide the gutter of the page as a
+		// whole, a band of their own
+		for i := 0; i < 3; i++ {
+			frags = append(frags, &frag{x0: 60, x1: 540, y: y + 60 - 12*float64(i), size: 10, chars: 90})
+		}
+	}
+	for b := 0; b < 3; b++ {
+		band(5000-150*float64(b), 4)
+	}
+	if got := len(orderBands(frags)); got != 9 {
+		t.Fatalf("3 sections of a full-width band over two columns: %d blocks, want 9", got)
+	}
+	frags = nil
+	for b := 0; b < 40; b++ {
+		band(100000-150*float64(b), 4)
+	}
+	if got := len(orderBands(frags)); got != 1 {
+		t.Errorf("80 bands: %d blocks, want the page whole", got)
+	}
+}
+
+// Text flipped upside down by the matrix (not turned) keeps the direction
+// of its advance: it reads forwards.
+func TestFlippedText(t *testing.T) {
+	data := simpleDoc([]page{{content: `BT /F1 12 Tf 1 0 0 -1 72 700 Tm (flipped) Tj ET`}}, "", "", nil)
+	d := mustExtract(t, data)
+	if diff := cmp.Diff("flipped", d.Pages[0].Text); diff != "" {
+		t.Errorf("text (-want +got):\n%s", diff)
+	}
+}
