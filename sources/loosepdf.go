@@ -144,7 +144,8 @@ func (s *PDF) Search(ctx context.Context, q Query) (*Results, error) {
 
 // pdfStamp is a loose PDF's stamp in the library index.
 func pdfStamp(info fs.FileInfo) string {
-	return pdfUnitsVersion + ":" + strconv.FormatInt(info.Size(), 10) + ":" + strconv.FormatInt(info.ModTime().UnixNano(), 10)
+	// The extractor's version too: its text changes rebuild the units.
+	return pdfUnitsVersion + ":pdf-" + strconv.Itoa(pdf.Version) + ":" + strconv.FormatInt(info.Size(), 10) + ":" + strconv.FormatInt(info.ModTime().UnixNano(), 10)
 }
 
 // units returns the search units of the PDF, one per page with text, and
