@@ -85,6 +85,11 @@ var ErrRequest = errors.New("invalid request")
 // sources.Library so its catalogue and caches are reused across turns. The
 // zero Resolver is ready to use and safe for concurrent use.
 type Resolver struct {
+	// Registry has the connector kinds a mention or a selection's path may
+	// name as "kind:name" ("bib:refs.bib"); nil means
+	// sources.DefaultRegistry.
+	Registry *sources.Registry
+
 	mu   sync.Mutex
 	libs map[string]*sources.Library // by Vault root
 }
@@ -142,7 +147,7 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: vault cannot be opened: %w", ErrRequest, err)
 	}
-	res := &resolution{ctx: ctx, lib: lib, seen: map[string]bool{}}
+	res := &resolution{ctx: ctx, lib: lib, seen: map[string]bool{}, reg: r.registry()}
 	res.plan = &Plan{
 		Vault:     req.Vault,
 		RuntimeID: req.RuntimeID,
@@ -196,6 +201,7 @@ type resolution struct {
 	plan *Plan
 	seen map[string]bool // source paths already added
 	lib  *sources.Library
+	reg  *sources.Registry // the connectors mentions may name
 }
 
 func (r *resolution) drop(p, reason string) {
@@ -296,6 +302,9 @@ func (r *resolution) addPaper(ref string) *sources.PaperInfo {
 }
 
 func (r *resolution) addMention(m string) {
+	if _, ok := r.connector(m); ok {
+		return
+	}
 	it, ok := r.classify(m)
 	if !ok {
 		return
@@ -320,6 +329,9 @@ func (r *resolution) addSelection(sel Selection, current *sources.PaperInfo) {
 	file := ""
 	switch {
 	case sel.Path != "":
+		if r.addConnectorSelection(sel, ev) {
+			return
+		}
 		it, ok := r.classify(sel.Path)
 		if !ok {
 			// The quote is still what the user sees; it just has no source.
@@ -379,6 +391,11 @@ func (r *resolution) locate(paper *sources.PaperInfo, file, text string) (page i
 	if err != nil {
 		return 0, ""
 	}
+	return placeQuote(doc, text)
+}
+
+// placeQuote finds text in doc: its page when paged, else its section.
+func placeQuote(doc *sources.Document, text string) (page int, section string) {
 	texts := make([]string, len(doc.Parts))
 	for i, p := range doc.Parts {
 		texts[i] = p.Text

@@ -1,0 +1,96 @@
+package researchctx
+
+import (
+	"errors"
+	"path"
+
+	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/sources"
+)
+
+// registry returns the connectors the Resolver's requests may name.
+func (r *Resolver) registry() *sources.Registry {
+	if r.Registry != nil {
+		return r.Registry
+	}
+	return sources.DefaultRegistry
+}
+
+// connector grants what a "kind:name" mention or selection path names
+// through its connector. ok is false when s names no registered kind: it
+// is then a vault path. A name the connector cannot grant is dropped.
+func (r *resolution) connector(s string) (n *sources.Named, ok bool) {
+	n, ok, err := r.reg.Resolve(r.ctx, s, &sources.Env{Library: r.lib})
+	if !ok {
+		return nil, false
+	}
+	if err != nil {
+		r.drop(s, connectorReason(err))
+		return nil, true
+	}
+	ref := n.Ref
+	if r.seen[ref.Path] {
+		return n, true
+	}
+	r.seen[ref.Path] = true
+	ref.Title = textnorm.Line(ref.Title)
+	if ref.Title == "" {
+		ref.Title = textnorm.Line(path.Base(ref.Path))
+	}
+	r.plan.Sources = append(r.plan.Sources, ref)
+	return n, true
+}
+
+// connectorReason is why a connector name was dropped, in the resolver's
+// words: a connector's own message may name what the host's logs should
+// not show.
+func connectorReason(err error) string {
+	switch {
+	case errors.Is(err, sources.ErrNotFound):
+		return "not found"
+	case errors.Is(err, sources.ErrOutside):
+		return "outside the vault"
+	}
+	return "its connector cannot grant it"
+}
+
+// addConnectorSelection adds a selection whose path names a connector's
+// document ("bib:refs.bib/vaswani2017"): the source is granted, and the
+// evidence is cited in the document, placed on its page or in its section
+// when the selection came without one. It reports false for a vault path.
+func (r *resolution) addConnectorSelection(sel Selection, ev Evidence) bool {
+	n, ok := r.connector(sel.Path)
+	if !ok {
+		return false
+	}
+	if n == nil {
+		// Dropped: the quote is still what the user sees.
+		r.plan.Evidence = append(r.plan.Evidence, ev)
+		return true
+	}
+	doc := n.Doc
+	if doc == "" {
+		doc = n.Ref.Path
+	}
+	ev.Path = doc
+	if src, err := r.reg.Open(r.ctx, n.Ref, &sources.Env{Library: r.lib}); err == nil {
+		if d, err := src.Read(r.ctx, n.Doc); err == nil {
+			ev.Title = textnorm.Line(d.Title)
+			if sel.Page == 0 && sel.Section == "" && sel.Region == "" {
+				ev.Page, ev.Section = placeQuote(d, ev.Quote)
+				sel.Page, sel.Section = ev.Page, ev.Section
+			}
+		}
+	}
+	if ev.Title == "" {
+		ev.Title = n.Ref.Title
+	}
+	if sel.Page > 0 {
+		ev.CitationURI = cite.Page(doc, sel.Page)
+	} else {
+		ev.CitationURI = citation(doc, sel)
+	}
+	r.plan.Evidence = append(r.plan.Evidence, ev)
+	return true
+}
