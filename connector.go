@@ -2,6 +2,7 @@ package researchctx
 
 import (
 	"errors"
+	"io"
 	"path"
 
 	"github.com/researchctx/researchctx/cite"
@@ -75,6 +76,9 @@ func (r *resolution) addConnectorSelection(sel Selection, ev Evidence) bool {
 	}
 	ev.Path = doc
 	if src, err := r.reg.Open(r.ctx, n.Ref, &sources.Env{Library: r.lib}); err == nil {
+		if c, ok := src.(io.Closer); ok {
+			defer c.Close()
+		}
 		if d, err := src.Read(r.ctx, n.Doc); err == nil {
 			ev.Title = textnorm.Line(d.Title)
 			if sel.Page == 0 && sel.Section == "" && sel.Region == "" {

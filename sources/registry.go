@@ -41,7 +41,9 @@ type Driver interface {
 	// Config, as Ref made them). It runs in the server process; the
 	// source's errors are typed with this package's sentinels where a
 	// caller may branch on them, and are shown to the model only as those
-	// (see package tools).
+	// (see package tools). Its Info must have the Ref's Path and Kind. A
+	// source that holds resources implements io.Closer: whoever opened it
+	// closes it.
 	Open(ctx context.Context, ref grant.Ref, env *Env) (Source, error)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 	"sync"
@@ -105,6 +106,9 @@ func (t *Toolset) openSources(ctx context.Context, g *grant.Grant, reg *sources.
 	var mu sync.Mutex
 	fromVault := map[string]bool{} // refs open opened as Vault sources
 	open := func(ctx context.Context, ref grant.Ref) (sources.Source, error) {
+		if err := known(reg, ref); err != nil {
+			return nil, err
+		}
 		src, err := reg.Open(ctx, ref, env)
 		if err == nil && !sources.Connector(ref.Kind) {
 			mu.Lock()
@@ -112,11 +116,6 @@ func (t *Toolset) openSources(ctx context.Context, g *grant.Grant, reg *sources.
 			mu.Unlock()
 		}
 		return src, err
-	}
-	for _, ref := range g.Sources {
-		if sources.Connector(ref.Kind) && reg.Driver(ref.Kind) == nil {
-			return nil, fmt.Errorf("%w: source %q has kind %q, which this server does not know: its connector is not linked into this program", grant.ErrInvalid, textnorm.Line(ref.Path), ref.Kind)
-		}
 	}
 	if custom != nil {
 		srcs, err := custom(ctx, g, open)
@@ -133,6 +132,11 @@ func (t *Toolset) openSources(ctx context.Context, g *grant.Grant, reg *sources.
 			}
 		}
 		return srcs, nil
+	}
+	for _, ref := range g.Sources {
+		if err := known(reg, ref); err != nil {
+			return nil, err
+		}
 	}
 	var out []sources.Source
 	for _, ref := range g.Sources {
@@ -157,6 +161,27 @@ func (t *Toolset) openSources(ctx context.Context, g *grant.Grant, reg *sources.
 		out = append(out, src)
 	}
 	return out, nil
+}
+
+// known refuses a granted source whose kind reg has no driver for: the
+// grant cannot be served as it was made (fail closed).
+func known(reg *sources.Registry, ref grant.Ref) error {
+	if sources.Connector(ref.Kind) && reg.Driver(ref.Kind) == nil {
+		return fmt.Errorf("%w: source %q has kind %q, which this server does not know: its connector is not linked into this program", grant.ErrInvalid, textnorm.Line(ref.Path), ref.Kind)
+	}
+	return nil
+}
+
+// closeSources closes the connector sources that hold resources
+// (io.Closer).
+func (t *Toolset) closeSources() error {
+	var errs []error
+	for _, s := range t.sources {
+		if c, ok := s.(io.Closer); ok && t.connector(s) {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // unavailable stands for a connector's source that could not be opened: it

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/researchctx/researchctx"
@@ -45,6 +46,8 @@ func (wiki) Open(_ context.Context, ref grant.Ref, _ *sources.Env) (sources.Sour
 		return leaky{info}, nil
 	case "broken":
 		return nil, errors.New("dial tcp 10.0.0.7:443: connection refused\nsee /home/alice/wiki.log")
+	case "session":
+		return &closing{Memory: sources.NewMemory(info, sources.TextDocument(ref.Path, "A page held open.\n"))}, nil
 	}
 	return sources.NewMemory(info, sources.TextDocument(ref.Path, "Sparse attention in the wiki: a local window per token.\n")), nil
 }
@@ -213,5 +216,28 @@ func TestCustomSourcesKeepVaultRelations(t *testing.T) {
 	}
 	if n := len(ts.Sources()); n != 3 {
 		t.Errorf("%d sources, want 3", n)
+	}
+}
+
+// closing is a connector source that holds a resource until closed.
+type closing struct {
+	*sources.Memory
+	closed atomic.Bool
+}
+
+func (c *closing) Close() error {
+	c.closed.Store(true)
+	return nil
+}
+
+// The Toolset closes the connector sources that hold resources.
+func TestConnectorSourcesClosed(t *testing.T) {
+	ts, _, _ := connectorFixture(t, nil, "wiki:session")
+	c, ok := ts.Sources()[0].(*closing)
+	if !ok {
+		t.Fatalf("source %T", ts.Sources()[0])
+	}
+	if err := ts.Close(); err != nil || !c.closed.Load() {
+		t.Errorf("Close = %v, source closed %v", err, c.closed.Load())
 	}
 }

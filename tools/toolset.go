@@ -108,13 +108,15 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 	return t, nil
 }
 
-// Close stops the library's background work (a running index build,
-// which it waits for) and releases the Vault.
+// Close closes the connector sources that implement io.Closer, stops the
+// library's background work (a running index build, which it waits for)
+// and releases the Vault.
 func (t *Toolset) Close() error {
+	err := t.closeSources()
 	if t.lib != nil {
-		return t.lib.Close() // waits for a background index build
+		err = errors.Join(err, t.lib.Close()) // waits for a background index build
 	}
-	return nil
+	return err
 }
 
 // Sources returns the granted sources the Toolset serves.
