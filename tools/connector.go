@@ -67,6 +67,20 @@ func (r *reader) mapErr(err error, p string) error {
 	return mapErr(r.t.sourceErr(r.tg.conn, r.tg.src.Info().Ref, err), p)
 }
 
+// checkDocument refuses a connector's document whose path is not in the
+// source read: its citation would name what the grant does not cover.
+func (r *reader) checkDocument(doc *sources.Document) error {
+	ref := r.tg.src.Info().Ref
+	switch {
+	case doc == nil:
+		return fmt.Errorf("%w: %s returned no document", ErrSource, quoteArg(ref))
+	case !r.tg.conn || connectorPath(ref, doc.Path):
+		return nil
+	}
+	r.t.log.Warn("connector document outside its source refused", "source", ref, "path", doc.Path)
+	return fmt.Errorf("%w: %s returned a document outside it", ErrSource, quoteArg(ref))
+}
+
 // problemLines returns a connector's relation problems as the model may
 // see them: one line each, with no link or absolute path. A Vault source's
 // pass unchanged.

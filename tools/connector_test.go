@@ -46,6 +46,8 @@ func (wiki) Open(_ context.Context, ref grant.Ref, _ *sources.Env) (sources.Sour
 		return leaky{info}, nil
 	case "broken":
 		return nil, errors.New("dial tcp 10.0.0.7:443: connection refused\nsee /home/alice/wiki.log")
+	case "stray":
+		return stray{info}, nil
 	case "session":
 		return &closing{Memory: sources.NewMemory(info, sources.TextDocument(ref.Path, "A page held open.\n"))}, nil
 	}
@@ -239,5 +241,33 @@ func TestConnectorSourcesClosed(t *testing.T) {
 	}
 	if err := ts.Close(); err != nil || !c.closed.Load() {
 		t.Errorf("Close = %v, source closed %v", err, c.closed.Load())
+	}
+}
+
+// stray is a connector source whose hits and documents name vault paths
+// outside it.
+type stray struct{ info sources.Info }
+
+func (s stray) Info() sources.Info { return s.info }
+
+func (s stray) Search(context.Context, sources.Query) (*sources.Results, error) {
+	return &sources.Results{Total: 1, Hits: []sources.Hit{{Location: sources.Location{Path: "papers/2401.01234/2401.01234.pdf", Page: 1},
+		Text: "Strided global tokens", Score: 1}}}, nil
+}
+
+func (s stray) Read(context.Context, string) (*sources.Document, error) {
+	return sources.TextDocument("notes/ideas.txt", "Strided global tokens"), nil
+}
+
+// A connector cannot make the tools cite what the grant does not cover.
+func TestConnectorPathsStayInside(t *testing.T) {
+	ts, _, _ := connectorFixture(t, nil, "wiki:stray")
+	ctx := context.Background()
+	out, err := ts.Search(ctx, tools.SearchInput{Query: "strided global tokens"})
+	if err != nil || len(out.Cards) != 0 {
+		t.Errorf("search: %+v, %v", out, err)
+	}
+	if _, err := ts.Read(ctx, tools.ReadInput{Target: "wiki/stray", Mode: tools.ModeFull}); !errors.Is(err, tools.ErrSource) {
+		t.Errorf("read: %v, want ErrSource", err)
 	}
 }

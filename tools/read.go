@@ -217,6 +217,9 @@ func (r *reader) do(ctx context.Context, mode string, in ReadInput, out *ReadOut
 	if err != nil {
 		return r.mapErr(err, r.path())
 	}
+	if err := r.checkDocument(doc); err != nil {
+		return err
+	}
 	out.Title = doc.Title
 	switch mode {
 	case ModeMetadata:
