@@ -30,6 +30,10 @@ const (
 	maxDepth   = 64      // nested braces in one value
 	maxEntries = 100_000 // entries and @string definitions
 	maxValue   = 1 << 20 // bytes of one expanded value
+	// maxTotal bounds the bytes of every value together, macros
+	// expanded: macros built from macros would otherwise grow a small
+	// file into gigabytes.
+	maxTotal = 32 << 20
 )
 
 // Parse reads BibTeX as reference managers export it: @entries delimited
@@ -74,6 +78,7 @@ type parser struct {
 	line   int
 	macros map[string]string
 	count  int // entries and macros read
+	total  int // bytes of the values read, macros expanded
 }
 
 func (p *parser) errorf(format string, a ...any) error {
@@ -291,6 +296,9 @@ func (p *parser) value() (string, error) {
 		}
 		if b.Len()+len(piece) > maxValue {
 			return "", p.errorf("a value is longer than %d bytes", maxValue)
+		}
+		if p.total += len(piece); p.total > maxTotal {
+			return "", p.errorf("the values, macros expanded, exceed %d bytes", maxTotal)
 		}
 		b.WriteString(piece)
 		p.space()

@@ -2,6 +2,7 @@ package bib
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -69,6 +70,7 @@ func TestParseErrors(t *testing.T) {
 		{"no delimiter", "@misc k", "is not followed by '{' or '('"},
 		{"NUL", "@misc{k, title={a\x00b}}", "NUL"},
 		{"not UTF-8", "@misc{k, title={\xff}}", "not UTF-8"},
+		{"expanding macros", "@string{a = {" + strings.Repeat("x", 1000) + "}}\n" + doubling(10) + strings.Repeat("@misc{k, t = a10}\n", 100), "macros expanded, exceed"},
 		{"huge value", "@string{a = {" + strings.Repeat("x", 700_000) + "}}\n@misc{k, t = a # a}", "longer than"},
 	}
 	for _, tt := range tests {
@@ -120,4 +122,42 @@ func TestAuthorsAndText(t *testing.T) {
 			t.Errorf("Text(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// Parse never panics or hangs, and its errors are one line.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"@article{k, title = {A {B}}, author = \"C and D\", year = 2020, file = {x:a.pdf:pdf}}",
+		"@string{a = \"x\"} @misc(k, t = a # {y})",
+		"@comment{ {x} } % c\n@preamble{\"p\"}",
+		"@misc{k, t = {", "@misc{k, t = \"a{\"}", "@@@", "@misc{k,,,}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		entries, err := Parse(s)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") || !errors.Is(err, ErrSyntax) {
+				t.Fatalf("error %q", err)
+			}
+			return
+		}
+		for _, e := range entries {
+			Authors(e.Fields["author"])
+			Files(e.Fields["file"])
+			Text(e.Fields["title"])
+		}
+	})
+}
+
+// doubling defines macros a1 … an, each twice the one before.
+func doubling(n int) string {
+	var b strings.Builder
+	prev := "a"
+	for i := 1; i <= n; i++ {
+		name := "a" + strconv.Itoa(i)
+		b.WriteString("@string{" + name + " = " + prev + " # " + prev + "}\n")
+		prev = name
+	}
+	return b.String()
 }

@@ -249,6 +249,9 @@ func (s *Source) catalogue() *sources.Document {
 		}
 		b.WriteString("\n")
 	}
+	if len(s.items) == 0 {
+		b.WriteString("No entries.\n")
+	}
 	for _, l := range s.skipped {
 		b.WriteString("Left out: " + l + "\n")
 	}

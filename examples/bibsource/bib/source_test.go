@@ -229,3 +229,30 @@ func TestRefErrors(t *testing.T) {
 		t.Error("Open with a config naming another file succeeded")
 	}
 }
+
+// A file with no entries is a source with nothing to find, not an error.
+func TestEmptyFile(t *testing.T) {
+	root, lib := newVault(t)
+	if err := os.WriteFile(filepath.Join(root, "library", "empty.bib"), []byte("% nothing yet\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	reg := registry()
+	env := &sources.Env{Library: lib}
+	n, _, err := reg.Resolve(ctx, "bib:library/empty.bib", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := reg.Open(ctx, n.Ref, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := src.Search(ctx, sources.Query{Text: "attention", Limit: 3})
+	if err != nil || len(res.Hits) != 0 {
+		t.Errorf("search: %+v, %v", res, err)
+	}
+	doc, err := src.Read(ctx, "")
+	if err != nil || doc.Parts[0].Text != "No entries.\n" || n.Ref.Title != "empty.bib (BibTeX, 0 entries)" {
+		t.Errorf("catalogue: %+v, %v; title %q", doc, err, n.Ref.Title)
+	}
+}
