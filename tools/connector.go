@@ -57,9 +57,16 @@ func (t *Toolset) sourceErr(conn bool, ref string, err error) error {
 	return fmt.Errorf("%w (the failure was logged)", ErrSource)
 }
 
-// connector reports whether the granted source src came from a connector.
+// connector reports whether src comes from a connector: it is a granted
+// connector source or one inside it (an item a Container gave).
 func (t *Toolset) connector(src sources.Source) bool {
-	return t.conn[src.Info().Ref]
+	ref := src.Info().Ref
+	for r := range t.conn {
+		if connectorPath(r, ref) {
+			return true
+		}
+	}
+	return false
 }
 
 // mapErr is the package's mapErr for an error of the source being read.

@@ -160,6 +160,17 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("search cards: %v", uris)
 	}
 
+	// A search can be kept to one entry.
+	one := call(grant.ToolSearch, map[string]any{"query": "strided global tokens", "source": "library/refs.bib/sato2024survey"})
+	for _, c := range one["cards"].([]any) {
+		if uri := c.(map[string]any)["citationUri"].(string); !strings.HasPrefix(uri, "library/refs.bib/sato2024survey") {
+			t.Errorf("a search of one entry gave %s", uri)
+		}
+	}
+	if len(one["cards"].([]any)) == 0 {
+		t.Error("a search of one entry found nothing")
+	}
+
 	page := call(grant.ToolRead, map[string]any{"target": "library/refs.bib/okafor2024sba#page=2"})
 	if !strings.Contains(strings.Join(strings.Fields(page["text"].(string)), " "), "so the gate matters") || page["citationUri"] != "library/refs.bib/okafor2024sba#page=2" {
 		t.Errorf("page read: %v", page)
@@ -213,8 +224,8 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("usage of %s: %+v, want use %s (all: %+v)", uri, byURI[uri], use, u.Sources)
 		}
 	}
-	if u.Calls != 5 {
-		t.Errorf("usage counts %d calls, want 5", u.Calls)
+	if u.Calls != 6 {
+		t.Errorf("usage counts %d calls, want 6", u.Calls)
 	}
 }
 
