@@ -27,7 +27,16 @@ func (r *resolution) connector(s string) (n *sources.Named, ok bool) {
 		return nil, false
 	}
 	if err != nil {
-		r.drop(s, connectorReason(err))
+		// A connector's own message may name what the host's logs should
+		// not show: the reason is the resolver's.
+		switch {
+		case errors.Is(err, sources.ErrNotFound):
+			r.drop(s, "not found")
+		case errors.Is(err, sources.ErrOutside):
+			r.drop(s, "outside the vault")
+		default:
+			r.drop(s, "cannot be read")
+		}
 		return nil, true
 	}
 	ref := n.Ref
@@ -41,19 +50,6 @@ func (r *resolution) connector(s string) (n *sources.Named, ok bool) {
 	}
 	r.plan.Sources = append(r.plan.Sources, ref)
 	return n, true
-}
-
-// connectorReason is why a connector name was dropped, in the resolver's
-// words: a connector's own message may name what the host's logs should
-// not show.
-func connectorReason(err error) string {
-	switch {
-	case errors.Is(err, sources.ErrNotFound):
-		return "not found"
-	case errors.Is(err, sources.ErrOutside):
-		return "outside the vault"
-	}
-	return "its connector cannot grant it"
 }
 
 // addConnectorSelection adds a selection whose path names a connector's

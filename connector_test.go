@@ -65,7 +65,7 @@ func TestResolveConnector(t *testing.T) {
 	if d := cmp.Diff(want, plan.Sources); d != "" {
 		t.Errorf("sources (-want +got):\n%s", d)
 	}
-	wantDrop := []Dropped{{Path: "nb:offline", Reason: "its connector cannot grant it"}, {Path: "nb:nosuch", Reason: "not found"}}
+	wantDrop := []Dropped{{Path: "nb:offline", Reason: "cannot be read"}, {Path: "nb:nosuch", Reason: "not found"}}
 	if d := cmp.Diff(wantDrop, plan.Dropped); d != "" {
 		t.Errorf("dropped (-want +got):\n%s", d)
 	}

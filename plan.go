@@ -85,13 +85,13 @@ var ErrRequest = errors.New("invalid request")
 // sources.Library so its catalogue and caches are reused across turns. The
 // zero Resolver is ready to use and safe for concurrent use.
 type Resolver struct {
+	mu   sync.Mutex
+	libs map[string]*sources.Library // by Vault root
+
 	// Registry has the connector kinds a mention or a selection's path may
 	// name as "kind:name" ("bib:refs.bib"); nil means
 	// sources.DefaultRegistry.
 	Registry *sources.Registry
-
-	mu   sync.Mutex
-	libs map[string]*sources.Library // by Vault root
 }
 
 var defaultResolver Resolver
@@ -198,10 +198,10 @@ func checkRequest(req *Request) error {
 // resolution is the state of one Resolve call.
 type resolution struct {
 	ctx  context.Context
+	reg  *sources.Registry // the connectors mentions may name
 	plan *Plan
 	seen map[string]bool // source paths already added
 	lib  *sources.Library
-	reg  *sources.Registry // the connectors mentions may name
 }
 
 func (r *resolution) drop(p, reason string) {
