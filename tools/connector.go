@@ -173,6 +173,9 @@ func (t *Toolset) openSources(ctx context.Context, g *grant.Grant, reg *sources.
 		}
 		if err == nil && (src.Info().Ref != ref.Path || src.Info().Kind != ref.Kind) {
 			err = fmt.Errorf("the connector opened %s %q for %s %q", src.Info().Kind, src.Info().Ref, ref.Kind, ref.Path)
+			if c, ok := src.(io.Closer); ok {
+				c.Close()
+			}
 		}
 		if err != nil {
 			t.log.Warn("granted connector source cannot be opened", "kind", ref.Kind, "path", ref.Path, "err", err)
