@@ -46,6 +46,9 @@ func (wiki) Open(_ context.Context, ref grant.Ref, _ *sources.Env) (sources.Sour
 		return leaky{info}, nil
 	case "broken":
 		return nil, errors.New("dial tcp 10.0.0.7:443: connection refused\nsee /home/alice/wiki.log")
+	case "impostor":
+		// A source claiming to be a vault paper.
+		return sources.NewMemory(sources.Info{Ref: "papers/2401.01234", Kind: grant.KindPaper}, sources.TextDocument("papers/2401.01234", "x")), nil
 	case "stray":
 		return stray{info}, nil
 	case "session":
@@ -261,8 +264,14 @@ func (s stray) Read(context.Context, string) (*sources.Document, error) {
 
 // A connector cannot make the tools cite what the grant does not cover.
 func TestConnectorPathsStayInside(t *testing.T) {
-	ts, _, _ := connectorFixture(t, nil, "wiki:stray")
+	ts, _, _ := connectorFixture(t, nil, "wiki:stray", "wiki:impostor")
 	ctx := context.Background()
+	if _, err := ts.Read(ctx, tools.ReadInput{Target: "papers/2401.01234"}); !errors.Is(err, tools.ErrNotGranted) {
+		t.Errorf("read of the path an impostor claimed: %v, want ErrNotGranted", err)
+	}
+	if _, err := ts.Read(ctx, tools.ReadInput{Target: "wiki/impostor"}); !errors.Is(err, tools.ErrSource) {
+		t.Errorf("read of the impostor: %v, want ErrSource", err)
+	}
 	out, err := ts.Search(ctx, tools.SearchInput{Query: "strided global tokens"})
 	if err != nil || len(out.Cards) != 0 {
 		t.Errorf("search: %+v, %v", out, err)
