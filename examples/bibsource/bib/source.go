@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,6 +95,13 @@ func badKey(k string) string {
 	return ""
 }
 
+// badName reports a file name that cannot be one segment of a document
+// path: spaces are fine (citations percent-encode them), a slash, a leading
+// '.' or a control or direction character are not.
+func badName(n string) bool {
+	return strings.ContainsAny(n, `/\`) || strings.HasPrefix(n, ".") || sources.Line(n) != n
+}
+
 func (s *Source) newItem(e *Entry) *item {
 	f := e.Fields
 	it := &item{e: e, key: e.Key, path: s.file + "/" + e.Key}
@@ -157,7 +165,7 @@ func (s *Source) newItem(e *Entry) *item {
 				name = strconv.Itoa(n) + "-" + path.Base(p)
 			}
 			names[name] = true
-			if badKey(name) != "" {
+			if badName(name) {
 				it.unread = append(it.unread, fmt.Sprintf("%s: a file name a citation cannot carry", p))
 				continue
 			}
@@ -407,13 +415,28 @@ func (s *Source) memory(ctx context.Context) (*sources.Memory, error) {
 	if s.mem != nil {
 		return s.mem, nil
 	}
+	// PDFs are read a few at a time: text extraction is CPU-bound, and a
+	// server shares the machine with its agent.
+	per := make([][]*sources.Document, len(s.items))
+	errs := make([]error, len(s.items))
+	sem := make(chan struct{}, max(1, min(4, runtime.GOMAXPROCS(0))))
+	var wg sync.WaitGroup
+	for i, it := range s.items {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			per[i], errs[i] = it.documents(ctx, s.lib)
+		}()
+	}
+	wg.Wait()
 	var docs []*sources.Document
-	for _, it := range s.items {
-		d, err := it.documents(ctx, s.lib)
-		if err != nil {
-			return nil, err
+	for i := range per {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		docs = append(docs, d...)
+		docs = append(docs, per[i]...)
 	}
 	s.mem = sources.NewMemory(s.Info(), docs...)
 	return s.mem, nil

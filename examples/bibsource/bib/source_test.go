@@ -256,3 +256,37 @@ func TestEmptyFile(t *testing.T) {
 		t.Errorf("catalogue: %+v, %v; title %q", doc, err, n.Ref.Title)
 	}
 }
+
+// Further PDFs keep their file names, spaces included, as the last
+// segment of their document paths.
+func TestFurtherFileNames(t *testing.T) {
+	root, lib := newVault(t)
+	bibText := "@misc{k, title = {T}, file = {A:../papers/2401.01234/2401.01234.pdf:application/pdf;" +
+		"B:../papers/2403.05678/Full Text - Feld 2024.pdf:application/pdf;C:../papers/2406.09876/Full Text - Feld 2024.pdf:application/pdf}}"
+	if err := os.WriteFile(filepath.Join(root, "library", "names.bib"), []byte(bibText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	reg := registry()
+	env := &sources.Env{Library: lib}
+	n, _, err := reg.Resolve(ctx, "bib:library/names.bib/k", env)
+	if err != nil || n.Doc != "library/names.bib/k" {
+		t.Fatalf("Resolve: %+v, %v", n, err)
+	}
+	src, err := reg.Open(ctx, n.Ref, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, _, err := src.(sources.Container).Inner(ctx, "library/names.bib/k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := inner.(sources.Describer).Describe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"library/names.bib/k", "library/names.bib/k/Full Text - Feld 2024.pdf", "library/names.bib/k/2-Full Text - Feld 2024.pdf"}
+	if d := cmp.Diff(want, m.Documents); d != "" {
+		t.Errorf("documents (-want +got):\n%s", d)
+	}
+}
