@@ -41,6 +41,13 @@ func (r *resolution) connector(s string) (n *sources.Named, ok bool) {
 	}
 	ref := n.Ref
 	if r.seen[ref.Path] {
+		for _, g := range r.plan.Sources {
+			if g.Path == ref.Path && g.Kind != ref.Kind {
+				// Its documents would be cited in a source that has none.
+				r.drop(s, "granted already as another kind of source")
+				return nil, true
+			}
+		}
 		return n, true
 	}
 	r.seen[ref.Path] = true

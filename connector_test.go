@@ -98,3 +98,23 @@ func TestResolveConnector(t *testing.T) {
 		t.Errorf("without the connector: %+v, %v", plain, err)
 	}
 }
+
+// A path granted as a vault source first is not granted again as a
+// connector's: its documents would be cited where there are none.
+func TestResolveConnectorPathTaken(t *testing.T) {
+	vault := testVault(t)
+	writeTree(t, vault, map[string]string{"nb/lab": "a plain file named like the notebook"})
+	reg := sources.NewRegistry()
+	reg.Register("nb", notebook{"nb/lab/2024-03.md": "# March\n"})
+	r := Resolver{Registry: reg}
+	defer r.Close()
+	plan, err := r.Resolve(context.Background(), Request{Vault: vault, RuntimeID: "rt", TurnID: "t1",
+		Selections: []Selection{{Text: "a plain file", Path: "nb/lab"}, {Text: "March", Path: "nb:lab/2024-03.md"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Sources) != 1 || plan.Sources[0].Kind != grant.KindFile || len(plan.Dropped) != 1 ||
+		plan.Dropped[0].Reason != "granted already as another kind of source" || plan.Evidence[1].CitationURI != "" {
+		t.Errorf("sources %+v, dropped %+v, evidence %+v", plan.Sources, plan.Dropped, plan.Evidence)
+	}
+}
