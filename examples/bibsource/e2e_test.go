@@ -217,8 +217,8 @@ func TestEndToEnd(t *testing.T) {
 	for uri, use := range map[string]grant.Use{
 		uris[0]:                                 grant.UseSearched,
 		"library/refs.bib/okafor2024sba#page=2": grant.UseRead,
-		"library/refs.bib/sato2024survey":       grant.UseRead, // read, and seen as a citing card
-		"library/refs.bib/feld2024routing":      grant.UseRelated,
+		"library/refs.bib/sato2024survey":       grant.UseRead,    // read, and seen as a citing card
+		"library/refs.bib/window2024":           grant.UseRelated, // only seen as a related card
 	} {
 		if byURI[uri].Use != use {
 			t.Errorf("usage of %s: %+v, want use %s (all: %+v)", uri, byURI[uri], use, u.Sources)

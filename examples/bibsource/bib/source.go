@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,8 +29,8 @@ type Source struct {
 	// skipped says, one line each, which entries were left out and why.
 	skipped []string
 
-	mu  sync.Mutex
-	mem *sources.Memory // every entry's documents, once read
+	recOnce sync.Once
+	records map[*item]*sources.Memory // each entry's record, for search
 }
 
 var (
@@ -397,67 +396,9 @@ func (it *item) record(unread []string) string {
 	return b.String()
 }
 
-// Search implements sources.Source over every entry's record and PDFs.
-// The first search reads them all (through the library's PDF cache).
+// Search implements sources.Source: see search.
 func (s *Source) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
-	mem, err := s.memory(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return mem.Search(ctx, q)
-}
-
-// memory returns the in-memory index of every entry's documents, reading
-// them the first time; a cancelled read is tried again by the next search.
-func (s *Source) memory(ctx context.Context) (*sources.Memory, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.mem != nil {
-		return s.mem, nil
-	}
-	// PDFs are read a few at a time: text extraction is CPU-bound, and a
-	// server shares the machine with its agent.
-	per := make([][]*sources.Document, len(s.items))
-	errs := make([]error, len(s.items))
-	sem := make(chan struct{}, max(1, min(4, runtime.GOMAXPROCS(0))))
-	var wg sync.WaitGroup
-	for i, it := range s.items {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			per[i], errs[i] = it.documents(ctx, s.lib)
-		}()
-	}
-	wg.Wait()
-	var docs []*sources.Document
-	for i := range per {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		docs = append(docs, per[i]...)
-	}
-	s.mem = sources.NewMemory(s.Info(), docs...)
-	return s.mem, nil
-}
-
-// documents returns the entry's document and its further PDFs that can
-// be read.
-func (it *item) documents(ctx context.Context, lib *sources.Library) ([]*sources.Document, error) {
-	d, err := it.document(ctx, lib)
-	if err != nil {
-		return nil, err
-	}
-	out := []*sources.Document{d}
-	for i, x := range it.extras {
-		if d, err := it.extra(ctx, lib, x, it.files[i+1]); err == nil {
-			out = append(out, d)
-		} else if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-	}
-	return out, nil
+	return s.search(ctx, s.items, q)
 }
 
 // List implements sources.Lister: the entries of the file, or the further
@@ -504,11 +445,7 @@ func (e *entrySource) Read(ctx context.Context, p string) (*sources.Document, er
 }
 
 func (e *entrySource) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
-	docs, err := e.it.documents(ctx, e.s.lib)
-	if err != nil {
-		return nil, err
-	}
-	return sources.NewMemory(e.Info(), docs...).Search(ctx, q)
+	return e.s.search(ctx, []*item{e.it}, q)
 }
 
 // Describe implements sources.Describer.
