@@ -290,3 +290,50 @@ func TestFurtherFileNames(t *testing.T) {
 		t.Errorf("documents (-want +got):\n%s", d)
 	}
 }
+
+// A Zotero storage folder holds loose PDFs, outside any paper unit: an
+// entry naming one is read and searched through the Vault's file source.
+// It runs where the file source reads PDFs as documents with pages.
+func TestZoteroStorage(t *testing.T) {
+	root, lib := newVault(t)
+	data, err := os.ReadFile(filepath.Join(root, "papers", "2401.01234", "2401.01234.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "storage", "AB12CD34")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Okafor - 2024.pdf"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := lib.Document(ctx, "storage/AB12CD34/Okafor - 2024.pdf"); errors.Is(err, sources.ErrNotText) {
+		t.Skip("the file source does not read PDFs as documents in this build")
+	}
+	bibText := "@article{okafor2024, title = {Strided Block Attention}, file = {Full Text PDF:../storage/AB12CD34/Okafor - 2024.pdf:application/pdf}}"
+	if err := os.WriteFile(filepath.Join(root, "library", "zotero.bib"), []byte(bibText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := registry()
+	env := &sources.Env{Library: lib}
+	n, _, err := reg.Resolve(ctx, "bib:library/zotero.bib", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := reg.Open(ctx, n.Ref, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sourcetest.Test(ctx, src, "strided global tokens"); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := src.Read(ctx, "library/zotero.bib/okafor2024")
+	if err != nil || doc.Pages != 3 || len(doc.Parts) != 4 {
+		t.Fatalf("entry: %+v, %v", doc, err)
+	}
+	res, err := src.Search(ctx, sources.Query{Text: "the gate matters", Limit: 1})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].Path != "library/zotero.bib/okafor2024" || res.Hits[0].Page != 2 {
+		t.Fatalf("search: %+v, %v", res, err)
+	}
+}
