@@ -28,7 +28,7 @@ import "github.com/researchctx/researchctx/grant"
 //	  remote?: boolean;         // the agent runs on another machine
 //	  currentPaper?: string;    // paper ref, e.g. "papers/1706.03762"
 //	  selections?: Selection[];
-//	  mentions?: string[];      // vault-relative paths from @-mentions
+//	  mentions?: string[];      // vault-relative paths from @-mentions, or "kind:name" for a connector's
 //	  budget?: BudgetOverrides; // optional per-field overrides
 //	}
 //	interface Selection { text: string; path?: string; page?: number; section?: string; region?: string }
@@ -53,7 +53,8 @@ type Request struct {
 }
 
 // Selection is text the user selected, with where it came from. Path is the
-// vault-relative file the text is from (a paper's PDF, a note); when it is
+// vault-relative file the text is from (a paper's PDF, a note), or a
+// connector's document as "kind:name" (see Resolver.Registry); when it is
 // empty the text is taken to come from the current paper. Page is 1-based
 // and physical; Section is a heading label; Region a layout id.
 type Selection struct {

@@ -34,6 +34,9 @@ const (
 	DropPermission DropReason = "permission denied"
 	DropUnreadable DropReason = "cannot be read"
 	DropNotPaper   DropReason = "not a paper"
+	// DropKindTaken: a connector names a path the turn already grants as
+	// another kind of source.
+	DropKindTaken DropReason = "granted already as another kind of source"
 	// DropPage: a selection's page is negative or beyond the document's
 	// page count. The quote stays in the evidence, placed by its text.
 	DropPage DropReason = "no such page in the document"

@@ -104,6 +104,11 @@ type Resolver struct {
 
 	mu   sync.Mutex
 	libs map[string]*sources.Library // by Vault root
+
+	// Registry has the connector kinds a mention or a selection's path may
+	// name as "kind:name" ("bib:refs.bib"); nil means
+	// sources.DefaultRegistry.
+	Registry *sources.Registry
 }
 
 var defaultResolver Resolver
@@ -170,7 +175,7 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 		}
 		return nil, fmt.Errorf("%w: vault %q cannot be opened: %w", ErrRequest, filepath.Base(req.Vault), err)
 	}
-	res := &resolution{ctx: ctx, lib: lib, seen: map[string]bool{}}
+	res := &resolution{ctx: ctx, lib: lib, seen: map[string]bool{}, reg: r.registry()}
 	res.plan = &Plan{
 		Vault:     req.Vault,
 		RuntimeID: req.RuntimeID,
@@ -221,6 +226,7 @@ func checkRequest(req *Request) error {
 // resolution is the state of one Resolve call.
 type resolution struct {
 	ctx  context.Context
+	reg  *sources.Registry // the connectors mentions may name
 	plan *Plan
 	seen map[string]bool // source paths already added
 	lib  *sources.Library
@@ -304,6 +310,9 @@ func (r *resolution) addPaper(ref string) *sources.PaperInfo {
 }
 
 func (r *resolution) addMention(m string) {
+	if _, ok := r.connector(m); ok {
+		return
+	}
 	it, ok := r.classify(m)
 	if !ok {
 		return
@@ -328,6 +337,9 @@ func (r *resolution) addSelection(sel Selection, current *sources.PaperInfo) {
 	file := ""
 	switch {
 	case sel.Path != "":
+		if r.addConnectorSelection(sel, ev) {
+			return
+		}
 		it, ok := r.classify(sel.Path)
 		if !ok {
 			// The quote is still what the user sees; it just has no source.
@@ -414,6 +426,11 @@ func (r *resolution) locate(paper *sources.PaperInfo, file, text string) (page i
 	if doc == nil {
 		return 0, ""
 	}
+	return placeQuote(doc, text)
+}
+
+// placeQuote finds text in doc: its page when paged, else its section.
+func placeQuote(doc *sources.Document, text string) (page int, section string) {
 	texts := make([]string, len(doc.Parts))
 	for i, p := range doc.Parts {
 		texts[i] = p.Text

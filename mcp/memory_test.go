@@ -40,7 +40,9 @@ func TestServeMemorySource(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts, err := tools.Open(context.Background(), gr, &tools.Options{
-		Sources: func(context.Context, *grant.Grant) ([]sources.Source, error) { return []sources.Source{mem}, nil },
+		Sources: func(context.Context, *grant.Grant, tools.OpenFunc) ([]sources.Source, error) {
+			return []sources.Source{mem}, nil
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

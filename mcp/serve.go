@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -37,8 +38,14 @@ const (
 )
 
 // ServeOptions configure Serve and ServeIfRequested. The zero value serves a
-// Vault grant with the Vault's own sources.
+// Vault grant with the Vault's own sources and the connectors registered in
+// sources.DefaultRegistry.
 type ServeOptions struct {
+	// Registry has the connectors whose kinds the server re-opens from
+	// the grant; nil means Toolset.Registry, else sources.DefaultRegistry,
+	// where a linked connector package registers itself. A grant naming a
+	// kind the registry does not know is refused (exit code ExitUsage).
+	Registry *sources.Registry
 	// Toolset configures the Toolset opened for the grant (its sources, for
 	// a host with connectors of its own). Its Logger, when nil, is set to
 	// Logger.
@@ -69,6 +76,9 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 	}
 	if topts.Logger == nil {
 		topts.Logger = log
+	}
+	if opts.Registry != nil {
+		topts.Registry = opts.Registry
 	}
 	if topts.MaxResultChars == 0 {
 		// The text appears twice in a result (structured and rendered):

@@ -13,8 +13,10 @@
 // text with locations, and tools decides how much of it the agent may see.
 //
 // A connector for another library (Zotero, say) implements Source in its own
-// package and runs the conformance checks of package sources/sourcetest; no
-// change to tools or mcp is needed.
+// package, runs the conformance checks of package sources/sourcetest, and
+// registers a Driver for its kind (Register, Registry): the resolver then
+// grants what a "kind:name" mention names, and the server re-opens it from
+// the grant. No change to tools or mcp is needed.
 package sources
 
 import (

@@ -139,7 +139,7 @@ func TestRecoverAtToolBoundary(t *testing.T) {
 	var mu sync.Mutex
 	ts, err := tools.Open(ctx, f.grant, &tools.Options{
 		Logger: newTestLogger(&mu, &logged),
-		Sources: func(context.Context, *grant.Grant) ([]sources.Source, error) {
+		Sources: func(context.Context, *grant.Grant, tools.OpenFunc) ([]sources.Source, error) {
 			return []sources.Source{
 				panicky{sources.Info{Ref: "notes", Kind: grant.KindDirectory}},
 				sources.NewMemory(sources.Info{Ref: "reading-list", Kind: grant.KindFile},

@@ -42,7 +42,7 @@ func Example_customSource() {
 		log.Fatal(err)
 	}
 	ts, err := tools.Open(context.Background(), gr, &tools.Options{
-		Sources: func(context.Context, *grant.Grant) ([]sources.Source, error) {
+		Sources: func(context.Context, *grant.Grant, tools.OpenFunc) ([]sources.Source, error) {
 			return []sources.Source{mem}, nil
 		},
 	})

@@ -206,7 +206,7 @@ func (r *reader) do(ctx context.Context, mode string, in ReadInput, out *ReadOut
 			r.listing = true
 			return nil
 		case !errors.Is(err, sources.ErrNotFound) && !errors.Is(err, sources.ErrUnsupported) && !errors.Is(err, sources.ErrOutside):
-			return mapErr(err, r.path())
+			return r.mapErr(err, r.path())
 		}
 		// Not a folder this source lists (a file, say): read it below.
 	}
@@ -215,7 +215,10 @@ func (r *reader) do(ctx context.Context, mode string, in ReadInput, out *ReadOut
 	}
 	doc, err := src.Read(ctx, r.tg.path)
 	if err != nil {
-		return mapErr(err, r.path())
+		return r.mapErr(err, r.path())
+	}
+	if err := r.checkDocument(doc); err != nil {
+		return err
 	}
 	out.Title = doc.Title
 	switch mode {
@@ -263,7 +266,7 @@ func (r *reader) metadata(ctx context.Context, doc *sources.Document, out *ReadO
 	if d, ok := r.tg.src.(sources.Describer); ok && r.tg.path == "" {
 		m, err := d.Describe(ctx)
 		if err != nil {
-			return mapErr(err, r.path())
+			return r.mapErr(err, r.path())
 		}
 		out.Title, out.Authors, out.Year, out.DOI, out.ArXivID = m.Title, m.Authors, m.Year, m.DOI, m.ArXivID
 		out.Abstract, _ = textnorm.Truncate(m.Abstract, r.limit)
@@ -294,7 +297,7 @@ func (r *reader) page(doc *sources.Document, n int, out *ReadOutput) error {
 			return fmt.Errorf("%w: no text layer on page %d of %s (an image-only scan)", ErrNotFound, n, quoteArg(doc.Path))
 		}
 		if p.Err != nil {
-			return fmt.Errorf("page %d of %s could not be extracted: %v", n, quoteArg(doc.Path), p.Err)
+			return fmt.Errorf("page %d of %s could not be extracted: %v", n, quoteArg(doc.Path), r.t.sourceErr(r.tg.conn, r.tg.src.Info().Ref, p.Err))
 		}
 		out.Page, out.PageLabel = n, p.Label
 		out.CitationURI = cite.Page(doc.Path, n)
@@ -737,7 +740,7 @@ func (r *reader) region(ctx context.Context, id string, out *ReadOutput) error {
 	}
 	reg, err := rr.Region(ctx, id)
 	if err != nil {
-		return mapErr(err, r.path()+"#region="+id)
+		return r.mapErr(err, r.path()+"#region="+id)
 	}
 	out.Region, out.Page, out.Section = reg.ID, reg.Page, reg.Title
 	out.Title = reg.Title

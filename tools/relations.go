@@ -42,11 +42,11 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 		return nil, err
 	}
 	info := tg.src.Info()
-	if info.Kind != grant.KindPaper {
-		return nil, fmt.Errorf("%w: %s is a %s, not a paper", ErrInvalidArgument, quoteArg(info.Ref), info.Kind)
-	}
 	rel, ok := tg.src.(sources.Relater)
-	if !ok {
+	switch {
+	case !ok && info.Kind != grant.KindPaper:
+		return nil, fmt.Errorf("%w: %s is a %s, not a paper", ErrInvalidArgument, quoteArg(info.Ref), info.Kind)
+	case !ok:
 		return nil, fmt.Errorf("%w: relations are not available for this source", ErrInvalidArgument)
 	}
 	limit := defaultRelationLimit
@@ -55,14 +55,14 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 	}
 	rels, err := rel.Relations(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("relations of %s cannot be read: %w", quoteArg(info.Ref), err)
+		return nil, fmt.Errorf("relations of %s cannot be read: %w", quoteArg(info.Ref), t.sourceErr(tg.conn, info.Ref, err))
 	}
 	// A paper is named by its folder or its PDF, nothing else inside it.
 	if tg.path != "" && tg.path != rels.Main {
 		return nil, fmt.Errorf("%w: %s is not a paper; name the paper folder or its PDF", ErrInvalidArgument, quoteArg(tg.path))
 	}
 	out = &RelationsOutput{Paper: info.Ref, References: []RelationCard{}, CitedBy: []RelationCard{}, Related: []RelationCard{},
-		Problems: rels.Problems, Skipped: rels.Skipped}
+		Problems: problemLines(tg.conn, rels.Problems), Skipped: rels.Skipped}
 	var uris []string
 	chars := out.Chars()
 	found := false

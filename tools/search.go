@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -62,7 +61,7 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 		srcs = []sources.Source{tg.src}
 	}
 	query := sources.Query{Text: q, Limit: limit, ScanFiles: b.ScanFiles, ExcerptChars: b.CardChars}
-	hits, truncated, indexing, err := searchAll(ctx, t.log, srcs, query)
+	hits, truncated, indexing, err := t.searchAll(ctx, srcs, query)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +142,8 @@ func firstCardChars(hits []rankedHit, cardChars int) int {
 // searchAll queries every source concurrently and merges the hits by score;
 // ties break by path and page so the order is deterministic. A source that
 // panics fails like one that errs: the others' hits still count.
-func searchAll(ctx context.Context, log *slog.Logger, srcs []sources.Source, q sources.Query) ([]rankedHit, bool, Indexing, error) {
+func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q sources.Query) ([]rankedHit, bool, Indexing, error) {
+	log := t.log
 	type result struct {
 		res *sources.Results
 		err error
@@ -166,7 +166,7 @@ func searchAll(ctx context.Context, log *slog.Logger, srcs []sources.Source, q s
 				}
 			}()
 			r, err := s.Search(ctx, q)
-			results[i] = result{r, err}
+			results[i] = result{r, t.sourceErr(t.connector(s), s.Info().Ref, err)}
 		}()
 	}
 	wg.Wait()
@@ -193,6 +193,11 @@ func searchAll(ctx context.Context, log *slog.Logger, srcs []sources.Source, q s
 		}
 		info := srcs[i].Info()
 		for _, h := range r.res.Hits {
+			if t.connector(srcs[i]) && !connectorPath(info.Ref, h.Path) {
+				// A citation must name what the grant covers.
+				log.Warn("connector hit outside its source left out", "source", info.Ref, "path", h.Path)
+				continue
+			}
 			hits = append(hits, rankedHit{src: info, hit: h})
 		}
 	}

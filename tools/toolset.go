@@ -25,11 +25,22 @@ var (
 	ErrInvalidArgument = errors.New("invalid argument")
 )
 
-// Options configure a Toolset. The zero value serves a Vault grant.
+// Options configure a Toolset. The zero value serves a Vault grant, and the
+// connectors registered in sources.DefaultRegistry.
 type Options struct {
-	// Sources opens the sources of a grant. Nil opens the Vault's own:
-	// papers, directories and plain files (see package sources).
-	Sources func(ctx context.Context, g *grant.Grant) ([]sources.Source, error)
+	// Registry opens the grant's sources: the Vault's kinds (papers,
+	// directories, files) through the Vault's library, any other kind
+	// through the connector registered for it. Nil means
+	// sources.DefaultRegistry. A grant with a kind the registry does not
+	// know is refused (see Open).
+	Registry *sources.Registry
+	// Sources, when set, makes the grant's sources in place of opening each
+	// one: open opens a granted source as the Toolset otherwise would, so a
+	// host may wrap, leave out or add sources and still serve the Vault's
+	// own, paper relations included. Sources it returns that open did not
+	// open from the Vault are treated as connectors: their errors reach
+	// the model only as typed one-liners (see ErrSource).
+	Sources func(ctx context.Context, g *grant.Grant, open OpenFunc) ([]sources.Source, error)
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 	// CacheDir is the host's cache folder for the grant's Vault (see
@@ -54,13 +65,16 @@ type Toolset struct {
 
 	grant   *grant.Grant     // as read at Open
 	sources []sources.Source // in grant order
-	lib     *sources.Library // nil for grants served by custom sources
+	lib     *sources.Library // the grant's Vault
+	conn    map[string]bool  // refs of the sources that come from connectors
 
 	usage *grant.UsageLog // shared with every process on the grant
 }
 
 // Open reads the grant at grantPath, remembers its fingerprint and opens its
-// sources. A grant that is missing, invalid or prompt-only is an error.
+// sources. A grant that is missing, invalid or prompt-only is an error, and
+// so is one naming a source kind Options.Registry has no connector for:
+// both wrap grant.ErrInvalid.
 func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -79,50 +93,34 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 		fingerprint: g.Fingerprint,
 		log:         opts.Logger,
 		maxResult:   opts.MaxResultChars,
+		conn:        map[string]bool{},
 	}
 	if t.log == nil {
 		t.log = slog.New(slog.DiscardHandler)
 	}
-	if opts.Sources != nil {
-		t.sources, err = opts.Sources(ctx, g)
-	} else {
-		t.sources, err = t.openVault(ctx, g, opts.CacheDir)
+	reg := opts.Registry
+	if reg == nil {
+		reg = sources.DefaultRegistry
 	}
-	if err != nil {
+	if t.lib, err = sources.OpenLibrary(g.Vault, &sources.LibraryOptions{CacheDir: grant.CacheDir(opts.CacheDir, g.Vault)}); err != nil {
+		return nil, fmt.Errorf("opening the vault: %w", err)
+	}
+	if t.sources, err = t.openSources(ctx, g, reg, opts.Sources); err != nil {
 		t.Close()
 		return nil, err
 	}
 	return t, nil
 }
 
-// openVault opens the Vault sources a grant names.
-func (t *Toolset) openVault(ctx context.Context, g *grant.Grant, cacheDir string) ([]sources.Source, error) {
-	lib, err := sources.OpenLibrary(g.Vault, &sources.LibraryOptions{CacheDir: grant.CacheDir(cacheDir, g.Vault)})
-	if err != nil {
-		return nil, fmt.Errorf("opening the vault: %w", err)
-	}
-	t.lib = lib
-	var out []sources.Source
-	for _, s := range g.Sources {
-		src, err := lib.Open(ctx, s.Kind, s.Path)
-		if err != nil {
-			// A source that vanished since the plan is left out, not fatal:
-			// the agent is told it is not found when it asks.
-			t.log.Warn("granted source cannot be opened", "path", s.Path, "err", err)
-			continue
-		}
-		out = append(out, src)
-	}
-	return out, nil
-}
-
-// Close stops the library's background work (a running index build,
-// which it waits for) and releases the Vault.
+// Close closes the connector sources that implement io.Closer, stops the
+// library's background work (a running index build, which it waits for)
+// and releases the Vault.
 func (t *Toolset) Close() error {
+	err := t.closeSources()
 	if t.lib != nil {
-		return t.lib.Close() // waits for a background index build
+		err = errors.Join(err, t.lib.Close()) // waits for a background index build
 	}
-	return nil
+	return err
 }
 
 // Sources returns the granted sources the Toolset serves.
@@ -224,6 +222,7 @@ type target struct {
 	src  sources.Source
 	path string // "" for the source itself, else a vault path inside it
 	frag cite.URI
+	conn bool // src comes from a connector (see sourceErr)
 }
 
 // resolve maps a target (a source path, a path inside a granted source, or a
@@ -244,15 +243,17 @@ func (t *Toolset) resolve(ctx context.Context, raw string) (*target, error) {
 	if src == nil {
 		return nil, fmt.Errorf("%w: %s", ErrNotGranted, quoteArg(u.Path))
 	}
-	if src.Info().Kind == grant.KindDirectory && inner != "" {
+	conn := t.connector(src)
+	if inner != "" {
 		src, inner = t.paperInside(ctx, src, inner)
 	}
-	return &target{src: src, path: inner, frag: u}, nil
+	return &target{src: src, path: inner, frag: u, conn: conn}, nil
 }
 
 // paperInside serves a paper unit inside a granted directory (an
-// organisation folder) through its paper source, so it has metadata,
-// sections, regions and relations like a granted paper.
+// organisation folder), or an item inside a connector's source, through
+// the source the container gives for it, so it has metadata, sections,
+// regions and relations like a granted paper.
 func (t *Toolset) paperInside(ctx context.Context, dir sources.Source, p string) (sources.Source, string) {
 	c, ok := dir.(sources.Container)
 	if !ok {

@@ -18,7 +18,7 @@ import (
 
 func main() {
 	mcp.ServeIfRequested(&mcp.ServeOptions{Toolset: &tools.Options{
-		Sources: func(_ context.Context, g *grant.Grant) ([]sources.Source, error) {
+		Sources: func(_ context.Context, g *grant.Grant, _ tools.OpenFunc) ([]sources.Source, error) {
 			var out []sources.Source
 			for _, s := range g.Sources {
 				out = append(out, stuck{sources.Info{Ref: s.Path, Kind: grant.Kind(s.Kind)}})

@@ -1,0 +1,240 @@
+package sources
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/textnorm"
+)
+
+// A Driver is a connector: it adds a kind of source — a BibTeX file, a
+// Zotero library, a wiki — to the kinds the Vault has (papers, directories,
+// files). It is registered under its kind, as a database/sql driver is
+// registered under its name, and used twice:
+//
+//   - by the host's resolver, which turns a mention or a selection's path
+//     of the form "kind:name" into a granted source (Ref);
+//   - by the server process, which re-opens that source from the grant
+//     alone (Open): the host executable links the driver, so the process it
+//     starts with --agentero-context-mcp knows the kind.
+//
+// What else the source can do it says through the optional interfaces of
+// this package (Describer, Lister, Relater, Container, RegionReader), found
+// by type assertion as in io/fs. A Driver must be safe for concurrent use.
+type Driver interface {
+	// Ref returns what name designates: name is what follows "kind:" in a
+	// mention or a selection's path ("refs.bib" in "bib:refs.bib"). The
+	// Ref's Path is the name the model and the host use for the source
+	// and every document in it is below it ("refs.bib/vaswani2017"); its
+	// Config is the JSON Open needs, stored in the grant. A name that
+	// cannot be granted is an error wrapping ErrNotFound or ErrOutside
+	// when it is one of those, with a message that names no absolute path.
+	Ref(ctx context.Context, name string, env *Env) (*Named, error)
+	// Open opens the source a grant names, from its Ref alone (Path and
+	// Config, as Ref made them). It runs in the server process; the
+	// source's errors are typed with this package's sentinels where a
+	// caller may branch on them, and are shown to the model only as those
+	// (see package tools). Its Info must have the Ref's Path and Kind. A
+	// source that holds resources implements io.Closer: whoever opened it
+	// closes it.
+	Open(ctx context.Context, ref grant.Ref, env *Env) (Source, error)
+}
+
+// Named is what a connector name designates: a source to grant and, for a
+// name that points inside it, the document it points at.
+type Named struct {
+	Ref grant.Ref
+	// Doc is the path of the document of the source the name points at,
+	// "" for the source itself. A selection's evidence is placed (page,
+	// section) and cited in it.
+	Doc string
+}
+
+// Env is what a driver may use of the process that calls it.
+type Env struct {
+	// Library is the Vault of the grant. A connector whose files live in
+	// the Vault reads them through it (Library.Document), which keeps
+	// every read inside the Vault and shares its PDF cache.
+	Library *Library
+}
+
+// ErrUnknownKind is wrapped by the error of opening a source whose kind no
+// driver is registered for: a server refuses such a grant (fail closed).
+var ErrUnknownKind = errors.New("unknown source kind")
+
+// Registry maps kinds to drivers. The zero value is not usable: make one
+// with NewRegistry. Hosts and servers that link connectors use
+// DefaultRegistry (see Register); tests pass their own. It is safe for
+// concurrent use.
+type Registry struct {
+	mu      sync.RWMutex
+	drivers map[grant.Kind]Driver
+}
+
+// NewRegistry returns an empty registry: it opens the Vault's own kinds
+// and no connector.
+func NewRegistry() *Registry {
+	return &Registry{drivers: map[grant.Kind]Driver{}}
+}
+
+// DefaultRegistry is the registry Register adds to, and the one resolvers
+// and servers use when their options name none.
+var DefaultRegistry = NewRegistry()
+
+// Register makes a driver available under kind in DefaultRegistry. A
+// connector package calls it from its init function, so that linking the
+// package (import _ "example.com/bibsource") is all a host does.
+func Register(kind grant.Kind, d Driver) { DefaultRegistry.Register(kind, d) }
+
+// Register makes a driver available under kind. As database/sql's Register,
+// it panics when d is nil, when kind is registered already, is one of the
+// Vault's kinds, or is not a plain kind name (1–64 characters from
+// [a-z0-9._-], starting with a letter): these are mistakes of the program,
+// not of its input.
+func (r *Registry) Register(kind grant.Kind, d Driver) {
+	if d == nil {
+		panic("sources: Register driver is nil")
+	}
+	if !kind.Valid() {
+		panic(fmt.Sprintf("sources: Register kind %q is not a plain kind name", kind))
+	}
+	if vaultKind(kind) {
+		panic(fmt.Sprintf("sources: Register kind %q is one of the Vault's kinds", kind))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.drivers[kind]; dup {
+		panic(fmt.Sprintf("sources: Register called twice for kind %q", kind))
+	}
+	r.drivers[kind] = d
+}
+
+// Driver returns the driver registered for kind, or nil.
+func (r *Registry) Driver(kind grant.Kind) Driver {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.drivers[kind]
+}
+
+// Kinds returns the registered kinds, sorted.
+func (r *Registry) Kinds() []grant.Kind {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]grant.Kind, 0, len(r.drivers))
+	for k := range r.drivers {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// vaultKind reports whether k is one of the Vault's own kinds.
+func vaultKind(k grant.Kind) bool {
+	return k == grant.KindPaper || k == grant.KindDirectory || k == grant.KindFile
+}
+
+// Connector reports whether a source of kind k comes from a connector
+// rather than from the Vault: its errors are its own (see package tools).
+func Connector(k grant.Kind) bool { return !vaultKind(k) }
+
+// Resolve resolves a mention or a selection's path of the form
+// "kind:name" through the driver registered for kind. ok is false, with
+// no error, when s does not start with a registered kind and a colon: it
+// is then a vault path. The Named's Ref is checked: its kind is the
+// driver's, its path a relative path a citation URI can carry, its title
+// one line, its config one JSON value.
+func (r *Registry) Resolve(ctx context.Context, s string, env *Env) (n *Named, ok bool, err error) {
+	kind, name, found := strings.Cut(s, ":")
+	if !found {
+		return nil, false, nil
+	}
+	d := r.Driver(grant.Kind(kind))
+	if d == nil {
+		return nil, false, nil
+	}
+	if name == "" {
+		return nil, true, fmt.Errorf("%w: %s: names nothing", ErrNotFound, kind)
+	}
+	n, err = d.Ref(ctx, name, env)
+	if err != nil {
+		return nil, true, err
+	}
+	if n == nil {
+		return nil, true, fmt.Errorf("%s connector named no source", kind)
+	}
+	if n.Ref.Kind == "" {
+		n.Ref.Kind = grant.Kind(kind)
+	}
+	if err := checkNamed(grant.Kind(kind), n); err != nil {
+		return nil, true, err
+	}
+	return n, true, nil
+}
+
+// checkNamed reports a driver's Named that a grant could not carry.
+func checkNamed(kind grant.Kind, n *Named) error {
+	ref := n.Ref
+	bad := func(what string) error { return fmt.Errorf("%s connector returned %s", kind, what) }
+	switch {
+	case ref.Kind != kind:
+		return bad(fmt.Sprintf("a source of kind %q", ref.Kind))
+	case !citable(ref.Path):
+		return bad("a source path that is not a clean relative path")
+	case n.Doc != "" && n.Doc != ref.Path && !strings.HasPrefix(n.Doc, ref.Path+"/"):
+		return bad("a document outside its source")
+	case n.Doc != "" && !citable(n.Doc):
+		return bad("a document path that is not a clean relative path")
+	case ref.Title != textnorm.Line(ref.Title):
+		return bad("a title that is not one line")
+	case len(ref.Config) > 0 && !json.Valid(ref.Config):
+		return bad("a config that is not JSON")
+	}
+	return nil
+}
+
+// citable reports whether p is a relative path a citation URI carries
+// unchanged: cite.Parse of its URI gives p back, with no fragment.
+func citable(p string) bool {
+	if p == "" || textnorm.HasUnsafe(p) {
+		return false
+	}
+	u, err := cite.Parse(cite.File(p))
+	return err == nil && u.Path == p
+}
+
+// Open opens a granted source: one of the Vault's kinds through
+// env.Library, any other through the driver registered for its kind. A
+// kind with no driver is an error wrapping ErrUnknownKind.
+func (r *Registry) Open(ctx context.Context, ref grant.Ref, env *Env) (Source, error) {
+	if vaultKind(ref.Kind) {
+		if env == nil || env.Library == nil {
+			return nil, fmt.Errorf("%s: a %s source needs the Vault's library", ref.Path, ref.Kind)
+		}
+		return env.Library.Open(ctx, ref.Kind, ref.Path)
+	}
+	d := r.Driver(ref.Kind)
+	if d == nil {
+		return nil, fmt.Errorf("%w %q (source %q): no connector for it is linked into this program", ErrUnknownKind, ref.Kind, textnorm.Line(ref.Path))
+	}
+	src, err := d.Open(ctx, ref, env)
+	if err != nil {
+		return nil, err
+	}
+	if src == nil {
+		return nil, fmt.Errorf("%s connector opened no source for %q", ref.Kind, textnorm.Line(ref.Path))
+	}
+	return src, nil
+}
+
+// Line returns s as one line of data, as a Source's titles, section titles
+// and page labels must be (package sourcetest checks them): every run of
+// white space becomes one space, the ends are trimmed, and control and
+// direction characters are written as visible escapes.
+func Line(s string) string { return textnorm.Line(s) }
