@@ -4,7 +4,7 @@
 // -one mode), then reports the file size, the wall time, the child's peak
 // resident set (VmHWM) and the outcome.
 //
-//	go run ./internal/pdf/cmd/pdfhostile
+//	go run ./internal/cmd/pdfhostile
 package main
 
 import (

@@ -22,7 +22,7 @@
 //
 // Usage:
 //
-//	go run ./internal/quotebench [-n 25] [-seed 1] [-failures 0]
+//	go run ./internal/cmd/quotebench [-n 25] [-seed 1] [-failures 0]
 //
 // It reads ../shared/corpus beside the module unless -corpus is given.
 package main

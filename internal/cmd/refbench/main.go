@@ -23,7 +23,7 @@
 //
 // Usage:
 //
-//	go run ./internal/refbench [-v] [-dump file.pdf [-entries]]
+//	go run ./internal/cmd/refbench [-v] [-dump file.pdf [-entries]]
 //
 // It reads ../shared/corpus beside the module unless -corpus is given.
 package main
@@ -44,7 +44,7 @@ import (
 func main() {
 	log.SetFlags(0)
 	dir := flag.String("corpus", "", "corpus folder (pdfs/)")
-	labels := flag.String("labels", "internal/refbench/testdata/reflabels.json", "labelled set")
+	labels := flag.String("labels", "internal/cmd/refbench/testdata/reflabels.json", "labelled set")
 	dump := flag.String("dump", "", "print the PDF text of this corpus file as the graph reads it")
 	entries := flag.Bool("entries", false, "with -dump: print the parsed entries instead")
 	verbose := flag.Bool("v", false, "list what went wrong")
