@@ -115,6 +115,9 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 	}
 	lx := newLexer(data)
 	var args []operand
+	// arena holds the elements of the current operator's array operands
+	// (TJ arrays), reused from operator to operator.
+	var arena []operand
 	fonts := map[string]*font{}
 	for {
 		t := lx.next()
@@ -131,7 +134,7 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 			if len(args) >= MaxOperands {
 				return &LimitError{Limit: LimitOperands, Max: MaxOperands}
 			}
-			a, err := readComposite(lx, t.kind)
+			a, err := readComposite(lx, t.kind, &arena)
 			if err != nil {
 				return err
 			}
@@ -156,6 +159,7 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 			return in.err
 		}
 		args = args[:0]
+		arena = arena[:0]
 		lx.release()
 	}
 }
@@ -164,31 +168,36 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 // token, without recursion: nesting is counted, up to MaxNesting. Only the
 // top-level numbers, names and strings of an array are kept (a TJ array);
 // a dictionary, and what is nested deeper, carries nothing the interpreter
-// uses. A missing close ends at the end of the stream.
-func readComposite(lx *lexer, open tokKind) (operand, error) {
-	out := operand{kind: open}
+// uses. A missing close ends at the end of the stream. The kept elements
+// are appended to *arena and the operand's arr is that tail, so that an
+// operator's arrays allocate nothing once the arena has grown.
+func readComposite(lx *lexer, open tokKind, arena *[]operand) (operand, error) {
+	start := len(*arena)
+	out := func() operand {
+		return operand{kind: open, arr: (*arena)[start:len(*arena):len(*arena)]}
+	}
 	depth := 1
 	for {
 		t := lx.next()
 		switch t.kind {
 		case tokEOF:
-			return out, nil
+			return out(), nil
 		case tokArrayOpen, tokDictOpen:
 			depth++
 			if depth > MaxNesting {
-				return out, &LimitError{Limit: LimitNesting, Max: MaxNesting}
+				return out(), &LimitError{Limit: LimitNesting, Max: MaxNesting}
 			}
 		case tokArrayClose, tokDictClose:
 			depth--
 			if depth == 0 {
-				return out, nil
+				return out(), nil
 			}
 		case tokNum, tokString, tokName:
 			if depth == 1 && open == tokArrayOpen {
-				if len(out.arr) >= MaxOperands {
-					return out, &LimitError{Limit: LimitOperands, Max: MaxOperands}
+				if len(*arena)-start >= MaxOperands {
+					return out(), &LimitError{Limit: LimitOperands, Max: MaxOperands}
 				}
-				out.arr = append(out.arr, operand{kind: t.kind, num: t.num, val: t.val})
+				*arena = append(*arena, operand{kind: t.kind, num: t.num, val: t.val})
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -105,39 +106,46 @@ func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
 // producers do to fake bold or shadow text. Glyphs are sorted by position
 // so that each is compared only with its near neighbours.
 func dedupeOverprint(gs []glyph) []glyph {
-	idx := make([]int32, 0, len(gs))
+	// The sort keys are computed once: rounding in the comparison was most
+	// of a page's layout time.
+	type key struct {
+		y, x float64 // y rounded
+		i    int32
+		dir  uint8
+	}
+	keys := make([]key, 0, len(gs))
 	for i := range gs {
-		if !gs[i].isWS {
-			idx = append(idx, int32(i))
+		if g := &gs[i]; !g.isWS {
+			keys = append(keys, key{y: math.Round(g.y), x: g.x, i: int32(i), dir: g.dir})
 		}
 	}
-	sort.Slice(idx, func(a, b int) bool {
-		ga, gb := &gs[idx[a]], &gs[idx[b]]
-		if ga.dir != gb.dir {
-			return ga.dir < gb.dir
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.dir != b.dir {
+			return cmp.Compare(a.dir, b.dir)
 		}
-		ya, yb := math.Round(ga.y), math.Round(gb.y)
-		if ya != yb {
-			return ya < yb
+		if a.y != b.y {
+			return cmp.Compare(a.y, b.y)
 		}
-		return ga.x < gb.x
+		if a.x != b.x {
+			return cmp.Compare(a.x, b.x)
+		}
+		return cmp.Compare(a.i, b.i)
 	})
 	var drop []bool
-	for k, i := range idx {
-		g := &gs[i]
-		for n, j := range idx[k+1:] {
-			h := &gs[j]
+	for k, a := range keys {
+		g := &gs[a.i]
+		for n, b := range keys[k+1:] {
 			if n >= 16 { // bounds the work on hostile pages stacking glyphs
 				break
 			}
-			if h.dir != g.dir || math.Round(h.y) != math.Round(g.y) || h.x-g.x > 1.5 {
+			if b.dir != a.dir || b.y != a.y || b.x-a.x > 1.5 {
 				break
 			}
-			if h.text == g.text && math.Abs(h.y-g.y) < 1.5 {
+			if h := &gs[b.i]; h.text == g.text && math.Abs(h.y-g.y) < 1.5 {
 				if drop == nil {
 					drop = make([]bool, len(gs))
 				}
-				drop[max(i, j)] = true // keep the first drawn
+				drop[max(a.i, b.i)] = true // keep the first drawn
 			}
 		}
 	}
@@ -381,8 +389,12 @@ func overlapsX(l *textLine, f *frag) bool {
 // characters are bold and the most common glyph size.
 func lineText(l *textLine) (string, bool, float64) {
 	frags := l.frags
-	sort.SliceStable(frags, func(i, j int) bool { return frags[i].x0 < frags[j].x0 })
-	var gs []*glyph
+	slices.SortStableFunc(frags, func(a, b *frag) int { return cmp.Compare(a.x0, b.x0) })
+	total := 0
+	for _, f := range frags {
+		total += len(f.g)
+	}
+	gs := make([]*glyph, 0, total)
 	for _, f := range frags {
 		for i := range f.g {
 			gs = append(gs, &f.g[i])
@@ -394,7 +406,13 @@ func lineText(l *textLine) (string, bool, float64) {
 	}
 	composed := combineAccents(gs, texts)
 	boldN, n := 0, 0
-	sizes := map[float64]int{}
+	// Glyphs per font size; a line has few sizes, so a list beats a map.
+	type sizeCount struct {
+		size float64
+		n    int
+	}
+	var sizesBuf [4]sizeCount
+	sizes := sizesBuf[:0]
 	rtl := false
 	// walk emits the line's pieces, glyph texts and word spaces, left to
 	// right; stats counts the glyphs on the first walk only.
@@ -432,7 +450,12 @@ func lineText(l *textLine) (string, bool, float64) {
 			if g.bold {
 				boldN += c
 			}
-			sizes[math.Round(g.size*2)/2] += c
+			sz := math.Round(g.size*2) / 2
+			if k := slices.IndexFunc(sizes, func(e sizeCount) bool { return e.size == sz }); k >= 0 {
+				sizes[k].n += c
+			} else {
+				sizes = append(sizes, sizeCount{sz, c})
+			}
 		}
 	}
 	var sb strings.Builder
@@ -444,9 +467,9 @@ func lineText(l *textLine) (string, bool, float64) {
 		out = strings.Join(logicalOrder(parts), "")
 	}
 	best, bestN := 0.0, -1
-	for s, c := range sizes {
-		if c > bestN || (c == bestN && s > best) {
-			best, bestN = s, c
+	for _, e := range sizes {
+		if e.n > bestN || (e.n == bestN && e.size > best) {
+			best, bestN = e.size, e.n
 		}
 	}
 	if composed {
@@ -469,6 +492,9 @@ var spacingAccents = map[string]string{
 func combineAccents(gs []*glyph, texts []string) bool {
 	done := false
 	for i, g := range gs {
+		if t := g.text; t == "" || t[0] < 0x80 && t[0] != '`' && t[0] != '^' && t[0] != '~' {
+			continue // no spacing accent: spares the map lookup
+		}
 		mark, ok := spacingAccents[g.text]
 		if !ok {
 			continue
