@@ -106,46 +106,37 @@ func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
 // producers do to fake bold or shadow text. Glyphs are sorted by position
 // so that each is compared only with its near neighbours.
 func dedupeOverprint(gs []glyph) []glyph {
-	// The sort keys are computed once: rounding in the comparison was most
-	// of a page's layout time.
-	type key struct {
-		y, x float64 // y rounded
-		i    int32
-		dir  uint8
+	// Each glyph's place is packed into one integer (direction, rounded
+	// y, x in 1/16 pt, then its index), so that sorting compares integers:
+	// comparing rounded floats was most of a page's layout time.
+	if len(gs) >= 1<<keyIndexBits { // more than MaxGlyphs: not from a page
+		return gs
 	}
-	keys := make([]key, 0, len(gs))
+	keys := make([]uint64, 0, len(gs))
 	for i := range gs {
 		if g := &gs[i]; !g.isWS {
-			keys = append(keys, key{y: math.Round(g.y), x: g.x, i: int32(i), dir: g.dir})
+			keys = append(keys, overprintKey(g, i))
 		}
 	}
-	slices.SortFunc(keys, func(a, b key) int {
-		if a.dir != b.dir {
-			return cmp.Compare(a.dir, b.dir)
-		}
-		if a.y != b.y {
-			return cmp.Compare(a.y, b.y)
-		}
-		if a.x != b.x {
-			return cmp.Compare(a.x, b.x)
-		}
-		return cmp.Compare(a.i, b.i)
-	})
+	slices.Sort(keys)
 	var drop []bool
 	for k, a := range keys {
-		g := &gs[a.i]
+		i := int(a & (1<<keyIndexBits - 1))
+		g := &gs[i]
 		for n, b := range keys[k+1:] {
 			if n >= 16 { // bounds the work on hostile pages stacking glyphs
 				break
 			}
-			if b.dir != a.dir || b.y != a.y || b.x-a.x > 1.5 {
+			j := int(b & (1<<keyIndexBits - 1))
+			h := &gs[j]
+			if b>>keyLineShift != a>>keyLineShift || h.x-g.x > 1.5 {
 				break
 			}
-			if h := &gs[b.i]; h.text == g.text && math.Abs(h.y-g.y) < 1.5 {
+			if h.text == g.text && math.Abs(h.y-g.y) < 1.5 {
 				if drop == nil {
 					drop = make([]bool, len(gs))
 				}
-				drop[max(a.i, b.i)] = true // keep the first drawn
+				drop[max(i, j)] = true // keep the first drawn
 			}
 		}
 	}
@@ -159,6 +150,28 @@ func dedupeOverprint(gs []glyph) []glyph {
 		}
 	}
 	return out
+}
+
+// The bits of an overprint sort key, from the top: direction (2), rounded
+// y (20), x in 1/16 pt (24), index on the page (18).
+const (
+	keyIndexBits = 18
+	keyXBits     = 24
+	keyYBits     = 20
+	keyLineShift = keyIndexBits + keyXBits // what is left: direction and y
+)
+
+// A page's glyphs are indexed in keyIndexBits (this fails to compile
+// otherwise).
+const _ = uint(1<<keyIndexBits - MaxGlyphs)
+
+func overprintKey(g *glyph, i int) uint64 {
+	// Places off the clamped range share a key's bits and only lose
+	// the order among themselves: pairs are still checked on exact places.
+	const ymax, xmax = 1<<(keyYBits-1) - 1, 1<<(keyXBits-1) - 1
+	y := uint64(int64(min(max(math.Round(g.y), -ymax), ymax)) + ymax)
+	x := uint64(int64(min(max(math.Floor(g.x*16), -xmax), xmax)) + xmax)
+	return uint64(g.dir&3)<<(keyLineShift+keyYBits) | y<<keyLineShift | x<<keyIndexBits | uint64(i)
 }
 
 // makeFrags splits glyphs, in content order, into same-baseline runs.
