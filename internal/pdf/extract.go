@@ -392,6 +392,22 @@ func (d *doc) streamBytes(sd types.StreamDict) ([]byte, error) {
 	return sd.Content, nil
 }
 
+// streamPrefix decodes the first n bytes of a stream, spending them of
+// the document's budget. It returns nil when the stream is shorter, does
+// not decode, or n is over what may be decoded: the caller then decodes
+// the whole stream with streamBytes, which applies the limits.
+func (d *doc) streamPrefix(sd types.StreamDict, n int64) []byte {
+	if d.spent != nil || n > d.budget || n > MaxStreamBytes {
+		return nil
+	}
+	b, err := sd.DecodeLengthWithLimit(n, min(d.budget, MaxStreamBytes))
+	if err != nil || int64(len(b)) != n {
+		return nil
+	}
+	d.budget -= n
+	return b
+}
+
 func (d *doc) infoRef() types.Object {
 	if d.xr.Info == nil {
 		return nil

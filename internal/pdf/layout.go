@@ -62,8 +62,18 @@ func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
 		}
 	}
 	if mixed {
+		// One allocation, split by direction in content order.
+		var n [4]int
+		for i := range glyphs {
+			n[glyphs[i].dir&3]++
+		}
+		buf := make([]glyph, 0, len(glyphs))
+		for dir := range byDir {
+			byDir[dir] = buf[len(buf) : len(buf) : len(buf)+n[dir]]
+			buf = buf[:len(buf)+n[dir]]
+		}
 		for _, g := range glyphs {
-			byDir[g.dir] = append(byDir[g.dir], g)
+			byDir[g.dir&3] = append(byDir[g.dir&3], g)
 		}
 	} else {
 		byDir[0] = glyphs
