@@ -1,0 +1,112 @@
+package pdf
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+)
+
+// type1Doc builds a one-page document whose symbolic Type 1 font has no
+// /Encoding: its codes are read through the encoding built into the
+// embedded program's clear-text part. length1 is the font stream's
+// /Length1 source ("" for none).
+func type1Doc(t *testing.T, length1 func(clear int) string) []byte {
+	t.Helper()
+	clear := "%!PS-AdobeFont-1.0: Test\n/Encoding 256 array\n0 1 255 {1 index exch /.notdef put} for\n" +
+		"dup 65 /B put\ndup 66 /A put\nreadonly def\ncurrentfile eexec\n"
+	// The encrypted part: bytes that look nothing like the clear text.
+	r := rand.New(rand.NewPCG(1, 2))
+	secret := make([]byte, 64<<10)
+	for i := range secret {
+		secret[i] = byte(r.UintN(256))
+	}
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	w.Write([]byte(clear))
+	w.Write(secret)
+	w.Close()
+	b := &pdfBuilder{}
+	extra := ""
+	if length1 != nil {
+		extra = " /Length1 " + length1(len(clear))
+	}
+	ff := b.add(fmt.Sprintf("<< /Filter /FlateDecode%s /Length2 %d /Length3 0 /Length %d >>\nstream\n%s\nendstream",
+		extra, len(secret), z.Len()+1, z.Bytes()))
+	desc := b.add(fmt.Sprintf("<< /Type /FontDescriptor /FontName /Test /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile %d 0 R >>", ff))
+	font := b.add(fmt.Sprintf("<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 66 /Widths [600 600] /FontDescriptor %d 0 R >>", desc))
+	content := b.stream("", "BT /F1 12 Tf 72 700 Td (ABBA) Tj ET")
+	pages := b.add("")
+	pg := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>", pages, font, content))
+	b.set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pg))
+	cat := b.add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
+	return b.bytes(cat, 0)
+}
+
+// TestType1BuiltinEncoding checks the encoding read from an embedded
+// Type 1 program: from the first /Length1 bytes of its stream when that
+// is right, from the whole stream when /Length1 is missing, too large or
+// not a number.
+func TestType1BuiltinEncoding(t *testing.T) {
+	tests := []struct {
+		name    string
+		length1 func(clear int) string
+	}{
+		{"Length1 exact", func(c int) string { return fmt.Sprint(c) }},
+		{"Length1 missing", nil},
+		{"Length1 past the end", func(int) string { return "100000000" }},
+		{"Length1 zero", func(int) string { return "0" }},
+		{"Length1 not a number", func(int) string { return "/Big" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := type1Doc(t, tt.length1)
+			d, err := Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(d.Pages[0].Text); got != "BAAB" {
+				t.Errorf("text %q, want %q (codes through the program's encoding)", got, "BAAB")
+			}
+		})
+	}
+}
+
+// TestStreamPrefix checks that a stream's prefix decodes to the stream's
+// first bytes and spends only them of the document's budget, and that a
+// prefix longer than the stream is refused.
+func TestStreamPrefix(t *testing.T) {
+	data := type1Doc(t, nil)
+	d, _, err := openDoc(context.Background(), bytes.NewReader(data), (*Options)(nil).withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd, ok := d.resolve(types.IndirectRef{ObjectNumber: 1}).(types.StreamDict)
+	if !ok {
+		t.Fatal("object 1 is not the font stream")
+	}
+	whole, err := d.streamBytes(sd)
+	if err != nil || len(whole) < 1000 {
+		t.Fatalf("whole stream: %d bytes, %v", len(whole), err)
+	}
+	before := d.budget
+	got := d.streamPrefix(sd, 100)
+	if !bytes.Equal(got, whole[:100]) {
+		t.Errorf("prefix %q, want %q", got, whole[:100])
+	}
+	if spent := before - d.budget; spent != 100 {
+		t.Errorf("prefix spent %d bytes of the budget, want 100", spent)
+	}
+	if got := d.streamPrefix(sd, int64(len(whole))+1); got != nil {
+		t.Errorf("a prefix past the end gave %d bytes, want none", len(got))
+	}
+	d.budget = 50
+	if got := d.streamPrefix(sd, 100); got != nil {
+		t.Errorf("a prefix over the budget gave %d bytes, want none", len(got))
+	}
+}
