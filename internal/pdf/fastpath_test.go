@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/pdfcpu/pdfcpu/pkg/filter"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
@@ -178,5 +180,46 @@ func TestInflateAsPdfcpu(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// formsDoc builds a one-page document with the font F1 and the Form
+// XObjects G (graphics only, graphics bytes of path operators) and T
+// (text shown with the font it inherits, no resources of its own).
+func formsDoc(content string, graphics int) []byte {
+	b := &pdfBuilder{}
+	helv := b.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	g := b.stream("/Type /XObject /Subtype /Form /BBox [0 0 612 792]", strings.Repeat("0 0 m 10 10 l S\n", graphics/16+1))
+	tf := b.stream("/Type /XObject /Subtype /Form /BBox [0 0 612 792]", "BT 72 650 Td (Inherited) Tj ET")
+	c := b.stream("", content)
+	pages := b.add("")
+	pg := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> /XObject << /G %d 0 R /T %d 0 R >> >> /Contents %d 0 R >>", pages, helv, g, tf, c))
+	b.set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pg))
+	return b.bytes(b.add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages)), 0)
+}
+
+// TestFormsWithoutText checks the shortcut for Form XObjects that cannot
+// show text: the text around them and in a form using the inherited font
+// is all there, and drawing a graphics-only form over and over still
+// meets the page's limit on interpreted bytes.
+func TestFormsWithoutText(t *testing.T) {
+	data := formsDoc("BT /F1 12 Tf 72 700 Td (Before) Tj ET /G Do /T Do /G Do BT 72 600 Td (After) Tj ET", 4096)
+	d, err := Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Fields(d.Pages[0].Text), []string{"Before", "Inherited", "After"}; !cmp.Equal(got, want) {
+		t.Errorf("words %q, want %q", got, want)
+	}
+	const formBytes = 1 << 20
+	draws := MaxPageBytes/formBytes + 2
+	data = formsDoc("BT /F1 12 Tf 72 700 Td (Before) Tj ET "+strings.Repeat("/G Do ", draws), formBytes)
+	d, err = Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var le *LimitError
+	if err := d.Pages[0].Err; !errors.As(err, &le) || le.Limit != LimitPageBytes {
+		t.Errorf("page error %v, want the %s limit", err, LimitPageBytes)
 	}
 }

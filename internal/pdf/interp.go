@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"bytes"
 	"math"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -68,6 +69,18 @@ type formXObject struct {
 	content   []byte
 	matrix    matrix
 	resources types.Dict
+	// mayShowText is false when the content has no operator that shows
+	// text or runs another XObject: figures drawn as thousands of forms
+	// then cost a byte scan, not an interpretation, each.
+	mayShowText bool
+}
+
+// mayShowText reports whether content may hold Tj, TJ, ', " or Do, the
+// operators that lead to text. It errs towards true (a string or comment
+// holding them).
+func mayShowText(content []byte) bool {
+	return bytes.Contains(content, []byte("Tj")) || bytes.Contains(content, []byte("TJ")) ||
+		bytes.Contains(content, []byte("Do")) || bytes.IndexByte(content, '\'') >= 0 || bytes.IndexByte(content, '"') >= 0
 }
 
 // interp interprets content streams (§8, §9) and collects glyphs.
@@ -566,6 +579,7 @@ func (in *interp) doXObject(name string, res types.Dict, depth int) error {
 			return err
 		}
 		fx.content = content
+		fx.mayShowText = mayShowText(content)
 		if nr > 0 {
 			in.d.forms[nr] = fx
 		}
@@ -575,6 +589,14 @@ func (in *interp) doXObject(name string, res types.Dict, depth int) error {
 	}
 	if depth >= MaxFormDepth {
 		return &LimitError{Limit: LimitForms, Max: MaxFormDepth}
+	}
+	if !fx.mayShowText {
+		// Counted as a run is, so that the page's limit holds.
+		in.bytes += max(int64(len(fx.content)), minRunBytes)
+		if in.bytes > MaxPageBytes {
+			return &LimitError{Limit: LimitPageBytes, Max: MaxPageBytes}
+		}
+		return nil
 	}
 	r := fx.resources
 	if r == nil {
