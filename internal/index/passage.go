@@ -12,7 +12,8 @@ import (
 // BestPassage returns the span text[start:end] (byte offsets) that best
 // answers query in at most maxChars characters: the run of consecutive
 // sentences covering the largest idf-weighted share of the query's
-// distinct terms, with idf from the index. The passage starts at a
+// distinct terms, with idf from the index; between equal shares, the one
+// with the most (idf-weighted) occurrences of them. The passage starts at a
 // sentence or line boundary when a whole sentence fits, preferring one
 // that itself holds query terms; otherwise it is cut at word boundaries
 // around the query terms. Without any query term in text, it is the
