@@ -163,7 +163,7 @@ func dedupeOverprint(gs []glyph) []glyph {
 }
 
 // The bits of an overprint sort key, from the top: direction (2), rounded
-// y (20), x in 1/16 pt (24), index on the page (18).
+// y downwards (20), x in 1/16 pt (24), index on the page (18).
 const (
 	keyIndexBits = 18
 	keyXBits     = 24
@@ -179,7 +179,9 @@ func overprintKey(g *glyph, i int) uint64 {
 	// Places off the clamped range share a key's bits and only lose
 	// the order among themselves: pairs are still checked on exact places.
 	const ymax, xmax = 1<<(keyYBits-1) - 1, 1<<(keyXBits-1) - 1
-	y := uint64(int64(min(max(math.Round(g.y), -ymax), ymax)) + ymax)
+	// y descending, as content usually runs down the page: the keys
+	// come nearly sorted, which the sort is fast on.
+	y := uint64(ymax - int64(min(max(math.Round(g.y), -ymax), ymax)))
 	x := uint64(int64(min(max(math.Floor(g.x*16), -xmax), xmax)) + xmax)
 	return uint64(g.dir&3)<<(keyLineShift+keyYBits) | y<<keyLineShift | x<<keyIndexBits | uint64(i)
 }
