@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -221,5 +222,31 @@ func TestFormsWithoutText(t *testing.T) {
 	var le *LimitError
 	if err := d.Pages[0].Err; !errors.As(err, &le) || le.Limit != LimitPageBytes {
 		t.Errorf("page error %v, want the %s limit", err, LimitPageBytes)
+	}
+}
+
+// TestOverprintKey checks that a glyph's overprint key keeps its index
+// and direction whatever its place, NaN and infinities included, and
+// orders places on one line by x.
+func TestOverprintKey(t *testing.T) {
+	places := []float64{0, -1, 1, 1e9, -1e9, math.Inf(1), math.Inf(-1), math.NaN()}
+	for _, x := range places {
+		for _, y := range places {
+			for dir := uint8(0); dir < 4; dir++ {
+				i := MaxGlyphs - 1
+				k := overprintKey(&glyph{x: x, y: y, dir: dir}, i)
+				if got := int(k & (1<<keyIndexBits - 1)); got != i {
+					t.Errorf("x %v y %v: index %d, want %d", x, y, got, i)
+				}
+				if got := uint8(k >> (keyLineShift + keyYBits)); got != dir {
+					t.Errorf("x %v y %v: direction %d, want %d", x, y, got, dir)
+				}
+			}
+		}
+	}
+	a := overprintKey(&glyph{x: 10, y: 700}, 5)
+	b := overprintKey(&glyph{x: 10.5, y: 700.2}, 1)
+	if a>>keyLineShift != b>>keyLineShift || a >= b {
+		t.Errorf("keys %x, %x: want one line, x first", a, b)
 	}
 }

@@ -183,6 +183,10 @@ func overprintKey(g *glyph, i int) uint64 {
 	// come nearly sorted, which the sort is fast on.
 	y := uint64(ymax - int64(min(max(math.Round(g.y), -ymax), ymax)))
 	x := uint64(int64(min(max(math.Floor(g.x*16), -xmax), xmax)) + xmax)
+	// Masked, so that not even a NaN place (which int64 turns into any
+	// value) reaches another field.
+	y &= 1<<keyYBits - 1
+	x &= 1<<keyXBits - 1
 	return uint64(g.dir&3)<<(keyLineShift+keyYBits) | y<<keyLineShift | x<<keyIndexBits | uint64(i)
 }
 
