@@ -377,7 +377,7 @@ func (d *doc) streamBytes(sd types.StreamDict) ([]byte, error) {
 		limit, kind = d.budget, LimitDocBytes
 	}
 	var err error
-	if f := sd.FilterPipeline; sd.Content == nil && len(f) == 1 && f[0].Name == filter.Flate && f[0].DecodeParms == nil {
+	if plainFlate(&sd) {
 		// Most streams: decoded here with a reused decompressor, as
 		// pdfcpu would (see inflate), without its allocations.
 		sd.Content, err = inflate(sd.Raw, limit)
@@ -404,24 +404,35 @@ func (d *doc) streamBytes(sd types.StreamDict) ([]byte, error) {
 // window and tables that are otherwise allocated for every stream.
 var inflaters sync.Pool
 
+// plainFlate reports whether a stream, not yet decoded, has the one filter
+// FlateDecode without parameters: what inflate decodes.
+func plainFlate(sd *types.StreamDict) bool {
+	f := sd.FilterPipeline
+	return sd.Content == nil && len(f) == 1 && f[0].Name == filter.Flate && f[0].DecodeParms == nil
+}
+
+// inflater returns a zlib reader of raw from the pool; put it back with
+// inflaters.Put.
+func inflater(raw []byte) (io.ReadCloser, error) {
+	br := bytes.NewReader(raw)
+	if zr, ok := inflaters.Get().(io.ReadCloser); ok {
+		if err := zr.(zlib.Resetter).Reset(br, nil); err != nil {
+			inflaters.Put(zr)
+			return nil, err
+		}
+		return zr, nil
+	}
+	return zlib.NewReader(br)
+}
+
 // inflate decodes a FlateDecode stream without predictor as pdfcpu's
 // filter does: a stream cut short keeps what it gave, a corrupt one or
 // one whose checksum fails is an error, and more than limit bytes is
 // filter.ErrDecodeLimitExceeded.
 func inflate(raw []byte, limit int64) ([]byte, error) {
-	br := bytes.NewReader(raw)
-	var zr io.ReadCloser
-	if v, ok := inflaters.Get().(io.ReadCloser); ok {
-		zr = v
-		if err := zr.(zlib.Resetter).Reset(br, nil); err != nil {
-			inflaters.Put(zr)
-			return nil, err
-		}
-	} else {
-		var err error
-		if zr, err = zlib.NewReader(br); err != nil {
-			return nil, err
-		}
+	zr, err := inflater(raw)
+	if err != nil {
+		return nil, err
 	}
 	defer inflaters.Put(zr)
 	// Content streams compress about fourfold; the buffer grows when not.
@@ -448,6 +459,22 @@ func inflate(raw []byte, limit int64) ([]byte, error) {
 	}
 }
 
+// inflatePrefix decodes the first n bytes of a FlateDecode stream without
+// predictor, as pdfcpu's filter does when asked for a length: an error
+// when the stream gives fewer.
+func inflatePrefix(raw []byte, n int64) ([]byte, error) {
+	zr, err := inflater(raw)
+	if err != nil {
+		return nil, err
+	}
+	defer inflaters.Put(zr)
+	out := make([]byte, n)
+	if _, err := io.ReadFull(zr, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // streamPrefix decodes the first n bytes of a stream, spending them of
 // the document's budget. It returns nil when the stream is shorter, does
 // not decode, or n is over what may be decoded: the caller then decodes
@@ -456,7 +483,13 @@ func (d *doc) streamPrefix(sd types.StreamDict, n int64) []byte {
 	if d.spent != nil || n > d.budget || n > MaxStreamBytes {
 		return nil
 	}
-	b, err := sd.DecodeLengthWithLimit(n, min(d.budget, MaxStreamBytes))
+	var b []byte
+	var err error
+	if plainFlate(&sd) {
+		b, err = inflatePrefix(sd.Raw, n)
+	} else {
+		b, err = sd.DecodeLengthWithLimit(n, min(d.budget, MaxStreamBytes))
+	}
 	if err != nil || int64(len(b)) != n {
 		return nil
 	}

@@ -180,6 +180,22 @@ func TestInflateAsPdfcpu(t *testing.T) {
 					t.Fatalf("%d bytes, pdfcpu's %d", len(got), len(want))
 				}
 			}
+			// Prefixes, as a stream's prefix is used: the first n bytes
+			// as pdfcpu's filter gives them when asked for a length, or
+			// none when it gives fewer or fails.
+			for _, n := range []int64{1, 100, int64(len(text)), int64(len(text)) + 1} {
+				rd, wantErr := f.DecodeLength(bytes.NewReader(tt.raw), n)
+				var want []byte
+				if wantErr == nil {
+					if want, _ = io.ReadAll(rd); int64(len(want)) != n {
+						want = nil
+					}
+				}
+				got, err := inflatePrefix(tt.raw, n)
+				if (err == nil) != (want != nil) || !bytes.Equal(got, want) {
+					t.Errorf("prefix %d: %d bytes, err %v; pdfcpu's %d bytes, err %v", n, len(got), err, len(want), wantErr)
+				}
+			}
 		})
 	}
 }
