@@ -12,7 +12,8 @@ import (
 // BestPassage returns the span text[start:end] (byte offsets) that best
 // answers query in at most maxChars characters: the run of consecutive
 // sentences covering the largest idf-weighted share of the query's
-// distinct terms, with idf from the index. The passage starts at a
+// distinct terms, with idf from the index; between equal shares, the one
+// with the most (idf-weighted) occurrences of them. The passage starts at a
 // sentence or line boundary when a whole sentence fits, preferring one
 // that itself holds query terms; otherwise it is cut at word boundaries
 // around the query terms. Without any query term in text, it is the
@@ -69,14 +70,14 @@ func (ix *Index) passage(text string, weight map[string]float64, maxChars int) (
 	lo, hi := 0, 0
 	self := newTermWindow(weights)
 
-	bestScore := -1.0
+	best := passageScore{cover: -1}
 	j := 0
 	for i := range units {
 		if runeEnd[i]-runeStart[i] > maxChars {
 			// A sentence longer than the cap: the best cut inside it.
 			s, e, sc := ix.cut(text, units[i], toks, weight, maxChars)
-			if sc > bestScore {
-				bestScore, start, end = sc, s, e
+			if sc.better(best) {
+				best, start, end = sc, s, e
 			}
 			continue
 		}
@@ -97,13 +98,26 @@ func (ix *Index) passage(text string, weight map[string]float64, maxChars int) (
 		self.add(unitTerms[i])
 		// The window's own coverage, with a smaller reward for opening
 		// on a sentence that holds query terms itself.
-		sc := win.cover() + 0.5*self.cover()
+		sc := passageScore{cover: win.cover() + 0.5*self.cover(), mass: win.mass()}
 		self.remove(unitTerms[i])
-		if sc > bestScore {
-			bestScore, start, end = sc, units[i][0], units[j][1]
+		if sc.better(best) {
+			best, start, end = sc, units[i][0], units[j][1]
 		}
 	}
 	return start, end
+}
+
+// passageScore is what passages are compared by: the weight of the
+// distinct query terms they cover, and between equal covers the weight of
+// all their occurrences: of two passages that hold the same query terms,
+// the one that mentions them more often is more about them (as term
+// frequency counts in BM25). Between equal scores the first passage wins.
+type passageScore struct {
+	cover, mass float64
+}
+
+func (p passageScore) better(q passageScore) bool {
+	return p.cover > q.cover || p.cover == q.cover && p.mass > q.mass
 }
 
 // runeCursor counts the characters of text between its starting offset b
@@ -145,6 +159,15 @@ func (w *termWindow) remove(bits []int) {
 
 func (w *termWindow) reset() { clear(w.count) }
 
+// mass sums the weights of the terms' occurrences in the window.
+func (w *termWindow) mass() float64 {
+	sum := 0.0
+	for b, n := range w.count {
+		sum += float64(n) * w.weights[b]
+	}
+	return sum
+}
+
 // cover sums the weights of the distinct terms in the window. It costs the
 // number of distinct query terms in the text, which the query bounds.
 func (w *termWindow) cover() float64 {
@@ -176,7 +199,7 @@ func (ix *Index) queryWeights(query string) map[string]float64 {
 
 // cut returns the best span of at most maxChars characters inside the
 // unit u, starting and ending at word boundaries, and its score.
-func (ix *Index) cut(text string, u [2]int, toks []textnorm.Token, weight map[string]float64, maxChars int) (int, int, float64) {
+func (ix *Index) cut(text string, u [2]int, toks []textnorm.Token, weight map[string]float64, maxChars int) (int, int, passageScore) {
 	// toks is in text order: the unit's tokens are one run of it.
 	first := sort.Search(len(toks), func(k int) bool { return toks[k].Start >= u[0] })
 	last := first
@@ -217,7 +240,7 @@ func (ix *Index) cut(text string, u [2]int, toks []textnorm.Token, weight map[st
 		bits[k] = b
 	}
 	win := newTermWindow(weights)
-	bestS, bestE, best := -1, -1, -1.0
+	bestS, bestE, best := -1, -1, passageScore{cover: -1}
 	b := 0 // window is in[a:b]
 	for a := range in {
 		if b < a {
@@ -236,7 +259,7 @@ func (ix *Index) cut(text string, u [2]int, toks []textnorm.Token, weight map[st
 		skip := a > 0 && (in[a].Pos == in[a-1].Pos || // a CJK bigram starts where its unigram does
 			!hasWeight(weight, in[a].Term)) // start at the unit or at a query term
 		if !skip && b > a {
-			if sc := win.cover(); sc > best {
+			if sc := (passageScore{cover: win.cover(), mass: win.mass()}); sc.better(best) {
 				bestS, bestE, best = s, in[b-1].End, sc
 			}
 		}
@@ -247,7 +270,7 @@ func (ix *Index) cut(text string, u [2]int, toks []textnorm.Token, weight map[st
 	if bestS < 0 {
 		// No whole word fits: cut the unit's start on a character.
 		cut, _ := textnorm.Truncate(text[u[0]:u[1]], maxChars)
-		return u[0], u[0] + len(cut), 0
+		return u[0], u[0] + len(cut), passageScore{}
 	}
 	return bestS, bestE, best
 }

@@ -493,12 +493,21 @@ func (d *doc) builtinEncoding(desc types.Dict) *baseEncoding {
 	if !ok {
 		return nil
 	}
-	data := d.fontData(sd)
-	if data == nil {
-		return nil
+	// Only the clear-text part, its first Length1 bytes, is read: the
+	// rest, the encrypted glyph programs, is most of the stream.
+	var data []byte
+	n, ok := d.num(sd.Dict["Length1"])
+	if ok && n >= 1 && n < MaxStreamBytes {
+		data = d.streamPrefix(sd, int64(n))
 	}
-	if n, ok := d.num(sd.Dict["Length1"]); ok && int(n) > 0 && int(n) < len(data) {
-		data = data[:int(n)]
+	if data == nil {
+		data = d.fontData(sd)
+		if data == nil {
+			return nil
+		}
+		if ok && int(n) > 0 && int(n) < len(data) {
+			data = data[:int(n)]
+		}
 	}
 	if i := bytes.Index(data, []byte("eexec")); i > 0 {
 		data = data[:i]

@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"bytes"
 	"math"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -22,6 +23,13 @@ func (m matrix) mul(n matrix) matrix {
 		m[4]*n[0] + m[5]*n[2] + n[4],
 		m[4]*n[1] + m[5]*n[3] + n[5],
 	}
+}
+
+// translated returns the translation by (tx, ty), then m: the same as
+// matrix{1, 0, 0, 1, tx, ty}.mul(m), with a third of the work, as every
+// shown glyph needs it.
+func (m matrix) translated(tx, ty float64) matrix {
+	return matrix{m[0], m[1], m[2], m[3], tx*m[0] + ty*m[2] + m[4], tx*m[1] + ty*m[3] + m[5]}
 }
 
 func (m matrix) apply(x, y float64) (float64, float64) {
@@ -62,6 +70,18 @@ type formXObject struct {
 	content   []byte
 	matrix    matrix
 	resources types.Dict
+	// mayShowText is false when the content has no operator that shows
+	// text or runs another XObject: figures drawn as thousands of forms
+	// then cost a byte scan, not an interpretation, each.
+	mayShowText bool
+}
+
+// mayShowText reports whether content may hold Tj, TJ, ', " or Do, the
+// operators that lead to text. It errs towards true (a string or comment
+// holding them).
+func mayShowText(content []byte) bool {
+	return bytes.Contains(content, []byte("Tj")) || bytes.Contains(content, []byte("TJ")) ||
+		bytes.Contains(content, []byte("Do")) || bytes.IndexByte(content, '\'') >= 0 || bytes.IndexByte(content, '"') >= 0
 }
 
 // interp interprets content streams (§8, §9) and collects glyphs.
@@ -116,6 +136,9 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 	}
 	lx := newLexer(data)
 	var args []operand
+	// arena holds the elements of the current operator's array operands
+	// (TJ arrays), reused from operator to operator.
+	var arena []operand
 	fonts := map[string]*font{}
 	for {
 		t := lx.next()
@@ -132,7 +155,7 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 			if len(args) >= MaxOperands {
 				return &LimitError{Limit: LimitOperands, Max: MaxOperands}
 			}
-			a, err := readComposite(lx, t.kind)
+			a, err := readComposite(lx, t.kind, &arena)
 			if err != nil {
 				return err
 			}
@@ -157,6 +180,7 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 			return in.err
 		}
 		args = args[:0]
+		arena = arena[:0]
 		lx.release()
 	}
 }
@@ -165,31 +189,36 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 // token, without recursion: nesting is counted, up to MaxNesting. Only the
 // top-level numbers, names and strings of an array are kept (a TJ array);
 // a dictionary, and what is nested deeper, carries nothing the interpreter
-// uses. A missing close ends at the end of the stream.
-func readComposite(lx *lexer, open tokKind) (operand, error) {
-	out := operand{kind: open}
+// uses. A missing close ends at the end of the stream. The kept elements
+// are appended to *arena and the operand's arr is that tail, so that an
+// operator's arrays allocate nothing once the arena has grown.
+func readComposite(lx *lexer, open tokKind, arena *[]operand) (operand, error) {
+	start := len(*arena)
+	out := func() operand {
+		return operand{kind: open, arr: (*arena)[start:len(*arena):len(*arena)]}
+	}
 	depth := 1
 	for {
 		t := lx.next()
 		switch t.kind {
 		case tokEOF:
-			return out, nil
+			return out(), nil
 		case tokArrayOpen, tokDictOpen:
 			depth++
 			if depth > MaxNesting {
-				return out, &LimitError{Limit: LimitNesting, Max: MaxNesting}
+				return out(), &LimitError{Limit: LimitNesting, Max: MaxNesting}
 			}
 		case tokArrayClose, tokDictClose:
 			depth--
 			if depth == 0 {
-				return out, nil
+				return out(), nil
 			}
 		case tokNum, tokString, tokName:
 			if depth == 1 && open == tokArrayOpen {
-				if len(out.arr) >= MaxOperands {
-					return out, &LimitError{Limit: LimitOperands, Max: MaxOperands}
+				if len(*arena)-start >= MaxOperands {
+					return out(), &LimitError{Limit: LimitOperands, Max: MaxOperands}
 				}
-				out.arr = append(out.arr, operand{kind: t.kind, num: t.num, val: t.val})
+				*arena = append(*arena, operand{kind: t.kind, num: t.num, val: t.val})
 			}
 		}
 	}
@@ -311,9 +340,9 @@ func (in *interp) op(name string, args []operand, res types.Dict, fonts map[stri
 				case tokNum:
 					adv := -e.num / 1000 * gs.size
 					if gs.font != nil && gs.font.vertical {
-						in.tm = matrix{1, 0, 0, 1, 0, adv}.mul(in.tm)
+						in.tm = in.tm.translated(0, adv)
 					} else {
-						in.tm = matrix{1, 0, 0, 1, adv * gs.th, 0}.mul(in.tm)
+						in.tm = in.tm.translated(adv*gs.th, 0)
 					}
 				}
 			}
@@ -377,7 +406,7 @@ func (in *interp) show(s []byte) {
 			in.shown++
 			in.emit(c, tx, ty)
 		}
-		in.tm = matrix{1, 0, 0, 1, tx, ty}.mul(in.tm)
+		in.tm = in.tm.translated(tx, ty)
 	}
 }
 
@@ -409,9 +438,9 @@ func (in *interp) emit(c code, tx, ty float64) {
 			bx, by = -bx, -by
 		}
 	}
-	size := math.Abs(gs.size) * math.Hypot(m[2], m[3]) * gs.font.sizeScale
+	size := math.Abs(gs.size) * hypot(m[2], m[3]) * gs.font.sizeScale
 	if gs.font.vertical {
-		size = math.Abs(gs.size) * math.Hypot(m[0], m[1])
+		size = math.Abs(gs.size) * hypot(m[0], m[1])
 	}
 	if size < 0.1 || math.IsNaN(size) || math.IsInf(size, 0) || math.IsNaN(x0+y0+x1+y1) {
 		return
@@ -425,7 +454,7 @@ func (in *interp) emit(c code, tx, ty float64) {
 		}
 	}
 	dir := uint8(0)
-	if bx != 0 || by != 0 {
+	if by != 0 || bx < 0 { // else upright text (by = 0), the usual case, without Atan2
 		a := math.Atan2(by, bx)
 		dir = uint8(int(math.Round(a/(math.Pi/2))+4) % 4)
 	}
@@ -452,6 +481,17 @@ func (in *interp) emit(c code, tx, ty float64) {
 		x: x0, y: y0, w: x1 - x0, size: size, text: text, bold: gs.font.bold,
 		dir: dir, seq: int32(len(in.glyphs)), isWS: ws, fontID: gs.fontID,
 	})
+}
+
+// hypot is math.Hypot with the usual unrotated case, one side zero, first.
+func hypot(p, q float64) float64 {
+	switch {
+	case p == 0:
+		return math.Abs(q)
+	case q == 0:
+		return math.Abs(p)
+	}
+	return math.Hypot(p, q)
 }
 
 // rotateQ turns a point by -dir quarter turns, so that text whose baseline
@@ -556,6 +596,7 @@ func (in *interp) doXObject(name string, res types.Dict, depth int) error {
 			return err
 		}
 		fx.content = content
+		fx.mayShowText = mayShowText(content)
 		if nr > 0 {
 			in.d.forms[nr] = fx
 		}
@@ -565,6 +606,14 @@ func (in *interp) doXObject(name string, res types.Dict, depth int) error {
 	}
 	if depth >= MaxFormDepth {
 		return &LimitError{Limit: LimitForms, Max: MaxFormDepth}
+	}
+	if !fx.mayShowText {
+		// Counted as a run is, so that the page's limit holds.
+		in.bytes += max(int64(len(fx.content)), minRunBytes)
+		if in.bytes > MaxPageBytes {
+			return &LimitError{Limit: LimitPageBytes, Max: MaxPageBytes}
+		}
+		return nil
 	}
 	r := fx.resources
 	if r == nil {

@@ -63,8 +63,18 @@ func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
 		}
 	}
 	if mixed {
+		// One allocation, split by direction in content order.
+		var n [4]int
+		for i := range glyphs {
+			n[glyphs[i].dir&3]++
+		}
+		buf := make([]glyph, 0, len(glyphs))
+		for dir := range byDir {
+			byDir[dir] = buf[len(buf) : len(buf) : len(buf)+n[dir]]
+			buf = buf[:len(buf)+n[dir]]
+		}
 		for _, g := range glyphs {
-			byDir[g.dir] = append(byDir[g.dir], g)
+			byDir[g.dir&3] = append(byDir[g.dir&3], g)
 		}
 	} else {
 		byDir[0] = glyphs
@@ -200,32 +210,30 @@ func uprightRun(run []glyph, x1 float64, vert []glyph, cols map[int][]int) (glyp
 // producers do to fake bold or shadow text. Glyphs are sorted by position
 // so that each is compared only with its near neighbours.
 func dedupeOverprint(gs []glyph) []glyph {
-	idx := make([]int32, 0, len(gs))
+	// Each glyph's place is packed into one integer (direction, rounded
+	// y, x in 1/16 pt, then its index), so that sorting compares integers:
+	// comparing rounded floats was most of a page's layout time.
+	if len(gs) >= 1<<keyIndexBits { // more than MaxGlyphs: not from a page
+		return gs
+	}
+	keys := make([]uint64, 0, len(gs))
 	for i := range gs {
-		if !gs[i].isWS {
-			idx = append(idx, int32(i))
+		if g := &gs[i]; !g.isWS {
+			keys = append(keys, overprintKey(g, i))
 		}
 	}
-	sort.Slice(idx, func(a, b int) bool {
-		ga, gb := &gs[idx[a]], &gs[idx[b]]
-		if ga.dir != gb.dir {
-			return ga.dir < gb.dir
-		}
-		ya, yb := math.Round(ga.y), math.Round(gb.y)
-		if ya != yb {
-			return ya < yb
-		}
-		return ga.x < gb.x
-	})
+	slices.Sort(keys)
 	var drop []bool
-	for k, i := range idx {
+	for k, a := range keys {
+		i := int(a & (1<<keyIndexBits - 1))
 		g := &gs[i]
-		for n, j := range idx[k+1:] {
-			h := &gs[j]
+		for n, b := range keys[k+1:] {
 			if n >= 16 { // bounds the work on hostile pages stacking glyphs
 				break
 			}
-			if h.dir != g.dir || math.Round(h.y) != math.Round(g.y) || h.x-g.x > 1.5 {
+			j := int(b & (1<<keyIndexBits - 1))
+			h := &gs[j]
+			if b>>keyLineShift != a>>keyLineShift || h.x-g.x > 1.5 {
 				break
 			}
 			// Half an advance at most: in small print (figure labels) the
@@ -248,6 +256,34 @@ func dedupeOverprint(gs []glyph) []glyph {
 		}
 	}
 	return out
+}
+
+// The bits of an overprint sort key, from the top: direction (2), rounded
+// y downwards (20), x in 1/16 pt (24), index on the page (18).
+const (
+	keyIndexBits = 18
+	keyXBits     = 24
+	keyYBits     = 20
+	keyLineShift = keyIndexBits + keyXBits // what is left: direction and y
+)
+
+// A page's glyphs are indexed in keyIndexBits (this fails to compile
+// otherwise).
+const _ = uint(1<<keyIndexBits - MaxGlyphs)
+
+func overprintKey(g *glyph, i int) uint64 {
+	// Places off the clamped range share a key's bits and only lose
+	// the order among themselves: pairs are still checked on exact places.
+	const ymax, xmax = 1<<(keyYBits-1) - 1, 1<<(keyXBits-1) - 1
+	// y descending, as content usually runs down the page: the keys
+	// come nearly sorted, which the sort is fast on.
+	y := uint64(ymax - int64(min(max(math.Round(g.y), -ymax), ymax)))
+	x := uint64(int64(min(max(math.Floor(g.x*16), -xmax), xmax)) + xmax)
+	// Masked, so that not even a NaN place (which int64 turns into any
+	// value) reaches another field.
+	y &= 1<<keyYBits - 1
+	x &= 1<<keyXBits - 1
+	return uint64(g.dir&3)<<(keyLineShift+keyYBits) | y<<keyLineShift | x<<keyIndexBits | uint64(i)
 }
 
 // makeFrags splits glyphs, in content order, into same-baseline runs.
@@ -568,8 +604,12 @@ func scripts(l *textLine, a, b *frag) bool {
 // characters are bold and the most common glyph size.
 func lineText(l *textLine) (string, bool, float64) {
 	frags := l.frags
-	sort.SliceStable(frags, func(i, j int) bool { return frags[i].x0 < frags[j].x0 })
-	var gs []*glyph
+	slices.SortStableFunc(frags, func(a, b *frag) int { return cmp.Compare(a.x0, b.x0) })
+	total := 0
+	for _, f := range frags {
+		total += len(f.g)
+	}
+	gs := make([]*glyph, 0, total)
 	for _, f := range frags {
 		for i := range f.g {
 			gs = append(gs, &f.g[i])
@@ -581,7 +621,13 @@ func lineText(l *textLine) (string, bool, float64) {
 	}
 	composed := combineAccents(gs, texts)
 	boldN, n := 0, 0
-	sizes := map[float64]int{}
+	// Glyphs per font size; a line has few sizes, so a list beats a map.
+	type sizeCount struct {
+		size float64
+		n    int
+	}
+	var sizesBuf [4]sizeCount
+	sizes := sizesBuf[:0]
 	rtl := false
 	// walk emits the line's pieces, glyph texts and word spaces, left to
 	// right; stats counts the glyphs on the first walk only.
@@ -619,7 +665,12 @@ func lineText(l *textLine) (string, bool, float64) {
 			if g.bold {
 				boldN += c
 			}
-			sizes[math.Round(g.size*2)/2] += c
+			sz := math.Round(g.size*2) / 2
+			if k := slices.IndexFunc(sizes, func(e sizeCount) bool { return e.size == sz }); k >= 0 {
+				sizes[k].n += c
+			} else {
+				sizes = append(sizes, sizeCount{sz, c})
+			}
 		}
 	}
 	var sb strings.Builder
@@ -631,9 +682,9 @@ func lineText(l *textLine) (string, bool, float64) {
 		out = strings.Join(logicalOrder(parts), "")
 	}
 	best, bestN := 0.0, -1
-	for s, c := range sizes {
-		if c > bestN || (c == bestN && s > best) {
-			best, bestN = s, c
+	for _, e := range sizes {
+		if e.n > bestN || (e.n == bestN && e.size > best) {
+			best, bestN = e.size, e.n
 		}
 	}
 	if composed {
@@ -668,6 +719,9 @@ var spacingAccents = map[string]string{
 func combineAccents(gs []*glyph, texts []string) bool {
 	done := false
 	for i, g := range gs {
+		if t := g.text; t == "" || t[0] < 0x80 && t[0] != '`' && t[0] != '^' && t[0] != '~' {
+			continue // no spacing accent: spares the map lookup
+		}
 		mark, ok := spacingAccents[g.text]
 		if !ok {
 			continue

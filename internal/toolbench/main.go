@@ -162,6 +162,8 @@ func runSciFact(ctx context.Context, dir string, rounds, runs, paced int) error 
 	fmt.Printf("  ratio           nDCG@10 %.3f  Recall@10 %.3f\n", ev.Tools.NDCG/ev.BM25.NDCG, ev.Tools.Recall/ev.BM25.Recall)
 	fmt.Printf("  card quotes: %d of %d claims with an evidence document among the cards (%d have evidence): first such card quotes a rationale sentence: %.3f (target ≥ 0.40)\n",
 		ev.QuoteHits, ev.QuoteClaims, ev.EvidenceClaims, ev.QuoteShare())
+	fmt.Printf("  card quotes by claim id: even %d of %d (%.3f), odd, held out %d of %d (%.3f)\n",
+		ev.QuoteSplit[0].Hits, ev.QuoteSplit[0].Claims, ev.QuoteShareOf(0), ev.QuoteSplit[1].Hits, ev.QuoteSplit[1].Claims, ev.QuoteShareOf(1))
 	fmt.Printf("  tools.Open + first search (builds the index, writes the cache): %v (CPU %v)\n",
 		build.Round(time.Millisecond), buildCPU.Round(time.Millisecond))
 	fmt.Printf("  warm search over %d rounds: p50 %v  p95 %v (target ≤ 20ms)  max %v  [per round p95: %v]\n",

@@ -102,11 +102,25 @@ type evaluation struct {
 	// cards; QuoteHits those whose first card of an evidence document
 	// quotes one of its rationale sentences.
 	QuoteClaims, QuoteHits int
+	// QuoteSplit is QuoteClaims and QuoteHits by claim id parity:
+	// [0] the even ids, [1] the odd ones, the half held out when the
+	// passage picker is tuned on the even half.
+	QuoteSplit [2]struct{ Claims, Hits int }
 	// EvidenceClaims counts the claims that have an evidence document with
 	// rationale sentences at all.
 	EvidenceClaims int
 	// Latency holds each claim's Search call, sorted.
 	Latency []time.Duration
+}
+
+// QuoteShareOf is the quote share of one half of the claims (see
+// QuoteSplit).
+func (e *evaluation) QuoteShareOf(half int) float64 {
+	h := e.QuoteSplit[half]
+	if h.Claims == 0 {
+		return 0
+	}
+	return float64(h.Hits) / float64(h.Claims)
 }
 
 // QuoteShare is QuoteHits over QuoteClaims.
@@ -170,9 +184,12 @@ func evaluate(ctx context.Context, s *session, ts *tools.Toolset, docs []scifact
 		}
 		if card, ok := firstEvidenceCard(c, out.Cards); ok {
 			ev.QuoteClaims++
+			half := &ev.QuoteSplit[c.ID%2]
+			half.Claims++
 			id := docID(card.Path)
 			if quotesRationale(byID[id], c.Docs[id], card.Excerpt) {
 				ev.QuoteHits++
+				half.Hits++
 			}
 		}
 	}

@@ -72,6 +72,11 @@ func TestSciFactThroughTools(t *testing.T) {
 	if ev.QuoteShare() < minQuoteShare {
 		t.Errorf("card-quote share = %.3f (%d of %d), want ≥ %.2f", ev.QuoteShare(), ev.QuoteHits, ev.QuoteClaims, minQuoteShare)
 	}
+	// The halves by claim id parity partition the quoted claims.
+	even, odd := ev.QuoteSplit[0], ev.QuoteSplit[1]
+	if even.Claims+odd.Claims != ev.QuoteClaims || even.Hits+odd.Hits != ev.QuoteHits || even.Claims == 0 || odd.Claims == 0 {
+		t.Errorf("quote halves %+v and %+v do not split %d hits of %d claims", even, odd, ev.QuoteHits, ev.QuoteClaims)
+	}
 	// The last turn's usage log holds exactly its searches.
 	u, err := grant.ReadUsage(grant.UsagePath(s.grant), s.plan.TurnID, nil)
 	if err != nil {

@@ -20,9 +20,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/researchctx/researchctx/grant"
@@ -314,7 +316,39 @@ func (c *Catalogue) PaperOf(rel string) *Paper {
 // plain Lstat costs a few microseconds, the safe resolution tens, and this
 // runs over every folder of the library.
 func (c *Catalogue) fresh(root string) bool {
-	for _, s := range c.stamps {
+	// The Lstats are independent and a library of 10,000 papers has twice
+	// as many stamps: they run in chunks on a few goroutines, and the
+	// first change found stops them all.
+	n := len(c.stamps)
+	workers := min(2*runtime.GOMAXPROCS(0), (n+freshChunk-1)/freshChunk)
+	if workers <= 1 {
+		return stampsFresh(root, c.stamps)
+	}
+	var stale atomic.Bool
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for !stale.Load() {
+				i := int(next.Add(freshChunk)) - freshChunk
+				if i >= n {
+					return
+				}
+				if !stampsFresh(root, c.stamps[i:min(i+freshChunk, n)]) {
+					stale.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return !stale.Load()
+}
+
+// freshChunk is how many stamps a goroutine of fresh checks at a time.
+const freshChunk = 512
+
+func stampsFresh(root string, stamps []stamp) bool {
+	for _, s := range stamps {
 		st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(s.path)))
 		if err != nil || !st.ModTime().Equal(s.mtime) || (!st.IsDir() && st.Size() != s.size) {
 			return false

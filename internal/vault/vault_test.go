@@ -229,3 +229,50 @@ func TestCatalogueCacheNeverStale(t *testing.T) {
 		t.Fatalf("a paper added after the cache was written: %q, %v", k, err)
 	}
 }
+
+// TestCatalogueFreshManyStamps checks that a new process sees a change to
+// any paper of a library whose stamps are checked in parallel chunks: the
+// first, one in the middle and the last, each alone.
+func TestCatalogueFreshManyStamps(t *testing.T) {
+	const papers = 3 * freshChunk // 2 stamps each: several chunks
+	tests := []struct {
+		name  string
+		paper int
+	}{
+		{"first", 0},
+		{"middle", papers / 2},
+		{"last", papers - 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i := range papers {
+				write(t, dir, fmt.Sprintf("papers/p%04d/metadata.json", i), fmt.Sprintf(`{"title":"P%d"}`, i))
+			}
+			ctx := context.Background()
+			v1, _ := Open(dir, nil)
+			if c, err := v1.Catalogue(ctx); err != nil || len(c.Papers()) != papers {
+				t.Fatalf("first catalogue: %v", err)
+			}
+			v1.Close()
+			// Unchanged: the next process starts from the cache as it is.
+			v2, _ := Open(dir, nil)
+			c2, _ := v2.Catalogue(ctx)
+			v2.Close()
+			if c2 == nil || c2.Paper(fmt.Sprintf("papers/p%04d", tt.paper)).Meta.Title != fmt.Sprintf("P%d", tt.paper) {
+				t.Fatal("the unchanged library reads back differently")
+			}
+			p := fmt.Sprintf("papers/p%04d", tt.paper)
+			write(t, dir, p+"/metadata.json", `{"title":"Changed title"}`)
+			v3, _ := Open(dir, nil)
+			defer v3.Close()
+			c3, err := v3.Catalogue(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c3.Paper(p).Meta.Title; got != "Changed title" {
+				t.Errorf("title of the changed paper %q, want the new one", got)
+			}
+		})
+	}
+}
