@@ -10,5 +10,5 @@ if ! command -v pdftotext >/dev/null 2>&1; then
 fi
 bin=$(mktemp -d)/pdfbench
 trap 'rm -rf "$(dirname "$bin")"' EXIT
-go build -o "$bin" ./internal/pdf/cmd/pdfbench
+go build -o "$bin" ./internal/cmd/pdfbench
 GOMAXPROCS=1 "$bin" -dir ../shared/corpus/pdfs -reps "$reps"

@@ -15,8 +15,8 @@
 // paper ids (copies × PDFs papers), and "synthetic", n generated papers
 // (PAPER.md of generated text in three sections, metadata.json).
 //
-//	go run ./internal/libindex/libbench -lib real -copies 20
-//	go run ./internal/libindex/libbench -lib synthetic -n 10000
+//	go run ./internal/cmd/libbench -lib real -copies 20
+//	go run ./internal/cmd/libbench -lib synthetic -n 10000
 package main
 
 import (

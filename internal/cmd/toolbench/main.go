@@ -17,7 +17,7 @@
 //
 // Usage:
 //
-//	go run ./internal/toolbench [-dir corpus/scifact] [-rounds 3] [-runs 5]
+//	go run ./internal/cmd/toolbench [-dir corpus/scifact] [-rounds 3] [-runs 5]
 //
 // Without -dir it looks for ../shared/corpus/scifact beside the module.
 package main

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	go run ./internal/index/cmd/scifacteval [-dir corpus/scifact] [-k 10]
+//	go run ./internal/cmd/scifacteval [-dir corpus/scifact] [-k 10]
 //
 // Without -dir it looks for ../shared/corpus/scifact beside the module.
 // Each abstract is indexed as the text file <doc_id>.txt would be: the
