@@ -85,10 +85,6 @@ func newLibrary(v *vault.Vault, opts *LibraryOptions) *Library {
 // Root returns the absolute folder of the library's Vault.
 func (l *Library) Root() string { return l.v.Root() }
 
-// CacheDir returns the folder of the library's on-disk caches, "" when
-// they are disabled.
-func (l *Library) CacheDir() string { return l.cacheDir }
-
 // Open returns the source of the given kind at a vault-relative path. The
 // path must be of that kind now: a paper folder for grant.KindPaper, a folder for
 // grant.KindDirectory, a regular file for grant.KindFile (a *PDF for a name

@@ -118,12 +118,12 @@ func (s *Paper) Relations(ctx context.Context) (*Relations, error) {
 	}
 	out := &Relations{Main: s.p.PDF, Problems: problems(rels.Err), Skipped: rels.Skipped}
 	conv := func(ws []relations.Work) []Work {
-		out := make([]Work, len(ws))
+		cards := make([]Work, len(ws))
 		for i, w := range ws {
-			out[i] = Work{Title: textnorm.Line(w.Title), Authors: textnorm.Lines(w.Authors3()), Year: w.Year,
+			cards[i] = Work{Title: textnorm.Line(w.Title), Authors: textnorm.Lines(w.Authors3()), Year: w.Year,
 				DOI: textnorm.Line(w.DOI), ArXivID: textnorm.Line(w.ArXivID), Paper: w.Paper, CitationURI: w.CitationURI()}
 		}
-		return out
+		return cards
 	}
 	out.References, out.CitedBy, out.Related = conv(rels.References), conv(rels.CitedBy), conv(rels.Related)
 	return out, nil
