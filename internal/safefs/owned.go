@@ -266,12 +266,19 @@ func (d *Dir) checkOpened(op, rel string, h *os.File, want fs.FileInfo) (*File, 
 
 // Open opens the regular file name for reading, without blocking.
 func (d *Dir) Open(name string) (*File, error) {
+	return reopen(func() (*File, error) { return d.open(name) })
+}
+
+func (d *Dir) open(name string) (*File, error) {
 	rel, fi, err := d.file("open", name, false)
 	if err != nil {
 		return nil, err
 	}
 	if fi == nil {
 		return nil, &fs.PathError{Op: "open", Path: d.path(rel), Err: fs.ErrNotExist}
+	}
+	if testHookChecked != nil {
+		testHookChecked(rel)
 	}
 	h, err := d.root.OpenFile(rel, openFlags, 0)
 	if err != nil {

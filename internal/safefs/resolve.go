@@ -19,6 +19,28 @@ const maxLinks = 40
 // open; the open is refused rather than trusted.
 var errChanged = errors.New("changed while being opened")
 
+// maxOpens bounds the tries of one open whose name keeps being replaced
+// between its check and its open.
+const maxOpens = 4
+
+// testHookChecked, when set by a test, runs between an open's check of the
+// name rel and the open itself: the window a concurrent writer can use.
+var testHookChecked func(rel string)
+
+// reopen runs open again, from the check on, when the name was replaced
+// between its check and its open. An editor's atomic save or another
+// process refreshing a cache file renames a new file over the name; the
+// new file is as good as the old one and gets the same checks. Anything
+// else that fails, or a name that keeps changing, is returned as is.
+func reopen(open func() (*File, error)) (*File, error) {
+	for try := 1; ; try++ {
+		f, err := open()
+		if err == nil || try == maxOpens || !errors.Is(err, errChanged) {
+			return f, err
+		}
+	}
+}
+
 // target is a path resolved inside a view.
 type target struct {
 	rel   string      // the cleaned path as asked for

@@ -150,6 +150,10 @@ func (f *FS) Stat(rel string) (fs.FileInfo, error) {
 // through os.Root and the opened handle must be the regular file that was
 // checked before the open.
 func (f *FS) Open(rel string) (*File, error) {
+	return reopen(func() (*File, error) { return f.open(rel) })
+}
+
+func (f *FS) open(rel string) (*File, error) {
 	t, err := f.resolve(rel)
 	if err != nil {
 		return nil, f.pathError("open", f.errPath(rel), err)
@@ -157,6 +161,9 @@ func (f *FS) Open(rel string) (*File, error) {
 	vp := f.VaultPath(t.rel)
 	if !t.info.Mode().IsRegular() {
 		return nil, &fs.PathError{Op: "open", Path: vp, Err: ErrNotRegular}
+	}
+	if testHookChecked != nil {
+		testHookChecked(t.rel)
 	}
 	h, err := f.root.OpenFile(t.canon, openFlags, 0)
 	if err != nil {
