@@ -84,7 +84,7 @@ func (s *PDF) title(doc *pdf.Document) string {
 	if t := textnorm.Line(doc.Title); t != "" {
 		return t
 	}
-	if x := s.pdf.xmp(); x != nil && x.Title != "" {
+	if x := s.pdf.xmp(doc); x != nil && x.Title != "" {
 		return x.Title
 	}
 	return textnorm.Line(path.Base(s.ref))

@@ -34,9 +34,16 @@ type pdfFile struct {
 	xmpMeta  *xmpMeta
 }
 
-// xmp returns what the PDF's XMP packet says (see readXMP), read again
-// only when the file changes; nil when it has none or cannot be read.
-func (f *pdfFile) xmp() *xmpMeta {
+// xmp returns what the PDF's XMP packet says: the catalog's /Metadata
+// stream that doc carries (compressed or not in the file), else the packet
+// found by scanning the file (see readXMP), read again only when the file
+// changes; nil when it has none or cannot be read.
+func (f *pdfFile) xmp(doc *pdf.Document) *xmpMeta {
+	if len(doc.XMP) > 0 {
+		if p := parseXMP(doc.XMP); p != nil {
+			return &p.meta
+		}
+	}
 	fsys := f.l.v.FS()
 	st, err := fsys.Stat(f.rel)
 	if err != nil || st.Size() > pdf.DefaultMaxBytes {
@@ -63,7 +70,7 @@ func (f *pdfFile) xmp() *xmpMeta {
 // abstract under an "Abstract" heading, the page count, and the DOI and
 // publication year XMP gives.
 func (f *pdfFile) describe(md *Metadata, doc *pdf.Document, secs []Section) {
-	x := f.xmp()
+	x := f.xmp(doc)
 	if x == nil {
 		x = &xmpMeta{}
 	}

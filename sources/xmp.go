@@ -12,11 +12,11 @@ import (
 )
 
 // XMP is the metadata packet a PDF carries beside its Info dictionary
-// (ISO 16684-1). The text layer does not decode it, and metadata streams
-// are by convention left uncompressed so that tools which do not parse
-// PDF can find them: the packet is found by scanning the file's bytes.
-// A compressed packet is not seen; the title block and the Info
-// dictionary still are.
+// (ISO 16684-1). The text layer decodes the catalog's /Metadata stream,
+// compressed or not (pdf.Document.XMP). A document from a cache entry
+// written before it did has none; metadata streams are by convention left
+// uncompressed so that tools which do not parse PDF can find them, so the
+// packet is then found by scanning the file's bytes.
 const (
 	xmpOpen  = "<x:xmpmeta"
 	xmpClose = "</x:xmpmeta>"

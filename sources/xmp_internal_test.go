@@ -2,6 +2,7 @@ package sources
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
 	"os"
 	"path/filepath"
@@ -80,27 +81,38 @@ func TestReadXMP(t *testing.T) {
 // XMP stream, and of real PDFs of the corpus.
 func TestLoosePDFXMP(t *testing.T) {
 	root := paperSampleRoot(t)
-	writeVaultFile(t, root, "inbox/untitled.pdf", pdfWithXMP(xmpPacketOf(`pdf:Producer="gen"`, xmpDocBody), "just a line of body text about retinal images"))
+	packet := xmpPacketOf(`pdf:Producer="gen"`, xmpDocBody)
+	body := "just a line of body text about retinal images"
+	writeVaultFile(t, root, "inbox/untitled.pdf", pdfWithXMP(packet, body))
+	writeVaultFile(t, root, "inbox/compressed.pdf", pdfWithFlateXMP(packet, body))
+	// A second packet in the clear, as an embedded image's: the catalog's
+	// compressed one is still the document's.
+	writeVaultFile(t, root, "inbox/compressed-and-figure.pdf",
+		append(pdfWithFlateXMP(packet, body), "% "+xmpPacketOf(`pdf:Producer="figure"`, `<prism:doi>10.9999/figure</prism:doi>`)+"\n"...))
 	lib := paperLibrary(t, root)
 	ctx := context.Background()
-	src, err := lib.Open(ctx, grant.KindFile, "inbox/untitled.pdf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	md, err := src.(Describer).Describe(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := &Metadata{
-		Title: "Leveraging uncertainty information from deep neural networks", Authors: []string{"Christian Leibig", "Murat Seçkin Ayhan"},
-		DOI: "10.1038/s41598-017-17876-z", Year: 2017, Pages: 1, Documents: []string{"inbox/untitled.pdf"},
-	}
-	if diff := cmp.Diff(want, md); diff != "" {
-		t.Errorf("Describe (-want +got):\n%s", diff)
-	}
-	doc, err := src.Read(ctx, "")
-	if err != nil || doc.Title != want.Title {
-		t.Errorf("Read title %q, %v; want the XMP title", doc.Title, err)
+	var src Source
+	var err error
+	for _, name := range []string{"inbox/untitled.pdf", "inbox/compressed.pdf", "inbox/compressed-and-figure.pdf"} {
+		src, err = lib.Open(ctx, grant.KindFile, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, err := src.(Describer).Describe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := &Metadata{
+			Title: "Leveraging uncertainty information from deep neural networks", Authors: []string{"Christian Leibig", "Murat Seçkin Ayhan"},
+			DOI: "10.1038/s41598-017-17876-z", Year: 2017, Pages: 1, Documents: []string{name},
+		}
+		if diff := cmp.Diff(want, md); diff != "" {
+			t.Errorf("%s: Describe (-want +got):\n%s", name, diff)
+		}
+		doc, err := src.Read(ctx, "")
+		if err != nil || doc.Title != want.Title {
+			t.Errorf("%s: Read title %q, %v; want the XMP title", name, doc.Title, err)
+		}
 	}
 
 	dir := corpus.Dir(t, "pdfs")
@@ -113,7 +125,7 @@ func TestLoosePDFXMP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err = src.(Describer).Describe(ctx)
+	md, err := src.(Describer).Describe(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,6 +141,21 @@ func TestLoosePDFXMP(t *testing.T) {
 // dictionary and the XMP packet as the catalog's uncompressed /Metadata
 // stream.
 func pdfWithXMP(packet, body string) []byte {
+	return pdfWithXMPStream("<< /Type /Metadata /Subtype /XML /Length "+strconv.Itoa(len(packet))+" >>\nstream\n"+packet+"\nendstream", body)
+}
+
+// pdfWithFlateXMP is pdfWithXMP with the packet Flate-compressed, as
+// writers that compress every stream store it: nothing in the file's
+// bytes shows it.
+func pdfWithFlateXMP(packet, body string) []byte {
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write([]byte(packet))
+	zw.Close()
+	return pdfWithXMPStream("<< /Type /Metadata /Subtype /XML /Filter /FlateDecode /Length "+strconv.Itoa(z.Len())+" >>\nstream\n"+z.String()+"\nendstream", body)
+}
+
+func pdfWithXMPStream(metadata, body string) []byte {
 	content := "BT /F1 10 Tf 72 100 Td (" + body + ") Tj ET"
 	objs := []string{
 		"<< /Type /Catalog /Pages 2 0 R /Metadata 6 0 R >>",
@@ -136,7 +163,7 @@ func pdfWithXMP(packet, body string) []byte {
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
 		"<< /Length " + strconv.Itoa(len(content)) + " >>\nstream\n" + content + "\nendstream",
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-		"<< /Type /Metadata /Subtype /XML /Length " + strconv.Itoa(len(packet)) + " >>\nstream\n" + packet + "\nendstream",
+		metadata,
 	}
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.7\n")

@@ -133,6 +133,7 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 		out.InfoTitle = strings.TrimSpace(d.text(info["Title"]))
 		out.Authors = splitAuthors(d.text(info["Author"]))
 	}
+	out.XMP = d.xmp()
 	if err := d.stopped(); err != nil {
 		return nil, err
 	}
@@ -495,6 +496,32 @@ func (d *doc) streamPrefix(sd types.StreamDict, n int64) []byte {
 	}
 	d.budget -= n
 	return b
+}
+
+// xmp returns the catalog's /Metadata stream decoded, or nil when there is
+// none, it does not decode, or it is larger than MaxXMPBytes. It is
+// decoded under its own small limit, outside the pages' budget, so that
+// metadata never costs the document its text.
+func (d *doc) xmp() []byte {
+	root, err := d.xr.Catalog()
+	if err != nil {
+		return nil
+	}
+	sd, ok := d.resolve(root["Metadata"]).(types.StreamDict)
+	if !ok {
+		return nil
+	}
+	var b []byte
+	if plainFlate(&sd) {
+		b, err = inflate(sd.Raw, MaxXMPBytes)
+	} else {
+		err = sd.DecodeWithLimit(MaxXMPBytes)
+		b = sd.Content
+	}
+	if err != nil || len(b) == 0 || len(b) > MaxXMPBytes {
+		return nil
+	}
+	return bytes.Clone(b)
 }
 
 func (d *doc) infoRef() types.Object {

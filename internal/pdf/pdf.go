@@ -144,7 +144,15 @@ type Document struct {
 	// names, else the line under the title when it looks like names. May be empty.
 	Authors   []string
 	InfoTitle string // the Info dictionary's /Title
+	// XMP is the catalog's /Metadata stream, decoded: the document's XMP
+	// packet as stored, which may be compressed in the file. Nil when the
+	// PDF has none or it is larger than MaxXMPBytes.
+	XMP []byte
 }
+
+// MaxXMPBytes bounds the XMP packet kept in a Document; metadata is a few
+// kilobytes, and a larger stream is not read.
+const MaxXMPBytes = 1 << 20
 
 // Page is one page's text.
 type Page struct {

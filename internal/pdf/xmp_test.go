@@ -1,0 +1,71 @@
+package pdf
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// TestXMP: the catalog's /Metadata stream comes out decoded whether it is
+// stored in the clear or compressed, survives the cache, and one that is
+// missing, not a stream or larger than MaxXMPBytes gives no XMP and
+// costs the document nothing.
+func TestXMP(t *testing.T) {
+	const packet = `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta><?xpacket end="w"?>`
+	flate := func(s string) string {
+		var z bytes.Buffer
+		zw := zlib.NewWriter(&z)
+		zw.Write([]byte(s))
+		zw.Close()
+		return z.String()
+	}
+	body := []page{{content: "BT /F1 12 Tf 72 700 Td (Body text of the page) Tj ET"}}
+	doc := func(metadata func(b *pdfBuilder) string) []byte {
+		return simpleDoc(body, "", "", func(b *pdfBuilder, _ []int) string {
+			if metadata == nil {
+				return ""
+			}
+			return metadata(b)
+		})
+	}
+	metadata := func(dict, data string) func(b *pdfBuilder) string {
+		return func(b *pdfBuilder) string {
+			return fmt.Sprintf("/Metadata %d 0 R", b.stream("/Type /Metadata /Subtype /XML "+dict, data))
+		}
+	}
+	tests := []struct {
+		name string
+		pdf  []byte
+		want string
+	}{
+		{"in the clear", doc(metadata("", packet)), packet + "\n"},
+		{"compressed", doc(metadata("/Filter /FlateDecode", flate(packet))), packet},
+		{"none", doc(nil), ""},
+		{"not a stream", doc(func(*pdfBuilder) string { return "/Metadata << /Type /Metadata >>" }), ""},
+		{"a bomb", doc(metadata("/Filter /FlateDecode", flate(packet+string(make([]byte, MaxXMPBytes))))), ""},
+		{"does not decode", doc(metadata("/Filter /FlateDecode", "not zlib at all")), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := mustExtract(t, tt.pdf)
+			if string(d.XMP) != tt.want {
+				t.Errorf("XMP = %.80q, want %.80q", d.XMP, tt.want)
+			}
+			if len(d.Pages) != 1 || d.Pages[0].Text != "Body text of the page" {
+				t.Errorf("pages %+v: the metadata cost the text", d.Pages)
+			}
+			c := &Cache{Dir: t.TempDir()}
+			o := &countingOpener{data: tt.pdf}
+			key := FileInfo{Path: "x.pdf", Size: int64(len(tt.pdf)), ModTime: time.Unix(4, 0)}
+			for range 2 { // extracted, then from the cache
+				got, err := c.Extract(context.Background(), key, o.open)
+				if err != nil || string(got.XMP) != tt.want {
+					t.Errorf("through the cache: XMP %.80q, %v", got.XMP, err)
+				}
+			}
+		})
+	}
+}
