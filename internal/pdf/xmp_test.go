@@ -5,8 +5,12 @@ import (
 	"compress/zlib"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/corpus"
 )
 
 // TestXMP: the catalog's /Metadata stream comes out decoded whether it is
@@ -67,5 +71,36 @@ func TestXMP(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestXMPCorpus: the catalog's packet of real PDFs, byte for byte as the
+// file stores it, including a bare rdf:RDF without the x:xmpmeta wrapper
+// (as early XMP writers made them) that a scan of the file for the wrapper
+// misses.
+func TestXMPCorpus(t *testing.T) {
+	dir := corpus.Dir(t, "pdfs")
+	for _, tt := range []struct {
+		file     string
+		wrapped  bool
+		contains string
+	}{
+		{"pwl-impossibility-scan.pdf", false, "<pdf:CreationDate>2003-07-24"},
+		{"scirep-leibig.pdf", true, "10.1038/s41598-017-17876-z"},
+	} {
+		data, err := os.ReadFile(filepath.Join(dir, tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := mustExtract(t, data)
+		if !bytes.Contains(d.XMP, []byte(tt.contains)) {
+			t.Errorf("%s: XMP %.200q does not contain %q", tt.file, d.XMP, tt.contains)
+		}
+		if !bytes.Contains(data, d.XMP) {
+			t.Errorf("%s: the packet is not the file's bytes", tt.file)
+		}
+		if got := bytes.Contains(d.XMP, []byte("<x:xmpmeta")); got != tt.wrapped {
+			t.Errorf("%s: packet wrapped in x:xmpmeta: %v, want %v", tt.file, got, tt.wrapped)
+		}
 	}
 }
