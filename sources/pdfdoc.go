@@ -35,14 +35,17 @@ type pdfFile struct {
 }
 
 // xmp returns what the PDF's XMP packet says: the catalog's /Metadata
-// stream that doc carries (compressed or not in the file), else the packet
-// found by scanning the file (see readXMP), read again only when the file
-// changes; nil when it has none or cannot be read.
+// stream that doc carries (compressed or not in the file); nil when it has
+// none or it cannot be read. A packet elsewhere in the file belongs to an
+// image or a page, not to the document. Only a document from an older
+// cache entry, whose packet is unknown, has the file scanned for it (see
+// readXMP), again only when the file changes.
 func (f *pdfFile) xmp(doc *pdf.Document) *xmpMeta {
-	if len(doc.XMP) > 0 {
+	if !doc.XMPUnread() {
 		if p := parseXMP(doc.XMP); p != nil {
 			return &p.meta
 		}
+		return nil
 	}
 	fsys := f.l.v.FS()
 	st, err := fsys.Stat(f.rel)

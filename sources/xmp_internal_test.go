@@ -89,10 +89,19 @@ func TestLoosePDFXMP(t *testing.T) {
 	// compressed one is still the document's.
 	writeVaultFile(t, root, "inbox/compressed-and-figure.pdf",
 		append(pdfWithFlateXMP(packet, body), "% "+xmpPacketOf(`pdf:Producer="figure"`, `<prism:doi>10.9999/figure</prism:doi>`)+"\n"...))
+	// An empty catalog packet, and a figure's packet in the clear: that
+	// one is not the document's.
+	writeVaultFile(t, root, "inbox/figure-only.pdf",
+		append(pdfWithXMPStream("<< /Length 0 >>\nstream\n\nendstream", body), "% "+xmpPacketOf(`pdf:Producer="figure"`, `<dc:title><rdf:Alt><rdf:li>Figure two</rdf:li></rdf:Alt></dc:title><prism:doi>10.9999/figure</prism:doi>`)+"\n"...))
 	lib := paperLibrary(t, root)
 	ctx := context.Background()
-	var src Source
-	var err error
+	src, err := lib.Open(ctx, grant.KindFile, "inbox/figure-only.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md, err := src.(Describer).Describe(ctx); err != nil || md.DOI != "" || md.Title != "figure-only.pdf" && md.Title != "" {
+		t.Errorf("a figure's packet taken for the document's: %+v, %v", md, err)
+	}
 	for _, name := range []string{"inbox/untitled.pdf", "inbox/compressed.pdf", "inbox/compressed-and-figure.pdf"} {
 		src, err = lib.Open(ctx, grant.KindFile, name)
 		if err != nil {

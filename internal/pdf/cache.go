@@ -76,11 +76,12 @@ type cacheHeader struct {
 	Title     string        `json:",omitempty"`
 	Authors   []string      `json:",omitempty"`
 	InfoTitle string        `json:",omitempty"`
-	// XMP came after version 4's first entries: an entry without it reads
-	// as a document without XMP, and readers fall back to scanning the
-	// file, so the version (and every index built on it) stays.
-	XMP   []byte `json:",omitempty"`
-	Pages []cachePageRef
+	// XMP came after version 4's first entries: an entry without XMPRead
+	// reads as a document whose XMP is unknown (Document.XMPUnread), so
+	// the version, and every index built on it, stays.
+	XMP     []byte `json:",omitempty"`
+	XMPRead bool   `json:",omitempty"`
+	Pages   []cachePageRef
 	// Failure, when set, is why the document could not be extracted;
 	// the entry then has no pages.
 	Failure *cacheFailure `json:",omitempty"`
@@ -346,7 +347,8 @@ func (c *Cache) writePathRecord(d *safefs.Dir, key FileInfo, sum string) {
 // write stores doc as the entry for sum.
 func (c *Cache) write(d *safefs.Dir, sum string, doc *Document) error {
 	hdr := cacheHeader{Version: Version, SHA256: sum, Labels: doc.Labels, Outline: doc.Outline,
-		Title: doc.Title, Authors: doc.Authors, InfoTitle: doc.InfoTitle, XMP: doc.XMP}
+		Title: doc.Title, Authors: doc.Authors, InfoTitle: doc.InfoTitle,
+		XMP: doc.XMP, XMPRead: !doc.xmpUnread}
 	var body bytes.Buffer
 	for i := range doc.Pages {
 		b := encodePage(&doc.Pages[i])
@@ -488,7 +490,8 @@ func (e *cacheEntry) page(n int) (*Page, error) {
 
 // document reads every page.
 func (e *cacheEntry) document() (*Document, error) {
-	d := &Document{Labels: e.hdr.Labels, Outline: e.hdr.Outline, Title: e.hdr.Title, Authors: e.hdr.Authors, InfoTitle: e.hdr.InfoTitle, XMP: e.hdr.XMP}
+	d := &Document{Labels: e.hdr.Labels, Outline: e.hdr.Outline, Title: e.hdr.Title, Authors: e.hdr.Authors, InfoTitle: e.hdr.InfoTitle,
+		XMP: e.hdr.XMP, xmpUnread: !e.hdr.XMPRead}
 	d.Pages = make([]Page, len(e.hdr.Pages))
 	for i := range e.hdr.Pages {
 		p, err := e.page(i + 1)

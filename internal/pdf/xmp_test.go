@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -66,12 +67,36 @@ func TestXMP(t *testing.T) {
 			key := FileInfo{Path: "x.pdf", Size: int64(len(tt.pdf)), ModTime: time.Unix(4, 0)}
 			for range 2 { // extracted, then from the cache
 				got, err := c.Extract(context.Background(), key, o.open)
-				if err != nil || string(got.XMP) != tt.want {
-					t.Errorf("through the cache: XMP %.80q, %v", got.XMP, err)
+				if err != nil || string(got.XMP) != tt.want || got.XMPUnread() {
+					t.Errorf("through the cache: XMP %.80q (unread %v), %v", got.XMP, got.XMPUnread(), err)
 				}
 			}
 		})
 	}
+
+	// An entry from before the text layer read XMP has none recorded:
+	// its XMP is unknown, not absent.
+	data := doc(metadata("", packet))
+	c := &Cache{Dir: t.TempDir(), Extractor: oldExtractor{}}
+	o := &countingOpener{data: data}
+	key := FileInfo{Path: "x.pdf", Size: int64(len(data)), ModTime: time.Unix(4, 0)}
+	for range 2 {
+		got, err := c.Extract(context.Background(), key, o.open)
+		if err != nil || got.XMP != nil || !got.XMPUnread() {
+			t.Errorf("old entry: XMP %.80q (unread %v), %v; want unread", got.XMP, got.XMPUnread(), err)
+		}
+	}
+}
+
+// oldExtractor extracts as the text layer did before it read XMP.
+type oldExtractor struct{}
+
+func (oldExtractor) Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (*Document, error) {
+	d, err := Native{}.Extract(ctx, r, size, opts)
+	if d != nil {
+		d.XMP, d.xmpUnread = nil, true
+	}
+	return d, err
 }
 
 // TestXMPCorpus: the catalog's packet of real PDFs, byte for byte as the
