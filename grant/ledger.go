@@ -90,9 +90,12 @@ const reserveWait = 10 * time.Second
 
 // Reserve reserves up to want characters of turn turnID, whose budget is
 // turnChars, and returns the reservation and the characters the turn had
-// used or reserved before it. When nothing remains but calls in flight
-// hold reservations, it waits (up to ctx and a few seconds) for them to
-// settle; when nothing remains, the error wraps ErrTurnSpent.
+// used or reserved before it. When less than want remains while calls in
+// flight hold reservations, it waits (up to ctx and a few seconds) for
+// them to settle, since they usually return far less than they hold: an
+// agent's parallel calls then get the whole budget between them, not a
+// sliver each. After the wait it reserves what remains; when nothing
+// does, the error wraps ErrTurnSpent.
 func (l *UsageLog) Reserve(ctx context.Context, turnID string, turnChars, want int) (*Reservation, int, error) {
 	if want <= 0 {
 		return nil, 0, fmt.Errorf("reserving %d characters: want must be positive", want)
@@ -100,11 +103,12 @@ func (l *UsageLog) Reserve(ctx context.Context, turnID string, turnChars, want i
 	deadline := time.Now().Add(reserveWait)
 	pause := time.Millisecond
 	for {
-		r, used, waiting, err := l.tryReserve(turnID, turnChars, want)
+		waited := time.Now().After(deadline) || ctx.Err() != nil
+		r, used, waiting, err := l.tryReserve(turnID, turnChars, want, waited)
 		if err != nil || r != nil {
 			return r, used, err
 		}
-		if !waiting || time.Now().After(deadline) || ctx.Err() != nil {
+		if !waiting || waited {
 			return nil, used, fmt.Errorf("%w: %d of %d characters used or held by calls in flight", ErrTurnSpent, min(used, turnChars), turnChars)
 		}
 		select {
@@ -115,7 +119,10 @@ func (l *UsageLog) Reserve(ctx context.Context, turnID string, turnChars, want i
 	}
 }
 
-func (l *UsageLog) tryReserve(turnID string, turnChars, want int) (r *Reservation, used int, waiting bool, err error) {
+// tryReserve reserves min(want, what remains), or nothing and waiting set
+// when calls in flight hold what would make up want; with partial, it
+// reserves what remains whatever is held.
+func (l *UsageLog) tryReserve(turnID string, turnChars, want int, partial bool) (r *Reservation, used int, waiting bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	err = withUsageLock(l.path, func(f *safefs.File, st os.FileInfo) error {
@@ -125,7 +132,7 @@ func (l *UsageLog) tryReserve(turnID string, turnChars, want int) (r *Reservatio
 		held, others := l.held(turnID)
 		used = addChars(l.settled[turnID], held)
 		rem := turnChars - used
-		if rem <= 0 {
+		if rem <= 0 || rem < want && others && !partial {
 			waiting = others
 			return nil
 		}

@@ -264,8 +264,12 @@ func TestLedgerTornTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Another process must see the reservation despite the torn line.
-	if _, used, err := OpenUsageLog(path).Reserve(context.Background(), "t", 1000, 1000); err != nil || used != 300 {
-		t.Fatalf("second reader: used %d, %v; want the reservation of 300 seen", used, err)
+	// It would wait for the call in flight; told to stop waiting, it
+	// takes what remains.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if r2, used, err := OpenUsageLog(path).Reserve(ctx, "t", 1000, 1000); err != nil || used != 300 || r2.Chars() != 700 {
+		t.Fatalf("second reader: used %d, %v, %v; want the reservation of 300 seen and 700 reserved", used, r2, err)
 	}
 	if _, err := r.Settle("context_read", []string{"a.md"}, 120); err != nil {
 		t.Fatal(err)
@@ -276,6 +280,41 @@ func TestLedgerTornTail(t *testing.T) {
 	}
 	if u.Calls != 1 || u.Chars != 120 || u.Skipped != 1 {
 		t.Errorf("usage = %+v, want 1 call of 120 and the torn line skipped", u)
+	}
+}
+
+// Parallel calls near the end of a turn: a call that wants more than
+// remains while another holds a reservation waits for it to settle, and
+// gets what it wants from what that one left, not the sliver that was
+// free when it asked. With nothing in flight, it takes what remains.
+func TestLedgerWaitsForCallsInFlight(t *testing.T) {
+	path := filepath.Join(t.TempDir(), UsageFile)
+	l := OpenUsageLog(path)
+	first, _, err := l.Reserve(context.Background(), "t", 1000, 800)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settled := make(chan error, 1)
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		_, err := first.Settle("context_search", []string{"a.md"}, 100)
+		settled <- err
+	}()
+	second, used, err := l.Reserve(context.Background(), "t", 1000, 600)
+	if err := <-settled; err != nil {
+		t.Fatal(err)
+	}
+	if err != nil || second.Chars() != 600 || used != 100 {
+		t.Fatalf("second call: %v after %d used, %v; want 600 reserved after the first settled at 100", second, used, err)
+	}
+	if _, err := second.Settle("context_read", []string{"b.md"}, 600); err != nil {
+		t.Fatal(err)
+	}
+	// 300 remain and nothing else is in flight: a call wanting more gets
+	// them at once.
+	third, used, err := l.Reserve(context.Background(), "t", 1000, 1000)
+	if err != nil || third.Chars() != 300 || used != 700 {
+		t.Errorf("third call: %v after %d used, %v; want the 300 that remain", third, used, err)
 	}
 }
 
