@@ -387,8 +387,25 @@ func (r *resolution) addSelection(sel Selection, current *sources.PaperInfo) {
 		ev.Page, ev.Section = r.locate(paper, file, quote)
 		sel.Page, sel.Section = ev.Page, ev.Section
 	}
+	if doc := r.docs[file]; paper == nil && doc != nil && strings.EqualFold(path.Ext(file), ".pdf") {
+		// A loose PDF, read to place the selection: it is titled as it
+		// titles itself (title block, Info, XMP), not by its file name.
+		if t := textnorm.Line(doc.Title); t != "" {
+			ev.Title = t
+			r.retitle(grant.KindFile, file, t)
+		}
+	}
 	ev.CitationURI = citation(file, sel)
 	r.plan.Evidence = append(r.plan.Evidence, ev)
+}
+
+// retitle sets the title of the granted source kind:p.
+func (r *resolution) retitle(kind grant.Kind, p, title string) {
+	for i, s := range r.plan.Sources {
+		if s.Kind == kind && s.Path == p {
+			r.plan.Sources[i].Title = title
+		}
+	}
 }
 
 // document reads the file a selection is from, once per Resolve; nil when

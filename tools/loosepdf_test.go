@@ -161,7 +161,8 @@ func TestLoosePDFInDirectory(t *testing.T) {
 }
 
 // TestLoosePDFSelection: a selection whose path is a loose PDF is evidence
-// located on its page, and the plan grants the PDF as a file.
+// located on its page, and the plan grants the PDF as a file, titled as
+// the PDF titles itself.
 func TestLoosePDFSelection(t *testing.T) {
 	f := newFixtureWith(t, nil, addDownloads(t), "notes")
 	var r researchctx.Resolver
@@ -173,13 +174,13 @@ func TestLoosePDFSelection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cmp.Equal(plan.Sources, []grant.Ref{{Kind: grant.KindFile, Path: "downloads/sba.pdf", Title: "sba.pdf"}}) {
+	if !cmp.Equal(plan.Sources, []grant.Ref{{Kind: grant.KindFile, Path: "downloads/sba.pdf", Title: sbaTitle}}) {
 		t.Errorf("plan sources %+v", plan.Sources)
 	}
 	if len(plan.Evidence) != 1 {
 		t.Fatalf("evidence %+v", plan.Evidence)
 	}
-	if ev := plan.Evidence[0]; ev.Path != "downloads/sba.pdf" || ev.Page != 2 || ev.CitationURI != "downloads/sba.pdf#page=2" || ev.PaperRef != "" {
+	if ev := plan.Evidence[0]; ev.Path != "downloads/sba.pdf" || ev.Page != 2 || ev.CitationURI != "downloads/sba.pdf#page=2" || ev.PaperRef != "" || ev.Title != sbaTitle {
 		t.Errorf("evidence %+v, want page 2 of downloads/sba.pdf", ev)
 	}
 }
