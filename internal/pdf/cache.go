@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/researchctx/researchctx/internal/safefs"
@@ -78,9 +79,11 @@ type cacheHeader struct {
 	InfoTitle string        `json:",omitempty"`
 	// XMP came after version 4's first entries: an entry without XMPRead
 	// reads as a document whose XMP is unknown (Document.XMPUnread), so
-	// the version, and every index built on it, stays.
-	XMP     []byte `json:",omitempty"`
-	XMPRead bool   `json:",omitempty"`
+	// the version, and every index built on it, stays. The packet is a
+	// record after the pages, not part of the header, which every page
+	// read decodes.
+	XMP     *cachePageRef `json:",omitempty"`
+	XMPRead bool          `json:",omitempty"`
 	Pages   []cachePageRef
 	// Failure, when set, is why the document could not be extracted;
 	// the entry then has no pages.
@@ -347,14 +350,20 @@ func (c *Cache) writePathRecord(d *safefs.Dir, key FileInfo, sum string) {
 // write stores doc as the entry for sum.
 func (c *Cache) write(d *safefs.Dir, sum string, doc *Document) error {
 	hdr := cacheHeader{Version: Version, SHA256: sum, Labels: doc.Labels, Outline: doc.Outline,
-		Title: doc.Title, Authors: doc.Authors, InfoTitle: doc.InfoTitle,
-		XMP: doc.XMP, XMPRead: !doc.xmpUnread}
+		Title: doc.Title, Authors: doc.Authors, InfoTitle: doc.InfoTitle, XMPRead: !doc.xmpUnread}
 	var body bytes.Buffer
-	for i := range doc.Pages {
-		b := encodePage(&doc.Pages[i])
+	record := func(b []byte) cachePageRef {
 		s := sha256.Sum256(b)
-		hdr.Pages = append(hdr.Pages, cachePageRef{Off: int64(body.Len()), Len: int64(len(b)), Sum: hex.EncodeToString(s[:])})
+		ref := cachePageRef{Off: int64(body.Len()), Len: int64(len(b)), Sum: hex.EncodeToString(s[:])}
 		body.Write(b)
+		return ref
+	}
+	for i := range doc.Pages {
+		hdr.Pages = append(hdr.Pages, record(encodePage(&doc.Pages[i])))
+	}
+	if len(doc.XMP) > 0 {
+		ref := record(doc.XMP)
+		hdr.XMP = &ref
 	}
 	out, err := encodeHeader(hdr, body.Len())
 	if err != nil {
@@ -467,19 +476,27 @@ func (e *cacheEntry) close() {
 	}
 }
 
-// page reads and verifies page n.
-func (e *cacheEntry) page(n int) (*Page, error) {
-	ref := e.hdr.Pages[n-1]
+// record reads and verifies the body record ref, named what in errors.
+func (e *cacheEntry) record(ref cachePageRef, what string) ([]byte, error) {
 	if ref.Len < 0 || ref.Len > 1<<30 || ref.Off < 0 {
-		return nil, fmt.Errorf("%w: page %d record", ErrCacheCorrupt, n)
+		return nil, fmt.Errorf("%w: %s record", ErrCacheCorrupt, what)
 	}
 	b := make([]byte, ref.Len)
 	if _, err := e.f.ReadAt(b, e.body+ref.Off); err != nil {
-		return nil, fmt.Errorf("%w: page %d: %v", ErrCacheCorrupt, n, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrCacheCorrupt, what, err)
 	}
 	s := sha256.Sum256(b)
 	if hex.EncodeToString(s[:]) != ref.Sum {
-		return nil, fmt.Errorf("%w: page %d checksum", ErrCacheCorrupt, n)
+		return nil, fmt.Errorf("%w: %s checksum", ErrCacheCorrupt, what)
+	}
+	return b, nil
+}
+
+// page reads and verifies page n.
+func (e *cacheEntry) page(n int) (*Page, error) {
+	b, err := e.record(e.hdr.Pages[n-1], "page "+strconv.Itoa(n))
+	if err != nil {
+		return nil, err
 	}
 	p, err := decodePage(b)
 	if err != nil {
@@ -491,7 +508,15 @@ func (e *cacheEntry) page(n int) (*Page, error) {
 // document reads every page.
 func (e *cacheEntry) document() (*Document, error) {
 	d := &Document{Labels: e.hdr.Labels, Outline: e.hdr.Outline, Title: e.hdr.Title, Authors: e.hdr.Authors, InfoTitle: e.hdr.InfoTitle,
-		XMP: e.hdr.XMP, xmpUnread: !e.hdr.XMPRead}
+		xmpUnread: !e.hdr.XMPRead}
+	if e.hdr.XMP != nil {
+		b, err := e.record(*e.hdr.XMP, "XMP")
+		if err != nil {
+			e.remove()
+			return nil, err
+		}
+		d.XMP = b
+	}
 	d.Pages = make([]Page, len(e.hdr.Pages))
 	for i := range e.hdr.Pages {
 		p, err := e.page(i + 1)

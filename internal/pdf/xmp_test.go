@@ -74,6 +74,34 @@ func TestXMP(t *testing.T) {
 		})
 	}
 
+	// A damaged XMP record (the entry's last bytes) is a corrupt entry:
+	// rebuilt, never read as another packet.
+	{
+		data := doc(metadata("/Filter /FlateDecode", flate(packet)))
+		c := &Cache{Dir: t.TempDir()}
+		o := &countingOpener{data: data}
+		key := FileInfo{Path: "x.pdf", Size: int64(len(data)), ModTime: time.Unix(4, 0)}
+		if _, err := c.Extract(context.Background(), key, o.open); err != nil {
+			t.Fatal(err)
+		}
+		entries, _ := filepath.Glob(filepath.Join(c.Dir, "v*", "*", "*.pdfc"))
+		if len(entries) != 1 {
+			t.Fatalf("entries: %v", entries)
+		}
+		b, _ := os.ReadFile(entries[0])
+		b[len(b)-1] ^= 1
+		if err := os.WriteFile(entries[0], b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Extract(context.Background(), key, o.open)
+		if err != nil || string(got.XMP) != packet {
+			t.Errorf("after damage: XMP %.80q, %v", got.XMP, err)
+		}
+		if p, err := c.Page(context.Background(), key, o.open, 1); err != nil || p.Text != "Body text of the page" {
+			t.Errorf("page after the rebuild: %v, %v", p, err)
+		}
+	}
+
 	// An entry from before the text layer read XMP has none recorded:
 	// its XMP is unknown, not absent.
 	data := doc(metadata("", packet))
