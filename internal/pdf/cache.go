@@ -23,8 +23,10 @@ import (
 // Version 2 records failures too; version 3 adds annotation and form-field
 // text (Line.Annot) and the other text-layer repairs of its release;
 // version 4 reads columns below wide tables, vertical tiers and the word
-// fixes of its release (ligature widths, footnote marks, raised letters).
-const Version = 4
+// fixes of its release (ligature widths, footnote marks, raised letters);
+// version 5 no longer takes wide justified spaces that line up on a line
+// or two for a column gutter.
+const Version = 5
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under

@@ -464,21 +464,24 @@ func orderBlocks(frags []*frag) [][]*frag {
 	if oHi <= oLo {
 		return [][]*frag{frags}
 	}
-	var nl, nr, ns int
+	var lf, rf []*frag
+	ns := 0
 	for _, f := range frags {
 		if f.y < oLo || f.y > oHi {
 			continue
 		}
 		switch side(f) {
 		case -1:
-			nl++
+			lf = append(lf, f)
 		case 1:
-			nr++
+			rf = append(rf, f)
 		default:
 			ns++
 		}
 	}
-	if nl < 3 || nr < 3 || float64(ns) > 0.3*float64(min(nl, nr)) {
+	// Each column has lines of its own: a line or two of justified text
+	// whose wide spaces happen to line up is no gutter.
+	if len(lf) < 3 || len(rf) < 3 || fewLines(lf) || fewLines(rf) || float64(ns) > 0.3*float64(min(len(lf), len(rf))) {
 		return [][]*frag{frags}
 	}
 	sorted := append([]*frag(nil), frags...)

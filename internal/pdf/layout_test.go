@@ -189,3 +189,47 @@ func TestFlippedText(t *testing.T) {
 		t.Errorf("text (-want +got):\n%s", diff)
 	}
 }
+
+// A single-column page whose justified lines open wide spaces that line up
+// on two lines (a reference entry set in a narrow measure) has no gutter
+// there: the lines read whole, not as two columns of two lines.
+func TestLayoutAlignedWideSpaces(t *testing.T) {
+	var gs []glyph
+	seq := int32(0)
+	put := func(x, y float64, s string) {
+		for _, r := range s {
+			gs = append(gs, glyph{x: x, y: y, w: 5, size: 10, text: string(r), seq: seq, isWS: r == ' '})
+			x += 5
+			seq++
+		}
+	}
+	y := 700.0
+	for i := 0; i < 8; i++ {
+		put(72, y, fmt.Sprintf("Line %d of a paragraph that runs the whole width of the text block here.", i))
+		y -= 12
+	}
+	// Justified as TeX sets it: words placed one by one, no space
+	// glyphs, the spaces stretched wider than a fragment's gap.
+	words := func(y float64, ws ...string) {
+		x := 72.0
+		for _, w := range ws {
+			put(x, y, w)
+			x += 5*float64(len(w)) + 10
+		}
+	}
+	words(y, "Thomas", "A.", "Whitfield", "and", "Rebecca", "J.", "Moore.", "Budgeted", "context", "windows")
+	y -= 12
+	words(y, "for", "tool-using", "agents.", "Artificial", "Intelligence,", "330:104077,", "2024.", "doi:")
+	y -= 12
+	put(72, y, "10.1016/j.artint.2024.104077.")
+	y -= 12
+	for i := 8; i < 12; i++ {
+		put(72, y, fmt.Sprintf("Line %d of a paragraph that runs the whole width of the text block here.", i))
+		y -= 12
+	}
+	_, text := layoutPage(gs, 612, 792)
+	want := "Thomas A. Whitfield and Rebecca J. Moore. Budgeted context windows\nfor tool-using agents. Artificial Intelligence, 330:104077, 2024. doi:\n10.1016/j.artint.2024.104077."
+	if !strings.Contains(text, want) {
+		t.Errorf("the entry's lines are not read whole:\n%s", text)
+	}
+}

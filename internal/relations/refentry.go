@@ -54,7 +54,8 @@ var (
 	// Nature, Springer, ACM small capitals).
 	surnameInitial = regexp.MustCompile(`^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:\s\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+)?,\s(?:\p{Lu}\.|\p{Lu}\p{Lu}?\s)`)
 	// venueCue starts what follows a title when no full stop ends it.
-	venueCue = regexp.MustCompile(`(?:,\s*|\.\s*|\s)(?:In:?\s|in:?\s+(?:Proc|Advances)|arXiv preprint|arXiv:?\s?[0-9]|CoRR\b|Technical report|Tech\. Rep)`)
+	// An edition ("…, 2nd ed. Publisher") ends a book's title too.
+	venueCue = regexp.MustCompile(`(?:,\s*|\.\s*|\s)(?:In:?\s|in:?\s+(?:Proc|Advances)|arXiv preprint|arXiv:?\s?[0-9]|CoRR\b|Technical report|Tech\. Rep|(?:[0-9]+(?:st|nd|rd|th)|[Ss]econd|[Tt]hird|[Ff]ourth|[Ff]ifth|[Rr]evised)\s[Ee]d(?:\.|ition\b))`)
 )
 
 // ParseEntry parses one reference entry: its identifiers, year, authors,
@@ -192,6 +193,10 @@ func commaAuthors(s string) (authors, title, rest string, ok bool) {
 		// A book's title ends at its full stop, before the publisher:
 		// "…, HANDS: A Study of Shapes. Springer-Verlag, 1991."
 		title, rest = title[:i], title[i+2:]+", "+rest
+	}
+	if m := venueCue.FindStringIndex(title); m != nil && m[0] > 8 {
+		// "…, Title revisited. arXiv preprint arXiv:2305.01234, 2023."
+		title, rest = title[:m[0]], strings.TrimLeft(title[m[0]:], ",. ")+", "+rest
 	}
 	return strings.Join(parts[:n], ", "), title, rest, true
 }
@@ -386,6 +391,10 @@ func sentence(s string, cue bool) (string, string) {
 			if sentenceAbbrev[s[j:i]] || (i-j == 1 && unicode.IsUpper(rune(s[j]))) {
 				continue
 			}
+		} else if startsLower(strings.TrimLeft(s[i+1:], " ")) {
+			// A question in a title goes on in lower case after styles
+			// that lower-case titles: "When do models fail? a study."
+			continue
 		}
 		end = i + 1
 		break

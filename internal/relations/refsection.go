@@ -18,13 +18,21 @@ var (
 	bracketMark = regexp.MustCompile(`^\[(\d{1,3})\]\s*`)
 	dotMark     = regexp.MustCompile(`^(\d{1,3})\.\s+`)
 	bareMark    = regexp.MustCompile(`^(\d{1,3})\s+\p{Lu}`)
+	// labelMark is a bracketed label with a letter in it, as alpha and
+	// author–year styles print them: "[Knu84]", "[ABC+19]", "[Adeyemi
+	// and Lang, 2024]". Words that open a line of an entry in brackets
+	// are not labels.
+	labelMark = regexp.MustCompile(`^\[([^\[\]]{0,60}\p{L}[^\[\]]{0,60})\]\s*\S`)
+	notLabel  = regexp.MustCompile(`(?i)^(?:online|accessed\b.*|available\b.*|in press|to appear|sic|with \w+)$`)
 )
 
 // authorStart matches the start of an author–year entry: "Surname, I.",
 // "Surname, Firstname", "van Surname, I.", "SURNAME, I.",
 // "Firstname Surname," / "Firstname I. Surname," or "I. J. Surname and",
-// "Surname, I and" (initials without full stops).
-var authorStart = regexp.MustCompile(`^(?:\p{Lu}\.\s?(?:-?\p{Lu}\.\s?)*)\s?\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:,|\sand\s)|^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:\s\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+)?,\s*(?:\p{Lu}\.|\p{Lu}[\p{Ll}\p{M}\p{Sk}]+|\p{Lu}\p{Lu}|\p{Lu}\s(?:\p{Lu}\s)?(?:and|&)\s)|^\p{Lu}[\p{Ll}\p{M}\p{Sk}\-]+(?:\s\p{Lu}\.|\s\p{Lu}[\p{Ll}\p{M}\p{Sk}]+)*\s(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:,|\sand\s|\.\s)`)
+// "Surname, I and" (initials without full stops), or one author "I. J.
+// Surname. Title" (abbreviated styles; a journal's "J. Mach. Learn." is
+// no author, since a title word is not an abbreviation).
+var authorStart = regexp.MustCompile(`^(?:\p{Lu}\.\s?(?:-?\p{Lu}\.\s?)*)\s?\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:,|\sand\s)|^(?:\p{Lu}\.\s?(?:-?\p{Lu}\.\s?)*)\s?\p{Lu}\p{Ll}[\p{L}\p{M}\p{Sk}'’\-]+\.\s\p{Lu}[\p{L}\p{M}'’\-]*[\s,:]|^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:\s\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+)?,\s*(?:\p{Lu}\.|\p{Lu}[\p{Ll}\p{M}\p{Sk}]+|\p{Lu}\p{Lu}|\p{Lu}\s(?:\p{Lu}\s)?(?:and|&)\s)|^\p{Lu}[\p{Ll}\p{M}\p{Sk}\-]+(?:\s\p{Lu}\.|\s\p{Lu}[\p{Ll}\p{M}\p{Sk}]+)*\s(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:,|\sand\s|\.\s)`)
 
 // statusEnd matches an entry that ends with its publication status instead
 // of a year: "Natural neural networks. (unpublished)." is finished.
@@ -209,7 +217,18 @@ const (
 	styleBracket
 	styleDot
 	styleBare
+	styleLabel // bracketed labels that are not numbers
 )
+
+// labelOf returns the text after the label that starts line t, and
+// whether one does.
+func labelOf(t string) (rest string, ok bool) {
+	m := labelMark.FindStringSubmatchIndex(t)
+	if m == nil || notLabel.MatchString(strings.TrimSpace(t[m[2]:m[3]])) {
+		return t, false
+	}
+	return strings.TrimLeft(t[m[3]+1:], " "), true
+}
 
 // markOf returns the entry number that starts line t in style s, or -1.
 func markOf(s markStyle, t string) (n int, rest string) {
@@ -258,6 +277,17 @@ func detectStyle(lines []string) markStyle {
 			best, bestRun = s, next-1
 		}
 	}
+	// Labels do not count up: they win when more lines open with one
+	// than numbers run, and the section opens with one.
+	labels := 0
+	for _, l := range lines {
+		if _, ok := labelOf(l); ok {
+			labels++
+		}
+	}
+	if _, ok := labelOf(first); ok && labels > bestRun {
+		best = styleLabel
+	}
 	return best
 }
 
@@ -296,7 +326,14 @@ func splitEntries(lines []string, headed bool) []string {
 		}
 		start := false
 		rest := t
-		if style == styleAuthorYear {
+		if style == styleLabel {
+			var ok bool
+			if rest, ok = labelOf(t); ok {
+				start = true
+			} else if len(out) == 0 && len(cur) == 0 {
+				continue // before the first entry
+			}
+		} else if style == styleAuthorYear {
 			// An entry that has no year yet is not finished ("…, editor,
 			// Title of the Book." then "Publisher, 1991."), unless it is
 			// long already; "In Y. Bengio, editor" continues one.
