@@ -148,3 +148,24 @@ func forgeFingerprint(t testing.TB, grantPath string) {
 		t.Fatal(err)
 	}
 }
+
+// flatten lists every string in a decoded JSON value.
+func flatten(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, e := range v {
+			out = append(out, flatten(e)...)
+		}
+		return out
+	case map[string]any:
+		var out []string
+		for _, e := range v {
+			out = append(out, flatten(e)...)
+		}
+		return out
+	}
+	return nil
+}

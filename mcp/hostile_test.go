@@ -1,3 +1,5 @@
+//go:build unix
+
 package mcp
 
 import (
@@ -232,25 +234,4 @@ func checkNoLeak(t *testing.T, tool string, args map[string]any, res *sdk.CallTo
 			t.Errorf("%s %q leaks the absolute path %q:\n%s", tool, args, p, all)
 		}
 	}
-}
-
-// flatten lists every string in a decoded JSON value.
-func flatten(v any) []string {
-	switch v := v.(type) {
-	case string:
-		return []string{v}
-	case []any:
-		var out []string
-		for _, e := range v {
-			out = append(out, flatten(e)...)
-		}
-		return out
-	case map[string]any:
-		var out []string
-		for _, e := range v {
-			out = append(out, flatten(e)...)
-		}
-		return out
-	}
-	return nil
 }

@@ -25,7 +25,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/researchctx/researchctx/internal/pdf"
@@ -149,11 +148,7 @@ func run(cmd *exec.Cmd) (result, error) {
 	if err != nil {
 		return result{}, fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
 	}
-	res := result{wall: d, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		res.rss = ru.Maxrss
-	}
-	return res, nil
+	return result{wall: d, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rss: maxRSS(cmd.ProcessState)}, nil
 }
 
 func median(ds []time.Duration) time.Duration {
