@@ -58,6 +58,28 @@ func newTitleIndex(cat *vault.Catalogue) *titleIndex {
 	return ix
 }
 
+// joinCompounds returns a with each pair of adjacent words whose
+// concatenation is a word of b joined into that word. A compound broken at
+// a line end loses its hyphen ("born-" + "digital" reads "borndigital"),
+// and one title may write "data set" where the other has "dataset": both
+// spellings then count as the same word. a is not changed.
+func joinCompounds(a, b []string) []string {
+	var in map[string]bool
+	for i := 0; i+1 < len(a); i++ {
+		if in == nil {
+			in = make(map[string]bool, len(b))
+			for _, w := range b {
+				in[w] = true
+			}
+		}
+		if in[a[i]+a[i+1]] {
+			out := append(append(append([]string(nil), a[:i]...), a[i]+a[i+1]), a[i+2:]...)
+			return joinCompounds(out, b)
+		}
+	}
+	return a
+}
+
 // dice is the Dice coefficient of two word lists (as multisets).
 func dice(a, b []string) float64 {
 	if len(a) == 0 || len(b) == 0 {
@@ -130,6 +152,8 @@ func (ix *titleIndex) match(r ref) *vault.Paper {
 // paper has both.
 func (ix *titleIndex) confirmed(p *vault.Paper, r ref, ws []string) bool {
 	pt := ix.titles[p]
+	pt = joinCompounds(pt, ws)
+	ws = joinCompounds(ws, pt)
 	if a, b := float64(len(pt)), float64(len(ws)); 2*min(a, b) < minTitleScore*(a+b) {
 		return false // lengths alone rule the score out
 	}

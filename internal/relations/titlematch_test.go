@@ -111,6 +111,31 @@ func TestTitleIndexConfirmed(t *testing.T) {
 	}
 }
 
+// TestTitleCompounds: a compound whose hyphen was lost at a line end, or
+// written as one word or two, is the same word on both sides; joining
+// never makes two different titles agree.
+func TestTitleCompounds(t *testing.T) {
+	p := &vault.Paper{Meta: vault.Metadata{Year: 2022, Authors: []string{"Mohammed Al-Rashid"}}}
+	ix := &titleIndex{titles: map[*vault.Paper][]string{p: fieldsOf(normTitle("Robust Text Extraction from Born-Digital PDFs"))}}
+	for _, tt := range []struct {
+		title string
+		want  bool
+	}{
+		{"Robust text extraction from borndigital pdfs", true},
+		{"Robust text extraction from born digital PDFs", true},
+		{"Robust text extraction from born-digital PDFs", true},
+		{"Robust text extraction from scanned pdfs", false},
+		{"Robust text extraction from born", false},
+	} {
+		if got := ix.confirmed(p, ref{title: tt.title, year: 2022}, fieldsOf(normTitle(tt.title))); got != tt.want {
+			t.Errorf("%q: confirmed = %v, want %v", tt.title, got, tt.want)
+		}
+	}
+	if got := joinCompounds([]string{"a", "data", "set", "of", "data", "sets"}, []string{"dataset", "datasets"}); !cmp.Equal(got, []string{"a", "dataset", "of", "datasets"}) {
+		t.Errorf("joinCompounds = %q", got)
+	}
+}
+
 func fieldsOf(s string) []string { return strings.Fields(s) }
 
 // TestSidecarNotMatchedByTitle: a sidecar's citations are tied by their

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -127,4 +128,112 @@ func atoi(s string) int {
 		n = 10*n + int(c-'0')
 	}
 	return n
+}
+
+// bibEntry is one entry of refs.bib, as a library paper's metadata.
+type bibEntry struct {
+	key, title string
+	authors    []string
+	year       int
+}
+
+// readBib reads the entries of testdata/styles/refs.bib, one a line.
+func readBib(t *testing.T) []bibEntry {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "styles", "refs.bib"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	field := func(line, name string) string {
+		m := regexp.MustCompile(`\b` + name + `=\{([^}]*)\}`).FindStringSubmatch(line)
+		if m == nil {
+			return ""
+		}
+		return m[1]
+	}
+	var out []bibEntry
+	for _, line := range strings.Split(string(b), "\n") {
+		m := regexp.MustCompile(`^@\w+\{(\w+),`).FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		out = append(out, bibEntry{key: m[1], title: field(line, "title"),
+			authors: strings.Split(field(line, "author"), " and "), year: atoi(field(line, "year"))})
+	}
+	return out
+}
+
+// edgeFloors are the edges found today where fewer than all 20 are: the
+// two-column fixtures whose columns interleave (see styleFloors).
+var edgeFloors = map[string]int{"abbrvnat-two": 8, "alpha-two": 7, "plainnat-two": 7, "unsrtnat-two": 0}
+
+// TestBibliographyStylesEdges lays the style fixtures out as papers of one
+// library beside the 20 works they cite, each a paper with a title,
+// authors and a year but no DOI or arXiv id, and checks the edges
+// paper_relations finds: every one must be right, and it must find all
+// that the parsed entries allow.
+func TestBibliographyStylesEdges(t *testing.T) {
+	bib := readBib(t)
+	if len(bib) != 20 {
+		t.Fatalf("refs.bib: %d entries, want 20", len(bib))
+	}
+	dir := t.TempDir()
+	write := func(rel string, data []byte) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, e := range bib {
+		m, _ := json.Marshal(map[string]any{"title": e.title, "authors": e.authors, "year": e.year})
+		write("papers/"+e.key+"/metadata.json", m)
+	}
+	pdfs, _ := filepath.Glob(filepath.Join("testdata", "styles", "*.pdf"))
+	for _, p := range pdfs {
+		name := strings.TrimSuffix(filepath.Base(p), ".pdf")
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write("papers/style-"+name+"/"+name+".pdf", b)
+		m, _ := json.Marshal(map[string]any{"title": "A test paper set in " + name, "year": 2026})
+		write("papers/style-"+name+"/metadata.json", m)
+	}
+	v, _, rel, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	ctx := context.Background()
+	for _, p := range pdfs {
+		name := strings.TrimSuffix(filepath.Base(p), ".pdf")
+		t.Run(name, func(t *testing.T) {
+			rels, err := rel.Relations(ctx, "papers/style-"+name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			right, wrong := map[string]bool{}, 0
+			for _, w := range rels.References {
+				switch {
+				case w.Paper == "":
+				case strings.HasPrefix(w.Paper, "papers/a"):
+					right[w.Paper] = true
+				default:
+					wrong++
+					t.Errorf("edge to %s (%q)", w.Paper, w.Title)
+				}
+			}
+			t.Logf("edges %d of 20, %d wrong", len(right), wrong)
+			want, ok := edgeFloors[name]
+			if !ok {
+				want = 20
+			}
+			if len(right) < want {
+				t.Errorf("%d edges, want at least %d", len(right), want)
+			}
+		})
+	}
 }
