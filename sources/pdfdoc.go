@@ -28,43 +28,14 @@ type pdfFile struct {
 	stamp string
 	doc   *pdf.Document
 	err   error
-
-	xmpMu    sync.Mutex
-	xmpStamp string
-	xmpMeta  *xmpMeta
 }
 
 // xmp returns what the PDF's XMP packet says: the catalog's /Metadata
 // stream that doc carries (compressed or not in the file); nil when it has
 // none or it cannot be read. A packet elsewhere in the file belongs to an
-// image or a page, not to the document. Only a document from an older
-// cache entry, whose packet is unknown, has the file scanned for it (see
-// readXMP), again only when the file changes.
+// image or a page, not to the document, and is not looked for.
 func (f *pdfFile) xmp(doc *pdf.Document) *xmpMeta {
-	if !doc.XMPUnread() {
-		if p := parseXMP(doc.XMP); p != nil {
-			return &p.meta
-		}
-		return nil
-	}
-	fsys := f.l.v.FS()
-	st, err := fsys.Stat(f.rel)
-	if err != nil || st.Size() > pdf.DefaultMaxBytes {
-		return nil
-	}
-	stamp := fmt.Sprintf("%d:%d", st.Size(), st.ModTime().UnixNano())
-	f.xmpMu.Lock()
-	defer f.xmpMu.Unlock()
-	if f.xmpStamp == stamp {
-		return f.xmpMeta
-	}
-	file, err := fsys.Open(f.rel)
-	if err != nil {
-		return nil
-	}
-	defer file.Close()
-	f.xmpStamp, f.xmpMeta = stamp, readXMP(file, st.Size())
-	return f.xmpMeta
+	return parseXMP(doc.XMP)
 }
 
 // describe fills the fields of md that are still empty from what the PDF

@@ -12,29 +12,16 @@ import (
 )
 
 // XMP is the metadata packet a PDF carries beside its Info dictionary
-// (ISO 16684-1). The text layer decodes the catalog's /Metadata stream,
-// compressed or not (pdf.Document.XMP). A document from a cache entry
-// written before it did has none; metadata streams are by convention left
-// uncompressed so that tools which do not parse PDF can find them, so the
-// packet is then found by scanning the file's bytes.
-const (
-	xmpOpen  = "<x:xmpmeta"
-	xmpClose = "</x:xmpmeta>"
-	// xmpMaxPacket bounds one packet; a larger one is skipped.
-	xmpMaxPacket = 1 << 20
-	// xmpMaxPackets bounds how many packets are parsed (images carry
-	// their own).
-	xmpMaxPackets = 64
-	// xmpChunk is how much of the file is read at a time.
-	xmpChunk = 1 << 20
-)
+// (ISO 16684-1). The document's packet is the catalog's /Metadata stream,
+// which the text layer decodes, compressed or not, up to pdf.MaxXMPBytes
+// (pdf.Document.XMP). A packet elsewhere in the file belongs to an image
+// or a page and is never read.
 
 // XMP namespaces of the fields read.
 const (
 	nsRDF   = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 	nsDC    = "http://purl.org/dc/elements/1.1/"
 	nsPRISM = "http://prismstandard.org/namespaces/basic/" // any PRISM version
-	nsPDF   = "http://ns.adobe.com/pdf/1.3/"
 )
 
 // xmpMeta is what the document's XMP packet says.
@@ -45,82 +32,13 @@ type xmpMeta struct {
 	Year    int // publication year (prism), not the file's creation date
 }
 
-// readXMP finds the document's XMP packet in a PDF's bytes and returns its
-// fields, or nil. Several packets may be present (an embedded image has
-// its own): the document's is the first with the PDF schema (pdf:Producer
-// and the like), else the only one.
-func readXMP(r io.ReaderAt, size int64) *xmpMeta {
-	var found []*xmpPacket
-	for _, raw := range xmpPackets(r, size) {
-		if p := parseXMP(raw); p != nil {
-			found = append(found, p)
-		}
-	}
-	for _, p := range found {
-		if p.pdfSchema {
-			return &p.meta
-		}
-	}
-	if len(found) == 1 {
-		return &found[0].meta
-	}
-	return nil
-}
-
-// xmpPackets returns the raw packets in the file, in file order, reading
-// it a chunk at a time.
-func xmpPackets(r io.ReaderAt, size int64) [][]byte {
-	var out [][]byte
-	var buf []byte // unread bytes: the tail of the last chunk, or an open packet
-	open, closing := []byte(xmpOpen), []byte(xmpClose)
-	inPacket := false
-	for off := int64(0); off < size && len(out) < xmpMaxPackets; {
-		chunk := make([]byte, min(int64(xmpChunk), size-off))
-		m, err := r.ReadAt(chunk, off)
-		off += int64(m)
-		buf = append(buf, chunk[:m]...)
-		for len(out) < xmpMaxPackets {
-			if !inPacket {
-				i := bytes.Index(buf, open)
-				if i < 0 {
-					// Keep a tail that may hold the start of a marker.
-					buf = append([]byte(nil), buf[len(buf)-min(len(buf), len(open)-1):]...)
-					break
-				}
-				inPacket, buf = true, buf[i:]
-			}
-			j := bytes.Index(buf, closing)
-			if j < 0 {
-				if len(buf) > xmpMaxPacket {
-					// Too large to be metadata: look past its start.
-					inPacket, buf = false, buf[len(open):]
-					continue
-				}
-				break
-			}
-			out = append(out, append([]byte(nil), buf[:j+len(closing)]...))
-			inPacket, buf = false, buf[j+len(closing):]
-		}
-		if err != nil || m == 0 {
-			break
-		}
-	}
-	return out
-}
-
-// xmpPacket is one parsed packet.
-type xmpPacket struct {
-	meta      xmpMeta
-	pdfSchema bool
-}
-
 // parseXMP reads the fields of one packet, or returns nil for one that is
 // not RDF in XML.
-func parseXMP(raw []byte) *xmpPacket {
+func parseXMP(raw []byte) *xmpMeta {
 	d := xml.NewDecoder(bytes.NewReader(raw))
 	d.Strict = false
 	d.Entity = xml.HTMLEntity
-	p := &xmpPacket{}
+	m := &xmpMeta{}
 	described := false // an rdf:Description was seen
 	var stack []xml.Name
 	var text strings.Builder
@@ -140,7 +58,7 @@ func parseXMP(raw []byte) *xmpPacket {
 				described = true
 				// Properties may be attributes of the description.
 				for _, a := range t.Attr {
-					p.property(a.Name, a.Value)
+					m.property(a.Name, a.Value)
 				}
 			}
 			if f := xmpField(t.Name); f != "" && field == "" {
@@ -160,7 +78,7 @@ func parseXMP(raw []byte) *xmpPacket {
 				continue
 			}
 			if t.Name.Space == nsRDF && t.Name.Local == "li" || xmpField(t.Name) == field && text.Len() > 0 {
-				p.value(field, text.String())
+				m.value(field, text.String())
 				text.Reset()
 			}
 			if xmpField(t.Name) == field {
@@ -171,7 +89,7 @@ func parseXMP(raw []byte) *xmpPacket {
 	if !described {
 		return nil
 	}
-	return p
+	return m
 }
 
 // xmpField names the property an element is, or "".
@@ -183,40 +101,36 @@ func xmpField(n xml.Name) string {
 		return "doi"
 	case strings.HasPrefix(n.Space, "http://prismstandard.org/namespaces/") && (n.Local == "publicationDate" || n.Local == "coverDate"):
 		return "date"
-	case n.Space == nsPDF:
-		return "pdf"
 	}
 	return ""
 }
 
 // property records a property given as an attribute.
-func (p *xmpPacket) property(n xml.Name, v string) {
+func (m *xmpMeta) property(n xml.Name, v string) {
 	if f := xmpField(n); f != "" {
-		p.value(f, v)
+		m.value(f, v)
 	}
 }
 
 // value records one value of a property.
-func (p *xmpPacket) value(field, v string) {
+func (m *xmpMeta) value(field, v string) {
 	v = strings.TrimSpace(v)
 	switch field {
-	case "pdf":
-		p.pdfSchema = true
 	case "title":
-		if p.meta.Title == "" && xmpTitleLike(v) {
-			p.meta.Title = textnorm.Line(v)
+		if m.Title == "" && xmpTitleLike(v) {
+			m.Title = textnorm.Line(v)
 		}
 	case "creator":
-		if name := textnorm.Line(v); nameLike(name) && len(p.meta.Authors) < 100 {
-			p.meta.Authors = append(p.meta.Authors, name)
+		if name := textnorm.Line(v); nameLike(name) && len(m.Authors) < 100 {
+			m.Authors = append(m.Authors, name)
 		}
 	case "doi", "identifier":
-		if p.meta.DOI == "" {
-			p.meta.DOI = doiOf(v)
+		if m.DOI == "" {
+			m.DOI = doiOf(v)
 		}
 	case "date":
-		if p.meta.Year == 0 {
-			p.meta.Year = yearOf(v)
+		if m.Year == 0 {
+			m.Year = yearOf(v)
 		}
 	}
 }

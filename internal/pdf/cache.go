@@ -79,14 +79,10 @@ type cacheHeader struct {
 	Title     string        `json:",omitempty"`
 	Authors   []string      `json:",omitempty"`
 	InfoTitle string        `json:",omitempty"`
-	// XMP came after version 4's first entries: an entry without XMPRead
-	// reads as a document whose XMP is unknown (Document.XMPUnread), so
-	// the version, and every index built on it, stays. The packet is a
-	// record after the pages, not part of the header, which every page
-	// read decodes.
-	XMP     *cachePageRef `json:",omitempty"`
-	XMPRead bool          `json:",omitempty"`
-	Pages   []cachePageRef
+	// XMP is a record after the pages rather than part of the header:
+	// every page read decodes the header, and none needs the packet.
+	XMP   *cachePageRef `json:",omitempty"`
+	Pages []cachePageRef
 	// Failure, when set, is why the document could not be extracted;
 	// the entry then has no pages.
 	Failure *cacheFailure `json:",omitempty"`
@@ -352,7 +348,7 @@ func (c *Cache) writePathRecord(d *safefs.Dir, key FileInfo, sum string) {
 // write stores doc as the entry for sum.
 func (c *Cache) write(d *safefs.Dir, sum string, doc *Document) error {
 	hdr := cacheHeader{Version: Version, SHA256: sum, Labels: doc.Labels, Outline: doc.Outline,
-		Title: doc.Title, Authors: doc.Authors, InfoTitle: doc.InfoTitle, XMPRead: !doc.xmpUnread}
+		Title: doc.Title, Authors: doc.Authors, InfoTitle: doc.InfoTitle}
 	var body bytes.Buffer
 	record := func(b []byte) cachePageRef {
 		s := sha256.Sum256(b)
@@ -509,8 +505,7 @@ func (e *cacheEntry) page(n int) (*Page, error) {
 
 // document reads every page.
 func (e *cacheEntry) document() (*Document, error) {
-	d := &Document{Labels: e.hdr.Labels, Outline: e.hdr.Outline, Title: e.hdr.Title, Authors: e.hdr.Authors, InfoTitle: e.hdr.InfoTitle,
-		xmpUnread: !e.hdr.XMPRead}
+	d := &Document{Labels: e.hdr.Labels, Outline: e.hdr.Outline, Title: e.hdr.Title, Authors: e.hdr.Authors, InfoTitle: e.hdr.InfoTitle}
 	if e.hdr.XMP != nil {
 		b, err := e.record(*e.hdr.XMP, "XMP")
 		if err != nil {

@@ -30,7 +30,7 @@ func (o *countingOpener) open() (io.ReaderAt, int64, io.Closer, error) {
 	return bytes.NewReader(o.data), int64(len(o.data)), nil, nil
 }
 
-var cmpDoc = cmp.Options{cmpopts.EquateEmpty(), cmp.AllowUnexported(Document{}), cmp.Comparer(func(a, b error) bool { return (a == nil) == (b == nil) })}
+var cmpDoc = cmp.Options{cmpopts.EquateEmpty(), cmp.Comparer(func(a, b error) bool { return (a == nil) == (b == nil) })}
 
 func TestCacheRoundTrip(t *testing.T) {
 	data := fixtures()["simple.pdf"]

@@ -148,13 +148,7 @@ type Document struct {
 	// packet as stored, which may be compressed in the file. Nil when the
 	// PDF has none or it is larger than MaxXMPBytes.
 	XMP []byte
-
-	xmpUnread bool // see XMPUnread
 }
-
-// XMPUnread reports a document read back from a cache entry written before
-// the text layer decoded XMP: a nil XMP then means unknown, not absent.
-func (d *Document) XMPUnread() bool { return d.xmpUnread }
 
 // MaxXMPBytes bounds the XMP packet kept in a Document; metadata is a few
 // kilobytes, and a larger stream is not read.

@@ -5,7 +5,6 @@ import (
 	"compress/zlib"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -67,8 +66,8 @@ func TestXMP(t *testing.T) {
 			key := FileInfo{Path: "x.pdf", Size: int64(len(tt.pdf)), ModTime: time.Unix(4, 0)}
 			for range 2 { // extracted, then from the cache
 				got, err := c.Extract(context.Background(), key, o.open)
-				if err != nil || string(got.XMP) != tt.want || got.XMPUnread() {
-					t.Errorf("through the cache: XMP %.80q (unread %v), %v", got.XMP, got.XMPUnread(), err)
+				if err != nil || string(got.XMP) != tt.want {
+					t.Errorf("through the cache: XMP %.80q, %v", got.XMP, err)
 				}
 			}
 		})
@@ -76,55 +75,29 @@ func TestXMP(t *testing.T) {
 
 	// A damaged XMP record (the entry's last bytes) is a corrupt entry:
 	// rebuilt, never read as another packet.
-	{
-		data := doc(metadata("/Filter /FlateDecode", flate(packet)))
-		c := &Cache{Dir: t.TempDir()}
-		o := &countingOpener{data: data}
-		key := FileInfo{Path: "x.pdf", Size: int64(len(data)), ModTime: time.Unix(4, 0)}
-		if _, err := c.Extract(context.Background(), key, o.open); err != nil {
-			t.Fatal(err)
-		}
-		entries, _ := filepath.Glob(filepath.Join(c.Dir, "v*", "*", "*.pdfc"))
-		if len(entries) != 1 {
-			t.Fatalf("entries: %v", entries)
-		}
-		b, _ := os.ReadFile(entries[0])
-		b[len(b)-1] ^= 1
-		if err := os.WriteFile(entries[0], b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		got, err := c.Extract(context.Background(), key, o.open)
-		if err != nil || string(got.XMP) != packet {
-			t.Errorf("after damage: XMP %.80q, %v", got.XMP, err)
-		}
-		if p, err := c.Page(context.Background(), key, o.open, 1); err != nil || p.Text != "Body text of the page" {
-			t.Errorf("page after the rebuild: %v, %v", p, err)
-		}
-	}
-
-	// An entry from before the text layer read XMP has none recorded:
-	// its XMP is unknown, not absent.
-	data := doc(metadata("", packet))
-	c := &Cache{Dir: t.TempDir(), Extractor: oldExtractor{}}
+	data := doc(metadata("/Filter /FlateDecode", flate(packet)))
+	c := &Cache{Dir: t.TempDir()}
 	o := &countingOpener{data: data}
 	key := FileInfo{Path: "x.pdf", Size: int64(len(data)), ModTime: time.Unix(4, 0)}
-	for range 2 {
-		got, err := c.Extract(context.Background(), key, o.open)
-		if err != nil || got.XMP != nil || !got.XMPUnread() {
-			t.Errorf("old entry: XMP %.80q (unread %v), %v; want unread", got.XMP, got.XMPUnread(), err)
-		}
+	if _, err := c.Extract(context.Background(), key, o.open); err != nil {
+		t.Fatal(err)
 	}
-}
-
-// oldExtractor extracts as the text layer did before it read XMP.
-type oldExtractor struct{}
-
-func (oldExtractor) Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (*Document, error) {
-	d, err := Native{}.Extract(ctx, r, size, opts)
-	if d != nil {
-		d.XMP, d.xmpUnread = nil, true
+	entries, _ := filepath.Glob(filepath.Join(c.Dir, "v*", "*", "*.pdfc"))
+	if len(entries) != 1 {
+		t.Fatalf("entries: %v", entries)
 	}
-	return d, err
+	b, _ := os.ReadFile(entries[0])
+	b[len(b)-1] ^= 1
+	if err := os.WriteFile(entries[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Extract(context.Background(), key, o.open)
+	if err != nil || string(got.XMP) != packet {
+		t.Errorf("after damage: XMP %.80q, %v", got.XMP, err)
+	}
+	if p, err := c.Page(context.Background(), key, o.open, 1); err != nil || p.Text != "Body text of the page" {
+		t.Errorf("page after the rebuild: %v, %v", p, err)
+	}
 }
 
 // TestXMPCorpus: the catalog's packet of real PDFs, byte for byte as the
