@@ -15,7 +15,7 @@ import (
 // cache of parsed references trusts only entries written under the same
 // version: bump it whenever the section finder, the entry splitter, the
 // field parser or textIDs change their output.
-const parserVersion = 3 // 3: bracketed labels, one initials-first author, questions in titles
+const parserVersion = 3 // 3: bracketed labels, one initials-first author, questions, editions and arXiv cues in titles
 
 // refCacheDir is the folder of the parsed-reference cache inside the cache
 // folder.
