@@ -446,6 +446,7 @@ func TestReopen(t *testing.T) {
 	}{
 		{name: "resume advertised: resumed", flags: []string{"-resume", "-load"}, wantHow: HowResumed, wantMethod: "session/resume"},
 		{name: "no resume, load advertised: loaded", flags: []string{"-load"}, wantHow: HowLoaded, wantMethod: "session/load"},
+		{name: "loaded, history replayed after the answer", flags: []string{"-load", "-replay-late"}, wantHow: HowLoaded, wantMethod: "session/load"},
 		{name: "neither advertised: new", flags: nil, wantHow: HowNew, wantRefusal: &Refusal{}},
 		{name: "resume refused with -32002: new", flags: []string{"-resume", "-refuse"}, wantHow: HowNew, wantMethod: "session/resume",
 			wantRefusal: &Refusal{Method: "session/resume", Code: CodeResourceNotFound}},
@@ -528,10 +529,17 @@ func TestReopen(t *testing.T) {
 					t.Errorf("tools after %s (-want +got):\n%s", tt.wantMethod, diff)
 				}
 			}
-			// History replayed by session/load is not streamed as new output.
+			// History replayed by session/load is not streamed as new
+			// output, nor counted among the turn's tool calls, even when
+			// the agent replays it after answering.
 			for _, u := range updates {
 				if strings.Contains(u.Text, "REPLAYED") {
 					t.Errorf("replayed history streamed: %+v", u)
+				}
+			}
+			for _, c := range res2.ToolCalls {
+				if c.ID == "replayed-call" {
+					t.Errorf("replayed tool call counted: %+v", c)
 				}
 			}
 		})

@@ -443,10 +443,17 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, servers []sdk.McpSer
 	} else {
 		method, how = "session/load", HowLoaded
 		// History replayed by the agent is already on screen: updates of
-		// this session have no handler while loading, so they are dropped.
+		// this session have no handler while loading, so they are dropped,
+		// including those that come after the answer (settleLoad).
+		a.client.beginLoad(sid)
 		var r sdk.LoadSessionResponse
 		r, err = a.conn.LoadSession(rctx, sdk.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers})
 		modes = r.Modes
+		if err == nil {
+			a.client.settleLoad(ctx, sid)
+		} else {
+			a.client.endLoad(sid)
+		}
 	}
 	if err == nil {
 		s := &Session{agent: a, id: sid, server: len(servers) > 0, cwd: cwd}
@@ -490,8 +497,59 @@ func joinBlocks(blocks ...string) string {
 type client struct {
 	mu         sync.Mutex
 	trackers   map[sdk.SessionId]*tracker
+	loads      map[sdk.SessionId]time.Time // sessions being loaded: when an update last came
 	permission Policy
 	onMode     func(sdk.SessionId, string)
+}
+
+// A loaded session's history may still be streaming after session/load is
+// answered (gemini-cli replays it without waiting): the first prompt waits
+// until the session has been silent for replayQuiet, at most replayMax,
+// and what came meanwhile is dropped as history.
+const (
+	replayQuiet = 200 * time.Millisecond
+	replayMax   = 3 * time.Second
+)
+
+// beginLoad starts dropping a session's updates as replayed history.
+func (c *client) beginLoad(id sdk.SessionId) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.loads == nil {
+		c.loads = map[sdk.SessionId]time.Time{}
+	}
+	c.loads[id] = time.Now()
+}
+
+// endLoad ends beginLoad.
+func (c *client) endLoad(id sdk.SessionId) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.loads, id)
+}
+
+// settleLoad waits, after session/load was answered, for the replay of
+// the session's history to end (see replayQuiet), then ends beginLoad.
+func (c *client) settleLoad(ctx context.Context, id sdk.SessionId) {
+	defer c.endLoad(id)
+	start := time.Now()
+	c.mu.Lock()
+	c.loads[id] = start // the answer is the last sign of life so far
+	c.mu.Unlock()
+	for {
+		c.mu.Lock()
+		last := c.loads[id]
+		c.mu.Unlock()
+		wait := replayQuiet - time.Since(last)
+		if wait <= 0 || time.Since(start) >= replayMax {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(min(wait, replayMax-time.Since(start))):
+		}
+	}
 }
 
 var _ sdk.Client = (*client)(nil)
@@ -529,7 +587,13 @@ func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) err
 	if m := n.Update.CurrentModeUpdate; m != nil && c.onMode != nil {
 		c.onMode(n.SessionId, string(m.CurrentModeId))
 	}
-	if t := c.tracker(n.SessionId); t != nil {
+	c.mu.Lock()
+	t := c.trackers[n.SessionId]
+	if _, loading := c.loads[n.SessionId]; loading {
+		c.loads[n.SessionId] = time.Now()
+	}
+	c.mu.Unlock()
+	if t != nil {
 		t.update(n.Update)
 	}
 	return nil

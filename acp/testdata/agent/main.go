@@ -47,6 +47,7 @@ var (
 	status         = flag.Bool("status", false, "report a retry on stderr and in an extension notification at the start of a prompt")
 	refuseInternal = flag.Bool("refuse-internal", false, "answer resume and load with -32603 and the agent's reason in the data")
 	noOutput       = flag.Bool("no-output", false, "do not forward tool output in tool call updates")
+	replayLate     = flag.Bool("replay-late", false, "replay session/load's history after answering it, as some agents do")
 )
 
 // Event is one line of the report.
@@ -147,8 +148,21 @@ func (a *agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 	if *refuseInternal {
 		return acp.LoadSessionResponse{}, internalRefusal
 	}
-	// Replay the history, as session/load does.
-	_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: p.SessionId, Update: acp.UpdateAgentMessageText("REPLAYED HISTORY")})
+	// Replay the history, as session/load does: before the answer, or
+	// just after it.
+	replay := func(ctx context.Context) {
+		_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: p.SessionId, Update: acp.UpdateAgentMessageText("REPLAYED HISTORY")})
+		_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: p.SessionId,
+			Update: acp.StartToolCall("replayed-call", "context_search", acp.WithStartStatus(acp.ToolCallStatusCompleted))})
+	}
+	if *replayLate {
+		go func() {
+			time.Sleep(20 * time.Millisecond)
+			replay(context.Background())
+		}()
+	} else {
+		replay(ctx)
+	}
 	a.open(ctx, "session/load", p.SessionId, p.McpServers)
 	return acp.LoadSessionResponse{}, nil
 }
@@ -240,6 +254,11 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		return acp.PromptResponse{}, &acp.RequestError{Code: -32002, Message: "Resource not found"}
 	}
 	defer cancel()
+	if *replayLate {
+		// A prompt that takes a while, as a model's does: a late replay
+		// lands inside it unless the host waited for the replay to end.
+		time.Sleep(300 * time.Millisecond)
+	}
 	if *status {
 		fmt.Fprintln(os.Stderr, "Attempt 1 failed with status 429. Retrying with backoff...")
 		_ = a.conn.NotifyExtension(ctx, "_test/status", map[string]any{"sessionId": p.SessionId, "message": "model overloaded, retrying"})
