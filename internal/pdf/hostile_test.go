@@ -81,6 +81,7 @@ var hostileWant = map[string]string{
 	"name tree listing itself as its kids":             "pages: 1 text",
 	"large file, 120 MB":                               "pages: 1 text",
 	"broken xref over 8 object-stream bombs of 30 MB":  "pages: 1 text",
+	"TrueType cmap of 2000 huge unassigned groups":     "pages: 1 text",
 }
 
 // maxHostileRSS is the bound on the peak resident set of a process

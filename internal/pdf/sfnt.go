@@ -50,7 +50,17 @@ func sfntGlyphText(data []byte) map[uint32]string {
 	return out
 }
 
-// sfntCmap inverts the best Unicode subtable of a cmap table into out.
+// maxCMapVisits caps the character codes sfntCmap looks at in one cmap
+// table, mapped or not. The cap on entries alone does not bound the walk:
+// codes that map to no glyph, or to no printable character, add nothing,
+// so a hostile table (format 4 segments over all 65,535 codes, or format
+// 12 groups each spanning a million unassigned code points) would make
+// extraction walk billions of codes with no check of the deadline. A real
+// font maps at most 65,535 glyphs and never comes near it.
+const maxCMapVisits = 4 * maxCMapEntries
+
+// sfntCmap inverts the best Unicode subtable of a cmap table into out,
+// looking at no more than maxCMapVisits codes.
 func sfntCmap(cm []byte, out map[uint32]string) {
 	if len(cm) < 4 {
 		return
@@ -92,6 +102,13 @@ func sfntCmap(cm []byte, out map[uint32]string) {
 		}
 		return int64(binary.BigEndian.Uint32(sub[o:]))
 	}
+	visits := 0
+	// more counts one more code looked at and reports whether the walk may
+	// go on: every loop over codes below stops once it returns false.
+	more := func() bool {
+		visits++
+		return visits <= maxCMapVisits
+	}
 	add := func(c rune, g int) {
 		if g <= 0 || len(out) >= maxCMapEntries || c == 0 || !unicode.IsPrint(c) && !unicode.IsSpace(c) {
 			return
@@ -107,12 +124,12 @@ func sfntCmap(cm []byte, out map[uint32]string) {
 			return
 		}
 		ends, starts, deltas, ranges := 14, 16+2*segs, 16+4*segs, 16+6*segs
-		for s := 0; s < segs; s++ {
+		for s := 0; s < segs && visits < maxCMapVisits; s++ {
 			end, start, delta, ro := u16(ends+2*s), u16(starts+2*s), u16(deltas+2*s), u16(ranges+2*s)
 			if end < 0 || start < 0 || delta < 0 || ro < 0 || start > end {
 				continue
 			}
-			for c := start; c <= end && c != 0xFFFF; c++ {
+			for c := start; c <= end && c != 0xFFFF && more(); c++ {
 				var g int
 				if ro == 0 {
 					g = (c + delta) & 0xFFFF
@@ -124,23 +141,23 @@ func sfntCmap(cm []byte, out map[uint32]string) {
 		}
 	case 12:
 		groups := u32(12)
-		for i := int64(0); i < groups && i < maxCMapEntries; i++ {
+		for i := int64(0); i < groups && i < maxCMapEntries && visits < maxCMapVisits; i++ {
 			o := 16 + 12*int(i)
 			start, end, g := u32(o), u32(o+4), u32(o+8)
 			if start < 0 || end < start || g < 0 || end > unicode.MaxRune {
 				break
 			}
-			for c := start; c <= end && len(out) < maxCMapEntries; c++ {
+			for c := start; c <= end && len(out) < maxCMapEntries && more(); c++ {
 				add(rune(c), int(g+c-start))
 			}
 		}
 	case 6:
 		first, count := u16(6), u16(8)
-		for i := 0; i < count; i++ {
+		for i := 0; i < count && more(); i++ {
 			add(rune(first+i), u16(10+2*i))
 		}
 	case 0:
-		for c := 0; c < 256; c++ {
+		for c := 0; c < 256 && more(); c++ {
 			if c+6 < len(sub) {
 				add(rune(c), int(sub[6+c]))
 			}

@@ -7,6 +7,7 @@ package hostile
 import (
 	"bytes"
 	"compress/zlib"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -45,6 +46,7 @@ func Cases() []Case {
 		{"name tree listing itself as its kids", func() []byte { return NameTreeCycle(1000) }},
 		{"large file, 120 MB", func() []byte { return LargeFile(120 << 20) }},
 		{"broken xref over 8 object-stream bombs of 30 MB", func() []byte { return BrokenXRefObjectStreams(8, 30<<20) }},
+		{"TrueType cmap of 2000 huge unassigned groups", func() []byte { return SparseCmapFont(2000) }},
 	}
 }
 
@@ -394,4 +396,50 @@ func BrokenXRefObjectStreams(n int, size int64) []byte {
 	}
 	data := onePage(text, w)
 	return regexp.MustCompile(`(?m)^\d{10} 00000 n`).ReplaceAll(data, []byte("0000000017 00000 n"))
+}
+
+// SparseCmapTrueType is a TrueType program holding only a cmap table whose
+// one subtable (Windows, UCS-4) is format 12 with groups groups, each
+// mapping U+40000–U+DFFFF, code points no version of Unicode assigns, to
+// glyphs from 1: about 12 bytes a group, and groups × 655,360 codes for a
+// reader that walks every code of every group looking for one to keep.
+func SparseCmapTrueType(groups int) []byte {
+	var sub bytes.Buffer
+	be := func(v any) { binary.Write(&sub, binary.BigEndian, v) }
+	be(uint16(12))             // format
+	be(uint16(0))              // reserved
+	be(uint32(16 + 12*groups)) // length
+	be(uint32(0))              // language
+	be(uint32(groups))         // numGroups
+	for range groups {
+		be([3]uint32{0x40000, 0xDFFFF, 1}) // startCharCode, endCharCode, startGlyphID
+	}
+	var cmap bytes.Buffer
+	binary.Write(&cmap, binary.BigEndian, []uint16{0, 1, 3, 10}) // version, numTables, platform, encoding
+	binary.Write(&cmap, binary.BigEndian, uint32(12))            // subtable offset
+	cmap.Write(sub.Bytes())
+	var font bytes.Buffer
+	binary.Write(&font, binary.BigEndian, []uint32{0x00010000})  // sfnt version
+	binary.Write(&font, binary.BigEndian, []uint16{1, 16, 0, 0}) // numTables, searchRange, entrySelector, rangeShift
+	font.WriteString("cmap")
+	binary.Write(&font, binary.BigEndian, []uint32{0, 28, uint32(cmap.Len())}) // checksum, offset, length
+	font.Write(cmap.Bytes())
+	return font.Bytes()
+}
+
+// SparseCmapFont is a page showing text in a Type 0 font with neither a
+// ToUnicode CMap nor an Adobe collection, whose embedded TrueType program
+// (SparseCmapTrueType(groups)) is its only source of text.
+func SparseCmapFont(groups int) []byte {
+	w := &writer{}
+	prog := w.flate(bytes.NewReader(SparseCmapTrueType(groups)))
+	desc := w.add(fmt.Sprintf("<< /Type /FontDescriptor /FontName /Sparse /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile2 %d 0 R >>", prog))
+	cid := w.add(fmt.Sprintf("<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Sparse /CIDSystemInfo << /Registry (Hostile) /Ordering (Sparse) /Supplement 0 >> /FontDescriptor %d 0 R /DW 1000 /CIDToGIDMap /Identity >>", desc))
+	t0 := w.add(fmt.Sprintf("<< /Type /Font /Subtype /Type0 /BaseFont /Sparse /Encoding /Identity-H /DescendantFonts [%d 0 R] >>", cid))
+	helv := w.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	c := w.stream("", []byte("BT /F1 12 Tf 72 700 Td (sparse cmap) Tj /F2 12 Tf <00010002> Tj ET"))
+	tree := w.add("")
+	page := w.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R /F2 %d 0 R >> >> /Contents %d 0 R >>", tree, helv, t0, c))
+	w.set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	return w.bytes(w.add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree)))
 }
