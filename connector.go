@@ -68,6 +68,12 @@ func (r *resolution) addConnectorSelection(sel Selection, ev Evidence) bool {
 	if !ok {
 		return false
 	}
+	if sel.Page < 0 {
+		// A page the document cannot have would cite nowhere, as for a
+		// vault file: dropped, the quote kept and placed by its text.
+		r.drop(sel.Path, DropPage)
+		sel.Page, ev.Page = 0, 0
+	}
 	if n == nil {
 		// Dropped: the quote is still what the user sees.
 		r.plan.Evidence = append(r.plan.Evidence, ev)

@@ -53,6 +53,7 @@ func TestResolveConnector(t *testing.T) {
 		Selections: []Selection{
 			{Text: "A window of 512 tokens was best", Path: "nb:lab/2024-03.md"},
 			{Text: "Something on a page", Path: "nb:lab/2024-03.md", Page: 2},
+			{Text: "A window of 512 tokens", Path: "nb:lab/2024-03.md", Page: -3},
 		},
 	})
 	if err != nil {
@@ -65,7 +66,8 @@ func TestResolveConnector(t *testing.T) {
 	if d := cmp.Diff(want, plan.Sources); d != "" {
 		t.Errorf("sources (-want +got):\n%s", d)
 	}
-	wantDrop := []Dropped{{Path: "nb:offline", Reason: "cannot be read"}, {Path: "nb:nosuch", Reason: "not found"}}
+	wantDrop := []Dropped{{Path: "nb:lab/2024-03.md", Reason: DropPage},
+		{Path: "nb:offline", Reason: "cannot be read"}, {Path: "nb:nosuch", Reason: "not found"}}
 	if d := cmp.Diff(wantDrop, plan.Dropped); d != "" {
 		t.Errorf("dropped (-want +got):\n%s", d)
 	}
@@ -73,6 +75,9 @@ func TestResolveConnector(t *testing.T) {
 		{Path: "nb/lab/2024-03.md", Title: "March", Section: "Window sweep", Quote: "A window of 512 tokens was best",
 			CitationURI: "nb/lab/2024-03.md#section=Window%20sweep"},
 		{Path: "nb/lab/2024-03.md", Title: "March", Page: 2, Quote: "Something on a page", CitationURI: "nb/lab/2024-03.md#page=2"},
+		// A negative page is dropped; the quote is placed by its text.
+		{Path: "nb/lab/2024-03.md", Title: "March", Section: "Window sweep", Quote: "A window of 512 tokens",
+			CitationURI: "nb/lab/2024-03.md#section=Window%20sweep"},
 	}
 	if d := cmp.Diff(wantEv, plan.Evidence); d != "" {
 		t.Errorf("evidence (-want +got):\n%s", d)

@@ -88,15 +88,22 @@ func (r *reader) checkDocument(doc *sources.Document) error {
 	return fmt.Errorf("%w: %s returned a document outside it", ErrSource, quoteArg(ref))
 }
 
+// maxProblemLines bounds a connector's relation problems, as the Vault's
+// are bounded.
+const maxProblemLines = 5
+
 // problemLines returns a connector's relation problems as the model may
-// see them: one line each, with no link or absolute path. A Vault source's
-// pass unchanged.
+// see them: at most maxProblemLines, one line each, with no link or
+// absolute path. A Vault source's pass unchanged.
 func problemLines(conn bool, lines []string) []string {
 	if !conn {
 		return lines
 	}
 	var out []string
 	for _, l := range lines {
+		if len(out) == maxProblemLines {
+			break
+		}
 		l = textnorm.Line(l)
 		l = linkOrPath.ReplaceAllString(l, "${1}(redacted)")
 		if l, _ = textnorm.Truncate(l, 200); l != "" {

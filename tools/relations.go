@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -105,9 +106,11 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 
 // card turns a work into a slim card.
 func (t *Toolset) card(w sources.Work) RelationCard {
+	// One line each, whatever source made the work: a connector's
+	// relations come here as it wrote them.
 	c := RelationCard{
-		Title: w.Title, Authors: w.Authors, Year: w.Year, DOI: w.DOI, ArXivID: w.ArXivID,
-		PaperPath: w.Paper, CitationURI: w.CitationURI,
+		Title: textnorm.Line(w.Title), Authors: textnorm.Lines(w.Authors), Year: w.Year,
+		DOI: textnorm.Line(w.DOI), ArXivID: textnorm.Line(w.ArXivID), PaperPath: w.Paper, CitationURI: w.CitationURI,
 	}
 	if w.Paper != "" {
 		src, _ := t.owner(w.Paper)
