@@ -349,17 +349,16 @@ func (r *resolution) addSelection(sel Selection, current *sources.PaperInfo) {
 		}
 		kind, clean := it.Kind, it.Path
 		paper = it.Paper
-		switch {
-		case kind == grant.KindPaper:
+		switch kind {
+		case grant.KindPaper:
 			file = paper.PDF
-		case kind == grant.KindFile:
+		case grant.KindFile:
 			file = clean
-		case paper == nil:
-			// A plain directory: evidence cannot point into it precisely.
-			r.addSource(kind, clean, "")
 		}
-		if paper == nil && kind == grant.KindFile {
-			r.addSource(grant.KindFile, clean, "")
+		if paper == nil {
+			// Outside a paper the item itself is granted; evidence in a
+			// plain directory cannot point into it precisely.
+			r.addSource(kind, clean, "")
 		}
 	case current != nil:
 		paper = current

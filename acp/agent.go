@@ -448,11 +448,11 @@ func (a *Agent) checkRunning() error {
 // Warm opens a session without any MCP server, to be kept in a WarmPool and
 // serve a later prompt-only turn.
 func (a *Agent) Warm(ctx context.Context, cwd string) (*Session, error) {
-	return a.newSession(ctx, cwd, []sdk.McpServer{}, "")
+	return a.newSession(ctx, cwd, []sdk.McpServer{})
 }
 
 // newSession sends session/new with the servers (never nil).
-func (a *Agent) newSession(ctx context.Context, cwd string, servers []sdk.McpServer, fp string) (*Session, error) {
+func (a *Agent) newSession(ctx context.Context, cwd string, servers []sdk.McpServer) (*Session, error) {
 	if err := a.checkRunning(); err != nil {
 		return nil, err
 	}
@@ -471,7 +471,7 @@ func (a *Agent) newSession(ctx context.Context, cwd string, servers []sdk.McpSer
 	if resp.SessionId == "" {
 		return nil, fmt.Errorf("%w: session/new: %s returned no session id", ErrAgent, a.cfg.Name)
 	}
-	s := &Session{agent: a, id: resp.SessionId, server: len(servers) > 0, cwd: cwd, fingerprint: fp}
+	s := &Session{agent: a, id: resp.SessionId, server: len(servers) > 0, cwd: cwd}
 	s.setModes(resp.Modes)
 	a.add(s)
 	return s, nil

@@ -118,7 +118,7 @@ func TestInteropRealAgents(t *testing.T) {
 			}()
 			t.Logf("%s %s: capabilities %+v", ra.name, exe, a.Capabilities())
 
-			s, err := a.newSession(ctx, f.vault, servers, plan.Fingerprint)
+			s, err := a.newSession(ctx, f.vault, servers)
 			if err != nil {
 				t.Fatalf("session/new: %v", err)
 			}

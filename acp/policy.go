@@ -158,13 +158,8 @@ func identifyClaude(tc sdk.ToolCallUpdate, cc map[string]any, asking bool) Ident
 		id.Reason = "tool " + name + " is not an agentero-context tool"
 		return id
 	}
-	// Claude announces a call before its arguments have streamed in
-	// ({}): only a permission request's arguments must be complete.
-	if tc.RawInput != nil && (asking || !emptyArgs(tc.RawInput)) {
-		if reason := checkArgs(tool, tc.RawInput); reason != "" {
-			id.Reason = reason
-			return id
-		}
+	if id.Reason = rawInputReason(tool, tc, asking); id.Reason != "" {
+		return id
 	}
 	return Identity{Ours: true, Tool: tool, Server: grant.ServerName, Agent: "claude-code"}
 }
@@ -232,16 +227,22 @@ func identifyGemini(tc sdk.ToolCallUpdate, options []sdk.PermissionOption, askin
 			return id
 		}
 	}
-	// Claude announces a call before its arguments have streamed in
-	// ({}): only a permission request's arguments must be complete.
-	if tc.RawInput != nil && (asking || !emptyArgs(tc.RawInput)) {
-		if reason := checkArgs(tool, tc.RawInput); reason != "" {
-			id.Reason = reason
-			return id
-		}
+	if id.Reason = rawInputReason(tool, tc, asking); id.Reason != "" {
+		return id
 	}
 	id.Ours = true
 	return id
+}
+
+// rawInputReason checks a call's raw arguments, when it has them, and says
+// why they are not the tool's ("" when they are). An agent may announce a
+// call before its arguments have streamed in ({}, as Claude does): only a
+// permission request's arguments must be complete.
+func rawInputReason(tool string, tc sdk.ToolCallUpdate, asking bool) string {
+	if tc.RawInput != nil && (asking || !emptyArgs(tc.RawInput)) {
+		return checkArgs(tool, tc.RawInput)
+	}
+	return ""
 }
 
 // checkArgs checks that v is a JSON object of the tool's arguments.

@@ -265,7 +265,7 @@ func (a *Agent) Turn(ctx context.Context, req TurnRequest) (*TurnResult, error) 
 		}
 	}
 	if s == nil {
-		s, err = a.newSession(ctx, cwd, servers, plan.Fingerprint)
+		s, err = a.newSession(ctx, cwd, servers)
 		if err != nil {
 			return nil, err
 		}
@@ -423,7 +423,7 @@ func (a *Agent) pinMode(ctx context.Context, s *Session) ModeReport {
 // error.
 func (a *Agent) reopen(ctx context.Context, id, cwd string, servers []sdk.McpServer) (*Session, How, *Refusal, error) {
 	if !a.caps.Resume && !a.caps.Load {
-		s, err := a.newSession(ctx, cwd, servers, "")
+		s, err := a.newSession(ctx, cwd, servers)
 		return s, HowNew, &Refusal{}, err
 	}
 	rctx, cancel := context.WithTimeout(ctx, a.cfg.ResumeTimeout)
@@ -472,7 +472,7 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, servers []sdk.McpSer
 	if !r.Timeout && errors.As(err, &re) {
 		r.Code, r.Message, r.Data = re.Code, re.Message, re.Data
 	}
-	s, nerr := a.newSession(ctx, cwd, servers, "")
+	s, nerr := a.newSession(ctx, cwd, servers)
 	if nerr != nil {
 		return nil, "", r, nerr
 	}

@@ -3,6 +3,7 @@ package grant
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -75,7 +76,7 @@ func Clean(vault string, olderThan time.Duration) ([]string, error) {
 		if CheckRuntimeID(name) != nil {
 			continue
 		}
-		ok, err := cleanRuntime(root, name, cutoff)
+		ok, err := cleanRuntime(root, vault, name, cutoff)
 		if err != nil {
 			errs = append(errs, cleanError(name, err))
 		}
@@ -134,36 +135,26 @@ func openSessions(vault string) (*os.Root, error) {
 
 // cleanRuntime removes one runtime folder when it is stale and not in use,
 // and reports whether it did.
-func cleanRuntime(root *os.Root, name string, cutoff time.Time) (bool, error) {
+func cleanRuntime(root *os.Root, vault, name string, cutoff time.Time) (bool, error) {
 	if fresh, err := newerThan(root, name, cutoff); err != nil || fresh {
 		return false, err
 	}
 	// Hold the usage log's lock while deciding and renaming aside: a
 	// server recording a call holds it, and one that starts a call after
-	// the rename finds no grant and fails closed.
-	usage := filepath.Join(name, UsageFile)
-	lst, err := root.Lstat(usage)
-	var f *os.File
+	// the rename finds no grant and fails closed. The log is opened as
+	// every usage log is: no link followed, a regular file only, without
+	// blocking.
+	f, err := openUsage(filepath.Join(vault, sessionsDir, name, UsageFile), os.O_RDONLY)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = fmt.Errorf("the usage log: %w", pe.Err)
+		}
 		return false, err
-	case !lst.Mode().IsRegular():
-		return false, errors.New("the usage log is not a regular file")
 	default:
-		if f, err = root.Open(usage); err != nil {
-			return false, err
-		}
 		defer f.Close()
-	}
-	if f != nil {
-		st, err := f.Stat()
-		if err != nil {
-			return false, err
-		}
-		if !os.SameFile(st, lst) {
-			return false, errors.New("the usage log changed while it was opened")
-		}
 		locked, err := tryLock(f)
 		if err != nil {
 			return false, err
@@ -227,37 +218,23 @@ func newerThan(root *os.Root, name string, cutoff time.Time) (bool, error) {
 	return false, nil
 }
 
-// holdsReservation reports whether the usage log f holds a reservation
-// that was neither settled nor released and whose process may still run.
-func holdsReservation(f *os.File) (bool, error) {
-	host, _ := os.Hostname()
-	open := map[string]reserveRecord{}
-	_, err := scanUsage(f, func(line []byte, ok bool) {
-		if !ok {
-			return
-		}
-		rec, kind := parseUsage(line)
-		switch kind {
-		case recReserve:
-			open[rec.Reserve.ID] = *rec.Reserve
-		case recRelease:
-			delete(open, rec.Release)
-		case recCall:
-			if rec.Settles != "" {
-				delete(open, rec.Settles)
-			}
+// holdsReservation reports whether the usage log r holds a reservation
+// that was neither settled nor released and whose process may still run,
+// as a UsageLog reading it counts them.
+func holdsReservation(r io.Reader) (bool, error) {
+	l := OpenUsageLog("") // no I/O: only its sums are used
+	_, err := scanUsage(r, func(line []byte, ok bool) {
+		if ok {
+			l.apply(line)
 		}
 	})
 	if err != nil {
 		return false, fmt.Errorf("reading the usage log: %w", err)
 	}
-	for _, r := range open {
-		if _, here := heldHere.Load(r.ID); r.Host != host || here || r.PID != os.Getpid() && processAlive(r.PID) {
+	for id, p := range l.pending {
+		if l.live(id, p) {
 			return true, nil
 		}
 	}
 	return false, nil
 }
-
-// fder is a file that can be locked: a *safefs.File or an *os.File.
-type fder interface{ Fd() uintptr }

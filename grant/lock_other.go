@@ -4,6 +4,8 @@ package grant
 
 import (
 	"sync"
+
+	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // On systems without flock the lock is this process's own: calls of one
@@ -11,9 +13,9 @@ import (
 // excluded from each other (see docs/security.md).
 var processLock sync.Mutex
 
-func tryLock(fder) (bool, error) { return processLock.TryLock(), nil }
+func tryLock(*safefs.File) (bool, error) { return processLock.TryLock(), nil }
 
-func unlock(fder) { processLock.Unlock() }
+func unlock(*safefs.File) { processLock.Unlock() }
 
 // processAlive cannot check another process here: a reservation of another
 // process counts until its turn ends.

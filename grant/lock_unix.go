@@ -5,11 +5,13 @@ package grant
 import (
 	"errors"
 	"syscall"
+
+	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // tryLock takes an exclusive flock on f without waiting. flock locks belong
 // to the open file, so two opens in one process exclude each other too.
-func tryLock(f fder) (bool, error) {
+func tryLock(f *safefs.File) (bool, error) {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		switch {
@@ -24,7 +26,7 @@ func tryLock(f fder) (bool, error) {
 	}
 }
 
-func unlock(f fder) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+func unlock(f *safefs.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
 // processAlive reports whether pid names a running process: signal 0 checks
 // without sending; EPERM means it runs as another user.

@@ -144,7 +144,7 @@ func (r Ref) check() error {
 	if r.Path == "" {
 		return fmt.Errorf("source with an empty path")
 	}
-	if !validKind(r.Kind) {
+	if !r.Kind.Valid() {
 		return fmt.Errorf("source %q has an invalid kind %q", r.Path, r.Kind)
 	}
 	if len(r.Config) == 0 {
@@ -160,9 +160,10 @@ func (r Ref) check() error {
 	return nil
 }
 
-// validKind reports whether k is a plain kind name: 1–64 characters from
-// [a-z0-9._-], starting with a letter.
-func validKind(k Kind) bool {
+// Valid reports whether k is a plain kind name, as a grant's sources must
+// have: 1–64 characters from [a-z0-9._-], starting with a letter. A
+// connector registers its kind under such a name.
+func (k Kind) Valid() bool {
 	if k == "" || len(k) > 64 || k[0] < 'a' || k[0] > 'z' {
 		return false
 	}

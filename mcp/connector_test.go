@@ -67,7 +67,7 @@ func TestServeConnector(t *testing.T) {
 	sr, cw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(context.Background(), gr, sr, sw, &ServeOptions{Registry: reg})
+		done <- Serve(context.Background(), gr, sr, sw, &ServeOptions{Toolset: &tools.Options{Registry: reg}})
 		sw.Close()
 	}()
 	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
@@ -98,7 +98,7 @@ func TestServeConnector(t *testing.T) {
 func TestRunUnknownKind(t *testing.T) {
 	vault, gr := memoGrant(t, grant.Ref{Kind: "memo", Path: "memo/a", Config: json.RawMessage(`{"text":"x"}`)})
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{Flag, gr}, strings.NewReader(""), &stdout, &stderr, &ServeOptions{Registry: sources.NewRegistry()})
+	code := run(context.Background(), []string{Flag, gr}, strings.NewReader(""), &stdout, &stderr, &ServeOptions{Toolset: &tools.Options{Registry: sources.NewRegistry()}})
 	if code != ExitUsage || stdout.Len() != 0 || strings.Count(stderr.String(), "\n") != 1 ||
 		!strings.Contains(stderr.String(), `kind "memo", which this server does not know`) || strings.Contains(stderr.String(), vault) {
 		t.Errorf("code %d, stdout %q, stderr %q", code, &stdout, &stderr)

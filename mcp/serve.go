@@ -17,7 +17,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -41,14 +40,12 @@ const (
 // Vault grant with the Vault's own sources and the connectors registered in
 // sources.DefaultRegistry.
 type ServeOptions struct {
-	// Registry has the connectors whose kinds the server re-opens from
-	// the grant; nil means Toolset.Registry, else sources.DefaultRegistry,
-	// where a linked connector package registers itself. A grant naming a
-	// kind the registry does not know is refused (exit code ExitUsage).
-	Registry *sources.Registry
-	// Toolset configures the Toolset opened for the grant (its sources, for
-	// a host with connectors of its own). Its Logger, when nil, is set to
-	// Logger.
+	// Toolset configures the Toolset opened for the grant: its Registry has
+	// the connectors whose kinds the server re-opens from the grant (nil
+	// means sources.DefaultRegistry, where a linked connector package
+	// registers itself; a grant naming a kind it does not know is refused
+	// with ExitUsage), its Sources those of a host with sources of its own.
+	// Its Logger, when nil, is set to Logger.
 	Toolset *tools.Options
 	// Logger receives diagnostics; nil means what LogEnv asks for.
 	Logger *slog.Logger
@@ -77,9 +74,6 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 	if topts.Logger == nil {
 		topts.Logger = log
 	}
-	if opts.Registry != nil {
-		topts.Registry = opts.Registry
-	}
 	if topts.MaxResultChars == 0 {
 		// The text appears twice in a result (structured and rendered):
 		// keep it well under half of the cap, so the Toolset cuts and
@@ -90,7 +84,7 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 	if err != nil {
 		return err
 	}
-	defer closeWithin(ts, ShutdownGrace, log)
+	defer closeWithin(ts, log)
 	// The grant is read once, by the Toolset: the tool list served and the
 	// scope enforced come from the same read (each call then checks the
 	// file's fingerprint against it).
@@ -123,9 +117,9 @@ func serveLines(ctx context.Context, s *sdk.Server, in io.Reader, out io.Writer,
 	select {
 	case err = <-done:
 	case <-lines.ended:
-		err = waitGrace(done, log)
+		err = waitGrace(done, log, "stopping with calls still running")
 	case <-ctx.Done():
-		waitGrace(done, log)
+		waitGrace(done, log, "stopping with calls still running")
 		err = ctx.Err()
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -135,33 +129,24 @@ func serveLines(ctx context.Context, s *sdk.Server, in io.Reader, out io.Writer,
 }
 
 // closeWithin closes ts, which stops a background index build and waits
-// for it, but returns after d whatever is still running: the server's exit
-// stays prompt, and the build's files are written atomically, so one cut
-// short leaves nothing half-written.
-func closeWithin(ts *tools.Toolset, d time.Duration, log *slog.Logger) {
-	done := make(chan struct{})
-	go func() {
-		ts.Close()
-		close(done)
-	}()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-		log.Warn("stopping with a background index build still ending")
-	}
+// for it, but returns after ShutdownGrace whatever is still running: the
+// server's exit stays prompt, and the build's files are written
+// atomically, so one cut short leaves nothing half-written.
+func closeWithin(ts *tools.Toolset, log *slog.Logger) {
+	done := make(chan error, 1)
+	go func() { done <- ts.Close() }()
+	waitGrace(done, log, "stopping with a background index build still ending")
 }
 
-// waitGrace waits ShutdownGrace for the server to end.
-func waitGrace(done <-chan error, log *slog.Logger) error {
+// waitGrace waits ShutdownGrace for done, logging msg if it does not come.
+func waitGrace(done <-chan error, log *slog.Logger, msg string) error {
 	t := time.NewTimer(ShutdownGrace)
 	defer t.Stop()
 	select {
 	case err := <-done:
 		return err
 	case <-t.C:
-		log.Warn("stopping with calls still running")
+		log.Warn(msg)
 		return nil
 	}
 }

@@ -13,12 +13,13 @@ import (
 // ErrNotText error. A PDF granted as a file is not a File but a PDF, a
 // document with pages.
 type File struct {
-	lib *Library
-	ref string
+	lib    *Library
+	ref    string
+	filter *libindex.Filter // the library index narrowed to this file, its masks kept between searches
 }
 
 func (l *Library) newFile(ref string) *File {
-	return &File{lib: l, ref: ref}
+	return &File{lib: l, ref: ref, filter: libindex.KeySet([]string{fileItem + ref})}
 }
 
 // Info implements Source.
@@ -48,7 +49,7 @@ func (f *File) Search(ctx context.Context, q Query) (*Results, error) {
 	}
 	key := fileItem + f.ref
 	item := libindex.Item{Key: key, Stamp: fileStamp(st)}
-	return f.lib.searchIndex(ctx, []libindex.Item{item}, libindex.KeySet([]string{key}), q)
+	return f.lib.searchIndex(ctx, []libindex.Item{item}, f.filter, q)
 }
 
 // documentUnits makes the search units of a document: one per part, or one

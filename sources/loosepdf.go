@@ -30,9 +30,10 @@ const pdfUnitsVersion = "pdf-units-1"
 // Describer and is safe for concurrent use. A PDF that cannot be read
 // (damaged, encrypted, over a limit) is an error wrapping ErrUnreadable.
 type PDF struct {
-	lib *Library
-	ref string
-	pdf pdfFile
+	lib    *Library
+	ref    string
+	pdf    pdfFile
+	filter *libindex.Filter // the library index narrowed to this PDF, its masks kept between searches
 
 	secMu  sync.Mutex
 	secDoc *pdf.Document // the document secs were found in
@@ -40,7 +41,7 @@ type PDF struct {
 }
 
 func (l *Library) newPDF(ref string) *PDF {
-	return &PDF{lib: l, ref: ref, pdf: pdfFile{l: l, rel: ref}}
+	return &PDF{lib: l, ref: ref, pdf: pdfFile{l: l, rel: ref}, filter: libindex.KeySet([]string{pdfItem + ref})}
 }
 
 // isPDF reports whether a file name is a PDF by its extension.
@@ -84,7 +85,7 @@ func (s *PDF) title(doc *pdf.Document) string {
 	if t := textnorm.Line(doc.Title); t != "" {
 		return t
 	}
-	if x := s.pdf.xmp(doc); x != nil && x.Title != "" {
+	if x := parseXMP(doc.XMP); x != nil && x.Title != "" {
 		return x.Title
 	}
 	return textnorm.Line(path.Base(s.ref))
@@ -110,8 +111,10 @@ func (s *PDF) Describe(ctx context.Context) (*Metadata, error) {
 		return nil, err
 	}
 	md := &Metadata{Documents: []string{s.ref}}
-	s.pdf.describe(md, doc, s.sections(doc))
-	md.Title = s.title(doc)
+	s.pdf.describe(md, doc, s.sections(doc)) // the title as title gives it, but for the file name
+	if md.Title == "" {
+		md.Title = textnorm.Line(path.Base(s.ref))
+	}
 	return md, nil
 }
 
@@ -128,7 +131,7 @@ func (s *PDF) Search(ctx context.Context, q Query) (*Results, error) {
 		return nil, fsErr(err)
 	}
 	key := pdfItem + s.ref
-	res, err := s.lib.searchIndex(ctx, []libindex.Item{{Key: key, Stamp: pdfStamp(st)}}, libindex.KeySet([]string{key}), q)
+	res, err := s.lib.searchIndex(ctx, []libindex.Item{{Key: key, Stamp: pdfStamp(st)}}, s.filter, q)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +148,7 @@ func (s *PDF) Search(ctx context.Context, q Query) (*Results, error) {
 // pdfStamp is a loose PDF's stamp in the library index.
 func pdfStamp(info fs.FileInfo) string {
 	// The extractor's version too: its text changes rebuild the units.
-	return pdfUnitsVersion + ":pdf-" + strconv.Itoa(pdf.Version) + ":" + strconv.FormatInt(info.Size(), 10) + ":" + strconv.FormatInt(info.ModTime().UnixNano(), 10)
+	return pdfUnitsVersion + ":pdf-" + strconv.Itoa(pdf.Version) + ":" + fileStamp(info)
 }
 
 // units returns the search units of the PDF, one per page with text, and

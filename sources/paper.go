@@ -44,7 +44,8 @@ type Paper struct {
 	l *Library
 	p *vault.Paper
 
-	pdf pdfFile // its PDF, when p.PDF is set
+	pdf    pdfFile          // its PDF, when p.PDF is set
+	filter *libindex.Filter // the library index narrowed to this paper, its masks kept between searches
 
 	secMu    sync.Mutex
 	secDoc   *pdf.Document // the document secs were found in
@@ -53,7 +54,7 @@ type Paper struct {
 }
 
 func (l *Library) newPaper(p *vault.Paper) *Paper {
-	return &Paper{l: l, p: p, pdf: pdfFile{l: l, rel: p.PDF}}
+	return &Paper{l: l, p: p, pdf: pdfFile{l: l, rel: p.PDF}, filter: libindex.KeySet([]string{paperItem + p.Ref})}
 }
 
 // pdfDocument returns the paper's parsed PDF (see pdfFile.document).
@@ -262,7 +263,7 @@ func (s *Paper) Search(ctx context.Context, q Query) (*Results, error) {
 	}
 	// The library index, filtered to this paper (see Library.searchIndex).
 	key := paperItem + s.p.Ref
-	res, err := s.l.searchIndex(ctx, []libindex.Item{{Key: key, Stamp: s.stamp()}}, libindex.KeySet([]string{key}), q)
+	res, err := s.l.searchIndex(ctx, []libindex.Item{{Key: key, Stamp: s.stamp()}}, s.filter, q)
 	if err != nil {
 		return nil, err
 	}

@@ -30,21 +30,15 @@ type pdfFile struct {
 	err   error
 }
 
-// xmp returns what the PDF's XMP packet says: the catalog's /Metadata
-// stream that doc carries (compressed or not in the file); nil when it has
-// none or it cannot be read. A packet elsewhere in the file belongs to an
-// image or a page, not to the document, and is not looked for.
-func (f *pdfFile) xmp(doc *pdf.Document) *xmpMeta {
-	return parseXMP(doc.XMP)
-}
-
 // describe fills the fields of md that are still empty from what the PDF
 // shows: the title block (else the Info title, else XMP's), the authors
 // (the Info dictionary or the line under the title, else XMP's), the
 // abstract under an "Abstract" heading, the page count, and the DOI and
 // publication year XMP gives.
 func (f *pdfFile) describe(md *Metadata, doc *pdf.Document, secs []Section) {
-	x := f.xmp(doc)
+	// The catalog's packet only: one elsewhere in the file is an image's
+	// or a page's, not the document's.
+	x := parseXMP(doc.XMP)
 	if x == nil {
 		x = &xmpMeta{}
 	}
@@ -82,7 +76,7 @@ func (f *pdfFile) document(ctx context.Context) (*pdf.Document, error) {
 	if err != nil {
 		return nil, fsErr(err)
 	}
-	stamp := fmt.Sprintf("%d:%d", st.Size(), st.ModTime().UnixNano())
+	stamp := fileStamp(st)
 
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -26,44 +26,16 @@ type unitIndex struct {
 }
 
 func buildUnitIndex(units []unit) *unitIndex {
-	var b unitBuilder
-	if err := b.add(units...); err != nil {
-		// Only an index past 2³² positions fails; keep what fits.
-		return b.index()
-	}
-	return b.index()
-}
-
-// unitBuilder indexes units as they come.
-type unitBuilder struct {
-	units []unit
-	b     index.Builder
-}
-
-func (u *unitBuilder) add(units ...unit) error {
-	for _, un := range units {
-		if err := u.addTokenized(un, tokenize(un)); err != nil {
-			return err
+	var b index.Builder
+	out := &unitIndex{}
+	for _, u := range units {
+		if err := b.AddTokenized(index.Tokenize(index.Doc{Key: unitKey(u.Loc), Title: u.Title, Body: bodyAfterTitle(u.Text, u.Title)})); err != nil {
+			break // only an index past 2³² positions fails; keep what fits
 		}
+		out.units = append(out.units, u)
 	}
-	return nil
-}
-
-// tokenize prepares a unit for addTokenized; it may run on any goroutine.
-func tokenize(un unit) index.Tokenized {
-	return index.Tokenize(index.Doc{Key: unitKey(un.Loc), Title: un.Title, Body: bodyAfterTitle(un.Text, un.Title)})
-}
-
-func (u *unitBuilder) addTokenized(un unit, t index.Tokenized) error {
-	if err := u.b.AddTokenized(t); err != nil {
-		return err
-	}
-	u.units = append(u.units, un)
-	return nil
-}
-
-func (u *unitBuilder) index() *unitIndex {
-	return &unitIndex{units: u.units, ix: u.b.Index()}
+	out.ix = b.Index()
+	return out
 }
 
 // bodyAfterTitle drops the text's first line when it is the title, so the

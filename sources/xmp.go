@@ -21,7 +21,7 @@ import (
 const (
 	nsRDF   = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 	nsDC    = "http://purl.org/dc/elements/1.1/"
-	nsPRISM = "http://prismstandard.org/namespaces/basic/" // any PRISM version
+	nsPRISM = "http://prismstandard.org/namespaces/" // any PRISM version
 )
 
 // xmpMeta is what the document's XMP packet says.
@@ -97,9 +97,9 @@ func xmpField(n xml.Name) string {
 	switch {
 	case n.Space == nsDC && (n.Local == "title" || n.Local == "creator" || n.Local == "identifier"):
 		return n.Local
-	case strings.HasPrefix(n.Space, "http://prismstandard.org/namespaces/") && n.Local == "doi":
+	case strings.HasPrefix(n.Space, nsPRISM) && n.Local == "doi":
 		return "doi"
-	case strings.HasPrefix(n.Space, "http://prismstandard.org/namespaces/") && (n.Local == "publicationDate" || n.Local == "coverDate"):
+	case strings.HasPrefix(n.Space, nsPRISM) && (n.Local == "publicationDate" || n.Local == "coverDate"):
 		return "date"
 	}
 	return ""

@@ -143,12 +143,15 @@ func firstCardChars(hits []rankedHit, cardChars int) int {
 // ties break by path and page so the order is deterministic. A source that
 // panics fails like one that errs: the others' hits still count.
 func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q sources.Query) ([]rankedHit, bool, Indexing, error) {
-	log := t.log
 	type result struct {
 		res *sources.Results
 		err error
 	}
 	results := make([]result, len(srcs))
+	conn := make([]bool, len(srcs)) // which sources are a connector's, worked out once
+	for i, s := range srcs {
+		conn[i] = t.connector(s)
+	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)
 	for i, s := range srcs {
@@ -161,12 +164,12 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 				// A goroutine's panic would end the process: the
 				// call's own recover cannot see it.
 				if v := recover(); v != nil {
-					log.Error("source search failed with a panic", "source", s.Info().Ref, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+					t.log.Error("source search failed with a panic", "source", s.Info().Ref, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 					results[i] = result{nil, fmt.Errorf("%w: searching %s", ErrInternal, quoteArg(s.Info().Ref))}
 				}
 			}()
 			r, err := s.Search(ctx, q)
-			results[i] = result{r, t.sourceErr(t.connector(s), s.Info().Ref, err)}
+			results[i] = result{r, t.sourceErr(conn[i], s.Info().Ref, err)}
 		}()
 	}
 	wg.Wait()
@@ -193,9 +196,9 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 		}
 		info := srcs[i].Info()
 		for _, h := range r.res.Hits {
-			if t.connector(srcs[i]) && !connectorPath(info.Ref, h.Path) {
+			if conn[i] && !connectorPath(info.Ref, h.Path) {
 				// A citation must name what the grant covers.
-				log.Warn("connector hit outside its source left out", "source", info.Ref, "path", h.Path)
+				t.log.Warn("connector hit outside its source left out", "source", info.Ref, "path", h.Path)
 				continue
 			}
 			hits = append(hits, rankedHit{src: info, hit: h})

@@ -313,9 +313,11 @@ func (ix *Index) lookup(t string) (uint32, bool) {
 }
 
 // idf returns the inverse document frequency of a term in df documents.
-func (ix *Index) idf(df int) float64 {
-	n := float64(len(ix.keys))
-	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+func (ix *Index) idf(df int) float64 { return idf(len(ix.keys), df) }
+
+// idf is BM25's inverse document frequency of a term in df of n documents.
+func idf(n, df int) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 }
 
 // queryTerm is a distinct indexed term of a query.
@@ -329,7 +331,7 @@ type queryTerm struct {
 // Search returns the k best documents for query and the number of
 // documents that matched at least one query term.
 func (ix *Index) Search(query string, k int) ([]Hit, int) {
-	set := &Set{segs: []*Index{ix}, n: len(ix.keys), avgTitle: ix.avgTitle, avgBody: ix.avgBody}
+	set := &Set{segs: []*Index{ix}, n: len(ix.keys), avgTitle: ix.avgTitle, avgBody: ix.avgBody, p: ix.p}
 	sh, total := set.Search(query, k, nil)
 	if sh == nil {
 		return nil, total
@@ -360,18 +362,6 @@ func (ix *Index) fieldTF(d, j uint32, avgTitle, avgBody float64) float64 {
 		tf += p.wBody * float64(b) / (1 - p.bBody + p.bBody*float64(ix.bodyLen[d])/max(avgBody, 1))
 	}
 	return tf
-}
-
-func sortHits(hits []Hit) {
-	slices.SortFunc(hits, func(a, b Hit) int {
-		if a.Score != b.Score {
-			return cmp.Compare(b.Score, a.Score)
-		}
-		if a.Key != b.Key {
-			return strings.Compare(a.Key, b.Key)
-		}
-		return cmp.Compare(a.Doc, b.Doc)
-	})
 }
 
 // positions returns the positions of term id in document d, or nil.

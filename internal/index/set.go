@@ -1,10 +1,7 @@
 package index
 
 import (
-	"cmp"
-	"math"
 	"slices"
-	"strings"
 
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
@@ -21,11 +18,12 @@ type Set struct {
 	segs              []*Index
 	n                 int
 	avgTitle, avgBody float64
+	p                 params // ranking constants: the defaults, or a tuned Index's own
 }
 
 // NewSet returns the Set of segs; a nil segment is left out.
 func NewSet(segs ...*Index) *Set {
-	s := &Set{}
+	s := &Set{p: defaults}
 	var t, b float64
 	for _, ix := range segs {
 		if ix == nil {
@@ -76,7 +74,7 @@ func (s *Set) Search(query string, k int, allow [][]bool) ([]SetHit, int) {
 			}
 		}
 	}
-	p := defaults
+	p := s.p
 	maxScore := 0.0
 	for _, qt := range terms[0] {
 		maxScore += qt.qtf*qt.idf*(p.k1+1) + p.wSpan*qt.idf
@@ -193,7 +191,6 @@ func (s *Set) parseQuery(query string) [][]queryTerm {
 		terms[si] = make([]queryTerm, len(words))
 		for i, w := range words {
 			qt := &terms[si][i]
-			qt.qtf = qtf[i]
 			qt.id, qt.known = ix.lookup(w)
 			if qt.known {
 				df[i] += int(ix.postStart[qt.id+1] - ix.postStart[qt.id])
@@ -204,9 +201,9 @@ func (s *Set) parseQuery(query string) [][]queryTerm {
 		terms[0] = make([]queryTerm, len(words))
 	}
 	for i := range words {
-		idf := math.Log(1 + (float64(s.n)-float64(df[i])+0.5)/(float64(df[i])+0.5))
+		w := idf(s.n, df[i])
 		for si := range terms {
-			terms[si][i].idf = idf
+			terms[si][i].idf = w
 			terms[si][i].qtf = qtf[i]
 		}
 	}
@@ -215,16 +212,13 @@ func (s *Set) parseQuery(query string) [][]queryTerm {
 
 func sortSetHits(hits []SetHit) {
 	slices.SortFunc(hits, func(a, b SetHit) int {
-		if a.Score != b.Score {
-			return cmp.Compare(b.Score, a.Score)
+		switch {
+		case before(&a, &b):
+			return -1
+		case before(&b, &a):
+			return 1
 		}
-		if a.Key != b.Key {
-			return strings.Compare(a.Key, b.Key)
-		}
-		if a.Seg != b.Seg {
-			return cmp.Compare(a.Seg, b.Seg)
-		}
-		return cmp.Compare(a.Doc, b.Doc)
+		return 0
 	})
 }
 
@@ -297,7 +291,7 @@ func (s *Set) BestPassage(text, query string, maxChars int) (start, end int) {
 				df += int(ix.postStart[id+1] - ix.postStart[id])
 			}
 		}
-		w[t.Term] = math.Log(1 + (float64(s.n)-float64(df)+0.5)/(float64(df)+0.5))
+		w[t.Term] = idf(s.n, df)
 	}
 	var ix Index // the passage depends on the weights only
 	return ix.passage(text, w, maxChars)

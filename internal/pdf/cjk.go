@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"bytes"
 	"compress/flate"
 	"encoding/binary"
 	"io"
@@ -73,13 +74,10 @@ func predefDecoder(name string) *predefCMap {
 		return &predefCMap{codeLen: func(s []byte) int { return min(4, len(s)) }, dec: utf32.UTF32(utf32.BigEndian, utf32.IgnoreBOM).NewDecoder()}
 	case strings.Contains(name, "RKSJ"):
 		return &predefCMap{codeLen: sjisLen, dec: japanese.ShiftJIS.NewDecoder()}
-	case strings.Contains(base, "EUC") && (strings.HasPrefix(base, "GBK") || strings.HasPrefix(base, "GB")):
-		if strings.HasPrefix(base, "GBK2K") {
-			return &predefCMap{codeLen: gb18030Len, dec: simplifiedchinese.GB18030.NewDecoder()}
-		}
-		return &predefCMap{codeLen: eucLen, dec: simplifiedchinese.GBK.NewDecoder()}
 	case strings.HasPrefix(base, "GBK2K"):
 		return &predefCMap{codeLen: gb18030Len, dec: simplifiedchinese.GB18030.NewDecoder()}
+	case strings.Contains(base, "EUC") && strings.HasPrefix(base, "GB"):
+		return &predefCMap{codeLen: eucLen, dec: simplifiedchinese.GBK.NewDecoder()}
 	case strings.HasPrefix(base, "KSC") && strings.Contains(base, "EUC"), strings.HasPrefix(base, "KSCms-UHC"):
 		return &predefCMap{codeLen: eucLen, dec: korean.EUCKR.NewDecoder()}
 	case strings.Contains(base, "B5"):
@@ -114,7 +112,7 @@ func (p *predefCMap) text(code []byte) string {
 		code = []byte{code[0] + p.offset, code[1] + p.offset}
 	}
 	out, err := p.dec.Bytes(code)
-	if err != nil || !utf8.Valid(out) || strings.ContainsRune(string(out), utf8.RuneError) {
+	if err != nil || !utf8.Valid(out) || bytes.ContainsRune(out, utf8.RuneError) {
 		return ""
 	}
 	return string(out)

@@ -378,13 +378,7 @@ func (d *doc) streamBytes(sd types.StreamDict) ([]byte, error) {
 		limit, kind = d.budget, LimitDocBytes
 	}
 	var err error
-	if plainFlate(&sd) {
-		// Most streams: decoded here with a reused decompressor, as
-		// pdfcpu would (see inflate), without its allocations.
-		sd.Content, err = inflate(sd.Raw, limit)
-	} else {
-		err = sd.DecodeWithLimit(limit)
-	}
+	sd.Content, err = decodeStream(&sd, limit)
 	if errors.Is(err, filter.ErrDecodeLimitExceeded) || int64(len(sd.Content)) > limit {
 		if kind == LimitDocBytes {
 			d.budget = 0
@@ -399,6 +393,18 @@ func (d *doc) streamBytes(sd types.StreamDict) ([]byte, error) {
 	}
 	d.budget -= int64(len(sd.Content))
 	return sd.Content, nil
+}
+
+// decodeStream decodes sd, not yet decoded, into at most limit bytes (else
+// filter.ErrDecodeLimitExceeded). Most streams, plain Flate, are decoded
+// here with a reused decompressor, as pdfcpu would (see inflate), without
+// its allocations.
+func decodeStream(sd *types.StreamDict, limit int64) ([]byte, error) {
+	if plainFlate(sd) {
+		return inflate(sd.Raw, limit)
+	}
+	err := sd.DecodeWithLimit(limit)
+	return sd.Content, err
 }
 
 // inflaters holds zlib decompressors for reuse: each holds a 32 KiB
@@ -511,13 +517,7 @@ func (d *doc) xmp() []byte {
 	if !ok {
 		return nil
 	}
-	var b []byte
-	if plainFlate(&sd) {
-		b, err = inflate(sd.Raw, MaxXMPBytes)
-	} else {
-		err = sd.DecodeWithLimit(MaxXMPBytes)
-		b = sd.Content
-	}
+	b, err := decodeStream(&sd, MaxXMPBytes)
 	if err != nil || len(b) == 0 || len(b) > MaxXMPBytes {
 		return nil
 	}

@@ -171,6 +171,12 @@ func ParseEntry(raw string) Entry {
 	return e
 }
 
+// nameFiller reports a lower-case word that belongs in an author list: a
+// conjunction, "et al." or a name particle.
+func nameFiller(w string) bool {
+	return w == "and" || w == "et" || w == "al." || w == "al" || particle[w]
+}
+
 // commaAuthors reads the physics style, where commas separate everything:
 // "A. Einstein, B. Podolsky, and N. Rosen, Title words, Journal 47, 777
 // (1935)." The author list is the leading run of name-like parts (initials
@@ -263,7 +269,7 @@ func looksLikeAuthors(s string) bool {
 	words := strings.Fields(s)
 	lower := 0
 	for _, w := range words {
-		if r, _ := utf8.DecodeRuneInString(w); unicode.IsLower(r) && w != "and" && w != "et" && w != "al." && w != "al" && !particle[w] {
+		if r, _ := utf8.DecodeRuneInString(w); unicode.IsLower(r) && !nameFiller(w) {
 			lower++
 		}
 	}
@@ -329,7 +335,7 @@ func titleLike(s string) bool {
 	}
 	for _, w := range words {
 		r, _ := utf8.DecodeRuneInString(w)
-		if unicode.IsLower(r) && !particle[w] && w != "and" && w != "et" && w != "al." && w != "al" {
+		if unicode.IsLower(r) && !nameFiller(w) {
 			return true
 		}
 	}

@@ -44,6 +44,7 @@ func Rate(n, d int) float64 {
 	return float64(n) / float64(d)
 }
 
+// String formats r as one line of scores.
 func (r *Result) String() string {
 	return fmt.Sprintf("papers %d | entries %d labelled (%d printed, %d parsed): split %.3f, title exact %.3f | edges %d labelled, %d reported: recall %.3f, precision %.3f, cited-by recall %.3f | cards %d: titled %.3f, with year %.3f",
 		r.Papers, r.Entries, r.Printed, r.Parsed, Rate(r.SplitRight, r.Entries), Rate(r.TitleRight, r.Entries),
@@ -63,7 +64,7 @@ func squash(s string) string {
 	}, textnorm.Fold(s))
 }
 
-// Evaluate scores the papers of one split ("tune" or "heldout") of l in
+// Evaluate scores the papers of one split (see LabelledPaper.Split) of l in
 // the library v, whose citation graph is rel.
 func Evaluate(ctx context.Context, v *vault.Vault, lib *sources.Library, rel *relations.Library, l *Labels, split string) (*Result, error) {
 	r := &Result{}
