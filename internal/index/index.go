@@ -331,8 +331,9 @@ type queryTerm struct {
 // Search returns the k best documents for query and the number of
 // documents that matched at least one query term.
 func (ix *Index) Search(query string, k int) ([]Hit, int) {
-	set := &Set{segs: []*Index{ix}, n: len(ix.keys), avgTitle: ix.avgTitle, avgBody: ix.avgBody, p: ix.p}
-	sh, total := set.Search(query, k, nil)
+	set := &Set{segs: []*Index{ix}, p: ix.p}
+	sc := &Scope{set: set, n: len(ix.keys), avgTitle: ix.avgTitle, avgBody: ix.avgBody}
+	sh, total := sc.Search(query, k, nil)
 	if sh == nil {
 		return nil, total
 	}
