@@ -530,17 +530,12 @@ func (f *Filter) masks(s *Snapshot) [][]bool {
 
 // at returns the filter's masks and statistics in s.
 func (f *Filter) at(s *Snapshot) ([][]bool, *index.Scope) {
-	// A union's parts are read before its own lock is taken, so locks are
-	// only ever taken from a union down to its parts.
+	// A union's parts are read (each kept by its filter) before its own
+	// lock is taken, so that no two locks are ever held at once.
 	var parts [][][]bool
 	if f.allow == nil {
-		f.mu.Lock()
-		fresh := f.snap == s
-		f.mu.Unlock()
-		if !fresh {
-			for _, g := range f.of {
-				parts = append(parts, g.masks(s))
-			}
+		for _, g := range f.of {
+			parts = append(parts, g.masks(s))
 		}
 	}
 	f.mu.Lock()
