@@ -2,6 +2,7 @@ package sources
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/researchctx/researchctx/internal/libindex"
@@ -24,10 +25,17 @@ type Collection struct {
 	lib  *Library
 	srcs []indexed
 
-	mu     sync.Mutex
-	parts  []*libindex.Filter                    // the sources' filters the unions below were made of
-	unions map[*libindex.Filter]*libindex.Filter // by the searching source's own filter
+	mu    sync.Mutex
+	parts []*libindex.Filter // the sources' filters the unions below were made of
+	all   *libindex.Filter   // their union
+	// unions are those of all with the filter of a source searched that
+	// is not one of srcs (a paper inside a granted folder), by that
+	// filter; at most maxUnions are kept.
+	unions map[*libindex.Filter]*libindex.Filter
 }
+
+// maxUnions bounds Collection.unions: each keeps a mask of every document.
+const maxUnions = 16
 
 // indexed is a source searched through the library index.
 type indexed interface {
@@ -79,14 +87,23 @@ func (l *Library) statsFilter(ctx context.Context, own *libindex.Filter, q Query
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !samePointers(parts, c.parts) {
+	if c.all == nil || !samePointers(parts, c.parts) {
 		// A directory was scanned again: its filter is new. The unions
 		// are made again, and keep their masks until the next change.
-		c.parts, c.unions = parts, map[*libindex.Filter]*libindex.Filter{}
+		c.parts, c.all, c.unions = parts, libindex.Union(parts...), nil
+	}
+	if slices.Contains(parts, own) {
+		return c.all, nil
 	}
 	u := c.unions[own]
 	if u == nil {
-		u = libindex.Union(append([]*libindex.Filter{own}, parts...)...)
+		if len(c.unions) >= maxUnions {
+			c.unions = nil
+		}
+		if c.unions == nil {
+			c.unions = map[*libindex.Filter]*libindex.Filter{}
+		}
+		u = libindex.Union(own, c.all)
 		c.unions[own] = u
 	}
 	return u, nil

@@ -164,9 +164,10 @@ func completeSearch(t *testing.T, gr, q string) *tools.SearchOutput {
 }
 
 // TestNamedSourceScoresAsGrant checks that a search naming one granted
-// source scores its cards with the whole grant's statistics: each card it
-// shares with the search of every source has the same score there, which
-// is not always the score of the source's statistics alone.
+// source, or a paper inside a granted folder, scores its cards with the
+// whole grant's statistics: each card it shares with the search of every
+// source has the same score there, which is not always the score of the
+// source's statistics alone.
 func TestNamedSourceScoresAsGrant(t *testing.T) {
 	f := newFixture(t, &grant.BudgetOverrides{TurnChars: &grant.MaxBudget.TurnChars})
 	ctx := context.Background()
@@ -184,18 +185,29 @@ func TestNamedSourceScoresAsGrant(t *testing.T) {
 		for _, c := range all.Cards {
 			score[at{c.Path, c.Section, c.Page}] = c.Score
 		}
+		// The granted sources, and papers inside the granted folder
+		// (served through their own sources).
+		refs := []string{"papers/vision/patch-tokens", "papers/vision/resnet-like"}
 		for _, src := range f.ts.Sources() {
-			one, err := f.ts.Search(ctx, tools.SearchInput{Query: q, Source: src.Info().Ref, Limit: 50})
-			if err != nil {
-				t.Fatal(err)
-			}
-			alone, err := src.Search(ctx, sources.Query{Text: q, Limit: 50})
+			refs = append(refs, src.Info().Ref)
+		}
+		for _, ref := range refs {
+			one, err := f.ts.Search(ctx, tools.SearchInput{Query: q, Source: ref, Limit: 50})
 			if err != nil {
 				t.Fatal(err)
 			}
 			own := map[at]float64{}
-			for _, h := range alone.Hits {
-				own[at{h.Path, h.Section, h.Page}] = h.Score
+			for _, src := range f.ts.Sources() {
+				if src.Info().Ref != ref {
+					continue
+				}
+				alone, err := src.Search(ctx, sources.Query{Text: q, Limit: 50})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, h := range alone.Hits {
+					own[at{h.Path, h.Section, h.Page}] = h.Score
+				}
 			}
 			for _, c := range one.Cards {
 				k := at{c.Path, c.Section, c.Page}
@@ -208,7 +220,7 @@ func TestNamedSourceScoresAsGrant(t *testing.T) {
 				}
 				shared++
 				if s != c.Score {
-					t.Errorf("%q: %s p.%d §%q scores %v in %s's own search, %v in the grant's", q, c.Path, c.Page, c.Section, c.Score, src.Info().Ref, s)
+					t.Errorf("%q: %s p.%d §%q scores %v in %s's own search, %v in the grant's", q, c.Path, c.Page, c.Section, c.Score, ref, s)
 				}
 			}
 		}
