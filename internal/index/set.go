@@ -112,12 +112,28 @@ func (s *Set) Search(query string, k int, allow [][]bool) ([]SetHit, int) {
 // statistics. allow should admit documents of the scope only: the scores
 // of a document outside it are not bounded by the scope's statistics.
 func (sc *Scope) Search(query string, k int, allow [][]bool) ([]SetHit, int) {
-	s := sc.set
-	if k <= 0 || len(s.segs) == 0 {
-		return nil, 0
-	}
-	_, terms := sc.parseQuery(query)
-	if len(terms) == 0 {
+	return sc.Query(query).Search(k, allow)
+}
+
+// A Query is a query's distinct terms with their idf in a Scope: what a
+// search and the passages of its hits both need, worked out once.
+type Query struct {
+	sc    *Scope
+	words []string
+	terms [][]queryTerm // per segment, as Set.parseQuery gives them
+}
+
+// Query parses query and counts its terms' document frequencies in the
+// scope.
+func (sc *Scope) Query(query string) *Query {
+	words, terms := sc.parseQuery(query)
+	return &Query{sc: sc, words: words, terms: terms}
+}
+
+// Search is Scope.Search for the parsed query.
+func (q *Query) Search(k int, allow [][]bool) ([]SetHit, int) {
+	sc, s, terms := q.sc, q.sc.set, q.terms
+	if k <= 0 || len(s.segs) == 0 || len(terms) == 0 {
 		return nil, 0
 	}
 	p := s.p
@@ -368,10 +384,14 @@ func (s *Set) BestPassage(text, query string, maxChars int) (start, end int) {
 // query, the weights of Passage: a caller picking passages of several
 // texts for one query computes them once.
 func (sc *Scope) Weights(query string) map[string]float64 {
-	words, terms := sc.parseQuery(query)
-	w := make(map[string]float64, len(words))
-	for i, t := range words {
-		w[t] = terms[0][i].idf
+	return sc.Query(query).Weights()
+}
+
+// Weights is Scope.Weights for the parsed query.
+func (q *Query) Weights() map[string]float64 {
+	w := make(map[string]float64, len(q.words))
+	for i, t := range q.words {
+		w[t] = q.terms[0][i].idf
 	}
 	return w
 }

@@ -468,20 +468,21 @@ type Hit struct {
 	w     *weights
 }
 
-// weights are the idf of a search's query terms in its scope, computed
-// once for all its hits' passages.
+// weights are the idf of a search's query terms in its scope, made once
+// for all its hits' passages.
 type weights struct {
 	scope *index.Scope
-	query string
+	text  string
+	query *index.Query
 	once  sync.Once
 	w     map[string]float64
 }
 
 func (w *weights) of(query string) map[string]float64 {
-	if query != w.query {
+	if query != w.text {
 		return w.scope.Weights(query)
 	}
-	w.once.Do(func() { w.w = w.scope.Weights(query) })
+	w.once.Do(func() { w.w = w.query.Weights() })
 	return w.w
 }
 
@@ -604,8 +605,9 @@ func (s *Snapshot) SearchIn(query string, k int, f, scope *Filter) ([]Hit, int, 
 	if scope != nil {
 		_, sc = scope.at(s)
 	}
-	sh, total := sc.Search(query, k, mask)
-	w := &weights{scope: sc, query: query}
+	pq := sc.Query(query)
+	sh, total := pq.Search(k, mask)
+	w := &weights{scope: sc, text: query, query: pq}
 	hits := make([]Hit, len(sh))
 	for i, h := range sh {
 		seg := s.segs[h.Seg]
