@@ -77,8 +77,9 @@ func longText(i int) string {
 }
 
 // TestSourcesShareOneIndex checks that a directory and a file inside it
-// search one library index: the file's own search scores its passage as
-// the directory's search does, and never returns another file's text.
+// search one library index: with the Collection of both (as the sources of
+// one grant), the file's own search scores its passage as the directory's
+// search does, and never returns another file's text.
 func TestSourcesShareOneIndex(t *testing.T) {
 	root := t.TempDir()
 	for i := range 12 {
@@ -102,7 +103,7 @@ func TestSourcesShareOneIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := sources.Query{Text: "sparse attention w40", Limit: 20}
+	q := sources.Query{Text: "sparse attention w40", Limit: 20, Collection: lib.Collection([]sources.Source{dir, file})}
 	all, err := dir.Search(ctx, q)
 	if err != nil {
 		t.Fatal(err)

@@ -259,8 +259,9 @@ func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit,
 }
 
 // searchIndex has items indexed, waiting at most the library's IndexWait,
-// and searches the library index over what filter admits. A search that
-// did not wait for the end of the build says so in Results.Indexing.
+// and searches the library index over what filter admits, with the
+// statistics of q's Collection (see Collection). A search that did not
+// wait for the end of the build says so in Results.Indexing.
 func (l *Library) searchIndex(ctx context.Context, items []libindex.Item, filter *libindex.Filter, q Query) (*Results, error) {
 	return l.searchIndexAt(ctx, time.Now(), items, filter, q, "", nil)
 }
@@ -308,7 +309,11 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 	if limit <= 0 {
 		limit = 10
 	}
-	hits, total, err := x.Snapshot().Search(q.Text, limit, filter)
+	stats, err := l.statsFilter(ctx, filter, q)
+	if err != nil {
+		return nil, err
+	}
+	hits, total, err := x.Snapshot().SearchIn(q.Text, limit, filter, stats)
 	if errors.Is(err, libindex.ErrDamaged) {
 		// The damaged segment is dropped: its items are extracted again,
 		// and no search reads it twice, so this ends.

@@ -79,6 +79,11 @@ type Query struct {
 	// ExcerptChars is the card size: a source that can pick the best
 	// passage of a hit sets Hit.Excerpt to at most this many characters.
 	ExcerptChars int
+	// Collection, when set, is the documents whose statistics a Vault
+	// source scores its hits with: a grant's (see Library.Collection), so
+	// that its sources' scores are comparable. Without it a source
+	// counts its own documents only. Other sources may ignore it.
+	Collection *Collection
 }
 
 // Results is what a search found.
@@ -110,7 +115,9 @@ type Hit struct {
 	// query (verbatim, at most Query.ExcerptChars characters); when empty
 	// the caller picks one.
 	Excerpt string
-	Score   float64 // in [0, 1]: comparable across sources for the same query
+	// Score is in [0, 1], comparable across the sources of one
+	// Collection for the same query (see Query.Collection).
+	Score float64
 }
 
 // Location says where text is. Path is always set for Vault sources; Page is

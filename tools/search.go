@@ -60,7 +60,10 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 		}
 		srcs = []sources.Source{tg.src}
 	}
-	query := sources.Query{Text: q, Limit: limit, ScanFiles: b.ScanFiles, ExcerptChars: b.CardChars}
+	// Every source scores with the statistics of the whole grant, also
+	// when one is named: a card's score is the same either way, and
+	// nothing outside the grant weighs on it.
+	query := sources.Query{Text: q, Limit: limit, ScanFiles: b.ScanFiles, ExcerptChars: b.CardChars, Collection: t.coll}
 	hits, truncated, indexing, err := t.searchAll(ctx, srcs, query)
 	if err != nil {
 		return nil, err

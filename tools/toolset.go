@@ -67,6 +67,9 @@ type Toolset struct {
 	sources []sources.Source // in grant order
 	lib     *sources.Library // the grant's Vault
 	conn    map[string]bool  // refs of the sources that come from connectors
+	// coll is the grant's documents, whose statistics every search of
+	// its Vault sources scores with (see sources.Collection).
+	coll *sources.Collection
 
 	usage *grant.UsageLog // shared with every process on the grant
 }
@@ -109,6 +112,7 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 		t.Close()
 		return nil, err
 	}
+	t.coll = t.lib.Collection(t.sources)
 	return t, nil
 }
 

@@ -13,9 +13,10 @@
 //	      + wBody·tfBody/(1−bBody+bBody·lenBody/avgBody)
 //	score = Σ_t q_t · idf_t · tf~·(k1+1)/(tf~+k1)  +  wSpan · span
 //
-// with idf_t = ln(1 + (N−df_t+0.5)/(df_t+0.5)) (BM25F), and span the
-// largest idf sum of distinct query terms found together within a window
-// of a few words: a proximity bonus that favours documents where the
+// with idf_t = ln(1 + (N−df_t+0.5)/(df_t+0.5)) (BM25F; N, df_t and the
+// average lengths counted over the documents of the search's Scope), and
+// span the largest idf sum of distinct query terms found together within a
+// window of a few words: a proximity bonus that favours documents where the
 // query's words meet in one phrase or sentence over documents that merely
 // contain them. The bonus is computed for the best-ranked candidates only.
 // Hits are ordered by score, then key, then document number, so a search
@@ -55,11 +56,11 @@ type Hit struct {
 	// only.
 	Score float64
 	// Norm is Score divided by the highest score the query could reach in
-	// this index (every query term matched with saturated frequency and
-	// every proximity bonus earned), in [0, 1]. Query terms the index has
-	// never seen count at the highest idf, so an index that lacks some of
-	// the query's words gives lower values. Merge results from several
-	// indexes by Norm.
+	// this index, or the Scope searched (every query term matched with
+	// saturated frequency and every proximity bonus earned), in [0, 1].
+	// Query terms the index has never seen count at the highest idf, so an
+	// index that lacks some of the query's words gives lower values. Merge
+	// results from several indexes by Norm.
 	Norm float64
 }
 
@@ -331,8 +332,9 @@ type queryTerm struct {
 // Search returns the k best documents for query and the number of
 // documents that matched at least one query term.
 func (ix *Index) Search(query string, k int) ([]Hit, int) {
-	set := &Set{segs: []*Index{ix}, n: len(ix.keys), avgTitle: ix.avgTitle, avgBody: ix.avgBody, p: ix.p}
-	sh, total := set.Search(query, k, nil)
+	set := &Set{segs: []*Index{ix}, p: ix.p}
+	sc := &Scope{set: set, n: len(ix.keys), avgTitle: ix.avgTitle, avgBody: ix.avgBody}
+	sh, total := sc.Search(query, k, nil)
 	if sh == nil {
 		return nil, total
 	}

@@ -6,44 +6,90 @@ import (
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
-// A Set searches several indexes (segments) as one. The collection
+// A Set searches several indexes (segments) as one. Its collection
 // statistics — the document count, each term's document frequency and the
-// average field lengths — are those of all the segments together, so a
-// score does not depend on how the documents are split into segments nor
-// on which of them a search admits: the scores of searches over different
-// subsets of one Set are comparable. Documents a search does not admit
-// still count in the statistics, as deleted documents do in Lucene until
-// their segment is merged.
+// average field lengths — are those of a Scope: by default the documents a
+// search admits, so that no score, rank or passage depends on a document
+// the search cannot return. They are summed over the segments, in integers,
+// so they do not depend on how the documents are split into segments
+// either: a Set of segments scores as one index of the same documents.
 type Set struct {
-	segs              []*Index
-	n                 int
-	avgTitle, avgBody float64
-	p                 params // ranking constants: the defaults, or a tuned Index's own
+	segs []*Index
+	p    params // ranking constants: the defaults, or a tuned Index's own
 }
 
 // NewSet returns the Set of segs; a nil segment is left out.
 func NewSet(segs ...*Index) *Set {
 	s := &Set{p: defaults}
-	var t, b float64
 	for _, ix := range segs {
-		if ix == nil {
-			continue
+		if ix != nil {
+			s.segs = append(s.segs, ix)
 		}
-		s.segs = append(s.segs, ix)
-		s.n += len(ix.keys)
-		for d := range ix.keys {
-			t += float64(ix.titleLen[d])
-			b += float64(ix.bodyLen[d])
-		}
-	}
-	if s.n > 0 {
-		s.avgTitle, s.avgBody = t/float64(s.n), b/float64(s.n)
 	}
 	return s
 }
 
 // Len returns the number of documents of all the segments.
-func (s *Set) Len() int { return s.n }
+func (s *Set) Len() int {
+	n := 0
+	for _, ix := range s.segs {
+		n += len(ix.keys)
+	}
+	return n
+}
+
+// A Scope is the collection a search's statistics are computed over: the
+// documents of a Set that a mask admits (read as Search reads allow), their
+// number and their average field lengths. Term frequencies are counted
+// within it per query. It is immutable and safe for concurrent use; a
+// caller searching the same subset often keeps it.
+type Scope struct {
+	set               *Set
+	mask              [][]bool
+	n                 int
+	avgTitle, avgBody float64
+}
+
+// Scope returns the scope of the documents mask admits: mask[i][d] admits
+// document d of segment i; a nil mask, or a nil mask[i], admits every
+// document of segment i, and a segment past the end of a non-nil mask
+// admits none.
+func (s *Set) Scope(mask [][]bool) *Scope {
+	sc := &Scope{set: s, mask: mask}
+	var title, body uint64
+	for si, ix := range s.segs {
+		m, none := segMask(mask, si)
+		if none {
+			continue
+		}
+		for d := range ix.keys {
+			if m == nil || (d < len(m) && m[d]) {
+				sc.n++
+				title += uint64(ix.titleLen[d])
+				body += uint64(ix.bodyLen[d])
+			}
+		}
+	}
+	if sc.n > 0 {
+		sc.avgTitle, sc.avgBody = float64(title)/float64(sc.n), float64(body)/float64(sc.n)
+	}
+	return sc
+}
+
+// Len returns the number of documents in the scope.
+func (sc *Scope) Len() int { return sc.n }
+
+// segMask returns segment si's part of mask: m nil admits every document
+// of the segment, none reports that it admits none.
+func segMask(mask [][]bool, si int) (m []bool, none bool) {
+	if mask == nil {
+		return nil, false
+	}
+	if si >= len(mask) {
+		return nil, true
+	}
+	return mask[si], false
+}
 
 // A SetHit is a hit of a Set search: document Hit.Doc of segment Seg (an
 // index into the segments given to NewSet, nil ones not counted).
@@ -54,25 +100,41 @@ type SetHit struct {
 
 // Search returns the k best documents for query among those allow admits,
 // and the number of admitted documents that matched at least one query
-// term. allow[i][d] admits document d of segment i; a nil allow, or a nil
-// allow[i], admits every document of segment i, and a segment past the end
-// of a non-nil allow admits none.
+// term, with the statistics of the admitted documents (s.Scope(allow)).
+// allow is read as Scope reads its mask.
 func (s *Set) Search(query string, k int, allow [][]bool) ([]SetHit, int) {
-	if k <= 0 || s.n == 0 {
+	return s.Scope(allow).Search(query, k, allow)
+}
+
+// Search returns the k best documents for query among those allow admits
+// (read as Set.Scope reads its mask), and the number of admitted documents
+// that matched at least one query term, scored with the scope's
+// statistics. allow should admit documents of the scope only: the scores
+// of a document outside it are not bounded by the scope's statistics.
+func (sc *Scope) Search(query string, k int, allow [][]bool) ([]SetHit, int) {
+	return sc.Query(query).Search(k, allow)
+}
+
+// A Query is a query's distinct terms with their idf in a Scope: what a
+// search and the passages of its hits both need, worked out once.
+type Query struct {
+	sc    *Scope
+	words []string
+	terms [][]queryTerm // per segment, as Set.parseQuery gives them
+}
+
+// Query parses query and counts its terms' document frequencies in the
+// scope.
+func (sc *Scope) Query(query string) *Query {
+	words, terms := sc.parseQuery(query)
+	return &Query{sc: sc, words: words, terms: terms}
+}
+
+// Search is Scope.Search for the parsed query.
+func (q *Query) Search(k int, allow [][]bool) ([]SetHit, int) {
+	sc, s, terms := q.sc, q.sc.set, q.terms
+	if k <= 0 || len(s.segs) == 0 || len(terms) == 0 {
 		return nil, 0
-	}
-	terms := s.parseQuery(query)
-	if len(terms) == 0 {
-		return nil, 0
-	}
-	// A term whose block is damaged is read as absent from its segment
-	// (Damaged reports it): nothing of a damaged block is ever used.
-	for si, ix := range s.segs {
-		for i := range terms[si] {
-			if qt := &terms[si][i]; qt.known && ix.checkTerm(qt.id) != nil {
-				qt.known = false
-			}
-		}
 	}
 	p := s.p
 	maxScore := 0.0
@@ -88,12 +150,9 @@ func (s *Set) Search(query string, k int, allow [][]bool) ([]SetHit, int) {
 	top := topHits{n: n}
 	total := 0
 	for si, ix := range s.segs {
-		var ok []bool
-		if allow != nil {
-			if si >= len(allow) {
-				continue
-			}
-			ok = allow[si]
+		ok, none := segMask(allow, si)
+		if none {
+			continue
 		}
 		scores := make([]float64, len(ix.keys))
 		var matched []uint32
@@ -107,7 +166,7 @@ func (s *Set) Search(query string, k int, allow [][]bool) ([]SetHit, int) {
 				if ok != nil && (int(d) >= len(ok) || !ok[d]) {
 					continue
 				}
-				tf := ix.fieldTF(d, j, s.avgTitle, s.avgBody)
+				tf := ix.fieldTF(d, j, sc.avgTitle, sc.avgBody)
 				if scores[d] == 0 {
 					matched = append(matched, d)
 				}
@@ -147,7 +206,7 @@ func (s *Set) Search(query string, k int, allow [][]bool) ([]SetHit, int) {
 // caller that must not answer from part of the index checks this before
 // or after Search; a block is checked once, so the second call is cheap.
 func (s *Set) Damaged(query string) []int {
-	terms := s.parseQuery(query)
+	_, _, terms := s.parseQuery(query)
 	var bad []int
 	for si, ix := range s.segs {
 		if si >= len(terms) {
@@ -163,11 +222,12 @@ func (s *Set) Damaged(query string) []int {
 	return bad
 }
 
-// parseQuery returns the distinct terms of query as each segment knows
-// them (terms[i] for segment i, in the same order), with the Set's idf.
-func (s *Set) parseQuery(query string) [][]queryTerm {
-	var words []string
-	var qtf []float64
+// parseQuery returns the distinct terms of query, their query
+// frequencies and, for each segment, the same terms as it knows them
+// (terms[i] for segment i, in the same order); idf is left unset. A term
+// whose block of postings is damaged is read as absent from its segment
+// (Damaged reports it): nothing of a damaged block is ever used.
+func (s *Set) parseQuery(query string) (words []string, qtf []float64, terms [][]queryTerm) {
 	byTerm := map[string]int{}
 	for _, t := range textnorm.Tokens(query) {
 		if t.Stop || len(t.Term) > maxTermLen {
@@ -183,31 +243,67 @@ func (s *Set) parseQuery(query string) [][]queryTerm {
 		qtf[i]++
 	}
 	if len(words) == 0 {
-		return nil
+		return nil, nil, nil
 	}
-	terms := make([][]queryTerm, max(len(s.segs), 1))
-	df := make([]int, len(words))
-	for si, ix := range s.segs {
+	terms = make([][]queryTerm, max(len(s.segs), 1))
+	for si := range terms {
 		terms[si] = make([]queryTerm, len(words))
-		for i, w := range words {
-			qt := &terms[si][i]
-			qt.id, qt.known = ix.lookup(w)
-			if qt.known {
-				df[i] += int(ix.postStart[qt.id+1] - ix.postStart[qt.id])
-			}
-		}
-	}
-	if len(s.segs) == 0 {
-		terms[0] = make([]queryTerm, len(words))
-	}
-	for i := range words {
-		w := idf(s.n, df[i])
-		for si := range terms {
-			terms[si][i].idf = w
+		for i := range words {
 			terms[si][i].qtf = qtf[i]
 		}
 	}
-	return terms
+	for si, ix := range s.segs {
+		for i, w := range words {
+			qt := &terms[si][i]
+			qt.id, qt.known = ix.lookup(w)
+		}
+	}
+	return words, qtf, terms
+}
+
+// parseQuery is Set.parseQuery with each term's idf in the scope: its
+// document frequency counts the scope's documents only, and a term whose
+// block is damaged is left out (read as absent from that segment).
+func (sc *Scope) parseQuery(query string) ([]string, [][]queryTerm) {
+	s := sc.set
+	words, qtf, terms := s.parseQuery(query)
+	if terms == nil {
+		return nil, nil
+	}
+	df := make([]int, len(qtf))
+	for si, ix := range s.segs {
+		m, none := segMask(sc.mask, si)
+		for i := range terms[si] {
+			qt := &terms[si][i]
+			if !qt.known {
+				continue
+			}
+			if ix.checkTerm(qt.id) != nil {
+				qt.known = false
+				continue
+			}
+			if none {
+				continue
+			}
+			lo, hi := ix.postStart[qt.id], ix.postStart[qt.id+1]
+			if m == nil {
+				df[i] += int(hi - lo)
+				continue
+			}
+			for _, d := range ix.postDoc[lo:hi] {
+				if int(d) < len(m) && m[d] {
+					df[i]++
+				}
+			}
+		}
+	}
+	for i := range qtf {
+		w := idf(sc.n, df[i])
+		for si := range terms {
+			terms[si][i].idf = w
+		}
+	}
+	return words, terms
 }
 
 func sortSetHits(hits []SetHit) {
@@ -278,21 +374,31 @@ func (t *topHits) push(x SetHit) {
 	}
 }
 
-// BestPassage is Index.BestPassage with the Set's idf.
+// BestPassage is Index.BestPassage with the idf of all the Set's
+// documents (s.Scope(nil)).
 func (s *Set) BestPassage(text, query string, maxChars int) (start, end int) {
-	w := map[string]float64{}
-	for _, t := range textnorm.Tokens(query) {
-		if t.Stop || len(t.Term) > maxTermLen {
-			continue
-		}
-		df := 0
-		for _, ix := range s.segs {
-			if id, ok := ix.lookup(t.Term); ok {
-				df += int(ix.postStart[id+1] - ix.postStart[id])
-			}
-		}
-		w[t.Term] = idf(s.n, df)
+	return Passage(text, s.Scope(nil).Weights(query), maxChars)
+}
+
+// Weights returns the idf in the scope of each distinct indexable term of
+// query, the weights of Passage: a caller picking passages of several
+// texts for one query computes them once.
+func (sc *Scope) Weights(query string) map[string]float64 {
+	return sc.Query(query).Weights()
+}
+
+// Weights is Scope.Weights for the parsed query.
+func (q *Query) Weights() map[string]float64 {
+	w := make(map[string]float64, len(q.words))
+	for i, t := range q.words {
+		w[t] = q.terms[0][i].idf
 	}
+	return w
+}
+
+// Passage is Index.BestPassage with each query term's weight given (see
+// Scope.Weights).
+func Passage(text string, weights map[string]float64, maxChars int) (start, end int) {
 	var ix Index // the passage depends on the weights only
-	return ix.passage(text, w, maxChars)
+	return ix.passage(text, weights, maxChars)
 }

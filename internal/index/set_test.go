@@ -64,48 +64,134 @@ func TestSetSameAsOneIndex(t *testing.T) {
 }
 
 // TestSetAllow checks that a search returns only admitted documents and
-// that admitting a subset leaves their scores unchanged.
+// scores them with the statistics of the admitted documents alone: as one
+// index of just those documents does, so that nothing a search cannot
+// return weighs on its scores.
 func TestSetAllow(t *testing.T) {
 	docs := generatedDocs(200, 3)
 	segs := []*Index{Build(docs[:90]), Build(docs[90:])}
 	set := NewSet(segs...)
 	r := rand.New(rand.NewPCG(11, 12))
-	full := map[string]float64{}
-	for _, q := range setQueries {
-		hits, _ := set.Search(q, 1000, nil)
-		for _, h := range hits {
-			full[q+"\x00"+h.Key] = h.Score
-		}
-	}
 	for range 50 {
 		allow := [][]bool{make([]bool, 90), make([]bool, 110)}
-		admitted := map[string]bool{}
+		var admitted []Doc
 		for si := range allow {
 			for d := range allow[si] {
 				if r.IntN(4) == 0 {
 					allow[si][d] = true
-					admitted[segs[si].Key(d)] = true
+					admitted = append(admitted, docs[90*si+d])
 				}
 			}
 		}
+		alone := Build(admitted)
 		for _, q := range setQueries {
-			hits, total := set.Search(q, 1000, allow)
-			if total != len(hits) {
-				t.Fatalf("%q: total %d, %d hits", q, total, len(hits))
+			want, wantTotal := alone.Search(q, 1000)
+			got, total := set.Search(q, 1000, allow)
+			if total != wantTotal {
+				t.Fatalf("%q: total %d, want %d", q, total, wantTotal)
 			}
-			for _, h := range hits {
-				if !admitted[h.Key] {
-					t.Fatalf("%q: hit %s was not admitted", q, h.Key)
-				}
-				if s := full[q+"\x00"+h.Key]; math.Abs(s-h.Score) > 1e-9 {
-					t.Fatalf("%q: %s scored %.6f in a subset, %.6f in all", q, h.Key, h.Score, s)
-				}
+			if diff := cmp.Diff(scored(want), scoredSet(got)); diff != "" {
+				t.Fatalf("%q: a subset's search differs from an index of the subset alone (-want +got):\n%s", q, diff)
 			}
 		}
 	}
 	if hits, _ := set.Search("protein", 10, [][]bool{}); len(hits) != 0 {
 		t.Errorf("an empty allow admitted %d hits", len(hits))
 	}
+}
+
+// TestScopeOutsideDocuments checks, over random changes, that documents
+// outside a search's scope weigh on nothing it returns: a Set whose other
+// segments and unadmitted documents are added, changed or taken away
+// returns the same hits (keys, scores, norms, match count) and passages as
+// one index of the scope's documents, of which allow admits a part.
+func TestScopeOutsideDocuments(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	pool := generatedDocs(400, 13)
+	scope := pool[:60]
+	alone := Build(scope)
+	admitted := map[string]bool{}
+	for _, d := range scope {
+		if r.IntN(2) == 0 {
+			admitted[d.Key] = true
+		}
+	}
+	for round := range 40 {
+		// The scope's documents, shuffled among outside ones across a
+		// random number of segments.
+		var all []Doc
+		all = append(all, scope...)
+		for _, d := range pool[60:] {
+			if r.IntN(3) == 0 {
+				d.Key = fmt.Sprintf("x%d-%s", round, d.Key)
+				all = append(all, d)
+			}
+		}
+		r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		var segs []*Index
+		var mask, allow [][]bool
+		for lo := 0; lo < len(all); {
+			hi := min(len(all), lo+1+r.IntN(80))
+			segs = append(segs, Build(all[lo:hi]))
+			m, a := make([]bool, hi-lo), make([]bool, hi-lo)
+			for d := range m {
+				key := all[lo+d].Key
+				m[d] = key[0] == 'd'
+				a[d] = admitted[key]
+			}
+			mask, allow = append(mask, m), append(allow, a)
+			lo = hi
+		}
+		sc := NewSet(segs...).Scope(mask)
+		if sc.Len() != len(scope) {
+			t.Fatalf("scope of %d documents, want %d", sc.Len(), len(scope))
+		}
+		for _, q := range setQueries {
+			full, _ := alone.Search(q, 1000)
+			var want []Hit
+			for _, h := range full {
+				if admitted[h.Key] {
+					want = append(want, h)
+				}
+			}
+			got, total := sc.Search(q, 1000, allow)
+			if total != len(want) {
+				t.Fatalf("round %d %q: total %d, want %d", round, q, total, len(want))
+			}
+			if diff := cmp.Diff(scored(want), scoredSet(got)); diff != "" {
+				t.Fatalf("round %d %q: outside documents changed the hits (-want +got):\n%s", round, q, diff)
+			}
+			w := sc.Weights(q)
+			for _, d := range scope[:10] {
+				ws, we := alone.BestPassage(d.Body, q, 80)
+				if s, e := Passage(d.Body, w, 80); s != ws || e != we {
+					t.Fatalf("round %d %s %q: passage [%d,%d), alone [%d,%d)", round, d.Key, q, s, e, ws, we)
+				}
+			}
+		}
+	}
+}
+
+// A scoredHit is what a search tells of a hit beyond its document number.
+type scoredHit struct {
+	Key         string
+	Score, Norm float64
+}
+
+func scored(hits []Hit) []scoredHit {
+	out := []scoredHit{}
+	for _, h := range hits {
+		out = append(out, scoredHit{h.Key, h.Score, h.Norm})
+	}
+	return out
+}
+
+func scoredSet(hits []SetHit) []scoredHit {
+	out := []scoredHit{}
+	for _, h := range hits {
+		out = append(out, scoredHit{h.Key, h.Score, h.Norm})
+	}
+	return out
 }
 
 // TestMergeSameAsBuild checks that merging segments, dropping some

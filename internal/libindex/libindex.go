@@ -8,9 +8,10 @@
 // again: its new units go into a new segment and the manifest points the
 // item at it, which leaves its old documents dead in the old segment until
 // a background merge drops them. A search over a subset of the library (a
-// grant) runs over the same segments with a document filter, so narrowing
-// the scope costs nothing and scores are comparable across subsets (see
-// index.Set).
+// grant) runs over the same segments with a document filter, and its
+// statistics (document count, document frequencies, field lengths) are
+// those of the live documents of a filter too (see index.Scope): nothing
+// outside it, dead documents included, changes what the search returns.
 //
 // Building runs in the background on all cores. A caller that cannot wait
 // for it searches what is published so far: segments are published every
@@ -413,6 +414,7 @@ func (x *Index) snapshotOf(m *manifest) *Snapshot {
 		ixs = append(ixs, seg.ix)
 	}
 	s.set = index.NewSet(ixs...)
+	s.liveScope = sync.OnceValue(func() *index.Scope { return s.set.Scope(s.live) })
 	return s
 }
 
@@ -424,6 +426,9 @@ type Snapshot struct {
 	segs []*segment
 	live [][]bool // live[i][d]: document d of segment i is its item's current one
 	set  *index.Set
+	// liveScope is the scope of every live document, for a search
+	// without a filter.
+	liveScope func() *index.Scope
 }
 
 // Status reports how the item key is indexed: its stamp and its failure
@@ -458,19 +463,39 @@ func (s *Snapshot) Docs() int {
 type Hit struct {
 	Key   string // the item's
 	Unit  *Unit
-	Score float64 // comparable across searches of one snapshot
+	Score float64 // comparable across searches of one snapshot with the same statistics
 	Norm  float64 // Score scaled into [0, 1] (see index.Hit)
-	set   *index.Set
+	w     *weights
+}
+
+// weights are the idf of a search's query terms in its scope, made once
+// for all its hits' passages.
+type weights struct {
+	scope *index.Scope
+	text  string
+	query *index.Query
+	once  sync.Once
+	w     map[string]float64
+}
+
+func (w *weights) of(query string) map[string]float64 {
+	if query != w.text {
+		return w.scope.Weights(query)
+	}
+	w.once.Do(func() { w.w = w.query.Weights() })
+	return w.w
 }
 
 // A Filter admits the items of a search. Its per-snapshot document masks
-// are kept for the next search of the same snapshot.
+// and statistics are kept for the next search of the same snapshot.
 type Filter struct {
 	allow func(key string) bool
+	of    []*Filter // a union's filters, when allow is nil
 
-	mu   sync.Mutex
-	snap *Snapshot
-	mask [][]bool
+	mu    sync.Mutex
+	snap  *Snapshot
+	mask  [][]bool
+	scope *index.Scope
 }
 
 // NewFilter returns a filter admitting the keys allow admits.
@@ -485,15 +510,52 @@ func KeySet(keys []string) *Filter {
 	return NewFilter(func(k string) bool { return set[k] })
 }
 
+// Union returns a filter admitting what any of fs admits (a nil one is
+// left out). Its masks are made from theirs, which each keeps.
+func Union(fs ...*Filter) *Filter {
+	u := &Filter{}
+	for _, f := range fs {
+		if f != nil {
+			u.of = append(u.of, f)
+		}
+	}
+	return u
+}
+
+// masks returns the filter's document masks in s: the live documents of
+// the items it admits.
 func (f *Filter) masks(s *Snapshot) [][]bool {
+	mask, _ := f.at(s)
+	return mask
+}
+
+// at returns the filter's masks and statistics in s.
+func (f *Filter) at(s *Snapshot) ([][]bool, *index.Scope) {
+	// A union's parts are read (each kept by its filter) before its own
+	// lock is taken, so that no two locks are ever held at once.
+	var parts [][][]bool
+	if f.allow == nil {
+		for _, g := range f.of {
+			parts = append(parts, g.masks(s))
+		}
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.snap == s {
-		return f.mask
+		return f.mask, f.scope
 	}
 	mask := make([][]bool, len(s.segs))
 	for i, seg := range s.segs {
 		m := make([]bool, len(seg.units))
+		if f.allow == nil {
+			for _, p := range parts {
+				for d, ok := range p[i] {
+					m[d] = m[d] || ok
+				}
+			}
+			mask[i] = m
+			continue
+		}
 		for j, k := range seg.items {
 			lo, hi := seg.first[j], seg.first[j+1]
 			if lo == hi || !s.live[i][lo] || !f.allow(k) {
@@ -505,18 +567,31 @@ func (f *Filter) masks(s *Snapshot) [][]bool {
 		}
 		mask[i] = m
 	}
-	f.snap, f.mask = s, mask
-	return mask
+	f.snap, f.mask, f.scope = s, mask, s.set.Scope(mask)
+	return mask, f.scope
 }
 
 // Search returns the k best units for query among the live documents of
-// the items f admits, and how many such documents matched.
+// the items f admits, and how many such documents matched, scored with the
+// statistics of those documents alone; a nil f admits every live
+// document. It is SearchIn(query, k, f, f).
 //
 // It checks what it reads: the blocks of postings of the query's terms
 // and the text of the units it returns. When one is damaged it returns
 // an error wrapping ErrDamaged and no hits, and drops the damaged
 // segment from the index: the next Ensure extracts its items again.
 func (s *Snapshot) Search(query string, k int, f *Filter) ([]Hit, int, error) {
+	return s.SearchIn(query, k, f, f)
+}
+
+// SearchIn is Search with the statistics — document count, document
+// frequencies, average field lengths, and so scores, ranks and passages —
+// of the live documents of the items scope admits (every live document
+// when scope is nil), so that searches of several filters within one
+// scope score alike. f should admit items of the scope only. Nothing
+// outside the scope, dead documents of its own items included, changes
+// what it returns.
+func (s *Snapshot) SearchIn(query string, k int, f, scope *Filter) ([]Hit, int, error) {
 	if bad := s.set.Damaged(query); len(bad) > 0 {
 		seg := s.segs[bad[0]]
 		s.x.damaged(seg.id)
@@ -526,7 +601,13 @@ func (s *Snapshot) Search(query string, k int, f *Filter) ([]Hit, int, error) {
 	if f != nil {
 		mask = f.masks(s)
 	}
-	sh, total := s.set.Search(query, k, mask)
+	sc := s.liveScope()
+	if scope != nil {
+		_, sc = scope.at(s)
+	}
+	pq := sc.Query(query)
+	sh, total := pq.Search(k, mask)
+	w := &weights{scope: sc, text: query, query: pq}
 	hits := make([]Hit, len(sh))
 	for i, h := range sh {
 		seg := s.segs[h.Seg]
@@ -535,7 +616,7 @@ func (s *Snapshot) Search(query string, k int, f *Filter) ([]Hit, int, error) {
 			return nil, 0, err
 		}
 		j, _ := slices.BinarySearch(seg.first, h.Doc+1)
-		hits[i] = Hit{Key: seg.items[j-1], Unit: &seg.units[h.Doc], Score: h.Score, Norm: h.Norm, set: s.set}
+		hits[i] = Hit{Key: seg.items[j-1], Unit: &seg.units[h.Doc], Score: h.Score, Norm: h.Norm, w: w}
 	}
 	return hits, total, nil
 }
@@ -570,9 +651,9 @@ func (x *Index) withoutBad(m *manifest) *manifest {
 
 // Passage returns the bounds of the best passage of at most maxChars
 // characters of the hit's text for query, weighing the query's words by
-// their idf in the whole snapshot (see index.Set.BestPassage).
+// their idf in the search's statistics (see index.Scope.Weights).
 func (h Hit) Passage(query string, maxChars int) (start, end int) {
-	return h.set.BestPassage(h.Unit.Text, query, maxChars)
+	return index.Passage(h.Unit.Text, h.w.of(query), maxChars)
 }
 
 // newManifest returns an empty manifest of this index's version.

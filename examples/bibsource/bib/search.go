@@ -44,22 +44,32 @@ func (s *Source) search(ctx context.Context, items []*item, q sources.Query) (*s
 			jobs = append(jobs, job{f, doc, it.title})
 		}
 	}
+	srcs := make([]sources.Source, len(jobs))
+	var open []sources.Source
+	for i, j := range jobs {
+		if src, err := s.fileSource(ctx, j.file); err == nil {
+			srcs[i] = src
+			open = append(open, src)
+		} // else the entry's record says the file is not readable
+	}
+	// The PDFs' hits are scored with the statistics of all of them, so
+	// that they compare across files.
+	coll := s.lib.Collection(open)
 	results := make([]*sources.Results, len(jobs))
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
-	for i, j := range jobs {
+	for i, src := range srcs {
+		if src == nil {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			src, err := s.fileSource(ctx, j.file)
-			if err != nil {
-				return // the entry's record says the file is not readable
-			}
 			// A paper's search covers its notes too: ask for more, keep
 			// the PDF's.
-			results[i], _ = src.Search(ctx, sources.Query{Text: q.Text, Limit: 2*limit + 5, ScanFiles: q.ScanFiles, ExcerptChars: q.ExcerptChars})
+			results[i], _ = src.Search(ctx, sources.Query{Text: q.Text, Limit: 2*limit + 5, ScanFiles: q.ScanFiles, ExcerptChars: q.ExcerptChars, Collection: coll})
 		}()
 	}
 	wg.Wait()
