@@ -47,7 +47,7 @@ func TestProcessDrainAtEndOfInput(t *testing.T) {
 	sc.Buffer(nil, 1<<22)
 	for sc.Scan() {
 		var msg struct {
-			ID     json.RawMessage `json:"id"`
+			ID     json.RawMessage           `json:"id"`
 			Error  *struct{ Message string } `json:"error"`
 			Result *struct {
 				IsError bool `json:"isError"`
