@@ -84,7 +84,15 @@ func location(page int, label, section, region string) string {
 func renderRead(out *tools.ReadOutput) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s [%s]%s\n", name(out.Target), name(out.Mode), location(out.Page, out.PageLabel, out.Section, out.Region))
-	if out.CitationURI != "" {
+	switch {
+	case len(out.CitationURIs) > 0:
+		// Text from several pages: each is cited.
+		uris := make([]string, len(out.CitationURIs))
+		for i, u := range out.CitationURIs {
+			uris[i] = name(u)
+		}
+		fmt.Fprintf(&b, "cite: %s\n", strings.Join(uris, ", "))
+	case out.CitationURI != "":
 		fmt.Fprintf(&b, "cite: %s\n", name(out.CitationURI))
 	}
 	if t := title(out.Title); t != "" {

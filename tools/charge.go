@@ -26,7 +26,7 @@ func (c *Card) chars() int {
 func (o *ReadOutput) Chars() int {
 	n := runes(o.Target, o.Mode, o.Title, o.Abstract, o.DOI, o.ArXivID, o.Text, o.PageLabel,
 		o.Section, o.Region, o.CitationURI, o.Match)
-	n += runes(o.Authors...) + runes(o.Documents...)
+	n += runes(o.Authors...) + runes(o.Documents...) + runes(o.CitationURIs...)
 	for _, s := range o.Sections {
 		n += runes(s.Title, s.Number)
 	}

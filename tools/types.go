@@ -134,9 +134,15 @@ type ReadOutput struct {
 	Match       string        `json:"match,omitempty"`
 	Score       float64       `json:"score,omitempty"`
 	CitationURI string        `json:"citationUri"`
-	Truncated   bool          `json:"truncated"`
-	NextCursor  string        `json:"nextCursor,omitempty"`
-	Budget      BudgetReport  `json:"budget"`
+	// CitationURIs, set when the text came from more than one page (or
+	// other locator), lists every one, in order, CitationURI first: a full
+	// read over pages 1 to 10, a section over pages 3 to 6, a quote
+	// across a page break. Only locators whose text the result holds, after
+	// any cut, are listed; each is logged as a source of the turn.
+	CitationURIs []string     `json:"citationUris,omitempty"`
+	Truncated    bool         `json:"truncated"`
+	NextCursor   string       `json:"nextCursor,omitempty"`
+	Budget       BudgetReport `json:"budget"`
 	// Untrusted, Notice and Note frame the result for a client that gives
 	// its model the structured content rather than the text (Claude Code
 	// does): quoted text is data, and Note says what was cut, if anything.
