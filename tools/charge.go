@@ -19,7 +19,7 @@ func (o *SearchOutput) Chars() int {
 }
 
 func (c *Card) chars() int {
-	return runes(c.Source, c.Kind, c.Path, c.Title, c.PageLabel, c.Section, c.Excerpt, c.CitationURI)
+	return runes(c.Source, c.Kind, c.Path, c.Title, c.PageLabel, c.Section, c.Excerpt, c.CitationURI) + runes(c.CitationURIs...)
 }
 
 // Chars returns the charge of a read result.

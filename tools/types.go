@@ -25,6 +25,10 @@ type Card struct {
 	Excerpt     string  `json:"excerpt"`
 	Score       float64 `json:"score"`
 	CitationURI string  `json:"citationUri"`
+	// CitationURIs, set when the excerpt came from more than one page (or
+	// other locator), lists every one, in order, CitationURI first; each is
+	// logged as a source of the turn.
+	CitationURIs []string `json:"citationUris,omitempty"`
 }
 
 // BudgetReport says how much of the turn's character budget is used and
