@@ -191,9 +191,18 @@ func renderRelations(out *tools.RelationsOutput) string {
 			fmt.Fprintf(&b, "%d. %s\n", i+1, relationLine(c))
 		}
 	}
-	list("References", out.References)
-	list("Cited by", out.CitedBy)
-	list("Related in the library", out.Related)
+	// Only the lists asked for: the others are empty because they were
+	// not asked for, not because none is known.
+	asked := func(kind string) bool { return out.Kind == "" || out.Kind == tools.RelAll || out.Kind == kind }
+	if asked(tools.RelReferences) {
+		list("References", out.References)
+	}
+	if asked(tools.RelCitedBy) {
+		list("Cited by", out.CitedBy)
+	}
+	if asked(tools.RelRelated) {
+		list("Related in the library", out.Related)
+	}
 	writeBudget(&b, out.Budget)
 	return b.String()
 }

@@ -38,7 +38,7 @@ func (o *ReadOutput) Chars() int {
 
 // Chars returns the charge of a relations result.
 func (o *RelationsOutput) Chars() int {
-	n := runes(o.Paper) + runes(o.Problems...)
+	n := runes(o.Paper, o.Kind) + runes(o.Problems...)
 	for _, l := range [][]RelationCard{o.References, o.CitedBy, o.Related} {
 		for i := range l {
 			n += l[i].chars()

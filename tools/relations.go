@@ -62,7 +62,7 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 	if tg.path != "" && tg.path != rels.Main {
 		return nil, fmt.Errorf("%w: %s is not a paper; name the paper folder or its PDF", ErrInvalidArgument, quoteArg(tg.path))
 	}
-	out = &RelationsOutput{Paper: info.Ref, References: []RelationCard{}, CitedBy: []RelationCard{}, Related: []RelationCard{},
+	out = &RelationsOutput{Paper: info.Ref, Kind: kind, References: []RelationCard{}, CitedBy: []RelationCard{}, Related: []RelationCard{},
 		Problems: problemLines(tg.conn, rels.Problems), Skipped: rels.Skipped}
 	var uris []string
 	chars := out.Chars()

@@ -186,7 +186,10 @@ type RelationCard struct {
 
 // RelationsOutput is the result of paper_relations.
 type RelationsOutput struct {
-	Paper      string         `json:"paper"`
+	Paper string `json:"paper"`
+	// Kind is the kind asked for (RelAll when none was): the lists of
+	// other kinds are empty because they were not asked for.
+	Kind       string         `json:"kind"`
 	References []RelationCard `json:"references"`
 	CitedBy    []RelationCard `json:"citedBy"`
 	Related    []RelationCard `json:"related"`
