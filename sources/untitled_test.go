@@ -1,0 +1,73 @@
+package sources_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/corpus"
+	"github.com/researchctx/researchctx/sources"
+)
+
+// TestUntitledPaperTakesItsPDFsTitle: a library paper without metadata.json
+// (a PDF and NOTES.md) is titled as its PDF titles itself, in Stat's
+// PaperInfo and on the relation cards that name it.
+func TestUntitledPaperTakesItsPDFsTitle(t *testing.T) {
+	pdf, err := os.ReadFile(filepath.Join(corpus.Dir(t, "pdfs"), "arxiv-1706.03762.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, body := range map[string][]byte{
+		// Cited by the untitled paper's reference section (abs/1409.0473).
+		"papers/bahdanau/metadata.json": []byte(`{"title": "Neural Machine Translation by Jointly Learning to Align and Translate", "arxiv_id": "1409.0473"}`),
+		"papers/vaswani/vaswani.pdf":    pdf,
+		"papers/vaswani/NOTES.md":       []byte("Read again before the group meeting.\n"),
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lib, err := sources.OpenLibrary(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	ctx := context.Background()
+	const want = "Attention Is All You Need"
+	for _, p := range []string{"papers/vaswani", "papers/vaswani/vaswani.pdf", "papers/vaswani/NOTES.md"} {
+		it, err := lib.Stat(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Paper == nil || it.Paper.Title != want {
+			t.Errorf("Stat(%s).Paper = %+v, want the title %q", p, it.Paper, want)
+		}
+	}
+	src, err := lib.Open(ctx, grant.KindPaper, "papers/bahdanau")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rels, err := src.(sources.Relater).Relations(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range rels.CitedBy {
+		if w.Paper == "papers/vaswani" {
+			found = true
+			if w.Title != want {
+				t.Errorf("cited-by card of the untitled paper: title %q, want %q", w.Title, want)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("cited by %+v, want papers/vaswani among them", rels.CitedBy)
+	}
+}
