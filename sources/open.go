@@ -193,7 +193,7 @@ func (l *Library) relationsGraph() *relations.Library {
 		if cache == "" {
 			cache = "-" // the host turned the caches off
 		}
-		l.rel.g = relations.New(l.v, &relations.Options{Text: l.paperText, CacheDir: cache})
+		l.rel.g = relations.New(l.v, &relations.Options{Text: l.paperText, IDs: l.paperIDs, CacheDir: cache})
 	})
 	return l.rel.g
 }

@@ -3,7 +3,9 @@ package sources_test
 import (
 	"context"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/researchctx/researchctx/grant"
@@ -69,5 +71,71 @@ func TestUntitledPaperTakesItsPDFsTitle(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("cited by %+v, want papers/vaswani among them", rels.CitedBy)
+	}
+}
+
+// TestPaperWithoutIdentifiersMatchedByItsPDF: papers without metadata.json
+// are known by the identifier their PDF shows (the arXiv stamp), so a
+// reference to one is that library paper, cited by its PDF as the related
+// list cites it, never also by its arXiv link.
+func TestPaperWithoutIdentifiersMatchedByItsPDF(t *testing.T) {
+	ids := []string{"1706.03762", "1409.0473", "1607.06450"}
+	dir := t.TempDir()
+	for _, id := range ids {
+		pdf, err := os.ReadFile(filepath.Join(corpus.Dir(t, "pdfs"), "arxiv-"+id+".pdf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		unit := filepath.Join(dir, "papers", id)
+		if err := os.MkdirAll(unit, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, body := range map[string][]byte{id + ".pdf": pdf, "NOTES.md": []byte("To read.\n")} {
+			if err := os.WriteFile(filepath.Join(unit, name), body, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	lib, err := sources.OpenLibrary(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	ctx := context.Background()
+	rels := map[string]*sources.Relations{}
+	for _, id := range ids {
+		src, err := lib.Open(ctx, grant.KindPaper, "papers/"+id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rels[id], err = src.(sources.Relater).Relations(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	has := func(ws []sources.Work, ref string) bool {
+		for _, w := range ws {
+			if w.Paper == ref && w.CitationURI == ref+"/"+path.Base(ref)+".pdf" {
+				return true
+			}
+		}
+		return false
+	}
+	// The Transformer paper cites both others; they are cited by it.
+	for _, id := range []string{"1409.0473", "1607.06450"} {
+		if !has(rels["1706.03762"].References, "papers/"+id) {
+			t.Errorf("references of 1706.03762 lack the library paper papers/%s: %+v", id, rels["1706.03762"].References)
+		}
+		if !has(rels[id].CitedBy, "papers/1706.03762") {
+			t.Errorf("cited by of %s lacks papers/1706.03762: %+v", id, rels[id].CitedBy)
+		}
+	}
+	for id, r := range rels {
+		for _, l := range [][]sources.Work{r.References, r.CitedBy, r.Related} {
+			for _, w := range l {
+				if slices.Contains(ids, w.ArXivID) && w.Paper == "" {
+					t.Errorf("relations of %s: a card of library paper %s by its link only: %+v", id, w.ArXivID, w)
+				}
+			}
+		}
 	}
 }

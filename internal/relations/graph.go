@@ -72,6 +72,13 @@ type graph struct {
 	// the first title a sidecar or the cache gives them.
 	titles map[string]string
 
+	// own holds the identifiers library papers without any in their
+	// metadata show in their PDF (Options.IDs): byOwn finds the paper by
+	// idKey form ("doi:…", "arxiv:…"), ownIDs gives a paper's DOI and
+	// arXiv id.
+	byOwn  map[string]*vault.Paper
+	ownIDs map[string][2]string
+
 	relMu sync.Mutex
 	rel   map[string][]Work
 }
@@ -120,6 +127,8 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 		rel:        map[string][]Work{},
 		titles:     map[string]string{},
 		matches:    map[[2]string]*vault.Paper{},
+		byOwn:      map[string]*vault.Paper{},
+		ownIDs:     map[string][2]string{},
 	}
 	if l.g != nil && l.g.cat == cat {
 		g.matches = l.g.matches
@@ -134,6 +143,9 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 	}
 	rc := l.refCache()
 	defer rc.flush()
+	if err := l.addOwnIDs(ctx, g); err != nil {
+		return nil, err
+	}
 	libCiters := map[string][]string{} // paper → library papers citing it
 	for _, p := range cat.Papers() {
 		if err := ctx.Err(); err != nil {
@@ -156,7 +168,7 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 		seen := map[string]bool{}
 		for _, r := range pr.refs {
 			w := g.resolveRef(r)
-			if w.Paper == p.Ref || (w.Paper == "" && samePaper(p, w.DOI, w.ArXivID)) {
+			if w.Paper == p.Ref || (w.Paper == "" && g.samePaper(p, w.DOI, w.ArXivID)) {
 				// A paper never cites itself: such an entry is the
 				// paper's own identifier (an arXiv stamp, a footer DOI)
 				// or a sidecar error.
@@ -295,7 +307,8 @@ func (g *graph) fresh(l *Library) bool {
 	return true
 }
 
-// match is cat.Match, memoised. It runs only while the graph is built.
+// match is cat.Match, memoised, else the paper whose PDF shows the
+// identifiers. It runs only while the graph is built.
 func (g *graph) match(doi, arxiv string) *vault.Paper {
 	if doi == "" && arxiv == "" {
 		return nil
@@ -306,7 +319,85 @@ func (g *graph) match(doi, arxiv string) *vault.Paper {
 		p = g.cat.Match(doi, arxiv)
 		g.matches[k] = p
 	}
+	if p == nil {
+		p = g.matchOwn(doi, arxiv)
+	}
 	return p
+}
+
+// matchOwn returns the paper whose own PDF shows the identifiers (in the
+// forms vault.Identifiers gives), or nil.
+func (g *graph) matchOwn(doi, arxiv string) *vault.Paper {
+	doi, arxiv = vault.Identifiers(doi, arxiv)
+	if p := g.byOwn[idKey(doi, "")]; doi != "" && p != nil {
+		return p
+	}
+	if arxiv != "" {
+		return g.byOwn[idKey("", arxiv)]
+	}
+	return nil
+}
+
+// pdfIDs are the identifiers a PDF showed, at a stamp.
+type pdfIDs struct {
+	st         stamp
+	doi, arxiv string
+}
+
+// addOwnIDs records the identifiers the PDFs of papers without any in
+// their metadata show, when Options.IDs is set; an identifier a paper
+// of the catalogue already has is left to it. A PDF that cannot be read
+// adds nothing; only a cancelled context is an error.
+func (l *Library) addOwnIDs(ctx context.Context, g *graph) error {
+	if l.opts.IDs == nil {
+		return nil
+	}
+	for _, p := range g.cat.Papers() {
+		if p.DOI != "" || p.ArXiv != "" || p.PDF == "" {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		st := l.stat(p.PDF)
+		g.stamps = append(g.stamps, st)
+		ids, ok := l.ids[p.PDF]
+		if !ok || ids.st != st {
+			ids = pdfIDs{st: st}
+			doi, arxiv, err := l.ownIDs(ctx, p)
+			if err != nil && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err == nil {
+				ids.doi, ids.arxiv = vault.Identifiers(doi, arxiv)
+			}
+			l.ids[p.PDF] = ids
+		}
+		if ids.doi == "" && ids.arxiv == "" {
+			continue
+		}
+		g.ownIDs[p.Ref] = [2]string{ids.doi, ids.arxiv}
+		if ids.doi != "" && g.byOwn[idKey(ids.doi, "")] == nil && g.cat.Match(ids.doi, "") == nil {
+			g.byOwn[idKey(ids.doi, "")] = p
+		}
+		if ids.arxiv != "" && g.byOwn[idKey("", ids.arxiv)] == nil && g.cat.Match("", ids.arxiv) == nil {
+			g.byOwn[idKey("", ids.arxiv)] = p
+		}
+	}
+	return nil
+}
+
+// ownIDs calls the IDs hook for one paper, within PaperTimeout; a panic
+// in the hook is that paper's error.
+func (l *Library) ownIDs(ctx context.Context, p *vault.Paper) (doi, arxiv string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, l.opts.PaperTimeout)
+	defer cancel()
+	defer func() {
+		if r := recover(); r != nil {
+			doi, arxiv, err = "", "", fmt.Errorf("internal failure reading the identifiers: %v", r)
+		}
+	}()
+	return l.opts.IDs(ctx, p)
 }
 
 // noteTitle records t as the fallback title of the library paper ref when
@@ -323,16 +414,18 @@ func (g *graph) noteTitle(ref, t string) {
 // libWork is the Work of the library paper ref, titled from the sidecars or
 // the cache when its metadata has no title.
 func (g *graph) libWork(ref string) Work {
-	w := withPaper(Work{}, g.cat.Paper(ref))
+	w := g.withPaper(Work{}, g.cat.Paper(ref))
 	if w.Title == "" {
 		w.Title = g.titles[ref]
 	}
 	return w
 }
 
-// samePaper reports whether identifiers name p itself.
-func samePaper(p *vault.Paper, doi, arxiv string) bool {
-	return (doi != "" && doi == p.DOI) || (arxiv != "" && arxiv == p.ArXiv)
+// samePaper reports whether identifiers name p itself, by its metadata or
+// by what its PDF shows.
+func (g *graph) samePaper(p *vault.Paper, doi, arxiv string) bool {
+	own := g.ownIDs[p.Ref]
+	return (doi != "" && (doi == p.DOI || doi == own[0])) || (arxiv != "" && (arxiv == p.ArXiv || arxiv == own[1]))
 }
 
 // resolveRef turns a reference into a Work: a library paper when its
@@ -354,7 +447,24 @@ func (g *graph) resolveRef(r ref) Work {
 		}
 		p = g.tix.match(r)
 	}
-	return withPaper(w, p)
+	return g.withPaper(w, p)
+}
+
+// withPaper is withPaper with the identifiers p's PDF shows when its
+// metadata has none.
+func (g *graph) withPaper(w Work, p *vault.Paper) Work {
+	w = withPaper(w, p)
+	if p != nil {
+		if own, ok := g.ownIDs[p.Ref]; ok {
+			if w.DOI == "" {
+				w.DOI = own[0]
+			}
+			if w.ArXivID == "" {
+				w.ArXivID = own[1]
+			}
+		}
+	}
+	return w
 }
 
 // withPaper ties w to the library paper p (nil leaves w as it is), taking the

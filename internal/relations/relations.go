@@ -76,6 +76,13 @@ type Options struct {
 	// and no reference sidecar, so that relations still work offline
 	// before any sidecar is generated. Nil disables the fallback.
 	Text func(ctx context.Context, p *vault.Paper) (string, error)
+	// IDs returns the DOI and arXiv id a library paper's own PDF shows
+	// (its XMP, its arXiv stamp), normalised as vault.Identifiers does. It
+	// is called once per PDF version, only for papers whose metadata gives
+	// neither, so that works citing them match them as they would match a
+	// paper with metadata.json. Nil leaves such papers matched by title
+	// only.
+	IDs func(ctx context.Context, p *vault.Paper) (doi, arxiv string, err error)
 	// Revalidate is how long a built graph is trusted before its sidecars,
 	// the cache and the PDFs it read are checked for changes again. Zero
 	// means 2 seconds.
@@ -124,6 +131,9 @@ type Library struct {
 	// rebuild after one file changed re-reads only that file.
 	parsed map[string]parsedRefs
 	scan   *parsedScan // the cache, likewise
+	// ids memoises the identifiers of papers without any in their
+	// metadata, by PDF path and stamp (see Options.IDs).
+	ids map[string]pdfIDs
 	// version is the parser version the disk cache of parsed references
 	// is written and trusted under: parserVersion, except in tests.
 	version int
@@ -131,7 +141,7 @@ type Library struct {
 
 // New returns a Library over v. opts may be nil.
 func New(v *vault.Vault, opts *Options) *Library {
-	l := &Library{v: v, parsed: map[string]parsedRefs{}, version: parserVersion}
+	l := &Library{v: v, parsed: map[string]parsedRefs{}, ids: map[string]pdfIDs{}, version: parserVersion}
 	if opts != nil {
 		l.opts = *opts
 	}
