@@ -93,14 +93,22 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 	// A listing names what a folder holds; it cites nothing. Text cites
 	// every locator it came from.
 	var uris []string
+	var same [][]string
 	switch {
 	case r.listing:
 	case len(out.CitationURIs) > 0:
 		uris = out.CitationURIs
 	default:
 		uris = []string{out.CitationURI}
+		if mode == ModeMetadata {
+			// A document's metadata names it and its DOI and arXiv
+			// links: one work.
+			if set := sameWork(out.CitationURI, out.DOI, out.ArXivID); set != nil {
+				same = append(same, set)
+			}
+		}
 	}
-	out.Budget, err = t.finish(tn, grant.ToolRead, uris, out.Chars())
+	out.Budget, err = t.finishSame(tn, grant.ToolRead, uris, same, out.Chars())
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,9 @@ type sourceLink struct {
 	// InGrant marks a vault file the turn may read; a vault file outside
 	// the grant was only named on a relation card.
 	InGrant bool `json:"inGrant"`
+	// Locators, for a work reached by several URIs (a library paper's PDF
+	// and its arXiv link), lists them all, URI first.
+	Locators []string `json:"locators,omitempty"`
 }
 
 // showSources reads the turn's sources back from usage.jsonl, as a host does
@@ -45,7 +48,7 @@ func (r *demoRun) listSources(heading bool) error {
 	r.sources = r.sources[:0]
 	for _, used := range u.Sources {
 		r.sources = append(r.sources, sourceLink{URI: used.URI, URL: openURL(r.plan.Vault, used.URI), Tool: used.Tools[0], Use: used.Use,
-			External: used.Place == grant.Outside, InGrant: used.Place == grant.InGrant})
+			External: used.Place == grant.Outside, InGrant: used.Place == grant.InGrant, Locators: used.Locators})
 	}
 	o := r.out
 	if heading {
@@ -84,6 +87,10 @@ func (r *demoRun) listSources(heading bool) error {
 			}
 			if note != "" {
 				note = "  " + o.dim(note)
+			}
+			if len(s.Locators) > 1 {
+				// One work reached by several locators: one source.
+				note += "  " + o.dim("also "+strings.Join(s.Locators[1:], ", "))
 			}
 			o.line(fmt.Sprintf("   %3d. %s%s", n, o.link(s.URL, s.URI), note))
 		}
