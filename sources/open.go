@@ -43,8 +43,8 @@ type Item struct {
 type PaperInfo struct {
 	Ref string // its folder, vault-relative
 	// Title is the paper's title: metadata.json's, else PAPER.md's first
-	// heading, else the title its PDF shows (title block, Info, XMP),
-	// else its folder's name.
+	// heading, else its folder's name. Stat does not read the PDF for it;
+	// the paper's source (Library.Open) titles it as its PDF does.
 	Title string
 	PDF   string // its PDF, vault-relative; "" when it has none
 }
@@ -65,7 +65,7 @@ func (l *Library) Stat(ctx context.Context, p string) (*Item, error) {
 	if u := cat.PaperOf(clean); u != nil {
 		it.Paper = &PaperInfo{Ref: u.Ref, Title: u.Title(), PDF: u.PDF}
 		if it.Paper.Title == "" {
-			it.Paper.Title = l.paperTitle(ctx, u.Ref)
+			it.Paper.Title = textnorm.Line(path.Base(u.Ref))
 		}
 	}
 	return it, nil

@@ -14,8 +14,9 @@ import (
 )
 
 // TestUntitledPaperTakesItsPDFsTitle: a library paper without metadata.json
-// (a PDF and NOTES.md) is titled as its PDF titles itself, in Stat's
-// PaperInfo and on the relation cards that name it.
+// (a PDF and NOTES.md) is titled as its PDF titles itself on the relation
+// cards that name it and by its source; Stat, which reads no PDF, gives its
+// folder's name, as PaperInfo says.
 func TestUntitledPaperTakesItsPDFsTitle(t *testing.T) {
 	pdf, err := os.ReadFile(filepath.Join(corpus.Dir(t, "pdfs"), "arxiv-1706.03762.pdf"))
 	if err != nil {
@@ -48,9 +49,16 @@ func TestUntitledPaperTakesItsPDFsTitle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if it.Paper == nil || it.Paper.Title != want {
-			t.Errorf("Stat(%s).Paper = %+v, want the title %q", p, it.Paper, want)
+		if it.Paper == nil || it.Paper.Title != "vaswani" {
+			t.Errorf("Stat(%s).Paper = %+v, want the folder's name as title", p, it.Paper)
 		}
+	}
+	paper, err := lib.Open(ctx, grant.KindPaper, "papers/vaswani")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paper.Info().Title; got != want {
+		t.Errorf("the paper source's title %q, want %q", got, want)
 	}
 	src, err := lib.Open(ctx, grant.KindPaper, "papers/bahdanau")
 	if err != nil {
@@ -128,6 +136,24 @@ func TestPaperWithoutIdentifiersMatchedByItsPDF(t *testing.T) {
 		if !has(rels[id].CitedBy, "papers/1706.03762") {
 			t.Errorf("cited by of %s lacks papers/1706.03762: %+v", id, rels[id].CitedBy)
 		}
+	}
+	// A second library on the vault (a new process) reads the
+	// identifiers back from the cache with the references.
+	lib2, err := sources.OpenLibrary(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib2.Close()
+	src, err := lib2.Open(ctx, grant.KindPaper, "papers/1706.03762")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := src.(sources.Relater).Relations(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !has(again.References, "papers/1409.0473") {
+		t.Errorf("from the cache, references of 1706.03762 lack papers/1409.0473: %+v", again.References)
 	}
 	for id, r := range rels {
 		for _, l := range [][]sources.Work{r.References, r.CitedBy, r.Related} {

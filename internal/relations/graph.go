@@ -32,6 +32,9 @@ type parsedRefs struct {
 	refs    []ref
 	skipped int
 	err     error
+	// own are the DOI and arXiv id the paper's PDF shows of itself, read
+	// with its text when the paper's metadata has neither.
+	own [2]string
 }
 
 // parsedScan memoises the cited-by cache as read at a given stamp.
@@ -143,10 +146,15 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 	}
 	rc := l.refCache()
 	defer rc.flush()
-	if err := l.addOwnIDs(ctx, g); err != nil {
-		return nil, err
-	}
 	libCiters := map[string][]string{} // paper → library papers citing it
+	// Every paper's references are read first, with the identifiers the
+	// PDFs of papers without any show, so that a reference matches such
+	// a paper whatever the order.
+	type read struct {
+		p  *vault.Paper
+		pr parsedRefs
+	}
+	var reads []read
 	for _, p := range cat.Papers() {
 		if err := ctx.Err(); err != nil {
 			keep()
@@ -161,6 +169,11 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 			continue
 		}
 		parsed[pr.st.path] = pr
+		g.addOwn(p, pr.own)
+		reads = append(reads, read{p, pr})
+	}
+	for _, rd := range reads {
+		p, pr := rd.p, rd.pr
 		g.skipped[p.Ref] += pr.skipped
 		if pr.err != nil {
 			g.errs[p.Ref] = pr.err
@@ -237,8 +250,8 @@ func (l *Library) paperRefs(ctx context.Context, p *vault.Paper, g *graph, rc *r
 		return memo, true, nil
 	}
 	pr = parsedRefs{st: pst}
-	if refs, ok := rc.load(pst); ok {
-		pr.refs = refs
+	if refs, own, ok := rc.load(pst); ok {
+		pr.refs, pr.own = refs, own
 		return pr, true, nil
 	}
 	text, err := l.paperText(ctx, p)
@@ -250,7 +263,17 @@ func (l *Library) paperRefs(ctx context.Context, p *vault.Paper, g *graph, rc *r
 		return pr, true, nil
 	}
 	pr.refs = textIDs(text)
-	rc.store(pst, pr.refs)
+	if p.DOI == "" && p.ArXiv == "" && l.opts.IDs != nil {
+		// The PDF was just read: its own identifiers cost little now.
+		doi, arxiv, err := l.ownIDs(ctx, p)
+		if err != nil && ctx.Err() != nil {
+			return parsedRefs{}, false, ctx.Err()
+		}
+		if err == nil {
+			pr.own[0], pr.own[1] = vault.Identifiers(doi, arxiv)
+		}
+	}
+	rc.store(pst, pr.refs, pr.own)
 	return pr, true, nil
 }
 
@@ -338,53 +361,20 @@ func (g *graph) matchOwn(doi, arxiv string) *vault.Paper {
 	return nil
 }
 
-// pdfIDs are the identifiers a PDF showed, at a stamp.
-type pdfIDs struct {
-	st         stamp
-	doi, arxiv string
-}
-
-// addOwnIDs records the identifiers the PDFs of papers without any in
-// their metadata show, when Options.IDs is set; an identifier a paper
-// of the catalogue already has is left to it. A PDF that cannot be read
-// adds nothing; only a cancelled context is an error.
-func (l *Library) addOwnIDs(ctx context.Context, g *graph) error {
-	if l.opts.IDs == nil {
-		return nil
+// addOwn records the identifiers p's PDF shows of itself, for a paper
+// whose metadata has none; an identifier a paper of the catalogue already
+// has, or another paper's PDF showed first, is left to it.
+func (g *graph) addOwn(p *vault.Paper, own [2]string) {
+	if p.DOI != "" || p.ArXiv != "" || own == [2]string{} {
+		return
 	}
-	for _, p := range g.cat.Papers() {
-		if p.DOI != "" || p.ArXiv != "" || p.PDF == "" {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		st := l.stat(p.PDF)
-		g.stamps = append(g.stamps, st)
-		ids, ok := l.ids[p.PDF]
-		if !ok || ids.st != st {
-			ids = pdfIDs{st: st}
-			doi, arxiv, err := l.ownIDs(ctx, p)
-			if err != nil && ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if err == nil {
-				ids.doi, ids.arxiv = vault.Identifiers(doi, arxiv)
-			}
-			l.ids[p.PDF] = ids
-		}
-		if ids.doi == "" && ids.arxiv == "" {
-			continue
-		}
-		g.ownIDs[p.Ref] = [2]string{ids.doi, ids.arxiv}
-		if ids.doi != "" && g.byOwn[idKey(ids.doi, "")] == nil && g.cat.Match(ids.doi, "") == nil {
-			g.byOwn[idKey(ids.doi, "")] = p
-		}
-		if ids.arxiv != "" && g.byOwn[idKey("", ids.arxiv)] == nil && g.cat.Match("", ids.arxiv) == nil {
-			g.byOwn[idKey("", ids.arxiv)] = p
-		}
+	g.ownIDs[p.Ref] = own
+	if doi := own[0]; doi != "" && g.byOwn[idKey(doi, "")] == nil && g.cat.Match(doi, "") == nil {
+		g.byOwn[idKey(doi, "")] = p
 	}
-	return nil
+	if arxiv := own[1]; arxiv != "" && g.byOwn[idKey("", arxiv)] == nil && g.cat.Match("", arxiv) == nil {
+		g.byOwn[idKey("", arxiv)] = p
+	}
 }
 
 // ownIDs calls the IDs hook for one paper, within PaperTimeout; a panic

@@ -77,9 +77,10 @@ type Options struct {
 	// before any sidecar is generated. Nil disables the fallback.
 	Text func(ctx context.Context, p *vault.Paper) (string, error)
 	// IDs returns the DOI and arXiv id a library paper's own PDF shows
-	// (its XMP, its arXiv stamp), normalised as vault.Identifiers does. It
-	// is called once per PDF version, only for papers whose metadata gives
-	// neither, so that works citing them match them as they would match a
+	// (its XMP, its arXiv stamp). It is called with Text, once per PDF
+	// version (the result is cached with the references), for papers
+	// whose metadata gives neither and whose references come from their
+	// PDF, so that works citing them match them as they would match a
 	// paper with metadata.json. Nil leaves such papers matched by title
 	// only.
 	IDs func(ctx context.Context, p *vault.Paper) (doi, arxiv string, err error)
@@ -131,9 +132,6 @@ type Library struct {
 	// rebuild after one file changed re-reads only that file.
 	parsed map[string]parsedRefs
 	scan   *parsedScan // the cache, likewise
-	// ids memoises the identifiers of papers without any in their
-	// metadata, by PDF path and stamp (see Options.IDs).
-	ids map[string]pdfIDs
 	// version is the parser version the disk cache of parsed references
 	// is written and trusted under: parserVersion, except in tests.
 	version int
@@ -141,7 +139,7 @@ type Library struct {
 
 // New returns a Library over v. opts may be nil.
 func New(v *vault.Vault, opts *Options) *Library {
-	l := &Library{v: v, parsed: map[string]parsedRefs{}, ids: map[string]pdfIDs{}, version: parserVersion}
+	l := &Library{v: v, parsed: map[string]parsedRefs{}, version: parserVersion}
 	if opts != nil {
 		l.opts = *opts
 	}
