@@ -271,13 +271,64 @@ func (c *calls) written(p []byte) {
 	if n == 0 {
 		return
 	}
-	if m, err := jsonrpc.DecodeMessage(bytes.TrimSpace(p)); err == nil {
-		if resp, ok := m.(*jsonrpc.Response); ok {
-			c.mu.Lock()
-			c.done(resp.ID)
-			c.mu.Unlock()
+	if id, ok := responseID(p); ok {
+		c.mu.Lock()
+		c.done(id)
+		c.mu.Unlock()
+	}
+}
+
+// responseID returns the id of a JSON-RPC response line without decoding
+// its result: the SDK writes the id before the result, so the scan stops
+// there. A request (it has a method) or a line without an id is not a
+// response.
+func responseID(line []byte) (jsonrpc.ID, bool) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return jsonrpc.ID{}, false
+	}
+	var id json.RawMessage
+	answer := false // a result or an error was seen
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return jsonrpc.ID{}, false
+		}
+		switch key, _ := t.(string); key {
+		case "method":
+			return jsonrpc.ID{}, false
+		case "id":
+			if dec.Decode(&id) != nil {
+				return jsonrpc.ID{}, false
+			}
+		case "result", "error":
+			answer = true
+			if id != nil {
+				return makeID(id)
+			}
+			fallthrough
+		default:
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return jsonrpc.ID{}, false
+			}
 		}
 	}
+	if !answer || id == nil {
+		return jsonrpc.ID{}, false
+	}
+	return makeID(id)
+}
+
+// makeID turns a raw request id (a string or a number) into an ID equal to
+// the one the SDK decodes from the same request.
+func makeID(raw json.RawMessage) (jsonrpc.ID, bool) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return jsonrpc.ID{}, false
+	}
+	id, err := jsonrpc.MakeID(v)
+	return id, err == nil && id.IsValid()
 }
 
 // done ends the pending call id; c.mu is held.
