@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -11,6 +13,48 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// drainCalls are the calls the drain tests write: every tool, each call
+// small enough that thirty fit the turn's budget.
+var drainCalls = []string{
+	`{"name":"context_search","arguments":{"query":"strided global tokens","limit":1}}`,
+	`{"name":"context_read","arguments":{"target":"papers/2401.01234"}}`,
+	`{"name":"context_read","arguments":{"target":"notes"}}`,
+	`{"name":"paper_relations","arguments":{"paper":"papers/2401.01234","limit":1}}`,
+	`{"name":"context_search","arguments":{"query":"slot routing","limit":1,"source":"notes"}}`,
+}
+
+// drainInput is the initialize handshake and n tool calls (ids 2 to n+1),
+// one line each.
+func drainInput(n int) (string, map[string]bool) {
+	lines := []string{initializeLine, initializedLine}
+	want := map[string]bool{}
+	for i := range n {
+		id := i + 2
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id, drainCalls[i%len(drainCalls)]))
+		want[strconv.Itoa(id)] = true
+	}
+	return strings.Join(lines, "\n") + "\n", want
+}
+
+// TestServeDrainsAtEndOfInput: Serve on an input that ends right after its
+// calls answers every one of them, and logs each, before it returns.
+func TestServeDrainsAtEndOfInput(t *testing.T) {
+	vault := sampleVault(t)
+	gr := writeGrant(t, demoRequest(vault))
+	in, want := drainInput(30)
+	var out bytes.Buffer
+	if err := Serve(context.Background(), gr, strings.NewReader(in), &out, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, results := answers(t, out.String())
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("calls answered (-want +got):\n%s", diff)
+	}
+	if u := usage(t, gr, "turn-1"); u.Calls != results || results != len(want) {
+		t.Errorf("usage log: %d calls; want %d, one per answered call", u.Calls, results)
+	}
+}
+
 // TestProcessDrainAtEndOfInput: a client that writes its calls and closes
 // stdin at once, without waiting for answers, gets every call answered, and
 // every answered call is in the usage log, before the server exits.
@@ -19,31 +63,32 @@ func TestProcessDrainAtEndOfInput(t *testing.T) {
 	vault := sampleVault(t)
 	gr := writeGrant(t, demoRequest(vault))
 	cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, gr})
-	calls := []string{
-		`{"name":"context_search","arguments":{"query":"strided global tokens","limit":1}}`,
-		`{"name":"context_read","arguments":{"target":"papers/2401.01234"}}`,
-		`{"name":"context_read","arguments":{"target":"notes"}}`,
-		`{"name":"paper_relations","arguments":{"paper":"papers/2401.01234","limit":1}}`,
-		`{"name":"context_search","arguments":{"query":"slot routing","limit":1,"source":"notes"}}`,
-	}
-	lines := []string{initializeLine, initializedLine}
-	want := map[string]bool{}
-	for i := range n {
-		id := i + 2
-		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id, calls[i%len(calls)]))
-		want[strconv.Itoa(id)] = true
-	}
+	in, want := drainInput(n)
 	// One write, then the end of input: nothing waits for an answer.
-	if _, err := stdin.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
+	if _, err := stdin.WriteString(in); err != nil {
 		t.Fatal(err)
 	}
 	stdin.Close()
 	if code := wait(t, cmd); code != ExitOK {
 		t.Fatalf("exit code %d, want %d (stderr %q)", code, ExitOK, stderr.String())
 	}
+	got, results := answers(t, stdout.String())
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("calls answered (-want +got):\n%s", diff)
+	}
+	if u := usage(t, gr, "turn-1"); u.Calls != results || u.Skipped != 0 {
+		t.Errorf("usage log: %d calls, %d torn lines; want %d (one per answered call)", u.Calls, u.Skipped, results)
+	}
+}
+
+// answers reads the server's output: the ids of the tool calls answered,
+// and how many returned a result, failing the test on a protocol or tool
+// error.
+func answers(t *testing.T, stdout string) (map[string]bool, int) {
+	t.Helper()
 	got := map[string]bool{}
 	results := 0
-	sc := bufio.NewScanner(strings.NewReader(stdout.String()))
+	sc := bufio.NewScanner(strings.NewReader(stdout))
 	sc.Buffer(nil, 1<<22)
 	for sc.Scan() {
 		var msg struct {
@@ -75,10 +120,5 @@ func TestProcessDrainAtEndOfInput(t *testing.T) {
 		}
 		got[id] = true
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("calls answered (-want +got):\n%s", diff)
-	}
-	if u := usage(t, gr, "turn-1"); u.Calls != results || u.Skipped != 0 {
-		t.Errorf("usage log: %d calls, %d torn lines; want %d (one per answered call)", u.Calls, u.Skipped, results)
-	}
+	return got, results
 }
