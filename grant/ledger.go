@@ -194,6 +194,12 @@ func (l *UsageLog) live(id string, p reserveRecord) bool {
 // returned; more than was reserved is an error and nothing is logged (the
 // reservation is released), since nothing may be handed out past it.
 func (r *Reservation) Settle(tool string, uris []string, chars int) (int, error) {
+	return r.SettleSame(tool, uris, nil, chars)
+}
+
+// SettleSame is Settle for a call that knows some of its locators to name
+// one work (see UsageLine.Same).
+func (r *Reservation) SettleSame(tool string, uris []string, same [][]string, chars int) (int, error) {
 	if r.done {
 		return 0, errors.New("the reservation is already settled")
 	}
@@ -201,7 +207,7 @@ func (r *Reservation) Settle(tool string, uris []string, chars int) (int, error)
 		r.Release()
 		return 0, fmt.Errorf("a result of %d characters exceeds its reservation of %d", chars, r.chars)
 	}
-	data, err := marshalUsage(UsageLine{TurnID: r.turn, Tool: tool, URIs: uris, Chars: chars, Settles: r.id})
+	data, err := marshalUsage(UsageLine{TurnID: r.turn, Tool: tool, URIs: uris, Same: same, Chars: chars, Settles: r.id})
 	if err != nil {
 		r.Release()
 		return 0, err

@@ -23,7 +23,12 @@ type UsageLine struct {
 	TurnID string    `json:"turnId"`
 	Tool   string    `json:"tool"`
 	URIs   []string  `json:"uris"`
-	Chars  int       `json:"chars"`
+	// Same lists sets of locators that name one work: a library paper's
+	// PDF and its DOI and arXiv links, as a relation card or a metadata
+	// read names them. A reader folds the URIs of a set into one source
+	// (see Used.Locators); a locator of a set need not be in URIs.
+	Same  [][]string `json:"same,omitempty"`
+	Chars int        `json:"chars"`
 	// Settles names the reservation (see UsageLog) this call was built
 	// within; empty for a line written without one.
 	Settles string `json:"settles,omitempty"`
@@ -107,6 +112,11 @@ type Used struct {
 	// Tools are the tools that returned the URI, in order of first use.
 	Tools []string `json:"tools"`
 	Place Place    `json:"place"`
+	// Locators, set when the work was reached by more than one URI (a
+	// library paper's PDF and its DOI or arXiv link), lists them all, URI
+	// first, then in order of first use. URI is the Vault one when there
+	// is one.
+	Locators []string `json:"locators,omitempty"`
 }
 
 // URIs returns the distinct citation URIs of the turn, in order of first
@@ -214,7 +224,6 @@ func ReadUsage(path, turnID string, scope *Scope) (Usage, error) {
 	if err := checkUsageRead(f, 0); err != nil {
 		return u, err
 	}
-	seen := map[string]int{} // URI → index in u.Sources
 	_, err = scanUsage(f, func(line []byte, ok bool) {
 		if !ok {
 			u.Skipped++
@@ -228,32 +237,93 @@ func ReadUsage(path, turnID string, scope *Scope) (Usage, error) {
 		case rec.TurnID == turnID:
 			u.Calls++
 			u.Chars = addChars(u.Chars, rec.Chars)
-			u.Lines = append(u.Lines, UsageLine{At: rec.At, TurnID: rec.TurnID, Tool: rec.Tool, URIs: rec.URIs, Chars: rec.Chars})
-			use := useOf(rec.Tool)
-			for _, uri := range rec.URIs {
-				if uri == "" {
-					continue
-				}
-				i, ok := seen[uri]
-				if !ok {
-					seen[uri] = len(u.Sources)
-					u.Sources = append(u.Sources, Used{URI: uri, Use: use, Tools: []string{rec.Tool}, Place: placeOf(uri, scope)})
-					continue
-				}
-				s := &u.Sources[i]
-				if stronger(use, s.Use) {
-					s.Use = use
-				}
-				if !slices.Contains(s.Tools, rec.Tool) {
-					s.Tools = append(s.Tools, rec.Tool)
-				}
-			}
+			u.Lines = append(u.Lines, UsageLine{At: rec.At, TurnID: rec.TurnID, Tool: rec.Tool, URIs: rec.URIs, Same: rec.Same, Chars: rec.Chars})
 		}
 	})
 	if err != nil {
 		return u, fmt.Errorf("reading the usage log: %w", err)
 	}
+	u.Sources = sourcesOf(u.Lines, scope)
 	return u, nil
+}
+
+// sourcesOf sums the URIs of a turn's lines into its sources, in order of
+// first use: each with its strongest use and the tools that returned it.
+// URIs a line's Same names as one work are one source.
+func sourcesOf(lines []UsageLine, scope *Scope) []Used {
+	// The works: every URI points to the first URI of its set (union-find).
+	parent := map[string]string{}
+	var root func(string) string
+	root = func(x string) string {
+		p, ok := parent[x]
+		if !ok || p == x {
+			return x
+		}
+		r := root(p)
+		parent[x] = r
+		return r
+	}
+	for _, l := range lines {
+		for _, set := range l.Same {
+			first := ""
+			for _, uri := range set {
+				switch {
+				case uri == "":
+				case first == "":
+					first = root(uri)
+				default:
+					if r := root(uri); r != first {
+						parent[r] = first
+					}
+				}
+			}
+		}
+	}
+	var out []Used
+	seen := map[string]int{} // work → index in out
+	for _, l := range lines {
+		use := useOf(l.Tool)
+		for _, uri := range l.URIs {
+			if uri == "" {
+				continue
+			}
+			w := root(uri)
+			i, ok := seen[w]
+			if !ok {
+				seen[w] = len(out)
+				out = append(out, Used{URI: uri, Use: use, Tools: []string{l.Tool}, Place: placeOf(uri, scope)})
+				continue
+			}
+			s := &out[i]
+			if stronger(use, s.Use) {
+				s.Use = use
+			}
+			if !slices.Contains(s.Tools, l.Tool) {
+				s.Tools = append(s.Tools, l.Tool)
+			}
+			if uri != s.URI && !slices.Contains(s.Locators, uri) {
+				if len(s.Locators) == 0 {
+					s.Locators = []string{s.URI}
+				}
+				s.Locators = append(s.Locators, uri)
+			}
+		}
+	}
+	// A work reached by a Vault path and by a link is named by its path.
+	for i := range out {
+		s := &out[i]
+		if s.Place != Outside {
+			continue
+		}
+		for j, loc := range s.Locators {
+			if p := placeOf(loc, scope); p != Outside {
+				s.URI, s.Place = loc, p
+				s.Locators = append([]string{loc}, slices.Delete(slices.Clone(s.Locators), j, j+1)...)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // SumUsage adds the characters of every turn's lines in the usage log at
@@ -292,6 +362,7 @@ type usageRecord struct {
 	TurnID  string         `json:"turnId"`
 	Tool    string         `json:"tool"`
 	URIs    []string       `json:"uris"`
+	Same    [][]string     `json:"same"`
 	Chars   int            `json:"chars"`
 	Settles string         `json:"settles"`
 	Reserve *reserveRecord `json:"reserve"`

@@ -80,6 +80,25 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Fatalf("timed out waiting for %s", what)
 }
 
+// errorOf returns the JSON-RPC error message of the response with the
+// given id in stdout, "" when there is none.
+func errorOf(stdout string, id string) string {
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	sc.Buffer(nil, 1<<22)
+	for sc.Scan() {
+		var msg struct {
+			ID    json.RawMessage `json:"id"`
+			Error *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(sc.Bytes(), &msg) == nil && string(msg.ID) == id && msg.Error != nil {
+			return msg.Error.Message
+		}
+	}
+	return ""
+}
+
 // answered reports whether stdout holds a response with the given id.
 func answered(stdout string, id string) bool {
 	sc := bufio.NewScanner(strings.NewReader(stdout))
@@ -99,8 +118,9 @@ const searchLine = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"nam
 
 // TestProcessStopsWithBlockedCall: with a call in flight blocked in
 // open(2) on a FIFO (a source that ignores its context), the server still
-// ends promptly on SIGTERM, on SIGINT and on the end of stdin, with exit
-// code 0 and without writing the blocked call's result.
+// ends within its grace on SIGTERM, on SIGINT and on the end of stdin
+// (DrainGrace then ShutdownGrace), with exit code 0, and answers the
+// blocked call with an error rather than leaving it unanswered.
 func TestProcessStopsWithBlockedCall(t *testing.T) {
 	bin := blockhostBinary(t)
 	for _, how := range []string{"SIGTERM", "SIGINT", "EOF"} {
@@ -144,13 +164,66 @@ func TestProcessStopsWithBlockedCall(t *testing.T) {
 			case "EOF":
 				w.Close()
 			}
+			start := time.Now()
 			if code := wait(t, cmd); code != ExitOK {
 				t.Errorf("exit code %d, want %d (stderr %q)", code, ExitOK, stderr.String())
 			}
-			if answered(stdout.String(), "2") {
-				t.Errorf("the abandoned call was answered")
+			limit := ShutdownGrace
+			if how == "EOF" {
+				limit += DrainGrace
+			}
+			if took := time.Since(start); took > limit+3*time.Second {
+				t.Errorf("the server took %v to end, want about %v", took, limit)
+			}
+			if got := errorOf(stdout.String(), "2"); got != "the server stopped before this call finished" {
+				t.Errorf("the abandoned call's answer: error %q, want the server's stop (stdout %s)", got, stdout.String())
 			}
 		})
+	}
+}
+
+// TestProcessCancelledCallDoesNotHoldTheDrain: a call the client cancelled
+// (notifications/cancelled) is not waited for at the end of input, even
+// when its source ignores the cancellation: the server ends within
+// ShutdownGrace, not DrainGrace.
+func TestProcessCancelledCallDoesNotHoldTheDrain(t *testing.T) {
+	bin := blockhostBinary(t)
+	vault := sampleVault(t)
+	gr := writeGrant(t, demoRequest(vault))
+	fifo := filepath.Join(t.TempDir(), "block.fifo")
+	mkfifo(t, fifo)
+	cmd := exec.Command(bin, Flag, gr)
+	cmd.Env = append(os.Environ(), "BLOCKHOST_FIFO="+fifo)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdin = r
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	t.Cleanup(func() {
+		w.Close()
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	fmt.Fprintf(w, "%s\n%s\n%s\n", initializeLine, initializedLine, searchLine)
+	waitFor(t, "the initialize response", func() bool { return answered(stdout.String(), "1") })
+	time.Sleep(300 * time.Millisecond)
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"user"}}`+"\n")
+	time.Sleep(100 * time.Millisecond)
+	w.Close()
+	start := time.Now()
+	if code := wait(t, cmd); code != ExitOK {
+		t.Errorf("exit code %d, want %d (stderr %q)", code, ExitOK, stderr.String())
+	}
+	if took := time.Since(start); took > ShutdownGrace+(DrainGrace-ShutdownGrace)/2 {
+		t.Errorf("the server took %v to end after a cancelled call; want about %v (the cancelled call is not drained)", took, ShutdownGrace)
 	}
 }
 

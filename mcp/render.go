@@ -35,8 +35,8 @@ func renderSearch(in tools.SearchInput, out *tools.SearchOutput) string {
 	}
 	for i, c := range out.Cards {
 		fmt.Fprintf(&b, "\n%d. %s\n", i+1, cardHeading(c))
-		if c.CitationURI != "" {
-			fmt.Fprintf(&b, "   cite: %s\n", c.CitationURI)
+		if u := cites(c.CitationURI, c.CitationURIs); u != "" {
+			fmt.Fprintf(&b, "   cite: %s\n", u)
 		}
 		writeQuote(&b, c.Excerpt, "   ")
 	}
@@ -84,8 +84,8 @@ func location(page int, label, section, region string) string {
 func renderRead(out *tools.ReadOutput) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s [%s]%s\n", name(out.Target), name(out.Mode), location(out.Page, out.PageLabel, out.Section, out.Region))
-	if out.CitationURI != "" {
-		fmt.Fprintf(&b, "cite: %s\n", name(out.CitationURI))
+	if u := cites(out.CitationURI, out.CitationURIs); u != "" {
+		fmt.Fprintf(&b, "cite: %s\n", u)
 	}
 	if t := title(out.Title); t != "" {
 		fmt.Fprintf(&b, "Title: %s\n", t)
@@ -191,9 +191,18 @@ func renderRelations(out *tools.RelationsOutput) string {
 			fmt.Fprintf(&b, "%d. %s\n", i+1, relationLine(c))
 		}
 	}
-	list("References", out.References)
-	list("Cited by", out.CitedBy)
-	list("Related in the library", out.Related)
+	// Only the lists asked for: the others are empty because they were
+	// not asked for, not because none is known.
+	asked := func(kind string) bool { return out.Kind == "" || out.Kind == tools.RelAll || out.Kind == kind }
+	if asked(tools.RelReferences) {
+		list("References", out.References)
+	}
+	if asked(tools.RelCitedBy) {
+		list("Cited by", out.CitedBy)
+	}
+	if asked(tools.RelRelated) {
+		list("Related in the library", out.Related)
+	}
 	writeBudget(&b, out.Budget)
 	return b.String()
 }
@@ -257,6 +266,19 @@ func title(s string) string { return textnorm.Line(s) }
 // name shows a path or a file name as one line without changing it when it
 // is safe, else quoted with its unsafe characters escaped (textnorm.Name).
 func name(s string) string { return textnorm.Name(s) }
+
+// cites renders the citation URIs of a result or a card: every one when its
+// text came from several pages (all), else the one.
+func cites(one string, all []string) string {
+	if len(all) == 0 {
+		return name(one)
+	}
+	uris := make([]string, len(all))
+	for i, u := range all {
+		uris[i] = name(u)
+	}
+	return strings.Join(uris, ", ")
+}
 
 func writeBudget(b *strings.Builder, r tools.BudgetReport) {
 	fmt.Fprintf(b, "\nBudget: %d characters used this turn, %d remaining.\n", r.Used, r.Remaining)

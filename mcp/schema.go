@@ -19,6 +19,9 @@ import (
 // never send null for a list (nil lists are omitted or sent as []), and a
 // type array such as ["null","array"] is lost on clients that map schemas
 // onto a single-type dialect (the MCP Inspector's --strict check warns).
+// Which fields are always present is said for the result itself; the
+// objects inside it (budget, cards, entries) list their fields and types
+// only, which keeps tools/list short.
 func outputSchema[T any]() *jsonschema.Schema {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
@@ -26,22 +29,25 @@ func outputSchema[T any]() *jsonschema.Schema {
 		// this for each of them.
 		panic(fmt.Sprintf("output schema of %T: %v", *new(T), err))
 	}
-	open(s)
+	open(s, true)
 	return s
 }
 
-func open(s *jsonschema.Schema) {
+func open(s *jsonschema.Schema, top bool) {
 	if s == nil {
 		return
 	}
 	s.AdditionalProperties = nil
+	if !top {
+		s.Required = nil
+	}
 	if len(s.Types) == 2 && s.Types[0] == "null" && s.Types[1] == "array" {
 		s.Types, s.Type = nil, "array"
 	}
 	for _, p := range s.Properties {
-		open(p)
+		open(p, false)
 	}
-	open(s.Items)
+	open(s.Items, false)
 }
 
 // relationsOutputSchema is the output schema of paper_relations, with the

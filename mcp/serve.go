@@ -52,8 +52,10 @@ type ServeOptions struct {
 }
 
 // Serve serves the agentero-context MCP server for the grant at grantPath
-// on in and out (newline-delimited JSON-RPC) until in ends or ctx is done,
-// waiting at most ShutdownGrace for calls still running then. It returns
+// on in and out (newline-delimited JSON-RPC) until in ends or ctx is done.
+// Once in ends, every call read is answered before Serve returns, within
+// DrainGrace (see there); once ctx is done, calls still running get
+// ShutdownGrace. It returns
 // nil when in ends, and an error wrapping ctx's when ctx is done. A line
 // that is not a JSON-RPC message is answered with a JSON-RPC error (-32700
 // Parse error, or -32600 Invalid Request) and serving goes on. A grant that is missing, invalid or allows no
@@ -94,21 +96,36 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 	return serveLines(ctx, s, in, out, log)
 }
 
-// ShutdownGrace is how long Serve waits for calls in flight once its input
-// ends or its context is done. A call still running then (one stuck in a
-// source that ignores its context) is abandoned: Serve returns and the
-// call's result is never written.
+// DrainGrace is how long Serve goes on once its input ends, so that the
+// calls it has read are answered: a client may write its calls and close
+// stdin at once. Every call read before the end is answered (its result,
+// or its error) and, when it returned a result, logged in usage.jsonl
+// before Serve returns. A call still running DrainGrace after the end is
+// cancelled, given ShutdownGrace to end, and then answered with an error
+// saying the server stopped before it finished.
+const DrainGrace = 5 * time.Second
+
+// ShutdownGrace is how long Serve waits for calls in flight once they are
+// cancelled: when its context is done, or DrainGrace after its input
+// ended. A call still running then (one stuck in a source that ignores its
+// context) is abandoned, and answered with an error.
 const ShutdownGrace = time.Second
 
 // serveLines runs s on newline-delimited JSON-RPC from in to out through the
-// line filter, and returns at most ShutdownGrace after in ends or ctx is
-// done, whatever calls are still running.
+// line filter. Once in ends it waits for the calls read to be answered, at
+// most DrainGrace, then ShutdownGrace more; once ctx is done, ShutdownGrace.
+// A call unanswered by then is answered with an error before it returns.
 func serveLines(ctx context.Context, s *sdk.Server, in io.Reader, out io.Writer, log *slog.Logger) error {
+	return serveLinesWithin(ctx, s, in, out, log, DrainGrace)
+}
+
+// serveLinesWithin is serveLines with the drain grace as a parameter.
+func serveLinesWithin(ctx context.Context, s *sdk.Server, in io.Reader, out io.Writer, log *slog.Logger, drain time.Duration) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := &lockedWriter{w: out}
 	defer w.Close()
-	lines := newLineFilter(in, w, log)
+	lines := newLineFilter(in, w, log, drain, ctx.Done())
 	done := make(chan error, 1)
 	go func() {
 		done <- s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(lines), Writer: nopWriteCloser{w}, MaxLineLength: -1})
@@ -165,9 +182,10 @@ const MemoryLimit = 100 << 20
 
 // ServeIfRequested is the host's entry point, called first in main. When the
 // process was started as <exe> --agentero-context-mcp <grant-path>, it serves
-// MCP on stdin and stdout for that grant and exits: 0 when stdin ends or on
-// SIGTERM or SIGINT (calls still running ShutdownGrace later are
-// abandoned); 2,
+// MCP on stdin and stdout for that grant and exits: 0 when stdin ends
+// (once the calls read are answered, within DrainGrace and ShutdownGrace)
+// or on SIGTERM or SIGINT (calls still running ShutdownGrace later are
+// abandoned and answered with an error); 2,
 // with one line on stderr and nothing on stdout, when the command line is
 // wrong or the grant is missing or invalid; 1 when the connection fails.
 // Otherwise it returns at once and the host goes on. The serving process

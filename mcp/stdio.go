@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -28,21 +29,30 @@ const MaxLineBytes = 4 << 20
 
 // lineFilter is the reader the SDK's transport reads the client's lines
 // from. It is read by one goroutine (the transport's reader).
+//
+// It also holds back the end of the input until every call it passed on
+// is answered (see DrainGrace): the SDK's connection cancels the calls in
+// flight as soon as its reader sees the end, and a client that writes its
+// calls and closes stdin at once would get none of them answered.
 type lineFilter struct {
 	lr      *safefs.LineReader
 	out     *lockedWriter
 	log     *slog.Logger
 	pending []byte
+	drain   time.Duration // how long the end of input waits for the calls in flight
+	stop    <-chan struct{}
 
 	ended chan struct{} // closed when the input ends
 	once  sync.Once
 }
 
-func newLineFilter(in io.Reader, out *lockedWriter, log *slog.Logger) *lineFilter {
+func newLineFilter(in io.Reader, out *lockedWriter, log *slog.Logger, drain time.Duration, stop <-chan struct{}) *lineFilter {
 	return &lineFilter{
 		lr:    safefs.NewLineReader(in, MaxLineBytes),
 		out:   out,
 		log:   log,
+		drain: drain,
+		stop:  stop,
 		ended: make(chan struct{}),
 	}
 }
@@ -57,17 +67,22 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 			f.reply(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: line longer than "+strconv.Itoa(MaxLineBytes>>20)+" MiB")
 			continue
 		default:
-			f.once.Do(func() { close(f.ended) })
+			f.once.Do(func() {
+				f.waitCalls()
+				close(f.ended)
+			})
 			return 0, err
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
-		if id, code, msg := checkLine(line); code != 0 {
+		m, id, code, msg := checkLine(line)
+		if code != 0 {
 			f.reply(id, code, msg)
 			continue
 		}
+		f.out.calls.passed(m)
 		f.pending = append(append(f.pending[:0], line...), '\n')
 	}
 	n := copy(p, f.pending)
@@ -75,22 +90,42 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// checkLine returns the JSON-RPC error code and message for a line the
-// SDK's transport would fail on, with the request's id when it can be read,
-// or code 0 for a good line.
-func checkLine(line []byte) (id json.RawMessage, code int, msg string) {
+// waitCalls waits until every call passed on is answered, at most
+// f.drain, or until the server is told to stop.
+func (f *lineFilter) waitCalls() {
+	idle := f.out.calls.idle()
+	select {
+	case <-idle:
+		return
+	default:
+	}
+	t := time.NewTimer(f.drain)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+		f.log.Warn("input ended with calls still running after the drain grace", "calls", f.out.calls.count())
+	case <-f.stop:
+	}
+}
+
+// checkLine returns the message of a good line, or the JSON-RPC error code
+// and message for a line the SDK's transport would fail on, with the
+// request's id when it can be read.
+func checkLine(line []byte) (m jsonrpc.Message, id json.RawMessage, code int, msg string) {
 	if !json.Valid(line) {
-		return nil, jsonrpc.CodeParseError, "Parse error: the line is not JSON"
+		return nil, nil, jsonrpc.CodeParseError, "Parse error: the line is not JSON"
 	}
 	if line[0] == '[' {
 		// Batches were removed from MCP in 2025-06-18; the SDK refuses
 		// them there by ending the session.
-		return nil, jsonrpc.CodeInvalidRequest, "Invalid Request: batches are not supported"
+		return nil, nil, jsonrpc.CodeInvalidRequest, "Invalid Request: batches are not supported"
 	}
-	if _, err := jsonrpc.DecodeMessage(line); err != nil {
-		return requestID(line), jsonrpc.CodeInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message"
+	m, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		return nil, requestID(line), jsonrpc.CodeInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message"
 	}
-	return nil, 0, ""
+	return m, nil, 0, ""
 }
 
 // requestID returns the id of a JSON object line when it is a valid
@@ -137,6 +172,7 @@ type lockedWriter struct {
 	mu     sync.Mutex
 	w      io.Writer
 	closed bool
+	calls  calls // the client's calls not answered yet
 }
 
 var errClosed = errors.New("the server has stopped")
@@ -147,14 +183,196 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 	if w.closed {
 		return 0, errClosed
 	}
-	return w.w.Write(p)
+	n, err := w.w.Write(p)
+	if err == nil {
+		w.calls.written(p)
+	}
+	return n, err
 }
 
-// Close stops further writes; the underlying writer stays open (it is the
-// caller's, such as the process's stdout).
+// Close answers every call still unanswered with an error, so that no call
+// the server read goes without an answer, then stops further writes; the
+// underlying writer stays open (it is the caller's, such as the process's
+// stdout).
 func (w *lockedWriter) Close() error {
 	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	for _, id := range w.calls.take() {
+		b, err := unfinished(id)
+		if err == nil {
+			_, err = w.w.Write(b)
+		}
+		if err != nil {
+			break
+		}
+	}
 	w.closed = true
-	w.mu.Unlock()
 	return nil
+}
+
+// unfinished is the error response to a call the server stopped before it
+// finished: it read nothing and logged nothing.
+func unfinished(id jsonrpc.ID) ([]byte, error) {
+	b, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id,
+		Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server stopped before this call finished"}})
+	return append(b, '\n'), err
+}
+
+// calls tracks the client's calls (requests with an id) that the line
+// filter passed on and no response has answered yet.
+type calls struct {
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]bool
+	empty   chan struct{} // closed while pending is empty; nil means closed
+}
+
+// passed notes a message passed on to the SDK: a call is pending until
+// answered; a cancellation notice ends the call it names (the SDK does not
+// answer a cancelled call).
+func (c *calls) passed(m jsonrpc.Message) {
+	req, ok := m.(*jsonrpc.Request)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case req.IsCall():
+		if c.pending == nil {
+			c.pending = map[jsonrpc.ID]bool{}
+		}
+		if len(c.pending) == 0 {
+			c.empty = make(chan struct{})
+		}
+		// A duplicate id is refused by the SDK with an answer of its own
+		// that names no id: the first call stays the one pending.
+		c.pending[req.ID] = true
+	case req.Method == "notifications/cancelled":
+		var p struct {
+			RequestID any `json:"requestId"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil {
+			if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
+				c.done(id)
+			}
+		}
+	}
+}
+
+// written notes a message written to the client: a response answers its
+// call.
+func (c *calls) written(p []byte) {
+	c.mu.Lock()
+	n := len(c.pending)
+	c.mu.Unlock()
+	if n == 0 {
+		return
+	}
+	if id, ok := responseID(p); ok {
+		c.mu.Lock()
+		c.done(id)
+		c.mu.Unlock()
+	}
+}
+
+// responseID returns the id of a JSON-RPC response line without decoding
+// its result: the SDK writes the id before the result, so the scan stops
+// there. A request (it has a method) or a line without an id is not a
+// response.
+func responseID(line []byte) (jsonrpc.ID, bool) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return jsonrpc.ID{}, false
+	}
+	var id json.RawMessage
+	answer := false // a result or an error was seen
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return jsonrpc.ID{}, false
+		}
+		switch key, _ := t.(string); key {
+		case "method":
+			return jsonrpc.ID{}, false
+		case "id":
+			if dec.Decode(&id) != nil {
+				return jsonrpc.ID{}, false
+			}
+		case "result", "error":
+			answer = true
+			if id != nil {
+				return makeID(id)
+			}
+			fallthrough
+		default:
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return jsonrpc.ID{}, false
+			}
+		}
+	}
+	if !answer || id == nil {
+		return jsonrpc.ID{}, false
+	}
+	return makeID(id)
+}
+
+// makeID turns a raw request id (a string or a number) into an ID equal to
+// the one the SDK decodes from the same request.
+func makeID(raw json.RawMessage) (jsonrpc.ID, bool) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return jsonrpc.ID{}, false
+	}
+	id, err := jsonrpc.MakeID(v)
+	return id, err == nil && id.IsValid()
+}
+
+// done ends the pending call id; c.mu is held.
+func (c *calls) done(id jsonrpc.ID) {
+	if !c.pending[id] {
+		return
+	}
+	delete(c.pending, id)
+	if len(c.pending) == 0 {
+		close(c.empty)
+		c.empty = nil
+	}
+}
+
+// idle returns a channel closed once no call is pending.
+func (c *calls) idle() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.empty == nil {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	return c.empty
+}
+
+func (c *calls) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending)
+}
+
+// take returns the pending calls, in no order, and forgets them.
+func (c *calls) take() []jsonrpc.ID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ids := make([]jsonrpc.ID, 0, len(c.pending))
+	for id := range c.pending {
+		ids = append(ids, id)
+	}
+	clear(c.pending)
+	if c.empty != nil {
+		close(c.empty)
+		c.empty = nil
+	}
+	return ids
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -143,6 +144,34 @@ func (l *Library) paperSource(ctx context.Context, ref string) (*Paper, error) {
 		return nil, err
 	}
 	return s.(*Paper), nil
+}
+
+// arXivStamp matches the identifier arXiv prints down the side of the
+// first page of a paper it serves: "arXiv:1706.03762v5 [cs.CL] 6 Dec 2017".
+// The category in brackets tells it from an arXiv id the page cites.
+var arXivStamp = regexp.MustCompile(`\barXiv:((?:[0-9]{4}\.[0-9]{4,5})|(?:[a-z][a-z-]*(?:\.[A-Z]{2})?/[0-9]{7}))(?:v[0-9]+)?\s*\[[a-zA-Z.-]+\]`)
+
+// paperIDs returns the identifiers a library paper's PDF shows of itself:
+// the DOI of its XMP and the arXiv stamp of its first page. It is the hook
+// the citation graph uses for papers whose metadata gives neither.
+func (l *Library) paperIDs(ctx context.Context, p *vault.Paper) (doi, arxiv string, err error) {
+	src, err := l.paperSource(ctx, p.Ref)
+	if err != nil {
+		return "", "", err
+	}
+	doc, err := src.pdfDocument(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	if x := parseXMP(doc.XMP); x != nil {
+		doi = x.DOI
+	}
+	if len(doc.Pages) > 0 {
+		if m := arXivStamp.FindStringSubmatch(doc.Pages[0].Text); m != nil {
+			arxiv = m[1]
+		}
+	}
+	return doi, arxiv, nil
 }
 
 // paperText returns the text of a library paper's PDF pages, in order,

@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"fmt"
+	"path"
 	"strings"
 	"sync"
 
@@ -40,8 +41,11 @@ type Item struct {
 
 // PaperInfo names a paper unit of the Vault.
 type PaperInfo struct {
-	Ref   string // its folder, vault-relative
-	Title string // from its metadata, else its folder's name
+	Ref string // its folder, vault-relative
+	// Title is the paper's title: metadata.json's, else PAPER.md's first
+	// heading, else its folder's name. Stat does not read the PDF for it;
+	// the paper's source (Library.Open) titles it as its PDF does.
+	Title string
 	PDF   string // its PDF, vault-relative; "" when it has none
 }
 
@@ -60,8 +64,22 @@ func (l *Library) Stat(ctx context.Context, p string) (*Item, error) {
 	}
 	if u := cat.PaperOf(clean); u != nil {
 		it.Paper = &PaperInfo{Ref: u.Ref, Title: u.Title(), PDF: u.PDF}
+		if it.Paper.Title == "" {
+			it.Paper.Title = textnorm.Line(path.Base(u.Ref))
+		}
 	}
 	return it, nil
+}
+
+// paperTitle is the title of the library paper ref as its source gives it:
+// from its PDF when its metadata has none (the PDF's text is cached), else
+// its folder's name.
+func (l *Library) paperTitle(ctx context.Context, ref string) string {
+	src, err := l.paperSource(ctx, ref)
+	if err != nil {
+		return textnorm.Line(path.Base(ref))
+	}
+	return src.title(ctx)
 }
 
 // Relater is implemented by sources that are papers with relations: the
@@ -117,10 +135,22 @@ func (s *Paper) Relations(ctx context.Context) (*Relations, error) {
 		return nil, err
 	}
 	out := &Relations{Main: s.p.PDF, Problems: problems(rels.Err), Skipped: rels.Skipped}
+	titles := map[string]string{} // library papers titled from their PDF, once each
 	conv := func(ws []relations.Work) []Work {
 		cards := make([]Work, len(ws))
 		for i, w := range ws {
-			cards[i] = Work{Title: textnorm.Line(w.Title), Authors: textnorm.Lines(w.Authors3()), Year: w.Year,
+			title := textnorm.Line(w.Title)
+			if title == "" && w.Paper != "" {
+				// A library paper without a title in its metadata is
+				// titled as its PDF titles itself.
+				t, ok := titles[w.Paper]
+				if !ok {
+					t = s.l.paperTitle(ctx, w.Paper)
+					titles[w.Paper] = t
+				}
+				title = t
+			}
+			cards[i] = Work{Title: title, Authors: textnorm.Lines(w.Authors3()), Year: w.Year,
 				DOI: textnorm.Line(w.DOI), ArXivID: textnorm.Line(w.ArXivID), Paper: w.Paper, CitationURI: w.CitationURI()}
 		}
 		return cards
@@ -163,7 +193,7 @@ func (l *Library) relationsGraph() *relations.Library {
 		if cache == "" {
 			cache = "-" // the host turned the caches off
 		}
-		l.rel.g = relations.New(l.v, &relations.Options{Text: l.paperText, CacheDir: cache})
+		l.rel.g = relations.New(l.v, &relations.Options{Text: l.paperText, IDs: l.paperIDs, CacheDir: cache})
 	})
 	return l.rel.g
 }

@@ -33,8 +33,9 @@ type pdfFile struct {
 // describe fills the fields of md that are still empty from what the PDF
 // shows: the title block (else the Info title, else XMP's), the authors
 // (the Info dictionary or the line under the title, else XMP's), the
-// abstract under an "Abstract" heading, the page count, and the DOI and
-// publication year XMP gives.
+// abstract under an "Abstract" heading, the page count, the DOI and
+// publication year XMP gives, and the arXiv id of the first page's arXiv
+// stamp.
 func (f *pdfFile) describe(md *Metadata, doc *pdf.Document, secs []Section) {
 	// The catalog's packet only: one elsewhere in the file is an image's
 	// or a page's, not the document's.
@@ -60,6 +61,11 @@ func (f *pdfFile) describe(md *Metadata, doc *pdf.Document, secs []Section) {
 	}
 	if md.DOI == "" {
 		md.DOI = x.DOI
+	}
+	if md.ArXivID == "" && len(doc.Pages) > 0 {
+		if m := arXivStamp.FindStringSubmatch(doc.Pages[0].Text); m != nil {
+			md.ArXivID = m[1]
+		}
 	}
 	if md.Year == 0 {
 		md.Year = x.Year

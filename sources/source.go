@@ -118,6 +118,18 @@ type Hit struct {
 	// Score is in [0, 1], comparable across the sources of one
 	// Collection for the same query (see Query.Collection).
 	Score float64
+	// Continues, for a unit whose text runs on from Location into other
+	// locations (a connector's chunk over a page break, say), says where:
+	// each later location's text begins at byte Offset of Text, in order.
+	// A card cites every location whose text its excerpt holds.
+	Continues []Continuation
+}
+
+// Continuation is a location a hit's text runs on into, from byte Offset
+// of the hit's Text.
+type Continuation struct {
+	Location
+	Offset int
 }
 
 // Location says where text is. Path is always set for Vault sources; Page is

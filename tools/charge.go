@@ -19,14 +19,14 @@ func (o *SearchOutput) Chars() int {
 }
 
 func (c *Card) chars() int {
-	return runes(c.Source, c.Kind, c.Path, c.Title, c.PageLabel, c.Section, c.Excerpt, c.CitationURI)
+	return runes(c.Source, c.Kind, c.Path, c.Title, c.PageLabel, c.Section, c.Excerpt, c.CitationURI) + runes(c.CitationURIs...)
 }
 
 // Chars returns the charge of a read result.
 func (o *ReadOutput) Chars() int {
 	n := runes(o.Target, o.Mode, o.Title, o.Abstract, o.DOI, o.ArXivID, o.Text, o.PageLabel,
 		o.Section, o.Region, o.CitationURI, o.Match)
-	n += runes(o.Authors...) + runes(o.Documents...)
+	n += runes(o.Authors...) + runes(o.Documents...) + runes(o.CitationURIs...)
 	for _, s := range o.Sections {
 		n += runes(s.Title, s.Number)
 	}
@@ -38,7 +38,7 @@ func (o *ReadOutput) Chars() int {
 
 // Chars returns the charge of a relations result.
 func (o *RelationsOutput) Chars() int {
-	n := runes(o.Paper) + runes(o.Problems...)
+	n := runes(o.Paper, o.Kind) + runes(o.Problems...)
 	for _, l := range [][]RelationCard{o.References, o.CitedBy, o.Related} {
 		for i := range l {
 			n += l[i].chars()

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -18,6 +19,14 @@ import (
 // attentionToolset grants a vault holding one real paper, "Attention Is All
 // You Need" (the corpus PDF, copied into a temporary vault).
 func attentionToolset(t *testing.T) (*tools.Toolset, string) {
+	t.Helper()
+	ts, dir, _ := attentionGrant(t, nil)
+	return ts, dir
+}
+
+// attentionGrant is attentionToolset with budget overrides, returning the
+// grant's path too.
+func attentionGrant(t *testing.T, budget *grant.BudgetOverrides) (*tools.Toolset, string, string) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(corpus.Dir(t, "pdfs"), "arxiv-1706.03762.pdf"))
 	if err != nil {
@@ -39,7 +48,7 @@ func attentionToolset(t *testing.T) (*tools.Toolset, string) {
 	var res researchctx.Resolver
 	t.Cleanup(func() { res.Close() })
 	plan, err := res.Resolve(context.Background(), researchctx.Request{
-		Vault: dir, RuntimeID: "rt", TurnID: "turn-1", CurrentPaper: "papers/1706.03762",
+		Vault: dir, RuntimeID: "rt", TurnID: "turn-1", CurrentPaper: "papers/1706.03762", Budget: budget,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +62,7 @@ func attentionToolset(t *testing.T) (*tools.Toolset, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ts.Close() })
-	return ts, dir
+	return ts, dir, gr
 }
 
 // TestExcerptApproximate reads quotes as a model writes them from a real

@@ -9,6 +9,7 @@ import (
 	"math"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -77,23 +78,37 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 	if err := r.do(ctx, mode, in, out); err != nil {
 		return nil, err
 	}
-	setCursor := func() {
+	settle := func() {
 		out.NextCursor = ""
 		if r.more {
 			out.NextCursor = encodeCursor(cursor{
 				Target: tg.frag.Path, Mode: mode, Page: in.Page, Section: in.Section, Region: in.Region, Offset: r.next,
 			}, t.fingerprint)
 		}
+		r.cite(out)
 	}
-	if err := r.fit(out, tn, setCursor); err != nil {
+	if err := r.fit(out, tn, settle); err != nil {
 		return nil, err
 	}
-	// A listing names what a folder holds; it cites nothing.
+	// A listing names what a folder holds; it cites nothing. Text cites
+	// every locator it came from.
 	var uris []string
-	if !r.listing {
+	var same [][]string
+	switch {
+	case r.listing:
+	case len(out.CitationURIs) > 0:
+		uris = out.CitationURIs
+	default:
 		uris = []string{out.CitationURI}
+		if mode == ModeMetadata {
+			// A document's metadata names it and its DOI and arXiv
+			// links: one work.
+			if set := sameWork(out.CitationURI, out.DOI, out.ArXivID); set != nil {
+				same = append(same, set)
+			}
+		}
 	}
-	out.Budget, err = t.finish(tn, grant.ToolRead, uris, out.Chars())
+	out.Budget, err = t.finishSame(tn, grant.ToolRead, uris, same, out.Chars())
 	if err != nil {
 		return nil, err
 	}
@@ -104,12 +119,13 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 // first (a cut read keeps a cursor to go on from), then the entries, the
 // sections, the documents, the abstract, the authors and the title. A
 // result that cannot fit, or whose text would be cut away, is the
-// budget-spent error.
-func (r *reader) fit(out *ReadOutput, tn *turn, setCursor func()) error {
+// budget-spent error. settle sets what follows from the text kept (the
+// cursor, the citation URIs) before each measure.
+func (r *reader) fit(out *ReadOutput, tn *turn, settle func()) error {
 	hadText := out.Text != ""
 	need := -1
 	for {
-		setCursor()
+		settle()
 		n := out.Chars()
 		if need < 0 {
 			need = n
@@ -183,6 +199,56 @@ type reader struct {
 	whole   string // the text cut from (after offset), for recut
 	cutText bool   // out.Text came from cut, so it pages with a cursor
 	listing bool   // the result is a directory listing
+	// spans are the locators of the text: in the text given to cut when
+	// cutText, else in out.Text. None means out.CitationURI, as the mode
+	// set it, is the only one.
+	spans []span
+}
+
+// span says which locator bytes [start, end) of a read's text came from.
+type span struct {
+	start, end int
+	uri        string
+}
+
+// addSpan records that text[start:end] came from uri, without the white
+// space at its ends: a page whose text the agent does not receive is not
+// one of its sources.
+func (r *reader) addSpan(text string, start, end int, uri string) {
+	piece := text[start:end]
+	start += len(piece) - len(strings.TrimLeftFunc(piece, unicode.IsSpace))
+	end -= len(piece) - len(strings.TrimRightFunc(piece, unicode.IsSpace))
+	if start < end {
+		r.spans = append(r.spans, span{start, end, uri})
+	}
+}
+
+// cite sets out's citation URIs from the text it holds now: CitationURI is
+// the first locator the text came from, and CitationURIs every one, in
+// order, when there are more than one. The text's range is measured after
+// any cut, so a locator whose text was cut away is not cited.
+func (r *reader) cite(out *ReadOutput) {
+	if len(r.spans) == 0 {
+		return
+	}
+	from, to := 0, len(out.Text)
+	if r.cutText {
+		from, to = r.offset, r.offset+len(out.Text)
+	}
+	var uris []string
+	for _, sp := range r.spans {
+		if max(sp.start, from) < min(sp.end, to) && !slices.Contains(uris, sp.uri) {
+			uris = append(uris, sp.uri)
+		}
+	}
+	out.CitationURIs = nil
+	switch {
+	case len(uris) > 1:
+		out.CitationURIs = uris
+		fallthrough
+	case len(uris) == 1:
+		out.CitationURI = uris[0]
+	}
 }
 
 func (r *reader) do(ctx context.Context, mode string, in ReadInput, out *ReadOutput) error {
@@ -523,6 +589,7 @@ func (r *reader) section(doc *sources.Document, title string, out *ReadOutput) e
 		}
 	}
 	var b strings.Builder
+	var spans []span
 	for p := s.Part; p < len(doc.Parts) && p <= end.Part; p++ {
 		text := doc.Parts[p].Text
 		from, to := 0, len(text)
@@ -536,6 +603,11 @@ func (r *reader) section(doc *sources.Document, title string, out *ReadOutput) e
 			if b.Len() > 0 {
 				b.WriteString("\n\n")
 			}
+			uri := cite.Section(doc.Path, s.Title)
+			if pg := doc.Parts[p].Page; pg > 0 {
+				uri = cite.Page(doc.Path, pg)
+			}
+			spans = append(spans, span{b.Len(), b.Len() + to - from, uri})
 			b.WriteString(text[from:to])
 		}
 	}
@@ -546,12 +618,20 @@ func (r *reader) section(doc *sources.Document, title string, out *ReadOutput) e
 	} else {
 		out.CitationURI = cite.Section(doc.Path, s.Title)
 	}
-	r.cut(strings.TrimSpace(b.String()), out)
+	// The section runs over every page its text is on.
+	raw := b.String()
+	text := strings.TrimSpace(raw)
+	lead := len(raw) - len(strings.TrimLeftFunc(raw, unicode.IsSpace))
+	for _, sp := range spans {
+		r.addSpan(text, max(0, sp.start-lead), min(len(text), max(0, sp.end-lead)), sp.uri)
+	}
+	r.cut(text, out)
 	return nil
 }
 
 func (r *reader) full(doc *sources.Document, out *ReadOutput) error {
 	var b strings.Builder
+	var spans []span
 	firstPage := 0
 	for _, p := range doc.Parts {
 		if b.Len() > 0 {
@@ -566,10 +646,21 @@ func (r *reader) full(doc *sources.Document, out *ReadOutput) error {
 		case p.Err != nil:
 			b.WriteString("(this page could not be extracted)")
 		default:
+			// Every page whose text the piece holds is cited, not
+			// only the one it starts on.
+			uri := cite.File(doc.Path)
+			if p.Page > 0 {
+				uri = cite.Page(doc.Path, p.Page)
+			}
+			start := b.Len()
 			b.WriteString(p.Text)
+			spans = append(spans, span{start, b.Len(), uri})
 		}
 	}
 	text := b.String()
+	for _, sp := range spans {
+		r.addSpan(text, sp.start, sp.end, sp.uri)
+	}
 	r.cut(text, out)
 	// Cite the page the piece starts on, so the source is precise.
 	if doc.Pages > 0 {
@@ -643,11 +734,37 @@ func (r *reader) excerpt(ctx context.Context, doc *sources.Document, quote strin
 		return fmt.Errorf("%w: the quote is not in %s%s; try context_search", ErrNotFound, quoteArg(r.path()), nearPages(nearDoc, near))
 	}
 	hitPart := hitDoc.Parts[hit.Part]
-	start, end := passage(hitPart.Text, hit.Start, hit.End, min(r.limit, excerptWindow))
+	// A quote that runs across a page break is returned, and cited, on
+	// both pages: the passage is taken from the pages joined.
+	text, matchEnd := hitPart.Text, hit.End
+	last := min(max(hit.EndPart, hit.Part), len(hitDoc.Parts)-1)
+	starts := []int{0}
+	if last > hit.Part {
+		var b strings.Builder
+		for i := hit.Part; i <= last; i++ {
+			if i > hit.Part {
+				b.WriteString("\n\n")
+				starts = append(starts, b.Len())
+			}
+			b.WriteString(hitDoc.Parts[i].Text)
+		}
+		text = b.String()
+		matchEnd = starts[len(starts)-1] + min(hit.EndPartEnd, len(hitDoc.Parts[last].Text))
+	}
+	start, end := passage(text, hit.Start, matchEnd, min(r.limit, excerptWindow))
 	// A passage is a window by design, not a cut read: the rest of its
 	// page is a page read away, so it carries no cursor and is not marked
 	// truncated.
-	out.Text = hitPart.Text[start:end]
+	out.Text = text[start:end]
+	if last > hit.Part {
+		for k, off := range starts {
+			i := hit.Part + k
+			from, to := max(off, start), min(off+len(hitDoc.Parts[i].Text), end)
+			if from < to {
+				r.addSpan(out.Text, from-start, to-start, partURI(hitDoc, i, max(0, from-off)))
+			}
+		}
+	}
 	out.Matches = total
 	out.Match, out.Score = MatchApproximate, math.Round(hit.Score*100)/100
 	if hit.Exact {
@@ -655,15 +772,23 @@ func (r *reader) excerpt(ctx context.Context, doc *sources.Document, quote strin
 	}
 	out.Page, out.PageLabel = hitPart.Page, hitPart.Label
 	out.Title = hitDoc.Title
-	if hitPart.Page > 0 {
-		out.CitationURI = cite.Page(hitDoc.Path, hitPart.Page)
-	} else if s := sectionAt(hitDoc.Sections, hit.Part, hit.Start); s != "" {
-		out.Section = s
-		out.CitationURI = cite.Section(hitDoc.Path, s)
-	} else {
-		out.CitationURI = cite.File(hitDoc.Path)
+	if hitPart.Page == 0 {
+		out.Section = sectionAt(hitDoc.Sections, hit.Part, hit.Start)
 	}
+	out.CitationURI = partURI(hitDoc, hit.Part, hit.Start)
 	return nil
+}
+
+// partURI is the citation URI of byte off of part i of doc: its page, else
+// the section it is in, else the file.
+func partURI(doc *sources.Document, i, off int) string {
+	if pg := doc.Parts[i].Page; pg > 0 {
+		return cite.Page(doc.Path, pg)
+	}
+	if s := sectionAt(doc.Sections, i, off); s != "" {
+		return cite.Section(doc.Path, s)
+	}
+	return cite.File(doc.Path)
 }
 
 // nearPages names the pages of the closest passages of a quote that was

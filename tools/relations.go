@@ -62,9 +62,10 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 	if tg.path != "" && tg.path != rels.Main {
 		return nil, fmt.Errorf("%w: %s is not a paper; name the paper folder or its PDF", ErrInvalidArgument, quoteArg(tg.path))
 	}
-	out = &RelationsOutput{Paper: info.Ref, References: []RelationCard{}, CitedBy: []RelationCard{}, Related: []RelationCard{},
+	out = &RelationsOutput{Paper: info.Ref, Kind: kind, References: []RelationCard{}, CitedBy: []RelationCard{}, Related: []RelationCard{},
 		Problems: problemLines(tg.conn, rels.Problems), Skipped: rels.Skipped}
 	var uris []string
+	var same [][]string
 	chars := out.Chars()
 	found := false
 	add := func(dst *[]RelationCard, works []sources.Work) {
@@ -83,6 +84,12 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 			chars += n
 			*dst = append(*dst, c)
 			uris = append(uris, c.CitationURI)
+			if c.PaperPath != "" {
+				// A library paper's PDF and its links are one work.
+				if set := sameWork(c.CitationURI, c.DOI, c.ArXivID); set != nil {
+					same = append(same, set)
+				}
+			}
 		}
 	}
 	if kind == RelAll || kind == RelReferences {
@@ -97,7 +104,7 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 	if chars > tn.limit() || found && len(out.References)+len(out.CitedBy)+len(out.Related) == 0 {
 		return nil, tn.spent(chars)
 	}
-	out.Budget, err = t.finish(tn, grant.ToolRelations, uris, out.Chars())
+	out.Budget, err = t.finishSame(tn, grant.ToolRelations, uris, same, out.Chars())
 	if err != nil {
 		return nil, err
 	}

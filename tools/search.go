@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -92,6 +93,7 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 			Score:       roundScore(h.hit.Score),
 			CitationURI: locationURI(h.hit.Location),
 		}
+		c.cite(h.hit)
 		// The whole card counts, not just its excerpt.
 		n := c.chars()
 		if chars+n > tn.limit() {
@@ -102,11 +104,16 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 				break
 			}
 			c.Excerpt, _ = textnorm.Truncate(c.Excerpt, room)
+			c.cite(h.hit)
 			n = c.chars()
 		}
 		chars += n
 		out.Cards = append(out.Cards, c)
-		uris = append(uris, c.CitationURI)
+		if len(c.CitationURIs) > 0 {
+			uris = append(uris, c.CitationURIs...)
+		} else {
+			uris = append(uris, c.CitationURI)
+		}
 		if out.Truncated && chars >= tn.limit() {
 			break
 		}
@@ -246,6 +253,45 @@ func locationURI(l sources.Location) string {
 		return cite.Section(l.Path, l.Section)
 	}
 	return cite.File(l.Path)
+}
+
+// cite sets the card's citation URIs from the locations of h whose text
+// its excerpt holds, when h's text runs over more than one (see
+// sources.Hit.Continues). The excerpt is verbatim text of h; one not found
+// in it cites every location.
+func (c *Card) cite(h sources.Hit) {
+	c.CitationURIs = nil
+	if len(h.Continues) == 0 {
+		return
+	}
+	from, to := 0, len(h.Text)
+	if i := strings.Index(h.Text, c.Excerpt); i >= 0 && c.Excerpt != "" {
+		from, to = i, i+len(c.Excerpt)
+	}
+	var uris []string
+	add := func(start, end int, l sources.Location) {
+		start, end = max(start, from), min(end, to)
+		if l.Path == "" {
+			l.Path = h.Path
+		}
+		if u := locationURI(l); start < end && strings.TrimSpace(h.Text[start:end]) != "" && u != "" && !slices.Contains(uris, u) {
+			uris = append(uris, u)
+		}
+	}
+	start, loc := 0, h.Location
+	for _, next := range h.Continues {
+		end := min(max(next.Offset, start), len(h.Text))
+		add(start, end, loc)
+		start, loc = end, next.Location
+	}
+	add(start, len(h.Text), loc)
+	switch {
+	case len(uris) > 1:
+		c.CitationURIs = uris
+		fallthrough
+	case len(uris) == 1:
+		c.CitationURI = uris[0]
+	}
 }
 
 // fallbackExcerpt picks a window of text around the first query word found,

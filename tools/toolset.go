@@ -12,6 +12,7 @@ import (
 
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/vault"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -184,7 +185,13 @@ func (tn *turn) spent(need int) error {
 // finish logs the call, settling its reservation with exactly the
 // characters returned, and returns the budget report after it.
 func (t *Toolset) finish(tn *turn, tool string, uris []string, chars int) (BudgetReport, error) {
-	used, err := tn.res.Settle(tool, dedupe(uris), chars)
+	return t.finishSame(tn, tool, uris, nil, chars)
+}
+
+// finishSame is finish for a result that knows some of its locators to
+// name one work (grant.UsageLine.Same).
+func (t *Toolset) finishSame(tn *turn, tool string, uris []string, same [][]string, chars int) (BudgetReport, error) {
+	used, err := tn.res.SettleSame(tool, dedupe(uris), same, chars)
 	if err != nil {
 		// Nothing may be handed out that is not logged.
 		return BudgetReport{}, err
@@ -207,6 +214,25 @@ func (t *Toolset) recovered(tool string, v any, err *error) bool {
 	t.log.Error("tool call failed with a panic", "tool", tool, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 	*err = fmt.Errorf("%w: %s failed; the failure was logged", ErrInternal, tool)
 	return true
+}
+
+// sameWork returns the locators of one work — its Vault URI and the links
+// of its DOI and arXiv id — when there are at least two, else nil.
+func sameWork(uri, doi, arxiv string) []string {
+	// The links as relation cards give them, so that the sets of several
+	// calls name one work alike.
+	doi, arxiv = vault.Identifiers(doi, arxiv)
+	var links []string
+	if doi != "" {
+		links = append(links, cite.DOI(doi))
+	}
+	if arxiv != "" {
+		links = append(links, cite.ArXiv(arxiv))
+	}
+	if set := dedupe(append([]string{uri}, links...)); len(set) > 1 {
+		return set
+	}
+	return nil
 }
 
 func dedupe(uris []string) []string {

@@ -25,6 +25,10 @@ type Card struct {
 	Excerpt     string  `json:"excerpt"`
 	Score       float64 `json:"score"`
 	CitationURI string  `json:"citationUri"`
+	// CitationURIs, set when the excerpt came from more than one page (or
+	// other locator), lists every one, in order, CitationURI first; each is
+	// logged as a source of the turn.
+	CitationURIs []string `json:"citationUris,omitempty"`
 }
 
 // BudgetReport says how much of the turn's character budget is used and
@@ -134,9 +138,15 @@ type ReadOutput struct {
 	Match       string        `json:"match,omitempty"`
 	Score       float64       `json:"score,omitempty"`
 	CitationURI string        `json:"citationUri"`
-	Truncated   bool          `json:"truncated"`
-	NextCursor  string        `json:"nextCursor,omitempty"`
-	Budget      BudgetReport  `json:"budget"`
+	// CitationURIs, set when the text came from more than one page (or
+	// other locator), lists every one, in order, CitationURI first: a full
+	// read over pages 1 to 10, a section over pages 3 to 6, a quote
+	// across a page break. Only locators whose text the result holds, after
+	// any cut, are listed; each is logged as a source of the turn.
+	CitationURIs []string     `json:"citationUris,omitempty"`
+	Truncated    bool         `json:"truncated"`
+	NextCursor   string       `json:"nextCursor,omitempty"`
+	Budget       BudgetReport `json:"budget"`
 	// Untrusted, Notice and Note frame the result for a client that gives
 	// its model the structured content rather than the text (Claude Code
 	// does): quoted text is data, and Note says what was cut, if anything.
@@ -176,7 +186,10 @@ type RelationCard struct {
 
 // RelationsOutput is the result of paper_relations.
 type RelationsOutput struct {
-	Paper      string         `json:"paper"`
+	Paper string `json:"paper"`
+	// Kind is the kind asked for (RelAll when none was): the lists of
+	// other kinds are empty because they were not asked for.
+	Kind       string         `json:"kind"`
 	References []RelationCard `json:"references"`
 	CitedBy    []RelationCard `json:"citedBy"`
 	Related    []RelationCard `json:"related"`

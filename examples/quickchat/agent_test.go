@@ -73,7 +73,7 @@ func TestAgent(t *testing.T) {
 		"ended          new session ",
 		"stop: end_turn",
 		"6. Sources of this turn",
-		"context_search  cards the search returned",
+		"read  what the agent read",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)

@@ -73,8 +73,8 @@ func TestDefaultRun(t *testing.T) {
 		`→ context_read {"target":"notes"}`,
 		"→ paper_relations",
 		"refused: not granted in this turn",
-		"context_search  cards the search returned",
-		"paper_relations  relation cards",
+		"searched  seen on search cards only",
+		"related  seen on relation cards only",
 		"in the library, not in this grant",
 	} {
 		if !strings.Contains(out, want) {
@@ -86,6 +86,15 @@ func TestDefaultRun(t *testing.T) {
 	for _, uri := range []string{limitationsURI, meetingURI, "papers/2401.01234/2401.01234.pdf#page=1", "https://arxiv.org/abs/1706.03762"} {
 		if !regexp.MustCompile(`(?m)^ +\d+\. ` + regexp.QuoteMeta(uri) + `( |$)`).MatchString(sources) {
 			t.Errorf("source %s not listed:\n%s", uri, sources)
+		}
+	}
+	// Each source once, under its strongest use: the page a search card
+	// named and the agent then read is read, not searched.
+	groups := sourceGroups(sources)
+	for uri, want := range map[string]string{limitationsURI: "read", "papers/2401.01234/2401.01234.pdf#page=1": "read",
+		meetingURI: "searched", "https://arxiv.org/abs/1706.03762": "related"} {
+		if got := groups[uri]; len(got) != 1 || got[0] != want {
+			t.Errorf("source %s listed under %v, want under %s only:\n%s", uri, got, want, sources)
 		}
 	}
 	// Listing a folder names what it holds; the folder is not a source.
@@ -146,6 +155,7 @@ type runJSON struct {
 		URI      string `json:"uri"`
 		URL      string `json:"url"`
 		Tool     string `json:"tool"`
+		Use      string `json:"use"`
 		External bool   `json:"external"`
 		InGrant  bool   `json:"inGrant"`
 	} `json:"sources"`
@@ -230,7 +240,7 @@ func TestJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
+	var got, gotUses []string
 	for _, s := range v.Sources {
 		got = append(got, s.URI)
 		switch {
@@ -246,6 +256,14 @@ func TestJSON(t *testing.T) {
 		if s.Tool == "" {
 			t.Errorf("source %s has no tool", s.URI)
 		}
+		gotUses = append(gotUses, s.Use)
+	}
+	var wantUses []string
+	for _, s := range u.Sources {
+		wantUses = append(wantUses, string(s.Use))
+	}
+	if diff := cmp.Diff(wantUses, gotUses); diff != "" {
+		t.Errorf("sources' uses are not usage.jsonl's strongest (-usage +json):\n%s", diff)
 	}
 	if diff := cmp.Diff(u.URIs(), got); diff != "" {
 		t.Errorf("sources are not usage.jsonl's (-usage +json):\n%s", diff)
@@ -331,7 +349,7 @@ func TestInteractive(t *testing.T) {
 		"usage: read <target-or-uri> [mode]",
 		"cited by   Routing Tokens to Memory Slots",
 		"refused: not granted in this turn",
-		"context_search  cards the search returned",
+		"searched  seen on search cards only",
 		"6. Sources of this turn",
 	} {
 		if !strings.Contains(out, want) {
@@ -397,4 +415,21 @@ func BenchmarkDefaultRun(b *testing.B) {
 			b.Fatalf("%v\n%s", err, out)
 		}
 	}
+}
+
+// sourceGroups reads the sources listed in step 6 of the output: for each
+// URI, the groups (read, searched, related) it is listed under.
+func sourceGroups(out string) map[string][]string {
+	heading := regexp.MustCompile(`^   (read|searched|related)  `)
+	item := regexp.MustCompile(`^ +\d+\. (\S+)`)
+	groups := map[string][]string{}
+	group := ""
+	for _, line := range strings.Split(out, "\n") {
+		if m := heading.FindStringSubmatch(line); m != nil {
+			group = m[1]
+		} else if m := item.FindStringSubmatch(line); m != nil && group != "" {
+			groups[m[1]] = append(groups[m[1]], group)
+		}
+	}
+	return groups
 }

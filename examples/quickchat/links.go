@@ -16,16 +16,22 @@ type sourceLink struct {
 	URL string `json:"url"` // what a terminal or browser opens
 	// Tool is the tool that handed the URI out first.
 	Tool string `json:"tool"`
+	// Use is the strongest use over the turn: read, else searched, else
+	// related; a page read after a search card named it is read.
+	Use grant.Use `json:"use"`
 	// External marks a doi.org or arxiv.org link.
 	External bool `json:"external"`
 	// InGrant marks a vault file the turn may read; a vault file outside
 	// the grant was only named on a relation card.
 	InGrant bool `json:"inGrant"`
+	// Locators, for a work reached by several URIs (a library paper's PDF
+	// and its arXiv link), lists them all, URI first.
+	Locators []string `json:"locators,omitempty"`
 }
 
 // showSources reads the turn's sources back from usage.jsonl, as a host does
-// for its agent:completed event, and prints them as links grouped by the
-// tool that handed them out.
+// for its agent:completed event, and prints them as links grouped by their
+// strongest use: read, else seen on a search card, else on a relation card.
 func (r *demoRun) showSources() error {
 	return r.listSources(true)
 }
@@ -41,8 +47,8 @@ func (r *demoRun) listSources(heading bool) error {
 	r.usage = u
 	r.sources = r.sources[:0]
 	for _, used := range u.Sources {
-		r.sources = append(r.sources, sourceLink{URI: used.URI, URL: openURL(r.plan.Vault, used.URI), Tool: used.Tools[0],
-			External: used.Place == grant.Outside, InGrant: used.Place == grant.InGrant})
+		r.sources = append(r.sources, sourceLink{URI: used.URI, URL: openURL(r.plan.Vault, used.URI), Tool: used.Tools[0], Use: used.Use,
+			External: used.Place == grant.Outside, InGrant: used.Place == grant.InGrant, Locators: used.Locators})
 	}
 	o := r.out
 	if heading {
@@ -57,20 +63,21 @@ func (r *demoRun) listSources(heading bool) error {
 		o.line("   (none: the agent received nothing from the vault)")
 		return nil
 	}
-	// Grouped by tool in order of first use; numbers keep the order of
-	// first use across groups.
-	var order []string
-	groups := map[string][]int{}
+	// Each source once, under its strongest use (as grant.Usage.Groups
+	// puts it), each group in order of first use, numbered down the list.
+	groups := map[grant.Use][]int{}
 	for i, s := range r.sources {
-		if _, ok := groups[s.Tool]; !ok {
-			order = append(order, s.Tool)
-		}
-		groups[s.Tool] = append(groups[s.Tool], i)
+		groups[s.Use] = append(groups[s.Use], i)
 	}
-	for _, tool := range order {
-		o.line("   " + o.bold(orNone(tool)) + o.dim("  "+toolLabel[tool]))
-		for _, i := range groups[tool] {
+	n := 0
+	for _, use := range []grant.Use{grant.UseRead, grant.UseSearched, grant.UseRelated} {
+		if len(groups[use]) == 0 {
+			continue
+		}
+		o.line("   " + o.bold(string(use)) + o.dim("  "+useLabel[use]))
+		for _, i := range groups[use] {
 			s := r.sources[i]
+			n++
 			note := ""
 			switch {
 			case s.External:
@@ -81,7 +88,11 @@ func (r *demoRun) listSources(heading bool) error {
 			if note != "" {
 				note = "  " + o.dim(note)
 			}
-			o.line(fmt.Sprintf("   %3d. %s%s", i+1, o.link(s.URL, s.URI), note))
+			if len(s.Locators) > 1 {
+				// One work reached by several locators: one source.
+				note += "  " + o.dim("also "+strings.Join(s.Locators[1:], ", "))
+			}
+			o.line(fmt.Sprintf("   %3d. %s%s", n, o.link(s.URL, s.URI), note))
 		}
 	}
 	if !o.color {
@@ -90,11 +101,11 @@ func (r *demoRun) listSources(heading bool) error {
 	return nil
 }
 
-// toolLabel says what each tool's sources are.
-var toolLabel = map[string]string{
-	grant.ToolSearch:    "cards the search returned",
-	grant.ToolRead:      "what the agent read",
-	grant.ToolRelations: "relation cards: references, cited by, related",
+// useLabel says what the sources of each use are.
+var useLabel = map[grant.Use]string{
+	grant.UseRead:     "what the agent read (context_read)",
+	grant.UseSearched: "seen on search cards only (context_search)",
+	grant.UseRelated:  "seen on relation cards only: references, cited by, related (paper_relations)",
 }
 
 // openURL turns a citation URI into a URL a terminal or browser opens: a

@@ -57,7 +57,11 @@ func (r *demoRun) searchView(out *tools.SearchOutput) string {
 		if len(where) > 0 {
 			loc = " (" + strings.Join(where, ", ") + ")"
 		}
-		fmt.Fprintf(&b, "\n[%d] %s%s — %s", i+1, clip(c.Title, 60), loc, o.cyan(orNoLink(c.CitationURI)))
+		uri := orNoLink(c.CitationURI)
+		if len(c.CitationURIs) > 0 {
+			uri = strings.Join(c.CitationURIs, ", ")
+		}
+		fmt.Fprintf(&b, "\n[%d] %s%s — %s", i+1, clip(c.Title, 60), loc, o.cyan(uri))
 		fmt.Fprintf(&b, "\n    %s", o.dim(fmt.Sprintf("%q", clip(oneLine(c.Excerpt), 110))))
 	}
 	return b.String()
@@ -67,6 +71,10 @@ func (r *demoRun) readView(out *tools.ReadOutput) string {
 	o := r.out
 	var b strings.Builder
 	cite := o.cyan(orNoLink(out.CitationURI))
+	if len(out.CitationURIs) > 0 {
+		// Text from several pages cites each of them.
+		cite = o.cyan(strings.Join(out.CitationURIs, ", "))
+	}
 	switch {
 	case len(out.Entries) > 0:
 		names := make([]string, 0, len(out.Entries))

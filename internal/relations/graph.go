@@ -32,6 +32,9 @@ type parsedRefs struct {
 	refs    []ref
 	skipped int
 	err     error
+	// own are the DOI and arXiv id the paper's PDF shows of itself, read
+	// with its text when the paper's metadata has neither.
+	own [2]string
 }
 
 // parsedScan memoises the cited-by cache as read at a given stamp.
@@ -71,6 +74,13 @@ type graph struct {
 	// titles holds, for library papers whose own metadata has no title,
 	// the first title a sidecar or the cache gives them.
 	titles map[string]string
+
+	// own holds the identifiers library papers without any in their
+	// metadata show in their PDF (Options.IDs): byOwn finds the paper by
+	// idKey form ("doi:…", "arxiv:…"), ownIDs gives a paper's DOI and
+	// arXiv id.
+	byOwn  map[string]*vault.Paper
+	ownIDs map[string][2]string
 
 	relMu sync.Mutex
 	rel   map[string][]Work
@@ -120,6 +130,8 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 		rel:        map[string][]Work{},
 		titles:     map[string]string{},
 		matches:    map[[2]string]*vault.Paper{},
+		byOwn:      map[string]*vault.Paper{},
+		ownIDs:     map[string][2]string{},
 	}
 	if l.g != nil && l.g.cat == cat {
 		g.matches = l.g.matches
@@ -135,6 +147,14 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 	rc := l.refCache()
 	defer rc.flush()
 	libCiters := map[string][]string{} // paper → library papers citing it
+	// Every paper's references are read first, with the identifiers the
+	// PDFs of papers without any show, so that a reference matches such
+	// a paper whatever the order.
+	type read struct {
+		p  *vault.Paper
+		pr parsedRefs
+	}
+	var reads []read
 	for _, p := range cat.Papers() {
 		if err := ctx.Err(); err != nil {
 			keep()
@@ -149,6 +169,11 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 			continue
 		}
 		parsed[pr.st.path] = pr
+		g.addOwn(p, pr.own)
+		reads = append(reads, read{p, pr})
+	}
+	for _, rd := range reads {
+		p, pr := rd.p, rd.pr
 		g.skipped[p.Ref] += pr.skipped
 		if pr.err != nil {
 			g.errs[p.Ref] = pr.err
@@ -156,7 +181,7 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 		seen := map[string]bool{}
 		for _, r := range pr.refs {
 			w := g.resolveRef(r)
-			if w.Paper == p.Ref || (w.Paper == "" && samePaper(p, w.DOI, w.ArXivID)) {
+			if w.Paper == p.Ref || (w.Paper == "" && g.samePaper(p, w.DOI, w.ArXivID)) {
 				// A paper never cites itself: such an entry is the
 				// paper's own identifier (an arXiv stamp, a footer DOI)
 				// or a sidecar error.
@@ -225,8 +250,8 @@ func (l *Library) paperRefs(ctx context.Context, p *vault.Paper, g *graph, rc *r
 		return memo, true, nil
 	}
 	pr = parsedRefs{st: pst}
-	if refs, ok := rc.load(pst); ok {
-		pr.refs = refs
+	if refs, own, ok := rc.load(pst); ok {
+		pr.refs, pr.own = refs, own
 		return pr, true, nil
 	}
 	text, err := l.paperText(ctx, p)
@@ -238,7 +263,17 @@ func (l *Library) paperRefs(ctx context.Context, p *vault.Paper, g *graph, rc *r
 		return pr, true, nil
 	}
 	pr.refs = textIDs(text)
-	rc.store(pst, pr.refs)
+	if p.DOI == "" && p.ArXiv == "" && l.opts.IDs != nil {
+		// The PDF was just read: its own identifiers cost little now.
+		doi, arxiv, err := l.ownIDs(ctx, p)
+		if err != nil && ctx.Err() != nil {
+			return parsedRefs{}, false, ctx.Err()
+		}
+		if err == nil {
+			pr.own[0], pr.own[1] = vault.Identifiers(doi, arxiv)
+		}
+	}
+	rc.store(pst, pr.refs, pr.own)
 	return pr, true, nil
 }
 
@@ -295,7 +330,8 @@ func (g *graph) fresh(l *Library) bool {
 	return true
 }
 
-// match is cat.Match, memoised. It runs only while the graph is built.
+// match is cat.Match, memoised, else the paper whose PDF shows the
+// identifiers. It runs only while the graph is built.
 func (g *graph) match(doi, arxiv string) *vault.Paper {
 	if doi == "" && arxiv == "" {
 		return nil
@@ -306,7 +342,52 @@ func (g *graph) match(doi, arxiv string) *vault.Paper {
 		p = g.cat.Match(doi, arxiv)
 		g.matches[k] = p
 	}
+	if p == nil {
+		p = g.matchOwn(doi, arxiv)
+	}
 	return p
+}
+
+// matchOwn returns the paper whose own PDF shows the identifiers (in the
+// forms vault.Identifiers gives), or nil.
+func (g *graph) matchOwn(doi, arxiv string) *vault.Paper {
+	doi, arxiv = vault.Identifiers(doi, arxiv)
+	if p := g.byOwn[idKey(doi, "")]; doi != "" && p != nil {
+		return p
+	}
+	if arxiv != "" {
+		return g.byOwn[idKey("", arxiv)]
+	}
+	return nil
+}
+
+// addOwn records the identifiers p's PDF shows of itself, for a paper
+// whose metadata has none; an identifier a paper of the catalogue already
+// has, or another paper's PDF showed first, is left to it.
+func (g *graph) addOwn(p *vault.Paper, own [2]string) {
+	if p.DOI != "" || p.ArXiv != "" || own == [2]string{} {
+		return
+	}
+	g.ownIDs[p.Ref] = own
+	if doi := own[0]; doi != "" && g.byOwn[idKey(doi, "")] == nil && g.cat.Match(doi, "") == nil {
+		g.byOwn[idKey(doi, "")] = p
+	}
+	if arxiv := own[1]; arxiv != "" && g.byOwn[idKey("", arxiv)] == nil && g.cat.Match("", arxiv) == nil {
+		g.byOwn[idKey("", arxiv)] = p
+	}
+}
+
+// ownIDs calls the IDs hook for one paper, within PaperTimeout; a panic
+// in the hook is that paper's error.
+func (l *Library) ownIDs(ctx context.Context, p *vault.Paper) (doi, arxiv string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, l.opts.PaperTimeout)
+	defer cancel()
+	defer func() {
+		if r := recover(); r != nil {
+			doi, arxiv, err = "", "", fmt.Errorf("internal failure reading the identifiers: %v", r)
+		}
+	}()
+	return l.opts.IDs(ctx, p)
 }
 
 // noteTitle records t as the fallback title of the library paper ref when
@@ -323,16 +404,18 @@ func (g *graph) noteTitle(ref, t string) {
 // libWork is the Work of the library paper ref, titled from the sidecars or
 // the cache when its metadata has no title.
 func (g *graph) libWork(ref string) Work {
-	w := withPaper(Work{}, g.cat.Paper(ref))
+	w := g.withPaper(Work{}, g.cat.Paper(ref))
 	if w.Title == "" {
 		w.Title = g.titles[ref]
 	}
 	return w
 }
 
-// samePaper reports whether identifiers name p itself.
-func samePaper(p *vault.Paper, doi, arxiv string) bool {
-	return (doi != "" && doi == p.DOI) || (arxiv != "" && arxiv == p.ArXiv)
+// samePaper reports whether identifiers name p itself, by its metadata or
+// by what its PDF shows.
+func (g *graph) samePaper(p *vault.Paper, doi, arxiv string) bool {
+	own := g.ownIDs[p.Ref]
+	return (doi != "" && (doi == p.DOI || doi == own[0])) || (arxiv != "" && (arxiv == p.ArXiv || arxiv == own[1]))
 }
 
 // resolveRef turns a reference into a Work: a library paper when its
@@ -354,7 +437,24 @@ func (g *graph) resolveRef(r ref) Work {
 		}
 		p = g.tix.match(r)
 	}
-	return withPaper(w, p)
+	return g.withPaper(w, p)
+}
+
+// withPaper is withPaper with the identifiers p's PDF shows when its
+// metadata has none.
+func (g *graph) withPaper(w Work, p *vault.Paper) Work {
+	w = withPaper(w, p)
+	if p != nil {
+		if own, ok := g.ownIDs[p.Ref]; ok {
+			if w.DOI == "" {
+				w.DOI = own[0]
+			}
+			if w.ArXivID == "" {
+				w.ArXivID = own[1]
+			}
+		}
+	}
+	return w
 }
 
 // withPaper ties w to the library paper p (nil leaves w as it is), taking the

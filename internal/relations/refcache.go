@@ -15,7 +15,7 @@ import (
 // cache of parsed references trusts only entries written under the same
 // version: bump it whenever the section finder, the entry splitter, the
 // field parser or textIDs change their output.
-const parserVersion = 3 // 3: bracketed labels, one initials-first author, questions, editions and arXiv cues in titles
+const parserVersion = 4 // 3: bracketed labels, one initials-first author, questions, editions and arXiv cues in titles; 4: the PDF's own identifiers
 
 // refCacheDir is the folder of the parsed-reference cache inside the cache
 // folder.
@@ -36,6 +36,9 @@ type cachedRefs struct {
 	MTime   int64       `json:"m"` // Unix nanoseconds
 	Size    int64       `json:"s"`
 	Refs    []cachedRef `json:"r"`
+	// Own are the DOI and arXiv id the PDF shows of itself (Options.IDs),
+	// for a paper whose metadata has none.
+	Own [2]string `json:"o,omitzero"`
 }
 
 type cachedRef struct {
@@ -120,37 +123,39 @@ func usable(st stamp) bool {
 	return st.exists && !st.mtime.IsZero()
 }
 
-// load returns the references cached for the PDF stamped st.
-func (c *refCache) load(st stamp) ([]ref, bool) {
+// load returns the references, and the PDF's own identifiers, cached for
+// the PDF stamped st.
+func (c *refCache) load(st stamp) ([]ref, [2]string, bool) {
 	if !usable(st) {
-		return nil, false
+		return nil, [2]string{}, false
 	}
 	d := c.open()
 	if d == nil {
-		return nil, false
+		return nil, [2]string{}, false
 	}
 	body, err := d.ReadSealed(c.name(st.path), maxRefCache)
 	if err != nil {
-		return nil, false
+		return nil, [2]string{}, false
 	}
 	var cr cachedRefs
 	if json.Unmarshal(body, &cr) != nil || cr.Version != c.version || cr.Text != pdf.Version || cr.Path != st.path ||
 		cr.MTime != st.mtime.UnixNano() || cr.Size != st.size {
-		return nil, false
+		return nil, [2]string{}, false
 	}
 	refs := make([]ref, len(cr.Refs))
 	for i, r := range cr.Refs {
 		refs[i] = ref{title: r.Title, authors: r.Authors, year: r.Year, doi: r.DOI, arxiv: r.ArXiv, parsed: r.Parsed}
 	}
-	return refs, true
+	return refs, cr.Own, true
 }
 
-// store queues the references parsed from the PDF stamped st for flush.
-func (c *refCache) store(st stamp, refs []ref) {
+// store queues the references parsed from the PDF stamped st, and its own
+// identifiers, for flush.
+func (c *refCache) store(st stamp, refs []ref, own [2]string) {
 	if !usable(st) || c.dir == "" {
 		return
 	}
-	cr := cachedRefs{Version: c.version, Text: pdf.Version, Path: st.path, MTime: st.mtime.UnixNano(), Size: st.size, Refs: make([]cachedRef, len(refs))}
+	cr := cachedRefs{Version: c.version, Text: pdf.Version, Path: st.path, MTime: st.mtime.UnixNano(), Size: st.size, Refs: make([]cachedRef, len(refs)), Own: own}
 	for i, r := range refs {
 		cr.Refs[i] = cachedRef{Title: r.title, Authors: r.authors, Year: r.year, DOI: r.doi, ArXiv: r.arxiv, Parsed: r.parsed}
 	}

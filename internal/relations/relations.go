@@ -76,6 +76,14 @@ type Options struct {
 	// and no reference sidecar, so that relations still work offline
 	// before any sidecar is generated. Nil disables the fallback.
 	Text func(ctx context.Context, p *vault.Paper) (string, error)
+	// IDs returns the DOI and arXiv id a library paper's own PDF shows
+	// (its XMP, its arXiv stamp). It is called with Text, once per PDF
+	// version (the result is cached with the references), for papers
+	// whose metadata gives neither and whose references come from their
+	// PDF, so that works citing them match them as they would match a
+	// paper with metadata.json. Nil leaves such papers matched by title
+	// only.
+	IDs func(ctx context.Context, p *vault.Paper) (doi, arxiv string, err error)
 	// Revalidate is how long a built graph is trusted before its sidecars,
 	// the cache and the PDFs it read are checked for changes again. Zero
 	// means 2 seconds.

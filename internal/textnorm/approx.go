@@ -51,9 +51,11 @@ type QuoteResult struct {
 	// Part is the index of the part the passage starts in; Start and End
 	// are byte offsets of the passage in that part. A passage that runs
 	// onto the next part (across a page break) ends at its last word on
-	// the first part, and EndPart says where it ends.
+	// the first part, and EndPart says where it ends: at byte EndPartEnd
+	// of that part (EndPart is Part, and EndPartEnd End, otherwise).
 	Part, Start, End int
 	EndPart          int
+	EndPartEnd       int
 	// Matches counts the exact occurrences seen (0 for an approximate
 	// match).
 	Matches int
@@ -276,6 +278,7 @@ func (x *QuoteIndex) Find(quote string) QuoteResult {
 	if ms[best.b].skip > 0 {
 		res.End = int(x.toks[ms[best.b].pos+1].end)
 	}
+	res.EndPartEnd = res.End
 	if b.part != a.part {
 		// End at the last matched word of the first part.
 		for k := best.b; k >= best.a; k-- {
@@ -449,7 +452,7 @@ func (x *QuoteIndex) exact(quote string, wins []window, ms []match, res *QuoteRe
 	for _, p := range pages {
 		if found := Locate(x.parts[p], quote); len(found) > 0 {
 			if !res.Found {
-				*res = QuoteResult{Found: true, Exact: true, Score: 1, Part: p, EndPart: p, Start: found[0].Start, End: found[0].End}
+				*res = QuoteResult{Found: true, Exact: true, Score: 1, Part: p, EndPart: p, Start: found[0].Start, End: found[0].End, EndPartEnd: found[0].End}
 			}
 			res.Matches += len(found)
 		}
@@ -467,7 +470,7 @@ func (x *QuoteIndex) exactAll(quote string) QuoteResult {
 			continue
 		}
 		if !res.Found {
-			res = QuoteResult{Found: true, Exact: true, Score: 1, Part: p, EndPart: p, Start: found[0].Start, End: found[0].End}
+			res = QuoteResult{Found: true, Exact: true, Score: 1, Part: p, EndPart: p, Start: found[0].Start, End: found[0].End, EndPartEnd: found[0].End}
 		}
 		res.Matches += len(found)
 	}

@@ -124,6 +124,21 @@ func TestFindQuote(t *testing.T) {
 	}
 }
 
+// TestFindQuoteAcrossPageBreak: a passage that runs onto the next page says
+// where it ends there, so that a caller can return and cite both pages.
+func TestFindQuoteAcrossPageBreak(t *testing.T) {
+	r := NewQuoteIndex(approxPages).Find("Even our base model surpasses all previously published models and ensembles at a fraction of the training cost. We estimate the number of floating point operations used to train a model")
+	if !r.Found || r.Part != 1 || r.EndPart != 2 {
+		t.Fatalf("Find = %+v, want a passage from part 1 to part 2", r)
+	}
+	if got, want := approxPages[2][:r.EndPartEnd], "Published as a conference paper\n\nestimate the number of floating point operations used to train a model"; got != want {
+		t.Errorf("the passage's end on the next page: %q, want %q", got, want)
+	}
+	if r := NewQuoteIndex(approxPages).Find("the first sequence transduction model based entirely on attention"); r.EndPart != r.Part || r.EndPartEnd != r.End {
+		t.Errorf("a passage on one page: %+v, want EndPart = Part and EndPartEnd = End", r)
+	}
+}
+
 func TestFindQuoteHints(t *testing.T) {
 	x := NewQuoteIndex(approxPages)
 	r := x.Find("Convolutional networks were trained on ImageNet with stochastic gradient descent and a momentum of 0.9")
@@ -143,7 +158,7 @@ func TestFindQuoteHints(t *testing.T) {
 func TestFindQuoteCountsExactMatches(t *testing.T) {
 	pages := []string{"the encoder stack maps the input", "nothing here", "again the encoder stack maps the input, and the encoder stack maps the input"}
 	r := FindQuote(pages, "encoder stack maps the input")
-	want := QuoteResult{Found: true, Exact: true, Score: 1, Part: 0, Start: 4, End: 32, Matches: 3}
+	want := QuoteResult{Found: true, Exact: true, Score: 1, Part: 0, Start: 4, End: 32, EndPartEnd: 32, Matches: 3}
 	if diff := cmp.Diff(want, r); diff != "" {
 		t.Errorf("FindQuote (-want +got):\n%s", diff)
 	}

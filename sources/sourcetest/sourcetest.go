@@ -186,15 +186,26 @@ func (c *checker) read(hits []sources.Hit) {
 		if doc == nil {
 			continue
 		}
-		found := false
-		for _, p := range doc.Parts {
-			if (h.Page == 0 || p.Page == h.Page) && strings.Contains(p.Text, h.Text) {
-				found = true
+		// A hit that runs over several locations (Continues) holds each
+		// piece of its text on the page it names.
+		start, page := 0, h.Page
+		for k, next := range append(h.Continues, sources.Continuation{Location: sources.Location{Page: -1}, Offset: len(h.Text)}) {
+			if next.Offset < start || next.Offset > len(h.Text) || next.Offset < len(h.Text) && !utf8.RuneStart(h.Text[next.Offset]) {
+				c.fail("hit %d continuation %d at byte %d is not after the last, within its text, on a character", i, k, next.Offset)
 				break
 			}
-		}
-		if !found {
-			c.fail("hit %d text is not in %s (page %d)", i, h.Path, h.Page)
+			piece := strings.TrimSpace(h.Text[start:next.Offset])
+			found := piece == ""
+			for _, p := range doc.Parts {
+				if (page == 0 || p.Page == page) && strings.Contains(p.Text, piece) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				c.fail("hit %d text is not in %s (page %d)", i, h.Path, page)
+			}
+			start, page = next.Offset, next.Page
 		}
 	}
 }

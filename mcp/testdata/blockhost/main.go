@@ -1,8 +1,8 @@
 // Command blockhost is a host whose only source blocks every call on a
 // file: Search and Read open the FIFO named by BLOCKHOST_FIFO, which
 // blocks in open(2) until a writer comes, and ignore their context. The
-// mcp tests use it to check that the server still ends promptly on SIGTERM
-// and on the end of stdin with such a call in flight.
+// mcp tests use it to check that the server still ends within its grace on
+// SIGTERM and on the end of stdin with such a call in flight, and answers it.
 package main
 
 import (
