@@ -83,6 +83,14 @@ func (r *acpRunner) Turn(ctx context.Context, in *turnInput, emit func(event)) (
 	if res == nil {
 		return nil, err
 	}
+	// An agent that does not forward our tools' output ends its calls
+	// without their citation URIs; the turn matched them from usage.jsonl
+	// since (acp.ToolCall.URIs): the calls are drawn again with them.
+	for i := range res.ToolCalls {
+		if c := &res.ToolCalls[i]; len(c.URIs) > 0 && !st.shownURIs(c.ID) {
+			emit(event{Type: evCallEnd, Call: endView(c)})
+		}
+	}
 	sv := &sessionView{Action: res.Decision.Action, How: string(res.How), Reason: res.Decision.Reason, ID: res.Record.SessionID,
 		Server: res.Decision.AttachServer, Handoff: res.Handoff, Agent: a.Name()}
 	if res.Refusal != nil {
@@ -103,8 +111,16 @@ func (r *acpRunner) Turn(ctx context.Context, in *turnInput, emit func(event)) (
 type acpStream struct {
 	emit func(event)
 
-	mu  sync.Mutex
-	msg strings.Builder
+	mu   sync.Mutex
+	msg  strings.Builder
+	uris map[string]bool // calls whose end was drawn with URIs
+}
+
+// shownURIs reports whether the end of call id was drawn with its URIs.
+func (s *acpStream) shownURIs(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.uris[id]
 }
 
 func (s *acpStream) answer() string {
@@ -122,26 +138,35 @@ func (s *acpStream) update(u acp.Update) {
 		s.emit(event{Type: evMessage, Text: u.Text})
 	case acp.UpdateStatus:
 		s.emit(event{Type: evStatus, Text: clip(u.Text, 300)})
-	case acp.UpdateToolCall, acp.UpdateToolCallEnd:
+	case acp.UpdateToolCall:
 		c := u.Call
-		v := &callView{ID: c.ID, Tool: callName(c), Args: c.Args, Status: c.Status, Permission: c.Permission}
-		typ := evCall
-		if u.Kind == acp.UpdateToolCallEnd {
-			typ = evCallEnd
-			if c.Status == acp.StatusDenied {
-				v.Error = "denied by the permission policy: only the agentero-context tools may run"
+		s.emit(event{Type: evCall, Call: &callView{ID: c.ID, Tool: callName(c), Args: c.Args, Status: "running", Permission: c.Permission}})
+	case acp.UpdateToolCallEnd:
+		if len(u.Call.URIs) > 0 {
+			s.mu.Lock()
+			if s.uris == nil {
+				s.uris = map[string]bool{}
 			}
-			for _, uri := range c.URIs {
-				v.Items = append(v.Items, itemView{Link: link(uri)})
-			}
-			if len(c.URIs) > 0 {
-				v.Summary = fmt.Sprintf("%d citation URIs returned", len(c.URIs))
-			}
-		} else {
-			v.Status = "running"
+			s.uris[u.Call.ID] = true
+			s.mu.Unlock()
 		}
-		s.emit(event{Type: typ, Call: v})
+		s.emit(event{Type: evCallEnd, Call: endView(u.Call)})
 	}
+}
+
+// endView is an ended call as the page draws it.
+func endView(c *acp.ToolCall) *callView {
+	v := &callView{ID: c.ID, Tool: callName(c), Args: c.Args, Status: c.Status, Permission: c.Permission}
+	if c.Status == acp.StatusDenied {
+		v.Error = "denied by the permission policy: only the agentero-context tools may run"
+	}
+	for _, uri := range c.URIs {
+		v.Items = append(v.Items, itemView{Link: link(uri)})
+	}
+	if len(c.URIs) > 0 {
+		v.Summary = fmt.Sprintf("%d citation URIs returned", len(c.URIs))
+	}
+	return v
 }
 
 // callName is how a call is shown: our tool's bare name, else the agent's

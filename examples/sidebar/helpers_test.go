@@ -39,8 +39,14 @@ func sampleVault(t *testing.T) string {
 // scripted agent pacing its calls by pace.
 func testServer(t *testing.T, vault string, pace time.Duration) (*server, *httptest.Server) {
 	t.Helper()
+	return runnerServer(t, vault, &scriptRunner{pace: pace, stderr: os.Stderr})
+}
+
+// runnerServer serves a sidebar on vault whose turns the runner plays.
+func runnerServer(t *testing.T, vault string, r agentRunner) (*server, *httptest.Server) {
+	t.Helper()
 	ts := httptest.NewUnstartedServer(nil)
-	s, err := newServer(serverConfig{Vault: vault, Sample: true, Addr: ts.Listener.Addr().String(), Runner: &scriptRunner{pace: pace, stderr: os.Stderr}})
+	s, err := newServer(serverConfig{Vault: vault, Sample: true, Addr: ts.Listener.Addr().String(), Runner: r})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -251,11 +251,11 @@ function renderPlan(out) {
   const src = $("plan-sources");
   src.replaceChildren();
   for (const s of p.sources || []) {
-    src.append(el("li", {}, el("span", { class: "kind", text: s.kind }), el("code", { text: s.path }), s.title && s.title !== s.path ? el("span", { class: "muted", text: " " + clip(s.title, 60) }) : null));
+    src.append(el("li", { title: s.title || s.path }, el("span", { class: "kind", text: s.kind === "directory" ? "folder" : s.kind }), el("code", { text: s.path })));
   }
-  if (!(p.sources || []).length) src.append(el("li", { class: "muted", text: "none" }));
+  if (!(p.sources || []).length) src.append(el("li", { class: "muted", text: "no sources: prompt-only" }));
   const b = p.budget;
-  $("plan-budget").textContent = b.searchCards + " cards × " + b.cardChars + " chars per search · " + b.readChars + " per read · " + b.turnChars + " per turn";
+  $("plan-budget").textContent = "budget: " + b.searchCards + " cards × " + b.cardChars + " chars per search · " + b.readChars + " chars per read · " + b.turnChars + " per turn · tools " + ((p.tools || []).join(", ") || "none");
   $("plan-fp").textContent = p.fingerprint.slice(0, 19) + "…";
   $("plan-fp").title = p.fingerprint;
   const dr = $("plan-dropped");
