@@ -182,7 +182,7 @@ func TestBrowser(t *testing.T) {
 	// The turn: tool calls appear while it runs, before any source.
 	p.do(chromedp.Click(chromedp.CSS(`[data-testid=ask-send]`)))
 	p.wait(`document.querySelectorAll('[data-testid=tool-call]').length >= 1 && document.querySelectorAll('[data-testid=source]').length === 0`)
-	p.wait(`document.querySelectorAll('[data-testid=tool-call][data-status=completed]').length >= 2 && document.querySelectorAll('[data-testid=source]').length === 0`)
+	p.wait(`document.querySelectorAll('[data-testid=tool-call][data-status=completed]').length >= 2 && document.querySelectorAll('[data-testid=tool-call][data-status=running]').length === 1 && document.querySelectorAll('[data-testid=source]').length === 0`)
 	p.shot("sidebar-2-streaming")
 	p.wait(`document.querySelectorAll('[data-testid=source]').length > 0 && !document.body.classList.contains('running')`)
 	calls := eval[int](p, `document.querySelectorAll('[data-testid=tool-call]').length`)

@@ -80,7 +80,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&agent, "agent", "", "drive a real ACP agent: \"command args\" (quotes group words); default: the scripted agent")
 	fs.StringVar(&c.agentAuth, "agent-auth", "", "with -agent: the ACP authentication method to use after initialize")
 	fs.DurationVar(&c.timeout, "agent-timeout", 0, "with -agent: cancel a turn (ACP session/cancel) after this long (default: no limit)")
-	fs.DurationVar(&c.pace, "pace", 300*time.Millisecond, "scripted agent: pause between its tool calls, so the stream can be watched")
+	fs.DurationVar(&c.pace, "pace", 300*time.Millisecond, "scripted agent: how long each tool call shows as running, so the stream can be watched")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: sidebar [flags]\n       sidebar --agentero-context-mcp GRANT")
 		fs.PrintDefaults()

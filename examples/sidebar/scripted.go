@@ -150,6 +150,9 @@ func (r *scriptRunner) Turn(ctx context.Context, in *turnInput, emit func(event)
 			raw, _ := json.Marshal(args)
 			c := &callView{ID: fmt.Sprintf("call-%d", n), Tool: tool, Args: raw, Note: note, Status: "running"}
 			emit(event{Type: evCall, Call: c})
+			// A model takes a while over each call; the pause lets the
+			// page show the call running, as it does with a real agent.
+			pause(ctx, r.pace)
 			res, err := s.mcp.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
 			end := *c
 			var result any
@@ -171,7 +174,6 @@ func (r *scriptRunner) Turn(ctx context.Context, in *turnInput, emit func(event)
 			if end.Status == "refused" {
 				a.refused = append(a.refused, fmt.Sprintf("%v", args["target"]))
 			}
-			pause(ctx, r.pace)
 			return result
 		})
 	out.answer = a.text()

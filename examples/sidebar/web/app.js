@@ -104,6 +104,7 @@ function renderChips() {
 
 function scopeChanged() {
   renderChips();
+  markSelections();
   refreshPlan();
 }
 
@@ -142,8 +143,34 @@ async function loadDoc(ref) {
         el("p", { class: "page-text", text: p.text })));
     }
     if (d.note) view.append(el("p", { class: "muted", text: d.note }));
+    markSelections();
   } catch (e) {
     view.replaceChildren(el("p", { class: "error", text: e.message }));
+  }
+}
+
+// markSelections highlights, in the document view, the passages the
+// scope's selections quote (white space does not matter).
+function markSelections() {
+  for (const m of document.querySelectorAll(".doc-view mark")) m.replaceWith(document.createTextNode(m.textContent));
+  for (const p of document.querySelectorAll(".doc-view .page-text")) p.normalize();
+  for (const s of state.scope.selections) {
+    const words = s.text.split(/\s+/).filter(Boolean);
+    if (!words.length) continue;
+    const page = document.querySelector('.doc-view .page[data-page="' + (s.page || 1) + '"] .page-text');
+    const pages = page ? [page] : [...document.querySelectorAll(".doc-view .page-text")];
+    const re = new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\s+"));
+    for (const p of pages) {
+      const node = p.firstChild;
+      if (!node || node.nodeType !== 3) continue;
+      const m = re.exec(node.data);
+      if (!m) continue;
+      const rest = node.splitText(m.index);
+      rest.splitText(m[0].length);
+      const mark = el("mark", { title: "a selection in the scope", text: rest.data });
+      rest.replaceWith(mark);
+      break;
+    }
   }
 }
 
@@ -357,12 +384,12 @@ function callItem(block, c) {
     const ul = el("ul", { class: "items" });
     for (const it of c.items) {
       ul.append(el("li", {},
-        it.title ? el("span", { class: "it-title", text: clip(it.title, 80) }) : null,
-        it.where ? el("span", { class: "it-where", text: " " + it.where }) : null,
-        it.note ? el("span", { class: "badge place-library", text: it.note }) : null,
-        el("br"),
-        it.link ? linkTo(it.link) : null,
-        it.excerpt ? el("q", { class: "excerpt", text: it.excerpt }) : null));
+        el("div", { class: "it-line" },
+          it.title ? el("span", { class: "it-title", text: clip(it.title, 80) }) : null,
+          it.where ? el("span", { class: "it-where", text: it.where }) : null,
+          it.note ? el("span", { class: "badge place-library", text: it.note }) : null,
+          it.link ? linkTo(it.link) : null),
+        it.excerpt ? el("q", { class: "excerpt", text: it.excerpt, title: it.excerpt }) : null));
     }
     res.append(ul);
   }
@@ -410,10 +437,11 @@ function renderSources(block, v) {
       block._links[s.uri] = s;
       ul.append(el("li", { class: "src place-" + s.place },
         el("span", { class: "n", text: s.n + "." }),
-        linkTo(s, s.title ? clip(s.title, 70) : s.uri, { "data-testid": "source", "data-uri": s.uri, "data-place": s.place, "data-use": g.use }),
-        s.where ? el("span", { class: "where", text: " " + s.where }) : null,
-        el("span", { class: "badge place-" + s.place, text: s.placeLabel }),
-        el("code", { class: "src-uri", text: s.uri })));
+        el("div", { class: "src-body" },
+          linkTo(s, s.title ? clip(s.title, 70) : s.uri, { "data-testid": "source", "data-uri": s.uri, "data-place": s.place, "data-use": g.use }),
+          s.where ? el("span", { class: "where", text: s.where }) : null,
+          el("span", { class: "badge place-" + s.place, text: s.placeLabel }),
+          el("code", { class: "src-uri", text: s.uri }))));
     }
     box.append(el("section", { class: "group group-" + g.use, "data-group": g.use },
       el("h4", { text: g.label + " (" + g.sources.length + ")" }), ul));
