@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -23,6 +24,14 @@ func TestTurnStream(t *testing.T) {
 	evs := askTurn(t, s, ts, sampleAsk, sc)
 	if errs := ofType(evs, evError); len(errs) > 0 {
 		t.Fatalf("the turn failed: %s", errs[0].Text)
+	}
+	// Nothing sent to the page names the vault's absolute root.
+	all, err := json.Marshal(evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(all), s.cfg.Vault) {
+		t.Error("an event names the vault's absolute path")
 	}
 	// Order: question, plan, session, then calls, answer, sources, done.
 	if got := describeEvents(evs[:3]); got != "question plan session " {
