@@ -295,6 +295,22 @@ func TestBrowser(t *testing.T) {
 	p.wait(`![...document.querySelectorAll('[data-testid=chip-mention]')].some(c => c.title.includes('papers/2406.09876'))`)
 	p.wait(`document.querySelector('[data-testid=session]').textContent.includes('new session')`)
 
+	// A path typed in full and Enter adds it at once, without waiting for
+	// the suggestions.
+	p.do(chromedp.Focus(chromedp.CSS(`[data-testid=mention-input]`)),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid=mention-input]`), "notes/ideas.txt\r"))
+	p.wait(`[...document.querySelectorAll('[data-testid=chip-mention]')].some(c => c.title.includes('notes/ideas.txt'))`)
+
+	// The keyboard reaches everything: "/" focuses the question, "@" the
+	// mention box, and every chip has a remove button with a label.
+	p.do(chromedp.Blur(chromedp.CSS(`[data-testid=mention-input]`)), chromedp.KeyEvent("/"))
+	p.wait(`document.activeElement === document.querySelector('[data-testid=ask-input]')`)
+	p.do(chromedp.Blur(chromedp.CSS(`[data-testid=ask-input]`)), chromedp.KeyEvent("@"))
+	p.wait(`document.activeElement === document.querySelector('[data-testid=mention-input]')`)
+	if n := eval[int](p, `[...document.querySelectorAll('.chip .chip-x')].filter(b => !b.getAttribute('aria-label')).length`); n != 0 {
+		t.Errorf("%d chip buttons without a label", n)
+	}
+
 	// Dark mode: the same page in the dark scheme.
 	if *screenshots != "" {
 		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}}); err != nil {

@@ -250,9 +250,17 @@ function renderSuggestions() {
 
 function pick(i) {
   const it = complete.items[i];
-  if (!it) return;
-  if (!state.scope.mentions.includes(it.path)) state.scope.mentions.push(it.path);
+  if (it) addMention(it.path);
+}
+
+// addMention adds a vault path (as typed or picked) to the scope; the plan
+// says when the resolver drops it.
+function addMention(p) {
+  p = String(p || "").trim().replace(/^@/, "");
+  if (!p) return;
+  if (!state.scope.mentions.includes(p)) state.scope.mentions.push(p);
   $("mention-input").value = "";
+  complete.seq++;
   complete.items = [];
   renderSuggestions();
   scopeChanged();
@@ -613,7 +621,8 @@ document.addEventListener("DOMContentLoaded", () => {
       e.preventDefault();
     } else if (e.key === "Enter") {
       e.preventDefault();
-      if (complete.active >= 0) pick(complete.active);
+      if (complete.active >= 0 && complete.items.length) pick(complete.active);
+      else addMention(mi.value);
     } else if (e.key === "Escape") {
       complete.items = [];
       renderSuggestions();
