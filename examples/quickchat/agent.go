@@ -243,17 +243,8 @@ func shownArgs(args []byte) bool {
 	return a != "" && a != "{}" && a != "null"
 }
 
-// callName is how a call is shown: our tool's bare name, else the agent's
-// name for it, else its title.
-func callName(c *acp.ToolCall) string {
-	switch {
-	case c.Tool != "":
-		return c.Tool
-	case c.Title != "":
-		return c.Title
-	}
-	return c.ID
-}
+// callName is how a call is shown (package demo).
+var callName = demo.CallName
 
 // endLine ends a line of the agent's answer before other output.
 func (s *streamer) endLine() {

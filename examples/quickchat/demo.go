@@ -25,22 +25,16 @@ import (
 	"github.com/researchctx/researchctx/tools"
 )
 
-// The sample vault's demo turn: the paper, page and sentence a reader would
-// have selected, and a question whose answer is spread over the paper's
-// Limitations section and the group's meeting notes (see
-// samplevault/README.md).
+// The sample vault's demo turn (package demo, shared with the sidebar).
 const (
-	samplePaper = "papers/2401.01234"
-	samplePage  = 1
-	sampleQuote = "Strided global tokens let every block see a coarse summary of the whole document at a cost that grows linearly with its length."
-	sampleAsk   = "Which limitations do strided global tokens have, and what did the slot routing results show?"
+	samplePaper      = demo.SamplePaper
+	samplePage       = demo.SamplePage
+	sampleQuote      = demo.SampleQuote
+	sampleAsk        = demo.SampleAsk
+	sampleParaphrase = demo.SampleParaphrase
 )
 
-var sampleMentions = []string{"notes", "reading-list"}
-
-// sampleParaphrase is the demo selection as a model quotes it back: the
-// excerpt finds the passage approximately.
-const sampleParaphrase = "strided global tokens let each block see a coarse summary of the document at a cost growing linearly with its length"
+var sampleMentions = demo.SampleMentions()
 
 // runtimeID names the demo's grant folder: every run of the demo is one
 // runtime of the same host.

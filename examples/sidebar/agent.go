@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/acp"
+	"github.com/researchctx/researchctx/examples/internal/demo"
 	"github.com/researchctx/researchctx/mcp"
 )
 
@@ -140,7 +141,7 @@ func (s *acpStream) update(u acp.Update) {
 		s.emit(event{Type: evStatus, Text: clip(u.Text, 300)})
 	case acp.UpdateToolCall:
 		c := u.Call
-		s.emit(event{Type: evCall, Call: &callView{ID: c.ID, Tool: callName(c), Args: c.Args, Status: "running", Permission: c.Permission}})
+		s.emit(event{Type: evCall, Call: &callView{ID: c.ID, Tool: demo.CallName(c), Args: c.Args, Status: "running", Permission: c.Permission}})
 	case acp.UpdateToolCallEnd:
 		if len(u.Call.URIs) > 0 {
 			s.mu.Lock()
@@ -156,7 +157,7 @@ func (s *acpStream) update(u acp.Update) {
 
 // endView is an ended call as the page draws it.
 func endView(c *acp.ToolCall) *callView {
-	v := &callView{ID: c.ID, Tool: callName(c), Args: c.Args, Status: c.Status, Permission: c.Permission}
+	v := &callView{ID: c.ID, Tool: demo.CallName(c), Args: c.Args, Status: c.Status, Permission: c.Permission}
 	if c.Status == acp.StatusDenied {
 		v.Error = "denied by the permission policy: only the agentero-context tools may run"
 	}
@@ -167,16 +168,4 @@ func endView(c *acp.ToolCall) *callView {
 		v.Summary = fmt.Sprintf("%d citation URIs returned", len(c.URIs))
 	}
 	return v
-}
-
-// callName is how a call is shown: our tool's bare name, else the agent's
-// name for it, else its title.
-func callName(c *acp.ToolCall) string {
-	switch {
-	case c.Tool != "":
-		return c.Tool
-	case c.Title != "":
-		return c.Title
-	}
-	return c.ID
 }

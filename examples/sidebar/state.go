@@ -11,22 +11,21 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/acp"
+	"github.com/researchctx/researchctx/examples/internal/demo"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
-// The sample vault's starting scope: the paper, page and sentence a reader
-// would have selected, the mentions and a question whose answer is spread
-// over the paper's Limitations section and the group's meeting notes (as
-// quickchat's demo turn; see samplevault/README.md).
+// The sample vault's starting scope and question: quickchat's demo turn
+// (package demo).
 const (
-	samplePaper = "papers/2401.01234"
-	samplePage  = 1
-	sampleQuote = "Strided global tokens let every block see a coarse summary of the whole document at a cost that grows linearly with its length."
-	sampleAsk   = "Which limitations do strided global tokens have, and what did the slot routing results show?"
+	samplePaper = demo.SamplePaper
+	samplePage  = demo.SamplePage
+	sampleQuote = demo.SampleQuote
+	sampleAsk   = demo.SampleAsk
 )
 
-var sampleMentions = []string{"notes", "reading-list"}
+var sampleMentions = demo.SampleMentions()
 
 // scope is what the user is looking at, as the page sends it.
 type scope struct {

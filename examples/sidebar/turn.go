@@ -148,13 +148,21 @@ func (s *server) handleAsk(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, map[string]string{"id": id})
 }
 
-// handleCancel cancels a running turn.
-func (s *server) handleCancel(w http.ResponseWriter, r *http.Request) {
+// turn returns the turn the request's path names, or answers 404.
+func (s *server) turn(w http.ResponseWriter, r *http.Request) *turn {
 	s.mu.Lock()
 	t := s.turns[r.PathValue("id")]
 	s.mu.Unlock()
 	if t == nil {
 		apiError(w, http.StatusNotFound, "no such turn")
+	}
+	return t
+}
+
+// handleCancel cancels a running turn.
+func (s *server) handleCancel(w http.ResponseWriter, r *http.Request) {
+	t := s.turn(w, r)
+	if t == nil {
 		return
 	}
 	t.cancel()
@@ -164,11 +172,8 @@ func (s *server) handleCancel(w http.ResponseWriter, r *http.Request) {
 // handleEvents streams a turn's events as Server-Sent Events, from the
 // first (or from the Last-Event-ID the browser reconnects with).
 func (s *server) handleEvents(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	t := s.turns[r.PathValue("id")]
-	s.mu.Unlock()
+	t := s.turn(w, r)
 	if t == nil {
-		apiError(w, http.StatusNotFound, "no such turn")
 		return
 	}
 	flusher, ok := w.(http.Flusher)

@@ -232,23 +232,7 @@ func readResult(c *callView, out *tools.ReadOutput) {
 		c.Summary = "metadata · " + budgetNote(out.Budget)
 		c.Items = append(c.Items, itemView{Title: out.Title, Where: fmt.Sprintf("%d pages", out.Pages), Link: link(out.CitationURI)})
 	default:
-		var what string
-		switch {
-		case out.Mode == tools.ModePage:
-			what = fmt.Sprintf("page %d", out.Page)
-		case out.Section != "":
-			what = "section " + out.Section
-		case out.Region != "":
-			what = "region " + out.Region
-		default:
-			what = out.Mode
-		}
-		if out.Page > 0 && out.Mode != tools.ModePage {
-			what += fmt.Sprintf(", page %d", out.Page)
-		}
-		if out.Match != "" {
-			what += fmt.Sprintf(", %s match (score %.2f)", out.Match, out.Score)
-		}
+		what := demo.ReadWhat(out)
 		c.Summary = fmt.Sprintf("%s: %d chars · %s", what, len([]rune(out.Text)), budgetNote(out.Budget))
 		c.Items = append(c.Items, itemView{Title: out.Title, Where: what, Excerpt: clip(oneLine(out.Text), 220), Link: link(out.CitationURI)})
 	}
