@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -110,6 +111,9 @@ type askIn struct {
 	Question string `json:"question"`
 	Scope    scope  `json:"scope"`
 }
+
+// errCancelled ends a turn cancelled before its agent ran.
+var errCancelled = errors.New("the turn was cancelled")
 
 // maxQuestion caps a question, in characters.
 const maxQuestion = 4000
@@ -235,6 +239,11 @@ func (s *server) runTurn(ctx context.Context, t *turn, in askIn) {
 		t.emit(event{Type: evError, Text: oneLine(err.Error())})
 	}
 	plan, err := s.resolver.Resolve(ctx, s.request(in.Scope, t.id))
+	if err == nil && ctx.Err() != nil {
+		// A plan resolved while the turn was being cancelled may lack what
+		// it could not look at: it is not used.
+		err = errCancelled
+	}
 	if err != nil {
 		fail(err)
 		return

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/acp"
@@ -204,5 +205,48 @@ func TestAskRefusals(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("unknown field: %s", resp.Status)
+	}
+}
+
+// TestCancel: a cancelled turn ends at once with its sources so far and
+// says so; the session takes the next turn.
+func TestCancel(t *testing.T) {
+	s, ts := testServer(t, sampleVault(t), 5*time.Second)
+	resp := post(t, s, ts, "/api/turns", askIn{Question: "slot routing", Scope: scope{CurrentPaper: samplePaper}})
+	var started struct{ ID string }
+	if err := json.NewDecoder(resp.Body).Decode(&started); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	s.mu.Lock()
+	turn := s.turns[started.ID]
+	s.mu.Unlock()
+	// Cancelled while its first call shows as running.
+	for deadline := time.Now().Add(20 * time.Second); len(ofType(turn.snapshot(), evCall)) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no call started in 20 s: %s", describeEvents(turn.snapshot()))
+		}
+	}
+	begin := time.Now()
+	resp = post(t, s, ts, "/api/turns/"+started.ID+"/cancel", struct{}{})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("cancel: %s", resp.Status)
+	}
+	<-turn.finished
+	if d := time.Since(begin); d > 4*time.Second {
+		t.Errorf("the cancelled turn took %s to end", d)
+	}
+	evs := turn.snapshot()
+	errs := ofType(evs, evError)
+	if len(errs) != 1 || !strings.Contains(errs[0].Text, "cancelled") {
+		t.Errorf("errors %+v, want one saying cancelled", errs)
+	}
+	if len(ofType(evs, evSources)) != 1 || evs[len(evs)-1].Type != evDone {
+		t.Errorf("events: %s", describeEvents(evs))
+	}
+	s.cfg.Runner.(*scriptRunner).pace = 0
+	if ss := lastSession(t, askTurn(t, s, ts, "again", scope{CurrentPaper: samplePaper})); ss.Action != acp.ActionResume {
+		t.Errorf("after a cancel: %+v, want the session continued", ss)
 	}
 }
