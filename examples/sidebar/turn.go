@@ -115,6 +115,9 @@ type askIn struct {
 // errCancelled ends a turn cancelled before its agent ran.
 var errCancelled = errors.New("the turn was cancelled")
 
+// maxTurns is how many turns the server keeps to show and stream.
+const maxTurns = 200
+
 // maxQuestion caps a question, in characters.
 const maxQuestion = 4000
 
@@ -146,6 +149,12 @@ func (s *server) handleAsk(w http.ResponseWriter, r *http.Request) {
 	t := newTurn(id, cancel)
 	s.turns[id] = t
 	s.order = append(s.order, t)
+	if len(s.order) > maxTurns {
+		// The page shows the newest turns; the agent session keeps the
+		// conversation (and a new session gets the hand-off of all of it).
+		delete(s.turns, s.order[0].id)
+		s.order = s.order[1:]
+	}
 	s.running = t
 	s.mu.Unlock()
 	go s.runTurn(ctx, t, in)
