@@ -21,7 +21,7 @@ import (
 // screenshots, when set, is the folder the browser test saves a PNG of
 // each state of the page into (the README's pictures):
 //
-//	go test ./examples/sidebar -run TestBrowser -screenshots docs/img
+//	go test ./examples/sidebar -run TestBrowser -screenshots "$PWD/docs/img"
 var screenshots = flag.String("screenshots", "", "save a screenshot of each state of the page into this folder")
 
 // chromium returns the path of a Chromium or Chrome to drive, or skips the
@@ -46,7 +46,7 @@ func browser(t *testing.T) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium(t)),
-		chromedp.WindowSize(1440, 960),
+		chromedp.WindowSize(1440, 1080),
 		chromedp.Flag("no-sandbox", os.Geteuid() == 0),
 	)
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
@@ -193,7 +193,8 @@ func TestBrowser(t *testing.T) {
 	if s := p.text(`[data-testid=session]`); !strings.Contains(s, "new session") {
 		t.Errorf("session line after the first turn: %q", s)
 	}
-	p.do(chromedp.ScrollIntoView(chromedp.CSS(`.turn .sources`)))
+	// The end of the answer and the sources in view.
+	eval[int](p, `(() => { const c = document.getElementById('conversation'), s = document.querySelector('.turn .sources'); c.scrollTop += s.getBoundingClientRect().top - c.getBoundingClientRect().top - 120; return 0; })()`)
 	p.shot("sidebar-3-sources")
 
 	// Every source link opens from the demo at its locator.

@@ -225,13 +225,13 @@ type scriptAnswer struct {
 }
 
 // maxAnswerQuotes bounds the quotes of an answer.
-const maxAnswerQuotes = 4
+const maxAnswerQuotes = 3
 
 func (a *scriptAnswer) quote(text, uri string) {
 	if a.seen == nil {
 		a.seen = map[string]bool{}
 	}
-	text = clip(oneLine(text), 200)
+	text = clip(oneLine(text), 140)
 	if text == "" || uri == "" || a.seen[uri] || len(a.quotes) >= maxAnswerQuotes {
 		return
 	}

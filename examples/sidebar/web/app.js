@@ -208,7 +208,7 @@ function addSelection(s) {
 
 // ---- Mentions (autocomplete from the vault tree) ----
 
-const complete = { items: [], active: -1, seq: 0 };
+const complete = { items: [], active: -1, seq: 0, query: null };
 
 async function suggest() {
   const input = $("mention-input");
@@ -221,6 +221,7 @@ async function suggest() {
     items = [];
   }
   if (seq !== complete.seq) return;
+  complete.query = q;
   complete.items = items;
   complete.active = items.length ? 0 : -1;
   renderSuggestions();
@@ -621,8 +622,11 @@ document.addEventListener("DOMContentLoaded", () => {
       e.preventDefault();
     } else if (e.key === "Enter") {
       e.preventDefault();
-      if (complete.active >= 0 && complete.items.length) pick(complete.active);
-      else addMention(mi.value);
+      // The highlighted suggestion, when it answers what is typed now;
+      // else the path as typed.
+      const q = mi.value.trim().replace(/^@/, "");
+      if (complete.query === q && complete.active >= 0 && complete.items.length) pick(complete.active);
+      else addMention(q);
     } else if (e.key === "Escape") {
       complete.items = [];
       renderSuggestions();
