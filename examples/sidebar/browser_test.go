@@ -173,6 +173,9 @@ func TestBrowser(t *testing.T) {
 
 	// The starting state: the sample's scope as chips, its plan beside it.
 	p.do(chromedp.Navigate(addr))
+	// The page keeps to its own Content-Security-Policy: no inline style
+	// or script is refused along the way.
+	eval[int](p, `(window.cspViolations = [], document.addEventListener('securitypolicyviolation', e => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI)), 0)`)
 	p.wait(`document.querySelectorAll('[data-testid=chips] .chip').length >= 4`)
 	p.wait(`document.querySelector('[data-testid=fingerprint]').textContent.startsWith('sha256:')`)
 	p.wait(`document.querySelectorAll('.doc-view .page').length > 0`)
@@ -180,10 +183,16 @@ func TestBrowser(t *testing.T) {
 	p.shot("sidebar-1-scope")
 
 	// The turn: tool calls appear while it runs, before any source.
+	askBox := eval[string](p, `JSON.stringify(document.querySelector('#ask-form').getBoundingClientRect())`)
 	p.do(chromedp.Click(chromedp.CSS(`[data-testid=ask-send]`)))
 	p.wait(`document.querySelectorAll('[data-testid=tool-call]').length >= 1 && document.querySelectorAll('[data-testid=source]').length === 0`)
 	p.wait(`document.querySelectorAll('[data-testid=tool-call][data-status=completed]').length >= 2 && document.querySelectorAll('[data-testid=tool-call][data-status=running]').length === 1 && document.querySelectorAll('[data-testid=source]').length === 0`)
 	p.shot("sidebar-2-streaming")
+	// Nothing moves while the turn streams: the question box keeps its
+	// place and size (the Cancel button was there all along, hidden).
+	if box := eval[string](p, `JSON.stringify(document.querySelector('#ask-form').getBoundingClientRect())`); box != askBox {
+		t.Errorf("the question box moved as the turn started: %s, before %s", box, askBox)
+	}
 	p.wait(`document.querySelectorAll('[data-testid=source]').length > 0 && !document.body.classList.contains('running')`)
 	calls := eval[int](p, `document.querySelectorAll('[data-testid=tool-call]').length`)
 	running := eval[int](p, `document.querySelectorAll('[data-testid=tool-call][data-status=running]').length`)
@@ -310,6 +319,10 @@ func TestBrowser(t *testing.T) {
 	p.wait(`document.activeElement === document.querySelector('[data-testid=mention-input]')`)
 	if n := eval[int](p, `[...document.querySelectorAll('.chip .chip-x')].filter(b => !b.getAttribute('aria-label')).length`); n != 0 {
 		t.Errorf("%d chip buttons without a label", n)
+	}
+
+	if v := eval[[]string](p, `window.cspViolations`); len(v) > 0 {
+		t.Errorf("Content-Security-Policy violations: %v", v)
 	}
 
 	// Dark mode: the same page in the dark scheme.

@@ -506,7 +506,8 @@ function apply(block, e) {
 function setRunning(id) {
   state.running = id;
   $("ask-send").disabled = !!id;
-  $("ask-cancel").hidden = !id;
+  // Kept in the layout, so the form does not change size as a turn starts.
+  $("ask-cancel").style.visibility = id ? "visible" : "hidden";
   document.body.classList.toggle("running", !!id);
 }
 
