@@ -270,7 +270,7 @@ func TestBrowser(t *testing.T) {
 	closeTab()
 
 	// The same scope continues the session.
-	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid=ask-input]`), "And what are the limitations?"),
+	p.do(typeInto(`[data-testid=ask-input]`, "And what are the limitations?"),
 		chromedp.Click(chromedp.CSS(`[data-testid=ask-send]`)))
 	p.wait(`document.querySelectorAll('.turn.done').length === 2`)
 	if s := p.text(`[data-testid=session]`); !strings.Contains(s, "continued session") {
@@ -279,7 +279,7 @@ func TestBrowser(t *testing.T) {
 
 	// A mention added from the autocomplete changes the scope: new session.
 	p.do(chromedp.Focus(chromedp.CSS(`[data-testid=mention-input]`)),
-		chromedp.SendKeys(chromedp.CSS(`[data-testid=mention-input]`), "survey"))
+		typeInto(`[data-testid=mention-input]`, "survey"))
 	p.wait(`document.querySelector('#mention-list li.active') && document.querySelector('#mention-list li.active').dataset.path === 'papers/2406.09876'`)
 	p.shot("sidebar-4-mention")
 	p.do(chromedp.KeyEvent("\r"))
@@ -291,7 +291,7 @@ func TestBrowser(t *testing.T) {
 	if p.text(`[data-testid=fingerprint]`) == fp {
 		t.Error("the plan's fingerprint did not change with the scope")
 	}
-	p.do(chromedp.SendKeys(chromedp.CSS(`[data-testid=ask-input]`), "What does the survey advise?"),
+	p.do(typeInto(`[data-testid=ask-input]`, "What does the survey advise?"),
 		chromedp.Click(chromedp.CSS(`[data-testid=ask-send]`)))
 	p.wait(`document.querySelectorAll('.turn.done').length === 3`)
 	if s := p.text(`[data-testid=session]`); !strings.Contains(s, "opened a new session") || !strings.Contains(s, "scope fingerprint changed") || !strings.Contains(s, "handed over") {
@@ -308,7 +308,7 @@ func TestBrowser(t *testing.T) {
 	// A path typed in full and Enter adds it at once, without waiting for
 	// the suggestions.
 	p.do(chromedp.Focus(chromedp.CSS(`[data-testid=mention-input]`)),
-		chromedp.SendKeys(chromedp.CSS(`[data-testid=mention-input]`), "notes/ideas.txt\r"))
+		typeInto(`[data-testid=mention-input]`, "notes/ideas.txt\r"))
 	p.wait(`[...document.querySelectorAll('[data-testid=chip-mention]')].some(c => c.title.includes('notes/ideas.txt'))`)
 
 	// The keyboard reaches everything: "/" focuses the question, "@" the
@@ -332,6 +332,13 @@ func TestBrowser(t *testing.T) {
 		}
 		p.shot("sidebar-7-dark")
 	}
+}
+
+// typeInto focuses the element and types text as key events. (chromedp's
+// SendKeys reads the node's attributes while its DOM event handler writes
+// them, a data race the race detector reports.)
+func typeInto(sel, text string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(chromedp.Focus(chromedp.CSS(sel)), chromedp.KeyEvent(text))
 }
 
 func unescape(t *testing.T, s string) string {
