@@ -173,7 +173,7 @@ var (
 // check applies the rules of ServeHTTP.
 func (s *server) check(r *http.Request) error {
 	if r.Host != s.cfg.Addr {
-		return errHost
+		return fmt.Errorf("%w: open %s/", errHost, s.origin)
 	}
 	if o, ok := r.Header["Origin"]; ok && (len(o) != 1 || o[0] != s.origin) {
 		return errOrigin
