@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -117,5 +118,31 @@ func TestFlags(t *testing.T) {
 	defer l.Close()
 	if h, _, _ := strings.Cut(l.Addr().String(), ":"); h != "127.0.0.1" {
 		t.Errorf("localhost bound %s, want 127.0.0.1", l.Addr())
+	}
+}
+
+// TestREADMEFlags: the README's section on the sidebar names every flag,
+// and its default address.
+func TestREADMEFlags(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	i := strings.Index(readme, "### See the turn in a browser: `examples/sidebar`")
+	if i < 0 {
+		t.Fatal("README has no section on the sidebar")
+	}
+	sec := readme[i+1:]
+	if j := strings.Index(sec, "\n#"); j >= 0 {
+		sec = sec[:j]
+	}
+	flags(&config{}, new(string)).VisitAll(func(f *flag.Flag) {
+		if !strings.Contains(sec, "`-"+f.Name+" ") && !strings.Contains(sec, "`-"+f.Name+"`") {
+			t.Errorf("the README's sidebar section does not name -%s", f.Name)
+		}
+	})
+	if !strings.Contains(sec, defaultAddr) {
+		t.Errorf("the README's sidebar section does not give the default address %s", defaultAddr)
 	}
 }

@@ -70,14 +70,14 @@ type config struct {
 	pace      time.Duration
 }
 
-func parseFlags(args []string, stderr io.Writer) (*config, error) {
+// flags is the command line's flag set, filling c and agent (the -agent
+// value before it is split).
+func flags(c *config, agent *string) *flag.FlagSet {
 	fs := flag.NewFlagSet("sidebar", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	c := &config{}
-	var agent string
 	fs.StringVar(&c.addr, "addr", defaultAddr, "address to serve the page on: a loopback address and a port (0: any free port)")
 	fs.StringVar(&c.vault, "vault", "", "vault folder (default: the embedded sample vault, extracted to a temporary folder)")
-	fs.StringVar(&agent, "agent", "", "drive a real ACP agent: \"command args\" (quotes group words); default: the scripted agent")
+	fs.StringVar(agent, "agent", "", "drive a real ACP agent: \"command args\" (quotes group words); default: the scripted agent")
 	fs.StringVar(&c.agentAuth, "agent-auth", "", "with -agent: the ACP authentication method to use after initialize")
 	fs.DurationVar(&c.timeout, "agent-timeout", 0, "with -agent: cancel a turn (ACP session/cancel) after this long (default: no limit)")
 	fs.DurationVar(&c.pace, "pace", 300*time.Millisecond, "scripted agent: how long each tool call shows as running, so the stream can be watched")
@@ -85,6 +85,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		fmt.Fprintln(fs.Output(), "usage: sidebar [flags]\n       sidebar --agentero-context-mcp GRANT")
 		fs.PrintDefaults()
 	}
+	return fs
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	c := &config{}
+	var agent string
+	fs := flags(c, &agent)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stderr)
