@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/researchctx/researchctx/acp"
+	"github.com/researchctx/researchctx/examples/internal/demo"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/mcp"
 )
@@ -37,82 +37,12 @@ type agentReport struct {
 // already printed.
 var errInterrupted = errors.New("interrupted")
 
-// agentCommand splits an -agent value into a command line and checks that
-// the command can be found.
-func agentCommand(s string) ([]string, error) {
-	args, err := splitArgs(s)
-	if err != nil {
-		return nil, fmt.Errorf("-agent: %v", err)
-	}
-	if len(args) == 0 {
-		return nil, errors.New("-agent: empty command")
-	}
-	if _, err := exec.LookPath(args[0]); err != nil {
-		return nil, fmt.Errorf("agent command %q not found", args[0])
-	}
-	return args, nil
-}
-
-// splitArgs splits a command line into words the way a shell does for
-// simple cases: blanks separate words; single quotes keep everything
-// literally; double quotes keep blanks and honour backslash before " and \;
-// a backslash outside quotes escapes the next character. No expansion of
-// any kind is done.
-func splitArgs(s string) ([]string, error) {
-	var (
-		args  []string
-		cur   strings.Builder
-		inArg bool
-		quote rune
-	)
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		c := rs[i]
-		switch {
-		case quote == '\'':
-			if c == '\'' {
-				quote = 0
-			} else {
-				cur.WriteRune(c)
-			}
-		case quote == '"':
-			switch {
-			case c == '"':
-				quote = 0
-			case c == '\\' && i+1 < len(rs) && (rs[i+1] == '"' || rs[i+1] == '\\'):
-				i++
-				cur.WriteRune(rs[i])
-			default:
-				cur.WriteRune(c)
-			}
-		case c == '\'' || c == '"':
-			quote, inArg = c, true
-		case c == '\\':
-			if i+1 == len(rs) {
-				return nil, errors.New("trailing backslash")
-			}
-			i++
-			cur.WriteRune(rs[i])
-			inArg = true
-		case c == ' ' || c == '\t' || c == '\n':
-			if inArg {
-				args = append(args, cur.String())
-				cur.Reset()
-				inArg = false
-			}
-		default:
-			cur.WriteRune(c)
-			inArg = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("unclosed %c quote", quote)
-	}
-	if inArg {
-		args = append(args, cur.String())
-	}
-	return args, nil
-}
+// agentCommand and splitArgs parse the -agent value (package demo, shared
+// with the other example hosts).
+var (
+	agentCommand = demo.AgentCommand
+	splitArgs    = demo.SplitArgs
+)
 
 // sessionState is the demo's memory of agent sessions between runs, as a
 // host keeps it per conversation: one record per agent command. It lives
@@ -313,17 +243,8 @@ func shownArgs(args []byte) bool {
 	return a != "" && a != "{}" && a != "null"
 }
 
-// callName is how a call is shown: our tool's bare name, else the agent's
-// name for it, else its title.
-func callName(c *acp.ToolCall) string {
-	switch {
-	case c.Tool != "":
-		return c.Tool
-	case c.Title != "":
-		return c.Title
-	}
-	return c.ID
-}
+// callName is how a call is shown (package demo).
+var callName = demo.CallName
 
 // endLine ends a line of the agent's answer before other output.
 func (s *streamer) endLine() {

@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/examples/internal/demo"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/mcp"
@@ -24,22 +25,16 @@ import (
 	"github.com/researchctx/researchctx/tools"
 )
 
-// The sample vault's demo turn: the paper, page and sentence a reader would
-// have selected, and a question whose answer is spread over the paper's
-// Limitations section and the group's meeting notes (see
-// samplevault/README.md).
+// The sample vault's demo turn (package demo, shared with the sidebar).
 const (
-	samplePaper = "papers/2401.01234"
-	samplePage  = 1
-	sampleQuote = "Strided global tokens let every block see a coarse summary of the whole document at a cost that grows linearly with its length."
-	sampleAsk   = "Which limitations do strided global tokens have, and what did the slot routing results show?"
+	samplePaper      = demo.SamplePaper
+	samplePage       = demo.SamplePage
+	sampleQuote      = demo.SampleQuote
+	sampleAsk        = demo.SampleAsk
+	sampleParaphrase = demo.SampleParaphrase
 )
 
-var sampleMentions = []string{"notes", "reading-list"}
-
-// sampleParaphrase is the demo selection as a model quotes it back: the
-// excerpt finds the passage approximately.
-const sampleParaphrase = "strided global tokens let each block see a coarse summary of the document at a cost growing linearly with its length"
+var sampleMentions = demo.SampleMentions()
 
 // runtimeID names the demo's grant folder: every run of the demo is one
 // runtime of the same host.
@@ -406,68 +401,16 @@ func structured(rec *callRecord, v any) bool {
 func (r *demoRun) scripted(ctx context.Context) {
 	r.out.step("5", "A scripted agent turn over MCP (the server is this executable, on stdio)")
 	r.out.line(r.out.dim("   → is a call an agent makes, ← what it gets back (shortened here; -json has every field)"))
-	var paper, dir string
-	for _, s := range r.plan.Sources {
-		switch {
-		case s.Kind == grant.KindPaper && paper == "":
-			paper = s.Path
-		case s.Kind == grant.KindDirectory && dir == "":
-			dir = s.Path
+	t := demo.Turn{Plan: r.plan, Ask: r.cfg.ask, Quote: r.cfg.quote, Page: r.cfg.page}
+	if r.cfg.quote == sampleQuote {
+		t.Paraphrase = sampleParaphrase
+	}
+	demo.Script(ctx, t, func(ctx context.Context, tool string, args map[string]any, note string) any {
+		if rec := r.call(ctx, tool, args, note); !rec.IsError {
+			return rec.Result
 		}
-	}
-	rec := r.call(ctx, grant.ToolSearch, map[string]any{"query": r.cfg.ask, "limit": 3}, "cards for the question, from every granted source")
-	page := 0
-	var sr tools.SearchOutput
-	if structured(rec, &sr) {
-		for _, c := range sr.Cards {
-			if c.Source == paper && c.Page > 0 {
-				page = c.Page
-				break
-			}
-		}
-	}
-	if paper != "" && r.cfg.quote != "" {
-		r.call(ctx, grant.ToolRead, map[string]any{"target": paper, "mode": tools.ModeExcerpt, "quote": r.cfg.quote}, "the passage around the selection")
-		if r.cfg.quote == sampleQuote {
-			r.call(ctx, grant.ToolRead, map[string]any{"target": paper, "mode": tools.ModeExcerpt, "quote": sampleParaphrase}, "the selection as a model quotes it: found approximately")
-		}
-	}
-	if paper != "" {
-		note := "the page a card came from"
-		if page == 0 {
-			page, note = max(r.cfg.page, 1), "one page"
-		}
-		r.call(ctx, grant.ToolRead, map[string]any{"target": paper, "mode": tools.ModePage, "page": page}, note)
-	}
-	if dir != "" {
-		r.call(ctx, grant.ToolRead, map[string]any{"target": dir}, "a directory lists one level, nothing more")
-	}
-	outside := ""
-	if paper != "" {
-		rec := r.call(ctx, grant.ToolRelations, map[string]any{"paper": paper, "limit": 2}, "references, cited by, related")
-		var rel tools.RelationsOutput
-		if structured(rec, &rel) {
-			for _, c := range slicesConcat(rel.CitedBy, rel.Related, rel.References) {
-				if c.PaperPath != "" && !c.InGrant {
-					outside = c.PaperPath
-					break
-				}
-			}
-		}
-	}
-	if outside != "" {
-		r.call(ctx, grant.ToolRead, map[string]any{"target": outside}, "a relation card names it, but it is not in the grant")
-	} else {
-		r.call(ctx, grant.ToolRead, map[string]any{"target": ".agentero/citing-scan.json"}, "the SDK's private folder is never granted")
-	}
-}
-
-func slicesConcat[T any](ss ...[]T) []T {
-	var out []T
-	for _, s := range ss {
-		out = append(out, s...)
-	}
-	return out
+		return nil
+	})
 }
 
 // interactive reads commands from in until quit or end of input.

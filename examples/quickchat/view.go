@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/researchctx/researchctx/examples/internal/demo"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -115,25 +116,7 @@ func (r *demoRun) readView(out *tools.ReadOutput) string {
 			fmt.Fprintf(&b, "\nsections: %s", clip(strings.Join(titles, " · "), 120))
 		}
 	default:
-		var what string
-		switch {
-		case out.Mode == tools.ModePage:
-			what = fmt.Sprintf("page %d", out.Page)
-		case out.Region != "":
-			what = "region " + out.Region
-		case out.Section != "":
-			what = fmt.Sprintf("section %q", out.Section)
-		case out.Mode == tools.ModeFull:
-			what = "full text"
-		default:
-			what = out.Mode
-		}
-		if out.Page > 0 && out.Mode != tools.ModePage {
-			what += fmt.Sprintf(", page %d", out.Page)
-		}
-		if out.Match != "" {
-			what += fmt.Sprintf(", %s match (score %.2f)", out.Match, out.Score)
-		}
+		what := demo.ReadWhat(out)
 		cut := ""
 		if out.Truncated {
 			cut = " (cut: more with nextCursor)"

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/examples/internal/demo"
+	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/tools"
+)
+
+// callView is one tool call as the page draws it.
+type callView struct {
+	ID   string          `json:"id"`
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args,omitempty"`
+	// Note says why the scripted agent makes the call.
+	Note string `json:"note,omitempty"`
+	// Status is running while the call runs, then completed, refused
+	// (a tool error: not granted, not found, budget spent), denied (by the
+	// permission policy), failed, cancelled or unfinished.
+	Status     string     `json:"status"`
+	Permission string     `json:"permission,omitempty"`
+	Error      string     `json:"error,omitempty"`
+	Summary    string     `json:"summary,omitempty"`
+	Items      []itemView `json:"items,omitempty"`
+}
+
+// itemView is one card, read or entry of a call's result.
+type itemView struct {
+	Title   string    `json:"title,omitempty"`
+	Where   string    `json:"where,omitempty"`
+	Excerpt string    `json:"excerpt,omitempty"`
+	Note    string    `json:"note,omitempty"`
+	Link    *linkView `json:"link,omitempty"`
+}
+
+// linkView is a citation URI and what the page opens for it.
+type linkView struct {
+	URI      string `json:"uri"`
+	Href     string `json:"href,omitempty"` // empty: nothing to open
+	External bool   `json:"external,omitempty"`
+}
+
+// docPrefix is where the demo serves the vault's documents.
+const docPrefix = "/doc/"
+
+// link maps a citation URI to what the page opens: a vault document
+// served by the demo, with the URI's fragment (#page=N for the browser's
+// PDF viewer, #section=… for a note's heading), or the https link itself.
+func link(uri string) *linkView {
+	if uri == "" {
+		return nil
+	}
+	l := &linkView{URI: uri}
+	u, err := cite.Parse(uri)
+	switch {
+	case err != nil:
+		// A connector's locator: nothing the demo can open.
+	case u.DOI != "" || u.ArXiv != "":
+		l.Href, l.External = u.String(), true
+	default:
+		_, frag, _ := strings.Cut(uri, "#")
+		l.Href = docHref(u.Path, frag)
+	}
+	return l
+}
+
+// docHref is the demo's URL of a vault file, with a fragment.
+func docHref(p, frag string) string {
+	h := docPrefix + cite.File(p)
+	if frag != "" {
+		h += "#" + frag
+	}
+	return h
+}
+
+// sourcesView is the turn's sources, grouped as the SDK groups them.
+type sourcesView struct {
+	Groups    []sourceGroup `json:"groups"`
+	Calls     int           `json:"calls"`
+	Chars     int           `json:"chars"`
+	TurnChars int           `json:"turnChars"`
+	Skipped   int           `json:"skipped,omitempty"`
+}
+
+// sourceGroup is one use: read, searched or related.
+type sourceGroup struct {
+	Use     grant.Use    `json:"use"`
+	Label   string       `json:"label"`
+	Sources []sourceItem `json:"sources"`
+}
+
+// sourceItem is one source: its locator, its title and where it lies.
+type sourceItem struct {
+	linkView
+	N          int         `json:"n"` // order of first use, from 1
+	Title      string      `json:"title,omitempty"`
+	Where      string      `json:"where,omitempty"`
+	Place      grant.Place `json:"place"`
+	PlaceLabel string      `json:"placeLabel"`
+	Tools      []string    `json:"tools"`
+}
+
+var useLabel = map[grant.Use]string{
+	grant.UseRead:     "Read: text the agent received",
+	grant.UseSearched: "Searched: seen on a search card",
+	grant.UseRelated:  "Related: seen on a relation card",
+}
+
+var placeLabel = map[grant.Place]string{
+	grant.InGrant:   "in the grant",
+	grant.InLibrary: "in the library, not in this grant: seen on a card only",
+	grant.Outside:   "outside the vault",
+}
+
+// sourcesView groups a turn's usage for the page, with each vault
+// source's document title.
+func (s *server) sourcesView(ctx context.Context, u grant.Usage, plan *researchctx.Plan) *sourcesView {
+	v := &sourcesView{Calls: u.Calls, Chars: u.Chars, TurnChars: plan.Budget.TurnChars, Skipped: u.Skipped, Groups: []sourceGroup{}}
+	order := map[string]int{}
+	for i, used := range u.Sources {
+		order[used.URI] = i + 1
+	}
+	g := u.Groups()
+	for _, grp := range []struct {
+		use  grant.Use
+		list []grant.Used
+	}{{grant.UseRead, g.Read}, {grant.UseSearched, g.Searched}, {grant.UseRelated, g.Related}} {
+		sg := sourceGroup{Use: grp.use, Label: useLabel[grp.use], Sources: []sourceItem{}}
+		for _, used := range grp.list {
+			it := sourceItem{linkView: *link(used.URI), N: order[used.URI], Place: used.Place, PlaceLabel: placeLabel[used.Place], Tools: used.Tools}
+			it.Title, it.Where = s.describe(ctx, used.URI)
+			sg.Sources = append(sg.Sources, it)
+		}
+		v.Groups = append(v.Groups, sg)
+	}
+	return v
+}
+
+// describe returns a vault URI's document title (its paper's, for a
+// paper's file) and its place in words.
+func (s *server) describe(ctx context.Context, uri string) (title, where string) {
+	u, err := cite.Parse(uri)
+	if err != nil || u.Path == "" {
+		return "", ""
+	}
+	switch {
+	case u.Page > 0:
+		where = fmt.Sprintf("page %d", u.Page)
+	case u.Section != "":
+		where = "§ " + u.Section
+	case u.Region != "":
+		where = u.Region
+	}
+	if it, err := s.lib.Stat(ctx, u.Path); err == nil && it.Paper != nil {
+		return it.Paper.Title, where
+	}
+	return path.Base(u.Path), where
+}
+
+// callResult turns a tool's structured result into the call's summary and
+// items.
+func callResult(c *callView, tool string, result any) {
+	switch tool {
+	case grant.ToolSearch:
+		var out tools.SearchOutput
+		if demo.Decode(result, &out) {
+			more := ""
+			if out.Truncated {
+				more = " (more matched)"
+			}
+			c.Summary = fmt.Sprintf("%d cards%s · %s", len(out.Cards), more, budgetNote(out.Budget))
+			for _, card := range out.Cards {
+				c.Items = append(c.Items, itemView{Title: card.Title, Where: cardWhere(card.Page, card.Section), Excerpt: clip(oneLine(card.Excerpt), 220), Link: link(card.CitationURI)})
+			}
+		}
+	case grant.ToolRead:
+		var out tools.ReadOutput
+		if demo.Decode(result, &out) {
+			readResult(c, &out)
+		}
+	case grant.ToolRelations:
+		var out tools.RelationsOutput
+		if demo.Decode(result, &out) {
+			cut := ""
+			if out.Truncated {
+				cut = " (lists cut at the limit)"
+			}
+			c.Summary = fmt.Sprintf("%d references, %d cited by, %d related%s · %s", len(out.References), len(out.CitedBy), len(out.Related), cut, budgetNote(out.Budget))
+			for _, l := range []struct {
+				name  string
+				cards []tools.RelationCard
+			}{{"reference", out.References}, {"cited by", out.CitedBy}, {"related", out.Related}} {
+				for _, card := range l.cards {
+					it := itemView{Title: card.Title, Where: l.name, Link: link(card.CitationURI)}
+					if card.Year > 0 {
+						it.Where += fmt.Sprintf(" · %d", card.Year)
+					}
+					switch {
+					case card.PaperPath != "" && card.InGrant:
+						it.Note = "in the grant"
+					case card.PaperPath != "":
+						it.Note = "in the library, not in the grant"
+					}
+					c.Items = append(c.Items, it)
+				}
+			}
+		}
+	}
+}
+
+func readResult(c *callView, out *tools.ReadOutput) {
+	switch {
+	case len(out.Entries) > 0:
+		names := make([]string, 0, len(out.Entries))
+		for _, e := range out.Entries {
+			n := e.Name
+			if e.Kind == "directory" {
+				n += "/"
+			}
+			names = append(names, n)
+		}
+		c.Summary = fmt.Sprintf("%d entries: %s", len(out.Entries), strings.Join(names, ", "))
+	case out.Mode == tools.ModeMetadata:
+		c.Summary = "metadata · " + budgetNote(out.Budget)
+		c.Items = append(c.Items, itemView{Title: out.Title, Where: fmt.Sprintf("%d pages", out.Pages), Link: link(out.CitationURI)})
+	default:
+		what := demo.ReadWhat(out)
+		c.Summary = fmt.Sprintf("%s: %d chars · %s", what, len([]rune(out.Text)), budgetNote(out.Budget))
+		c.Items = append(c.Items, itemView{Title: out.Title, Where: what, Excerpt: clip(oneLine(out.Text), 220), Link: link(out.CitationURI)})
+	}
+}
+
+func cardWhere(page int, section string) string {
+	var w []string
+	if page > 0 {
+		w = append(w, fmt.Sprintf("p. %d", page))
+	}
+	if section != "" {
+		w = append(w, section)
+	}
+	return strings.Join(w, " · ")
+}
+
+func budgetNote(b tools.BudgetReport) string {
+	return fmt.Sprintf("budget %d used, %d left", b.Used, b.Remaining)
+}
+
+// clip cuts s to n characters, marking the cut with an ellipsis.
+func clip(s string, n int) string {
+	if cut, ok := textnorm.Truncate(s, n); ok {
+		return cut + "…"
+	}
+	return s
+}
