@@ -40,6 +40,15 @@ const (
 	// DropPage: a selection's page is negative or beyond the document's
 	// page count. The quote stays in the evidence, placed by its text.
 	DropPage DropReason = "no such page in the document"
+	// DropQuote: a selection's text is not in its document where the
+	// selection says (on its page), or not in it at all. Found elsewhere
+	// in the document, the evidence is placed and cited there; found
+	// nowhere, it keeps the user's words with no page and no citation.
+	DropQuote DropReason = "the selected text is not there in the document"
+	// DropUnknownKind: a "kind:name" mention or selection path whose kind
+	// no connector linked into the program knows (and which is no vault
+	// path either).
+	DropUnknownKind DropReason = "unknown source kind: no connector for it is linked into this program"
 )
 
 // reason turns an access error into a short, path-free reason.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/libindex"
+	"github.com/researchctx/researchctx/internal/textnorm"
 
 	"github.com/researchctx/researchctx/internal/vault"
 )
@@ -308,7 +310,8 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 	if limit <= 0 {
 		limit = 10
 	}
-	hits, total, err := x.Snapshot().Search(q.Text, limit, filter)
+	snap := x.Snapshot()
+	hits, total, err := snap.Search(q.Text, limit, filter)
 	if errors.Is(err, libindex.ErrDamaged) {
 		// The damaged segment is dropped: its items are extracted again,
 		// and no search reads it twice, so this ends.
@@ -330,7 +333,49 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 	if indexing != nil {
 		res.Indexing, res.Truncated = indexing, true
 	}
+	res.Skipped = l.skipped(ctx, snap, items)
 	return res, nil
+}
+
+// skipped returns the PDFs of items that snap holds as failed, each with
+// why it could not be read. A text file that turned out not to be text is
+// not one: a search promises documents, not every file of a folder.
+func (l *Library) skipped(ctx context.Context, snap *libindex.Snapshot, items []libindex.Item) []Skip {
+	var out []Skip
+	for _, it := range items {
+		_, failure, ok := snap.Status(it.Key)
+		if !ok || failure == "" {
+			continue
+		}
+		var p string
+		switch {
+		case strings.HasPrefix(it.Key, pdfItem):
+			p = strings.TrimPrefix(it.Key, pdfItem)
+		case strings.HasPrefix(it.Key, paperItem):
+			paper, err := l.v.Paper(ctx, strings.TrimPrefix(it.Key, paperItem))
+			if err != nil || paper.PDF == "" {
+				continue
+			}
+			p = paper.PDF
+		default:
+			continue
+		}
+		out = append(out, Skip{Path: p, Reason: skipReason(p, failure)})
+	}
+	slices.SortFunc(out, func(a, b Skip) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// skipReason is the reason of an index failure as a search reports it:
+// the one line an unreadable PDF's error gives after its path, or a plain
+// "cannot be read" for anything else, whose text is not meant for a model.
+func skipReason(p, failure string) string {
+	r, ok := strings.CutPrefix(failure, p+": "+ErrUnreadable.Error()+": ")
+	if !ok {
+		return "cannot be read"
+	}
+	r, _ = textnorm.Truncate(textnorm.Line(r), maxProblemChars)
+	return r
 }
 
 // isClosed reports whether c is closed, without waiting.

@@ -24,13 +24,16 @@ import (
 	"errors"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/vault"
 )
 
 // Errors a Source returns (wrapped) and callers branch on. Messages name
 // vault-relative paths only.
 var (
 	// ErrNotFound: the document, page, section or region does not exist.
-	ErrNotFound = errors.New("not found")
+	// It is the one "not found" of the SDK: tools.ErrNotFound is the same
+	// value.
+	ErrNotFound = vault.ErrNotFound
 	// ErrOutside: the path is not part of this source.
 	ErrOutside = errors.New("not part of this source")
 	// ErrNotText: the file is binary or not UTF-8 text.
@@ -84,14 +87,33 @@ type Query struct {
 // Results is what a search found.
 type Results struct {
 	Hits []Hit
-	// Total counts everything that matched, which may exceed len(Hits).
+	// Total counts everything that matched, which may exceed len(Hits):
+	// more results exist than were returned.
 	Total int
-	// Truncated reports that a scan cap was hit, so more might match.
+	// Truncated reports that the search did not look at everything, so
+	// more might match than Total says: a scan cap was hit, a file was
+	// too large to index, or the index was still being built (Indexing).
+	// context_search reports it as partial, not as truncated (which there
+	// means more results than cards).
 	Truncated bool
 	// Indexing, when set, says the search answered from what the
 	// library's index held before its build ended: more might match
-	// (Truncated is set too).
+	// (Truncated is set too). A source whose documents are indexed in the
+	// background must set it until every one is in, so that a partial
+	// answer never looks complete; once they are, the same query gives
+	// the same hits.
 	Indexing *Indexing
+	// Skipped lists the documents the search could not read — a damaged
+	// or encrypted PDF, one over an extraction limit, an HTML page saved
+	// as .pdf — so that no hit is not taken for "not there". Sorted by
+	// path.
+	Skipped []Skip
+}
+
+// Skip is a document a search could not read: its path, and why in a few
+// words (one line, no parser internals).
+type Skip struct {
+	Path, Reason string
 }
 
 // Indexing is the progress of the library index's build: items done and

@@ -18,10 +18,14 @@ import (
 // Errors a call can fail with. All but ErrGrantChanged are mistakes the model
 // can act on; ErrGrantChanged means the session must end (fail closed).
 var (
-	ErrGrantChanged    = errors.New("the grant changed; start a new session")
-	ErrNotGranted      = errors.New("not granted in this turn")
-	ErrNotFound        = errors.New("not found")
-	ErrBudgetSpent     = errors.New("the turn's reading budget is spent")
+	ErrGrantChanged = errors.New("the grant changed; start a new session")
+	ErrNotGranted   = errors.New("not granted in this turn")
+	// ErrNotFound is sources.ErrNotFound: one sentinel for "no such
+	// document, page or section", whichever package says it.
+	ErrNotFound = sources.ErrNotFound
+	// ErrBudgetSpent is grant.ErrTurnSpent, which the usage log's
+	// reservation returns.
+	ErrBudgetSpent     = grant.ErrTurnSpent
 	ErrInvalidArgument = errors.New("invalid argument")
 )
 
