@@ -32,6 +32,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/acp"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -439,10 +440,16 @@ type SourcesOutput struct {
 	grant.Groups
 }
 
+// ErrNoTurn is wrapped by the error of Sources for a turn id the usage log
+// has no line of, other than the grant's own turn: a mistyped id would
+// otherwise read as a turn that used nothing.
+var ErrNoTurn = errors.New("no such turn in the usage log")
+
 // Sources reads the sources turn turnID used from the usage log beside the
 // grant at grantPath, placed against the grant's scope (in the grant, in the
 // library, outside). Read it after the turn, before the next turn's grant
-// replaces this one's scope.
+// replaces this one's scope. The grant's own turn may have no calls (the
+// agent used no tool); any other turn without a line is ErrNoTurn.
 func Sources(grantPath, turnID string) (*SourcesOutput, error) {
 	g, err := grant.Read(grantPath)
 	if err != nil {
@@ -451,6 +458,9 @@ func Sources(grantPath, turnID string) (*SourcesOutput, error) {
 	u, err := grant.ReadUsage(grant.UsagePath(grantPath), turnID, &g.Scope)
 	if err != nil {
 		return nil, err
+	}
+	if u.Calls == 0 && turnID != g.TurnID {
+		return nil, fmt.Errorf("%w: turn %q has no line in usage.jsonl (the grant is for turn %q)", ErrNoTurn, textnorm.Line(turnID), g.TurnID)
 	}
 	return &SourcesOutput{TurnID: turnID, Calls: u.Calls, Chars: u.Chars, Skipped: u.Skipped, Groups: u.Groups()}, nil
 }
