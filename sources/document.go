@@ -15,11 +15,13 @@ import (
 // reads them: every read goes through the Vault's safe file layer, so a
 // path outside the Vault, through a symbolic link or into .agentero/ is an
 // error (wrapping ErrNotFound or ErrOutside), never a read. A folder is an
-// error wrapping ErrIsDirectory.
-func (l *Library) Document(ctx context.Context, p string) (*Document, error) {
+// error wrapping ErrIsDirectory. A ctx cancelled or past its deadline
+// gives ctx.Err(), never a part of the document.
+func (l *Library) Document(ctx context.Context, p string) (doc *Document, err error) {
+	defer func() { err = ctxErr(ctx, err) }()
 	it, err := l.Stat(ctx, p)
 	if err != nil {
-		return nil, fsErr(err)
+		return nil, err // typed by Stat
 	}
 	if it.Kind != grant.KindFile {
 		return nil, fmt.Errorf("%s: %w", it.Path, ErrIsDirectory)
@@ -29,7 +31,7 @@ func (l *Library) Document(ctx context.Context, p string) (*Document, error) {
 		if err != nil {
 			return nil, err
 		}
-		doc, err := src.Read(ctx, it.Path)
+		doc, err = src.Read(ctx, it.Path)
 		if !errors.Is(err, ErrNotFound) {
 			return doc, err
 		}
@@ -40,4 +42,17 @@ func (l *Library) Document(ctx context.Context, p string) (*Document, error) {
 		return nil, err
 	}
 	return src.Read(ctx, "")
+}
+
+// ctxErr is err, or ctx.Err() when err came of the context ending (a PDF
+// extraction cut short says only that it timed out): the caller learns it
+// gave up, not that the document is bad.
+func ctxErr(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w (%v)", cerr, err)
+	}
+	return err
 }

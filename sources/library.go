@@ -90,11 +90,15 @@ func (l *Library) Root() string { return l.v.Root() }
 // Open returns the source of the given kind at a vault-relative path. The
 // path must be of that kind now: a paper folder for grant.KindPaper, a folder for
 // grant.KindDirectory, a regular file for grant.KindFile (a *PDF for a name
-// ending in .pdf, else a *File). The Vault root itself is not a source.
+// ending in .pdf, else a *File). The Vault root itself is not a source. A
+// ctx cancelled or past its deadline gives ctx.Err().
 func (l *Library) Open(ctx context.Context, kind grant.Kind, path string) (Source, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	got, clean, err := l.v.Classify(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, ctxErr(ctx, err)
 	}
 	if clean == "." {
 		// It would grant every paper and note at once; a grant names
@@ -115,7 +119,7 @@ func (l *Library) Open(ctx context.Context, kind grant.Kind, path string) (Sourc
 	case grant.KindPaper:
 		p, err := l.v.Paper(ctx, clean)
 		if err != nil {
-			return nil, err
+			return nil, ctxErr(ctx, err)
 		}
 		s = l.newPaper(p)
 	case grant.KindDirectory:
@@ -272,6 +276,9 @@ func (l *Library) searchIndex(ctx context.Context, items []libindex.Item, filter
 // under ref; ensured remembers the last snapshot in which every item was
 // found indexed, so that later searches skip that check.
 func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []libindex.Item, filter *libindex.Filter, q Query, ref string, ensured *atomic.Pointer[libindex.Snapshot]) (*Results, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	x := l.libIndex()
 	var progress func(done, total int)
 	if f := l.progress; f != nil && ref != "" {

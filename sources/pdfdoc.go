@@ -95,8 +95,8 @@ func (f *pdfFile) document(ctx context.Context) (*pdf.Document, error) {
 		}
 		if ctx.Err() != nil {
 			// The caller gave up: that says nothing about the file, so
-			// remember nothing.
-			return nil, err
+			// remember nothing, and say so.
+			return nil, fmt.Errorf("%s: %w", rel, ctx.Err())
 		}
 		f.stamp, f.doc, f.err = stamp, nil, err
 		return nil, err

@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
+	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/pdf/hostile"
 
 	"github.com/researchctx/researchctx/grant"
@@ -105,5 +107,74 @@ func TestSearchSaysWhatItSkipped(t *testing.T) {
 			}
 		}
 		f.noLeak(t, s.Reason)
+	}
+}
+
+// A call whose context is cancelled, or ends while it reads a PDF, fails
+// with the context's error, never a degraded result, and logs nothing.
+func TestCallsHonourContext(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(corpus.Dir(t, "pdfs"), "arxiv-1706.03762.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep := func(v string) {
+		if err := os.MkdirAll(filepath.Join(v, "downloads"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(v, "downloads", "attention.pdf"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := newFixtureWith(t, nil, prep, "downloads")
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tt := range []struct {
+		name string
+		call func(ctx context.Context) error
+	}{
+		{"read, full", func(ctx context.Context) error {
+			_, err := f.ts.Read(ctx, tools.ReadInput{Target: "downloads/attention.pdf", Mode: tools.ModeFull})
+			return err
+		}},
+		{"read, metadata", func(ctx context.Context) error {
+			_, err := f.ts.Read(ctx, tools.ReadInput{Target: "downloads/attention.pdf"})
+			return err
+		}},
+		{"search", func(ctx context.Context) error {
+			_, err := f.ts.Search(ctx, tools.SearchInput{Query: "multi-head attention", Source: "downloads"})
+			return err
+		}},
+		{"relations", func(ctx context.Context) error {
+			_, err := f.ts.Relations(ctx, tools.RelationsInput{Paper: "papers/2401.01234"})
+			return err
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.call(cancelled); !errors.Is(err, context.Canceled) {
+				t.Errorf("cancelled: %v, want context.Canceled", err)
+			}
+			short, stop := context.WithTimeout(context.Background(), time.Millisecond)
+			defer stop()
+			if err := tt.call(short); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("past its deadline: %v, want context.DeadlineExceeded", err)
+			}
+		})
+	}
+	if u := usageOf(t, f.grant); u.Calls != 0 {
+		t.Errorf("%d calls logged, want none: every call was given up", u.Calls)
+	}
+	// The Library a connector reads through says the same.
+	lib, err := sources.OpenLibrary(f.vault, &sources.LibraryOptions{CacheDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	short, stop := context.WithTimeout(context.Background(), time.Millisecond)
+	defer stop()
+	if _, err := lib.Document(short, "downloads/attention.pdf"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Library.Document past its deadline: %v, want context.DeadlineExceeded", err)
+	}
+	if doc, err := lib.Document(context.Background(), "downloads/attention.pdf"); err != nil || doc.Pages != 15 {
+		t.Fatalf("Library.Document with time enough: %v pages, %v", doc, err)
 	}
 }

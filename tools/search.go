@@ -27,6 +27,9 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 		if t.recovered(grant.ToolSearch, recover(), &err) {
 			out = nil
 		}
+		if err = ctxErr(ctx, grant.ToolSearch, err); err != nil {
+			out = nil
+		}
 	}()
 	q := strings.TrimSpace(in.Query)
 	switch {

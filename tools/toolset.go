@@ -137,6 +137,7 @@ func (t *Toolset) Grant() *grant.Grant { return t.grant }
 
 // turn is the per-call view of the grant and the budget the call reserved.
 type turn struct {
+	ctx   context.Context // the call's
 	grant *grant.Grant
 	res   *grant.Reservation
 }
@@ -162,7 +163,7 @@ func (t *Toolset) begin(ctx context.Context, perCall func(grant.Budget) int) (*t
 	if err != nil {
 		return nil, err
 	}
-	return &turn{grant: g, res: res}, nil
+	return &turn{ctx: ctx, grant: g, res: res}, nil
 }
 
 // limit returns how many characters this call may return.
@@ -182,8 +183,13 @@ func (tn *turn) spent(need int) error {
 }
 
 // finish logs the call, settling its reservation with exactly the
-// characters returned, and returns the budget report after it.
+// characters returned, and returns the budget report after it. A call
+// whose context ended is not logged: what it built may lack what the end
+// cut short, and the caller has gone.
 func (t *Toolset) finish(tn *turn, tool string, uris []string, chars int) (BudgetReport, error) {
+	if err := tn.ctx.Err(); err != nil {
+		return BudgetReport{}, err
+	}
 	used, err := tn.res.Settle(tool, dedupe(uris), chars)
 	if err != nil {
 		// Nothing may be handed out that is not logged.
@@ -207,6 +213,16 @@ func (t *Toolset) recovered(tool string, v any, err *error) bool {
 	t.log.Error("tool call failed with a panic", "tool", tool, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 	*err = fmt.Errorf("%w: %s failed; the failure was logged", ErrInternal, tool)
 	return true
+}
+
+// ctxErr is a call's error once its context has ended: the context's
+// (errors.Is matches it), not what the cut-short work failed with (a PDF
+// "timed out", a source "failed").
+func ctxErr(ctx context.Context, tool string, err error) error {
+	if cerr := ctx.Err(); err != nil && cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%s: %w", tool, cerr)
+	}
+	return err
 }
 
 func dedupe(uris []string) []string {
