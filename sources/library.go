@@ -58,8 +58,9 @@ type Library struct {
 	libOnce sync.Once
 	lib     *libindex.Index
 
-	mu      sync.Mutex
-	sources map[string]Source // by kind + "\x00" + path
+	mu         sync.Mutex
+	sources    map[string]Source           // by kind + "\x00" + path
+	docFilters map[string]*libindex.Filter // SearchDocuments' filters, by their items' keys
 }
 
 // newLibrary returns a Library over v.

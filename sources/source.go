@@ -62,13 +62,23 @@ type Info struct {
 type Source interface {
 	// Info returns the source's identity.
 	Info() Info
-	// Search returns this source's passages that match q, best first.
+	// Search returns this source's passages that match q, best first. A
+	// search that answers before the source's documents are all indexed
+	// sets Results.Indexing (and Truncated); once they are, identical
+	// searches give identical hits.
 	Search(ctx context.Context, q Query) (*Results, error)
 	// Read returns one document of the source as located parts. path ""
 	// means the source's main document (a paper's PDF, or the file of a
 	// file source); otherwise path is a vault-relative path inside the
-	// source (a file in a directory, a paper's NOTES.md). A path outside
-	// the source is an error wrapping ErrOutside.
+	// source (a file in a directory, a paper's NOTES.md).
+	//
+	// A path outside the source (not Info().Ref and not below it) is an
+	// error wrapping ErrOutside. A path below Ref that names no document
+	// of the source wraps ErrNotFound — also for a source of one document:
+	// "note.md/x" under a note source is not found, not outside. Only a
+	// Vault file source (grant.KindFile, whose Ref is a file, which has
+	// nothing below it) may answer ErrOutside there; package sourcetest
+	// checks both.
 	Read(ctx context.Context, path string) (*Document, error)
 }
 

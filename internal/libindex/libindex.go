@@ -467,6 +467,7 @@ type Hit struct {
 // are kept for the next search of the same snapshot.
 type Filter struct {
 	allow func(key string) bool
+	unit  func(u *Unit) bool // nil admits every unit of an admitted item
 
 	mu   sync.Mutex
 	snap *Snapshot
@@ -475,6 +476,12 @@ type Filter struct {
 
 // NewFilter returns a filter admitting the keys allow admits.
 func NewFilter(allow func(key string) bool) *Filter { return &Filter{allow: allow} }
+
+// UnitFilter returns a filter admitting the units unit admits of the items
+// allow admits.
+func UnitFilter(allow func(key string) bool, unit func(u *Unit) bool) *Filter {
+	return &Filter{allow: allow, unit: unit}
+}
 
 // KeySet returns a filter admitting exactly keys.
 func KeySet(keys []string) *Filter {
@@ -500,7 +507,7 @@ func (f *Filter) masks(s *Snapshot) [][]bool {
 				continue
 			}
 			for d := lo; d < hi; d++ {
-				m[d] = true
+				m[d] = f.unit == nil || f.unit(&seg.units[d])
 			}
 		}
 		mask[i] = m
