@@ -21,6 +21,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/acp"
 	"github.com/researchctx/researchctx/cli"
+	"github.com/researchctx/researchctx/cli/decide"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/samplevault"
 )
@@ -170,9 +171,11 @@ func TestUsage(t *testing.T) {
 			checkError(t, r, tt.code, tt.want, "")
 		})
 	}
+	c := cli.NewCommand("researchctx")
+	c.Subcommands = map[string]cli.Subcommand{"decide": decide.Subcommand}
 	for _, h := range []string{"-h", "help", "--help"} {
 		r := run(t, "", h)
-		if r.code != 0 || r.stdout != cli.Usage("researchctx") || r.stderr != "" {
+		if r.code != 0 || r.stdout != c.Help() || r.stderr != "" || !strings.Contains(r.stdout, "researchctx decide -input FILE") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", h, r.code, r.stdout, r.stderr)
 		}
 	}
