@@ -33,7 +33,11 @@ const (
 	DropNotRegular DropReason = "not a regular file or folder"
 	DropPermission DropReason = "permission denied"
 	DropUnreadable DropReason = "cannot be read"
-	DropNotPaper   DropReason = "not a paper"
+	// DropNotPaper: the current paper is not a paper unit. A folder under
+	// papers/ is one when it holds metadata.json, NOTES.md or PAPER.md, or
+	// a PDF named after the folder; the reason says so, for a host that
+	// shows it.
+	DropNotPaper DropReason = "not a paper: a folder under papers/ is one when it holds metadata.json, NOTES.md, PAPER.md or a PDF named after the folder"
 	// DropKindTaken: a connector names a path the turn already grants as
 	// another kind of source.
 	DropKindTaken DropReason = "granted already as another kind of source"

@@ -137,3 +137,42 @@ func TestResolveHonoursContext(t *testing.T) {
 		t.Fatalf("Resolve = %+v, %v; want the quote placed on page 1", p, err)
 	}
 }
+
+// A folder under papers/ holding only a PDF named after it — the layout a
+// download script makes, and the README's — is a paper; a folder whose PDF
+// is named otherwise is not, and the reason says what makes one.
+func TestResolveBarePaperFolder(t *testing.T) {
+	vault := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(sampleVault(t), "papers", "2401.01234", "2401.01234.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, vault, map[string]string{
+		"papers/2401.01234/2401.01234.pdf": string(data),
+		"papers/misc/scan-001.pdf":         string(data),
+	})
+	var r Resolver
+	defer r.Close()
+	rq := req(vault)
+	rq.CurrentPaper = "papers/2401.01234"
+	rq.Mentions = []string{"papers/misc"}
+	rq.Selections = []Selection{{Text: "A block size of 256 tokens was the best trade-off in our experiments"}}
+	p, err := r.Resolve(context.Background(), rq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sources) != 2 || p.Sources[0].Kind != "paper" || p.Sources[0].Path != "papers/2401.01234" || p.Sources[1].Kind != "directory" {
+		t.Errorf("sources %+v, want the bare folder as a paper, then papers/misc as a directory", p.Sources)
+	}
+	if len(p.Evidence) != 1 || p.Evidence[0].CitationURI != "papers/2401.01234/2401.01234.pdf#page=1" {
+		t.Errorf("evidence %+v, want the quote placed in the paper's PDF", p.Evidence)
+	}
+	rq.CurrentPaper, rq.Mentions, rq.Selections = "papers/misc", nil, nil
+	p, err = r.Resolve(context.Background(), rq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Dropped{{Path: "papers/misc", Reason: DropNotPaper}}; !cmp.Equal(want, p.Dropped) {
+		t.Errorf("dropped %+v, want %+v", p.Dropped, want)
+	}
+}

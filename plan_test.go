@@ -103,7 +103,7 @@ func TestResolveSources(t *testing.T) {
 		{
 			name:        "current paper that is not a paper is dropped",
 			current:     "notes",
-			wantDropped: []Dropped{{Path: "notes", Reason: "not a paper"}},
+			wantDropped: []Dropped{{Path: "notes", Reason: DropNotPaper}},
 			wantMode:    grant.ModePromptOnly,
 		},
 	}
