@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,6 +89,9 @@ func TestResolveUnreadableEvidence(t *testing.T) {
 	}
 	if len(p.Dropped) != 0 {
 		t.Errorf("dropped %+v, want none: an unreadable document is granted, its evidence marked", p.Dropped)
+	}
+	if n := strings.Count(p.Prompt(), "(the document cannot be read"); n != 2 {
+		t.Errorf("the prompt marks %d evidence items as unread, want 2:\n%s", n, p.Prompt())
 	}
 }
 
