@@ -44,19 +44,11 @@ func TestResolveUnknownKind(t *testing.T) {
 // host's, unchecked. One that can be read is not.
 func TestResolveUnreadableEvidence(t *testing.T) {
 	vault := sampleVault(t)
-	for rel, data := range map[string]string{
+	writeTree(t, vault, map[string]string{
 		"papers/saved-page/NOTES.md":       "# A paper saved as a web page\n",
 		"papers/saved-page/saved-page.pdf": "<!DOCTYPE html><html><body>Sign in to read this article</body></html>\n",
 		"downloads/broken.pdf":             "%PDF-1.7\nthis is not a PDF body\n",
-	} {
-		p := filepath.Join(vault, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	var r Resolver
 	defer r.Close()
 	rq := req(vault)
@@ -104,12 +96,7 @@ func TestResolveHonoursContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(vault, "downloads"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(vault, "downloads", "attention.pdf"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTree(t, vault, map[string]string{"downloads/attention.pdf": string(data)})
 	rq := req(vault)
 	rq.Selections = []Selection{{Text: "The dominant sequence transduction models are based on complex recurrent or convolutional neural networks", Path: "downloads/attention.pdf"}}
 	cancelled, cancel := context.WithCancel(context.Background())
