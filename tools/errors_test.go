@@ -55,10 +55,12 @@ func unreadableShelf(t *testing.T, vault string) {
 		t.Fatal(err)
 	}
 	for rel, data := range map[string][]byte{
-		"shelf/quokka.pdf":   plain,
-		"shelf/broken.pdf":   []byte("%PDF-1.7\nthis is not a PDF body\n"),
-		"shelf/locked.pdf":   locked.Bytes(),
-		"shelf/download.pdf": []byte("<!DOCTYPE html><html><head><title>Sign in</title></head><body>Quokkas</body></html>\n"),
+		"shelf/quokka.pdf":       plain,
+		"shelf/broken.pdf":       []byte("%PDF-1.7\nthis is not a PDF body\n"),
+		"shelf/locked.pdf":       locked.Bytes(),
+		"shelf/download.pdf":     []byte("<!DOCTYPE html><html><head><title>Sign in</title></head><body>Quokkas</body></html>\n"),
+		"papers/saved/NOTES.md":  []byte("# Saved from the publisher's site\n\nQuokkas, a first look.\n"),
+		"papers/saved/saved.pdf": []byte("<!DOCTYPE html><html><body>Sign in to read this article</body></html>\n"),
 	} {
 		p := filepath.Join(vault, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -73,7 +75,7 @@ func unreadableShelf(t *testing.T, vault string) {
 // A search that could not read some documents says which and why, in a
 // few words of its own: never the PDF parser's.
 func TestSearchSaysWhatItSkipped(t *testing.T) {
-	f := newFixtureWith(t, nil, func(v string) { unreadableShelf(t, v) }, "shelf")
+	f := newFixtureWith(t, nil, func(v string) { unreadableShelf(t, v) }, "shelf", "papers/saved")
 	out, err := f.ts.Search(context.Background(), tools.SearchInput{Query: "quokkas hollow logs"})
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +84,7 @@ func TestSearchSaysWhatItSkipped(t *testing.T) {
 		t.Errorf("cards %+v, want the readable PDF's", out.Cards)
 	}
 	want := []tools.Skipped{
+		{Path: "papers/saved/saved.pdf", Reason: "malformed: damaged, or not a PDF"},
 		{Path: "shelf/broken.pdf", Reason: "malformed: damaged, or not a PDF"},
 		{Path: "shelf/download.pdf", Reason: "malformed: damaged, or not a PDF"},
 		{Path: "shelf/locked.pdf", Reason: "encrypted: it does not open without a password"},
@@ -176,5 +179,27 @@ func TestCallsHonourContext(t *testing.T) {
 	}
 	if doc, err := lib.Document(context.Background(), "downloads/attention.pdf"); err != nil || doc.Pages != 15 {
 		t.Fatalf("Library.Document with time enough: %v pages, %v", doc, err)
+	}
+}
+
+// At most MaxSkipped unreadable documents are listed; the rest are counted.
+func TestSearchSkippedIsCapped(t *testing.T) {
+	prep := func(v string) {
+		if err := os.MkdirAll(filepath.Join(v, "heap"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range tools.MaxSkipped + 3 {
+			if err := os.WriteFile(filepath.Join(v, "heap", fmt.Sprintf("broken-%d.pdf", i)), []byte("%PDF-1.7\nnot a body\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	f := newFixtureWith(t, nil, prep, "heap")
+	out, err := f.ts.Search(context.Background(), tools.SearchInput{Query: "anything at all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Skipped) != tools.MaxSkipped || out.SkippedMore != 3 || out.Skipped[0].Path != "heap/broken-0.pdf" || !out.Partial {
+		t.Errorf("skipped %+v, %d more, partial %v; want %d listed, 3 more, partial", out.Skipped, out.SkippedMore, out.Partial, tools.MaxSkipped)
 	}
 }
