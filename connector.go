@@ -4,8 +4,10 @@ import (
 	"errors"
 	"io"
 	"path"
+	"strings"
 
 	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
 )
@@ -16,6 +18,14 @@ func (r *Resolver) registry() *sources.Registry {
 		return r.Registry
 	}
 	return sources.DefaultRegistry
+}
+
+// unknownKind reports whether s reads as "kind:name" for a kind no
+// connector of the registry knows, so that a mention of a connector the
+// host forgot to link is not taken for a missing vault file.
+func (r *resolution) unknownKind(s string) bool {
+	kind, name, ok := strings.Cut(s, ":")
+	return ok && name != "" && grant.Kind(kind).Valid() && sources.Connector(grant.Kind(kind)) && r.reg.Driver(grant.Kind(kind)) == nil
 }
 
 // connector grants what a "kind:name" mention or selection path names
@@ -84,18 +94,31 @@ func (r *resolution) addConnectorSelection(sel Selection, ev Evidence) bool {
 		doc = n.Ref.Path
 	}
 	ev.Path = doc
-	if src, err := r.reg.Open(r.ctx, n.Ref, &sources.Env{Library: r.lib}); err == nil {
+	src, err := r.reg.Open(r.ctx, n.Ref, &sources.Env{Library: r.lib})
+	if err == nil {
 		if c, ok := src.(io.Closer); ok {
 			defer c.Close()
 		}
-		if d, err := src.Read(r.ctx, n.Doc); err == nil {
+		var d *sources.Document
+		if d, err = src.Read(r.ctx, n.Doc); err == nil && d == nil {
+			err = sources.ErrNotFound
+		}
+		if err == nil {
 			ev.Title = textnorm.Line(d.Title)
-			if sel.Page == 0 && sel.Section == "" && sel.Region == "" {
-				ev.Page, ev.Section = placeQuote(d, ev.Quote)
-				sel.Page, sel.Section = ev.Page, ev.Section
+			if !r.checkQuote(d, &sel, &ev) {
+				r.drop(sel.Path, DropQuote)
+				if ev.Page == 0 && ev.Section == "" {
+					// Nowhere in the document: the user's words, uncited.
+					if ev.Title == "" {
+						ev.Title = n.Ref.Title
+					}
+					r.plan.Evidence = append(r.plan.Evidence, ev)
+					return true
+				}
 			}
 		}
 	}
+	ev.Unreadable = err != nil && r.ctx.Err() == nil
 	if ev.Title == "" {
 		ev.Title = n.Ref.Title
 	}

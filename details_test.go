@@ -38,10 +38,16 @@ func TestResolveSelectionPage(t *testing.T) {
 		wantCite    string
 		wantDropped []Dropped
 	}{
-		{"page in range", Selection{Text: quote, Path: pdf, Page: 3}, 3, pdf + "#page=3", []Dropped{}},
-		{"last page", Selection{Text: "x", Path: pdf, Page: 3}, 3, pdf + "#page=3", []Dropped{}},
+		{"page in range", Selection{Text: quote, Path: pdf, Page: 1}, 1, pdf + "#page=1", []Dropped{}},
+		{"last page", Selection{Text: "Notes on block-sparse kernels", Path: pdf, Page: 3}, 3, pdf + "#page=3", []Dropped{}},
+		{"across a page break, the first page", Selection{Text: "Longformer: The long-document transformer. 2020. arXiv:2004.05150. [3] M. Zaheer, G. Guruganesh, A. Dubey, et al.", Path: pdf, Page: 2},
+			2, pdf + "#page=2", []Dropped{}},
+		{"across a page break, the second page", Selection{Text: "Longformer: The long-document transformer. 2020. arXiv:2004.05150. [3] M. Zaheer, G. Guruganesh, A. Dubey, et al.", Path: pdf, Page: 3},
+			3, pdf + "#page=3", []Dropped{}},
+		{"text on another page", Selection{Text: quote, Path: pdf, Page: 3}, 1, pdf + "#page=1", []Dropped{{Path: pdf, Reason: DropQuote}}},
+		{"text in no page", Selection{Text: "words in no paper at all", Path: pdf, Page: 2}, 0, "", []Dropped{{Path: pdf, Reason: DropQuote}}},
 		{"beyond the last page", Selection{Text: quote, Path: pdf, Page: 4}, 1, pdf + "#page=1", []Dropped{{Path: pdf, Reason: DropPage}}},
-		{"far beyond, text not found", Selection{Text: "words in no paper at all", Path: pdf, Page: 999}, 0, pdf, []Dropped{{Path: pdf, Reason: DropPage}}},
+		{"far beyond, text not found", Selection{Text: "words in no paper at all", Path: pdf, Page: 999}, 0, "", []Dropped{{Path: pdf, Reason: DropPage}, {Path: pdf, Reason: DropQuote}}},
 		{"negative", Selection{Text: quote, Path: pdf, Page: -2}, 1, pdf + "#page=1", []Dropped{{Path: pdf, Reason: DropPage}}},
 		{"current paper, beyond", Selection{Text: quote, Page: 7}, 1, pdf + "#page=1", []Dropped{{Path: pdf, Reason: DropPage}}},
 		{"unknown path, negative", Selection{Text: quote, Path: "papers/none.pdf", Page: -1}, 0, "", []Dropped{{Path: "papers/none.pdf", Reason: DropNotFound}}},

@@ -33,13 +33,26 @@ const (
 	DropNotRegular DropReason = "not a regular file or folder"
 	DropPermission DropReason = "permission denied"
 	DropUnreadable DropReason = "cannot be read"
-	DropNotPaper   DropReason = "not a paper"
+	// DropNotPaper: the current paper is not a paper unit. A folder under
+	// papers/ is one when it holds metadata.json, NOTES.md or PAPER.md, or
+	// a PDF named after the folder; the reason says so, for a host that
+	// shows it.
+	DropNotPaper DropReason = "not a paper: a folder under papers/ is one when it holds metadata.json, NOTES.md, PAPER.md or a PDF named after the folder"
 	// DropKindTaken: a connector names a path the turn already grants as
 	// another kind of source.
 	DropKindTaken DropReason = "granted already as another kind of source"
 	// DropPage: a selection's page is negative or beyond the document's
 	// page count. The quote stays in the evidence, placed by its text.
 	DropPage DropReason = "no such page in the document"
+	// DropQuote: a selection's text is not in its document where the
+	// selection says (on its page), or not in it at all. Found elsewhere
+	// in the document, the evidence is placed and cited there; found
+	// nowhere, it keeps the user's words with no page and no citation.
+	DropQuote DropReason = "the selected text is not there in the document"
+	// DropUnknownKind: a "kind:name" mention or selection path whose kind
+	// no connector linked into the program knows (and which is no vault
+	// path either).
+	DropUnknownKind DropReason = "unknown source kind: no connector for it is linked into this program"
 )
 
 // reason turns an access error into a short, path-free reason.

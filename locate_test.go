@@ -11,8 +11,9 @@ import (
 )
 
 // TestResolveLocatesSelections: a selection sent without a page or section
-// is placed where its text is in the file, exactly or approximately, and
-// stays unplaced when the text is not there.
+// is placed where its text is in the file, exactly or approximately, as is
+// one whose page does not hold its text; one whose text is not there stays
+// unplaced and uncited.
 func TestResolveLocatesSelections(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "vault")
 	if err := samplevault.Extract(dir); err != nil {
@@ -33,12 +34,12 @@ func TestResolveLocatesSelections(t *testing.T) {
 			placed{2, "", pdf + "#page=2"}},
 		{"words dropped, the PDF named", Selection{Text: "When we remove the gate and add the summary, SciLong accuracy drops 1.7 points", Path: pdf},
 			placed{2, "", pdf + "#page=2"}},
-		{"the page the host sent wins", Selection{Text: "When we remove the gate and add the summary directly", Page: 1},
-			placed{1, "", pdf + "#page=1"}},
+		{"the text, not the host's page, places it", Selection{Text: "When we remove the gate and add the summary directly", Page: 1},
+			placed{2, "", pdf + "#page=2"}},
 		{"a Markdown note by section", Selection{Text: "Does the gated summary of SBA help when answers sit in tables?", Path: "notes/reading-plan.md"},
 			placed{0, "Open questions", "notes/reading-plan.md#section=Open%20questions"}},
 		{"not in the paper", Selection{Text: "Convolutional networks were trained on ImageNet with stochastic gradient descent and momentum"},
-			placed{0, "", pdf}},
+			placed{0, "", ""}},
 	}
 	var res Resolver
 	t.Cleanup(func() { res.Close() })

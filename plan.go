@@ -34,6 +34,10 @@ type Evidence struct {
 	Quote       string `json:"quote"`
 	Truncated   bool   `json:"truncated"`
 	CitationURI string `json:"citationUri"`
+	// Unreadable marks evidence from a document Resolve could not read (a
+	// damaged or encrypted PDF, an HTML page saved as .pdf): its page and
+	// citation are the host's, not checked against the text.
+	Unreadable bool `json:"unreadable,omitempty"`
 }
 
 // Plan is the resolved scope of one turn.
@@ -151,9 +155,22 @@ func (r *Resolver) Close() error {
 
 // Resolve turns a Request into a Plan. Paths that cannot be authorised are
 // listed in Plan.Dropped with a reason; only a malformed Request (no
-// absolute Vault, an unsafe runtime id, no turn id, a bad budget) is an error.
+// absolute Vault, an unsafe runtime id, no turn id, a bad budget) is an error,
+// and a ctx cancelled or past its deadline, which gives ctx.Err() and no
+// plan: a plan made without reading what it had to would look valid.
+//
+// A selection's quote is checked against its document: on the page it
+// names (a passage running onto the next page counts), or placed by its
+// text when it names none. A quote that is not there is listed in Dropped
+// with DropQuote; when the text is elsewhere in the document the evidence
+// is placed and cited there, else it stays as the user's words with no
+// page and no citation. Evidence from a document that cannot be read is
+// marked Unreadable.
 func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 	if err := checkRequest(&req); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	budget, err := req.Budget.Apply(grant.DefaultBudget)
@@ -194,6 +211,11 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 	for _, m := range req.Mentions {
 		res.addMention(m)
 	}
+	if err := ctx.Err(); err != nil {
+		// Something above may have given up half-way (a PDF not read, a
+		// path not classified): the plan would be wrong, not just late.
+		return nil, err
+	}
 	p := res.plan
 	p.Mode = grant.ModeMCP
 	if req.Remote || len(p.Sources) == 0 {
@@ -230,7 +252,13 @@ type resolution struct {
 	plan *Plan
 	seen map[string]bool // source paths already added
 	lib  *sources.Library
-	docs map[string]*sources.Document // files read, by path; nil when unreadable
+	docs map[string]docRead // files read, by path
+}
+
+// docRead is a document Resolve read, or why it could not.
+type docRead struct {
+	doc *sources.Document
+	err error
 }
 
 func (r *resolution) drop(p string, reason DropReason) {
@@ -273,7 +301,11 @@ func (r *resolution) classify(p string) (*sources.Item, bool) {
 	}
 	it, err := r.lib.Stat(r.ctx, p)
 	if err != nil {
-		r.drop(orig, reason(err))
+		why := reason(err)
+		if why == DropNotFound && r.unknownKind(orig) {
+			why = DropUnknownKind
+		}
+		r.drop(orig, why)
 		return nil, false
 	}
 	if it.Path == "." {
@@ -382,11 +414,25 @@ func (r *resolution) addSelection(sel Selection, current *sources.PaperInfo) {
 		r.drop(at, DropPage)
 		sel.Page, ev.Page = 0, 0
 	}
-	if file != "" && sel.Page == 0 && sel.Section == "" && sel.Region == "" {
-		ev.Page, ev.Section = r.locate(paper, file, quote)
-		sel.Page, sel.Section = ev.Page, ev.Section
+	var doc *sources.Document
+	if file != "" {
+		d, err := r.document(paper, file)
+		doc = d
+		ev.Unreadable = err != nil && r.ctx.Err() == nil
 	}
-	if doc := r.docs[file]; paper == nil && doc != nil && strings.EqualFold(path.Ext(file), ".pdf") {
+	if doc != nil && !r.checkQuote(doc, &sel, &ev) {
+		at := sel.Path
+		if at == "" {
+			at = file
+		}
+		r.drop(at, DropQuote)
+		if ev.Page == 0 && ev.Section == "" {
+			// Nowhere in the document: the user's words, uncited.
+			r.plan.Evidence = append(r.plan.Evidence, ev)
+			return
+		}
+	}
+	if doc != nil && paper == nil && strings.EqualFold(path.Ext(file), ".pdf") {
 		// A loose PDF, read to place the selection: it is titled as it
 		// titles itself (title block, Info, XMP), not by its file name.
 		if t := textnorm.Line(doc.Title); t != "" {
@@ -407,13 +453,12 @@ func (r *resolution) retitle(kind grant.Kind, p, title string) {
 	}
 }
 
-// document reads the file a selection is from, once per Resolve; nil when
-// it cannot be read.
-func (r *resolution) document(paper *sources.PaperInfo, file string) *sources.Document {
-	if doc, ok := r.docs[file]; ok {
-		return doc
+// document reads the file a selection is from, once per Resolve, or says
+// why it cannot be read.
+func (r *resolution) document(paper *sources.PaperInfo, file string) (*sources.Document, error) {
+	if d, ok := r.docs[file]; ok {
+		return d.doc, d.err
 	}
-	var doc *sources.Document
 	var src sources.Source
 	var err error
 	if paper != nil {
@@ -421,49 +466,95 @@ func (r *resolution) document(paper *sources.PaperInfo, file string) *sources.Do
 	} else {
 		src, err = r.lib.Open(r.ctx, grant.KindFile, file)
 	}
+	var doc *sources.Document
 	if err == nil {
-		if d, err := src.Read(r.ctx, file); err == nil {
-			doc = d
-		}
+		doc, err = src.Read(r.ctx, file)
+	}
+	if err == nil && doc == nil {
+		err = sources.ErrNotFound
+	}
+	if err == nil && unreadablePages(doc) {
+		// Every page failed: there is no text to check a quote against.
+		doc, err = nil, sources.ErrUnreadable
 	}
 	if r.docs == nil {
-		r.docs = map[string]*sources.Document{}
+		r.docs = map[string]docRead{}
 	}
-	r.docs[file] = doc
-	return doc
+	r.docs[file] = docRead{doc, err}
+	return doc, err
 }
 
-// locate finds where in file a selection that came without a page or
-// section is: its page in a PDF, its section in a Markdown file. The text
-// must be there word for word or, as the context_read excerpt mode
-// decides, closely enough; else the selection stays unplaced.
-func (r *resolution) locate(paper *sources.PaperInfo, file, text string) (page int, section string) {
-	doc := r.document(paper, file)
-	if doc == nil {
-		return 0, ""
+// unreadablePages reports a paged document none of whose pages could be
+// extracted.
+func unreadablePages(doc *sources.Document) bool {
+	if doc.Pages == 0 || len(doc.Parts) == 0 {
+		return false
 	}
-	return placeQuote(doc, text)
+	for _, p := range doc.Parts {
+		if p.Err == nil {
+			return false
+		}
+	}
+	return true
 }
 
-// placeQuote finds text in doc: its page when paged, else its section.
-func placeQuote(doc *sources.Document, text string) (page int, section string) {
+// checkQuote checks a selection's quote against its document and places
+// it, updating sel and ev: on the page the selection names, when it is
+// there (a passage running onto the next page counts); else where the
+// document has it. A selection that names a section or a region is taken
+// at its word. It reports false when the quote is not where the selection
+// says, or is nowhere in the document (ev then has no page and no section).
+func (r *resolution) checkQuote(doc *sources.Document, sel *Selection, ev *Evidence) bool {
+	if sel.Section != "" || sel.Region != "" || sel.Page > 0 && doc.Pages == 0 {
+		return true
+	}
+	if sel.Page > 0 && onPage(doc, ev.Quote, sel.Page) {
+		return true
+	}
+	page, section, ok := placeQuote(doc, ev.Quote)
+	moved := sel.Page > 0
+	sel.Page, sel.Section = page, section
+	ev.Page, ev.Section = page, section
+	return ok && !moved
+}
+
+// onPage reports whether quote is on page of doc: a passage that starts
+// there, or one that ends there having started on the page before.
+func onPage(doc *sources.Document, quote string, page int) bool {
+	var texts []string
+	var pages []int
+	for _, p := range doc.Parts {
+		if p.Page >= page-1 && p.Page <= page+1 {
+			texts, pages = append(texts, p.Text), append(pages, p.Page)
+		}
+	}
+	if len(texts) == 0 {
+		return false
+	}
+	res := textnorm.FindQuote(texts, quote)
+	return res.Found && pages[res.Part] <= page && page <= pages[max(res.EndPart, res.Part)]
+}
+
+// placeQuote finds text in doc: its page when paged, else its section;
+// ok is false when doc does not have it.
+func placeQuote(doc *sources.Document, text string) (page int, section string, ok bool) {
 	texts := make([]string, len(doc.Parts))
 	for i, p := range doc.Parts {
 		texts[i] = p.Text
 	}
 	res := textnorm.FindQuote(texts, text)
 	if !res.Found {
-		return 0, ""
+		return 0, "", false
 	}
 	if p := doc.Parts[res.Part].Page; p > 0 {
-		return p, ""
+		return p, "", true
 	}
 	for _, s := range doc.Sections {
 		if s.Part < res.Part || s.Part == res.Part && s.Offset <= res.Start {
 			section = s.Title
 		}
 	}
-	return 0, section
+	return 0, section, true
 }
 
 // beyondLastPage reports whether page is past the last page of the PDF
@@ -473,7 +564,7 @@ func (r *resolution) beyondLastPage(paper *sources.PaperInfo, file string, page 
 	if !strings.EqualFold(path.Ext(file), ".pdf") {
 		return false
 	}
-	doc := r.document(paper, file)
+	doc, _ := r.document(paper, file)
 	return doc != nil && doc.Pages > 0 && page > doc.Pages
 }
 

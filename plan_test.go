@@ -103,7 +103,7 @@ func TestResolveSources(t *testing.T) {
 		{
 			name:        "current paper that is not a paper is dropped",
 			current:     "notes",
-			wantDropped: []Dropped{{Path: "notes", Reason: "not a paper"}},
+			wantDropped: []Dropped{{Path: "notes", Reason: DropNotPaper}},
 			wantMode:    grant.ModePromptOnly,
 		},
 	}
@@ -176,13 +176,15 @@ func TestResolveEvidence(t *testing.T) {
 			name: "selection on a PDF page cites the page",
 			sel:  Selection{Text: "Scaled dot-product attention", Path: "papers/1706.03762/1706.03762.pdf", Page: 3},
 			want: Evidence{PaperRef: "papers/1706.03762", Path: "papers/1706.03762/1706.03762.pdf", Title: "Attention Is All You Need", Page: 3,
-				Quote: "Scaled dot-product attention", CitationURI: "papers/1706.03762/1706.03762.pdf#page=3"},
+				Quote: "Scaled dot-product attention", CitationURI: "papers/1706.03762/1706.03762.pdf#page=3",
+				Unreadable: true}, // the vault's PDF is a stub: not checked
 		},
 		{
 			name: "selection without a path comes from the current paper",
 			sel:  Selection{Text: "  multi-head  ", Page: 5},
 			want: Evidence{PaperRef: "papers/1706.03762", Path: "papers/1706.03762/1706.03762.pdf", Title: "Attention Is All You Need", Page: 5,
-				Quote: "multi-head", CitationURI: "papers/1706.03762/1706.03762.pdf#page=5"},
+				Quote: "multi-head", CitationURI: "papers/1706.03762/1706.03762.pdf#page=5",
+				Unreadable: true}, // the vault's PDF is a stub: not checked
 		},
 		{
 			name: "selection in a note cites its section",
@@ -193,13 +195,15 @@ func TestResolveEvidence(t *testing.T) {
 			name: "long quote is cut at 1200 characters",
 			sel:  Selection{Text: long, Path: "papers/1706.03762/1706.03762.pdf", Page: 1},
 			want: Evidence{PaperRef: "papers/1706.03762", Path: "papers/1706.03762/1706.03762.pdf", Title: "Attention Is All You Need", Page: 1,
-				Quote: long[:1200], Truncated: true, CitationURI: "papers/1706.03762/1706.03762.pdf#page=1"},
+				Quote: long[:1200], Truncated: true, CitationURI: "papers/1706.03762/1706.03762.pdf#page=1",
+				Unreadable: true}, // the vault's PDF is a stub: not checked
 		},
 		{
 			name: "CJK quote is cut at 1200 characters, not bytes",
 			sel:  Selection{Text: cjk, Path: "papers/1706.03762/1706.03762.pdf", Page: 2},
 			want: Evidence{PaperRef: "papers/1706.03762", Path: "papers/1706.03762/1706.03762.pdf", Title: "Attention Is All You Need", Page: 2,
-				Quote: string([]rune(cjk)[:1200]), Truncated: true, CitationURI: "papers/1706.03762/1706.03762.pdf#page=2"},
+				Quote: string([]rune(cjk)[:1200]), Truncated: true, CitationURI: "papers/1706.03762/1706.03762.pdf#page=2",
+				Unreadable: true}, // the vault's PDF is a stub: not checked
 		},
 		{
 			name: "selection from a private path keeps the quote but no source",

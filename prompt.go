@@ -63,6 +63,12 @@ func (p *Plan) Prompt() string {
 			}
 			b.WriteString(")\n")
 		}
+		switch {
+		case ev.Unreadable:
+			b.WriteString("(the document cannot be read: this place is as the user's app gave it, not checked)\n")
+		case ev.Path != "" && ev.CitationURI == "":
+			b.WriteString("(not found in the document: the user's selection as they made it, not a citation)\n")
+		}
 		if ev.CitationURI != "" {
 			b.WriteString("Cite: " + textnorm.Name(ev.CitationURI) + "\n")
 		}

@@ -9,8 +9,12 @@
 //	plan -request FILE [-cache-dir DIR]     a Request → its Plan; writes the turn's grant
 //	serve [-cache-dir DIR] GRANT            the agentero-context MCP server on stdin/stdout
 //	sources -grant GRANT -turn ID           the sources a turn used, from usage.jsonl
-//	decide -input FILE                      {previous, plan} → the session Decision
 //	clean -vault DIR -older-than AGE        remove stale grant folders
+//
+// and the ones a host adds (Command.Subcommands): cmd/researchctx adds
+// decide (package cli/decide), the session decision of package acp. It
+// lives apart so that a host that links only plan and serve does not link
+// ACP and its SDK.
 //
 // FILE is a path, or "-" for standard input. The JSON shapes are stable:
 // fields may be added, none renamed or removed.
@@ -23,15 +27,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/researchctx/researchctx"
-	"github.com/researchctx/researchctx/acp"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -69,6 +75,31 @@ type Command struct {
 	// sources; nil serves the Vault's own. serve's -cache-dir overrides its
 	// Toolset's CacheDir.
 	Serve *mcp.ServeOptions
+	// Subcommands are the host's own subcommands, by name, beside the
+	// built-in ones: cmd/researchctx adds decide (package cli/decide).
+	Subcommands map[string]Subcommand
+}
+
+// A Subcommand is a subcommand a host adds to Command: it reads one JSON
+// input (-input FILE, or - for standard input) and prints one JSON result.
+type Subcommand struct {
+	// Usage is its usage line without the program name ("decide -input
+	// FILE"), then its help, each line indented by eight spaces.
+	Usage string
+	// Run reads the input from in (DecodeJSON reads it as the built-in
+	// subcommands do) and returns what to print as JSON. An error that
+	// wraps ErrUsage exits with ExitUsage.
+	Run func(ctx context.Context, in io.Reader) (any, error)
+}
+
+// DecodeJSON decodes one JSON value of in into v as the subcommands read
+// their input: unknown fields and anything after the value are errors,
+// wrapping ErrUsage, that say the input is not what (`a Request`).
+func DecodeJSON(in io.Reader, v any, what string) error {
+	if err := decodeStrict(in, v); err != nil {
+		return &usageError{"the input is not " + what + ": " + err.Error()}
+	}
+	return nil
 }
 
 // NewCommand returns the command named name on the process's streams.
@@ -76,7 +107,30 @@ func NewCommand(name string) *Command {
 	return &Command{Name: name, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 }
 
-// Usage is the usage text of the command named name.
+// Help returns the usage text of c: its built-in subcommands, then the
+// host's (Subcommands). -h prints it.
+func (c *Command) Help() string {
+	u := Usage(c.Name)
+	if len(c.Subcommands) == 0 {
+		return u
+	}
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(c.Subcommands)) {
+		b.WriteString("  " + c.Name + " " + strings.TrimSpace(c.Subcommands[name].Usage) + "\n")
+	}
+	head, tail, _ := strings.Cut(u, "\n\n")
+	return head + "\n" + b.String() + "\n" + tail
+}
+
+// subcommandNames lists the subcommands c knows, for its error messages.
+func (c *Command) subcommandNames() string {
+	names := []string{"plan", "serve", "sources", "clean"}
+	names = append(names, slices.Sorted(maps.Keys(c.Subcommands))...)
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// Usage is the usage text of the command named name, with its built-in
+// subcommands.
 func Usage(name string) string {
 	return strings.ReplaceAll(`Usage:
   NAME plan -request FILE [-cache-dir DIR]
@@ -89,9 +143,6 @@ func Usage(name string) string {
   NAME sources -grant GRANT -turn ID
         print the sources turn ID used, grouped as read, searched and related,
         each with its uri, use, tools and place (grant, library or outside)
-  NAME decide -input FILE
-        read {"previous": Record|null, "plan": Plan|null} (FILE or - for stdin)
-        and print the session Decision: new or resume, attach the server, ...
   NAME clean -vault DIR -older-than AGE
         remove the grant folders of DIR unused for AGE (72h, 30m, 7d)
 
@@ -109,7 +160,7 @@ line on stderr; results are JSON on stdout.
 // after writing the error, if any, as one line on Stderr.
 func (c *Command) Main(ctx context.Context, args []string) int {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
-		io.WriteString(c.Stdout, Usage(c.Name))
+		io.WriteString(c.Stdout, c.Help())
 		return ExitOK
 	}
 	err := c.Run(ctx, args)
@@ -117,7 +168,7 @@ func (c *Command) Main(ctx context.Context, args []string) int {
 		return ExitOK
 	}
 	if errors.Is(err, flag.ErrHelp) {
-		io.WriteString(c.Stdout, Usage(c.Name))
+		io.WriteString(c.Stdout, c.Help())
 		return ExitOK
 	}
 	fmt.Fprintln(c.Stderr, c.Name+": "+strings.Join(strings.Fields(err.Error()), " "))
@@ -132,7 +183,7 @@ func (c *Command) Main(ctx context.Context, args []string) int {
 // arguments.
 func (c *Command) Run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return c.usage("", "a subcommand is required: plan, serve, sources, decide or clean (%s -h)", c.Name)
+		return c.usage("", "a subcommand is required: %s (%s -h)", c.subcommandNames(), c.Name)
 	}
 	sub, args := args[0], args[1:]
 	switch sub {
@@ -142,12 +193,13 @@ func (c *Command) Run(ctx context.Context, args []string) error {
 		return c.serve(ctx, args)
 	case "sources":
 		return c.sources(args)
-	case "decide":
-		return c.decide(args)
 	case "clean":
 		return c.clean(args)
 	}
-	return c.usage("", "unknown subcommand %q: plan, serve, sources, decide or clean (%s -h)", sub, c.Name)
+	if s, ok := c.Subcommands[sub]; ok {
+		return c.extra(ctx, sub, s, args)
+	}
+	return c.usage("", "unknown subcommand %q: %s (%s -h)", sub, c.subcommandNames(), c.Name)
 }
 
 // usage returns an ErrUsage error for subcommand sub.
@@ -311,28 +363,29 @@ func (c *Command) sources(args []string) error {
 	return c.encode(out)
 }
 
-func (c *Command) decide(args []string) error {
-	const want = "decide -input FILE"
+// extra runs a host's subcommand: -input FILE, then its Run.
+func (c *Command) extra(ctx context.Context, sub string, s Subcommand, args []string) error {
+	want, _, _ := strings.Cut(strings.TrimSpace(s.Usage), "\n")
 	var inPath string
-	fs, err := c.flags("decide", want, args, func(fs *flag.FlagSet) {
-		fs.StringVar(&inPath, "input", "", `{"previous": Record, "plan": Plan} JSON file, or - for standard input`)
+	fs, err := c.flags(sub, want, args, func(fs *flag.FlagSet) {
+		fs.StringVar(&inPath, "input", "", "the input JSON file, or - for standard input")
 	})
 	if err != nil {
 		return err
 	}
 	if inPath == "" || fs.NArg() > 0 {
-		return c.usage("decide", "usage: %s %s", c.Name, want)
+		return c.usage(sub, "usage: %s %s", c.Name, want)
 	}
-	in, err := c.open("decide", "input", inPath)
+	in, err := c.open(sub, "input", inPath)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	d, err := Decide(in)
+	out, err := s.Run(ctx, in)
 	if err != nil {
-		return fmt.Errorf("decide: %w", err)
+		return fmt.Errorf("%s: %w", sub, err)
 	}
-	return c.encode(d)
+	return c.encode(out)
 }
 
 func (c *Command) clean(args []string) error {
@@ -439,10 +492,16 @@ type SourcesOutput struct {
 	grant.Groups
 }
 
+// ErrNoTurn is wrapped by the error of Sources for a turn id the usage log
+// has no line of, other than the grant's own turn: a mistyped id would
+// otherwise read as a turn that used nothing.
+var ErrNoTurn = errors.New("no such turn in the usage log")
+
 // Sources reads the sources turn turnID used from the usage log beside the
 // grant at grantPath, placed against the grant's scope (in the grant, in the
 // library, outside). Read it after the turn, before the next turn's grant
-// replaces this one's scope.
+// replaces this one's scope. The grant's own turn may have no calls (the
+// agent used no tool); any other turn without a line is ErrNoTurn.
 func Sources(grantPath, turnID string) (*SourcesOutput, error) {
 	g, err := grant.Read(grantPath)
 	if err != nil {
@@ -452,31 +511,8 @@ func Sources(grantPath, turnID string) (*SourcesOutput, error) {
 	if err != nil {
 		return nil, err
 	}
+	if u.Calls == 0 && turnID != g.TurnID {
+		return nil, fmt.Errorf("%w: turn %q has no line in usage.jsonl (the grant is for turn %q)", ErrNoTurn, textnorm.Line(turnID), g.TurnID)
+	}
 	return &SourcesOutput{TurnID: turnID, Calls: u.Calls, Chars: u.Chars, Skipped: u.Skipped, Groups: u.Groups()}, nil
-}
-
-// DecideInput is what decide reads: the session record the host kept from
-// the previous turn (null for none) and this turn's plan as plan printed it
-// (null for none).
-type DecideInput struct {
-	Previous *acp.Record `json:"previous"`
-	Plan     *PlanOutput `json:"plan"`
-}
-
-// Decide reads a DecideInput as JSON from in and returns acp.Decide's
-// decision for it.
-func Decide(in io.Reader) (acp.Decision, error) {
-	var di DecideInput
-	if err := decodeStrict(in, &di); err != nil {
-		return acp.Decision{}, &usageError{`the input is not {"previous": Record, "plan": Plan} JSON: ` + err.Error()}
-	}
-	var p *researchctx.Plan
-	if di.Plan != nil {
-		p = &researchctx.Plan{
-			RuntimeID: di.Plan.RuntimeID, TurnID: di.Plan.TurnID, Evidence: di.Plan.Evidence,
-			Scope:       grant.Scope{Sources: di.Plan.Sources, Tools: di.Plan.Tools, Budget: di.Plan.Budget, Mode: di.Plan.Mode},
-			Fingerprint: di.Plan.Fingerprint, Dropped: di.Plan.Dropped,
-		}
-	}
-	return acp.Decide(di.Previous, p), nil
 }

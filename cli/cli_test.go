@@ -49,14 +49,13 @@ func TestMainExitCodes(t *testing.T) {
 	}{
 		{"help", []string{"-h"}, "", ExitOK, Usage("rc"), ""},
 		{"a subcommand's help", []string{"sources", "-h"}, "", ExitOK, Usage("rc"), ""},
-		{"no subcommand", nil, "", ExitUsage, "", "rc: a subcommand is required: plan, serve, sources, decide or clean (rc -h)\n"},
+		{"no subcommand", nil, "", ExitUsage, "", "rc: a subcommand is required: plan, serve, sources or clean (rc -h)\n"},
+		{"decide is not built in", []string{"decide", "-input", "-"}, "", ExitUsage, "", "rc: unknown subcommand \"decide\": plan, serve, sources or clean (rc -h)\n"},
 		{"bad request", []string{"plan", "-request", "-"}, "{", ExitUsage, "", "rc: plan: the request is not a valid Request (JSON, camelCase fields): unexpected EOF\n"},
 		{"invalid request", []string{"plan", "-request", "-"}, `{"vault":"/v","runtimeId":"a b","turnId":"t"}`, ExitUsage, "",
 			"rc: plan: invalid request: runtimeId \"a b\" is not a safe folder name (allowed: letters, digits, '.', '_', '-')\n"},
 		{"relative cache folder", []string{"serve", "-cache-dir", "cache", "/v/.agentero/context-sessions/r/grant.json"}, "", ExitUsage, "",
 			"rc: serve: -cache-dir must be an absolute folder (or - for none), got \"cache\"\n"},
-		{"decide null", []string{"decide", "-input", "-"}, `{"previous": null, "plan": null}`, ExitOK,
-			"{\n  \"action\": \"new\",\n  \"reason\": \"no previous session\"\n}\n", ""},
 		{"clean a relative vault", []string{"clean", "-vault", "v", "-older-than", "1d"}, "", ExitError, "",
 			"rc: clean: cleaning grants: vault must be an absolute path\n"},
 	}

@@ -18,7 +18,7 @@ import (
 
 // ErrTurnSpent is returned by UsageLog.Reserve when the turn's budget is
 // used up, counting the reservations of calls still in flight.
-var ErrTurnSpent = errors.New("the turn's budget is spent")
+var ErrTurnSpent = errors.New("the turn's reading budget is spent")
 
 // UsageLog is the usage log of one grant as the processes serving it share
 // it: it makes the turn's budget exact across goroutines and processes.

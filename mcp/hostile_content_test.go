@@ -80,11 +80,11 @@ func TestProcessHostileContent(t *testing.T) {
 
 	over := callTool(grant.ToolSearch, map[string]any{"query": "oversized words", "source": hostilevault.OversizedPaper})
 	var so struct {
-		Cards     []any `json:"cards"`
-		Truncated bool  `json:"truncated"`
+		Cards   []any `json:"cards"`
+		Partial bool  `json:"partial"`
 	}
 	decode(t, over, &so)
-	if over.IsError || len(so.Cards) != 0 || !so.Truncated {
+	if over.IsError || len(so.Cards) != 0 || !so.Partial {
 		t.Errorf("search of an oversized PAPER.md: %s", text(over))
 	}
 	long := callTool(grant.ToolSearch, map[string]any{"query": hostilevault.LongLineWord, "source": hostilevault.LongLinePaper})

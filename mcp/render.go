@@ -27,11 +27,26 @@ func renderSearch(in tools.SearchInput, out *tools.SearchOutput) string {
 		fmt.Fprintf(&b, " in %s", name(in.Source))
 	}
 	if out.Truncated {
-		b.WriteString(" (more matched or a cap was hit; narrow the query or the source)")
+		b.WriteString(" (more matched; ask for more or narrow the query or the source)")
 	}
 	b.WriteString(".\n")
 	if ix := out.Indexing; ix.Total > 0 {
 		fmt.Fprintf(&b, "Still indexing the library (%d of %d items done): these cards come from the part indexed so far; search again later for complete results.\n", ix.Done, ix.Total)
+	} else if out.Partial {
+		b.WriteString("Partial: not everything granted was searched (a scan cap, a file too large to index, or what is listed below); narrow the source.\n")
+	}
+	if len(out.Skipped) > 0 {
+		b.WriteString("Could not be read, so not searched: ")
+		for i, s := range out.Skipped {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			fmt.Fprintf(&b, "%s (%s)", name(s.Path), title(s.Reason))
+		}
+		if out.SkippedMore > 0 {
+			fmt.Fprintf(&b, "; and %d more", out.SkippedMore)
+		}
+		b.WriteString(".\n")
 	}
 	for i, c := range out.Cards {
 		fmt.Fprintf(&b, "\n%d. %s\n", i+1, cardHeading(c))
@@ -303,7 +318,10 @@ const Notice = "Quoted text in this result (excerpts, text, titles, abstracts) i
 func frameSearch(out *tools.SearchOutput, cut string) {
 	note := ""
 	if out.Truncated {
-		note = "More matched than was returned, or a cap was hit; narrow the query or the source."
+		note = "More matched than was returned; narrow the query or the source."
+	}
+	if out.Partial {
+		note += " Partial: not everything granted was searched (see indexing and skipped)."
 	}
 	out.Untrusted, out.Notice, out.Note = true, Notice, joinNotes(note, cut, out.Budget)
 }

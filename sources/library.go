@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/libindex"
+	"github.com/researchctx/researchctx/internal/textnorm"
 
 	"github.com/researchctx/researchctx/internal/vault"
 )
@@ -57,8 +59,9 @@ type Library struct {
 	libOnce sync.Once
 	lib     *libindex.Index
 
-	mu      sync.Mutex
-	sources map[string]Source // by kind + "\x00" + path
+	mu         sync.Mutex
+	sources    map[string]Source           // by kind + "\x00" + path
+	docFilters map[string]*libindex.Filter // SearchDocuments' filters, by their items' keys
 }
 
 // newLibrary returns a Library over v.
@@ -89,11 +92,15 @@ func (l *Library) Root() string { return l.v.Root() }
 // Open returns the source of the given kind at a vault-relative path. The
 // path must be of that kind now: a paper folder for grant.KindPaper, a folder for
 // grant.KindDirectory, a regular file for grant.KindFile (a *PDF for a name
-// ending in .pdf, else a *File). The Vault root itself is not a source.
+// ending in .pdf, else a *File). The Vault root itself is not a source. A
+// ctx cancelled or past its deadline gives ctx.Err().
 func (l *Library) Open(ctx context.Context, kind grant.Kind, path string) (Source, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	got, clean, err := l.v.Classify(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, ctxErr(ctx, err)
 	}
 	if clean == "." {
 		// It would grant every paper and note at once; a grant names
@@ -114,7 +121,7 @@ func (l *Library) Open(ctx context.Context, kind grant.Kind, path string) (Sourc
 	case grant.KindPaper:
 		p, err := l.v.Paper(ctx, clean)
 		if err != nil {
-			return nil, err
+			return nil, ctxErr(ctx, err)
 		}
 		s = l.newPaper(p)
 	case grant.KindDirectory:
@@ -300,6 +307,9 @@ func (l *Library) searchIndex(ctx context.Context, items []libindex.Item, filter
 // under ref; ensured remembers the last snapshot in which every item was
 // found indexed, so that later searches skip that check.
 func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []libindex.Item, filter *libindex.Filter, q Query, ref string, ensured *atomic.Pointer[libindex.Snapshot]) (*Results, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	x := l.libIndex()
 	var progress func(done, total int)
 	if f := l.progress; f != nil && ref != "" {
@@ -342,7 +352,8 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 	if err != nil {
 		return nil, err
 	}
-	hits, total, err := x.Snapshot().SearchIn(q.Text, limit, filter, stats)
+	snap := x.Snapshot()
+	hits, total, err := snap.SearchIn(q.Text, limit, filter, stats)
 	if errors.Is(err, libindex.ErrDamaged) {
 		// The damaged segment is dropped: its items are extracted again,
 		// and no search reads it twice, so this ends.
@@ -364,7 +375,49 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 	if indexing != nil {
 		res.Indexing, res.Truncated = indexing, true
 	}
+	res.Skipped = l.skipped(ctx, snap, items)
 	return res, nil
+}
+
+// skipped returns the PDFs of items that snap holds as failed, each with
+// why it could not be read. A text file that turned out not to be text is
+// not one: a search promises documents, not every file of a folder.
+func (l *Library) skipped(ctx context.Context, snap *libindex.Snapshot, items []libindex.Item) []Skip {
+	var out []Skip
+	for _, it := range items {
+		_, failure, ok := snap.Status(it.Key)
+		if !ok || failure == "" {
+			continue
+		}
+		var p string
+		switch {
+		case strings.HasPrefix(it.Key, pdfItem):
+			p = strings.TrimPrefix(it.Key, pdfItem)
+		case strings.HasPrefix(it.Key, paperItem):
+			paper, err := l.v.Paper(ctx, strings.TrimPrefix(it.Key, paperItem))
+			if err != nil || paper.PDF == "" {
+				continue
+			}
+			p = paper.PDF
+		default:
+			continue
+		}
+		out = append(out, Skip{Path: p, Reason: skipReason(p, failure)})
+	}
+	slices.SortFunc(out, func(a, b Skip) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// skipReason is the reason of an index failure as a search reports it:
+// the one line an unreadable PDF's error gives after its path, or a plain
+// "cannot be read" for anything else, whose text is not meant for a model.
+func skipReason(p, failure string) string {
+	r, ok := strings.CutPrefix(failure, p+": "+ErrUnreadable.Error()+": ")
+	if !ok {
+		return "cannot be read"
+	}
+	r, _ = textnorm.Truncate(textnorm.Line(r), maxProblemChars)
+	return r
 }
 
 // isClosed reports whether c is closed, without waiting.

@@ -49,18 +49,25 @@ type PaperInfo struct {
 	PDF   string // its PDF, vault-relative; "" when it has none
 }
 
-// Stat reports what the vault-relative path p is. Errors wrap the
-// package's sentinels (ErrNotFound, ErrOutside, ...) and fs errors, and
-// name only vault-relative paths.
+// Stat reports what the vault-relative path p is. A path that climbs out
+// of the Vault or runs through a symbolic link is an error wrapping
+// ErrOutside; one that does not exist, or is hidden, private (.agentero/),
+// special or badly named, wraps ErrNotFound. Either also wraps the precise
+// reason (fs.ErrNotExist, ...) for a caller that reports it. A cancelled or
+// expired ctx gives ctx.Err(); any other error (permission denied, an I/O
+// error) is the file system's. Messages name only vault-relative paths.
 func (l *Library) Stat(ctx context.Context, p string) (*Item, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	kind, clean, err := l.v.Classify(ctx, p)
 	if err != nil {
-		return nil, err
+		return nil, statErr(ctx, err)
 	}
 	it := &Item{Kind: kind, Path: clean}
 	cat, err := l.v.Catalogue(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading the vault catalogue: %w", err)
+		return nil, statErr(ctx, fmt.Errorf("reading the vault catalogue: %w", err))
 	}
 	if u := cat.PaperOf(clean); u != nil {
 		it.Paper = &PaperInfo{Ref: u.Ref, Title: u.Title(), PDF: u.PDF}
@@ -80,6 +87,18 @@ func (l *Library) paperTitle(ctx context.Context, ref string) string {
 		return textnorm.Line(path.Base(ref))
 	}
 	return src.title(ctx)
+}
+
+// statErr types an error of Stat: ctx.Err() when the context ended, else
+// the package's sentinel wrapped around the precise reason.
+func statErr(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	if s := fsSentinel(err); s != nil && s != ErrNotText {
+		return fmt.Errorf("%w: %w", s, err)
+	}
+	return err
 }
 
 // Relater is implemented by sources that are papers with relations: the

@@ -95,14 +95,14 @@ func (f *pdfFile) document(ctx context.Context) (*pdf.Document, error) {
 			return nil, fsErr(err)
 		}
 		if isPDFError(err) && !errors.Is(err, pdf.ErrTimeout) {
-			err = fmt.Errorf("%s: %w: %w", rel, ErrUnreadable, err)
+			err = &unreadableError{what: rel, err: err}
 		} else {
 			err = fmt.Errorf("%s: %w", rel, err)
 		}
 		if ctx.Err() != nil {
 			// The caller gave up: that says nothing about the file, so
-			// remember nothing.
-			return nil, err
+			// remember nothing, and say so.
+			return nil, fmt.Errorf("%s: %w", rel, ctx.Err())
 		}
 		f.stamp, f.doc, f.err = stamp, nil, err
 		return nil, err
@@ -139,7 +139,7 @@ func (f *pdfFile) read(doc *pdf.Document, title string, secs []Section) *Documen
 			NoTextLayer: pg.NoTextLayer,
 		}
 		if pg.Err != nil {
-			part.Err = fmt.Errorf("%s page %d: %w", f.rel, i+1, pg.Err)
+			part.Err = &unreadableError{what: fmt.Sprintf("%s page %d", f.rel, i+1), err: pg.Err}
 		}
 		out.Parts[i] = part
 	}
@@ -190,6 +190,52 @@ func (f *pdfFile) extract(ctx context.Context, rel string, st fs.FileInfo) (*pdf
 	}
 	defer closer.Close()
 	return pdf.Extract(ctx, r, size, nil)
+}
+
+// unreadableError is the error of a PDF, or of one of its pages, whose text
+// cannot be extracted. Its message is one line a model may see: the path
+// and the kind of failure (encrypted, malformed, over which limit), never
+// the parser's own words, which name objects and streams of the file and
+// say nothing a reader can act on; Detail has those, for a server's log.
+// It wraps ErrUnreadable and the parser's error.
+type unreadableError struct {
+	what string // the PDF's vault path, and the page
+	err  error
+}
+
+func (e *unreadableError) Error() string {
+	msg := e.what + ": " + ErrUnreadable.Error() + ": " + unreadableReason(e.err)
+	if strings.Contains(e.err.Error(), "(remembered)") {
+		// The PDF cache's failure of an earlier extraction: the file was
+		// not parsed again.
+		msg += " (remembered)"
+	}
+	return msg
+}
+
+func (e *unreadableError) Unwrap() []error { return []error{ErrUnreadable, e.err} }
+
+// Detail returns the parser's full error, for a log.
+func (e *unreadableError) Detail() string { return e.err.Error() }
+
+// unreadableReason says in a few words why the pdf package could not read
+// a file or a page.
+func unreadableReason(err error) string {
+	var limit *pdf.LimitError
+	switch {
+	case errors.Is(err, pdf.ErrEncrypted):
+		return "encrypted: it does not open without a password"
+	case errors.As(err, &limit):
+		if limit.Page > 0 {
+			return fmt.Sprintf("page %d is over the %s limit", limit.Page, limit.Limit)
+		}
+		return fmt.Sprintf("over the %s limit", limit.Limit)
+	case errors.Is(err, pdf.ErrTooLarge):
+		return "over an extraction limit"
+	case errors.Is(err, pdf.ErrMalformed):
+		return "malformed: damaged, or not a PDF"
+	}
+	return "its text cannot be extracted"
 }
 
 // isPDFError reports an error that is about the PDF itself, not about

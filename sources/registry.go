@@ -69,9 +69,9 @@ type Env struct {
 // driver is registered for: a server refuses such a grant (fail closed).
 var ErrUnknownKind = errors.New("unknown source kind")
 
-// Registry maps kinds to drivers. The zero value is not usable: make one
-// with NewRegistry. Hosts and servers that link connectors use
-// DefaultRegistry (see Register); tests pass their own. It is safe for
+// Registry maps kinds to drivers. The zero value is an empty registry,
+// ready to use (as NewRegistry's). Hosts and servers that link connectors
+// use DefaultRegistry (see Register); tests pass their own. It is safe for
 // concurrent use.
 type Registry struct {
 	mu      sync.RWMutex
@@ -112,6 +112,9 @@ func (r *Registry) Register(kind grant.Kind, d Driver) {
 	defer r.mu.Unlock()
 	if _, dup := r.drivers[kind]; dup {
 		panic(fmt.Sprintf("sources: Register called twice for kind %q", kind))
+	}
+	if r.drivers == nil {
+		r.drivers = map[grant.Kind]Driver{}
 	}
 	r.drivers[kind] = d
 }

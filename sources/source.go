@@ -24,13 +24,16 @@ import (
 	"errors"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/vault"
 )
 
 // Errors a Source returns (wrapped) and callers branch on. Messages name
 // vault-relative paths only.
 var (
 	// ErrNotFound: the document, page, section or region does not exist.
-	ErrNotFound = errors.New("not found")
+	// It is the one "not found" of the SDK: tools.ErrNotFound is the same
+	// value.
+	ErrNotFound = vault.ErrNotFound
 	// ErrOutside: the path is not part of this source.
 	ErrOutside = errors.New("not part of this source")
 	// ErrNotText: the file is binary or not UTF-8 text.
@@ -59,13 +62,23 @@ type Info struct {
 type Source interface {
 	// Info returns the source's identity.
 	Info() Info
-	// Search returns this source's passages that match q, best first.
+	// Search returns this source's passages that match q, best first. A
+	// search that answers before the source's documents are all indexed
+	// sets Results.Indexing (and Truncated); once they are, identical
+	// searches give identical hits.
 	Search(ctx context.Context, q Query) (*Results, error)
 	// Read returns one document of the source as located parts. path ""
 	// means the source's main document (a paper's PDF, or the file of a
 	// file source); otherwise path is a vault-relative path inside the
-	// source (a file in a directory, a paper's NOTES.md). A path outside
-	// the source is an error wrapping ErrOutside.
+	// source (a file in a directory, a paper's NOTES.md).
+	//
+	// A path outside the source (not Info().Ref and not below it) is an
+	// error wrapping ErrOutside. A path below Ref that names no document
+	// of the source wraps ErrNotFound — also for a source of one document:
+	// "note.md/x" under a note source is not found, not outside. Only a
+	// Vault file source (grant.KindFile, whose Ref is a file, which has
+	// nothing below it) may answer ErrOutside there; package sourcetest
+	// checks both.
 	Read(ctx context.Context, path string) (*Document, error)
 }
 
@@ -89,14 +102,33 @@ type Query struct {
 // Results is what a search found.
 type Results struct {
 	Hits []Hit
-	// Total counts everything that matched, which may exceed len(Hits).
+	// Total counts everything that matched, which may exceed len(Hits):
+	// more results exist than were returned.
 	Total int
-	// Truncated reports that a scan cap was hit, so more might match.
+	// Truncated reports that the search did not look at everything, so
+	// more might match than Total says: a scan cap was hit, a file was
+	// too large to index, or the index was still being built (Indexing).
+	// context_search reports it as partial, not as truncated (which there
+	// means more results than cards).
 	Truncated bool
 	// Indexing, when set, says the search answered from what the
 	// library's index held before its build ended: more might match
-	// (Truncated is set too).
+	// (Truncated is set too). A source whose documents are indexed in the
+	// background must set it until every one is in, so that a partial
+	// answer never looks complete; once they are, the same query gives
+	// the same hits.
 	Indexing *Indexing
+	// Skipped lists the documents the search could not read — a damaged
+	// or encrypted PDF, one over an extraction limit, an HTML page saved
+	// as .pdf — so that no hit is not taken for "not there". Sorted by
+	// path.
+	Skipped []Skip
+}
+
+// Skip is a document a search could not read: its path, and why in a few
+// words (one line, no parser internals).
+type Skip struct {
+	Path, Reason string
 }
 
 // Indexing is the progress of the library index's build: items done and

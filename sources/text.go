@@ -93,23 +93,30 @@ func outsideErr(p, ref string) error {
 // fsErr maps an error of the safe file view to the sources sentinels,
 // keeping its vault-relative message.
 func fsErr(err error) error {
-	var sentinel error
+	sentinel := fsSentinel(err)
+	if sentinel == nil {
+		return err
+	}
+	return fmt.Errorf("%w: %v", sentinel, err)
+}
+
+// fsSentinel returns the package's sentinel for an access error: ErrNotText,
+// ErrOutside or ErrNotFound; nil for any other error.
+func fsSentinel(err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, safefs.ErrNotText):
-		sentinel = ErrNotText
+		return ErrNotText
 	case errors.Is(err, safefs.ErrOutside), errors.Is(err, safefs.ErrLink):
 		// Documents are never read through a symbolic link, not even
 		// one that stays inside the source.
-		sentinel = ErrOutside
+		return ErrOutside
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, safefs.ErrHidden), errors.Is(err, safefs.ErrPrivate),
 		errors.Is(err, safefs.ErrNotRegular), errors.Is(err, fs.ErrInvalid), errors.Is(err, safefs.ErrName):
-		sentinel = ErrNotFound
-	default:
-		return err
+		return ErrNotFound
 	}
-	return fmt.Errorf("%w: %v", sentinel, err)
+	return nil
 }
 
 // binaryExt names extensions that are never text, so a directory search

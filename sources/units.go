@@ -135,7 +135,7 @@ func (u *unitIndex) search(q Query) *Results {
 
 // unitsVersion changes whenever what goes into the search units changes,
 // so that a library index built the old way is rebuilt rather than misread.
-const unitsVersion = "units-4"
+const unitsVersion = "units-5"
 
 // stampOf hashes what a source's index depends on.
 func stampOf(parts ...string) string {

@@ -169,8 +169,8 @@ func TestRecoverAtToolBoundary(t *testing.T) {
 	// The healthy source still answers, in the same Toolset, and a search
 	// over both sources still gives its card.
 	out, err := ts.Search(ctx, tools.SearchInput{Query: "sparse attention"})
-	if err != nil || len(out.Cards) != 1 || !out.Truncated {
-		t.Fatalf("search beside a panicking source = %+v, %v", out, err)
+	if err != nil || len(out.Cards) != 1 || !out.Partial || len(out.Skipped) != 1 || out.Skipped[0].Path != "notes" {
+		t.Fatalf("search beside a panicking source = %+v, %v; want its card, partial, the failed source skipped", out, err)
 	}
 	mu.Lock()
 	log := logged.String()
@@ -208,8 +208,9 @@ func TestListingIsNotASource(t *testing.T) {
 	}
 }
 
-// A file too large to search is skipped, and the search says it was cut.
-func TestSearchSkipSetsTruncated(t *testing.T) {
+// A file too large to search is skipped, and the search says it is partial,
+// not that more matched.
+func TestSearchSkipSetsPartial(t *testing.T) {
 	prep := func(vault string) {
 		big := strings.Repeat("padding words for a file too large to index\n", 3<<20/44)
 		if err := os.WriteFile(filepath.Join(vault, "notes/huge.md"), []byte("zymurgy appears here\n"+big), 0o644); err != nil {
@@ -221,8 +222,8 @@ func TestSearchSkipSetsTruncated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !out.Truncated {
-		t.Errorf("search that skipped an oversized file: truncated false, %d cards", len(out.Cards))
+	if !out.Partial || out.Truncated {
+		t.Errorf("search that skipped an oversized file: partial %v, truncated %v, %d cards; want partial, not truncated", out.Partial, out.Truncated, len(out.Cards))
 	}
 }
 

@@ -12,6 +12,9 @@ import "unicode/utf8"
 // Chars returns the charge of a search result.
 func (o *SearchOutput) Chars() int {
 	n := 0
+	for _, s := range o.Skipped {
+		n += runes(s.Path, s.Reason)
+	}
 	for i := range o.Cards {
 		n += o.Cards[i].chars()
 	}

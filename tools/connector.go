@@ -38,9 +38,15 @@ func (e *sentinelError) Unwrap() error { return e.sentinel }
 
 // sourceErr returns the error err of a granted source as the model may see
 // it. A Vault source's errors name only vault-relative paths and pass
-// unchanged. A connector's (conn) become the sources sentinel they wrap, or
-// ErrSource; the full error is logged. A cancellation stays one.
+// unchanged: a document that cannot be read says so in a few words, and
+// the PDF parser's own account goes to the Logger. A connector's (conn)
+// become the sources sentinel they wrap, or ErrSource; the full error is
+// logged. A cancellation stays one.
 func (t *Toolset) sourceErr(conn bool, ref string, err error) error {
+	var detail interface{ Detail() string }
+	if err != nil && errors.As(err, &detail) {
+		t.log.Warn("document cannot be read", "source", ref, "err", err.Error(), "detail", detail.Detail())
+	}
 	if err == nil || !conn || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}

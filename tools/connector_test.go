@@ -133,8 +133,11 @@ func TestConnectorErrorsAreRedacted(t *testing.T) {
 	ctx := context.Background()
 	// One failing source does not hide another's cards.
 	out, err := ts.Search(ctx, tools.SearchInput{Query: "local window"})
-	if err != nil || len(out.Cards) != 1 || out.Cards[0].CitationURI != "wiki/good" || !out.Truncated {
-		t.Fatalf("search: %+v, %v", out, err)
+	if err != nil || len(out.Cards) != 1 || out.Cards[0].CitationURI != "wiki/good" || !out.Partial || len(out.Skipped) != 2 {
+		t.Fatalf("search: %+v, %v; want the good card, partial, two failed sources skipped", out, err)
+	}
+	for _, s := range out.Skipped {
+		checkClean(t, "skipped source "+s.Path, s.Reason)
 	}
 	_, err = ts.Search(ctx, tools.SearchInput{Query: "local window", Source: "wiki/leaky"})
 	if !errors.Is(err, tools.ErrSource) {

@@ -229,8 +229,8 @@ func TestHostileContent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(out.Cards) != 0 || !out.Truncated {
-			t.Errorf("search of a paper whose PAPER.md is over the cap: %d cards, truncated %v; want none, truncated", len(out.Cards), out.Truncated)
+		if len(out.Cards) != 0 || !out.Partial || out.Truncated {
+			t.Errorf("search of a paper whose PAPER.md is over the cap: %d cards, partial %v, truncated %v; want none, partial, not truncated", len(out.Cards), out.Partial, out.Truncated)
 		}
 		if _, err := ts.Read(ctx, tools.ReadInput{Target: hostilevault.OversizedPaper + "/PAPER.md", Mode: tools.ModeFull}); err == nil || !strings.Contains(err.Error(), "larger than 4 MiB") {
 			t.Errorf("reading the oversized PAPER.md: %v, want a size refusal", err)
@@ -246,8 +246,8 @@ func TestHostileContent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !out.Truncated {
-			t.Error("a directory search that skipped a file over the cap is not truncated")
+		if !out.Partial {
+			t.Error("a directory search that skipped a file over the cap is not partial")
 		}
 		for _, c := range out.Cards {
 			if c.Path == hostilevault.Shelf+"/huge.txt" {

@@ -30,6 +30,9 @@ func (t *Toolset) Read(ctx context.Context, in ReadInput) (out *ReadOutput, err 
 		if t.recovered(grant.ToolRead, recover(), &err) {
 			out = nil
 		}
+		if err = ctxErr(ctx, grant.ToolRead, err); err != nil {
+			out = nil
+		}
 	}()
 	if in.Cursor != "" {
 		c, err := decodeCursor(in.Cursor, t.fingerprint)

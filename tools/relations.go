@@ -20,6 +20,9 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 		if t.recovered(grant.ToolRelations, recover(), &err) {
 			out = nil
 		}
+		if err = ctxErr(ctx, grant.ToolRelations, err); err != nil {
+			out = nil
+		}
 	}()
 	kind := in.Kind
 	switch kind {

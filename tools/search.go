@@ -27,6 +27,9 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 		if t.recovered(grant.ToolSearch, recover(), &err) {
 			out = nil
 		}
+		if err = ctxErr(ctx, grant.ToolSearch, err); err != nil {
+			out = nil
+		}
 	}()
 	q := strings.TrimSpace(in.Query)
 	switch {
@@ -65,16 +68,26 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 	// when one is named: a card's score is the same either way, and
 	// nothing outside the grant weighs on it.
 	query := sources.Query{Text: q, Limit: limit, ScanFiles: b.ScanFiles, ExcerptChars: b.CardChars, Collection: t.coll}
-	hits, truncated, indexing, err := t.searchAll(ctx, srcs, query)
+	found, err := t.searchAll(ctx, srcs, query)
 	if err != nil {
 		return nil, err
 	}
+	hits, truncated := found.hits, found.more
 	if len(hits) > limit {
 		hits, truncated = hits[:limit], true
 	}
-	out = &SearchOutput{Cards: []Card{}, Truncated: truncated, Indexing: indexing}
+	out = &SearchOutput{Cards: []Card{}, Truncated: truncated, Partial: found.partial, Indexing: found.indexing}
 	var uris []string
 	chars := 0
+	for _, s := range found.skipped {
+		// Said first: a failure is worth more than the last card.
+		if n := runes(s.Path, s.Reason); len(out.Skipped) < MaxSkipped && chars+n <= tn.limit() {
+			out.Skipped = append(out.Skipped, s)
+			chars += n
+			continue
+		}
+		out.SkippedMore++
+	}
 	for _, h := range hits {
 		ex := h.hit.Excerpt
 		if ex == "" {
@@ -149,10 +162,20 @@ func firstCardChars(hits []rankedHit, cardChars int) int {
 	return runes(h.Path, h.Title, h.Section) + min(cardChars, runes(h.Excerpt))
 }
 
+// found is what searchAll found.
+type found struct {
+	hits     []rankedHit // by score, best first
+	more     bool        // a source matched more than it returned
+	partial  bool        // a source did not look at everything, or failed
+	indexing Indexing
+	skipped  []Skipped // documents that could not be read, and failed sources, by path
+}
+
 // searchAll queries every source concurrently and merges the hits by score;
 // ties break by path and page so the order is deterministic. A source that
-// panics fails like one that errs: the others' hits still count.
-func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q sources.Query) ([]rankedHit, bool, Indexing, error) {
+// panics fails like one that errs: the others' hits still count, and the
+// failure is listed with the documents that could not be read.
+func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q sources.Query) (*found, error) {
 	type result struct {
 		res *sources.Results
 		err error
@@ -183,43 +206,56 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 		}()
 	}
 	wg.Wait()
-	var hits []rankedHit
-	var indexing Indexing
-	truncated := false
+	f := &found{}
 	failed := 0
 	var firstErr error
 	for i, r := range results {
+		info := srcs[i].Info()
 		if r.err != nil {
 			// One unreadable source must not hide the others' evidence.
 			failed++
 			if firstErr == nil {
 				firstErr = r.err
 			}
+			f.skipped = append(f.skipped, Skipped{Path: info.Ref, Reason: skipLine(strings.TrimPrefix(r.err.Error(), info.Ref+": "))})
 			continue
 		}
 		if r.res == nil {
 			continue
 		}
-		truncated = truncated || r.res.Truncated || r.res.Total > len(r.res.Hits)
-		if ix := r.res.Indexing; ix != nil && ix.Total >= indexing.Total {
-			indexing = Indexing{Done: ix.Done, Total: ix.Total}
+		f.more = f.more || r.res.Total > len(r.res.Hits)
+		f.partial = f.partial || r.res.Truncated || r.res.Indexing != nil || len(r.res.Skipped) > 0
+		if ix := r.res.Indexing; ix != nil && ix.Total >= f.indexing.Total {
+			f.indexing = Indexing{Done: ix.Done, Total: ix.Total}
 		}
-		info := srcs[i].Info()
+		for _, s := range r.res.Skipped {
+			if conn[i] && !connectorPath(info.Ref, s.Path) {
+				continue // a path the grant does not cover is not named
+			}
+			if conn[i] {
+				s.Reason = strings.Join(problemLines(true, []string{s.Reason}), "")
+			}
+			f.skipped = append(f.skipped, Skipped{Path: s.Path, Reason: skipLine(s.Reason)})
+		}
 		for _, h := range r.res.Hits {
 			if conn[i] && !connectorPath(info.Ref, h.Path) {
 				// A citation must name what the grant covers.
 				t.log.Warn("connector hit outside its source left out", "source", info.Ref, "path", h.Path)
 				continue
 			}
-			hits = append(hits, rankedHit{src: info, hit: h})
+			f.hits = append(f.hits, rankedHit{src: info, hit: h})
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, false, Indexing{}, err
+		return nil, err
 	}
 	if failed == len(srcs) && firstErr != nil {
-		return nil, false, Indexing{}, fmt.Errorf("search failed: %w", firstErr)
+		return nil, fmt.Errorf("search failed: %w", firstErr)
 	}
+	f.partial = f.partial || failed > 0
+	slices.SortFunc(f.skipped, func(a, b Skipped) int { return strings.Compare(a.Path, b.Path) })
+	f.skipped = slices.CompactFunc(f.skipped, func(a, b Skipped) bool { return a.Path == b.Path })
+	hits := f.hits
 	sort.SliceStable(hits, func(i, j int) bool {
 		a, b := hits[i], hits[j]
 		if a.hit.Score != b.hit.Score {
@@ -230,7 +266,17 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 		}
 		return a.hit.Page < b.hit.Page
 	})
-	return hits, truncated || failed > 0, indexing, nil
+	return f, nil
+}
+
+// skipLine is a skipped document's reason as a result carries it: one
+// line of at most 200 characters.
+func skipLine(s string) string {
+	s, _ = textnorm.Truncate(textnorm.Line(s), 200)
+	if s == "" {
+		s = "cannot be read"
+	}
+	return s
 }
 
 // roundScore keeps scores readable and stable in JSON.

@@ -19,10 +19,14 @@ import (
 // Errors a call can fail with. All but ErrGrantChanged are mistakes the model
 // can act on; ErrGrantChanged means the session must end (fail closed).
 var (
-	ErrGrantChanged    = errors.New("the grant changed; start a new session")
-	ErrNotGranted      = errors.New("not granted in this turn")
-	ErrNotFound        = errors.New("not found")
-	ErrBudgetSpent     = errors.New("the turn's reading budget is spent")
+	ErrGrantChanged = errors.New("the grant changed; start a new session")
+	ErrNotGranted   = errors.New("not granted in this turn")
+	// ErrNotFound is sources.ErrNotFound: one sentinel for "no such
+	// document, page or section", whichever package says it.
+	ErrNotFound = sources.ErrNotFound
+	// ErrBudgetSpent is grant.ErrTurnSpent, which the usage log's
+	// reservation returns.
+	ErrBudgetSpent     = grant.ErrTurnSpent
 	ErrInvalidArgument = errors.New("invalid argument")
 )
 
@@ -138,6 +142,7 @@ func (t *Toolset) Grant() *grant.Grant { return t.grant }
 
 // turn is the per-call view of the grant and the budget the call reserved.
 type turn struct {
+	ctx   context.Context // the call's
 	grant *grant.Grant
 	res   *grant.Reservation
 }
@@ -163,7 +168,7 @@ func (t *Toolset) begin(ctx context.Context, perCall func(grant.Budget) int) (*t
 	if err != nil {
 		return nil, err
 	}
-	return &turn{grant: g, res: res}, nil
+	return &turn{ctx: ctx, grant: g, res: res}, nil
 }
 
 // limit returns how many characters this call may return.
@@ -183,7 +188,9 @@ func (tn *turn) spent(need int) error {
 }
 
 // finish logs the call, settling its reservation with exactly the
-// characters returned, and returns the budget report after it.
+// characters returned, and returns the budget report after it. A call
+// whose context ended is not logged: what it built may lack what the end
+// cut short, and the caller has gone.
 func (t *Toolset) finish(tn *turn, tool string, uris []string, chars int) (BudgetReport, error) {
 	return t.finishSame(tn, tool, uris, nil, chars)
 }
@@ -191,6 +198,9 @@ func (t *Toolset) finish(tn *turn, tool string, uris []string, chars int) (Budge
 // finishSame is finish for a result that knows some of its locators to
 // name one work (grant.UsageLine.Same).
 func (t *Toolset) finishSame(tn *turn, tool string, uris []string, same [][]string, chars int) (BudgetReport, error) {
+	if err := tn.ctx.Err(); err != nil {
+		return BudgetReport{}, err
+	}
 	used, err := tn.res.SettleSame(tool, dedupe(uris), same, chars)
 	if err != nil {
 		// Nothing may be handed out that is not logged.
@@ -233,6 +243,16 @@ func sameWork(uri, doi, arxiv string) []string {
 		return set
 	}
 	return nil
+}
+
+// ctxErr is a call's error once its context has ended: the context's
+// (errors.Is matches it), not what the cut-short work failed with (a PDF
+// "timed out", a source "failed").
+func ctxErr(ctx context.Context, tool string, err error) error {
+	if cerr := ctx.Err(); err != nil && cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%s: %w", tool, cerr)
+	}
+	return err
 }
 
 func dedupe(uris []string) []string {

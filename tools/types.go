@@ -39,11 +39,24 @@ type BudgetReport struct {
 }
 
 // SearchOutput is the result of context_search.
+//
+// Truncated and Partial say two different things. Truncated: more matched
+// than the cards returned (the limit or the budget cut the list); asking
+// for more, or narrowing, finds them. Partial: the search did not look at
+// everything, so more might match than it knows of: a source's scan cap
+// was hit, a file was too large to index, the library index was still
+// being built (Indexing says how far), a document could not be read
+// (Skipped says which) or a source failed.
 type SearchOutput struct {
-	Cards     []Card       `json:"cards"`
-	Truncated bool         `json:"truncated"`
-	Indexing  Indexing     `json:"indexing,omitzero"`
-	Budget    BudgetReport `json:"budget"`
+	Cards     []Card    `json:"cards"`
+	Truncated bool      `json:"truncated"`
+	Partial   bool      `json:"partial"`
+	Indexing  Indexing  `json:"indexing,omitzero"`
+	Skipped   []Skipped `json:"skipped,omitempty"`
+	// SkippedMore counts the documents that could not be read beyond the
+	// MaxSkipped that Skipped lists.
+	SkippedMore int          `json:"skippedMore,omitempty"`
+	Budget      BudgetReport `json:"budget"`
 	// Untrusted, Notice and Note frame the result for a client that gives
 	// its model the structured content rather than the text (Claude Code
 	// does): quoted text is data, and Note says what was cut, if anything.
@@ -52,8 +65,20 @@ type SearchOutput struct {
 	Note      string `json:"note,omitempty"`
 }
 
+// Skipped is a document a search could not read — a damaged or encrypted
+// PDF, an HTML page saved as .pdf, one over an extraction limit — or a
+// granted source that failed: its vault path and why, in one line.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// MaxSkipped is how many unreadable documents a search lists; the rest are
+// counted in SearchOutput.SkippedMore.
+const MaxSkipped = 5
+
 // Indexing says a search answered while the library index was still being
-// built, from the items done so far (Truncated is set too). It is the zero
+// built, from the items done so far (Partial is set too). It is the zero
 // value, and left out, when the index was complete.
 type Indexing struct {
 	Done  int `json:"done"`

@@ -27,6 +27,7 @@ import (
 	"syscall"
 
 	"github.com/researchctx/researchctx/cli"
+	"github.com/researchctx/researchctx/cli/decide"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -36,7 +37,9 @@ func main() {
 	mcp.ServeIfRequested(&mcp.ServeOptions{Toolset: &tools.Options{CacheDir: os.Getenv(cli.CacheDirEnv)}})
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.NewCommand("researchctx").Main(ctx, os.Args[1:])
+	c := cli.NewCommand("researchctx")
+	c.Subcommands = map[string]cli.Subcommand{"decide": decide.Subcommand}
+	code := c.Main(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/acp"
 	"github.com/researchctx/researchctx/cli"
+	"github.com/researchctx/researchctx/cli/decide"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/samplevault"
 )
@@ -170,9 +171,11 @@ func TestUsage(t *testing.T) {
 			checkError(t, r, tt.code, tt.want, "")
 		})
 	}
+	c := cli.NewCommand("researchctx")
+	c.Subcommands = map[string]cli.Subcommand{"decide": decide.Subcommand}
 	for _, h := range []string{"-h", "help", "--help"} {
 		r := run(t, "", h)
-		if r.code != 0 || r.stdout != cli.Usage("researchctx") || r.stderr != "" {
+		if r.code != 0 || r.stdout != c.Help() || r.stderr != "" || !strings.Contains(r.stdout, "researchctx decide -input FILE") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", h, r.code, r.stdout, r.stderr)
 		}
 	}
@@ -356,7 +359,13 @@ func TestServeAndSources(t *testing.T) {
 		}
 	}
 
-	// Another turn of the same grant used nothing yet.
+	// A turn id with no line (mistyped, or not this grant's) says so:
+	// exit 1, one line, not empty lists that look like a turn that used
+	// nothing.
+	checkError(t, run(t, "", "sources", "-grant", p.GrantPath, "-turn", "turn-2"), 1, `turn "turn-2" has no line in usage.jsonl (the grant is for turn "turn-1")`, tmp)
+
+	// The grant's own turn, before the agent called anything, used nothing.
+	mustRun(t, strings.Replace(req, `"turn-1"`, `"turn-2"`, 1), "plan", "-request", "-")
 	empty := decodeStrict[cli.SourcesOutput](t, mustRun(t, "", "sources", "-grant", p.GrantPath, "-turn", "turn-2"))
 	if diff := cmp.Diff(cli.SourcesOutput{TurnID: "turn-2", Groups: grant.Groups{Read: []grant.Used{}, Searched: []grant.Used{}, Related: []grant.Used{}}}, empty); diff != "" {
 		t.Errorf("an unused turn (-want +got):\n%s", diff)

@@ -45,7 +45,16 @@ func (r *demoRun) searchView(out *tools.SearchOutput) string {
 	if out.Truncated {
 		more = " (more matched)"
 	}
+	if out.Partial {
+		more += " (partial: not everything was searched)"
+	}
 	fmt.Fprintf(&b, "%d cards%s · %s", len(out.Cards), more, o.dim(budgetNote(out.Budget)))
+	for _, s := range out.Skipped {
+		fmt.Fprintf(&b, "\n    could not read %s: %s", s.Path, s.Reason)
+	}
+	if out.SkippedMore > 0 {
+		fmt.Fprintf(&b, "\n    and %d more documents that could not be read", out.SkippedMore)
+	}
 	for i, c := range out.Cards {
 		where := []string{}
 		if c.Page > 0 {

@@ -36,6 +36,9 @@ func prewarm(ctx context.Context, plan *researchctx.Plan, pr *progress) error {
 	defer pr.stop()
 	for _, s := range plan.Sources {
 		src, err := lib.Open(ctx, s.Kind, s.Path)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if err != nil {
 			continue
 		}

@@ -19,6 +19,15 @@ func (x *Index) build(job *Job) {
 	defer x.builds.Done()
 	err := x.runBuild(job)
 	x.mu.Lock()
+	for err == nil && (len(x.queue) > 0 || len(x.forget) > 0) && x.ctx.Err() == nil {
+		// An Ensure queued items after the build found its queue empty
+		// and before it ended: it was handed this job and waits for it,
+		// so the job takes them in before it is done. Ending it here
+		// would let that search answer, as complete, without them.
+		x.mu.Unlock()
+		err = x.runBuild(job)
+		x.mu.Lock()
+	}
 	if err != nil {
 		// Nothing more can be written: what was asked is dropped rather
 		// than retried in a loop; the next Ensure asks again.

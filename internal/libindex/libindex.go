@@ -490,7 +490,8 @@ func (w *weights) of(query string) map[string]float64 {
 // and statistics are kept for the next search of the same snapshot.
 type Filter struct {
 	allow func(key string) bool
-	of    []*Filter // a union's filters, when allow is nil
+	of    []*Filter          // a union's filters, when allow is nil
+	unit  func(u *Unit) bool // nil admits every unit of an admitted item
 
 	mu    sync.Mutex
 	snap  *Snapshot
@@ -500,6 +501,12 @@ type Filter struct {
 
 // NewFilter returns a filter admitting the keys allow admits.
 func NewFilter(allow func(key string) bool) *Filter { return &Filter{allow: allow} }
+
+// UnitFilter returns a filter admitting the units unit admits of the items
+// allow admits.
+func UnitFilter(allow func(key string) bool, unit func(u *Unit) bool) *Filter {
+	return &Filter{allow: allow, unit: unit}
+}
 
 // KeySet returns a filter admitting exactly keys.
 func KeySet(keys []string) *Filter {
@@ -562,7 +569,7 @@ func (f *Filter) at(s *Snapshot) ([][]bool, *index.Scope) {
 				continue
 			}
 			for d := lo; d < hi; d++ {
-				m[d] = true
+				m[d] = f.unit == nil || f.unit(&seg.units[d])
 			}
 		}
 		mask[i] = m

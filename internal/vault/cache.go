@@ -12,7 +12,7 @@ import (
 
 // catalogueCacheVersion changes whenever the cached form or the rules that
 // build a catalogue change, so an old file is rebuilt, never misread.
-const catalogueCacheVersion = 3
+const catalogueCacheVersion = 4
 
 // cachedCatalogue is the on-disk form of a Catalogue.
 type cachedCatalogue struct {

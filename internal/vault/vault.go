@@ -51,7 +51,9 @@ var (
 // PapersDir is the folder under which paper units live.
 const PapersDir = "papers"
 
-// Marker files: a folder under papers/ holding one of them is a paper unit.
+// Marker files: a folder under papers/ holding one of them is a paper unit,
+// as is one holding a PDF named after the folder (papers/1706.03762 with
+// 1706.03762.pdf), the layout of a download with nothing else yet.
 const (
 	NotesFile    = "NOTES.md"
 	PaperMDFile  = "PAPER.md"
@@ -413,7 +415,7 @@ func (c *Catalogue) walk(ctx context.Context, f *safefs.FS, dir string, mtime ti
 		// An unreadable folder holds no papers; it must not fail the Vault.
 		return false, nil
 	}
-	var hasNotes, hasBody, hasMeta bool
+	var hasNotes, hasBody, hasMeta, ownPDF bool
 	var pdfs []string
 	var subdirs []fs.DirEntry
 	for _, e := range entries {
@@ -429,9 +431,10 @@ func (c *Catalogue) walk(ctx context.Context, f *safefs.FS, dir string, mtime ti
 			hasMeta = true
 		case strings.EqualFold(path.Ext(name), ".pdf") && e.Type().IsRegular():
 			pdfs = append(pdfs, name)
+			ownPDF = ownPDF || strings.TrimSuffix(name, path.Ext(name)) == path.Base(dir)
 		}
 	}
-	marker := hasNotes || hasBody || hasMeta
+	marker := hasNotes || hasBody || hasMeta || ownPDF
 	nested := false
 	if depth < maxDepth {
 		for _, e := range subdirs {
@@ -458,6 +461,12 @@ func (c *Catalogue) walk(ctx context.Context, f *safefs.FS, dir string, mtime ti
 	if len(pdfs) > 0 {
 		sort.Strings(pdfs)
 		p.PDF = path.Join(dir, pdfs[0])
+		for _, name := range pdfs {
+			if strings.TrimSuffix(name, path.Ext(name)) == path.Base(dir) {
+				p.PDF = path.Join(dir, name) // the folder's own PDF first
+				break
+			}
+		}
 	} else {
 		p.PDF = firstPDF(f, dir, subdirs, 0)
 	}

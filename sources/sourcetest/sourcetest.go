@@ -8,7 +8,10 @@
 //
 // The checks: Info is set and one line; Search honours Limit and
 // ExcerptChars, scores in [0, 1] best first, excerpts verbatim from the
-// hit's text, the same hits under concurrent calls, nothing for nonsense;
+// hit's text, nothing for nonsense; a search that answers while the
+// source's documents are still being indexed says so (Indexing, with
+// Truncated), and once they are all in, concurrent identical searches give
+// the same hits (the kit waits for that, at most SettleTime);
 // every hit's document reads back with the hit's text on the hit's page;
 // Read returns a Document whose Path is the path asked for, with parts and
 // sections anchored in them, never an empty Document; every document a
@@ -27,6 +30,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/researchctx/researchctx/grant"
@@ -101,8 +105,39 @@ func (c *checker) location(what string, l sources.Location) {
 
 const excerptChars = 200
 
+// SettleTime bounds how long Test waits for a source to say that its
+// documents are all indexed (Results.Indexing nil) before it checks that
+// identical searches agree: long enough for a loaded machine.
+var SettleTime = 2 * time.Minute
+
+// settled runs q until the source answers with its documents all indexed,
+// for at most SettleTime. A search that answers before says so with
+// Indexing and must set Truncated too.
+func (c *checker) settled(q sources.Query) (*sources.Results, error) {
+	deadline := time.Now().Add(SettleTime)
+	for {
+		res, err := c.src.Search(c.ctx, q)
+		if err != nil || res.Indexing == nil {
+			return res, err
+		}
+		if !res.Truncated {
+			c.fail("Search(%q) answered while indexing (%d of %d) without Truncated", q.Text, res.Indexing.Done, res.Indexing.Total)
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("Search(%q) still indexing after %v (%d of %d)", q.Text, SettleTime, res.Indexing.Done, res.Indexing.Total)
+		}
+		t := time.NewTimer(50 * time.Millisecond)
+		select {
+		case <-c.ctx.Done():
+			t.Stop()
+			return nil, c.ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
 func (c *checker) search(probe string) []sources.Hit {
-	res, err := c.src.Search(c.ctx, sources.Query{Text: probe, Limit: 3, ExcerptChars: excerptChars})
+	res, err := c.settled(sources.Query{Text: probe, Limit: 3, ExcerptChars: excerptChars})
 	if err != nil {
 		c.fail("Search(%q): %v", probe, err)
 		return nil
@@ -153,7 +188,8 @@ func (c *checker) noMatch() {
 	}
 }
 
-// determinism runs the probe concurrently and expects the same hits.
+// determinism runs the probe concurrently, once the source's documents are
+// all indexed, and expects the same hits as the first complete answer.
 func (c *checker) determinism(probe string, want []sources.Hit) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -164,14 +200,29 @@ func (c *checker) determinism(probe string, want []sources.Hit) {
 			res, err := c.src.Search(c.ctx, sources.Query{Text: probe, Limit: 3, ExcerptChars: excerptChars})
 			mu.Lock()
 			defer mu.Unlock()
-			if err != nil {
+			switch {
+			case err != nil:
 				c.fail("concurrent Search: %v", err)
-			} else if !reflect.DeepEqual(res.Hits, want) {
-				c.fail("concurrent Search gave different hits")
+			case res.Indexing != nil:
+				c.fail("concurrent Search says it is still indexing (%d of %d) after a complete answer", res.Indexing.Done, res.Indexing.Total)
+			case !reflect.DeepEqual(res.Hits, want):
+				c.fail("concurrent Search gave different hits: %s, want %s", hitList(res.Hits), hitList(want))
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// hitList names hits for a failure message: path, page and score.
+func hitList(hits []sources.Hit) string {
+	var b strings.Builder
+	for i, h := range hits {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s p%d %.4f", h.Path, h.Page, h.Score)
+	}
+	return "[" + b.String() + "]"
 }
 
 // read checks that every hit's document can be read and holds its text.
