@@ -20,8 +20,8 @@ import (
 // type array such as ["null","array"] is lost on clients that map schemas
 // onto a single-type dialect (the MCP Inspector's --strict check warns).
 // Which fields are always present is said for the result itself; the
-// objects inside it (budget, cards, entries) list their fields and types
-// only, which keeps tools/list short.
+// objects inside it (budget, cards, entries) list their fields and their
+// fields' types only, which keeps tools/list short.
 func outputSchema[T any]() *jsonschema.Schema {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
@@ -43,6 +43,12 @@ func open(s *jsonschema.Schema, top bool) {
 	}
 	if len(s.Types) == 2 && s.Types[0] == "null" && s.Types[1] == "array" {
 		s.Types, s.Type = nil, "array"
+	}
+	// An object inside the result is known by its properties: "type":
+	// "object" there says nothing a validator needs (properties apply to
+	// objects only) and costs every client's context 16 characters a time.
+	if !top && s.Type == "object" && len(s.Properties) > 0 {
+		s.Type = ""
 	}
 	for _, p := range s.Properties {
 		open(p, false)

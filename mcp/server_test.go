@@ -130,8 +130,8 @@ func TestRegister(t *testing.T) {
 	if testing.Verbose() {
 		t.Logf("%s", data)
 	}
-	if len(data) > 6500 {
-		t.Errorf("tools/list is %d characters of JSON, want ≤ 6500", len(data))
+	if len(data) > 6000 {
+		t.Errorf("tools/list is %d characters of JSON, want ≤ 6000", len(data))
 	}
 	init := cs.InitializeResult()
 	if init.ServerInfo.Name != grant.ServerName {
