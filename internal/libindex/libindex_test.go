@@ -544,3 +544,41 @@ func isDone(j *Job) bool {
 		return false
 	}
 }
+
+// TestStaleTempsRemovedAtOpen plants the temporary files that a builder
+// killed during a segment or manifest write leaves (its pid gone), and one
+// of a live process, and checks that the next process's first look at the
+// index — a search, not a build — removes the first and keeps the other,
+// and that the index still answers as before.
+func TestStaleTempsRemovedAtOpen(t *testing.T) {
+	dir := t.TempDir()
+	lib := newLibrary(10, 9)
+	x := Open(Options{Dir: dir, Extract: lib.extract})
+	wait(t, x.Ensure(lib.items(), "", nil))
+	x.Close()
+	want, _ := search(t, x.Snapshot(), "protein kernel", 5, nil)
+
+	gone := exec.Command(os.Args[0], "-test.run=^$")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := fmt.Sprintf(".tmp-%d-0123456789abcdef", gone.Process.Pid)
+	live := fmt.Sprintf(".tmp-%d-fedcba9876543210", os.Getppid())
+	for _, name := range []string{dead, live} {
+		if err := os.WriteFile(filepath.Join(dir, name), bytes.Repeat([]byte("seg"), 1<<20), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	y := Open(Options{Dir: dir, Extract: lib.extract})
+	defer y.Close()
+	got, _ := search(t, y.Snapshot(), "protein kernel", 5, nil)
+	if len(got) == 0 || len(got) != len(want) {
+		t.Errorf("search after the sweep: %d hits, want %d", len(got), len(want))
+	}
+	if _, err := os.Stat(filepath.Join(dir, dead)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a dead writer's temporary file is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, live)); err != nil {
+		t.Errorf("a live process's temporary file was removed: %v", err)
+	}
+}
