@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -421,7 +422,11 @@ func TestBuilderProcess(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestConcurrentBuilders")
 	}
-	lib := newLibrary(120, 8)
+	seed := uint64(8)
+	if s := os.Getenv("LIBINDEX_BUILDER_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	lib := newLibrary(120, seed)
 	lib.delay = time.Millisecond
 	x := Open(Options{Dir: dir, Extract: lib.extract, FlushEvery: 5 * time.Millisecond, MaxSegments: 4})
 	items := lib.items()
@@ -580,5 +585,49 @@ func TestStaleTempsRemovedAtOpen(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, live)); err != nil {
 		t.Errorf("a live process's temporary file was removed: %v", err)
+	}
+}
+
+// TestKilledBuilderTemps kills real builder processes (SIGKILL) while they
+// write segments and manifests, four times, and checks each time that the
+// temporary file the interrupted write left is removed by the next
+// process's first look at the index, which then still completes it.
+func TestKilledBuilderTemps(t *testing.T) {
+	if os.Getenv("LIBINDEX_BUILDER") != "" {
+		return
+	}
+	dir := t.TempDir()
+	tempsIn := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"))
+		return m
+	}
+	for kill := range 4 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestBuilderProcess$")
+		// Each builder indexes other texts, so that each has writing to do.
+		cmd.Env = append(os.Environ(), "LIBINDEX_BUILDER="+dir, fmt.Sprintf("LIBINDEX_BUILDER_SEED=%d", 100+kill))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for len(tempsIn()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Microsecond)
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+		left := tempsIn()
+		if len(left) == 0 {
+			t.Fatalf("kill %d: the builder was not caught writing", kill)
+		}
+		lib := newLibrary(120, uint64(200+kill))
+		x := Open(Options{Dir: dir, Extract: lib.extract})
+		x.Snapshot()
+		if got := tempsIn(); len(got) != 0 {
+			t.Errorf("kill %d: %d of %d temporary files left after the next open", kill, len(got), len(left))
+		}
+		wait(t, x.Ensure(lib.items(), "", nil))
+		if n := x.Snapshot().Docs(); n != 240 {
+			t.Errorf("kill %d: live documents %d, want 240", kill, n)
+		}
+		x.Close()
 	}
 }
