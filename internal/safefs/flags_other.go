@@ -26,3 +26,6 @@ func processGone(int) bool { return false }
 // FileID returns "" here: this platform's stat carries no identity the
 // package reads (see the Unix version).
 func FileID(fs.FileInfo) string { return "" }
+
+// FileKey returns "" here, as FileID does.
+func FileKey(fs.FileInfo) string { return "" }

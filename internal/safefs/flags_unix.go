@@ -43,5 +43,17 @@ func FileID(fi fs.FileInfo) string {
 	if !ok {
 		return ""
 	}
-	return strconv.FormatUint(uint64(st.Dev), 10) + ":" + strconv.FormatUint(uint64(st.Ino), 10) + ":" + strconv.FormatInt(changeTime(st), 10)
+	return FileKey(fi) + ":" + strconv.FormatInt(changeTime(st), 10)
+}
+
+// FileKey is FileID without the change time: the device and inode, which
+// stay the same while a file is written, touched or renamed, and which a
+// copy of the file (on another machine, from an archive) does not share.
+// It is "" when fi carries no stat.
+func FileKey(fi fs.FileInfo) string {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return strconv.FormatUint(uint64(st.Dev), 10) + ":" + strconv.FormatUint(uint64(st.Ino), 10)
 }
