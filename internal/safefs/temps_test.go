@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		data := bytes.Repeat([]byte("segment "), 8<<20) // 64 MiB a write
+		data := bytes.Repeat([]byte("segment "), 2<<20) // 16 MiB a write
 		for i := 0; ; i++ {
 			d.WriteFile(fmt.Sprintf("sub/seg-%d", i%4), data)
 		}
