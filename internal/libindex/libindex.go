@@ -278,7 +278,7 @@ func (x *Index) dir(create bool) (*safefs.Dir, error) {
 		// Temporary files of segments and manifests whose writer was
 		// killed before its rename: the first open in a process removes
 		// them (only stale ones; see safefs.Dir.RemoveStaleTemps).
-		d.RemoveStaleTemps(".")
+		d.RemoveStaleTemps()
 	}
 	return d, err
 }

@@ -318,7 +318,7 @@ func (c *Cache) openDir() (*safefs.Dir, error) {
 		var d *safefs.Dir
 		if d, err = safefs.OpenDir(dir, safefs.Create); err == nil {
 			if _, done := swept.LoadOrStore(dir, true); !done {
-				d.RemoveStaleTemps(".")
+				d.RemoveStaleTemps()
 			}
 			return d, nil
 		}

@@ -412,22 +412,18 @@ func tempStale(name string, mtime time.Time, now time.Time) bool {
 	return err == nil && n != os.Getpid() && processGone(n)
 }
 
-// RemoveStaleTemps removes, from folder (a path in d, "." for d itself),
-// the temporary files that an atomic write interrupted before its rename
-// (a process killed, a machine that lost power) left behind, and returns
-// how many it removed. Only stale ones go (see StaleTemp): a live
-// process's write in progress, in this process or another sharing the
-// cache, is left alone. Links and folders of that name are not touched;
-// errors only mean fewer removed.
-func (d *Dir) RemoveStaleTemps(folder string) int {
-	rel := "."
-	if folder != "." && folder != "" {
-		var err error
-		if rel, err = cleanOwned(folder); err != nil {
-			return 0
-		}
-	}
-	h, err := d.root.OpenFile(rel, openFlags, 0)
+// RemoveStaleTemps removes from d's folder the temporary files that an
+// atomic write interrupted before its rename (a process killed, a machine
+// that lost power) left behind, and returns how many it removed. Only
+// stale ones go (see StaleTemp): a live process's write in progress, in
+// this process or another of this machine sharing the cache, is left
+// alone. (A writer on another machine sharing the folder over a network
+// file system has a pid that means nothing here: its write in progress may
+// be removed and then fails, which for a cache costs speed only.) Links
+// and folders of that name are not touched; errors only mean fewer
+// removed.
+func (d *Dir) RemoveStaleTemps() int {
+	h, err := d.root.OpenFile(".", openFlags, 0)
 	if err != nil {
 		return 0
 	}
@@ -445,7 +441,7 @@ func (d *Dir) RemoveStaleTemps(folder string) int {
 		if err != nil || !tempStale(de.Name(), fi.ModTime(), now) {
 			continue
 		}
-		if d.root.Remove(path.Join(rel, de.Name())) == nil {
+		if d.root.Remove(de.Name()) == nil {
 			n++
 		}
 	}

@@ -62,7 +62,7 @@ func TestStaleTempsOfKilledWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	if n := d.RemoveStaleTemps("."); n != len(left) {
+	if n := d.RemoveStaleTemps(); n != len(left) {
 		t.Errorf("removed %d of %d temporary files", n, len(left))
 	}
 	if got := temps(t, dir); len(got) != 0 {
@@ -126,7 +126,7 @@ func TestRemoveStaleTemps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	if n := d.RemoveStaleTemps("."); n != 3 {
+	if n := d.RemoveStaleTemps(); n != 3 {
 		t.Errorf("removed %d, want 3", n)
 	}
 	var got []string

@@ -93,7 +93,7 @@ func (v *Vault) loadCache() *Catalogue {
 		return nil
 	}
 	defer d.Close()
-	d.RemoveStaleTemps(".")
+	d.RemoveStaleTemps()
 	body, err := d.ReadSealed(cacheFile, maxCache)
 	if err != nil {
 		return nil
