@@ -170,7 +170,7 @@ func decodeCatalogue(root string, body []byte) *Catalogue {
 	}
 	// Nothing in the file is taken before the file system confirms it:
 	// every stamp, and that every paper's PDF is a regular file.
-	if !c.fresh(root) || !allFresh(root, pdfs) {
+	if len(c.stamps) == 0 || !allFresh(root, append(pdfs, c.stamps...)) {
 		return nil
 	}
 	c.index()
