@@ -53,7 +53,10 @@ func (p *Plan) Prompt() string {
 			head = append(head, "selected text")
 		}
 		b.WriteString(strings.Join(head, ", ") + "\n")
-		for _, line := range quoteLines(ev.Quote) {
+		// Split at every line break a reader may honour, not only LF, so
+		// that each line gets its "> " and none can start a line of the
+		// prompt.
+		for _, line := range textnorm.SplitLines(ev.Quote) {
 			b.WriteString("> " + line + "\n")
 		}
 		if ev.Truncated {
@@ -98,21 +101,6 @@ func (p *Plan) Prompt() string {
 		p.Budget.SearchCards, p.Budget.CardChars, p.Budget.ReadChars, p.Budget.TurnChars)
 	b.WriteString("Cite what you use with the citationUri the tools return.\n")
 	return b.String()
-}
-
-// quoteLines splits a quote at every line break a reader may honour — \n,
-// \r\n, a lone \r, U+0085, U+2028, U+2029, \v and \f — so that each line
-// gets its "> " and none can start a line of the prompt. The quote is
-// otherwise kept verbatim.
-func quoteLines(q string) []string {
-	q = strings.ReplaceAll(q, "\r\n", "\n")
-	return strings.Split(strings.Map(func(r rune) rune {
-		switch r {
-		case '\r', 0x85, 0x2028, 0x2029, '\v', '\f':
-			return '\n'
-		}
-		return r
-	}, q), "\n")
 }
 
 func lastElem(p string) string {

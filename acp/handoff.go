@@ -129,7 +129,9 @@ func renderMessage(r Role, text string) string {
 	}
 	var b strings.Builder
 	b.WriteString(label + ":\n")
-	for _, line := range strings.Split(text, "\n") {
+	// Every line break a reader may honour starts a quoted line, not only
+	// LF (textnorm.SplitLines).
+	for _, line := range textnorm.SplitLines(text) {
 		if line == "" {
 			b.WriteString(">\n")
 			continue

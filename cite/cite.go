@@ -43,7 +43,28 @@ type URI struct {
 }
 
 // String encodes u. The zero URI encodes as "".
+//
+// String only returns what Parse accepts back, so a URI handed out can
+// always be read back: a section or region label Parse refuses (one that
+// reads as a traversal, say a heading "../../etc/passwd", or a region id
+// with a slash) is left off, so the URI cites the whole file; a path, DOI
+// or arXiv id Parse refuses encodes as "", no link at all.
 func (u URI) String() string {
+	s := u.encode()
+	if s == "" {
+		return ""
+	}
+	if _, err := Parse(s); err == nil {
+		return s
+	}
+	if u.Page > 0 || u.Section != "" || u.Region != "" {
+		return URI{Path: u.Path}.String()
+	}
+	return ""
+}
+
+// encode writes u without checking it.
+func (u URI) encode() string {
 	switch {
 	case u.DOI != "":
 		return doiPrefix + escape(u.DOI, true)

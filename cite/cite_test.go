@@ -101,3 +101,62 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestStringOnlyParseable checks that String hands out only what Parse
+// accepts: a label Parse refuses is left off, an id Parse refuses gives no
+// link.
+func TestStringOnlyParseable(t *testing.T) {
+	tests := []struct {
+		name string
+		in   URI
+		want string
+	}{
+		{"traversal heading", URI{Path: "shelf/h.md", Section: "../../etc/passwd"}, "shelf/h.md"},
+		{"heading ending in ..", URI{Path: "shelf/h.md", Section: "up/.."}, "shelf/h.md"},
+		{"heading ..", URI{Path: "shelf/h.md", Section: ".."}, "shelf/h.md"},
+		{"backslash traversal heading", URI{Path: "shelf/h.md", Section: `..\..\x`}, "shelf/h.md"},
+		{"NUL in heading", URI{Path: "shelf/h.md", Section: "a\x00b"}, "shelf/h.md"},
+		{"invalid UTF-8 heading", URI{Path: "shelf/h.md", Section: "a\xffb"}, "shelf/h.md"},
+		{"region with a slash", URI{Path: "p/x.pdf", Region: "fig/1"}, "p/x.pdf"},
+		{"ordinary heading kept", URI{Path: "shelf/h.md", Section: "2. Results / discussion"}, "shelf/h.md#section=2.%20Results%20%2F%20discussion"},
+		{"dots kept", URI{Path: "shelf/h.md", Section: "a..b"}, "shelf/h.md#section=a..b"},
+		{"path with ..", URI{Path: "notes/../x.md"}, ""},
+		{"absolute path", URI{Path: "/etc/passwd"}, ""},
+		{"DOI without 10.", URI{DOI: "11.1/x"}, ""},
+		{"arXiv id with a space", URI{ArXiv: "2401 01234"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.in.String()
+			if got != tt.want {
+				t.Errorf("String() = %q, want %q", got, tt.want)
+			}
+			if got == "" {
+				return
+			}
+			if _, err := Parse(got); err != nil {
+				t.Errorf("Parse(%q): %v", got, err)
+			}
+		})
+	}
+}
+
+func FuzzStringParses(f *testing.F) {
+	f.Add("shelf/h.md", "../../etc/passwd", "")
+	f.Add("papers/x/x.pdf", "", "figure-1")
+	f.Fuzz(func(t *testing.T, p, section, region string) {
+		for _, u := range []URI{{Path: p, Section: section}, {Path: p, Region: region}, {DOI: section}, {ArXiv: region}} {
+			s := u.String()
+			if s == "" {
+				continue
+			}
+			got, err := Parse(s)
+			if err != nil {
+				t.Fatalf("String of %#v = %q, which Parse refuses: %v", u, s, err)
+			}
+			if got.Path != "" && got.Path != u.Path {
+				t.Fatalf("String of %#v = %q, parsed back as path %q", u, s, got.Path)
+			}
+		}
+	})
+}

@@ -231,10 +231,5 @@ func holdsReservation(r io.Reader) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("reading the usage log: %w", err)
 	}
-	for id, p := range l.pending {
-		if l.live(id, p) {
-			return true, nil
-		}
-	}
-	return false, nil
+	return l.holdsLive(), nil
 }

@@ -52,7 +52,100 @@ type UsageLog struct {
 	off     int64       // bytes of the log read so far (complete lines)
 	file    os.FileInfo // the file read so far, to notice a replaced log
 	settled map[string]int
-	pending map[string]reserveRecord // open reservations by id
+	pending holds // open reservations, summed by turn and process
+}
+
+// holds sums the open reservations of a log by turn and by the process
+// that holds them, so that a call looks at each process once, not at
+// every reservation ever left open: a log with millions of reservation
+// lines costs one liveness check per process that still holds some.
+type holds struct {
+	turns map[string]map[procKey]*holder
+	byID  map[string]holdRef
+}
+
+// procKey names the process that made a reservation.
+type procKey struct {
+	host string
+	pid  int
+}
+
+// holder is what one process holds open in one turn.
+type holder struct {
+	sum int            // saturating sum of ids' characters
+	ids map[string]int // reservation id → characters
+}
+
+// holdRef finds a reservation by its id.
+type holdRef struct {
+	turn string
+	key  procKey
+}
+
+func newHolds() holds {
+	return holds{turns: map[string]map[procKey]*holder{}, byID: map[string]holdRef{}}
+}
+
+// add records an open reservation; a repeated id is ignored.
+func (h *holds) add(rec reserveRecord) {
+	if _, ok := h.byID[rec.ID]; ok {
+		return
+	}
+	key := procKey{rec.Host, rec.PID}
+	procs := h.turns[rec.TurnID]
+	if procs == nil {
+		procs = map[procKey]*holder{}
+		h.turns[rec.TurnID] = procs
+	}
+	hd := procs[key]
+	if hd == nil {
+		hd = &holder{ids: map[string]int{}}
+		procs[key] = hd
+	}
+	hd.ids[rec.ID] = rec.Chars
+	hd.sum = addChars(hd.sum, rec.Chars)
+	h.byID[rec.ID] = holdRef{rec.TurnID, key}
+}
+
+// remove forgets the reservation id (settled or released), if open.
+func (h *holds) remove(id string) {
+	ref, ok := h.byID[id]
+	if !ok {
+		return
+	}
+	delete(h.byID, id)
+	hd := h.turns[ref.turn][ref.key]
+	chars := hd.ids[id]
+	delete(hd.ids, id)
+	switch {
+	case len(hd.ids) == 0:
+		h.drop(ref.turn, ref.key)
+	case hd.sum == math.MaxInt:
+		// A saturated sum cannot be taken from: add up what is left.
+		hd.sum = 0
+		for _, c := range hd.ids {
+			hd.sum = addChars(hd.sum, c)
+		}
+	default:
+		hd.sum -= chars
+	}
+}
+
+// drop forgets everything a process holds in a turn.
+func (h *holds) drop(turn string, key procKey) {
+	procs := h.turns[turn]
+	for id := range procs[key].ids {
+		delete(h.byID, id)
+	}
+	delete(procs, key)
+	if len(procs) == 0 {
+		delete(h.turns, turn)
+	}
+}
+
+func (h *holds) clear() {
+	clear(h.turns)
+	clear(h.byID)
 }
 
 // heldHere holds the ids of the reservations this process holds open, in
@@ -68,7 +161,7 @@ func OpenUsageLog(path string) *UsageLog {
 	host, _ := os.Hostname()
 	return &UsageLog{
 		path: path, pid: os.Getpid(), host: host, tag: hex.EncodeToString(b[:]),
-		settled: map[string]int{}, pending: map[string]reserveRecord{},
+		settled: map[string]int{}, pending: newHolds(),
 	}
 }
 
@@ -151,7 +244,7 @@ func (l *UsageLog) tryReserve(turnID string, turnChars, want int, partial bool) 
 		if err := l.append(f, st, append(data, '\n')); err != nil {
 			return err
 		}
-		l.pending[rec.ID] = rec
+		l.pending.add(rec)
 		heldHere.Store(rec.ID, true)
 		r = &Reservation{log: l, id: rec.ID, turn: turnID, chars: rec.Chars}
 		return nil
@@ -161,32 +254,51 @@ func (l *UsageLog) tryReserve(turnID string, turnChars, want int, partial bool) 
 
 // held sums the open reservations of a turn whose process still runs, and
 // reports whether any belongs to a call in flight (that may release some).
+// It checks each process once, whatever it holds.
 func (l *UsageLog) held(turnID string) (sum int, any bool) {
-	for id, p := range l.pending {
-		if p.TurnID != turnID {
+	for key, hd := range l.pending.turns[turnID] {
+		if !l.live(turnID, key, hd) {
 			continue
 		}
-		if !l.live(id, p) {
-			delete(l.pending, id)
-			continue
-		}
-		sum = addChars(sum, p.Chars)
+		sum = addChars(sum, hd.sum)
 		any = true
 	}
 	return sum, any
 }
 
-// live reports whether the process that holds a reservation may still
-// settle it.
-func (l *UsageLog) live(id string, p reserveRecord) bool {
+// live reports whether the process key may still settle what it holds in
+// turn, and forgets what it holds when it cannot: a process that is gone,
+// or, for this process's pid, the reservations this process does not hold
+// (an earlier process with the same pid).
+func (l *UsageLog) live(turn string, key procKey, hd *holder) bool {
 	switch {
-	case p.Host != l.host:
+	case key.host != l.host:
 		return true // another machine: its pid means nothing here
-	case p.PID == l.pid:
-		_, ok := heldHere.Load(id) // else an earlier process with this pid
-		return ok
+	case key.pid == l.pid:
+		for id := range hd.ids {
+			if _, ok := heldHere.Load(id); !ok {
+				l.pending.remove(id)
+			}
+		}
+		return len(hd.ids) > 0 && l.pending.turns[turn][key] == hd
+	case processAlive(key.pid):
+		return true
 	}
-	return processAlive(p.PID)
+	l.pending.drop(turn, key)
+	return false
+}
+
+// holdsLive reports whether any reservation of the log is open for a
+// process that may still settle it.
+func (l *UsageLog) holdsLive() bool {
+	for turn, procs := range l.pending.turns {
+		for key, hd := range procs {
+			if l.live(turn, key, hd) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Settle appends the call's usage line, which settles the reservation, and
@@ -249,13 +361,13 @@ func (r *Reservation) finish(line []byte, chars int) (int, error) {
 		if err := l.append(f, st, line); err != nil {
 			return err
 		}
-		delete(l.pending, r.id)
+		l.pending.remove(r.id)
 		l.settled[r.turn] = addChars(l.settled[r.turn], chars)
 		used = l.settled[r.turn]
 		return nil
 	})
 	if err != nil {
-		delete(l.pending, r.id)
+		l.pending.remove(r.id)
 		return 0, fmt.Errorf("recording the call: %w", err)
 	}
 	return used, nil
@@ -263,15 +375,24 @@ func (r *Reservation) finish(line []byte, chars int) (int, error) {
 
 // sync reads the lines appended since the last look. Called under both
 // locks. A log that was replaced or shortened is read again from the start.
+// One look reads at most maxUsageRead bytes: a log that grew by more since
+// (a flood, or a log of more than that read by a new process) makes the
+// call fail closed with an error wrapping safefs.ErrTooLarge, since the
+// budget cannot be checked without reading it; nothing is handed out
+// unchecked.
 func (l *UsageLog) sync(f *safefs.File, st os.FileInfo) error {
 	if l.file != nil && (!os.SameFile(l.file, st) || st.Size() < l.off) {
 		l.off = 0
 		clear(l.settled)
-		clear(l.pending)
+		l.pending.clear()
 	}
 	l.file = st
 	if st.Size() == l.off {
 		return nil
+	}
+	if st.Size()-l.off > maxUsageRead {
+		return fmt.Errorf("reading the usage log: %w: %d MiB not yet read, more than the %d MiB one look takes in, so the turn's budget cannot be checked; start a new session",
+			safefs.ErrTooLarge, (st.Size()-l.off)>>20, maxUsageRead>>20)
 	}
 	n, err := scanUsage(io.NewSectionReader(f, l.off, st.Size()-l.off), func(line []byte, ok bool) {
 		if ok {
@@ -291,13 +412,13 @@ func (l *UsageLog) apply(line []byte) {
 	switch kind {
 	case recCall:
 		if rec.Settles != "" {
-			delete(l.pending, rec.Settles)
+			l.pending.remove(rec.Settles)
 		}
 		l.settled[rec.TurnID] = addChars(l.settled[rec.TurnID], rec.Chars)
 	case recReserve:
-		l.pending[rec.Reserve.ID] = *rec.Reserve
+		l.pending.add(*rec.Reserve)
 	case recRelease:
-		delete(l.pending, rec.Release)
+		l.pending.remove(rec.Release)
 	}
 }
 

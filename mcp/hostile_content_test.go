@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/hostilevault"
 	"github.com/researchctx/researchctx/internal/textnorm"
@@ -92,6 +95,17 @@ func TestProcessHostileContent(t *testing.T) {
 		t.Errorf("search of a 3 MiB line:\n%s", text(long))
 	}
 
+	// The fence note's every line break starts an indented line, in a
+	// full read, a search card and an excerpt.
+	fence := callTool(grant.ToolRead, map[string]any{"target": hostilevault.FenceNote, "mode": "full"})
+	if fence.IsError || strings.Count(text(fence), "fencebait") != len(hostilevault.LineBreaks)*len(hostilevault.FenceBait)+1 {
+		t.Errorf("full read of the fence note:\n%s", text(fence))
+	}
+	if res := callTool(grant.ToolSearch, map[string]any{"query": "fencebait", "source": hostilevault.Shelf, "limit": 10}); !strings.Contains(text(res), "fence.md") {
+		t.Errorf("search of the fence note:\n%s", text(res))
+	}
+	callTool(grant.ToolRead, map[string]any{"target": hostilevault.FenceNote, "mode": "excerpt", "quote": "fencebait words start here"})
+
 	rel := callTool(grant.ToolRelations, map[string]any{"paper": hostilevault.BrokenSidecarPaper})
 	var ro struct {
 		Problems []string `json:"problems"`
@@ -124,6 +138,7 @@ func checkHostileResult(t *testing.T, tool string, args map[string]any, res *sdk
 			t.Errorf("%s %q holds %q:\n%s", tool, args, bad, all)
 		}
 	}
+	checkFence(t, tool, args, text(res))
 	inQuote := false
 	for _, line := range strings.Split(text(res), "\n") {
 		trimmed := strings.TrimSpace(line)
@@ -144,4 +159,164 @@ func checkHostileResult(t *testing.T, tool string, args map[string]any, res *sdk
 			t.Errorf("%s %q: a line poses as structure: %q", tool, args, line)
 		}
 	}
+}
+
+// checkFence fails when a line of a text rendering, split at every line
+// break a reader may honour, leaves the quoted-text fence: inside a fence
+// every line is the closing marker at the opening marker's indent or is
+// indented two more spaces; outside, no line starts like the fence bait of
+// package hostilevault.
+func checkFence(t *testing.T, tool string, args map[string]any, rendering string) {
+	t.Helper()
+	inQuote, indent, opens, closes := false, "", 0, 0
+	for _, line := range textnorm.SplitLines(rendering) {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case inQuote && line == indent+quoteClose:
+			inQuote = false
+			closes++
+		case inQuote:
+			if !strings.HasPrefix(line, indent+"  ") && line != "" {
+				t.Errorf("%s %q: a quoted line left the fence's indent: %q", tool, args, line)
+			}
+		case strings.HasPrefix(trimmed, quoteOpen):
+			inQuote, indent = true, line[:len(line)-len(strings.TrimLeft(line, " "))]
+			opens++
+		default:
+			for _, bait := range append([]string{quoteClose}, hostilevault.FenceBait...) {
+				if strings.HasPrefix(trimmed, strings.TrimSpace(bait)) {
+					t.Errorf("%s %q: a line outside the fence starts like %q: %q", tool, args, bait, line)
+				}
+			}
+		}
+	}
+	if inQuote || opens != closes {
+		t.Errorf("%s %q: %d fences opened, %d closed", tool, args, opens, closes)
+	}
+}
+
+// TestProcessURIsRoundTrip reads back, through a real server process,
+// every citation URI the results of a hostile turn hand out: cards,
+// reads, sections, listings and relation cards, headings that read as
+// traversals included. A vault URI must be read back without an error,
+// an external one must parse.
+func TestProcessURIsRoundTrip(t *testing.T) {
+	vault := sampleVault(t)
+	if err := hostilevault.Add(vault); err != nil {
+		t.Fatal(err)
+	}
+	var r researchctx.Resolver
+	defer r.Close()
+	turnChars := grant.MaxBudget.TurnChars
+	plan, err := r.Resolve(context.Background(), researchctx.Request{Vault: vault, RuntimeID: "rt-uris", TurnID: "turn-1",
+		Mentions: hostilevault.Mentions, Budget: &grant.BudgetOverrides{TurnChars: &turnChars}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, err := plan.WriteGrant()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, gr, "")
+	call := func(tool string, args map[string]any) *sdk.CallToolResult {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s %q: protocol error %v", tool, args, err)
+		}
+		return res
+	}
+	uris := map[string]string{} // URI → the call that handed it out
+	collect := func(tool string, args map[string]any) *sdk.CallToolResult {
+		t.Helper()
+		res := call(tool, args)
+		if res.IsError || res.StructuredContent == nil {
+			return res
+		}
+		var m map[string]any
+		decode(t, res, &m)
+		for _, u := range citationURIs(m) {
+			if _, ok := uris[u]; !ok {
+				uris[u] = fmt.Sprintf("%s %v", tool, args)
+			}
+		}
+		return res
+	}
+
+	var sections []string
+	for _, src := range plan.Sources {
+		collect(grant.ToolRead, map[string]any{"target": src.Path})
+		if src.Kind == grant.KindPaper {
+			collect(grant.ToolRelations, map[string]any{"paper": src.Path})
+		}
+	}
+	for _, note := range []string{hostilevault.HeadingsNote, hostilevault.FenceNote} {
+		meta := collect(grant.ToolRead, map[string]any{"target": note, "mode": "metadata"})
+		var mo struct {
+			Sections []struct {
+				Title string `json:"title"`
+			} `json:"sections"`
+		}
+		decode(t, meta, &mo)
+		for _, sec := range mo.Sections {
+			sections = append(sections, sec.Title)
+			collect(grant.ToolRead, map[string]any{"target": note, "mode": "section", "section": sec.Title})
+		}
+		collect(grant.ToolRead, map[string]any{"target": note, "mode": "full"})
+	}
+	if !slices.Contains(sections, "../../etc/passwd") {
+		t.Errorf("sections of the headings note %q lack the traversal heading", sections)
+	}
+	for _, q := range []string{"headingbait", "fencebait", "paper", "notes"} {
+		collect(grant.ToolSearch, map[string]any{"query": q, "limit": 50})
+	}
+	collect(grant.ToolSearch, map[string]any{"query": "headingbait", "source": hostilevault.Shelf, "limit": 50})
+
+	headings := 0
+	for u, from := range uris {
+		if strings.HasPrefix(u, hostilevault.HeadingsNote) {
+			headings++
+		}
+		if strings.HasPrefix(u, "https://") {
+			if _, err := cite.Parse(u); err != nil {
+				t.Errorf("external URI %q (from %s) does not parse: %v", u, from, err)
+			}
+			continue
+		}
+		if res := call(grant.ToolRead, map[string]any{"target": u}); res.IsError {
+			t.Errorf("URI %q (from %s) is refused on read-back: %s", u, from, text(res))
+		}
+	}
+	if headings < 2 || len(uris) < 10 {
+		t.Errorf("%d URIs handed out, %d for the headings note: %v", len(uris), headings, uris)
+	}
+	t.Logf("%d URIs read back, %d for the headings note", len(uris), headings)
+}
+
+// citationURIs returns every citationUri and citationUris value of a
+// decoded result.
+func citationURIs(v any) []string {
+	var out []string
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			out = append(out, citationURIs(e)...)
+		}
+	case map[string]any:
+		for k, e := range v {
+			switch k {
+			case "citationUri":
+				if s, ok := e.(string); ok && s != "" {
+					out = append(out, s)
+				}
+			case "citationUris":
+				out = append(out, flatten(e)...)
+			default:
+				out = append(out, citationURIs(e)...)
+			}
+		}
+	}
+	return out
 }

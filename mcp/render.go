@@ -256,15 +256,17 @@ func relationLine(c tools.RelationCard) string {
 }
 
 // writeQuote writes document text between the quote markers, every line
-// indented, so a line of the document cannot pose as a marker.
+// indented, so a line of the document cannot pose as a marker. Lines end
+// at every line break a reader may honour (textnorm.SplitLines), not only
+// at LF: a CR, NEL or U+2028 in the text starts an indented line too.
 func writeQuote(b *strings.Builder, text, indent string) {
 	b.WriteString(indent)
 	b.WriteString(quoteOpen)
 	b.WriteString("\n")
-	for line := range strings.Lines(text) {
+	for _, line := range textnorm.SplitLines(text) {
 		b.WriteString(indent)
 		b.WriteString("  ")
-		b.WriteString(strings.TrimRight(line, "\r\n"))
+		b.WriteString(line)
 		b.WriteString("\n")
 	}
 	b.WriteString(indent)

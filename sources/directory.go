@@ -441,9 +441,12 @@ func (d *Directory) scan(ctx context.Context, scanCap int, trusted <-chan *libin
 	return st, nil
 }
 
-// fileStamp is a text file's stamp in the library index.
+// fileStamp is a text file's stamp in the library index: its size, time
+// and identity on this machine (safefs.FileKey), so that an index copied
+// or synced from elsewhere, or forged to give a file another one's text,
+// does not match the file and its units are extracted again.
 func fileStamp(info fs.FileInfo) string {
-	return strconv.FormatInt(info.Size(), 10) + ":" + strconv.FormatInt(info.ModTime().UnixNano(), 10)
+	return strconv.FormatInt(info.Size(), 10) + ":" + strconv.FormatInt(info.ModTime().UnixNano(), 10) + ":" + safefs.FileKey(info)
 }
 
 // stampPapers fills in the stamps of the paper items: a few file stats per

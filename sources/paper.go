@@ -223,14 +223,14 @@ func (s *Paper) readPDF(ctx context.Context) (*Document, error) {
 	return s.pdf.read(doc, s.title(ctx), s.cachedSections(ctx, doc)), nil
 }
 
-// fileStamp describes the state of a file: its size and modification
-// time, or that it is absent.
+// fileStamp describes the state of a file: its size, modification time
+// and identity (see the package's fileStamp), or that it is absent.
 func (s *Paper) fileStamp(rel string) string {
 	st, err := s.l.v.FS().Stat(rel)
 	if err != nil {
 		return rel + ":absent"
 	}
-	return fmt.Sprintf("%s:%d:%d", rel, st.Size(), st.ModTime().UnixNano())
+	return rel + ":" + fileStamp(st)
 }
 
 // readMarkdown returns PAPER.md or NOTES.md as a one-part document.

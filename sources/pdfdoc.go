@@ -179,7 +179,7 @@ func (f *pdfFile) extract(ctx context.Context, rel string, st fs.FileInfo) (*pdf
 	}
 	if dir := f.l.cachePath("pdf"); dir != "" {
 		c := pdf.Cache{Dir: dir}
-		doc, err := c.Extract(ctx, pdf.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime()}, open)
+		doc, err := c.Extract(ctx, pdf.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, open)
 		if err == nil || ctx.Err() != nil || isPDFError(err) {
 			return doc, err
 		}

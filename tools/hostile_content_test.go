@@ -203,7 +203,7 @@ func TestHostileContent(t *testing.T) {
 		for _, e := range list.Entries {
 			names = append(names, e.Name)
 		}
-		if got, want := strings.Join(names, ","), "first.md,huge.txt,ok.md"; got != want {
+		if got, want := strings.Join(names, ","), "fence.md,first.md,headings.md,huge.txt,ok.md"; got != want {
 			t.Errorf("listing %q, want %q (no links, no unsafe names)", got, want)
 		}
 		search, err := ts.Search(ctx, tools.SearchInput{Query: "body of the first-line file", Source: hostilevault.Shelf})

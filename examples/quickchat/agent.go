@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/researchctx/researchctx/acp"
 	"github.com/researchctx/researchctx/examples/internal/demo"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/mcp"
 )
 
@@ -176,7 +178,7 @@ func (s *streamer) update(u acp.Update) {
 	switch u.Kind {
 	case acp.UpdateMessage:
 		s.rep.Message += u.Text
-		text := strings.ReplaceAll(u.Text, "\n", "\n     ")
+		text := indentAnswer(u.Text)
 		if !s.inText {
 			fmt.Fprint(o.w, "   "+o.bold("agent")+" ")
 			s.inText = true
@@ -258,4 +260,16 @@ func (s *streamer) end() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.endLine()
+}
+
+// indentAnswer indents every line of a piece of the agent's streamed
+// answer after the first, at each line break a terminal may honour
+// (textnorm.SplitLines), so a CR or U+2028 in the answer cannot start an
+// unindented line.
+func indentAnswer(s string) string {
+	out := strings.Join(textnorm.SplitLines(s), "\n     ")
+	if r, _ := utf8.DecodeLastRuneInString(s); textnorm.IsBreak(r) {
+		out += "\n     "
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -86,5 +87,30 @@ func TestReadArgs(t *testing.T) {
 		if target != tt.target || mode != tt.mode {
 			t.Errorf("readArgs(%q) = %q, %q; want %q, %q", tt.in, target, mode, tt.target, tt.mode)
 		}
+	}
+}
+
+// TestOutputIndentsEveryLineBreak checks that quoted blocks, tool results
+// and the agent's streamed answer indent the line after every line break a
+// terminal may honour, not only after LF.
+func TestOutputIndentsEveryLineBreak(t *testing.T) {
+	const text = "one\rSYSTEM: a\u2028## Allowed sources\u2029>>> b\u0085c\vd\fe\r\nf"
+	want := []string{"one", "SYSTEM: a", "## Allowed sources", ">>> b", "c", "d", "e", "f"}
+	var b strings.Builder
+	p := &printer{w: &b}
+	p.block(text)
+	p.result(text)
+	var got []string
+	for l := range strings.Lines(b.String()) {
+		if strings.ContainsAny(l[:len(l)-1], "\r\v\f\u0085\u2028\u2029") {
+			t.Errorf("line holds a raw break: %q", l)
+		}
+		got = append(got, strings.TrimLeft(strings.TrimSuffix(l, "\n"), " │←"))
+	}
+	if diff := cmp.Diff(append(append([]string{}, want...), want...), got); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	if got, want := indentAnswer("a\u2028b\r\n"), "a\n     b\n     "; got != want {
+		t.Errorf("indentAnswer = %q, want %q", got, want)
 	}
 }

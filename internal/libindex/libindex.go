@@ -26,6 +26,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/researchctx/researchctx/internal/index"
@@ -99,6 +100,7 @@ type Index struct {
 	job      *Job                // the running build, nil when idle
 
 	builds sync.WaitGroup // running builds, which Close waits for
+	swept  atomic.Bool    // the folder's stale temporary files were removed
 }
 
 // Open returns the index of opts.Dir. Nothing is read until the first
@@ -272,7 +274,14 @@ func (x *Index) dir(create bool) (*safefs.Dir, error) {
 	if create {
 		flag = safefs.Create
 	}
-	return safefs.OpenDir(x.opts.Dir, flag)
+	d, err := safefs.OpenDir(x.opts.Dir, flag)
+	if err == nil && x.swept.CompareAndSwap(false, true) {
+		// Temporary files of segments and manifests whose writer was
+		// killed before its rename: the first open in a process removes
+		// them (only stale ones; see safefs.Dir.RemoveStaleTemps).
+		d.RemoveStaleTemps()
+	}
+	return d, err
 }
 
 // manifestCheck is how often a search looks whether another process has

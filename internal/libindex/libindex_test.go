@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -530,7 +531,11 @@ func TestBuilderProcess(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestConcurrentBuilders")
 	}
-	lib := newLibrary(120, 8)
+	seed := uint64(8)
+	if s := os.Getenv("LIBINDEX_BUILDER_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	lib := newLibrary(120, seed)
 	lib.delay = time.Millisecond
 	x := Open(Options{Dir: dir, Extract: lib.extract, FlushEvery: 5 * time.Millisecond, MaxSegments: 4})
 	items := lib.items()
@@ -651,5 +656,87 @@ func isDone(j *Job) bool {
 		return true
 	default:
 		return false
+	}
+}
+
+// TestStaleTempsRemovedAtOpen plants the temporary files that a builder
+// killed during a segment or manifest write leaves (its pid gone), and one
+// of a live process, and checks that the next process's first look at the
+// index — a search, not a build — removes the first and keeps the other,
+// and that the index still answers as before.
+func TestStaleTempsRemovedAtOpen(t *testing.T) {
+	dir := t.TempDir()
+	lib := newLibrary(10, 9)
+	x := Open(Options{Dir: dir, Extract: lib.extract})
+	wait(t, x.Ensure(lib.items(), "", nil))
+	x.Close()
+	want, _ := search(t, x.Snapshot(), "protein kernel", 5, nil)
+
+	gone := exec.Command(os.Args[0], "-test.run=^$")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := fmt.Sprintf(".tmp-%d-0123456789abcdef", gone.Process.Pid)
+	live := fmt.Sprintf(".tmp-%d-fedcba9876543210", os.Getppid())
+	for _, name := range []string{dead, live} {
+		if err := os.WriteFile(filepath.Join(dir, name), bytes.Repeat([]byte("seg"), 1<<20), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	y := Open(Options{Dir: dir, Extract: lib.extract})
+	defer y.Close()
+	got, _ := search(t, y.Snapshot(), "protein kernel", 5, nil)
+	if len(got) == 0 || len(got) != len(want) {
+		t.Errorf("search after the sweep: %d hits, want %d", len(got), len(want))
+	}
+	if _, err := os.Stat(filepath.Join(dir, dead)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a dead writer's temporary file is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, live)); err != nil {
+		t.Errorf("a live process's temporary file was removed: %v", err)
+	}
+}
+
+// TestKilledBuilderTemps kills real builder processes (SIGKILL) while they
+// write segments and manifests, four times, and checks each time that the
+// temporary file the interrupted write left is removed by the next
+// process's first look at the index, which then still completes it.
+func TestKilledBuilderTemps(t *testing.T) {
+	if os.Getenv("LIBINDEX_BUILDER") != "" {
+		return
+	}
+	dir := t.TempDir()
+	tempsIn := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"))
+		return m
+	}
+	for kill := range 4 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestBuilderProcess$")
+		// Each builder indexes other texts, so that each has writing to do.
+		cmd.Env = append(os.Environ(), "LIBINDEX_BUILDER="+dir, fmt.Sprintf("LIBINDEX_BUILDER_SEED=%d", 100+kill))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for len(tempsIn()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Microsecond)
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+		left := tempsIn()
+		if len(left) == 0 {
+			t.Fatalf("kill %d: the builder was not caught writing", kill)
+		}
+		lib := newLibrary(120, uint64(200+kill))
+		x := Open(Options{Dir: dir, Extract: lib.extract})
+		x.Snapshot()
+		if got := tempsIn(); len(got) != 0 {
+			t.Errorf("kill %d: %d of %d temporary files left after the next open", kill, len(got), len(left))
+		}
+		wait(t, x.Ensure(lib.items(), "", nil))
+		if n := x.Snapshot().Docs(); n != 240 {
+			t.Errorf("kill %d: live documents %d, want 240", kill, n)
+		}
+		x.Close()
 	}
 }

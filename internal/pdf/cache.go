@@ -13,6 +13,7 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/researchctx/researchctx/internal/safefs"
@@ -58,6 +59,14 @@ type FileInfo struct {
 	Path    string
 	Size    int64
 	ModTime time.Time
+	// ID is the file's identity on this machine as the caller's stat
+	// reported it (safefs.FileID: device, inode, change time). The path
+	// record is used only for the very file it was written for: a record
+	// without it, or a record copied from elsewhere or forged to point
+	// the path at another document's text, does not match, and the file
+	// is hashed. Empty on platforms without one; the record then matches
+	// on path, size and time alone.
+	ID string
 }
 
 // Opener opens the file to extract. The cache calls it at most once per
@@ -189,6 +198,7 @@ type pathRecord struct {
 	Size    int64
 	ModTime int64
 	SHA256  string
+	ID      string `json:",omitempty"` // FileInfo.ID
 }
 
 // Extract returns the document of the file, from the cache when an entry
@@ -299,17 +309,40 @@ func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEnt
 }
 
 // openDir opens Dir through the safe file layer: no symbolic link from
-// .agentero down, missing folders created 0700.
+// .agentero down, missing folders created 0700. The first open of a folder
+// in a process removes the temporary files that writers killed before
+// their rename left there (safefs.Dir.RemoveStaleTemps).
 func (c *Cache) openDir() (*safefs.Dir, error) {
 	dir, err := filepath.Abs(c.Dir)
 	if err == nil {
 		var d *safefs.Dir
 		if d, err = safefs.OpenDir(dir, safefs.Create); err == nil {
+			if _, done := swept.LoadOrStore(dir, true); !done {
+				d.RemoveStaleTemps()
+			}
 			return d, nil
 		}
 	}
 	return nil, fmt.Errorf("pdf: cache: %w", err)
 }
+
+// isSum reports whether s is a SHA-256 in lower-case hex, as entry names
+// are made from.
+func isSum(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// swept holds the cache folders this process has swept of stale
+// temporary files.
+var swept sync.Map
 
 // entryPath and pathRecordPath name files relative to Dir.
 func (c *Cache) entryPath(sum string) string {
@@ -331,7 +364,11 @@ func (c *Cache) readPathRecord(d *safefs.Dir, key FileInfo) (pathRecord, bool) {
 	if err != nil || json.Unmarshal(b, &rec) != nil {
 		return rec, false
 	}
-	ok := rec.Path == key.Path && rec.Size == key.Size && rec.ModTime == key.ModTime.UnixNano() && len(rec.SHA256) == 64
+	// The record is a file in a folder others may write into (a synced or
+	// unpacked Vault): it counts only for the file the caller just stat'ed,
+	// so it cannot send a path to another document's entry.
+	ok := rec.Path == key.Path && rec.Size == key.Size && rec.ModTime == key.ModTime.UnixNano() &&
+		rec.ID == key.ID && isSum(rec.SHA256)
 	return rec, ok
 }
 
@@ -339,7 +376,7 @@ func (c *Cache) writePathRecord(d *safefs.Dir, key FileInfo, sum string) {
 	if key.Path == "" || key.ModTime.IsZero() {
 		return
 	}
-	b, err := json.Marshal(pathRecord{key.Path, key.Size, key.ModTime.UnixNano(), sum})
+	b, err := json.Marshal(pathRecord{key.Path, key.Size, key.ModTime.UnixNano(), sum, key.ID})
 	if err == nil {
 		_ = writeAtomic(d, c.pathRecordPath(key.Path), b) // only a shortcut: failure costs a hash later
 	}

@@ -3,6 +3,7 @@
 package safefs
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -17,3 +18,14 @@ const (
 	appendFlags = os.O_RDWR | os.O_APPEND | os.O_CREATE
 	createFlags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
 )
+
+// processGone cannot check another process here: a temporary file is left
+// until it is old enough (see RemoveStaleTemps).
+func processGone(int) bool { return false }
+
+// FileID returns "" here: this platform's stat carries no identity the
+// package reads (see the Unix version).
+func FileID(fs.FileInfo) string { return "" }
+
+// FileKey returns "" here, as FileID does.
+func FileKey(fs.FileInfo) string { return "" }

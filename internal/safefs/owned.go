@@ -10,7 +10,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -346,9 +348,7 @@ func (d *Dir) write(name string, parts ...[]byte) error {
 	if fi, err := d.root.Lstat(rel); err == nil && fi.IsDir() {
 		return &fs.PathError{Op: "write", Path: d.path(rel), Err: reason(fs.ErrInvalid, "a folder is in the way")}
 	}
-	var rnd [8]byte
-	rand.Read(rnd[:])
-	tmp := path.Join(dir, ".tmp-"+hex.EncodeToString(rnd[:]))
+	tmp := tempName()
 	h, err := d.root.OpenFile(tmp, createFlags, 0o600)
 	if err != nil {
 		return ownedError("write", d.path(rel), err)
@@ -372,6 +372,80 @@ func (d *Dir) write(name string, parts ...[]byte) error {
 		return ownedError("write", d.path(rel), err)
 	}
 	return nil
+}
+
+// Temporary files of the atomic writer are named .tmp-<pid>-<random>, in
+// the Dir's own folder whatever folder below it the file is renamed into,
+// so that one listing finds the ones a writer killed before its rename
+// left (see RemoveStaleTemps).
+const tempPrefix = ".tmp-"
+
+// StaleTemp is the age after which a temporary file is removed even when
+// the process named in it still runs (a reused pid, or a writer on another
+// machine sharing the folder): a live writer writes and renames in well
+// under a minute.
+const StaleTemp = 15 * time.Minute
+
+func tempName() string {
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	return tempPrefix + strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(rnd[:])
+}
+
+// tempStale reports whether a temporary file of the atomic writer is left
+// over: its writer (the pid in its name) is gone from this machine, or it
+// was last written StaleTemp ago. A file whose name holds no pid (an older
+// writer's) is judged by age alone.
+func tempStale(name string, mtime time.Time, now time.Time) bool {
+	rest, ok := strings.CutPrefix(name, tempPrefix)
+	if !ok {
+		return false
+	}
+	if now.Sub(mtime) >= StaleTemp {
+		return true
+	}
+	pid, _, ok := strings.Cut(rest, "-")
+	if !ok {
+		return false
+	}
+	n, err := strconv.Atoi(pid)
+	return err == nil && n != os.Getpid() && processGone(n)
+}
+
+// RemoveStaleTemps removes from d's folder the temporary files that an
+// atomic write interrupted before its rename (a process killed, a machine
+// that lost power) left behind, and returns how many it removed. Only
+// stale ones go (see StaleTemp): a live process's write in progress, in
+// this process or another of this machine sharing the cache, is left
+// alone. (A writer on another machine sharing the folder over a network
+// file system has a pid that means nothing here: its write in progress may
+// be removed and then fails, which for a cache costs speed only.) Links
+// and folders of that name are not touched; errors only mean fewer
+// removed.
+func (d *Dir) RemoveStaleTemps() int {
+	h, err := d.root.OpenFile(".", openFlags, 0)
+	if err != nil {
+		return 0
+	}
+	defer h.Close()
+	des, err := h.ReadDir(-1)
+	if err != nil {
+		return 0
+	}
+	now, n := time.Now(), 0
+	for _, de := range des {
+		if !de.Type().IsRegular() || !strings.HasPrefix(de.Name(), tempPrefix) {
+			continue
+		}
+		fi, err := de.Info()
+		if err != nil || !tempStale(de.Name(), fi.ModTime(), now) {
+			continue
+		}
+		if d.root.Remove(de.Name()) == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // Remove removes the file name (a link is removed, not followed). A missing

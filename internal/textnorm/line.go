@@ -141,3 +141,42 @@ func escapeRune(r rune) string {
 	q := strconv.QuoteRuneToASCII(r)
 	return q[1 : len(q)-1]
 }
+
+// IsBreak reports whether r ends a line for some reader of the text: a
+// line feed, a carriage return, a vertical tab, a form feed, NEL (U+0085),
+// or the Unicode line and paragraph separators (U+2028, U+2029).
+func IsBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', 0x85, 0x2028, 0x2029:
+		return true
+	}
+	return false
+}
+
+// SplitLines splits s into lines at every line break (see IsBreak; CRLF is
+// one break), without the breaks. A break at the very end does not start
+// an empty line, so "a\n" is one line and "" none. Every rendering that
+// indents or prefixes the lines of untrusted text uses it, so no break a
+// terminal, an editor or a model may honour starts a line without its
+// indent.
+func SplitLines(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !IsBreak(r) {
+			i += size
+			continue
+		}
+		out = append(out, s[start:i])
+		i += size
+		if r == '\r' && i < len(s) && s[i] == '\n' {
+			i++
+		}
+		start = i
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestLine(t *testing.T) {
@@ -89,4 +91,62 @@ func TestName(t *testing.T) {
 			t.Errorf("Name(%q) = %q holds a raw line break or override", tt.in, got)
 		}
 	}
+}
+
+func TestSplitLines(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"empty", "", nil},
+		{"one line", "abc", []string{"abc"}},
+		{"trailing LF", "a\n", []string{"a"}},
+		{"blank lines kept", "a\n\nb", []string{"a", "", "b"}},
+		{"CRLF is one break", "a\r\nb", []string{"a", "b"}},
+		{"LF CR is two", "a\n\rb", []string{"a", "", "b"}},
+		{"every break", "a\rb\u0085c\vd\fe\u2028f\u2029g\nh", []string{"a", "b", "c", "d", "e", "f", "g", "h"}},
+		{"only a break", "\u2028", []string{""}},
+		{"tab and no-break space are not breaks", "a\tb\u00a0c", []string{"a\tb\u00a0c"}},
+		{"invalid UTF-8 kept", "a\xff\nb", []string{"a\xff", "b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, SplitLines(tt.in)); diff != "" {
+				t.Errorf("SplitLines(%q) (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func FuzzSplitLines(f *testing.F) {
+	for _, s := range []string{"a\nb", "a\r\nb", "x\u2028y\u2029z", "\r\r\n\v\f\u0085"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lines := SplitLines(s)
+		for _, l := range lines {
+			for _, r := range l {
+				if IsBreak(r) {
+					t.Fatalf("line %q of %q holds a break", l, s)
+				}
+			}
+		}
+		// Joining with LF gives s with every break made an LF.
+		var b strings.Builder
+		crlf := strings.ReplaceAll(s, "\r\n", "\n")
+		for i := 0; i < len(crlf); {
+			r, size := utf8.DecodeRuneInString(crlf[i:])
+			if IsBreak(r) {
+				b.WriteByte('\n')
+			} else {
+				b.WriteString(crlf[i : i+size])
+			}
+			i += size
+		}
+		norm := strings.TrimSuffix(b.String(), "\n")
+		if got := strings.Join(lines, "\n"); got != norm && !(len(lines) == 0 && norm == "") {
+			t.Fatalf("SplitLines(%q) joined = %q, want %q", s, got, norm)
+		}
+	})
 }

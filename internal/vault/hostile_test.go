@@ -1,10 +1,13 @@
 package vault
 
 import (
+	"bytes"
 	"context"
+	"encoding/gob"
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -91,5 +94,164 @@ func TestCatalogueIgnoresLinks(t *testing.T) {
 		if _, _, err := v.Classify(context.Background(), rel); !errors.Is(err, safefs.ErrLink) {
 			t.Errorf("classifying %s: %v, want a link refusal", rel, err)
 		}
+	}
+}
+
+// TestCatalogueCacheForged forges the catalogue cache a first process
+// wrote — as a sync tool, an archive or another machine could — and checks
+// that a new process never takes a mapping from it that the file system
+// does not hold: the paper's PDF is its own, whatever the cache says, and
+// a flood costs neither the memory its counts claim nor a stale start.
+func TestCatalogueCacheForged(t *testing.T) {
+	const ref, own = "papers/2401.01234", "papers/2401.01234/2401.01234.pdf"
+	setup := func(t *testing.T) (string, []cachedStamp, []cachedPaper) {
+		dir := t.TempDir()
+		write(t, dir, own, "%PDF-1.4 granted")
+		write(t, dir, ref+"/metadata.json", `{"title":"Granted"}`)
+		write(t, dir, "papers/other/other.pdf", "%PDF-1.4 other")
+		write(t, dir, "papers/other/NOTES.md", "other")
+		write(t, dir, "private/secret.pdf", "%PDF-1.4 secret")
+		if err := os.Symlink("../../private/secret.pdf", filepath.Join(dir, ref, "link.pdf")); err != nil {
+			t.Fatal(err)
+		}
+		v, _ := Open(dir, nil)
+		c, err := v.Catalogue(context.Background())
+		v.Close()
+		if err != nil || c.Paper(ref) == nil || c.Paper(ref).PDF != own {
+			t.Fatalf("first catalogue: %v", err)
+		}
+		var stamps []cachedStamp
+		for _, s := range c.stamps {
+			stamps = append(stamps, cachedStamp{Path: s.path, MTime: s.mtime, Size: s.size, Dir: s.dir})
+		}
+		var papers []cachedPaper
+		for _, p := range c.papers {
+			papers = append(papers, cachedPaper{Ref: p.Ref, PDF: p.PDF, Meta: p.Meta, HasNotes: p.HasNotes, HasBody: p.HasBody})
+		}
+		return dir, stamps, papers
+	}
+	redirect := func(pdf string) func([]cachedStamp, []cachedPaper) ([]cachedStamp, []cachedPaper) {
+		return func(s []cachedStamp, p []cachedPaper) ([]cachedStamp, []cachedPaper) {
+			for i := range p {
+				if p[i].Ref == ref {
+					p[i].PDF = pdf
+				}
+			}
+			return s, p
+		}
+	}
+	many := func(n int) []string { return make([]string, n) }
+	tests := []struct {
+		name  string
+		forge func([]cachedStamp, []cachedPaper) ([]cachedStamp, []cachedPaper)
+		head  func(h *cacheHead) // nil: the counts of the forged lists
+	}{
+		{"PDF outside the paper", redirect("private/secret.pdf"), nil},
+		{"PDF of another paper", redirect("papers/other/other.pdf"), nil},
+		{"PDF through ..", redirect(ref + "/../../private/secret.pdf"), nil},
+		{"PDF that is a link", redirect(ref + "/link.pdf"), nil},
+		{"PDF that is not there", redirect(ref + "/gone.pdf"), nil},
+		{"not a PDF", redirect(ref + "/metadata.json"), nil},
+		{"no stamps", func(s []cachedStamp, p []cachedPaper) ([]cachedStamp, []cachedPaper) { return nil, p }, nil},
+		{"no stamps and no papers", func([]cachedStamp, []cachedPaper) ([]cachedStamp, []cachedPaper) { return nil, nil }, nil},
+		{"a paper outside papers/", func(s []cachedStamp, p []cachedPaper) ([]cachedStamp, []cachedPaper) {
+			s = append(s, cachedStamp{Path: "private", Dir: true})
+			return s, append(p, cachedPaper{Ref: "private", PDF: "private/secret.pdf"})
+		}, nil},
+		{"a paper no stamp names", func(s []cachedStamp, p []cachedPaper) ([]cachedStamp, []cachedPaper) {
+			return s, append(p, cachedPaper{Ref: "papers/ghost", PDF: "papers/ghost/x.pdf"})
+		}, nil},
+		{"a paper twice", func(s []cachedStamp, p []cachedPaper) ([]cachedStamp, []cachedPaper) {
+			return s, append(p, cachedPaper{Ref: ref, PDF: own})
+		}, nil},
+		{"a stamp twice", func(s []cachedStamp, p []cachedPaper) ([]cachedStamp, []cachedPaper) {
+			return append(s, s[0]), p
+		}, nil},
+		{"a file stamped as a folder", func(s []cachedStamp, p []cachedPaper) ([]cachedStamp, []cachedPaper) {
+			for i := range s {
+				if strings.HasSuffix(s[i].Path, MetadataFile) {
+					s[i].Dir = true
+				}
+			}
+			return s, p
+		}, nil},
+		{"counts above the file", nil, func(h *cacheHead) { h.Stamps, h.Papers = 3_000_000, 3_000_000 }},
+		{"empty authors", func(s []cachedStamp, p []cachedPaper) ([]cachedStamp, []cachedPaper) {
+			p[0].Meta.Authors = many(1_400_000)
+			return s, p
+		}, nil},
+		{"a paper above the value cap", func(s []cachedStamp, p []cachedPaper) ([]cachedStamp, []cachedPaper) {
+			p[0].Meta.Tags = many(3_000_000)
+			return s, p
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, stamps, papers := setup(t)
+			if tt.forge != nil {
+				stamps, papers = tt.forge(stamps, papers)
+			}
+			head := cacheHead{Version: catalogueCacheVersion, Stamps: len(stamps), Papers: len(papers)}
+			if tt.head != nil {
+				tt.head(&head)
+			}
+			forgeCache(t, dir, head, stamps, papers)
+
+			v, _ := Open(dir, nil)
+			defer v.Close()
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			cached := v.loadCache()
+			runtime.ReadMemStats(&after)
+			if cached != nil {
+				t.Errorf("the forged cache was taken: %s → %q", ref, cached.Paper(ref).PDF)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 96<<20 {
+				t.Errorf("reading the forged cache allocated %d MB", alloc>>20)
+			}
+			c, err := v.Catalogue(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := c.Paper(ref); p == nil || p.PDF != own || c.Paper("private") != nil || c.Paper("papers/ghost") != nil {
+				t.Errorf("catalogue after the forged cache: %+v", p)
+			}
+			// The rebuilt catalogue replaced the forged file: the next
+			// process starts from it.
+			v2, _ := Open(dir, nil)
+			defer v2.Close()
+			if re := v2.loadCache(); re == nil || re.Paper(ref).PDF != own {
+				t.Error("the rebuilt cache is not used by the next process")
+			}
+		})
+	}
+}
+
+// forgeCache writes a catalogue cache of the given values, sealed as the
+// package writes it.
+func forgeCache(t *testing.T, dir string, head cacheHead, stamps []cachedStamp, papers []cachedPaper) {
+	t.Helper()
+	var body bytes.Buffer
+	enc := gob.NewEncoder(&body)
+	values := []any{head}
+	for _, s := range stamps {
+		values = append(values, s)
+	}
+	for _, p := range papers {
+		values = append(values, p)
+	}
+	for _, v := range values {
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := safefs.OpenDir(filepath.Join(dir, ".agentero", "cache"), safefs.Create)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.WriteSealed(cacheFile, body.Bytes()); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -197,14 +197,11 @@ func (v *Vault) Catalogue(ctx context.Context) (*Catalogue, error) {
 		// checking costs an Lstat per folder, a fraction of a walk, and a
 		// one-shot process (a CLI resolving one request) never sees a
 		// stale catalogue.
+		start := time.Now()
 		if cat := v.loadCache(); cat != nil {
-			start := time.Now()
-			fresh := cat.fresh(v.root)
 			v.checkCost = time.Since(start)
-			if fresh {
-				v.cat, v.checked = cat, time.Now()
-				return cat, nil
-			}
+			v.cat, v.checked = cat, time.Now()
+			return cat, nil
 		}
 		cat, err := build(ctx, v.fs)
 		if err != nil {
@@ -268,6 +265,8 @@ type stamp struct {
 	path  string
 	mtime time.Time
 	size  int64
+	dir   bool // a folder: its size is not compared, and it must still be one
+	file  bool // only a regular file (not a link) must be there, of any time and size
 }
 
 // Catalogue lists every paper unit of a Vault with its identifiers.
@@ -321,10 +320,21 @@ func (c *Catalogue) fresh(root string) bool {
 	// The Lstats are independent and a library of 10,000 papers has twice
 	// as many stamps: they run in chunks on a few goroutines, and the
 	// first change found stops them all.
-	n := len(c.stamps)
+	if len(c.stamps) == 0 {
+		// Every catalogue is built from at least one stamp: one without is
+		// damaged or forged, never fresh.
+		return false
+	}
+	return allFresh(root, c.stamps)
+}
+
+// allFresh reports whether every stamp holds, checking them in chunks on a
+// few goroutines.
+func allFresh(root string, stamps []stamp) bool {
+	n := len(stamps)
 	workers := min(2*runtime.GOMAXPROCS(0), (n+freshChunk-1)/freshChunk)
 	if workers <= 1 {
-		return stampsFresh(root, c.stamps)
+		return stampsFresh(root, stamps)
 	}
 	var stale atomic.Bool
 	var next atomic.Int64
@@ -336,7 +346,7 @@ func (c *Catalogue) fresh(root string) bool {
 				if i >= n {
 					return
 				}
-				if !stampsFresh(root, c.stamps[i:min(i+freshChunk, n)]) {
+				if !stampsFresh(root, stamps[i:min(i+freshChunk, n)]) {
 					stale.Store(true)
 				}
 			}
@@ -352,7 +362,13 @@ const freshChunk = 512
 func stampsFresh(root string, stamps []stamp) bool {
 	for _, s := range stamps {
 		st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(s.path)))
-		if err != nil || !st.ModTime().Equal(s.mtime) || (!st.IsDir() && st.Size() != s.size) {
+		if s.file {
+			if err != nil || !st.Mode().IsRegular() {
+				return false
+			}
+			continue
+		}
+		if err != nil || !st.ModTime().Equal(s.mtime) || st.IsDir() != s.dir || (!s.dir && st.Size() != s.size) {
 			return false
 		}
 	}
@@ -367,12 +383,15 @@ func build(ctx context.Context, f *safefs.FS) (*Catalogue, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		// A Vault without papers/ is valid: watch the root for its creation.
 		if rst, err := f.Stat("."); err == nil {
-			c.stamps = append(c.stamps, stamp{path: ".", mtime: rst.ModTime()})
+			c.stamps = append(c.stamps, stamp{path: ".", mtime: rst.ModTime(), dir: true})
 		}
 		return c, nil
 	case err != nil:
 		return nil, err
 	case !st.IsDir():
+		// Watch the file in the way, so that a papers/ folder made in its
+		// place is seen.
+		c.stamps = append(c.stamps, stamp{path: PapersDir, mtime: st.ModTime(), size: st.Size()})
 		return c, nil
 	}
 	if _, err := c.walk(ctx, f, PapersDir, st.ModTime(), 0); err != nil {
@@ -409,7 +428,7 @@ func (c *Catalogue) walk(ctx context.Context, f *safefs.FS, dir string, mtime ti
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	c.stamps = append(c.stamps, stamp{path: dir, mtime: mtime})
+	c.stamps = append(c.stamps, stamp{path: dir, mtime: mtime, dir: true})
 	entries, err := f.ReadDir(dir)
 	if err != nil {
 		// An unreadable folder holds no papers; it must not fail the Vault.
