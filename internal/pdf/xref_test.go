@@ -1,0 +1,146 @@
+package pdf
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/researchctx/researchctx/internal/corpus"
+	"github.com/researchctx/researchctx/internal/pdf/hostile"
+)
+
+// TestAuditXRef checks which limit the cross-reference audit finds each
+// file over, before pdfcpu reads it, and that the file is still read
+// through the rebuilt table, as a broken one is.
+func TestAuditXRef(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		data []byte
+		want Limit // "" for a file within its means
+	}{
+		{"plain document", hostile.Plain("a plain page"), ""},
+		{"xref stream of a few extra entries", hostile.XRefStreamFlood(100), ""},
+		{"one object listed 100 times", hostile.DuplicateObjectFlood(100, 1000), ""},
+		{"xref stream of 500k entries in 6 kB", hostile.XRefStreamFlood(500_000), LimitObjects},
+		{"xref stream of 4M free entries", hostile.XRefStreamFreeFlood(4_000_000), LimitObjects},
+		{"object stream claiming 4M objects", hostile.ObjectStreamFlood(4_000_000), LimitObjects},
+		{"classic xref claiming 4M objects", hostile.ClassicXRefHugeSize(4_000_000), LimitObjects},
+		{"one 100 kB object listed 4000 times", hostile.DuplicateObjectFlood(4000, 100_000), LimitObjectBytes},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := auditXRef(context.Background(), bytes.NewReader(tt.data), int64(len(tt.data)))
+			var le *LimitError
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("audit: %v, want nil", err)
+			case tt.want != "" && (!errors.As(err, &le) || le.Limit != tt.want || !errors.Is(err, ErrTooLarge)):
+				t.Fatalf("audit: %v, want the %s limit", err, tt.want)
+			}
+			d, err := extractBytes(t, tt.data, nil)
+			if err != nil {
+				t.Fatalf("extract: %v", err)
+			}
+			if len(d.Pages) != 1 || d.Pages[0].Err != nil || d.Pages[0].Text == "" {
+				t.Errorf("pages = %+v, want one page of text", d.Pages)
+			}
+		})
+	}
+}
+
+// TestAuditXRefCorpus checks that the audit passes every real PDF of the
+// corpus: the limits are far from what real files list.
+func TestAuditXRefCorpus(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(corpus.Dir(t, "pdfs"), "*.pdf"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus PDFs (%v)", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := auditXRef(context.Background(), bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+		}
+	}
+}
+
+// TestRebuiltTableIsSparse checks that the rebuilt table of a file whose
+// objects are numbered far apart lists the objects found, not every
+// number up to the highest.
+func TestRebuiltTableIsSparse(t *testing.T) {
+	data := []byte("%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3000 0 R] /Count 1 >> endobj\n" +
+		"3000 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n")
+	fixed := rebuildXRef(data)
+	if fixed == nil {
+		t.Fatal("no rebuilt file")
+	}
+	if got := len(fixed) - len(data); got > 400 {
+		t.Errorf("rebuilt table of 3 objects takes %d bytes", got)
+	}
+	if err := auditXRef(context.Background(), bytes.NewReader(fixed), int64(len(fixed))); err != nil {
+		t.Errorf("audit of the rebuilt file: %v", err)
+	}
+}
+
+// TestAnnotationTextLimits checks that the text of free-text annotations
+// counts against the page's glyph limit and the document's: a page whose
+// annotations repeat a long text fails with the page's limit, and once the
+// document's budget is spent every later page fails with it, while the
+// heap stays far below what the text would take.
+func TestAnnotationTextLimits(t *testing.T) {
+	data := hostile.AnnotFlood(200, 2000, 1000)
+	var peak uint64
+	stop := sampleHeap(&peak)
+	d, err := extractBytes(t, data, nil)
+	stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outcome(d, nil); got != "pages: 50 glyphs per page, 150 glyphs per document" {
+		t.Errorf("outcome = %q", got)
+	}
+	// 400 M characters of annotation text; the limits keep the heap to
+	// the page text the limits allow.
+	if peak > 200<<20 {
+		t.Errorf("heap peaked at %d MB", peak>>20)
+	}
+	t.Logf("heap peak %d MB", peak>>20)
+
+	// A few annotations stay within the limits and are read.
+	d, err = extractBytes(t, hostile.AnnotFlood(2, 20, 1000), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range d.Pages {
+		if p.Err != nil || len(p.Lines) < 21 {
+			t.Errorf("page %d: %d lines, err %v; want the page's line and 20 annotations", p.Number, len(p.Lines), p.Err)
+		}
+	}
+}
+
+// sampleHeap records the peak of runtime.MemStats.HeapAlloc in *peak
+// until the returned function is called.
+func sampleHeap(peak *uint64) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			*peak = max(*peak, ms.HeapAlloc)
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Microsecond):
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
