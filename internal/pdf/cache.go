@@ -352,11 +352,14 @@ func (c *Cache) writePathRecord(d *safefs.Dir, key FileInfo, sum string) {
 func (c *Cache) write(d *safefs.Dir, sum string, doc *Document) error {
 	hdr := cacheHeader{Version: Version, SHA256: sum, Labels: doc.Labels, Outline: doc.Outline,
 		Title: doc.Title, Authors: doc.Authors, InfoTitle: doc.InfoTitle}
-	var body bytes.Buffer
+	// Each page is encoded twice, once for its record's length and
+	// checksum and once into the entry, so that the entry is the one copy
+	// of the document's text in memory beside the Document.
+	bodyLen := 0
 	record := func(b []byte) cachePageRef {
 		s := sha256.Sum256(b)
-		ref := cachePageRef{Off: int64(body.Len()), Len: int64(len(b)), Sum: hex.EncodeToString(s[:])}
-		body.Write(b)
+		ref := cachePageRef{Off: int64(bodyLen), Len: int64(len(b)), Sum: hex.EncodeToString(s[:])}
+		bodyLen += len(b)
 		return ref
 	}
 	for i := range doc.Pages {
@@ -366,11 +369,14 @@ func (c *Cache) write(d *safefs.Dir, sum string, doc *Document) error {
 		ref := record(doc.XMP)
 		hdr.XMP = &ref
 	}
-	out, err := encodeHeader(hdr, body.Len())
+	out, err := encodeHeader(hdr, bodyLen)
 	if err != nil {
 		return err
 	}
-	out.Write(body.Bytes())
+	for i := range doc.Pages {
+		out.Write(encodePage(&doc.Pages[i]))
+	}
+	out.Write(doc.XMP)
 	return writeAtomic(d, c.entryPath(sum), out.Bytes())
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,6 +112,17 @@ func TestAnnotationTextLimits(t *testing.T) {
 		t.Errorf("heap peaked at %d MB", peak>>20)
 	}
 	t.Logf("heap peak %d MB", peak>>20)
+
+	// Short lines cost their boxes too: 70,000 one-letter lines are within
+	// the glyph limit and over the page's text.
+	d, err = extractBytes(t, hostile.Annots(1, 1, strings.Repeat("a\n", 70_000)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var le *LimitError
+	if !errors.As(d.Pages[0].Err, &le) || le.Limit != LimitPageText || d.Pages[0].Text != "" {
+		t.Errorf("70,000 annotation lines: err = %v, want the page's text limit", d.Pages[0].Err)
+	}
 
 	// A few annotations stay within the limits and are read.
 	d, err = extractBytes(t, hostile.AnnotFlood(2, 20, 1000), nil)

@@ -565,8 +565,14 @@ func ClassicXRefHugeSize(size int) []byte {
 // free-text annotation whose /Contents is chars characters: text the page
 // content never shows, the same object drawn over and over.
 func AnnotFlood(pages, annots, chars int) []byte {
+	return Annots(pages, annots, strings.Repeat("flood ", chars/6+1)[:chars])
+}
+
+// Annots is a document of pages pages, each listing annots times one
+// free-text annotation whose /Contents is text.
+func Annots(pages, annots int, text string) []byte {
 	w := &writer{}
-	text := strings.Repeat("flood ", chars/6+1)[:chars]
+	text = strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`, "\n", `\n`, "\r", `\r`).Replace(text)
 	annot := w.add(fmt.Sprintf("<< /Type /Annot /Subtype /FreeText /Rect [72 72 540 200] /DA (/Helv 10 Tf 0 g) /Contents (%s) >>", text))
 	list := w.add("[" + strings.Repeat(fmt.Sprintf("%d 0 R ", annot), annots) + "]")
 	c := w.stream("", []byte("BT /F1 12 Tf 72 700 Td (page text) Tj ET"))
