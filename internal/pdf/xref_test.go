@@ -156,3 +156,16 @@ func sampleHeap(peak *uint64) (stop func()) {
 	}()
 	return func() { close(done); <-finished }
 }
+
+// FuzzAuditXRef checks that the cross-reference audit ends on any input
+// without panicking, with nil or a limit of its own.
+func FuzzAuditXRef(f *testing.F) {
+	seedPDFs(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := auditXRef(context.Background(), bytes.NewReader(data), int64(len(data)))
+		var le *LimitError
+		if err != nil && (!errors.As(err, &le) || (le.Limit != LimitObjects && le.Limit != LimitObjectBytes)) {
+			t.Fatalf("audit: %v", err)
+		}
+	})
+}
