@@ -92,6 +92,9 @@ var hostileWant = map[string]string{
 	"xref listing one 100 kB object 4000 times":        "pages: 1 text",
 	"200 pages of 2000 annotations of 1000 characters": "pages: 50 glyphs per page, 150 glyphs per document",
 	"65,000 small objects":                             "pages: 1 text",
+	// Over MaxObjects, honest or not, with a table or without one.
+	"300,000 small objects":                           "document: objects per file",
+	"300,000 small objects, no cross-reference table": "document: objects per file",
 }
 
 // maxHostileRSS is the bound on the peak resident set of a process

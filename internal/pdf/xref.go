@@ -40,7 +40,10 @@ import (
 //     again only within that allowance.
 //
 // A section it cannot read (a damaged table) is left to pdfcpu and to the
-// repair, whose rebuilt table is audited in turn.
+// repair, whose rebuilt table is audited in turn. Whatever the table says,
+// the object headers of the whole file are held to the same allowance:
+// pdfcpu's own repair, to which it turns on a damaged table or a wrong
+// offset, makes an entry of every one.
 
 // minObjectBytes is the fewest bytes of a file one object takes in
 // maxEntries; the test corpus averages 371 bytes an object or more.
@@ -100,10 +103,49 @@ var errUnaudited = errors.New("pdf: cross-reference not audited")
 func auditXRef(ctx context.Context, r io.ReaderAt, size int64) error {
 	a := &xrefAudit{ctx: ctx, r: r, size: size, max: maxEntries(size)}
 	err := a.run()
-	if errors.Is(err, errUnaudited) {
-		return nil
+	if err == nil || errors.Is(err, errUnaudited) {
+		// pdfcpu's own repair, which it may turn to whatever the table
+		// says, registers every object header of the file.
+		err = a.headers()
 	}
 	return err
+}
+
+// headers holds the "N G obj" headers of the whole file to the file's
+// allowance, as pdfcpu's own repair (bypassXrefSection) makes an entry of
+// every one it finds.
+func (a *xrefAudit) headers() error {
+	const chunk = 1 << 20
+	const back = 256 // what a header before its keyword may take
+	buf := make([]byte, back+chunk)
+	n := 0
+	for at := int64(0); at < a.size; at += chunk {
+		if err := a.ctx.Err(); err != nil {
+			return err
+		}
+		start := max(0, at-back)
+		k, _ := a.r.ReadAt(buf[:min(int64(len(buf)), a.size-start)], start)
+		b := buf[:k]
+		// A keyword that began in the previous chunk's last two bytes is
+		// this chunk's.
+		for i := max(0, int(at-start)-2); ; {
+			j := bytes.Index(b[i:], []byte("obj"))
+			if j < 0 {
+				break
+			}
+			p := i + j
+			i = p + 3
+			if i < len(b) && !isSpace(b[i]) && !isDelim(b[i]) {
+				continue // "objstm" and the like
+			}
+			if nr, _, _, ok := objHeader(b, p); ok && nr > 0 {
+				if n++; n > a.max {
+					return a.tooMany("objects in the file", n)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func (a *xrefAudit) tooMany(what string, n int) error {

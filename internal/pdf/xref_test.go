@@ -53,6 +53,32 @@ func TestAuditXRef(t *testing.T) {
 	}
 }
 
+// TestAuditXRefHeaders checks that the object headers of a file are held
+// to its allowance whatever its table says, or when it has none: pdfcpu's
+// own repair makes an entry of every one.
+func TestAuditXRefHeaders(t *testing.T) {
+	for name, data := range map[string][]byte{
+		"with its table":    hostile.ManyObjects(100_000),
+		"without its table": hostile.NoXRef(hostile.ManyObjects(100_000)),
+	} {
+		err := auditXRef(context.Background(), bytes.NewReader(data), int64(len(data)))
+		var le *LimitError
+		if !errors.As(err, &le) || le.Limit != LimitObjects {
+			t.Errorf("100,000 objects %s: audit = %v, want the objects limit", name, err)
+		}
+		if _, err := extractBytes(t, data, nil); !errors.As(err, &le) || le.Limit != LimitObjects {
+			t.Errorf("100,000 objects %s: extract = %v, want the objects limit", name, err)
+		}
+	}
+	data := hostile.NoXRef(hostile.ManyObjects(1000))
+	if err := auditXRef(context.Background(), bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Errorf("1,000 objects without a table: %v", err)
+	}
+	if _, err := extractBytes(t, data, nil); err != nil {
+		t.Errorf("1,000 objects without a table: %v", err)
+	}
+}
+
 // TestAuditXRefCorpus checks that the audit passes every real PDF of the
 // corpus: the limits are far from what real files list.
 func TestAuditXRefCorpus(t *testing.T) {

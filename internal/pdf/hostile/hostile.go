@@ -55,6 +55,8 @@ func Cases() []Case {
 		{"200 pages of 2000 annotations of 1000 characters", func() []byte { return AnnotFlood(200, 2000, 1000) }},
 		{"xref listing one 100 kB object 4000 times", func() []byte { return DuplicateObjectFlood(4000, 100_000) }},
 		{"65,000 small objects", func() []byte { return ManyObjects(65_000) }},
+		{"300,000 small objects", func() []byte { return ManyObjects(300_000) }},
+		{"300,000 small objects, no cross-reference table", func() []byte { return NoXRef(ManyObjects(300_000)) }},
 	}
 }
 
@@ -607,4 +609,13 @@ func DuplicateObjectFlood(entries, size int) []byte {
 		}
 		return entries
 	}, "")
+}
+
+// NoXRef is data with its cross-reference table and trailer cut off, so
+// that a reader must find the objects by scanning the file.
+func NoXRef(data []byte) []byte {
+	if i := bytes.LastIndex(data, []byte("\nxref\n")); i >= 0 {
+		return data[:i+1]
+	}
+	return data
 }
