@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,18 +94,33 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 		}
 		rs = bytes.NewReader(data)
 	}
-	d, pages, err := openDoc(ctx, rs, size, o)
+	// pdfcpu's own repair of a table it cannot read costs a few times the
+	// file's size: a large file whose table the audit cannot read is
+	// rebuilt by this package first, and given to pdfcpu as it is only
+	// when that gives nothing.
+	d, pages, err := openDoc(ctx, rs, size, o, size <= readWhole)
 	if repair := repairFor(err); repair != nil {
 		// A broken cross-reference table, one that lists more than the
 		// file holds, or an AES-256 file with an empty user password and
-		// a wrong /Perms: repair a copy as viewers do, and read once more.
+		// a wrong /Perms: repair as viewers do, by an update appended to
+		// the file, and read once more. The whole file is in memory only
+		// while the repair scans it; the file is read again with the
+		// update after it.
 		if data, rerr := wholeFile(r, rs, size); rerr == nil {
-			if fixed := repair(data); fixed != nil {
-				if d2, p2, err2 := openDoc(ctx, bytes.NewReader(fixed), int64(len(fixed)), o); err2 == nil {
+			if update := repair(data); update != nil {
+				data = nil
+				if size > readWhole {
+					runtime.GC() // the copy of a large file, before pdfcpu reads it again
+				}
+				fixed := io.NewSectionReader(appended{rs.(io.ReaderAt), size, update}, 0, size+int64(len(update)))
+				if d2, p2, err2 := openDoc(ctx, fixed, fixed.Size(), o, true); err2 == nil {
 					d, pages, err = d2, p2, nil
 				}
 			}
 		}
+	}
+	if errors.Is(err, errUnaudited) {
+		d, pages, err = openDoc(ctx, rs, size, o, true)
 	}
 	if err != nil {
 		return nil, err
@@ -147,13 +163,17 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 
 // openDoc reads the file's objects (size bytes of rs, which is also an
 // io.ReaderAt) and its page tree, once auditXRef has found its
-// cross-reference within the file's means.
-func openDoc(ctx context.Context, rs io.ReadSeeker, size int64, o Options) (*doc, []pageInfo, error) {
+// cross-reference within the file's means, or could not read it and
+// unaudited allows that (else the error is ErrMalformed and errUnaudited).
+func openDoc(ctx context.Context, rs io.ReadSeeker, size int64, o Options, unaudited bool) (*doc, []pageInfo, error) {
 	if ra, ok := rs.(io.ReaderAt); ok {
-		if err := auditXRef(ctx, ra, size); err != nil {
-			if ctx.Err() != nil {
-				return nil, nil, stopErr(ctx)
-			}
+		switch err := auditXRef(ctx, ra, size); {
+		case err == nil, errors.Is(err, errUnaudited) && unaudited:
+		case ctx.Err() != nil:
+			return nil, nil, stopErr(ctx)
+		case errors.Is(err, errUnaudited):
+			return nil, nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+		default:
 			return nil, nil, err
 		}
 	}
@@ -182,6 +202,41 @@ func repairFor(err error) func([]byte) []byte {
 		return repairPerms
 	}
 	return nil
+}
+
+// appended reads size bytes of a file followed by an update appended to
+// it.
+type appended struct {
+	file   io.ReaderAt
+	size   int64
+	update []byte
+}
+
+// ReadAt reads from the file, then from the update.
+func (a appended) ReadAt(p []byte, off int64) (n int, err error) {
+	if off < 0 {
+		return 0, errors.New("pdf: negative offset")
+	}
+	if off < a.size {
+		k := int(min(int64(len(p)), a.size-off))
+		if n, err = a.file.ReadAt(p[:k], off); n < k {
+			if err == nil || errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return n, err
+		}
+	}
+	if n < len(p) {
+		at := off + int64(n) - a.size
+		if at >= int64(len(a.update)) {
+			return n, io.EOF
+		}
+		n += copy(p[n:], a.update[at:])
+		if n < len(p) {
+			return n, io.EOF
+		}
+	}
+	return n, nil
 }
 
 // wholeFile returns the file's bytes: those already in memory behind rs,

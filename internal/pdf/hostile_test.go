@@ -80,6 +80,7 @@ var hostileWant = map[string]string{
 	"form fan-out":                                     "pages: 1 decoded bytes per page",
 	"name tree listing itself as its kids":             "pages: 1 text",
 	"large file, 120 MB":                               "pages: 1 text",
+	"large file, 120 MB, no cross-reference table":     "pages: 1 text",
 	"broken xref over 8 object-stream bombs of 30 MB":  "pages: 1 text",
 	"TrueType cmap of 2000 huge unassigned groups":     "pages: 1 text",
 	// Cross-references that list more than the file holds are rebuilt

@@ -84,8 +84,9 @@ func objectStream(body []byte, budget *int64, limit int) []packed {
 // rebuildXRef reconstructs the cross-reference table of a file whose table
 // is broken (wrong offsets, a damaged section), as viewers do: it scans the
 // file for "N G obj" headers, the last definition of each object number
-// winning as in an incremental update, and appends a fresh table and
-// trailer, so that the file reads as an update of itself. The trailer's
+// winning as in an incremental update, and returns a fresh table and
+// trailer to append to the file, so that the file reads as an update of
+// itself. The trailer's
 // /Root, /Info, /Encrypt and /ID are the last ones written in the file
 // (a classic trailer or a cross-reference stream); without a /Root the
 // first object typed /Catalog is the root. Objects inside object streams
@@ -175,12 +176,11 @@ func rebuildXRef(data []byte) []byte {
 		nrs = append(nrs, nr)
 	}
 	slices.Sort(nrs)
-	out.Grow(len(data) + extra.Len() + 20*(len(nrs)+1) + 256)
-	out.Write(data)
+	out.Grow(extra.Len() + 20*(len(nrs)+1) + 256)
 	out.WriteString("\n")
-	extraAt := out.Len()
+	extraAt := len(data) + out.Len()
 	out.Write(extra.Bytes())
-	xref := out.Len()
+	xref := len(data) + out.Len()
 	out.WriteString("xref\n0 1\n0000000000 65535 f \n")
 	for i := 0; i < len(nrs); {
 		j := i + 1

@@ -98,15 +98,19 @@ var errUnaudited = errors.New("pdf: cross-reference not audited")
 // auditXRef checks the cross-reference sections of the file (size bytes
 // of r) against the limits above. It returns a *LimitError (LimitObjects
 // or LimitObjectBytes) when the file lists more than it can back, the
-// context's error when it ends, and nil otherwise, including when the
-// sections cannot be read (pdfcpu and the repair deal with those).
+// context's error when it ends, errUnaudited when the sections cannot be
+// read (pdfcpu and the repair deal with those), and nil otherwise.
 func auditXRef(ctx context.Context, r io.ReaderAt, size int64) error {
 	a := &xrefAudit{ctx: ctx, r: r, size: size, max: maxEntries(size)}
 	err := a.run()
-	if err == nil || errors.Is(err, errUnaudited) {
+	unaudited := errors.Is(err, errUnaudited)
+	if err == nil || unaudited {
 		// pdfcpu's own repair, which it may turn to whatever the table
 		// says, registers every object header of the file.
 		err = a.headers()
+	}
+	if err == nil && unaudited {
+		return errUnaudited
 	}
 	return err
 }
@@ -296,8 +300,8 @@ func (a *xrefAudit) table(off int64) ([]int64, error) {
 	}
 }
 
-// line returns the line at off (without its end) and the offset after
-// it, or nil when there is none within xrefWindow.
+// line returns the line at off (without its end, at most 256 bytes of
+// it) and the offset after it, or nil at the end of the file.
 func (a *xrefAudit) line(off int64) ([]byte, int64) {
 	b := a.read(off, 256)
 	if len(b) == 0 {
@@ -305,9 +309,8 @@ func (a *xrefAudit) line(off int64) ([]byte, int64) {
 	}
 	i := bytes.IndexAny(b, "\r\n")
 	if i < 0 {
-		if int64(len(b)) < a.size-off {
-			return nil, off
-		}
+		// A long line: a trailer on one line with its dictionary (read
+		// again from "trailer"), or not a line of a table.
 		return b, off + int64(len(b))
 	}
 	j := i + 1
@@ -466,8 +469,8 @@ func (a *xrefAudit) stream(off int64) ([]int64, error) {
 }
 
 // decode returns the decoded data of the stream whose dictionary is d and
-// whose data starts at data: at most need bytes (and a little slack), else
-// a *LimitError, for a cross-reference stream decodes to its rows.
+// whose data starts at data: at most need bytes (and a quarter more),
+// else a *LimitError, for a cross-reference stream decodes to its rows.
 func (a *xrefAudit) decode(d types.Dict, data int64, need int64) ([]byte, error) {
 	n := int64(-1)
 	if l := d.Int64Entry("Length"); l != nil && *l >= 0 {
@@ -502,7 +505,7 @@ func (a *xrefAudit) decode(d types.Dict, data int64, need int64) ([]byte, error)
 	default:
 		return nil, errUnaudited
 	}
-	limit := need + 1024
+	limit := need + need/4 + 4096 // a few rows more than listed, as some writers leave
 	if len(pipe) == 0 {
 		if int64(len(raw)) > limit {
 			return nil, a.tooMany("cross-reference stream bytes", len(raw))

@@ -45,6 +45,7 @@ func Cases() []Case {
 		{"form fan-out", func() []byte { return FormFanOut(11, 16) }},
 		{"name tree listing itself as its kids", func() []byte { return NameTreeCycle(1000) }},
 		{"large file, 120 MB", func() []byte { return LargeFile(120 << 20) }},
+		{"large file, 120 MB, no cross-reference table", func() []byte { return NoXRef(LargeFile(120 << 20)) }},
 		{"broken xref over 8 object-stream bombs of 30 MB", func() []byte { return BrokenXRefObjectStreams(8, 30<<20) }},
 		{"TrueType cmap of 2000 huge unassigned groups", func() []byte { return SparseCmapFont(2000) }},
 		{"xref stream of 4M entries", func() []byte { return XRefStreamFlood(4_000_000) }},
