@@ -73,8 +73,12 @@ func maxObjStmFirst(n int) int64 { return 24*int64(n) + 1024 }
 const maxXRefSections = 1024
 
 // xrefWindow is how much of the file is read for one dictionary (a
-// trailer, a stream's dictionary) or a line of a table.
-const xrefWindow = 64 << 10
+// trailer, a cross-reference stream's dictionary, the dictionary before
+// a stream's data), objStmWindow for an object stream's.
+const (
+	xrefWindow   = 64 << 10
+	objStmWindow = 4 << 10
+)
 
 type auditEntry struct {
 	nr  int
@@ -90,6 +94,7 @@ type xrefAudit struct {
 	max     int
 	claimed int // entries claimed by the sections read so far
 	entries []auditEntry
+	scratch []byte // what window returns, reused
 }
 
 // errUnaudited ends the audit of a section it cannot read: pdfcpu decides.
@@ -121,7 +126,9 @@ func auditXRef(ctx context.Context, r io.ReaderAt, size int64) error {
 func (a *xrefAudit) headers() error {
 	const chunk = 1 << 20
 	const back = 256 // what a header before its keyword may take
-	buf := make([]byte, back+chunk)
+	// Each chunk reads the header bytes before it and the keyword and the
+	// byte after it beyond it; a keyword is the chunk's it starts in.
+	buf := make([]byte, back+chunk+4)
 	n := 0
 	for at := int64(0); at < a.size; at += chunk {
 		if err := a.ctx.Err(); err != nil {
@@ -130,11 +137,10 @@ func (a *xrefAudit) headers() error {
 		start := max(0, at-back)
 		k, _ := a.r.ReadAt(buf[:min(int64(len(buf)), a.size-start)], start)
 		b := buf[:k]
-		// A keyword that began in the previous chunk's last two bytes is
-		// this chunk's.
-		for i := max(0, int(at-start)-2); ; {
+		first, end := int(at-start), int(at-start)+chunk
+		for i := first; i < end; {
 			j := bytes.Index(b[i:], []byte("obj"))
-			if j < 0 {
+			if j < 0 || i+j >= end {
 				break
 			}
 			p := i + j
@@ -190,10 +196,13 @@ func (a *xrefAudit) run() error {
 		return x.seq - y.seq
 	})
 	a.entries = slices.CompactFunc(a.entries, func(x, y auditEntry) bool { return x.nr == y.nr })
-	if err := a.objectStreams(); err != nil {
+	// Spans first: once they hold, the objects in use lie side by side,
+	// and reading each object stream's dictionary reads the file about
+	// once.
+	if err := a.spans(); err != nil {
 		return err
 	}
-	return a.spans()
+	return a.objectStreams()
 }
 
 // read returns up to n bytes of the file from off.
@@ -206,11 +215,26 @@ func (a *xrefAudit) read(off int64, n int) []byte {
 	return b[:k]
 }
 
+// window is read into a buffer that the next call reuses: for what is
+// looked at and let go (dictionaries are parsed into strings of their
+// own), so that the audit's reads cost no allocation each.
+func (a *xrefAudit) window(off int64, n int) []byte {
+	if off < 0 || off >= a.size {
+		return nil
+	}
+	n = int(min(int64(n), a.size-off))
+	if cap(a.scratch) < n {
+		a.scratch = make([]byte, n)
+	}
+	k, _ := a.r.ReadAt(a.scratch[:n], off)
+	return a.scratch[:k]
+}
+
 // startXRef returns the offset of the last section, from the file's
 // last "startxref".
 func (a *xrefAudit) startXRef() (int64, error) {
 	from := max(0, a.size-4096)
-	tail := a.read(from, 4096)
+	tail := a.window(from, 4096)
 	i := bytes.LastIndex(tail, []byte("startxref"))
 	if i < 0 {
 		return 0, errUnaudited
@@ -229,7 +253,7 @@ func (a *xrefAudit) startXRef() (int64, error) {
 // section audits the section at off, adding its entries, and returns the
 // offsets of the sections it points to, in the order pdfcpu reads them.
 func (a *xrefAudit) section(off int64) ([]int64, error) {
-	head := a.read(off, 64)
+	head := a.window(off, 64)
 	t := bytes.TrimLeft(head, " \t\r\n\f\x00")
 	if bytes.HasPrefix(t, []byte("xref")) {
 		return a.table(off + int64(len(head)-len(t)) + 4)
@@ -278,7 +302,7 @@ func (a *xrefAudit) table(off int64) ([]int64, error) {
 			nr++
 		case bytes.Contains(line, []byte("trailer")):
 			at := off + int64(bytes.Index(line, []byte("trailer"))) + int64(len("trailer"))
-			d := a.dict(a.read(at, xrefWindow))
+			d := a.dict(a.window(at, xrefWindow))
 			if d == nil {
 				return nil, errUnaudited
 			}
@@ -303,7 +327,7 @@ func (a *xrefAudit) table(off int64) ([]int64, error) {
 // line returns the line at off (without its end, at most 256 bytes of
 // it) and the offset after it, or nil at the end of the file.
 func (a *xrefAudit) line(off int64) ([]byte, int64) {
-	b := a.read(off, 256)
+	b := a.window(off, 256)
 	if len(b) == 0 {
 		return nil, off
 	}
@@ -344,9 +368,9 @@ func (a *xrefAudit) checkSize(d types.Dict) error {
 }
 
 // objectHead returns the dictionary of the object at off and the offset
-// of its stream's data, or -1 when it has none within xrefWindow.
-func (a *xrefAudit) objectHead(off int64) (types.Dict, int64) {
-	w := a.read(off, xrefWindow)
+// of its stream's data, or -1 when it has none within n bytes.
+func (a *xrefAudit) objectHead(off int64, n int) (types.Dict, int64) {
+	w := a.window(off, n)
 	o := bytes.Index(w, []byte("obj"))
 	if o < 0 {
 		return nil, -1
@@ -385,7 +409,7 @@ func streamKeyword(b []byte, from int) int {
 
 // stream audits the cross-reference stream at off.
 func (a *xrefAudit) stream(off int64) ([]int64, error) {
-	d, data := a.objectHead(off)
+	d, data := a.objectHead(off, xrefWindow)
 	if d == nil || data < 0 {
 		return nil, errUnaudited
 	}
@@ -531,7 +555,7 @@ func (a *xrefAudit) find(off int64, pat []byte, limit int64) int64 {
 	chunk := 4 << 10
 	for at := off; at < a.size && at-off < limit; at += int64(chunk) {
 		chunk = min(2*chunk, 1<<20)
-		b := a.read(at, chunk+len(pat)-1)
+		b := a.window(at, chunk+len(pat)-1)
 		if i := bytes.Index(b, pat); i >= 0 {
 			return at + int64(i)
 		}
@@ -569,7 +593,7 @@ func (a *xrefAudit) objectStreams() error {
 		if !ok || e.typ != 1 {
 			continue
 		}
-		d, _ := a.objectHead(e.f2)
+		d, _ := a.objectHead(e.f2, objStmWindow)
 		if d == nil {
 			continue
 		}
@@ -639,7 +663,7 @@ func (a *xrefAudit) spans() error {
 func (a *xrefAudit) nextStream(off int64) int64 {
 	for at := off; ; {
 		k := a.find(at, []byte("stream"), a.size)
-		if k < 3 || string(a.read(k-3, 3)) != "end" {
+		if k < 3 || string(a.window(k-3, 3)) != "end" {
 			return k
 		}
 		at = k + int64(len("stream"))
@@ -651,7 +675,7 @@ func (a *xrefAudit) nextStream(off int64) int64 {
 // or an indirect integer object), within the file.
 func (a *xrefAudit) streamEnd(off, kw int64) int64 {
 	from := max(off, kw-xrefWindow)
-	m := lastMatch(lengthKey, a.read(from, int(kw-from)))
+	m := lastMatch(lengthKey, a.window(from, int(kw-from)))
 	if m == nil {
 		return kw
 	}
@@ -664,7 +688,7 @@ func (a *xrefAudit) streamEnd(off, kw int64) int64 {
 		if !ok || e.typ != 1 {
 			return kw
 		}
-		v := intObject.FindSubmatch(a.read(e.f2, 64))
+		v := intObject.FindSubmatch(a.window(e.f2, 64))
 		if v == nil {
 			return kw
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -196,4 +197,29 @@ func FuzzAuditXRef(f *testing.F) {
 			t.Fatalf("audit: %v", err)
 		}
 	})
+}
+
+// TestAuditHeadersAcrossChunks checks that the header count reads a
+// header once wherever it falls against the chunks the file is read in:
+// just before a boundary, across it, just after it, and at the end.
+func TestAuditHeadersAcrossChunks(t *testing.T) {
+	const chunk = 1 << 20
+	data := bytes.Repeat([]byte(" "), 5*chunk)
+	// Where each header's keyword starts: ending at a boundary, across
+	// one (two ways), starting at one, and near the end.
+	at := []int{4, chunk - 3, 2*chunk - 2, 3*chunk - 1, 4 * chunk, 5*chunk - 5}
+	for i, p := range at {
+		h := fmt.Sprintf("%d 0 obj", i+1)
+		copy(data[p-(len(h)-3):], h)
+	}
+	data = append(data, "\n9 0 objstm 10 0 endobj"...) // neither is a header
+	for _, tt := range []struct {
+		max     int
+		wantErr bool
+	}{{len(at), false}, {len(at) - 1, true}} {
+		a := &xrefAudit{ctx: context.Background(), r: bytes.NewReader(data), size: int64(len(data)), max: tt.max}
+		if err := a.headers(); (err != nil) != tt.wantErr {
+			t.Errorf("max %d: headers() = %v, want error %v", tt.max, err, tt.wantErr)
+		}
+	}
 }
