@@ -128,7 +128,7 @@ func (a *xrefAudit) headers() error {
 	const back = 256 // what a header before its keyword may take
 	// Each chunk reads the header bytes before it and the keyword and the
 	// byte after it beyond it; a keyword is the chunk's it starts in.
-	buf := make([]byte, back+chunk+4)
+	buf := make([]byte, min(back+chunk+4, a.size))
 	n := 0
 	for at := int64(0); at < a.size; at += chunk {
 		if err := a.ctx.Err(); err != nil {
