@@ -22,6 +22,10 @@ func TestProcessHostilePDFInLibrary(t *testing.T) {
 	for name, data := range map[string][]byte{
 		"deep-content": hostile.DeepContentFlate(30 << 20),
 		"deep-object":  hostile.DeepObject("[", 1<<20),
+		// A 41 kB cross-reference stream of 4M entries, and 200 pages of
+		// 2,000 free-text annotations of 1,000 characters each.
+		"xref-flood":  hostile.XRefStreamFlood(4_000_000),
+		"annot-flood": hostile.AnnotFlood(200, 2000, 1000),
 	} {
 		dir := filepath.Join(vault, "papers", name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {

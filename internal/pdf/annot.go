@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
@@ -33,12 +34,37 @@ var daSize = regexp.MustCompile(`([0-9.]+)\s+Tf`)
 // drawn by its normal appearance stream. Hidden and no-view annotations,
 // password fields, buttons and signature fields give nothing. Lines carry Annot and Start relative to
 // the returned text.
-func (d *doc) annotText(pi *pageInfo, base matrix, w, h float64) ([]Line, string, error) {
+//
+// Annotation text is page text under the page's limits: shown is what the
+// page's content showed, and each annotation's characters (or the glyphs
+// its appearance shows) count with it against MaxGlyphs and the
+// document's glyph budget, and its text (see textSize) with the page's,
+// textBytes, against MaxPageText; the first annotation over one fails the
+// page with it.
+func (d *doc) annotText(pi *pageInfo, base matrix, w, h float64, shown, textBytes int) ([]Line, string, error) {
 	var sb strings.Builder
 	var lines []Line
 	annots := d.array(pi.dict["Annots"])
 	if len(annots) > maxAnnots {
 		annots = annots[:maxAnnots]
+	}
+	// spend counts n more characters of the page, or says which limit
+	// they exceed.
+	spend := func(n int) error {
+		if shown+n > MaxGlyphs {
+			return &LimitError{Limit: LimitGlyphs, Max: MaxGlyphs}
+		}
+		if n > d.glyphBudget {
+			d.glyphBudget = 0
+			d.spent = &LimitError{Limit: LimitDocGlyphs, Max: MaxDocumentGlyphs}
+			return d.spent
+		}
+		shown += n
+		d.glyphBudget -= n
+		if textBytes+textSize(sb.String(), lines) > MaxPageText {
+			return &LimitError{Limit: LimitPageText, Max: MaxPageText}
+		}
+		return nil
 	}
 	for _, a := range annots {
 		if err := d.stopped(); err != nil {
@@ -68,14 +94,23 @@ func (d *doc) annotText(pi *pageInfo, base matrix, w, h float64) ([]Line, string
 			value = d.fieldValue(v)
 			if value != "" {
 				lines = appendValue(lines, &sb, value, rect, base, w, h, da, kind)
+				if err := spend(utf8.RuneCountInString(value)); err != nil {
+					return nil, "", err
+				}
 				continue
 			}
 		} else if value = strings.TrimSpace(d.text(ad["Contents"])); value != "" {
 			da := daSize.FindStringSubmatch(d.text(ad["DA"]))
 			lines = appendValue(lines, &sb, value, rect, base, w, h, firstMatch(da), kind)
+			if err := spend(utf8.RuneCountInString(value)); err != nil {
+				return nil, "", err
+			}
 			continue
 		}
-		ls, text, err := d.appearanceText(ad, rect, base, w, h)
+		ls, text, n, err := d.appearanceText(ad, rect, base, w, h, MaxGlyphs-shown)
+		if err == nil {
+			err = spend(n)
+		}
 		if err != nil {
 			return nil, "", err
 		}
@@ -93,6 +128,9 @@ func (d *doc) annotText(pi *pageInfo, base matrix, w, h float64) ([]Line, string
 			lines = append(lines, l)
 		}
 		sb.WriteString(text)
+		if textBytes+textSize(sb.String(), lines) > MaxPageText {
+			return nil, "", &LimitError{Limit: LimitPageText, Max: MaxPageText}
+		}
 	}
 	return lines, sb.String(), nil
 }
@@ -192,11 +230,13 @@ func rectBox(r [4]float64, base matrix, w, h float64) Box {
 }
 
 // appearanceText runs an annotation's normal appearance stream, placed in
-// its rectangle as §12.5.5 describes, and lays out the text it draws.
-func (d *doc) appearanceText(ad types.Dict, rect [4]float64, base matrix, w, h float64) ([]Line, string, error) {
+// its rectangle as §12.5.5 describes, and lays out the text it draws: at
+// most room glyphs (what the page has left), of which it returns the
+// count. The glyphs count against the document's budget in annotText.
+func (d *doc) appearanceText(ad types.Dict, rect [4]float64, base matrix, w, h float64, room int) ([]Line, string, int, error) {
 	ap := d.dict(ad["AP"])
 	if ap == nil {
-		return nil, "", nil
+		return nil, "", 0, nil
 	}
 	n := d.resolve(ap["N"])
 	if states, ok := n.(types.Dict); ok {
@@ -204,7 +244,7 @@ func (d *doc) appearanceText(ad types.Dict, rect [4]float64, base matrix, w, h f
 	}
 	sd, ok := n.(types.StreamDict)
 	if !ok {
-		return nil, "", nil
+		return nil, "", 0, nil
 	}
 	fm := identity
 	if m := d.array(sd.Dict["Matrix"]); len(m) == 6 {
@@ -214,7 +254,7 @@ func (d *doc) appearanceText(ad types.Dict, rect [4]float64, base matrix, w, h f
 	}
 	bbox, ok := d.rect(sd.Dict["BBox"])
 	if !ok {
-		return nil, "", nil
+		return nil, "", 0, nil
 	}
 	// The form's bounding box, transformed by its matrix, is fitted to
 	// the annotation's rectangle.
@@ -225,22 +265,25 @@ func (d *doc) appearanceText(ad types.Dict, rect [4]float64, base matrix, w, h f
 		minY, maxY = min(minY, y), max(maxY, y)
 	}
 	if maxX-minX < 1e-6 || maxY-minY < 1e-6 {
-		return nil, "", nil
+		return nil, "", 0, nil
 	}
 	sx, sy := (rect[2]-rect[0])/(maxX-minX), (rect[3]-rect[1])/(maxY-minY)
 	fit := matrix{sx, 0, 0, sy, rect[0] - minX*sx, rect[1] - minY*sy}
 	content, err := d.streamBytes(sd)
 	if err != nil || len(content) == 0 {
-		return nil, "", err
+		return nil, "", 0, err
 	}
 	in := newInterp(d, fm.mul(fit).mul(base))
+	if room < in.maxGlyphs {
+		in.maxGlyphs, in.glyphLimit = max(0, room), LimitGlyphs
+	}
 	in.pageW, in.pageH = w, h
 	res := d.dict(sd.Dict["Resources"])
 	err = in.run(content, res, 1)
-	d.glyphBudget -= in.shown
 	if err != nil {
-		return nil, "", err
+		d.glyphBudget -= in.shown
+		return nil, "", 0, err
 	}
 	lines, text := layoutPage(in.glyphs, w, h)
-	return lines, text, nil
+	return lines, text, in.shown, nil
 }

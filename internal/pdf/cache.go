@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/researchctx/researchctx/internal/safefs"
 )
@@ -26,8 +27,10 @@ import (
 // version 4 reads columns below wide tables, vertical tiers and the word
 // fixes of its release (ligature widths, footnote marks, raised letters);
 // version 5 no longer takes wide justified spaces that line up on a line
-// or two for a column gutter.
-const Version = 5
+// or two for a column gutter; version 6 holds annotation text to the
+// page's limits and reads files whose cross-reference lists more than the
+// file holds by rebuilding it, where 5 remembered them as failed.
+const Version = 6
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under
@@ -386,11 +389,14 @@ func (c *Cache) writePathRecord(d *safefs.Dir, key FileInfo, sum string) {
 func (c *Cache) write(d *safefs.Dir, sum string, doc *Document) error {
 	hdr := cacheHeader{Version: Version, SHA256: sum, Labels: doc.Labels, Outline: doc.Outline,
 		Title: doc.Title, Authors: doc.Authors, InfoTitle: doc.InfoTitle}
-	var body bytes.Buffer
+	// Each page is encoded twice, once for its record's length and
+	// checksum and once into the entry, so that the entry is the one copy
+	// of the document's text in memory beside the Document.
+	bodyLen := 0
 	record := func(b []byte) cachePageRef {
 		s := sha256.Sum256(b)
-		ref := cachePageRef{Off: int64(body.Len()), Len: int64(len(b)), Sum: hex.EncodeToString(s[:])}
-		body.Write(b)
+		ref := cachePageRef{Off: int64(bodyLen), Len: int64(len(b)), Sum: hex.EncodeToString(s[:])}
+		bodyLen += len(b)
 		return ref
 	}
 	for i := range doc.Pages {
@@ -400,11 +406,14 @@ func (c *Cache) write(d *safefs.Dir, sum string, doc *Document) error {
 		ref := record(doc.XMP)
 		hdr.XMP = &ref
 	}
-	out, err := encodeHeader(hdr, body.Len())
+	out, err := encodeHeader(hdr, bodyLen)
 	if err != nil {
 		return err
 	}
-	out.Write(body.Bytes())
+	for i := range doc.Pages {
+		out.Write(encodePage(&doc.Pages[i]))
+	}
+	out.Write(doc.XMP)
 	return writeAtomic(d, c.entryPath(sum), out.Bytes())
 }
 
@@ -497,8 +506,23 @@ func readHeader(f *safefs.File, sum string) (*cacheEntry, error) {
 	if e.hdr.Version != Version || e.hdr.SHA256 != sum {
 		return nil, fmt.Errorf("%w: entry is for another version or file", ErrCacheCorrupt)
 	}
+	// The extraction limits bound what an entry holds; one that claims
+	// more was not written by this package, and reading it back is not
+	// paid for.
+	total := int64(0)
+	for _, ref := range e.hdr.Pages {
+		total += max(0, ref.Len)
+	}
+	if total > MaxDocumentText+int64(len(e.hdr.Pages))*maxRecordExtra {
+		return nil, fmt.Errorf("%w: pages of %d bytes", ErrCacheCorrupt, total)
+	}
 	return e, nil
 }
+
+// maxRecordExtra is what a page record holds beyond its text and lines
+// (see textSize): its numbers, and its error message, which a page's
+// limits do not count.
+const maxRecordExtra = 64 << 10
 
 func (e *cacheEntry) close() {
 	if e != nil && e.f != nil {
@@ -513,7 +537,7 @@ func (e *cacheEntry) close() {
 
 // record reads and verifies the body record ref, named what in errors.
 func (e *cacheEntry) record(ref cachePageRef, what string) ([]byte, error) {
-	if ref.Len < 0 || ref.Len > 1<<30 || ref.Off < 0 {
+	if ref.Len < 0 || ref.Len > max(MaxPageText, MaxXMPBytes)+maxRecordExtra || ref.Off < 0 {
 		return nil, fmt.Errorf("%w: %s record", ErrCacheCorrupt, what)
 	}
 	b := make([]byte, ref.Len)
@@ -580,7 +604,7 @@ func encodePage(p *Page) []byte {
 	b = appendString(b, p.Text)
 	var errMsg, kind string
 	if p.Err != nil {
-		errMsg, kind = p.Err.Error(), errKind(p.Err)
+		errMsg, kind = truncateUTF8(p.Err.Error(), maxErrMsg), errKind(p.Err)
 	}
 	b = appendString(b, errMsg)
 	b = appendString(b, kind)
@@ -599,6 +623,20 @@ func encodePage(p *Page) []byte {
 		b = appendString(b, l.Annot)
 	}
 	return b
+}
+
+// maxErrMsg bounds a page's error message in its record.
+const maxErrMsg = 4 << 10
+
+// truncateUTF8 cuts s to at most n bytes, on a character boundary.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func appendString(b []byte, s string) []byte {

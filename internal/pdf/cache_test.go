@@ -3,10 +3,13 @@ package pdf
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -79,6 +82,24 @@ func TestCacheRoundTrip(t *testing.T) {
 	}
 }
 
+// forgeHeader rewrites the header of the entry b with edit, its checksum
+// made to match.
+func forgeHeader(t *testing.T, b []byte, edit func(*cacheHeader)) []byte {
+	t.Helper()
+	pre := len(cacheMagic) + 4 + 32
+	n := int(binary.BigEndian.Uint32(b[len(cacheMagic):]))
+	var hdr cacheHeader
+	if err := json.Unmarshal(b[pre:pre+n], &hdr); err != nil {
+		t.Fatal(err)
+	}
+	edit(&hdr)
+	out, err := encodeHeader(hdr, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out.Bytes(), b[pre+n:]...)
+}
+
 func TestCacheCorruptEntryRebuilt(t *testing.T) {
 	data := fixtures()["simple.pdf"]
 	want := mustExtract(t, data)
@@ -91,6 +112,19 @@ func TestCacheCorruptEntryRebuilt(t *testing.T) {
 			return b
 		},
 		"empty": func(b []byte) []byte { return nil },
+		// Entries whose checksums hold but whose records claim more than
+		// the extraction limits let a page or a document hold: refused
+		// before anything is read.
+		"page record over the page limit": func(b []byte) []byte {
+			return forgeHeader(t, b, func(h *cacheHeader) { h.Pages[0].Len = 1 << 29 })
+		},
+		"pages over the document limit": func(b []byte) []byte {
+			return forgeHeader(t, b, func(h *cacheHeader) {
+				for range MaxDocumentText/MaxPageText + 1 {
+					h.Pages = append(h.Pages, cachePageRef{Off: 0, Len: MaxPageText + maxRecordExtra, Sum: h.Pages[0].Sum})
+				}
+			})
+		},
 	}
 	for name, f := range damage {
 		t.Run(name, func(t *testing.T) {
@@ -318,4 +352,63 @@ func BenchmarkRememberedFailure(b *testing.B) {
 		}
 	}
 	b.ReportMetric(first.Seconds(), "first-s")
+}
+
+// TestCacheEntryBounds checks that an entry claiming more than the
+// extraction limits let it hold is refused as corrupt before it is read:
+// in its header when its pages add up to more than a document may hold,
+// and before the allocation when one record is longer than a page may be.
+func TestCacheEntryBounds(t *testing.T) {
+	data := fixtures()["simple.pdf"]
+	c := &Cache{Dir: t.TempDir()}
+	key := FileInfo{Path: "a.pdf", Size: int64(len(data)), ModTime: time.Unix(1, 0)}
+	o := &countingOpener{data: data}
+	if _, err := c.Extract(context.Background(), key, o.open); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := filepath.Glob(filepath.Join(c.Dir, "v*", "*", "*.pdfc"))
+	if len(entries) != 1 {
+		t.Fatalf("entries: %v", entries)
+	}
+	orig, err := os.ReadFile(entries[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := strings.TrimSuffix(filepath.Base(entries[0]), ".pdfc")
+	d, err := c.openDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	open := func(edit func(*cacheHeader)) (*cacheEntry, error) {
+		if err := os.WriteFile(entries[0], forgeHeader(t, orig, edit), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return openEntry(d, c.entryPath(sum), sum)
+	}
+
+	_, err = open(func(h *cacheHeader) {
+		for range MaxDocumentText/MaxPageText + 1 {
+			h.Pages = append(h.Pages, cachePageRef{Len: MaxPageText + maxRecordExtra, Sum: h.Pages[0].Sum})
+		}
+	})
+	if !errors.Is(err, ErrCacheCorrupt) {
+		t.Errorf("pages over the document's limit: err = %v, want ErrCacheCorrupt", err)
+	}
+
+	e, err := open(func(h *cacheHeader) { h.Pages[0].Len = MaxPageText + maxRecordExtra + 1 })
+	if err != nil {
+		t.Fatalf("one long record within the document's limit: %v", err)
+	}
+	defer e.f.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = e.page(1)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrCacheCorrupt) {
+		t.Errorf("record over a page's limit: err = %v, want ErrCacheCorrupt", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("refusing the record allocated %d bytes", n)
+	}
 }

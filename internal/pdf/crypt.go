@@ -20,8 +20,9 @@ import (
 // real producers get it wrong. pdfcpu refuses such files, so this computes
 // the file key from the empty password (ISO 32000-2 §7.6.4.3.3), writes a
 // /Perms that agrees with /P into a copy of the encryption dictionary, and
-// appends that copy as an incremental update. It returns nil when the file
-// is not such a file: then it stays refused as encrypted.
+// returns that copy as an incremental update to append to the file. It
+// returns nil when the file is not such a file: then it stays refused as
+// encrypted.
 func repairPerms(data []byte) []byte {
 	ref := lastRef(data, "Encrypt")
 	if ref == "" {
@@ -76,12 +77,12 @@ func repairPerms(data []byte) []byte {
 	dict = append(dict, " /Perms <"+hex.EncodeToString(perms)+"> >>"...)
 
 	var out bytes.Buffer
-	out.Write(data)
-	off := out.Len() + 1
+	base := len(data)
+	off := base + out.Len() + 1
 	fmt.Fprintf(&out, "\n%d %d obj\n", nr, gen)
 	out.Write(dict)
 	out.WriteString("\nendobj\n")
-	xref := out.Len()
+	xref := base + out.Len()
 	size := nr + 1
 	if m := lastMatch(sizeKey, data); m != nil {
 		if n, err := strconv.Atoi(string(m[1])); err == nil {

@@ -3,7 +3,9 @@
 // bookmarks, a title guess and headings.
 //
 // pdfcpu parses the file (cross-reference table, objects, decoded
-// streams); everything after that is this package's own:
+// streams), once this package has audited its cross-reference sections
+// against what the file's size can back (xref.go); everything after that
+// is this package's own:
 //
 //   - lexer: content-stream tokens (numbers, names, strings, arrays,
 //     dictionaries, operators; inline image data skipped);
@@ -33,7 +35,8 @@
 // than as empty text. Damaged pages fail alone (Page.Err); whole-file
 // failures are typed (ErrEncrypted, ErrMalformed, ErrTooLarge, ErrTimeout).
 // Every recursive or unbounded step has a limit (Options, and the Max*
-// constants: nesting, operands, decoded bytes, operators, glyphs, time),
+// constants: objects, nesting, operands, decoded bytes, operators, glyphs,
+// text, time),
 // and exceeding one is a *LimitError for the page or the document, never a
 // crash: hostile files are expected.
 //

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,27 +26,28 @@ var confOnce sync.Once
 
 // newConfig returns pdfcpu's relaxed configuration without letting pdfcpu
 // create its configuration folder on disk, with its resource limits set to
-// this package's: pdfcpu parses nested objects recursively, so
-// MaxObjectNesting is what keeps a deeply nested object from overflowing
-// the stack (a fatal error, not a panic).
-func newConfig(o Options) *model.Configuration {
+// this package's for a file of size bytes: pdfcpu parses nested objects
+// recursively, so MaxObjectNesting is what keeps a deeply nested object
+// from overflowing the stack (a fatal error, not a panic); it allocates a
+// stream's stated /Length before reading it, so no stream may be longer
+// than the file; and its object counts are those auditXRef allows, a
+// second line behind it.
+func newConfig(o Options, size int64) *model.Configuration {
 	confOnce.Do(func() { model.ConfigPath = "disable" })
 	conf := model.NewDefaultConfiguration()
 	conf.ValidationMode = model.ValidationRelaxed
 	conf.Cmd = model.EXTRACTCONTENT
-	conf.Limits.MaxStreamBytes = o.MaxBytes
+	conf.Limits.MaxStreamBytes = max(1, min(o.MaxBytes, size))
 	conf.Limits.MaxDecodeBytes = MaxStreamBytes
 	conf.Limits.MaxImageBytes = MaxStreamBytes
 	conf.Limits.MaxRecursionDepth = MaxObjectNesting
-	conf.Limits.MaxObjectCount = maxObjects
-	conf.Limits.MaxXRefEntries = maxObjects
-	conf.Limits.MaxObjectStreamCount = maxObjects
+	n := maxEntries(size)
+	conf.Limits.MaxObjectCount = n
+	conf.Limits.MaxXRefEntries = n
+	conf.Limits.MaxObjectStreamCount = n
+	conf.Limits.MaxObjectStreamFirst = maxObjStmFirst(n)
 	return conf
 }
-
-// maxObjects bounds the objects of a file (cross-reference entries), so
-// that a stated /Size does not allocate gigabytes.
-const maxObjects = 4 << 20
 
 // readWhole is the largest file read into memory in one piece: one read
 // spares pdfcpu a system call per object, but a larger file is read
@@ -92,18 +94,33 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 		}
 		rs = bytes.NewReader(data)
 	}
-	d, pages, err := openDoc(ctx, rs, o)
+	// pdfcpu's own repair of a table it cannot read costs a few times the
+	// file's size: a large file whose table the audit cannot read is
+	// rebuilt by this package first, and given to pdfcpu as it is only
+	// when that gives nothing.
+	d, pages, err := openDoc(ctx, rs, size, o, size <= readWhole)
 	if repair := repairFor(err); repair != nil {
-		// A broken cross-reference table, or an AES-256 file with an
-		// empty user password and a wrong /Perms: repair a copy as
-		// viewers do, and read once more.
+		// A broken cross-reference table, one that lists more than the
+		// file holds, or an AES-256 file with an empty user password and
+		// a wrong /Perms: repair as viewers do, by an update appended to
+		// the file, and read once more. The whole file is in memory only
+		// while the repair scans it; the file is read again with the
+		// update after it.
 		if data, rerr := wholeFile(r, rs, size); rerr == nil {
-			if fixed := repair(data); fixed != nil {
-				if d2, p2, err2 := openDoc(ctx, bytes.NewReader(fixed), o); err2 == nil {
+			if update := repair(data); update != nil {
+				data = nil
+				if size > readWhole {
+					runtime.GC() // the copy of a large file, before pdfcpu reads it again
+				}
+				fixed := io.NewSectionReader(appended{rs.(io.ReaderAt), size, update}, 0, size+int64(len(update)))
+				if d2, p2, err2 := openDoc(ctx, fixed, fixed.Size(), o, true); err2 == nil {
 					d, pages, err = d2, p2, nil
 				}
 			}
 		}
+	}
+	if errors.Is(err, errUnaudited) {
+		d, pages, err = openDoc(ctx, rs, size, o, true)
 	}
 	if err != nil {
 		return nil, err
@@ -144,16 +161,30 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 	return out, nil
 }
 
-// openDoc reads the file's objects and its page tree.
-func openDoc(ctx context.Context, rs io.ReadSeeker, o Options) (*doc, []pageInfo, error) {
-	pc, err := pdfcpu.ReadWithContext(ctx, rs, newConfig(o))
+// openDoc reads the file's objects (size bytes of rs, which is also an
+// io.ReaderAt) and its page tree, once auditXRef has found its
+// cross-reference within the file's means, or could not read it and
+// unaudited allows that (else the error is ErrMalformed and errUnaudited).
+func openDoc(ctx context.Context, rs io.ReadSeeker, size int64, o Options, unaudited bool) (*doc, []pageInfo, error) {
+	if ra, ok := rs.(io.ReaderAt); ok {
+		switch err := auditXRef(ctx, ra, size); {
+		case err == nil, errors.Is(err, errUnaudited) && unaudited:
+		case ctx.Err() != nil:
+			return nil, nil, stopErr(ctx)
+		case errors.Is(err, errUnaudited):
+			return nil, nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+		default:
+			return nil, nil, err
+		}
+	}
+	pc, err := pdfcpu.ReadWithContext(ctx, rs, newConfig(o, size))
 	if err != nil {
 		return nil, nil, classifyReadError(ctx, err)
 	}
 	if pc == nil || pc.XRefTable == nil {
 		return nil, nil, fmt.Errorf("%w: no cross-reference table", ErrMalformed)
 	}
-	d := &doc{xr: pc.XRefTable, ctx: ctx, budget: MaxDocumentBytes, glyphBudget: MaxDocumentGlyphs, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
+	d := &doc{xr: pc.XRefTable, ctx: ctx, budget: MaxDocumentBytes, glyphBudget: MaxDocumentGlyphs, textBudget: MaxDocumentText, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
 	pages, err := d.pageTree()
 	if err != nil {
 		return nil, nil, err
@@ -163,13 +194,49 @@ func openDoc(ctx context.Context, rs io.ReadSeeker, o Options) (*doc, []pageInfo
 
 // repairFor returns the repair worth trying after err, or nil.
 func repairFor(err error) func([]byte) []byte {
+	var le *LimitError
 	switch {
-	case errors.Is(err, ErrMalformed):
+	case errors.Is(err, ErrMalformed), errors.As(err, &le) && (le.Limit == LimitObjects || le.Limit == LimitObjectBytes):
 		return rebuildXRef
 	case errors.Is(err, ErrEncrypted):
 		return repairPerms
 	}
 	return nil
+}
+
+// appended reads size bytes of a file followed by an update appended to
+// it.
+type appended struct {
+	file   io.ReaderAt
+	size   int64
+	update []byte
+}
+
+// ReadAt reads from the file, then from the update.
+func (a appended) ReadAt(p []byte, off int64) (n int, err error) {
+	if off < 0 {
+		return 0, errors.New("pdf: negative offset")
+	}
+	if off < a.size {
+		k := int(min(int64(len(p)), a.size-off))
+		if n, err = a.file.ReadAt(p[:k], off); n < k {
+			if err == nil || errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return n, err
+		}
+	}
+	if n < len(p) {
+		at := off + int64(n) - a.size
+		if at >= int64(len(a.update)) {
+			return n, io.EOF
+		}
+		n += copy(p[n:], a.update[at:])
+		if n < len(p) {
+			return n, io.EOF
+		}
+	}
+	return n, nil
 }
 
 // wholeFile returns the file's bytes: those already in memory behind rs,
@@ -227,11 +294,13 @@ func classifyReadError(ctx context.Context, err error) error {
 type doc struct {
 	xr  *model.XRefTable
 	ctx context.Context
-	// budget and glyphBudget are what is left of MaxDocumentBytes and
-	// MaxDocumentGlyphs; spent is the error of the first page that ran
-	// out of either, with which every later page fails.
+	// budget, glyphBudget and textBudget are what is left of
+	// MaxDocumentBytes, MaxDocumentGlyphs and MaxDocumentText; spent is
+	// the error of the first page that ran out of one, with which every
+	// later page fails.
 	budget      int64
 	glyphBudget int
+	textBudget  int
 	spent       error
 	fonts       map[int]*font
 	forms       map[int]*formXObject
@@ -677,7 +746,14 @@ func (d *doc) extractPage(pi *pageInfo, number int) (p Page) {
 	if strings.TrimSpace(p.Text) == "" {
 		p.Lines, p.Text = nil, ""
 	}
-	alines, atext, err := d.annotText(pi, pageMatrix(pi.box, pi.rotate), w, h)
+	if textSize(p.Text, p.Lines) > MaxPageText {
+		// Glyphs whose text is long (a ToUnicode entry of many
+		// characters): within the glyph limit, over the text's.
+		p.Text, p.Lines = "", nil
+		p.Err = pageErr(&LimitError{Limit: LimitPageText, Max: MaxPageText}, number)
+		return p
+	}
+	alines, atext, err := d.annotText(pi, pageMatrix(pi.box, pi.rotate), w, h, in.shown, textSize(p.Text, p.Lines))
 	if err != nil {
 		p.Text, p.Lines = "", nil
 		p.Err = pageErr(err, number)
@@ -699,7 +775,31 @@ func (d *doc) extractPage(pi *pageInfo, number int) (p Page) {
 	if p.NoTextLayer {
 		p.Text, p.Lines = "", nil
 	}
+	size := textSize(p.Text, p.Lines)
+	if size > MaxPageText {
+		p.Text, p.Lines = "", nil
+		p.Err = pageErr(&LimitError{Limit: LimitPageText, Max: MaxPageText}, number)
+		return p
+	}
+	if size > d.textBudget {
+		d.textBudget = 0
+		d.spent = &LimitError{Limit: LimitDocText, Max: MaxDocumentText}
+		p.Text, p.Lines = "", nil
+		p.Err = pageErr(d.spent, number)
+		return p
+	}
+	d.textBudget -= size
 	return p
+}
+
+// lineBytes is what a line costs in a page's text size beyond its text:
+// about what its box and offsets take in a cache record.
+const lineBytes = 64
+
+// textSize is what a page's text and lines count against MaxPageText and
+// MaxDocumentText.
+func textSize(text string, lines []Line) int {
+	return len(text) + lineBytes*len(lines)
 }
 
 // pageErr is err as the error of page number: a *LimitError gets the page

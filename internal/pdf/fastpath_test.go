@@ -88,7 +88,7 @@ func TestType1BuiltinEncoding(t *testing.T) {
 // prefix longer than the stream is refused.
 func TestStreamPrefix(t *testing.T) {
 	data := type1Doc(t, nil)
-	d, _, err := openDoc(context.Background(), bytes.NewReader(data), (*Options)(nil).withDefaults())
+	d, _, err := openDoc(context.Background(), bytes.NewReader(data), int64(len(data)), (*Options)(nil).withDefaults(), true)
 	if err != nil {
 		t.Fatal(err)
 	}

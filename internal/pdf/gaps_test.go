@@ -252,7 +252,7 @@ func TestAnnotationText(t *testing.T) {
 // /P or is missing, as viewers open them; a file with a user password stays
 // refused.
 func TestEncryptedEmptyUserPassword(t *testing.T) {
-	newConfig(Options{})
+	newConfig(Options{}, 0)
 	simple := fixtures()["simple.pdf"]
 	perms := regexp.MustCompile(`/Perms\s*<[0-9a-fA-F]+>`)
 	pEntry := regexp.MustCompile(`/P -?\d+`)
@@ -466,7 +466,7 @@ func TestRepairGivesUp(t *testing.T) {
 // and whose cross-reference stream is damaged is rebuilt from its objects,
 // those in the object streams included.
 func TestRebuildObjectStreams(t *testing.T) {
-	newConfig(Options{})
+	newConfig(Options{}, 0)
 	conf := model.NewDefaultConfiguration()
 	conf.WriteObjectStream = true
 	conf.WriteXRefStream = true

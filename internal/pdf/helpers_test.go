@@ -15,7 +15,7 @@ var update = flag.Bool("update", false, "rewrite testdata fixtures")
 // does not open with the empty password.
 func encryptedFixture(t testing.TB) []byte {
 	t.Helper()
-	newConfig(Options{}) // keeps pdfcpu off the user's configuration folder
+	newConfig(Options{}, 0) // keeps pdfcpu off the user's configuration folder
 	conf := model.NewAESConfiguration("user-secret", "owner-secret", 256)
 	var out bytes.Buffer
 	if err := api.Encrypt(bytes.NewReader(fixtures()["simple.pdf"]), &out, conf); err != nil {

@@ -80,8 +80,22 @@ var hostileWant = map[string]string{
 	"form fan-out":                                     "pages: 1 decoded bytes per page",
 	"name tree listing itself as its kids":             "pages: 1 text",
 	"large file, 120 MB":                               "pages: 1 text",
+	"large file, 120 MB, no cross-reference table":     "pages: 1 text",
 	"broken xref over 8 object-stream bombs of 30 MB":  "pages: 1 text",
 	"TrueType cmap of 2000 huge unassigned groups":     "pages: 1 text",
+	// Cross-references that list more than the file holds are rebuilt
+	// from the objects the file has, as a broken one is.
+	"xref stream of 4M entries":                        "pages: 1 text",
+	"xref stream of 500k entries":                      "pages: 1 text",
+	"xref stream of 4M free entries":                   "pages: 1 text",
+	"object stream claiming 4M objects":                "pages: 1 text",
+	"classic xref claiming 4M objects":                 "pages: 1 text",
+	"xref listing one 100 kB object 4000 times":        "pages: 1 text",
+	"200 pages of 2000 annotations of 1000 characters": "pages: 50 glyphs per page, 150 glyphs per document",
+	"65,000 small objects":                             "pages: 1 text",
+	// Over MaxObjects, honest or not, with a table or without one.
+	"300,000 small objects":                           "document: objects per file",
+	"300,000 small objects, no cross-reference table": "document: objects per file",
 }
 
 // maxHostileRSS is the bound on the peak resident set of a process
@@ -204,7 +218,7 @@ func TestObjectStreamNesting(t *testing.T) {
 		wantFail bool
 	}{{10, false}, {MaxObjectNesting + 10, true}, {1 << 20, true}} {
 		data := hostile.DeepObjectStream(tt.depth)
-		pc, err := pdfcpu.ReadWithContext(context.Background(), bytes.NewReader(data), newConfig((&Options{}).withDefaults()))
+		pc, err := pdfcpu.ReadWithContext(context.Background(), bytes.NewReader(data), newConfig((&Options{}).withDefaults(), int64(len(data))))
 		if err != nil {
 			t.Fatalf("depth %d: reading: %v", tt.depth, err)
 		}

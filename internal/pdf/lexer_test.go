@@ -117,6 +117,8 @@ func seedPDFs(f *testing.F) {
 	for _, data := range [][]byte{
 		hostile.DeepContent("[", 100), hostile.DeepContent("<<", 100), hostile.DeepObject("[", 120),
 		hostile.OperandFlood(5000), hostile.TextBomb(2, 1<<10), hostile.SelfForm(), hostile.FormFanOut(3, 4),
+		hostile.XRefStreamFlood(5000), hostile.ObjectStreamFlood(5000), hostile.DuplicateObjectFlood(50, 1000),
+		hostile.ClassicXRefHugeSize(5000), hostile.AnnotFlood(2, 10, 100),
 	} {
 		f.Add(data)
 	}

@@ -56,6 +56,10 @@ const (
 	LimitGlyphs        Limit = "glyphs per page"            // MaxGlyphs
 	LimitDocGlyphs     Limit = "glyphs per document"        // MaxDocumentGlyphs
 	LimitForms         Limit = "form XObject nesting"       // MaxFormDepth
+	LimitObjects       Limit = "objects per file"           // MaxObjects, and one per 16 bytes of the file
+	LimitObjectBytes   Limit = "object bytes per file"      // the file's size and 1 MiB
+	LimitPageText      Limit = "text bytes per page"        // MaxPageText
+	LimitDocText       Limit = "text bytes per document"    // MaxDocumentText
 )
 
 // Fixed limits on work, independent of Options. They are far above what
@@ -76,6 +80,20 @@ const (
 	// MaxObjectNesting bounds arrays and dictionaries nested in the
 	// file's objects; pdfcpu enforces it while parsing.
 	MaxObjectNesting = 100
+	// MaxObjects bounds the objects of one file: its cross-reference
+	// entries, the /Size of each section and the objects its object
+	// streams claim, all checked before pdfcpu allocates for them. A
+	// file is also allowed only one object per 16 bytes of its size (at
+	// least 4,096), and pdfcpu may read its objects' bytes about once
+	// (LimitObjectBytes).
+	MaxObjects = 1 << 16
+	// MaxPageText bounds the text of one page, its annotations'
+	// included, in bytes, each line counting lineBytes more for its box
+	// and offsets: what a cache entry holds for the page.
+	MaxPageText = 4 << 20
+	// MaxDocumentText bounds the same over a document, and with it the
+	// cache entry and what reading it back costs.
+	MaxDocumentText = 64 << 20
 )
 
 // LimitError reports which limit a document or page exceeded. It matches

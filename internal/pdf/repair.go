@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 )
 
@@ -21,9 +22,10 @@ type packed struct {
 
 // objectStream reads the objects of the object stream whose body (after
 // "obj") starts body: a Flate-compressed stream without predictor, its
-// header of /N number-offset pairs in its first /First bytes. It spends
-// what it decodes from budget and gives nothing for anything else.
-func objectStream(body []byte, budget *int64) []packed {
+// header of /N number-offset pairs in its first /First bytes, /N at most
+// limit. It spends what it decodes from budget and gives nothing for
+// anything else.
+func objectStream(body []byte, budget *int64, limit int) []packed {
 	s := bytes.Index(body, []byte("stream"))
 	if s < 0 {
 		return nil
@@ -52,10 +54,10 @@ func objectStream(body []byte, budget *int64) []packed {
 	if err != nil {
 		return nil
 	}
-	limit := min(*budget, MaxStreamBytes)
-	plain, _ := io.ReadAll(io.LimitReader(zr, limit+1)) // a truncated stream keeps what it gave
+	most := min(*budget, MaxStreamBytes)
+	plain, _ := io.ReadAll(io.LimitReader(zr, most+1)) // a truncated stream keeps what it gave
 	*budget -= int64(len(plain))
-	if int64(len(plain)) > limit || first <= 0 || first > len(plain) || n <= 0 || n > maxObjects {
+	if int64(len(plain)) > most || first <= 0 || first > len(plain) || n <= 0 || n > limit {
 		return nil
 	}
 	lx := newLexer(plain[:first])
@@ -82,14 +84,20 @@ func objectStream(body []byte, budget *int64) []packed {
 // rebuildXRef reconstructs the cross-reference table of a file whose table
 // is broken (wrong offsets, a damaged section), as viewers do: it scans the
 // file for "N G obj" headers, the last definition of each object number
-// winning as in an incremental update, and appends a fresh table and
-// trailer, so that the file reads as an update of itself. The trailer's
+// winning as in an incremental update, and returns a fresh table and
+// trailer to append to the file, so that the file reads as an update of
+// itself. The trailer's
 // /Root, /Info, /Encrypt and /ID are the last ones written in the file
 // (a classic trailer or a cross-reference stream); without a /Root the
 // first object typed /Catalog is the root. Objects inside object streams
 // (Flate-compressed, as writers make them) are written out after the file
-// as plain objects. It returns nil when no object or no root is found.
+// as plain objects. Object numbers are kept below maxEntries of the file,
+// and the table lists only the objects found, in runs of consecutive
+// numbers, so that the rebuilt file is one auditXRef accepts when its
+// objects lie side by side. It returns nil when no object or no root is
+// found.
 func rebuildXRef(data []byte) []byte {
+	limit := maxEntries(int64(len(data)))
 	type entry struct {
 		off int
 		gen int
@@ -109,7 +117,7 @@ func rebuildXRef(data []byte) []byte {
 			continue // "objstm" and the like
 		}
 		nr, gen, start, ok := objHeader(data, at)
-		if !ok || nr <= 0 || nr >= maxObjects || len(objs) >= maxObjects {
+		if !ok || nr <= 0 || nr >= limit || len(objs) >= limit {
 			continue
 		}
 		objs[nr] = entry{start, gen}
@@ -135,8 +143,8 @@ func rebuildXRef(data []byte) []byte {
 	compressed := map[int]int{} // object number → offset in extra
 	budget := int64(maxRepairBytes)
 	for _, at := range streams {
-		for _, o := range objectStream(data[at:], &budget) {
-			if _, plain := objs[o.nr]; plain || o.nr <= 0 || o.nr >= maxObjects || len(objs)+len(compressed) >= maxObjects {
+		for _, o := range objectStream(data[at:], &budget, limit) {
+			if _, plain := objs[o.nr]; plain || o.nr <= 0 || o.nr >= limit || len(objs)+len(compressed) >= limit {
 				continue
 			}
 			if _, dup := compressed[o.nr]; dup {
@@ -160,21 +168,34 @@ func rebuildXRef(data []byte) []byte {
 		return nil
 	}
 	var out bytes.Buffer
-	out.Grow(len(data) + 20*(maxNr+1) + 256)
-	out.Write(data)
+	nrs := make([]int, 0, len(objs)+len(compressed))
+	for nr := range objs {
+		nrs = append(nrs, nr)
+	}
+	for nr := range compressed {
+		nrs = append(nrs, nr)
+	}
+	slices.Sort(nrs)
+	out.Grow(extra.Len() + 20*(len(nrs)+1) + 256)
 	out.WriteString("\n")
-	extraAt := out.Len()
+	extraAt := len(data) + out.Len()
 	out.Write(extra.Bytes())
-	xref := out.Len()
-	fmt.Fprintf(&out, "xref\n0 %d\n0000000000 65535 f \n", maxNr+1)
-	for nr := 1; nr <= maxNr; nr++ {
-		if e, ok := objs[nr]; ok {
-			fmt.Fprintf(&out, "%010d %05d n \n", e.off, e.gen)
-		} else if off, ok := compressed[nr]; ok {
-			fmt.Fprintf(&out, "%010d 00000 n \n", extraAt+off)
-		} else {
-			out.WriteString("0000000000 65535 f \n")
+	xref := len(data) + out.Len()
+	out.WriteString("xref\n0 1\n0000000000 65535 f \n")
+	for i := 0; i < len(nrs); {
+		j := i + 1
+		for j < len(nrs) && nrs[j] == nrs[j-1]+1 {
+			j++
 		}
+		fmt.Fprintf(&out, "%d %d\n", nrs[i], j-i)
+		for _, nr := range nrs[i:j] {
+			if e, ok := objs[nr]; ok {
+				fmt.Fprintf(&out, "%010d %05d n \n", e.off, e.gen)
+			} else {
+				fmt.Fprintf(&out, "%010d 00000 n \n", extraAt+compressed[nr])
+			}
+		}
+		i = j
 	}
 	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root %s", maxNr+1, root)
 	for _, key := range []string{"Info", "Encrypt"} {

@@ -4,7 +4,7 @@
 // -one mode), then reports the file size, the wall time, the child's peak
 // resident set (VmHWM) and the outcome.
 //
-//	go run ./internal/cmd/pdfhostile
+//	go run ./internal/cmd/pdfhostile [-run regexp]
 package main
 
 import (
@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,7 @@ import (
 
 func main() {
 	one := flag.String("one", "", "extract one file, print the outcome and the peak RSS, and exit")
+	run := flag.String("run", "", "measure only the documents whose name matches this regular expression")
 	flag.Parse()
 	if *one != "" {
 		fmt.Println(extractOne(*one))
@@ -44,7 +46,14 @@ func main() {
 	defer os.RemoveAll(dir)
 	fmt.Printf("| %-44s | %10s | %8s | %9s | %s |\n", "document", "bytes", "time", "peak RSS", "outcome")
 	fmt.Printf("|%s|%s|%s|%s|%s|\n", strings.Repeat("-", 46), strings.Repeat("-", 11)+":", strings.Repeat("-", 9)+":", strings.Repeat("-", 10)+":", "---")
+	match, err := regexp.Compile(*run)
+	if err != nil {
+		log.Fatal(err)
+	}
 	for _, c := range hostile.Cases() {
+		if !match.MatchString(c.Name) {
+			continue
+		}
 		data := c.Make()
 		path := filepath.Join(dir, "case.pdf")
 		if err := os.WriteFile(path, data, 0o644); err != nil {

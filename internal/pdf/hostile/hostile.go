@@ -45,8 +45,19 @@ func Cases() []Case {
 		{"form fan-out", func() []byte { return FormFanOut(11, 16) }},
 		{"name tree listing itself as its kids", func() []byte { return NameTreeCycle(1000) }},
 		{"large file, 120 MB", func() []byte { return LargeFile(120 << 20) }},
+		{"large file, 120 MB, no cross-reference table", func() []byte { return NoXRef(LargeFile(120 << 20)) }},
 		{"broken xref over 8 object-stream bombs of 30 MB", func() []byte { return BrokenXRefObjectStreams(8, 30<<20) }},
 		{"TrueType cmap of 2000 huge unassigned groups", func() []byte { return SparseCmapFont(2000) }},
+		{"xref stream of 4M entries", func() []byte { return XRefStreamFlood(4_000_000) }},
+		{"xref stream of 500k entries", func() []byte { return XRefStreamFlood(500_000) }},
+		{"xref stream of 4M free entries", func() []byte { return XRefStreamFreeFlood(4_000_000) }},
+		{"object stream claiming 4M objects", func() []byte { return ObjectStreamFlood(4_000_000) }},
+		{"classic xref claiming 4M objects", func() []byte { return ClassicXRefHugeSize(4_000_000) }},
+		{"200 pages of 2000 annotations of 1000 characters", func() []byte { return AnnotFlood(200, 2000, 1000) }},
+		{"xref listing one 100 kB object 4000 times", func() []byte { return DuplicateObjectFlood(4000, 100_000) }},
+		{"65,000 small objects", func() []byte { return ManyObjects(65_000) }},
+		{"300,000 small objects", func() []byte { return ManyObjects(300_000) }},
+		{"300,000 small objects, no cross-reference table", func() []byte { return NoXRef(ManyObjects(300_000)) }},
 	}
 }
 
@@ -442,4 +453,170 @@ func SparseCmapFont(groups int) []byte {
 	page := w.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R /F2 %d 0 R >> >> /Contents %d 0 R >>", tree, helv, t0, c))
 	w.set(tree, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
 	return w.bytes(w.add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree)))
+}
+
+// xrefStreamDoc is a one-page document of plain objects whose
+// cross-reference stream (fields of 1, 4 and 2 bytes, Flate-compressed)
+// lists the document's own objects and then the rows extra gives, numbered
+// on from them; dict is added to the stream's dictionary. It returns the
+// file and the offsets of the plain objects.
+func xrefStreamDoc(objs []string, extra func(offs []int, row func(typ byte, f2 uint32, f3 uint16)) int, dict string) []byte {
+	var out bytes.Buffer
+	out.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	offs := make([]int, len(objs))
+	for i, o := range objs {
+		offs[i] = out.Len()
+		fmt.Fprintf(&out, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xrefAt := out.Len()
+	var zs bytes.Buffer
+	z, _ := zlib.NewWriterLevel(&zs, zlib.BestCompression)
+	var rowBuf [7]byte
+	row := func(typ byte, f2 uint32, f3 uint16) {
+		rowBuf = [7]byte{typ, byte(f2 >> 24), byte(f2 >> 16), byte(f2 >> 8), byte(f2), byte(f3 >> 8), byte(f3)}
+		z.Write(rowBuf[:])
+	}
+	row(0, 0, 65535)
+	for _, off := range offs {
+		row(1, uint32(off), 0)
+	}
+	self := len(objs) + 1
+	row(1, uint32(xrefAt), 0)
+	n := self + 1
+	if extra != nil {
+		n += extra(offs, row)
+	}
+	z.Close()
+	fmt.Fprintf(&out, "%d 0 obj\n<< /Type /XRef /Size %d /W [1 4 2] /Root 1 0 R /Filter /FlateDecode /Length %d %s >>\nstream\n", self, n, zs.Len(), dict)
+	out.Write(zs.Bytes())
+	fmt.Fprintf(&out, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", xrefAt)
+	return out.Bytes()
+}
+
+// smallDocObjects are the plain objects of a one-page document: catalog,
+// page tree, page, font and content stream.
+func smallDocObjects(text string) []string {
+	content := fmt.Sprintf("BT /F1 12 Tf 72 700 Td (%s) Tj ET", text)
+	return []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+	}
+}
+
+// XRefStreamFlood is a one-page document whose compressed
+// cross-reference stream lists entries more objects, every one in use at
+// the offset of the page's font dictionary: a reader that keeps (and
+// parses) an object per entry pays for each, while the file stays a few
+// bytes per thousand entries.
+func XRefStreamFlood(entries int) []byte {
+	return xrefStreamDoc(smallDocObjects("xref stream flood"), func(offs []int, row func(byte, uint32, uint16)) int {
+		for range entries {
+			row(1, uint32(offs[3]), 0)
+		}
+		return entries
+	}, "")
+}
+
+// XRefStreamFreeFlood is XRefStreamFlood with every extra entry free:
+// nothing to parse, only the entries themselves.
+func XRefStreamFreeFlood(entries int) []byte {
+	return xrefStreamDoc(smallDocObjects("free entry flood"), func(offs []int, row func(byte, uint32, uint16)) int {
+		for range entries {
+			row(0, 0, 0)
+		}
+		return entries
+	}, "")
+}
+
+// ObjectStreamFlood is a one-page document holding an object stream that
+// claims n objects (/N), its header listing them all (the same object
+// number again and again, so that it compresses to almost nothing), one
+// of which the cross-reference stream names.
+func ObjectStreamFlood(n int) []byte {
+	var zs bytes.Buffer
+	z, _ := zlib.NewWriterLevel(&zs, zlib.BestCompression)
+	pair := []byte("9 0 ")
+	for range n {
+		z.Write(pair)
+	}
+	z.Write([]byte("null "))
+	z.Close()
+	first := n * len(pair)
+	objs := smallDocObjects("object stream flood")
+	objs = append(objs, fmt.Sprintf("<< /Type /ObjStm /N %d /First %d /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream", n, first, zs.Len(), zs.String()))
+	// Objects 1–6 plain, 7 the cross-reference stream, 8 free, 9 in the
+	// object stream (object 6).
+	return xrefStreamDoc(objs, func(offs []int, row func(byte, uint32, uint16)) int {
+		row(0, 0, 0)
+		row(2, 6, 0)
+		return 2
+	}, "")
+}
+
+// ClassicXRefHugeSize is a one-page document with a classic
+// cross-reference table whose trailer claims /Size objects.
+func ClassicXRefHugeSize(size int) []byte {
+	w := &writer{}
+	data := onePage(w.stream("", []byte("BT /F1 12 Tf 72 700 Td (huge size) Tj ET")), w)
+	return regexp.MustCompile(`/Size \d+`).ReplaceAll(data, []byte("/Size "+strconv.Itoa(size)))
+}
+
+// AnnotFlood is a document of pages pages, each listing annots times one
+// free-text annotation whose /Contents is chars characters: text the page
+// content never shows, the same object drawn over and over.
+func AnnotFlood(pages, annots, chars int) []byte {
+	return Annots(pages, annots, strings.Repeat("flood ", chars/6+1)[:chars])
+}
+
+// Annots is a document of pages pages, each listing annots times one
+// free-text annotation whose /Contents is text.
+func Annots(pages, annots int, text string) []byte {
+	w := &writer{}
+	text = strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`, "\n", `\n`, "\r", `\r`).Replace(text)
+	annot := w.add(fmt.Sprintf("<< /Type /Annot /Subtype /FreeText /Rect [72 72 540 200] /DA (/Helv 10 Tf 0 g) /Contents (%s) >>", text))
+	list := w.add("[" + strings.Repeat(fmt.Sprintf("%d 0 R ", annot), annots) + "]")
+	c := w.stream("", []byte("BT /F1 12 Tf 72 700 Td (page text) Tj ET"))
+	contents := make([]int, pages)
+	for i := range contents {
+		contents[i] = c
+	}
+	return w.bytes(w.pages(contents, "", fmt.Sprintf("/Annots %d 0 R", list)))
+}
+
+// ManyObjects is a one-page document with n more small dictionaries, each
+// its own object in a classic table: an honest file at the object limit.
+func ManyObjects(n int) []byte {
+	w := &writer{}
+	c := w.stream("", []byte("BT /F1 12 Tf 72 700 Td (many objects) Tj ET"))
+	for i := range n {
+		w.add(fmt.Sprintf("<< /K %d >>", i))
+	}
+	return onePage(c, w)
+}
+
+// DuplicateObjectFlood is a one-page document whose cross-reference
+// stream lists entries more objects, few enough for the file's size, all
+// at the offset of one dictionary of about size bytes: a reader that
+// parses each entry's object reads that dictionary entries times.
+func DuplicateObjectFlood(entries, size int) []byte {
+	objs := smallDocObjects("duplicate object flood")
+	objs = append(objs, "<< /Pad ["+strings.Repeat("0 ", size/2)+"] >>")
+	return xrefStreamDoc(objs, func(offs []int, row func(byte, uint32, uint16)) int {
+		for range entries {
+			row(1, uint32(offs[5]), 0)
+		}
+		return entries
+	}, "")
+}
+
+// NoXRef is data with its cross-reference table and trailer cut off, so
+// that a reader must find the objects by scanning the file.
+func NoXRef(data []byte) []byte {
+	if i := bytes.LastIndex(data, []byte("\nxref\n")); i >= 0 {
+		return data[:i+1]
+	}
+	return data
 }

@@ -1,0 +1,225 @@
+package pdf
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/researchctx/researchctx/internal/corpus"
+	"github.com/researchctx/researchctx/internal/pdf/hostile"
+)
+
+// TestAuditXRef checks which limit the cross-reference audit finds each
+// file over, before pdfcpu reads it, and that the file is still read
+// through the rebuilt table, as a broken one is.
+func TestAuditXRef(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		data []byte
+		want Limit // "" for a file within its means
+	}{
+		{"plain document", hostile.Plain("a plain page"), ""},
+		{"xref stream of a few extra entries", hostile.XRefStreamFlood(100), ""},
+		{"one object listed 100 times", hostile.DuplicateObjectFlood(100, 1000), ""},
+		{"xref stream of 500k entries in 6 kB", hostile.XRefStreamFlood(500_000), LimitObjects},
+		{"xref stream of 4M free entries", hostile.XRefStreamFreeFlood(4_000_000), LimitObjects},
+		{"object stream claiming 4M objects", hostile.ObjectStreamFlood(4_000_000), LimitObjects},
+		{"classic xref claiming 4M objects", hostile.ClassicXRefHugeSize(4_000_000), LimitObjects},
+		{"one 100 kB object listed 4000 times", hostile.DuplicateObjectFlood(4000, 100_000), LimitObjectBytes},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := auditXRef(context.Background(), bytes.NewReader(tt.data), int64(len(tt.data)))
+			var le *LimitError
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("audit: %v, want nil", err)
+			case tt.want != "" && (!errors.As(err, &le) || le.Limit != tt.want || !errors.Is(err, ErrTooLarge)):
+				t.Fatalf("audit: %v, want the %s limit", err, tt.want)
+			}
+			d, err := extractBytes(t, tt.data, nil)
+			if err != nil {
+				t.Fatalf("extract: %v", err)
+			}
+			if len(d.Pages) != 1 || d.Pages[0].Err != nil || d.Pages[0].Text == "" {
+				t.Errorf("pages = %+v, want one page of text", d.Pages)
+			}
+		})
+	}
+}
+
+// TestAuditXRefHeaders checks that the object headers of a file are held
+// to its allowance whatever its table says, or when it has none: pdfcpu's
+// own repair makes an entry of every one.
+func TestAuditXRefHeaders(t *testing.T) {
+	for name, data := range map[string][]byte{
+		"with its table":    hostile.ManyObjects(100_000),
+		"without its table": hostile.NoXRef(hostile.ManyObjects(100_000)),
+	} {
+		err := auditXRef(context.Background(), bytes.NewReader(data), int64(len(data)))
+		var le *LimitError
+		if !errors.As(err, &le) || le.Limit != LimitObjects {
+			t.Errorf("100,000 objects %s: audit = %v, want the objects limit", name, err)
+		}
+		if _, err := extractBytes(t, data, nil); !errors.As(err, &le) || le.Limit != LimitObjects {
+			t.Errorf("100,000 objects %s: extract = %v, want the objects limit", name, err)
+		}
+	}
+	data := hostile.NoXRef(hostile.ManyObjects(1000))
+	if err := auditXRef(context.Background(), bytes.NewReader(data), int64(len(data))); !errors.Is(err, errUnaudited) {
+		t.Errorf("1,000 objects without a table: audit = %v, want errUnaudited", err)
+	}
+	if _, err := extractBytes(t, data, nil); err != nil {
+		t.Errorf("1,000 objects without a table: %v", err)
+	}
+}
+
+// TestAuditXRefCorpus checks that the audit passes every real PDF of the
+// corpus: the limits are far from what real files list.
+func TestAuditXRefCorpus(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(corpus.Dir(t, "pdfs"), "*.pdf"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus PDFs (%v)", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := auditXRef(context.Background(), bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+		}
+	}
+}
+
+// TestRebuiltTableIsSparse checks that the rebuilt table of a file whose
+// objects are numbered far apart lists the objects found, not every
+// number up to the highest.
+func TestRebuiltTableIsSparse(t *testing.T) {
+	data := []byte("%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3000 0 R] /Count 1 >> endobj\n" +
+		"3000 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n")
+	update := rebuildXRef(data)
+	if update == nil {
+		t.Fatal("no rebuilt table")
+	}
+	if len(update) > 400 {
+		t.Errorf("rebuilt table of 3 objects takes %d bytes", len(update))
+	}
+	fixed := slices.Concat(data, update)
+	if err := auditXRef(context.Background(), bytes.NewReader(fixed), int64(len(fixed))); err != nil {
+		t.Errorf("audit of the rebuilt file: %v", err)
+	}
+}
+
+// TestAnnotationTextLimits checks that the text of free-text annotations
+// counts against the page's glyph limit and the document's: a page whose
+// annotations repeat a long text fails with the page's limit, and once the
+// document's budget is spent every later page fails with it, while the
+// heap stays far below what the text would take.
+func TestAnnotationTextLimits(t *testing.T) {
+	data := hostile.AnnotFlood(200, 2000, 1000)
+	var peak uint64
+	stop := sampleHeap(&peak)
+	d, err := extractBytes(t, data, nil)
+	stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outcome(d, nil); got != "pages: 50 glyphs per page, 150 glyphs per document" {
+		t.Errorf("outcome = %q", got)
+	}
+	// 400 M characters of annotation text; the limits keep the heap to
+	// the page text the limits allow.
+	if peak > 200<<20 {
+		t.Errorf("heap peaked at %d MB", peak>>20)
+	}
+	t.Logf("heap peak %d MB", peak>>20)
+
+	// Short lines cost their boxes too: 70,000 one-letter lines are within
+	// the glyph limit and over the page's text.
+	d, err = extractBytes(t, hostile.Annots(1, 1, strings.Repeat("a\n", 70_000)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var le *LimitError
+	if !errors.As(d.Pages[0].Err, &le) || le.Limit != LimitPageText || d.Pages[0].Text != "" {
+		t.Errorf("70,000 annotation lines: err = %v, want the page's text limit", d.Pages[0].Err)
+	}
+
+	// A few annotations stay within the limits and are read.
+	d, err = extractBytes(t, hostile.AnnotFlood(2, 20, 1000), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range d.Pages {
+		if p.Err != nil || len(p.Lines) < 21 {
+			t.Errorf("page %d: %d lines, err %v; want the page's line and 20 annotations", p.Number, len(p.Lines), p.Err)
+		}
+	}
+}
+
+// sampleHeap records the peak of runtime.MemStats.HeapAlloc in *peak
+// until the returned function is called.
+func sampleHeap(peak *uint64) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			*peak = max(*peak, ms.HeapAlloc)
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Microsecond):
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// FuzzAuditXRef checks that the cross-reference audit ends on any input
+// without panicking, with nil or a limit of its own.
+func FuzzAuditXRef(f *testing.F) {
+	seedPDFs(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := auditXRef(context.Background(), bytes.NewReader(data), int64(len(data)))
+		var le *LimitError
+		if err != nil && !errors.Is(err, errUnaudited) && (!errors.As(err, &le) || (le.Limit != LimitObjects && le.Limit != LimitObjectBytes)) {
+			t.Fatalf("audit: %v", err)
+		}
+	})
+}
+
+// TestAuditHeadersAcrossChunks checks that the header count reads a
+// header once wherever it falls against the chunks the file is read in:
+// just before a boundary, across it, just after it, and at the end.
+func TestAuditHeadersAcrossChunks(t *testing.T) {
+	const chunk = 1 << 20
+	data := bytes.Repeat([]byte(" "), 5*chunk)
+	// Where each header's keyword starts: ending at a boundary, across
+	// one (two ways), starting at one, and near the end.
+	at := []int{4, chunk - 3, 2*chunk - 2, 3*chunk - 1, 4 * chunk, 5*chunk - 5}
+	for i, p := range at {
+		h := fmt.Sprintf("%d 0 obj", i+1)
+		copy(data[p-(len(h)-3):], h)
+	}
+	data = append(data, "\n9 0 objstm 10 0 endobj"...) // neither is a header
+	for _, tt := range []struct {
+		max     int
+		wantErr bool
+	}{{len(at), false}, {len(at) - 1, true}} {
+		a := &xrefAudit{ctx: context.Background(), r: bytes.NewReader(data), size: int64(len(data)), max: tt.max}
+		if err := a.headers(); (err != nil) != tt.wantErr {
+			t.Errorf("max %d: headers() = %v, want error %v", tt.max, err, tt.wantErr)
+		}
+	}
+}
