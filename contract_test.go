@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -297,5 +299,43 @@ func TestContractUsageRecords(t *testing.T) {
 	want := []string{"at,reserve", "at,release", "at,reserve", "at,chars,settles,tool,turnId,uris"}
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Errorf("usage.jsonl lines differ from the contract's three kinds (-want +got):\n%s", diff)
+	}
+}
+
+// TestContractIsTheReference checks that the project's files point at
+// docs/contract.md for the contract, never at a design document the
+// repository does not hold.
+func TestContractIsTheReference(t *testing.T) {
+	spec := regexp.MustCompile(`\bSPEC(\b|\.md)`)
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); p != "." && (strings.HasPrefix(name, ".") && name != ".ci" || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(p) {
+		case ".go", ".md", ".sh", ".html", ".js", ".css":
+		default:
+			if filepath.Base(p) != "run" {
+				return nil
+			}
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if spec.MatchString(line) {
+				t.Errorf("%s:%d points at a design document outside the repository: %s", p, i+1, strings.TrimSpace(line))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

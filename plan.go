@@ -72,7 +72,7 @@ func (p *Plan) Grant() *grant.Grant {
 // (grant.Write) and returns its path. A host calls it every turn: the turn
 // id changes, and the fingerprint stays the same while the scope does.
 //
-// The grant folder is where SPEC §6 puts it, {vault}/.agentero/context-sessions/,
+// The grant folder is where docs/contract.md §5 puts it, {vault}/.agentero/context-sessions/,
 // whatever cache folder the host chose: a Vault the process cannot write
 // gets an error wrapping ErrReadOnly.
 func (p *Plan) WriteGrant() (string, error) {

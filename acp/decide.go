@@ -27,7 +27,7 @@
 // context, or its timeout, sends session/cancel and waits a bounded time for
 // the agent's cancelled stop reason; the session stays resumable.
 //
-// Rules (SPEC §8): a session remembers the fingerprint it was created under;
+// Rules (docs/contract.md §8): a session remembers the fingerprint it was created under;
 // a missing or different fingerprint drops the resume id and opens a new
 // session, so an old session never silently reads new sources; a session
 // refused a resume never goes back to the warm pool; turns with the MCP

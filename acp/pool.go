@@ -32,7 +32,7 @@ type PoolKey struct {
 }
 
 // WarmPool keeps at most one warm session per agent and working directory,
-// for prompt-only turns. It enforces the rules of SPEC §8: a session with
+// for prompt-only turns. It enforces the rules of docs/contract.md §8: a session with
 // the MCP server is never pooled (it holds a grant), a refused session is
 // never pooled or handed out, and a turn in mcp mode never takes from the
 // pool (a warm session was created without the server and cannot be given

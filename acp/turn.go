@@ -16,7 +16,7 @@ import (
 )
 
 // JSON-RPC error codes after which a resume or load falls back to a new
-// session. Any other error does too (SPEC §8); these are the ones real
+// session. Any other error does too (docs/contract.md §8); these are the ones real
 // agents send.
 const (
 	CodeMethodNotFound   = -32601 // the agent does not implement the method

@@ -28,7 +28,7 @@ var ErrTurnSpent = errors.New("the turn's reading budget is spent")
 // turn's settled characters and the reservations still in flight, and
 // appends a reservation record for at most what remains. It then builds its
 // result within the reservation, without the lock, and settles: it appends
-// its usage line (SPEC §6's fields, plus the reservation it settles) under
+// its usage line (the fields of docs/contract.md §6, plus the reservation it settles) under
 // the lock. A call that fails appends a release instead. The turn's total is
 // settled characters plus open reservations, so no interleaving of calls,
 // in one process or many, hands out more than the turn's budget.

@@ -371,7 +371,7 @@ type usageRecord struct {
 
 // reserveRecord is the body of a reservation line. Its fields are nested
 // under "reserve" so a reader that sums the top-level chars of a turn's
-// lines, as SPEC §6 describes, never counts a reservation.
+// lines, as docs/contract.md §6 describes, never counts a reservation.
 type reserveRecord struct {
 	ID     string `json:"id"`
 	TurnID string `json:"turnId"`

@@ -237,7 +237,7 @@ type sidecar struct {
 }
 
 // libraryIDs maps normalised identifiers ("doi:…", "arxiv:…") to paper refs,
-// following SPEC §3's matching rules.
+// following the identifier rules of docs/contract.md §1.
 func libraryIDs(t *testing.T) map[string]string {
 	ids := map[string]string{}
 	for _, ref := range paperRefs {
