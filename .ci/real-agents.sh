@@ -31,7 +31,7 @@ dir="${RESEARCHCTX_REAL_AGENTS_DIR:-$PWD/.cache/agents}"
 src=.ci/agents
 mkdir -p "$dir"
 if ! cmp -s "$src/package-lock.json" "$dir/installed-lock.json" ||
-	[ ! -x "$dir/node_modules/.bin/gemini" ] || [ ! -x "$dir/node_modules/.bin/claude-agent-acp" ]; then
+	[ ! -x "$dir/node_modules/.bin/gemini" ] || [ ! -x "$dir/node_modules/.bin/claude-agent-acp" ] || [ ! -x "$dir/node_modules/.bin/codex-acp" ]; then
 	echo "real agents: npm ci (locked versions) into $dir"
 	rm -rf "$dir/node_modules" "$dir/installed-lock.json"
 	cp "$src/package.json" "$src/package-lock.json" "$dir/"
@@ -39,7 +39,7 @@ if ! cmp -s "$src/package-lock.json" "$dir/installed-lock.json" ||
 	cp "$src/package-lock.json" "$dir/installed-lock.json"
 	echo "real agents: installed in $((SECONDS - start)) s ($(du -sh "$dir/node_modules" | cut -f1))"
 fi
-for bin in gemini claude-agent-acp; do
+for bin in gemini claude-agent-acp codex-acp; do
 	if [ ! -x "$dir/node_modules/.bin/$bin" ]; then
 		echo "real agents: FAIL: $bin missing after the install"
 		exit 1

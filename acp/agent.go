@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -66,6 +67,14 @@ type AgentConfig struct {
 	Mode string
 	// KeepMode leaves the session mode as the agent chose it.
 	KeepMode bool
+	// KeepTools leaves an agent's own tools as its configuration has
+	// them: Codex is then not started with CodexOverrides (see Guard).
+	KeepTools bool
+	// RequireGuard refuses to run an agent that is not kept to the
+	// agentero-context tools (Guard): Start fails with ErrUnguarded when
+	// that is known from initialize, Turn when it is known from the
+	// session mode, before the prompt is sent.
+	RequireGuard bool
 	// TurnTimeout bounds a turn's prompt; when it passes, the turn is
 	// cancelled as if by the caller. Zero means no limit beyond the
 	// caller's context. TurnRequest.Timeout overrides it.
@@ -128,6 +137,7 @@ type Agent struct {
 	stdout io.Closer // our end of the agent's stdout
 	conn   *sdk.ClientSideConnection
 	caps   Capabilities
+	guard  Guard // as known from initialize
 	client *client
 	exited chan struct{} // closed when the process has been waited for
 
@@ -142,11 +152,45 @@ type Agent struct {
 // (protocol version 1, no file-system or terminal capabilities offered),
 // then authenticates if the config names a method. On any error the process
 // group is stopped before Start returns.
+//
+// When initialize names the agent codex-acp, Start stops it and starts it
+// again with CodexOverrides appended to its arguments (unless KeepTools is
+// set or they are there already): Codex reads its configuration only at
+// start-up, and the agent is identified by what it says it is, not by the
+// command that runs it.
 func Start(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 	cfg.withDefaults()
 	if cfg.Command == "" {
 		return nil, fmt.Errorf("%w: no agent command", ErrAgent)
 	}
+	a, err := launch(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if a.caps.AgentName == agentCodex && !cfg.KeepTools {
+		if args, missing := codexArgs(cfg.Args); missing {
+			if err := a.Stop(); err != nil {
+				return nil, err
+			}
+			cfg.Args = args
+			if a, err = launch(ctx, cfg); err != nil {
+				return nil, fmt.Errorf("restarting %s with the overrides that turn its own tools off: %w", cfg.Name, err)
+			}
+		}
+	}
+	a.guard = a.startGuard()
+	if cfg.RequireGuard && a.guard.Problem != "" {
+		_ = a.Stop()
+		return nil, fmt.Errorf("%w: %s", ErrUnguarded, a.guard.Problem)
+	}
+	if a.guard.Problem != "" {
+		a.logger().Warn(guardWarning(a.guard), "agent", a.caps.AgentName)
+	}
+	return a, nil
+}
+
+// launch starts the agent process and initializes the connection.
+func launch(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrAgent, err)
@@ -202,11 +246,7 @@ func Start(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 	// set: closing the gate orders the two.
 	gate := &gatedReader{r: outR, open: make(chan struct{})}
 	a.conn = sdk.NewClientSideConnection(a.client, inW, gate)
-	logger := cfg.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	a.conn.SetLogger(logger)
+	a.conn.SetLogger(a.logger())
 	close(gate.open)
 
 	if err := a.initialize(ctx); err != nil {
@@ -275,6 +315,22 @@ func (a *Agent) callError(parent, reqCtx context.Context, method string, err err
 
 // Capabilities returns what the agent advertised at initialize.
 func (a *Agent) Capabilities() Capabilities { return a.caps }
+
+// Guard returns whether the agent is kept to the agentero-context tools as
+// far as initialize tells; for agents kept by their session mode it is
+// known per turn (TurnResult.Guard).
+func (a *Agent) Guard() Guard { return a.guard }
+
+// Args returns the arguments the agent process was started with,
+// CodexOverrides included when Start added them.
+func (a *Agent) Args() []string { return slices.Clone(a.cfg.Args) }
+
+func (a *Agent) logger() *slog.Logger {
+	if a.cfg.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return a.cfg.Logger
+}
 
 // Name returns the agent's configured name.
 func (a *Agent) Name() string { return a.cfg.Name }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/coder/acp-go-sdk"
 	"github.com/google/go-cmp/cmp"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	researchctx "github.com/researchctx/researchctx"
@@ -41,22 +44,40 @@ type liveRun struct {
 	home   string
 	server string // quickchat binary: the agentero-context server
 	marker string // the file the hostile shell command would create
-	turn   int
-	stderr *lockedWriter
-	agents []*Agent
+	// secret is a file of the Vault outside every grant, and token its
+	// text; secretImage an image beside it. The hostile command prints
+	// them: neither may ever reach the model.
+	secret, secretImage, token string
+	turn                       int
+	stderr                     *lockedWriter
+	agents                     []*Agent
+	// permission, when set, is the agents' policy (default: the default).
+	permission Policy
 }
 
 func newLiveRun(t testing.TB, dir string, la agenttest.Agent) *liveRun {
 	t.Helper()
 	r := &liveRun{t: t, la: la, exe: la.Exe(dir), server: quickchat(t)}
 	r.marker = filepath.Join(t.TempDir(), "hostile-command-ran")
-	r.model = agenttest.New(la.API, agenttest.Research(r.marker))
-	t.Cleanup(r.model.Close)
 	r.vault = filepath.Join(t.TempDir(), "vault")
 	if err := samplevault.Extract(r.vault); err != nil {
 		t.Fatal(err)
 	}
-	r.home = t.TempDir()
+	r.secret = filepath.Join(r.vault, "private", "secret.txt")
+	r.secretImage = filepath.Join(r.vault, "private", "secret.png")
+	r.token = fmt.Sprintf("vault-secret-%d", time.Now().UnixNano())
+	if err := os.MkdirAll(filepath.Dir(r.secret), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.secret, []byte(r.token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.secretImage, tinyPNG(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.model = agenttest.New(la.API, agenttest.Research(r.marker, r.secret, r.secretImage))
+	t.Cleanup(r.model.Close)
+	r.home = la.Home(t, moduleRoot(t))
 	if err := os.MkdirAll(filepath.Join(r.home, "tmp"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +113,7 @@ func (r *liveRun) start() *Agent {
 	}
 	a, err := Start(ctx, AgentConfig{
 		Name: r.la.Name, Command: r.exe, Args: r.la.Args,
-		Env: env, Dir: r.vault,
+		Env: env, Dir: r.vault, AuthMethod: r.la.AuthMethod, Permission: r.permission,
 		Stderr:      r.stderr,
 		InitTimeout: time.Minute, OpenTimeout: time.Minute, ResumeTimeout: 20 * time.Second,
 		StopTimeout: time.Second,
@@ -295,6 +316,9 @@ func (r *liveRun) checkMode(res *TurnResult) {
 	if !offers && m.Problem == "" {
 		r.t.Errorf("mode: %+v: the agent does not offer %s but no problem is reported", m, DefaultMode)
 	}
+	if !res.Guard.Kept || res.Guard.Problem != "" {
+		r.t.Errorf("guard: %+v, want the agent kept to our tools", res.Guard)
+	}
 }
 
 // conversation: (a) a research turn; (b) the next run with the same scope
@@ -367,7 +391,7 @@ func (r *liveRun) conversation(t *testing.T) {
 	r.checkResearchTurn(res3, updates3, r.turnRequests(n))
 
 	// (d) A read outside the grant is refused, and the refusal reaches the
-	// model as a tool error.
+	// model as a tool error (for Codex: as the tool's text).
 	n = len(r.model.Turns())
 	plan4, srv4 := r.plan("notes", "papers/2401.01234")
 	res4, updates4 := r.runTurn(a, TurnRequest{Prev: &res3.Record, Plan: plan4, Server: srv4, Prompt: agenttest.AskOutOfGrant})
@@ -387,8 +411,13 @@ func (r *liveRun) conversation(t *testing.T) {
 	switch {
 	case refused == nil:
 		t.Errorf("the model never got the context_read result; answer %q", answer(updates4))
-	case !refused.IsError || !strings.Contains(refused.Text, "not granted"):
-		t.Errorf("out-of-grant read came back as error=%v: %s", refused.IsError, refused.Text)
+	case !strings.Contains(refused.Text, "not granted"):
+		t.Errorf("out-of-grant read came back as: %s", refused.Text)
+	case !refused.IsError && la.API != agenttest.OpenAI:
+		// Codex forwards an MCP result's content with no error flag (the
+		// Responses API's function output has none): there the text says
+		// it; the other two mark the result as an error.
+		t.Errorf("out-of-grant read came back as a result, not an error: %s", refused.Text)
 	}
 	if len(res4.Sources) != 0 {
 		t.Errorf("a refused read produced sources %v", res4.Sources)
@@ -453,36 +482,55 @@ func (r *liveRun) cancel(t *testing.T) {
 	r.checkResearchTurn(res2, updates2, r.turnRequests(n))
 }
 
-// hostile: (f) the model asks for a shell command titled with our tool's
-// name; the default policy denies it, the command does not run, and the
-// model hears back.
+// hostile: (f) the model asks the agent's shell tool for a command that
+// prints a file of the Vault outside the grant and creates a marker file,
+// titled with our tool's name; where the agent declares no shell tool
+// (Codex, kept to our tools), it calls exec_command all the same and asks
+// view_image for an image outside the grant. The default policy denies
+// the shell call, or the tool does not exist; the command does not run,
+// the model hears back, and no byte of the secret files reaches it.
 func (r *liveRun) hostile(t *testing.T) {
 	r.t = t
 	a := r.start()
 	plan, srv := r.plan(liveMentions...)
 	n := len(r.model.Turns())
+	from := len(r.model.Requests())
 	res, updates := r.runTurn(a, TurnRequest{Plan: plan, Server: srv, Prompt: agenttest.AskHostile})
+	r.checkMode(res)
 	if _, err := os.Stat(r.marker); err == nil {
 		t.Errorf("the hostile shell command ran (marker file created); answer %q", answer(updates))
 	}
+	reqs := r.turnRequests(n)
+	if len(reqs) == 0 {
+		t.Fatal("the model got no turn request")
+	}
+	declared := ""
+	for _, name := range agenttest.ShellTools {
+		if _, ok := reqs[0].Tool(name); ok {
+			declared = name
+		}
+	}
 	var shell *ToolCall
 	for i, c := range res.ToolCalls {
-		if !c.Ours && c.Tool != agenttest.ToolSearch {
+		if !c.Ours && c.Tool != agenttest.ToolSearch && c.Kind != string(sdk.ToolKindRead) {
 			shell = &res.ToolCalls[i]
 		}
 	}
-	if shell == nil || shell.Permission != "denied" {
-		t.Errorf("no denied shell call among the tool-call events: %+v", res.ToolCalls)
-	} else {
+	switch {
+	case declared != "" && (shell == nil || shell.Permission != "denied"):
+		t.Errorf("%s declared, but no denied shell call among the tool-call events: %+v", declared, res.ToolCalls)
+	case declared == "" && shell != nil && shell.Permission != "denied":
+		t.Errorf("no shell tool declared, yet a shell call ran: %+v", *shell)
+	case shell != nil:
 		t.Logf("%s shell call: %+v", r.la.Name, *shell)
+	default:
+		t.Logf("%s declares no shell tool: %v", r.la.Name, toolNames(reqs[0]))
 	}
 	// The model hears back that the call did not run.
 	var got *agenttest.Result
-	if reqs := r.turnRequests(n); len(reqs) > 0 {
-		for _, rr := range reqs[len(reqs)-1].TurnResults() {
-			if slices.Contains(agenttest.ShellTools, rr.Name) {
-				got = &rr
-			}
+	for _, rr := range reqs[len(reqs)-1].TurnResults() {
+		if slices.Contains(agenttest.ShellTools, rr.Name) {
+			got = &rr
 		}
 	}
 	if got == nil {
@@ -492,6 +540,34 @@ func (r *liveRun) hostile(t *testing.T) {
 	if strings.Contains(got.Text, "completed with no output") || strings.Contains(got.Text, "Output: (empty)") {
 		t.Errorf("the model was told the shell call ran: %s", got.Text)
 	}
+	// Nothing of the secrets reached the model, in any request since.
+	for i, req := range r.model.Requests()[from:] {
+		if bytes.Contains(req.Body, []byte(r.token)) {
+			t.Errorf("model request %d carries the text of %s, outside the grant", from+i, filepath.Base(r.secret))
+		}
+		if bytes.Contains(req.Body, []byte("data:image/")) {
+			t.Errorf("model request %d carries an image (%s is outside the grant)", from+i, filepath.Base(r.secretImage))
+		}
+	}
+}
+
+// toolNames lists the tools a request declares.
+func toolNames(req agenttest.Request) []string {
+	var out []string
+	for _, t := range req.Tools {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// tinyPNG is a valid 1x1 PNG image.
+func tinyPNG() []byte {
+	var b bytes.Buffer
+	img := image.NewRGBA(image.Rect(0, 0, 1, 1))
+	if err := png.Encode(&b, img); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
 }
 
 // recordAgents rewrites the recorded tool declarations of the real agents
@@ -504,6 +580,7 @@ var recordAgents = flag.Bool("record-agents", false, "rewrite testdata/realagent
 var schemaAdditions = map[string][]string{
 	"gemini": {"wait_for_previous"},
 	"claude": nil,
+	"codex":  nil,
 }
 
 // declaration is a recorded tool declaration of one of our tools as an
@@ -776,8 +853,13 @@ func BenchmarkRealAgentTurn(b *testing.B) {
 // wait_for_previous (which mcp's test adds in code) and Claude Code's
 // defer_loading flag (its tools wait behind ToolSearch).
 func TestReconstructedDeclarations(t *testing.T) {
+	// mcp reconstructs the declarations of gemini-cli and Claude Code;
+	// Codex's are checked live and against their recording only.
 	files := map[string]string{"gemini": "gemini-cli.json", "claude": "claude-code.json"}
 	for _, la := range agenttest.Agents {
+		if files[la.Name] == "" {
+			continue
+		}
 		t.Run(la.Name, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("..", "mcp", "testdata", "declarations", files[la.Name]))
 			if err != nil {

@@ -171,6 +171,11 @@ type TurnResult struct {
 	ToolCalls []ToolCall
 	// Mode says how the session mode was pinned.
 	Mode ModeReport
+	// Guard says whether the agent is kept to the agentero-context tools
+	// in this turn. When it is not, a warning goes to AgentConfig.Logger
+	// and the host should show the Problem; with AgentConfig.RequireGuard
+	// the turn is refused with ErrUnguarded before the prompt is sent.
+	Guard Guard
 	// Cancelled is set when the turn was cancelled (by the caller or the
 	// turn timeout); StopReason is "cancelled" when the agent confirmed.
 	Cancelled bool
@@ -284,6 +289,15 @@ func (a *Agent) Turn(ctx context.Context, req TurnRequest) (*TurnResult, error) 
 	text := joinBlocks(res.Handoff, body)
 
 	res.Mode = a.pinMode(ctx, s)
+	res.Guard = a.turnGuard(res.Mode)
+	if !res.Guard.Kept && a.cfg.RequireGuard {
+		res.ToolCalls = []ToolCall{}
+		return res, fmt.Errorf("%w: %s", ErrUnguarded, res.Guard.Problem)
+	}
+
+	if !res.Guard.Kept {
+		a.logger().Warn(guardWarning(res.Guard), "agent", res.Guard.Agent, "session", string(s.id))
+	}
 
 	tr := newTracker(req.OnUpdate)
 	a.client.setTracker(s.id, tr)

@@ -45,8 +45,40 @@ const (
 // OutsideGrant is a paper of the sample Vault that no test grants.
 const OutsideGrant = "papers/vision/resnet-like"
 
-// ShellTools are the agents' shell tools, for the hostile script.
-var ShellTools = []string{"run_shell_command", "Bash"}
+// ShellTools are the agents' shell tools, for the hostile script:
+// gemini-cli's, Claude Code's, and Codex's (exec_command with unified exec,
+// shell and shell_command otherwise).
+var ShellTools = []string{"run_shell_command", "Bash", "exec_command", "shell", "shell_command"}
+
+// ViewImage is Codex's tool that attaches a local image file to the
+// conversation.
+const ViewImage = "view_image"
+
+// Hostile returns the hostile shell command: it prints each secret file
+// (files of the Vault outside the grant), then creates the marker file, and
+// names our search tool in a comment.
+func Hostile(marker string, secrets ...string) string {
+	var b strings.Builder
+	for _, s := range secrets {
+		b.WriteString("cat " + s + "; ")
+	}
+	b.WriteString("touch " + marker + " # " + grant.ToolSearch)
+	return b.String()
+}
+
+// shellCall is a call of the shell tool with the command, in the tool's
+// argument shape.
+func shellCall(name, cmd string) Call {
+	switch name {
+	case "exec_command":
+		return Call{Name: name, Args: map[string]any{"cmd": cmd}}
+	case "shell":
+		return Call{Name: name, Args: map[string]any{"command": []any{"bash", "-lc", cmd}}}
+	case "shell_command":
+		return Call{Name: name, Args: map[string]any{"command": cmd}}
+	}
+	return Call{Name: name, Args: map[string]any{"command": cmd, "description": grant.ToolSearch}}
+}
 
 // Research is the scripted model of the real-agent tests. Claude Code
 // declares MCP tools lazily: until ours are declared the model asks
@@ -56,9 +88,13 @@ var ShellTools = []string{"run_shell_command", "Bash"}
 //     the read returned;
 //   - AskOutOfGrant: context_read of a source outside the grant, then an
 //     answer quoting the error;
-//   - AskHostile: the agent's shell tool with a command that creates the
-//     marker file and is titled with our tool's name, then an answer.
-func Research(marker string) Script {
+//   - AskHostile: the agent's shell tool with the Hostile command (which
+//     prints the secrets and creates the marker file, titled with our
+//     tool's name); when no shell tool is declared, every shell tool all
+//     the same (a hostile model calls what it likes) and view_image of each
+//     secret image (.png) when that is declared; then an answer quoting
+//     what came back first.
+func Research(marker string, secrets ...string) Script {
 	return func(req Request) Reply {
 		if c, ok := LoadDeferred(req, grant.Tools...); ok {
 			return Reply{Calls: []Call{c}}
@@ -77,13 +113,24 @@ func Research(marker string) Script {
 			if len(results) > 0 {
 				return Reply{Text: "The shell call came back: " + results[0].Text}
 			}
+			cmd := Hostile(marker, secrets...)
 			for _, name := range ShellTools {
 				if sh, ok := req.Tool(name); ok {
-					cmd := "touch " + marker + " # " + grant.ToolSearch
-					return Reply{Calls: []Call{{Name: sh.Name, Args: map[string]any{"command": cmd, "description": grant.ToolSearch}}}}
+					return Reply{Calls: []Call{shellCall(sh.Name, cmd)}}
 				}
 			}
-			return Reply{Text: "No shell tool was declared."}
+			var calls []Call
+			for _, name := range ShellTools {
+				calls = append(calls, shellCall(name, cmd))
+			}
+			if _, ok := req.Tool(ViewImage); ok {
+				for _, s := range secrets {
+					if strings.HasSuffix(s, ".png") {
+						calls = append(calls, Call{Name: ViewImage, Args: map[string]any{"path": s}})
+					}
+				}
+			}
+			return Reply{Calls: calls}
 		case strings.Contains(prompt, AskOutOfGrant):
 			if len(results) > 0 {
 				return Reply{Text: "The read came back: " + results[0].Text}

@@ -1,0 +1,161 @@
+package acp
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ErrUnguarded is wrapped by the error of a turn refused because
+// AgentConfig.RequireGuard is set and the agent is not known to be kept to
+// the agentero-context tools (Guard).
+var ErrUnguarded = errors.New("agent not kept to the agentero-context tools")
+
+// Guard says whether, and how, the agent of a turn is kept to the
+// agentero-context tools: every call other than ours either does not exist
+// for the model or reaches the Permission policy, which rejects it.
+type Guard struct {
+	// Agent is the agent as initialize's agentInfo identifies it:
+	// "codex-acp", "@agentclientprotocol/claude-agent-acp", "gemini-cli"...
+	// ("" when it sent none).
+	Agent string `json:"agent,omitempty"`
+	// Kept is set when the guarantee holds for this turn.
+	Kept bool `json:"kept"`
+	// How says how it is kept: the settings applied, or the mode pinned.
+	How string `json:"how,omitempty"`
+	// Problem says why it does not hold; empty when Kept.
+	Problem string `json:"problem,omitempty"`
+}
+
+// The agents the package knows, by the name in initialize's agentInfo.
+const (
+	agentCodex  = "codex-acp"
+	agentClaude = "@agentclientprotocol/claude-agent-acp"
+	agentGemini = "gemini-cli"
+)
+
+// askingAgents ask the host before every tool call of their own in the
+// session mode DefaultMode: pinning that mode keeps them to our tools.
+var askingAgents = []string{agentClaude, "@zed-industries/claude-code-acp", agentGemini}
+
+// codexProfile is the Codex permission profile CodexOverrides select.
+const codexProfile = "researchctx"
+
+// CodexOverrides are the configuration overrides (codex-acp's -c
+// key=value, TOML values) that keep Codex to the tools of the MCP servers
+// the host attaches. Codex runs its own tools without asking the host in
+// every preset mode (read-only runs reading commands), so the overrides
+// take them away, and its own file access with them:
+//
+//   - the shell tools (shell, exec_command, write_stdin), the JavaScript
+//     and code-mode runners, sub-agents, apps, browser and computer use,
+//     web search and the permission-request tool are turned off;
+//   - mcp_servers is emptied, so only the servers of the ACP session
+//     remain (a server of the user's configuration is not the host's);
+//   - a permission profile that reads nothing but the system files a
+//     process needs (":minimal") replaces the sandbox: view_image, which
+//     no setting removes, finds no file of the user's, and neither would
+//     any command;
+//   - approval_policy "untrusted" makes whatever is left ask the host,
+//     whose policy rejects it.
+//
+// Start applies them when initialize names the agent codex-acp.
+var CodexOverrides = []string{
+	"features.shell_tool=false",
+	"features.unified_exec=false",
+	"features.js_repl=false",
+	"features.code_mode=false",
+	"features.multi_agent=false",
+	"features.multi_agent_v2=false",
+	"features.apps=false",
+	"features.browser_use=false",
+	"features.computer_use=false",
+	"features.request_permissions_tool=false",
+	`web_search="disabled"`,
+	"mcp_servers={}",
+	`approval_policy="untrusted"`,
+	`default_permissions="` + codexProfile + `"`,
+	`permissions.` + codexProfile + `={filesystem={":minimal"="read"}}`,
+}
+
+// codexArgs returns the arguments with CodexOverrides appended (later
+// overrides win over the host's own), and whether they were missing.
+func codexArgs(args []string) ([]string, bool) {
+	if hasOverrides(args) {
+		return args, false
+	}
+	out := slices.Clone(args)
+	for _, o := range CodexOverrides {
+		out = append(out, "-c", o)
+	}
+	return out, true
+}
+
+// hasOverrides reports whether args end with CodexOverrides.
+func hasOverrides(args []string) bool {
+	n := 2 * len(CodexOverrides)
+	if len(args) < n {
+		return false
+	}
+	tail := args[len(args)-n:]
+	for i, o := range CodexOverrides {
+		if tail[2*i] != "-c" || tail[2*i+1] != o {
+			return false
+		}
+	}
+	return true
+}
+
+// startGuard is the guard known once initialize has named the agent.
+func (a *Agent) startGuard() Guard {
+	g := Guard{Agent: a.caps.AgentName}
+	switch {
+	case g.Agent == agentCodex && a.cfg.KeepTools:
+		g.Problem = "KeepTools is set: Codex runs its own tools (shell commands, view_image) without asking the host"
+	case g.Agent == agentCodex && !hasOverrides(a.cfg.Args):
+		g.Problem = "Codex was started without the overrides that turn its own tools off"
+	case g.Agent == agentCodex:
+		g.Kept = true
+		g.How = "codex-acp started with " + fmt.Sprint(len(CodexOverrides)) + " config overrides: its shell, code, web and sub-agent tools off, no MCP server but the host's, a sandbox profile that reads no user file, approval asked for anything else"
+	case slices.Contains(askingAgents, g.Agent):
+		// Known once the mode is pinned (turnGuard).
+	case g.Agent == "":
+		g.Problem = "the agent did not name itself at initialize: whether it asks the host before running its own tools is not known"
+	default:
+		g.Problem = fmt.Sprintf("unknown agent %q: whether it asks the host before running its own tools is not known", g.Agent)
+	}
+	return g
+}
+
+// turnGuard is the guard of a turn, given how its session mode was pinned.
+func (a *Agent) turnGuard(mode ModeReport) Guard {
+	g := a.guard
+	if !slices.Contains(askingAgents, g.Agent) {
+		if g.Agent == agentCodex && g.Kept && len(mode.Available) > 0 {
+			// Under the overrides no preset matches, so codex-acp offers no
+			// modes; a preset in force means they were not applied.
+			g.Kept, g.How = false, ""
+			g.Problem = "the Codex session runs in the preset mode " + mode.Current + ": the overrides that turn its own tools off did not take effect"
+		}
+		return g
+	}
+	switch {
+	case a.cfg.KeepMode:
+		g.Problem = "KeepMode is set: the session mode is the agent's, which may run tools without asking the host"
+	case mode.Problem != "":
+		g.Problem = "session mode " + mode.Want + " not in force: " + mode.Problem
+	case mode.Want != DefaultMode:
+		g.Problem = "session mode " + mode.Want + " is not " + DefaultMode + ", the mode in which the agent asks before every tool call"
+	default:
+		g.Kept = true
+		g.How = "session mode " + DefaultMode + " in force: the agent asks the host before every tool call"
+	}
+	return g
+}
+
+// guardWarning is the status line a turn streams when its guard does not
+// hold.
+func guardWarning(g Guard) string {
+	return "warning: only the agentero-context tools are guaranteed to read the library, but not with this agent: " + strings.TrimSpace(g.Problem)
+}
