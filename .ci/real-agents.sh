@@ -9,6 +9,8 @@
 #   @google/gemini-cli                     0.61.0  (gemini --acp)
 #   @agentclientprotocol/claude-agent-acp  0.101.0 (Claude Code's ACP adapter;
 #     brings @anthropic-ai/claude-agent-sdk and its linux-x64 Claude Code binary)
+#   @zed-industries/codex-acp              0.16.0  (Codex's ACP adapter; its
+#     native binary comes in the platform package, e.g. codex-acp-linux-x64)
 # installed with `npm ci` into RESEARCHCTX_REAL_AGENTS_DIR (default
 # .cache/agents in the repository, git-ignored) and reused while the
 # lockfile is unchanged.
@@ -49,7 +51,9 @@ if [ "${1:-}" = install ]; then
 	exit 0
 fi
 
-# Node 20 runs both agents, although the adapter's package asks for >= 22.
+# Node 20 runs the agents, although Claude's adapter asks for >= 22. Codex
+# needs no Node past its launcher; bubblewrap (installed by .ci/run) gives
+# it the sandbox it has on a user's machine.
 echo "real agents: node $(node --version); go test ./acp ./examples/quickchat -run 'TestRealAgents|...Declarations...'"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -51,8 +51,8 @@ type liveRun struct {
 	turn                       int
 	stderr                     *lockedWriter
 	agents                     []*Agent
-	// permission, when set, is the agents' policy (default: the default).
-	permission Policy
+	// keepTools starts Codex as configured, without CodexOverrides.
+	keepTools bool
 }
 
 func newLiveRun(t testing.TB, dir string, la agenttest.Agent) *liveRun {
@@ -113,7 +113,7 @@ func (r *liveRun) start() *Agent {
 	}
 	a, err := Start(ctx, AgentConfig{
 		Name: r.la.Name, Command: r.exe, Args: r.la.Args,
-		Env: env, Dir: r.vault, AuthMethod: r.la.AuthMethod, Permission: r.permission,
+		Env: env, Dir: r.vault, AuthMethod: r.la.AuthMethod, KeepTools: r.keepTools,
 		Stderr:      r.stderr,
 		InitTimeout: time.Minute, OpenTimeout: time.Minute, ResumeTimeout: 20 * time.Second,
 		StopTimeout: time.Second,
@@ -295,7 +295,44 @@ func TestRealAgents(t *testing.T) {
 			t.Run("conversation", r.conversation)
 			t.Run("cancel", r.cancel)
 			t.Run("hostile", r.hostile)
+			if la.API == agenttest.OpenAI {
+				t.Run("unguarded", r.unguarded)
+			}
 		})
+	}
+}
+
+// unguarded: what CodexOverrides prevent. Started as configured
+// (KeepTools), Codex declares its shell tool, runs the hostile command's
+// reading part inside its own read-only sandbox without asking the host,
+// and the text of the file outside the grant reaches the model; the turn
+// says the guarantee does not hold.
+func (r *liveRun) unguarded(t *testing.T) {
+	r.t = t
+	r.keepTools = true
+	defer func() { r.keepTools = false }()
+	a := r.start()
+	plan, srv := r.plan(liveMentions...)
+	from := len(r.model.Requests())
+	res, _ := r.runTurn(a, TurnRequest{Plan: plan, Server: srv, Prompt: agenttest.AskHostile})
+	if res.Guard.Kept || !strings.Contains(res.Guard.Problem, "KeepTools") {
+		t.Errorf("guard %+v, want not kept", res.Guard)
+	}
+	asked := false
+	for _, c := range res.ToolCalls {
+		asked = asked || c.Permission != ""
+	}
+	leaked := false
+	for _, req := range r.model.Requests()[from:] {
+		leaked = leaked || bytes.Contains(req.Body, []byte(r.token))
+	}
+	t.Logf("codex as configured: host asked %v, secret reached the model %v; tool calls %+v", asked, leaked, res.ToolCalls)
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Logf("no bubblewrap: Codex's sandbox cannot run commands here, so the leak is not checked")
+		return
+	}
+	if !leaked || asked {
+		t.Errorf("without the overrides: secret reached the model %v, host asked %v; want the leak the overrides prevent", leaked, asked)
 	}
 }
 
