@@ -133,9 +133,11 @@ func (a Agent) Env(home, vault, modelURL string) ([]string, error) {
 		), nil
 	case OpenAI:
 		// A model provider at the endpoint speaking the Responses API,
-		// its key from OPENAI_API_KEY (the openai-api-key method). Codex
-		// refuses to create its helpers under the system temp folder:
-		// home must lie outside it (see Home).
+		// its key from OPENAI_API_KEY (the openai-api-key method), and the
+		// Vault trusted, as a user who runs Codex there would have it (a
+		// trusted project's .codex/config.toml is read). Codex refuses to
+		// create its helpers under the system temp folder: home must lie
+		// outside it (see Home).
 		codexHome := filepath.Join(home, ".codex")
 		if err := os.MkdirAll(codexHome, 0o700); err != nil {
 			return nil, err
@@ -160,7 +162,10 @@ enabled = false
 
 [history]
 persistence = "none"
-`, modelURL+"/v1")
+
+[projects.%q]
+trust_level = "trusted"
+`, modelURL+"/v1", vault)
 		if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
 			return nil, err
 		}
