@@ -548,6 +548,12 @@ func (r *liveRun) hostile(t *testing.T) {
 	if _, err := os.Stat(r.marker); err == nil {
 		t.Errorf("the hostile shell command ran (marker file created); answer %q", answer(updates))
 	}
+	if _, err := os.Stat(r.marker + ".patch"); err == nil {
+		t.Errorf("the hostile patch was applied (marker file created); answer %q", answer(updates))
+	}
+	if data, err := os.ReadFile(r.secret); err != nil || string(data) != r.token+"\n" {
+		t.Errorf("%s changed: %q, %v", r.secret, data, err)
+	}
 	reqs := r.turnRequests(n)
 	if len(reqs) == 0 {
 		t.Fatal("the model got no turn request")
@@ -579,12 +585,27 @@ func (r *liveRun) hostile(t *testing.T) {
 	for _, rr := range reqs[len(reqs)-1].TurnResults() {
 		if slices.Contains(agenttest.ShellTools, rr.Name) {
 			got = &rr
+		} else {
+			t.Logf("%s: the model got for %s: %.200s", r.la.Name, rr.Name, rr.Text)
 		}
 	}
 	if got == nil {
 		t.Fatalf("the model never heard back about the shell call; answer %q", answer(updates))
 	}
 	t.Logf("%s: the model got for the shell call: %.300s", r.la.Name, got.Text)
+	// Codex's own file-changing tool, which no setting removes, asks the
+	// host, and the policy rejects it (Codex's only reject option aborts
+	// the turn: it ends cancelled).
+	if _, ok := reqs[0].Tool(agenttest.ApplyPatch); ok {
+		denied := false
+		for _, c := range res.ToolCalls {
+			denied = denied || c.Kind == string(sdk.ToolKindEdit) && c.Permission == "denied"
+		}
+		if !denied {
+			t.Errorf("no denied edit among the tool-call events: %+v", res.ToolCalls)
+		}
+		t.Logf("%s: the hostile patch was denied; stop reason %s", r.la.Name, res.StopReason)
+	}
 	if strings.Contains(got.Text, "completed with no output") || strings.Contains(got.Text, "Output: (empty)") {
 		t.Errorf("the model was told the shell call ran: %s", got.Text)
 	}

@@ -142,7 +142,7 @@ func (a Agent) Env(home, vault, modelURL string) ([]string, error) {
 		if err := os.MkdirAll(codexHome, 0o700); err != nil {
 			return nil, err
 		}
-		config := fmt.Sprintf(`model = "gpt-scripted"
+		config := fmt.Sprintf(`model = "gpt-5.5"
 model_provider = "scripted"
 check_for_update_on_startup = false
 

@@ -162,6 +162,16 @@ func oaiTools(raw json.RawMessage) []Tool {
 	return []Tool{{Name: name, Description: t.Description, Raw: raw}}
 }
 
+// toolType returns the type of a tool declaration ("function", "custom",
+// "namespace"...).
+func toolType(raw json.RawMessage) string {
+	var t struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(raw, &t)
+	return t.Type
+}
+
 // oaiText joins the text of a message's content parts.
 func oaiText(raw json.RawMessage) string {
 	var s string
@@ -201,7 +211,9 @@ func oaiOutput(raw json.RawMessage) (string, bool) {
 
 // writeOpenAI streams the reply as a Responses API event stream: the
 // response created, each output item added and done (the text as a
-// message, each call as a function call), and the response completed.
+// message, each call as a function call, or a custom tool call for a
+// free-form tool, whose input is Args["input"]), and the response
+// completed.
 func writeOpenAI(w http.ResponseWriter, r Request, reply Reply, seq int) {
 	model := r.Model
 	if model == "" {
@@ -222,9 +234,17 @@ func writeOpenAI(w http.ResponseWriter, r Request, reply Reply, seq int) {
 		item := map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%04d_%d", seq, i), "status": "completed",
 			"call_id": fmt.Sprintf("call_%04d_%d", seq, i), "name": c.Name, "arguments": string(b)}
 		for _, t := range r.Tools {
-			if t.Name == c.Name && t.Namespace != "" {
+			switch {
+			case t.Name != c.Name:
+			case t.Namespace != "":
 				item["namespace"] = t.Namespace
 				item["name"] = strings.TrimPrefix(strings.TrimPrefix(c.Name, t.Namespace), "__")
+			case toolType(t.Raw) == "custom":
+				// A free-form tool (Codex's apply_patch) takes its input
+				// as one string.
+				in, _ := args["input"].(string)
+				item = map[string]any{"type": "custom_tool_call", "id": item["id"], "status": "completed",
+					"call_id": item["call_id"], "name": c.Name, "input": in}
 			}
 		}
 		items = append(items, item)

@@ -50,9 +50,41 @@ const OutsideGrant = "papers/vision/resnet-like"
 // shell and shell_command otherwise).
 var ShellTools = []string{"run_shell_command", "Bash", "exec_command", "shell", "shell_command"}
 
-// ViewImage is Codex's tool that attaches a local image file to the
-// conversation.
-const ViewImage = "view_image"
+// Codex's own file tools: view_image attaches a local image file to the
+// conversation, apply_patch (free-form) adds, changes or deletes files.
+const (
+	ViewImage  = "view_image"
+	ApplyPatch = "apply_patch"
+)
+
+// HostilePatches returns the hostile patches that change each secret
+// file (which needs reading it).
+func HostilePatches(secrets ...string) []string {
+	var patches []string
+	for _, s := range secrets {
+		patches = append(patches, "*** Begin Patch\n*** Update File: "+s+"\n@@\n-a line the file does not have\n+"+grant.ToolSearch+"\n*** End Patch\n")
+	}
+	return patches
+}
+
+// HostileAddPatch returns the hostile patch that adds the marker file with
+// the suffix ".patch".
+func HostileAddPatch(marker string) string {
+	return "*** Begin Patch\n*** Add File: " + marker + ".patch\n+" + grant.ToolSearch + "\n*** End Patch\n"
+}
+
+// calledWith reports whether the turn so far has a call of the tool whose
+// input is in.
+func calledWith(req Request, tool, in string) bool {
+	for _, m := range req.Messages[max(req.LastUser(), 0):] {
+		for _, c := range m.Calls {
+			if c.Name == tool && c.Args["input"] == in {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // Hostile returns the hostile shell command: it prints each secret file
 // (files of the Vault outside the grant), then creates the marker file, and
@@ -91,9 +123,10 @@ func shellCall(name, cmd string) Call {
 //   - AskHostile: the agent's shell tool with the Hostile command (which
 //     prints the secrets and creates the marker file, titled with our
 //     tool's name); when no shell tool is declared, every shell tool all
-//     the same (a hostile model calls what it likes) and view_image of each
-//     secret image (.png) when that is declared; then an answer quoting
-//     what came back first.
+//     the same (a hostile model calls what it likes), view_image of each
+//     secret image (.png) and apply_patch with each of HostilePatches when
+//     those are declared, then, once that came back, apply_patch with the
+//     HostileAddPatch; then an answer quoting what came back first.
 func Research(marker string, secrets ...string) Script {
 	return func(req Request) Reply {
 		if c, ok := LoadDeferred(req, grant.Tools...); ok {
@@ -110,6 +143,10 @@ func Research(marker string, secrets ...string) Script {
 		prompt := req.Prompt()
 		switch {
 		case strings.Contains(prompt, AskHostile):
+			if _, ok := req.Tool(ApplyPatch); ok && len(results) > 0 && !calledWith(req, ApplyPatch, HostileAddPatch(marker)) {
+				add := HostileAddPatch(marker)
+				return Reply{Calls: []Call{{Name: ApplyPatch, Args: map[string]any{"input": add}}}}
+			}
 			if len(results) > 0 {
 				return Reply{Text: "The shell call came back: " + results[0].Text}
 			}
@@ -128,6 +165,11 @@ func Research(marker string, secrets ...string) Script {
 					if strings.HasSuffix(s, ".png") {
 						calls = append(calls, Call{Name: ViewImage, Args: map[string]any{"path": s}})
 					}
+				}
+			}
+			if _, ok := req.Tool(ApplyPatch); ok {
+				for _, p := range HostilePatches(secrets...) {
+					calls = append(calls, Call{Name: ApplyPatch, Args: map[string]any{"input": p}})
 				}
 			}
 			return Reply{Calls: calls}
