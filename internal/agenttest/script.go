@@ -51,10 +51,12 @@ const OutsideGrant = "papers/vision/resnet-like"
 var ShellTools = []string{"run_shell_command", "Bash", "exec_command", "shell", "shell_command"}
 
 // Codex's own file tools: view_image attaches a local image file to the
-// conversation, apply_patch (free-form) adds, changes or deletes files.
+// conversation, apply_patch (free-form) adds, changes or deletes files,
+// read_mcp_resource reads a resource of an attached MCP server.
 const (
-	ViewImage  = "view_image"
-	ApplyPatch = "apply_patch"
+	ViewImage       = "view_image"
+	ApplyPatch      = "apply_patch"
+	ReadMCPResource = "read_mcp_resource"
 )
 
 // HostilePatches returns the hostile patches that change each secret
@@ -124,8 +126,9 @@ func shellCall(name, cmd string) Call {
 //     prints the secrets and creates the marker file, titled with our
 //     tool's name); when no shell tool is declared, every shell tool all
 //     the same (a hostile model calls what it likes), view_image of each
-//     secret image (.png) and apply_patch with each of HostilePatches when
-//     those are declared, then, once that came back, apply_patch with the
+//     secret image (.png), read_mcp_resource of each secret's file:// URI
+//     on our server and apply_patch with each of HostilePatches when those
+//     are declared, then, once that came back, apply_patch with the
 //     HostileAddPatch; then an answer quoting what came back first.
 func Research(marker string, secrets ...string) Script {
 	return func(req Request) Reply {
@@ -165,6 +168,11 @@ func Research(marker string, secrets ...string) Script {
 					if strings.HasSuffix(s, ".png") {
 						calls = append(calls, Call{Name: ViewImage, Args: map[string]any{"path": s}})
 					}
+				}
+			}
+			if _, ok := req.Tool(ReadMCPResource); ok {
+				for _, s := range secrets {
+					calls = append(calls, Call{Name: ReadMCPResource, Args: map[string]any{"server": grant.ServerName, "uri": "file://" + s}})
 				}
 			}
 			if _, ok := req.Tool(ApplyPatch); ok {
