@@ -68,7 +68,8 @@ type AgentConfig struct {
 	// KeepMode leaves the session mode as the agent chose it.
 	KeepMode bool
 	// KeepTools leaves an agent's own tools as its configuration has
-	// them: Codex is then not started with CodexOverrides (see Guard).
+	// them: Codex is then not started with CodexOverrides, and Claude
+	// Code's sessions keep its built-in tools (see Guard).
 	KeepTools bool
 	// RequireGuard refuses to run an agent that is not kept to the
 	// agentero-context tools (Guard): Start fails with ErrUnguarded when
@@ -138,8 +139,11 @@ type Agent struct {
 	conn   *sdk.ClientSideConnection
 	caps   Capabilities
 	guard  Guard // as known from initialize
-	client *client
-	exited chan struct{} // closed when the process has been waited for
+	// cleanup removes what Start wrote for the agent (gemini-cli's
+	// policy file) once the process is gone; nil when nothing.
+	cleanup func()
+	client  *client
+	exited  chan struct{} // closed when the process has been waited for
 
 	mu       sync.Mutex
 	sessions map[string]*Session // live sessions opened on this connection
@@ -153,11 +157,12 @@ type Agent struct {
 // then authenticates if the config names a method. On any error the process
 // group is stopped before Start returns.
 //
-// When initialize names the agent codex-acp, Start stops it and starts it
-// again with CodexOverrides appended to its arguments (unless KeepTools is
-// set or they are there already): Codex reads its configuration only at
-// start-up, and the agent is identified by what it says it is, not by the
-// command that runs it.
+// When initialize names the agent codex-acp or gemini-cli, Start stops it
+// and starts it again with the settings that keep it to our tools appended
+// to its arguments (CodexOverrides; GeminiPolicy as a --policy file),
+// unless KeepTools is set or they are there already: both read their
+// configuration only at start-up, and the agent is identified by what it
+// says it is, not by the command that runs it.
 func Start(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 	cfg.withDefaults()
 	if cfg.Command == "" {
@@ -167,15 +172,34 @@ func Start(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.caps.AgentName == agentCodex && !cfg.KeepTools {
-		if args, missing := codexArgs(cfg.Args); missing {
+	if !cfg.KeepTools {
+		var (
+			args    []string
+			missing bool
+			cleanup func()
+		)
+		switch a.caps.AgentName {
+		case agentCodex:
+			args, missing = codexArgs(cfg.Args)
+		case agentGemini:
+			args, missing, cleanup, err = geminiArgs(cfg.Args)
+			if err != nil {
+				_ = a.Stop()
+				return nil, err
+			}
+		}
+		if missing {
 			if err := a.Stop(); err != nil {
 				return nil, err
 			}
 			cfg.Args = args
 			if a, err = launch(ctx, cfg); err != nil {
-				return nil, fmt.Errorf("restarting %s with the overrides that turn its own tools off: %w", cfg.Name, err)
+				if cleanup != nil {
+					cleanup()
+				}
+				return nil, fmt.Errorf("restarting %s with the settings that make its own tools ask: %w", cfg.Name, err)
 			}
+			a.cleanup = cleanup
 		}
 	}
 	a.guard = a.startGuard()
@@ -348,6 +372,9 @@ func (a *Agent) Done() <-chan struct{} { return a.conn.Done() }
 // once; later calls return the first result.
 func (a *Agent) Stop() error {
 	a.stopOnce.Do(func() {
+		if a.cleanup != nil {
+			defer a.cleanup()
+		}
 		a.mu.Lock()
 		a.stopped = true
 		a.mu.Unlock()
@@ -520,7 +547,7 @@ func (a *Agent) newSession(ctx context.Context, cwd string, servers []sdk.McpSer
 	}
 	nctx, cancel := context.WithTimeout(ctx, a.cfg.OpenTimeout)
 	defer cancel()
-	resp, err := a.conn.NewSession(nctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: servers})
+	resp, err := a.conn.NewSession(nctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: servers, Meta: a.sessionMeta()})
 	if err != nil {
 		return nil, a.callError(ctx, nctx, "session/new", err)
 	}

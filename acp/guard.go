@@ -3,6 +3,8 @@ package acp
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -35,9 +37,29 @@ const (
 	agentGemini = "gemini-cli"
 )
 
-// askingAgents ask the host before every tool call of their own in the
-// session mode DefaultMode: pinning that mode keeps them to our tools.
-var askingAgents = []string{agentClaude, "@zed-industries/claude-code-acp", agentGemini}
+// askingAgents ask the host before their tool calls in the session mode
+// DefaultMode, but for the read-only ones: pinning that mode keeps them to
+// our tools only once those are gone too (Claude Code: sessionMeta) or ask
+// too (gemini-cli: GeminiPolicy).
+var askingAgents = []string{agentClaude, agentClaudeOld, agentGemini}
+
+// agentClaudeOld is the name of Claude Code's former ACP adapter.
+const agentClaudeOld = "@zed-industries/claude-code-acp"
+
+// isClaude reports whether the agent is Claude Code's ACP adapter.
+func isClaude(name string) bool { return name == agentClaude || name == agentClaudeOld }
+
+// sessionMeta is the _meta of session/new, load and resume. Claude Code
+// reads, globs and greps the session's folder without asking the host in
+// every mode (its read-only tools need no permission), so its adapter is
+// asked for a session without built-in tools (_meta.claudeCode.options
+// tools: []): only MCP tools remain, and those of other servers ask.
+func (a *Agent) sessionMeta() map[string]any {
+	if a.cfg.KeepTools || !isClaude(a.caps.AgentName) {
+		return nil
+	}
+	return map[string]any{"claudeCode": map[string]any{"options": map[string]any{"tools": []any{}}}}
+}
 
 // codexProfile is the Codex permission profile CodexOverrides select.
 const codexProfile = "researchctx"
@@ -79,6 +101,62 @@ var CodexOverrides = []string{
 	`permissions.` + codexProfile + `={filesystem={":minimal"="read"}}`,
 }
 
+// GeminiPolicy is the gemini-cli policy (a TOML policy file, loaded with
+// --policy) under which every tool call asks the host: gemini-cli runs its
+// read-only tools (read_file, read_many_files, glob, grep_search,
+// list_directory) without asking in every mode otherwise. Its priority is
+// the highest of the user tier, which beats the Vault's own workspace
+// policies and every rule gemini-cli derives from settings; only an
+// administrator's policy ranks higher. The host's policy then allows only
+// our tools.
+const GeminiPolicy = `# researchctx: every tool call asks the host, whose policy allows only the
+# agentero-context tools.
+[[rule]]
+toolName = "*"
+decision = "ask_user"
+priority = 999
+`
+
+// geminiArgs returns the arguments with --policy and a file holding
+// GeminiPolicy appended, whether they were missing, and what removes the
+// file.
+func geminiArgs(args []string) (out []string, missing bool, cleanup func(), err error) {
+	if hasGeminiPolicy(args) {
+		return args, false, nil, nil
+	}
+	dir, err := os.MkdirTemp("", "researchctx-gemini-")
+	if err != nil {
+		return nil, false, nil, fmt.Errorf("%w: cannot write gemini-cli's policy file: %v", ErrAgent, errors.Unwrap(err))
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	path := filepath.Join(dir, "ask-every-tool.toml")
+	if err := os.WriteFile(path, []byte(GeminiPolicy), 0o600); err != nil {
+		cleanup()
+		return nil, false, nil, fmt.Errorf("%w: cannot write gemini-cli's policy file: %v", ErrAgent, errors.Unwrap(err))
+	}
+	return append(slices.Clone(args), "--policy", path), true, cleanup, nil
+}
+
+// hasGeminiPolicy reports whether args load GeminiPolicy: a --policy file
+// that holds exactly it.
+func hasGeminiPolicy(args []string) bool {
+	for i, arg := range args {
+		var path string
+		switch {
+		case arg == "--policy" && i+1 < len(args):
+			path = args[i+1]
+		case strings.HasPrefix(arg, "--policy="):
+			path = strings.TrimPrefix(arg, "--policy=")
+		default:
+			continue
+		}
+		if data, err := os.ReadFile(path); err == nil && string(data) == GeminiPolicy {
+			return true
+		}
+	}
+	return false
+}
+
 // codexArgs returns the arguments with CodexOverrides appended (later
 // overrides win over the host's own), and whether they were missing.
 func codexArgs(args []string) ([]string, bool) {
@@ -118,6 +196,10 @@ func (a *Agent) startGuard() Guard {
 	case g.Agent == agentCodex:
 		g.Kept = true
 		g.How = "codex-acp started with " + fmt.Sprint(len(CodexOverrides)) + " config overrides: its shell, code, web and sub-agent tools off, no MCP server but the host's, a sandbox profile that reads no user file, approval asked for anything else"
+	case g.Agent == agentGemini && a.cfg.KeepTools:
+		g.Problem = "KeepTools is set: gemini-cli runs its own read-only tools (read_file, glob, grep_search...) without asking the host"
+	case g.Agent == agentGemini && !hasGeminiPolicy(a.cfg.Args):
+		g.Problem = "gemini-cli was started without the policy that makes its own tools ask the host"
 	case slices.Contains(askingAgents, g.Agent):
 		// Known once the mode is pinned (turnGuard).
 	case g.Agent == "":
@@ -140,16 +222,24 @@ func (a *Agent) turnGuard(mode ModeReport) Guard {
 		}
 		return g
 	}
+	if g.Problem != "" {
+		return g
+	}
 	switch {
+	case isClaude(g.Agent) && a.cfg.KeepTools:
+		g.Problem = "KeepTools is set: Claude Code runs its own read-only tools (Read, Glob, Grep) without asking the host"
 	case a.cfg.KeepMode:
 		g.Problem = "KeepMode is set: the session mode is the agent's, which may run tools without asking the host"
 	case mode.Problem != "":
 		g.Problem = "session mode " + mode.Want + " not in force: " + mode.Problem
 	case mode.Want != DefaultMode:
 		g.Problem = "session mode " + mode.Want + " is not " + DefaultMode + ", the mode in which the agent asks before every tool call"
+	case g.Agent == agentGemini:
+		g.Kept = true
+		g.How = "every tool call asks the host (GeminiPolicy loaded with --policy) and session mode " + DefaultMode + " in force"
 	default:
 		g.Kept = true
-		g.How = "session mode " + DefaultMode + " in force: the agent asks the host before every tool call"
+		g.How = "no built-in tool (session _meta.claudeCode.options.tools = []) and session mode " + DefaultMode + " in force: other MCP servers' tools ask the host"
 	}
 	return g
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -42,11 +44,16 @@ func TestTurnGuard(t *testing.T) {
 		kept  bool
 		about string // in the problem, when not kept
 	}{
-		{"gemini in default", agentGemini, AgentConfig{Mode: DefaultMode}, pinned, true, ""},
+		{"gemini with the policy, in default", agentGemini, AgentConfig{Mode: DefaultMode, Args: geminiPolicyArgs(t)}, pinned, true, ""},
+		{"gemini without the policy", agentGemini, AgentConfig{Mode: DefaultMode, Args: []string{"--acp"}}, pinned, false, "without the policy"},
+		{"gemini, KeepTools", agentGemini, AgentConfig{Mode: DefaultMode, KeepTools: true, Args: geminiPolicyArgs(t)}, pinned, false, "read_file"},
+		{"gemini with the policy, mode not in force", agentGemini, AgentConfig{Mode: DefaultMode, Args: geminiPolicyArgs(t)}, ModeReport{Want: DefaultMode, Problem: "refused"}, false, "not in force"},
 		{"claude in default", agentClaude, AgentConfig{Mode: DefaultMode}, pinned, true, ""},
+		{"claude's former adapter in default", agentClaudeOld, AgentConfig{Mode: DefaultMode}, pinned, true, ""},
+		{"claude, KeepTools", agentClaude, AgentConfig{Mode: DefaultMode, KeepTools: true}, pinned, false, "Read"},
 		{"claude, mode not offered", agentClaude, AgentConfig{Mode: DefaultMode}, ModeReport{Want: DefaultMode, Problem: "the agent offers no session modes"}, false, "not in force"},
 		{"claude, another mode", agentClaude, AgentConfig{Mode: "plan"}, ModeReport{Want: "plan", Current: "plan", Available: []string{"plan"}}, false, "is not default"},
-		{"gemini, KeepMode", agentGemini, AgentConfig{KeepMode: true}, ModeReport{Current: "auto"}, false, "KeepMode"},
+		{"claude, KeepMode", agentClaude, AgentConfig{KeepMode: true}, ModeReport{Current: "auto"}, false, "KeepMode"},
 		{"codex with the overrides", agentCodex, AgentConfig{Args: mustCodexArgs()}, ModeReport{Want: DefaultMode, Problem: "the agent offers no session modes"}, true, ""},
 		{"codex in a preset mode", agentCodex, AgentConfig{Args: mustCodexArgs()}, ModeReport{Want: DefaultMode, Current: "read-only", Available: []string{"read-only", "auto", "full-access"}}, false, "preset mode read-only"},
 		{"codex without the overrides", agentCodex, AgentConfig{}, ModeReport{}, false, "without the overrides"},
@@ -66,6 +73,83 @@ func TestTurnGuard(t *testing.T) {
 				t.Errorf("problem %q, want it to say %q", g.Problem, tt.about)
 			}
 		})
+	}
+}
+
+// Claude Code's sessions are asked for without built-in tools, unless
+// KeepTools; no other agent gets a _meta.
+func TestSessionMeta(t *testing.T) {
+	none := map[string]any{"claudeCode": map[string]any{"options": map[string]any{"tools": []any{}}}}
+	for _, tt := range []struct {
+		agent string
+		keep  bool
+		want  map[string]any
+	}{
+		{agentClaude, false, none},
+		{agentClaudeOld, false, none},
+		{agentClaude, true, nil},
+		{agentGemini, false, nil},
+		{agentCodex, false, nil},
+	} {
+		a := &Agent{cfg: AgentConfig{KeepTools: tt.keep}, caps: Capabilities{AgentName: tt.agent}}
+		if diff := cmp.Diff(tt.want, a.sessionMeta()); diff != "" {
+			t.Errorf("%s keep=%v (-want +got):\n%s", tt.agent, tt.keep, diff)
+		}
+	}
+}
+
+// geminiPolicyArgs are gemini-cli's arguments with GeminiPolicy loaded.
+func geminiPolicyArgs(t *testing.T) []string {
+	args, missing, cleanup, err := geminiArgs([]string{"--acp"})
+	if err != nil || !missing {
+		t.Fatalf("geminiArgs: %v, missing %v", err, missing)
+	}
+	t.Cleanup(cleanup)
+	return args
+}
+
+// A policy file is recognised by its content, wherever it is.
+func TestGeminiArgs(t *testing.T) {
+	args := geminiPolicyArgs(t)
+	if !hasGeminiPolicy(args) || args[1] != "--policy" {
+		t.Fatalf("args %v", args)
+	}
+	if again, missing, _, err := geminiArgs(args); err != nil || missing || !slices.Equal(again, args) {
+		t.Errorf("applied twice: %v, missing %v, %v", again, missing, err)
+	}
+	if !hasGeminiPolicy([]string{"--acp", "--policy=" + args[2]}) {
+		t.Error("--policy=FILE not recognised")
+	}
+	other := filepath.Join(t.TempDir(), "allow.toml")
+	if err := os.WriteFile(other, []byte(strings.Replace(GeminiPolicy, "ask_user", "allow", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if hasGeminiPolicy([]string{"--acp", "--policy", other}) {
+		t.Error("another policy taken for ours")
+	}
+}
+
+// An agent that names itself gemini-cli is started again with the policy
+// file; Stop removes it.
+func TestStartGeminiRestart(t *testing.T) {
+	f := newFixture(t)
+	a := f.start(AgentConfig{}, "-name", agentGemini)
+	var inits []agentEvent
+	for _, e := range f.events() {
+		if e.Event == "initialize" {
+			inits = append(inits, e)
+		}
+	}
+	if len(inits) != 2 || inits[0].Prompt != "" || inits[1].Prompt != GeminiPolicy || !hasGeminiPolicy(a.Args()) {
+		t.Fatalf("initialize events %+v, args %v", inits, a.Args())
+	}
+	i := slices.Index(a.Args(), "--policy")
+	path := a.Args()[i+1]
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("policy file left after Stop: %v", err)
 	}
 }
 

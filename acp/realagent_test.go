@@ -283,9 +283,10 @@ func (r *liveRun) checkToolCalls(res *TurnResult, last agenttest.Request) {
 	}
 }
 
-// TestRealAgents drives unmodified agents from npm (gemini-cli and Claude
-// Code through its ACP adapter) through the session package as quickchat
-// -agent does — default policy, default mode pinning — against the real
+// TestRealAgents drives unmodified agents from npm (gemini-cli, Claude Code
+// and Codex through their ACP adapters) through the session package as
+// quickchat -agent does — default policy, default mode pinning, the
+// settings that keep each agent to our tools — against the real
 // agentero-context server and a scripted model on 127.0.0.1.
 func TestRealAgents(t *testing.T) {
 	dir := agentsDir(t)
@@ -295,28 +296,32 @@ func TestRealAgents(t *testing.T) {
 			t.Run("conversation", r.conversation)
 			t.Run("cancel", r.cancel)
 			t.Run("hostile", r.hostile)
-			if la.API == agenttest.OpenAI {
-				t.Run("unguarded", r.unguarded)
-			}
+			t.Run("unguarded", r.unguarded)
 		})
 	}
 }
 
-// unguarded: what CodexOverrides prevent. Started as configured
-// (KeepTools), with the Vault's hostile configuration (as in hostile),
-// Codex declares its shell tool, runs the hostile command's reading part
-// without asking the host, and the text of the file outside the grant
-// reaches the model; the turn says the guarantee does not hold.
+// unguarded: what the package's settings prevent. Started as configured
+// (KeepTools), Codex (with the Vault's hostile configuration, as in
+// hostile) runs the hostile command's reading part, Claude Code its Read
+// tool and gemini-cli its read_file, none asking the host; each time the
+// text of the file outside the grant reaches the model, and the turn says
+// the guarantee does not hold. With the settings, hostile (and its read
+// tools) shows none of it.
 func (r *liveRun) unguarded(t *testing.T) {
 	r.t = t
+	prompt := agenttest.AskRead
+	if r.la.API == agenttest.OpenAI {
+		prompt = agenttest.AskHostile
+		r.hostileProjectConfig(t)
+	}
 	r.keepTools = true
 	defer func() { r.keepTools = false }()
-	r.hostileProjectConfig(t)
 	a := r.start()
 	plan, srv := r.plan(liveMentions...)
 	from := len(r.model.Requests())
-	res, _ := r.runTurn(a, TurnRequest{Plan: plan, Server: srv, Prompt: agenttest.AskHostile})
-	if res.Guard.Kept || !strings.Contains(res.Guard.Problem, "KeepTools") {
+	res, _ := r.runTurn(a, TurnRequest{Plan: plan, Server: srv, Prompt: prompt})
+	if res.Guard.Kept || res.Guard.Problem == "" {
 		t.Errorf("guard %+v, want not kept", res.Guard)
 	}
 	asked := false
@@ -327,18 +332,20 @@ func (r *liveRun) unguarded(t *testing.T) {
 	for _, req := range r.model.Requests()[from:] {
 		leaked = leaked || bytes.Contains(req.Body, []byte(r.token))
 	}
-	t.Logf("codex as configured: host asked %v, secret reached the model %v; tool calls %+v", asked, leaked, res.ToolCalls)
-	// The Vault's own configuration is read (hostile relies on it): its
-	// full-access sandbox is what Codex tells the model it has.
-	if reqs := r.model.Requests()[from:]; len(reqs) == 0 || !bytes.Contains(reqs[0].Body, []byte("danger-full-access")) {
-		t.Errorf("the trusted Vault's .codex/config.toml was not read")
-	}
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		t.Logf("no bubblewrap: Codex's sandbox cannot run commands here, so the leak is not checked")
-		return
+	t.Logf("%s unguarded: host asked %v, secret reached the model %v; guard problem: %s", r.la.Name, asked, leaked, res.Guard.Problem)
+	if r.la.API == agenttest.OpenAI {
+		// The Vault's own configuration is read (hostile relies on it):
+		// its full-access sandbox is what Codex tells the model it has.
+		if reqs := r.model.Requests()[from:]; len(reqs) == 0 || !bytes.Contains(reqs[0].Body, []byte("danger-full-access")) {
+			t.Errorf("the trusted Vault's .codex/config.toml was not read")
+		}
+		if _, err := exec.LookPath("bwrap"); err != nil {
+			t.Logf("no bubblewrap: Codex's sandbox cannot run commands here, so the leak is not checked")
+			return
+		}
 	}
 	if !leaked || asked {
-		t.Errorf("without the overrides: secret reached the model %v, host asked %v; want the leak the overrides prevent", leaked, asked)
+		t.Errorf("secret reached the model %v, host asked %v; want the leak reported by the guard", leaked, asked)
 	}
 }
 
@@ -573,8 +580,10 @@ func (r *liveRun) hostile(t *testing.T) {
 	switch {
 	case declared != "" && (shell == nil || shell.Permission != "denied"):
 		t.Errorf("%s declared, but no denied shell call among the tool-call events: %+v", declared, res.ToolCalls)
-	case declared == "" && shell != nil && shell.Permission != "denied":
-		t.Errorf("no shell tool declared, yet a shell call ran: %+v", *shell)
+	case declared == "" && shell != nil && shell.Permission == "allowed":
+		// Calls of tools that do not exist may still be reported (Claude
+		// Code reports them, then fails them): none may be allowed.
+		t.Errorf("no shell tool declared, yet a shell call was allowed: %+v", *shell)
 	case shell != nil:
 		t.Logf("%s shell call: %+v", r.la.Name, *shell)
 	default:

@@ -452,7 +452,7 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, servers []sdk.McpSer
 	if a.caps.Resume {
 		method, how = "session/resume", HowResumed
 		var r sdk.ResumeSessionResponse
-		r, err = a.conn.ResumeSession(rctx, sdk.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers})
+		r, err = a.conn.ResumeSession(rctx, sdk.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers, Meta: a.sessionMeta()})
 		modes = r.Modes
 	} else {
 		method, how = "session/load", HowLoaded
@@ -461,7 +461,7 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, servers []sdk.McpSer
 		// including those that come after the answer (settleLoad).
 		a.client.beginLoad(sid)
 		var r sdk.LoadSessionResponse
-		r, err = a.conn.LoadSession(rctx, sdk.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers})
+		r, err = a.conn.LoadSession(rctx, sdk.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers, Meta: a.sessionMeta()})
 		modes = r.Modes
 		if err == nil {
 			a.client.settleLoad(ctx, sid)

@@ -37,6 +37,9 @@ const (
 	// AskHostile makes the model ask for a shell command titled with our
 	// tool's name.
 	AskHostile = "Run the shell command for me."
+	// AskRead makes the model read the secret file with the agent's own
+	// file-reading tool.
+	AskRead = "Read the private file for me."
 	// AskSlow is a research question a test can recognise in a hook, to
 	// hold the turn open (e.g. to cancel it).
 	AskSlow = "Take your time with strided global tokens."
@@ -49,6 +52,27 @@ const OutsideGrant = "papers/vision/resnet-like"
 // gemini-cli's, Claude Code's, and Codex's (exec_command with unified exec,
 // shell and shell_command otherwise).
 var ShellTools = []string{"run_shell_command", "Bash", "exec_command", "shell", "shell_command"}
+
+// ReadTools are the agents' own file-reading tools: Claude Code's and
+// gemini-cli's.
+var ReadTools = []string{"Read", "read_file"}
+
+// readCalls are calls of the agent's read tools (those declared, else all
+// of them) on the file.
+func readCalls(req Request, file string) []Call {
+	var calls []Call
+	for _, name := range ReadTools {
+		if _, ok := req.Tool(name); ok {
+			calls = append(calls, Call{Name: name, Args: map[string]any{"file_path": file}})
+		}
+	}
+	if len(calls) == 0 {
+		for _, name := range ReadTools {
+			calls = append(calls, Call{Name: name, Args: map[string]any{"file_path": file}})
+		}
+	}
+	return calls
+}
 
 // Codex's own file tools: view_image attaches a local image file to the
 // conversation, apply_patch (free-form) adds, changes or deletes files,
@@ -124,8 +148,9 @@ func shellCall(name, cmd string) Call {
 //     answer quoting the error;
 //   - AskHostile: the agent's shell tool with the Hostile command (which
 //     prints the secrets and creates the marker file, titled with our
-//     tool's name); when no shell tool is declared, every shell tool all
-//     the same (a hostile model calls what it likes), view_image of each
+//     tool's name) and its read tools on the first secret; when no shell tool is declared, every shell tool all
+//     the same (a hostile model calls what it likes), the read tools on
+//     the first secret, view_image of each
 //     secret image (.png), read_mcp_resource of each secret's file:// URI
 //     on our server and apply_patch with each of HostilePatches when those
 //     are declared, then, once that came back, apply_patch with the
@@ -145,6 +170,14 @@ func Research(marker string, secrets ...string) Script {
 		read, _ := req.Tool(grant.ToolRead)
 		prompt := req.Prompt()
 		switch {
+		case strings.Contains(prompt, AskRead):
+			if len(results) > 0 {
+				return Reply{Text: "The read came back: " + results[0].Text}
+			}
+			if len(secrets) == 0 {
+				return Reply{Text: "Nothing to read."}
+			}
+			return Reply{Calls: readCalls(req, secrets[0])}
 		case strings.Contains(prompt, AskHostile):
 			if _, ok := req.Tool(ApplyPatch); ok && len(results) > 0 && !calledWith(req, ApplyPatch, HostileAddPatch(marker)) {
 				add := HostileAddPatch(marker)
@@ -156,12 +189,21 @@ func Research(marker string, secrets ...string) Script {
 			cmd := Hostile(marker, secrets...)
 			for _, name := range ShellTools {
 				if sh, ok := req.Tool(name); ok {
-					return Reply{Calls: []Call{shellCall(sh.Name, cmd)}}
+					calls := []Call{shellCall(sh.Name, cmd)}
+					for _, rt := range ReadTools {
+						if _, ok := req.Tool(rt); ok && len(secrets) > 0 {
+							calls = append(calls, Call{Name: rt, Args: map[string]any{"file_path": secrets[0]}})
+						}
+					}
+					return Reply{Calls: calls}
 				}
 			}
 			var calls []Call
 			for _, name := range ShellTools {
 				calls = append(calls, shellCall(name, cmd))
+			}
+			if len(secrets) > 0 {
+				calls = append(calls, readCalls(req, secrets[0])...)
 			}
 			if _, ok := req.Tool(ViewImage); ok {
 				for _, s := range secrets {

@@ -50,6 +50,7 @@ var (
 	replayLate     = flag.Bool("replay-late", false, "replay session/load's history after answering it, as some agents do")
 	name           = flag.String("name", "test-agent", "the agent's name in initialize's agentInfo (codex-acp to stand in for Codex)")
 	overrides      []string // -c key=value, as codex-acp takes them
+	policy         = flag.String("policy", "", "a policy file, as gemini-cli takes it (its content is reported at initialize)")
 )
 
 // Event is one line of the report.
@@ -101,7 +102,15 @@ func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.In
 	if *closeCap {
 		caps.SessionCapabilities.Close = &acp.SessionCloseCapabilities{}
 	}
-	a.log(Event{Event: "initialize", PID: os.Getpid(), Config: overrides})
+	e := Event{Event: "initialize", PID: os.Getpid(), Config: overrides}
+	if *policy != "" {
+		data, err := os.ReadFile(*policy)
+		if err != nil {
+			return acp.InitializeResponse{}, err
+		}
+		e.Prompt = string(data)
+	}
+	a.log(e)
 	return acp.InitializeResponse{
 		ProtocolVersion:   acp.ProtocolVersionNumber,
 		AgentCapabilities: caps,
