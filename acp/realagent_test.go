@@ -1006,31 +1006,35 @@ func TestReconstructedDeclarations(t *testing.T) {
 	}
 }
 
-// BenchmarkCodexStart times Start of Codex as configured (KeepTools: one
-// process) and kept to our tools (the default: started, identified,
-// stopped and started again with CodexOverrides).
+// BenchmarkGuardedStart times Start of Codex and gemini-cli as configured
+// (KeepTools: one process) and kept to our tools (the default: started,
+// identified, stopped and started again with CodexOverrides or
+// GeminiPolicy).
 //
-//	go test ./acp -run '^$' -bench CodexStart -benchtime 5x
-func BenchmarkCodexStart(b *testing.B) {
-	r := newLiveRun(b, agentsDir(b), agenttest.Codex)
-	for _, keep := range []bool{true, false} {
-		name := "overrides"
-		if keep {
-			name = "as-configured"
-		}
-		b.Run(name, func(b *testing.B) {
-			r.t, r.keepTools = b, keep
-			for i := 0; i < b.N; i++ {
-				a := r.start()
-				b.StopTimer()
-				if hasOverrides(a.Args()) == keep {
-					b.Fatalf("args %v with KeepTools %v", a.Args(), keep)
-				}
-				if err := a.Stop(); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
+//	go test ./acp -run '^$' -bench GuardedStart -benchtime 5x
+func BenchmarkGuardedStart(b *testing.B) {
+	dir := agentsDir(b)
+	for _, la := range []agenttest.Agent{agenttest.Codex, agenttest.GeminiCLI} {
+		r := newLiveRun(b, dir, la)
+		for _, keep := range []bool{true, false} {
+			name := la.Name + "/kept"
+			if keep {
+				name = la.Name + "/as-configured"
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				r.t, r.keepTools = b, keep
+				for i := 0; i < b.N; i++ {
+					a := r.start()
+					b.StopTimer()
+					if restarted := !slices.Equal(a.Args(), la.Args); restarted == keep {
+						b.Fatalf("args %v with KeepTools %v", a.Args(), keep)
+					}
+					if err := a.Stop(); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+				}
+			})
+		}
 	}
 }
