@@ -51,14 +51,16 @@ func isClaude(name string) bool { return name == agentClaude || name == agentCla
 
 // sessionMeta is the _meta of session/new, load and resume. Claude Code
 // reads, globs and greps the session's folder without asking the host in
-// every mode (its read-only tools need no permission), so its adapter is
-// asked for a session without built-in tools (_meta.claudeCode.options
-// tools: []): only MCP tools remain, and those of other servers ask.
+// every mode (its read-only tools need no permission), and runs the tools
+// of MCP servers its settings allow without asking either, so its adapter
+// is asked for a session without built-in tools (_meta.claudeCode.options
+// tools: []) and with no MCP server but the session's (strictMcpConfig):
+// only our tools remain.
 func (a *Agent) sessionMeta() map[string]any {
 	if a.cfg.KeepTools || !isClaude(a.caps.AgentName) {
 		return nil
 	}
-	return map[string]any{"claudeCode": map[string]any{"options": map[string]any{"tools": []any{}}}}
+	return map[string]any{"claudeCode": map[string]any{"options": map[string]any{"tools": []any{}, "strictMcpConfig": true}}}
 }
 
 // codexProfile is the Codex permission profile CodexOverrides select.
@@ -76,8 +78,9 @@ const codexProfile = "researchctx"
 //   - mcp_servers is emptied, so only the servers of the ACP session
 //     remain (a server of the user's configuration is not the host's);
 //   - a permission profile that reads nothing but the system files a
-//     process needs (":minimal") replaces the sandbox: view_image, which
-//     no setting removes, finds no file of the user's, and neither would
+//     process needs (":minimal") replaces the sandbox: view_image and
+//     apply_patch, which no setting removes, find no file of the user's
+//     to read (a patch that only adds a file asks), and neither would
 //     any command;
 //   - approval_policy "untrusted" makes whatever is left ask the host,
 //     whose policy rejects it.
@@ -239,7 +242,7 @@ func (a *Agent) turnGuard(mode ModeReport) Guard {
 		g.How = "every tool call asks the host (GeminiPolicy loaded with --policy) and session mode " + DefaultMode + " in force"
 	default:
 		g.Kept = true
-		g.How = "no built-in tool (session _meta.claudeCode.options.tools = []) and session mode " + DefaultMode + " in force: other MCP servers' tools ask the host"
+		g.How = "no built-in tool and no MCP server but the session's (session _meta.claudeCode.options: tools [], strictMcpConfig) and session mode " + DefaultMode + " in force"
 	}
 	return g
 }

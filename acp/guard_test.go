@@ -79,7 +79,7 @@ func TestTurnGuard(t *testing.T) {
 // Claude Code's sessions are asked for without built-in tools, unless
 // KeepTools; no other agent gets a _meta.
 func TestSessionMeta(t *testing.T) {
-	none := map[string]any{"claudeCode": map[string]any{"options": map[string]any{"tools": []any{}}}}
+	none := map[string]any{"claudeCode": map[string]any{"options": map[string]any{"tools": []any{}, "strictMcpConfig": true}}}
 	for _, tt := range []struct {
 		agent string
 		keep  bool
