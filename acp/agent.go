@@ -60,10 +60,10 @@ type AgentConfig struct {
 	Permission Policy
 	// Mode is the session mode pinned on every session the turn runs in,
 	// when the agent offers session modes: the mode in which the agent asks
-	// the host before it runs a tool. Empty means DefaultMode ("default",
-	// the name gemini-cli and Claude Code give it). Claude Code otherwise
-	// starts in a mode where its own classifier approves calls and the
-	// Permission policy is never asked.
+	// the host before it runs a tool (but for read-only ones: see Guard).
+	// Empty means DefaultMode ("default", the name gemini-cli and Claude
+	// Code give it). Claude Code otherwise starts in a mode where its own
+	// classifier approves calls and the Permission policy is never asked.
 	Mode string
 	// KeepMode leaves the session mode as the agent chose it.
 	KeepMode bool

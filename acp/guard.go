@@ -236,7 +236,7 @@ func (a *Agent) turnGuard(mode ModeReport) Guard {
 	case mode.Problem != "":
 		g.Problem = "session mode " + mode.Want + " not in force: " + mode.Problem
 	case mode.Want != DefaultMode:
-		g.Problem = "session mode " + mode.Want + " is not " + DefaultMode + ", the mode in which the agent asks before every tool call"
+		g.Problem = "session mode " + mode.Want + " is not " + DefaultMode + ", the mode in which the agent asks before its tool calls"
 	case g.Agent == agentGemini:
 		g.Kept = true
 		g.How = "every tool call asks the host (GeminiPolicy loaded with --policy) and session mode " + DefaultMode + " in force"
