@@ -9,6 +9,8 @@
 #   @google/gemini-cli                     0.61.0  (gemini --acp)
 #   @agentclientprotocol/claude-agent-acp  0.101.0 (Claude Code's ACP adapter;
 #     brings @anthropic-ai/claude-agent-sdk and its linux-x64 Claude Code binary)
+#   @zed-industries/codex-acp              0.16.0  (Codex's ACP adapter; its
+#     native binary comes in the platform package, e.g. codex-acp-linux-x64)
 # installed with `npm ci` into RESEARCHCTX_REAL_AGENTS_DIR (default
 # .cache/agents in the repository, git-ignored) and reused while the
 # lockfile is unchanged.
@@ -31,7 +33,7 @@ dir="${RESEARCHCTX_REAL_AGENTS_DIR:-$PWD/.cache/agents}"
 src=.ci/agents
 mkdir -p "$dir"
 if ! cmp -s "$src/package-lock.json" "$dir/installed-lock.json" ||
-	[ ! -x "$dir/node_modules/.bin/gemini" ] || [ ! -x "$dir/node_modules/.bin/claude-agent-acp" ]; then
+	[ ! -x "$dir/node_modules/.bin/gemini" ] || [ ! -x "$dir/node_modules/.bin/claude-agent-acp" ] || [ ! -x "$dir/node_modules/.bin/codex-acp" ]; then
 	echo "real agents: npm ci (locked versions) into $dir"
 	rm -rf "$dir/node_modules" "$dir/installed-lock.json"
 	cp "$src/package.json" "$src/package-lock.json" "$dir/"
@@ -39,7 +41,7 @@ if ! cmp -s "$src/package-lock.json" "$dir/installed-lock.json" ||
 	cp "$src/package-lock.json" "$dir/installed-lock.json"
 	echo "real agents: installed in $((SECONDS - start)) s ($(du -sh "$dir/node_modules" | cut -f1))"
 fi
-for bin in gemini claude-agent-acp; do
+for bin in gemini claude-agent-acp codex-acp; do
 	if [ ! -x "$dir/node_modules/.bin/$bin" ]; then
 		echo "real agents: FAIL: $bin missing after the install"
 		exit 1
@@ -49,7 +51,9 @@ if [ "${1:-}" = install ]; then
 	exit 0
 fi
 
-# Node 20 runs both agents, although the adapter's package asks for >= 22.
+# Node 20 runs the agents, although Claude's adapter asks for >= 22. Codex
+# needs no Node past its launcher; bubblewrap (installed by .ci/run) gives
+# it the sandbox it has on a user's machine.
 echo "real agents: node $(node --version); go test ./acp ./examples/quickchat -run 'TestRealAgents|...Declarations...'"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -59,13 +60,22 @@ type AgentConfig struct {
 	Permission Policy
 	// Mode is the session mode pinned on every session the turn runs in,
 	// when the agent offers session modes: the mode in which the agent asks
-	// the host before it runs a tool. Empty means DefaultMode ("default",
-	// the name gemini-cli and Claude Code give it). Claude Code otherwise
-	// starts in a mode where its own classifier approves calls and the
-	// Permission policy is never asked.
+	// the host before it runs a tool (but for read-only ones: see Guard).
+	// Empty means DefaultMode ("default", the name gemini-cli and Claude
+	// Code give it). Claude Code otherwise starts in a mode where its own
+	// classifier approves calls and the Permission policy is never asked.
 	Mode string
 	// KeepMode leaves the session mode as the agent chose it.
 	KeepMode bool
+	// KeepTools leaves an agent's own tools as its configuration has
+	// them: Codex is then not started with CodexOverrides, and Claude
+	// Code's sessions keep its built-in tools (see Guard).
+	KeepTools bool
+	// RequireGuard refuses to run an agent that is not kept to the
+	// agentero-context tools (Guard): Start fails with ErrUnguarded when
+	// that is known from initialize, Turn when it is known from the
+	// session mode, before the prompt is sent.
+	RequireGuard bool
 	// TurnTimeout bounds a turn's prompt; when it passes, the turn is
 	// cancelled as if by the caller. Zero means no limit beyond the
 	// caller's context. TurnRequest.Timeout overrides it.
@@ -128,8 +138,12 @@ type Agent struct {
 	stdout io.Closer // our end of the agent's stdout
 	conn   *sdk.ClientSideConnection
 	caps   Capabilities
-	client *client
-	exited chan struct{} // closed when the process has been waited for
+	guard  Guard // as known from initialize
+	// cleanup removes what Start wrote for the agent (gemini-cli's
+	// policy file) once the process is gone; nil when nothing.
+	cleanup func()
+	client  *client
+	exited  chan struct{} // closed when the process has been waited for
 
 	mu       sync.Mutex
 	sessions map[string]*Session // live sessions opened on this connection
@@ -142,11 +156,65 @@ type Agent struct {
 // (protocol version 1, no file-system or terminal capabilities offered),
 // then authenticates if the config names a method. On any error the process
 // group is stopped before Start returns.
+//
+// When initialize names the agent codex-acp or gemini-cli, Start stops it
+// and starts it again with the settings that keep it to our tools appended
+// to its arguments (CodexOverrides; GeminiPolicy as a --policy file),
+// unless KeepTools is set or they are there already: both read their
+// configuration only at start-up, and the agent is identified by what it
+// says it is, not by the command that runs it.
 func Start(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 	cfg.withDefaults()
 	if cfg.Command == "" {
 		return nil, fmt.Errorf("%w: no agent command", ErrAgent)
 	}
+	a, err := launch(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.KeepTools {
+		var (
+			args    []string
+			missing bool
+			cleanup func()
+		)
+		switch a.caps.AgentName {
+		case agentCodex:
+			args, missing = codexArgs(cfg.Args)
+		case agentGemini:
+			args, missing, cleanup, err = geminiArgs(cfg.Args)
+			if err != nil {
+				_ = a.Stop()
+				return nil, err
+			}
+		}
+		if missing {
+			if err := a.Stop(); err != nil {
+				return nil, err
+			}
+			cfg.Args = args
+			if a, err = launch(ctx, cfg); err != nil {
+				if cleanup != nil {
+					cleanup()
+				}
+				return nil, fmt.Errorf("restarting %s with the settings that make its own tools ask: %w", cfg.Name, err)
+			}
+			a.cleanup = cleanup
+		}
+	}
+	a.guard = a.startGuard()
+	if cfg.RequireGuard && a.guard.Problem != "" {
+		_ = a.Stop()
+		return nil, fmt.Errorf("%w: %s", ErrUnguarded, a.guard.Problem)
+	}
+	if a.guard.Problem != "" {
+		a.logger().Warn(guardWarning(a.guard), "agent", a.caps.AgentName)
+	}
+	return a, nil
+}
+
+// launch starts the agent process and initializes the connection.
+func launch(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrAgent, err)
@@ -202,11 +270,7 @@ func Start(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 	// set: closing the gate orders the two.
 	gate := &gatedReader{r: outR, open: make(chan struct{})}
 	a.conn = sdk.NewClientSideConnection(a.client, inW, gate)
-	logger := cfg.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	a.conn.SetLogger(logger)
+	a.conn.SetLogger(a.logger())
 	close(gate.open)
 
 	if err := a.initialize(ctx); err != nil {
@@ -276,6 +340,22 @@ func (a *Agent) callError(parent, reqCtx context.Context, method string, err err
 // Capabilities returns what the agent advertised at initialize.
 func (a *Agent) Capabilities() Capabilities { return a.caps }
 
+// Guard returns whether the agent is kept to the agentero-context tools as
+// far as initialize tells; for agents kept by their session mode it is
+// known per turn (TurnResult.Guard).
+func (a *Agent) Guard() Guard { return a.guard }
+
+// Args returns the arguments the agent process was started with,
+// CodexOverrides included when Start added them.
+func (a *Agent) Args() []string { return slices.Clone(a.cfg.Args) }
+
+func (a *Agent) logger() *slog.Logger {
+	if a.cfg.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return a.cfg.Logger
+}
+
 // Name returns the agent's configured name.
 func (a *Agent) Name() string { return a.cfg.Name }
 
@@ -292,6 +372,9 @@ func (a *Agent) Done() <-chan struct{} { return a.conn.Done() }
 // once; later calls return the first result.
 func (a *Agent) Stop() error {
 	a.stopOnce.Do(func() {
+		if a.cleanup != nil {
+			defer a.cleanup()
+		}
 		a.mu.Lock()
 		a.stopped = true
 		a.mu.Unlock()
@@ -464,7 +547,7 @@ func (a *Agent) newSession(ctx context.Context, cwd string, servers []sdk.McpSer
 	}
 	nctx, cancel := context.WithTimeout(ctx, a.cfg.OpenTimeout)
 	defer cancel()
-	resp, err := a.conn.NewSession(nctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: servers})
+	resp, err := a.conn.NewSession(nctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: servers, Meta: a.sessionMeta()})
 	if err != nil {
 		return nil, a.callError(ctx, nctx, "session/new", err)
 	}

@@ -226,6 +226,8 @@ type agentEvent struct {
 	CallID    string            `json:"callId"`
 	Outcome   string            `json:"outcome"`
 	Mode      string            `json:"mode"`
+	PID       int               `json:"pid"`
+	Config    []string          `json:"config"`
 }
 
 func (f *fixture) events() []agentEvent {

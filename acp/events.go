@@ -40,8 +40,9 @@ type ToolCall struct {
 	Ours  bool   `json:"ours"`
 	Title string `json:"title,omitempty"`
 	Kind  string `json:"kind,omitempty"`
-	// Args are the call's arguments (rawInput, or the JSON arguments an
-	// agent shows in its permission request), when sent.
+	// Args are the call's arguments (rawInput, the arguments of Codex's
+	// MCP invocation, or the JSON arguments an agent shows in its
+	// permission request), when sent.
 	Args json.RawMessage `json:"args,omitempty"`
 	// Status is the last status: pending, in_progress, completed, failed,
 	// or StatusDenied, StatusCancelled, StatusUnfinished.
@@ -163,7 +164,16 @@ func (t *tracker) observe(tc sdk.ToolCallUpdate, raw sdk.SessionUpdate, verdict 
 		c.Status = string(*tc.Status)
 	}
 	if tc.RawInput != nil {
-		if data, err := json.Marshal(tc.RawInput); err == nil {
+		// Codex's rawInput is the MCP invocation: its arguments are the
+		// call's.
+		in := tc.RawInput
+		if inv := codexInvocation(tc); inv != nil {
+			in = inv["arguments"]
+		} else if el := codexApproval(tc); el != nil {
+			meta, _ := el["request"].(map[string]any)["_meta"].(map[string]any)
+			in = meta["tool_params"]
+		}
+		if data, err := json.Marshal(in); err == nil {
 			c.Args = data
 		}
 	} else if c.Args == nil && verdict != "" {

@@ -3,8 +3,10 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -32,7 +34,7 @@ type Identity struct {
 	// names, if any.
 	Server string
 	// Agent names the shape the call was recognised by: "claude-code",
-	// "gemini-cli" or "" when none matched.
+	// "gemini-cli", "codex" or "" when none matched.
 	Agent string
 	// Reason says why the call is not ours; "" when it is.
 	Reason string
@@ -98,6 +100,12 @@ func digits(s string) bool {
 //     "mcp__agentero-context__<tool>", _meta.claudeCode.mcpServer (when
 //     sent) names agentero-context from a source that is not a
 //     configuration file, and rawInput has only the tool's arguments.
+//   - Codex: rawInput is exactly {server, tool, arguments} with server
+//     agentero-context, tool one of ours and arguments only the tool's,
+//     no kind but other and no file locations; or, when Codex asks, an
+//     approval of kind mcp_tool_call for server agentero-context whose id
+//     names the call and whose arguments are those of exactly one of our
+//     tools.
 //   - gemini-cli: the title is exactly "<tool> (agentero-context MCP
 //     Server)", the kind is "other", no option is gemini's non-MCP
 //     "proceed_always", the call id starts with the function name
@@ -128,7 +136,125 @@ func identify(tc sdk.ToolCallUpdate, options []sdk.PermissionOption, asking bool
 	if cc := claudeMeta(tc); cc != nil {
 		return identifyClaude(tc, cc, asking)
 	}
+	if inv := codexInvocation(tc); inv != nil {
+		return identifyCodex(tc, inv)
+	}
+	if el := codexApproval(tc); el != nil {
+		return identifyCodexApproval(tc, el)
+	}
 	return identifyGemini(tc, options, asking)
+}
+
+// Codex (through codex-acp) reports an MCP tool call with the invocation
+// as rawInput: exactly {server, tool, arguments}, the server by the name
+// the ACP session gave it. Its other calls (commands, patches, searches)
+// carry rawInput of other shapes, or a kind that is never ours.
+var codexInvocationKeys = []string{"arguments", "server", "tool"}
+
+// codexInvocation returns a call's rawInput when it has the shape of a
+// Codex MCP invocation, else nil.
+func codexInvocation(tc sdk.ToolCallUpdate) map[string]any {
+	m, ok := toMap(tc.RawInput)
+	if !ok || len(m) != len(codexInvocationKeys) {
+		return nil
+	}
+	for _, k := range codexInvocationKeys {
+		if _, ok := m[k]; !ok {
+			return nil
+		}
+	}
+	if _, ok := m["server"].(string); !ok {
+		return nil
+	}
+	if _, ok := m["tool"].(string); !ok {
+		return nil
+	}
+	return m
+}
+
+// Codex asks the host before an MCP tool call (when the server does not
+// annotate the tool read-only) with an elicitation as rawInput:
+// {id: "mcp_tool_call_approval_<call id>", server_name, turn_id, request:
+// {_meta: {codex_approval_kind: "mcp_tool_call", tool_params, ...},
+// message, ...}}. The tool's name is only in the message, which is display
+// text; the server, the call id and the arguments are structured, and the
+// arguments of our three tools are told apart by their required keys.
+const (
+	codexApprovalPrefix = "mcp_tool_call_approval_"
+	codexApprovalKind   = "mcp_tool_call"
+)
+
+// codexApproval returns a call's rawInput when it has the shape of a Codex
+// approval request (an id, a server_name and a request), else nil.
+func codexApproval(tc sdk.ToolCallUpdate) map[string]any {
+	m, ok := toMap(tc.RawInput)
+	if !ok {
+		return nil
+	}
+	if _, ok := m["server_name"].(string); !ok {
+		return nil
+	}
+	if _, ok := m["id"].(string); !ok {
+		return nil
+	}
+	if _, ok := m["request"].(map[string]any); !ok {
+		return nil
+	}
+	return m
+}
+
+func identifyCodexApproval(tc sdk.ToolCallUpdate, el map[string]any) Identity {
+	server := el["server_name"].(string)
+	id := Identity{Server: server, Agent: "codex"}
+	meta, _ := el["request"].(map[string]any)["_meta"].(map[string]any)
+	kind, _ := meta["codex_approval_kind"].(string)
+	switch {
+	case server != grant.ServerName:
+		id.Reason = "server " + server + " is not " + grant.ServerName
+	case kind != codexApprovalKind:
+		id.Reason = "an approval of kind " + strconv.Quote(kind) + ", not an MCP tool call"
+	case el["id"] != codexApprovalPrefix+string(tc.ToolCallId):
+		id.Reason = "approval id " + fmt.Sprint(el["id"]) + " is not that of call " + string(tc.ToolCallId)
+	case tc.Kind != nil && *tc.Kind != sdk.ToolKindOther:
+		id.Reason = "an MCP tool call of kind " + string(*tc.Kind)
+	case len(tc.Locations) > 0:
+		id.Reason = "an agentero-context call has no file locations"
+	}
+	if id.Reason != "" {
+		return id
+	}
+	var tools []string
+	for _, tool := range grant.Tools {
+		if checkArgs(tool, meta["tool_params"]) == "" {
+			tools = append(tools, tool)
+		}
+	}
+	if len(tools) != 1 {
+		id.Reason = "the arguments are those of no single agentero-context tool"
+		return id
+	}
+	return Identity{Ours: true, Tool: tools[0], Server: grant.ServerName, Agent: "codex"}
+}
+
+func identifyCodex(tc sdk.ToolCallUpdate, inv map[string]any) Identity {
+	server, tool := inv["server"].(string), inv["tool"].(string)
+	id := Identity{Tool: tool, Server: server, Agent: "codex"}
+	switch {
+	case server != grant.ServerName:
+		id.Reason = "server " + server + " is not " + grant.ServerName
+	case toolArgs[tool].props == nil:
+		id.Reason = "tool " + tool + " is not an agentero-context tool"
+	case tc.Kind != nil && *tc.Kind != sdk.ToolKindOther:
+		id.Reason = "an MCP tool call of kind " + string(*tc.Kind)
+	case len(tc.Locations) > 0:
+		id.Reason = "an agentero-context call has no file locations"
+	default:
+		// Codex sends the invocation whole, on the first report as on a
+		// permission request: the arguments must be the tool's.
+		id.Reason = checkArgs(tool, inv["arguments"])
+	}
+	id.Ours = id.Reason == ""
+	return id
 }
 
 func claudeMeta(tc sdk.ToolCallUpdate) map[string]any {

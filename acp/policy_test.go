@@ -138,6 +138,13 @@ func TestPolicyHostileTitles(t *testing.T) {
 		{"a server prefix that only starts like ours", sdk.ToolCallUpdate{Meta: map[string]any{"claudeCode": map[string]any{"toolName": "mcp__agentero-context-evil__context_search"}}}},
 		{"a fourth tool on our server", sdk.ToolCallUpdate{Meta: map[string]any{"claudeCode": map[string]any{"toolName": "mcp__agentero-context__write_note"}}}},
 		{"untitled", sdk.ToolCallUpdate{}},
+		{"Codex invocation on another server", sdk.ToolCallUpdate{RawInput: codexInv("other", "context_search", map[string]any{"query": "q"})}},
+		{"Codex invocation of a fourth tool", sdk.ToolCallUpdate{RawInput: codexInv("agentero-context", "write_note", map[string]any{"text": "x"})}},
+		{"Codex invocation, kind execute", sdk.ToolCallUpdate{RawInput: codexInv("agentero-context", "context_search", map[string]any{"query": "q"}), Kind: kind(sdk.ToolKindExecute)}},
+		{"Codex invocation with arguments not ours", sdk.ToolCallUpdate{RawInput: codexInv("agentero-context", "context_search", map[string]any{"query": "q", "cmd": "cat x"})}},
+		{"Codex invocation with a key more", sdk.ToolCallUpdate{RawInput: map[string]any{"server": "agentero-context", "tool": "context_search", "arguments": map[string]any{"query": "q"}, "command": "cat x"}}},
+		{"Codex invocation with file locations", sdk.ToolCallUpdate{RawInput: codexInv("agentero-context", "context_read", map[string]any{"target": "notes"}), Locations: []sdk.ToolCallLocation{{Path: "/etc/passwd"}}}},
+		{"Codex's title for our call, nothing else", sdk.ToolCallUpdate{Title: ptr("Tool: agentero-context/context_search")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,6 +158,38 @@ func TestPolicyHostileTitles(t *testing.T) {
 				t.Errorf("outcome %+v, want reject; identity %+v", resp.Outcome, Identify(req))
 			}
 		})
+	}
+}
+
+// codexInv is rawInput as Codex reports an MCP tool call.
+func codexInv(server, tool string, args map[string]any) map[string]any {
+	return map[string]any{"server": server, "tool": tool, "arguments": args}
+}
+
+// Codex reports its MCP tool calls (tool_call updates, as recorded from
+// codex-acp 0.16.0) with the invocation as rawInput: ours are told by
+// server and tool, with the tool's arguments, and their arguments are
+// the call's.
+func TestIdentifyCodexEvents(t *testing.T) {
+	raw := `{"sessionUpdate":"tool_call","toolCallId":"call_0002_0","status":"in_progress","title":"Tool: agentero-context/context_read",` +
+		`"rawInput":{"arguments":{"mode":"excerpt","quote":"strided global tokens","target":"papers/2401.01234/2401.01234.pdf#page=1"},"server":"agentero-context","tool":"context_read"}}`
+	var u sdk.SessionUpdate
+	if err := json.Unmarshal([]byte(raw), &u); err != nil {
+		t.Fatal(err)
+	}
+	tr := newTracker(nil)
+	tr.update(u)
+	calls := tr.finish(nil, StatusUnfinished)
+	if len(calls) != 1 {
+		t.Fatalf("calls %+v", calls)
+	}
+	c := calls[0]
+	if !c.Ours || c.Tool != "context_read" || c.Server != "agentero-context" {
+		t.Errorf("call %+v, want ours context_read", c)
+	}
+	var args map[string]any
+	if err := json.Unmarshal(c.Args, &args); err != nil || args["target"] != "papers/2401.01234/2401.01234.pdf#page=1" || args["server"] != nil {
+		t.Errorf("args %s, want the invocation's arguments", c.Args)
 	}
 }
 

@@ -171,6 +171,11 @@ type TurnResult struct {
 	ToolCalls []ToolCall
 	// Mode says how the session mode was pinned.
 	Mode ModeReport
+	// Guard says whether the agent is kept to the agentero-context tools
+	// in this turn. When it is not, a warning goes to AgentConfig.Logger
+	// and the host should show the Problem; with AgentConfig.RequireGuard
+	// the turn is refused with ErrUnguarded before the prompt is sent.
+	Guard Guard
 	// Cancelled is set when the turn was cancelled (by the caller or the
 	// turn timeout); StopReason is "cancelled" when the agent confirmed.
 	Cancelled bool
@@ -284,6 +289,15 @@ func (a *Agent) Turn(ctx context.Context, req TurnRequest) (*TurnResult, error) 
 	text := joinBlocks(res.Handoff, body)
 
 	res.Mode = a.pinMode(ctx, s)
+	res.Guard = a.turnGuard(res.Mode)
+	if !res.Guard.Kept && a.cfg.RequireGuard {
+		res.ToolCalls = []ToolCall{}
+		return res, fmt.Errorf("%w: %s", ErrUnguarded, res.Guard.Problem)
+	}
+
+	if !res.Guard.Kept {
+		a.logger().Warn(guardWarning(res.Guard), "agent", res.Guard.Agent, "session", string(s.id))
+	}
 
 	tr := newTracker(req.OnUpdate)
 	a.client.setTracker(s.id, tr)
@@ -438,7 +452,7 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, servers []sdk.McpSer
 	if a.caps.Resume {
 		method, how = "session/resume", HowResumed
 		var r sdk.ResumeSessionResponse
-		r, err = a.conn.ResumeSession(rctx, sdk.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers})
+		r, err = a.conn.ResumeSession(rctx, sdk.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers, Meta: a.sessionMeta()})
 		modes = r.Modes
 	} else {
 		method, how = "session/load", HowLoaded
@@ -447,7 +461,7 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, servers []sdk.McpSer
 		// including those that come after the answer (settleLoad).
 		a.client.beginLoad(sid)
 		var r sdk.LoadSessionResponse
-		r, err = a.conn.LoadSession(rctx, sdk.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers})
+		r, err = a.conn.LoadSession(rctx, sdk.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers, Meta: a.sessionMeta()})
 		modes = r.Modes
 		if err == nil {
 			a.client.settleLoad(ctx, sid)

@@ -27,6 +27,7 @@ type agentReport struct {
 	SessionID  string         `json:"sessionId"`
 	Refusal    string         `json:"refusal,omitempty"`
 	Mode       acp.ModeReport `json:"mode"`
+	Guard      acp.Guard      `json:"guard"`
 	StopReason string         `json:"stopReason"`
 	Cancelled  bool           `json:"cancelled,omitempty"`
 	Message    string         `json:"message"`
@@ -125,7 +126,7 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 	st.end()
 	if res != nil {
 		rep.How, rep.SessionID, rep.StopReason = res.How, res.Record.SessionID, res.StopReason
-		rep.Mode, rep.Cancelled, rep.ToolCalls = res.Mode, res.Cancelled, res.ToolCalls
+		rep.Mode, rep.Guard, rep.Cancelled, rep.ToolCalls = res.Mode, res.Guard, res.Cancelled, res.ToolCalls
 		rep.Sources = res.Sources
 		state[key] = res.Record
 		// The demo's memory is a convenience: failing to keep it costs the
@@ -140,6 +141,11 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 			o.kv("mode", "not pinned: "+res.Mode.Problem)
 		} else if res.Mode.Set {
 			o.kv("mode", "set to "+res.Mode.Current+" (the agent asks before each tool call)")
+		}
+		if res.Guard.Kept {
+			o.kv("guard", "only "+grant.ServerName+" tools read the library: "+res.Guard.How)
+		} else {
+			o.kv("guard", o.red("NOT KEPT: other tools of the agent may read files: "+res.Guard.Problem))
 		}
 		if res.StopReason != "" {
 			line += " · stop: " + res.StopReason

@@ -143,6 +143,10 @@ func TestAgent(t *testing.T) {
 	if a.Decision.Action != "resume" || a.How != "resumed" || a.StopReason != "end_turn" || len(a.ToolCalls) != 2 {
 		t.Errorf("agent part: decision %+v, how %q, stop %q, tool calls %+v", a.Decision, a.How, a.StopReason, a.ToolCalls)
 	}
+	// The test agent is none the package knows: the guard says so.
+	if a.Guard.Kept || !strings.Contains(a.Guard.Problem, `unknown agent "test-agent"`) {
+		t.Errorf("guard %+v, want not kept for an unknown agent", a.Guard)
+	}
 	if !strings.HasPrefix(a.Message, "sources: ") || !cmp.Equal(a.Command, []string{spaced, "-resume", "-report", report}) {
 		t.Errorf("message %q, command %q", a.Message, a.Command)
 	}

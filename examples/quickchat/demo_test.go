@@ -142,6 +142,7 @@ type runJSON struct {
 		StopReason string         `json:"stopReason"`
 		Refusal    string         `json:"refusal"`
 		Mode       acp.ModeReport `json:"mode"`
+		Guard      acp.Guard      `json:"guard"`
 		Cancelled  bool           `json:"cancelled"`
 		Message    string         `json:"message"`
 		ToolCalls  []acp.ToolCall `json:"toolCalls"`

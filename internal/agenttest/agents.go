@@ -16,10 +16,13 @@ const DirEnv = "RESEARCHCTX_REAL_AGENTS"
 
 // Agent is an unmodified coding agent from npm that runs against a Model.
 type Agent struct {
-	Name string   // "gemini" or "claude"
+	Name string   // "gemini", "claude" or "codex"
 	API  API      // the model API it speaks
 	Bin  string   // its executable under node_modules/.bin
 	Args []string // the arguments that make it speak ACP on stdio
+	// AuthMethod is the ACP authentication method to select after
+	// initialize, or "".
+	AuthMethod string
 }
 
 // The agents .ci/real-agents.sh installs (versions pinned by
@@ -29,8 +32,11 @@ var (
 	GeminiCLI = Agent{Name: "gemini", API: Gemini, Bin: "gemini", Args: []string{"--acp"}}
 	// ClaudeCode is Claude Code through @agentclientprotocol/claude-agent-acp 0.101.0.
 	ClaudeCode = Agent{Name: "claude", API: Anthropic, Bin: "claude-agent-acp", Args: []string{}}
-	// Agents lists both.
-	Agents = []Agent{GeminiCLI, ClaudeCode}
+	// Codex is Codex through @zed-industries/codex-acp 0.16.0 (its native
+	// binary comes in a platform package).
+	Codex = Agent{Name: "codex", API: OpenAI, Bin: "codex-acp", Args: []string{}, AuthMethod: "openai-api-key"}
+	// Agents lists the three.
+	Agents = []Agent{GeminiCLI, ClaudeCode, Codex}
 )
 
 // Exe returns the agent's executable in the install folder dir.
@@ -125,8 +131,74 @@ func (a Agent) Env(home, vault, modelURL string) ([]string, error) {
 			"DISABLE_NON_ESSENTIAL_MODEL_CALLS=1",
 			"IS_SANDBOX=1",
 		), nil
+	case OpenAI:
+		// A model provider at the endpoint speaking the Responses API,
+		// its key from OPENAI_API_KEY (the openai-api-key method), and the
+		// Vault trusted, as a user who runs Codex there would have it (a
+		// trusted project's .codex/config.toml is read). Codex refuses to
+		// create its helpers under the system temp folder: home must lie
+		// outside it (see Home).
+		codexHome := filepath.Join(home, ".codex")
+		if err := os.MkdirAll(codexHome, 0o700); err != nil {
+			return nil, err
+		}
+		config := fmt.Sprintf(`model = "gpt-5.5"
+model_provider = "scripted"
+check_for_update_on_startup = false
+
+[model_providers.scripted]
+name = "scripted"
+base_url = %q
+wire_api = "responses"
+env_key = "OPENAI_API_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+
+[history]
+persistence = "none"
+
+[projects.%q]
+trust_level = "trusted"
+`, modelURL+"/v1", vault)
+		if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
+			return nil, err
+		}
+		return append(env,
+			"OPENAI_API_KEY=dummy-key-for-the-scripted-model",
+			"CODEX_HOME="+codexHome,
+		), nil
 	}
 	return nil, fmt.Errorf("agenttest: unknown API %q", a.API)
+}
+
+// Home returns a scratch home folder for the agent, removed when the test
+// ends: a temp folder, except for Codex, which refuses to create its
+// helpers under the system temp folder and gets one under root's .cache
+// (git-ignored).
+func (a Agent) Home(tb testing.TB, root string) string {
+	tb.Helper()
+	if a.API != OpenAI {
+		return tb.TempDir()
+	}
+	parent, err := filepath.Abs(filepath.Join(root, ".cache", "agent-homes"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.MkdirAll(parent, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	home, err := os.MkdirTemp(parent, a.Name+"-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(home) })
+	return home
 }
 
 func writeJSON0600(path string, v any) error {

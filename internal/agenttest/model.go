@@ -1,8 +1,9 @@
 // Package agenttest is a scripted language-model endpoint for end-to-end
 // tests with unmodified coding agents. It speaks enough of the Gemini API
-// (generateContent and streamGenerateContent with alt=sse) and of the
-// Anthropic Messages API (with SSE streaming) for gemini-cli and Claude Code
-// to run whole turns against it, on 127.0.0.1 only. A Script decides each
+// (generateContent and streamGenerateContent with alt=sse), of the
+// Anthropic Messages API (with SSE streaming) and of the OpenAI Responses
+// API (streamed events) for gemini-cli, Claude Code and Codex to run whole
+// turns against it, on 127.0.0.1 only. A Script decides each
 // reply from the request, so a test can make the agent call our MCP tools in
 // a chosen order and check what the agent forwarded to its model.
 //
@@ -31,6 +32,7 @@ type API string
 const (
 	Gemini    API = "gemini"
 	Anthropic API = "anthropic"
+	OpenAI    API = "openai"
 )
 
 // Kind says which of an agent's model calls a request is.
@@ -72,6 +74,9 @@ type Tool struct {
 	Schema json.RawMessage
 	// Raw is the whole declaration.
 	Raw json.RawMessage
+	// Namespace is the namespace the tool was declared in (OpenAI: Codex
+	// declares an MCP server's tools as one namespace), or "".
+	Namespace string
 }
 
 // Role of a message.
@@ -132,8 +137,11 @@ type Model struct {
 func New(api API, script Script) *Model {
 	m := &Model{api: api, script: script}
 	h := http.HandlerFunc(m.serveGemini)
-	if api == Anthropic {
+	switch api {
+	case Anthropic:
 		h = m.serveAnthropic
+	case OpenAI:
+		h = m.serveOpenAI
 	}
 	m.srv = httptest.NewUnstartedServer(h)
 	// Only the loopback address: the agents under test must reach
@@ -201,10 +209,13 @@ func (r Request) Tool(tool string) (Tool, bool) {
 // MatchTool reports whether the name an agent gave a tool is our tool on
 // the agentero-context server: the bare name, or the name prefixed with
 // the server's as agents do ("mcp__agentero-context__context_read" for
-// Claude Code, "mcp_agentero-context_context_read" for gemini-cli).
+// Claude Code, "mcp_agentero-context_context_read" for gemini-cli,
+// "mcp__agentero_context__context_read" for Codex, which keeps only
+// letters, digits and underscores in a namespace).
 func MatchTool(name, tool string) bool {
+	codex := "mcp__" + strings.ReplaceAll(grant.ServerName, "-", "_") + "__" + tool
 	switch name {
-	case tool, "mcp__" + grant.ServerName + "__" + tool, "mcp_" + grant.ServerName + "_" + tool, grant.ServerName + "__" + tool:
+	case tool, "mcp__" + grant.ServerName + "__" + tool, "mcp_" + grant.ServerName + "_" + tool, grant.ServerName + "__" + tool, codex:
 		return true
 	}
 	return false

@@ -243,3 +243,63 @@ func TestAnthropicSideCalls(t *testing.T) {
 		t.Errorf("kinds (-want +got):\n%s", diff)
 	}
 }
+
+// A Responses API turn as Codex sends it: developer and context messages
+// skipped, the namespace of an MCP server's tools flattened, function
+// calls and their outputs paired; the reply streams as created, item
+// added and done (a namespaced call goes back in its namespace), completed.
+func TestOpenAIResponses(t *testing.T) {
+	var seen Request
+	m := New(OpenAI, func(r Request) Reply {
+		seen = r
+		return Reply{Text: "Reading.", Calls: []Call{{Name: "mcp__agentero_context__context_read", Args: map[string]any{"target": "notes"}}}}
+	})
+	defer m.Close()
+	body := `{"model":"gpt-x","stream":true,"instructions":"be precise",
+	 "tools":[{"type":"function","name":"exec_command","parameters":{"type":"object"}},
+	  {"type":"namespace","name":"mcp__agentero_context","tools":[{"type":"function","name":"context_search","description":"Search.","parameters":{"type":"object","properties":{"query":{"type":"string"}}}},{"type":"function","name":"context_read","parameters":{"type":"object"}}]},
+	  {"type":"web_search"}],
+	 "input":[
+	  {"type":"message","role":"developer","content":[{"type":"input_text","text":"<permissions instructions>"}]},
+	  {"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>cwd</environment_context>"}]},
+	  {"type":"message","role":"user","content":[{"type":"input_text","text":"find strided tokens"}]},
+	  {"type":"function_call","name":"context_search","namespace":"mcp__agentero_context","arguments":"{\"query\":\"strided\"}","call_id":"c1"},
+	  {"type":"function_call_output","call_id":"c1","output":"Wall time: 0.01 seconds\nOutput:\n{\"cards\":[{\"citationUri\":\"papers/a.pdf#page=2\"}]}"},
+	  {"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"cat x\"}","call_id":"c2"},
+	  {"type":"function_call_output","call_id":"c2","output":"err: unsupported call"}]}`
+	resp := post(t, m.URL()+"/v1/responses", body)
+	events, data := sseData(t, resp)
+	wantEvents := []string{"response.created", "response.output_item.added", "response.output_text.delta", "response.output_item.done",
+		"response.output_item.added", "response.output_item.done", "response.completed"}
+	if diff := cmp.Diff(wantEvents, events); diff != "" {
+		t.Fatalf("events (-want +got):\n%s", diff)
+	}
+	call := data[5]["item"].(map[string]any)
+	if call["type"] != "function_call" || call["namespace"] != "mcp__agentero_context" || call["name"] != "context_read" || call["arguments"] != `{"target":"notes"}` {
+		t.Errorf("call item %v", call)
+	}
+	if u := data[6]["response"].(map[string]any)["usage"]; u == nil {
+		t.Error("response.completed without usage")
+	}
+	if seen.Kind != KindTurn || seen.System != "be precise" || seen.Prompt() != "find strided tokens" {
+		t.Errorf("request: kind %s, system %q, prompt %q", seen.Kind, seen.System, seen.Prompt())
+	}
+	var names []string
+	for _, tool := range seen.Tools {
+		names = append(names, tool.Name)
+	}
+	if diff := cmp.Diff([]string{"exec_command", "mcp__agentero_context__context_search", "mcp__agentero_context__context_read", "web_search"}, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	if _, ok := seen.Tool("context_search"); !ok {
+		t.Error("our search tool not matched by its Codex name")
+	}
+	results := seen.TurnResults()
+	if len(results) != 2 || results[0].Name != "mcp__agentero_context__context_search" || results[0].IsError ||
+		results[1].Name != "exec_command" || !results[1].IsError {
+		t.Fatalf("results %+v", results)
+	}
+	if got := Citations(results[0].Text); !cmp.Equal(got, []string{"papers/a.pdf#page=2"}) {
+		t.Errorf("citations %v", got)
+	}
+}

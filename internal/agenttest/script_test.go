@@ -31,7 +31,7 @@ func TestResearch(t *testing.T) {
 		search = "mcp__agentero-context__context_search"
 		read   = "mcp__agentero-context__context_read"
 	)
-	declared := []Tool{{Name: ToolSearch}, {Name: search}, {Name: read}, {Name: "Bash"}}
+	declared := []Tool{{Name: ToolSearch}, {Name: search}, {Name: read}, {Name: "Bash"}, {Name: "Read"}}
 	user := func(text string) Message { return Message{Role: RoleUser, Text: text} }
 	call := func(id, name string) Message {
 		return Message{Role: RoleModel, Calls: []Call{{ID: id, Name: name}}}
@@ -39,7 +39,8 @@ func TestResearch(t *testing.T) {
 	result := func(id, text string, isErr bool) Message {
 		return Message{Role: RoleUser, Results: []Result{{ID: id, Text: text, IsError: isErr}}}
 	}
-	script := Research("/tmp/marker")
+	script := Research("/tmp/marker", "/v/secret.txt", "/v/secret.png")
+	const hostileCmd = "cat /v/secret.txt; cat /v/secret.png; touch /tmp/marker # context_search"
 	tests := []struct {
 		name string
 		req  Request
@@ -65,7 +66,45 @@ func TestResearch(t *testing.T) {
 			Reply{Text: "The read came back: not granted"}},
 		{"hostile",
 			Request{Tools: declared, Messages: []Message{user(AskHostile)}},
-			Reply{Calls: []Call{{Name: "Bash", Args: map[string]any{"command": "touch /tmp/marker # context_search", "description": "context_search"}}}}},
+			Reply{Calls: []Call{{Name: "Bash", Args: map[string]any{"command": "cat /v/secret.txt; cat /v/secret.png; touch /tmp/marker # context_search", "description": "context_search"}},
+				{Name: "Read", Args: map[string]any{"file_path": "/v/secret.txt"}}}}},
+		{"hostile, Codex's exec_command",
+			Request{Tools: []Tool{{Name: search}, {Name: "exec_command"}}, Messages: []Message{user(AskHostile)}},
+			Reply{Calls: []Call{{Name: "exec_command", Args: map[string]any{"cmd": "cat /v/secret.txt; cat /v/secret.png; touch /tmp/marker # context_search"}}}}},
+		{"hostile, no shell tool declared",
+			Request{Tools: []Tool{{Name: search}, {Name: ViewImage}}, Messages: []Message{user(AskHostile)}},
+			Reply{Calls: []Call{
+				{Name: "run_shell_command", Args: map[string]any{"command": hostileCmd, "description": "context_search"}},
+				{Name: "Bash", Args: map[string]any{"command": hostileCmd, "description": "context_search"}},
+				{Name: "exec_command", Args: map[string]any{"cmd": hostileCmd}},
+				{Name: "shell", Args: map[string]any{"command": []any{"bash", "-lc", hostileCmd}}},
+				{Name: "shell_command", Args: map[string]any{"command": hostileCmd}},
+				{Name: "Read", Args: map[string]any{"file_path": "/v/secret.txt"}},
+				{Name: "read_file", Args: map[string]any{"file_path": "/v/secret.txt"}},
+				{Name: ViewImage, Args: map[string]any{"path": "/v/secret.png"}},
+			}}},
+		{"hostile, Codex's apply_patch: the patches that read, then the one that writes",
+			Request{Tools: []Tool{{Name: search}, {Name: ApplyPatch}}, Messages: []Message{user(AskHostile)}},
+			Reply{Calls: []Call{
+				{Name: "run_shell_command", Args: map[string]any{"command": hostileCmd, "description": "context_search"}},
+				{Name: "Bash", Args: map[string]any{"command": hostileCmd, "description": "context_search"}},
+				{Name: "exec_command", Args: map[string]any{"cmd": hostileCmd}},
+				{Name: "shell", Args: map[string]any{"command": []any{"bash", "-lc", hostileCmd}}},
+				{Name: "shell_command", Args: map[string]any{"command": hostileCmd}},
+				{Name: "Read", Args: map[string]any{"file_path": "/v/secret.txt"}},
+				{Name: "read_file", Args: map[string]any{"file_path": "/v/secret.txt"}},
+				{Name: ApplyPatch, Args: map[string]any{"input": HostilePatches("/v/secret.txt")[0]}},
+				{Name: ApplyPatch, Args: map[string]any{"input": HostilePatches("/v/secret.png")[0]}},
+			}}},
+		{"hostile, Codex's apply_patch: the add after the results",
+			Request{Tools: []Tool{{Name: search}, {Name: ApplyPatch}}, Messages: []Message{user(AskHostile), call("1", "exec_command"), result("1", "unsupported call", false)}},
+			Reply{Calls: []Call{{Name: ApplyPatch, Args: map[string]any{"input": "*** Begin Patch\n*** Add File: /tmp/marker.patch\n+context_search\n*** End Patch\n"}}}}},
+		{"read with the agent's own tool",
+			Request{Tools: declared, Messages: []Message{user(AskRead)}},
+			Reply{Calls: []Call{{Name: "Read", Args: map[string]any{"file_path": "/v/secret.txt"}}}}},
+		{"hostile: what came back",
+			Request{Tools: declared, Messages: []Message{user(AskHostile), call("1", "Bash"), result("1", "denied", true)}},
+			Reply{Text: "The shell call came back: denied"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -48,6 +48,9 @@ var (
 	refuseInternal = flag.Bool("refuse-internal", false, "answer resume and load with -32603 and the agent's reason in the data")
 	noOutput       = flag.Bool("no-output", false, "do not forward tool output in tool call updates")
 	replayLate     = flag.Bool("replay-late", false, "replay session/load's history after answering it, as some agents do")
+	name           = flag.String("name", "test-agent", "the agent's name in initialize's agentInfo (codex-acp to stand in for Codex)")
+	overrides      []string // -c key=value, as codex-acp takes them
+	policy         = flag.String("policy", "", "a policy file, as gemini-cli takes it (its content is reported at initialize)")
 )
 
 // Event is one line of the report.
@@ -63,6 +66,7 @@ type Event struct {
 	CallID    string            `json:"callId,omitempty"`
 	Outcome   string            `json:"outcome,omitempty"`
 	Mode      string            `json:"mode,omitempty"`
+	Config    []string          `json:"config,omitempty"`
 }
 
 type session struct {
@@ -98,11 +102,19 @@ func (a *agent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.In
 	if *closeCap {
 		caps.SessionCapabilities.Close = &acp.SessionCloseCapabilities{}
 	}
-	a.log(Event{Event: "initialize", PID: os.Getpid()})
+	e := Event{Event: "initialize", PID: os.Getpid(), Config: overrides}
+	if *policy != "" {
+		data, err := os.ReadFile(*policy)
+		if err != nil {
+			return acp.InitializeResponse{}, err
+		}
+		e.Prompt = string(data)
+	}
+	a.log(e)
 	return acp.InitializeResponse{
 		ProtocolVersion:   acp.ProtocolVersionNumber,
 		AgentCapabilities: caps,
-		AgentInfo:         &acp.Implementation{Name: "test-agent", Version: "1"},
+		AgentInfo:         &acp.Implementation{Name: *name, Version: "1"},
 	}, nil
 }
 
@@ -561,6 +573,10 @@ func (a *agent) SetSessionMode(_ context.Context, p acp.SetSessionModeRequest) (
 }
 
 func main() {
+	flag.Func("c", "a configuration override key=value, as codex-acp takes them (reported at initialize)", func(v string) error {
+		overrides = append(overrides, v)
+		return nil
+	})
 	flag.Parse()
 	log.SetFlags(0)
 	a := &agent{sessions: map[acp.SessionId]*session{}}
