@@ -94,6 +94,7 @@ func (r *resolution) addConnectorSelection(sel Selection, ev Evidence) bool {
 		doc = n.Ref.Path
 	}
 	ev.Path = doc
+	var span pageSpan // the pages the quote runs over, when it is placed
 	src, err := r.reg.Open(r.ctx, n.Ref, &sources.Env{Library: r.lib})
 	if err == nil {
 		if c, ok := src.(io.Closer); ok {
@@ -105,7 +106,7 @@ func (r *resolution) addConnectorSelection(sel Selection, ev Evidence) bool {
 		}
 		if err == nil {
 			ev.Title = textnorm.Line(d.Title)
-			if !r.checkQuote(d, &sel, &ev) {
+			if !r.checkQuote(d, &sel, &ev, &span) {
 				r.drop(sel.Path, DropQuote)
 				if ev.Page == 0 && ev.Section == "" {
 					// Nowhere in the document: the user's words, uncited.
@@ -124,6 +125,7 @@ func (r *resolution) addConnectorSelection(sel Selection, ev Evidence) bool {
 	}
 	if sel.Page > 0 {
 		ev.CitationURI = cite.Page(doc, sel.Page)
+		ev.CitationURIs = span.uris(doc, sel.Page)
 	} else {
 		ev.CitationURI = citation(doc, sel)
 	}

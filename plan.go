@@ -34,6 +34,10 @@ type Evidence struct {
 	Quote       string `json:"quote"`
 	Truncated   bool   `json:"truncated"`
 	CitationURI string `json:"citationUri"`
+	// CitationURIs, when the quote's text runs over a page break, cites
+	// every page it is on, in order; CitationURI is then the page the
+	// selection names (or where the quote was found).
+	CitationURIs []string `json:"citationUris,omitempty"`
 	// Unreadable marks evidence from a document Resolve could not read (a
 	// damaged or encrypted PDF, an HTML page saved as .pdf): its page and
 	// citation are the host's, not checked against the text.
@@ -420,7 +424,8 @@ func (r *resolution) addSelection(sel Selection, current *sources.PaperInfo) {
 		doc = d
 		ev.Unreadable = err != nil && r.ctx.Err() == nil
 	}
-	if doc != nil && !r.checkQuote(doc, &sel, &ev) {
+	var span pageSpan // the pages the quote runs over, when it is placed
+	if doc != nil && !r.checkQuote(doc, &sel, &ev, &span) {
 		at := sel.Path
 		if at == "" {
 			at = file
@@ -441,6 +446,7 @@ func (r *resolution) addSelection(sel Selection, current *sources.PaperInfo) {
 		}
 	}
 	ev.CitationURI = citation(file, sel)
+	ev.CitationURIs = span.uris(file, ev.Page)
 	r.plan.Evidence = append(r.plan.Evidence, ev)
 }
 
@@ -504,23 +510,44 @@ func unreadablePages(doc *sources.Document) bool {
 // document has it. A selection that names a section or a region is taken
 // at its word. It reports false when the quote is not where the selection
 // says, or is nowhere in the document (ev then has no page and no section).
-func (r *resolution) checkQuote(doc *sources.Document, sel *Selection, ev *Evidence) bool {
+func (r *resolution) checkQuote(doc *sources.Document, sel *Selection, ev *Evidence, span *pageSpan) bool {
 	if sel.Section != "" || sel.Region != "" || sel.Page > 0 && doc.Pages == 0 {
 		return true
 	}
-	if sel.Page > 0 && onPage(doc, ev.Quote, sel.Page) {
-		return true
+	if sel.Page > 0 {
+		if first, last, ok := onPage(doc, ev.Quote, sel.Page); ok {
+			*span = pageSpan{first, last}
+			return true
+		}
 	}
-	page, section, ok := placeQuote(doc, ev.Quote)
+	page, last, section, ok := placeQuote(doc, ev.Quote)
+	*span = pageSpan{page, last}
 	moved := sel.Page > 0
 	sel.Page, sel.Section = page, section
 	ev.Page, ev.Section = page, section
 	return ok && !moved
 }
 
+// pageSpan is the pages a located quote runs over, first to last.
+type pageSpan struct{ first, last int }
+
+// uris cites every page of the span of file, in order, when the quote at
+// page runs over a page break; else nil, since CitationURI says it all.
+func (s pageSpan) uris(file string, page int) []string {
+	if page <= 0 || s.first <= 0 || s.last <= s.first {
+		return nil
+	}
+	out := make([]string, 0, s.last-s.first+1)
+	for p := s.first; p <= s.last; p++ {
+		out = append(out, cite.Page(file, p))
+	}
+	return out
+}
+
 // onPage reports whether quote is on page of doc: a passage that starts
-// there, or one that ends there having started on the page before.
-func onPage(doc *sources.Document, quote string, page int) bool {
+// there, or one that ends there having started on the page before; first
+// and last are the pages the passage runs over.
+func onPage(doc *sources.Document, quote string, page int) (first, last int, ok bool) {
 	var texts []string
 	var pages []int
 	for _, p := range doc.Parts {
@@ -529,32 +556,36 @@ func onPage(doc *sources.Document, quote string, page int) bool {
 		}
 	}
 	if len(texts) == 0 {
-		return false
+		return 0, 0, false
 	}
 	res := textnorm.FindQuote(texts, quote)
-	return res.Found && pages[res.Part] <= page && page <= pages[max(res.EndPart, res.Part)]
+	if !res.Found {
+		return 0, 0, false
+	}
+	first, last = pages[res.Part], pages[max(res.EndPart, res.Part)]
+	return first, last, first <= page && page <= last
 }
 
-// placeQuote finds text in doc: its page when paged, else its section;
-// ok is false when doc does not have it.
-func placeQuote(doc *sources.Document, text string) (page int, section string, ok bool) {
+// placeQuote finds text in doc: its page (and the page it ends on) when
+// paged, else its section; ok is false when doc does not have it.
+func placeQuote(doc *sources.Document, text string) (page, last int, section string, ok bool) {
 	texts := make([]string, len(doc.Parts))
 	for i, p := range doc.Parts {
 		texts[i] = p.Text
 	}
 	res := textnorm.FindQuote(texts, text)
 	if !res.Found {
-		return 0, "", false
+		return 0, 0, "", false
 	}
 	if p := doc.Parts[res.Part].Page; p > 0 {
-		return p, "", true
+		return p, max(p, doc.Parts[max(res.EndPart, res.Part)].Page), "", true
 	}
 	for _, s := range doc.Sections {
 		if s.Part < res.Part || s.Part == res.Part && s.Offset <= res.Start {
 			section = s.Title
 		}
 	}
-	return 0, section, true
+	return 0, 0, section, true
 }
 
 // beyondLastPage reports whether page is past the last page of the PDF

@@ -72,7 +72,15 @@ func (p *Plan) Prompt() string {
 		case ev.Path != "" && ev.CitationURI == "":
 			b.WriteString("(not found in the document: the user's selection as they made it, not a citation)\n")
 		}
-		if ev.CitationURI != "" {
+		switch {
+		case len(ev.CitationURIs) > 1:
+			// A quote over a page break is cited by every page it is on.
+			names := make([]string, len(ev.CitationURIs))
+			for i, u := range ev.CitationURIs {
+				names[i] = textnorm.Name(u)
+			}
+			b.WriteString("Cite: " + strings.Join(names, ", ") + "\n")
+		case ev.CitationURI != "":
 			b.WriteString("Cite: " + textnorm.Name(ev.CitationURI) + "\n")
 		}
 	}
