@@ -250,8 +250,63 @@ func (d *Directory) Search(ctx context.Context, q Query) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
+	if st.provisional {
+		if err := d.confirmHits(ctx, st, res); err != nil {
+			return nil, err
+		}
+	}
 	res.Truncated = res.Truncated || st.truncated
 	return res, nil
+}
+
+// confirmHits checks the hits of a provisional state against the papers
+// they are from: a paper whose stamp was taken from the library index
+// (the first scan of a process) is stat'ed now, and its hits are dropped
+// when the index's stamp is not the paper's own, so that an index copied,
+// synced or forged with the Vault is never answered from, not even by the
+// first search. The rescan under way re-extracts such a paper; the result
+// says it is partial meanwhile. Only the papers of the hits are stat'ed,
+// so the first search stays fast.
+func (d *Directory) confirmHits(ctx context.Context, st *dirState, res *Results) error {
+	stamps := make(map[string]string) // paper ref → the stamp searched
+	for _, it := range st.items {
+		if ref, ok := strings.CutPrefix(it.Key, paperItem); ok {
+			stamps[ref] = it.Stamp
+		}
+	}
+	checked := make(map[string]bool) // paper ref → its stamp holds
+	kept := res.Hits[:0]
+	for _, h := range res.Hits {
+		ref := ""
+		for p := path.Dir(h.Path); p != "." && p != "/" && p != ""; p = path.Dir(p) {
+			if _, ok := stamps[p]; ok {
+				ref = p
+				break
+			}
+		}
+		if ref == "" {
+			kept = append(kept, h) // a text file: stamped from its stat
+			continue
+		}
+		ok, seen := checked[ref]
+		if !seen {
+			src, err := d.lib.paperSource(ctx, ref)
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			ok = err == nil && src.stamp() == stamps[ref]
+			checked[ref] = ok
+		}
+		if ok {
+			kept = append(kept, h)
+			continue
+		}
+		res.Total--
+		res.Truncated = true
+	}
+	res.Hits = kept
+	res.Total = max(res.Total, len(kept))
+	return nil
 }
 
 // current returns the state searches use. The first search scans and
@@ -265,8 +320,7 @@ func (d *Directory) current(ctx context.Context, scanCap int) (*dirState, error)
 		// A large folder is rescanned less often: at most a tenth of the
 		// time goes to rescans.
 		if time.Since(st.scanned) >= max(restamp, 10*st.took) && !d.refreshing {
-			d.refreshing = true
-			go d.refresh(st)
+			d.refreshing = d.lib.background(func() { d.refresh(st) })
 		}
 		d.mu.Unlock()
 		return st, nil
@@ -288,8 +342,7 @@ func (d *Directory) current(ctx context.Context, scanCap int) (*dirState, error)
 	d.mu.Lock()
 	d.state = st
 	if st.provisional && !d.refreshing {
-		d.refreshing = true
-		go d.refresh(st)
+		d.refreshing = d.lib.background(func() { d.refresh(st) })
 	}
 	d.mu.Unlock()
 	return st, nil
@@ -298,7 +351,7 @@ func (d *Directory) current(ctx context.Context, scanCap int) (*dirState, error)
 // refresh rescans in the background and swaps in the new state.
 func (d *Directory) refresh(prev *dirState) {
 	d.build.Lock()
-	st, err := d.load(context.Background(), prev.scanCap, prev)
+	st, err := d.load(d.lib.bgCtx, prev.scanCap, prev)
 	d.build.Unlock()
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
 )
@@ -73,5 +75,75 @@ func TestIndexRechecksFileIdentity(t *testing.T) {
 	}
 	if got := search("newplainwords"); len(got) != 1 || !strings.Contains(got[0], "newplainwords") {
 		t.Errorf("the new text is not found: %q", got)
+	}
+}
+
+// TestFirstDirectorySearchConfirmsPapers: the first search of a folder of
+// papers in a process takes the papers' stamps from the library index to
+// answer at once; a hit of a paper whose files are not the ones the index
+// was built from (an index copied or synced with the Vault, or a paper's
+// file replaced by one of the same size and time) is dropped, not served,
+// and the result says it is partial.
+func TestFirstDirectorySearchConfirmsPapers(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	const notes = "papers/topic/a/NOTES.md"
+	before := "# Notes\n\nthe oldsecretword is here\n"
+	after := strings.Replace(before, "oldsecretword", "newplainwords", 1)
+	writeFiles(t, root, map[string]string{
+		notes:                     before,
+		"papers/topic/b/NOTES.md": "# Notes\n\nanother paper about oldsecretword and tables\n",
+	})
+	p := filepath.Join(root, filepath.FromSlash(notes))
+	mtime := time.Unix(1700000000, 0)
+	if err := os.Chtimes(p, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	// first returns the paths of the hits of the first search of a new
+	// Library for word, once the index holds every item.
+	first := func(word string) (paths []string, partial bool) {
+		t.Helper()
+		for range 200 {
+			lib := openLibrary(t, root, cache)
+			src, err := lib.Open(context.Background(), grant.KindDirectory, "papers/topic")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := src.Search(context.Background(), sources.Query{Text: word, Limit: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			paths = paths[:0]
+			for _, h := range res.Hits {
+				paths = append(paths, h.Path)
+			}
+			lib.Close()
+			if res.Indexing == nil {
+				return paths, res.Truncated
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatal("the index never completed")
+		return nil, false
+	}
+	// Two new libraries: the second's first search answers from the index
+	// the first one built, with the papers' stamps taken from it.
+	first("oldsecretword")
+	if got, partial := first("oldsecretword"); len(got) != 2 || partial {
+		t.Fatalf("before the change: hits %q, partial %v; want both papers, complete", got, partial)
+	}
+	// Another file at the same path, of the same size and time.
+	if err := os.Rename(p, p+".bak"); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, root, map[string]string{notes: after})
+	if err := os.Chtimes(p, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	got, partial := first("oldsecretword")
+	if diff := cmp.Diff([]string{"papers/topic/b/NOTES.md"}, got); diff != "" {
+		t.Errorf("the first search served the replaced file's text (-want +got):\n%s", diff)
+	}
+	if !partial {
+		t.Errorf("the first search dropped a hit without saying the result is partial")
 	}
 }

@@ -59,6 +59,15 @@ type Library struct {
 	libOnce sync.Once
 	lib     *libindex.Index
 
+	// bg counts the background rescans of directories, which Close waits
+	// for (closing stops them early), so that nothing is written to the
+	// caches after Close returns.
+	bg       sync.WaitGroup
+	bgMu     sync.Mutex // orders background starts with Close
+	closed   bool
+	bgCtx    context.Context
+	bgCancel context.CancelFunc
+
 	mu         sync.Mutex
 	sources    map[string]Source           // by kind + "\x00" + path
 	docFilters map[string]*libindex.Filter // SearchDocuments' filters, by their items' keys
@@ -67,6 +76,7 @@ type Library struct {
 // newLibrary returns a Library over v.
 func newLibrary(v *vault.Vault, opts *LibraryOptions) *Library {
 	l := &Library{v: v, sources: map[string]Source{}}
+	l.bgCtx, l.bgCancel = context.WithCancel(context.Background())
 	dir := ""
 	if opts != nil {
 		dir = opts.CacheDir
@@ -223,11 +233,32 @@ const (
 // it returns, then closes the Vault it opened. Searches of sources already
 // open still answer from what is indexed.
 func (l *Library) Close() error {
+	l.bgMu.Lock()
+	l.closed = true
+	l.bgMu.Unlock()
+	l.bgCancel()
+	l.bg.Wait()
 	err := l.libIndex().Close()
 	if l.ownVault {
 		err = errors.Join(err, l.v.Close())
 	}
 	return err
+}
+
+// background runs f on its own goroutine, unless the Library is closed;
+// Close cancels l.bgCtx and waits for f to return.
+func (l *Library) background(f func()) bool {
+	l.bgMu.Lock()
+	defer l.bgMu.Unlock()
+	if l.closed {
+		return false
+	}
+	l.bg.Add(1)
+	go func() {
+		defer l.bg.Done()
+		f()
+	}()
+	return true
 }
 
 // libIndex returns the library's one search index, kept under the cache
