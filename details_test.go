@@ -56,17 +56,7 @@ func TestResolveSelectionPage(t *testing.T) {
 	defer res.Close()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := req(vault)
-			r.CurrentPaper = "papers/2401.01234"
-			r.Selections = []Selection{tt.sel}
-			p, err := res.Resolve(context.Background(), r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(p.Evidence) != 1 {
-				t.Fatalf("evidence %+v, want one item", p.Evidence)
-			}
-			ev := p.Evidence[0]
+			p, ev := resolveSelection(t, &res, vault, tt.sel)
 			if ev.Page != tt.wantPage || ev.CitationURI != tt.wantCite {
 				t.Errorf("page %d cite %q, want %d %q", ev.Page, ev.CitationURI, tt.wantPage, tt.wantCite)
 			}

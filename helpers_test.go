@@ -1,6 +1,7 @@
 package researchctx
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -47,4 +48,22 @@ func testVault(t *testing.T) string {
 		"papers/x-private/secret.txt":                      "secret",
 	})
 	return dir
+}
+
+// resolveSelection resolves one selection on the sample paper of the Vault
+// at dir, as the current paper, and returns the plan and its one piece of
+// evidence.
+func resolveSelection(t *testing.T, res *Resolver, dir string, sel Selection) (*Plan, Evidence) {
+	t.Helper()
+	r := req(dir)
+	r.CurrentPaper = "papers/2401.01234"
+	r.Selections = []Selection{sel}
+	p, err := res.Resolve(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Evidence) != 1 {
+		t.Fatalf("evidence %+v, want one item", p.Evidence)
+	}
+	return p, p.Evidence[0]
 }

@@ -47,17 +47,7 @@ func TestResolveLocatesSelections(t *testing.T) {
 	t.Cleanup(func() { res.Close() })
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := req(dir)
-			r.CurrentPaper = "papers/2401.01234"
-			r.Selections = []Selection{tt.sel}
-			p, err := res.Resolve(context.Background(), r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(p.Evidence) != 1 {
-				t.Fatalf("evidence = %+v, want one item", p.Evidence)
-			}
-			ev := p.Evidence[0]
+			_, ev := resolveSelection(t, &res, dir, tt.sel)
 			if diff := cmp.Diff(tt.want, placed{ev.Page, ev.Section, ev.CitationURI}); diff != "" {
 				t.Errorf("evidence (-want +got):\n%s", diff)
 			}
@@ -115,17 +105,7 @@ func TestResolveCitesEveryPageOfAQuote(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := req(dir)
-			r.CurrentPaper = "papers/2401.01234"
-			r.Selections = []Selection{tt.sel}
-			p, err := res.Resolve(context.Background(), r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(p.Evidence) != 1 {
-				t.Fatalf("evidence = %+v, want one item", p.Evidence)
-			}
-			ev := p.Evidence[0]
+			p, ev := resolveSelection(t, &res, dir, tt.sel)
 			if diff := cmp.Diff(tt.want, cited{ev.Page, ev.CitationURI, ev.CitationURIs}); diff != "" {
 				t.Errorf("evidence (-want +got):\n%s", diff)
 			}
