@@ -29,8 +29,11 @@ import (
 // version 5 no longer takes wide justified spaces that line up on a line
 // or two for a column gutter; version 6 holds annotation text to the
 // page's limits and reads files whose cross-reference lists more than the
-// file holds by rebuilding it, where 5 remembered them as failed.
-const Version = 6
+// file holds by rebuilding it, where 5 remembered them as failed;
+// version 7 reads files that 6 refused as encrypted or malformed and
+// viewers open (an /Encrypt that encrypts nothing, AES streams too short
+// for their cipher, a broken table in an encrypted file).
+const Version = 7
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under

@@ -106,6 +106,189 @@ func repairPerms(data []byte) []byte {
 	return out.Bytes()
 }
 
+// repairEncryption returns the repair of a file refused as encrypted:
+// one whose /Encrypt cannot have encrypted it opens as the plain file it
+// is (see unusedEncryption), through a cross-reference table rebuilt
+// without /Encrypt; an AES-256 file with an empty user password and a
+// wrong /Perms is mended by repairPerms. When the refusal was not for a
+// password (pdfcpu could not reach the encryption dictionary through a
+// broken table), the table is rebuilt as for any broken table. Any other
+// file stays refused.
+func repairEncryption(password bool) func([]byte) []byte {
+	return func(data []byte) []byte {
+		if unusedEncryption(data) {
+			return rebuildTable(data, "Info")
+		}
+		if update := repairPerms(data); update != nil || password {
+			return update
+		}
+		return rebuildXRef(data)
+	}
+}
+
+// unusedEncryption reports whether the file's last /Encrypt entry names
+// no dictionary a security handler could have encrypted the file with:
+// an object the file does not define, one that is not a dictionary, or a
+// standard handler's dictionary without its numbers /R and /P or its
+// password strings /O and /U. Viewers read such a file as not encrypted,
+// and so does this package. A dictionary of another handler, or one
+// without /Filter, is not taken for unused: viewers refuse those.
+func unusedEncryption(data []byte) bool {
+	ref := lastRef(data, "Encrypt")
+	if ref == "" {
+		return false
+	}
+	var nr, gen int
+	if _, err := fmt.Sscanf(ref, "%d %d R", &nr, &gen); err != nil {
+		return false
+	}
+	start, end := lastObject(data, nr, gen)
+	if start < 0 {
+		return true // no such object: the entry is a dangling reference
+	}
+	body := bytes.TrimLeft(data[start:end], " \t\r\n\f\x00")
+	if !bytes.HasPrefix(body, []byte("<<")) {
+		return true // null, a number, an array: no dictionary
+	}
+	ed := readEncryptDict(body)
+	if ed.close < 0 {
+		return false // a dictionary cut short: not enough to tell
+	}
+	return ed.filter == "Standard" && (!ed.hasR || !ed.hasP || ed.o == nil || ed.u == nil)
+}
+
+// repairCipherBlocks is the repair of an AES-encrypted file with streams
+// too short for their cipher: AES data is a 16-byte initialisation vector
+// and whole 16-byte blocks, so a stream of 1 to 31 bytes, or one whose
+// length is not a multiple of 16, cannot be decrypted. Viewers read such
+// a stream as empty; pdfcpu refuses the whole file. This writes each one
+// anew as an empty stream (its dictionary kept, /Length 0, which pdfcpu
+// does not decrypt) in an update to append to the file, under its own
+// object number so that the strings of its dictionary still decrypt. It
+// returns nil when there is no such stream. Cross-reference streams,
+// which are never encrypted, are left alone.
+func repairCipherBlocks(data []byte) []byte {
+	limit := maxEntries(int64(len(data)))
+	type obj struct {
+		nr, gen int
+		dict    []byte
+	}
+	var short []obj
+	seen := map[int]bool{}
+	for i := 0; ; {
+		k := bytes.Index(data[i:], []byte("obj"))
+		if k < 0 {
+			break
+		}
+		at := i + k
+		i = at + 3
+		if i < len(data) && !isSpace(data[i]) && !isDelim(data[i]) {
+			continue
+		}
+		nr, gen, _, ok := objHeader(data, at)
+		if !ok || nr <= 0 || nr >= limit || len(short) >= limit {
+			continue
+		}
+		n, dict, ok := streamLength(data[i:])
+		if !ok || n == 0 || n >= 32 && n%16 == 0 || xrefType.Match(dict) {
+			continue
+		}
+		if !seen[nr] {
+			seen[nr] = true
+			short = append(short, obj{nr, gen, dict})
+		}
+	}
+	if len(short) == 0 {
+		return nil
+	}
+	var out bytes.Buffer
+	offs := make([]int, len(short))
+	out.WriteString("\n")
+	for j, o := range short {
+		offs[j] = len(data) + out.Len()
+		fmt.Fprintf(&out, "%d %d obj\n", o.nr, o.gen)
+		out.Write(lengthKey.ReplaceAll(o.dict, []byte("/Length 0")))
+		out.WriteString("\nstream\n\nendstream\nendobj\n")
+	}
+	xref := len(data) + out.Len()
+	out.WriteString("xref\n")
+	size := 0
+	for j, o := range short {
+		fmt.Fprintf(&out, "%d 1\n%010d %05d n \n", o.nr, offs[j], o.gen)
+		size = max(size, o.nr+1)
+	}
+	if m := lastMatch(sizeKey, data); m != nil {
+		if n, err := strconv.Atoi(string(m[1])); err == nil {
+			size = max(size, n)
+		}
+	}
+	fmt.Fprintf(&out, "trailer\n<< /Size %d", size)
+	for _, key := range []string{"Root", "Info", "Encrypt"} {
+		if r := lastRef(data, key); r != "" {
+			fmt.Fprintf(&out, " /%s %s", key, r)
+		}
+	}
+	if id := lastMatch(trailerID, data); id != nil {
+		out.WriteString(" ")
+		out.Write(id[0])
+	}
+	if m := lastMatch(startXRef, data); m != nil {
+		fmt.Fprintf(&out, " /Prev %s", m[1])
+	}
+	fmt.Fprintf(&out, " >>\nstartxref\n%d\n%%%%EOF\n", xref)
+	return out.Bytes()
+}
+
+// streamLength returns the length of the stream data of the object whose
+// body (after "obj") starts body, and its dictionary; ok is false when
+// the object is not a stream. The length is the dictionary's direct
+// /Length when the data of that length is followed by "endstream", else
+// what lies between "stream" and "endstream" without the line end before
+// it.
+func streamLength(body []byte) (n int, dict []byte, ok bool) {
+	if e := bytes.Index(body, []byte("endobj")); e >= 0 {
+		body = body[:e]
+	}
+	s := bytes.Index(body, []byte("stream"))
+	if s < 0 || bytes.HasSuffix(bytes.TrimRight(body[:s], " \t\r\n"), []byte("end")) {
+		return 0, nil, false
+	}
+	dict = bytes.TrimSpace(body[:s])
+	if !bytes.HasPrefix(dict, []byte("<<")) {
+		return 0, nil, false
+	}
+	rest := body[s+len("stream"):]
+	if len(rest) > 0 && rest[0] == '\r' {
+		rest = rest[1:]
+	}
+	if len(rest) > 0 && rest[0] == '\n' {
+		rest = rest[1:]
+	}
+	e := bytes.Index(rest, []byte("endstream"))
+	if e < 0 {
+		return 0, nil, false
+	}
+	if m := directLength.FindSubmatch(dict); m != nil {
+		if l, err := strconv.Atoi(string(m[1])); err == nil && l <= e &&
+			len(bytes.TrimLeft(rest[l:e], " \t\r\n")) == 0 {
+			return l, dict, true
+		}
+	}
+	data := rest[:e]
+	switch {
+	case bytes.HasSuffix(data, []byte("\r\n")):
+		data = data[:len(data)-2]
+	case bytes.HasSuffix(data, []byte("\n")), bytes.HasSuffix(data, []byte("\r")):
+		data = data[:len(data)-1]
+	}
+	return len(data), dict, true
+}
+
+var (
+	directLength = regexp.MustCompile(`/Length\s+(\d+)\b(?:\s*[/>])`)
+	xrefType     = regexp.MustCompile(`/Type\s*/XRef\b`)
+)
+
 var (
 	sizeKey   = regexp.MustCompile(`/Size\s+(\d+)`)
 	startXRef = regexp.MustCompile(`startxref\s+(\d+)`)
@@ -133,6 +316,9 @@ func lastObject(data []byte, nr, gen int) (int, int) {
 type encryptDict struct {
 	r, p                 int
 	u, ue                []byte
+	filter               string
+	o                    []byte
+	hasR, hasP           bool // /R and /P are numbers
 	encryptMetadata      bool
 	permsStart, permsEnd int // -1 when there is no /Perms
 	close                int // offset of the dictionary's closing ">>"
@@ -174,12 +360,22 @@ func readEncryptDict(body []byte) encryptDict {
 			continue
 		}
 		switch key {
+		case "Filter":
+			if t.kind == tokName {
+				ed.filter = string(t.val)
+			}
 		case "R":
-			ed.r = int(t.num)
+			ed.r, ed.hasR = int(t.num), t.kind == tokNum
 		case "P":
-			ed.p = int(t.num)
+			ed.p, ed.hasP = int(t.num), t.kind == tokNum
+		case "O":
+			if t.kind == tokString {
+				ed.o = append([]byte(nil), t.val...)
+			}
 		case "U":
-			ed.u = append([]byte(nil), t.val...)
+			if t.kind == tokString {
+				ed.u = append([]byte(nil), t.val...)
+			}
 		case "UE":
 			ed.ue = append([]byte(nil), t.val...)
 		case "EncryptMetadata":

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -99,25 +100,48 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 	// rebuilt by this package first, and given to pdfcpu as it is only
 	// when that gives nothing.
 	d, pages, err := openDoc(ctx, rs, size, o, size <= readWhole)
-	if repair := repairFor(err); repair != nil {
-		// A broken cross-reference table, one that lists more than the
-		// file holds, or an AES-256 file with an empty user password and
-		// a wrong /Perms: repair as viewers do, by an update appended to
-		// the file, and read once more. The whole file is in memory only
-		// while the repair scans it; the file is read again with the
-		// update after it.
-		if data, rerr := wholeFile(r, rs, size); rerr == nil {
-			if update := repair(data); update != nil {
-				data = nil
-				if size > readWhole {
-					runtime.GC() // the copy of a large file, before pdfcpu reads it again
-				}
-				fixed := io.NewSectionReader(appended{rs.(io.ReaderAt), size, update}, 0, size+int64(len(update)))
-				if d2, p2, err2 := openDoc(ctx, fixed, fixed.Size(), o, true); err2 == nil {
-					d, pages, err = d2, p2, nil
-				}
-			}
+	// A broken cross-reference table, one that lists more than the file
+	// holds, an /Encrypt that encrypts nothing, an AES-256 file with an
+	// empty user password and a wrong /Perms, AES streams too short for
+	// their cipher: repair as viewers do, by an update appended to the
+	// file, and read once more. A file may need more than one (a rebuilt
+	// table, then its short streams): each repair is tried at most once,
+	// on the file with the updates before it, and a file that does not
+	// read after them keeps its first error, unless the repaired file
+	// was refused as encrypted: a broken table hides nothing then. The whole file is in memory
+	// only while a repair scans it; the file is read again with the
+	// updates after it.
+	var updates []byte
+	tried := map[string]bool{}
+	first := err
+	for name, repair := repairFor(err); repair != nil && !tried[name] && ctx.Err() == nil; name, repair = repairFor(err) {
+		tried[name] = true
+		data, rerr := wholeFile(r, rs, size)
+		if rerr != nil {
+			break
 		}
+		update := repair(append(data, updates...))
+		data = nil
+		if update == nil {
+			break
+		}
+		if size > readWhole {
+			runtime.GC() // the copy of a large file, before pdfcpu reads it again
+		}
+		all := append(updates[:len(updates):len(updates)], update...)
+		fixed := io.NewSectionReader(appended{rs.(io.ReaderAt), size, all}, 0, size+int64(len(all)))
+		d2, p2, err2 := openDoc(ctx, fixed, fixed.Size(), o, true)
+		if err2 == nil {
+			d, pages, err = d2, p2, nil
+			break
+		}
+		if _, next := repairFor(err2); next == nil {
+			break // nothing more to repair
+		}
+		updates, err = all, err2
+	}
+	if err != nil && !errors.Is(err, ErrEncrypted) {
+		err = first
 	}
 	if errors.Is(err, errUnaudited) {
 		d, pages, err = openDoc(ctx, rs, size, o, true)
@@ -192,17 +216,25 @@ func openDoc(ctx context.Context, rs io.ReadSeeker, size int64, o Options, unaud
 	return d, pages, nil
 }
 
-// repairFor returns the repair worth trying after err, or nil.
-func repairFor(err error) func([]byte) []byte {
+// repairFor returns the repair worth trying after err, and its name, or
+// nil.
+func repairFor(err error) (string, func([]byte) []byte) {
 	var le *LimitError
 	switch {
+	case err == nil:
+	case errors.Is(err, ErrMalformed) && cipherBlocks.MatchString(err.Error()):
+		return "cipher blocks", repairCipherBlocks
 	case errors.Is(err, ErrMalformed), errors.As(err, &le) && (le.Limit == LimitObjects || le.Limit == LimitObjectBytes):
-		return rebuildXRef
+		return "xref", rebuildXRef
 	case errors.Is(err, ErrEncrypted):
-		return repairPerms
+		return "encryption", repairEncryption(strings.Contains(err.Error(), pdfcpu.ErrWrongPassword.Error()))
 	}
-	return nil
+	return "", nil
 }
+
+// cipherBlocks matches pdfcpu's errors for AES data too short for its
+// cipher.
+var cipherBlocks = regexp.MustCompile(`ciphertext too short|ciphertext not a multiple of block size`)
 
 // appended reads size bytes of a file followed by an update appended to
 // it.

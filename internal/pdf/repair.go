@@ -96,7 +96,11 @@ func objectStream(body []byte, budget *int64, limit int) []packed {
 // numbers, so that the rebuilt file is one auditXRef accepts when its
 // objects lie side by side. It returns nil when no object or no root is
 // found.
-func rebuildXRef(data []byte) []byte {
+func rebuildXRef(data []byte) []byte { return rebuildTable(data, "Info", "Encrypt") }
+
+// rebuildTable is rebuildXRef with the trailer keys besides /Root that
+// the rebuilt trailer carries over from the file.
+func rebuildTable(data []byte, keys ...string) []byte {
 	limit := maxEntries(int64(len(data)))
 	type entry struct {
 		off int
@@ -198,7 +202,7 @@ func rebuildXRef(data []byte) []byte {
 		i = j
 	}
 	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root %s", maxNr+1, root)
-	for _, key := range []string{"Info", "Encrypt"} {
+	for _, key := range keys {
 		if ref := lastRef(data, key); ref != "" {
 			fmt.Fprintf(&out, " /%s %s", key, ref)
 		}
