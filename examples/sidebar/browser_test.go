@@ -104,10 +104,29 @@ func (p page) do(steps ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
-// wait waits until the JavaScript expression is true.
+// wait waits until the JavaScript expression is true. When it never is,
+// the failure shows the page's state (the focused element, the inputs, the
+// suggestions, the session line), so that a run on a loaded machine says
+// what it saw.
 func (p page) wait(expr string) {
 	p.t.Helper()
-	p.do(chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second)))
+	err := chromedp.Do(p.ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second)))
+	if err == nil {
+		return
+	}
+	state, serr := chromedp.Run(p.ctx, chromedp.Evaluate[string](`JSON.stringify({
+		focused: document.activeElement && (document.activeElement.id || document.activeElement.tagName),
+		mention: document.querySelector('#mention-input') && document.querySelector('#mention-input').value,
+		ask: document.querySelector('#ask-input') && document.querySelector('#ask-input').value,
+		suggestions: [...document.querySelectorAll('#mention-list li')].map(li => li.dataset.path + (li.classList.contains('active') ? ' (active)' : '')),
+		session: document.querySelector('[data-testid=session]') && document.querySelector('[data-testid=session]').textContent,
+		turns: document.querySelectorAll('.turn').length,
+		done: document.querySelectorAll('.turn.done').length,
+	})`))
+	if serr != nil {
+		state = "(the page's state could not be read: " + serr.Error() + ")"
+	}
+	p.t.Fatalf("waiting for %s: %v\npage state: %s", expr, err, state)
 }
 
 // eval evaluates a JavaScript expression (awaiting a promise) into v.
