@@ -142,11 +142,12 @@ func fitRelations(out *tools.RelationsOutput) string {
 		for i, l := range lists {
 			*l = full[i][:min(n, len(full[i]))]
 		}
+		// The cursor goes on from the first card left out.
+		out.Repage()
 	}}
 	frameRelations(out, "")
 	text, cut := fit(out, renderRelations, each)
 	if cut {
-		out.Truncated = true
 		frameRelations(out, cutNote)
 		text = renderRelations(out) + cutNote + "\n"
 	}

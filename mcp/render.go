@@ -188,6 +188,9 @@ func renderRelations(out *tools.RelationsOutput) string {
 		b.WriteString(" (lists cut at the limit)")
 	}
 	b.WriteString(".\n")
+	if out.NextCursor != "" {
+		fmt.Fprintf(&b, "More on later pages: %s. To continue, call paper_relations again with cursor %q.\n", remaining(out), out.NextCursor)
+	}
 	if len(out.Problems) > 0 {
 		b.WriteString("Incomplete: part of the relations could not be read, so an empty list may not mean none:\n")
 		for _, p := range out.Problems {
@@ -220,6 +223,24 @@ func renderRelations(out *tools.RelationsOutput) string {
 	}
 	writeBudget(&b, out.Budget)
 	return b.String()
+}
+
+// remaining says how many cards of each list asked for later pages hold.
+func remaining(out *tools.RelationsOutput) string {
+	var parts []string
+	for _, l := range []struct {
+		kind, name string
+		n          int
+	}{
+		{tools.RelReferences, "references", out.Remaining.References},
+		{tools.RelCitedBy, "cited by", out.Remaining.CitedBy},
+		{tools.RelRelated, "related", out.Remaining.Related},
+	} {
+		if out.Kind == "" || out.Kind == tools.RelAll || out.Kind == l.kind {
+			parts = append(parts, fmt.Sprintf("%d %s", l.n, l.name))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // relationLine is one slim card on one line.
@@ -343,6 +364,9 @@ func frameRelations(out *tools.RelationsOutput, cut string) {
 	note := ""
 	if out.Truncated {
 		note = "Lists cut at the limit; ask for one kind or a smaller limit."
+		if out.NextCursor != "" {
+			note = fmt.Sprintf("Lists cut at the limit (%s more); to continue, call paper_relations again with cursor %q.", remaining(out), out.NextCursor)
+		}
 	}
 	out.Untrusted, out.Notice, out.Note = true, Notice, joinNotes(note, cut, out.Budget)
 }
