@@ -148,6 +148,7 @@ func fitRelations(out *tools.RelationsOutput) string {
 	frameRelations(out, "")
 	text, cut := fit(out, renderRelations, each)
 	if cut {
+		out.Truncated = true
 		frameRelations(out, cutNote)
 		text = renderRelations(out) + cutNote + "\n"
 	}

@@ -8,12 +8,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -26,7 +29,7 @@ var libraryPapers = []string{"papers/2403.05678", "papers/2406.09876", "papers/v
 // references, three of them matched to library papers, and returns the
 // key of each in order (its title, or for a library paper, whose card
 // takes the paper's own title, its path) and those of the library ones.
-func writeReferences(t *testing.T, vault, paper string, n int) (all, library []string) {
+func writeReferences(t testing.TB, vault, paper string, n int) (all, library []string) {
 	t.Helper()
 	type meta struct {
 		Title   string   `json:"title"`
@@ -241,3 +244,64 @@ func TestRelationsCursorRefused(t *testing.T) {
 		t.Errorf("page 2 by cursor alone: %v, %+v", err, next)
 	}
 }
+
+// BenchmarkRelationsPage is one paper_relations page deep in a list of
+// 5,000 references, end to end in one process (grant check, budget, the
+// lists, the usage log), against the first page of a list of 50. The grant
+// is rewritten with a new turn id every 100 calls (same scope, fresh
+// budget); that rewrite is not timed.
+func BenchmarkRelationsPage(b *testing.B) {
+	for _, n := range []int{50, 5000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			dir := filepath.Join(b.TempDir(), "vault")
+			if err := samplevault.Extract(dir); err != nil {
+				b.Fatal(err)
+			}
+			writeReferences(b, dir, "papers/2401.01234", n)
+			turn := grant.MaxBudget.TurnChars
+			plan, err := researchctx.Resolve(context.Background(), researchctx.Request{
+				Vault: dir, RuntimeID: "bench", TurnID: "t0", CurrentPaper: "papers/2401.01234",
+				Budget: &grant.BudgetOverrides{TurnChars: &turn},
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			gr, err := plan.WriteGrant()
+			if err != nil {
+				b.Fatal(err)
+			}
+			ts, err := tools.Open(context.Background(), gr, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ts.Close()
+			ctx := context.Background()
+			in := tools.RelationsInput{Paper: "papers/2401.01234", Kind: tools.RelReferences}
+			// The page of the list's last cards.
+			for range n/defaultLimit - 1 {
+				out, err := ts.Relations(ctx, in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				in.Cursor = out.NextCursor
+			}
+			for i := 0; b.Loop(); i++ {
+				if i%100 == 99 {
+					b.StopTimer()
+					plan.TurnID = "t" + strconv.Itoa(i)
+					if _, err := plan.WriteGrant(); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+				}
+				out, err := ts.Relations(ctx, in)
+				if err != nil || len(out.References) != defaultLimit {
+					b.Fatalf("%v, %d cards", err, len(out.References))
+				}
+			}
+		})
+	}
+}
+
+// defaultLimit is paper_relations' cards per list when the call names none.
+const defaultLimit = 10

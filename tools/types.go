@@ -63,8 +63,6 @@ type SearchOutput struct {
 	Untrusted bool   `json:"untrusted"`
 	Notice    string `json:"notice"`
 	Note      string `json:"note,omitempty"`
-
-	page *relPage // how this page was cut, for Repage
 }
 
 // Skipped is a document a search could not read — a damaged or encrypted
@@ -180,8 +178,6 @@ type ReadOutput struct {
 	Untrusted bool   `json:"untrusted"`
 	Notice    string `json:"notice"`
 	Note      string `json:"note,omitempty"`
-
-	page *relPage // how this page was cut, for Repage
 }
 
 // Relation kinds of paper_relations.
