@@ -99,6 +99,12 @@ func TestProcessRelationsPaging(t *testing.T) {
 			handed = append(handed, c.CitationURI)
 		}
 		left := len(want) - len(got)
+		// Cards are numbered by their place in the whole list.
+		from := len(got) - len(out.References) + 1
+		head := fmt.Sprintf("References (%d–%d of %d):\n%d. \"Paged reference %02d\"", from, len(got), len(want), from, from)
+		if !strings.Contains(text(res), head) {
+			t.Errorf("page %d: text lacks %q:\n%s", page, head, text(res))
+		}
 		if out.Remaining.References != left {
 			t.Errorf("page %d: remaining %+v, want %d references", page, out.Remaining, left)
 		}

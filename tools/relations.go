@@ -198,6 +198,15 @@ type relPage struct {
 	start, total [3]int
 }
 
+// Before counts, for each list, the cards that come before this page's:
+// the page's first reference is the list's Before().References+1st.
+func (o *RelationsOutput) Before() RelationCounts {
+	if o.page == nil {
+		return RelationCounts{}
+	}
+	return RelationCounts{References: o.page.start[0], CitedBy: o.page.start[1], Related: o.page.start[2]}
+}
+
 // Repage sets Truncated, Remaining and NextCursor from the cards the lists
 // hold now: a caller that drops cards from the end of a list (to fit a
 // result's size) calls it so the cursor goes on from the first card left

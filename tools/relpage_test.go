@@ -243,6 +243,16 @@ func TestRelationsCursorRefused(t *testing.T) {
 	if err != nil || len(next.References) != 10 || next.References[0].PaperPath != libraryPapers[1] || next.References[1].Title != "Generated reference 0012 on sparse attention" {
 		t.Errorf("page 2 by cursor alone: %v, %+v", err, next)
 	}
+	// The next turn of the same scope goes on with it, as with a cut
+	// read: the cursor is bound to the scope, and it only says where the
+	// same lists go on.
+	f.plan.TurnID = "turn-2"
+	if _, err := f.plan.WriteGrant(); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := f.ts.Relations(ctx, tools.RelationsInput{Paper: paper, Cursor: first.NextCursor}); err != nil || len(again.References) != 10 || again.References[0].PaperPath != libraryPapers[1] {
+		t.Errorf("page 2 in the next turn: %v, %+v", err, again)
+	}
 }
 
 // BenchmarkRelationsPage is one paper_relations page deep in a list of
