@@ -46,7 +46,7 @@ type Identity struct {
 var toolArgs = map[string]struct{ props, required []string }{
 	grant.ToolSearch:    {props: []string{"query", "limit", "source"}, required: []string{"query"}},
 	grant.ToolRead:      {props: []string{"target", "mode", "quote", "section", "page", "region", "cursor"}, required: []string{"target"}},
-	grant.ToolRelations: {props: []string{"paper", "kind", "limit"}, required: []string{"paper"}},
+	grant.ToolRelations: {props: []string{"paper", "kind", "limit", "cursor", "library"}, required: []string{"paper"}},
 }
 
 // Claude Code (through @agentclientprotocol/claude-agent-acp) names an MCP

@@ -142,6 +142,8 @@ func fitRelations(out *tools.RelationsOutput) string {
 		for i, l := range lists {
 			*l = full[i][:min(n, len(full[i]))]
 		}
+		// The cursor goes on from the first card left out.
+		out.Repage()
 	}}
 	frameRelations(out, "")
 	text, cut := fit(out, renderRelations, each)

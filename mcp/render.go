@@ -188,6 +188,9 @@ func renderRelations(out *tools.RelationsOutput) string {
 		b.WriteString(" (lists cut at the limit)")
 	}
 	b.WriteString(".\n")
+	if out.NextCursor != "" {
+		fmt.Fprintf(&b, "More on later pages: %s. To continue, call paper_relations again with cursor %q.\n", remaining(out), out.NextCursor)
+	}
 	if len(out.Problems) > 0 {
 		b.WriteString("Incomplete: part of the relations could not be read, so an empty list may not mean none:\n")
 		for _, p := range out.Problems {
@@ -197,29 +200,56 @@ func renderRelations(out *tools.RelationsOutput) string {
 	if out.Skipped > 0 {
 		fmt.Fprintf(&b, "%d malformed %s left out.\n", out.Skipped, plural(out.Skipped, "entry was", "entries were"))
 	}
-	list := func(heading string, cards []tools.RelationCard) {
-		fmt.Fprintf(&b, "\n%s (%d):\n", heading, len(cards))
-		if len(cards) == 0 {
+	// A paged list numbers its cards by their place in the whole list.
+	list := func(heading string, cards []tools.RelationCard, before, left int) {
+		switch {
+		case before+left == 0:
+			fmt.Fprintf(&b, "\n%s (%d):\n", heading, len(cards))
+		case len(cards) == 0:
+			fmt.Fprintf(&b, "\n%s (none on this page, %d in all):\n", heading, before+left)
+		default:
+			fmt.Fprintf(&b, "\n%s (%d–%d of %d):\n", heading, before+1, before+len(cards), before+len(cards)+left)
+		}
+		if len(cards) == 0 && before+left == 0 {
 			b.WriteString("  none known\n")
 		}
 		for i, c := range cards {
-			fmt.Fprintf(&b, "%d. %s\n", i+1, relationLine(c))
+			fmt.Fprintf(&b, "%d. %s\n", before+i+1, relationLine(c))
 		}
 	}
+	first := out.Before()
 	// Only the lists asked for: the others are empty because they were
 	// not asked for, not because none is known.
 	asked := func(kind string) bool { return out.Kind == "" || out.Kind == tools.RelAll || out.Kind == kind }
 	if asked(tools.RelReferences) {
-		list("References", out.References)
+		list("References", out.References, first.References, out.Remaining.References)
 	}
 	if asked(tools.RelCitedBy) {
-		list("Cited by", out.CitedBy)
+		list("Cited by", out.CitedBy, first.CitedBy, out.Remaining.CitedBy)
 	}
 	if asked(tools.RelRelated) {
-		list("Related in the library", out.Related)
+		list("Related in the library", out.Related, first.Related, out.Remaining.Related)
 	}
 	writeBudget(&b, out.Budget)
 	return b.String()
+}
+
+// remaining says how many cards of each list asked for later pages hold.
+func remaining(out *tools.RelationsOutput) string {
+	var parts []string
+	for _, l := range []struct {
+		kind, name string
+		n          int
+	}{
+		{tools.RelReferences, "references", out.Remaining.References},
+		{tools.RelCitedBy, "cited by", out.Remaining.CitedBy},
+		{tools.RelRelated, "related", out.Remaining.Related},
+	} {
+		if out.Kind == "" || out.Kind == tools.RelAll || out.Kind == l.kind {
+			parts = append(parts, fmt.Sprintf("%d %s", l.n, l.name))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // relationLine is one slim card on one line.
@@ -343,6 +373,9 @@ func frameRelations(out *tools.RelationsOutput, cut string) {
 	note := ""
 	if out.Truncated {
 		note = "Lists cut at the limit; ask for one kind or a smaller limit."
+		if out.NextCursor != "" {
+			note = fmt.Sprintf("Lists cut at the limit (%s more); to continue, call paper_relations again with cursor %q.", remaining(out), out.NextCursor)
+		}
 	}
 	out.Untrusted, out.Notice, out.Note = true, Notice, joinNotes(note, cut, out.Budget)
 }

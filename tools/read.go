@@ -39,6 +39,9 @@ func (t *Toolset) Read(ctx context.Context, in ReadInput) (out *ReadOutput, err 
 		if err != nil {
 			return nil, err
 		}
+		if c.Tool != "" {
+			return nil, fmt.Errorf("%w: the cursor belongs to paper_relations, not context_read", ErrInvalidArgument)
+		}
 		if in.Target != "" && in.Target != c.Target {
 			return nil, fmt.Errorf("%w: the cursor belongs to target %s", ErrInvalidArgument, quoteArg(c.Target))
 		}
@@ -890,7 +893,17 @@ type cursor struct {
 	Region  string `json:"r,omitempty"`
 	Offset  int    `json:"o"`
 	Scope   string `json:"f"` // fingerprint prefix: a cursor is valid for its grant only
+	// A paper_relations cursor: Tool is cursorRelations, Target the
+	// paper, Mode the kind, Library the filter and Offsets where each
+	// list (references, cited by, related) goes on.
+	Tool    string `json:"k,omitempty"`
+	Library bool   `json:"b,omitempty"`
+	Offsets []int  `json:"l,omitempty"`
 }
+
+// cursorRelations marks a cursor of paper_relations; a cursor of
+// context_read has no tool.
+const cursorRelations = "rel"
 
 func encodeCursor(c cursor, fingerprint string) string {
 	c.Scope = scopeTag(fingerprint)

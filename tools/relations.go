@@ -24,6 +24,17 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 			out = nil
 		}
 	}()
+	var c *cursor
+	if in.Cursor != "" {
+		var err error
+		if c, err = t.relationsCursor(in); err != nil {
+			return nil, err
+		}
+		in.Kind = c.Mode
+		if in.Paper == "" {
+			in.Paper = c.Target
+		}
+	}
 	kind := in.Kind
 	switch kind {
 	case "":
@@ -53,6 +64,9 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 	case !ok:
 		return nil, fmt.Errorf("%w: relations are not available for this source", ErrInvalidArgument)
 	}
+	if c != nil && c.Target != info.Ref {
+		return nil, fmt.Errorf("%w: the cursor belongs to paper %s", ErrInvalidArgument, quoteArg(c.Target))
+	}
 	limit := defaultRelationLimit
 	if in.Limit > 0 {
 		limit = min(in.Limit, tn.grant.Budget.SearchCards*5)
@@ -65,23 +79,32 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 	if tg.path != "" && tg.path != rels.Main {
 		return nil, fmt.Errorf("%w: %s is not a paper; name the paper folder or its PDF", ErrInvalidArgument, quoteArg(tg.path))
 	}
+	pg := &relPage{paper: info.Ref, kind: kind, library: in.Library, fingerprint: t.fingerprint}
+	if c != nil {
+		copy(pg.start[:], c.Offsets)
+	}
 	out = &RelationsOutput{Paper: info.Ref, Kind: kind, References: []RelationCard{}, CitedBy: []RelationCard{}, Related: []RelationCard{},
-		Problems: problemLines(tg.conn, rels.Problems), Skipped: rels.Skipped}
+		Problems: problemLines(tg.conn, rels.Problems), Skipped: rels.Skipped, page: pg}
 	var uris []string
 	var same [][]string
 	chars := out.Chars()
 	found := false
-	add := func(dst *[]RelationCard, works []sources.Work) {
-		for i, w := range works {
-			if i >= limit {
-				out.Truncated = true
+	// Each list pages on its own: from where the cursor left it, at most
+	// limit cards, and no card past the first that does not fit.
+	add := func(i int, dst *[]RelationCard, works []sources.Work) {
+		if in.Library {
+			works = libraryWorks(works)
+		}
+		pg.total[i] = len(works)
+		pg.start[i] = min(pg.start[i], len(works))
+		for j, w := range works[pg.start[i]:] {
+			if j >= limit {
 				return
 			}
 			found = true
 			c := t.card(w)
 			n := c.chars()
 			if chars+n > tn.limit() {
-				out.Truncated = true
 				return
 			}
 			chars += n
@@ -96,14 +119,15 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 		}
 	}
 	if kind == RelAll || kind == RelReferences {
-		add(&out.References, rels.References)
+		add(0, &out.References, rels.References)
 	}
 	if kind == RelAll || kind == RelCitedBy {
-		add(&out.CitedBy, rels.CitedBy)
+		add(1, &out.CitedBy, rels.CitedBy)
 	}
 	if kind == RelAll || kind == RelRelated {
-		add(&out.Related, rels.Related)
+		add(2, &out.Related, rels.Related)
 	}
+	out.Repage()
 	if chars > tn.limit() || found && len(out.References)+len(out.CitedBy)+len(out.Related) == 0 {
 		return nil, tn.spent(chars)
 	}
@@ -127,4 +151,82 @@ func (t *Toolset) card(w sources.Work) RelationCard {
 		c.InGrant = src != nil
 	}
 	return c
+}
+
+// libraryWorks returns the works that are library papers, in order.
+func libraryWorks(works []sources.Work) []sources.Work {
+	var lib []sources.Work
+	for _, w := range works {
+		if w.Paper != "" {
+			lib = append(lib, w)
+		}
+	}
+	return lib
+}
+
+// relationsCursor decodes the cursor of a paper_relations call and checks
+// that the call asks for what the cursor was made for (its paper is
+// checked once resolved).
+func (t *Toolset) relationsCursor(in RelationsInput) (*cursor, error) {
+	c, err := decodeCursor(in.Cursor, t.fingerprint)
+	if err != nil {
+		return nil, err
+	}
+	if c.Tool != cursorRelations || len(c.Offsets) != 3 || min(c.Offsets[0], c.Offsets[1], c.Offsets[2]) < 0 {
+		return nil, fmt.Errorf("%w: the cursor is not one of paper_relations", ErrInvalidArgument)
+	}
+	switch c.Mode {
+	case RelAll, RelReferences, RelCitedBy, RelRelated:
+	default:
+		return nil, fmt.Errorf("%w: cursor is not one this server handed out", ErrInvalidArgument)
+	}
+	if in.Kind != "" && in.Kind != c.Mode {
+		return nil, fmt.Errorf("%w: the cursor belongs to kind %s", ErrInvalidArgument, c.Mode)
+	}
+	if in.Library != c.Library {
+		return nil, fmt.Errorf("%w: the cursor was made with library %t", ErrInvalidArgument, c.Library)
+	}
+	return &c, nil
+}
+
+// relPage is how a relations page was cut: where each list started, how
+// long it is, and what a cursor for the next page is bound to.
+type relPage struct {
+	paper, kind  string
+	library      bool
+	fingerprint  string
+	start, total [3]int
+}
+
+// Before counts, for each list, the cards that come before this page's:
+// the page's first reference is the list's Before().References+1st.
+func (o *RelationsOutput) Before() RelationCounts {
+	if o.page == nil {
+		return RelationCounts{}
+	}
+	return RelationCounts{References: o.page.start[0], CitedBy: o.page.start[1], Related: o.page.start[2]}
+}
+
+// Repage sets Truncated, Remaining and NextCursor from the cards the lists
+// hold now: a caller that drops cards from the end of a list (to fit a
+// result's size) calls it so the cursor goes on from the first card left
+// out.
+func (o *RelationsOutput) Repage() {
+	p := o.page
+	if p == nil {
+		return
+	}
+	var next, left [3]int
+	for i, l := range [][]RelationCard{o.References, o.CitedBy, o.Related} {
+		next[i] = p.start[i] + len(l)
+		left[i] = max(0, p.total[i]-next[i])
+	}
+	o.Remaining = RelationCounts{References: left[0], CitedBy: left[1], Related: left[2]}
+	o.Truncated = left != [3]int{}
+	o.NextCursor = ""
+	if o.Truncated {
+		o.NextCursor = encodeCursor(cursor{
+			Tool: cursorRelations, Target: p.paper, Mode: p.kind, Library: p.library, Offsets: next[:],
+		}, p.fingerprint)
+	}
 }

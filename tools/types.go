@@ -8,7 +8,7 @@ package tools
 
 // SearchInput is the input of context_search.
 type SearchInput struct {
-	Query  string `json:"query" jsonschema:"words or a phrase to look for in the granted sources"`
+	Query  string `json:"query" jsonschema:"words or a phrase"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"how many cards at most (capped by the budget)"`
 	Source string `json:"source,omitempty" jsonschema:"search only this granted source (its path)"`
 }
@@ -97,13 +97,13 @@ const (
 
 // ReadInput is the input of context_read.
 type ReadInput struct {
-	Target  string `json:"target" jsonschema:"a granted source, a file inside a granted directory, or a citation URI of either"`
+	Target  string `json:"target" jsonschema:"a granted source, a file in a granted folder, or a citation URI of either"`
 	Mode    string `json:"mode,omitempty" jsonschema:"metadata (default), excerpt, section, page, region or full"`
-	Quote   string `json:"quote,omitempty" jsonschema:"excerpt mode: text to find, word for word or nearly (a few words may differ); the page's passage around the closest match is returned, with match and score"`
-	Section string `json:"section,omitempty" jsonschema:"section mode: a section title or number from the metadata (3.5, §3.5, Sec. 3.5, or words of the title)"`
+	Quote   string `json:"quote,omitempty" jsonschema:"excerpt mode: text to find (a few words may differ)"`
+	Section string `json:"section,omitempty" jsonschema:"section mode: a title or number (3.5, §3.5, or words of the title)"`
 	Page    int    `json:"page,omitempty" jsonschema:"page mode: 1-based physical page"`
 	Region  string `json:"region,omitempty" jsonschema:"region mode: a layout id such as figure-1"`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"continue a cut read: the nextCursor of the previous result"`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"the nextCursor of a cut read"`
 }
 
 // SectionInfo is one entry of a document's section list. Number is the
@@ -190,9 +190,22 @@ const (
 
 // RelationsInput is the input of paper_relations.
 type RelationsInput struct {
-	Paper string `json:"paper" jsonschema:"a granted paper (its path or a citation URI of its PDF)"`
+	Paper string `json:"paper" jsonschema:"a granted paper: its path or its PDF's citation URI"`
 	Kind  string `json:"kind,omitempty" jsonschema:"references, cited_by, related or all (default)"`
 	Limit int    `json:"limit,omitempty" jsonschema:"cards per list at most"`
+	// Cursor continues every list where the previous page left it; it is
+	// valid for the same paper, kind and library filter only.
+	Cursor string `json:"cursor,omitempty" jsonschema:"the previous nextCursor"`
+	// Library keeps only the cards of library papers (with PaperPath).
+	Library bool `json:"library,omitempty" jsonschema:"only library papers"`
+}
+
+// RelationCounts counts the cards of each list of paper_relations that
+// later pages hold.
+type RelationCounts struct {
+	References int `json:"references"`
+	CitedBy    int `json:"citedBy"`
+	Related    int `json:"related"`
 }
 
 // RelationCard is a slim card for a related work. PaperPath is set only for
@@ -225,13 +238,19 @@ type RelationsOutput struct {
 	Problems []string `json:"problems,omitempty"`
 	// Skipped counts malformed entries of the sidecar and the cache that
 	// were left out.
-	Skipped   int          `json:"skipped,omitempty"`
-	Truncated bool         `json:"truncated"`
-	Budget    BudgetReport `json:"budget"`
+	Skipped   int  `json:"skipped,omitempty"`
+	Truncated bool `json:"truncated"`
+	// NextCursor, set when a list has more cards than this page holds,
+	// is the cursor of the next page; Remaining counts those cards.
+	NextCursor string         `json:"nextCursor,omitempty"`
+	Remaining  RelationCounts `json:"remaining,omitzero"`
+	Budget     BudgetReport   `json:"budget"`
 	// Untrusted, Notice and Note frame the result for a client that gives
 	// its model the structured content rather than the text (Claude Code
 	// does): quoted text is data, and Note says what was cut, if anything.
 	Untrusted bool   `json:"untrusted"`
 	Notice    string `json:"notice"`
 	Note      string `json:"note,omitempty"`
+
+	page *relPage // how this page was cut, for Repage
 }
