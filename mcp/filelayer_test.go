@@ -116,6 +116,39 @@ func answered(stdout string, id string) bool {
 
 const searchLine = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"context_search","arguments":{"query":"gate"}}}`
 
+// startBlockedSearch starts the blocking host bin as the server of the
+// sample grant, initializes it and sends a search (id 2) whose source
+// blocks on a FIFO; it returns the process, its stdin and its output.
+func startBlockedSearch(t *testing.T, bin string) (cmd *exec.Cmd, stdin *os.File, stdout, stderr *syncBuffer) {
+	t.Helper()
+	gr := writeGrant(t, demoRequest(sampleVault(t)))
+	fifo := filepath.Join(t.TempDir(), "block.fifo")
+	mkfifo(t, fifo)
+	cmd = exec.Command(bin, Flag, gr)
+	cmd.Env = append(os.Environ(), "BLOCKHOST_FIFO="+fifo)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdin = r
+	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	t.Cleanup(func() {
+		w.Close()
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	fmt.Fprintf(w, "%s\n%s\n%s\n", initializeLine, initializedLine, searchLine)
+	waitFor(t, "the initialize response", func() bool { return answered(stdout.String(), "1") })
+	return cmd, w, stdout, stderr
+}
+
 // TestProcessStopsWithBlockedCall: with a call in flight blocked in
 // open(2) on a FIFO (a source that ignores its context), the server still
 // ends within its grace on SIGTERM, on SIGINT and on the end of stdin
@@ -125,32 +158,7 @@ func TestProcessStopsWithBlockedCall(t *testing.T) {
 	bin := blockhostBinary(t)
 	for _, how := range []string{"SIGTERM", "SIGINT", "EOF"} {
 		t.Run(how, func(t *testing.T) {
-			vault := sampleVault(t)
-			gr := writeGrant(t, demoRequest(vault))
-			fifo := filepath.Join(t.TempDir(), "block.fifo")
-			mkfifo(t, fifo)
-			cmd := exec.Command(bin, Flag, gr)
-			cmd.Env = append(os.Environ(), "BLOCKHOST_FIFO="+fifo)
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd.Stdin = r
-			stdout, stderr := &syncBuffer{}, &syncBuffer{}
-			cmd.Stdout, cmd.Stderr = stdout, stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			r.Close()
-			t.Cleanup(func() {
-				w.Close()
-				if cmd.ProcessState == nil {
-					cmd.Process.Kill()
-					cmd.Wait()
-				}
-			})
-			fmt.Fprintf(w, "%s\n%s\n%s\n", initializeLine, initializedLine, searchLine)
-			waitFor(t, "the initialize response", func() bool { return answered(stdout.String(), "1") })
+			cmd, w, stdout, stderr := startBlockedSearch(t, bin)
 			// The search is in flight and stays blocked on the FIFO.
 			time.Sleep(300 * time.Millisecond)
 			if answered(stdout.String(), "2") {
@@ -188,32 +196,7 @@ func TestProcessStopsWithBlockedCall(t *testing.T) {
 // ShutdownGrace, not DrainGrace.
 func TestProcessCancelledCallDoesNotHoldTheDrain(t *testing.T) {
 	bin := blockhostBinary(t)
-	vault := sampleVault(t)
-	gr := writeGrant(t, demoRequest(vault))
-	fifo := filepath.Join(t.TempDir(), "block.fifo")
-	mkfifo(t, fifo)
-	cmd := exec.Command(bin, Flag, gr)
-	cmd.Env = append(os.Environ(), "BLOCKHOST_FIFO="+fifo)
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdin = r
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
-	t.Cleanup(func() {
-		w.Close()
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	fmt.Fprintf(w, "%s\n%s\n%s\n", initializeLine, initializedLine, searchLine)
-	waitFor(t, "the initialize response", func() bool { return answered(stdout.String(), "1") })
+	cmd, w, _, stderr := startBlockedSearch(t, bin)
 	time.Sleep(300 * time.Millisecond)
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"user"}}`+"\n")
 	time.Sleep(100 * time.Millisecond)

@@ -82,23 +82,13 @@ func (m *Model) serveAnthropic(w http.ResponseWriter, hr *http.Request) {
 	for _, msg := range ar.Messages {
 		r.Messages = append(r.Messages, antMessage(msg.Role, msg.Content))
 	}
-	var reply Reply
 	// Titles, quota checks and other side calls come without tools; the
 	// prompt suggestion Claude Code asks for after a turn comes with them.
 	r.Kind = KindAux
 	if len(r.Tools) > 0 && !strings.Contains(r.Prompt(), suggestionMode) {
 		r.Kind = KindTurn
 	}
-	script, hook, seq := m.record(r)
-	switch {
-	case r.Kind == KindAux:
-		reply = Reply{Text: "Scripted reply."}
-	case hook != nil:
-		hook(hr.Context(), r)
-		fallthrough
-	default:
-		reply = script(r)
-	}
+	reply, seq := m.answer(hr.Context(), r)
 	m.writeAnthropic(w, r, reply, seq)
 }
 

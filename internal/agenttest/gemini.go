@@ -104,11 +104,7 @@ func (m *Model) serveGemini(w http.ResponseWriter, hr *http.Request) {
 	switch {
 	case len(r.Tools) > 0:
 		r.Kind = KindTurn
-		script, hook, _ := m.record(r)
-		if hook != nil {
-			hook(hr.Context(), r)
-		}
-		reply = script(r)
+		reply, _ = m.answer(hr.Context(), r)
 	case len(schema) > 0 || gr.GenerationConfig.ResponseMimeType == "application/json":
 		// The router and the classifiers ask for JSON under a schema:
 		// fill it (the first enum value: "flash", "user").

@@ -196,6 +196,20 @@ func (m *Model) record(r Request) (Script, func(context.Context, Request), int) 
 	return m.script, m.hook, m.seq
 }
 
+// answer records r and returns the scripted reply to it, with its
+// sequence number: a fixed one for a side call (KindAux), else the
+// script's, after the hook has seen the request.
+func (m *Model) answer(ctx context.Context, r Request) (Reply, int) {
+	script, hook, seq := m.record(r)
+	if r.Kind == KindAux {
+		return Reply{Text: "Scripted reply."}, seq
+	}
+	if hook != nil {
+		hook(ctx, r)
+	}
+	return script(r), seq
+}
+
 // Tool returns the declaration of the tool (see MatchTool), or false.
 func (r Request) Tool(tool string) (Tool, bool) {
 	for _, t := range r.Tools {

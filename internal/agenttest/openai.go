@@ -111,17 +111,7 @@ func (m *Model) serveOpenAI(w http.ResponseWriter, hr *http.Request) {
 	if len(r.Tools) > 0 {
 		r.Kind = KindTurn
 	}
-	script, hook, seq := m.record(r)
-	var reply Reply
-	switch {
-	case r.Kind == KindAux:
-		reply = Reply{Text: "Scripted reply."}
-	case hook != nil:
-		hook(hr.Context(), r)
-		fallthrough
-	default:
-		reply = script(r)
-	}
+	reply, seq := m.answer(hr.Context(), r)
 	writeOpenAI(w, r, reply, seq)
 }
 

@@ -83,16 +83,25 @@ func repairPerms(data []byte) []byte {
 	out.Write(dict)
 	out.WriteString("\nendobj\n")
 	xref := base + out.Len()
-	size := nr + 1
+	fmt.Fprintf(&out, "xref\n%d 1\n%010d %05d n \n", nr, off, gen)
+	writeUpdateTrailer(&out, data, nr+1, xref, fmt.Sprintf(" /Encrypt %d %d R", nr, gen), "Root", "Info")
+	return out.Bytes()
+}
+
+// writeUpdateTrailer ends an incremental update of data whose cross-
+// reference section starts at byte xref of the updated file: its trailer
+// (a /Size of at least size and of data's own, extra, data's last
+// references of keys, its /ID and a /Prev to its table) and startxref.
+func writeUpdateTrailer(out *bytes.Buffer, data []byte, size, xref int, extra string, keys ...string) {
 	if m := lastMatch(sizeKey, data); m != nil {
 		if n, err := strconv.Atoi(string(m[1])); err == nil {
 			size = max(size, n)
 		}
 	}
-	fmt.Fprintf(&out, "xref\n%d 1\n%010d %05d n \ntrailer\n<< /Size %d /Encrypt %d %d R", nr, off, gen, size, nr, gen)
-	for _, key := range []string{"Root", "Info"} {
+	fmt.Fprintf(out, "trailer\n<< /Size %d%s", size, extra)
+	for _, key := range keys {
 		if r := lastRef(data, key); r != "" {
-			fmt.Fprintf(&out, " /%s %s", key, r)
+			fmt.Fprintf(out, " /%s %s", key, r)
 		}
 	}
 	if id := lastMatch(trailerID, data); id != nil {
@@ -100,10 +109,9 @@ func repairPerms(data []byte) []byte {
 		out.Write(id[0])
 	}
 	if m := lastMatch(startXRef, data); m != nil {
-		fmt.Fprintf(&out, " /Prev %s", m[1])
+		fmt.Fprintf(out, " /Prev %s", m[1])
 	}
-	fmt.Fprintf(&out, " >>\nstartxref\n%d\n%%%%EOF\n", xref)
-	return out.Bytes()
+	fmt.Fprintf(out, " >>\nstartxref\n%d\n%%%%EOF\n", xref)
 }
 
 // repairEncryption returns the repair of a file refused as encrypted:
@@ -217,25 +225,7 @@ func repairCipherBlocks(data []byte) []byte {
 		fmt.Fprintf(&out, "%d 1\n%010d %05d n \n", o.nr, offs[j], o.gen)
 		size = max(size, o.nr+1)
 	}
-	if m := lastMatch(sizeKey, data); m != nil {
-		if n, err := strconv.Atoi(string(m[1])); err == nil {
-			size = max(size, n)
-		}
-	}
-	fmt.Fprintf(&out, "trailer\n<< /Size %d", size)
-	for _, key := range []string{"Root", "Info", "Encrypt"} {
-		if r := lastRef(data, key); r != "" {
-			fmt.Fprintf(&out, " /%s %s", key, r)
-		}
-	}
-	if id := lastMatch(trailerID, data); id != nil {
-		out.WriteString(" ")
-		out.Write(id[0])
-	}
-	if m := lastMatch(startXRef, data); m != nil {
-		fmt.Fprintf(&out, " /Prev %s", m[1])
-	}
-	fmt.Fprintf(&out, " >>\nstartxref\n%d\n%%%%EOF\n", xref)
+	writeUpdateTrailer(&out, data, size, xref, "", "Root", "Info", "Encrypt")
 	return out.Bytes()
 }
 
