@@ -208,9 +208,17 @@ function addSelection(s) {
 
 // ---- Mentions (autocomplete from the vault tree) ----
 
-const complete = { items: [], active: -1, seq: 0, query: null };
+const complete = { items: [], active: -1, seq: 0, query: null, pending: null };
 
-async function suggest() {
+// suggest asks for the suggestions of what is typed now; complete.pending
+// settles once they are shown (or superseded), so that Enter pressed while
+// they are on their way picks from them rather than from an older list.
+function suggest() {
+  complete.pending = fetchSuggestions();
+  return complete.pending;
+}
+
+async function fetchSuggestions() {
   const input = $("mention-input");
   const q = input.value.trim().replace(/^@/, "");
   const seq = ++complete.seq;
@@ -624,10 +632,14 @@ document.addEventListener("DOMContentLoaded", () => {
     } else if (e.key === "Enter") {
       e.preventDefault();
       // The highlighted suggestion, when it answers what is typed now;
-      // else the path as typed.
+      // else the path as typed. Suggestions still on their way for what is
+      // typed are waited for first.
       const q = mi.value.trim().replace(/^@/, "");
-      if (complete.query === q && complete.active >= 0 && complete.items.length) pick(complete.active);
-      else addMention(q);
+      Promise.resolve(complete.pending).then(() => {
+        if (mi.value.trim().replace(/^@/, "") !== q) return; // typed on meanwhile
+        if (complete.query === q && complete.active >= 0 && complete.items.length) pick(complete.active);
+        else addMention(q);
+      });
     } else if (e.key === "Escape") {
       complete.items = [];
       renderSuggestions();
