@@ -280,7 +280,7 @@ func TestResolveRequestErrors(t *testing.T) {
 
 // TestLibraryOpenedOnce checks that a Resolver keeps each Vault open, so
 // its catalogue and caches serve every later turn (the catalogue's own
-// reuse until a change is tested in internal/vault).
+// reuse until a change is tested in internal/catalog).
 func TestLibraryOpenedOnce(t *testing.T) {
 	dir := testVault(t)
 	var res Resolver

@@ -16,7 +16,7 @@ import (
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // Directory limits.
@@ -159,7 +159,7 @@ func (d *Directory) Read(ctx context.Context, p string) (*Document, error) {
 }
 
 // paperAt returns the paper unit inside the directory that contains p.
-func (d *Directory) paperAt(ctx context.Context, p string) (*vault.Paper, error) {
+func (d *Directory) paperAt(ctx context.Context, p string) (*catalog.Paper, error) {
 	cat, err := d.lib.v.Catalogue(ctx)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // A search never waits for a rescan: it answers from the state in hand and
@@ -18,7 +18,7 @@ func TestDirectoryRescansInBackground(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "docs"), 0o755)
 	file := filepath.Join(root, "docs", "a.txt")
 	os.WriteFile(file, []byte("Title\nthe original wording\n"), 0o644)
-	v, err := vault.Open(root, nil)
+	v, err := catalog.Open(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

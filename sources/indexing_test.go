@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -30,7 +30,7 @@ func TestSearchWhileIndexing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	v, err := vault.Open(root, nil)
+	v, err := catalog.Open(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestSourcesShareOneIndex(t *testing.T) {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte(fmt.Sprintf("# Note %d\n\nsparse attention kernels %s\n", i, longText(i)[:300])), 0o644)
 	}
-	v, err := vault.Open(root, nil)
+	v, err := catalog.Open(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestCloseWaitsForIndexing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	v, err := vault.Open(root, nil)
+	v, err := catalog.Open(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/libindex"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // TestBrokenPDFIndexedAsFailed checks that a paper whose PDF cannot be
@@ -23,7 +23,7 @@ func TestBrokenPDFIndexedAsFailed(t *testing.T) {
 	os.WriteFile(filepath.Join(paper, "metadata.json"), []byte(`{"title":"Broken"}`), 0o644)
 	os.WriteFile(filepath.Join(paper, "paper.pdf"), []byte("%PDF-1.7\nnot really a PDF at all\n"), 0o644)
 	os.WriteFile(filepath.Join(paper, "PAPER.md"), []byte("# Broken\n\nThe derived text mentions holography.\n"), 0o644)
-	v, err := vault.Open(root, nil)
+	v, err := catalog.Open(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestNewProcessChecksPapersAfterAnswering(t *testing.T) {
 		}
 		return res
 	}
-	v, err := vault.Open(root, nil)
+	v, err := catalog.Open(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

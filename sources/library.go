@@ -16,7 +16,7 @@ import (
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/textnorm"
 
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // LibraryOptions configure a Library. The zero value is ready to use.
@@ -49,7 +49,7 @@ const DefaultIndexWait = 3 * time.Second
 // internal/libindex), which each source searches through a filter. It is safe for concurrent use, and a source opened twice is
 // the same value.
 type Library struct {
-	v        *vault.Vault
+	v        *catalog.Vault
 	ownVault bool // opened by OpenLibrary: Close closes it
 	rel      relGraph
 	cacheDir string // "" when disabled
@@ -74,7 +74,7 @@ type Library struct {
 }
 
 // newLibrary returns a Library over v.
-func newLibrary(v *vault.Vault, opts *LibraryOptions) *Library {
+func newLibrary(v *catalog.Vault, opts *LibraryOptions) *Library {
 	l := &Library{v: v, sources: map[string]Source{}}
 	l.bgCtx, l.bgCancel = context.WithCancel(context.Background())
 	dir := ""
@@ -171,7 +171,7 @@ var arXivStamp = regexp.MustCompile(`\barXiv:((?:[0-9]{4}\.[0-9]{4,5})|(?:[a-z][
 // paperIDs returns the identifiers a library paper's PDF shows of itself:
 // the DOI of its XMP and the arXiv stamp of its first page. It is the hook
 // the citation graph uses for papers whose metadata gives neither.
-func (l *Library) paperIDs(ctx context.Context, p *vault.Paper) (doi, arxiv string, err error) {
+func (l *Library) paperIDs(ctx context.Context, p *catalog.Paper) (doi, arxiv string, err error) {
 	src, err := l.paperSource(ctx, p.Ref)
 	if err != nil {
 		return "", "", err
@@ -194,7 +194,7 @@ func (l *Library) paperIDs(ctx context.Context, p *vault.Paper) (doi, arxiv stri
 // paperText returns the text of a library paper's PDF pages, in order,
 // separated by form feeds; for a paper without a PDF, its PAPER.md. It is the
 // hook the citation graph uses to find identifiers in reference sections.
-func (l *Library) paperText(ctx context.Context, p *vault.Paper) (string, error) {
+func (l *Library) paperText(ctx context.Context, p *catalog.Paper) (string, error) {
 	src, err := l.paperSource(ctx, p.Ref)
 	if err != nil {
 		return "", err

@@ -13,7 +13,7 @@ import (
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // pdfUnitsVersion changes whenever what goes into a loose PDF's search
@@ -73,7 +73,7 @@ func (s *PDF) own(p string) error {
 	if p == "" || p == s.ref {
 		return nil
 	}
-	if rel, err := vault.Clean(p); err != nil || rel != s.ref {
+	if rel, err := catalog.Clean(p); err != nil || rel != s.ref {
 		return outsideErr(p, s.ref)
 	}
 	return nil

@@ -10,19 +10,19 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // OpenLibrary opens the Vault at root, an absolute folder, as a Library:
 // its catalogue of paper units is kept on disk between processes and
 // reused until a folder changes. Close the Library when done with it.
 func OpenLibrary(root string, opts *LibraryOptions) (*Library, error) {
-	var vopts *vault.Options
+	var vopts *catalog.Options
 	if opts != nil {
 		// The catalogue is kept in the same cache folder.
-		vopts = &vault.Options{CacheDir: opts.CacheDir}
+		vopts = &catalog.Options{CacheDir: opts.CacheDir}
 	}
-	v, err := vault.Open(root, vopts)
+	v, err := catalog.Open(root, vopts)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 const (
@@ -42,7 +42,7 @@ const (
 // under the Library's cache folder.
 type Paper struct {
 	l *Library
-	p *vault.Paper
+	p *catalog.Paper
 
 	pdf    pdfFile          // its PDF, when p.PDF is set
 	filter *libindex.Filter // the library index narrowed to this paper, its masks kept between searches
@@ -53,7 +53,7 @@ type Paper struct {
 	secs     []Section
 }
 
-func (l *Library) newPaper(p *vault.Paper) *Paper {
+func (l *Library) newPaper(p *catalog.Paper) *Paper {
 	return &Paper{l: l, p: p, pdf: pdfFile{l: l, rel: p.PDF}, filter: libindex.KeySet([]string{paperItem + p.Ref})}
 }
 
@@ -129,7 +129,7 @@ func (s *Paper) Describe(ctx context.Context) (*Metadata, error) {
 	if md.Title == "" {
 		md.Title = s.title(ctx)
 	}
-	for _, name := range []string{vault.PaperMDFile, vault.NotesFile} {
+	for _, name := range []string{catalog.PaperMDFile, catalog.NotesFile} {
 		if rel := s.p.Ref + "/" + name; s.exists(rel) {
 			md.Documents = append(md.Documents, rel)
 		}
@@ -174,7 +174,7 @@ func (s *Paper) Read(ctx context.Context, p string) (*Document, error) {
 	switch rel {
 	case s.p.PDF:
 		return s.readPDF(ctx)
-	case s.p.Ref + "/" + vault.PaperMDFile, s.p.Ref + "/" + vault.NotesFile:
+	case s.p.Ref + "/" + catalog.PaperMDFile, s.p.Ref + "/" + catalog.NotesFile:
 		return s.readMarkdown(ctx, rel)
 	}
 	return nil, fmt.Errorf("%s: %w", rel, ErrNotFound)
@@ -186,7 +186,7 @@ func (s *Paper) resolve(p string) (string, error) {
 	if p == "" || p == s.p.Ref {
 		return s.mainDocument()
 	}
-	rel, err := vault.Clean(p)
+	rel, err := catalog.Clean(p)
 	if err != nil {
 		return "", outsideErr(p, s.p.Ref)
 	}
@@ -204,12 +204,12 @@ func (s *Paper) mainDocument() (string, error) {
 	if s.p.PDF != "" {
 		return s.p.PDF, nil
 	}
-	for _, name := range []string{vault.PaperMDFile, vault.NotesFile} {
+	for _, name := range []string{catalog.PaperMDFile, catalog.NotesFile} {
 		if rel := s.p.Ref + "/" + name; s.exists(rel) {
 			return rel, nil
 		}
 	}
-	return "", fmt.Errorf("%s: no PDF, %s or %s: %w", s.p.Ref, vault.PaperMDFile, vault.NotesFile, ErrNotFound)
+	return "", fmt.Errorf("%s: no PDF, %s or %s: %w", s.p.Ref, catalog.PaperMDFile, catalog.NotesFile, ErrNotFound)
 }
 
 // readPDF returns the PDF as a Document: one part per physical page, the
@@ -274,7 +274,7 @@ func (s *Paper) Search(ctx context.Context, q Query) (*Results, error) {
 // oversized reports a PAPER.md or NOTES.md above markdownMax, which the
 // search units leave out.
 func (s *Paper) oversized() bool {
-	for _, name := range []string{vault.PaperMDFile, vault.NotesFile} {
+	for _, name := range []string{catalog.PaperMDFile, catalog.NotesFile} {
 		if st, err := s.l.v.FS().Stat(s.p.Ref + "/" + name); err == nil && st.Size() > markdownMax {
 			return true
 		}
@@ -287,7 +287,7 @@ func (s *Paper) oversized() bool {
 func (s *Paper) stamp() string {
 	// The extractor's version too: its text changes rebuild the units.
 	parts := []string{paperUnitsVersion, "pdf-" + strconv.Itoa(pdf.Version), s.p.Ref}
-	for _, rel := range []string{s.p.PDF, s.p.Ref + "/" + vault.PaperMDFile, s.p.Ref + "/" + vault.NotesFile, s.p.Ref + "/" + vault.MetadataFile} {
+	for _, rel := range []string{s.p.PDF, s.p.Ref + "/" + catalog.PaperMDFile, s.p.Ref + "/" + catalog.NotesFile, s.p.Ref + "/" + catalog.MetadataFile} {
 		if rel == "" {
 			parts = append(parts, "-")
 			continue
@@ -313,8 +313,8 @@ func (s *Paper) units(ctx context.Context) ([]unit, error) {
 			return nil, err
 		}
 	}
-	for _, name := range []string{vault.PaperMDFile, vault.NotesFile} {
-		if name == vault.PaperMDFile && pdfComplete {
+	for _, name := range []string{catalog.PaperMDFile, catalog.NotesFile} {
+		if name == catalog.PaperMDFile && pdfComplete {
 			// PAPER.md is text derived from the PDF: when every page
 			// has its own text, searching both would return each
 			// passage twice, and the PDF page is what a card cites.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/sourcetest"
@@ -18,7 +18,7 @@ func paperSampleLibrary(t *testing.T) *sources.Library {
 	if err := samplevault.Extract(dir); err != nil {
 		t.Fatal(err)
 	}
-	v, err := vault.Open(dir, nil)
+	v, err := catalog.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/samplevault"
 )
 
@@ -35,7 +35,7 @@ func paperSampleRoot(t *testing.T) string {
 // in a temporary folder.
 func paperLibrary(t testing.TB, root string) *Library {
 	t.Helper()
-	v, err := vault.Open(root, nil)
+	v, err := catalog.Open(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -800,7 +800,7 @@ func TestPaperPDFCached(t *testing.T) {
 // but speed.
 func TestPaperPDFDiskCache(t *testing.T) {
 	root := paperSampleRoot(t)
-	v, err := vault.Open(root, nil)
+	v, err := catalog.Open(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -960,7 +960,7 @@ func BenchmarkPaperRead(b *testing.B) {
 	if err := samplevault.Extract(root); err != nil {
 		b.Fatal(err)
 	}
-	v, err := vault.Open(root, nil)
+	v, err := catalog.Open(root, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -1013,7 +1013,7 @@ func FuzzPaperLayout(f *testing.F) {
 	if err := samplevault.Extract(root); err != nil {
 		f.Fatal(err)
 	}
-	v, err := vault.Open(root, nil)
+	v, err := catalog.Open(root, nil)
 	if err != nil {
 		f.Fatal(err)
 	}

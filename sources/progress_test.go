@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -28,7 +28,7 @@ func TestDirectoryProgress(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	v, err := vault.Open(root, nil)
+	v, err := catalog.Open(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/procstat"
 	"github.com/researchctx/researchctx/internal/relations"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // The first paper_relations of a new process on a library of real PDFs,
@@ -27,7 +27,7 @@ const pdfBenchCopies = 10
 // pdfBenchCopies × 34 papers (papers/rK/NAME, hard links to one file where
 // the file system allows; the first copy with the paper's title, year and
 // identifiers from the reference benchmark's labels) and opens it.
-func pdfBenchLibrary(b *testing.B) *vault.Vault {
+func pdfBenchLibrary(b *testing.B) *catalog.Vault {
 	b.Helper()
 	pdfs := corpus.Dir(b, "pdfs")
 	data, err := os.ReadFile(filepath.Join("..", "internal", "cmd", "refbench", "testdata", "reflabels.json"))
@@ -70,7 +70,7 @@ func pdfBenchLibrary(b *testing.B) *vault.Vault {
 			}
 		}
 	}
-	v, err := vault.Open(dir, nil)
+	v, err := catalog.Open(dir, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // maxDetectedHeadings bounds headings guessed from font sizes, which on a
@@ -19,7 +19,7 @@ const maxDetectedHeadings = 300
 // cachedSections returns pdfSections(doc), computed again only when the
 // PDF, layout.json or PAPER.md changed. The caller gets its own copy.
 func (s *Paper) cachedSections(ctx context.Context, doc *pdf.Document) []Section {
-	stamp := s.fileStamp(s.p.Ref+"/"+layoutFile) + "\x00" + s.fileStamp(s.p.Ref+"/"+vault.PaperMDFile)
+	stamp := s.fileStamp(s.p.Ref+"/"+layoutFile) + "\x00" + s.fileStamp(s.p.Ref+"/"+catalog.PaperMDFile)
 	s.secMu.Lock()
 	defer s.secMu.Unlock()
 	if s.secDoc != doc || s.secStamp != stamp {
@@ -47,7 +47,7 @@ func (s *Paper) foundSections(ctx context.Context, doc *pdf.Document) []Section 
 	if secs := ownSections(doc); len(secs) > 0 {
 		return secs
 	}
-	if text, err := s.l.v.FS().ReadText(s.p.Ref+"/"+vault.PaperMDFile, markdownMax); err == nil && ctx.Err() == nil {
+	if text, err := s.l.v.FS().ReadText(s.p.Ref+"/"+catalog.PaperMDFile, markdownMax); err == nil && ctx.Err() == nil {
 		return paperMDSections(doc, markdownSections(text, 0))
 	}
 	return nil

@@ -24,7 +24,7 @@ import (
 	"errors"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // Errors a Source returns (wrapped) and callers branch on. Messages name
@@ -33,7 +33,7 @@ var (
 	// ErrNotFound: the document, page, section or region does not exist.
 	// It is the one "not found" of the SDK: tools.ErrNotFound is the same
 	// value.
-	ErrNotFound = vault.ErrNotFound
+	ErrNotFound = catalog.ErrNotFound
 	// ErrOutside: the path is not part of this source.
 	ErrOutside = errors.New("not part of this source")
 	// ErrNotText: the file is binary or not UTF-8 text.

@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/sourcetest"
 )
@@ -92,7 +92,7 @@ func writeFiles(t *testing.T, root string, files map[string]string) {
 
 func openLibrary(t *testing.T, root, cache string) *sources.Library {
 	t.Helper()
-	v, err := vault.Open(root, &vault.Options{Revalidate: time.Nanosecond})
+	v, err := catalog.Open(root, &catalog.Options{Revalidate: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // XMP is the metadata packet a PDF carries beside its Info dictionary
@@ -159,5 +159,5 @@ func nameLike(s string) bool {
 
 // doiOf returns the DOI a dc:identifier or prism:doi value names, or "".
 func doiOf(s string) string {
-	return textnorm.Line(vault.NormalizeDOI(s))
+	return textnorm.Line(catalog.NormalizeDOI(s))
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -231,7 +231,7 @@ func (t *Toolset) recovered(tool string, v any, err *error) bool {
 func sameWork(uri, doi, arxiv string) []string {
 	// The links as relation cards give them, so that the sets of several
 	// calls name one work alike.
-	doi, arxiv = vault.Identifiers(doi, arxiv)
+	doi, arxiv = catalog.Identifiers(doi, arxiv)
 	var links []string
 	if doi != "" {
 		links = append(links, cite.DOI(doi))

@@ -20,7 +20,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/internal/safefs"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -59,7 +59,7 @@ type server struct {
 	files    *safefs.FS // the vault through the strict safe file layer
 	resolver *researchctx.Resolver
 	lib      *sources.Library // the resolver's, for the document view
-	vlt      *vault.Vault
+	vlt      *catalog.Vault
 
 	mu      sync.Mutex
 	conv    conversation
@@ -88,7 +88,7 @@ func newServer(cfg serverConfig) (*server, error) {
 		root.Close()
 		return nil, fmt.Errorf("opening the vault: %w", err)
 	}
-	vlt, err := vault.Open(cfg.Vault, nil)
+	vlt, err := catalog.Open(cfg.Vault, nil)
 	if err != nil {
 		root.Close()
 		res.Close()

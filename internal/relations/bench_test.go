@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // Shape of the generated library.
@@ -25,7 +25,7 @@ const (
 // benchLibrary writes a library of benchPapers papers with sidecars citing
 // random library papers (by localMatch, DOI, arXiv id or arXiv DOI alias)
 // and external works, and a cited-by cache, and opens it.
-func benchLibrary(b *testing.B) *vault.Vault {
+func benchLibrary(b *testing.B) *catalog.Vault {
 	b.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	files := map[string]string{}

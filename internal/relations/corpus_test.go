@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/internal/corpus"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // TestCorpusTextReferences reads the reference sections of real papers
@@ -63,7 +63,7 @@ func TestCorpusTextReferences(t *testing.T) {
 				"papers/p/metadata.json": js(t, tt.meta),
 				"papers/p/p.pdf":         "%PDF-1.4\n",
 			})
-			l := New(v, &Options{Text: func(context.Context, *vault.Paper) (string, error) { return string(text), nil }})
+			l := New(v, &Options{Text: func(context.Context, *catalog.Paper) (string, error) { return string(text), nil }})
 			r := mustRelations(t, l, "papers/p")
 			var dois, arxivs []string
 			for _, w := range r.References {

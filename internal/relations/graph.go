@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // stamp records what one input file looked like when the graph was built.
@@ -48,7 +48,7 @@ type parsedScan struct {
 // graph is the citation graph of one catalogue. It is immutable once built,
 // except for the memo of related papers, which has its own lock.
 type graph struct {
-	cat     *vault.Catalogue
+	cat     *catalog.Catalogue
 	stamps  []stamp
 	checked time.Time // guarded by Library.mu
 
@@ -66,7 +66,7 @@ type graph struct {
 
 	// matches memoises catalogue matches by identifiers: most works are
 	// cited many times, and a rebuild over the same catalogue reuses them.
-	matches map[[2]string]*vault.Paper
+	matches map[[2]string]*catalog.Paper
 
 	// tix finds library papers by title, built on first use.
 	tix *titleIndex
@@ -79,7 +79,7 @@ type graph struct {
 	// metadata show in their PDF (Options.IDs): byOwn finds the paper by
 	// idKey form ("doi:…", "arxiv:…"), ownIDs gives a paper's DOI and
 	// arXiv id.
-	byOwn  map[string]*vault.Paper
+	byOwn  map[string]*catalog.Paper
 	ownIDs map[string][2]string
 
 	relMu sync.Mutex
@@ -116,7 +116,7 @@ func workKey(paper, doi, arxiv, s2 string) string {
 
 // build reads every sidecar (or PDF fallback) and the cache, and indexes
 // them against cat. It holds Library.mu.
-func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, error) {
+func (l *Library) build(ctx context.Context, cat *catalog.Catalogue) (*graph, error) {
 	g := &graph{
 		cat:        cat,
 		refs:       map[string][]Work{},
@@ -129,8 +129,8 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 		citedByKey: map[string][]string{},
 		rel:        map[string][]Work{},
 		titles:     map[string]string{},
-		matches:    map[[2]string]*vault.Paper{},
-		byOwn:      map[string]*vault.Paper{},
+		matches:    map[[2]string]*catalog.Paper{},
+		byOwn:      map[string]*catalog.Paper{},
 		ownIDs:     map[string][2]string{},
 	}
 	if l.g != nil && l.g.cat == cat {
@@ -151,7 +151,7 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 	// PDFs of papers without any show, so that a reference matches such
 	// a paper whatever the order.
 	type read struct {
-		p  *vault.Paper
+		p  *catalog.Paper
 		pr parsedRefs
 	}
 	var reads []read
@@ -216,7 +216,7 @@ func (l *Library) build(ctx context.Context, cat *vault.Catalogue) (*graph, erro
 // Only a cancelled context is an error: problems with the paper's files are
 // recorded in the result, and so is a panic while reading them (a bug
 // costs that paper, not the graph).
-func (l *Library) paperRefs(ctx context.Context, p *vault.Paper, g *graph, rc *refCache) (pr parsedRefs, ok bool, err error) {
+func (l *Library) paperRefs(ctx context.Context, p *catalog.Paper, g *graph, rc *refCache) (pr parsedRefs, ok bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			pr = parsedRefs{st: stamp{path: p.Ref}, err: fmt.Errorf("%s: %w: internal failure: %v", p.Ref, ErrPaperFailed, r)}
@@ -270,7 +270,7 @@ func (l *Library) paperRefs(ctx context.Context, p *vault.Paper, g *graph, rc *r
 			return parsedRefs{}, false, ctx.Err()
 		}
 		if err == nil {
-			pr.own[0], pr.own[1] = vault.Identifiers(doi, arxiv)
+			pr.own[0], pr.own[1] = catalog.Identifiers(doi, arxiv)
 		}
 	}
 	rc.store(pst, pr.refs, pr.own)
@@ -280,7 +280,7 @@ func (l *Library) paperRefs(ctx context.Context, p *vault.Paper, g *graph, rc *r
 // paperText calls the Text hook for one paper, within PaperTimeout, and
 // keeps at most the last maxPaperText bytes. A panic in the hook is that
 // paper's error, not the build's.
-func (l *Library) paperText(ctx context.Context, p *vault.Paper) (text string, err error) {
+func (l *Library) paperText(ctx context.Context, p *catalog.Paper) (text string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, l.opts.PaperTimeout)
 	defer cancel()
 	defer func() {
@@ -332,7 +332,7 @@ func (g *graph) fresh(l *Library) bool {
 
 // match is cat.Match, memoised, else the paper whose PDF shows the
 // identifiers. It runs only while the graph is built.
-func (g *graph) match(doi, arxiv string) *vault.Paper {
+func (g *graph) match(doi, arxiv string) *catalog.Paper {
 	if doi == "" && arxiv == "" {
 		return nil
 	}
@@ -349,9 +349,9 @@ func (g *graph) match(doi, arxiv string) *vault.Paper {
 }
 
 // matchOwn returns the paper whose own PDF shows the identifiers (in the
-// forms vault.Identifiers gives), or nil.
-func (g *graph) matchOwn(doi, arxiv string) *vault.Paper {
-	doi, arxiv = vault.Identifiers(doi, arxiv)
+// forms catalog.Identifiers gives), or nil.
+func (g *graph) matchOwn(doi, arxiv string) *catalog.Paper {
+	doi, arxiv = catalog.Identifiers(doi, arxiv)
 	if p := g.byOwn[idKey(doi, "")]; doi != "" && p != nil {
 		return p
 	}
@@ -364,7 +364,7 @@ func (g *graph) matchOwn(doi, arxiv string) *vault.Paper {
 // addOwn records the identifiers p's PDF shows of itself, for a paper
 // whose metadata has none; an identifier a paper of the catalogue already
 // has, or another paper's PDF showed first, is left to it.
-func (g *graph) addOwn(p *vault.Paper, own [2]string) {
+func (g *graph) addOwn(p *catalog.Paper, own [2]string) {
 	if p.DOI != "" || p.ArXiv != "" || own == [2]string{} {
 		return
 	}
@@ -379,7 +379,7 @@ func (g *graph) addOwn(p *vault.Paper, own [2]string) {
 
 // ownIDs calls the IDs hook for one paper, within PaperTimeout; a panic
 // in the hook is that paper's error.
-func (l *Library) ownIDs(ctx context.Context, p *vault.Paper) (doi, arxiv string, err error) {
+func (l *Library) ownIDs(ctx context.Context, p *catalog.Paper) (doi, arxiv string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, l.opts.PaperTimeout)
 	defer cancel()
 	defer func() {
@@ -413,7 +413,7 @@ func (g *graph) libWork(ref string) Work {
 
 // samePaper reports whether identifiers name p itself, by its metadata or
 // by what its PDF shows.
-func (g *graph) samePaper(p *vault.Paper, doi, arxiv string) bool {
+func (g *graph) samePaper(p *catalog.Paper, doi, arxiv string) bool {
 	own := g.ownIDs[p.Ref]
 	return (doi != "" && (doi == p.DOI || doi == own[0])) || (arxiv != "" && (arxiv == p.ArXiv || arxiv == own[1]))
 }
@@ -424,7 +424,7 @@ func (g *graph) samePaper(p *vault.Paper, doi, arxiv string) bool {
 // titleIndex.match).
 func (g *graph) resolveRef(r ref) Work {
 	w := Work{Title: r.title, Authors: r.authors, Year: r.year, DOI: r.doi, ArXivID: r.arxiv}
-	var p *vault.Paper
+	var p *catalog.Paper
 	if r.local != "" {
 		p = g.cat.Paper(r.local)
 	}
@@ -442,7 +442,7 @@ func (g *graph) resolveRef(r ref) Work {
 
 // withPaper is withPaper with the identifiers p's PDF shows when its
 // metadata has none.
-func (g *graph) withPaper(w Work, p *vault.Paper) Work {
+func (g *graph) withPaper(w Work, p *catalog.Paper) Work {
 	w = withPaper(w, p)
 	if p != nil {
 		if own, ok := g.ownIDs[p.Ref]; ok {
@@ -459,7 +459,7 @@ func (g *graph) withPaper(w Work, p *vault.Paper) Work {
 
 // withPaper ties w to the library paper p (nil leaves w as it is), taking the
 // library's metadata where it has any.
-func withPaper(w Work, p *vault.Paper) Work {
+func withPaper(w Work, p *catalog.Paper) Work {
 	if p == nil {
 		return w
 	}
@@ -501,7 +501,7 @@ func (l *Library) addScan(g *graph, libCiters map[string][]string) error {
 	}
 	slices.Sort(keys) // deterministic when two keys name one paper
 	for _, k := range keys {
-		c, err := vault.Clean(k)
+		c, err := catalog.Clean(k)
 		if err != nil {
 			continue
 		}

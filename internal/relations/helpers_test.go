@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // writeFiles writes files (vault-relative path → content) under dir.
@@ -25,11 +25,11 @@ func writeFiles(tb testing.TB, dir string, files map[string]string) {
 }
 
 // openVault writes files into a new folder and opens it as a Vault.
-func openVault(tb testing.TB, files map[string]string) (*vault.Vault, string) {
+func openVault(tb testing.TB, files map[string]string) (*catalog.Vault, string) {
 	tb.Helper()
 	dir := tb.TempDir()
 	writeFiles(tb, dir, files)
-	v, err := vault.Open(dir, nil)
+	v, err := catalog.Open(dir, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

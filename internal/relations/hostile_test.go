@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/internal/pdf"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // TestBadPaperSkipped checks that papers whose text panics, hangs or fails,
@@ -38,7 +38,7 @@ func TestBadPaperSkipped(t *testing.T) {
 	l := New(v, &Options{
 		Revalidate:   time.Nanosecond,
 		PaperTimeout: 50 * time.Millisecond,
-		Text: func(ctx context.Context, p *vault.Paper) (string, error) {
+		Text: func(ctx context.Context, p *catalog.Paper) (string, error) {
 			mu.Lock()
 			calls[p.Ref]++
 			mu.Unlock()
@@ -108,7 +108,7 @@ func TestCancelledBuildKeepsProgress(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	calls := map[string]int{}
-	l := New(v, &Options{Text: func(_ context.Context, p *vault.Paper) (string, error) {
+	l := New(v, &Options{Text: func(_ context.Context, p *catalog.Paper) (string, error) {
 		calls[p.Ref]++
 		if p.Ref == "papers/p2" {
 			cancel() // the caller gives up while p2 is read
@@ -135,7 +135,7 @@ func TestLongTextKeepsEnd(t *testing.T) {
 	// it, the last third of what is kept is scanned, which holds [1].
 	filler := func(n int) string { return strings.Repeat("filler line of body text\n", n/25) }
 	text := "References\n[0] arXiv:2001.00001.\n" + filler(maxPaperText*3/4) + "[1] arXiv:2002.00002.\n" + filler(maxPaperText/4+(1<<20))
-	l := New(v, &Options{Text: func(context.Context, *vault.Paper) (string, error) { return text, nil }})
+	l := New(v, &Options{Text: func(context.Context, *catalog.Paper) (string, error) { return text, nil }})
 	r := mustRelations(t, l, "papers/long")
 	if diff := cmp.Diff([]Work{{ArXivID: "2002.00002"}}, r.References); diff != "" {
 		t.Errorf("references (-want +got):\n%s", diff)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/lenient"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // ref is one reference of a paper before it is resolved against the
@@ -129,7 +129,7 @@ func citationRef(c *citationJSON) (ref, bool) {
 		r.doi, r.arxiv = identifiersFromURL(m.URL)
 	}
 	if matchKinds[strings.ToLower(strings.TrimSpace(c.LocalMatch.MatchBy))] {
-		if p, err := vault.Clean(strings.TrimSpace(c.LocalMatch.PaperPath)); err == nil && p != "." {
+		if p, err := catalog.Clean(strings.TrimSpace(c.LocalMatch.PaperPath)); err == nil && p != "." {
 			r.local = p
 		}
 	}
@@ -161,11 +161,11 @@ var (
 	arxivOld = regexp.MustCompile(`^[a-z][a-z-]*(\.[a-z]{2})?/[0-9]{7}$`)
 )
 
-// identifiers normalises a DOI and an arXiv id like vault.Identifiers and
+// identifiers normalises a DOI and an arXiv id like catalog.Identifiers and
 // drops an arXiv id that has neither arXiv shape, so that junk never becomes
 // an https://arxiv.org/abs/ link.
 func identifiers(doi, arxiv string) (string, string) {
-	d, a := vault.Identifiers(doi, arxiv)
+	d, a := catalog.Identifiers(doi, arxiv)
 	if a != "" && !arxivNew.MatchString(a) && !arxivOld.MatchString(a) {
 		a = ""
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/internal/safefs"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // cachePapers is the size of the generated library of the cache tests.
@@ -81,7 +81,7 @@ type countingText struct {
 	fail  map[string]bool // papers whose text fails
 }
 
-func (c *countingText) text(_ context.Context, p *vault.Paper) (string, error) {
+func (c *countingText) text(_ context.Context, p *catalog.Paper) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.calls == nil {
@@ -125,7 +125,7 @@ var errText = cmp.Comparer(func(a, b error) bool {
 })
 
 // cacheFileOf is the absolute path of the cache entry of paper i's PDF.
-func cacheFileOf(v *vault.Vault, dir string, i int) string {
+func cacheFileOf(v *catalog.Vault, dir string, i int) string {
 	rc := &refCache{root: v.Root()}
 	return filepath.Join(dir, "refs", filepath.FromSlash(rc.name(cacheRef(i)+"/paper.pdf")))
 }
@@ -182,9 +182,9 @@ func TestRefCacheNewProcess(t *testing.T) {
 func TestRefCacheDamaged(t *testing.T) {
 	tests := []struct {
 		name   string
-		damage func(t *testing.T, v *vault.Vault, cache, file string)
+		damage func(t *testing.T, v *catalog.Vault, cache, file string)
 	}{
-		{"flipped byte", func(t *testing.T, _ *vault.Vault, _, file string) {
+		{"flipped byte", func(t *testing.T, _ *catalog.Vault, _, file string) {
 			b, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)
@@ -192,18 +192,18 @@ func TestRefCacheDamaged(t *testing.T) {
 			b[len(b)/2] ^= 0x20
 			writeRaw(t, file, b)
 		}},
-		{"torn", func(t *testing.T, _ *vault.Vault, _, file string) {
+		{"torn", func(t *testing.T, _ *catalog.Vault, _, file string) {
 			b, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)
 			}
 			writeRaw(t, file, b[:len(b)/2])
 		}},
-		{"empty", func(t *testing.T, _ *vault.Vault, _, file string) { writeRaw(t, file, nil) }},
-		{"sealed but not an entry", func(t *testing.T, _ *vault.Vault, _, file string) {
+		{"empty", func(t *testing.T, _ *catalog.Vault, _, file string) { writeRaw(t, file, nil) }},
+		{"sealed but not an entry", func(t *testing.T, _ *catalog.Vault, _, file string) {
 			writeRaw(t, file, safefs.Seal([]byte(`{"v":1,"r":[{"t":`)))
 		}},
-		{"entry of another paper", func(t *testing.T, v *vault.Vault, cache, file string) {
+		{"entry of another paper", func(t *testing.T, v *catalog.Vault, cache, file string) {
 			b, err := os.ReadFile(cacheFileOf(v, cache, 1))
 			if err != nil {
 				t.Fatal(err)
@@ -218,7 +218,7 @@ func TestRefCacheDamaged(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"a folder", func(t *testing.T, _ *vault.Vault, _, file string) {
+		{"a folder", func(t *testing.T, _ *catalog.Vault, _, file string) {
 			if err := os.Remove(file); err != nil {
 				t.Fatal(err)
 			}
@@ -431,7 +431,7 @@ func TestRefCacheWriterProcess(t *testing.T) {
 	if dir == "" {
 		t.Skip("started by TestRefCacheConcurrentProcesses only")
 	}
-	v, err := vault.Open(dir, nil)
+	v, err := catalog.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

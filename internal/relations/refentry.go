@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // Entry is one entry of a paper's reference section as parsed from its PDF
@@ -83,7 +83,7 @@ func ParseEntry(raw string) Entry {
 			break
 		}
 		if m := re.FindStringSubmatch(raw); m != nil && plausibleArXiv(m[1]) {
-			e.ArXivID = vault.NormalizeArXiv(m[1])
+			e.ArXivID = catalog.NormalizeArXiv(m[1])
 			break
 		}
 	}

@@ -38,7 +38,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/cite"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // SidecarFile is the reference sidecar's path inside a paper folder.
@@ -75,7 +75,7 @@ type Options struct {
 	// It is called once per PDF version, only for papers that have a PDF
 	// and no reference sidecar, so that relations still work offline
 	// before any sidecar is generated. Nil disables the fallback.
-	Text func(ctx context.Context, p *vault.Paper) (string, error)
+	Text func(ctx context.Context, p *catalog.Paper) (string, error)
 	// IDs returns the DOI and arXiv id a library paper's own PDF shows
 	// (its XMP, its arXiv stamp). It is called with Text, once per PDF
 	// version (the result is cached with the references), for papers
@@ -83,7 +83,7 @@ type Options struct {
 	// PDF, so that works citing them match them as they would match a
 	// paper with metadata.json. Nil leaves such papers matched by title
 	// only.
-	IDs func(ctx context.Context, p *vault.Paper) (doi, arxiv string, err error)
+	IDs func(ctx context.Context, p *catalog.Paper) (doi, arxiv string, err error)
 	// Revalidate is how long a built graph is trusted before its sidecars,
 	// the cache and the PDFs it read are checked for changes again. Zero
 	// means 2 seconds.
@@ -119,7 +119,7 @@ var ErrPaperFailed = errors.New("paper skipped")
 // Library answers citation relations for the papers of one Vault. It is safe
 // for concurrent use.
 type Library struct {
-	v    *vault.Vault
+	v    *catalog.Vault
 	opts Options
 
 	mu sync.Mutex // serialises builds and freshness checks
@@ -138,7 +138,7 @@ type Library struct {
 }
 
 // New returns a Library over v. opts may be nil.
-func New(v *vault.Vault, opts *Options) *Library {
+func New(v *catalog.Vault, opts *Options) *Library {
 	l := &Library{v: v, parsed: map[string]parsedRefs{}, version: parserVersion}
 	if opts != nil {
 		l.opts = *opts
@@ -158,7 +158,7 @@ type Work struct {
 	Title   string
 	Authors []string
 	Year    int
-	DOI     string // normalised (see vault.Identifiers); an arXiv DOI alias is reported as ArXivID
+	DOI     string // normalised (see catalog.Identifiers); an arXiv DOI alias is reported as ArXivID
 	ArXivID string // normalised, without version
 	// Paper is the library paper ref this work is, when a localMatch, a
 	// DOI/arXiv match or an unambiguous, confirmed title match says so; ""
@@ -224,10 +224,10 @@ type Relations struct {
 }
 
 // Relations returns the relations of the library paper ref. An error wrapping
-// vault.ErrNotPaper means ref is not a library paper; problems with one
+// catalog.ErrNotPaper means ref is not a library paper; problems with one
 // sidecar or the cache are reported in Relations.Err instead.
 func (l *Library) Relations(ctx context.Context, ref string) (*Relations, error) {
-	clean, err := vault.Clean(ref)
+	clean, err := catalog.Clean(ref)
 	if err != nil {
 		return nil, fmt.Errorf("relations: %w", err)
 	}
@@ -236,7 +236,7 @@ func (l *Library) Relations(ctx context.Context, ref string) (*Relations, error)
 		return nil, err
 	}
 	if g.cat.Paper(clean) == nil {
-		return nil, fmt.Errorf("relations: %s: %w", clean, vault.ErrNotPaper)
+		return nil, fmt.Errorf("relations: %s: %w", clean, catalog.ErrNotPaper)
 	}
 	r := &Relations{
 		Paper:      clean,

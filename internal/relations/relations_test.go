@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // libraryFiles is a small library exercising every matching rule:
@@ -193,7 +193,7 @@ func TestNotAPaper(t *testing.T) {
 		}
 	}
 	_, err := l.Relations(context.Background(), "papers/zzz")
-	if !errors.Is(err, vault.ErrNotPaper) {
+	if !errors.Is(err, catalog.ErrNotPaper) {
 		t.Errorf("Relations(papers/zzz) = %v, want ErrNotPaper", err)
 	}
 }

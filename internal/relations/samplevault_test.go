@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/samplevault"
 )
 
@@ -43,7 +43,7 @@ func TestSampleVault(t *testing.T) {
 	if err := samplevault.Extract(dir); err != nil {
 		t.Fatal(err)
 	}
-	v, err := vault.Open(dir, nil)
+	v, err := catalog.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,13 +147,13 @@ func TestSampleVaultTextFallback(t *testing.T) {
 	if err := samplevault.Extract(dir); err != nil {
 		t.Fatal(err)
 	}
-	v, err := vault.Open(dir, nil)
+	v, err := catalog.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer v.Close()
 	var asked []string
-	l := New(v, &Options{Text: func(_ context.Context, p *vault.Paper) (string, error) {
+	l := New(v, &Options{Text: func(_ context.Context, p *catalog.Paper) (string, error) {
 		asked = append(asked, p.Ref)
 		if p.Ref != "papers/local-window-eval" {
 			return "", nil

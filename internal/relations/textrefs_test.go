@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 func readFixture(tb testing.TB, name string) string {
@@ -110,7 +110,7 @@ func TestTextFallback(t *testing.T) {
 	calls := map[string]int{}
 	l := New(v, &Options{
 		Revalidate: time.Nanosecond,
-		Text: func(ctx context.Context, p *vault.Paper) (string, error) {
+		Text: func(ctx context.Context, p *catalog.Paper) (string, error) {
 			calls[p.Ref]++ // builds are serialised: no lock needed
 			switch p.Ref {
 			case "papers/x":

@@ -5,7 +5,7 @@ import (
 	"unicode"
 
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // minTitleScore is the least word overlap (Dice coefficient over the
@@ -34,13 +34,13 @@ func normTitle(s string) string {
 
 // titleIndex finds library papers by the words of their titles.
 type titleIndex struct {
-	words  map[string][]*vault.Paper // word → papers whose title has it
-	titles map[*vault.Paper][]string
+	words  map[string][]*catalog.Paper // word → papers whose title has it
+	titles map[*catalog.Paper][]string
 }
 
 // newTitleIndex indexes the titled papers of cat.
-func newTitleIndex(cat *vault.Catalogue) *titleIndex {
-	ix := &titleIndex{words: map[string][]*vault.Paper{}, titles: map[*vault.Paper][]string{}}
+func newTitleIndex(cat *catalog.Catalogue) *titleIndex {
+	ix := &titleIndex{words: map[string][]*catalog.Paper{}, titles: map[*catalog.Paper][]string{}}
 	for _, p := range cat.Papers() {
 		ws := strings.Fields(normTitle(p.Title()))
 		if len(ws) == 0 {
@@ -102,7 +102,7 @@ func dice(a, b []string) float64 {
 // match returns the one library paper r names by title, confirmed by year
 // or first author; nil when none does or when more than one does (an
 // ambiguous match never gets a path).
-func (ix *titleIndex) match(r ref) *vault.Paper {
+func (ix *titleIndex) match(r ref) *catalog.Paper {
 	ws := strings.Fields(normTitle(r.title))
 	if len(ws) == 0 || len(ws) > 60 {
 		return nil
@@ -125,8 +125,8 @@ func (ix *titleIndex) match(r ref) *vault.Paper {
 			rare[j], rare[j-1] = rare[j-1], rare[j]
 		}
 	}
-	seen := map[*vault.Paper]bool{}
-	var found *vault.Paper
+	seen := map[*catalog.Paper]bool{}
+	var found *catalog.Paper
 	for _, w := range rare[:min(3, len(rare))] {
 		for _, p := range ix.words[w] {
 			if seen[p] {
@@ -150,7 +150,7 @@ func (ix *titleIndex) match(r ref) *vault.Paper {
 // three words of three letters or more: "Fast R-CNN", "Deep learning")
 // names many works, so it must be equal and confirmed by both when the
 // paper has both.
-func (ix *titleIndex) confirmed(p *vault.Paper, r ref, ws []string) bool {
+func (ix *titleIndex) confirmed(p *catalog.Paper, r ref, ws []string) bool {
 	pt := ix.titles[p]
 	pt = joinCompounds(pt, ws)
 	ws = joinCompounds(ws, pt)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // titleLibrary is a Vault of papers without identifiers in their
@@ -44,7 +44,7 @@ const citerRefs = "A Citing Paper\nReferences\n" +
 
 func TestTitleMatch(t *testing.T) {
 	v, _ := openVault(t, titleLibrary(t))
-	l := New(v, &Options{Text: func(_ context.Context, p *vault.Paper) (string, error) {
+	l := New(v, &Options{Text: func(_ context.Context, p *catalog.Paper) (string, error) {
 		if p.Ref == "papers/citer" {
 			return citerRefs, nil
 		}
@@ -85,8 +85,8 @@ func TestTitleMatch(t *testing.T) {
 }
 
 func TestTitleIndexConfirmed(t *testing.T) {
-	p := &vault.Paper{Meta: vault.Metadata{Year: 2017, Authors: []string{"Ashish Vaswani"}}}
-	ix := &titleIndex{titles: map[*vault.Paper][]string{p: {"attention", "is", "all", "you", "need"}}}
+	p := &catalog.Paper{Meta: catalog.Metadata{Year: 2017, Authors: []string{"Ashish Vaswani"}}}
+	ix := &titleIndex{titles: map[*catalog.Paper][]string{p: {"attention", "is", "all", "you", "need"}}}
 	ws := func(s string) []string { return fieldsOf(normTitle(s)) }
 	tests := []struct {
 		name string
@@ -115,8 +115,8 @@ func TestTitleIndexConfirmed(t *testing.T) {
 // written as one word or two, is the same word on both sides; joining
 // never makes two different titles agree.
 func TestTitleCompounds(t *testing.T) {
-	p := &vault.Paper{Meta: vault.Metadata{Year: 2022, Authors: []string{"Mohammed Al-Rashid"}}}
-	ix := &titleIndex{titles: map[*vault.Paper][]string{p: fieldsOf(normTitle("Robust Text Extraction from Born-Digital PDFs"))}}
+	p := &catalog.Paper{Meta: catalog.Metadata{Year: 2022, Authors: []string{"Mohammed Al-Rashid"}}}
+	ix := &titleIndex{titles: map[*catalog.Paper][]string{p: fieldsOf(normTitle("Robust Text Extraction from Born-Digital PDFs"))}}
 	for _, tt := range []struct {
 		title string
 		want  bool
@@ -146,7 +146,7 @@ func TestSidecarNotMatchedByTitle(t *testing.T) {
 	files["papers/citer/source/agentero-cite.json"] = sidecarDoc(t,
 		obj{"metadata": obj{"title": "Deep Residual Learning for Image Recognition", "year": 2016, "authors": []string{"Kaiming He"}}})
 	v, _ := openVault(t, files)
-	l := New(v, &Options{Text: func(context.Context, *vault.Paper) (string, error) { return citerRefs, nil }})
+	l := New(v, &Options{Text: func(context.Context, *catalog.Paper) (string, error) { return citerRefs, nil }})
 	r := mustRelations(t, l, "papers/citer")
 	if len(r.References) != 1 || r.References[0].Paper != "" {
 		t.Errorf("sidecar references = %+v, want one card without a path", r.References)

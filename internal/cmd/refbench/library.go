@@ -10,7 +10,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/relations"
-	"github.com/researchctx/researchctx/internal/vault"
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -100,8 +100,8 @@ func BuildVault(pdfs, dir string, l *Labels) error {
 
 // Open opens the library at dir with the citation graph reading PDF text as
 // the tools do.
-func Open(dir string) (*vault.Vault, *sources.Library, *relations.Library, error) {
-	v, err := vault.Open(dir, nil)
+func Open(dir string) (*catalog.Vault, *sources.Library, *relations.Library, error) {
+	v, err := catalog.Open(dir, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -110,7 +110,7 @@ func Open(dir string) (*vault.Vault, *sources.Library, *relations.Library, error
 		v.Close()
 		return nil, nil, nil, err
 	}
-	return v, lib, relations.New(v, &relations.Options{Text: func(ctx context.Context, p *vault.Paper) (string, error) {
+	return v, lib, relations.New(v, &relations.Options{Text: func(ctx context.Context, p *catalog.Paper) (string, error) {
 		return libText(ctx, lib, p.Ref)
 	}}), nil
 }
@@ -134,7 +134,7 @@ func libText(ctx context.Context, lib *sources.Library, ref string) (string, err
 }
 
 // paperText is the PDF text of one labelled paper as the graph reads it.
-func paperText(ctx context.Context, v *vault.Vault, lib *sources.Library, ref string) (string, error) {
+func paperText(ctx context.Context, v *catalog.Vault, lib *sources.Library, ref string) (string, error) {
 	cat, err := v.Catalogue(ctx)
 	if err != nil {
 		return "", err

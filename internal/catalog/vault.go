@@ -10,7 +10,7 @@
 // an ungranted paper), and entries whose names hold control or direction
 // characters are neither listed nor read. The library catalogue is built by one walk of papers/ and
 // reused until a folder or metadata file in it changes.
-package vault
+package catalog
 
 import (
 	"context"
