@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
-	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // Directory limits.

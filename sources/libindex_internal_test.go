@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/libindex"
 )
 
 // TestBrokenPDFIndexedAsFailed checks that a paper whose PDF cannot be

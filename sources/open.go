@@ -8,9 +8,9 @@ import (
 	"sync"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // OpenLibrary opens the Vault at root, an absolute folder, as a Library:

@@ -11,10 +11,10 @@ import (
 	"sync"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 const (

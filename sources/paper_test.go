@@ -13,10 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/samplevault"
 )
 

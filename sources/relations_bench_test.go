@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/procstat"
 	"github.com/researchctx/researchctx/internal/relations"
-	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // The first paper_relations of a new process on a library of real PDFs,

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // maxDetectedHeadings bounds headings guessed from font sizes, which on a

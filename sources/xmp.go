@@ -7,8 +7,8 @@ import (
 	"path"
 	"strings"
 
-	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
 // XMP is the metadata packet a PDF carries beside its Info dictionary

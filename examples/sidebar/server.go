@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx"
-	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/sources"
 )
 

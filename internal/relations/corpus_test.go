@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/corpus"
 )
 
 // TestCorpusTextReferences reads the reference sections of real papers

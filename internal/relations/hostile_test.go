@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/pdf"
 )
 
 // TestBadPaperSkipped checks that papers whose text panics, hangs or fails,

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/lenient"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/catalog"
 )
 
 // ref is one reference of a paper before it is resolved against the

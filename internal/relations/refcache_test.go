@@ -17,8 +17,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // cachePapers is the size of the generated library of the cache tests.

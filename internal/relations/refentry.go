@@ -7,8 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
 // Entry is one entry of a paper's reference section as parsed from its PDF

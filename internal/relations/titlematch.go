@@ -4,8 +4,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
 // minTitleScore is the least word overlap (Dice coefficient over the

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/sources"
 )
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/sources"
 )
 
