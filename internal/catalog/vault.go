@@ -1,4 +1,4 @@
-// Package vault models a researcher's paper library (the Vault) read-only:
+// Package catalog models a researcher's paper library (the Vault) read-only:
 // which folders are paper units, what their metadata says, where their PDF
 // is, and what any vault-relative path is (a paper, a directory or a file).
 //
