@@ -15,6 +15,7 @@ import (
 
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
 )
@@ -103,7 +104,7 @@ var ErrRequest = errors.New("invalid request")
 type Resolver struct {
 	// CacheDir is a folder for the caches of every Vault the Resolver
 	// opens, in place of each Vault's own .agentero/cache: each Vault gets a
-	// subfolder of it (see grant.CacheDir), so a read-only Vault still
+	// subfolder of it (see agentero.VaultCache), so a read-only Vault still
 	// resolves with its caches kept. The server started for the turn must
 	// be given the same folder (tools.Options.CacheDir, or
 	// `researchctx serve -cache-dir`). "-" keeps no cache on disk. Set it
@@ -134,7 +135,7 @@ func (r *Resolver) Library(root string) (*sources.Library, error) {
 	if l := r.libs[root]; l != nil {
 		return l, nil
 	}
-	l, err := sources.OpenLibrary(root, &sources.LibraryOptions{CacheDir: grant.CacheDir(r.CacheDir, root)})
+	l, err := sources.OpenLibrary(root, &sources.LibraryOptions{CacheDir: agentero.VaultCache(r.CacheDir, root)})
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,7 @@ import (
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/tools"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // Exit codes of Command.Main.
@@ -405,7 +406,7 @@ func (c *Command) clean(args []string) error {
 	if err != nil {
 		return c.usage("clean", "-older-than %q: %v", age, err)
 	}
-	removed, err := grant.Clean(vault, d)
+	removed, err := usage.Clean(vault, d)
 	if removed == nil {
 		removed = []string{}
 	}
@@ -483,13 +484,13 @@ func Plan(ctx context.Context, res *researchctx.Resolver, in io.Reader) (*PlanOu
 
 // SourcesOutput is what sources prints: the turn's calls and characters,
 // lines of the log that could not be read, and its sources grouped the way
-// a host draws them (grant.Groups: read, searched, related).
+// a host draws them (usage.Groups: read, searched, related).
 type SourcesOutput struct {
 	TurnID  string `json:"turnId"`
 	Calls   int    `json:"calls"`
 	Chars   int    `json:"chars"`
 	Skipped int    `json:"skipped"`
-	grant.Groups
+	usage.Groups
 }
 
 // ErrNoTurn is wrapped by the error of Sources for a turn id the usage log
@@ -507,7 +508,7 @@ func Sources(grantPath, turnID string) (*SourcesOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := grant.ReadUsage(grant.UsagePath(grantPath), turnID, &g.Scope)
+	u, err := usage.Read(grant.UsagePath(grantPath), turnID, &g.Scope)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
@@ -25,7 +26,7 @@ const (
 )
 
 // sessionsDir is where grants live, relative to the Vault root.
-var sessionsDir = filepath.Join(".agentero", "context-sessions")
+var sessionsDir = filepath.FromSlash(agentero.Sessions)
 
 // ErrInvalid is wrapped by every error about a grant file that is missing,
 // unreadable, malformed or inconsistent.
@@ -163,7 +164,7 @@ func inGrantPlace(path string) bool {
 	sessions := filepath.Dir(rt)
 	return file == File && CheckRuntimeID(filepath.Base(rt)) == nil &&
 		filepath.Base(sessions) == filepath.Base(sessionsDir) &&
-		filepath.Base(filepath.Dir(sessions)) == safefs.PrivateDir
+		filepath.Base(filepath.Dir(sessions)) == agentero.Dir
 }
 
 // openGrant opens the grant file at path through the safe file layer.
