@@ -186,7 +186,7 @@ func makeReadOnly(t *testing.T, dir string, keep ...string) {
 	})
 }
 
-// A read-only Vault resolves, with its caches in the Resolver's CacheDir;
+// A read-only Vault resolves, with its caches in the Resolver's CacheRoot;
 // its grant cannot be written, and the error says why.
 func TestResolveReadOnlyVault(t *testing.T) {
 	vault := sampleVault(t)
@@ -196,7 +196,7 @@ func TestResolveReadOnlyVault(t *testing.T) {
 	}
 	makeReadOnly(t, vault)
 	cache := t.TempDir()
-	res := Resolver{CacheDir: cache}
+	res := Resolver{CacheRoot: cache}
 	defer res.Close()
 	r := req(vault)
 	r.Mentions = []string{"notes"}
@@ -258,7 +258,7 @@ func TestCacheDirPerVault(t *testing.T) {
 func TestResolverCacheDir(t *testing.T) {
 	vault := sampleVault(t)
 	cache := t.TempDir()
-	res := Resolver{CacheDir: cache}
+	res := Resolver{CacheRoot: cache}
 	defer res.Close()
 	r := req(vault)
 	r.Selections = []Selection{{Text: "A block size of 256 tokens was the best trade-off in our experiments", Path: "papers/2401.01234/2401.01234.pdf"}}

@@ -90,7 +90,7 @@ func (p *Plan) WriteGrant() (string, error) {
 
 // ErrReadOnly is wrapped by WriteGrant's error when the Vault cannot be
 // written: a read-only Vault still resolves (with its caches in
-// Resolver.CacheDir), but its turns cannot have a grant, so a host runs
+// Resolver.CacheRoot), but its turns cannot have a grant, so a host runs
 // them prompt-only or makes .agentero/context-sessions writable.
 var ErrReadOnly = errors.New("the vault is read-only")
 
@@ -102,14 +102,15 @@ var ErrRequest = errors.New("invalid request")
 // sources.Library so its catalogue and caches are reused across turns. The
 // zero Resolver is ready to use and safe for concurrent use.
 type Resolver struct {
-	// CacheDir is a folder for the caches of every Vault the Resolver
+	// CacheRoot is a folder for the caches of every Vault the Resolver
 	// opens, in place of each Vault's own .agentero/cache: each Vault gets a
-	// subfolder of it (see agentero.VaultCache), so a read-only Vault still
+	// subfolder of it, named after the Vault's folder and a hash of its
+	// path, so two Vaults never share one and a read-only Vault still
 	// resolves with its caches kept. The server started for the turn must
-	// be given the same folder (tools.Options.CacheDir, or
+	// be given the same folder (tools.Options.CacheRoot, or
 	// `researchctx serve -cache-dir`). "-" keeps no cache on disk. Set it
 	// before the first Resolve.
-	CacheDir string
+	CacheRoot string
 
 	mu   sync.Mutex
 	libs map[string]*sources.Library // by Vault root
@@ -135,7 +136,7 @@ func (r *Resolver) Library(root string) (*sources.Library, error) {
 	if l := r.libs[root]; l != nil {
 		return l, nil
 	}
-	l, err := sources.OpenLibrary(root, &sources.LibraryOptions{CacheDir: agentero.VaultCache(r.CacheDir, root)})
+	l, err := sources.OpenLibrary(root, &sources.LibraryOptions{CacheDir: agentero.VaultCache(r.CacheRoot, root)})
 	if err != nil {
 		return nil, err
 	}

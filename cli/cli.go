@@ -37,17 +37,19 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/exitcode"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/tools"
 	"github.com/researchctx/researchctx/usage"
 )
 
-// Exit codes of Command.Main.
+// Exit codes of Command.Main, and of a host executable started as the
+// agentero-context server (mcp.ServeIfRequested): the SDK's one table.
 const (
-	ExitOK    = 0 // done; the result is on stdout
-	ExitError = 1 // the command failed: the vault cannot be written, an I/O error
-	ExitUsage = 2 // a bad command line, input that is not valid JSON of its shape, an invalid request or grant
+	ExitOK    = exitcode.OK    // done; the result is on stdout (the server: the client closed stdin, or SIGTERM or SIGINT)
+	ExitError = exitcode.Error // the command failed: the vault cannot be written, an I/O error (the server: the connection failed)
+	ExitUsage = exitcode.Usage // a bad command line, input that is not valid JSON of its shape, an invalid request or grant
 )
 
 // CacheDirEnv names the environment variable that gives plan and serve
@@ -74,7 +76,7 @@ type Command struct {
 	Stderr io.Writer
 	// Serve configures serve, for a host whose grants name connector
 	// sources; nil serves the Vault's own. serve's -cache-dir overrides its
-	// Toolset's CacheDir.
+	// Toolset's CacheRoot.
 	Serve *mcp.ServeOptions
 	// Subcommands are the host's own subcommands, by name, beside the
 	// built-in ones: cmd/researchctx adds decide (package cli/decide).
@@ -288,7 +290,7 @@ func (c *Command) plan(ctx context.Context, args []string) error {
 		return err
 	}
 	defer in.Close()
-	res := &researchctx.Resolver{CacheDir: cacheDir}
+	res := &researchctx.Resolver{CacheRoot: cacheDir}
 	defer res.Close()
 	out, err := Plan(ctx, res, in)
 	if err != nil {
@@ -321,7 +323,7 @@ func (c *Command) serve(ctx context.Context, args []string) error {
 		topts = *opts.Toolset
 	}
 	if cacheDir != "" {
-		topts.CacheDir = cacheDir
+		topts.CacheRoot = cacheDir
 	}
 	opts.Toolset = &topts
 	err = mcp.Serve(ctx, fs.Arg(0), c.Stdin, c.Stdout, &opts)

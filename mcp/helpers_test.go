@@ -12,6 +12,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/exitcode"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/tools"
 	"github.com/researchctx/researchctx/usage"
@@ -170,3 +171,11 @@ func flatten(v any) []string {
 	}
 	return nil
 }
+
+// The server's exit codes, as cli publishes them (cli.ExitOK and the rest;
+// cli imports this package, so the tests name them here).
+const (
+	ExitOK    = exitcode.OK
+	ExitError = exitcode.Error
+	ExitUsage = exitcode.Usage
+)

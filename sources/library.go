@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/textnorm"
 
@@ -88,7 +89,7 @@ func newLibrary(v *catalog.Vault, opts *LibraryOptions) *Library {
 	}
 	switch dir {
 	case "":
-		l.cacheDir = filepath.Join(v.Root(), ".agentero", "cache")
+		l.cacheDir = filepath.Join(v.Root(), agentero.Cache)
 	case "-":
 	default:
 		l.cacheDir = dir

@@ -50,10 +50,11 @@ type Options struct {
 	Sources func(ctx context.Context, g *grant.Grant, open OpenFunc) ([]sources.Source, error)
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
-	// CacheDir is the host's cache folder for the grant's Vault (see
-	// agentero.VaultCache), the one its resolver used; empty keeps the Vault's
-	// own .agentero/cache, "-" keeps no cache on disk.
-	CacheDir string
+	// CacheRoot is the host's folder for the caches of every Vault, the
+	// one its resolver used (researchctx.Resolver.CacheRoot): the grant's
+	// Vault keeps its caches in its own subfolder of it. Empty keeps the
+	// Vault's own .agentero/cache, "-" keeps no cache on disk.
+	CacheRoot string
 	// MaxResultChars caps the charge of one call (the characters of every
 	// string of its result; see ReadOutput.Chars), whatever the grant's
 	// budget allows: a transport sets it so a result fits its clients'
@@ -112,7 +113,7 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 	if reg == nil {
 		reg = sources.DefaultRegistry
 	}
-	if t.lib, err = sources.OpenLibrary(g.Vault, &sources.LibraryOptions{CacheDir: agentero.VaultCache(opts.CacheDir, g.Vault)}); err != nil {
+	if t.lib, err = sources.OpenLibrary(g.Vault, &sources.LibraryOptions{CacheDir: agentero.VaultCache(opts.CacheRoot, g.Vault)}); err != nil {
 		return nil, fmt.Errorf("opening the vault: %w", err)
 	}
 	if t.sources, err = t.openSources(ctx, g, reg, opts.Sources); err != nil {

@@ -34,7 +34,7 @@ import (
 
 func main() {
 	// Started by an agent as the MCP server for a grant: serve and exit.
-	mcp.ServeIfRequested(&mcp.ServeOptions{Toolset: &tools.Options{CacheDir: os.Getenv(cli.CacheDirEnv)}})
+	mcp.ServeIfRequested(&mcp.ServeOptions{Toolset: &tools.Options{CacheRoot: os.Getenv(cli.CacheDirEnv)}})
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	c := cli.NewCommand("researchctx")

@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/cli"
 	"github.com/researchctx/researchctx/examples/bibsource/bib"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/mcp"
@@ -247,8 +248,8 @@ func TestUnknownKindFailsClosed(t *testing.T) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(""), &stdout, &stderr
 	err = cmd.Run()
 	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != mcp.ExitUsage {
-		t.Fatalf("server exit: %v, want code %d (stderr %q)", err, mcp.ExitUsage, &stderr)
+	if !errors.As(err, &exit) || exit.ExitCode() != cli.ExitUsage {
+		t.Fatalf("server exit: %v, want code %d (stderr %q)", err, cli.ExitUsage, &stderr)
 	}
 	line := stderr.String()
 	if stdout.Len() != 0 || strings.Count(line, "\n") != 1 || !strings.Contains(line, `kind "zotero", which this server does not know`) ||
