@@ -118,7 +118,7 @@ func (l *Library) Open(ctx context.Context, kind grant.Kind, path string) (Sourc
 		// folders and files inside the Vault.
 		return nil, fmt.Errorf("%w: the vault root is not a source", ErrOutside)
 	}
-	if got != kind {
+	if grant.Kind(got) != kind {
 		return nil, fmt.Errorf("%s: is a %s, not a %s", clean, got, kind)
 	}
 	key := string(kind) + "\x00" + clean

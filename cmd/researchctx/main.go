@@ -15,8 +15,9 @@
 //	researchctx clean -vault DIR -older-than AGE
 //
 // FILE is a path or - for standard input. RESEARCHCTX_CACHE_DIR, when set,
-// is the cache folder of plan, serve and the --agentero-context-mcp form. Exit codes: 0 done, 1 failed,
-// 2 a bad command line or input. See package cli for the JSON shapes, and
+// is the cache folder of plan, serve and the --agentero-context-mcp form. The exit codes are
+// package cli's (cli.ExitOK 0 done, cli.ExitError 1 failed, cli.ExitUsage 2 a bad command line or
+// input). See package cli for the JSON shapes, and
 // the README's "Other languages" section for a whole turn from Node.js.
 package main
 
