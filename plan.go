@@ -83,7 +83,7 @@ func (p *Plan) Grant() *grant.Grant {
 func (p *Plan) WriteGrant() (string, error) {
 	path, err := grant.Write(p.Grant())
 	if err != nil && (errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)) {
-		return "", fmt.Errorf("%w: the grant folder .agentero/context-sessions/%s cannot be written: %w", ErrReadOnly, p.RuntimeID, err)
+		return "", fmt.Errorf("%w: the grant folder %s/%s cannot be written: %w", ErrReadOnly, agentero.Sessions, p.RuntimeID, err)
 	}
 	return path, err
 }

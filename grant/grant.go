@@ -105,7 +105,7 @@ const maxGrant = 4 << 20
 func Read(path string) (*Grant, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil || !inGrantPlace(abs) {
-		return nil, fmt.Errorf("%w: a grant is read only at {vault}/.agentero/context-sessions/{runtime-id}/%s", ErrInvalid, File)
+		return nil, fmt.Errorf("%w: a grant is read only at {vault}/%s/{runtime-id}/%s", ErrInvalid, agentero.Sessions, File)
 	}
 	f, err := openGrant(abs)
 	if err != nil {
