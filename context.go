@@ -8,7 +8,7 @@
 // fingerprint of that scope. The host writes the Plan's Grant next to the
 // Vault (WriteGrant), attaches the stdio MCP server of package mcp to the
 // agent session, and after the turn reads the sources the agent used back
-// from the usage log (grant.ReadUsage).
+// from the usage log (usage.Read).
 //
 //	Request → Resolve → Plan → Grant (file) → MCP server → tools → usage.jsonl → sources
 //
@@ -39,7 +39,7 @@ import "github.com/researchctx/researchctx/grant"
 // replaces the last and the agent session's server keeps reading the same
 // file. Two conversations open at once need two runtime ids, or one would
 // overwrite the other's grant and fail its server closed. A new id per turn
-// would leave a folder per turn behind (see grant.Clean for stale ones).
+// would leave a folder per turn behind (see usage.Clean for stale ones).
 // It is letters, digits, '.', '_' and '-', at most 128 characters.
 type Request struct {
 	Vault        string                 `json:"vault"`

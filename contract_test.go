@@ -17,6 +17,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/tools"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // contractDoc is docs/contract.md split into what the test checks: its
@@ -127,7 +128,7 @@ func TestContractFields(t *testing.T) {
 		{"4. Plan#1", researchctx.Plan{}, nil},
 		{"4. Plan#2", grant.Budget{}, nil},
 		{"5. Grant#1", grant.Grant{}, nil},
-		{"6. usage.jsonl#1", grant.UsageLine{}, nil},
+		{"6. usage.jsonl#1", usage.Line{}, nil},
 		{"`context_search` input#1", tools.SearchInput{}, nil},
 		{"`context_search` output#1", tools.SearchOutput{}, nil},
 		{"card#1", tools.Card{}, nil},
@@ -228,7 +229,7 @@ func TestContractExamples(t *testing.T) {
 			var err error
 			switch {
 			case probe["turnId"] != nil:
-				var l grant.UsageLine
+				var l usage.Line
 				err = strictDecode(line, &l)
 			case probe["reserve"] != nil:
 				var r struct {
@@ -264,7 +265,7 @@ func TestContractExamples(t *testing.T) {
 func TestContractUsageRecords(t *testing.T) {
 	dir := t.TempDir()
 	path := dir + "/usage.jsonl"
-	log := grant.OpenUsageLog(path)
+	log := usage.Open(path)
 	r, _, err := log.Reserve(t.Context(), "turn-1", 1000, 10)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/samplevault"
 )
 
@@ -185,7 +186,7 @@ func makeReadOnly(t *testing.T, dir string, keep ...string) {
 	})
 }
 
-// A read-only Vault resolves, with its caches in the Resolver's CacheDir;
+// A read-only Vault resolves, with its caches in the Resolver's CacheRoot;
 // its grant cannot be written, and the error says why.
 func TestResolveReadOnlyVault(t *testing.T) {
 	vault := sampleVault(t)
@@ -195,7 +196,7 @@ func TestResolveReadOnlyVault(t *testing.T) {
 	}
 	makeReadOnly(t, vault)
 	cache := t.TempDir()
-	res := Resolver{CacheDir: cache}
+	res := Resolver{CacheRoot: cache}
 	defer res.Close()
 	r := req(vault)
 	r.Mentions = []string{"notes"}
@@ -212,9 +213,9 @@ func TestResolveReadOnlyVault(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(vault, ".agentero")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the read-only vault got a .agentero folder: %v", err)
 	}
-	own := grant.CacheDir(cache, vault)
+	own := agentero.VaultCache(cache, vault)
 	if filepath.Dir(own) != cache {
-		t.Fatalf("grant.CacheDir = %s, want a folder in %s", own, cache)
+		t.Fatalf("agentero.VaultCache = %s, want a folder in %s", own, cache)
 	}
 	var files int
 	filepath.WalkDir(own, func(p string, d fs.DirEntry, err error) error {
@@ -237,16 +238,16 @@ func TestResolveReadOnlyVault(t *testing.T) {
 }
 
 func TestCacheDirPerVault(t *testing.T) {
-	a := grant.CacheDir("/cache", "/home/u/Library")
-	b := grant.CacheDir("/cache", "/home/v/Library")
+	a := agentero.VaultCache("/cache", "/home/u/Library")
+	b := agentero.VaultCache("/cache", "/home/v/Library")
 	if a == b || filepath.Dir(a) != "/cache" || !strings.HasPrefix(filepath.Base(a), "Library-") {
 		t.Errorf("CacheDir: %s and %s", a, b)
 	}
-	if got := grant.CacheDir("/cache", "/home/u/Library/"); got != a {
+	if got := agentero.VaultCache("/cache", "/home/u/Library/"); got != a {
 		t.Errorf("a trailing slash changed the folder: %s vs %s", got, a)
 	}
 	for _, dir := range []string{"", "-"} {
-		if got := grant.CacheDir(dir, "/v"); got != dir {
+		if got := agentero.VaultCache(dir, "/v"); got != dir {
 			t.Errorf("CacheDir(%q) = %q", dir, got)
 		}
 	}
@@ -257,7 +258,7 @@ func TestCacheDirPerVault(t *testing.T) {
 func TestResolverCacheDir(t *testing.T) {
 	vault := sampleVault(t)
 	cache := t.TempDir()
-	res := Resolver{CacheDir: cache}
+	res := Resolver{CacheRoot: cache}
 	defer res.Close()
 	r := req(vault)
 	r.Selections = []Selection{{Text: "A block size of 256 tokens was the best trade-off in our experiments", Path: "papers/2401.01234/2401.01234.pdf"}}
@@ -269,7 +270,7 @@ func TestResolverCacheDir(t *testing.T) {
 		t.Fatalf("evidence %+v", p.Evidence)
 	}
 	var got []string
-	own := grant.CacheDir(cache, vault)
+	own := agentero.VaultCache(cache, vault)
 	filepath.WalkDir(own, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			rel, _ := filepath.Rel(own, p)

@@ -112,7 +112,7 @@ func TestResolveHonoursContext(t *testing.T) {
 		{"a deadline shorter than reading the PDF", short, context.DeadlineExceeded},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Resolver{CacheDir: "-"} // nothing cached: the PDF is read in full
+			r := Resolver{CacheRoot: "-"} // nothing cached: the PDF is read in full
 			defer r.Close()
 			p, err := r.Resolve(tt.ctx, rq)
 			if !errors.Is(err, tt.want) || p != nil {

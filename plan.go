@@ -15,6 +15,7 @@ import (
 
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
 )
@@ -82,14 +83,14 @@ func (p *Plan) Grant() *grant.Grant {
 func (p *Plan) WriteGrant() (string, error) {
 	path, err := grant.Write(p.Grant())
 	if err != nil && (errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)) {
-		return "", fmt.Errorf("%w: the grant folder .agentero/context-sessions/%s cannot be written: %w", ErrReadOnly, p.RuntimeID, err)
+		return "", fmt.Errorf("%w: the grant folder %s/%s cannot be written: %w", ErrReadOnly, agentero.Sessions, p.RuntimeID, err)
 	}
 	return path, err
 }
 
 // ErrReadOnly is wrapped by WriteGrant's error when the Vault cannot be
 // written: a read-only Vault still resolves (with its caches in
-// Resolver.CacheDir), but its turns cannot have a grant, so a host runs
+// Resolver.CacheRoot), but its turns cannot have a grant, so a host runs
 // them prompt-only or makes .agentero/context-sessions writable.
 var ErrReadOnly = errors.New("the vault is read-only")
 
@@ -101,14 +102,15 @@ var ErrRequest = errors.New("invalid request")
 // sources.Library so its catalogue and caches are reused across turns. The
 // zero Resolver is ready to use and safe for concurrent use.
 type Resolver struct {
-	// CacheDir is a folder for the caches of every Vault the Resolver
+	// CacheRoot is a folder for the caches of every Vault the Resolver
 	// opens, in place of each Vault's own .agentero/cache: each Vault gets a
-	// subfolder of it (see grant.CacheDir), so a read-only Vault still
+	// subfolder of it, named after the Vault's folder and a hash of its
+	// path, so two Vaults never share one and a read-only Vault still
 	// resolves with its caches kept. The server started for the turn must
-	// be given the same folder (tools.Options.CacheDir, or
+	// be given the same folder (tools.Options.CacheRoot, or
 	// `researchctx serve -cache-dir`). "-" keeps no cache on disk. Set it
 	// before the first Resolve.
-	CacheDir string
+	CacheRoot string
 
 	mu   sync.Mutex
 	libs map[string]*sources.Library // by Vault root
@@ -134,7 +136,7 @@ func (r *Resolver) Library(root string) (*sources.Library, error) {
 	if l := r.libs[root]; l != nil {
 		return l, nil
 	}
-	l, err := sources.OpenLibrary(root, &sources.LibraryOptions{CacheDir: grant.CacheDir(r.CacheDir, root)})
+	l, err := sources.OpenLibrary(root, &sources.LibraryOptions{CacheDir: agentero.VaultCache(r.CacheRoot, root)})
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
-	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // Tool call statuses a ToolCall may end with besides ACP's pending,
@@ -241,7 +241,7 @@ func (c *ToolCall) clone() ToolCall {
 // finish ends the turn's calls: calls of ours without URIs get them from
 // the turn's usage lines, and every call not ended yet gets its end event
 // with status (StatusCancelled or StatusUnfinished). It returns the calls.
-func (t *tracker) finish(lines []grant.UsageLine, status string) []ToolCall {
+func (t *tracker) finish(lines []usage.Line, status string) []ToolCall {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	// Lines whose URIs a call already reported are that call's; the

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	researchctx "github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // JSON-RPC error codes after which a resume or load falls back to a new
@@ -165,7 +166,7 @@ type TurnResult struct {
 	// order of first use (from usage.jsonl); empty, never nil.
 	Sources []string
 	// Usage is the whole usage of the turn.
-	Usage grant.Usage
+	Usage usage.Turn
 	// ToolCalls are the turn's tool calls in order of first report, in
 	// their final state; empty, never nil.
 	ToolCalls []ToolCall
@@ -317,7 +318,7 @@ func (a *Agent) Turn(ctx context.Context, req TurnRequest) (*TurnResult, error) 
 		gp, gerr := grant.Path(plan.Vault, plan.RuntimeID)
 		if gerr != nil {
 			err = gerr
-		} else if u, uerr := grant.ReadUsage(grant.UsagePath(gp), plan.TurnID, &plan.Scope); uerr != nil {
+		} else if u, uerr := usage.Read(grant.UsagePath(gp), plan.TurnID, &plan.Scope); uerr != nil {
 			err = uerr
 		} else {
 			res.Usage = u

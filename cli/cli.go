@@ -37,16 +37,19 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/exitcode"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/tools"
+	"github.com/researchctx/researchctx/usage"
 )
 
-// Exit codes of Command.Main.
+// Exit codes of Command.Main, and of a host executable started as the
+// agentero-context server (mcp.ServeIfRequested): the SDK's one table.
 const (
-	ExitOK    = 0 // done; the result is on stdout
-	ExitError = 1 // the command failed: the vault cannot be written, an I/O error
-	ExitUsage = 2 // a bad command line, input that is not valid JSON of its shape, an invalid request or grant
+	ExitOK    = exitcode.OK    // done; the result is on stdout (the server: the client closed stdin, or SIGTERM or SIGINT)
+	ExitError = exitcode.Error // the command failed: the vault cannot be written, an I/O error (the server: the connection failed)
+	ExitUsage = exitcode.Usage // a bad command line, input that is not valid JSON of its shape, an invalid request or grant
 )
 
 // CacheDirEnv names the environment variable that gives plan and serve
@@ -73,7 +76,7 @@ type Command struct {
 	Stderr io.Writer
 	// Serve configures serve, for a host whose grants name connector
 	// sources; nil serves the Vault's own. serve's -cache-dir overrides its
-	// Toolset's CacheDir.
+	// Toolset's CacheRoot.
 	Serve *mcp.ServeOptions
 	// Subcommands are the host's own subcommands, by name, beside the
 	// built-in ones: cmd/researchctx adds decide (package cli/decide).
@@ -287,7 +290,7 @@ func (c *Command) plan(ctx context.Context, args []string) error {
 		return err
 	}
 	defer in.Close()
-	res := &researchctx.Resolver{CacheDir: cacheDir}
+	res := &researchctx.Resolver{CacheRoot: cacheDir}
 	defer res.Close()
 	out, err := Plan(ctx, res, in)
 	if err != nil {
@@ -320,7 +323,7 @@ func (c *Command) serve(ctx context.Context, args []string) error {
 		topts = *opts.Toolset
 	}
 	if cacheDir != "" {
-		topts.CacheDir = cacheDir
+		topts.CacheRoot = cacheDir
 	}
 	opts.Toolset = &topts
 	err = mcp.Serve(ctx, fs.Arg(0), c.Stdin, c.Stdout, &opts)
@@ -405,7 +408,7 @@ func (c *Command) clean(args []string) error {
 	if err != nil {
 		return c.usage("clean", "-older-than %q: %v", age, err)
 	}
-	removed, err := grant.Clean(vault, d)
+	removed, err := usage.Clean(vault, d)
 	if removed == nil {
 		removed = []string{}
 	}
@@ -483,13 +486,13 @@ func Plan(ctx context.Context, res *researchctx.Resolver, in io.Reader) (*PlanOu
 
 // SourcesOutput is what sources prints: the turn's calls and characters,
 // lines of the log that could not be read, and its sources grouped the way
-// a host draws them (grant.Groups: read, searched, related).
+// a host draws them (usage.Groups: read, searched, related).
 type SourcesOutput struct {
 	TurnID  string `json:"turnId"`
 	Calls   int    `json:"calls"`
 	Chars   int    `json:"chars"`
 	Skipped int    `json:"skipped"`
-	grant.Groups
+	usage.Groups
 }
 
 // ErrNoTurn is wrapped by the error of Sources for a turn id the usage log
@@ -507,7 +510,7 @@ func Sources(grantPath, turnID string) (*SourcesOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := grant.ReadUsage(grant.UsagePath(grantPath), turnID, &g.Scope)
+	u, err := usage.Read(grant.UsagePath(grantPath), turnID, &g.Scope)
 	if err != nil {
 		return nil, err
 	}

@@ -10,14 +10,11 @@
 // grant.json); the server reads it with Read, which accepts it only there and
 // only when the fingerprint matches the scope.
 //
-// Beside the grant, usage.jsonl is the turn's log: every tool call reserves
-// its share of the turn's characters (UsageLog, shared by every process on
-// the grant), then settles one line with the citation URIs it returned.
-// ReadUsage reads a turn back as the sources a host shows: each URI with the
-// tools that returned it, how it reached the agent (read, searched, related)
-// and where it lies (in the grant, in the library, outside).
+// Beside the grant, at UsagePath, usage.jsonl is the turn's log; package
+// usage writes it (the server's budget ledger) and reads it back (the
+// sources a host shows).
 //
 // The package is the bottom of the SDK: the host front (package
-// researchctx), the tools, the MCP server and the ACP side all speak it, and
-// it imports none of them.
+// researchctx), the tools, the usage log, the MCP server and the ACP side
+// all speak it, and it imports none of them.
 package grant

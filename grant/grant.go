@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
@@ -25,7 +26,7 @@ const (
 )
 
 // sessionsDir is where grants live, relative to the Vault root.
-var sessionsDir = filepath.Join(".agentero", "context-sessions")
+var sessionsDir = filepath.FromSlash(agentero.Sessions)
 
 // ErrInvalid is wrapped by every error about a grant file that is missing,
 // unreadable, malformed or inconsistent.
@@ -104,7 +105,7 @@ const maxGrant = 4 << 20
 func Read(path string) (*Grant, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil || !inGrantPlace(abs) {
-		return nil, fmt.Errorf("%w: a grant is read only at {vault}/.agentero/context-sessions/{runtime-id}/%s", ErrInvalid, File)
+		return nil, fmt.Errorf("%w: a grant is read only at {vault}/%s/{runtime-id}/%s", ErrInvalid, agentero.Sessions, File)
 	}
 	f, err := openGrant(abs)
 	if err != nil {
@@ -163,7 +164,7 @@ func inGrantPlace(path string) bool {
 	sessions := filepath.Dir(rt)
 	return file == File && CheckRuntimeID(filepath.Base(rt)) == nil &&
 		filepath.Base(sessions) == filepath.Base(sessionsDir) &&
-		filepath.Base(filepath.Dir(sessions)) == safefs.PrivateDir
+		filepath.Base(filepath.Dir(sessions)) == agentero.Dir
 }
 
 // openGrant opens the grant file at path through the safe file layer.

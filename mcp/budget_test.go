@@ -73,7 +73,7 @@ func TestProcessBudgetExact(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	u := usage(t, gr, "turn-1")
+	u := turnUsage(t, gr, "turn-1")
 	t.Logf("%d calls answered, %d refused; %d characters returned, %d logged", ok, spent, returned, u.Chars)
 	if returned > turnChars || u.Chars != returned || u.Calls != ok || u.Skipped != 0 {
 		t.Errorf("%d processes × %d calls returned %d characters in %d results; the log holds %d in %d calls (%d skipped); budget %d",

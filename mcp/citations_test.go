@@ -8,6 +8,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/tools"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // TestProcessReadCitesEveryPage: over a real server process, a full read
@@ -30,7 +31,7 @@ func TestProcessReadCitesEveryPage(t *testing.T) {
 	if err := s.close(); err != nil {
 		t.Fatal(err)
 	}
-	u, err := grant.ReadUsage(grant.UsagePath(gr), "turn-1", nil)
+	u, err := usage.Read(grant.UsagePath(gr), "turn-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

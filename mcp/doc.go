@@ -13,7 +13,7 @@
 // the agent session (ACP) that should see the grant. Because the server is
 // the host's executable, it knows the source kinds of the connectors the
 // host links (see sources.Register); a grant naming a kind it does not know
-// is refused with exit code ExitUsage and one line on stderr.
+// is refused with exit code 2 (cli.ExitUsage) and one line on stderr.
 //
 // The package adds transport only. Package tools decides what a call may
 // read, re-reads the grant on every call (and fails closed when it changed),

@@ -50,7 +50,7 @@ func TestServeDrainsAtEndOfInput(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("calls answered (-want +got):\n%s", diff)
 	}
-	if u := usage(t, gr, "turn-1"); u.Calls != results || results != len(want) {
+	if u := turnUsage(t, gr, "turn-1"); u.Calls != results || results != len(want) {
 		t.Errorf("usage log: %d calls; want %d, one per answered call", u.Calls, results)
 	}
 }
@@ -76,7 +76,7 @@ func TestProcessDrainAtEndOfInput(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("calls answered (-want +got):\n%s", diff)
 	}
-	if u := usage(t, gr, "turn-1"); u.Calls != results || u.Skipped != 0 {
+	if u := turnUsage(t, gr, "turn-1"); u.Calls != results || u.Skipped != 0 {
 		t.Errorf("usage log: %d calls, %d torn lines; want %d (one per answered call)", u.Calls, u.Skipped, results)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // TestProcessLedgerFlood fills the grant's usage.jsonl with reservation
@@ -23,10 +24,10 @@ import (
 func TestProcessLedgerFlood(t *testing.T) {
 	vault := sampleVault(t)
 	gr := writeGrant(t, demoRequest(vault))
-	usage := grant.UsagePath(gr)
+	log := grant.UsagePath(gr)
 	host, _ := os.Hostname()
 	flood := func(n int, turn string) int64 {
-		f, err := os.OpenFile(usage, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +62,7 @@ func TestProcessLedgerFlood(t *testing.T) {
 		}
 		took = append(took, d)
 	}
-	u, err := grant.ReadUsage(usage, "turn-1", nil)
+	u, err := usage.Read(log, "turn-1", nil)
 	if err != nil || u.Calls != 5 {
 		t.Errorf("usage after 5 calls: %+v, %v", u, err)
 	}
@@ -72,7 +73,7 @@ func TestProcessLedgerFlood(t *testing.T) {
 	if !res.IsError || !strings.Contains(text(res), "budget cannot be checked") {
 		t.Errorf("call after a flood of %d MiB: %s", size>>20, text(res))
 	}
-	if st, _ := os.Stat(usage); st.Size() != size {
+	if st, _ := os.Stat(log); st.Size() != size {
 		t.Errorf("the refused call appended %d bytes", st.Size()-size)
 	}
 	t.Logf("a flood past the cap: refused in %v: %s", d, text(res))

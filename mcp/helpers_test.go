@@ -12,8 +12,10 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/exitcode"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/tools"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // sampleVault extracts the sample Vault into a fresh folder and returns its
@@ -109,10 +111,10 @@ func mustOK(t testing.TB, res *sdk.CallToolResult) {
 	}
 }
 
-// usage reads the usage log beside a grant for the demo turn.
-func usage(t testing.TB, grantPath, turnID string) grant.Usage {
+// turnUsage reads the usage log beside a grant for the demo turn.
+func turnUsage(t testing.TB, grantPath, turnID string) usage.Turn {
 	t.Helper()
-	u, err := grant.ReadUsage(grant.UsagePath(grantPath), turnID, nil)
+	u, err := usage.Read(grant.UsagePath(grantPath), turnID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,3 +171,11 @@ func flatten(v any) []string {
 	}
 	return nil
 }
+
+// The server's exit codes, as cli publishes them (cli.ExitOK and the rest;
+// cli imports this package, so the tests name them here).
+const (
+	ExitOK    = exitcode.OK
+	ExitError = exitcode.Error
+	ExitUsage = exitcode.Usage
+)

@@ -123,7 +123,7 @@ func TestProcessLoosePDFs(t *testing.T) {
 	// The server goes on after the errors.
 	mustOK(t, call(t, s.cs, grant.ToolSearch, map[string]any{"query": "strided global tokens"}))
 
-	u := usage(t, gr, "turn-1")
+	u := turnUsage(t, gr, "turn-1")
 	uris := strings.Join(u.URIs(), " ")
 	for _, want := range []string{"downloads/sba.pdf#page=1", "downloads/sba.pdf#page=2", "downloads/copy.pdf#page=2", "inbox/quokka.pdf#page=1"} {
 		if !strings.Contains(uris, want) {

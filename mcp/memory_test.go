@@ -75,7 +75,7 @@ func TestServeMemorySource(t *testing.T) {
 	if err != nil || !res.IsError {
 		t.Errorf("a source outside the grant was read: %v %v", res, err)
 	}
-	if u := usage(t, gr, "t1"); u.Calls != 2 || len(u.Sources) != 1 || u.Sources[0].URI != "zotero/ITEM42" {
+	if u := turnUsage(t, gr, "t1"); u.Calls != 2 || len(u.Sources) != 1 || u.Sources[0].URI != "zotero/ITEM42" {
 		t.Errorf("usage = %+v", u)
 	}
 }

@@ -222,7 +222,7 @@ func TestProcessConcurrentCalls(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if u := usage(t, gr, "turn-1"); u.Calls != n-n/len(calls) || u.Skipped != 0 {
+	if u := turnUsage(t, gr, "turn-1"); u.Calls != n-n/len(calls) || u.Skipped != 0 {
 		t.Errorf("usage: %d lines (%d skipped), want %d", u.Calls, u.Skipped, n-n/len(calls))
 	}
 }
@@ -282,7 +282,7 @@ func TestProcessSharedBudget(t *testing.T) {
 			t.Errorf("after the budget was spent: %q", msg)
 		}
 	}
-	if u := usage(t, gr, "turn-1"); u.Chars > turnChars {
+	if u := turnUsage(t, gr, "turn-1"); u.Chars > turnChars {
 		t.Errorf("two servers handed out %d characters, budget %d", u.Chars, turnChars)
 	}
 }
@@ -306,7 +306,7 @@ func TestProcessGrantChanged(t *testing.T) {
 			gr := writeGrant(t, demoRequest(vault))
 			s := startServer(t, gr, "")
 			mustOK(t, call(t, s.cs, grant.ToolRead, map[string]any{"target": "papers/2401.01234"}))
-			before := usage(t, gr, "turn-1").Calls
+			before := turnUsage(t, gr, "turn-1").Calls
 			tt.change(t, vault, gr)
 			for tool, args := range validArgs {
 				res := call(t, s.cs, tool, args)
@@ -314,7 +314,7 @@ func TestProcessGrantChanged(t *testing.T) {
 					t.Errorf("%s: isError %v, %q", tool, res.IsError, text(res))
 				}
 			}
-			if after := usage(t, gr, "turn-1").Calls; after != before {
+			if after := turnUsage(t, gr, "turn-1").Calls; after != before {
 				t.Errorf("%d usage lines after the grant changed, want %d", after, before)
 			}
 		})
@@ -496,7 +496,7 @@ func TestProcessMalformedLines(t *testing.T) {
 	}
 	// Parallel reads may spend the turn's budget before the last ones; each
 	// call that returned text logged exactly one whole line.
-	if u := usage(t, gr, "turn-1"); u.Skipped != 0 || u.Calls != served || served == 0 {
+	if u := turnUsage(t, gr, "turn-1"); u.Skipped != 0 || u.Calls != served || served == 0 {
 		t.Errorf("usage: %d calls, %d torn lines; want %d calls (one per served tool call), none torn", u.Calls, u.Skipped, served)
 	}
 }

@@ -124,7 +124,7 @@ func TestProcessRelationsPaging(t *testing.T) {
 		t.Errorf("references over all pages (-want +got):\n%s", diff)
 	}
 	var logged []string
-	for _, l := range usage(t, gr, "turn-1").Lines {
+	for _, l := range turnUsage(t, gr, "turn-1").Lines {
 		if l.Tool == grant.ToolRelations {
 			logged = append(logged, l.URIs...)
 		}

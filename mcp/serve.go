@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/exitcode"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -29,13 +30,6 @@ const Flag = "--agentero-context-mcp"
 // info). Unset or empty, the server logs nothing.
 const LogEnv = "RESEARCHCTX_MCP_LOG"
 
-// Exit codes of a server process started with Flag.
-const (
-	ExitOK    = 0 // the client closed stdin, or SIGTERM or SIGINT
-	ExitError = 1 // the connection failed (an I/O error)
-	ExitUsage = 2 // bad command line, or the grant is missing or invalid
-)
-
 // ServeOptions configure Serve and ServeIfRequested. The zero value serves a
 // Vault grant with the Vault's own sources and the connectors registered in
 // sources.DefaultRegistry.
@@ -44,7 +38,7 @@ type ServeOptions struct {
 	// the connectors whose kinds the server re-opens from the grant (nil
 	// means sources.DefaultRegistry, where a linked connector package
 	// registers itself; a grant naming a kind it does not know is refused
-	// with ExitUsage), its Sources those of a host with sources of its own.
+	// with cli.ExitUsage), its Sources those of a host with sources of its own.
 	// Its Logger, when nil, is set to Logger.
 	Toolset *tools.Options
 	// Logger receives diagnostics; nil means what LogEnv asks for.
@@ -216,18 +210,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return code
 	}
 	if len(args) != 2 || args[1] == "" {
-		return fail(ExitUsage, fmt.Errorf("usage: %s <grant-path>", Flag))
+		return fail(exitcode.Usage, fmt.Errorf("usage: %s <grant-path>", Flag))
 	}
 	if err := Serve(ctx, args[1], stdin, stdout, opts); err != nil {
 		if errors.Is(err, grant.ErrInvalid) {
-			return fail(ExitUsage, err)
+			return fail(exitcode.Usage, err)
 		}
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			return ExitOK // asked to stop
+			return exitcode.OK // asked to stop
 		}
-		return fail(ExitError, err)
+		return fail(exitcode.Error, err)
 	}
-	return ExitOK
+	return exitcode.OK
 }
 
 // Command returns the command line that starts this executable as the

@@ -305,7 +305,7 @@ func TestRefusals(t *testing.T) {
 		{"relations of an ungranted paper", grant.ToolRelations, map[string]any{"paper": "papers/vision/resnet-like"}, tools.ErrNotGranted},
 		{"unknown relation kind", grant.ToolRelations, map[string]any{"paper": "papers/2401.01234", "kind": "siblings"}, tools.ErrInvalidArgument},
 	}
-	before := usage(t, gr, "turn-1")
+	before := turnUsage(t, gr, "turn-1")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := call(t, cs, tt.tool, tt.args)
@@ -324,7 +324,7 @@ func TestRefusals(t *testing.T) {
 			}
 		})
 	}
-	if after := usage(t, gr, "turn-1"); after.Chars != before.Chars || len(after.Sources) != len(before.Sources) {
+	if after := turnUsage(t, gr, "turn-1"); after.Chars != before.Chars || len(after.Sources) != len(before.Sources) {
 		t.Errorf("refusals used the budget: %+v → %+v", before, after)
 	}
 }
@@ -359,7 +359,7 @@ func TestUsageAndBudget(t *testing.T) {
 	if calls == 0 || calls == 10 {
 		t.Fatalf("%d calls before the budget was spent", calls)
 	}
-	u := usage(t, gr, "turn-1")
+	u := turnUsage(t, gr, "turn-1")
 	if u.Calls != calls {
 		t.Errorf("%d usage lines, want %d", u.Calls, calls)
 	}
@@ -418,7 +418,7 @@ func TestSameScopeNewTurn(t *testing.T) {
 	writeGrant(t, req)
 	res := call(t, cs, grant.ToolRead, map[string]any{"target": "papers/2401.01234", "page": 1})
 	mustOK(t, res)
-	if u := usage(t, gr, "turn-2"); u.Calls != 1 {
+	if u := turnUsage(t, gr, "turn-2"); u.Calls != 1 {
 		t.Errorf("turn-2 has %d usage lines, want 1", u.Calls)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/textnorm"
 
@@ -88,7 +89,7 @@ func newLibrary(v *catalog.Vault, opts *LibraryOptions) *Library {
 	}
 	switch dir {
 	case "":
-		l.cacheDir = filepath.Join(v.Root(), ".agentero", "cache")
+		l.cacheDir = filepath.Join(v.Root(), agentero.Cache)
 	case "-":
 	default:
 		l.cacheDir = dir
@@ -117,7 +118,7 @@ func (l *Library) Open(ctx context.Context, kind grant.Kind, path string) (Sourc
 		// folders and files inside the Vault.
 		return nil, fmt.Errorf("%w: the vault root is not a source", ErrOutside)
 	}
-	if got != kind {
+	if grant.Kind(got) != kind {
 		return nil, fmt.Errorf("%s: is a %s, not a %s", clean, got, kind)
 	}
 	key := string(kind) + "\x00" + clean

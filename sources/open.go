@@ -64,7 +64,7 @@ func (l *Library) Stat(ctx context.Context, p string) (*Item, error) {
 	if err != nil {
 		return nil, statErr(ctx, err)
 	}
-	it := &Item{Kind: kind, Path: clean}
+	it := &Item{Kind: grant.Kind(kind), Path: clean}
 	cat, err := l.v.Catalogue(ctx)
 	if err != nil {
 		return nil, statErr(ctx, fmt.Errorf("reading the vault catalogue: %w", err))

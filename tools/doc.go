@@ -3,7 +3,7 @@
 // transport. A Toolset answers calls for one grant: it re-reads the grant
 // file on every call and fails closed when it changed, checks every target
 // against the granted sources, enforces the per-call and per-turn budget
-// exactly (each call reserves its share through grant.UsageLog before
+// exactly (each call reserves its share through usage.Log before
 // it builds its result, so parallel calls and several server processes of
 // one turn never exceed it; every string of a result is charged, see
 // ReadOutput.Chars), builds citation URIs, and appends one usage line per

@@ -17,6 +17,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/usage"
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
@@ -37,8 +38,8 @@ func TestSentinelsMatchAcrossPackages(t *testing.T) {
 			break
 		}
 	}
-	if !errors.Is(err, tools.ErrBudgetSpent) || !errors.Is(err, grant.ErrTurnSpent) {
-		t.Errorf("search past the turn's budget: %v, want tools.ErrBudgetSpent and grant.ErrTurnSpent", err)
+	if !errors.Is(err, tools.ErrBudgetSpent) || !errors.Is(err, usage.ErrTurnSpent) {
+		t.Errorf("search past the turn's budget: %v, want tools.ErrBudgetSpent and usage.ErrTurnSpent", err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // A connector's source — here an in-memory one — is served by the same
@@ -57,7 +58,7 @@ func Example_customSource() {
 	for _, c := range out.Cards {
 		fmt.Println(c.CitationURI, "—", c.Excerpt)
 	}
-	u, _ := grant.ReadUsage(grant.UsagePath(gr), "t1", &plan.Scope)
+	u, _ := usage.Read(grant.UsagePath(gr), "t1", &plan.Scope)
 	for _, s := range u.Sources {
 		fmt.Println("source:", s.URI, s.Use, s.Place)
 	}

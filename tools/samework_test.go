@@ -13,6 +13,7 @@ import (
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // TestLibraryPaperByTwoLocatorsIsOneSource: a library paper the agent read
@@ -68,12 +69,12 @@ func TestLibraryPaperByTwoLocatorsIsOneSource(t *testing.T) {
 	if meta.ArXivID != "1706.03762" || meta.Title != "Attention Is All You Need" {
 		t.Errorf("metadata: title %q, arXiv %q; want the PDF's", meta.Title, meta.ArXivID)
 	}
-	u, err := grant.ReadUsage(grant.UsagePath(gr), "turn-1", &plan.Scope)
+	u, err := usage.Read(grant.UsagePath(gr), "turn-1", &plan.Scope)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []grant.Used{{
-		URI: "papers/1706.03762/1706.03762.pdf", Use: grant.UseRead, Tools: []string{grant.ToolRelations, grant.ToolRead}, Place: grant.InGrant,
+	want := []usage.Used{{
+		URI: "papers/1706.03762/1706.03762.pdf", Use: usage.UseRead, Tools: []string{grant.ToolRelations, grant.ToolRead}, Place: usage.InGrant,
 		Locators: []string{"papers/1706.03762/1706.03762.pdf", "https://arxiv.org/abs/1706.03762"},
 	}}
 	if diff := cmp.Diff(want, u.Sources); diff != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/tools"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // fixture is a turn on the sample vault: the current paper, the notes
@@ -496,7 +497,7 @@ func TestBudgetAndUsage(t *testing.T) {
 	if _, err := other.Search(ctx, tools.SearchInput{Query: "attention"}); !errors.Is(err, tools.ErrBudgetSpent) {
 		t.Errorf("the other process still has budget: %v", err)
 	}
-	u, err := grant.ReadUsage(grant.UsagePath(f.grant), "turn-1", nil)
+	u, err := usage.Read(grant.UsagePath(f.grant), "turn-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -588,9 +589,9 @@ func TestMaxResultChars(t *testing.T) {
 }
 
 // usageOf reads the fixture turn's usage.
-func usageOf(t *testing.T, gr string) grant.Usage {
+func usageOf(t *testing.T, gr string) usage.Turn {
 	t.Helper()
-	u, err := grant.ReadUsage(grant.UsagePath(gr), "turn-1", nil)
+	u, err := usage.Read(grant.UsagePath(gr), "turn-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,10 @@ import (
 
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // Errors a call can fail with. All but ErrGrantChanged are mistakes the model
@@ -24,9 +26,9 @@ var (
 	// ErrNotFound is sources.ErrNotFound: one sentinel for "no such
 	// document, page or section", whichever package says it.
 	ErrNotFound = sources.ErrNotFound
-	// ErrBudgetSpent is grant.ErrTurnSpent, which the usage log's
+	// ErrBudgetSpent is usage.ErrTurnSpent, which the usage log's
 	// reservation returns.
-	ErrBudgetSpent     = grant.ErrTurnSpent
+	ErrBudgetSpent     = usage.ErrTurnSpent
 	ErrInvalidArgument = errors.New("invalid argument")
 )
 
@@ -48,10 +50,11 @@ type Options struct {
 	Sources func(ctx context.Context, g *grant.Grant, open OpenFunc) ([]sources.Source, error)
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
-	// CacheDir is the host's cache folder for the grant's Vault (see
-	// grant.CacheDir), the one its resolver used; empty keeps the Vault's
-	// own .agentero/cache, "-" keeps no cache on disk.
-	CacheDir string
+	// CacheRoot is the host's folder for the caches of every Vault, the
+	// one its resolver used (researchctx.Resolver.CacheRoot): the grant's
+	// Vault keeps its caches in its own subfolder of it. Empty keeps the
+	// Vault's own .agentero/cache, "-" keeps no cache on disk.
+	CacheRoot string
 	// MaxResultChars caps the charge of one call (the characters of every
 	// string of its result; see ReadOutput.Chars), whatever the grant's
 	// budget allows: a transport sets it so a result fits its clients'
@@ -76,7 +79,7 @@ type Toolset struct {
 	// its Vault sources scores with (see sources.Collection).
 	coll *sources.Collection
 
-	usage *grant.UsageLog // shared with every process on the grant
+	usage *usage.Log // shared with every process on the grant
 }
 
 // Open reads the grant at grantPath, remembers its fingerprint and opens its
@@ -97,7 +100,7 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 	t := &Toolset{
 		grant:       g,
 		grantPath:   grantPath,
-		usage:       grant.OpenUsageLog(grant.UsagePath(grantPath)),
+		usage:       usage.Open(grant.UsagePath(grantPath)),
 		fingerprint: g.Fingerprint,
 		log:         opts.Logger,
 		maxResult:   opts.MaxResultChars,
@@ -110,7 +113,7 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 	if reg == nil {
 		reg = sources.DefaultRegistry
 	}
-	if t.lib, err = sources.OpenLibrary(g.Vault, &sources.LibraryOptions{CacheDir: grant.CacheDir(opts.CacheDir, g.Vault)}); err != nil {
+	if t.lib, err = sources.OpenLibrary(g.Vault, &sources.LibraryOptions{CacheDir: agentero.VaultCache(opts.CacheRoot, g.Vault)}); err != nil {
 		return nil, fmt.Errorf("opening the vault: %w", err)
 	}
 	if t.sources, err = t.openSources(ctx, g, reg, opts.Sources); err != nil {
@@ -144,7 +147,7 @@ func (t *Toolset) Grant() *grant.Grant { return t.grant }
 type turn struct {
 	ctx   context.Context // the call's
 	grant *grant.Grant
-	res   *grant.Reservation
+	res   *usage.Reservation
 }
 
 // begin re-reads the grant and reserves the call's budget: at most perCall
@@ -162,7 +165,7 @@ func (t *Toolset) begin(ctx context.Context, perCall func(grant.Budget) int) (*t
 		want = min(want, t.maxResult)
 	}
 	res, used, err := t.usage.Reserve(ctx, g.TurnID, g.Budget.TurnChars, want)
-	if errors.Is(err, grant.ErrTurnSpent) {
+	if errors.Is(err, usage.ErrTurnSpent) {
 		return nil, fmt.Errorf("%w: %d of %d characters used", ErrBudgetSpent, min(used, g.Budget.TurnChars), g.Budget.TurnChars)
 	}
 	if err != nil {
@@ -196,7 +199,7 @@ func (t *Toolset) finish(tn *turn, tool string, uris []string, chars int) (Budge
 }
 
 // finishSame is finish for a result that knows some of its locators to
-// name one work (grant.UsageLine.Same).
+// name one work (usage.Line.Same).
 func (t *Toolset) finishSame(tn *turn, tool string, uris []string, same [][]string, chars int) (BudgetReport, error) {
 	if err := tn.ctx.Err(); err != nil {
 		return BudgetReport{}, err

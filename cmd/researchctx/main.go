@@ -15,8 +15,9 @@
 //	researchctx clean -vault DIR -older-than AGE
 //
 // FILE is a path or - for standard input. RESEARCHCTX_CACHE_DIR, when set,
-// is the cache folder of plan, serve and the --agentero-context-mcp form. Exit codes: 0 done, 1 failed,
-// 2 a bad command line or input. See package cli for the JSON shapes, and
+// is the cache folder of plan, serve and the --agentero-context-mcp form. The exit codes are
+// package cli's (cli.ExitOK 0 done, cli.ExitError 1 failed, cli.ExitUsage 2 a bad command line or
+// input). See package cli for the JSON shapes, and
 // the README's "Other languages" section for a whole turn from Node.js.
 package main
 
@@ -34,7 +35,7 @@ import (
 
 func main() {
 	// Started by an agent as the MCP server for a grant: serve and exit.
-	mcp.ServeIfRequested(&mcp.ServeOptions{Toolset: &tools.Options{CacheDir: os.Getenv(cli.CacheDirEnv)}})
+	mcp.ServeIfRequested(&mcp.ServeOptions{Toolset: &tools.Options{CacheRoot: os.Getenv(cli.CacheDirEnv)}})
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	c := cli.NewCommand("researchctx")

@@ -23,7 +23,9 @@ import (
 	"github.com/researchctx/researchctx/cli"
 	"github.com/researchctx/researchctx/cli/decide"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/samplevault"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // exe is the researchctx binary, built once for the tests.
@@ -342,19 +344,19 @@ func TestServeAndSources(t *testing.T) {
 		t.Errorf("sources: %+v", out)
 	}
 	const page2 = "papers/2401.01234/2401.01234.pdf#page=2"
-	if len(out.Read) != 1 || out.Read[0].URI != page2 || out.Read[0].Place != grant.InGrant {
+	if len(out.Read) != 1 || out.Read[0].URI != page2 || out.Read[0].Place != usage.InGrant {
 		t.Errorf("read %+v, want %s in the grant", out.Read, page2)
 	}
 	if len(out.Searched) == 0 || len(out.Related) == 0 {
 		t.Errorf("searched %+v, related %+v: want both", out.Searched, out.Related)
 	}
 	for _, u := range out.Searched {
-		if u.Place != grant.InGrant || !strings.HasPrefix(u.URI, "papers/2401.01234/") || u.URI == page2 {
+		if u.Place != usage.InGrant || !strings.HasPrefix(u.URI, "papers/2401.01234/") || u.URI == page2 {
 			t.Errorf("searched %+v: want a card of the granted paper, not the page read", u)
 		}
 	}
 	for _, u := range out.Related {
-		if u.Place == grant.InGrant {
+		if u.Place == usage.InGrant {
 			t.Errorf("related %+v is placed in the grant", u)
 		}
 	}
@@ -367,7 +369,7 @@ func TestServeAndSources(t *testing.T) {
 	// The grant's own turn, before the agent called anything, used nothing.
 	mustRun(t, strings.Replace(req, `"turn-1"`, `"turn-2"`, 1), "plan", "-request", "-")
 	empty := decodeStrict[cli.SourcesOutput](t, mustRun(t, "", "sources", "-grant", p.GrantPath, "-turn", "turn-2"))
-	if diff := cmp.Diff(cli.SourcesOutput{TurnID: "turn-2", Groups: grant.Groups{Read: []grant.Used{}, Searched: []grant.Used{}, Related: []grant.Used{}}}, empty); diff != "" {
+	if diff := cmp.Diff(cli.SourcesOutput{TurnID: "turn-2", Groups: usage.Groups{Read: []usage.Used{}, Searched: []usage.Used{}, Related: []usage.Used{}}}, empty); diff != "" {
 		t.Errorf("an unused turn (-want +got):\n%s", diff)
 	}
 	// Lists are [] in JSON, never null, for the host's loops.
@@ -618,7 +620,7 @@ func TestCacheDir(t *testing.T) {
 	if len(p.Evidence) != 1 || p.Evidence[0].Page != 1 {
 		t.Fatalf("evidence %+v", p.Evidence)
 	}
-	own := grant.CacheDir(cache, vault)
+	own := agentero.VaultCache(cache, vault)
 	count := func() int {
 		n := 0
 		filepath.WalkDir(own, func(_ string, d os.DirEntry, err error) error {

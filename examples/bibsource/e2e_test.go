@@ -17,11 +17,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/cli"
 	"github.com/researchctx/researchctx/examples/bibsource/bib"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // buildHost builds this example's host executable, which links the bib
@@ -203,22 +205,22 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("reading a PDF the grant does not cover: %v, %v", res, err)
 	}
 
-	u, err := grant.ReadUsage(grant.UsagePath(gr), "turn-1", &plan.Scope)
+	u, err := usage.Read(grant.UsagePath(gr), "turn-1", &plan.Scope)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byURI := map[string]grant.Used{}
+	byURI := map[string]usage.Used{}
 	for _, s := range u.Sources {
 		byURI[s.URI] = s
-		if s.Place != grant.InGrant {
-			t.Errorf("source %s placed %s, want %s", s.URI, s.Place, grant.InGrant)
+		if s.Place != usage.InGrant {
+			t.Errorf("source %s placed %s, want %s", s.URI, s.Place, usage.InGrant)
 		}
 	}
-	for uri, use := range map[string]grant.Use{
-		uris[0]:                                 grant.UseSearched,
-		"library/refs.bib/okafor2024sba#page=2": grant.UseRead,
-		"library/refs.bib/sato2024survey":       grant.UseRead,    // read, and seen as a citing card
-		"library/refs.bib/window2024":           grant.UseRelated, // only seen as a related card
+	for uri, use := range map[string]usage.Use{
+		uris[0]:                                 usage.UseSearched,
+		"library/refs.bib/okafor2024sba#page=2": usage.UseRead,
+		"library/refs.bib/sato2024survey":       usage.UseRead,    // read, and seen as a citing card
+		"library/refs.bib/window2024":           usage.UseRelated, // only seen as a related card
 	} {
 		if byURI[uri].Use != use {
 			t.Errorf("usage of %s: %+v, want use %s (all: %+v)", uri, byURI[uri], use, u.Sources)
@@ -246,8 +248,8 @@ func TestUnknownKindFailsClosed(t *testing.T) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(""), &stdout, &stderr
 	err = cmd.Run()
 	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != mcp.ExitUsage {
-		t.Fatalf("server exit: %v, want code %d (stderr %q)", err, mcp.ExitUsage, &stderr)
+	if !errors.As(err, &exit) || exit.ExitCode() != cli.ExitUsage {
+		t.Fatalf("server exit: %v, want code %d (stderr %q)", err, cli.ExitUsage, &stderr)
 	}
 	line := stderr.String()
 	if stdout.Len() != 0 || strings.Count(line, "\n") != 1 || !strings.Contains(line, `kind "zotero", which this server does not know`) ||

@@ -32,6 +32,7 @@ import (
 	_ "github.com/researchctx/researchctx/examples/bibsource/bib" // registers the bib kind
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/mcp"
+	"github.com/researchctx/researchctx/usage"
 )
 
 func main() {
@@ -121,7 +122,7 @@ func run(ctx context.Context, w io.Writer, vault, mention, query string) error {
 		return err
 	}
 	fmt.Fprintf(w, "\npaper_relations %s: %d references, %d citing, %d related\n", entry, len(rels.References), len(rels.CitedBy), len(rels.Related))
-	u, err := grant.ReadUsage(grant.UsagePath(gr), plan.TurnID, &plan.Scope)
+	u, err := usage.Read(grant.UsagePath(gr), plan.TurnID, &plan.Scope)
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/tools"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // The sample vault's demo turn (package demo, shared with the sidebar).
@@ -261,7 +262,7 @@ type demoRun struct {
 	session   *sdk.ClientSession
 	calls     []callRecord
 	agent     *agentReport
-	usage     grant.Usage
+	usage     usage.Turn
 	sources   []sourceLink
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/tools"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // Citation URIs the default run's search must surface (see
@@ -115,7 +116,7 @@ func TestDefaultRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := grant.ReadUsage(filepath.Join(dir, "usage.jsonl"), g.TurnID, nil)
+	u, err := usage.Read(filepath.Join(dir, "usage.jsonl"), g.TurnID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +238,7 @@ func TestJSON(t *testing.T) {
 	if _, err := os.Stat(v.GrantPath); err != nil {
 		t.Errorf("grant: %v", err)
 	}
-	u, err := grant.ReadUsage(v.UsagePath, v.Plan.TurnID, nil)
+	u, err := usage.Read(v.UsagePath, v.Plan.TurnID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // sourceLink is one source of the turn, for display and -json.
@@ -18,7 +19,7 @@ type sourceLink struct {
 	Tool string `json:"tool"`
 	// Use is the strongest use over the turn: read, else searched, else
 	// related; a page read after a search card named it is read.
-	Use grant.Use `json:"use"`
+	Use usage.Use `json:"use"`
 	// External marks a doi.org or arxiv.org link.
 	External bool `json:"external"`
 	// InGrant marks a vault file the turn may read; a vault file outside
@@ -40,7 +41,7 @@ func (r *demoRun) showSources() error {
 // interactive mode, without it.
 func (r *demoRun) listSources(heading bool) error {
 	usagePath := grant.UsagePath(r.grantPath)
-	u, err := grant.ReadUsage(usagePath, r.plan.TurnID, &r.plan.Scope)
+	u, err := usage.Read(usagePath, r.plan.TurnID, &r.plan.Scope)
 	if err != nil {
 		return err
 	}
@@ -48,7 +49,7 @@ func (r *demoRun) listSources(heading bool) error {
 	r.sources = r.sources[:0]
 	for _, used := range u.Sources {
 		r.sources = append(r.sources, sourceLink{URI: used.URI, URL: openURL(r.plan.Vault, used.URI), Tool: used.Tools[0], Use: used.Use,
-			External: used.Place == grant.Outside, InGrant: used.Place == grant.InGrant, Locators: used.Locators})
+			External: used.Place == usage.Outside, InGrant: used.Place == usage.InGrant, Locators: used.Locators})
 	}
 	o := r.out
 	if heading {
@@ -63,14 +64,14 @@ func (r *demoRun) listSources(heading bool) error {
 		o.line("   (none: the agent received nothing from the vault)")
 		return nil
 	}
-	// Each source once, under its strongest use (as grant.Usage.Groups
+	// Each source once, under its strongest use (as usage.Turn.Groups
 	// puts it), each group in order of first use, numbered down the list.
-	groups := map[grant.Use][]int{}
+	groups := map[usage.Use][]int{}
 	for i, s := range r.sources {
 		groups[s.Use] = append(groups[s.Use], i)
 	}
 	n := 0
-	for _, use := range []grant.Use{grant.UseRead, grant.UseSearched, grant.UseRelated} {
+	for _, use := range []usage.Use{usage.UseRead, usage.UseSearched, usage.UseRelated} {
 		if len(groups[use]) == 0 {
 			continue
 		}
@@ -102,10 +103,10 @@ func (r *demoRun) listSources(heading bool) error {
 }
 
 // useLabel says what the sources of each use are.
-var useLabel = map[grant.Use]string{
-	grant.UseRead:     "what the agent read (context_read)",
-	grant.UseSearched: "seen on search cards only (context_search)",
-	grant.UseRelated:  "seen on relation cards only: references, cited by, related (paper_relations)",
+var useLabel = map[usage.Use]string{
+	usage.UseRead:     "what the agent read (context_read)",
+	usage.UseSearched: "seen on search cards only (context_search)",
+	usage.UseRelated:  "seen on relation cards only: references, cited by, related (paper_relations)",
 }
 
 // openURL turns a citation URI into a URL a terminal or browser opens: a

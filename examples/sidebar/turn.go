@@ -13,6 +13,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/acp"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // event is one thing the page draws while a turn runs, in order: the plan,
@@ -284,7 +285,7 @@ func (s *server) runTurn(ctx context.Context, t *turn, in askIn) {
 	// The sources are read back whatever happened: a cancelled turn still
 	// used what it received.
 	if plan.Mode == grant.ModeMCP {
-		u, uerr := grant.ReadUsage(grant.UsagePath(grantPath), plan.TurnID, &plan.Scope)
+		u, uerr := usage.Read(grant.UsagePath(grantPath), plan.TurnID, &plan.Scope)
 		if uerr != nil {
 			fail(uerr)
 		} else {

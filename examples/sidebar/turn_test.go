@@ -10,6 +10,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/acp"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // TestTurnStream: a turn streams its session, each tool call's start and
@@ -79,8 +80,8 @@ func TestTurnStream(t *testing.T) {
 		t.Fatalf("%d sources events", len(src))
 	}
 	v := src[0].Sources
-	var uses []grant.Use
-	places := map[grant.Place]int{}
+	var uses []usage.Use
+	places := map[usage.Place]int{}
 	for _, g := range v.Groups {
 		uses = append(uses, g.Use)
 		for _, it := range g.Sources {
@@ -112,7 +113,7 @@ func TestTurnStream(t *testing.T) {
 	if strings.Join(useStrings(uses), ",") != "read,searched,related" {
 		t.Errorf("groups %v", uses)
 	}
-	if places[grant.InGrant] == 0 || places[grant.InLibrary] == 0 || places[grant.Outside] == 0 {
+	if places[usage.InGrant] == 0 || places[usage.InLibrary] == 0 || places[usage.Outside] == 0 {
 		t.Errorf("places %v: want sources in the grant, in the library and outside", places)
 	}
 	if v.Calls == 0 || v.Chars == 0 {
@@ -120,7 +121,7 @@ func TestTurnStream(t *testing.T) {
 	}
 }
 
-func useStrings(us []grant.Use) []string {
+func useStrings(us []usage.Use) []string {
 	out := make([]string, len(us))
 	for i, u := range us {
 		out[i] = string(u)

@@ -13,6 +13,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/tools"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // callView is one tool call as the page draws it.
@@ -92,7 +93,7 @@ type sourcesView struct {
 
 // sourceGroup is one use: read, searched or related.
 type sourceGroup struct {
-	Use     grant.Use    `json:"use"`
+	Use     usage.Use    `json:"use"`
 	Label   string       `json:"label"`
 	Sources []sourceItem `json:"sources"`
 }
@@ -103,26 +104,26 @@ type sourceItem struct {
 	N          int         `json:"n"` // order of first use, from 1
 	Title      string      `json:"title,omitempty"`
 	Where      string      `json:"where,omitempty"`
-	Place      grant.Place `json:"place"`
+	Place      usage.Place `json:"place"`
 	PlaceLabel string      `json:"placeLabel"`
 	Tools      []string    `json:"tools"`
 }
 
-var useLabel = map[grant.Use]string{
-	grant.UseRead:     "Read: text the agent received",
-	grant.UseSearched: "Searched: seen on a search card",
-	grant.UseRelated:  "Related: seen on a relation card",
+var useLabel = map[usage.Use]string{
+	usage.UseRead:     "Read: text the agent received",
+	usage.UseSearched: "Searched: seen on a search card",
+	usage.UseRelated:  "Related: seen on a relation card",
 }
 
-var placeLabel = map[grant.Place]string{
-	grant.InGrant:   "in the grant",
-	grant.InLibrary: "in the library, not in this grant: seen on a card only",
-	grant.Outside:   "outside the vault",
+var placeLabel = map[usage.Place]string{
+	usage.InGrant:   "in the grant",
+	usage.InLibrary: "in the library, not in this grant: seen on a card only",
+	usage.Outside:   "outside the vault",
 }
 
 // sourcesView groups a turn's usage for the page, with each vault
 // source's document title.
-func (s *server) sourcesView(ctx context.Context, u grant.Usage, plan *researchctx.Plan) *sourcesView {
+func (s *server) sourcesView(ctx context.Context, u usage.Turn, plan *researchctx.Plan) *sourcesView {
 	v := &sourcesView{Calls: u.Calls, Chars: u.Chars, TurnChars: plan.Budget.TurnChars, Skipped: u.Skipped, Groups: []sourceGroup{}}
 	order := map[string]int{}
 	for i, used := range u.Sources {
@@ -130,9 +131,9 @@ func (s *server) sourcesView(ctx context.Context, u grant.Usage, plan *researchc
 	}
 	g := u.Groups()
 	for _, grp := range []struct {
-		use  grant.Use
-		list []grant.Used
-	}{{grant.UseRead, g.Read}, {grant.UseSearched, g.Searched}, {grant.UseRelated, g.Related}} {
+		use  usage.Use
+		list []usage.Used
+	}{{usage.UseRead, g.Read}, {usage.UseSearched, g.Searched}, {usage.UseRelated, g.Related}} {
 		sg := sourceGroup{Use: grp.use, Label: useLabel[grp.use], Sources: []sourceItem{}}
 		for _, used := range grp.list {
 			it := sourceItem{linkView: *link(used.URI), N: order[used.URI], Place: used.Place, PlaceLabel: placeLabel[used.Place], Tools: used.Tools}

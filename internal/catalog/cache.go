@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
@@ -69,7 +70,7 @@ func (v *Vault) cacheDir() string {
 	case "-":
 		return ""
 	case "":
-		return filepath.Join(v.root, ".agentero", "cache")
+		return filepath.Join(v.root, agentero.Cache)
 	}
 	dir, err := filepath.Abs(v.opts.CacheDir)
 	if err != nil {

@@ -27,19 +27,19 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
-// Kind says what a vault path is: one of grant's Vault kinds.
-type Kind = grant.Kind
+// Kind says what a vault path is. Its values are the grant's Vault kinds
+// (grant.Kind), which the Vault's sources convert it to.
+type Kind string
 
 // The three kinds of source a path can be.
 const (
-	KindPaper     = grant.KindPaper
-	KindDirectory = grant.KindDirectory
-	KindFile      = grant.KindFile
+	KindPaper     Kind = "paper"
+	KindDirectory Kind = "directory"
+	KindFile      Kind = "file"
 )
 
 // Errors callers branch on. Messages name vault-relative paths only.

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
@@ -56,7 +57,7 @@ type forgedPaper struct {
 // vault path. Everything else in the cache, its stamps included, is kept,
 // so the cache is as fresh as it was.
 func ForgeCatalogue(vault, ref, pdf string) error {
-	d, err := safefs.OpenDir(filepath.Join(vault, ".agentero", "cache"), 0)
+	d, err := safefs.OpenDir(filepath.Join(vault, agentero.Cache), 0)
 	if err != nil {
 		return fmt.Errorf("hostilevault: %w", err)
 	}
@@ -121,7 +122,7 @@ type forgedRecord struct {
 // from's path, size and modification time, as a record copied from
 // elsewhere would be.
 func ForgePDFPathRecord(vault, from, to string) error {
-	d, err := safefs.OpenDir(filepath.Join(vault, ".agentero", "cache", "pdf"), 0)
+	d, err := safefs.OpenDir(filepath.Join(vault, agentero.Cache, "pdf"), 0)
 	if err != nil {
 		return fmt.Errorf("hostilevault: %w", err)
 	}

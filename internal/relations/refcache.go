@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
 )
@@ -79,7 +80,7 @@ func (l *Library) refCache() *refCache {
 	switch l.opts.CacheDir {
 	case "-":
 	case "":
-		rc.dir = filepath.Join(l.v.Root(), ".agentero", "cache", refCacheDir)
+		rc.dir = filepath.Join(l.v.Root(), agentero.Cache, refCacheDir)
 	default:
 		if dir, err := filepath.Abs(l.opts.CacheDir); err == nil {
 			rc.dir = filepath.Join(dir, refCacheDir)

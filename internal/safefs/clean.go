@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/researchctx/researchctx/internal/agentero"
 )
 
 // PrivateDir is the name of the SDK's private folder at the Vault root. It is
 // never listed, walked, opened or stat'ed through this package.
-const PrivateDir = ".agentero"
+const PrivateDir = agentero.Dir
 
 // maxPathLen bounds the work one path can cause; no real Vault path is near it.
 const maxPathLen = 4096

@@ -39,6 +39,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/procstat"
@@ -225,7 +226,7 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 	fmt.Printf("new process, index present: first search median %v (in-process %v) [runs %v]; peak RSS after %d more searches: median %.1f MB, max %.1f MB\n",
 		pct(firsts, 0.5), pct(inners, 0.5), roundAll(firsts), warm, float64(rss[len(rss)/2])/(1<<20), float64(rss[len(rss)-1])/(1<<20))
 
-	size, files := dirSize(filepath.Join(dir, ".agentero", "cache", "library"))
+	size, files := dirSize(filepath.Join(dir, agentero.Cache, "library"))
 	units := countUnits(dir)
 	fmt.Printf("index on disk: %.1f MB in %d files for %d pages (units): %.1f MB per 1,000 pages\n",
 		float64(size)/(1<<20), files, units, float64(size)/(1<<20)/float64(max(units, 1))*1000)
@@ -426,7 +427,7 @@ func runChild(ctx context.Context, gr string, warm int, query string) error {
 
 // countUnits returns the live documents of the library index.
 func countUnits(root string) int {
-	n, err := libindex.Docs(filepath.Join(root, ".agentero", "cache", "library"))
+	n, err := libindex.Docs(filepath.Join(root, agentero.Cache, "library"))
 	if err != nil {
 		fmt.Println("counting the index's units:", err)
 	}

@@ -38,6 +38,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/index/scifact"
 	"github.com/researchctx/researchctx/internal/procstat"
@@ -276,7 +277,7 @@ func freshRuns(ctx context.Context, s *session, root string, claims []scifact.Cl
 		return nil, nil, err
 	}
 	withCache, without = &freshStats{}, &freshStats{}
-	cache := filepath.Join(root, ".agentero", "cache")
+	cache := filepath.Join(root, agentero.Cache)
 	for i := range 2 * runs {
 		cold := i%2 == 1
 		if cold {

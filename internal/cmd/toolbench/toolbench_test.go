@@ -12,6 +12,7 @@ import (
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/index/scifact"
 	"github.com/researchctx/researchctx/tools"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // Quality bars of the gate, on the training claims.
@@ -78,7 +79,7 @@ func TestSciFactThroughTools(t *testing.T) {
 		t.Errorf("quote halves %+v and %+v do not split %d hits of %d claims", even, odd, ev.QuoteHits, ev.QuoteClaims)
 	}
 	// The last turn's usage log holds exactly its searches.
-	u, err := grant.ReadUsage(grant.UsagePath(s.grant), s.plan.TurnID, nil)
+	u, err := usage.Read(grant.UsagePath(s.grant), s.plan.TurnID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

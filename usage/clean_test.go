@@ -1,4 +1,4 @@
-package grant
+package usage
 
 import (
 	"bufio"
@@ -15,6 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/internal/safefs"
+
+	"github.com/researchctx/researchctx/grant"
 )
 
 // reservationHolder is a child process of TestCleanInUse: a server in the
@@ -22,7 +24,7 @@ import (
 // and holds the reservation until its standard input closes; then it exits
 // without settling, as a killed server does.
 func reservationHolder(path string) int {
-	if _, _, err := OpenUsageLog(path).Reserve(context.Background(), "t", 1000, 100); err != nil {
+	if _, _, err := Open(path).Reserve(context.Background(), "t", 1000, 100); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -39,7 +41,7 @@ func runtimeDir(t *testing.T, vault, name string, age time.Duration) string {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{File, UsageFile} {
+	for _, f := range []string{grant.File, grant.UsageFile} {
 		if err := os.WriteFile(filepath.Join(dir, f), []byte("{}\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +88,7 @@ func TestClean(t *testing.T) {
 	// the folder itself.
 	mixed := runtimeDir(t, vault, "rewritten", 10*day)
 	now := time.Now()
-	if err := os.Chtimes(filepath.Join(mixed, File), now, now); err != nil {
+	if err := os.Chtimes(filepath.Join(mixed, grant.File), now, now); err != nil {
 		t.Fatal(err)
 	}
 	// Not runtime folders: left alone.
@@ -174,7 +176,7 @@ func TestCleanErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := os.Stat(filepath.Join(target, ".agentero", "context-sessions", "old", File)); err != nil {
+	if _, err := os.Stat(filepath.Join(target, ".agentero", "context-sessions", "old", grant.File)); err != nil {
 		t.Errorf("the link's target was cleaned: %v", err)
 	}
 }
@@ -183,7 +185,7 @@ func TestCleanInUse(t *testing.T) {
 	const day = 24 * time.Hour
 	vault := t.TempDir()
 	dir := runtimeDir(t, vault, "busy", 10*day)
-	usage := filepath.Join(dir, UsageFile)
+	usage := filepath.Join(dir, grant.UsageFile)
 
 	// A server process in the middle of a call holds a reservation.
 	cmd := exec.Command(os.Args[0], "-test.run=^$")

@@ -1,4 +1,4 @@
-package grant
+package usage
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+
+	"github.com/researchctx/researchctx/grant"
 )
 
 // BenchmarkLedger is the usage-log cost of one tool call: the reservation
@@ -15,7 +17,7 @@ import (
 // turn every 1,000 calls keeps the budget from running out.
 func BenchmarkLedger(b *testing.B) {
 	b.Run("reserve-settle", func(b *testing.B) {
-		l := OpenUsageLog(filepath.Join(b.TempDir(), UsageFile))
+		l := Open(filepath.Join(b.TempDir(), grant.UsageFile))
 		uris := []string{"papers/p/p.pdf#page=1"}
 		for i := 0; b.Loop(); i++ {
 			turn := "t" + strconv.Itoa(i/1000)
@@ -29,12 +31,12 @@ func BenchmarkLedger(b *testing.B) {
 		}
 	})
 	b.Run("reserve-settle-parallel", func(b *testing.B) {
-		// Four UsageLogs on one file stand for four server processes,
+		// Four Logs on one file stand for four server processes,
 		// each call contending for the lock.
-		path := filepath.Join(b.TempDir(), UsageFile)
+		path := filepath.Join(b.TempDir(), grant.UsageFile)
 		var next atomic.Int64
 		b.RunParallel(func(pb *testing.PB) {
-			l := OpenUsageLog(path)
+			l := Open(path)
 			for pb.Next() {
 				turn := "t" + strconv.FormatInt(next.Add(1)/1000, 10)
 				r, _, err := l.Reserve(context.Background(), turn, 400_000, 300)
@@ -48,18 +50,18 @@ func BenchmarkLedger(b *testing.B) {
 		})
 	})
 	b.Run("sum-append", func(b *testing.B) {
-		path := filepath.Join(b.TempDir(), UsageFile)
+		path := filepath.Join(b.TempDir(), grant.UsageFile)
 		uris := []string{"papers/p/p.pdf#page=1"}
 		sums := map[string]int{}
 		var off int64
 		for i := 0; b.Loop(); i++ {
 			turn := "t" + strconv.Itoa(i/1000)
-			next, err := SumUsage(path, off, sums)
+			next, err := sumTurns(path, off, sums)
 			if err != nil {
 				b.Fatal(err)
 			}
 			off = next
-			if err := appendUnlocked(path, UsageLine{TurnID: turn, Tool: "context_read", URIs: uris, Chars: 300}); err != nil {
+			if err := appendUnlocked(path, Line{TurnID: turn, Tool: "context_read", URIs: uris, Chars: 300}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -68,7 +70,7 @@ func BenchmarkLedger(b *testing.B) {
 
 // appendUnlocked is the append of the protocol the ledger replaced: one
 // O_APPEND write, no lock.
-func appendUnlocked(path string, l UsageLine) error {
+func appendUnlocked(path string, l Line) error {
 	data, err := marshalUsage(l)
 	if err != nil {
 		return err

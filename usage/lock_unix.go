@@ -1,6 +1,6 @@
 //go:build unix
 
-package grant
+package usage
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package grant
+package usage
 
 import (
 	"bufio"
@@ -14,11 +14,12 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/cite"
-	"github.com/researchctx/researchctx/internal/safefs"
+
+	"github.com/researchctx/researchctx/grant"
 )
 
-// UsageLine is one line of usage.jsonl: one tool call of one turn.
-type UsageLine struct {
+// Line is one line of usage.jsonl: one tool call of one turn.
+type Line struct {
 	At     time.Time `json:"at"`
 	TurnID string    `json:"turnId"`
 	Tool   string    `json:"tool"`
@@ -29,7 +30,7 @@ type UsageLine struct {
 	// (see Used.Locators); a locator of a set need not be in URIs.
 	Same  [][]string `json:"same,omitempty"`
 	Chars int        `json:"chars"`
-	// Settles names the reservation (see UsageLog) this call was built
+	// Settles names the reservation (see Log) this call was built
 	// within; empty for a line written without one.
 	Settles string `json:"settles,omitempty"`
 }
@@ -38,23 +39,8 @@ type UsageLine struct {
 // longer line in the file is skipped without being held in memory.
 const maxUsageLine = 1 << 20
 
-// AppendUsage appends one line to the usage log at path with a single write
-// on a file opened with O_APPEND, under the log's lock, so concurrent
-// servers never interleave or lose lines. The file is created 0600. Tools
-// that serve a budget append through a UsageLog reservation instead.
-func AppendUsage(path string, l UsageLine) error {
-	data, err := marshalUsage(l)
-	if err != nil {
-		return err
-	}
-	return withUsageLock(path, func(f *safefs.File, st os.FileInfo) error {
-		_, err := appendRecord(f, data, tornTail(f, st.Size()))
-		return err
-	})
-}
-
 // marshalUsage encodes a usage line, newline included.
-func marshalUsage(l UsageLine) ([]byte, error) {
+func marshalUsage(l Line) ([]byte, error) {
 	if l.At.IsZero() {
 		l.At = time.Now()
 	}
@@ -72,13 +58,13 @@ func marshalUsage(l UsageLine) ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// Usage is what a turn used, read back from usage.jsonl.
-type Usage struct {
-	Calls   int         // tool calls of the turn
-	Chars   int         // text characters returned to the agent, summed (saturating)
-	Sources []Used      // distinct citation URIs, in order of first use
-	Skipped int         // lines of the file that could not be read (torn or corrupt)
-	Lines   []UsageLine // the turn's lines, in the order they were appended
+// Turn is what a turn used, read back from usage.jsonl.
+type Turn struct {
+	Calls   int    // tool calls of the turn
+	Chars   int    // text characters returned to the agent, summed (saturating)
+	Sources []Used // distinct citation URIs, in order of first use
+	Skipped int    // lines of the file that could not be read (torn or corrupt)
+	Lines   []Line // the turn's lines, in the order they were appended
 }
 
 // Use is how a source reached the agent in a turn.
@@ -121,7 +107,7 @@ type Used struct {
 
 // URIs returns the distinct citation URIs of the turn, in order of first
 // use.
-func (u Usage) URIs() []string {
+func (u Turn) URIs() []string {
 	out := make([]string, len(u.Sources))
 	for i, s := range u.Sources {
 		out[i] = s.URI
@@ -139,7 +125,7 @@ type Groups struct {
 }
 
 // Groups returns the turn's sources by their strongest use.
-func (u Usage) Groups() Groups {
+func (u Turn) Groups() Groups {
 	g := Groups{Read: []Used{}, Searched: []Used{}, Related: []Used{}}
 	for _, s := range u.Sources {
 		switch s.Use {
@@ -157,9 +143,9 @@ func (u Usage) Groups() Groups {
 // useOf is the use a tool's result gives its URIs.
 func useOf(tool string) Use {
 	switch tool {
-	case ToolRead:
+	case grant.ToolRead:
 		return UseRead
-	case ToolSearch:
+	case grant.ToolSearch:
 		return UseSearched
 	}
 	return UseRelated
@@ -184,7 +170,7 @@ func stronger(a, b Use) bool {
 // placeOf says where a citation URI lies: a DOI or arXiv link is Outside, a
 // path the scope covers is InGrant, any other path InLibrary. With no scope
 // every path is InLibrary.
-func placeOf(uri string, scope *Scope) Place {
+func placeOf(uri string, scope *grant.Scope) Place {
 	u, err := cite.Parse(uri)
 	p := ""
 	switch {
@@ -203,16 +189,16 @@ func placeOf(uri string, scope *Scope) Place {
 	return InLibrary
 }
 
-// ReadUsage reads the usage log at path and sums the lines of one turn:
+// Read reads the usage log at path and sums the lines of one turn:
 // calls, characters, and each citation URI with the tools that returned it.
 // scope, when not nil, is the turn's scope (a Plan's or a Grant's): it
 // places each source in the grant or in the library; nil places every Vault
-// path in the library. A missing file is an empty Usage. Torn or corrupt
+// path in the library. A missing file is an empty Turn. Torn or corrupt
 // lines are skipped and counted in Skipped, never fatal; reservation
-// records (see UsageLog) are not calls and are passed over. Sums saturate
+// records (see Log) are not calls and are passed over. Sums saturate
 // at the largest int.
-func ReadUsage(path, turnID string, scope *Scope) (Usage, error) {
-	var u Usage
+func Read(path, turnID string, scope *grant.Scope) (Turn, error) {
+	var u Turn
 	f, err := openUsage(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return u, nil
@@ -237,7 +223,7 @@ func ReadUsage(path, turnID string, scope *Scope) (Usage, error) {
 		case rec.TurnID == turnID:
 			u.Calls++
 			u.Chars = addChars(u.Chars, rec.Chars)
-			u.Lines = append(u.Lines, UsageLine{At: rec.At, TurnID: rec.TurnID, Tool: rec.Tool, URIs: rec.URIs, Same: rec.Same, Chars: rec.Chars})
+			u.Lines = append(u.Lines, Line{At: rec.At, TurnID: rec.TurnID, Tool: rec.Tool, URIs: rec.URIs, Same: rec.Same, Chars: rec.Chars})
 		}
 	})
 	if err != nil {
@@ -250,7 +236,7 @@ func ReadUsage(path, turnID string, scope *Scope) (Usage, error) {
 // sourcesOf sums the URIs of a turn's lines into its sources, in order of
 // first use: each with its strongest use and the tools that returned it.
 // URIs a line's Same names as one work are one source.
-func sourcesOf(lines []UsageLine, scope *Scope) []Used {
+func sourcesOf(lines []Line, scope *grant.Scope) []Used {
 	// The works: every URI points to the first URI of its set (union-find).
 	parent := map[string]string{}
 	var root func(string) string
@@ -326,36 +312,7 @@ func sourcesOf(lines []UsageLine, scope *Scope) []Used {
 	return out
 }
 
-// SumUsage adds the characters of every turn's lines in the usage log at
-// path, read from byte offset from, to sums (keyed by turn id). It returns
-// the offset after the last complete line, so a caller can keep its sums and
-// read only what was appended since, by any process: a torn last line is
-// left for the next call. A missing file adds nothing. Sums saturate.
-// Reservations in flight are not counted: a UsageLog counts them.
-func SumUsage(path string, from int64, sums map[string]int) (next int64, err error) {
-	f, err := openUsage(path, os.O_RDONLY)
-	if errors.Is(err, os.ErrNotExist) {
-		return from, nil
-	}
-	if err != nil {
-		return from, err
-	}
-	defer f.Close()
-	if err := checkUsageRead(f, from); err != nil {
-		return from, err
-	}
-	n, err := scanUsage(io.NewSectionReader(f, from, math.MaxInt64-from), func(line []byte, ok bool) {
-		if rec, kind := parseUsage(line); ok && kind == recCall {
-			sums[rec.TurnID] = addChars(sums[rec.TurnID], rec.Chars)
-		}
-	})
-	if err != nil {
-		return from + n, fmt.Errorf("reading the usage log: %w", err)
-	}
-	return from + n, nil
-}
-
-// usageRecord is any line of usage.jsonl: a call (UsageLine's fields), a
+// usageRecord is any line of usage.jsonl: a call (Line's fields), a
 // reservation, or the release of one.
 type usageRecord struct {
 	At      time.Time      `json:"at"`

@@ -1,4 +1,4 @@
-package grant
+package usage
 
 import (
 	"errors"
@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/agentero"
 )
 
 // removing prefixes a runtime folder being removed by Clean. '+' is not
@@ -73,7 +76,7 @@ func Clean(vault string, olderThan time.Duration) ([]string, error) {
 			}
 			continue
 		}
-		if CheckRuntimeID(name) != nil {
+		if grant.CheckRuntimeID(name) != nil {
 			continue
 		}
 		ok, err := cleanRuntime(root, vault, name, cutoff)
@@ -89,7 +92,10 @@ func Clean(vault string, olderThan time.Duration) ([]string, error) {
 }
 
 // sessionsName is how errors name the sessions folder.
-var sessionsName = filepath.ToSlash(sessionsDir)
+var sessionsName = agentero.Sessions
+
+// sessionsDir is the sessions folder, relative to the Vault root.
+var sessionsDir = filepath.FromSlash(agentero.Sessions)
 
 func cleanError(name string, err error) error {
 	var pe *fs.PathError
@@ -144,7 +150,7 @@ func cleanRuntime(root *os.Root, vault, name string, cutoff time.Time) (bool, er
 	// the rename finds no grant and fails closed. The log is opened as
 	// every usage log is: no link followed, a regular file only, without
 	// blocking.
-	f, err := openUsage(filepath.Join(vault, sessionsDir, name, UsageFile), os.O_RDONLY)
+	f, err := openUsage(filepath.Join(vault, sessionsDir, name, grant.UsageFile), os.O_RDONLY)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -220,9 +226,9 @@ func newerThan(root *os.Root, name string, cutoff time.Time) (bool, error) {
 
 // holdsReservation reports whether the usage log r holds a reservation
 // that was neither settled nor released and whose process may still run,
-// as a UsageLog reading it counts them.
+// as a Log reading it counts them.
 func holdsReservation(r io.Reader) (bool, error) {
-	l := OpenUsageLog("") // no I/O: only its sums are used
+	l := Open("") // no I/O: only its sums are used
 	_, err := scanUsage(r, func(line []byte, ok bool) {
 		if ok {
 			l.apply(line)

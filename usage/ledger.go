@@ -1,4 +1,4 @@
-package grant
+package usage
 
 import (
 	"context"
@@ -16,11 +16,11 @@ import (
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
-// ErrTurnSpent is returned by UsageLog.Reserve when the turn's budget is
+// ErrTurnSpent is returned by Log.Reserve when the turn's budget is
 // used up, counting the reservations of calls still in flight.
 var ErrTurnSpent = errors.New("the turn's reading budget is spent")
 
-// UsageLog is the usage log of one grant as the processes serving it share
+// Log is the usage log of one grant as the processes serving it share
 // it: it makes the turn's budget exact across goroutines and processes.
 //
 // A call reserves before it builds its result: under an exclusive lock on
@@ -39,13 +39,13 @@ var ErrTurnSpent = errors.New("the turn's reading budget is spent")
 // cannot be checked, counts until its turn ends (a new turn id starts a
 // new budget).
 //
-// A UsageLog is safe for concurrent use, and several UsageLogs on one file,
+// A Log is safe for concurrent use, and several Logs on one file,
 // in one process or many, exclude each other.
-type UsageLog struct {
+type Log struct {
 	path string
 	pid  int
 	host string
-	tag  string // random per UsageLog, so reservation ids never repeat
+	tag  string // random per Log, so reservation ids never repeat
 
 	mu      sync.Mutex
 	seq     uint64
@@ -149,17 +149,17 @@ func (h *holds) clear() {
 }
 
 // heldHere holds the ids of the reservations this process holds open, in
-// any UsageLog: a reservation with this process's pid that is not here was
+// any Log: a reservation with this process's pid that is not here was
 // made by an earlier process with the same pid, which is gone.
 var heldHere sync.Map
 
-// OpenUsageLog returns the UsageLog at path (usage.jsonl beside a grant; see
+// Open returns the Log at path (usage.jsonl beside a grant; see
 // UsagePath). It does no I/O: the file is created on first use.
-func OpenUsageLog(path string) *UsageLog {
+func Open(path string) *Log {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	host, _ := os.Hostname()
-	return &UsageLog{
+	return &Log{
 		path: path, pid: os.Getpid(), host: host, tag: hex.EncodeToString(b[:]),
 		settled: map[string]int{}, pending: newHolds(),
 	}
@@ -167,7 +167,7 @@ func OpenUsageLog(path string) *UsageLog {
 
 // Reservation is budget held by one call until it settles or releases it.
 type Reservation struct {
-	log   *UsageLog
+	log   *Log
 	id    string
 	turn  string
 	chars int
@@ -189,7 +189,7 @@ const reserveWait = 10 * time.Second
 // agent's parallel calls then get the whole budget between them, not a
 // sliver each. After the wait it reserves what remains; when nothing
 // does, the error wraps ErrTurnSpent.
-func (l *UsageLog) Reserve(ctx context.Context, turnID string, turnChars, want int) (*Reservation, int, error) {
+func (l *Log) Reserve(ctx context.Context, turnID string, turnChars, want int) (*Reservation, int, error) {
 	if want <= 0 {
 		return nil, 0, fmt.Errorf("reserving %d characters: want must be positive", want)
 	}
@@ -215,7 +215,7 @@ func (l *UsageLog) Reserve(ctx context.Context, turnID string, turnChars, want i
 // tryReserve reserves min(want, what remains), or nothing and waiting set
 // when calls in flight hold what would make up want; with partial, it
 // reserves what remains whatever is held.
-func (l *UsageLog) tryReserve(turnID string, turnChars, want int, partial bool) (r *Reservation, used int, waiting bool, err error) {
+func (l *Log) tryReserve(turnID string, turnChars, want int, partial bool) (r *Reservation, used int, waiting bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	err = withUsageLock(l.path, func(f *safefs.File, st os.FileInfo) error {
@@ -255,7 +255,7 @@ func (l *UsageLog) tryReserve(turnID string, turnChars, want int, partial bool) 
 // held sums the open reservations of a turn whose process still runs, and
 // reports whether any belongs to a call in flight (that may release some).
 // It checks each process once, whatever it holds.
-func (l *UsageLog) held(turnID string) (sum int, any bool) {
+func (l *Log) held(turnID string) (sum int, any bool) {
 	for key, hd := range l.pending.turns[turnID] {
 		if !l.live(turnID, key, hd) {
 			continue
@@ -270,7 +270,7 @@ func (l *UsageLog) held(turnID string) (sum int, any bool) {
 // turn, and forgets what it holds when it cannot: a process that is gone,
 // or, for this process's pid, the reservations this process does not hold
 // (an earlier process with the same pid).
-func (l *UsageLog) live(turn string, key procKey, hd *holder) bool {
+func (l *Log) live(turn string, key procKey, hd *holder) bool {
 	switch {
 	case key.host != l.host:
 		return true // another machine: its pid means nothing here
@@ -290,7 +290,7 @@ func (l *UsageLog) live(turn string, key procKey, hd *holder) bool {
 
 // holdsLive reports whether any reservation of the log is open for a
 // process that may still settle it.
-func (l *UsageLog) holdsLive() bool {
+func (l *Log) holdsLive() bool {
 	for turn, procs := range l.pending.turns {
 		for key, hd := range procs {
 			if l.live(turn, key, hd) {
@@ -310,7 +310,7 @@ func (r *Reservation) Settle(tool string, uris []string, chars int) (int, error)
 }
 
 // SettleSame is Settle for a call that knows some of its locators to name
-// one work (see UsageLine.Same).
+// one work (see Line.Same).
 func (r *Reservation) SettleSame(tool string, uris []string, same [][]string, chars int) (int, error) {
 	if r.done {
 		return 0, errors.New("the reservation is already settled")
@@ -319,7 +319,7 @@ func (r *Reservation) SettleSame(tool string, uris []string, same [][]string, ch
 		r.Release()
 		return 0, fmt.Errorf("a result of %d characters exceeds its reservation of %d", chars, r.chars)
 	}
-	data, err := marshalUsage(UsageLine{TurnID: r.turn, Tool: tool, URIs: uris, Same: same, Chars: chars, Settles: r.id})
+	data, err := marshalUsage(Line{TurnID: r.turn, Tool: tool, URIs: uris, Same: same, Chars: chars, Settles: r.id})
 	if err != nil {
 		r.Release()
 		return 0, err
@@ -380,7 +380,7 @@ func (r *Reservation) finish(line []byte, chars int) (int, error) {
 // call fail closed with an error wrapping safefs.ErrTooLarge, since the
 // budget cannot be checked without reading it; nothing is handed out
 // unchecked.
-func (l *UsageLog) sync(f *safefs.File, st os.FileInfo) error {
+func (l *Log) sync(f *safefs.File, st os.FileInfo) error {
 	if l.file != nil && (!os.SameFile(l.file, st) || st.Size() < l.off) {
 		l.off = 0
 		clear(l.settled)
@@ -407,7 +407,7 @@ func (l *UsageLog) sync(f *safefs.File, st os.FileInfo) error {
 }
 
 // apply adds one complete line to the sums.
-func (l *UsageLog) apply(line []byte) {
+func (l *Log) apply(line []byte) {
 	rec, kind := parseUsage(line)
 	switch kind {
 	case recCall:
@@ -425,7 +425,7 @@ func (l *UsageLog) apply(line []byte) {
 // append writes one record at the end of the log, read up to its end by
 // sync, and moves past it. A torn last line (a writer that died mid-write)
 // is ended first, so the record starts a line of its own.
-func (l *UsageLog) append(f *safefs.File, st os.FileInfo, data []byte) error {
+func (l *Log) append(f *safefs.File, st os.FileInfo, data []byte) error {
 	n, err := appendRecord(f, data, l.off < st.Size())
 	if err != nil {
 		return err

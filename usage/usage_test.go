@@ -1,4 +1,4 @@
-package grant
+package usage
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/researchctx/researchctx/grant"
 )
 
 // TestMain lets the test binary act as a usage writer process.
@@ -21,7 +23,7 @@ func TestMain(m *testing.M) {
 		id := os.Getenv("RESEARCHCTX_USAGE_ID")
 		for i := range 1000 {
 			uri := fmt.Sprintf("papers/p%s/p.pdf#page=%d", id, i%7+1)
-			if err := AppendUsage(path, UsageLine{TurnID: "t", Tool: "context_read", URIs: []string{uri}, Chars: 1}); err != nil {
+			if err := appendLine(path, Line{TurnID: "t", Tool: "context_read", URIs: []string{uri}, Chars: 1}); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)
 			}
@@ -38,7 +40,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestUsageConcurrentProcesses(t *testing.T) {
-	path := filepath.Join(t.TempDir(), UsageFile)
+	path := filepath.Join(t.TempDir(), grant.UsageFile)
 	const procs = 8
 	var wg sync.WaitGroup
 	errs := make([]error, procs)
@@ -68,7 +70,7 @@ func TestUsageConcurrentProcesses(t *testing.T) {
 	lines := 0
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var l UsageLine
+		var l Line
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("line %d is not valid JSON (interleaved?): %q", lines+1, sc.Text())
 		}
@@ -77,7 +79,7 @@ func TestUsageConcurrentProcesses(t *testing.T) {
 	if lines != procs*1000 {
 		t.Fatalf("%d lines, want %d", lines, procs*1000)
 	}
-	u, err := ReadUsage(path, "t", nil)
+	u, err := Read(path, "t", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,63 +92,63 @@ func TestUsageConcurrentProcesses(t *testing.T) {
 }
 
 func TestReadUsage(t *testing.T) {
-	path := filepath.Join(t.TempDir(), UsageFile)
-	for _, l := range []UsageLine{
+	path := filepath.Join(t.TempDir(), grant.UsageFile)
+	for _, l := range []Line{
 		{TurnID: "t1", Tool: "context_search", URIs: []string{"a.pdf#page=1", "b.md"}, Chars: 100},
 		{TurnID: "t2", Tool: "context_read", URIs: []string{"other.pdf#page=9"}, Chars: 5000},
 		{TurnID: "t1", Tool: "context_read", URIs: []string{"b.md", "c.txt"}, Chars: 50},
 		{TurnID: "t1", Tool: "paper_relations", Chars: 10},
 	} {
-		if err := AppendUsage(path, l); err != nil {
+		if err := appendLine(path, l); err != nil {
 			t.Fatal(err)
 		}
 	}
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("not json\n" + `{"turnId":"t1","tool":"context_read","uris":["torn.pdf"],"chars":99`)
 	f.Close()
-	u, err := ReadUsage(path, "t1", nil)
+	u, err := Read(path, "t1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Usage{Calls: 3, Chars: 160, Sources: []Used{
-		{URI: "a.pdf#page=1", Use: UseSearched, Tools: []string{ToolSearch}, Place: InLibrary},
-		{URI: "b.md", Use: UseRead, Tools: []string{ToolSearch, ToolRead}, Place: InLibrary},
-		{URI: "c.txt", Use: UseRead, Tools: []string{ToolRead}, Place: InLibrary},
-	}, Skipped: 2, Lines: []UsageLine{
+	want := Turn{Calls: 3, Chars: 160, Sources: []Used{
+		{URI: "a.pdf#page=1", Use: UseSearched, Tools: []string{grant.ToolSearch}, Place: InLibrary},
+		{URI: "b.md", Use: UseRead, Tools: []string{grant.ToolSearch, grant.ToolRead}, Place: InLibrary},
+		{URI: "c.txt", Use: UseRead, Tools: []string{grant.ToolRead}, Place: InLibrary},
+	}, Skipped: 2, Lines: []Line{
 		{TurnID: "t1", Tool: "context_search", URIs: []string{"a.pdf#page=1", "b.md"}, Chars: 100},
 		{TurnID: "t1", Tool: "context_read", URIs: []string{"b.md", "c.txt"}, Chars: 50},
 		{TurnID: "t1", Tool: "paper_relations", URIs: []string{}, Chars: 10},
 	}}
-	if diff := cmp.Diff(want, u, cmpopts.IgnoreFields(UsageLine{}, "At")); diff != "" {
+	if diff := cmp.Diff(want, u, cmpopts.IgnoreFields(Line{}, "At")); diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
 	}
-	u, err = ReadUsage(filepath.Join(t.TempDir(), "missing.jsonl"), "t1", nil)
+	u, err = Read(filepath.Join(t.TempDir(), "missing.jsonl"), "t1", nil)
 	if err != nil || u.Calls != 0 {
 		t.Errorf("missing log: %+v, %v", u, err)
 	}
 }
 
 func TestSumUsageIncremental(t *testing.T) {
-	path := filepath.Join(t.TempDir(), UsageFile)
+	path := filepath.Join(t.TempDir(), grant.UsageFile)
 	sums := map[string]int{}
-	next, err := SumUsage(path, 0, sums)
+	next, err := sumTurns(path, 0, sums)
 	if err != nil || next != 0 || len(sums) != 0 {
 		t.Fatalf("missing log: %d, %v, %v", next, sums, err)
 	}
-	AppendUsage(path, UsageLine{TurnID: "a", Tool: "x", Chars: 5})
-	AppendUsage(path, UsageLine{TurnID: "b", Tool: "x", Chars: 7})
+	appendLine(path, Line{TurnID: "a", Tool: "x", Chars: 5})
+	appendLine(path, Line{TurnID: "b", Tool: "x", Chars: 7})
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"turnId":"a","tool":"x","chars":100`) // torn: not counted yet
 	f.Close()
-	next, err = SumUsage(path, next, sums)
+	next, err = sumTurns(path, next, sums)
 	if err != nil || sums["a"] != 5 || sums["b"] != 7 {
 		t.Fatalf("sums %v, %v", sums, err)
 	}
 	f, _ = os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("}\n") // the line is whole now
 	f.Close()
-	AppendUsage(path, UsageLine{TurnID: "a", Tool: "x", Chars: 1})
-	if _, err := SumUsage(path, next, sums); err != nil || sums["a"] != 106 || sums["b"] != 7 {
+	appendLine(path, Line{TurnID: "a", Tool: "x", Chars: 1})
+	if _, err := sumTurns(path, next, sums); err != nil || sums["a"] != 106 || sums["b"] != 7 {
 		t.Fatalf("after appends: %v, %v", sums, err)
 	}
 }

@@ -1,4 +1,4 @@
-package grant
+package usage
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/internal/safefs"
+
+	"github.com/researchctx/researchctx/grant"
 )
 
 // writeFlood appends n reservation records of turn, of 0 characters each
@@ -53,12 +55,12 @@ func deadPID(t testing.TB) int {
 // a clear error and appends nothing.
 func TestLedgerFlood(t *testing.T) {
 	host, _ := os.Hostname()
-	path := filepath.Join(t.TempDir(), UsageFile)
+	path := filepath.Join(t.TempDir(), grant.UsageFile)
 	writeFlood(t, path, "t", host, os.Getppid(), 30_000, 0)  // live, 0 characters each
 	writeFlood(t, path, "t", host, deadPID(t), 30_000, 5)    // gone: dropped
 	writeFlood(t, path, "t", "other-machine", 4242, 10, 100) // counted until the turn ends
 	writeFlood(t, path, "old", host, os.Getppid(), 30_000, 1000)
-	l := OpenUsageLog(path)
+	l := Open(path)
 	ctx := context.Background()
 	r, used, err := l.Reserve(ctx, "t", 10_000, 500)
 	if err != nil {
@@ -67,7 +69,7 @@ func TestLedgerFlood(t *testing.T) {
 	if used != 1000 || r.Chars() != 500 {
 		t.Errorf("first reserve: used %d, reserved %d; want 1000 held by the other machine, 500", used, r.Chars())
 	}
-	if _, err := r.Settle(ToolRead, nil, 200); err != nil {
+	if _, err := r.Settle(grant.ToolRead, nil, 200); err != nil {
 		t.Fatal(err)
 	}
 	for range 10 {
@@ -75,7 +77,7 @@ func TestLedgerFlood(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.Settle(ToolRead, nil, 100); err != nil {
+		if _, err := r.Settle(grant.ToolRead, nil, 100); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -98,7 +100,7 @@ func TestLedgerFlood(t *testing.T) {
 	if st, _ := os.Stat(path); st.Size() != size {
 		t.Errorf("the refused call appended %d bytes", st.Size()-size)
 	}
-	fresh := OpenUsageLog(path)
+	fresh := Open(path)
 	if _, _, err := fresh.Reserve(ctx, "t", 10_000, 500); !errors.Is(err, safefs.ErrTooLarge) {
 		t.Errorf("a new process on a log of %d MiB: %v, want ErrTooLarge", size>>20, err)
 	}
@@ -110,9 +112,9 @@ func TestLedgerFlood(t *testing.T) {
 // that still runs, after the first look has read them.
 func BenchmarkLedgerFlood(b *testing.B) {
 	host, _ := os.Hostname()
-	path := filepath.Join(b.TempDir(), UsageFile)
+	path := filepath.Join(b.TempDir(), grant.UsageFile)
 	size := writeFlood(b, path, "t", host, os.Getppid(), 400_000, 0)
-	l := OpenUsageLog(path)
+	l := Open(path)
 	ctx := context.Background()
 	start := time.Now()
 	r, _, err := l.Reserve(ctx, "t", 1<<40, 10)
@@ -126,7 +128,7 @@ func BenchmarkLedgerFlood(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := r.Settle(ToolRead, nil, 1); err != nil {
+		if _, err := r.Settle(grant.ToolRead, nil, 1); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package grant
+package usage
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/researchctx/researchctx/grant"
 )
 
 // Budget of the ledger property test.
@@ -28,7 +30,7 @@ const (
 // random size within the reservation, and settle it (or, one in five,
 // fail and release). It prints the characters it handed out.
 func ledgerClient(path string) int {
-	l := OpenUsageLog(path)
+	l := Open(path)
 	var mu sync.Mutex
 	total := 0
 	var wg sync.WaitGroup
@@ -79,7 +81,7 @@ func ledgerClient(path string) int {
 // N processes × M parallel calls on one usage log never hand out more than
 // the turn's budget, and the log sums exactly to what they handed out.
 func TestLedgerProcesses(t *testing.T) {
-	path := filepath.Join(t.TempDir(), UsageFile)
+	path := filepath.Join(t.TempDir(), grant.UsageFile)
 	const procs = 8
 	outs := make([]string, procs)
 	errs := make([]error, procs)
@@ -111,7 +113,7 @@ func TestLedgerProcesses(t *testing.T) {
 		}
 		returned += n
 	}
-	u, err := ReadUsage(path, "t", nil)
+	u, err := Read(path, "t", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,11 +127,11 @@ func TestLedgerProcesses(t *testing.T) {
 	}
 }
 
-// Goroutines sharing one UsageLog, and several UsageLogs in one process,
+// Goroutines sharing one Log, and several Logs in one process,
 // are exact too. Run with -race.
 func TestLedgerGoroutines(t *testing.T) {
-	path := filepath.Join(t.TempDir(), UsageFile)
-	logs := []*UsageLog{OpenUsageLog(path), OpenUsageLog(path), OpenUsageLog(path)}
+	path := filepath.Join(t.TempDir(), grant.UsageFile)
+	logs := []*Log{Open(path), Open(path), Open(path)}
 	const turn = 10_000
 	var mu sync.Mutex
 	returned := 0
@@ -160,7 +162,7 @@ func TestLedgerGoroutines(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	u, err := ReadUsage(path, "t", nil)
+	u, err := Read(path, "t", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,11 +210,11 @@ func TestLedgerStaleReservations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), UsageFile)
+			path := filepath.Join(t.TempDir(), grant.UsageFile)
 			appendRaw(t, path, tt.line)
 			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 			defer cancel()
-			r, used, err := OpenUsageLog(path).Reserve(ctx, "t", 1000, 1000)
+			r, used, err := Open(path).Reserve(ctx, "t", 1000, 1000)
 			if tt.spent {
 				if !errors.Is(err, ErrTurnSpent) || used != 1000 {
 					t.Fatalf("Reserve = %v, used %d; want spent", err, used)
@@ -222,7 +224,7 @@ func TestLedgerStaleReservations(t *testing.T) {
 			if err != nil || r.Chars() != 1000 || used != 0 {
 				t.Fatalf("Reserve = %v, used %d; want the whole budget", err, used)
 			}
-			if u, _ := ReadUsage(path, "t", nil); u.Skipped != 0 || u.Calls != 0 {
+			if u, _ := Read(path, "t", nil); u.Skipped != 0 || u.Calls != 0 {
 				t.Errorf("reservation records read as calls: %+v", u)
 			}
 		})
@@ -232,33 +234,33 @@ func TestLedgerStaleReservations(t *testing.T) {
 // A log whose chars are huge, negative or past int64 saturates: the turn is
 // spent, never wrapped to a fresh budget.
 func TestLedgerSaturates(t *testing.T) {
-	path := filepath.Join(t.TempDir(), UsageFile)
+	path := filepath.Join(t.TempDir(), grant.UsageFile)
 	huge := fmt.Sprintf(`{"turnId":"t","tool":"context_read","uris":[],"chars":%d}`+"\n", int64(math.MaxInt64/3))
 	appendRaw(t, path, huge, huge, huge, huge,
 		`{"turnId":"t","tool":"context_read","uris":[],"chars":-5}`+"\n",
 		`{"turnId":"t","tool":"context_read","uris":[],"chars":1e30}`+"\n")
-	u, err := ReadUsage(path, "t", nil)
+	u, err := Read(path, "t", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if u.Chars != math.MaxInt || u.Calls != 4 || u.Skipped != 2 {
 		t.Errorf("usage = %+v, want saturated chars in 4 calls, 2 skipped", u)
 	}
-	if _, _, err := OpenUsageLog(path).Reserve(context.Background(), "t", 60_000, 100); !errors.Is(err, ErrTurnSpent) {
+	if _, _, err := Open(path).Reserve(context.Background(), "t", 60_000, 100); !errors.Is(err, ErrTurnSpent) {
 		t.Errorf("Reserve on a saturated turn = %v", err)
 	}
 	sums := map[string]int{}
-	if _, err := SumUsage(path, 0, sums); err != nil || sums["t"] != math.MaxInt {
-		t.Errorf("SumUsage = %v, %v", sums, err)
+	if _, err := sumTurns(path, 0, sums); err != nil || sums["t"] != math.MaxInt {
+		t.Errorf("sumTurns = %v, %v", sums, err)
 	}
 }
 
 // A writer that died mid-line leaves a torn tail: the next record starts a
 // line of its own, so no record is lost to the torn one.
 func TestLedgerTornTail(t *testing.T) {
-	path := filepath.Join(t.TempDir(), UsageFile)
+	path := filepath.Join(t.TempDir(), grant.UsageFile)
 	appendRaw(t, path, `{"turnId":"t","tool":"context_re`)
-	l := OpenUsageLog(path)
+	l := Open(path)
 	r, _, err := l.Reserve(context.Background(), "t", 1000, 300)
 	if err != nil {
 		t.Fatal(err)
@@ -268,13 +270,13 @@ func TestLedgerTornTail(t *testing.T) {
 	// takes what remains.
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if r2, used, err := OpenUsageLog(path).Reserve(ctx, "t", 1000, 1000); err != nil || used != 300 || r2.Chars() != 700 {
+	if r2, used, err := Open(path).Reserve(ctx, "t", 1000, 1000); err != nil || used != 300 || r2.Chars() != 700 {
 		t.Fatalf("second reader: used %d, %v, %v; want the reservation of 300 seen and 700 reserved", used, r2, err)
 	}
 	if _, err := r.Settle("context_read", []string{"a.md"}, 120); err != nil {
 		t.Fatal(err)
 	}
-	u, err := ReadUsage(path, "t", nil)
+	u, err := Read(path, "t", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,8 +290,8 @@ func TestLedgerTornTail(t *testing.T) {
 // gets what it wants from what that one left, not the sliver that was
 // free when it asked. With nothing in flight, it takes what remains.
 func TestLedgerWaitsForCallsInFlight(t *testing.T) {
-	path := filepath.Join(t.TempDir(), UsageFile)
-	l := OpenUsageLog(path)
+	path := filepath.Join(t.TempDir(), grant.UsageFile)
+	l := Open(path)
 	first, _, err := l.Reserve(context.Background(), "t", 1000, 800)
 	if err != nil {
 		t.Fatal(err)
@@ -320,8 +322,8 @@ func TestLedgerWaitsForCallsInFlight(t *testing.T) {
 
 // A result larger than its reservation is refused and not logged.
 func TestLedgerSettleOverReservation(t *testing.T) {
-	path := filepath.Join(t.TempDir(), UsageFile)
-	l := OpenUsageLog(path)
+	path := filepath.Join(t.TempDir(), grant.UsageFile)
+	l := Open(path)
 	r, _, err := l.Reserve(context.Background(), "t", 1000, 100)
 	if err != nil {
 		t.Fatal(err)
@@ -336,7 +338,7 @@ func TestLedgerSettleOverReservation(t *testing.T) {
 	if err != nil || used != 0 || r2.Chars() != 1000 {
 		t.Errorf("after a refused settle: used %d, reserved %v, %v", used, r2, err)
 	}
-	if u, _ := ReadUsage(path, "t", nil); u.Calls != 0 {
+	if u, _ := Read(path, "t", nil); u.Calls != 0 {
 		t.Errorf("usage = %+v", u)
 	}
 }
