@@ -35,8 +35,8 @@ type Update struct {
 	Kind       UpdateKind
 	Text       string // the chunk (message, thought), the tool call's title, or the status line
 	ToolCallID string
-	Status     string    // tool call status, when known
-	Call       *ToolCall // the tool call's state after this update (tool call kinds only)
+	Status     CallStatus // tool call status, when known
+	Call       *ToolCall  // the tool call's state after this update (tool call kinds only)
 	Raw        sdk.SessionUpdate
 }
 

@@ -27,8 +27,8 @@ func (c *Card) chars() int {
 
 // Chars returns the charge of a read result.
 func (o *ReadOutput) Chars() int {
-	n := runes(o.Target, o.Mode, o.Title, o.Abstract, o.DOI, o.ArXivID, o.Text, o.PageLabel,
-		o.Section, o.Region, o.CitationURI, o.Match)
+	n := runes(o.Target, string(o.Mode), o.Title, o.Abstract, o.DOI, o.ArXivID, o.Text, o.PageLabel,
+		o.Section, o.Region, o.CitationURI, string(o.Match))
 	n += runes(o.Authors...) + runes(o.Documents...) + runes(o.CitationURIs...)
 	for _, s := range o.Sections {
 		n += runes(s.Title, s.Number)
@@ -41,7 +41,7 @@ func (o *ReadOutput) Chars() int {
 
 // Chars returns the charge of a relations result.
 func (o *RelationsOutput) Chars() int {
-	n := runes(o.Paper, o.Kind) + runes(o.Problems...)
+	n := runes(o.Paper, string(o.Kind)) + runes(o.Problems...)
 	for _, l := range [][]RelationCard{o.References, o.CitedBy, o.Related} {
 		for i := range l {
 			n += l[i].chars()

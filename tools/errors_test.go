@@ -99,7 +99,7 @@ func TestSearchSaysWhatItSkipped(t *testing.T) {
 		t.Errorf("charge %d, budget used %d: the skipped list must be charged", out.Chars(), out.Budget.Used)
 	}
 	// A read of one of them says it in one line, without the parser's words.
-	_, err = f.ts.Read(context.Background(), tools.ReadInput{Target: "shelf/locked.pdf", Mode: tools.ModeFull})
+	_, err = f.ts.Read(context.Background(), tools.ReadInput{Target: "shelf/locked.pdf", Mode: tools.ReadFull})
 	if err == nil || !strings.Contains(err.Error(), "shelf/locked.pdf") || !strings.Contains(err.Error(), "encrypted") {
 		t.Errorf("read of the encrypted PDF: %v", err)
 	}
@@ -136,7 +136,7 @@ func TestCallsHonourContext(t *testing.T) {
 		call func(ctx context.Context) error
 	}{
 		{"read, full", func(ctx context.Context) error {
-			_, err := f.ts.Read(ctx, tools.ReadInput{Target: "downloads/attention.pdf", Mode: tools.ModeFull})
+			_, err := f.ts.Read(ctx, tools.ReadInput{Target: "downloads/attention.pdf", Mode: tools.ReadFull})
 			return err
 		}},
 		{"read, metadata", func(ctx context.Context) error {

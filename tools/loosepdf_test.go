@@ -75,11 +75,11 @@ func TestLoosePDFMentioned(t *testing.T) {
 		cite string
 		has  string
 	}{
-		{"section by number", tools.ReadInput{Target: "downloads/sba.pdf", Mode: tools.ModeSection, Section: "3.2"}, "downloads/sba.pdf#page=2", "For a stride s, the j-th global token"},
-		{"page", tools.ReadInput{Target: "downloads/sba.pdf", Mode: tools.ModePage, Page: 2}, "downloads/sba.pdf#page=2", "4 Experiments"},
+		{"section by number", tools.ReadInput{Target: "downloads/sba.pdf", Mode: tools.ReadSection, Section: "3.2"}, "downloads/sba.pdf#page=2", "For a stride s, the j-th global token"},
+		{"page", tools.ReadInput{Target: "downloads/sba.pdf", Mode: tools.ReadPage, Page: 2}, "downloads/sba.pdf#page=2", "4 Experiments"},
 		{"page from the citation", tools.ReadInput{Target: "downloads/sba.pdf#page=2"}, "downloads/sba.pdf#page=2", "4 Experiments"},
 		{"excerpt", tools.ReadInput{Target: "downloads/sba.pdf", Quote: "the total attention cost is O(n b + n g)"}, "downloads/sba.pdf#page=2", "the total attention cost is O(n b + n g)"},
-		{"full", tools.ReadInput{Target: "downloads/sba.pdf", Mode: tools.ModeFull}, "downloads/sba.pdf#page=1", "[page 1]"},
+		{"full", tools.ReadInput{Target: "downloads/sba.pdf", Mode: tools.ReadFull}, "downloads/sba.pdf#page=1", "[page 1]"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out, err := f.ts.Read(ctx, tt.in)
@@ -148,7 +148,7 @@ func TestLoosePDFInDirectory(t *testing.T) {
 		t.Errorf("listing (-want +got):\n%s", diff)
 	}
 	// The damaged PDF is one clear error; the folder is still served.
-	_, err = f.ts.Read(ctx, tools.ReadInput{Target: "downloads/broken.pdf", Mode: tools.ModePage, Page: 1})
+	_, err = f.ts.Read(ctx, tools.ReadInput{Target: "downloads/broken.pdf", Mode: tools.ReadPage, Page: 1})
 	if err == nil || !strings.Contains(err.Error(), "downloads/broken.pdf") || !strings.Contains(err.Error(), "unreadable") {
 		t.Errorf("reading a damaged PDF: %v", err)
 	}

@@ -39,7 +39,7 @@ func (t *Toolset) Read(ctx context.Context, in ReadInput) (out *ReadOutput, err 
 		if in.Target != "" && in.Target != c.Target {
 			return nil, fmt.Errorf("%w: the cursor belongs to target %s", ErrInvalidArgument, quoteArg(c.Target))
 		}
-		in = ReadInput{Target: c.Target, Mode: c.Mode, Page: c.Page, Section: c.Section, Region: c.Region}
+		in = ReadInput{Target: c.Target, Mode: ReadMode(c.Mode), Page: c.Page, Section: c.Section, Region: c.Region}
 		return t.read(ctx, in, c.Offset)
 	}
 	return t.read(ctx, in, 0)
@@ -47,9 +47,9 @@ func (t *Toolset) Read(ctx context.Context, in ReadInput) (out *ReadOutput, err 
 
 func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutput, error) {
 	switch in.Mode {
-	case "", ModeMetadata, ModeExcerpt, ModeSection, ModePage, ModeRegion, ModeFull:
+	case "", ReadMetadata, ReadExcerpt, ReadSection, ReadPage, ReadRegion, ReadFull:
 	default:
-		return nil, fmt.Errorf("%w: mode %s is not one of metadata, excerpt, section, page, region, full", ErrInvalidArgument, quoteArg(in.Mode))
+		return nil, fmt.Errorf("%w: mode %s is not one of metadata, excerpt, section, page, region, full", ErrInvalidArgument, quoteArg(string(in.Mode)))
 	}
 	if in.Page < 0 {
 		return nil, fmt.Errorf("%w: page must be 1 or more", ErrInvalidArgument)
@@ -64,13 +64,13 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 		return nil, err
 	}
 	mode := inferMode(in, tg.frag)
-	if mode == ModePage && in.Page == 0 {
+	if mode == ReadPage && in.Page == 0 {
 		in.Page = tg.frag.Page
 	}
-	if mode == ModeSection && in.Section == "" {
+	if mode == ReadSection && in.Section == "" {
 		in.Section = tg.frag.Section
 	}
-	if mode == ModeRegion && in.Region == "" {
+	if mode == ReadRegion && in.Region == "" {
 		in.Region = tg.frag.Region
 	}
 	r := &reader{t: t, tg: tg, limit: tn.limit(), listMax: tn.grant.Budget.ListEntries, offset: offset}
@@ -82,7 +82,7 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 		out.NextCursor = ""
 		if r.more {
 			out.NextCursor = encodeCursor(cursor{
-				Target: tg.frag.Path, Mode: mode, Page: in.Page, Section: in.Section, Region: in.Region, Offset: r.next,
+				Target: tg.frag.Path, Mode: string(mode), Page: in.Page, Section: in.Section, Region: in.Region, Offset: r.next,
 			}, t.fingerprint)
 		}
 		r.cite(out)
@@ -100,7 +100,7 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 		uris = out.CitationURIs
 	default:
 		uris = []string{out.CitationURI}
-		if mode == ModeMetadata {
+		if mode == ReadMetadata {
 			// A document's metadata names it and its DOI and arXiv
 			// links: one work.
 			if set := sameWork(out.CitationURI, out.DOI, out.ArXivID); set != nil {
@@ -171,20 +171,20 @@ func dropTail[E any](l []E, over int, chars func(E) int) []E {
 
 // inferMode picks the mode: named, else from the arguments, else from the
 // target's fragment, else metadata.
-func inferMode(in ReadInput, frag cite.URI) string {
+func inferMode(in ReadInput, frag cite.URI) ReadMode {
 	switch {
 	case in.Mode != "":
 		return in.Mode
 	case in.Quote != "":
-		return ModeExcerpt
+		return ReadExcerpt
 	case in.Page > 0 || frag.Page > 0:
-		return ModePage
+		return ReadPage
 	case in.Section != "" || frag.Section != "":
-		return ModeSection
+		return ReadSection
 	case in.Region != "" || frag.Region != "":
-		return ModeRegion
+		return ReadRegion
 	}
-	return ModeMetadata
+	return ReadMetadata
 }
 
 // reader carries one read call.
@@ -251,7 +251,7 @@ func (r *reader) cite(out *ReadOutput) {
 	}
 }
 
-func (r *reader) do(ctx context.Context, mode string, in ReadInput, out *ReadOutput) error {
+func (r *reader) do(ctx context.Context, mode ReadMode, in ReadInput, out *ReadOutput) error {
 	src := r.tg.src
 	info := src.Info()
 	// Directories list; to read text the agent names a file in them.
@@ -259,7 +259,7 @@ func (r *reader) do(ctx context.Context, mode string, in ReadInput, out *ReadOut
 		entries, truncated, err := l.List(ctx, r.tg.path, r.listMax)
 		switch {
 		case err == nil:
-			if mode != ModeMetadata {
+			if mode != ReadMetadata {
 				return fmt.Errorf("%w: %s is a directory: it can only be listed; name a file in it to read text", ErrInvalidArgument, quoteArg(r.path()))
 			}
 			out.Title = path.Base(r.path())
@@ -276,7 +276,7 @@ func (r *reader) do(ctx context.Context, mode string, in ReadInput, out *ReadOut
 		}
 		// Not a folder this source lists (a file, say): read it below.
 	}
-	if mode == ModeRegion {
+	if mode == ReadRegion {
 		return r.region(ctx, in.Region, out)
 	}
 	doc, err := src.Read(ctx, r.tg.path)
@@ -288,18 +288,18 @@ func (r *reader) do(ctx context.Context, mode string, in ReadInput, out *ReadOut
 	}
 	out.Title = doc.Title
 	switch mode {
-	case ModeMetadata:
+	case ReadMetadata:
 		return r.metadata(ctx, doc, out)
-	case ModePage:
+	case ReadPage:
 		return r.page(doc, in.Page, out)
-	case ModeSection:
+	case ReadSection:
 		return r.section(doc, in.Section, out)
-	case ModeExcerpt:
+	case ReadExcerpt:
 		return r.excerpt(ctx, doc, in.Quote, out)
-	case ModeFull:
+	case ReadFull:
 		return r.full(doc, out)
 	}
-	return fmt.Errorf("%w: mode %s", ErrInvalidArgument, quoteArg(mode))
+	return fmt.Errorf("%w: mode %s", ErrInvalidArgument, quoteArg(string(mode)))
 }
 
 // path is the vault path the read is about.

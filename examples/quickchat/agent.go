@@ -220,7 +220,7 @@ func (s *streamer) update(u acp.Update) {
 		c := u.Call
 		// Calls may overlap: the end names its call.
 		name := clip(callName(c), 60)
-		line := "     " + o.dim("← "+name+" "+c.Status)
+		line := "     " + o.dim("← "+name+" "+string(c.Status))
 		if c.Status == acp.StatusDenied {
 			line = "     " + o.red("← "+name+" denied by the policy") + o.dim(" (only "+grant.ServerName+" tools may run)")
 		}

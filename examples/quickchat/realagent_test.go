@@ -69,7 +69,7 @@ func TestRealAgentsQuickchat(t *testing.T) {
 				if !c.Ours {
 					continue
 				}
-				tools = append(tools, c.Tool+" "+c.Status)
+				tools = append(tools, c.Tool+" "+string(c.Status))
 				if len(c.URIs) == 0 {
 					t.Errorf("%s call without citation URIs: %+v", c.Tool, c)
 				}
