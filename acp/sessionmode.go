@@ -9,10 +9,10 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 )
 
-// ModeReport says how the session mode of a turn was pinned
-// (AgentConfig.Mode).
-type ModeReport struct {
-	Want      string   `json:"want,omitempty"`      // the mode asked for; empty with KeepMode
+// SessionModeReport says how the session mode of a turn was pinned
+// (AgentConfig.SessionMode).
+type SessionModeReport struct {
+	Want      string   `json:"want,omitempty"`      // the mode asked for; empty with KeepSessionMode
 	Current   string   `json:"current,omitempty"`   // the agent's mode when the prompt was sent
 	Available []string `json:"available,omitempty"` // the modes the agent offers
 	Set       bool     `json:"set,omitempty"`       // session/set_mode was sent and accepted
@@ -22,14 +22,14 @@ type ModeReport struct {
 	Problem string `json:"problem,omitempty"`
 }
 
-// pinMode switches the session to AgentConfig.Mode when the agent offers
+// pinMode switches the session to AgentConfig.SessionMode when the agent offers
 // modes and is in another one.
-func (a *Agent) pinMode(ctx context.Context, s *Session) ModeReport {
+func (a *Agent) pinMode(ctx context.Context, s *Session) SessionModeReport {
 	s.mu.Lock()
-	rep := ModeReport{Want: a.cfg.Mode, Current: s.mode, Available: slices.Clone(s.modes)}
+	rep := SessionModeReport{Want: a.cfg.SessionMode, Current: s.mode, Available: slices.Clone(s.modes)}
 	s.mu.Unlock()
 	switch {
-	case a.cfg.KeepMode:
+	case a.cfg.KeepSessionMode:
 		rep.Want = ""
 		return rep
 	case len(rep.Available) == 0:

@@ -90,8 +90,8 @@ type TurnResult struct {
 	// ToolCalls are the turn's tool calls in order of first report, in
 	// their final state; empty, never nil.
 	ToolCalls []ToolCall
-	// Mode says how the session mode was pinned.
-	Mode ModeReport
+	// SessionMode says how the session mode was pinned.
+	SessionMode SessionModeReport
 	// Guard says whether the agent is kept to the agentero-context tools
 	// in this turn. When it is not, a warning goes to AgentConfig.Logger
 	// and the host should show the Problem; with AgentConfig.RequireGuard
@@ -196,8 +196,8 @@ func (a *Agent) Turn(ctx context.Context, req TurnRequest) (*TurnResult, error) 
 	}
 	text := joinBlocks(res.Handoff, body)
 
-	res.Mode = a.pinMode(ctx, s)
-	res.Guard = a.turnGuard(res.Mode)
+	res.SessionMode = a.pinMode(ctx, s)
+	res.Guard = a.turnGuard(res.SessionMode)
 	if !res.Guard.Kept && a.cfg.RequireGuard {
 		res.ToolCalls = []ToolCall{}
 		return res, fmt.Errorf("%w: %s", ErrUnguarded, res.Guard.Problem)

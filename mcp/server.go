@@ -50,19 +50,20 @@ func annotations(title string) *sdk.ToolAnnotations {
 	}
 }
 
-// Toolset is what the server exposes. *tools.Toolset implements it; a host
+// Backend answers the server's tool calls. *tools.Toolset implements it; a host
 // may wrap one (to add its own logging or metrics) and serve the wrapper.
-type Toolset interface {
+type Backend interface {
 	Search(ctx context.Context, in tools.SearchInput) (*tools.SearchOutput, error)
 	Read(ctx context.Context, in tools.ReadInput) (*tools.ReadOutput, error)
 	Relations(ctx context.Context, in tools.RelationsInput) (*tools.RelationsOutput, error)
 }
 
-var _ Toolset = (*tools.Toolset)(nil)
+var _ Backend = (*tools.Toolset)(nil)
 
-// ServerOptions configure NewServer. The zero value serves all three tools
-// and logs nothing.
-type ServerOptions struct {
+// ServerConfig configures NewServer, the server over a Backend (Serve,
+// which serves a grant file, takes ServeOptions). The zero value serves all
+// three tools and logs nothing.
+type ServerConfig struct {
 	// Tools names the tools to serve, a subset of grant.Tools; nil
 	// serves all three. Unknown names are ignored.
 	Tools []string
@@ -77,9 +78,9 @@ type ServerOptions struct {
 
 // NewServer returns the agentero-context MCP server over ts. Run it with
 // (*sdk.Server).Run on any transport; Serve does so on stdin and stdout.
-func NewServer(ts Toolset, opts *ServerOptions) *sdk.Server {
+func NewServer(ts Backend, opts *ServerConfig) *sdk.Server {
 	if opts == nil {
-		opts = &ServerOptions{}
+		opts = &ServerConfig{}
 	}
 	log := opts.Logger
 	if log == nil {
@@ -126,9 +127,9 @@ func NewServer(ts Toolset, opts *ServerOptions) *sdk.Server {
 	return s
 }
 
-// handlers adapt a Toolset to typed SDK tool handlers.
+// handlers adapt a Backend to typed SDK tool handlers.
 type handlers struct {
-	ts    Toolset
+	ts    Backend
 	vault string
 	log   *slog.Logger
 }
@@ -189,7 +190,7 @@ func (h *handlers) relations(ctx context.Context, _ *sdk.CallToolRequest, in too
 	return textResult(fitRelations(out)), out, nil
 }
 
-// panicked turns a panic in a tool call (of a host's Toolset, or while
+// panicked turns a panic in a tool call (of a host's Backend, or while
 // rendering) into a tool error and a log line: a bug ends the call, never
 // the server.
 func (h *handlers) panicked(tool string, v any) error {
@@ -201,7 +202,7 @@ func textResult(text string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
 }
 
-// toolError turns a Toolset error into the error the SDK reports as an
+// toolError turns a Backend error into the error the SDK reports as an
 // isError result: one line, no absolute path of the Vault. A cancelled call
 // stays a cancellation.
 func (h *handlers) toolError(tool string, err error) error {
@@ -229,7 +230,7 @@ func (h *handlers) toolError(tool string, err error) error {
 // '='. A link such as https://doi.org/x does not match.
 var absPath = regexp.MustCompile(`(^|[\s"'(\[=])(?:file:/+|/|~/|[A-Za-z]:\\)[^\s"')\]]*`)
 
-// errNoResult stands for a Toolset that returned neither a result nor an
+// errNoResult stands for a Backend that returned neither a result nor an
 // error, which *tools.Toolset never does.
 var errNoResult = errors.New("the tool returned no result")
 
