@@ -101,93 +101,92 @@ func NewServer(ts Backend, opts *ServerConfig) *sdk.Server {
 	h := &handlers{ts: ts, vault: opts.Vault, log: log}
 	serve := func(name string) bool { return opts.Tools == nil || slices.Contains(opts.Tools, name) }
 	if serve(grant.ToolSearch) {
-		sdk.AddTool(s, &sdk.Tool{
-			Name:         grant.ToolSearch,
-			Description:  searchDescription,
-			Annotations:  annotations("Search granted context"),
-			OutputSchema: outputSchema[tools.SearchOutput](),
-		}, h.search)
+		addTool(s, h, tool[tools.SearchInput, tools.SearchOutput]{
+			name:         grant.ToolSearch,
+			title:        "Search granted context",
+			description:  searchDescription,
+			outputSchema: outputSchema[tools.SearchOutput](),
+			call:         Backend.Search,
+			render: func(in tools.SearchInput, out *tools.SearchOutput) string {
+				if out.Cards == nil {
+					out.Cards = []tools.Card{}
+				}
+				return fitSearch(in, out)
+			},
+		})
 	}
 	if serve(grant.ToolRead) {
-		sdk.AddTool(s, &sdk.Tool{
-			Name:         grant.ToolRead,
-			Description:  readDescription,
-			Annotations:  annotations("Read granted context"),
-			OutputSchema: outputSchema[tools.ReadOutput](),
-		}, h.read)
+		addTool(s, h, tool[tools.ReadInput, tools.ReadOutput]{
+			name:         grant.ToolRead,
+			title:        "Read granted context",
+			description:  readDescription,
+			outputSchema: outputSchema[tools.ReadOutput](),
+			call:         Backend.Read,
+			render:       func(_ tools.ReadInput, out *tools.ReadOutput) string { return fitRead(out) },
+		})
 	}
 	if serve(grant.ToolRelations) {
-		sdk.AddTool(s, &sdk.Tool{
-			Name:         grant.ToolRelations,
-			Description:  relationsDescription,
-			Annotations:  annotations("Paper relations"),
-			OutputSchema: relationsOutputSchema(),
-		}, h.relations)
+		addTool(s, h, tool[tools.RelationsInput, tools.RelationsOutput]{
+			name:         grant.ToolRelations,
+			title:        "Paper relations",
+			description:  relationsDescription,
+			outputSchema: relationsOutputSchema(),
+			call:         Backend.Relations,
+			render: func(_ tools.RelationsInput, out *tools.RelationsOutput) string {
+				for _, l := range []*[]tools.RelationCard{&out.References, &out.CitedBy, &out.Related} {
+					if *l == nil {
+						*l = []tools.RelationCard{}
+					}
+				}
+				return fitRelations(out)
+			},
+		})
 	}
 	return s
 }
 
-// handlers adapt a Backend to typed SDK tool handlers.
+// tool is one tool of the server: its declaration, the Backend method that
+// answers it and how a result is completed (no null lists) and rendered as
+// the text content.
+type tool[In, Out any] struct {
+	name, title, description string
+	outputSchema             *jsonschema.Schema
+	call                     func(Backend, context.Context, In) (*Out, error)
+	render                   func(In, *Out) string
+}
+
+// addTool registers t on s with a typed SDK handler (the SDK infers the
+// input schema from In): the call's error becomes a one-line tool error, a
+// panic of the call or of rendering ends the call, never the server.
+func addTool[In, Out any](s *sdk.Server, h *handlers, t tool[In, Out]) {
+	sdk.AddTool(s, &sdk.Tool{
+		Name:         t.name,
+		Description:  t.description,
+		Annotations:  annotations(t.title),
+		OutputSchema: t.outputSchema,
+	}, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, out *Out, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				res, out, err = nil, nil, h.panicked(t.name, v)
+			}
+		}()
+		out, err = t.call(h.ts, ctx, in)
+		if err != nil {
+			return nil, nil, h.toolError(t.name, err)
+		}
+		if out == nil {
+			return nil, nil, errNoResult
+		}
+		return textResult(t.render(in, out)), out, nil
+	})
+}
+
+// handlers hold what every tool's handler needs: the Backend, the Vault
+// root to keep out of error text, and the log.
 type handlers struct {
 	ts    Backend
 	vault string
 	log   *slog.Logger
-}
-
-func (h *handlers) search(ctx context.Context, _ *sdk.CallToolRequest, in tools.SearchInput) (res *sdk.CallToolResult, out *tools.SearchOutput, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			res, out, err = nil, nil, h.panicked(grant.ToolSearch, v)
-		}
-	}()
-	out, err = h.ts.Search(ctx, in)
-	if err != nil {
-		return nil, nil, h.toolError(grant.ToolSearch, err)
-	}
-	if out == nil {
-		return nil, nil, errNoResult
-	}
-	if out.Cards == nil {
-		out.Cards = []tools.Card{}
-	}
-	return textResult(fitSearch(in, out)), out, nil
-}
-
-func (h *handlers) read(ctx context.Context, _ *sdk.CallToolRequest, in tools.ReadInput) (res *sdk.CallToolResult, out *tools.ReadOutput, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			res, out, err = nil, nil, h.panicked(grant.ToolRead, v)
-		}
-	}()
-	out, err = h.ts.Read(ctx, in)
-	if err != nil {
-		return nil, nil, h.toolError(grant.ToolRead, err)
-	}
-	if out == nil {
-		return nil, nil, errNoResult
-	}
-	return textResult(fitRead(out)), out, nil
-}
-
-func (h *handlers) relations(ctx context.Context, _ *sdk.CallToolRequest, in tools.RelationsInput) (res *sdk.CallToolResult, out *tools.RelationsOutput, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			res, out, err = nil, nil, h.panicked(grant.ToolRelations, v)
-		}
-	}()
-	out, err = h.ts.Relations(ctx, in)
-	if err != nil {
-		return nil, nil, h.toolError(grant.ToolRelations, err)
-	}
-	if out == nil {
-		return nil, nil, errNoResult
-	}
-	for _, l := range []*[]tools.RelationCard{&out.References, &out.CitedBy, &out.Related} {
-		if *l == nil {
-			*l = []tools.RelationCard{}
-		}
-	}
-	return textResult(fitRelations(out)), out, nil
 }
 
 // panicked turns a panic in a tool call (of a host's Backend, or while
