@@ -15,8 +15,8 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
-	"github.com/researchctx/researchctx/internal/corpus"
-	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
@@ -48,7 +48,7 @@ func ptr[T any](v T) *T { return &v }
 // damaged, encrypted, an HTML page saved as .pdf — beside one that can.
 func unreadableShelf(t *testing.T, vault string) {
 	t.Helper()
-	plain := hostile.Plain("Quokkas sleep in hollow logs by day.")
+	plain := hostilepdf.Plain("Quokkas sleep in hollow logs by day.")
 	model.ConfigPath = "disable" // keep pdfcpu off the user's configuration folder
 	var locked bytes.Buffer
 	if err := api.Encrypt(bytes.NewReader(plain), &locked, model.NewAESConfiguration("user-secret", "owner-secret", 256)); err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/researchctx/researchctx"
-	"github.com/researchctx/researchctx/internal/hostilevault"
+	"github.com/researchctx/researchctx/internal/testkit/hostilevault"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/tools"

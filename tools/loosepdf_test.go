@@ -13,7 +13,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -28,7 +28,7 @@ func addDownloads(t *testing.T) func(vault string) {
 		}
 		for rel, data := range map[string][]byte{
 			"downloads/sba.pdf":          sba,
-			"downloads/field/quokka.pdf": hostile.Plain("Quokkas sleep in hollow logs by day."),
+			"downloads/field/quokka.pdf": hostilepdf.Plain("Quokkas sleep in hollow logs by day."),
 			"downloads/broken.pdf":       []byte("%PDF-1.7\nthis is not a PDF body\n"),
 		} {
 			p := filepath.Join(vault, filepath.FromSlash(rel))

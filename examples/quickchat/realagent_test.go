@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/researchctx/researchctx/acp"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/agenttest"
+	"github.com/researchctx/researchctx/internal/testkit/agenttest"
 	"github.com/researchctx/researchctx/samplevault"
 )
 
