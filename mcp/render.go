@@ -69,7 +69,7 @@ func cardHeading(c tools.Card) string {
 	}
 	b.WriteString(name(c.Path))
 	b.WriteString(location(c.Page, c.PageLabel, c.Section, ""))
-	fmt.Fprintf(&b, " [%s", name(c.Kind))
+	fmt.Fprintf(&b, " [%s", name(string(c.Kind)))
 	if c.Source != "" && c.Source != c.Path {
 		fmt.Fprintf(&b, " in %s", name(c.Source))
 	}
@@ -154,7 +154,7 @@ func renderRead(out *tools.ReadOutput) string {
 	if len(out.Entries) > 0 {
 		b.WriteString("Entries:\n")
 		for _, e := range out.Entries {
-			fmt.Fprintf(&b, "  - %s (%s", name(e.Name), name(e.Kind))
+			fmt.Fprintf(&b, "  - %s (%s", name(e.Name), name(string(e.Kind)))
 			if e.Size > 0 {
 				fmt.Fprintf(&b, ", %d bytes", e.Size)
 			}

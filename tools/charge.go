@@ -22,7 +22,7 @@ func (o *SearchOutput) Chars() int {
 }
 
 func (c *Card) chars() int {
-	return runes(c.Source, c.Kind, c.Path, c.Title, c.PageLabel, c.Section, c.Excerpt, c.CitationURI) + runes(c.CitationURIs...)
+	return runes(c.Source, string(c.Kind), c.Path, c.Title, c.PageLabel, c.Section, c.Excerpt, c.CitationURI) + runes(c.CitationURIs...)
 }
 
 // Chars returns the charge of a read result.
@@ -34,7 +34,7 @@ func (o *ReadOutput) Chars() int {
 		n += runes(s.Title, s.Number)
 	}
 	for _, e := range o.Entries {
-		n += runes(e.Name, e.Kind)
+		n += runes(e.Name, string(e.Kind))
 	}
 	return n
 }

@@ -142,7 +142,7 @@ func TestLoosePDFInDirectory(t *testing.T) {
 	}
 	var names []string
 	for _, e := range list.Entries {
-		names = append(names, e.Kind+" "+e.Name)
+		names = append(names, string(e.Kind)+" "+e.Name)
 	}
 	if diff := cmp.Diff([]string{"directory field", "file broken.pdf", "file sba.pdf"}, names); diff != "" {
 		t.Errorf("listing (-want +got):\n%s", diff)

@@ -142,7 +142,7 @@ func (r *reader) fit(out *ReadOutput, tn *turn, settle func()) error {
 		case out.Text != "":
 			r.recut(out, max(0, runes(out.Text)-over))
 		case len(out.Entries) > 0:
-			out.Entries = dropTail(out.Entries, over, func(e EntryInfo) int { return runes(e.Name, e.Kind) })
+			out.Entries = dropTail(out.Entries, over, func(e EntryInfo) int { return runes(e.Name, string(e.Kind)) })
 		case len(out.Sections) > 0:
 			out.Sections = dropTail(out.Sections, over, func(s SectionInfo) int { return runes(s.Title) })
 		case len(out.Documents) > 0:
@@ -265,7 +265,7 @@ func (r *reader) do(ctx context.Context, mode ReadMode, in ReadInput, out *ReadO
 			out.Title = path.Base(r.path())
 			out.Entries = make([]EntryInfo, 0, len(entries))
 			for _, e := range entries {
-				out.Entries = append(out.Entries, EntryInfo{Name: e.Name, Kind: string(e.Kind), Size: e.Size})
+				out.Entries = append(out.Entries, EntryInfo{Name: e.Name, Kind: e.Kind, Size: e.Size})
 			}
 			out.Truncated = truncated
 			out.CitationURI = cite.File(r.path())

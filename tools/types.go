@@ -1,5 +1,7 @@
 package tools
 
+import "github.com/researchctx/researchctx/grant"
+
 // The input and output types below are the wire contract of the three tools:
 // package mcp derives the JSON schemas from them, so code and contract cannot
 // drift. A field is optional exactly when its json tag has omitempty. The
@@ -15,16 +17,16 @@ type SearchInput struct {
 
 // Card is one evidence card: a short verbatim excerpt and where it is from.
 type Card struct {
-	Source      string  `json:"source"`
-	Kind        string  `json:"kind"`
-	Path        string  `json:"path"`
-	Title       string  `json:"title,omitempty"`
-	Page        int     `json:"page,omitempty"`
-	PageLabel   string  `json:"pageLabel,omitempty"`
-	Section     string  `json:"section,omitempty"`
-	Excerpt     string  `json:"excerpt"`
-	Score       float64 `json:"score"`
-	CitationURI string  `json:"citationUri"`
+	Source      string     `json:"source"`
+	Kind        grant.Kind `json:"kind"`
+	Path        string     `json:"path"`
+	Title       string     `json:"title,omitempty"`
+	Page        int        `json:"page,omitempty"`
+	PageLabel   string     `json:"pageLabel,omitempty"`
+	Section     string     `json:"section,omitempty"`
+	Excerpt     string     `json:"excerpt"`
+	Score       float64    `json:"score"`
+	CitationURI string     `json:"citationUri"`
 	// CitationURIs, set when the excerpt came from more than one page (or
 	// other locator), lists every one, in order, CitationURI first; each is
 	// logged as a source of the turn.
@@ -121,9 +123,9 @@ type SectionInfo struct {
 
 // EntryInfo is one entry of a directory listing.
 type EntryInfo struct {
-	Name string `json:"name"`
-	Kind string `json:"kind"`
-	Size int64  `json:"size,omitempty"`
+	Name string     `json:"name"`
+	Kind grant.Kind `json:"kind"`
+	Size int64      `json:"size,omitempty"`
 }
 
 // Match says how an excerpt's passage matched its quote (ReadOutput.Match).
