@@ -35,8 +35,8 @@ const (
 	DefaultCancelWait    = 5 * time.Second
 )
 
-// DefaultMode is the session mode pinned when AgentConfig.Mode is empty.
-const DefaultMode = "default"
+// DefaultSessionMode is the session mode pinned when AgentConfig.SessionMode is empty.
+const DefaultSessionMode = "default"
 
 // AgentConfig says how to run an ACP agent.
 type AgentConfig struct {
@@ -58,15 +58,15 @@ type AgentConfig struct {
 	// Permission answers the agent's permission requests; nil means
 	// AllowContextTools, which allows only the three agentero-context tools.
 	Permission Policy
-	// Mode is the session mode pinned on every session the turn runs in,
+	// SessionMode is the session mode pinned on every session the turn runs in,
 	// when the agent offers session modes: the mode in which the agent asks
 	// the host before it runs a tool (but for read-only ones: see Guard).
-	// Empty means DefaultMode ("default", the name gemini-cli and Claude
+	// Empty means DefaultSessionMode ("default", the name gemini-cli and Claude
 	// Code give it). Claude Code otherwise starts in a mode where its own
 	// classifier approves calls and the Permission policy is never asked.
-	Mode string
-	// KeepMode leaves the session mode as the agent chose it.
-	KeepMode bool
+	SessionMode string
+	// KeepSessionMode leaves the session mode as the agent chose it.
+	KeepSessionMode bool
 	// KeepTools leaves an agent's own tools as its configuration has
 	// them: Codex is then not started with CodexOverrides, and Claude
 	// Code's sessions keep its built-in tools (see Guard).
@@ -109,8 +109,8 @@ func (c *AgentConfig) withDefaults() {
 	if c.CancelWait <= 0 {
 		c.CancelWait = DefaultCancelWait
 	}
-	if c.Mode == "" {
-		c.Mode = DefaultMode
+	if c.SessionMode == "" {
+		c.SessionMode = DefaultSessionMode
 	}
 	if c.Name == "" {
 		c.Name = c.Command

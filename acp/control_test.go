@@ -101,8 +101,8 @@ func TestPolicyEndToEnd(t *testing.T) {
 			res := turn(t, a, TurnRequest{Plan: plan, Server: srv, Prompt: "attention", OnUpdate: rec.add})
 			f.checkSources(res)
 
-			if want := (ModeReport{Want: "default", Current: "default", Available: []string{"default", "auto"}, Set: true}); !cmp.Equal(res.Mode, want) {
-				t.Errorf("mode %+v, want %+v", res.Mode, want)
+			if want := (SessionModeReport{Want: "default", Current: "default", Available: []string{"default", "auto"}, Set: true}); !cmp.Equal(res.SessionMode, want) {
+				t.Errorf("mode %+v, want %+v", res.SessionMode, want)
 			}
 			if ev := f.lastEvent("session/set_mode"); ev.Mode != "default" || ev.SessionID != res.Record.SessionID {
 				t.Errorf("set_mode event %+v", ev)
@@ -175,11 +175,11 @@ func TestPolicyEndToEnd(t *testing.T) {
 func TestKeepModeRunsUnasked(t *testing.T) {
 	f := newFixture(t)
 	fixture, _ := filepath.Abs(filepath.Join("testdata", "permissions", "claude-code.json"))
-	a := f.start(AgentConfig{KeepMode: true}, "-shape", "claude", "-modes", "-permissions", fixture)
+	a := f.start(AgentConfig{KeepSessionMode: true}, "-shape", "claude", "-modes", "-permissions", fixture)
 	plan, srv := f.plan(false, "notes")
 	res := turn(t, a, TurnRequest{Plan: plan, Server: srv, Prompt: "attention"})
-	if res.Mode.Want != "" || res.Mode.Current != "auto" || res.Mode.Set {
-		t.Errorf("mode %+v", res.Mode)
+	if res.SessionMode.Want != "" || res.SessionMode.Current != "auto" || res.SessionMode.Set {
+		t.Errorf("mode %+v", res.SessionMode)
 	}
 	if f.count("ran") <= 2 || f.count("permission") != 0 {
 		t.Errorf("auto mode: %d ran, %d asked", f.count("ran"), f.count("permission"))
@@ -192,17 +192,17 @@ func TestNoModes(t *testing.T) {
 	a := f.start(AgentConfig{}, "-shape", "gemini")
 	plan, srv := f.plan(false, "notes")
 	res := turn(t, a, TurnRequest{Plan: plan, Server: srv, Prompt: "attention"})
-	if res.Mode.Problem != "the agent offers no session modes" || res.Mode.Set {
-		t.Errorf("mode %+v", res.Mode)
+	if res.SessionMode.Problem != "the agent offers no session modes" || res.SessionMode.Set {
+		t.Errorf("mode %+v", res.SessionMode)
 	}
 	f.checkSources(res)
-	if a.cfg.Mode != DefaultMode {
-		t.Errorf("mode config %q", a.cfg.Mode)
+	if a.cfg.SessionMode != DefaultSessionMode {
+		t.Errorf("mode config %q", a.cfg.SessionMode)
 	}
-	a2 := f.start(AgentConfig{Mode: "plan"}, "-modes")
+	a2 := f.start(AgentConfig{SessionMode: "plan"}, "-modes")
 	res2 := turn(t, a2, TurnRequest{Plan: plan, Server: srv, Prompt: "attention"})
-	if !strings.Contains(res2.Mode.Problem, `no mode "plan"`) || res2.Mode.Current != "auto" {
-		t.Errorf("unknown mode: %+v", res2.Mode)
+	if !strings.Contains(res2.SessionMode.Problem, `no mode "plan"`) || res2.SessionMode.Current != "auto" {
+		t.Errorf("unknown mode: %+v", res2.SessionMode)
 	}
 }
 

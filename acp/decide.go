@@ -16,7 +16,7 @@
 // recognises one of them from the agent's structured fields (never from a
 // title) and rejects everything else. A host plugs its own policy in
 // AgentConfig.Permission, usually built on Identify and Answer. Where the
-// agent offers session modes, each turn pins AgentConfig.Mode ("default",
+// agent offers session modes, each turn pins AgentConfig.SessionMode ("default",
 // in which agents ask the host) so the policy is asked at all.
 //
 // Each tool call streams as one UpdateToolCall, any UpdateToolCallUpdate and
@@ -88,16 +88,19 @@ type Decision struct {
 	// plan in mcp mode with at least one authorised source).
 	AttachServer bool `json:"attachServer,omitempty"`
 	// Reason says in a few words why, for logs.
-	Reason string `json:"reason"`
+	Reason Reason `json:"reason"`
 }
+
+// Reason says in a few words why a Decision is what it is.
+type Reason string
 
 // Reasons given in Decision.Reason.
 const (
-	ReasonFirst         = "no previous session"
-	ReasonRefused       = "previous session was refused"
-	ReasonNoFingerprint = "previous session has no fingerprint"
-	ReasonScopeChanged  = "scope fingerprint changed"
-	ReasonSameScope     = "same scope"
+	ReasonFirst         Reason = "no previous session"
+	ReasonRefused       Reason = "previous session was refused"
+	ReasonNoFingerprint Reason = "previous session has no fingerprint"
+	ReasonScopeChanged  Reason = "scope fingerprint changed"
+	ReasonSameScope     Reason = "same scope"
 )
 
 // Decide decides how a turn gets its session. It does no I/O.

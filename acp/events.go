@@ -13,16 +13,38 @@ import (
 	"github.com/researchctx/researchctx/usage"
 )
 
-// Tool call statuses a ToolCall may end with besides ACP's pending,
-// in_progress, completed and failed.
+// CallStatus is the status of a ToolCall: one of ACP's (pending,
+// in_progress, completed, failed) or one of StatusDenied, StatusCancelled
+// and StatusUnfinished.
+type CallStatus string
+
+// ACP's tool call statuses.
+const (
+	StatusPending    = CallStatus(sdk.ToolCallStatusPending)
+	StatusInProgress = CallStatus(sdk.ToolCallStatusInProgress)
+	StatusCompleted  = CallStatus(sdk.ToolCallStatusCompleted)
+	StatusFailed     = CallStatus(sdk.ToolCallStatusFailed)
+)
+
+// Tool call statuses a ToolCall may end with besides ACP's.
 const (
 	// StatusDenied: the permission policy did not allow the call.
-	StatusDenied = "denied"
+	StatusDenied CallStatus = "denied"
 	// StatusCancelled: the turn was cancelled before the call finished.
-	StatusCancelled = "cancelled"
+	StatusCancelled CallStatus = "cancelled"
 	// StatusUnfinished: the turn ended without the agent reporting the
 	// call's end.
-	StatusUnfinished = "unfinished"
+	StatusUnfinished CallStatus = "unfinished"
+)
+
+// Verdict is the permission policy's answer to a call the agent asked
+// about (ToolCall.Permission).
+type Verdict string
+
+// The two verdicts.
+const (
+	VerdictAllowed Verdict = "allowed"
+	VerdictDenied  Verdict = "denied"
 )
 
 // ToolCall is a host's view of one tool call of a turn, folded from every
@@ -46,9 +68,10 @@ type ToolCall struct {
 	Args json.RawMessage `json:"args,omitempty"`
 	// Status is the last status: pending, in_progress, completed, failed,
 	// or StatusDenied, StatusCancelled, StatusUnfinished.
-	Status string `json:"status"`
-	// Permission is "allowed" or "denied" when the agent asked, else "".
-	Permission string `json:"permission,omitempty"`
+	Status CallStatus `json:"status"`
+	// Permission is VerdictAllowed or VerdictDenied when the agent asked,
+	// else "".
+	Permission Verdict `json:"permission,omitempty"`
 	// URIs are the citation URIs an agentero-context call returned: from
 	// the call's output when the agent forwards it, else from usage.jsonl
 	// at the end of the turn (the n-th completed call of a tool gets the
@@ -57,9 +80,9 @@ type ToolCall struct {
 }
 
 // ended reports whether the status is final.
-func ended(status string) bool {
+func ended(status CallStatus) bool {
 	switch status {
-	case string(sdk.ToolCallStatusCompleted), string(sdk.ToolCallStatusFailed), StatusDenied, StatusCancelled, StatusUnfinished:
+	case StatusCompleted, StatusFailed, StatusDenied, StatusCancelled, StatusUnfinished:
 		return true
 	}
 	return false
@@ -136,21 +159,21 @@ func nonEmpty[T ~string](v T) *T {
 func (t *tracker) permission(req sdk.RequestPermissionRequest, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	verdict := "denied"
+	verdict := VerdictDenied
 	if ok {
-		verdict = "allowed"
+		verdict = VerdictAllowed
 	}
 	t.observe(req.ToolCall, sdk.SessionUpdate{}, verdict, req.Options)
 }
 
 // observe folds one report of a call into its ToolCall and emits the
 // start, update or end event. Called with t.mu held.
-func (t *tracker) observe(tc sdk.ToolCallUpdate, raw sdk.SessionUpdate, verdict string, options []sdk.PermissionOption) {
+func (t *tracker) observe(tc sdk.ToolCallUpdate, raw sdk.SessionUpdate, verdict Verdict, options []sdk.PermissionOption) {
 	id := string(tc.ToolCallId)
 	c := t.byID[id]
 	start := c == nil
 	if start {
-		c = &ToolCall{ID: id, Status: string(sdk.ToolCallStatusPending)}
+		c = &ToolCall{ID: id, Status: StatusPending}
 		t.byID[id] = c
 		t.calls = append(t.calls, c)
 	}
@@ -161,7 +184,7 @@ func (t *tracker) observe(tc sdk.ToolCallUpdate, raw sdk.SessionUpdate, verdict 
 		c.Kind = string(*tc.Kind)
 	}
 	if tc.Status != nil && *tc.Status != "" && !ended(c.Status) {
-		c.Status = string(*tc.Status)
+		c.Status = CallStatus(*tc.Status)
 	}
 	if tc.RawInput != nil {
 		// Codex's rawInput is the MCP invocation: its arguments are the
@@ -203,9 +226,9 @@ func (t *tracker) observe(tc sdk.ToolCallUpdate, raw sdk.SessionUpdate, verdict 
 		}
 	}
 	switch verdict {
-	case "allowed":
+	case VerdictAllowed:
 		c.Permission = verdict
-	case "denied":
+	case VerdictDenied:
 		c.Permission = verdict
 		c.Status = StatusDenied
 	}
@@ -241,7 +264,7 @@ func (c *ToolCall) clone() ToolCall {
 // finish ends the turn's calls: calls of ours without URIs get them from
 // the turn's usage lines, and every call not ended yet gets its end event
 // with status (StatusCancelled or StatusUnfinished). It returns the calls.
-func (t *tracker) finish(lines []usage.Line, status string) []ToolCall {
+func (t *tracker) finish(lines []usage.Line, status CallStatus) []ToolCall {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	// Lines whose URIs a call already reported are that call's; the
@@ -260,7 +283,7 @@ func (t *tracker) finish(lines []usage.Line, status string) []ToolCall {
 		}
 	}
 	for _, c := range t.calls {
-		if !c.Ours || len(c.URIs) > 0 || c.Status == string(sdk.ToolCallStatusFailed) || c.Status == StatusDenied {
+		if !c.Ours || len(c.URIs) > 0 || c.Status == StatusFailed || c.Status == StatusDenied {
 			continue
 		}
 		for i, l := range lines {

@@ -38,7 +38,7 @@ const (
 )
 
 // askingAgents ask the host before their tool calls in the session mode
-// DefaultMode, but for the read-only ones: pinning that mode keeps them to
+// DefaultSessionMode, but for the read-only ones: pinning that mode keeps them to
 // our tools only once those are gone too (Claude Code: sessionMeta) or ask
 // too (gemini-cli: GeminiPolicy).
 var askingAgents = []string{agentClaude, agentClaudeOld, agentGemini}
@@ -214,7 +214,7 @@ func (a *Agent) startGuard() Guard {
 }
 
 // turnGuard is the guard of a turn, given how its session mode was pinned.
-func (a *Agent) turnGuard(mode ModeReport) Guard {
+func (a *Agent) turnGuard(mode SessionModeReport) Guard {
 	g := a.guard
 	if !slices.Contains(askingAgents, g.Agent) {
 		if g.Agent == agentCodex && g.Kept && len(mode.Available) > 0 {
@@ -231,18 +231,18 @@ func (a *Agent) turnGuard(mode ModeReport) Guard {
 	switch {
 	case isClaude(g.Agent) && a.cfg.KeepTools:
 		g.Problem = "KeepTools is set: Claude Code runs its own read-only tools (Read, Glob, Grep) without asking the host"
-	case a.cfg.KeepMode:
+	case a.cfg.KeepSessionMode:
 		g.Problem = "KeepMode is set: the session mode is the agent's, which may run tools without asking the host"
 	case mode.Problem != "":
 		g.Problem = "session mode " + mode.Want + " not in force: " + mode.Problem
-	case mode.Want != DefaultMode:
-		g.Problem = "session mode " + mode.Want + " is not " + DefaultMode + ", the mode in which the agent asks before its tool calls"
+	case mode.Want != DefaultSessionMode:
+		g.Problem = "session mode " + mode.Want + " is not " + DefaultSessionMode + ", the mode in which the agent asks before its tool calls"
 	case g.Agent == agentGemini:
 		g.Kept = true
-		g.How = "every tool call asks the host (GeminiPolicy loaded with --policy) and session mode " + DefaultMode + " in force"
+		g.How = "every tool call asks the host (GeminiPolicy loaded with --policy) and session mode " + DefaultSessionMode + " in force"
 	default:
 		g.Kept = true
-		g.How = "no built-in tool and no MCP server but the session's (session _meta.claudeCode.options: tools [], strictMcpConfig) and session mode " + DefaultMode + " in force"
+		g.How = "no built-in tool and no MCP server but the session's (session _meta.claudeCode.options: tools [], strictMcpConfig) and session mode " + DefaultSessionMode + " in force"
 	}
 	return g
 }

@@ -35,31 +35,31 @@ func TestCodexArgs(t *testing.T) {
 }
 
 func TestTurnGuard(t *testing.T) {
-	pinned := ModeReport{Want: DefaultMode, Current: DefaultMode, Available: []string{DefaultMode, "auto"}}
+	pinned := SessionModeReport{Want: DefaultSessionMode, Current: DefaultSessionMode, Available: []string{DefaultSessionMode, "auto"}}
 	tests := []struct {
 		name  string
 		agent string
 		cfg   AgentConfig
-		mode  ModeReport
+		mode  SessionModeReport
 		kept  bool
 		about string // in the problem, when not kept
 	}{
-		{"gemini with the policy, in default", agentGemini, AgentConfig{Mode: DefaultMode, Args: geminiPolicyArgs(t)}, pinned, true, ""},
-		{"gemini without the policy", agentGemini, AgentConfig{Mode: DefaultMode, Args: []string{"--acp"}}, pinned, false, "without the policy"},
-		{"gemini, KeepTools", agentGemini, AgentConfig{Mode: DefaultMode, KeepTools: true, Args: geminiPolicyArgs(t)}, pinned, false, "read_file"},
-		{"gemini with the policy, mode not in force", agentGemini, AgentConfig{Mode: DefaultMode, Args: geminiPolicyArgs(t)}, ModeReport{Want: DefaultMode, Problem: "refused"}, false, "not in force"},
-		{"claude in default", agentClaude, AgentConfig{Mode: DefaultMode}, pinned, true, ""},
-		{"claude's former adapter in default", agentClaudeOld, AgentConfig{Mode: DefaultMode}, pinned, true, ""},
-		{"claude, KeepTools", agentClaude, AgentConfig{Mode: DefaultMode, KeepTools: true}, pinned, false, "Read"},
-		{"claude, mode not offered", agentClaude, AgentConfig{Mode: DefaultMode}, ModeReport{Want: DefaultMode, Problem: "the agent offers no session modes"}, false, "not in force"},
-		{"claude, another mode", agentClaude, AgentConfig{Mode: "plan"}, ModeReport{Want: "plan", Current: "plan", Available: []string{"plan"}}, false, "is not default"},
-		{"claude, KeepMode", agentClaude, AgentConfig{KeepMode: true}, ModeReport{Current: "auto"}, false, "KeepMode"},
-		{"codex with the overrides", agentCodex, AgentConfig{Args: mustCodexArgs()}, ModeReport{Want: DefaultMode, Problem: "the agent offers no session modes"}, true, ""},
-		{"codex in a preset mode", agentCodex, AgentConfig{Args: mustCodexArgs()}, ModeReport{Want: DefaultMode, Current: "read-only", Available: []string{"read-only", "auto", "full-access"}}, false, "preset mode read-only"},
-		{"codex without the overrides", agentCodex, AgentConfig{}, ModeReport{}, false, "without the overrides"},
-		{"codex, KeepTools", agentCodex, AgentConfig{KeepTools: true, Args: mustCodexArgs()}, ModeReport{}, false, "KeepTools"},
-		{"unknown agent", "test-agent", AgentConfig{Mode: DefaultMode}, pinned, false, `unknown agent "test-agent"`},
-		{"nameless agent", "", AgentConfig{Mode: DefaultMode}, pinned, false, "did not name itself"},
+		{"gemini with the policy, in default", agentGemini, AgentConfig{SessionMode: DefaultSessionMode, Args: geminiPolicyArgs(t)}, pinned, true, ""},
+		{"gemini without the policy", agentGemini, AgentConfig{SessionMode: DefaultSessionMode, Args: []string{"--acp"}}, pinned, false, "without the policy"},
+		{"gemini, KeepTools", agentGemini, AgentConfig{SessionMode: DefaultSessionMode, KeepTools: true, Args: geminiPolicyArgs(t)}, pinned, false, "read_file"},
+		{"gemini with the policy, mode not in force", agentGemini, AgentConfig{SessionMode: DefaultSessionMode, Args: geminiPolicyArgs(t)}, SessionModeReport{Want: DefaultSessionMode, Problem: "refused"}, false, "not in force"},
+		{"claude in default", agentClaude, AgentConfig{SessionMode: DefaultSessionMode}, pinned, true, ""},
+		{"claude's former adapter in default", agentClaudeOld, AgentConfig{SessionMode: DefaultSessionMode}, pinned, true, ""},
+		{"claude, KeepTools", agentClaude, AgentConfig{SessionMode: DefaultSessionMode, KeepTools: true}, pinned, false, "Read"},
+		{"claude, mode not offered", agentClaude, AgentConfig{SessionMode: DefaultSessionMode}, SessionModeReport{Want: DefaultSessionMode, Problem: "the agent offers no session modes"}, false, "not in force"},
+		{"claude, another mode", agentClaude, AgentConfig{SessionMode: "plan"}, SessionModeReport{Want: "plan", Current: "plan", Available: []string{"plan"}}, false, "is not default"},
+		{"claude, KeepMode", agentClaude, AgentConfig{KeepSessionMode: true}, SessionModeReport{Current: "auto"}, false, "KeepMode"},
+		{"codex with the overrides", agentCodex, AgentConfig{Args: mustCodexArgs()}, SessionModeReport{Want: DefaultSessionMode, Problem: "the agent offers no session modes"}, true, ""},
+		{"codex in a preset mode", agentCodex, AgentConfig{Args: mustCodexArgs()}, SessionModeReport{Want: DefaultSessionMode, Current: "read-only", Available: []string{"read-only", "auto", "full-access"}}, false, "preset mode read-only"},
+		{"codex without the overrides", agentCodex, AgentConfig{}, SessionModeReport{}, false, "without the overrides"},
+		{"codex, KeepTools", agentCodex, AgentConfig{KeepTools: true, Args: mustCodexArgs()}, SessionModeReport{}, false, "KeepTools"},
+		{"unknown agent", "test-agent", AgentConfig{SessionMode: DefaultSessionMode}, pinned, false, `unknown agent "test-agent"`},
+		{"nameless agent", "", AgentConfig{SessionMode: DefaultSessionMode}, pinned, false, "did not name itself"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

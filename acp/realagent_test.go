@@ -23,7 +23,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	researchctx "github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/agenttest"
+	"github.com/researchctx/researchctx/internal/testkit/agenttest"
 	"github.com/researchctx/researchctx/samplevault"
 )
 
@@ -371,13 +371,13 @@ var (
 // pinned where the agent offers it.
 func (r *liveRun) checkMode(res *TurnResult) {
 	r.t.Helper()
-	m := res.Mode
-	offers := slices.Contains(m.Available, DefaultMode)
-	if offers && (m.Current != DefaultMode || m.Problem != "") {
-		r.t.Errorf("mode: %+v, want %s in force", m, DefaultMode)
+	m := res.SessionMode
+	offers := slices.Contains(m.Available, DefaultSessionMode)
+	if offers && (m.Current != DefaultSessionMode || m.Problem != "") {
+		r.t.Errorf("mode: %+v, want %s in force", m, DefaultSessionMode)
 	}
 	if !offers && m.Problem == "" {
-		r.t.Errorf("mode: %+v: the agent does not offer %s but no problem is reported", m, DefaultMode)
+		r.t.Errorf("mode: %+v: the agent does not offer %s but no problem is reported", m, DefaultSessionMode)
 	}
 	if !res.Guard.Kept || res.Guard.Problem != "" {
 		r.t.Errorf("guard: %+v, want the agent kept to our tools", res.Guard)
@@ -400,7 +400,7 @@ func (r *liveRun) conversation(t *testing.T) {
 	if res.How != HowNew {
 		t.Errorf("first turn: %s", res.How)
 	}
-	t.Logf("%s mode: %+v", la.Name, res.Mode)
+	t.Logf("%s mode: %+v", la.Name, res.SessionMode)
 	r.checkMode(res)
 	r.checkResearchTurn(res, updates, r.turnRequests(0))
 	r.checkDeclarations(srv)

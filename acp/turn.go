@@ -2,12 +2,9 @@ package acp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -15,82 +12,6 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/usage"
 )
-
-// JSON-RPC error codes after which a resume or load falls back to a new
-// session. Any other error does too (docs/contract.md §8); these are the ones real
-// agents send.
-const (
-	CodeMethodNotFound   = -32601 // the agent does not implement the method
-	CodeResourceNotFound = -32002 // the agent does not know the session
-	CodeAuthRequired     = -32000 // the agent wants authentication first
-)
-
-// How says how a turn got its session.
-type How string
-
-// The ways a turn gets its session.
-const (
-	HowLive    How = "live"    // the session was open on this connection
-	HowResumed How = "resumed" // session/resume
-	HowLoaded  How = "loaded"  // session/load
-	HowNew     How = "new"     // session/new
-	HowWarm    How = "warm"    // taken from the warm pool
-)
-
-// Refusal records why the previous session could not be continued; the
-// turn fell back to a new session and the old one is refused for good.
-type Refusal struct {
-	Method  string // "session/resume" or "session/load"; empty if neither is advertised
-	Code    int    // JSON-RPC error code, 0 if none
-	Message string // the agent's error message, when it sent one
-	Data    any    // the agent's error data, when it sent any
-	Timeout bool   // no answer within ResumeTimeout
-	Err     error  // the underlying error, nil if the agent supports neither
-}
-
-// Error describes the refusal in one line, with the agent's own message
-// and data when it sent them.
-func (r *Refusal) Error() string {
-	switch {
-	case r.Method == "":
-		return "the agent can neither resume nor load sessions"
-	case r.Timeout:
-		return r.Method + ": no answer in time"
-	case r.Code != 0:
-		s := fmt.Sprintf("%s: refused with code %d", r.Method, r.Code)
-		if r.Message != "" {
-			s += ": " + r.Message
-		}
-		if d := dataText(r.Data); d != "" {
-			s += " (" + d + ")"
-		}
-		return s
-	}
-	return fmt.Sprintf("%s: %v", r.Method, r.Err)
-}
-
-// dataText renders an error's data on one short line.
-func dataText(v any) string {
-	if v == nil {
-		return ""
-	}
-	s, ok := v.(string)
-	if !ok {
-		data, err := json.Marshal(v)
-		if err != nil {
-			return ""
-		}
-		s = string(data)
-	}
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 300 {
-		s = string(r[:300]) + "…"
-	}
-	return s
-}
-
-// Unwrap returns the agent's error, if any.
-func (r *Refusal) Unwrap() error { return r.Err }
 
 // UpdateKind is the kind of a streamed session update.
 type UpdateKind string
@@ -115,8 +36,8 @@ type Update struct {
 	Kind       UpdateKind
 	Text       string // the chunk (message, thought), the tool call's title, or the status line
 	ToolCallID string
-	Status     string    // tool call status, when known
-	Call       *ToolCall // the tool call's state after this update (tool call kinds only)
+	Status     CallStatus // tool call status, when known
+	Call       *ToolCall  // the tool call's state after this update (tool call kinds only)
 	Raw        sdk.SessionUpdate
 }
 
@@ -170,8 +91,8 @@ type TurnResult struct {
 	// ToolCalls are the turn's tool calls in order of first report, in
 	// their final state; empty, never nil.
 	ToolCalls []ToolCall
-	// Mode says how the session mode was pinned.
-	Mode ModeReport
+	// SessionMode says how the session mode was pinned.
+	SessionMode SessionModeReport
 	// Guard says whether the agent is kept to the agentero-context tools
 	// in this turn. When it is not, a warning goes to AgentConfig.Logger
 	// and the host should show the Problem; with AgentConfig.RequireGuard
@@ -180,19 +101,6 @@ type TurnResult struct {
 	// Cancelled is set when the turn was cancelled (by the caller or the
 	// turn timeout); StopReason is "cancelled" when the agent confirmed.
 	Cancelled bool
-}
-
-// ModeReport says how the session mode of a turn was pinned
-// (AgentConfig.Mode).
-type ModeReport struct {
-	Want      string   `json:"want,omitempty"`      // the mode asked for; empty with KeepMode
-	Current   string   `json:"current,omitempty"`   // the agent's mode when the prompt was sent
-	Available []string `json:"available,omitempty"` // the modes the agent offers
-	Set       bool     `json:"set,omitempty"`       // session/set_mode was sent and accepted
-	// Problem says why the wanted mode is not in force: the agent offers
-	// no session modes, does not offer this one, or refused to switch.
-	// Empty when it is (or KeepMode is set).
-	Problem string `json:"problem,omitempty"`
 }
 
 // ErrCancelled is wrapped by the error of a turn that was cancelled by the
@@ -289,8 +197,8 @@ func (a *Agent) Turn(ctx context.Context, req TurnRequest) (*TurnResult, error) 
 	}
 	text := joinBlocks(res.Handoff, body)
 
-	res.Mode = a.pinMode(ctx, s)
-	res.Guard = a.turnGuard(res.Mode)
+	res.SessionMode = a.pinMode(ctx, s)
+	res.Guard = a.turnGuard(res.SessionMode)
 	if !res.Guard.Kept && a.cfg.RequireGuard {
 		res.ToolCalls = []ToolCall{}
 		return res, fmt.Errorf("%w: %s", ErrUnguarded, res.Guard.Problem)
@@ -399,101 +307,6 @@ func (a *Agent) prompt(ctx context.Context, id sdk.SessionId, text string, timeo
 	}
 }
 
-// pinMode switches the session to AgentConfig.Mode when the agent offers
-// modes and is in another one.
-func (a *Agent) pinMode(ctx context.Context, s *Session) ModeReport {
-	s.mu.Lock()
-	rep := ModeReport{Want: a.cfg.Mode, Current: s.mode, Available: slices.Clone(s.modes)}
-	s.mu.Unlock()
-	switch {
-	case a.cfg.KeepMode:
-		rep.Want = ""
-		return rep
-	case len(rep.Available) == 0:
-		rep.Problem = "the agent offers no session modes"
-		return rep
-	case !slices.Contains(rep.Available, rep.Want):
-		rep.Problem = fmt.Sprintf("the agent offers no mode %q (it offers %s)", rep.Want, strings.Join(rep.Available, ", "))
-		return rep
-	case rep.Current == rep.Want:
-		return rep
-	}
-	mctx, cancel := context.WithTimeout(ctx, a.cfg.OpenTimeout)
-	defer cancel()
-	if _, err := a.conn.SetSessionMode(mctx, sdk.SetSessionModeRequest{SessionId: s.id, ModeId: sdk.SessionModeId(rep.Want)}); err != nil {
-		rep.Problem = a.callError(ctx, mctx, "session/set_mode", err).Error()
-		return rep
-	}
-	s.mu.Lock()
-	s.mode = rep.Want
-	s.mu.Unlock()
-	rep.Current, rep.Set = rep.Want, true
-	return rep
-}
-
-// reopen continues a session that is not live on this connection: resume
-// when advertised, else load when advertised. A refusal (any error or
-// timeout of that one request, or neither being advertised) falls back to a
-// new session. Only the caller's cancellation or the agent's exit is an
-// error.
-func (a *Agent) reopen(ctx context.Context, id, cwd string, servers []sdk.McpServer) (*Session, How, *Refusal, error) {
-	if !a.caps.Resume && !a.caps.Load {
-		s, err := a.newSession(ctx, cwd, servers)
-		return s, HowNew, &Refusal{}, err
-	}
-	rctx, cancel := context.WithTimeout(ctx, a.cfg.ResumeTimeout)
-	defer cancel()
-	var (
-		method string
-		how    How
-		err    error
-	)
-	sid := sdk.SessionId(id)
-	var modes *sdk.SessionModeState
-	if a.caps.Resume {
-		method, how = "session/resume", HowResumed
-		var r sdk.ResumeSessionResponse
-		r, err = a.conn.ResumeSession(rctx, sdk.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers, Meta: a.sessionMeta()})
-		modes = r.Modes
-	} else {
-		method, how = "session/load", HowLoaded
-		// History replayed by the agent is already on screen: updates of
-		// this session have no handler while loading, so they are dropped,
-		// including those that come after the answer (settleLoad).
-		a.client.beginLoad(sid)
-		var r sdk.LoadSessionResponse
-		r, err = a.conn.LoadSession(rctx, sdk.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: servers, Meta: a.sessionMeta()})
-		modes = r.Modes
-		if err == nil {
-			a.client.settleLoad(ctx, sid)
-		} else {
-			a.client.endLoad(sid)
-		}
-	}
-	if err == nil {
-		s := &Session{agent: a, id: sid, server: len(servers) > 0, cwd: cwd}
-		s.setModes(modes)
-		a.add(s)
-		return s, how, nil, nil
-	}
-	if ctx.Err() != nil {
-		return nil, "", nil, fmt.Errorf("%w: %s: %w", ErrAgent, method, ctx.Err())
-	}
-	if cerr := a.checkRunning(); cerr != nil {
-		return nil, "", nil, cerr
-	}
-	r := &Refusal{Method: method, Err: err, Timeout: rctx.Err() != nil}
-	var re *sdk.RequestError
-	if !r.Timeout && errors.As(err, &re) {
-		r.Code, r.Message, r.Data = re.Code, re.Message, re.Data
-	}
-	s, nerr := a.newSession(ctx, cwd, servers)
-	if nerr != nil {
-		return nil, "", r, nerr
-	}
-	return s, HowNew, r, nil
-}
-
 // joinBlocks joins the non-empty blocks with a blank line.
 func joinBlocks(blocks ...string) string {
 	var out []string
@@ -503,206 +316,4 @@ func joinBlocks(blocks ...string) string {
 		}
 	}
 	return strings.Join(out, "\n\n")
-}
-
-// client is the host side of the ACP connection: it folds session updates
-// and permission requests into the running turn's tracker and answers
-// permission requests with the policy. It offers no file-system or
-// terminal access (none is advertised).
-type client struct {
-	mu         sync.Mutex
-	trackers   map[sdk.SessionId]*tracker
-	loads      map[sdk.SessionId]time.Time // sessions being loaded: when an update last came
-	permission Policy
-	onMode     func(sdk.SessionId, string)
-}
-
-// A loaded session's history may still be streaming after session/load is
-// answered (gemini-cli replays it without waiting): the first prompt waits
-// until the session has been silent for replayQuiet, at most replayMax,
-// and what came meanwhile is dropped as history.
-const (
-	replayQuiet = 200 * time.Millisecond
-	replayMax   = 3 * time.Second
-)
-
-// beginLoad starts dropping a session's updates as replayed history.
-func (c *client) beginLoad(id sdk.SessionId) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.loads == nil {
-		c.loads = map[sdk.SessionId]time.Time{}
-	}
-	c.loads[id] = time.Now()
-}
-
-// endLoad ends beginLoad.
-func (c *client) endLoad(id sdk.SessionId) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.loads, id)
-}
-
-// settleLoad waits, after session/load was answered, for the replay of
-// the session's history to end (see replayQuiet), then ends beginLoad.
-func (c *client) settleLoad(ctx context.Context, id sdk.SessionId) {
-	defer c.endLoad(id)
-	start := time.Now()
-	c.mu.Lock()
-	c.loads[id] = start // the answer is the last sign of life so far
-	c.mu.Unlock()
-	for {
-		c.mu.Lock()
-		last := c.loads[id]
-		c.mu.Unlock()
-		wait := replayQuiet - time.Since(last)
-		if wait <= 0 || time.Since(start) >= replayMax {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(min(wait, replayMax-time.Since(start))):
-		}
-	}
-}
-
-var _ sdk.Client = (*client)(nil)
-
-func (c *client) setTracker(id sdk.SessionId, t *tracker) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if t == nil {
-		delete(c.trackers, id)
-		return
-	}
-	c.trackers[id] = t
-}
-
-func (c *client) tracker(id sdk.SessionId) *tracker {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.trackers[id]
-}
-
-// running returns the trackers of the running turns.
-func (c *client) running() []*tracker {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]*tracker, 0, len(c.trackers))
-	for _, t := range c.trackers {
-		out = append(out, t)
-	}
-	return out
-}
-
-// SessionUpdate passes an update to the tracker of its session's turn.
-// The SDK delivers notifications one at a time, in order.
-func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
-	if m := n.Update.CurrentModeUpdate; m != nil && c.onMode != nil {
-		c.onMode(n.SessionId, string(m.CurrentModeId))
-	}
-	c.mu.Lock()
-	t := c.trackers[n.SessionId]
-	if _, loading := c.loads[n.SessionId]; loading {
-		c.loads[n.SessionId] = time.Now()
-	}
-	c.mu.Unlock()
-	if t != nil {
-		t.update(n.Update)
-	}
-	return nil
-}
-
-// HandleExtensionMethod receives the agent's extension notifications
-// ("_vendor/...") and streams those naming a session with a running turn
-// as status events. No extension request is implemented.
-func (c *client) HandleExtensionMethod(_ context.Context, method string, params json.RawMessage) (any, error) {
-	var p struct {
-		SessionID sdk.SessionId `json:"sessionId"`
-	}
-	if json.Unmarshal(params, &p) == nil && p.SessionID != "" {
-		if t := c.tracker(p.SessionID); t != nil {
-			t.status(method + " " + dataText(json.RawMessage(params)))
-		}
-	}
-	return nil, sdk.NewMethodNotFound(method)
-}
-
-func flatUpdate(u sdk.SessionUpdate) Update {
-	out := Update{Kind: UpdateOther, Raw: u}
-	switch {
-	case u.AgentMessageChunk != nil:
-		out.Kind, out.Text = UpdateMessage, blockText(u.AgentMessageChunk.Content)
-	case u.AgentThoughtChunk != nil:
-		out.Kind, out.Text = UpdateThought, blockText(u.AgentThoughtChunk.Content)
-	}
-	return out
-}
-
-func blockText(b sdk.ContentBlock) string {
-	if b.Text != nil {
-		return b.Text.Text
-	}
-	return ""
-}
-
-// RequestPermission answers with the policy and records the request's
-// tool call (and the answer) in the running turn's tool calls.
-func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
-	t := c.tracker(p.SessionId)
-	if t != nil {
-		pctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		go func() {
-			select {
-			case <-t.cancelled:
-				cancel()
-			case <-pctx.Done():
-			}
-		}()
-		ctx = pctx
-	}
-	resp, err := c.permission(ctx, p)
-	if t != nil {
-		select {
-		case <-t.cancelled:
-			// After session/cancel every pending request is answered
-			// cancelled, whatever the policy said.
-			resp, err = sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{}}}, nil
-		default:
-		}
-		t.permission(p, err == nil && allowed(p, resp))
-	}
-	return resp, err
-}
-
-// The host offers no file system or terminal to the agent.
-
-func (c *client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodFsReadTextFile)
-}
-
-func (c *client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodFsWriteTextFile)
-}
-
-func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalCreate)
-}
-
-func (c *client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalKill)
-}
-
-func (c *client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalOutput)
-}
-
-func (c *client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalRelease)
-}
-
-func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound(sdk.ClientMethodTerminalWaitForExit)
 }

@@ -85,14 +85,14 @@ func TestProcessBudgetExact(t *testing.T) {
 }
 
 // panicToolset is a host's Toolset wrapper with a bug in Read.
-type panicToolset struct{ Toolset }
+type panicToolset struct{ Backend }
 
 func (p panicToolset) Read(ctx context.Context, in tools.ReadInput) (*tools.ReadOutput, error) {
 	if in.Target == "boom" {
 		var out *tools.ReadOutput
 		_ = out.Target // nil dereference: a runtime panic
 	}
-	return p.Toolset.Read(ctx, in)
+	return p.Backend.Read(ctx, in)
 }
 
 // A panic under a tool handler is an isError result and a log line; the
@@ -106,7 +106,7 @@ func TestHandlerRecovers(t *testing.T) {
 	defer ts.Close()
 	var log strings.Builder
 	var mu sync.Mutex
-	cs := connect(t, NewServer(panicToolset{ts}, &ServerOptions{Logger: newLockedLogger(&mu, &log)}), nil)
+	cs := connect(t, NewServer(panicToolset{ts}, &ServerConfig{Logger: newLockedLogger(&mu, &log)}), nil)
 	res := call(t, cs, grant.ToolRead, map[string]any{"target": "boom"})
 	if !res.IsError || !strings.Contains(text(res), "internal error") {
 		t.Fatalf("panicking call = %v %q", res.IsError, text(res))

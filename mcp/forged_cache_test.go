@@ -12,7 +12,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/hostilevault"
+	"github.com/researchctx/researchctx/internal/testkit/hostilevault"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -48,7 +48,7 @@ func TestProcessForgedCaches(t *testing.T) {
 	readAll := func(target string) string {
 		var b strings.Builder
 		for page := 1; page <= 3; page++ {
-			out, err := ts.Read(context.Background(), tools.ReadInput{Target: target, Mode: tools.ModePage, Page: page})
+			out, err := ts.Read(context.Background(), tools.ReadInput{Target: target, Mode: tools.ReadPage, Page: page})
 			if err != nil {
 				break
 			}

@@ -15,7 +15,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/hostilevault"
+	"github.com/researchctx/researchctx/internal/testkit/hostilevault"
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
 
 // TestProcessHostilePDFInLibrary is the reported crash: a PDF whose
@@ -20,12 +20,12 @@ import (
 func TestProcessHostilePDFInLibrary(t *testing.T) {
 	vault := sampleVault(t)
 	for name, data := range map[string][]byte{
-		"deep-content": hostile.DeepContentFlate(30 << 20),
-		"deep-object":  hostile.DeepObject("[", 1<<20),
+		"deep-content": hostilepdf.DeepContentFlate(30 << 20),
+		"deep-object":  hostilepdf.DeepObject("[", 1<<20),
 		// A 41 kB cross-reference stream of 4M entries, and 200 pages of
 		// 2,000 free-text annotations of 1,000 characters each.
-		"xref-flood":  hostile.XRefStreamFlood(4_000_000),
-		"annot-flood": hostile.AnnotFlood(200, 2000, 1000),
+		"xref-flood":  hostilepdf.XRefStreamFlood(4_000_000),
+		"annot-flood": hostilepdf.AnnotFlood(200, 2000, 1000),
 	} {
 		dir := filepath.Join(vault, "papers", name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {

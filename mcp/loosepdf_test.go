@@ -13,7 +13,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/pdf"
-	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -29,7 +29,7 @@ func TestProcessLoosePDFs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := hostile.Plain("Quokkas sleep in hollow logs by day.")
+	plain := hostilepdf.Plain("Quokkas sleep in hollow logs by day.")
 	model.ConfigPath = "disable" // keep pdfcpu off the user's configuration folder
 	var locked bytes.Buffer
 	if err := api.Encrypt(bytes.NewReader(plain), &locked, model.NewAESConfiguration("user-secret", "owner-secret", 256)); err != nil {
@@ -41,7 +41,7 @@ func TestProcessLoosePDFs(t *testing.T) {
 		"inbox/quokka.pdf":   plain,
 		"inbox/broken.pdf":   []byte("%PDF-1.7\nthis is not a PDF body\n"),
 		"inbox/locked.pdf":   locked.Bytes(),
-		"inbox/huge.pdf":     hostile.ManyPages(pdf.DefaultMaxPages + 1),
+		"inbox/huge.pdf":     hostilepdf.ManyPages(pdf.DefaultMaxPages + 1),
 	} {
 		p := filepath.Join(vault, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

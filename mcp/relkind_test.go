@@ -14,10 +14,10 @@ func TestRelationsShowOnlyTheKindAsked(t *testing.T) {
 	vault := sampleVault(t)
 	cs := serveGrant(t, writeGrant(t, demoRequest(vault)))
 	tests := []struct {
-		kind      string
+		kind      tools.RelationKind
 		shown     []string
 		notShown  []string
-		structure string
+		structure tools.RelationKind
 	}{
 		{tools.RelCitedBy, []string{"Cited by ("}, []string{"References (", "Related in the library ("}, tools.RelCitedBy},
 		{tools.RelReferences, []string{"References ("}, []string{"Cited by (", "Related in the library ("}, tools.RelReferences},
@@ -25,7 +25,7 @@ func TestRelationsShowOnlyTheKindAsked(t *testing.T) {
 		{"", []string{"References (", "Cited by (", "Related in the library ("}, nil, tools.RelAll},
 	}
 	for _, tt := range tests {
-		t.Run(tt.structure, func(t *testing.T) {
+		t.Run(string(tt.structure), func(t *testing.T) {
 			args := map[string]any{"paper": "papers/2401.01234"}
 			if tt.kind != "" {
 				args["kind"] = tt.kind

@@ -69,7 +69,7 @@ func cardHeading(c tools.Card) string {
 	}
 	b.WriteString(name(c.Path))
 	b.WriteString(location(c.Page, c.PageLabel, c.Section, ""))
-	fmt.Fprintf(&b, " [%s", name(c.Kind))
+	fmt.Fprintf(&b, " [%s", name(string(c.Kind)))
 	if c.Source != "" && c.Source != c.Path {
 		fmt.Fprintf(&b, " in %s", name(c.Source))
 	}
@@ -98,7 +98,7 @@ func location(page int, label, section, region string) string {
 
 func renderRead(out *tools.ReadOutput) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s [%s]%s\n", name(out.Target), name(out.Mode), location(out.Page, out.PageLabel, out.Section, out.Region))
+	fmt.Fprintf(&b, "%s [%s]%s\n", name(out.Target), name(string(out.Mode)), location(out.Page, out.PageLabel, out.Section, out.Region))
 	if u := cites(out.CitationURI, out.CitationURIs); u != "" {
 		fmt.Fprintf(&b, "cite: %s\n", u)
 	}
@@ -154,7 +154,7 @@ func renderRead(out *tools.ReadOutput) string {
 	if len(out.Entries) > 0 {
 		b.WriteString("Entries:\n")
 		for _, e := range out.Entries {
-			fmt.Fprintf(&b, "  - %s (%s", name(e.Name), name(e.Kind))
+			fmt.Fprintf(&b, "  - %s (%s", name(e.Name), name(string(e.Kind)))
 			if e.Size > 0 {
 				fmt.Fprintf(&b, ", %d bytes", e.Size)
 			}
@@ -220,7 +220,9 @@ func renderRelations(out *tools.RelationsOutput) string {
 	first := out.Before()
 	// Only the lists asked for: the others are empty because they were
 	// not asked for, not because none is known.
-	asked := func(kind string) bool { return out.Kind == "" || out.Kind == tools.RelAll || out.Kind == kind }
+	asked := func(kind tools.RelationKind) bool {
+		return out.Kind == "" || out.Kind == tools.RelAll || out.Kind == kind
+	}
 	if asked(tools.RelReferences) {
 		list("References", out.References, first.References, out.Remaining.References)
 	}
@@ -238,8 +240,9 @@ func renderRelations(out *tools.RelationsOutput) string {
 func remaining(out *tools.RelationsOutput) string {
 	var parts []string
 	for _, l := range []struct {
-		kind, name string
-		n          int
+		kind tools.RelationKind
+		name string
+		n    int
 	}{
 		{tools.RelReferences, "references", out.Remaining.References},
 		{tools.RelCitedBy, "cited by", out.Remaining.CitedBy},

@@ -34,7 +34,7 @@ var (
 		Budget:    tools.BudgetReport{Used: 1200, Remaining: 58800},
 	}
 	sampleMetadata = &tools.ReadOutput{
-		Target: "papers/2401.01234", Mode: tools.ModeMetadata, Title: "Sparse Windows",
+		Target: "papers/2401.01234", Mode: tools.ReadMetadata, Title: "Sparse Windows",
 		Authors: []string{"A. Author", "B. Author"}, Year: 2024, Abstract: "We study windows.",
 		DOI: "10.1234/sw", ArXivID: "2401.01234", Pages: 12,
 		Sections:    []tools.SectionInfo{{Title: "1 Introduction", Level: 1, Page: 1}, {Title: "1.1 Scope", Level: 2, Page: 2}},
@@ -43,20 +43,20 @@ var (
 		Budget:      tools.BudgetReport{Used: 300, Remaining: 59700},
 	}
 	samplePage = &tools.ReadOutput{
-		Target: "papers/2401.01234", Mode: tools.ModePage, Page: 3, PageLabel: "iii",
+		Target: "papers/2401.01234", Mode: tools.ReadPage, Page: 3, PageLabel: "iii",
 		Text:        "Each token attends to a local window.\nGlobal tokens see everything.",
 		CitationURI: "papers/2401.01234/2401.01234.pdf#page=3", Truncated: true, NextCursor: "c2",
 		Budget: tools.BudgetReport{Used: 8300, Remaining: 51700},
 	}
 	sampleExcerpt = &tools.ReadOutput{
-		Target: "papers/1706.03762", Mode: tools.ModeExcerpt, Title: "Attention Is All You Need", Page: 6,
+		Target: "papers/1706.03762", Mode: tools.ReadExcerpt, Title: "Attention Is All You Need", Page: 6,
 		Text:  "In this work, we use sine and cosine functions of different frequencies:",
 		Match: tools.MatchApproximate, Score: 0.93,
 		CitationURI: "papers/1706.03762/1706.03762.pdf#page=6",
 		Budget:      tools.BudgetReport{Used: 120, Remaining: 59880},
 	}
 	sampleSections = &tools.ReadOutput{
-		Target: "papers/1706.03762", Mode: tools.ModeMetadata, Title: "Attention Is All You Need", Pages: 15,
+		Target: "papers/1706.03762", Mode: tools.ReadMetadata, Title: "Attention Is All You Need", Pages: 15,
 		Sections: []tools.SectionInfo{
 			{Title: "3 Model Architecture", Number: "3", Level: 1, Page: 2},
 			{Title: "Positional Encoding", Number: "3.5", Level: 2, Page: 5},
@@ -66,7 +66,7 @@ var (
 		Budget:      tools.BudgetReport{Used: 90, Remaining: 59910},
 	}
 	sampleDir = &tools.ReadOutput{
-		Target: "notes", Mode: tools.ModeMetadata,
+		Target: "notes", Mode: tools.ReadMetadata,
 		Entries:     []tools.EntryInfo{{Name: "archive", Kind: "directory"}, {Name: "ideas.txt", Kind: "file", Size: 812}},
 		CitationURI: "", Budget: tools.BudgetReport{Used: 40, Remaining: 59960},
 	}

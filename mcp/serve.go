@@ -85,7 +85,7 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 	// scope enforced come from the same read (each call then checks the
 	// file's fingerprint against it).
 	g := ts.Grant()
-	s := NewServer(ts, &ServerOptions{Tools: g.Tools, Vault: g.Vault, Logger: log})
+	s := NewServer(ts, &ServerConfig{Tools: g.Tools, Vault: g.Vault, Logger: log})
 	log.Info("serving", "runtimeId", g.RuntimeID, "fingerprint", g.Fingerprint, "tools", g.Tools)
 	return serveLines(ctx, s, in, out, log)
 }

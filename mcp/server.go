@@ -50,19 +50,20 @@ func annotations(title string) *sdk.ToolAnnotations {
 	}
 }
 
-// Toolset is what the server exposes. *tools.Toolset implements it; a host
+// Backend answers the server's tool calls. *tools.Toolset implements it; a host
 // may wrap one (to add its own logging or metrics) and serve the wrapper.
-type Toolset interface {
+type Backend interface {
 	Search(ctx context.Context, in tools.SearchInput) (*tools.SearchOutput, error)
 	Read(ctx context.Context, in tools.ReadInput) (*tools.ReadOutput, error)
 	Relations(ctx context.Context, in tools.RelationsInput) (*tools.RelationsOutput, error)
 }
 
-var _ Toolset = (*tools.Toolset)(nil)
+var _ Backend = (*tools.Toolset)(nil)
 
-// ServerOptions configure NewServer. The zero value serves all three tools
-// and logs nothing.
-type ServerOptions struct {
+// ServerConfig configures NewServer, the server over a Backend (Serve,
+// which serves a grant file, takes ServeOptions). The zero value serves all
+// three tools and logs nothing.
+type ServerConfig struct {
 	// Tools names the tools to serve, a subset of grant.Tools; nil
 	// serves all three. Unknown names are ignored.
 	Tools []string
@@ -77,9 +78,9 @@ type ServerOptions struct {
 
 // NewServer returns the agentero-context MCP server over ts. Run it with
 // (*sdk.Server).Run on any transport; Serve does so on stdin and stdout.
-func NewServer(ts Toolset, opts *ServerOptions) *sdk.Server {
+func NewServer(ts Backend, opts *ServerConfig) *sdk.Server {
 	if opts == nil {
-		opts = &ServerOptions{}
+		opts = &ServerConfig{}
 	}
 	log := opts.Logger
 	if log == nil {
@@ -100,96 +101,95 @@ func NewServer(ts Toolset, opts *ServerOptions) *sdk.Server {
 	h := &handlers{ts: ts, vault: opts.Vault, log: log}
 	serve := func(name string) bool { return opts.Tools == nil || slices.Contains(opts.Tools, name) }
 	if serve(grant.ToolSearch) {
-		sdk.AddTool(s, &sdk.Tool{
-			Name:         grant.ToolSearch,
-			Description:  searchDescription,
-			Annotations:  annotations("Search granted context"),
-			OutputSchema: outputSchema[tools.SearchOutput](),
-		}, h.search)
+		addTool(s, h, tool[tools.SearchInput, tools.SearchOutput]{
+			name:         grant.ToolSearch,
+			title:        "Search granted context",
+			description:  searchDescription,
+			outputSchema: outputSchema[tools.SearchOutput](),
+			call:         Backend.Search,
+			render: func(in tools.SearchInput, out *tools.SearchOutput) string {
+				if out.Cards == nil {
+					out.Cards = []tools.Card{}
+				}
+				return fitSearch(in, out)
+			},
+		})
 	}
 	if serve(grant.ToolRead) {
-		sdk.AddTool(s, &sdk.Tool{
-			Name:         grant.ToolRead,
-			Description:  readDescription,
-			Annotations:  annotations("Read granted context"),
-			OutputSchema: outputSchema[tools.ReadOutput](),
-		}, h.read)
+		addTool(s, h, tool[tools.ReadInput, tools.ReadOutput]{
+			name:         grant.ToolRead,
+			title:        "Read granted context",
+			description:  readDescription,
+			outputSchema: outputSchema[tools.ReadOutput](),
+			call:         Backend.Read,
+			render:       func(_ tools.ReadInput, out *tools.ReadOutput) string { return fitRead(out) },
+		})
 	}
 	if serve(grant.ToolRelations) {
-		sdk.AddTool(s, &sdk.Tool{
-			Name:         grant.ToolRelations,
-			Description:  relationsDescription,
-			Annotations:  annotations("Paper relations"),
-			OutputSchema: relationsOutputSchema(),
-		}, h.relations)
+		addTool(s, h, tool[tools.RelationsInput, tools.RelationsOutput]{
+			name:         grant.ToolRelations,
+			title:        "Paper relations",
+			description:  relationsDescription,
+			outputSchema: relationsOutputSchema(),
+			call:         Backend.Relations,
+			render: func(_ tools.RelationsInput, out *tools.RelationsOutput) string {
+				for _, l := range []*[]tools.RelationCard{&out.References, &out.CitedBy, &out.Related} {
+					if *l == nil {
+						*l = []tools.RelationCard{}
+					}
+				}
+				return fitRelations(out)
+			},
+		})
 	}
 	return s
 }
 
-// handlers adapt a Toolset to typed SDK tool handlers.
+// tool is one tool of the server: its declaration, the Backend method that
+// answers it and how a result is completed (no null lists) and rendered as
+// the text content.
+type tool[In, Out any] struct {
+	name, title, description string
+	outputSchema             *jsonschema.Schema
+	call                     func(Backend, context.Context, In) (*Out, error)
+	render                   func(In, *Out) string
+}
+
+// addTool registers t on s with a typed SDK handler (the SDK infers the
+// input schema from In): the call's error becomes a one-line tool error, a
+// panic of the call or of rendering ends the call, never the server.
+func addTool[In, Out any](s *sdk.Server, h *handlers, t tool[In, Out]) {
+	sdk.AddTool(s, &sdk.Tool{
+		Name:         t.name,
+		Description:  t.description,
+		Annotations:  annotations(t.title),
+		OutputSchema: t.outputSchema,
+	}, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, out *Out, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				res, out, err = nil, nil, h.panicked(t.name, v)
+			}
+		}()
+		out, err = t.call(h.ts, ctx, in)
+		if err != nil {
+			return nil, nil, h.toolError(t.name, err)
+		}
+		if out == nil {
+			return nil, nil, errNoResult
+		}
+		return textResult(t.render(in, out)), out, nil
+	})
+}
+
+// handlers hold what every tool's handler needs: the Backend, the Vault
+// root to keep out of error text, and the log.
 type handlers struct {
-	ts    Toolset
+	ts    Backend
 	vault string
 	log   *slog.Logger
 }
 
-func (h *handlers) search(ctx context.Context, _ *sdk.CallToolRequest, in tools.SearchInput) (res *sdk.CallToolResult, out *tools.SearchOutput, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			res, out, err = nil, nil, h.panicked(grant.ToolSearch, v)
-		}
-	}()
-	out, err = h.ts.Search(ctx, in)
-	if err != nil {
-		return nil, nil, h.toolError(grant.ToolSearch, err)
-	}
-	if out == nil {
-		return nil, nil, errNoResult
-	}
-	if out.Cards == nil {
-		out.Cards = []tools.Card{}
-	}
-	return textResult(fitSearch(in, out)), out, nil
-}
-
-func (h *handlers) read(ctx context.Context, _ *sdk.CallToolRequest, in tools.ReadInput) (res *sdk.CallToolResult, out *tools.ReadOutput, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			res, out, err = nil, nil, h.panicked(grant.ToolRead, v)
-		}
-	}()
-	out, err = h.ts.Read(ctx, in)
-	if err != nil {
-		return nil, nil, h.toolError(grant.ToolRead, err)
-	}
-	if out == nil {
-		return nil, nil, errNoResult
-	}
-	return textResult(fitRead(out)), out, nil
-}
-
-func (h *handlers) relations(ctx context.Context, _ *sdk.CallToolRequest, in tools.RelationsInput) (res *sdk.CallToolResult, out *tools.RelationsOutput, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			res, out, err = nil, nil, h.panicked(grant.ToolRelations, v)
-		}
-	}()
-	out, err = h.ts.Relations(ctx, in)
-	if err != nil {
-		return nil, nil, h.toolError(grant.ToolRelations, err)
-	}
-	if out == nil {
-		return nil, nil, errNoResult
-	}
-	for _, l := range []*[]tools.RelationCard{&out.References, &out.CitedBy, &out.Related} {
-		if *l == nil {
-			*l = []tools.RelationCard{}
-		}
-	}
-	return textResult(fitRelations(out)), out, nil
-}
-
-// panicked turns a panic in a tool call (of a host's Toolset, or while
+// panicked turns a panic in a tool call (of a host's Backend, or while
 // rendering) into a tool error and a log line: a bug ends the call, never
 // the server.
 func (h *handlers) panicked(tool string, v any) error {
@@ -201,7 +201,7 @@ func textResult(text string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
 }
 
-// toolError turns a Toolset error into the error the SDK reports as an
+// toolError turns a Backend error into the error the SDK reports as an
 // isError result: one line, no absolute path of the Vault. A cancelled call
 // stays a cancellation.
 func (h *handlers) toolError(tool string, err error) error {
@@ -229,7 +229,7 @@ func (h *handlers) toolError(tool string, err error) error {
 // '='. A link such as https://doi.org/x does not match.
 var absPath = regexp.MustCompile(`(^|[\s"'(\[=])(?:file:/+|/|~/|[A-Za-z]:\\)[^\s"')\]]*`)
 
-// errNoResult stands for a Toolset that returned neither a result nor an
+// errNoResult stands for a Backend that returned neither a result nor an
 // error, which *tools.Toolset never does.
 var errNoResult = errors.New("the tool returned no result")
 

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-
-	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // MaxLineBytes bounds one JSON-RPC line from the client, newline included.
@@ -35,7 +33,7 @@ const MaxLineBytes = 4 << 20
 // flight as soon as its reader sees the end, and a client that writes its
 // calls and closes stdin at once would get none of them answered.
 type lineFilter struct {
-	lr      *safefs.LineReader
+	lr      *lineReader
 	out     *lockedWriter
 	log     *slog.Logger
 	pending []byte
@@ -48,7 +46,7 @@ type lineFilter struct {
 
 func newLineFilter(in io.Reader, out *lockedWriter, log *slog.Logger, drain time.Duration, stop <-chan struct{}) *lineFilter {
 	return &lineFilter{
-		lr:    safefs.NewLineReader(in, MaxLineBytes),
+		lr:    newLineReader(in, MaxLineBytes),
 		out:   out,
 		log:   log,
 		drain: drain,
@@ -63,7 +61,7 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 		switch {
 		case err == nil, err == io.ErrUnexpectedEOF:
 			// A last line without a newline is still a line.
-		case errors.Is(err, safefs.ErrLineTooLong):
+		case errors.Is(err, errLineTooLong):
 			f.reply(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: line longer than "+strconv.Itoa(MaxLineBytes>>20)+" MiB")
 			continue
 		default:

@@ -84,7 +84,7 @@ func TestReadOverMCP(t *testing.T) {
 			name: "metadata (default)",
 			args: map[string]any{"target": "papers/2401.01234"},
 			check: func(t *testing.T, out *tools.ReadOutput) {
-				if out.Mode != tools.ModeMetadata || out.Pages != 3 || len(out.Sections) == 0 {
+				if out.Mode != tools.ReadMetadata || out.Pages != 3 || len(out.Sections) == 0 {
 					t.Errorf("mode %q, pages %d, %d sections", out.Mode, out.Pages, len(out.Sections))
 				}
 			},
@@ -104,7 +104,7 @@ func TestReadOverMCP(t *testing.T) {
 			name: "excerpt across a hyphenated line end",
 			args: map[string]any{"target": "papers/2403.05678", "quote": "wherever they occur in the document"},
 			check: func(t *testing.T, out *tools.ReadOutput) {
-				if out.Mode != tools.ModeExcerpt || out.Page != 1 {
+				if out.Mode != tools.ReadExcerpt || out.Page != 1 {
 					t.Errorf("mode %q, page %d", out.Mode, out.Page)
 				}
 			},
@@ -142,7 +142,7 @@ func TestReadOverMCP(t *testing.T) {
 			name: "section of a note by citation URI",
 			args: map[string]any{"target": "notes/meeting%202024-03-12.md#section=Slot%20routing%20results"},
 			check: func(t *testing.T, out *tools.ReadOutput) {
-				if out.Mode != tools.ModeSection || out.Text == "" {
+				if out.Mode != tools.ReadSection || out.Text == "" {
 					t.Errorf("mode %q, text %q", out.Mode, out.Text)
 				}
 			},

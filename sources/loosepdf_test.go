@@ -15,9 +15,9 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/pdf"
-	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/sourcetest"
@@ -37,7 +37,7 @@ func looseVault(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := hostile.Plain("Quokkas sleep in hollow logs by day.", "They feed on grasses at night.")
+	plain := hostilepdf.Plain("Quokkas sleep in hollow logs by day.", "They feed on grasses at night.")
 	writeFiles(t, root, map[string]string{
 		"downloads/sba.pdf":          string(sba),
 		"downloads/field/quokka.pdf": string(plain),
@@ -221,7 +221,7 @@ func TestLoosePDFSearch(t *testing.T) {
 // searched alone, and a folder holding them is still searched.
 func TestLoosePDFUnreadable(t *testing.T) {
 	root := looseVault(t)
-	writeFiles(t, root, map[string]string{"downloads/huge.pdf": string(hostile.ManyPages(pdf.DefaultMaxPages + 1))})
+	writeFiles(t, root, map[string]string{"downloads/huge.pdf": string(hostilepdf.ManyPages(pdf.DefaultMaxPages + 1))})
 	l := openLibrary(t, root, t.TempDir())
 	ctx := context.Background()
 	for _, tt := range []struct {

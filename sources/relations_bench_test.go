@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/researchctx/researchctx/internal/catalog"
-	"github.com/researchctx/researchctx/internal/corpus"
-	"github.com/researchctx/researchctx/internal/procstat"
 	"github.com/researchctx/researchctx/internal/relations"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/procstat"
 )
 
 // The first paper_relations of a new process on a library of real PDFs,

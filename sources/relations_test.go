@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -39,7 +39,7 @@ func TestRelationsCacheFolder(t *testing.T) {
 			files := map[string][]byte{
 				"papers/a/metadata.json": []byte(`{"title": "Alpha", "arxiv_id": "2001.00001"}`),
 				"papers/b/metadata.json": []byte(`{"title": "Beta"}`),
-				"papers/b/b.pdf":         hostile.Plain("Beta", "References", "[1] A. Writer. Alpha. arXiv:2001.00001."),
+				"papers/b/b.pdf":         hostilepdf.Plain("Beta", "References", "[1] A. Writer. Alpha. arXiv:2001.00001."),
 			}
 			for name, body := range files {
 				p := filepath.Join(dir, filepath.FromSlash(name))
@@ -97,11 +97,11 @@ func TestHostilePDFsInLibrary(t *testing.T) {
 	writeFiles(t, dir, map[string]string{
 		"papers/a/metadata.json":    `{"title": "Alpha", "arxiv_id": "2001.00001"}`,
 		"papers/good/metadata.json": `{"title": "Good"}`,
-		"papers/good/good.pdf":      string(hostile.Plain("Good paper", "References", "[1] Alpha. arXiv:2001.00001.")),
+		"papers/good/good.pdf":      string(hostilepdf.Plain("Good paper", "References", "[1] Alpha. arXiv:2001.00001.")),
 		"papers/deep/metadata.json": `{"title": "deep"}`,
-		"papers/deep/deep.pdf":      string(hostile.DeepContentFlate(30 << 20)),
+		"papers/deep/deep.pdf":      string(hostilepdf.DeepContentFlate(30 << 20)),
 		"papers/obj/metadata.json":  `{"title": "obj"}`,
-		"papers/obj/obj.pdf":        string(hostile.DeepObject("[", 1<<20)),
+		"papers/obj/obj.pdf":        string(hostilepdf.DeepObject("[", 1<<20)),
 	})
 	ctx := context.Background()
 	relationsOf := func(lib *sources.Library, ref string) *sources.Relations {

@@ -54,22 +54,22 @@ func TestEmptyText(t *testing.T) {
 	ctx := context.Background()
 	targets := []string{"notes/empty.md", "empty", "papers/2401.01234/NOTES.md", "papers/2401.01234/PAPER.md"}
 	modes := []tools.ReadInput{
-		{Mode: tools.ModeMetadata},
-		{Mode: tools.ModeExcerpt, Quote: "attention"},
-		{Mode: tools.ModeSection, Section: "Introduction"},
-		{Mode: tools.ModePage, Page: 1},
-		{Mode: tools.ModeRegion, Region: "figure-1"},
-		{Mode: tools.ModeFull},
+		{Mode: tools.ReadMetadata},
+		{Mode: tools.ReadExcerpt, Quote: "attention"},
+		{Mode: tools.ReadSection, Section: "Introduction"},
+		{Mode: tools.ReadPage, Page: 1},
+		{Mode: tools.ReadRegion, Region: "figure-1"},
+		{Mode: tools.ReadFull},
 	}
 	for _, target := range targets {
 		for _, in := range modes {
 			in.Target = target
-			t.Run(target+"/"+in.Mode, func(t *testing.T) {
+			t.Run(target+"/"+string(in.Mode), func(t *testing.T) {
 				out, err := f.ts.Read(ctx, in)
 				if errors.Is(err, tools.ErrInternal) {
 					t.Fatalf("internal error: %v", err)
 				}
-				if in.Mode == tools.ModeFull {
+				if in.Mode == tools.ReadFull {
 					if err != nil || out.Text != "" || out.Truncated || out.NextCursor != "" {
 						t.Fatalf("full read of an empty file = %+v, %v; want empty text", out, err)
 					}
@@ -82,7 +82,7 @@ func TestEmptyText(t *testing.T) {
 	}
 	t.Run("empty region", func(t *testing.T) {
 		for _, in := range []tools.ReadInput{
-			{Target: "papers/2401.01234", Mode: tools.ModeRegion, Region: "p1-empty"},
+			{Target: "papers/2401.01234", Mode: tools.ReadRegion, Region: "p1-empty"},
 			{Target: "papers/2401.01234#region=p1-empty"},
 		} {
 			out, err := f.ts.Read(ctx, in)
@@ -101,7 +101,7 @@ func TestEmptyText(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ts.Close()
-		long, err := ts.Read(ctx, tools.ReadInput{Target: "papers/2401.01234", Mode: tools.ModeFull})
+		long, err := ts.Read(ctx, tools.ReadInput{Target: "papers/2401.01234", Mode: tools.ReadFull})
 		if err != nil || long.NextCursor == "" {
 			t.Fatalf("full read: %v, cursor %q", err, long.NextCursor)
 		}
@@ -153,7 +153,7 @@ func TestRecoverAtToolBoundary(t *testing.T) {
 	defer ts.Close()
 	calls := []func() error{
 		func() error {
-			_, err := ts.Read(ctx, tools.ReadInput{Target: "notes/ideas.txt", Mode: tools.ModeFull})
+			_, err := ts.Read(ctx, tools.ReadInput{Target: "notes/ideas.txt", Mode: tools.ReadFull})
 			return err
 		},
 		func() error {
@@ -333,7 +333,7 @@ func TestParallelBudgetExact(t *testing.T) {
 			switch i % 4 {
 			case 0:
 				var o *tools.ReadOutput
-				if o, err = ts.Read(ctx, tools.ReadInput{Target: "papers/2401.01234", Mode: tools.ModeFull}); err == nil {
+				if o, err = ts.Read(ctx, tools.ReadInput{Target: "papers/2401.01234", Mode: tools.ReadFull}); err == nil {
 					n = o.Chars()
 				}
 			case 1:

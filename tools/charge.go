@@ -22,26 +22,26 @@ func (o *SearchOutput) Chars() int {
 }
 
 func (c *Card) chars() int {
-	return runes(c.Source, c.Kind, c.Path, c.Title, c.PageLabel, c.Section, c.Excerpt, c.CitationURI) + runes(c.CitationURIs...)
+	return runes(c.Source, string(c.Kind), c.Path, c.Title, c.PageLabel, c.Section, c.Excerpt, c.CitationURI) + runes(c.CitationURIs...)
 }
 
 // Chars returns the charge of a read result.
 func (o *ReadOutput) Chars() int {
-	n := runes(o.Target, o.Mode, o.Title, o.Abstract, o.DOI, o.ArXivID, o.Text, o.PageLabel,
-		o.Section, o.Region, o.CitationURI, o.Match)
+	n := runes(o.Target, string(o.Mode), o.Title, o.Abstract, o.DOI, o.ArXivID, o.Text, o.PageLabel,
+		o.Section, o.Region, o.CitationURI, string(o.Match))
 	n += runes(o.Authors...) + runes(o.Documents...) + runes(o.CitationURIs...)
 	for _, s := range o.Sections {
 		n += runes(s.Title, s.Number)
 	}
 	for _, e := range o.Entries {
-		n += runes(e.Name, e.Kind)
+		n += runes(e.Name, string(e.Kind))
 	}
 	return n
 }
 
 // Chars returns the charge of a relations result.
 func (o *RelationsOutput) Chars() int {
-	n := runes(o.Paper, o.Kind) + runes(o.Problems...)
+	n := runes(o.Paper, string(o.Kind)) + runes(o.Problems...)
 	for _, l := range [][]RelationCard{o.References, o.CitedBy, o.Related} {
 		for i := range l {
 			n += l[i].chars()

@@ -34,19 +34,19 @@ func TestReadCitesEveryPage(t *testing.T) {
 		first     string   // CitationURI
 		has       []string // verbatim text the result must hold
 	}{
-		{"full read over pages 1 to 4", 11000, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ModeFull},
+		{"full read over pages 1 to 4", 11000, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ReadFull},
 			pages(1, 2, 3, 4), pdf + "#page=1", nil},
-		{"full read cut within page 2", 4000, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ModeFull},
+		{"full read cut within page 2", 4000, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ReadFull},
 			pages(1, 2), pdf + "#page=1", nil},
-		{"full read cut within page 1", 2000, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ModeFull},
+		{"full read cut within page 1", 2000, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ReadFull},
 			nil, pdf + "#page=1", nil},
-		{"section over pages 2 to 6", 20000, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ModeSection, Section: "3 Model Architecture"},
+		{"section over pages 2 to 6", 20000, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ReadSection, Section: "3 Model Architecture"},
 			pages(2, 3, 4, 5, 6), pdf + "#page=2", []string{"3.1 Encoder and Decoder Stacks", "3.5 Positional Encoding"}},
-		{"section cut by the budget within page 3", 2500, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ModeSection, Section: "3 Model Architecture"},
+		{"section cut by the budget within page 3", 2500, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ReadSection, Section: "3 Model Architecture"},
 			pages(2, 3), pdf + "#page=2", []string{"3.1 Encoder and Decoder Stacks"}},
 		{"section over pages 5 and 6", 20000, tools.ReadInput{Target: pdf + "#section=3.5%20Positional%20Encoding"},
 			pages(5, 6), pdf + "#page=5", []string{"Since our model contains no recurrence"}},
-		{"section on one page", 20000, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ModeSection, Section: "3.2.1"},
+		{"section on one page", 20000, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ReadSection, Section: "3.2.1"},
 			nil, pdf + "#page=4", nil},
 		{"quote across pages 6 and 7", 8000, tools.ReadInput{Target: "papers/1706.03762",
 			Quote: "self-attention could be restricted to considering only a neighborhood of size r in the input sequence centered around the respective output position"},
@@ -75,7 +75,7 @@ func TestReadCitesEveryPage(t *testing.T) {
 					t.Errorf("text lacks %q", s)
 				}
 			}
-			if out.Mode == tools.ModeFull {
+			if out.Mode == tools.ReadFull {
 				// The pages cited are exactly those whose text the
 				// piece holds after its "[page N]" marker.
 				want := markedPages(out.Text)
@@ -115,7 +115,7 @@ func TestReadCitesEveryPage(t *testing.T) {
 // starts on.
 func TestReadFullCursorCitesItsOwnPages(t *testing.T) {
 	ts, _, gr := attentionGrant(t, &grant.BudgetOverrides{ReadChars: intp(6000), TurnChars: intp(200000)})
-	in := tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ModeFull}
+	in := tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ReadFull}
 	var all []string
 	for i := 0; i < 20; i++ {
 		out, err := ts.Read(context.Background(), in)

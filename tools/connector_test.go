@@ -144,7 +144,7 @@ func TestConnectorErrorsAreRedacted(t *testing.T) {
 		t.Errorf("search of the leaky source: %v, want ErrSource", err)
 	}
 	checkClean(t, "search error", err.Error())
-	_, err = ts.Read(ctx, tools.ReadInput{Target: "wiki/leaky", Mode: tools.ModeFull})
+	_, err = ts.Read(ctx, tools.ReadInput{Target: "wiki/leaky", Mode: tools.ReadFull})
 	if !errors.Is(err, tools.ErrNotFound) || !strings.Contains(err.Error(), `"wiki/leaky"`) {
 		t.Errorf("read of the leaky source: %v, want ErrNotFound naming it", err)
 	}
@@ -279,7 +279,7 @@ func TestConnectorPathsStayInside(t *testing.T) {
 	if err != nil || len(out.Cards) != 0 {
 		t.Errorf("search: %+v, %v", out, err)
 	}
-	if _, err := ts.Read(ctx, tools.ReadInput{Target: "wiki/stray", Mode: tools.ModeFull}); !errors.Is(err, tools.ErrSource) {
+	if _, err := ts.Read(ctx, tools.ReadInput{Target: "wiki/stray", Mode: tools.ReadFull}); !errors.Is(err, tools.ErrSource) {
 		t.Errorf("read: %v, want ErrSource", err)
 	}
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
-	"github.com/researchctx/researchctx/internal/corpus"
-	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 	"github.com/researchctx/researchctx/usage"
 
 	"github.com/researchctx/researchctx/grant"
@@ -49,7 +49,7 @@ func ptr[T any](v T) *T { return &v }
 // damaged, encrypted, an HTML page saved as .pdf — beside one that can.
 func unreadableShelf(t *testing.T, vault string) {
 	t.Helper()
-	plain := hostile.Plain("Quokkas sleep in hollow logs by day.")
+	plain := hostilepdf.Plain("Quokkas sleep in hollow logs by day.")
 	model.ConfigPath = "disable" // keep pdfcpu off the user's configuration folder
 	var locked bytes.Buffer
 	if err := api.Encrypt(bytes.NewReader(plain), &locked, model.NewAESConfiguration("user-secret", "owner-secret", 256)); err != nil {
@@ -100,7 +100,7 @@ func TestSearchSaysWhatItSkipped(t *testing.T) {
 		t.Errorf("charge %d, budget used %d: the skipped list must be charged", out.Chars(), out.Budget.Used)
 	}
 	// A read of one of them says it in one line, without the parser's words.
-	_, err = f.ts.Read(context.Background(), tools.ReadInput{Target: "shelf/locked.pdf", Mode: tools.ModeFull})
+	_, err = f.ts.Read(context.Background(), tools.ReadInput{Target: "shelf/locked.pdf", Mode: tools.ReadFull})
 	if err == nil || !strings.Contains(err.Error(), "shelf/locked.pdf") || !strings.Contains(err.Error(), "encrypted") {
 		t.Errorf("read of the encrypted PDF: %v", err)
 	}
@@ -137,7 +137,7 @@ func TestCallsHonourContext(t *testing.T) {
 		call func(ctx context.Context) error
 	}{
 		{"read, full", func(ctx context.Context) error {
-			_, err := f.ts.Read(ctx, tools.ReadInput{Target: "downloads/attention.pdf", Mode: tools.ModeFull})
+			_, err := f.ts.Read(ctx, tools.ReadInput{Target: "downloads/attention.pdf", Mode: tools.ReadFull})
 			return err
 		}},
 		{"read, metadata", func(ctx context.Context) error {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -70,7 +70,7 @@ func attentionGrant(t *testing.T, budget *grant.BudgetOverrides) (*tools.Toolset
 func TestExcerptApproximate(t *testing.T) {
 	ts, vault := attentionToolset(t)
 	type result struct {
-		Match       string
+		Match       tools.Match
 		Page        int
 		CitationURI string
 	}
@@ -136,7 +136,7 @@ func TestSectionByNumber(t *testing.T) {
 	ts, _ := attentionToolset(t)
 	ctx := context.Background()
 	for _, arg := range []string{"3.5", "§3.5", "§ 3.5", "Sec. 3.5", "sec 3.5", "Section 3.5", "3.5 Positional Encoding", "positional encodings", "Positional encoding"} {
-		out, err := ts.Read(ctx, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ModeSection, Section: arg})
+		out, err := ts.Read(ctx, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ReadSection, Section: arg})
 		if err != nil {
 			t.Errorf("section %q: %v", arg, err)
 			continue
@@ -146,7 +146,7 @@ func TestSectionByNumber(t *testing.T) {
 		}
 	}
 	for _, arg := range []string{"3.9", "§12", "attention visualizations"} {
-		if _, err := ts.Read(ctx, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ModeSection, Section: arg}); !errors.Is(err, tools.ErrNotFound) {
+		if _, err := ts.Read(ctx, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ReadSection, Section: arg}); !errors.Is(err, tools.ErrNotFound) {
 			t.Errorf("section %q: err = %v, want ErrNotFound", arg, err)
 		}
 	}

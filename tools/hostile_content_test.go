@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/researchctx/researchctx"
-	"github.com/researchctx/researchctx/internal/hostilevault"
+	"github.com/researchctx/researchctx/internal/testkit/hostilevault"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/tools"
@@ -110,16 +110,16 @@ func TestHostileContent(t *testing.T) {
 				t.Error("the vault root was granted")
 			}
 		}
-		if _, err := ts.Read(ctx, tools.ReadInput{Target: "private-shelf/secret.md", Mode: tools.ModeFull}); !errors.Is(err, tools.ErrNotGranted) {
+		if _, err := ts.Read(ctx, tools.ReadInput{Target: "private-shelf/secret.md", Mode: tools.ReadFull}); !errors.Is(err, tools.ErrNotGranted) {
 			t.Errorf("reading an ungranted folder: %v", err)
 		}
 	})
 
 	t.Run("links inside the vault are not followed", func(t *testing.T) {
 		for _, target := range hostilevault.Targets {
-			for _, mode := range []string{tools.ModeFull, tools.ModeMetadata, tools.ModeExcerpt} {
+			for _, mode := range []tools.ReadMode{tools.ReadFull, tools.ReadMetadata, tools.ReadExcerpt} {
 				in := tools.ReadInput{Target: target, Mode: mode}
-				if mode == tools.ModeExcerpt {
+				if mode == tools.ReadExcerpt {
 					in.Quote = hostilevault.Secret
 				}
 				out, err := ts.Read(ctx, in)
@@ -148,7 +148,7 @@ func TestHostileContent(t *testing.T) {
 			checkData(t, "search in "+src, out, vault)
 		}
 		for _, region := range []string{"r1", "figure-1"} {
-			if out, err := ts.Read(ctx, tools.ReadInput{Target: hostilevault.LinkedPaper, Mode: tools.ModeRegion, Region: region}); err == nil {
+			if out, err := ts.Read(ctx, tools.ReadInput{Target: hostilevault.LinkedPaper, Mode: tools.ReadRegion, Region: region}); err == nil {
 				t.Errorf("region %s through a linked layout file: %+v", region, out)
 			} else if strings.Contains(err.Error(), hostilevault.Secret) {
 				t.Errorf("region %s: error holds the secret: %v", region, err)
@@ -232,7 +232,7 @@ func TestHostileContent(t *testing.T) {
 		if len(out.Cards) != 0 || !out.Partial || out.Truncated {
 			t.Errorf("search of a paper whose PAPER.md is over the cap: %d cards, partial %v, truncated %v; want none, partial, not truncated", len(out.Cards), out.Partial, out.Truncated)
 		}
-		if _, err := ts.Read(ctx, tools.ReadInput{Target: hostilevault.OversizedPaper + "/PAPER.md", Mode: tools.ModeFull}); err == nil || !strings.Contains(err.Error(), "larger than 4 MiB") {
+		if _, err := ts.Read(ctx, tools.ReadInput{Target: hostilevault.OversizedPaper + "/PAPER.md", Mode: tools.ReadFull}); err == nil || !strings.Contains(err.Error(), "larger than 4 MiB") {
 			t.Errorf("reading the oversized PAPER.md: %v, want a size refusal", err)
 		}
 		out, err = ts.Search(ctx, tools.SearchInput{Query: hostilevault.LongLineWord, Source: hostilevault.LongLinePaper})

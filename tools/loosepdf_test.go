@@ -13,7 +13,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -28,7 +28,7 @@ func addDownloads(t *testing.T) func(vault string) {
 		}
 		for rel, data := range map[string][]byte{
 			"downloads/sba.pdf":          sba,
-			"downloads/field/quokka.pdf": hostile.Plain("Quokkas sleep in hollow logs by day."),
+			"downloads/field/quokka.pdf": hostilepdf.Plain("Quokkas sleep in hollow logs by day."),
 			"downloads/broken.pdf":       []byte("%PDF-1.7\nthis is not a PDF body\n"),
 		} {
 			p := filepath.Join(vault, filepath.FromSlash(rel))
@@ -75,11 +75,11 @@ func TestLoosePDFMentioned(t *testing.T) {
 		cite string
 		has  string
 	}{
-		{"section by number", tools.ReadInput{Target: "downloads/sba.pdf", Mode: tools.ModeSection, Section: "3.2"}, "downloads/sba.pdf#page=2", "For a stride s, the j-th global token"},
-		{"page", tools.ReadInput{Target: "downloads/sba.pdf", Mode: tools.ModePage, Page: 2}, "downloads/sba.pdf#page=2", "4 Experiments"},
+		{"section by number", tools.ReadInput{Target: "downloads/sba.pdf", Mode: tools.ReadSection, Section: "3.2"}, "downloads/sba.pdf#page=2", "For a stride s, the j-th global token"},
+		{"page", tools.ReadInput{Target: "downloads/sba.pdf", Mode: tools.ReadPage, Page: 2}, "downloads/sba.pdf#page=2", "4 Experiments"},
 		{"page from the citation", tools.ReadInput{Target: "downloads/sba.pdf#page=2"}, "downloads/sba.pdf#page=2", "4 Experiments"},
 		{"excerpt", tools.ReadInput{Target: "downloads/sba.pdf", Quote: "the total attention cost is O(n b + n g)"}, "downloads/sba.pdf#page=2", "the total attention cost is O(n b + n g)"},
-		{"full", tools.ReadInput{Target: "downloads/sba.pdf", Mode: tools.ModeFull}, "downloads/sba.pdf#page=1", "[page 1]"},
+		{"full", tools.ReadInput{Target: "downloads/sba.pdf", Mode: tools.ReadFull}, "downloads/sba.pdf#page=1", "[page 1]"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out, err := f.ts.Read(ctx, tt.in)
@@ -142,13 +142,13 @@ func TestLoosePDFInDirectory(t *testing.T) {
 	}
 	var names []string
 	for _, e := range list.Entries {
-		names = append(names, e.Kind+" "+e.Name)
+		names = append(names, string(e.Kind)+" "+e.Name)
 	}
 	if diff := cmp.Diff([]string{"directory field", "file broken.pdf", "file sba.pdf"}, names); diff != "" {
 		t.Errorf("listing (-want +got):\n%s", diff)
 	}
 	// The damaged PDF is one clear error; the folder is still served.
-	_, err = f.ts.Read(ctx, tools.ReadInput{Target: "downloads/broken.pdf", Mode: tools.ModePage, Page: 1})
+	_, err = f.ts.Read(ctx, tools.ReadInput{Target: "downloads/broken.pdf", Mode: tools.ReadPage, Page: 1})
 	if err == nil || !strings.Contains(err.Error(), "downloads/broken.pdf") || !strings.Contains(err.Error(), "unreadable") {
 		t.Errorf("reading a damaged PDF: %v", err)
 	}

@@ -30,7 +30,7 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 		if c, err = t.relationsCursor(in); err != nil {
 			return nil, err
 		}
-		in.Kind = c.Mode
+		in.Kind = RelationKind(c.Mode)
 		if in.Paper == "" {
 			in.Paper = c.Target
 		}
@@ -41,7 +41,7 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 		kind = RelAll
 	case RelAll, RelReferences, RelCitedBy, RelRelated:
 	default:
-		return nil, fmt.Errorf("%w: kind %s is not one of references, cited_by, related, all", ErrInvalidArgument, quoteArg(kind))
+		return nil, fmt.Errorf("%w: kind %s is not one of references, cited_by, related, all", ErrInvalidArgument, quoteArg(string(kind)))
 	}
 	if in.Limit < 0 {
 		return nil, fmt.Errorf("%w: limit must be positive", ErrInvalidArgument)
@@ -175,12 +175,12 @@ func (t *Toolset) relationsCursor(in RelationsInput) (*cursor, error) {
 	if c.Tool != cursorRelations || len(c.Offsets) != 3 || min(c.Offsets[0], c.Offsets[1], c.Offsets[2]) < 0 {
 		return nil, fmt.Errorf("%w: the cursor is not one of paper_relations", ErrInvalidArgument)
 	}
-	switch c.Mode {
+	switch RelationKind(c.Mode) {
 	case RelAll, RelReferences, RelCitedBy, RelRelated:
 	default:
 		return nil, fmt.Errorf("%w: cursor is not one this server handed out", ErrInvalidArgument)
 	}
-	if in.Kind != "" && in.Kind != c.Mode {
+	if in.Kind != "" && in.Kind != RelationKind(c.Mode) {
 		return nil, fmt.Errorf("%w: the cursor belongs to kind %s", ErrInvalidArgument, c.Mode)
 	}
 	if in.Library != c.Library {
@@ -192,7 +192,8 @@ func (t *Toolset) relationsCursor(in RelationsInput) (*cursor, error) {
 // relPage is how a relations page was cut: where each list started, how
 // long it is, and what a cursor for the next page is bound to.
 type relPage struct {
-	paper, kind  string
+	paper        string
+	kind         RelationKind
 	library      bool
 	fingerprint  string
 	start, total [3]int
@@ -226,7 +227,7 @@ func (o *RelationsOutput) Repage() {
 	o.NextCursor = ""
 	if o.Truncated {
 		o.NextCursor = encodeCursor(cursor{
-			Tool: cursorRelations, Target: p.paper, Mode: p.kind, Library: p.library, Offsets: next[:],
+			Tool: cursorRelations, Target: p.paper, Mode: string(p.kind), Library: p.library, Offsets: next[:],
 		}, p.fingerprint)
 	}
 }

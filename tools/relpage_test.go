@@ -190,7 +190,7 @@ func TestRelationsCursorRefused(t *testing.T) {
 	if first.NextCursor == "" {
 		t.Fatal("no cursor for 60 references")
 	}
-	read, err := f.ts.Read(ctx, tools.ReadInput{Target: paper, Mode: tools.ModeFull})
+	read, err := f.ts.Read(ctx, tools.ReadInput{Target: paper, Mode: tools.ReadFull})
 	if err != nil || read.NextCursor == "" {
 		t.Fatalf("full read: %v, cursor %q", err, read.NextCursor)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 	"github.com/researchctx/researchctx/usage"

@@ -96,7 +96,7 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 		ex, _ = textnorm.Truncate(strings.TrimSpace(ex), b.CardChars)
 		c := Card{
 			Source:      h.src.Ref,
-			Kind:        string(h.src.Kind),
+			Kind:        h.src.Kind,
 			Path:        h.hit.Path,
 			Title:       h.hit.Title,
 			Page:        h.hit.Page,

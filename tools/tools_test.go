@@ -235,7 +235,7 @@ func TestReadModes(t *testing.T) {
 		{"directory lists one level and nothing else", tools.ReadInput{Target: "notes"}, func(t *testing.T, out *tools.ReadOutput) {
 			var names []string
 			for _, e := range out.Entries {
-				names = append(names, e.Name+":"+e.Kind)
+				names = append(names, e.Name+":"+string(e.Kind))
 			}
 			want := []string{"archive:directory", "ideas.txt:file", "meeting 2024-03-12.md:file", "reading-plan.md:file"}
 			if diff := cmp.Diff(want, names); diff != "" {
@@ -246,7 +246,7 @@ func TestReadModes(t *testing.T) {
 			}
 		}},
 		{"organisation folder lists its papers", tools.ReadInput{Target: "papers/vision"}, func(t *testing.T, out *tools.ReadOutput) {
-			kinds := map[string]string{}
+			kinds := map[string]grant.Kind{}
 			for _, e := range out.Entries {
 				kinds[e.Name] = e.Kind
 			}

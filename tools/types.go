@@ -1,5 +1,7 @@
 package tools
 
+import "github.com/researchctx/researchctx/grant"
+
 // The input and output types below are the wire contract of the three tools:
 // package mcp derives the JSON schemas from them, so code and contract cannot
 // drift. A field is optional exactly when its json tag has omitempty. The
@@ -15,16 +17,16 @@ type SearchInput struct {
 
 // Card is one evidence card: a short verbatim excerpt and where it is from.
 type Card struct {
-	Source      string  `json:"source"`
-	Kind        string  `json:"kind"`
-	Path        string  `json:"path"`
-	Title       string  `json:"title,omitempty"`
-	Page        int     `json:"page,omitempty"`
-	PageLabel   string  `json:"pageLabel,omitempty"`
-	Section     string  `json:"section,omitempty"`
-	Excerpt     string  `json:"excerpt"`
-	Score       float64 `json:"score"`
-	CitationURI string  `json:"citationUri"`
+	Source      string     `json:"source"`
+	Kind        grant.Kind `json:"kind"`
+	Path        string     `json:"path"`
+	Title       string     `json:"title,omitempty"`
+	Page        int        `json:"page,omitempty"`
+	PageLabel   string     `json:"pageLabel,omitempty"`
+	Section     string     `json:"section,omitempty"`
+	Excerpt     string     `json:"excerpt"`
+	Score       float64    `json:"score"`
+	CitationURI string     `json:"citationUri"`
 	// CitationURIs, set when the excerpt came from more than one page (or
 	// other locator), lists every one, in order, CitationURI first; each is
 	// logged as a source of the turn.
@@ -85,25 +87,29 @@ type Indexing struct {
 	Total int `json:"total"`
 }
 
+// ReadMode is what context_read returns of its target (ReadInput.Mode,
+// ReadOutput.Mode).
+type ReadMode string
+
 // Read modes of context_read.
 const (
-	ModeMetadata = "metadata"
-	ModeExcerpt  = "excerpt"
-	ModeSection  = "section"
-	ModePage     = "page"
-	ModeRegion   = "region"
-	ModeFull     = "full"
+	ReadMetadata ReadMode = "metadata"
+	ReadExcerpt  ReadMode = "excerpt"
+	ReadSection  ReadMode = "section"
+	ReadPage     ReadMode = "page"
+	ReadRegion   ReadMode = "region"
+	ReadFull     ReadMode = "full"
 )
 
 // ReadInput is the input of context_read.
 type ReadInput struct {
-	Target  string `json:"target" jsonschema:"a granted source, a file in a granted folder, or a citation URI of either"`
-	Mode    string `json:"mode,omitempty" jsonschema:"metadata (default), excerpt, section, page, region or full"`
-	Quote   string `json:"quote,omitempty" jsonschema:"excerpt mode: text to find (a few words may differ)"`
-	Section string `json:"section,omitempty" jsonschema:"section mode: a title or number (3.5, §3.5, or words of the title)"`
-	Page    int    `json:"page,omitempty" jsonschema:"page mode: 1-based physical page"`
-	Region  string `json:"region,omitempty" jsonschema:"region mode: a layout id such as figure-1"`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"the nextCursor of a cut read"`
+	Target  string   `json:"target" jsonschema:"a granted source, a file in a granted folder, or a citation URI of either"`
+	Mode    ReadMode `json:"mode,omitempty" jsonschema:"metadata (default), excerpt, section, page, region or full"`
+	Quote   string   `json:"quote,omitempty" jsonschema:"excerpt mode: text to find (a few words may differ)"`
+	Section string   `json:"section,omitempty" jsonschema:"section mode: a title or number (3.5, §3.5, or words of the title)"`
+	Page    int      `json:"page,omitempty" jsonschema:"page mode: 1-based physical page"`
+	Region  string   `json:"region,omitempty" jsonschema:"region mode: a layout id such as figure-1"`
+	Cursor  string   `json:"cursor,omitempty" jsonschema:"the nextCursor of a cut read"`
 }
 
 // SectionInfo is one entry of a document's section list. Number is the
@@ -117,10 +123,13 @@ type SectionInfo struct {
 
 // EntryInfo is one entry of a directory listing.
 type EntryInfo struct {
-	Name string `json:"name"`
-	Kind string `json:"kind"`
-	Size int64  `json:"size,omitempty"`
+	Name string     `json:"name"`
+	Kind grant.Kind `json:"kind"`
+	Size int64      `json:"size,omitempty"`
 }
+
+// Match says how an excerpt's passage matched its quote (ReadOutput.Match).
+type Match string
 
 // How an excerpt's passage matched its quote (ReadOutput.Match, with
 // ReadOutput.Score: 1 for an exact match, else the similarity, 0–1). An
@@ -130,12 +139,12 @@ type EntryInfo struct {
 const (
 	// MatchExact: the passage holds the quote word for word, after
 	// normalising case, ligatures, hyphenation and whitespace.
-	MatchExact = "exact"
+	MatchExact Match = "exact"
 	// MatchApproximate: the passage is the page text closest to the quote
 	// (words dropped, added or changed, another inflection, a clause
 	// moved), with Score at or above the threshold; the text returned is
 	// the page's own, never the quote.
-	MatchApproximate = "approximate"
+	MatchApproximate Match = "approximate"
 )
 
 // ReadOutput is the result of context_read. Which fields are set depends on
@@ -143,7 +152,7 @@ const (
 // its location for the other modes.
 type ReadOutput struct {
 	Target      string        `json:"target"`
-	Mode        string        `json:"mode"`
+	Mode        ReadMode      `json:"mode"`
 	Title       string        `json:"title,omitempty"`
 	Authors     []string      `json:"authors,omitempty"`
 	Year        int           `json:"year,omitempty"`
@@ -160,7 +169,7 @@ type ReadOutput struct {
 	Section     string        `json:"section,omitempty"`
 	Region      string        `json:"region,omitempty"`
 	Matches     int           `json:"matches,omitempty"`
-	Match       string        `json:"match,omitempty"`
+	Match       Match         `json:"match,omitempty"`
 	Score       float64       `json:"score,omitempty"`
 	CitationURI string        `json:"citationUri"`
 	// CitationURIs, set when the text came from more than one page (or
@@ -180,19 +189,23 @@ type ReadOutput struct {
 	Note      string `json:"note,omitempty"`
 }
 
+// RelationKind is which lists paper_relations returns (RelationsInput.Kind,
+// RelationsOutput.Kind).
+type RelationKind string
+
 // Relation kinds of paper_relations.
 const (
-	RelReferences = "references"
-	RelCitedBy    = "cited_by"
-	RelRelated    = "related"
-	RelAll        = "all"
+	RelReferences RelationKind = "references"
+	RelCitedBy    RelationKind = "cited_by"
+	RelRelated    RelationKind = "related"
+	RelAll        RelationKind = "all"
 )
 
 // RelationsInput is the input of paper_relations.
 type RelationsInput struct {
-	Paper string `json:"paper" jsonschema:"a granted paper: its path or its PDF's citation URI"`
-	Kind  string `json:"kind,omitempty" jsonschema:"references, cited_by, related or all (default)"`
-	Limit int    `json:"limit,omitempty" jsonschema:"cards per list at most"`
+	Paper string       `json:"paper" jsonschema:"a granted paper: its path or its PDF's citation URI"`
+	Kind  RelationKind `json:"kind,omitempty" jsonschema:"references, cited_by, related or all (default)"`
+	Limit int          `json:"limit,omitempty" jsonschema:"cards per list at most"`
 	// Cursor continues every list where the previous page left it; it is
 	// valid for the same paper, kind and library filter only.
 	Cursor string `json:"cursor,omitempty" jsonschema:"the previous nextCursor"`
@@ -227,7 +240,7 @@ type RelationsOutput struct {
 	Paper string `json:"paper"`
 	// Kind is the kind asked for (RelAll when none was): the lists of
 	// other kinds are empty because they were not asked for.
-	Kind       string         `json:"kind"`
+	Kind       RelationKind   `json:"kind"`
 	References []RelationCard `json:"references"`
 	CitedBy    []RelationCard `json:"citedBy"`
 	Related    []RelationCard `json:"related"`

@@ -21,19 +21,19 @@ import (
 
 // agentReport is what an -agent turn did, for -json.
 type agentReport struct {
-	Command    []string       `json:"command"`
-	Decision   acp.Decision   `json:"decision"`
-	How        acp.How        `json:"how"`
-	SessionID  string         `json:"sessionId"`
-	Refusal    string         `json:"refusal,omitempty"`
-	Mode       acp.ModeReport `json:"mode"`
-	Guard      acp.Guard      `json:"guard"`
-	StopReason string         `json:"stopReason"`
-	Cancelled  bool           `json:"cancelled,omitempty"`
-	Message    string         `json:"message"`
-	ToolCalls  []acp.ToolCall `json:"toolCalls"`
-	Status     []string       `json:"status,omitempty"`
-	Sources    []string       `json:"sources"`
+	Command    []string              `json:"command"`
+	Decision   acp.Decision          `json:"decision"`
+	How        acp.How               `json:"how"`
+	SessionID  string                `json:"sessionId"`
+	Refusal    string                `json:"refusal,omitempty"`
+	Mode       acp.SessionModeReport `json:"mode"`
+	Guard      acp.Guard             `json:"guard"`
+	StopReason string                `json:"stopReason"`
+	Cancelled  bool                  `json:"cancelled,omitempty"`
+	Message    string                `json:"message"`
+	ToolCalls  []acp.ToolCall        `json:"toolCalls"`
+	Status     []string              `json:"status,omitempty"`
+	Sources    []string              `json:"sources"`
 }
 
 // errInterrupted ends the run after a cancelled turn; the line saying so is
@@ -126,7 +126,7 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 	st.end()
 	if res != nil {
 		rep.How, rep.SessionID, rep.StopReason = res.How, res.Record.SessionID, res.StopReason
-		rep.Mode, rep.Guard, rep.Cancelled, rep.ToolCalls = res.Mode, res.Guard, res.Cancelled, res.ToolCalls
+		rep.Mode, rep.Guard, rep.Cancelled, rep.ToolCalls = res.SessionMode, res.Guard, res.Cancelled, res.ToolCalls
 		rep.Sources = res.Sources
 		state[key] = res.Record
 		// The demo's memory is a convenience: failing to keep it costs the
@@ -137,10 +137,10 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 			rep.Refusal = res.Refusal.Error()
 			line += " (the previous one could not be continued: " + res.Refusal.Error() + ")"
 		}
-		if res.Mode.Problem != "" {
-			o.kv("mode", "not pinned: "+res.Mode.Problem)
-		} else if res.Mode.Set {
-			o.kv("mode", "set to "+res.Mode.Current+" (the agent asks before each tool call)")
+		if res.SessionMode.Problem != "" {
+			o.kv("mode", "not pinned: "+res.SessionMode.Problem)
+		} else if res.SessionMode.Set {
+			o.kv("mode", "set to "+res.SessionMode.Current+" (the agent asks before each tool call)")
 		}
 		if res.Guard.Kept {
 			o.kv("guard", "only "+grant.ServerName+" tools read the library: "+res.Guard.How)
@@ -220,7 +220,7 @@ func (s *streamer) update(u acp.Update) {
 		c := u.Call
 		// Calls may overlap: the end names its call.
 		name := clip(callName(c), 60)
-		line := "     " + o.dim("← "+name+" "+c.Status)
+		line := "     " + o.dim("← "+name+" "+string(c.Status))
 		if c.Status == acp.StatusDenied {
 			line = "     " + o.red("← "+name+" denied by the policy") + o.dim(" (only "+grant.ServerName+" tools may run)")
 		}

@@ -476,7 +476,7 @@ func (r *demoRun) interactive(ctx context.Context, in io.Reader) error {
 }
 
 // readModes are the modes of context_read.
-var readModes = []string{tools.ModeMetadata, tools.ModeExcerpt, tools.ModeSection, tools.ModePage, tools.ModeRegion, tools.ModeFull}
+var readModes = []string{string(tools.ReadMetadata), string(tools.ReadExcerpt), string(tools.ReadSection), string(tools.ReadPage), string(tools.ReadRegion), string(tools.ReadFull)}
 
 // readArgs splits the interactive read command's argument into a target,
 // which may hold spaces (a file name), and a mode when the last word is one.

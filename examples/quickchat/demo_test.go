@@ -136,19 +136,19 @@ type runJSON struct {
 	UsagePath string            `json:"usagePath"`
 	Calls     []json.RawMessage `json:"calls"`
 	Agent     *struct {
-		Command    []string       `json:"command"`
-		Decision   acp.Decision   `json:"decision"`
-		How        string         `json:"how"`
-		SessionID  string         `json:"sessionId"`
-		StopReason string         `json:"stopReason"`
-		Refusal    string         `json:"refusal"`
-		Mode       acp.ModeReport `json:"mode"`
-		Guard      acp.Guard      `json:"guard"`
-		Cancelled  bool           `json:"cancelled"`
-		Message    string         `json:"message"`
-		ToolCalls  []acp.ToolCall `json:"toolCalls"`
-		Status     []string       `json:"status"`
-		Sources    []string       `json:"sources"`
+		Command    []string              `json:"command"`
+		Decision   acp.Decision          `json:"decision"`
+		How        string                `json:"how"`
+		SessionID  string                `json:"sessionId"`
+		StopReason string                `json:"stopReason"`
+		Refusal    string                `json:"refusal"`
+		Mode       acp.SessionModeReport `json:"mode"`
+		Guard      acp.Guard             `json:"guard"`
+		Cancelled  bool                  `json:"cancelled"`
+		Message    string                `json:"message"`
+		ToolCalls  []acp.ToolCall        `json:"toolCalls"`
+		Status     []string              `json:"status"`
+		Sources    []string              `json:"sources"`
 	} `json:"agent"`
 	Usage struct {
 		Calls, Chars, TurnChars int

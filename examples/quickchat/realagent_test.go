@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/researchctx/researchctx/acp"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/agenttest"
+	"github.com/researchctx/researchctx/internal/testkit/agenttest"
 	"github.com/researchctx/researchctx/samplevault"
 )
 
@@ -46,12 +46,12 @@ func TestRealAgentsQuickchat(t *testing.T) {
 			out := runAgent(t, env, append(args, "-json")...)
 			var rep struct {
 				Agent struct {
-					How        string         `json:"how"`
-					Mode       acp.ModeReport `json:"mode"`
-					Guard      acp.Guard      `json:"guard"`
-					StopReason string         `json:"stopReason"`
-					ToolCalls  []acp.ToolCall `json:"toolCalls"`
-					Sources    []string       `json:"sources"`
+					How        string                `json:"how"`
+					Mode       acp.SessionModeReport `json:"mode"`
+					Guard      acp.Guard             `json:"guard"`
+					StopReason string                `json:"stopReason"`
+					ToolCalls  []acp.ToolCall        `json:"toolCalls"`
+					Sources    []string              `json:"sources"`
 				} `json:"agent"`
 			}
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -60,7 +60,7 @@ func TestRealAgentsQuickchat(t *testing.T) {
 			ag := rep.Agent
 			// The mode is pinned where the agent offers it; Codex offers none
 			// under the overrides that keep it to our tools.
-			pinned := ag.Mode.Current == acp.DefaultMode || len(ag.Mode.Available) == 0
+			pinned := ag.Mode.Current == acp.DefaultSessionMode || len(ag.Mode.Available) == 0
 			if ag.StopReason != "end_turn" || !pinned || !ag.Guard.Kept || len(ag.Sources) == 0 {
 				t.Fatalf("agent: stop %q, mode %+v, guard %+v, sources %v", ag.StopReason, ag.Mode, ag.Guard, ag.Sources)
 			}
@@ -69,7 +69,7 @@ func TestRealAgentsQuickchat(t *testing.T) {
 				if !c.Ours {
 					continue
 				}
-				tools = append(tools, c.Tool+" "+c.Status)
+				tools = append(tools, c.Tool+" "+string(c.Status))
 				if len(c.URIs) == 0 {
 					t.Errorf("%s call without citation URIs: %+v", c.Tool, c)
 				}

@@ -96,7 +96,7 @@ func (r *demoRun) readView(out *tools.ReadOutput) string {
 			names = append(names, n)
 		}
 		fmt.Fprintf(&b, "%d entries: %s — %s", len(out.Entries), strings.Join(names, ", "), cite)
-	case out.Mode == tools.ModeMetadata:
+	case out.Mode == tools.ReadMetadata:
 		fmt.Fprintf(&b, "%s — %s", clip(out.Title, 70), cite)
 		facts := []string{}
 		if len(out.Authors) > 0 {

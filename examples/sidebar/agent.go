@@ -141,7 +141,7 @@ func (s *acpStream) update(u acp.Update) {
 		s.emit(event{Type: evStatus, Text: clip(u.Text, 300)})
 	case acp.UpdateToolCall:
 		c := u.Call
-		s.emit(event{Type: evCall, Call: &callView{ID: c.ID, Tool: demo.CallName(c), Args: c.Args, Status: "running", Permission: c.Permission}})
+		s.emit(event{Type: evCall, Call: &callView{ID: c.ID, Tool: demo.CallName(c), Args: c.Args, Status: "running", Permission: string(c.Permission)}})
 	case acp.UpdateToolCallEnd:
 		if len(u.Call.URIs) > 0 {
 			s.mu.Lock()
@@ -157,7 +157,7 @@ func (s *acpStream) update(u acp.Update) {
 
 // endView is an ended call as the page draws it.
 func endView(c *acp.ToolCall) *callView {
-	v := &callView{ID: c.ID, Tool: demo.CallName(c), Args: c.Args, Status: c.Status, Permission: c.Permission}
+	v := &callView{ID: c.ID, Tool: demo.CallName(c), Args: c.Args, Status: string(c.Status), Permission: string(c.Permission)}
 	if c.Status == acp.StatusDenied {
 		v.Error = "denied by the permission policy: only the agentero-context tools may run"
 	}

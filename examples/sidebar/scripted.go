@@ -160,7 +160,7 @@ func (r *scriptRunner) Turn(ctx context.Context, in *turnInput, emit func(event)
 			case err != nil:
 				end.Status, end.Error = "failed", oneLine(err.Error())
 				if ctx.Err() != nil {
-					end.Status = acp.StatusCancelled
+					end.Status = string(acp.StatusCancelled)
 				}
 			case res.IsError:
 				end.Status, end.Error = "refused", toolText(res)

@@ -48,7 +48,7 @@ const (
 type sessionView struct {
 	Action  acp.Action `json:"action"`        // new or resume
 	How     string     `json:"how,omitempty"` // live, resumed, loaded, new; empty until known
-	Reason  string     `json:"reason"`        // acp's reason
+	Reason  acp.Reason `json:"reason"`        // acp's reason
 	ID      string     `json:"id,omitempty"`  // the session id, once known
 	Server  bool       `json:"server"`        // agentero-context attached
 	Handoff string     `json:"handoff,omitempty"`

@@ -229,7 +229,7 @@ func readResult(c *callView, out *tools.ReadOutput) {
 			names = append(names, n)
 		}
 		c.Summary = fmt.Sprintf("%d entries: %s", len(out.Entries), strings.Join(names, ", "))
-	case out.Mode == tools.ModeMetadata:
+	case out.Mode == tools.ReadMetadata:
 		c.Summary = "metadata · " + budgetNote(out.Budget)
 		c.Items = append(c.Items, itemView{Title: out.Title, Where: fmt.Sprintf("%d pages", out.Pages), Link: link(out.CitationURI)})
 	default:

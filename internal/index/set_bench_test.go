@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/researchctx/researchctx/internal/procstat"
+	"github.com/researchctx/researchctx/internal/testkit/procstat"
 )
 
 // BenchmarkSetSearch runs the SciFact training claims against the

@@ -19,8 +19,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/researchctx/researchctx/internal/corpus"
-	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
 
 type countingOpener struct {
@@ -269,7 +269,7 @@ func TestCacheRemembersFailures(t *testing.T) {
 	}{
 		{"not a PDF", []byte("hello, world\n"), Options{}, Options{MaxBytes: 2 * DefaultMaxBytes}, ErrMalformed, ""},
 		{"too many pages", fixtures()["simple.pdf"], Options{MaxPages: 1}, Options{MaxPages: 2}, ErrTooLarge, LimitPages},
-		{"time limit", hostile.ManyPages(400), Options{Timeout: 20 * time.Millisecond}, Options{Timeout: time.Minute}, ErrTooLarge, LimitTime},
+		{"time limit", hostilepdf.ManyPages(400), Options{Timeout: 20 * time.Millisecond}, Options{Timeout: time.Minute}, ErrTooLarge, LimitTime},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -314,7 +314,7 @@ func TestCacheRemembersFailures(t *testing.T) {
 // TestCacheForgetsCallerTimeout checks that a caller's context that ends
 // is not remembered: it says nothing about the file.
 func TestCacheForgetsCallerTimeout(t *testing.T) {
-	data := hostile.ManyPages(400)
+	data := hostilepdf.ManyPages(400)
 	dir := t.TempDir()
 	ext := &countingExtractor{}
 	o := &countingOpener{data: data}
@@ -337,7 +337,7 @@ func TestCacheForgetsCallerTimeout(t *testing.T) {
 // later process once its failure is in the cache: a path record and an
 // entry header read.
 func BenchmarkRememberedFailure(b *testing.B) {
-	data := hostile.TextBomb(400, 1<<20)
+	data := hostilepdf.TextBomb(400, 1<<20)
 	o := &countingOpener{data: data}
 	key := FileInfo{Path: "papers/bomb.pdf", Size: int64(len(data)), ModTime: time.Unix(1700000000, 0)}
 	dir := b.TempDir()

@@ -18,7 +18,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
-	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
 
 // outcome summarises an extraction for the hostile suite: the document's
@@ -116,7 +116,7 @@ func TestHostileContent(t *testing.T) {
 		t.Skip("builds and extracts about 50 MB of hostile PDFs")
 	}
 	dir := t.TempDir()
-	for _, c := range hostile.Cases() {
+	for _, c := range hostilepdf.Cases() {
 		t.Run(c.Name, func(t *testing.T) {
 			want, ok := hostileWant[c.Name]
 			if !ok {
@@ -165,7 +165,7 @@ func hostileChild(path string) {
 	}
 	d, err := Extract(context.Background(), f, fi.Size(), nil)
 	fmt.Println(outcome(d, err))
-	fmt.Println(hostile.PeakRSS())
+	fmt.Println(hostilepdf.PeakRSS())
 	os.Exit(0)
 }
 
@@ -178,7 +178,7 @@ func lastLines(s string, n int) string {
 // limit, a property of the file that the cache remembers (ErrTooLarge,
 // LimitTime), and the caller's context, which is not (ErrTimeout).
 func TestTimeLimit(t *testing.T) {
-	data := hostile.ManyPages(400)
+	data := hostilepdf.ManyPages(400)
 	_, err := extractBytes(t, data, &Options{Timeout: 20 * time.Millisecond})
 	var le *LimitError
 	if !errors.As(err, &le) || le.Limit != LimitTime || !errors.Is(err, ErrTooLarge) || errors.Is(err, ErrTimeout) {
@@ -195,7 +195,7 @@ func TestTimeLimit(t *testing.T) {
 // TestLimitsKeepEarlierPages checks that a document-wide budget spent part
 // way keeps the pages before it and fails every later one with it.
 func TestLimitsKeepEarlierPages(t *testing.T) {
-	d, err := extractBytes(t, hostile.TextBomb(400, 1<<20), nil)
+	d, err := extractBytes(t, hostilepdf.TextBomb(400, 1<<20), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestObjectStreamNesting(t *testing.T) {
 		depth    int
 		wantFail bool
 	}{{10, false}, {MaxObjectNesting + 10, true}, {1 << 20, true}} {
-		data := hostile.DeepObjectStream(tt.depth)
+		data := hostilepdf.DeepObjectStream(tt.depth)
 		pc, err := pdfcpu.ReadWithContext(context.Background(), bytes.NewReader(data), newConfig((&Options{}).withDefaults(), int64(len(data))))
 		if err != nil {
 			t.Fatalf("depth %d: reading: %v", tt.depth, err)
@@ -244,7 +244,7 @@ func TestObjectStreamNesting(t *testing.T) {
 // read node by node: the 1,000 bookmarks are all read (each to an unknown
 // destination) without walking the tree's 8^32 paths.
 func TestNameTreeCycle(t *testing.T) {
-	d := mustExtract(t, hostile.NameTreeCycle(1000))
+	d := mustExtract(t, hostilepdf.NameTreeCycle(1000))
 	if len(d.Outline) != 1000 {
 		t.Fatalf("%d outline items, want 1000", len(d.Outline))
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
 
 type tokView struct {
@@ -115,10 +115,10 @@ func seedPDFs(f *testing.F) {
 	// One small document per hostile class, so that the fuzzer starts
 	// next to every limit.
 	for _, data := range [][]byte{
-		hostile.DeepContent("[", 100), hostile.DeepContent("<<", 100), hostile.DeepObject("[", 120),
-		hostile.OperandFlood(5000), hostile.TextBomb(2, 1<<10), hostile.SelfForm(), hostile.FormFanOut(3, 4),
-		hostile.XRefStreamFlood(5000), hostile.ObjectStreamFlood(5000), hostile.DuplicateObjectFlood(50, 1000),
-		hostile.ClassicXRefHugeSize(5000), hostile.AnnotFlood(2, 10, 100),
+		hostilepdf.DeepContent("[", 100), hostilepdf.DeepContent("<<", 100), hostilepdf.DeepObject("[", 120),
+		hostilepdf.OperandFlood(5000), hostilepdf.TextBomb(2, 1<<10), hostilepdf.SelfForm(), hostilepdf.FormFanOut(3, 4),
+		hostilepdf.XRefStreamFlood(5000), hostilepdf.ObjectStreamFlood(5000), hostilepdf.DuplicateObjectFlood(50, 1000),
+		hostilepdf.ClassicXRefHugeSize(5000), hostilepdf.AnnotFlood(2, 10, 100),
 	} {
 		f.Add(data)
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
 
 // cmapTable wraps one subtable in a cmap table as its only (Windows)
@@ -64,7 +64,7 @@ func TestSfntCmapHostile(t *testing.T) {
 		name string
 		cm   []byte
 	}{
-		{"format 12, 2000 groups of unassigned code points", sfntTable(hostile.SparseCmapTrueType(2000), "cmap")},
+		{"format 12, 2000 groups of unassigned code points", sfntTable(hostilepdf.SparseCmapTrueType(2000), "cmap")},
 		{"format 4, 32767 segments of unmapped codes", cmapTable(1, cmapFormat4(segs))},
 	} {
 		t.Run(c.name, func(t *testing.T) {

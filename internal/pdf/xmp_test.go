@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/researchctx/researchctx/internal/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
 )
 
 // TestXMP: the catalog's /Metadata stream comes out decoded whether it is

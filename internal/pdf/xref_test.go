@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/researchctx/researchctx/internal/corpus"
-	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
 
 // TestAuditXRef checks which limit the cross-reference audit finds each
@@ -26,14 +26,14 @@ func TestAuditXRef(t *testing.T) {
 		data []byte
 		want Limit // "" for a file within its means
 	}{
-		{"plain document", hostile.Plain("a plain page"), ""},
-		{"xref stream of a few extra entries", hostile.XRefStreamFlood(100), ""},
-		{"one object listed 100 times", hostile.DuplicateObjectFlood(100, 1000), ""},
-		{"xref stream of 500k entries in 6 kB", hostile.XRefStreamFlood(500_000), LimitObjects},
-		{"xref stream of 4M free entries", hostile.XRefStreamFreeFlood(4_000_000), LimitObjects},
-		{"object stream claiming 4M objects", hostile.ObjectStreamFlood(4_000_000), LimitObjects},
-		{"classic xref claiming 4M objects", hostile.ClassicXRefHugeSize(4_000_000), LimitObjects},
-		{"one 100 kB object listed 4000 times", hostile.DuplicateObjectFlood(4000, 100_000), LimitObjectBytes},
+		{"plain document", hostilepdf.Plain("a plain page"), ""},
+		{"xref stream of a few extra entries", hostilepdf.XRefStreamFlood(100), ""},
+		{"one object listed 100 times", hostilepdf.DuplicateObjectFlood(100, 1000), ""},
+		{"xref stream of 500k entries in 6 kB", hostilepdf.XRefStreamFlood(500_000), LimitObjects},
+		{"xref stream of 4M free entries", hostilepdf.XRefStreamFreeFlood(4_000_000), LimitObjects},
+		{"object stream claiming 4M objects", hostilepdf.ObjectStreamFlood(4_000_000), LimitObjects},
+		{"classic xref claiming 4M objects", hostilepdf.ClassicXRefHugeSize(4_000_000), LimitObjects},
+		{"one 100 kB object listed 4000 times", hostilepdf.DuplicateObjectFlood(4000, 100_000), LimitObjectBytes},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := auditXRef(context.Background(), bytes.NewReader(tt.data), int64(len(tt.data)))
@@ -60,8 +60,8 @@ func TestAuditXRef(t *testing.T) {
 // own repair makes an entry of every one.
 func TestAuditXRefHeaders(t *testing.T) {
 	for name, data := range map[string][]byte{
-		"with its table":    hostile.ManyObjects(100_000),
-		"without its table": hostile.NoXRef(hostile.ManyObjects(100_000)),
+		"with its table":    hostilepdf.ManyObjects(100_000),
+		"without its table": hostilepdf.NoXRef(hostilepdf.ManyObjects(100_000)),
 	} {
 		err := auditXRef(context.Background(), bytes.NewReader(data), int64(len(data)))
 		var le *LimitError
@@ -72,7 +72,7 @@ func TestAuditXRefHeaders(t *testing.T) {
 			t.Errorf("100,000 objects %s: extract = %v, want the objects limit", name, err)
 		}
 	}
-	data := hostile.NoXRef(hostile.ManyObjects(1000))
+	data := hostilepdf.NoXRef(hostilepdf.ManyObjects(1000))
 	if err := auditXRef(context.Background(), bytes.NewReader(data), int64(len(data))); !errors.Is(err, errUnaudited) {
 		t.Errorf("1,000 objects without a table: audit = %v, want errUnaudited", err)
 	}
@@ -124,7 +124,7 @@ func TestRebuiltTableIsSparse(t *testing.T) {
 // document's budget is spent every later page fails with it, while the
 // heap stays far below what the text would take.
 func TestAnnotationTextLimits(t *testing.T) {
-	data := hostile.AnnotFlood(200, 2000, 1000)
+	data := hostilepdf.AnnotFlood(200, 2000, 1000)
 	var peak uint64
 	stop := sampleHeap(&peak)
 	d, err := extractBytes(t, data, nil)
@@ -144,7 +144,7 @@ func TestAnnotationTextLimits(t *testing.T) {
 
 	// Short lines cost their boxes too: 70,000 one-letter lines are within
 	// the glyph limit and over the page's text.
-	d, err = extractBytes(t, hostile.Annots(1, 1, strings.Repeat("a\n", 70_000)), nil)
+	d, err = extractBytes(t, hostilepdf.Annots(1, 1, strings.Repeat("a\n", 70_000)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestAnnotationTextLimits(t *testing.T) {
 	}
 
 	// A few annotations stay within the limits and are read.
-	d, err = extractBytes(t, hostile.AnnotFlood(2, 20, 1000), nil)
+	d, err = extractBytes(t, hostilepdf.AnnotFlood(2, 20, 1000), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

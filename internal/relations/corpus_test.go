@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/internal/catalog"
-	"github.com/researchctx/researchctx/internal/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
 )
 
 // TestCorpusTextReferences reads the reference sections of real papers

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/researchctx/researchctx/internal/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
 )
 
 // TestParseEntry parses one synthetic entry per bibliography style.

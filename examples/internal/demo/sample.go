@@ -31,18 +31,18 @@ func SampleMentions() []string { return []string{"notes", "reading-list"} }
 func ReadWhat(out *tools.ReadOutput) string {
 	var what string
 	switch {
-	case out.Mode == tools.ModePage:
+	case out.Mode == tools.ReadPage:
 		what = fmt.Sprintf("page %d", out.Page)
 	case out.Region != "":
 		what = "region " + out.Region
 	case out.Section != "":
 		what = fmt.Sprintf("section %q", out.Section)
-	case out.Mode == tools.ModeFull:
+	case out.Mode == tools.ReadFull:
 		what = "full text"
 	default:
-		what = out.Mode
+		what = string(out.Mode)
 	}
-	if out.Page > 0 && out.Mode != tools.ModePage {
+	if out.Page > 0 && out.Mode != tools.ReadPage {
 		what += fmt.Sprintf(", page %d", out.Page)
 	}
 	if out.Match != "" {

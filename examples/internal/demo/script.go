@@ -62,9 +62,9 @@ func Script(ctx context.Context, t Turn, call Call) {
 		return
 	}
 	if paper != "" && t.Quote != "" {
-		call(ctx, grant.ToolRead, map[string]any{"target": paper, "mode": tools.ModeExcerpt, "quote": t.Quote}, "the passage around the selection")
+		call(ctx, grant.ToolRead, map[string]any{"target": paper, "mode": tools.ReadExcerpt, "quote": t.Quote}, "the passage around the selection")
 		if t.Paraphrase != "" {
-			call(ctx, grant.ToolRead, map[string]any{"target": paper, "mode": tools.ModeExcerpt, "quote": t.Paraphrase}, "the selection as a model quotes it: found approximately")
+			call(ctx, grant.ToolRead, map[string]any{"target": paper, "mode": tools.ReadExcerpt, "quote": t.Paraphrase}, "the selection as a model quotes it: found approximately")
 		}
 	}
 	if paper != "" && ctx.Err() == nil {
@@ -72,7 +72,7 @@ func Script(ctx context.Context, t Turn, call Call) {
 		if page == 0 {
 			page, note = max(t.Page, 1), "one page"
 		}
-		call(ctx, grant.ToolRead, map[string]any{"target": paper, "mode": tools.ModePage, "page": page}, note)
+		call(ctx, grant.ToolRead, map[string]any{"target": paper, "mode": tools.ReadPage, "page": page}, note)
 	}
 	if dir != "" && ctx.Err() == nil {
 		call(ctx, grant.ToolRead, map[string]any{"target": dir}, "a directory lists one level, nothing more")

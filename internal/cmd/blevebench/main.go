@@ -36,7 +36,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/index"
 	"github.com/researchctx/researchctx/internal/index/scifact"
-	"github.com/researchctx/researchctx/internal/procstat"
+	"github.com/researchctx/researchctx/internal/testkit/procstat"
 )
 
 const k = 10

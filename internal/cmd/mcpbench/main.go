@@ -36,7 +36,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/samplevault"
 )

@@ -1,5 +1,5 @@
 // Command pdfhostile measures the extractor on the hostile documents of
-// internal/pdf/hostile: for each, it writes the document to a temporary
+// internal/testkit/hostilepdf: for each, it writes the document to a temporary
 // file and extracts it in a fresh child process (this command, in its
 // -one mode), then reports the file size, the wall time, the child's peak
 // resident set (VmHWM) and the outcome.
@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/internal/pdf"
-	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
 
 func main() {
@@ -32,7 +32,7 @@ func main() {
 	flag.Parse()
 	if *one != "" {
 		fmt.Println(extractOne(*one))
-		fmt.Println(hostile.PeakRSS())
+		fmt.Println(hostilepdf.PeakRSS())
 		return
 	}
 	self, err := os.Executable()
@@ -50,7 +50,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, c := range hostile.Cases() {
+	for _, c := range hostilepdf.Cases() {
 		if !match.MatchString(c.Name) {
 			continue
 		}

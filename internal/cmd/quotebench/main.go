@@ -36,7 +36,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/researchctx/researchctx/internal/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/researchctx/researchctx/internal/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
 )
 
 // gate is the least share located on the right page per class, and the

@@ -37,8 +37,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/relations"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
 )
 
 func main() {

@@ -25,9 +25,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/index"
 	"github.com/researchctx/researchctx/internal/index/scifact"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
 )
 
 func main() {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/procstat"
+	"github.com/researchctx/researchctx/internal/testkit/procstat"
 	"github.com/researchctx/researchctx/tools"
 )
 

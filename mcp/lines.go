@@ -1,4 +1,4 @@
-package safefs
+package mcp
 
 import (
 	"bufio"
@@ -6,30 +6,30 @@ import (
 	"io"
 )
 
-// ErrLineTooLong reports a line longer than a LineReader's cap. The line is
+// errLineTooLong reports a line longer than a lineReader's cap. The line is
 // consumed, so the reader goes on with the next one.
-var ErrLineTooLong = errors.New("line too long")
+var errLineTooLong = errors.New("line too long")
 
-// LineReader reads newline-terminated lines in memory bounded by its cap,
+// lineReader reads newline-terminated lines in memory bounded by its cap,
 // whatever the input: a line above the cap is skipped without being held,
-// so a file without newlines costs one buffer, not its size.
-type LineReader struct {
+// so an input without newlines costs one buffer, not its size.
+type lineReader struct {
 	r   *bufio.Reader
 	off int64 // bytes consumed through the last line returned or skipped
 }
 
-// NewLineReader returns a LineReader over r for lines of at most max bytes,
+// newLineReader returns a lineReader over r for lines of at most max bytes,
 // newline included.
-func NewLineReader(r io.Reader, max int) *LineReader {
-	return &LineReader{r: bufio.NewReaderSize(r, max)}
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, max)}
 }
 
 // Next returns the next line, newline included; the slice is valid until
 // the next call. A line above the cap is consumed and reported as
-// ErrLineTooLong. A last line without a newline (a torn write, or one still
+// errLineTooLong. A last line without a newline (a torn write, or one still
 // being written) is returned with io.ErrUnexpectedEOF and not counted in
 // Offset. At the end Next returns io.EOF.
-func (l *LineReader) Next() ([]byte, error) {
+func (l *lineReader) Next() ([]byte, error) {
 	line, err := l.r.ReadSlice('\n')
 	switch {
 	case err == nil:
@@ -44,7 +44,7 @@ func (l *LineReader) Next() ([]byte, error) {
 		switch err {
 		case nil:
 			l.off += n
-			return nil, ErrLineTooLong
+			return nil, errLineTooLong
 		case io.EOF:
 			return nil, io.ErrUnexpectedEOF
 		}
@@ -57,4 +57,4 @@ func (l *LineReader) Next() ([]byte, error) {
 
 // Offset returns the number of bytes consumed through the last complete
 // line, returned or skipped.
-func (l *LineReader) Offset() int64 { return l.off }
+func (l *lineReader) Offset() int64 { return l.off }

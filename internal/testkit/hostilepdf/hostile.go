@@ -1,8 +1,8 @@
-// Package hostile generates PDFs built to exhaust a text extractor, one per
+// Package hostilepdf generates PDFs built to exhaust a text extractor, one per
 // class of attack, for the hostile-content tests and the pdfhostile
 // measurement command, and measures the peak memory of a process. Each is small on disk (at most a few megabytes) and
 // costly to read: the fixtures are made by code, never committed.
-package hostile
+package hostilepdf
 
 import (
 	"bytes"

@@ -1,0 +1,34 @@
+package pdf
+
+import (
+	"bytes"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+)
+
+// xmp returns the catalog's /Metadata stream decoded, or nil when there is
+// none, it does not decode, or it is larger than MaxXMPBytes. It is
+// decoded under its own small limit, outside the pages' budget, so that
+// metadata never costs the document its text.
+func (d *doc) xmp() []byte {
+	root, err := d.xr.Catalog()
+	if err != nil {
+		return nil
+	}
+	sd, ok := d.resolve(root["Metadata"]).(types.StreamDict)
+	if !ok {
+		return nil
+	}
+	b, err := decodeStream(&sd, MaxXMPBytes)
+	if err != nil || len(b) == 0 || len(b) > MaxXMPBytes {
+		return nil
+	}
+	return bytes.Clone(b)
+}
+
+func (d *doc) infoRef() types.Object {
+	if d.xr.Info == nil {
+		return nil
+	}
+	return *d.xr.Info
+}

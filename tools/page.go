@@ -1,0 +1,88 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"unicode/utf8"
+
+	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/sources"
+)
+
+func (r *reader) metadata(ctx context.Context, doc *sources.Document, out *ReadOutput) error {
+	out.Pages = doc.Pages
+	if d, ok := r.tg.src.(sources.Describer); ok && r.tg.path == "" {
+		m, err := d.Describe(ctx)
+		if err != nil {
+			return r.mapErr(err, r.path())
+		}
+		out.Title, out.Authors, out.Year, out.DOI, out.ArXivID = m.Title, m.Authors, m.Year, m.DOI, m.ArXivID
+		out.Abstract, _ = textnorm.Truncate(m.Abstract, r.limit)
+		if m.Pages > 0 {
+			out.Pages = m.Pages
+		}
+		out.Documents = m.Documents
+	}
+	if out.Title == "" {
+		out.Title = path.Base(doc.Path)
+	}
+	for i, s := range doc.Sections {
+		out.Sections = append(out.Sections, SectionInfo{Title: s.Title, Number: sectionNumber(doc, i), Level: s.Level, Page: s.Page})
+	}
+	out.CitationURI = cite.File(doc.Path)
+	return nil
+}
+
+func (r *reader) page(doc *sources.Document, n int, out *ReadOutput) error {
+	if n < 1 {
+		return fmt.Errorf("%w: page mode needs page (1-based)", ErrInvalidArgument)
+	}
+	for _, p := range doc.Parts {
+		if p.Page != n {
+			continue
+		}
+		if p.NoTextLayer {
+			return fmt.Errorf("%w: no text layer on page %d of %s (an image-only scan)", ErrNotFound, n, quoteArg(doc.Path))
+		}
+		if p.Err != nil {
+			return fmt.Errorf("page %d of %s could not be extracted: %v", n, quoteArg(doc.Path), r.t.sourceErr(r.tg.conn, r.tg.src.Info().Ref, p.Err))
+		}
+		out.Page, out.PageLabel = n, p.Label
+		out.CitationURI = cite.Page(doc.Path, n)
+		r.cut(p.Text, out)
+		return nil
+	}
+	if doc.Pages == 0 {
+		return fmt.Errorf("%w: %s has no pages; read it with mode full or section", ErrInvalidArgument, quoteArg(doc.Path))
+	}
+	return fmt.Errorf("%w: page %d of %s (it has %d pages)", ErrNotFound, n, quoteArg(doc.Path), doc.Pages)
+}
+
+// cut puts the piece of text from the reader's offset into out, within the
+// read limit, and arranges a cursor when more remains.
+func (r *reader) cut(text string, out *ReadOutput) {
+	if r.offset > len(text) || r.offset < len(text) && !utf8.RuneStart(text[r.offset]) {
+		r.offset = 0
+	}
+	r.whole, r.cutText = text[r.offset:], true
+	r.recut(out, r.limit)
+}
+
+// recut sets out's text to at most n characters: of the text cut from, from
+// the reader's offset, arranging a cursor when more remains; or, for text
+// that is not paged (an excerpt's passage), its first n characters.
+func (r *reader) recut(out *ReadOutput, n int) {
+	if !r.cutText {
+		out.Text, _ = textnorm.Truncate(out.Text, n)
+		return
+	}
+	piece, cut := textnorm.Truncate(r.whole, n)
+	out.Text = piece
+	r.more = cut
+	if cut {
+		out.Truncated = true
+		r.next = r.offset + len(piece)
+	}
+}

@@ -1,0 +1,33 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/sources"
+)
+
+func (r *reader) region(ctx context.Context, id string, out *ReadOutput) error {
+	if strings.TrimSpace(id) == "" {
+		return fmt.Errorf("%w: region mode needs region (a layout id such as figure-1)", ErrInvalidArgument)
+	}
+	rr, ok := r.tg.src.(sources.RegionReader)
+	if !ok {
+		return fmt.Errorf("%w: %s has no layout regions", ErrInvalidArgument, quoteArg(r.path()))
+	}
+	reg, err := rr.Region(ctx, id)
+	if err != nil {
+		return r.mapErr(err, r.path()+"#region="+id)
+	}
+	out.Region, out.Page, out.Section = reg.ID, reg.Page, reg.Title
+	out.Title = reg.Title
+	text := reg.Text
+	if text == "" {
+		text = reg.Title
+	}
+	out.CitationURI = cite.Region(reg.Path, reg.ID)
+	r.cut(text, out)
+	return nil
+}
