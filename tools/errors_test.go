@@ -17,6 +17,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/pdf/hostile"
+	"github.com/researchctx/researchctx/sources/vault"
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
@@ -167,7 +168,7 @@ func TestCallsHonourContext(t *testing.T) {
 		t.Errorf("%d calls logged, want none: every call was given up", u.Calls)
 	}
 	// The Library a connector reads through says the same.
-	lib, err := sources.OpenLibrary(f.vault, &sources.LibraryOptions{CacheDir: "-"})
+	lib, err := vault.OpenLibrary(f.vault, &vault.LibraryOptions{CacheDir: "-"})
 	if err != nil {
 		t.Fatal(err)
 	}

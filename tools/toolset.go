@@ -14,6 +14,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 // Errors a call can fail with. All but ErrGrantChanged are mistakes the model
@@ -70,11 +71,11 @@ type Toolset struct {
 
 	grant   *grant.Grant     // as read at Open
 	sources []sources.Source // in grant order
-	lib     *sources.Library // the grant's Vault
+	lib     *vault.Library   // the grant's Vault
 	conn    map[string]bool  // refs of the sources that come from connectors
 	// coll is the grant's documents, whose statistics every search of
-	// its Vault sources scores with (see sources.Collection).
-	coll *sources.Collection
+	// its Vault sources scores with (see vault.Collection).
+	coll *vault.Collection
 
 	usage *grant.UsageLog // shared with every process on the grant
 }
@@ -110,7 +111,7 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 	if reg == nil {
 		reg = sources.DefaultRegistry
 	}
-	if t.lib, err = sources.OpenLibrary(g.Vault, &sources.LibraryOptions{CacheDir: grant.CacheDir(opts.CacheDir, g.Vault)}); err != nil {
+	if t.lib, err = vault.OpenLibrary(g.Vault, &vault.LibraryOptions{CacheDir: grant.CacheDir(opts.CacheDir, g.Vault)}); err != nil {
 		return nil, fmt.Errorf("opening the vault: %w", err)
 	}
 	if t.sources, err = t.openSources(ctx, g, reg, opts.Sources); err != nil {

@@ -27,26 +27,25 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
-// Kind says what a vault path is: one of grant's Vault kinds.
-type Kind = grant.Kind
+// Kind says what a vault path is. Its values are the names of the
+// Vault's source kinds (package sources/vault turns one into a grant
+// kind).
+type Kind string
 
 // The three kinds of source a path can be.
 const (
-	KindPaper     = grant.KindPaper
-	KindDirectory = grant.KindDirectory
-	KindFile      = grant.KindFile
+	KindPaper     Kind = "paper"
+	KindDirectory Kind = "directory"
+	KindFile      Kind = "file"
 )
 
-// Errors callers branch on. Messages name vault-relative paths only.
-var (
-	ErrNotPaper = errors.New("not a paper")
-	ErrNotFound = errors.New("not found")
-)
+// ErrNotPaper: a path is not a paper unit. Messages name vault-relative
+// paths only.
+var ErrNotPaper = errors.New("not a paper")
 
 // PapersDir is the folder under which paper units live.
 const PapersDir = "papers"

@@ -97,7 +97,7 @@ type Options struct {
 	// them back instead of reading and parsing every paper's text again.
 	// Empty means {vault}/.agentero/cache, the folder the SDK owns; "-"
 	// disables it. A host that moves its other caches
-	// (sources.LibraryOptions.CacheDir) passes the same folder here.
+	// (vault.LibraryOptions.CacheDir) passes the same folder here.
 	CacheDir string
 }
 
