@@ -15,12 +15,11 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/pdf/hostile"
-	"github.com/researchctx/researchctx/sources/vault"
-
-	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/tools"
 )
 

@@ -10,10 +10,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/researchctx/researchctx/sources"
-
 	"github.com/researchctx/researchctx/internal/index"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // Unit is one searchable piece of a source: a text file, a PDF page, a

@@ -5,9 +5,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/researchctx/researchctx/sources"
-
 	"github.com/researchctx/researchctx/internal/libindex"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // A Collection is the documents a search's collection statistics are

@@ -12,14 +12,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/researchctx/researchctx/internal/units"
-	"github.com/researchctx/researchctx/sources"
-
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
+	"github.com/researchctx/researchctx/internal/units"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // Directory limits.

@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/researchctx/researchctx/sources"
-
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // A search never waits for a rescan: it answers from the state in hand and

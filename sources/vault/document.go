@@ -7,10 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/researchctx/researchctx/sources"
-
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/libindex"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // Document reads the Vault file at the vault-relative path p as a

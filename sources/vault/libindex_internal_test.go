@@ -8,11 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/researchctx/researchctx/sources"
-
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/libindex"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // TestBrokenPDFIndexedAsFailed checks that a paper whose PDF cannot be

@@ -12,14 +12,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/researchctx/researchctx/internal/units"
-	"github.com/researchctx/researchctx/sources"
-
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/textnorm"
-
-	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/units"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // LibraryOptions configure a Library. The zero value is ready to use.

@@ -9,14 +9,13 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/researchctx/researchctx/internal/units"
-	"github.com/researchctx/researchctx/sources"
-
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/internal/units"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // pdfUnitsVersion changes whenever what goes into a loose PDF's search

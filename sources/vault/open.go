@@ -7,12 +7,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/researchctx/researchctx/sources"
-
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // OpenLibrary opens the Vault at root, an absolute folder, as a Library:
@@ -163,14 +162,14 @@ func problems(err error) []string {
 // relGraph is the library's citation graph, made once.
 type relGraph struct {
 	once sync.Once
-	g    *relations.Library
+	g    *relations.Graph
 }
 
 // relationsGraph returns the Vault's citation graph, reading paper text
 // through the library's paper sources when a paper has no reference
 // sidecar, and keeping the references parsed from it with the library's
 // other caches.
-func (l *Library) relationsGraph() *relations.Library {
+func (l *Library) relationsGraph() *relations.Graph {
 	l.rel.once.Do(func() {
 		cache := l.cacheDir
 		if cache == "" {

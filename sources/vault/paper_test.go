@@ -10,8 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/researchctx/researchctx/sources"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/grant"
@@ -20,6 +18,7 @@ import (
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/samplevault"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // paperSampleRoot extracts the sample vault into a temporary folder and returns

@@ -10,12 +10,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/researchctx/researchctx/internal/units"
-	"github.com/researchctx/researchctx/sources"
-
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/internal/units"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // pdfFile is the PDF document of a source — a paper's PDF or a loose PDF

@@ -9,10 +9,9 @@ import (
 	"math"
 	"strings"
 
-	"github.com/researchctx/researchctx/sources"
-
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // Files of a paper unit that the paper source reads besides its PDF.

@@ -7,12 +7,11 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/researchctx/researchctx/internal/units"
-	"github.com/researchctx/researchctx/sources"
-
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/internal/units"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // maxDetectedHeadings bounds headings guessed from font sizes, which on a

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/researchctx/researchctx/sources"
-
 	"github.com/researchctx/researchctx/internal/safefs"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // TextMax caps a text file of a directory or a plain file source, in bytes:

@@ -10,13 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/researchctx/researchctx/sources"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/corpus"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // xmpPacketOf is an XMP packet whose rdf:Description holds body, with the

@@ -66,7 +66,7 @@ func squash(s string) string {
 
 // Evaluate scores the papers of one split (see LabelledPaper.Split) of l in
 // the library v, whose citation graph is rel.
-func Evaluate(ctx context.Context, v *catalog.Vault, lib *vault.Library, rel *relations.Library, l *Labels, split string) (*Result, error) {
+func Evaluate(ctx context.Context, v *catalog.Vault, lib *vault.Library, rel *relations.Graph, l *Labels, split string) (*Result, error) {
 	r := &Result{}
 	byFile := map[string]*LabelledPaper{}
 	for i := range l.Papers {

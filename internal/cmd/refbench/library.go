@@ -100,7 +100,7 @@ func BuildVault(pdfs, dir string, l *Labels) error {
 
 // Open opens the library at dir with the citation graph reading PDF text as
 // the tools do.
-func Open(dir string) (*catalog.Vault, *vault.Library, *relations.Library, error) {
+func Open(dir string) (*catalog.Vault, *vault.Library, *relations.Graph, error) {
 	v, err := catalog.Open(dir, nil)
 	if err != nil {
 		return nil, nil, nil, err
