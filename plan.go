@@ -116,7 +116,8 @@ type Resolver struct {
 
 	// Registry has the connector kinds a mention or a selection's path may
 	// name as "kind:name" ("bib:refs.bib"); nil means
-	// sources.DefaultRegistry.
+	// sources.DefaultRegistry. A registry of the host's own has the
+	// Vault's kinds once vault.Register adds them.
 	Registry *sources.Registry
 }
 

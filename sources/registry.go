@@ -37,6 +37,9 @@ type Driver interface {
 	// Config is the JSON Open needs, stored in the grant. A name that
 	// cannot be granted is an error wrapping ErrNotFound or ErrOutside
 	// when it is one of those, with a message that names no absolute path.
+	// A driver whose sources are not named so (the Vault's, which are
+	// named by their paths) returns an error wrapping ErrUnsupported for
+	// every name: Resolve then leaves the name to the caller.
 	Ref(ctx context.Context, name string, env *Env) (*Named, error)
 	// Open opens the source a grant names, from its Ref alone (Path and
 	// Config, as Ref made them). It runs in the server process; the
@@ -188,10 +191,11 @@ func (r *Registry) Kinds() []grant.Kind {
 
 // Resolve resolves a mention or a selection's path of the form
 // "kind:name" through the driver registered for kind. ok is false, with
-// no error, when s does not start with a registered kind and a colon: it
-// is then a vault path. The Named's Ref is checked: its kind is the
-// driver's, its path a relative path a citation URI can carry, its title
-// one line, its config one JSON value.
+// no error, when s does not start with a registered kind and a colon, or
+// when that kind's driver names no sources so (its Ref wraps
+// ErrUnsupported): s is then a vault path. The Named's Ref is checked: its
+// kind is the driver's, its path a relative path a citation URI can carry,
+// its title one line, its config one JSON value.
 func (r *Registry) Resolve(ctx context.Context, s string, env *Env) (n *Named, ok bool, err error) {
 	kind, name, found := strings.Cut(s, ":")
 	if !found {
@@ -205,6 +209,9 @@ func (r *Registry) Resolve(ctx context.Context, s string, env *Env) (n *Named, o
 		return nil, true, fmt.Errorf("%w: %s: names nothing", ErrNotFound, kind)
 	}
 	n, err = d.Ref(ctx, name, env)
+	if errors.Is(err, ErrUnsupported) {
+		return nil, false, nil
+	}
 	if err != nil {
 		return nil, true, err
 	}

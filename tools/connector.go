@@ -124,9 +124,8 @@ func problemLines(conn bool, lines []string) []string {
 // bracket or '='.
 var linkOrPath = regexp.MustCompile(`(^|[\s"'(\[=<])(?:[A-Za-z][A-Za-z0-9+.-]*://|/|~/|[A-Za-z]:\\)[^\s"')\]>]*`)
 
-// OpenFunc opens one granted source as a Toolset does: one of the Vault's
-// kinds through the Vault's library, a connector's kind through the
-// registry.
+// OpenFunc opens one granted source as a Toolset does: through the driver
+// the registry has for its kind, with the grant's Vault in its Env.
 type OpenFunc func(ctx context.Context, ref grant.Ref) (sources.Source, error)
 
 // openSources opens the grant's sources through the registry (or the

@@ -34,11 +34,13 @@ var (
 // Options configure a Toolset. The zero value serves a Vault grant, and the
 // connectors registered in sources.DefaultRegistry.
 type Options struct {
-	// Registry opens the grant's sources: the Vault's kinds (papers,
-	// directories, files) through the Vault's library, any other kind
-	// through the connector registered for it. Nil means
-	// sources.DefaultRegistry. A grant with a kind the registry does not
-	// know is refused (see Open).
+	// Registry opens the grant's sources, each through the driver
+	// registered for its kind: the Vault's kinds (papers, directories,
+	// files) through package sources/vault's, given the grant's Vault,
+	// any other through its connector's. Nil means
+	// sources.DefaultRegistry, where sources/vault registers its kinds; a
+	// registry of the host's own needs vault.Register. A grant with a
+	// kind the registry does not know is refused (see Open).
 	Registry *sources.Registry
 	// Sources, when set, makes the grant's sources in place of opening each
 	// one: open opens a granted source as the Toolset otherwise would, so a
@@ -75,7 +77,7 @@ type Toolset struct {
 	conn    map[string]bool  // refs of the sources that come from connectors
 	// coll is the grant's documents, whose statistics every search of
 	// its Vault sources scores with (see vault.Collection).
-	coll *vault.Collection
+	coll sources.Collection
 
 	usage *grant.UsageLog // shared with every process on the grant
 }

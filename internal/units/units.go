@@ -1,7 +1,9 @@
 // Package units cuts a source's documents into search units — a page, a
-// file, a Markdown section — and searches them: the index of one source
-// held in memory (package sources/vault's loose documents, package
-// sources/sourcetest's Memory), and the Markdown reading of a text file.
+// file, a Markdown section, a piece of a long one — and reads a text file
+// as a Document (its Markdown headings as sections). The Vault's sources
+// (package sources/vault) put their units in the library index; Index is
+// the in-memory index of one source that keeps its own
+// (sourcetest.Memory).
 package units
 
 import (

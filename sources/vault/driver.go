@@ -22,59 +22,52 @@ import (
 	"github.com/researchctx/researchctx/sources"
 )
 
-// Kinds are the kinds of source the Vault's driver opens.
-var Kinds = []grant.Kind{grant.KindPaper, grant.KindDirectory, grant.KindFile}
+// kinds are the kinds of source the Vault's driver opens.
+var kinds = []grant.Kind{grant.KindPaper, grant.KindDirectory, grant.KindFile}
 
 func init() { Register(sources.DefaultRegistry) }
 
-// Register adds the Vault's kinds (Kinds) to r, as its init function does
+// Register adds the Vault's kinds — grant.KindPaper, grant.KindDirectory
+// and grant.KindFile — to r, as its init function does
 // to sources.DefaultRegistry: a host or a test with its own registry calls
 // it. It panics, as sources.Registry.Register does, when one of them is
 // registered in r already.
 func Register(r *sources.Registry) {
-	for _, k := range Kinds {
-		r.Register(k, Driver{kind: k})
+	for _, k := range kinds {
+		r.Register(k, driver{kind: k})
 	}
 }
 
 // NewRegistry returns a registry that opens the Vault's kinds and no
-// connector.
+// connector: what a host that registers its connectors in a registry of
+// its own, or a test, starts from.
 func NewRegistry() *sources.Registry {
 	r := sources.NewRegistry()
 	Register(r)
 	return r
 }
 
-// Driver opens the Vault's sources of one kind (one of Kinds) through the
-// Library of the caller's Env. It is a sources.Trusted driver.
-type Driver struct{ kind grant.Kind }
+// driver opens the Vault's sources of one kind through the Library of the
+// caller's Env. It is a sources.Trusted driver.
+type driver struct{ kind grant.Kind }
 
-var _ sources.Trusted = Driver{}
+var _ sources.Trusted = driver{}
 
 // Trusted implements sources.Trusted: the Vault's sources are the SDK's
 // own.
-func (Driver) Trusted() bool { return true }
+func (driver) Trusted() bool { return true }
 
-// Ref implements sources.Driver: "paper:papers/x" names the Vault's source
-// of that kind at that vault-relative path, when the path is of that kind.
-func (d Driver) Ref(ctx context.Context, name string, env *sources.Env) (*sources.Named, error) {
-	lib, err := library(env, "", "")
-	if err != nil {
-		return nil, err
-	}
-	it, err := lib.Stat(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	if it.Kind != d.kind {
-		return nil, fmt.Errorf("%w: %s is a %s, not a %s", sources.ErrNotFound, it.Path, it.Kind, d.kind)
-	}
-	return &sources.Named{Ref: grant.Ref{Kind: it.Kind, Path: it.Path}}, nil
+// Ref implements sources.Driver: a Vault source is named by its
+// vault-relative path, never as "kind:name", so Ref names nothing (an error
+// wrapping sources.ErrUnsupported) and the resolver takes "paper:x" for
+// the vault path it is.
+func (d driver) Ref(context.Context, string, *sources.Env) (*sources.Named, error) {
+	return nil, fmt.Errorf("%w: a %s of the Vault is named by its path", sources.ErrUnsupported, d.kind)
 }
 
 // Open implements sources.Driver: it opens the source ref names through
 // env's Library (Library.Open).
-func (Driver) Open(ctx context.Context, ref grant.Ref, env *sources.Env) (sources.Source, error) {
+func (driver) Open(ctx context.Context, ref grant.Ref, env *sources.Env) (sources.Source, error) {
 	lib, err := library(env, ref.Path, ref.Kind)
 	if err != nil {
 		return nil, err
@@ -89,9 +82,6 @@ func library(env *sources.Env, p string, kind grant.Kind) (*Library, error) {
 		lib, _ = env.Vault.(*Library)
 	}
 	if lib == nil {
-		if kind == "" {
-			return nil, fmt.Errorf("a Vault source needs the Vault's library")
-		}
 		return nil, fmt.Errorf("%s: a %s source needs the Vault's library", p, kind)
 	}
 	return lib, nil
