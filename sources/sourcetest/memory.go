@@ -27,10 +27,10 @@ func NewMemory(info sources.Info, docs ...*sources.Document) *Memory {
 	return &Memory{info: info, docs: docs}
 }
 
-// Info implements Source.
+// Info implements sources.Source.
 func (m *Memory) Info() sources.Info { return m.info }
 
-// Read implements Source.
+// Read implements sources.Source.
 func (m *Memory) Read(ctx context.Context, p string) (*sources.Document, error) {
 	if p == "" || p == m.info.Ref {
 		if len(m.docs) == 0 {
@@ -46,7 +46,7 @@ func (m *Memory) Read(ctx context.Context, p string) (*sources.Document, error) 
 	return nil, outsideErr(p, m.info.Ref)
 }
 
-// Search implements Source.
+// Search implements sources.Source.
 func (m *Memory) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
 	m.once.Do(func() {
 		var us []units.Unit

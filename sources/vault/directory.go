@@ -71,12 +71,12 @@ func (l *Library) newDirectory(ref string) (*Directory, error) {
 	return &Directory{lib: l, ref: ref}, nil
 }
 
-// Info implements Source.
+// Info implements sources.Source.
 func (d *Directory) Info() sources.Info {
 	return sources.Info{Ref: d.ref, Kind: grant.KindDirectory, Title: path.Base(d.ref)}
 }
 
-// inside returns p relative to the directory, or an ErrOutside error.
+// inside returns p relative to the directory, or a sources.ErrOutside error.
 func (d *Directory) inside(p string) (string, error) {
 	switch {
 	case p == "" || p == d.ref:
@@ -108,9 +108,9 @@ func closeView(d *Directory, f *safefs.FS) {
 	}
 }
 
-// Read implements Source: a file inside the directory (or inside a paper in
+// Read implements sources.Source: a file inside the directory (or inside a paper in
 // it); a PDF outside any paper is read page by page, as its PDF source reads
-// it. The directory itself, or a folder in it, is an ErrIsDirectory error:
+// it. The directory itself, or a folder in it, is a sources.ErrIsDirectory error:
 // list it instead.
 func (d *Directory) Read(ctx context.Context, p string) (*sources.Document, error) {
 	rel, err := d.inside(p)
@@ -177,7 +177,7 @@ func (d *Directory) paperAt(ctx context.Context, p string) (*catalog.Paper, erro
 	return paper, nil
 }
 
-// List implements Lister: one level, folders first, then files, each in
+// List implements sources.Lister: one level, folders first, then files, each in
 // name order; hidden entries and .agentero never appear.
 func (d *Directory) List(ctx context.Context, p string, max int) ([]sources.Entry, bool, error) {
 	rel, err := d.inside(p)
@@ -234,10 +234,10 @@ func (d *Directory) List(ctx context.Context, p string, max int) ([]sources.Entr
 	return entries, truncated, nil
 }
 
-// Search implements Source: the text files of the directory and the papers
+// Search implements sources.Source: the text files of the directory and the papers
 // inside it, through the library index filtered to them. While the index
 // takes in what it lacks, a search waits at most the library's IndexWait
-// and then answers from what is indexed, saying so in Results.Indexing.
+// and then answers from what is indexed, saying so in sources.Results.Indexing.
 func (d *Directory) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
 	start := time.Now()
 	scanCap := q.ScanFiles

@@ -18,8 +18,8 @@ import (
 // source reads it. It is how a connector whose files live in the Vault
 // reads them: every read goes through the Vault's safe file layer, so a
 // path outside the Vault, through a symbolic link or into .agentero/ is an
-// error (wrapping ErrNotFound or ErrOutside), never a read. A folder is an
-// error wrapping ErrIsDirectory. A ctx cancelled or past its deadline
+// error (wrapping sources.ErrNotFound or sources.ErrOutside), never a read. A folder is an
+// error wrapping sources.ErrIsDirectory. A ctx cancelled or past its deadline
 // gives ctx.Err(), never a part of the document.
 func (l *Library) Document(ctx context.Context, p string) (doc *sources.Document, err error) {
 	defer func() { err = ctxErr(ctx, err) }()
@@ -67,14 +67,14 @@ func ctxErr(ctx context.Context, err error) error {
 // wait, of at most the library's IndexWait, for the library index to take
 // them all in, and one snapshot of the index for every hit, so that scores
 // are comparable across the documents, a search that answers before every
-// document is in says so (Results.Indexing, with Truncated), and two
+// document is in says so (sources.Results.Indexing, with Truncated), and two
 // identical searches after that give the same hits. Searching each
 // document's source on its own would give none of that: each waits for its
 // own document only, and its scores move while the others are taken in.
 //
 // Hits are from those documents only (a paper's notes are not among them).
 // A path that names no document is left out; a PDF that cannot be read is
-// listed in Results.Skipped. A ctx cancelled or past its deadline gives
+// listed in sources.Results.Skipped. A ctx cancelled or past its deadline gives
 // ctx.Err().
 func (l *Library) SearchDocuments(ctx context.Context, ps []string, q sources.Query) (*sources.Results, error) {
 	var items []libindex.Item

@@ -12,7 +12,7 @@ import (
 
 // File is a granted plain file, with or without an extension. Text files are
 // read and searched; a binary file is listed in a grant but reading it is an
-// ErrNotText error. A PDF granted as a file is not a File but a PDF, a
+// sources.ErrNotText error. A PDF granted as a file is not a File but a PDF, a
 // document with pages.
 type File struct {
 	lib    *Library
@@ -24,12 +24,12 @@ func (l *Library) newFile(ref string) *File {
 	return &File{lib: l, ref: ref, filter: libindex.KeySet([]string{fileItem + ref})}
 }
 
-// Info implements Source.
+// Info implements sources.Source.
 func (f *File) Info() sources.Info {
 	return sources.Info{Ref: f.ref, Kind: grant.KindFile, Title: path.Base(f.ref)}
 }
 
-// Read implements Source: "" or the file's own path give its text.
+// Read implements sources.Source: "" or the file's own path give its text.
 func (f *File) Read(ctx context.Context, p string) (*sources.Document, error) {
 	if p != "" && p != f.ref {
 		return nil, outsideErr(p, f.ref)
@@ -41,7 +41,7 @@ func (f *File) Read(ctx context.Context, p string) (*sources.Document, error) {
 	return units.TextDocument(f.ref, text), nil
 }
 
-// Search implements Source, through the library index filtered to the
+// Search implements sources.Source, through the library index filtered to the
 // file (see Library.searchIndex).
 func (f *File) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
 	st, err := f.lib.v.FS().Stat(f.ref)

@@ -36,7 +36,7 @@ type LibraryOptions struct {
 	Progress func(ref string, done, total int)
 	// IndexWait is how long a search waits for the library index to take
 	// in what it needs before it answers from what is indexed so far
-	// (saying so in Results.Indexing); 0 means DefaultIndexWait.
+	// (saying so in sources.Results.Indexing); 0 means DefaultIndexWait.
 	IndexWait time.Duration
 }
 
@@ -329,7 +329,7 @@ func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit,
 // searchIndex has items indexed, waiting at most the library's IndexWait,
 // and searches the library index over what filter admits, with the
 // statistics of q's Collection (see Collection). A search that did not
-// wait for the end of the build says so in Results.Indexing.
+// wait for the end of the build says so in sources.Results.Indexing.
 func (l *Library) searchIndex(ctx context.Context, items []libindex.Item, filter *libindex.Filter, q sources.Query) (*sources.Results, error) {
 	return l.searchIndexAt(ctx, time.Now(), items, filter, q, "", nil)
 }

@@ -28,9 +28,9 @@ const pdfUnitsVersion = "pdf-units-1"
 // PDF text cache, the library index): its pages are searched and cited by
 // page, its sections come from its outline or its detected headings, and
 // its metadata from the document itself (the first page's title block, the
-// Info dictionary's title and author, the XMP packet). It implements Source and
-// Describer and is safe for concurrent use. A PDF that cannot be read
-// (damaged, encrypted, over a limit) is an error wrapping ErrUnreadable.
+// Info dictionary's title and author, the XMP packet). It implements sources.Source and
+// sources.Describer and is safe for concurrent use. A PDF that cannot be read
+// (damaged, encrypted, over a limit) is an error wrapping sources.ErrUnreadable.
 type PDF struct {
 	lib    *Library
 	ref    string
@@ -49,13 +49,13 @@ func (l *Library) newPDF(ref string) *PDF {
 // isPDF reports whether a file name is a PDF by its extension.
 func isPDF(p string) bool { return strings.EqualFold(path.Ext(p), ".pdf") }
 
-// Info implements Source. The title is the file's name: Info does not
+// Info implements sources.Source. The title is the file's name: Info does not
 // parse the PDF (Describe and Read give the document's own title).
 func (s *PDF) Info() sources.Info {
 	return sources.Info{Ref: s.ref, Kind: grant.KindFile, Title: textnorm.Line(path.Base(s.ref))}
 }
 
-// Read implements Source: "" or the PDF's own path give its pages.
+// Read implements sources.Source: "" or the PDF's own path give its pages.
 func (s *PDF) Read(ctx context.Context, p string) (*sources.Document, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func (s *PDF) sections(doc *pdf.Document) []sources.Section {
 	return append([]sources.Section(nil), s.secs...)
 }
 
-// Describe implements Describer: the title, authors, abstract and page
+// Describe implements sources.Describer: the title, authors, abstract and page
 // count the PDF itself shows, and the DOI and publication year of its XMP
 // metadata.
 func (s *PDF) Describe(ctx context.Context) (*sources.Metadata, error) {
@@ -120,7 +120,7 @@ func (s *PDF) Describe(ctx context.Context) (*sources.Metadata, error) {
 	return md, nil
 }
 
-// Search implements Source: the PDF's pages, through the library index
+// Search implements sources.Source: the PDF's pages, through the library index
 // filtered to it (see Library.searchIndex). A PDF that cannot be read is
 // the search's error, so that a search over it alone does not look like
 // one that found nothing.

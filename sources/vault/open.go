@@ -52,8 +52,8 @@ type PaperInfo struct {
 
 // Stat reports what the vault-relative path p is. A path that climbs out
 // of the Vault or runs through a symbolic link is an error wrapping
-// ErrOutside; one that does not exist, or is hidden, private (.agentero/),
-// special or badly named, wraps ErrNotFound. Either also wraps the precise
+// sources.ErrOutside; one that does not exist, or is hidden, private (.agentero/),
+// special or badly named, wraps sources.ErrNotFound. Either also wraps the precise
 // reason (fs.ErrNotExist, ...) for a caller that reports it. A cancelled or
 // expired ctx gives ctx.Err(); any other error (permission denied, an I/O
 // error) is the file system's. Messages name only vault-relative paths.

@@ -36,7 +36,7 @@ const (
 
 // Paper is the source of one paper unit: its PDF (one part per physical
 // page), PAPER.md and NOTES.md, its metadata and its layout sidecars. It
-// implements Source, Describer and RegionReader and is safe for concurrent
+// implements sources.Source, sources.Describer and sources.RegionReader and is safe for concurrent
 // use.
 //
 // The parsed PDF is kept in memory and re-extracted only when the file's
@@ -163,8 +163,8 @@ func (s *Paper) exists(rel string) bool {
 // the PDF's path) is the PDF, one part per physical page; for a paper
 // without a PDF it is PAPER.md, else NOTES.md. The paths of PAPER.md and
 // NOTES.md return that file as one part with its Markdown headings as
-// sections. Any other path in the paper folder is ErrNotFound; a path
-// outside it is ErrOutside.
+// sections. Any other path in the paper folder is sources.ErrNotFound; a path
+// outside it is sources.ErrOutside.
 func (s *Paper) Read(ctx context.Context, p string) (*sources.Document, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

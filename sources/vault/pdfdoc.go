@@ -77,7 +77,7 @@ func (f *pdfFile) describe(md *sources.Metadata, doc *pdf.Document, secs []sourc
 // document returns the parsed PDF, extracting it only when the file
 // changed since the last extraction. Errors name the PDF's vault path; an
 // error about the file itself (damaged, encrypted, over a limit) wraps
-// ErrUnreadable and the pdf package's error.
+// sources.ErrUnreadable and the pdf package's error.
 func (f *pdfFile) document(ctx context.Context) (*pdf.Document, error) {
 	rel := f.rel
 	st, err := f.l.v.FS().Stat(rel)
@@ -199,7 +199,7 @@ func (f *pdfFile) extract(ctx context.Context, rel string, st fs.FileInfo) (*pdf
 // and the kind of failure (encrypted, malformed, over which limit), never
 // the parser's own words, which name objects and streams of the file and
 // say nothing a reader can act on; Detail has those, for a server's log.
-// It wraps ErrUnreadable and the parser's error.
+// It wraps sources.ErrUnreadable and the parser's error.
 type unreadableError struct {
 	what string // the PDF's vault path, and the page
 	err  error

@@ -71,7 +71,7 @@ func (s *Paper) layoutItems() ([]layoutItem, error) {
 	return doc.Items, nil
 }
 
-// readJSON decodes a sidecar; a missing file is ErrNotFound.
+// readJSON decodes a sidecar; a missing file is sources.ErrNotFound.
 func (s *Paper) readJSON(rel string, v any) error {
 	data, err := s.l.v.FS().ReadFile(rel, layoutMax)
 	if err != nil {

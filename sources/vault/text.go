@@ -10,15 +10,15 @@ import (
 )
 
 // TextMax caps a text file of a directory or a plain file source, in bytes:
-// a larger file is not read (ErrTooLarge) and a search leaves it out and
-// reports Results.Truncated. A paper's PAPER.md and NOTES.md have their
+// a larger file is not read (sources.ErrTooLarge) and a search leaves it out and
+// reports sources.Results.Truncated. A paper's PAPER.md and NOTES.md have their
 // own, larger cap (4 MiB).
 const TextMax = 2 << 20
 
 // The file layer reads text files up to its default cap: TextMax must be it.
 var _ = [1]struct{}{}[TextMax-safefs.DefaultMax]
 
-// outsideErr is the ErrOutside error of a path asked of the source ref. A
+// outsideErr is the sources.ErrOutside error of a path asked of the source ref. A
 // path that is not a clean vault-relative one (an absolute path of the
 // machine, say) is not echoed.
 func outsideErr(p, ref string) error {
@@ -39,8 +39,8 @@ func fsErr(err error) error {
 	return fmt.Errorf("%w: %v", sentinel, err)
 }
 
-// fsSentinel returns the package's sentinel for an access error: ErrNotText,
-// ErrOutside or ErrNotFound; nil for any other error.
+// fsSentinel returns the sources sentinel for an access error: sources.ErrNotText,
+// sources.ErrOutside or sources.ErrNotFound; nil for any other error.
 func fsSentinel(err error) error {
 	switch {
 	case err == nil:
