@@ -25,14 +25,14 @@ func (r *Resolver) registry() *sources.Registry {
 // host forgot to link is not taken for a missing vault file.
 func (r *resolution) unknownKind(s string) bool {
 	kind, name, ok := strings.Cut(s, ":")
-	return ok && name != "" && grant.Kind(kind).Valid() && sources.Connector(grant.Kind(kind)) && r.reg.Driver(grant.Kind(kind)) == nil
+	return ok && name != "" && grant.Kind(kind).Valid() && r.reg.Driver(grant.Kind(kind)) == nil
 }
 
 // connector grants what a "kind:name" mention or selection path names
 // through its connector. ok is false when s names no registered kind: it
 // is then a vault path. A name the connector cannot grant is dropped.
 func (r *resolution) connector(s string) (n *sources.Named, ok bool) {
-	n, ok, err := r.reg.Resolve(r.ctx, s, &sources.Env{Library: r.lib})
+	n, ok, err := r.reg.Resolve(r.ctx, s, &sources.Env{Vault: r.lib})
 	if !ok {
 		return nil, false
 	}
@@ -95,7 +95,7 @@ func (r *resolution) addConnectorSelection(sel Selection, ev Evidence) bool {
 	}
 	ev.Path = doc
 	var span pageSpan // the pages the quote runs over, when it is placed
-	src, err := r.reg.Open(r.ctx, n.Ref, &sources.Env{Library: r.lib})
+	src, err := r.reg.Open(r.ctx, n.Ref, &sources.Env{Vault: r.lib})
 	if err == nil {
 		if c, ok := src.(io.Closer); ok {
 			defer c.Close()

@@ -11,6 +11,8 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/sourcetest"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 // notebook is a test connector: "nb:NAME" grants the notebook NAME (the
@@ -36,19 +38,19 @@ func (nb notebook) Ref(_ context.Context, name string, _ *sources.Env) (*sources
 func (nb notebook) Open(_ context.Context, ref grant.Ref, _ *sources.Env) (sources.Source, error) {
 	var docs []*sources.Document
 	for p, text := range nb {
-		docs = append(docs, sources.TextDocument(p, text))
+		docs = append(docs, sourcetest.TextDocument(p, text))
 	}
-	return sources.NewMemory(sources.Info{Ref: ref.Path, Kind: ref.Kind, Title: ref.Title}, docs...), nil
+	return sourcetest.NewMemory(sources.Info{Ref: ref.Path, Kind: ref.Kind, Title: ref.Title}, docs...), nil
 }
 
 func TestResolveConnector(t *testing.T) {
-	vault := testVault(t)
-	reg := sources.NewRegistry()
+	vaultDir := testVault(t)
+	reg := vault.NewRegistry()
 	reg.Register("nb", notebook{"nb/lab/2024-03.md": "# March\n\n## Window sweep\n\nA window of 512 tokens was best on SciLong.\n"})
 	r := Resolver{Registry: reg}
 	defer r.Close()
 	plan, err := r.Resolve(context.Background(), Request{
-		Vault: vault, RuntimeID: "rt", TurnID: "t1",
+		Vault: vaultDir, RuntimeID: "rt", TurnID: "t1",
 		Mentions: []string{"nb:lab", "nb:lab", "nb:offline", "nb:nosuch", "notes"},
 		Selections: []Selection{
 			{Text: "A window of 512 tokens was best", Path: "nb:lab/2024-03.md"},
@@ -98,7 +100,7 @@ func TestResolveConnector(t *testing.T) {
 		t.Errorf("grant: %+v, %v", g, err)
 	}
 	// Without the registry the scheme is a vault path, which does not exist.
-	plain, err := (&Resolver{Registry: sources.NewRegistry()}).Resolve(context.Background(), Request{Vault: vault, RuntimeID: "rt", TurnID: "t1", Mentions: []string{"nb:lab"}})
+	plain, err := (&Resolver{Registry: vault.NewRegistry()}).Resolve(context.Background(), Request{Vault: vaultDir, RuntimeID: "rt", TurnID: "t1", Mentions: []string{"nb:lab"}})
 	if err != nil || len(plain.Sources) != 0 || len(plain.Dropped) != 1 {
 		t.Errorf("without the connector: %+v, %v", plain, err)
 	}
@@ -107,13 +109,13 @@ func TestResolveConnector(t *testing.T) {
 // A path granted as a vault source first is not granted again as a
 // connector's: its documents would be cited where there are none.
 func TestResolveConnectorPathTaken(t *testing.T) {
-	vault := testVault(t)
-	writeTree(t, vault, map[string]string{"nb/lab": "a plain file named like the notebook"})
-	reg := sources.NewRegistry()
+	vaultDir := testVault(t)
+	writeTree(t, vaultDir, map[string]string{"nb/lab": "a plain file named like the notebook"})
+	reg := vault.NewRegistry()
 	reg.Register("nb", notebook{"nb/lab/2024-03.md": "# March\n"})
 	r := Resolver{Registry: reg}
 	defer r.Close()
-	plan, err := r.Resolve(context.Background(), Request{Vault: vault, RuntimeID: "rt", TurnID: "t1",
+	plan, err := r.Resolve(context.Background(), Request{Vault: vaultDir, RuntimeID: "rt", TurnID: "t1",
 		Selections: []Selection{{Text: "a plain file", Path: "nb/lab"}, {Text: "March", Path: "nb:lab/2024-03.md"}}})
 	if err != nil {
 		t.Fatal(err)

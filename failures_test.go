@@ -12,20 +12,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
-	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 // A "kind:name" mention of a connector the program does not link is said
 // to be that, not taken for a missing vault file; a vault path with a
 // colon that exists is still a vault path.
 func TestResolveUnknownKind(t *testing.T) {
-	vault := sampleVault(t)
-	if err := os.WriteFile(filepath.Join(vault, "notes", "todo:later.md"), []byte("# Later\n"), 0o644); err != nil {
+	vaultDir := sampleVault(t)
+	if err := os.WriteFile(filepath.Join(vaultDir, "notes", "todo:later.md"), []byte("# Later\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := Resolver{Registry: sources.NewRegistry()}
+	r := Resolver{Registry: vault.NewRegistry()}
 	defer r.Close()
-	rq := req(vault)
+	rq := req(vaultDir)
 	rq.Mentions = []string{"zotero:my-library", "notes/todo:later.md", "notes/none:x.md"}
 	p, err := r.Resolve(context.Background(), rq)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 // MaxQuote is the longest quote, in characters, that evidence carries into
@@ -99,7 +100,7 @@ var ErrReadOnly = errors.New("the vault is read-only")
 var ErrRequest = errors.New("invalid request")
 
 // Resolver resolves Requests, keeping each Vault it has seen open as a
-// sources.Library so its catalogue and caches are reused across turns. The
+// vault.Library so its catalogue and caches are reused across turns. The
 // zero Resolver is ready to use and safe for concurrent use.
 type Resolver struct {
 	// CacheRoot is a folder for the caches of every Vault the Resolver
@@ -113,11 +114,12 @@ type Resolver struct {
 	CacheRoot string
 
 	mu   sync.Mutex
-	libs map[string]*sources.Library // by Vault root
+	libs map[string]*vault.Library // by Vault root
 
 	// Registry has the connector kinds a mention or a selection's path may
 	// name as "kind:name" ("bib:refs.bib"); nil means
-	// sources.DefaultRegistry.
+	// sources.DefaultRegistry. A registry of the host's own has the
+	// Vault's kinds once vault.Register adds them.
 	Registry *sources.Registry
 }
 
@@ -130,18 +132,18 @@ func Resolve(ctx context.Context, req Request) (*Plan, error) {
 
 // Library returns the Library of the Vault at the absolute root, opening it
 // once.
-func (r *Resolver) Library(root string) (*sources.Library, error) {
+func (r *Resolver) Library(root string) (*vault.Library, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if l := r.libs[root]; l != nil {
 		return l, nil
 	}
-	l, err := sources.OpenLibrary(root, &sources.LibraryOptions{CacheDir: agentero.VaultCache(r.CacheRoot, root)})
+	l, err := vault.OpenLibrary(root, &vault.LibraryOptions{CacheDir: agentero.VaultCache(r.CacheRoot, root)})
 	if err != nil {
 		return nil, err
 	}
 	if r.libs == nil {
-		r.libs = map[string]*sources.Library{}
+		r.libs = map[string]*vault.Library{}
 	}
 	r.libs[root] = l
 	return l, nil
@@ -207,7 +209,7 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 		Scope:     grant.Scope{Budget: budget, Sources: []grant.Ref{}, Tools: []string{}},
 		Dropped:   []Dropped{},
 	}
-	var current *sources.PaperInfo
+	var current *vault.PaperInfo
 	if req.CurrentPaper != "" {
 		current = res.addPaper(req.CurrentPaper)
 	}
@@ -257,7 +259,7 @@ type resolution struct {
 	reg  *sources.Registry // the connectors mentions may name
 	plan *Plan
 	seen map[string]bool // source paths already added
-	lib  *sources.Library
+	lib  *vault.Library
 	docs map[string]docRead // files read, by path
 }
 
@@ -283,7 +285,7 @@ func displayPath(p string) string {
 
 // classify checks a vault-relative path and returns what it is, or records
 // why it was dropped.
-func (r *resolution) classify(p string) (*sources.Item, bool) {
+func (r *resolution) classify(p string) (*vault.Item, bool) {
 	orig := p
 	if p == "" {
 		r.drop(p, DropEmpty)
@@ -334,7 +336,7 @@ func (r *resolution) addSource(kind grant.Kind, p, title string) {
 }
 
 // addPaper authorises a paper ref and returns its paper, or nil.
-func (r *resolution) addPaper(ref string) *sources.PaperInfo {
+func (r *resolution) addPaper(ref string) *vault.PaperInfo {
 	it, ok := r.classify(ref)
 	if !ok {
 		return nil
@@ -364,14 +366,14 @@ func (r *resolution) addMention(m string) {
 
 // addSelection adds the evidence of one selection and authorises the file or
 // paper it came from.
-func (r *resolution) addSelection(sel Selection, current *sources.PaperInfo) {
+func (r *resolution) addSelection(sel Selection, current *vault.PaperInfo) {
 	text := strings.TrimSpace(sel.Text)
 	if text == "" {
 		return
 	}
 	quote, cut := textnorm.Truncate(text, MaxQuote)
 	ev := Evidence{Quote: quote, Truncated: cut, Page: sel.Page, Section: textnorm.Line(sel.Section)}
-	var paper *sources.PaperInfo
+	var paper *vault.PaperInfo
 	file := ""
 	switch {
 	case sel.Path != "":
@@ -463,7 +465,7 @@ func (r *resolution) retitle(kind grant.Kind, p, title string) {
 
 // document reads the file a selection is from, once per Resolve, or says
 // why it cannot be read.
-func (r *resolution) document(paper *sources.PaperInfo, file string) (*sources.Document, error) {
+func (r *resolution) document(paper *vault.PaperInfo, file string) (*sources.Document, error) {
 	if d, ok := r.docs[file]; ok {
 		return d.doc, d.err
 	}
@@ -593,7 +595,7 @@ func placeQuote(doc *sources.Document, text string) (page, last int, section str
 // beyondLastPage reports whether page is past the last page of the PDF
 // file. A file that is not a PDF or cannot be read is given the benefit of
 // the doubt.
-func (r *resolution) beyondLastPage(paper *sources.PaperInfo, file string, page int) bool {
+func (r *resolution) beyondLastPage(paper *vault.PaperInfo, file string, page int) bool {
 	if !strings.EqualFold(path.Ext(file), ".pdf") {
 		return false
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/sourcetest"
+	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -35,7 +37,7 @@ func (memo) Open(_ context.Context, ref grant.Ref, _ *sources.Env) (sources.Sour
 	if c.Text == "" {
 		return nil, errors.New("GET https://internal.example/memo failed\nretry later")
 	}
-	return sources.NewMemory(sources.Info{Ref: ref.Path, Kind: ref.Kind}, sources.TextDocument(ref.Path, c.Text)), nil
+	return sourcetest.NewMemory(sources.Info{Ref: ref.Path, Kind: ref.Kind}, sourcetest.TextDocument(ref.Path, c.Text)), nil
 }
 
 func memoGrant(t *testing.T, refs ...grant.Ref) (vault, gr string) {
@@ -61,7 +63,7 @@ func TestServeConnector(t *testing.T) {
 	_, gr := memoGrant(t,
 		grant.Ref{Kind: "memo", Path: "memo/a", Config: json.RawMessage(`{"text":"A memo about strided global tokens."}`)},
 		grant.Ref{Kind: "memo", Path: "memo/down", Config: json.RawMessage(`{"text":""}`)})
-	reg := sources.NewRegistry()
+	reg := vault.NewRegistry()
 	reg.Register("memo", memo{})
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()
@@ -96,11 +98,11 @@ func TestServeConnector(t *testing.T) {
 // A server whose registry lacks a granted kind exits with ExitUsage and one
 // line, before writing anything.
 func TestRunUnknownKind(t *testing.T) {
-	vault, gr := memoGrant(t, grant.Ref{Kind: "memo", Path: "memo/a", Config: json.RawMessage(`{"text":"x"}`)})
+	vaultDir, gr := memoGrant(t, grant.Ref{Kind: "memo", Path: "memo/a", Config: json.RawMessage(`{"text":"x"}`)})
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{Flag, gr}, strings.NewReader(""), &stdout, &stderr, &ServeOptions{Toolset: &tools.Options{Registry: sources.NewRegistry()}})
+	code := run(context.Background(), []string{Flag, gr}, strings.NewReader(""), &stdout, &stderr, &ServeOptions{Toolset: &tools.Options{Registry: vault.NewRegistry()}})
 	if code != ExitUsage || stdout.Len() != 0 || strings.Count(stderr.String(), "\n") != 1 ||
-		!strings.Contains(stderr.String(), `kind "memo", which this server does not know`) || strings.Contains(stderr.String(), vault) {
+		!strings.Contains(stderr.String(), `kind "memo", which this server does not know`) || strings.Contains(stderr.String(), vaultDir) {
 		t.Errorf("code %d, stdout %q, stderr %q", code, &stdout, &stderr)
 	}
 }

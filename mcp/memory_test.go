@@ -12,6 +12,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/sourcetest"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -22,9 +23,9 @@ func TestServeMemorySource(t *testing.T) {
 	if err := os.MkdirAll(vault, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	mem := sources.NewMemory(
+	mem := sourcetest.NewMemory(
 		sources.Info{Ref: "zotero/ITEM42", Kind: grant.KindFile, Title: "Connector notes"},
-		sources.TextDocument("zotero/ITEM42", "Connector notes\nA memory source is searched and read like any other.\n"),
+		sourcetest.TextDocument("zotero/ITEM42", "Connector notes\nA memory source is searched and read like any other.\n"),
 	)
 	plan := &researchctx.Plan{
 		Vault: vault, RuntimeID: "mem", TurnID: "t1",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/sourcetest"
 )
 
 // memos is a connector over memos kept outside the Vault (here, in a map):
@@ -42,7 +43,7 @@ func (m memos) Open(_ context.Context, ref grant.Ref, _ *sources.Env) (sources.S
 	if !ok {
 		return nil, fmt.Errorf("%w: no memo %q", sources.ErrNotFound, c.ID)
 	}
-	return sources.NewMemory(sources.Info{Ref: ref.Path, Kind: ref.Kind, Title: ref.Title}, sources.TextDocument(ref.Path, text)), nil
+	return sourcetest.NewMemory(sources.Info{Ref: ref.Path, Kind: ref.Kind, Title: ref.Title}, sourcetest.TextDocument(ref.Path, text)), nil
 }
 
 // A connector registers a kind; the resolver grants what a "kind:name"

@@ -14,10 +14,11 @@ import (
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
-// A Driver is a connector: it adds a kind of source — a BibTeX file, a
-// Zotero library, a wiki — to the kinds the Vault has (papers, directories,
-// files). It is registered under its kind, as a database/sql driver is
-// registered under its name, and used twice:
+// A Driver opens the sources of one kind. The Vault's driver (package
+// sources/vault) opens papers, directories and files; a connector adds
+// another kind — a BibTeX file, a Zotero library, a wiki. A driver is
+// registered under its kind, as a database/sql driver is registered under
+// its name, and used twice:
 //
 //   - by the host's resolver, which turns a mention or a selection's path
 //     of the form "kind:name" into a granted source (Ref);
@@ -36,6 +37,9 @@ type Driver interface {
 	// Config is the JSON Open needs, stored in the grant. A name that
 	// cannot be granted is an error wrapping ErrNotFound or ErrOutside
 	// when it is one of those, with a message that names no absolute path.
+	// A driver whose sources are not named so (the Vault's, which are
+	// named by their paths) returns an error wrapping ErrUnsupported for
+	// every name: Resolve then leaves the name to the caller.
 	Ref(ctx context.Context, name string, env *Env) (*Named, error)
 	// Open opens the source a grant names, from its Ref alone (Path and
 	// Config, as Ref made them). It runs in the server process; the
@@ -59,10 +63,59 @@ type Named struct {
 
 // Env is what a driver may use of the process that calls it.
 type Env struct {
-	// Library is the Vault of the grant. A connector whose files live in
-	// the Vault reads them through it (Library.Document), which keeps
-	// every read inside the Vault and shares its PDF cache.
-	Library *Library
+	// Vault is the grant's Vault, nil when there is none. A connector
+	// whose files live in the Vault reads and searches them through it,
+	// which keeps every read inside the Vault and shares its caches.
+	Vault Documents
+}
+
+// Documents is what a driver may do with the documents of the grant's
+// Vault (package sources/vault's Library implements it): read one, or
+// search a set of them as one search. A path is vault-relative; every read
+// stays inside the Vault, so a path outside it, through a symbolic link or
+// into its private folder is an error wrapping ErrNotFound or ErrOutside,
+// never a read.
+type Documents interface {
+	// Document reads the Vault file at p as a Document (a PDF by page).
+	// A folder is an error wrapping ErrIsDirectory. A ctx cancelled or
+	// past its deadline gives ctx.Err(), never a part of the document.
+	Document(ctx context.Context, p string) (*Document, error)
+	// SearchDocuments searches the Vault documents at ps — PDFs and text
+	// files — as one search: one wait for the Vault's index to take them
+	// all in and one snapshot of it for every hit, so that scores are
+	// comparable across the documents, a search that answers before every
+	// document is in says so (Results.Indexing, with Truncated), and two
+	// identical searches after that give the same hits. A path that names
+	// no document is left out; a PDF that cannot be read is listed in
+	// Results.Skipped.
+	SearchDocuments(ctx context.Context, ps []string, q Query) (*Results, error)
+	// Rel returns the vault-relative path of abs, an absolute,
+	// slash-separated path of the machine, and whether abs is inside the
+	// Vault at all: how a connector takes an absolute path it was given
+	// (a BibTeX file field) without learning where the Vault is.
+	Rel(abs string) (rel string, ok bool)
+}
+
+// Trusted is implemented by a driver whose sources are the SDK's own, the
+// Vault's (package sources/vault): their error messages name only
+// vault-relative paths and are shown to the model as they are, and a
+// granted source of theirs that can no longer be opened has vanished and
+// is left out of the grant, as a deleted file is. Any other driver is a
+// connector: its sources' errors reach the model only as the sentinels of
+// this package they wrap, and a source of it that cannot be opened stays
+// granted and answers every call with an error (see package tools). A
+// connector does not implement Trusted.
+type Trusted interface {
+	Driver
+	// Trusted reports whether the driver's sources are the SDK's own.
+	Trusted() bool
+}
+
+// IsTrusted reports whether the driver registered for kind in r is
+// Trusted.
+func (r *Registry) IsTrusted(kind grant.Kind) bool {
+	t, ok := r.Driver(kind).(Trusted)
+	return ok && t.Trusted()
 }
 
 // ErrUnknownKind is wrapped by the error of opening a source whose kind no
@@ -78,8 +131,8 @@ type Registry struct {
 	drivers map[grant.Kind]Driver
 }
 
-// NewRegistry returns an empty registry: it opens the Vault's own kinds
-// and no connector.
+// NewRegistry returns an empty registry. Package sources/vault's Register
+// adds the Vault's kinds to it.
 func NewRegistry() *Registry {
 	return &Registry{drivers: map[grant.Kind]Driver{}}
 }
@@ -89,13 +142,14 @@ func NewRegistry() *Registry {
 var DefaultRegistry = NewRegistry()
 
 // Register makes a driver available under kind in DefaultRegistry. A
-// connector package calls it from its init function, so that linking the
-// package (import _ "example.com/bibsource") is all a host does.
+// driver package calls it from its init function, so that linking the
+// package (import _ "example.com/bibsource") is all a host does; package
+// sources/vault registers the Vault's kinds so.
 func Register(kind grant.Kind, d Driver) { DefaultRegistry.Register(kind, d) }
 
 // Register makes a driver available under kind. As database/sql's Register,
-// it panics when d is nil, when kind is registered already, is one of the
-// Vault's kinds, or is not a plain kind name (1–64 characters from
+// it panics when d is nil, when kind is registered already or is not a
+// plain kind name (1–64 characters from
 // [a-z0-9._-], starting with a letter): these are mistakes of the program,
 // not of its input.
 func (r *Registry) Register(kind grant.Kind, d Driver) {
@@ -104,9 +158,6 @@ func (r *Registry) Register(kind grant.Kind, d Driver) {
 	}
 	if !kind.Valid() {
 		panic(fmt.Sprintf("sources: Register kind %q is not a plain kind name", kind))
-	}
-	if vaultKind(kind) {
-		panic(fmt.Sprintf("sources: Register kind %q is one of the Vault's kinds", kind))
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -138,21 +189,13 @@ func (r *Registry) Kinds() []grant.Kind {
 	return out
 }
 
-// vaultKind reports whether k is one of the Vault's own kinds.
-func vaultKind(k grant.Kind) bool {
-	return k == grant.KindPaper || k == grant.KindDirectory || k == grant.KindFile
-}
-
-// Connector reports whether a source of kind k comes from a connector
-// rather than from the Vault: its errors are its own (see package tools).
-func Connector(k grant.Kind) bool { return !vaultKind(k) }
-
 // Resolve resolves a mention or a selection's path of the form
 // "kind:name" through the driver registered for kind. ok is false, with
-// no error, when s does not start with a registered kind and a colon: it
-// is then a vault path. The Named's Ref is checked: its kind is the
-// driver's, its path a relative path a citation URI can carry, its title
-// one line, its config one JSON value.
+// no error, when s does not start with a registered kind and a colon, or
+// when that kind's driver names no sources so (its Ref wraps
+// ErrUnsupported): s is then a vault path. The Named's Ref is checked: its
+// kind is the driver's, its path a relative path a citation URI can carry,
+// its title one line, its config one JSON value.
 func (r *Registry) Resolve(ctx context.Context, s string, env *Env) (n *Named, ok bool, err error) {
 	kind, name, found := strings.Cut(s, ":")
 	if !found {
@@ -166,6 +209,9 @@ func (r *Registry) Resolve(ctx context.Context, s string, env *Env) (n *Named, o
 		return nil, true, fmt.Errorf("%w: %s: names nothing", ErrNotFound, kind)
 	}
 	n, err = d.Ref(ctx, name, env)
+	if errors.Is(err, ErrUnsupported) {
+		return nil, false, nil
+	}
 	if err != nil {
 		return nil, true, err
 	}
@@ -212,16 +258,9 @@ func citable(p string) bool {
 	return err == nil && u.Path == p
 }
 
-// Open opens a granted source: one of the Vault's kinds through
-// env.Library, any other through the driver registered for its kind. A
-// kind with no driver is an error wrapping ErrUnknownKind.
+// Open opens a granted source through the driver registered for its kind.
+// A kind with no driver is an error wrapping ErrUnknownKind.
 func (r *Registry) Open(ctx context.Context, ref grant.Ref, env *Env) (Source, error) {
-	if vaultKind(ref.Kind) {
-		if env == nil || env.Library == nil {
-			return nil, fmt.Errorf("%s: a %s source needs the Vault's library", ref.Path, ref.Kind)
-		}
-		return env.Library.Open(ctx, ref.Kind, ref.Path)
-	}
 	d := r.Driver(ref.Kind)
 	if d == nil {
 		return nil, fmt.Errorf("%w %q (source %q): no connector for it is linked into this program", ErrUnknownKind, ref.Kind, textnorm.Line(ref.Path))

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,6 +12,8 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/sourcetest"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 // named is a driver that returns a fixed Named (or error) from Ref and a
@@ -26,7 +26,7 @@ type named struct {
 func (d named) Ref(context.Context, string, *sources.Env) (*sources.Named, error) { return d.n, d.err }
 
 func (d named) Open(_ context.Context, ref grant.Ref, _ *sources.Env) (sources.Source, error) {
-	return sources.NewMemory(sources.Info{Ref: ref.Path, Kind: ref.Kind}, sources.TextDocument(ref.Path, "text")), nil
+	return sourcetest.NewMemory(sources.Info{Ref: ref.Path, Kind: ref.Kind}, sourcetest.TextDocument(ref.Path, "text")), nil
 }
 
 func TestRegisterPanics(t *testing.T) {
@@ -42,7 +42,7 @@ func TestRegisterPanics(t *testing.T) {
 					t.Error("Register did not panic")
 				}
 			}()
-			f(sources.NewRegistry())
+			f(vault.NewRegistry())
 		})
 	}
 }
@@ -99,7 +99,7 @@ func TestRegistryOpen(t *testing.T) {
 	if err := samplevault.Extract(root); err != nil {
 		t.Fatal(err)
 	}
-	lib, err := sources.OpenLibrary(root, &sources.LibraryOptions{CacheDir: "-"})
+	lib, err := vault.OpenLibrary(root, &vault.LibraryOptions{CacheDir: "-"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +107,8 @@ func TestRegistryOpen(t *testing.T) {
 	r := sources.NewRegistry()
 	r.Register("x", named{})
 	ctx := context.Background()
-	env := &sources.Env{Library: lib}
-	if src, err := r.Open(ctx, grant.Ref{Kind: grant.KindPaper, Path: "papers/2401.01234"}, env); err != nil || src.Info().Kind != grant.KindPaper {
+	env := &sources.Env{Vault: lib}
+	if src, err := vault.NewRegistry().Open(ctx, grant.Ref{Kind: grant.KindPaper, Path: "papers/2401.01234"}, env); err != nil || src.Info().Kind != grant.KindPaper {
 		t.Errorf("vault paper: %v, %v", src, err)
 	}
 	if src, err := r.Open(ctx, grant.Ref{Kind: "x", Path: "x/a"}, env); err != nil || src.Info().Ref != "x/a" {
@@ -122,38 +122,24 @@ func TestRegistryOpen(t *testing.T) {
 	}
 }
 
-// Library.Document reads any vault file a connector names, and nothing
-// outside the Vault.
-func TestLibraryDocument(t *testing.T) {
-	root := t.TempDir()
-	if err := samplevault.Extract(root); err != nil {
-		t.Fatal(err)
+// A zero Registry is an empty one: it registers, resolves and opens.
+func TestZeroRegistry(t *testing.T) {
+	var reg sources.Registry
+	if d := reg.Driver("x"); d != nil {
+		t.Fatalf("Driver of an empty registry = %v", d)
 	}
-	if err := os.Symlink(filepath.Join(root, "reading-list"), filepath.Join(root, "notes", "link")); err != nil {
-		t.Fatal(err)
+	n := &sources.Named{Ref: grant.Ref{Path: "x/a"}}
+	reg.Register("x", named{n: n})
+	if got := reg.Kinds(); len(got) != 1 || got[0] != "x" {
+		t.Fatalf("Kinds = %v, want [x]", got)
 	}
-	lib, err := sources.OpenLibrary(root, &sources.LibraryOptions{CacheDir: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lib.Close()
 	ctx := context.Background()
-	for p, pages := range map[string]int{"papers/2401.01234/2401.01234.pdf": 3, "papers/2401.01234/NOTES.md": 0, "notes/ideas.txt": 0, "reading-list": 0} {
-		doc, err := lib.Document(ctx, p)
-		if err != nil || doc.Path != p || doc.Pages != pages || len(doc.Parts) == 0 || doc.Parts[0].Text == "" {
-			t.Errorf("Document(%q) = %+v, %v", p, doc, err)
-		}
+	got, ok, err := reg.Resolve(ctx, "x:a", nil)
+	if !ok || err != nil || got.Ref.Path != "x/a" {
+		t.Fatalf("Resolve = %+v, %v, %v", got, ok, err)
 	}
-	for p, want := range map[string]error{
-		"../outside.txt":             sources.ErrOutside,
-		"notes/link":                 sources.ErrOutside,
-		".agentero/citing-scan.json": sources.ErrNotFound,
-		"notes/.secret":              sources.ErrNotFound,
-		"notes/nosuch.md":            sources.ErrNotFound,
-		"notes":                      sources.ErrIsDirectory,
-	} {
-		if _, err := lib.Document(ctx, p); !errors.Is(err, want) || strings.Contains(err.Error(), root) {
-			t.Errorf("Document(%q) = %v, want %v", p, err, want)
-		}
+	src, err := reg.Open(ctx, got.Ref, nil)
+	if err != nil || src.Info().Ref != "x/a" {
+		t.Fatalf("Open = %v, %v", src, err)
 	}
 }

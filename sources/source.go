@@ -1,22 +1,28 @@
 // Package sources defines what the context tools can read: a small Source
 // interface that every granted source implements, optional capability
-// interfaces for what only some sources can do, and the implementations for
-// the Vault — papers, directories, plain files and loose PDFs.
+// interfaces for what only some sources can do, the errors every source
+// maps its failures to, and the registry of drivers that open sources by
+// kind. It holds no implementation: the Vault's papers, directories and
+// files are opened by package sources/vault, a driver like any other, and
+// package sources/sourcetest checks a Source and holds one in memory.
 //
-// The shape follows io/fs. A Source says who it is (Info), finds passages
-// (Search) and hands out the text of one of its documents (Read). Richer
-// behaviour lives in optional interfaces that callers discover with a type
-// assertion: Describer (bibliographic metadata), Lister (directory entries),
-// RegionReader (layout regions of a paper). Everything that must be the same
-// for every source — budgets, truncation, citation URIs, grant checks, the
-// usage log — lives once in package tools, never in a Source: sources return
-// text with locations, and tools decides how much of it the agent may see.
+// The shape follows io/fs and database/sql/driver. A Source says who it is
+// (Info), finds passages (Search) and hands out the text of one of its
+// documents (Read). Richer behaviour lives in optional interfaces that
+// callers discover with a type assertion: Describer (bibliographic
+// metadata), Lister (directory entries), RegionReader (layout regions of a
+// paper), Relater (a paper's citations) and Container (sources inside a
+// source). Everything that must be the same for every source — budgets,
+// truncation, citation URIs, grant checks, the usage log — lives once in
+// package tools, never in a Source: sources return text with locations,
+// and tools decides how much of it the agent may see.
 //
 // A connector for another library (Zotero, say) implements Source in its own
 // package, runs the conformance checks of package sources/sourcetest, and
 // registers a Driver for its kind (Register, Registry): the resolver then
 // grants what a "kind:name" mention names, and the server re-opens it from
-// the grant. No change to tools or mcp is needed.
+// the grant. No change to tools or mcp is needed. It imports this package
+// only: what it may use of the grant's Vault is in its Env (Documents).
 package sources
 
 import (
@@ -24,7 +30,7 @@ import (
 	"errors"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/safefs"
 )
 
 // Errors a Source returns (wrapped) and callers branch on. Messages name
@@ -32,8 +38,9 @@ import (
 var (
 	// ErrNotFound: the document, page, section or region does not exist.
 	// It is the one "not found" of the SDK: tools.ErrNotFound is the same
-	// value.
-	ErrNotFound = catalog.ErrNotFound
+	// value, so that a caller of the tools branches on it without this
+	// package.
+	ErrNotFound = errors.New("not found")
 	// ErrOutside: the path is not part of this source.
 	ErrOutside = errors.New("not part of this source")
 	// ErrNotText: the file is binary or not UTF-8 text.
@@ -48,6 +55,10 @@ var (
 	// extracted: a damaged or encrypted PDF, or one over an extraction
 	// limit. The error also wraps the extractor's own reason.
 	ErrUnreadable = errors.New("unreadable document")
+	// ErrTooLarge: a document is above its source's size cap (a Vault
+	// text file above 2 MiB, say); a search leaves it out and reports
+	// Results.Truncated.
+	ErrTooLarge = safefs.ErrTooLarge
 )
 
 // Info identifies a source.
@@ -92,12 +103,18 @@ type Query struct {
 	// ExcerptChars is the card size: a source that can pick the best
 	// passage of a hit sets Hit.Excerpt to at most this many characters.
 	ExcerptChars int
-	// Collection, when set, is the documents whose statistics a Vault
-	// source scores its hits with: a grant's (see Library.Collection), so
-	// that its sources' scores are comparable. Without it a source
-	// counts its own documents only. Other sources may ignore it.
-	Collection *Collection
+	// Collection, when set, is the documents whose statistics a source
+	// scores its hits with: a grant's, so that its sources' scores are
+	// comparable. Without it a source counts its own documents only.
+	Collection Collection
 }
+
+// A Collection is a set of documents a search's collection statistics are
+// computed over, as the driver that made it defines it: the Vault's is a
+// *vault.Collection, made by its Library for a grant's sources. It is
+// opaque to this package: a source uses a Collection of its own driver's
+// and ignores any other, as it ignores none.
+type Collection interface{}
 
 // Results is what a search found.
 type Results struct {
@@ -257,4 +274,51 @@ type Box struct{ X, Y, W, H float64 }
 // looks a region up by a layout id ("figure-1", a layout.json region id).
 type RegionReader interface {
 	Region(ctx context.Context, id string) (*Region, error)
+}
+
+// Relater is implemented by sources that are papers with relations: the
+// works they cite, the works citing them and related papers of the
+// library. paper_relations serves any source that implements it.
+type Relater interface {
+	Relations(ctx context.Context) (*Relations, error)
+}
+
+// Relations of a paper.
+type Relations struct {
+	// Main is the paper's main document (its PDF), the one other name a
+	// caller may use for the paper; "" when it has none.
+	Main       string
+	References []Work
+	CitedBy    []Work
+	Related    []Work
+	// Problems says, one line each, why part of the relations could not
+	// be read; the lists hold what could.
+	Problems []string
+	// Skipped counts malformed entries that were left out.
+	Skipped int
+}
+
+// Work is a related work: a paper of the library or a work known only by
+// its bibliographic data.
+type Work struct {
+	Title   string
+	Authors []string // at most three, then "et al."
+	Year    int
+	DOI     string
+	ArXivID string
+	// Paper is the library paper this work is, when an identifier or an
+	// unambiguous, confirmed title match says so; "" otherwise.
+	Paper string
+	// CitationURI is the library paper's PDF, else the DOI link, else the
+	// arXiv link, else "".
+	CitationURI string
+}
+
+// Container is implemented by sources that hold other sources, as a
+// directory holds paper units. Inner returns the most specific source
+// inside the container that holds the vault-relative path p, and p relative
+// to it ("" when p names that source itself); ErrNotFound when no inner
+// source holds p.
+type Container interface {
+	Inner(ctx context.Context, p string) (src Source, path string, err error)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/sourcetest"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -142,8 +143,8 @@ func TestRecoverAtToolBoundary(t *testing.T) {
 		Sources: func(context.Context, *grant.Grant, tools.OpenFunc) ([]sources.Source, error) {
 			return []sources.Source{
 				panicky{sources.Info{Ref: "notes", Kind: grant.KindDirectory}},
-				sources.NewMemory(sources.Info{Ref: "reading-list", Kind: grant.KindFile},
-					sources.TextDocument("reading-list", "Sparse attention reading list.\n")),
+				sourcetest.NewMemory(sources.Info{Ref: "reading-list", Kind: grant.KindFile},
+					sourcetest.TextDocument("reading-list", "Sparse attention reading list.\n")),
 			}, nil
 		},
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -25,12 +26,12 @@ func (chunks) Ref(_ context.Context, name string, _ *sources.Env) (*sources.Name
 }
 
 func (chunks) Open(_ context.Context, ref grant.Ref, env *sources.Env) (sources.Source, error) {
-	return chunkSource{info: sources.Info{Ref: ref.Path, Kind: ref.Kind, Title: ref.Title}, lib: env.Library}, nil
+	return chunkSource{info: sources.Info{Ref: ref.Path, Kind: ref.Kind, Title: ref.Title}, lib: env.Vault}, nil
 }
 
 type chunkSource struct {
 	info sources.Info
-	lib  *sources.Library
+	lib  sources.Documents
 }
 
 // chunkBytes is the size of a chunk.
@@ -99,15 +100,15 @@ func TestCardCitesEveryPage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			vault := t.TempDir()
-			if err := samplevault.Extract(vault); err != nil {
+			vaultDir := t.TempDir()
+			if err := samplevault.Extract(vaultDir); err != nil {
 				t.Fatal(err)
 			}
-			reg := sources.NewRegistry()
+			reg := vault.NewRegistry()
 			reg.Register("chunks", chunks{})
 			r := researchctx.Resolver{Registry: reg}
 			t.Cleanup(func() { r.Close() })
-			plan, err := r.Resolve(context.Background(), researchctx.Request{Vault: vault, RuntimeID: "chunks", TurnID: "turn-1",
+			plan, err := r.Resolve(context.Background(), researchctx.Request{Vault: vaultDir, RuntimeID: "chunks", TurnID: "turn-1",
 				Mentions: []string{"chunks:" + pdf}, Budget: &grant.BudgetOverrides{CardChars: intp(tt.cardChars)}})
 			if err != nil {
 				t.Fatal(err)

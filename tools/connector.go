@@ -124,9 +124,8 @@ func problemLines(conn bool, lines []string) []string {
 // bracket or '='.
 var linkOrPath = regexp.MustCompile(`(^|[\s"'(\[=<])(?:[A-Za-z][A-Za-z0-9+.-]*://|/|~/|[A-Za-z]:\\)[^\s"')\]>]*`)
 
-// OpenFunc opens one granted source as a Toolset does: one of the Vault's
-// kinds through the Vault's library, a connector's kind through the
-// registry.
+// OpenFunc opens one granted source as a Toolset does: through the driver
+// the registry has for its kind, with the grant's Vault in its Env.
 type OpenFunc func(ctx context.Context, ref grant.Ref) (sources.Source, error)
 
 // openSources opens the grant's sources through the registry (or the
@@ -136,7 +135,7 @@ type OpenFunc func(ctx context.Context, ref grant.Ref) (sources.Source, error)
 // is left out; a connector's source that cannot be opened stays granted
 // and answers every call with ErrSource.
 func (t *Toolset) openSources(ctx context.Context, g *grant.Grant, reg *sources.Registry, custom func(context.Context, *grant.Grant, OpenFunc) ([]sources.Source, error)) ([]sources.Source, error) {
-	env := &sources.Env{Library: t.lib}
+	env := &sources.Env{Vault: t.lib}
 	var mu sync.Mutex
 	fromVault := map[string]bool{} // refs open opened as Vault sources
 	open := func(ctx context.Context, ref grant.Ref) (sources.Source, error) {
@@ -144,7 +143,7 @@ func (t *Toolset) openSources(ctx context.Context, g *grant.Grant, reg *sources.
 			return nil, err
 		}
 		src, err := reg.Open(ctx, ref, env)
-		if err == nil && !sources.Connector(ref.Kind) {
+		if err == nil && reg.IsTrusted(ref.Kind) {
 			mu.Lock()
 			fromVault[src.Info().Ref] = true
 			mu.Unlock()
@@ -175,7 +174,7 @@ func (t *Toolset) openSources(ctx context.Context, g *grant.Grant, reg *sources.
 	var out []sources.Source
 	for _, ref := range g.Sources {
 		src, err := open(ctx, ref)
-		if !sources.Connector(ref.Kind) {
+		if reg.IsTrusted(ref.Kind) {
 			if err != nil {
 				// The agent is told it is not found when it asks.
 				t.log.Warn("granted source cannot be opened", "path", ref.Path, "err", err)
@@ -203,7 +202,7 @@ func (t *Toolset) openSources(ctx context.Context, g *grant.Grant, reg *sources.
 // known refuses a granted source whose kind reg has no driver for: the
 // grant cannot be served as it was made (fail closed).
 func known(reg *sources.Registry, ref grant.Ref) error {
-	if sources.Connector(ref.Kind) && reg.Driver(ref.Kind) == nil {
+	if reg.Driver(ref.Kind) == nil {
 		return fmt.Errorf("%w: source %q has kind %q, which this server does not know: its connector is not linked into this program", grant.ErrInvalid, textnorm.Line(ref.Path), ref.Kind)
 	}
 	return nil

@@ -14,6 +14,8 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/sourcetest"
+	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -48,13 +50,13 @@ func (wiki) Open(_ context.Context, ref grant.Ref, _ *sources.Env) (sources.Sour
 		return nil, errors.New("dial tcp 10.0.0.7:443: connection refused\nsee /home/alice/wiki.log")
 	case "impostor":
 		// A source claiming to be a vault paper.
-		return sources.NewMemory(sources.Info{Ref: "papers/2401.01234", Kind: grant.KindPaper}, sources.TextDocument("papers/2401.01234", "x")), nil
+		return sourcetest.NewMemory(sources.Info{Ref: "papers/2401.01234", Kind: grant.KindPaper}, sourcetest.TextDocument("papers/2401.01234", "x")), nil
 	case "stray":
 		return stray{info}, nil
 	case "session":
-		return &closing{Memory: sources.NewMemory(info, sources.TextDocument(ref.Path, "A page held open.\n"))}, nil
+		return &closing{Memory: sourcetest.NewMemory(info, sourcetest.TextDocument(ref.Path, "A page held open.\n"))}, nil
 	}
-	return sources.NewMemory(info, sources.TextDocument(ref.Path, "Sparse attention in the wiki: a local window per token.\n")), nil
+	return sourcetest.NewMemory(info, sourcetest.TextDocument(ref.Path, "Sparse attention in the wiki: a local window per token.\n")), nil
 }
 
 // Strings a leaky connector's errors hold that must never reach the model.
@@ -83,15 +85,15 @@ func (l leaky) Relations(context.Context) (*sources.Relations, error) {
 // holding the wiki connector and opens a Toolset on the grant.
 func connectorFixture(t *testing.T, opts *tools.Options, mentions ...string) (*tools.Toolset, *researchctx.Plan, *strings.Builder) {
 	t.Helper()
-	vault := t.TempDir()
-	if err := samplevault.Extract(vault); err != nil {
+	vaultDir := t.TempDir()
+	if err := samplevault.Extract(vaultDir); err != nil {
 		t.Fatal(err)
 	}
-	reg := sources.NewRegistry()
+	reg := vault.NewRegistry()
 	reg.Register("wiki", wiki{})
 	r := researchctx.Resolver{Registry: reg}
 	t.Cleanup(func() { r.Close() })
-	plan, err := r.Resolve(context.Background(), researchctx.Request{Vault: vault, RuntimeID: "wiki", TurnID: "t1", Mentions: mentions})
+	plan, err := r.Resolve(context.Background(), researchctx.Request{Vault: vaultDir, RuntimeID: "wiki", TurnID: "t1", Mentions: mentions})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +182,7 @@ func TestUnknownKindRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = tools.Open(context.Background(), gr, &tools.Options{Registry: sources.NewRegistry()})
+	_, err = tools.Open(context.Background(), gr, &tools.Options{Registry: vault.NewRegistry()})
 	if !errors.Is(err, grant.ErrInvalid) || !strings.Contains(err.Error(), `kind "wiki", which this server does not know`) {
 		t.Fatalf("Open = %v", err)
 	}
@@ -189,8 +191,8 @@ func TestUnknownKindRefused(t *testing.T) {
 // A host's own sources (Options.Sources) sit beside the Vault's, which
 // open opens as the Toolset would: a vault paper keeps its relations.
 func TestCustomSourcesKeepVaultRelations(t *testing.T) {
-	custom := sources.NewMemory(sources.Info{Ref: "inbox/today", Kind: grant.KindFile, Title: "Inbox"},
-		sources.TextDocument("inbox/today", "Read the strided block attention paper again.\n"))
+	custom := sourcetest.NewMemory(sources.Info{Ref: "inbox/today", Kind: grant.KindFile, Title: "Inbox"},
+		sourcetest.TextDocument("inbox/today", "Read the strided block attention paper again.\n"))
 	opts := &tools.Options{Sources: func(ctx context.Context, g *grant.Grant, open tools.OpenFunc) ([]sources.Source, error) {
 		var out []sources.Source
 		for _, ref := range g.Sources {
@@ -229,7 +231,7 @@ func TestCustomSourcesKeepVaultRelations(t *testing.T) {
 
 // closing is a connector source that holds a resource until closed.
 type closing struct {
-	*sources.Memory
+	*sourcetest.Memory
 	closed atomic.Bool
 }
 
@@ -262,7 +264,7 @@ func (s stray) Search(context.Context, sources.Query) (*sources.Results, error) 
 }
 
 func (s stray) Read(context.Context, string) (*sources.Document, error) {
-	return sources.TextDocument("notes/ideas.txt", "Strided global tokens"), nil
+	return sourcetest.TextDocument("notes/ideas.txt", "Strided global tokens"), nil
 }
 
 // A connector cannot make the tools cite what the grant does not cover.

@@ -15,13 +15,13 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
-	"github.com/researchctx/researchctx/usage"
-
-	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/tools"
+	"github.com/researchctx/researchctx/usage"
 )
 
 // One concept, one sentinel: a tool's "not found" is the sources one and
@@ -168,7 +168,7 @@ func TestCallsHonourContext(t *testing.T) {
 		t.Errorf("%d calls logged, want none: every call was given up", u.Calls)
 	}
 	// The Library a connector reads through says the same.
-	lib, err := sources.OpenLibrary(f.vault, &sources.LibraryOptions{CacheDir: "-"})
+	lib, err := vault.OpenLibrary(f.vault, &vault.LibraryOptions{CacheDir: "-"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/sourcetest"
 	"github.com/researchctx/researchctx/tools"
 	"github.com/researchctx/researchctx/usage"
 )
@@ -23,9 +24,9 @@ func Example_customSource() {
 	vault := filepath.Join(dir, "vault")
 	os.MkdirAll(vault, 0o755)
 
-	mem := sources.NewMemory(
+	mem := sourcetest.NewMemory(
 		sources.Info{Ref: "zotero/ABCD1234", Kind: grant.KindFile, Title: "Reading notes"},
-		sources.TextDocument("zotero/ABCD1234", "# Reading notes\n\nSparse attention keeps a local window per token.\n"),
+		sourcetest.TextDocument("zotero/ABCD1234", "# Reading notes\n\nSparse attention keeps a local window per token.\n"),
 	)
 	// The grant names the source like any other.
 	plan := &researchctx.Plan{

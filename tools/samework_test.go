@@ -11,7 +11,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
-	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/tools"
 	"github.com/researchctx/researchctx/usage"
 )
@@ -25,8 +25,8 @@ func TestLibraryPaperByTwoLocatorsIsOneSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vault := t.TempDir()
-	unit := filepath.Join(vault, "papers", "1706.03762")
+	vaultDir := t.TempDir()
+	unit := filepath.Join(vaultDir, "papers", "1706.03762")
 	if err := os.MkdirAll(unit, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -35,11 +35,11 @@ func TestLibraryPaperByTwoLocatorsIsOneSource(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	reg := sources.NewRegistry()
+	reg := vault.NewRegistry()
 	reg.Register("wiki", wiki{})
 	r := researchctx.Resolver{Registry: reg}
 	t.Cleanup(func() { r.Close() })
-	plan, err := r.Resolve(context.Background(), researchctx.Request{Vault: vault, RuntimeID: "same", TurnID: "turn-1",
+	plan, err := r.Resolve(context.Background(), researchctx.Request{Vault: vaultDir, RuntimeID: "same", TurnID: "turn-1",
 		Mentions: []string{"papers/1706.03762", "wiki:leaky"}})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/usage"
 )
 
@@ -35,11 +36,13 @@ var (
 // Options configure a Toolset. The zero value serves a Vault grant, and the
 // connectors registered in sources.DefaultRegistry.
 type Options struct {
-	// Registry opens the grant's sources: the Vault's kinds (papers,
-	// directories, files) through the Vault's library, any other kind
-	// through the connector registered for it. Nil means
-	// sources.DefaultRegistry. A grant with a kind the registry does not
-	// know is refused (see Open).
+	// Registry opens the grant's sources, each through the driver
+	// registered for its kind: the Vault's kinds (papers, directories,
+	// files) through package sources/vault's, given the grant's Vault,
+	// any other through its connector's. Nil means
+	// sources.DefaultRegistry, where sources/vault registers its kinds; a
+	// registry of the host's own needs vault.Register. A grant with a
+	// kind the registry does not know is refused (see Open).
 	Registry *sources.Registry
 	// Sources, when set, makes the grant's sources in place of opening each
 	// one: open opens a granted source as the Toolset otherwise would, so a
@@ -73,11 +76,11 @@ type Toolset struct {
 
 	grant   *grant.Grant     // as read at Open
 	sources []sources.Source // in grant order
-	lib     *sources.Library // the grant's Vault
+	lib     *vault.Library   // the grant's Vault
 	conn    map[string]bool  // refs of the sources that come from connectors
 	// coll is the grant's documents, whose statistics every search of
-	// its Vault sources scores with (see sources.Collection).
-	coll *sources.Collection
+	// its Vault sources scores with (see vault.Collection).
+	coll sources.Collection
 
 	usage *usage.Log // shared with every process on the grant
 }
@@ -113,7 +116,7 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 	if reg == nil {
 		reg = sources.DefaultRegistry
 	}
-	if t.lib, err = sources.OpenLibrary(g.Vault, &sources.LibraryOptions{CacheDir: agentero.VaultCache(opts.CacheRoot, g.Vault)}); err != nil {
+	if t.lib, err = vault.OpenLibrary(g.Vault, &vault.LibraryOptions{CacheDir: agentero.VaultCache(opts.CacheRoot, g.Vault)}); err != nil {
 		return nil, fmt.Errorf("opening the vault: %w", err)
 	}
 	if t.sources, err = t.openSources(ctx, g, reg, opts.Sources); err != nil {

@@ -22,7 +22,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/samplevault"
-	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/usage"
 )
 
@@ -68,17 +68,17 @@ func newVault(t *testing.T) string {
 // turn's sources read back from the usage log.
 func TestEndToEnd(t *testing.T) {
 	bin := buildHost(t)
-	vault := newVault(t)
+	vaultDir := newVault(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	reg := sources.NewRegistry()
+	reg := vault.NewRegistry()
 	reg.Register(bib.Kind, bib.Driver{})
 	r := researchctx.Resolver{Registry: reg}
 	defer r.Close()
 	const quote = "Strided global tokens let every block see a coarse summary of the whole document"
 	plan, err := r.Resolve(ctx, researchctx.Request{
-		Vault: vault, RuntimeID: "bib-e2e", TurnID: "turn-1",
+		Vault: vaultDir, RuntimeID: "bib-e2e", TurnID: "turn-1",
 		Mentions:   []string{"bib:library/refs.bib", "bib:library/nosuch.bib"},
 		Selections: []researchctx.Selection{{Text: quote, Path: "bib:library/refs.bib/okafor2024sba"}},
 	})

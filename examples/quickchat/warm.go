@@ -10,6 +10,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 // How often the progress line is redrawn on a terminal, and printed again
@@ -27,7 +28,7 @@ const (
 func prewarm(ctx context.Context, plan *researchctx.Plan, pr *progress) error {
 	// Prewarming waits for the whole index (a search elsewhere would
 	// answer from part of it after a few seconds).
-	lib, err := sources.OpenLibrary(plan.Vault, &sources.LibraryOptions{Progress: pr.update, IndexWait: 24 * time.Hour})
+	lib, err := vault.OpenLibrary(plan.Vault, &vault.LibraryOptions{Progress: pr.update, IndexWait: 24 * time.Hour})
 	if err != nil {
 		return fmt.Errorf("opening the vault: %w", err)
 	}
@@ -83,7 +84,7 @@ func newProgress(w io.Writer, after, tick, pipeTick time.Duration) *progress {
 	return p
 }
 
-// update is the sources.LibraryOptions.Progress hook.
+// update is the vault.LibraryOptions.Progress hook.
 func (p *progress) update(ref string, done, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -21,7 +21,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/safefs"
-	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 //go:embed web
@@ -58,7 +58,7 @@ type server struct {
 
 	files    *safefs.FS // the vault through the strict safe file layer
 	resolver *researchctx.Resolver
-	lib      *sources.Library // the resolver's, for the document view
+	lib      *vault.Library // the resolver's, for the document view
 	vlt      *catalog.Vault
 
 	mu      sync.Mutex

@@ -31,8 +31,9 @@ import (
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
-// Kind says what a vault path is. Its values are the grant's Vault kinds
-// (grant.Kind), which the Vault's sources convert it to.
+// Kind says what a vault path is. Its values are the names of the
+// Vault's source kinds (package sources/vault turns one into a grant
+// kind).
 type Kind string
 
 // The three kinds of source a path can be.
@@ -42,11 +43,9 @@ const (
 	KindFile      Kind = "file"
 )
 
-// Errors callers branch on. Messages name vault-relative paths only.
-var (
-	ErrNotPaper = errors.New("not a paper")
-	ErrNotFound = errors.New("not found")
-)
+// ErrNotPaper: a path is not a paper unit. Messages name vault-relative
+// paths only.
+var ErrNotPaper = errors.New("not a paper")
 
 // PapersDir is the folder under which paper units live.
 const PapersDir = "papers"

@@ -50,7 +50,7 @@ type parsedScan struct {
 type graph struct {
 	cat     *catalog.Catalogue
 	stamps  []stamp
-	checked time.Time // guarded by Library.mu
+	checked time.Time // guarded by Graph.mu
 
 	refs    map[string][]Work // paper → its references
 	citedBy map[string][]Work // paper → its citers
@@ -115,8 +115,8 @@ func workKey(paper, doi, arxiv, s2 string) string {
 }
 
 // build reads every sidecar (or PDF fallback) and the cache, and indexes
-// them against cat. It holds Library.mu.
-func (l *Library) build(ctx context.Context, cat *catalog.Catalogue) (*graph, error) {
+// them against cat. It holds Graph.mu.
+func (l *Graph) build(ctx context.Context, cat *catalog.Catalogue) (*graph, error) {
 	g := &graph{
 		cat:        cat,
 		refs:       map[string][]Work{},
@@ -216,7 +216,7 @@ func (l *Library) build(ctx context.Context, cat *catalog.Catalogue) (*graph, er
 // Only a cancelled context is an error: problems with the paper's files are
 // recorded in the result, and so is a panic while reading them (a bug
 // costs that paper, not the graph).
-func (l *Library) paperRefs(ctx context.Context, p *catalog.Paper, g *graph, rc *refCache) (pr parsedRefs, ok bool, err error) {
+func (l *Graph) paperRefs(ctx context.Context, p *catalog.Paper, g *graph, rc *refCache) (pr parsedRefs, ok bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			pr = parsedRefs{st: stamp{path: p.Ref}, err: fmt.Errorf("%s: %w: internal failure: %v", p.Ref, ErrPaperFailed, r)}
@@ -280,7 +280,7 @@ func (l *Library) paperRefs(ctx context.Context, p *catalog.Paper, g *graph, rc 
 // paperText calls the Text hook for one paper, within PaperTimeout, and
 // keeps at most the last maxPaperText bytes. A panic in the hook is that
 // paper's error, not the build's.
-func (l *Library) paperText(ctx context.Context, p *catalog.Paper) (text string, err error) {
+func (l *Graph) paperText(ctx context.Context, p *catalog.Paper) (text string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, l.opts.PaperTimeout)
 	defer cancel()
 	defer func() {
@@ -308,7 +308,7 @@ func (l *Library) paperText(ctx context.Context, p *catalog.Paper) (text string,
 // only through the safe view (or, for the cache, its own os.Root), which
 // refuses what must not be read. A file that cannot be stat-ed for another
 // reason than its absence counts as present, so that reading it reports why.
-func (l *Library) stat(rel string) stamp {
+func (l *Graph) stat(rel string) stamp {
 	st := stamp{path: rel}
 	fi, err := os.Stat(filepath.Join(l.v.Root(), filepath.FromSlash(rel)))
 	switch {
@@ -321,7 +321,7 @@ func (l *Library) stat(rel string) stamp {
 }
 
 // fresh reports whether no input file changed since the graph was built.
-func (g *graph) fresh(l *Library) bool {
+func (g *graph) fresh(l *Graph) bool {
 	for _, s := range g.stamps {
 		if l.stat(s.path) != s {
 			return false
@@ -379,7 +379,7 @@ func (g *graph) addOwn(p *catalog.Paper, own [2]string) {
 
 // ownIDs calls the IDs hook for one paper, within PaperTimeout; a panic
 // in the hook is that paper's error.
-func (l *Library) ownIDs(ctx context.Context, p *catalog.Paper) (doi, arxiv string, err error) {
+func (l *Graph) ownIDs(ctx context.Context, p *catalog.Paper) (doi, arxiv string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, l.opts.PaperTimeout)
 	defer cancel()
 	defer func() {
@@ -484,7 +484,7 @@ func withPaper(w Work, p *catalog.Paper) Work {
 
 // addScan merges the cited-by cache with the library's own citations into
 // g.citedBy and the citer indexes.
-func (l *Library) addScan(g *graph, libCiters map[string][]string) error {
+func (l *Graph) addScan(g *graph, libCiters map[string][]string) error {
 	if st := l.stat(ScanFile); l.scan == nil || l.scan.st != st {
 		seeds, skipped, st, err := l.readScan()
 		l.scan = &parsedScan{st: st, seeds: seeds, skipped: skipped, err: err}

@@ -70,7 +70,7 @@ func seed(citing ...any) obj {
 }
 
 // mustRelations returns the relations of ref or fails the test.
-func mustRelations(tb testing.TB, l *Library, ref string) *Relations {
+func mustRelations(tb testing.TB, l *Graph, ref string) *Relations {
 	tb.Helper()
 	r, err := l.Relations(context.Background(), ref)
 	if err != nil {

@@ -75,7 +75,7 @@ type refCache struct {
 
 // refCache returns a build's cache of parsed references, in the folder
 // Options.CacheDir names.
-func (l *Library) refCache() *refCache {
+func (l *Graph) refCache() *refCache {
 	rc := &refCache{root: l.v.Root(), version: l.version}
 	switch l.opts.CacheDir {
 	case "-":

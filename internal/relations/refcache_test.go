@@ -110,7 +110,7 @@ func (c *countingText) total() int {
 }
 
 // allRelations returns the relations of every paper of the library.
-func allRelations(tb testing.TB, l *Library, n int) []*Relations {
+func allRelations(tb testing.TB, l *Graph, n int) []*Relations {
 	tb.Helper()
 	out := make([]*Relations, n)
 	for i := range n {
@@ -130,7 +130,7 @@ func cacheFileOf(v *catalog.Vault, dir string, i int) string {
 	return filepath.Join(dir, "refs", filepath.FromSlash(rc.name(cacheRef(i)+"/paper.pdf")))
 }
 
-// TestRefCacheNewProcess checks that a second Library on the same Vault (a
+// TestRefCacheNewProcess checks that a second Graph on the same Vault (a
 // new process) answers every paper from the disk cache without reading or
 // parsing any text, with the same relations as the first.
 func TestRefCacheNewProcess(t *testing.T) {

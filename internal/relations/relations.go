@@ -69,7 +69,7 @@ const (
 	maxRelated   = 100   // related papers kept per paper
 )
 
-// Options configure a Library. The zero value works without PDF fallback.
+// Options configure a Graph. The zero value works without PDF fallback.
 type Options struct {
 	// Text returns the text of a library paper's PDF (its pages in order).
 	// It is called once per PDF version, only for papers that have a PDF
@@ -97,7 +97,7 @@ type Options struct {
 	// them back instead of reading and parsing every paper's text again.
 	// Empty means {vault}/.agentero/cache, the folder the SDK owns; "-"
 	// disables it. A host that moves its other caches
-	// (sources.LibraryOptions.CacheDir) passes the same folder here.
+	// (vault.LibraryOptions.CacheDir) passes the same folder here.
 	CacheDir string
 }
 
@@ -116,9 +116,9 @@ const maxPaperText = 16 << 20
 // that paper wraps it with the reason; the other papers are unaffected.
 var ErrPaperFailed = errors.New("paper skipped")
 
-// Library answers citation relations for the papers of one Vault. It is safe
+// Graph answers citation relations for the papers of one Vault. It is safe
 // for concurrent use.
-type Library struct {
+type Graph struct {
 	v    *catalog.Vault
 	opts Options
 
@@ -137,9 +137,9 @@ type Library struct {
 	version int
 }
 
-// New returns a Library over v. opts may be nil.
-func New(v *catalog.Vault, opts *Options) *Library {
-	l := &Library{v: v, parsed: map[string]parsedRefs{}, version: parserVersion}
+// New returns the citation Graph of v. opts may be nil.
+func New(v *catalog.Vault, opts *Options) *Graph {
+	l := &Graph{v: v, parsed: map[string]parsedRefs{}, version: parserVersion}
 	if opts != nil {
 		l.opts = *opts
 	}
@@ -226,7 +226,7 @@ type Relations struct {
 // Relations returns the relations of the library paper ref. An error wrapping
 // catalog.ErrNotPaper means ref is not a library paper; problems with one
 // sidecar or the cache are reported in Relations.Err instead.
-func (l *Library) Relations(ctx context.Context, ref string) (*Relations, error) {
+func (l *Graph) Relations(ctx context.Context, ref string) (*Relations, error) {
 	clean, err := catalog.Clean(ref)
 	if err != nil {
 		return nil, fmt.Errorf("relations: %w", err)
@@ -255,7 +255,7 @@ const syncCheck = 10 * time.Millisecond
 
 // refresh revalidates g off the request path and swaps in a rebuilt graph
 // when something changed.
-func (l *Library) refresh(g *graph) {
+func (l *Graph) refresh(g *graph) {
 	start := time.Now()
 	fresh := g.fresh(l) // stats only: needs no lock
 	cost := time.Since(start)
@@ -283,7 +283,7 @@ func clone(ws []Work) []Work {
 
 // graph returns the current graph, rebuilding it when the catalogue or one
 // of the files it was built from changed.
-func (l *Library) graph(ctx context.Context) (*graph, error) {
+func (l *Graph) graph(ctx context.Context) (*graph, error) {
 	cat, err := l.v.Catalogue(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("relations: %w", err)

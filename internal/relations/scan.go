@@ -17,7 +17,7 @@ import (
 // symbolic link from .agentero down, non-blocking, a regular file only,
 // size-capped. Errors name only the
 // cache's vault-relative path.
-func (l *Library) readScan() (seeds map[string][]citing, skipped map[string]int, st stamp, err error) {
+func (l *Graph) readScan() (seeds map[string][]citing, skipped map[string]int, st stamp, err error) {
 	st = l.stat(ScanFile)
 	if !st.exists {
 		return nil, nil, st, nil

@@ -21,6 +21,10 @@
 // sources.ErrOutside, a missing path inside it sources.ErrNotFound, and no
 // error echoes an absolute path it was given; a RegionReader's unknown id
 // is sources.ErrNotFound.
+//
+// Memory is a Source over documents held in memory, as testing/fstest's
+// MapFS is a file system: what a test or a connector prototype serves, and
+// what a connector may use for records it builds itself.
 package sourcetest
 
 import (

@@ -16,14 +16,14 @@ const probe = "dense attention"
 
 // good is a source that passes every check: the base the broken sources
 // below each bend in one way.
-func good() *sources.Memory {
-	return sources.NewMemory(sources.Info{Ref: "mem/a.md", Kind: grant.KindFile, Title: "a"},
-		sources.TextDocument("mem/a.md", "# Alpha\n\nSparse attention keeps a window of neighbours around every token.\n\n## Beta\n\nDense attention does not, and pays for every pair of tokens.\n"))
+func good() *sourcetest.Memory {
+	return sourcetest.NewMemory(sources.Info{Ref: "mem/a.md", Kind: grant.KindFile, Title: "a"},
+		sourcetest.TextDocument("mem/a.md", "# Alpha\n\nSparse attention keeps a window of neighbours around every token.\n\n## Beta\n\nDense attention does not, and pays for every pair of tokens.\n"))
 }
 
 // bent is good() with some of its behaviour replaced.
 type bent struct {
-	*sources.Memory
+	*sourcetest.Memory
 	info   func(sources.Info) sources.Info
 	search func(context.Context, sources.Query) (*sources.Results, error)
 	read   func(context.Context, string) (*sources.Document, error)
@@ -151,7 +151,7 @@ func TestCatchesBrokenSources(t *testing.T) {
 			return good().Search(ctx, q)
 		}}, "Search for nonsense found"},
 		{"outside read succeeds", &bent{Memory: good(), read: readOther(func(string) (*sources.Document, error) {
-			return sources.TextDocument("mem/a.md", "x"), nil
+			return sourcetest.TextDocument("mem/a.md", "x"), nil
 		})}, "outside the source succeeded"},
 		{"untyped outside error", &bent{Memory: good(), read: readOther(func(string) (*sources.Document, error) {
 			return nil, errors.New("no such document")
@@ -210,7 +210,7 @@ func TestCatchesBrokenSources(t *testing.T) {
 		{"untyped unknown region", regions{&bent{Memory: good()}}, "Region of an unknown id: no such region"},
 		{"listed folder readable", lister{bent: &bent{Memory: good(), read: readOther(func(p string) (*sources.Document, error) {
 			if p == "mem/a.md/sub" {
-				return sources.TextDocument(p, "a folder read as text"), nil
+				return sourcetest.TextDocument(p, "a folder read as text"), nil
 			}
 			return nil, fmt.Errorf("%w: %s", sources.ErrNotFound, "elsewhere")
 		})}, entries: []sources.Entry{{Name: "sub", Path: "mem/a.md/sub", Kind: grant.KindDirectory}}},

@@ -11,6 +11,7 @@ import (
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/sourcetest"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 // Real arXiv PDFs from the shared corpus, named by a Zotero-style export
@@ -46,13 +47,13 @@ func TestCorpusExport(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "refs.bib"), []byte(bibText.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lib, err := sources.OpenLibrary(root, &sources.LibraryOptions{CacheDir: "-"})
+	lib, err := vault.OpenLibrary(root, &vault.LibraryOptions{CacheDir: "-"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lib.Close()
 	ctx := context.Background()
-	env := &sources.Env{Library: lib}
+	env := &sources.Env{Vault: lib}
 	reg := registry()
 	n, _, err := reg.Resolve(ctx, "bib:refs.bib", env)
 	if err != nil {

@@ -18,7 +18,7 @@
 // record (title, authors, year, venue, identifiers, abstract) followed by
 // the pages of its first PDF, cited "refs.bib/K#page=N"; further PDFs are
 // "refs.bib/K/<file name>". Every file is read through the Vault's library
-// (sources.Library.Document), so a file field naming a path outside the
+// (sources.Documents.Document), so a file field naming a path outside the
 // Vault, through a symbolic link or into .agentero/ is never read: the entry
 // says the file is not readable.
 package bib
@@ -104,10 +104,10 @@ var ErrNoLibrary = errors.New("the bib connector needs the Vault's library")
 
 // open reads and parses the BibTeX file at the vault-relative path file.
 func open(ctx context.Context, file string, env *sources.Env) (*Source, error) {
-	if env == nil || env.Library == nil {
+	if env == nil || env.Vault == nil {
 		return nil, ErrNoLibrary
 	}
-	doc, err := env.Library.Document(ctx, file)
+	doc, err := env.Vault.Document(ctx, file)
 	if err != nil {
 		return nil, err
 	}
@@ -119,5 +119,5 @@ func open(ctx context.Context, file string, env *sources.Env) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", doc.Path, err)
 	}
-	return newSource(env.Library, doc.Path, entries), nil
+	return newSource(env.Vault, doc.Path, entries), nil
 }

@@ -5,11 +5,12 @@ import (
 	"sort"
 
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/sourcetest"
 )
 
 // search finds q in the records of items and in their PDFs. Records are
 // searched in memory; PDFs all at once through the Vault's library
-// (Library.SearchDocuments), so through its one search index: kept on disk
+// (sources.Documents.SearchDocuments), so through its one search index: kept on disk
 // between processes, built in the background, and waited for at most the
 // library's IndexWait. A search that answers before every PDF is indexed
 // says so (Results.Indexing, Truncated), its hits come from one snapshot
@@ -86,13 +87,13 @@ func (s *Source) search(ctx context.Context, items []*item, q sources.Query) (*s
 
 // record returns the in-memory source of an entry's record, the first part
 // of its document.
-func (s *Source) record(it *item) *sources.Memory {
+func (s *Source) record(it *item) *sourcetest.Memory {
 	s.recOnce.Do(func() {
-		s.records = map[*item]*sources.Memory{}
+		s.records = map[*item]*sourcetest.Memory{}
 		for _, it := range s.items {
 			doc := &sources.Document{Path: it.path, Title: it.title,
 				Parts: []sources.Part{{Location: sources.Location{Path: it.path}, Text: it.record(it.unread)}}}
-			s.records[it] = sources.NewMemory(sources.Info{Ref: it.path, Kind: Kind, Title: it.title}, doc)
+			s.records[it] = sourcetest.NewMemory(sources.Info{Ref: it.path, Kind: Kind, Title: it.title}, doc)
 		}
 	})
 	return s.records[it]

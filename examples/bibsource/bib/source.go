@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/sourcetest"
 )
 
 // Source is a granted BibTeX file. Besides sources.Source it is a
@@ -22,7 +22,7 @@ import (
 // of its own, a sources.Describer and a sources.Relater), and safe for
 // concurrent use.
 type Source struct {
-	lib   *sources.Library
+	lib   sources.Documents
 	file  string // vault-relative; the source's Ref
 	items []*item
 	byKey map[string]*item
@@ -30,7 +30,7 @@ type Source struct {
 	skipped []string
 
 	recOnce sync.Once
-	records map[*item]*sources.Memory // each entry's record, for search
+	records map[*item]*sourcetest.Memory // each entry's record, for search
 }
 
 var (
@@ -63,7 +63,7 @@ type item struct {
 	ext map[string]*sources.Document
 }
 
-func newSource(lib *sources.Library, file string, entries []*Entry) *Source {
+func newSource(lib sources.Documents, file string, entries []*Entry) *Source {
 	s := &Source{lib: lib, file: file, byKey: map[string]*item{}}
 	for _, e := range entries {
 		if why := badKey(e.Key); why != "" {
@@ -185,8 +185,7 @@ func (s *Source) vaultPath(raw string) (p, why string) {
 		return "", ""
 	}
 	if strings.HasPrefix(raw, "/") || strings.HasPrefix(raw, "~") || len(raw) > 1 && raw[1] == ':' {
-		root := filepath.ToSlash(s.lib.Root()) + "/"
-		rest, ok := strings.CutPrefix(raw, root)
+		rest, ok := s.lib.Rel(raw)
 		if !ok {
 			return "", "a file outside the vault is not read"
 		}
@@ -268,7 +267,7 @@ func (s *Source) catalogue() *sources.Document {
 
 // read returns the entry's document (p is its path) or one of its
 // further PDFs.
-func (it *item) read(ctx context.Context, lib *sources.Library, p string) (*sources.Document, error) {
+func (it *item) read(ctx context.Context, lib sources.Documents, p string) (*sources.Document, error) {
 	if p == "" || p == it.path {
 		return it.document(ctx, lib)
 	}
@@ -284,7 +283,7 @@ func (it *item) read(ctx context.Context, lib *sources.Library, p string) (*sour
 }
 
 // document is the entry's record followed by the pages of its first PDF.
-func (it *item) document(ctx context.Context, lib *sources.Library) (*sources.Document, error) {
+func (it *item) document(ctx context.Context, lib sources.Documents) (*sources.Document, error) {
 	it.mu.Lock()
 	defer it.mu.Unlock()
 	if it.doc != nil {
@@ -321,7 +320,7 @@ func (it *item) document(ctx context.Context, lib *sources.Library) (*sources.Do
 }
 
 // extra reads a further PDF of the entry as the document at p.
-func (it *item) extra(ctx context.Context, lib *sources.Library, p, file string) (*sources.Document, error) {
+func (it *item) extra(ctx context.Context, lib sources.Documents, p, file string) (*sources.Document, error) {
 	it.mu.Lock()
 	defer it.mu.Unlock()
 	if d := it.ext[p]; d != nil {

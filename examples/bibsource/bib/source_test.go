@@ -15,11 +15,12 @@ import (
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/sourcetest"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 // newVault extracts the sample Vault with testdata/refs.bib as
 // library/refs.bib, and returns its root and its library.
-func newVault(t *testing.T) (string, *sources.Library) {
+func newVault(t *testing.T) (string, sources.Documents) {
 	t.Helper()
 	root := t.TempDir()
 	if err := samplevault.Extract(root); err != nil {
@@ -35,7 +36,7 @@ func newVault(t *testing.T) (string, *sources.Library) {
 	if err := os.WriteFile(filepath.Join(root, "library", "refs.bib"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lib, err := sources.OpenLibrary(root, &sources.LibraryOptions{CacheDir: "-"})
+	lib, err := vault.OpenLibrary(root, &vault.LibraryOptions{CacheDir: "-"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,16 +47,16 @@ func newVault(t *testing.T) (string, *sources.Library) {
 // registry is an explicit registry with the bib driver: tests do not rely
 // on the one the package's init fills.
 func registry() *sources.Registry {
-	reg := sources.NewRegistry()
+	reg := vault.NewRegistry()
 	reg.Register(bib.Kind, bib.Driver{})
 	return reg
 }
 
-func openBib(t *testing.T, lib *sources.Library) sources.Source {
+func openBib(t *testing.T, lib sources.Documents) sources.Source {
 	t.Helper()
 	ctx := context.Background()
 	reg := registry()
-	env := &sources.Env{Library: lib}
+	env := &sources.Env{Vault: lib}
 	n, ok, err := reg.Resolve(ctx, "bib:library/refs.bib", env)
 	if !ok || err != nil {
 		t.Fatalf("Resolve: %v, %v", ok, err)
@@ -210,7 +211,7 @@ func TestRefErrors(t *testing.T) {
 	}
 	ctx := context.Background()
 	reg := registry()
-	env := &sources.Env{Library: lib}
+	env := &sources.Env{Vault: lib}
 	for name, want := range map[string]string{
 		"bib:library/broken.bib":      "library/broken.bib: malformed BibTeX: line 2: a brace opened here is never closed",
 		"bib:library/refs.bib/nosuch": `not found: library/refs.bib has no entry "nosuch"`,
@@ -238,7 +239,7 @@ func TestEmptyFile(t *testing.T) {
 	}
 	ctx := context.Background()
 	reg := registry()
-	env := &sources.Env{Library: lib}
+	env := &sources.Env{Vault: lib}
 	n, _, err := reg.Resolve(ctx, "bib:library/empty.bib", env)
 	if err != nil {
 		t.Fatal(err)
@@ -268,7 +269,7 @@ func TestFurtherFileNames(t *testing.T) {
 	}
 	ctx := context.Background()
 	reg := registry()
-	env := &sources.Env{Library: lib}
+	env := &sources.Env{Vault: lib}
 	n, _, err := reg.Resolve(ctx, "bib:library/names.bib/k", env)
 	if err != nil || n.Doc != "library/names.bib/k" {
 		t.Fatalf("Resolve: %+v, %v", n, err)
@@ -316,7 +317,7 @@ func TestZoteroStorage(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := registry()
-	env := &sources.Env{Library: lib}
+	env := &sources.Env{Vault: lib}
 	n, _, err := reg.Resolve(ctx, "bib:library/zotero.bib", env)
 	if err != nil {
 		t.Fatal(err)

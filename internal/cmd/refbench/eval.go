@@ -10,7 +10,7 @@ import (
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 // Result is what one half of the labelled set scores.
@@ -66,7 +66,7 @@ func squash(s string) string {
 
 // Evaluate scores the papers of one split (see LabelledPaper.Split) of l in
 // the library v, whose citation graph is rel.
-func Evaluate(ctx context.Context, v *catalog.Vault, lib *sources.Library, rel *relations.Library, l *Labels, split string) (*Result, error) {
+func Evaluate(ctx context.Context, v *catalog.Vault, lib *vault.Library, rel *relations.Graph, l *Labels, split string) (*Result, error) {
 	r := &Result{}
 	byFile := map[string]*LabelledPaper{}
 	for i := range l.Papers {

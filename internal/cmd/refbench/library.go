@@ -11,7 +11,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/relations"
-	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 // Labels is the labelled set: the corpus papers as library papers (their
@@ -100,12 +100,12 @@ func BuildVault(pdfs, dir string, l *Labels) error {
 
 // Open opens the library at dir with the citation graph reading PDF text as
 // the tools do.
-func Open(dir string) (*catalog.Vault, *sources.Library, *relations.Library, error) {
+func Open(dir string) (*catalog.Vault, *vault.Library, *relations.Graph, error) {
 	v, err := catalog.Open(dir, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	lib, err := sources.OpenLibrary(dir, nil)
+	lib, err := vault.OpenLibrary(dir, nil)
 	if err != nil {
 		v.Close()
 		return nil, nil, nil, err
@@ -117,7 +117,7 @@ func Open(dir string) (*catalog.Vault, *sources.Library, *relations.Library, err
 
 // libText is a library paper's text as the paper source gives it to the
 // citation graph: its parts (PDF pages) separated by form feeds.
-func libText(ctx context.Context, lib *sources.Library, ref string) (string, error) {
+func libText(ctx context.Context, lib *vault.Library, ref string) (string, error) {
 	src, err := lib.Open(ctx, grant.KindPaper, ref)
 	if err != nil {
 		return "", err
@@ -134,7 +134,7 @@ func libText(ctx context.Context, lib *sources.Library, ref string) (string, err
 }
 
 // paperText is the PDF text of one labelled paper as the graph reads it.
-func paperText(ctx context.Context, v *catalog.Vault, lib *sources.Library, ref string) (string, error) {
+func paperText(ctx context.Context, v *catalog.Vault, lib *vault.Library, ref string) (string, error) {
 	cat, err := v.Catalogue(ctx)
 	if err != nil {
 		return "", err

@@ -11,7 +11,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/relations"
-	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 // styleFloor is what a fixture of testdata/styles scores today: entries
@@ -61,20 +61,20 @@ func TestBibliographyStyles(t *testing.T) {
 	if len(pdfs) != len(styleFloors) {
 		t.Fatalf("%d fixtures, want %d", len(pdfs), len(styleFloors))
 	}
-	vault := t.TempDir()
+	vaultDir := t.TempDir()
 	for _, p := range pdfs {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.MkdirAll(filepath.Join(vault, "styles"), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(vaultDir, "styles"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(vault, "styles", filepath.Base(p)), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(vaultDir, "styles", filepath.Base(p)), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	lib, err := sources.OpenLibrary(vault, nil)
+	lib, err := vault.OpenLibrary(vaultDir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,0 @@
-package sources
-
-// NewLibrary returns a Library over an open Vault, for the tests: hosts
-// open one with OpenLibrary.
-var NewLibrary = newLibrary

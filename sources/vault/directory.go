@@ -1,0 +1,545 @@
+package vault
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/libindex"
+	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/safefs"
+	"github.com/researchctx/researchctx/internal/units"
+	"github.com/researchctx/researchctx/sources"
+)
+
+// Directory limits.
+const (
+	// DefaultScanFiles is how many files a directory search reads when the
+	// query sets no cap.
+	DefaultScanFiles = 10000
+	// maxScanDepth bounds how deep a directory search descends.
+	maxScanDepth = 16
+)
+
+// restamp is how long a directory's scan is trusted before a search starts
+// a rescan in the background (a variable for tests).
+var restamp = 2 * time.Second
+
+// Directory is a granted folder. Its text files and loose PDFs, at any depth
+// within the scan caps, are searched (a PDF page by page, see PDF); the
+// papers inside it (an organisation folder of papers) are searched through
+// their paper sources. Reading it lists one level; reading a file inside it
+// gives that file's text.
+type Directory struct {
+	lib *Library
+	ref string
+
+	mu         sync.Mutex
+	state      *dirState // what searches use; nil before the first
+	refreshing bool      // a background rescan is running
+	build      sync.Mutex
+}
+
+// dirState is one scan of a directory and the index built from it.
+type dirState struct {
+	scanCap   int
+	scanned   time.Time
+	stamp     string
+	truncated bool
+	items     []libindex.Item  // the text files and papers inside, as index items
+	filter    *libindex.Filter // admits items
+	took      time.Duration    // how long the scan took
+	// provisional: papers already indexed were stamped from the index,
+	// not from their files (the first scan of a process); a rescan starts
+	// at once to check them.
+	provisional bool
+	// ensured is the last snapshot in which every item was found indexed
+	// at its stamp: until the index changes, searches skip that check.
+	ensured atomic.Pointer[libindex.Snapshot]
+}
+
+func (l *Library) newDirectory(ref string) (*Directory, error) {
+	return &Directory{lib: l, ref: ref}, nil
+}
+
+// Info implements sources.Source.
+func (d *Directory) Info() sources.Info {
+	return sources.Info{Ref: d.ref, Kind: grant.KindDirectory, Title: path.Base(d.ref)}
+}
+
+// inside returns p relative to the directory, or a sources.ErrOutside error.
+func (d *Directory) inside(p string) (string, error) {
+	switch {
+	case p == "" || p == d.ref:
+		return ".", nil
+	case d.ref == ".":
+		return p, nil
+	case strings.HasPrefix(p, d.ref+"/"):
+		return p[len(d.ref)+1:], nil
+	}
+	return "", outsideErr(p, d.ref)
+}
+
+// view returns the safe view confined to the directory: symbolic links that
+// leave it are refused even when they stay inside the Vault.
+func (d *Directory) view() (*safefs.FS, error) {
+	if d.ref == "." {
+		return d.lib.v.FS(), nil
+	}
+	sub, err := d.lib.v.FS().Sub(d.ref)
+	if err != nil {
+		return nil, fsErr(err)
+	}
+	return sub, nil
+}
+
+func closeView(d *Directory, f *safefs.FS) {
+	if d.ref != "." {
+		f.Close()
+	}
+}
+
+// Read implements sources.Source: a file inside the directory (or inside a paper in
+// it); a PDF outside any paper is read page by page, as its PDF source reads
+// it. The directory itself, or a folder in it, is a sources.ErrIsDirectory error:
+// list it instead.
+func (d *Directory) Read(ctx context.Context, p string) (*sources.Document, error) {
+	rel, err := d.inside(p)
+	if err != nil {
+		return nil, err
+	}
+	if rel == "." {
+		return nil, fmt.Errorf("%w: %s", sources.ErrIsDirectory, d.ref)
+	}
+	full := path.Join(d.ref, rel)
+	if paper, err := d.paperAt(ctx, full); err != nil || paper != nil {
+		if err != nil {
+			return nil, err
+		}
+		src, err := d.lib.paperSource(ctx, paper.Ref)
+		if err != nil {
+			return nil, err
+		}
+		if full == paper.Ref {
+			full = ""
+		}
+		return src.Read(ctx, full)
+	}
+	f, err := d.view()
+	if err != nil {
+		return nil, err
+	}
+	defer closeView(d, f)
+	st, err := f.Stat(rel)
+	if err != nil {
+		return nil, fsErr(err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%w: %s", sources.ErrIsDirectory, full)
+	}
+	if isPDF(full) {
+		src, err := d.lib.Open(ctx, grant.KindFile, full)
+		if err != nil {
+			return nil, fsErr(err)
+		}
+		return src.Read(ctx, "")
+	}
+	text, err := f.ReadText(rel, 0)
+	if err != nil {
+		return nil, fsErr(err)
+	}
+	return units.TextDocument(full, text), nil
+}
+
+// paperAt returns the paper unit inside the directory that contains p.
+func (d *Directory) paperAt(ctx context.Context, p string) (*catalog.Paper, error) {
+	cat, err := d.lib.v.Catalogue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	paper := cat.PaperOf(p)
+	if paper == nil {
+		return nil, nil
+	}
+	if _, err := d.inside(paper.Ref); err != nil || paper.Ref == d.ref {
+		// The directory is inside the paper, or is the paper: plain files.
+		return nil, nil
+	}
+	return paper, nil
+}
+
+// List implements sources.Lister: one level, folders first, then files, each in
+// name order; hidden entries and .agentero never appear.
+func (d *Directory) List(ctx context.Context, p string, max int) ([]sources.Entry, bool, error) {
+	rel, err := d.inside(p)
+	if err != nil {
+		return nil, false, err
+	}
+	f, err := d.view()
+	if err != nil {
+		return nil, false, err
+	}
+	defer closeView(d, f)
+	st, err := f.Stat(rel)
+	if err != nil {
+		return nil, false, fsErr(err)
+	}
+	if !st.IsDir() {
+		return nil, false, fmt.Errorf("%w: %s is not a folder", sources.ErrUnsupported, path.Join(d.ref, rel))
+	}
+	des, err := f.ReadDir(rel)
+	if err != nil {
+		return nil, false, fsErr(err)
+	}
+	cat, err := d.lib.v.Catalogue(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	entries := make([]sources.Entry, 0, len(des))
+	for _, de := range des {
+		full := path.Join(d.ref, rel, de.Name())
+		e := sources.Entry{Name: de.Name(), Path: full, Kind: grant.KindFile}
+		switch {
+		case de.IsDir() && cat.Paper(full) != nil:
+			e.Kind = grant.KindPaper
+		case de.IsDir():
+			e.Kind = grant.KindDirectory
+		default:
+			if info, err := de.Info(); err == nil {
+				e.Size = info.Size()
+			}
+		}
+		entries = append(entries, e)
+	}
+	sort.SliceStable(entries, func(i, j int) bool {
+		di, dj := entries[i].Kind != grant.KindFile, entries[j].Kind != grant.KindFile
+		if di != dj {
+			return di
+		}
+		return entries[i].Name < entries[j].Name
+	})
+	truncated := false
+	if max > 0 && len(entries) > max {
+		entries, truncated = entries[:max], true
+	}
+	return entries, truncated, nil
+}
+
+// Search implements sources.Source: the text files of the directory and the papers
+// inside it, through the library index filtered to them. While the index
+// takes in what it lacks, a search waits at most the library's IndexWait
+// and then answers from what is indexed, saying so in sources.Results.Indexing.
+func (d *Directory) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
+	start := time.Now()
+	scanCap := q.ScanFiles
+	if scanCap <= 0 {
+		scanCap = DefaultScanFiles
+	}
+	st, err := d.current(ctx, scanCap)
+	if err != nil {
+		return nil, err
+	}
+	res, err := d.lib.searchIndexAt(ctx, start, st.items, st.filter, q, d.ref, &st.ensured)
+	if err != nil {
+		return nil, err
+	}
+	if st.provisional {
+		if err := d.confirmHits(ctx, st, res); err != nil {
+			return nil, err
+		}
+	}
+	res.Truncated = res.Truncated || st.truncated
+	return res, nil
+}
+
+// confirmHits checks the hits of a provisional state against the papers
+// they are from: a paper whose stamp was taken from the library index
+// (the first scan of a process) is stat'ed now, and its hits are dropped
+// when the index's stamp is not the paper's own, so that an index copied,
+// synced or forged with the Vault is never answered from, not even by the
+// first search. The rescan under way re-extracts such a paper; the result
+// says it is partial meanwhile. Only the papers of the hits are stat'ed,
+// so the first search stays fast.
+func (d *Directory) confirmHits(ctx context.Context, st *dirState, res *sources.Results) error {
+	stamps := make(map[string]string) // paper ref → the stamp searched
+	for _, it := range st.items {
+		if ref, ok := strings.CutPrefix(it.Key, paperItem); ok {
+			stamps[ref] = it.Stamp
+		}
+	}
+	checked := make(map[string]bool) // paper ref → its stamp holds
+	kept := res.Hits[:0]
+	for _, h := range res.Hits {
+		ref := ""
+		for p := path.Dir(h.Path); p != "." && p != "/" && p != ""; p = path.Dir(p) {
+			if _, ok := stamps[p]; ok {
+				ref = p
+				break
+			}
+		}
+		if ref == "" {
+			kept = append(kept, h) // a text file: stamped from its stat
+			continue
+		}
+		ok, seen := checked[ref]
+		if !seen {
+			src, err := d.lib.paperSource(ctx, ref)
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			ok = err == nil && src.stamp() == stamps[ref]
+			checked[ref] = ok
+		}
+		if ok {
+			kept = append(kept, h)
+			continue
+		}
+		res.Total--
+		res.Truncated = true
+	}
+	res.Hits = kept
+	res.Total = max(res.Total, len(kept))
+	return nil
+}
+
+// current returns the state searches use. The first search scans and
+// indexes (or loads the index cache); later ones answer from the state in
+// hand, and one that finds it older than restamp starts a rescan in the
+// background, so no search waits for a walk of a large tree.
+func (d *Directory) current(ctx context.Context, scanCap int) (*dirState, error) {
+	d.mu.Lock()
+	st := d.state
+	if st != nil && st.scanCap == scanCap {
+		// A large folder is rescanned less often: at most a tenth of the
+		// time goes to rescans.
+		if time.Since(st.scanned) >= max(restamp, 10*st.took) && !d.refreshing {
+			d.refreshing = d.lib.background(func() { d.refresh(st) })
+		}
+		d.mu.Unlock()
+		return st, nil
+	}
+	d.mu.Unlock()
+
+	d.build.Lock()
+	defer d.build.Unlock()
+	d.mu.Lock()
+	st = d.state
+	d.mu.Unlock()
+	if st != nil && st.scanCap == scanCap {
+		return st, nil // another search built it meanwhile
+	}
+	st, err := d.load(ctx, scanCap, nil)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	d.state = st
+	if st.provisional && !d.refreshing {
+		d.refreshing = d.lib.background(func() { d.refresh(st) })
+	}
+	d.mu.Unlock()
+	return st, nil
+}
+
+// refresh rescans in the background and swaps in the new state.
+func (d *Directory) refresh(prev *dirState) {
+	d.build.Lock()
+	st, err := d.load(d.lib.bgCtx, prev.scanCap, prev)
+	d.build.Unlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.refreshing = false
+	if err == nil && d.state == prev {
+		d.state = st
+	}
+}
+
+// load scans the directory and returns its state. The items the library
+// index holds under the directory that the scan no longer finds (a paper
+// or file removed) are dropped from the index, unless the scan was cut
+// short.
+func (d *Directory) load(ctx context.Context, scanCap int, prev *dirState) (*dirState, error) {
+	var trusted chan *libindex.Snapshot
+	if prev == nil {
+		// The first scan of a process maps the library index while it
+		// walks, and takes the stamps of the papers the index holds from
+		// it rather than from a few stats per paper: the rescan started
+		// right after checks them.
+		trusted = make(chan *libindex.Snapshot, 1)
+		go func() { trusted <- d.lib.libIndex().Snapshot() }()
+	}
+	st, err := d.scan(ctx, scanCap, trusted)
+	if err != nil {
+		return nil, err
+	}
+	if prev != nil && prev.stamp == st.stamp {
+		st.filter = prev.filter
+		return st, nil
+	}
+	keys := make([]string, len(st.items))
+	for i, it := range st.items {
+		keys[i] = it.Key
+	}
+	st.filter = libindex.KeySet(keys)
+	if !st.truncated {
+		listed := make(map[string]bool, len(keys))
+		for _, k := range keys {
+			listed[k] = true
+		}
+		var gone []string
+		x := d.lib.libIndex()
+		x.Snapshot().Keys(func(k string) {
+			if !listed[k] && d.covers(k) {
+				gone = append(gone, k)
+			}
+		})
+		x.Forget(gone)
+	}
+	return st, nil
+}
+
+// covers reports whether the library index item key lies in the directory.
+func (d *Directory) covers(key string) bool {
+	var p string
+	ok := false
+	for _, prefix := range []string{paperItem, fileItem, pdfItem} {
+		if p, ok = strings.CutPrefix(key, prefix); ok {
+			break
+		}
+	}
+	if !ok {
+		return false
+	}
+	_, err := d.inside(p)
+	return err == nil && p != d.ref
+}
+
+// scan lists the directory's text candidates and papers, and stamps them by
+// path, size and modification time.
+func (d *Directory) scan(ctx context.Context, scanCap int, trusted <-chan *libindex.Snapshot) (*dirState, error) {
+	start := time.Now()
+	f, err := d.view()
+	if err != nil {
+		return nil, err
+	}
+	defer closeView(d, f)
+	cat, err := d.lib.v.Catalogue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st := &dirState{scanCap: scanCap, scanned: time.Now()}
+	parts := []string{"dir/2", d.ref, strconv.Itoa(scanCap)}
+	oversized := false
+	st.truncated, err = f.Walk(".", maxScanDepth, scanCap, func(rel string, de fs.DirEntry) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		full := path.Join(d.ref, rel)
+		if de.IsDir() {
+			if cat.Paper(full) != nil && full != d.ref {
+				// Stamped below, several at a time.
+				st.items = append(st.items, libindex.Item{Key: paperItem + full})
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if isPDF(rel) {
+			// A loose PDF: a document with pages (see PDF).
+			if info, err := de.Info(); err == nil && info.Size() > 0 {
+				if info.Size() > pdf.DefaultMaxBytes {
+					oversized = true // above the extractor's file cap
+					return nil
+				}
+				st.items = append(st.items, libindex.Item{Key: pdfItem + full, Stamp: pdfStamp(info)})
+			}
+			return nil
+		}
+		if binaryExt[strings.ToLower(path.Ext(rel))] {
+			return nil
+		}
+		info, err := de.Info()
+		if err != nil || info.Size() == 0 {
+			return nil
+		}
+		if info.Size() > TextMax {
+			// Too large to index (see TextMax): the search says it
+			// did not see everything.
+			oversized = true
+			return nil
+		}
+		st.items = append(st.items, libindex.Item{Key: fileItem + full, Stamp: fileStamp(info)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var trust *libindex.Snapshot
+	if trusted != nil {
+		trust = <-trusted
+	}
+	st.provisional = d.stampPapers(ctx, st.items, trust)
+	for _, it := range st.items {
+		parts = append(parts, it.Key, it.Stamp)
+	}
+	st.truncated = st.truncated || oversized
+	st.stamp = stampOf(parts...)
+	st.took = time.Since(start)
+	return st, nil
+}
+
+// fileStamp is a text file's stamp in the library index: its size, time
+// and identity on this machine (safefs.FileKey), so that an index copied
+// or synced from elsewhere, or forged to give a file another one's text,
+// does not match the file and its units are extracted again.
+func fileStamp(info fs.FileInfo) string {
+	return strconv.FormatInt(info.Size(), 10) + ":" + strconv.FormatInt(info.ModTime().UnixNano(), 10) + ":" + safefs.FileKey(info)
+}
+
+// stampPapers fills in the stamps of the paper items: a few file stats per
+// paper, which for thousands of papers is most of a scan, so they run on
+// several goroutines. With trust, a paper trust holds takes its stamp from
+// there instead, and the result reports whether any did.
+func (d *Directory) stampPapers(ctx context.Context, items []libindex.Item, trust *libindex.Snapshot) bool {
+	trusted := false
+	if trust != nil {
+		for i, it := range items {
+			if !strings.HasPrefix(it.Key, paperItem) {
+				continue
+			}
+			if stamp, _, ok := trust.Status(it.Key); ok {
+				items[i].Stamp, trusted = stamp, true
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				items[i].Stamp = "-"
+				if src, err := d.lib.paperSource(ctx, strings.TrimPrefix(items[i].Key, paperItem)); err == nil {
+					items[i].Stamp = src.stamp()
+				}
+			}
+		}()
+	}
+	for i, it := range items {
+		if it.Stamp == "" && strings.HasPrefix(it.Key, paperItem) {
+			next <- i
+		}
+	}
+	close(next)
+	wg.Wait()
+	return trusted
+}

@@ -1,0 +1,5 @@
+package vault
+
+// NewLibrary returns a Library over an open Vault, for the tests: hosts
+// open one with OpenLibrary.
+var NewLibrary = newLibrary

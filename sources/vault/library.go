@@ -1,0 +1,477 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/agentero"
+	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/libindex"
+	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/internal/units"
+	"github.com/researchctx/researchctx/sources"
+)
+
+// LibraryOptions configure a Library. The zero value is ready to use.
+type LibraryOptions struct {
+	// CacheDir is where indexes and extracted PDF text are kept between
+	// processes. Empty means {vault}/.agentero/cache, the folder the SDK
+	// owns; "-" disables the on-disk cache.
+	CacheDir string
+	// Progress, when set, is called while the library index takes in a
+	// directory's items (its text files and the papers inside it), with
+	// the directory's ref, how many items are done and how many are
+	// queued; a search served by a complete index reports its item count
+	// as done. A host uses it to show progress on a large first-time
+	// index. It is called on the indexing goroutine (the search's, when
+	// nothing was left to index) and must return quickly.
+	Progress func(ref string, done, total int)
+	// IndexWait is how long a search waits for the library index to take
+	// in what it needs before it answers from what is indexed so far
+	// (saying so in sources.Results.Indexing); 0 means DefaultIndexWait.
+	IndexWait time.Duration
+}
+
+// DefaultIndexWait is how long a search waits for the library index by
+// default.
+const DefaultIndexWait = 3 * time.Second
+
+// Library opens the Vault's sources — papers, directories and plain files —
+// and shares what they have in common: the Vault, the PDF text cache and one
+// search index of every paper and text file its sources cover (see
+// internal/libindex), which each source searches through a filter. It is safe for concurrent use, and a source opened twice is
+// the same value.
+type Library struct {
+	v        *catalog.Vault
+	ownVault bool // opened by OpenLibrary: Close closes it
+	rel      relGraph
+	cacheDir string // "" when disabled
+	progress func(ref string, done, total int)
+	wait     time.Duration
+
+	libOnce sync.Once
+	lib     *libindex.Index
+
+	// bg counts the background rescans of directories, which Close waits
+	// for (closing stops them early), so that nothing is written to the
+	// caches after Close returns.
+	bg       sync.WaitGroup
+	bgMu     sync.Mutex // orders background starts with Close
+	closed   bool
+	bgCtx    context.Context
+	bgCancel context.CancelFunc
+
+	mu         sync.Mutex
+	sources    map[string]sources.Source   // by kind + "\x00" + path
+	docFilters map[string]*libindex.Filter // SearchDocuments' filters, by their items' keys
+}
+
+// newLibrary returns a Library over v.
+func newLibrary(v *catalog.Vault, opts *LibraryOptions) *Library {
+	l := &Library{v: v, sources: map[string]sources.Source{}}
+	l.bgCtx, l.bgCancel = context.WithCancel(context.Background())
+	dir := ""
+	if opts != nil {
+		dir = opts.CacheDir
+		l.progress = opts.Progress
+		l.wait = opts.IndexWait
+	}
+	if l.wait <= 0 {
+		l.wait = DefaultIndexWait
+	}
+	switch dir {
+	case "":
+		l.cacheDir = filepath.Join(v.Root(), agentero.Cache)
+	case "-":
+	default:
+		l.cacheDir = dir
+	}
+	return l
+}
+
+// Root returns the absolute folder of the library's Vault.
+func (l *Library) Root() string { return l.v.Root() }
+
+// Open returns the source of the given kind at a vault-relative path. The
+// path must be of that kind now: a paper folder for grant.KindPaper, a folder for
+// grant.KindDirectory, a regular file for grant.KindFile (a *PDF for a name
+// ending in .pdf, else a *File). The Vault root itself is not a source. A
+// ctx cancelled or past its deadline gives ctx.Err().
+func (l *Library) Open(ctx context.Context, kind grant.Kind, path string) (sources.Source, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	got, clean, err := l.v.Classify(ctx, path)
+	if err != nil {
+		return nil, ctxErr(ctx, err)
+	}
+	if clean == "." {
+		// It would grant every paper and note at once; a grant names
+		// folders and files inside the Vault.
+		return nil, fmt.Errorf("%w: the vault root is not a source", sources.ErrOutside)
+	}
+	if grant.Kind(got) != kind {
+		return nil, fmt.Errorf("%s: is a %s, not a %s", clean, got, kind)
+	}
+	key := string(kind) + "\x00" + clean
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s := l.sources[key]; s != nil {
+		return s, nil
+	}
+	var s sources.Source
+	switch kind {
+	case grant.KindPaper:
+		p, err := l.v.Paper(ctx, clean)
+		if err != nil {
+			return nil, ctxErr(ctx, err)
+		}
+		s = l.newPaper(p)
+	case grant.KindDirectory:
+		d, err := l.newDirectory(clean)
+		if err != nil {
+			return nil, err
+		}
+		s = d
+	case grant.KindFile:
+		if isPDF(clean) {
+			// A PDF is a document with pages, not a text file.
+			s = l.newPDF(clean)
+		} else {
+			s = l.newFile(clean)
+		}
+	default:
+		return nil, fmt.Errorf("%s: unknown source kind %q", clean, kind)
+	}
+	l.sources[key] = s
+	return s, nil
+}
+
+// paperSource returns the (shared) source of a library paper.
+func (l *Library) paperSource(ctx context.Context, ref string) (*Paper, error) {
+	s, err := l.Open(ctx, grant.KindPaper, ref)
+	if err != nil {
+		return nil, err
+	}
+	return s.(*Paper), nil
+}
+
+// arXivStamp matches the identifier arXiv prints down the side of the
+// first page of a paper it serves: "arXiv:1706.03762v5 [cs.CL] 6 Dec 2017".
+// The category in brackets tells it from an arXiv id the page cites.
+var arXivStamp = regexp.MustCompile(`\barXiv:((?:[0-9]{4}\.[0-9]{4,5})|(?:[a-z][a-z-]*(?:\.[A-Z]{2})?/[0-9]{7}))(?:v[0-9]+)?\s*\[[a-zA-Z.-]+\]`)
+
+// paperIDs returns the identifiers a library paper's PDF shows of itself:
+// the DOI of its XMP and the arXiv stamp of its first page. It is the hook
+// the citation graph uses for papers whose metadata gives neither.
+func (l *Library) paperIDs(ctx context.Context, p *catalog.Paper) (doi, arxiv string, err error) {
+	src, err := l.paperSource(ctx, p.Ref)
+	if err != nil {
+		return "", "", err
+	}
+	doc, err := src.pdfDocument(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	if x := parseXMP(doc.XMP); x != nil {
+		doi = x.DOI
+	}
+	if len(doc.Pages) > 0 {
+		if m := arXivStamp.FindStringSubmatch(doc.Pages[0].Text); m != nil {
+			arxiv = m[1]
+		}
+	}
+	return doi, arxiv, nil
+}
+
+// paperText returns the text of a library paper's PDF pages, in order,
+// separated by form feeds; for a paper without a PDF, its PAPER.md. It is the
+// hook the citation graph uses to find identifiers in reference sections.
+func (l *Library) paperText(ctx context.Context, p *catalog.Paper) (string, error) {
+	src, err := l.paperSource(ctx, p.Ref)
+	if err != nil {
+		return "", err
+	}
+	doc, err := src.Read(ctx, "")
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for i, part := range doc.Parts {
+		if i > 0 {
+			b.WriteByte('\f')
+		}
+		b.WriteString(part.Text)
+	}
+	return b.String(), nil
+}
+
+// cachePath returns the path of a cache file, or "" when caching is off.
+func (l *Library) cachePath(parts ...string) string {
+	if l.cacheDir == "" {
+		return ""
+	}
+	return filepath.Join(append([]string{l.cacheDir}, parts...)...)
+}
+
+// Keys of the library index's items.
+const (
+	paperItem = "paper:"
+	fileItem  = "file:"
+	pdfItem   = "pdf:" // a loose PDF (see PDF)
+)
+
+// Close stops the library's background work (a running index build) and
+// waits for it to end, so that nothing is written to the cache folder after
+// it returns, then closes the Vault it opened. Searches of sources already
+// open still answer from what is indexed.
+func (l *Library) Close() error {
+	l.bgMu.Lock()
+	l.closed = true
+	l.bgMu.Unlock()
+	l.bgCancel()
+	l.bg.Wait()
+	err := l.libIndex().Close()
+	if l.ownVault {
+		err = errors.Join(err, l.v.Close())
+	}
+	return err
+}
+
+// background runs f on its own goroutine, unless the Library is closed;
+// Close cancels l.bgCtx and waits for f to return.
+func (l *Library) background(f func()) bool {
+	l.bgMu.Lock()
+	defer l.bgMu.Unlock()
+	if l.closed {
+		return false
+	}
+	l.bg.Add(1)
+	go func() {
+		defer l.bg.Done()
+		f()
+	}()
+	return true
+}
+
+// libIndex returns the library's one search index, kept under the cache
+// folder's "library" folder (in memory when caching is off).
+func (l *Library) libIndex() *libindex.Index {
+	l.libOnce.Do(func() {
+		l.lib = libindex.Open(libindex.Options{Dir: l.cachePath("library"), Extract: l.extractItem, Version: unitsVersion})
+	})
+	return l.lib
+}
+
+// extractItem returns the search units of a paper unit, a loose PDF or a
+// text file. A PDF that cannot be read is the item's failure, with its
+// reason; a paper's Markdown files are still indexed.
+func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit, error) {
+	var us []units.Unit
+	var failure error
+	switch {
+	case strings.HasPrefix(key, paperItem):
+		src, err := l.paperSource(ctx, strings.TrimPrefix(key, paperItem))
+		if err != nil {
+			return nil, err
+		}
+		if src.p.PDF != "" {
+			if _, err := src.pdfDocument(ctx); err != nil {
+				failure = err
+			}
+		}
+		us, err = src.units(ctx)
+		src.releasePDF()
+		if err != nil {
+			return nil, err
+		}
+	case strings.HasPrefix(key, pdfItem):
+		src, err := l.Open(ctx, grant.KindFile, strings.TrimPrefix(key, pdfItem))
+		if err != nil {
+			return nil, err
+		}
+		s, ok := src.(*PDF)
+		if !ok {
+			return nil, fmt.Errorf("%s: not a PDF", strings.TrimPrefix(key, pdfItem))
+		}
+		us, failure, err = s.units(ctx)
+		s.releasePDF()
+		if err != nil {
+			return nil, err
+		}
+	case strings.HasPrefix(key, fileItem):
+		p := strings.TrimPrefix(key, fileItem)
+		text, err := l.v.FS().ReadText(p, 0)
+		if err != nil {
+			return nil, fsErr(err)
+		}
+		us = units.Of(units.TextDocument(p, text))
+	default:
+		return nil, fmt.Errorf("unknown index item %q", key)
+	}
+	out := make([]libindex.Unit, len(us))
+	for i, u := range us {
+		body := units.BodyAfterTitle(u.Text, u.Title)
+		out[i] = libindex.Unit{Path: u.Loc.Path, Label: u.Loc.Label, Section: u.Loc.Section, Page: u.Loc.Page,
+			Title: u.Title, Text: u.Text, BodyStart: len(u.Text) - len(body)}
+	}
+	return out, failure
+}
+
+// searchIndex has items indexed, waiting at most the library's IndexWait,
+// and searches the library index over what filter admits, with the
+// statistics of q's Collection (see Collection). A search that did not
+// wait for the end of the build says so in sources.Results.Indexing.
+func (l *Library) searchIndex(ctx context.Context, items []libindex.Item, filter *libindex.Filter, q sources.Query) (*sources.Results, error) {
+	return l.searchIndexAt(ctx, time.Now(), items, filter, q, "", nil)
+}
+
+// searchIndexAt is searchIndex for a directory: the wait counts from
+// start, when its search began (its scan included); progress is reported
+// under ref; ensured remembers the last snapshot in which every item was
+// found indexed, so that later searches skip that check.
+func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []libindex.Item, filter *libindex.Filter, q sources.Query, ref string, ensured *atomic.Pointer[libindex.Snapshot]) (*sources.Results, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	x := l.libIndex()
+	var progress func(done, total int)
+	if f := l.progress; f != nil && ref != "" {
+		progress = func(done, total int) { f(ref, done, total) }
+	}
+	var indexing *sources.Indexing
+	if before := x.Snapshot(); ensured != nil && ensured.Load() == before {
+		// Nothing changed since every item was found indexed.
+		if progress != nil {
+			progress(len(items), len(items))
+		}
+	} else if job := x.Ensure(items, ref, progress); isClosed(job.Done()) {
+		if job.Err() == nil {
+			if ensured != nil {
+				ensured.Store(before)
+			}
+			if _, t := job.Progress(); t == 0 && progress != nil {
+				// Nothing was left to index: the search is at its end.
+				progress(len(items), len(items))
+			}
+		}
+	} else {
+		t := time.NewTimer(max(time.Until(start.Add(l.wait)), 0))
+		select {
+		case <-job.Done():
+		case <-t.C:
+			d, n := job.Progress()
+			indexing = &sources.Indexing{Done: d, Total: n}
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+		t.Stop()
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	stats, err := l.statsFilter(ctx, filter, q)
+	if err != nil {
+		return nil, err
+	}
+	snap := x.Snapshot()
+	hits, total, err := snap.SearchIn(q.Text, limit, filter, stats)
+	if errors.Is(err, libindex.ErrDamaged) {
+		// The damaged segment is dropped: its items are extracted again,
+		// and no search reads it twice, so this ends.
+		return l.searchIndexAt(ctx, start, items, filter, q, ref, ensured)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := &sources.Results{Total: total, Hits: make([]sources.Hit, 0, len(hits))}
+	for _, h := range hits {
+		u := h.Unit
+		hit := sources.Hit{Location: sources.Location{Path: u.Path, Page: u.Page, Label: u.Label, Section: u.Section}, Title: u.Title, Text: u.Text, Score: h.Norm}
+		if q.ExcerptChars > 0 {
+			s, e := h.Passage(q.Text, q.ExcerptChars)
+			hit.Excerpt = u.Text[s:e]
+		}
+		res.Hits = append(res.Hits, hit)
+	}
+	if indexing != nil {
+		res.Indexing, res.Truncated = indexing, true
+	}
+	res.Skipped = l.skipped(ctx, snap, items)
+	return res, nil
+}
+
+// skipped returns the PDFs of items that snap holds as failed, each with
+// why it could not be read. A text file that turned out not to be text is
+// not one: a search promises documents, not every file of a folder.
+func (l *Library) skipped(ctx context.Context, snap *libindex.Snapshot, items []libindex.Item) []sources.Skip {
+	var out []sources.Skip
+	for _, it := range items {
+		_, failure, ok := snap.Status(it.Key)
+		if !ok || failure == "" {
+			continue
+		}
+		var p string
+		switch {
+		case strings.HasPrefix(it.Key, pdfItem):
+			p = strings.TrimPrefix(it.Key, pdfItem)
+		case strings.HasPrefix(it.Key, paperItem):
+			paper, err := l.v.Paper(ctx, strings.TrimPrefix(it.Key, paperItem))
+			if err != nil || paper.PDF == "" {
+				continue
+			}
+			p = paper.PDF
+		default:
+			continue
+		}
+		out = append(out, sources.Skip{Path: p, Reason: skipReason(p, failure)})
+	}
+	slices.SortFunc(out, func(a, b sources.Skip) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// skipReason is the reason of an index failure as a search reports it:
+// the one line an unreadable PDF's error gives after its path, or a plain
+// "cannot be read" for anything else, whose text is not meant for a model.
+func skipReason(p, failure string) string {
+	r, ok := strings.CutPrefix(failure, p+": "+sources.ErrUnreadable.Error()+": ")
+	if !ok {
+		return "cannot be read"
+	}
+	r, _ = textnorm.Truncate(textnorm.Line(r), maxProblemChars)
+	return r
+}
+
+// isClosed reports whether c is closed, without waiting.
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// releasePDF drops the parsed PDF a paper keeps in memory, once the index
+// has its text: kept for every paper of a folder being indexed, parsed
+// documents would grow with the library (hundreds of megabytes for a few
+// hundred papers). A later read parses the PDF again from the PDF cache. A
+// failure is kept: it costs nothing and is not retried until the file
+// changes.
+func (s *Paper) releasePDF() {
+	s.pdf.release()
+	s.secMu.Lock()
+	s.secDoc, s.secStamp, s.secs = nil, "", nil
+	s.secMu.Unlock()
+}

@@ -1,0 +1,212 @@
+package vault
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/relations"
+	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/sources"
+)
+
+// OpenLibrary opens the Vault at root, an absolute folder, as a Library:
+// its catalogue of paper units is kept on disk between processes and
+// reused until a folder changes. Close the Library when done with it.
+func OpenLibrary(root string, opts *LibraryOptions) (*Library, error) {
+	var vopts *catalog.Options
+	if opts != nil {
+		// The catalogue is kept in the same cache folder.
+		vopts = &catalog.Options{CacheDir: opts.CacheDir}
+	}
+	v, err := catalog.Open(root, vopts)
+	if err != nil {
+		return nil, err
+	}
+	l := newLibrary(v, opts)
+	l.ownVault = true
+	return l, nil
+}
+
+// Item is what a vault path is, as a resolver sees it before granting it.
+type Item struct {
+	Kind grant.Kind // grant.KindPaper for a paper unit's folder
+	Path string     // the clean vault-relative path
+	// Paper is the paper unit the path is or lies in; nil when none.
+	Paper *PaperInfo
+}
+
+// PaperInfo names a paper unit of the Vault.
+type PaperInfo struct {
+	Ref string // its folder, vault-relative
+	// Title is the paper's title: metadata.json's, else PAPER.md's first
+	// heading, else its folder's name. Stat does not read the PDF for it;
+	// the paper's source (Library.Open) titles it as its PDF does.
+	Title string
+	PDF   string // its PDF, vault-relative; "" when it has none
+}
+
+// Stat reports what the vault-relative path p is. A path that climbs out
+// of the Vault or runs through a symbolic link is an error wrapping
+// sources.ErrOutside; one that does not exist, or is hidden, private (.agentero/),
+// special or badly named, wraps sources.ErrNotFound. Either also wraps the precise
+// reason (fs.ErrNotExist, ...) for a caller that reports it. A cancelled or
+// expired ctx gives ctx.Err(); any other error (permission denied, an I/O
+// error) is the file system's. Messages name only vault-relative paths.
+func (l *Library) Stat(ctx context.Context, p string) (*Item, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	kind, clean, err := l.v.Classify(ctx, p)
+	if err != nil {
+		return nil, statErr(ctx, err)
+	}
+	it := &Item{Kind: grant.Kind(kind), Path: clean}
+	cat, err := l.v.Catalogue(ctx)
+	if err != nil {
+		return nil, statErr(ctx, fmt.Errorf("reading the vault catalogue: %w", err))
+	}
+	if u := cat.PaperOf(clean); u != nil {
+		it.Paper = &PaperInfo{Ref: u.Ref, Title: u.Title(), PDF: u.PDF}
+		if it.Paper.Title == "" {
+			it.Paper.Title = textnorm.Line(path.Base(u.Ref))
+		}
+	}
+	return it, nil
+}
+
+// paperTitle is the title of the library paper ref as its source gives it:
+// from its PDF when its metadata has none (the PDF's text is cached), else
+// its folder's name.
+func (l *Library) paperTitle(ctx context.Context, ref string) string {
+	src, err := l.paperSource(ctx, ref)
+	if err != nil {
+		return textnorm.Line(path.Base(ref))
+	}
+	return src.title(ctx)
+}
+
+// statErr types an error of Stat: ctx.Err() when the context ended, else
+// the package's sentinel wrapped around the precise reason.
+func statErr(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	if s := fsSentinel(err); s != nil && s != sources.ErrNotText {
+		return fmt.Errorf("%w: %w", s, err)
+	}
+	return err
+}
+
+// Problems of a relations result: at most maxProblems lines of at most
+// maxProblemChars characters each.
+const (
+	maxProblems     = 5
+	maxProblemChars = 300
+)
+
+// Relations returns the paper's references, the works citing it and the
+// related papers of its library.
+func (s *Paper) Relations(ctx context.Context) (*sources.Relations, error) {
+	rels, err := s.l.relationsGraph().Relations(ctx, s.p.Ref)
+	if err != nil {
+		return nil, err
+	}
+	out := &sources.Relations{Main: s.p.PDF, Problems: problems(rels.Err), Skipped: rels.Skipped}
+	titles := map[string]string{} // library papers titled from their PDF, once each
+	conv := func(ws []relations.Work) []sources.Work {
+		cards := make([]sources.Work, len(ws))
+		for i, w := range ws {
+			title := textnorm.Line(w.Title)
+			if title == "" && w.Paper != "" {
+				// A library paper without a title in its metadata is
+				// titled as its PDF titles itself.
+				t, ok := titles[w.Paper]
+				if !ok {
+					t = s.l.paperTitle(ctx, w.Paper)
+					titles[w.Paper] = t
+				}
+				title = t
+			}
+			cards[i] = sources.Work{Title: title, Authors: textnorm.Lines(w.Authors3()), Year: w.Year,
+				DOI: textnorm.Line(w.DOI), ArXivID: textnorm.Line(w.ArXivID), Paper: w.Paper, CitationURI: w.CitationURI()}
+		}
+		return cards
+	}
+	out.References, out.CitedBy, out.Related = conv(rels.References), conv(rels.CitedBy), conv(rels.Related)
+	return out, nil
+}
+
+// problems turns the error of a relations result (errors.Join puts one
+// error per line) into one-line messages.
+func problems(err error) []string {
+	if err == nil {
+		return nil
+	}
+	var out []string
+	for line := range strings.SplitSeq(err.Error(), "\n") {
+		if len(out) == maxProblems {
+			break
+		}
+		if l, _ := textnorm.Truncate(textnorm.Line(line), maxProblemChars); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// relGraph is the library's citation graph, made once.
+type relGraph struct {
+	once sync.Once
+	g    *relations.Graph
+}
+
+// relationsGraph returns the Vault's citation graph, reading paper text
+// through the library's paper sources when a paper has no reference
+// sidecar, and keeping the references parsed from it with the library's
+// other caches.
+func (l *Library) relationsGraph() *relations.Graph {
+	l.rel.once.Do(func() {
+		cache := l.cacheDir
+		if cache == "" {
+			cache = "-" // the host turned the caches off
+		}
+		l.rel.g = relations.New(l.v, &relations.Options{Text: l.paperText, IDs: l.paperIDs, CacheDir: cache})
+	})
+	return l.rel.g
+}
+
+// Inner returns the paper unit inside the directory that holds p, so a
+// paper reached through its folder has metadata, sections, regions and
+// relations like a granted paper; a loose PDF in the directory is its own
+// PDF source, with metadata and pages.
+func (d *Directory) Inner(ctx context.Context, p string) (sources.Source, string, error) {
+	cat, err := d.lib.v.Catalogue(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	paper := cat.PaperOf(p)
+	if paper == nil && isPDF(p) {
+		// A loose PDF is a source of its own, with metadata and pages.
+		if _, err := d.inside(p); err == nil {
+			if src, err := d.lib.Open(ctx, grant.KindFile, p); err == nil {
+				return src, "", nil
+			}
+		}
+	}
+	if paper == nil || paper.Ref == d.ref || d.ref != "." && !strings.HasPrefix(paper.Ref, d.ref+"/") {
+		return nil, "", fmt.Errorf("%w: no paper holds %s", sources.ErrNotFound, p)
+	}
+	src, err := d.lib.Open(ctx, grant.KindPaper, paper.Ref)
+	if err != nil {
+		return nil, "", err
+	}
+	if p == paper.Ref {
+		p = ""
+	}
+	return src, p, nil
+}

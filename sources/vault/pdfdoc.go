@@ -1,0 +1,291 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/safefs"
+	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/internal/units"
+	"github.com/researchctx/researchctx/sources"
+)
+
+// pdfFile is the PDF document of a source — a paper's PDF or a loose PDF
+// granted as a file — and what both share: the parsed document kept in
+// memory and re-extracted only when the file's size or modification time
+// changes, the Library's on-disk PDF text cache, and the Document made of
+// its pages. It is safe for concurrent use.
+type pdfFile struct {
+	l   *Library
+	rel string // vault-relative path of the PDF
+
+	mu    sync.Mutex // held while the PDF is extracted, so readers share one extraction
+	stamp string
+	doc   *pdf.Document
+	err   error
+}
+
+// describe fills the fields of md that are still empty from what the PDF
+// shows: the title block (else the Info title, else XMP's), the authors
+// (the Info dictionary or the line under the title, else XMP's), the
+// abstract under an "Abstract" heading, the page count, the DOI and
+// publication year XMP gives, and the arXiv id of the first page's arXiv
+// stamp.
+func (f *pdfFile) describe(md *sources.Metadata, doc *pdf.Document, secs []sources.Section) {
+	// The catalog's packet only: one elsewhere in the file is an image's
+	// or a page's, not the document's.
+	x := parseXMP(doc.XMP)
+	if x == nil {
+		x = &xmpMeta{}
+	}
+	md.Pages = len(doc.Pages)
+	if md.Title == "" {
+		md.Title = textnorm.Line(doc.Title)
+	}
+	if md.Title == "" {
+		md.Title = x.Title
+	}
+	if len(md.Authors) == 0 {
+		md.Authors = textnorm.Lines(doc.Authors)
+	}
+	if len(md.Authors) == 0 {
+		md.Authors = x.Authors
+	}
+	if md.Abstract == "" {
+		md.Abstract = pdfAbstract(doc, secs)
+	}
+	if md.DOI == "" {
+		md.DOI = x.DOI
+	}
+	if md.ArXivID == "" && len(doc.Pages) > 0 {
+		if m := arXivStamp.FindStringSubmatch(doc.Pages[0].Text); m != nil {
+			md.ArXivID = m[1]
+		}
+	}
+	if md.Year == 0 {
+		md.Year = x.Year
+	}
+}
+
+// document returns the parsed PDF, extracting it only when the file
+// changed since the last extraction. Errors name the PDF's vault path; an
+// error about the file itself (damaged, encrypted, over a limit) wraps
+// sources.ErrUnreadable and the pdf package's error.
+func (f *pdfFile) document(ctx context.Context) (*pdf.Document, error) {
+	rel := f.rel
+	st, err := f.l.v.FS().Stat(rel)
+	if err != nil {
+		return nil, fsErr(err)
+	}
+	stamp := fileStamp(st)
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stamp == stamp && (f.doc != nil || f.err != nil) {
+		return f.doc, f.err
+	}
+	doc, err := f.extract(ctx, rel, st)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, safefs.ErrNotRegular) {
+			return nil, fsErr(err)
+		}
+		if isPDFError(err) && !errors.Is(err, pdf.ErrTimeout) {
+			err = &unreadableError{what: rel, err: err}
+		} else {
+			err = fmt.Errorf("%s: %w", rel, err)
+		}
+		if ctx.Err() != nil {
+			// The caller gave up: that says nothing about the file, so
+			// remember nothing, and say so.
+			return nil, fmt.Errorf("%s: %w", rel, ctx.Err())
+		}
+		f.stamp, f.doc, f.err = stamp, nil, err
+		return nil, err
+	}
+	f.stamp, f.doc, f.err = stamp, doc, nil
+	return doc, nil
+}
+
+// release drops the parsed document kept in memory (see Paper.releasePDF);
+// a failure is kept.
+func (f *pdfFile) release() {
+	f.mu.Lock()
+	if f.doc != nil {
+		f.stamp, f.doc = "", nil
+	}
+	f.mu.Unlock()
+}
+
+// read returns doc as a Document titled title: one part per physical
+// page, with the printed page label where the PDF has one that differs
+// from the page number, and the given sections.
+func (f *pdfFile) read(doc *pdf.Document, title string, secs []sources.Section) *sources.Document {
+	out := &sources.Document{
+		Path:     f.rel,
+		Title:    title,
+		Pages:    len(doc.Pages),
+		Parts:    make([]sources.Part, len(doc.Pages)),
+		Sections: secs,
+	}
+	for i, pg := range doc.Pages {
+		part := sources.Part{
+			Location:    sources.Location{Path: f.rel, Page: i + 1, Label: pageLabel(doc, i)},
+			Text:        pg.Text,
+			NoTextLayer: pg.NoTextLayer,
+		}
+		if pg.Err != nil {
+			part.Err = &unreadableError{what: fmt.Sprintf("%s page %d", f.rel, i+1), err: pg.Err}
+		}
+		out.Parts[i] = part
+	}
+	return out
+}
+
+// units returns the search units of doc's pages that have text, one per
+// page, and whether every page has text.
+func (f *pdfFile) units(doc *pdf.Document, title string) (us []units.Unit, complete bool) {
+	complete = len(doc.Pages) > 0
+	for i, pg := range doc.Pages {
+		if pg.Err != nil || strings.TrimSpace(pg.Text) == "" {
+			complete = false
+			continue
+		}
+		us = append(us, units.Unit{Loc: sources.Location{Path: f.rel, Page: i + 1, Label: pageLabel(doc, i)}, Title: title, Text: pg.Text})
+	}
+	return us, complete
+}
+
+// extract reads the text layer of the PDF at rel, through the Library's
+// on-disk PDF cache when there is one. A cache that cannot be used (a
+// read-only disk, say) costs speed, not the document: the file is then
+// extracted directly.
+func (f *pdfFile) extract(ctx context.Context, rel string, st fs.FileInfo) (*pdf.Document, error) {
+	open := func() (io.ReaderAt, int64, io.Closer, error) {
+		file, err := f.l.v.FS().Open(rel)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		fst, err := file.Stat()
+		if err != nil {
+			file.Close()
+			return nil, 0, nil, err
+		}
+		return file, fst.Size(), file, nil
+	}
+	if dir := f.l.cachePath("pdf"); dir != "" {
+		c := pdf.Cache{Dir: dir}
+		doc, err := c.Extract(ctx, pdf.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, open)
+		if err == nil || ctx.Err() != nil || isPDFError(err) {
+			return doc, err
+		}
+	}
+	r, size, closer, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	return pdf.Extract(ctx, r, size, nil)
+}
+
+// unreadableError is the error of a PDF, or of one of its pages, whose text
+// cannot be extracted. Its message is one line a model may see: the path
+// and the kind of failure (encrypted, malformed, over which limit), never
+// the parser's own words, which name objects and streams of the file and
+// say nothing a reader can act on; Detail has those, for a server's log.
+// It wraps sources.ErrUnreadable and the parser's error.
+type unreadableError struct {
+	what string // the PDF's vault path, and the page
+	err  error
+}
+
+func (e *unreadableError) Error() string {
+	msg := e.what + ": " + sources.ErrUnreadable.Error() + ": " + unreadableReason(e.err)
+	if strings.Contains(e.err.Error(), "(remembered)") {
+		// The PDF cache's failure of an earlier extraction: the file was
+		// not parsed again.
+		msg += " (remembered)"
+	}
+	return msg
+}
+
+func (e *unreadableError) Unwrap() []error { return []error{sources.ErrUnreadable, e.err} }
+
+// Detail returns the parser's full error, for a log.
+func (e *unreadableError) Detail() string { return e.err.Error() }
+
+// unreadableReason says in a few words why the pdf package could not read
+// a file or a page.
+func unreadableReason(err error) string {
+	var limit *pdf.LimitError
+	switch {
+	case errors.Is(err, pdf.ErrEncrypted):
+		return "encrypted: it does not open without a password"
+	case errors.As(err, &limit):
+		if limit.Page > 0 {
+			return fmt.Sprintf("page %d is over the %s limit", limit.Page, limit.Limit)
+		}
+		return fmt.Sprintf("over the %s limit", limit.Limit)
+	case errors.Is(err, pdf.ErrTooLarge):
+		return "over an extraction limit"
+	case errors.Is(err, pdf.ErrMalformed):
+		return "malformed: damaged, or not a PDF"
+	}
+	return "its text cannot be extracted"
+}
+
+// isPDFError reports an error that is about the PDF itself, not about
+// reading it or caching it.
+func isPDFError(err error) bool {
+	return errors.Is(err, pdf.ErrMalformed) || errors.Is(err, pdf.ErrEncrypted) ||
+		errors.Is(err, pdf.ErrTooLarge) || errors.Is(err, pdf.ErrTimeout)
+}
+
+// pageLabel returns the printed label of physical page i (0-based) when the
+// PDF has one that differs from the physical number, else "".
+func pageLabel(doc *pdf.Document, i int) string {
+	if i >= len(doc.Labels) {
+		return ""
+	}
+	l := textnorm.Line(doc.Labels[i])
+	if l == "" || l == strconv.Itoa(i+1) {
+		return ""
+	}
+	return l
+}
+
+// maxAbstract bounds an abstract taken from the PDF, in characters.
+const maxAbstract = 3000
+
+// pdfAbstract returns the text under an "Abstract" heading of the PDF's
+// first two pages, up to the next heading on that page, or "".
+func pdfAbstract(doc *pdf.Document, secs []sources.Section) string {
+	for i, sec := range secs {
+		if sec.Part > 1 || sec.Part >= len(doc.Pages) || !strings.EqualFold(strings.TrimSpace(sec.Title), "abstract") {
+			continue
+		}
+		text := doc.Pages[sec.Part].Text
+		start := sec.Offset
+		if start < 0 || start > len(text) {
+			continue
+		}
+		if nl := strings.IndexByte(text[start:], '\n'); nl >= 0 {
+			start += nl + 1
+		} else {
+			return ""
+		}
+		end := len(text)
+		if i+1 < len(secs) && secs[i+1].Part == sec.Part && secs[i+1].Offset > start {
+			end = secs[i+1].Offset
+		}
+		abs, _ := textnorm.Truncate(strings.Join(strings.Fields(text[start:end]), " "), maxAbstract)
+		return abs
+	}
+	return ""
+}
