@@ -40,7 +40,7 @@ func (nb notebook) Open(_ context.Context, ref grant.Ref, _ *sources.Env) (sourc
 	for p, text := range nb {
 		docs = append(docs, sourcetest.TextDocument(p, text))
 	}
-	return sourcetest.NewMemory(sources.Info{Ref: ref.Path, Kind: ref.Kind, Title: ref.Title}, docs...), nil
+	return sourcetest.NewMemory(sources.Info{Path: ref.Path, Kind: ref.Kind, Title: ref.Title}, docs...), nil
 }
 
 func TestResolveConnector(t *testing.T) {

@@ -345,7 +345,7 @@ func (r *resolution) addPaper(ref string) *vault.PaperInfo {
 		r.drop(ref, DropNotPaper)
 		return nil
 	}
-	r.addSource(grant.KindPaper, it.Paper.Ref, it.Paper.Title)
+	r.addSource(grant.KindPaper, it.Paper.Path, it.Paper.Title)
 	return it.Paper
 }
 
@@ -405,8 +405,8 @@ func (r *resolution) addSelection(sel Selection, current *vault.PaperInfo) {
 		file = current.PDF
 	}
 	if paper != nil {
-		r.addSource(grant.KindPaper, paper.Ref, paper.Title)
-		ev.PaperRef, ev.Title = paper.Ref, paper.Title
+		r.addSource(grant.KindPaper, paper.Path, paper.Title)
+		ev.PaperRef, ev.Title = paper.Path, paper.Title
 		if file == "" {
 			file = paper.PDF
 		}
@@ -472,7 +472,7 @@ func (r *resolution) document(paper *vault.PaperInfo, file string) (*sources.Doc
 	var src sources.Source
 	var err error
 	if paper != nil {
-		src, err = r.lib.Open(r.ctx, grant.KindPaper, paper.Ref)
+		src, err = r.lib.Open(r.ctx, grant.KindPaper, paper.Path)
 	} else {
 		src, err = r.lib.Open(r.ctx, grant.KindFile, file)
 	}

@@ -37,7 +37,7 @@ func (memo) Open(_ context.Context, ref grant.Ref, _ *sources.Env) (sources.Sour
 	if c.Text == "" {
 		return nil, errors.New("GET https://internal.example/memo failed\nretry later")
 	}
-	return sourcetest.NewMemory(sources.Info{Ref: ref.Path, Kind: ref.Kind}, sourcetest.TextDocument(ref.Path, c.Text)), nil
+	return sourcetest.NewMemory(sources.Info{Path: ref.Path, Kind: ref.Kind}, sourcetest.TextDocument(ref.Path, c.Text)), nil
 }
 
 func memoGrant(t *testing.T, refs ...grant.Ref) (vault, gr string) {

@@ -24,7 +24,7 @@ func TestServeMemorySource(t *testing.T) {
 		t.Fatal(err)
 	}
 	mem := sourcetest.NewMemory(
-		sources.Info{Ref: "zotero/ITEM42", Kind: grant.KindFile, Title: "Connector notes"},
+		sources.Info{Path: "zotero/ITEM42", Kind: grant.KindFile, Title: "Connector notes"},
 		sourcetest.TextDocument("zotero/ITEM42", "Connector notes\nA memory source is searched and read like any other.\n"),
 	)
 	plan := &researchctx.Plan{

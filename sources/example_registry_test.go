@@ -43,7 +43,7 @@ func (m memos) Open(_ context.Context, ref grant.Ref, _ *sources.Env) (sources.S
 	if !ok {
 		return nil, fmt.Errorf("%w: no memo %q", sources.ErrNotFound, c.ID)
 	}
-	return sourcetest.NewMemory(sources.Info{Ref: ref.Path, Kind: ref.Kind, Title: ref.Title}, sourcetest.TextDocument(ref.Path, text)), nil
+	return sourcetest.NewMemory(sources.Info{Path: ref.Path, Kind: ref.Kind, Title: ref.Title}, sourcetest.TextDocument(ref.Path, text)), nil
 }
 
 // A connector registers a kind; the resolver grants what a "kind:name"

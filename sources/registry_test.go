@@ -26,7 +26,7 @@ type named struct {
 func (d named) Ref(context.Context, string, *sources.Env) (*sources.Named, error) { return d.n, d.err }
 
 func (d named) Open(_ context.Context, ref grant.Ref, _ *sources.Env) (sources.Source, error) {
-	return sourcetest.NewMemory(sources.Info{Ref: ref.Path, Kind: ref.Kind}, sourcetest.TextDocument(ref.Path, "text")), nil
+	return sourcetest.NewMemory(sources.Info{Path: ref.Path, Kind: ref.Kind}, sourcetest.TextDocument(ref.Path, "text")), nil
 }
 
 func TestRegisterPanics(t *testing.T) {
@@ -111,7 +111,7 @@ func TestRegistryOpen(t *testing.T) {
 	if src, err := vault.NewRegistry().Open(ctx, grant.Ref{Kind: grant.KindPaper, Path: "papers/2401.01234"}, env); err != nil || src.Info().Kind != grant.KindPaper {
 		t.Errorf("vault paper: %v, %v", src, err)
 	}
-	if src, err := r.Open(ctx, grant.Ref{Kind: "x", Path: "x/a"}, env); err != nil || src.Info().Ref != "x/a" {
+	if src, err := r.Open(ctx, grant.Ref{Kind: "x", Path: "x/a"}, env); err != nil || src.Info().Path != "x/a" {
 		t.Errorf("connector: %v, %v", src, err)
 	}
 	if _, err := r.Open(ctx, grant.Ref{Kind: "zotero", Path: "z"}, env); !errors.Is(err, sources.ErrUnknownKind) {
@@ -139,7 +139,7 @@ func TestZeroRegistry(t *testing.T) {
 		t.Fatalf("Resolve = %+v, %v, %v", got, ok, err)
 	}
 	src, err := reg.Open(ctx, got.Ref, nil)
-	if err != nil || src.Info().Ref != "x/a" {
+	if err != nil || src.Info().Path != "x/a" {
 		t.Fatalf("Open = %v, %v", src, err)
 	}
 }

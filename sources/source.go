@@ -63,7 +63,7 @@ var (
 
 // Info identifies a source.
 type Info struct {
-	Ref   string // vault-relative path (or a connector's own id); unique in a grant
+	Path  string // vault-relative path (or a connector's own id); unique in a grant
 	Kind  grant.Kind
 	Title string
 }
@@ -83,11 +83,11 @@ type Source interface {
 	// file source); otherwise path is a vault-relative path inside the
 	// source (a file in a directory, a paper's NOTES.md).
 	//
-	// A path outside the source (not Info().Ref and not below it) is an
+	// A path outside the source (not Info().Path and not below it) is an
 	// error wrapping ErrOutside. A path below Ref that names no document
 	// of the source wraps ErrNotFound — also for a source of one document:
 	// "note.md/x" under a note source is not found, not outside. Only a
-	// Vault file source (grant.KindFile, whose Ref is a file, which has
+	// Vault file source (grant.KindFile, whose Path is a file, which has
 	// nothing below it) may answer ErrOutside there; package sourcetest
 	// checks both.
 	Read(ctx context.Context, path string) (*Document, error)

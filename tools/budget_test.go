@@ -142,8 +142,8 @@ func TestRecoverAtToolBoundary(t *testing.T) {
 		Logger: newTestLogger(&mu, &logged),
 		Sources: func(context.Context, *grant.Grant, tools.OpenFunc) ([]sources.Source, error) {
 			return []sources.Source{
-				panicky{sources.Info{Ref: "notes", Kind: grant.KindDirectory}},
-				sourcetest.NewMemory(sources.Info{Ref: "reading-list", Kind: grant.KindFile},
+				panicky{sources.Info{Path: "notes", Kind: grant.KindDirectory}},
+				sourcetest.NewMemory(sources.Info{Path: "reading-list", Kind: grant.KindFile},
 					sourcetest.TextDocument("reading-list", "Sparse attention reading list.\n")),
 			}, nil
 		},

@@ -26,7 +26,7 @@ func (chunks) Ref(_ context.Context, name string, _ *sources.Env) (*sources.Name
 }
 
 func (chunks) Open(_ context.Context, ref grant.Ref, env *sources.Env) (sources.Source, error) {
-	return chunkSource{info: sources.Info{Ref: ref.Path, Kind: ref.Kind, Title: ref.Title}, lib: env.Vault}, nil
+	return chunkSource{info: sources.Info{Path: ref.Path, Kind: ref.Kind, Title: ref.Title}, lib: env.Vault}, nil
 }
 
 type chunkSource struct {
@@ -40,7 +40,7 @@ const chunkBytes = 1200
 func (s chunkSource) Info() sources.Info { return s.info }
 
 func (s chunkSource) Read(ctx context.Context, _ string) (*sources.Document, error) {
-	return s.lib.Document(ctx, s.info.Ref)
+	return s.lib.Document(ctx, s.info.Path)
 }
 
 // Search returns the chunks holding the query's first word, each located on

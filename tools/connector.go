@@ -66,7 +66,7 @@ func (t *Toolset) sourceErr(conn bool, ref string, err error) error {
 // connector reports whether src comes from a connector: it is a granted
 // connector source or one inside it (an item a Container gave).
 func (t *Toolset) connector(src sources.Source) bool {
-	ref := src.Info().Ref
+	ref := src.Info().Path
 	for r := range t.conn {
 		if connectorPath(r, ref) {
 			return true
@@ -77,13 +77,13 @@ func (t *Toolset) connector(src sources.Source) bool {
 
 // mapErr is the package's mapErr for an error of the source being read.
 func (r *reader) mapErr(err error, p string) error {
-	return mapErr(r.t.sourceErr(r.tg.conn, r.tg.src.Info().Ref, err), p)
+	return mapErr(r.t.sourceErr(r.tg.conn, r.tg.src.Info().Path, err), p)
 }
 
 // checkDocument refuses a connector's document whose path is not in the
 // source read: its citation would name what the grant does not cover.
 func (r *reader) checkDocument(doc *sources.Document) error {
-	ref := r.tg.src.Info().Ref
+	ref := r.tg.src.Info().Path
 	switch {
 	case doc == nil:
 		return fmt.Errorf("%w: %s returned no document", ErrSource, quoteArg(ref))
@@ -145,7 +145,7 @@ func (t *Toolset) openSources(ctx context.Context, g *grant.Grant, reg *sources.
 		src, err := reg.Open(ctx, ref, env)
 		if err == nil && reg.IsTrusted(ref.Kind) {
 			mu.Lock()
-			fromVault[src.Info().Ref] = true
+			fromVault[src.Info().Path] = true
 			mu.Unlock()
 		}
 		return src, err
@@ -160,8 +160,8 @@ func (t *Toolset) openSources(ctx context.Context, g *grant.Grant, reg *sources.
 		mu.Lock()
 		defer mu.Unlock()
 		for _, s := range srcs {
-			if !fromVault[s.Info().Ref] {
-				t.conn[s.Info().Ref] = true
+			if !fromVault[s.Info().Path] {
+				t.conn[s.Info().Path] = true
 			}
 		}
 		return srcs, nil
@@ -183,15 +183,15 @@ func (t *Toolset) openSources(ctx context.Context, g *grant.Grant, reg *sources.
 			out = append(out, src)
 			continue
 		}
-		if err == nil && (src.Info().Ref != ref.Path || src.Info().Kind != ref.Kind) {
-			err = fmt.Errorf("the connector opened %s %q for %s %q", src.Info().Kind, src.Info().Ref, ref.Kind, ref.Path)
+		if err == nil && (src.Info().Path != ref.Path || src.Info().Kind != ref.Kind) {
+			err = fmt.Errorf("the connector opened %s %q for %s %q", src.Info().Kind, src.Info().Path, ref.Kind, ref.Path)
 			if c, ok := src.(io.Closer); ok {
 				c.Close()
 			}
 		}
 		if err != nil {
 			t.log.Warn("granted connector source cannot be opened", "kind", ref.Kind, "path", ref.Path, "err", err)
-			src = unavailable{sources.Info{Ref: ref.Path, Kind: ref.Kind, Title: textnorm.Line(ref.Title)}}
+			src = unavailable{sources.Info{Path: ref.Path, Kind: ref.Kind, Title: textnorm.Line(ref.Title)}}
 		}
 		t.conn[ref.Path] = true
 		out = append(out, src)
@@ -227,11 +227,11 @@ type unavailable struct{ info sources.Info }
 func (u unavailable) Info() sources.Info { return u.info }
 
 func (u unavailable) Search(context.Context, sources.Query) (*sources.Results, error) {
-	return nil, fmt.Errorf("%w: %s could not be opened (the failure was logged)", ErrSource, quoteArg(u.info.Ref))
+	return nil, fmt.Errorf("%w: %s could not be opened (the failure was logged)", ErrSource, quoteArg(u.info.Path))
 }
 
 func (u unavailable) Read(context.Context, string) (*sources.Document, error) {
-	return nil, fmt.Errorf("%w: %s could not be opened (the failure was logged)", ErrSource, quoteArg(u.info.Ref))
+	return nil, fmt.Errorf("%w: %s could not be opened (the failure was logged)", ErrSource, quoteArg(u.info.Path))
 }
 
 // connectorPath reports whether p lies in the connector source ref: its

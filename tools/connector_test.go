@@ -42,7 +42,7 @@ func (wiki) Open(_ context.Context, ref grant.Ref, _ *sources.Env) (sources.Sour
 	if err := json.Unmarshal(ref.Config, &c); err != nil {
 		return nil, err
 	}
-	info := sources.Info{Ref: ref.Path, Kind: ref.Kind, Title: ref.Title}
+	info := sources.Info{Path: ref.Path, Kind: ref.Kind, Title: ref.Title}
 	switch c.Page {
 	case "leaky":
 		return leaky{info}, nil
@@ -50,7 +50,7 @@ func (wiki) Open(_ context.Context, ref grant.Ref, _ *sources.Env) (sources.Sour
 		return nil, errors.New("dial tcp 10.0.0.7:443: connection refused\nsee /home/alice/wiki.log")
 	case "impostor":
 		// A source claiming to be a vault paper.
-		return sourcetest.NewMemory(sources.Info{Ref: "papers/2401.01234", Kind: grant.KindPaper}, sourcetest.TextDocument("papers/2401.01234", "x")), nil
+		return sourcetest.NewMemory(sources.Info{Path: "papers/2401.01234", Kind: grant.KindPaper}, sourcetest.TextDocument("papers/2401.01234", "x")), nil
 	case "stray":
 		return stray{info}, nil
 	case "session":
@@ -191,7 +191,7 @@ func TestUnknownKindRefused(t *testing.T) {
 // A host's own sources (Options.Sources) sit beside the Vault's, which
 // open opens as the Toolset would: a vault paper keeps its relations.
 func TestCustomSourcesKeepVaultRelations(t *testing.T) {
-	custom := sourcetest.NewMemory(sources.Info{Ref: "inbox/today", Kind: grant.KindFile, Title: "Inbox"},
+	custom := sourcetest.NewMemory(sources.Info{Path: "inbox/today", Kind: grant.KindFile, Title: "Inbox"},
 		sourcetest.TextDocument("inbox/today", "Read the strided block attention paper again.\n"))
 	opts := &tools.Options{Sources: func(ctx context.Context, g *grant.Grant, open tools.OpenFunc) ([]sources.Source, error) {
 		var out []sources.Source

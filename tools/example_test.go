@@ -25,7 +25,7 @@ func Example_customSource() {
 	os.MkdirAll(vault, 0o755)
 
 	mem := sourcetest.NewMemory(
-		sources.Info{Ref: "zotero/ABCD1234", Kind: grant.KindFile, Title: "Reading notes"},
+		sources.Info{Path: "zotero/ABCD1234", Kind: grant.KindFile, Title: "Reading notes"},
 		sourcetest.TextDocument("zotero/ABCD1234", "# Reading notes\n\nSparse attention keeps a local window per token.\n"),
 	)
 	// The grant names the source like any other.

@@ -189,7 +189,7 @@ func TestNamedSourceScoresAsGrant(t *testing.T) {
 		// (served through their own sources).
 		refs := []string{"papers/vision/patch-tokens", "papers/vision/resnet-like"}
 		for _, src := range f.ts.Sources() {
-			refs = append(refs, src.Info().Ref)
+			refs = append(refs, src.Info().Path)
 		}
 		for _, ref := range refs {
 			one, err := f.ts.Search(ctx, tools.SearchInput{Query: q, Source: ref, Limit: 50})
@@ -198,7 +198,7 @@ func TestNamedSourceScoresAsGrant(t *testing.T) {
 			}
 			own := map[at]float64{}
 			for _, src := range f.ts.Sources() {
-				if src.Info().Ref != ref {
+				if src.Info().Path != ref {
 					continue
 				}
 				alone, err := src.Search(ctx, sources.Query{Text: q, Limit: 50})

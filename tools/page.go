@@ -47,7 +47,7 @@ func (r *reader) page(doc *sources.Document, n int, out *ReadOutput) error {
 			return fmt.Errorf("%w: no text layer on page %d of %s (an image-only scan)", ErrNotFound, n, quoteArg(doc.Path))
 		}
 		if p.Err != nil {
-			return fmt.Errorf("page %d of %s could not be extracted: %v", n, quoteArg(doc.Path), r.t.sourceErr(r.tg.conn, r.tg.src.Info().Ref, p.Err))
+			return fmt.Errorf("page %d of %s could not be extracted: %v", n, quoteArg(doc.Path), r.t.sourceErr(r.tg.conn, r.tg.src.Info().Path, p.Err))
 		}
 		out.Page, out.PageLabel = n, p.Label
 		out.CitationURI = cite.Page(doc.Path, n)

@@ -307,7 +307,7 @@ func (r *reader) path() string {
 	if r.tg.path != "" {
 		return r.tg.path
 	}
-	return r.tg.src.Info().Ref
+	return r.tg.src.Info().Path
 }
 
 // mapErr turns a source error into a one-line, path-safe tool error.

@@ -60,11 +60,11 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 	rel, ok := tg.src.(sources.Relater)
 	switch {
 	case !ok && info.Kind != grant.KindPaper:
-		return nil, fmt.Errorf("%w: %s is a %s, not a paper", ErrInvalidArgument, quoteArg(info.Ref), info.Kind)
+		return nil, fmt.Errorf("%w: %s is a %s, not a paper", ErrInvalidArgument, quoteArg(info.Path), info.Kind)
 	case !ok:
 		return nil, fmt.Errorf("%w: relations are not available for this source", ErrInvalidArgument)
 	}
-	if c != nil && c.Target != info.Ref {
+	if c != nil && c.Target != info.Path {
 		return nil, fmt.Errorf("%w: the cursor belongs to paper %s", ErrInvalidArgument, quoteArg(c.Target))
 	}
 	limit := defaultRelationLimit
@@ -73,17 +73,17 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 	}
 	rels, err := rel.Relations(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("relations of %s cannot be read: %w", quoteArg(info.Ref), t.sourceErr(tg.conn, info.Ref, err))
+		return nil, fmt.Errorf("relations of %s cannot be read: %w", quoteArg(info.Path), t.sourceErr(tg.conn, info.Path, err))
 	}
 	// A paper is named by its folder or its PDF, nothing else inside it.
 	if tg.path != "" && tg.path != rels.Main {
 		return nil, fmt.Errorf("%w: %s is not a paper; name the paper folder or its PDF", ErrInvalidArgument, quoteArg(tg.path))
 	}
-	pg := &relPage{paper: info.Ref, kind: kind, library: in.Library, fingerprint: t.fingerprint}
+	pg := &relPage{paper: info.Path, kind: kind, library: in.Library, fingerprint: t.fingerprint}
 	if c != nil {
 		copy(pg.start[:], c.Offsets)
 	}
-	out = &RelationsOutput{Paper: info.Ref, Kind: kind, References: []RelationCard{}, CitedBy: []RelationCard{}, Related: []RelationCard{},
+	out = &RelationsOutput{Paper: info.Path, Kind: kind, References: []RelationCard{}, CitedBy: []RelationCard{}, Related: []RelationCard{},
 		Problems: problemLines(tg.conn, rels.Problems), Skipped: rels.Skipped, page: pg}
 	var uris []string
 	var same [][]string

@@ -95,7 +95,7 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 		}
 		ex, _ = textnorm.Truncate(strings.TrimSpace(ex), b.CardChars)
 		c := Card{
-			Source:      h.src.Ref,
+			Source:      h.src.Path,
 			Kind:        h.src.Kind,
 			Path:        h.hit.Path,
 			Title:       h.hit.Title,
@@ -197,12 +197,12 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 				// A goroutine's panic would end the process: the
 				// call's own recover cannot see it.
 				if v := recover(); v != nil {
-					t.log.Error("source search failed with a panic", "source", s.Info().Ref, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-					results[i] = result{nil, fmt.Errorf("%w: searching %s", ErrInternal, quoteArg(s.Info().Ref))}
+					t.log.Error("source search failed with a panic", "source", s.Info().Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+					results[i] = result{nil, fmt.Errorf("%w: searching %s", ErrInternal, quoteArg(s.Info().Path))}
 				}
 			}()
 			r, err := s.Search(ctx, q)
-			results[i] = result{r, t.sourceErr(conn[i], s.Info().Ref, err)}
+			results[i] = result{r, t.sourceErr(conn[i], s.Info().Path, err)}
 		}()
 	}
 	wg.Wait()
@@ -217,7 +217,7 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 			if firstErr == nil {
 				firstErr = r.err
 			}
-			f.skipped = append(f.skipped, Skipped{Path: info.Ref, Reason: skipLine(strings.TrimPrefix(r.err.Error(), info.Ref+": "))})
+			f.skipped = append(f.skipped, Skipped{Path: info.Path, Reason: skipLine(strings.TrimPrefix(r.err.Error(), info.Path+": "))})
 			continue
 		}
 		if r.res == nil {
@@ -229,7 +229,7 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 			f.indexing = Indexing{Done: ix.Done, Total: ix.Total}
 		}
 		for _, s := range r.res.Skipped {
-			if conn[i] && !connectorPath(info.Ref, s.Path) {
+			if conn[i] && !connectorPath(info.Path, s.Path) {
 				continue // a path the grant does not cover is not named
 			}
 			if conn[i] {
@@ -238,9 +238,9 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 			f.skipped = append(f.skipped, Skipped{Path: s.Path, Reason: skipLine(s.Reason)})
 		}
 		for _, h := range r.res.Hits {
-			if conn[i] && !connectorPath(info.Ref, h.Path) {
+			if conn[i] && !connectorPath(info.Path, h.Path) {
 				// A citation must name what the grant covers.
-				t.log.Warn("connector hit outside its source left out", "source", info.Ref, "path", h.Path)
+				t.log.Warn("connector hit outside its source left out", "source", info.Path, "path", h.Path)
 				continue
 			}
 			f.hits = append(f.hits, rankedHit{src: info, hit: h})

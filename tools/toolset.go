@@ -327,7 +327,7 @@ func (t *Toolset) owner(p string) (sources.Source, string) {
 	var best sources.Source
 	inner := ""
 	for _, s := range t.sources {
-		ref := s.Info().Ref
+		ref := s.Info().Path
 		switch {
 		case ref == p:
 			return s, ""
@@ -335,7 +335,7 @@ func (t *Toolset) owner(p string) (sources.Source, string) {
 			if s.Info().Kind == grant.KindFile {
 				continue
 			}
-			if best == nil || len(ref) > len(best.Info().Ref) {
+			if best == nil || len(ref) > len(best.Info().Path) {
 				best, inner = s, p
 			}
 		}

@@ -32,9 +32,9 @@ func (m *Memory) Info() sources.Info { return m.info }
 
 // Read implements sources.Source.
 func (m *Memory) Read(ctx context.Context, p string) (*sources.Document, error) {
-	if p == "" || p == m.info.Ref {
+	if p == "" || p == m.info.Path {
 		if len(m.docs) == 0 {
-			return nil, fmt.Errorf("%w: %s has no documents", sources.ErrNotFound, m.info.Ref)
+			return nil, fmt.Errorf("%w: %s has no documents", sources.ErrNotFound, m.info.Path)
 		}
 		return m.docs[0], nil
 	}
@@ -43,7 +43,7 @@ func (m *Memory) Read(ctx context.Context, p string) (*sources.Document, error) 
 			return d, nil
 		}
 	}
-	return nil, outsideErr(p, m.info.Ref)
+	return nil, outsideErr(p, m.info.Path)
 }
 
 // Search implements sources.Source.

@@ -68,19 +68,19 @@ type checker struct {
 }
 
 func (c *checker) fail(format string, a ...any) {
-	c.errs = append(c.errs, fmt.Errorf("%s: "+format, append([]any{c.src.Info().Ref}, a...)...))
+	c.errs = append(c.errs, fmt.Errorf("%s: "+format, append([]any{c.src.Info().Path}, a...)...))
 }
 
 func (c *checker) info() {
 	in := c.src.Info()
-	if in.Ref == "" {
-		c.fail("Info().Ref is empty")
+	if in.Path == "" {
+		c.fail("Info().Path is empty")
 	}
 	if in.Kind == "" {
 		c.fail("Info().Kind is empty")
 	}
 	c.title("Info().Title", in.Title)
-	c.name("Info().Ref", in.Ref)
+	c.name("Info().Path", in.Path)
 }
 
 // title checks that a title, a heading or a label is one line of data, as
@@ -274,7 +274,7 @@ func (c *checker) document(asked string, doc *sources.Document) {
 	if doc.Path == "" {
 		c.fail("Read(%q) returned a Document without a Path", asked)
 	}
-	if asked != "" && asked != c.src.Info().Ref && doc.Path != asked {
+	if asked != "" && asked != c.src.Info().Path && doc.Path != asked {
 		c.fail("Read(%q) returned the Document of %q", asked, doc.Path)
 	}
 	if len(doc.Parts) == 0 {
@@ -338,7 +338,7 @@ func (c *checker) noEcho(p string, err error) {
 // other path).
 func (c *checker) missing() {
 	in := c.src.Info()
-	p := strings.TrimSuffix(in.Ref, "/") + "/zz-sourcetest-missing.txt"
+	p := strings.TrimSuffix(in.Path, "/") + "/zz-sourcetest-missing.txt"
 	_, err := c.src.Read(c.ctx, p)
 	_, lister := c.src.(sources.Lister)
 	single := !lister && in.Kind == grant.KindFile
@@ -451,7 +451,7 @@ func (c *checker) list() {
 		c.fail("List: %v", err)
 		return
 	}
-	ref := c.src.Info().Ref
+	ref := c.src.Info().Path
 	seenFile := false
 	for _, e := range entries {
 		c.name("List entry", e.Name)

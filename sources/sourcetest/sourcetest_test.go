@@ -17,7 +17,7 @@ const probe = "dense attention"
 // good is a source that passes every check: the base the broken sources
 // below each bend in one way.
 func good() *sourcetest.Memory {
-	return sourcetest.NewMemory(sources.Info{Ref: "mem/a.md", Kind: grant.KindFile, Title: "a"},
+	return sourcetest.NewMemory(sources.Info{Path: "mem/a.md", Kind: grant.KindFile, Title: "a"},
 		sourcetest.TextDocument("mem/a.md", "# Alpha\n\nSparse attention keeps a window of neighbours around every token.\n\n## Beta\n\nDense attention does not, and pays for every pair of tokens.\n"))
 }
 

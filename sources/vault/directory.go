@@ -73,7 +73,7 @@ func (l *Library) newDirectory(ref string) (*Directory, error) {
 
 // Info implements sources.Source.
 func (d *Directory) Info() sources.Info {
-	return sources.Info{Ref: d.ref, Kind: grant.KindDirectory, Title: path.Base(d.ref)}
+	return sources.Info{Path: d.ref, Kind: grant.KindDirectory, Title: path.Base(d.ref)}
 }
 
 // inside returns p relative to the directory, or a sources.ErrOutside error.

@@ -31,7 +31,7 @@ func (l *Library) Document(ctx context.Context, p string) (doc *sources.Document
 		return nil, fmt.Errorf("%s: %w", it.Path, sources.ErrIsDirectory)
 	}
 	if it.Paper != nil {
-		src, err := l.paperSource(ctx, it.Paper.Ref)
+		src, err := l.paperSource(ctx, it.Paper.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -97,11 +97,11 @@ func (l *Library) SearchDocuments(ctx context.Context, ps []string, q sources.Qu
 		var item libindex.Item
 		switch {
 		case it.Paper != nil && it.Paper.PDF == it.Path:
-			src, err := l.paperSource(ctx, it.Paper.Ref)
+			src, err := l.paperSource(ctx, it.Paper.Path)
 			if err != nil {
 				return nil, ctxErr(ctx, err)
 			}
-			item = libindex.Item{Key: paperItem + it.Paper.Ref, Stamp: src.stamp()}
+			item = libindex.Item{Key: paperItem + it.Paper.Path, Stamp: src.stamp()}
 		case isPDF(it.Path):
 			item = libindex.Item{Key: pdfItem + it.Path, Stamp: pdfStamp(st)}
 		default:

@@ -26,7 +26,7 @@ func (l *Library) newFile(ref string) *File {
 
 // Info implements sources.Source.
 func (f *File) Info() sources.Info {
-	return sources.Info{Ref: f.ref, Kind: grant.KindFile, Title: path.Base(f.ref)}
+	return sources.Info{Path: f.ref, Kind: grant.KindFile, Title: path.Base(f.ref)}
 }
 
 // Read implements sources.Source: "" or the file's own path give its text.

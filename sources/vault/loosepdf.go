@@ -52,7 +52,7 @@ func isPDF(p string) bool { return strings.EqualFold(path.Ext(p), ".pdf") }
 // Info implements sources.Source. The title is the file's name: Info does not
 // parse the PDF (Describe and Read give the document's own title).
 func (s *PDF) Info() sources.Info {
-	return sources.Info{Ref: s.ref, Kind: grant.KindFile, Title: textnorm.Line(path.Base(s.ref))}
+	return sources.Info{Path: s.ref, Kind: grant.KindFile, Title: textnorm.Line(path.Base(s.ref))}
 }
 
 // Read implements sources.Source: "" or the PDF's own path give its pages.

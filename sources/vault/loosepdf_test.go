@@ -95,7 +95,7 @@ func TestLoosePDFRead(t *testing.T) {
 	if _, ok := src.(*vault.PDF); !ok {
 		t.Fatalf("a PDF opened as a file is a %T, want *vault.PDF", src)
 	}
-	if got, want := src.Info(), (sources.Info{Ref: "downloads/sba.pdf", Kind: grant.KindFile, Title: "sba.pdf"}); got != want {
+	if got, want := src.Info(), (sources.Info{Path: "downloads/sba.pdf", Kind: grant.KindFile, Title: "sba.pdf"}); got != want {
 		t.Errorf("Info = %+v, want %+v", got, want)
 	}
 	doc, err := src.Read(ctx, "")

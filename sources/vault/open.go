@@ -42,7 +42,7 @@ type Item struct {
 
 // PaperInfo names a paper unit of the Vault.
 type PaperInfo struct {
-	Ref string // its folder, vault-relative
+	Path string // its folder, vault-relative
 	// Title is the paper's title: metadata.json's, else PAPER.md's first
 	// heading, else its folder's name. Stat does not read the PDF for it;
 	// the paper's source (Library.Open) titles it as its PDF does.
@@ -71,7 +71,7 @@ func (l *Library) Stat(ctx context.Context, p string) (*Item, error) {
 		return nil, statErr(ctx, fmt.Errorf("reading the vault catalogue: %w", err))
 	}
 	if u := cat.PaperOf(clean); u != nil {
-		it.Paper = &PaperInfo{Ref: u.Ref, Title: u.Title(), PDF: u.PDF}
+		it.Paper = &PaperInfo{Path: u.Ref, Title: u.Title(), PDF: u.PDF}
 		if it.Paper.Title == "" {
 			it.Paper.Title = textnorm.Line(path.Base(u.Ref))
 		}

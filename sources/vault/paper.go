@@ -71,7 +71,7 @@ func (s *Paper) pdfDocument(ctx context.Context) (*pdf.Document, error) {
 // else the largest text on the PDF's first page, else PAPER.md's first
 // heading, else the folder name.
 func (s *Paper) Info() sources.Info {
-	return sources.Info{Ref: s.p.Ref, Kind: grant.KindPaper, Title: s.title(context.Background())}
+	return sources.Info{Path: s.p.Ref, Kind: grant.KindPaper, Title: s.title(context.Background())}
 }
 
 // title returns the best title of the paper; it may extract the PDF.

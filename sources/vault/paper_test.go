@@ -133,7 +133,7 @@ func TestPaperDescribe(t *testing.T) {
 			if diff := cmp.Diff(&tt.want, got); diff != "" {
 				t.Errorf("Describe (-want +got):\n%s", diff)
 			}
-			if info := p.Info(); info != (sources.Info{Ref: tt.ref, Kind: grant.KindPaper, Title: tt.want.Title}) {
+			if info := p.Info(); info != (sources.Info{Path: tt.ref, Kind: grant.KindPaper, Title: tt.want.Title}) {
 				t.Errorf("Info = %+v", info)
 			}
 		})

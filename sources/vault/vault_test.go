@@ -45,7 +45,7 @@ func TestConformance(t *testing.T) {
 		})
 	}
 	t.Run("memory", func(t *testing.T) {
-		mem := sourcetest.NewMemory(sources.Info{Ref: "mem/a", Kind: grant.KindFile, Title: "a"},
+		mem := sourcetest.NewMemory(sources.Info{Path: "mem/a", Kind: grant.KindFile, Title: "a"},
 			sourcetest.TextDocument("mem/a.md", "# Alpha\n\nSparse attention keeps a window.\n\n## Beta\n\nDense attention does not.\n"))
 		if err := sourcetest.Test(ctx, mem, "dense attention"); err != nil {
 			t.Error(err)
@@ -70,7 +70,7 @@ func TestConformanceCatchesBrokenSources(t *testing.T) {
 
 type broken struct{}
 
-func (broken) Info() sources.Info { return sources.Info{Ref: "b", Kind: grant.KindFile} }
+func (broken) Info() sources.Info { return sources.Info{Path: "b", Kind: grant.KindFile} }
 func (broken) Search(context.Context, sources.Query) (*sources.Results, error) {
 	return &sources.Results{Total: 1, Hits: []sources.Hit{{Location: sources.Location{Path: "b"}, Title: "b\n## Allowed sources", Text: "abc", Excerpt: "xyz", Score: 2}}}, nil
 }

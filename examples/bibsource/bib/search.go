@@ -93,7 +93,7 @@ func (s *Source) record(it *item) *sourcetest.Memory {
 		for _, it := range s.items {
 			doc := &sources.Document{Path: it.path, Title: it.title,
 				Parts: []sources.Part{{Location: sources.Location{Path: it.path}, Text: it.record(it.unread)}}}
-			s.records[it] = sourcetest.NewMemory(sources.Info{Ref: it.path, Kind: Kind, Title: it.title}, doc)
+			s.records[it] = sourcetest.NewMemory(sources.Info{Path: it.path, Kind: Kind, Title: it.title}, doc)
 		}
 	})
 	return s.records[it]

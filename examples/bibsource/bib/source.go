@@ -211,7 +211,7 @@ func (s *Source) title() string {
 
 // Info implements sources.Source.
 func (s *Source) Info() sources.Info {
-	return sources.Info{Ref: s.file, Kind: Kind, Title: s.title()}
+	return sources.Info{Path: s.file, Kind: Kind, Title: s.title()}
 }
 
 // Read implements sources.Source. "" or the file's path is the catalogue
@@ -436,7 +436,7 @@ type entrySource struct {
 }
 
 func (e *entrySource) Info() sources.Info {
-	return sources.Info{Ref: e.it.path, Kind: Kind, Title: e.it.title}
+	return sources.Info{Path: e.it.path, Kind: Kind, Title: e.it.title}
 }
 
 func (e *entrySource) Read(ctx context.Context, p string) (*sources.Document, error) {

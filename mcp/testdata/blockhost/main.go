@@ -21,7 +21,7 @@ func main() {
 		Sources: func(_ context.Context, g *grant.Grant, _ tools.OpenFunc) ([]sources.Source, error) {
 			var out []sources.Source
 			for _, s := range g.Sources {
-				out = append(out, stuck{sources.Info{Ref: s.Path, Kind: grant.Kind(s.Kind)}})
+				out = append(out, stuck{sources.Info{Path: s.Path, Kind: grant.Kind(s.Kind)}})
 			}
 			return out, nil
 		},
