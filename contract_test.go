@@ -215,8 +215,8 @@ func TestContractExamples(t *testing.T) {
 		if got := g.Scope.Fingerprint(); got != g.Fingerprint {
 			t.Errorf("grant example's fingerprint is %s; its scope's is %s", g.Fingerprint, got)
 		}
-		if g.Version != grant.Version {
-			t.Errorf("grant example's version is %d, want %d", g.Version, grant.Version)
+		if g.Version != grant.FormatVersion {
+			t.Errorf("grant example's version is %d, want %d", g.Version, grant.FormatVersion)
 		}
 	}
 	for _, ex := range doc.examples["usage"] {

@@ -64,7 +64,7 @@ func (p *Plan) Grant() *grant.Grant {
 	sc.Sources = append([]grant.Ref{}, p.Sources...)
 	sc.Tools = append([]string{}, p.Tools...)
 	return &grant.Grant{
-		Version:     grant.Version,
+		Version:     grant.FormatVersion,
 		Vault:       p.Vault,
 		RuntimeID:   p.RuntimeID,
 		TurnID:      p.TurnID,

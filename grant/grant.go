@@ -15,8 +15,9 @@ import (
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
-// Version is the version of the grant file format.
-const Version = 1
+// FormatVersion is the version of the grant file format (the grant's
+// "version" field), not of the SDK, which is mcp.Version.
+const FormatVersion = 1
 
 // File and UsageFile are the names of the two files in a runtime's
 // folder under .agentero/context-sessions/.
@@ -188,8 +189,8 @@ func (g *Grant) validate() error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, a...)...)
 	}
 	switch {
-	case g.Version != Version:
-		return bad("version %d, want %d", g.Version, Version)
+	case g.Version != FormatVersion:
+		return bad("version %d, want %d", g.Version, FormatVersion)
 	case g.Vault == "" || !filepath.IsAbs(g.Vault):
 		return bad("vault must be an absolute path")
 	case g.TurnID == "":

@@ -1,9 +1,9 @@
 // Command bibsource is a host executable that links the BibTeX connector of
-// package bib and shows the whole path of a connector's source:
+// package bib and shows the whole path of a connector's source.
 //
 //	bibsource <vault> <mention> [query]
 //
-// resolves a turn whose only mention is <mention> (for example
+// It resolves a turn whose only mention is <mention> (for example
 // bib:library/refs.bib), prints the plan's prompt block and writes its
 // grant, then starts itself as the agentero-context MCP server for that
 // grant (as an agent would, with mcp.Command), searches the granted

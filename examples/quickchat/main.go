@@ -1,6 +1,8 @@
 // Command quickchat is a host-shaped demo of researchctx: it does what a
 // reader app does for one chat turn, on the embedded sample vault or a vault
-// of your own, and it is a real host executable: started as
+// of your own.
+//
+// It is a real host executable: started as
 //
 //	quickchat --agentero-context-mcp <grant-path>
 //

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/researchctx/researchctx/internal/index/scifact"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/scifact"
 )
 
 // sciFactIndex builds the SciFact abstracts as text files would be indexed.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/researchctx/researchctx/internal/index/scifact"
+	"github.com/researchctx/researchctx/internal/testkit/scifact"
 )
 
 // TestSciFactQuality is the retrieval quality gate: on the SciFact

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/researchctx/researchctx/internal/index/scifact"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/scifact"
 )
 
 // TestTune sweeps each ranking constant around its default on the SciFact

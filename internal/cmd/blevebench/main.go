@@ -35,8 +35,8 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/researchctx/researchctx/internal/index"
-	"github.com/researchctx/researchctx/internal/index/scifact"
 	"github.com/researchctx/researchctx/internal/testkit/procstat"
+	"github.com/researchctx/researchctx/internal/testkit/scifact"
 )
 
 const k = 10

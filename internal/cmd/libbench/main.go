@@ -1,7 +1,8 @@
 //go:build linux
 
 // Command libbench measures the library index on a large library through
-// context_search (tools.Search over a grant of the whole papers folder):
+// context_search (tools.Search over a grant of the whole papers folder).
+// It reports:
 //
 //   - the cold build: the first search's answer (bounded by the index wait)
 //     and the time until the index is complete, against sequential

@@ -1,5 +1,6 @@
 // Command mcpbench measures the agentero-context server as a process, the
-// way an agent meets it, and prints Markdown for docs/benchmarks.md:
+// way an agent meets it, and prints Markdown for docs/benchmarks.md.
+// It measures:
 //
 //   - cold start: process start → initialize → first context_read result,
 //     median of -runs runs, side by side (interleaved, same client, same

@@ -26,8 +26,8 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/internal/index"
-	"github.com/researchctx/researchctx/internal/index/scifact"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/scifact"
 )
 
 func main() {

@@ -39,9 +39,9 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/agentero"
-	"github.com/researchctx/researchctx/internal/index/scifact"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/procstat"
+	"github.com/researchctx/researchctx/internal/testkit/scifact"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 )

@@ -12,7 +12,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/index/scifact"
+	"github.com/researchctx/researchctx/internal/testkit/scifact"
 	"github.com/researchctx/researchctx/tools"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/index/scifact"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/scifact"
 	"github.com/researchctx/researchctx/tools"
 	"github.com/researchctx/researchctx/usage"
 )

@@ -1,5 +1,6 @@
 // Command gen writes the generated tables of package pdf from published
-// Adobe data, so that nothing is read from system paths at run time:
+// Adobe data, so that nothing is read from system paths at run time.
+// It writes:
 //
 //   - zz_agl.go: the Adobe Glyph List (glyph name → Unicode), the glyph
 //     names of StandardEncoding and MacRomanEncoding, and the CFF standard
