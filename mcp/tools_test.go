@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -291,7 +292,7 @@ func TestRefusals(t *testing.T) {
 	}{
 		{"paper named by a relation card, not granted", grant.ToolRead, map[string]any{"target": "papers/vision/resnet-like"}, tools.ErrNotGranted},
 		{"hidden file in a granted directory", grant.ToolRead, map[string]any{"target": "notes/.secret", "mode": "full"}, nil},
-		{"missing file", grant.ToolRead, map[string]any{"target": "notes/nope.md"}, tools.ErrNotFound},
+		{"missing file", grant.ToolRead, map[string]any{"target": "notes/nope.md"}, sources.ErrNotFound},
 		{"unknown mode", grant.ToolRead, map[string]any{"target": "papers/2401.01234", "mode": "everything"}, tools.ErrInvalidArgument},
 		{"page out of range", grant.ToolRead, map[string]any{"target": "papers/2401.01234", "page": 99}, nil},
 		{"unknown region", grant.ToolRead, map[string]any{"target": "papers/2401.01234", "region": "figure-99"}, nil},

@@ -37,9 +37,8 @@ import (
 // vault-relative paths only.
 var (
 	// ErrNotFound: the document, page, section or region does not exist.
-	// It is the one "not found" of the SDK: tools.ErrNotFound is the same
-	// value, so that a caller of the tools branches on it without this
-	// package.
+	// It is the one "not found" of the SDK: the tools, the Vault and
+	// every connector wrap it.
 	ErrNotFound = errors.New("not found")
 	// ErrOutside: the path is not part of this source.
 	ErrOutside = errors.New("not part of this source")
@@ -149,9 +148,13 @@ type Skip struct {
 }
 
 // Indexing is the progress of the library index's build: items done and
-// queued.
+// queued. A search that answered while the index was still being built
+// says how far it was (Results.Indexing); context_search passes it on
+// as is (tools.SearchOutput.Indexing), left out when the index was
+// complete.
 type Indexing struct {
-	Done, Total int
+	Done  int `json:"done"`
+	Total int `json:"total"`
 }
 
 // Hit is one matching passage. Text is the whole unit that matched (a PDF

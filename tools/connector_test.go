@@ -147,7 +147,7 @@ func TestConnectorErrorsAreRedacted(t *testing.T) {
 	}
 	checkClean(t, "search error", err.Error())
 	_, err = ts.Read(ctx, tools.ReadInput{Target: "wiki/leaky", Mode: tools.ReadFull})
-	if !errors.Is(err, tools.ErrNotFound) || !strings.Contains(err.Error(), `"wiki/leaky"`) {
+	if !errors.Is(err, sources.ErrNotFound) || !strings.Contains(err.Error(), `"wiki/leaky"`) {
 		t.Errorf("read of the leaky source: %v, want ErrNotFound naming it", err)
 	}
 	checkClean(t, "read error", err.Error())

@@ -52,7 +52,7 @@ func (r *reader) excerpt(ctx context.Context, doc *sources.Document, quote strin
 		}
 	}
 	if hitDoc == nil {
-		return fmt.Errorf("%w: the quote is not in %s%s; try context_search", ErrNotFound, quoteArg(r.path()), nearPages(nearDoc, near))
+		return fmt.Errorf("%w: the quote is not in %s%s; try context_search", sources.ErrNotFound, quoteArg(r.path()), nearPages(nearDoc, near))
 	}
 	hitPart := hitDoc.Parts[hit.Part]
 	// A quote that runs across a page break is returned, and cited, on

@@ -13,6 +13,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -121,7 +122,7 @@ func TestExcerptApproximate(t *testing.T) {
 		// The first sentence of "Deep Residual Learning for Image Recognition".
 		_, err := ts.Read(context.Background(), tools.ReadInput{Target: "papers/1706.03762",
 			Quote: "Deeper neural networks are more difficult to train. We present a residual learning framework to ease the training of networks that are substantially deeper than those used previously."})
-		if !errors.Is(err, tools.ErrNotFound) {
+		if !errors.Is(err, sources.ErrNotFound) {
 			t.Fatalf("err = %v, want ErrNotFound", err)
 		}
 		if msg := err.Error(); !strings.Contains(msg, "the nearest are on page") || strings.Contains(msg, vault) {
@@ -146,7 +147,7 @@ func TestSectionByNumber(t *testing.T) {
 		}
 	}
 	for _, arg := range []string{"3.9", "§12", "attention visualizations"} {
-		if _, err := ts.Read(ctx, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ReadSection, Section: arg}); !errors.Is(err, tools.ErrNotFound) {
+		if _, err := ts.Read(ctx, tools.ReadInput{Target: "papers/1706.03762", Mode: tools.ReadSection, Section: arg}); !errors.Is(err, sources.ErrNotFound) {
 			t.Errorf("section %q: err = %v, want ErrNotFound", arg, err)
 		}
 	}

@@ -44,7 +44,7 @@ func (r *reader) page(doc *sources.Document, n int, out *ReadOutput) error {
 			continue
 		}
 		if p.NoTextLayer {
-			return fmt.Errorf("%w: no text layer on page %d of %s (an image-only scan)", ErrNotFound, n, quoteArg(doc.Path))
+			return fmt.Errorf("%w: no text layer on page %d of %s (an image-only scan)", sources.ErrNotFound, n, quoteArg(doc.Path))
 		}
 		if p.Err != nil {
 			return fmt.Errorf("page %d of %s could not be extracted: %v", n, quoteArg(doc.Path), r.t.sourceErr(r.tg.conn, r.tg.src.Info().Path, p.Err))
@@ -57,7 +57,7 @@ func (r *reader) page(doc *sources.Document, n int, out *ReadOutput) error {
 	if doc.Pages == 0 {
 		return fmt.Errorf("%w: %s has no pages; read it with mode full or section", ErrInvalidArgument, quoteArg(doc.Path))
 	}
-	return fmt.Errorf("%w: page %d of %s (it has %d pages)", ErrNotFound, n, quoteArg(doc.Path), doc.Pages)
+	return fmt.Errorf("%w: page %d of %s (it has %d pages)", sources.ErrNotFound, n, quoteArg(doc.Path), doc.Pages)
 }
 
 // cut puts the piece of text from the reader's offset into out, within the

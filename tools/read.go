@@ -314,7 +314,7 @@ func (r *reader) path() string {
 func mapErr(err error, p string) error {
 	switch {
 	case errors.Is(err, sources.ErrNotFound):
-		return fmt.Errorf("%w: %s", ErrNotFound, quoteArg(p))
+		return fmt.Errorf("%w: %s", sources.ErrNotFound, quoteArg(p))
 	case errors.Is(err, sources.ErrOutside):
 		return fmt.Errorf("%w: %s", ErrNotGranted, quoteArg(p))
 	case errors.Is(err, sources.ErrNotText):

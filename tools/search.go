@@ -167,7 +167,7 @@ type found struct {
 	hits     []rankedHit // by score, best first
 	more     bool        // a source matched more than it returned
 	partial  bool        // a source did not look at everything, or failed
-	indexing Indexing
+	indexing sources.Indexing
 	skipped  []Skipped // documents that could not be read, and failed sources, by path
 }
 
@@ -226,7 +226,7 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 		f.more = f.more || r.res.Total > len(r.res.Hits)
 		f.partial = f.partial || r.res.Truncated || r.res.Indexing != nil || len(r.res.Skipped) > 0
 		if ix := r.res.Indexing; ix != nil && ix.Total >= f.indexing.Total {
-			f.indexing = Indexing{Done: ix.Done, Total: ix.Total}
+			f.indexing = *ix
 		}
 		for _, s := range r.res.Skipped {
 			if conn[i] && !connectorPath(info.Path, s.Path) {

@@ -186,7 +186,7 @@ func (r *reader) section(doc *sources.Document, title string, out *ReadOutput) e
 	}
 	i, ok := findSection(doc, title)
 	if !ok {
-		return fmt.Errorf("%w: section %s in %s; the metadata mode lists its sections", ErrNotFound, quoteArg(title), quoteArg(doc.Path))
+		return fmt.Errorf("%w: section %s in %s; the metadata mode lists its sections", sources.ErrNotFound, quoteArg(title), quoteArg(doc.Path))
 	}
 	s := doc.Sections[i]
 	end := sources.Section{Part: len(doc.Parts), Offset: 0}

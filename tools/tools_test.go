@@ -13,6 +13,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/samplevault"
+	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 	"github.com/researchctx/researchctx/usage"
 )
@@ -349,19 +350,19 @@ func TestReadRefusals(t *testing.T) {
 		{"NUL", tools.ReadInput{Target: "notes/ideas.txt\x00"}, tools.ErrNotGranted},
 		{"private folder", tools.ReadInput{Target: ".agentero/citing-scan.json"}, tools.ErrNotGranted},
 		{"grant file", tools.ReadInput{Target: ".agentero/context-sessions/rt/grant.json"}, tools.ErrNotGranted},
-		{"hidden file in a granted directory", tools.ReadInput{Target: "notes/.secret", Mode: "full"}, tools.ErrNotFound},
+		{"hidden file in a granted directory", tools.ReadInput{Target: "notes/.secret", Mode: "full"}, sources.ErrNotFound},
 		{"symlink out of a granted directory", tools.ReadInput{Target: "notes/link.txt", Mode: "full"}, tools.ErrNotGranted},
 		{"binary file", tools.ReadInput{Target: "notes/archive/whiteboard.png", Mode: "full"}, tools.ErrInvalidArgument},
 		{"external link", tools.ReadInput{Target: "https://doi.org/10.5555/rtm.2024.0017"}, tools.ErrNotGranted},
 		{"page fragment with dot-dot", tools.ReadInput{Target: "papers/2401.01234/../2403.05678/2403.05678.pdf#page=1"}, tools.ErrNotGranted},
 		{"unknown mode", tools.ReadInput{Target: "notes", Mode: "everything"}, tools.ErrInvalidArgument},
 		{"excerpt without a quote", tools.ReadInput{Target: "papers/2401.01234", Mode: "excerpt"}, tools.ErrInvalidArgument},
-		{"quote not found", tools.ReadInput{Target: "papers/2401.01234", Quote: "this sentence is in no paper at all"}, tools.ErrNotFound},
-		{"page out of range", tools.ReadInput{Target: "papers/2401.01234", Page: 99}, tools.ErrNotFound},
-		{"unknown section", tools.ReadInput{Target: "papers/2401.01234", Section: "9 Appendix Z"}, tools.ErrNotFound},
-		{"unknown region", tools.ReadInput{Target: "papers/2401.01234", Region: "figure-99"}, tools.ErrNotFound},
+		{"quote not found", tools.ReadInput{Target: "papers/2401.01234", Quote: "this sentence is in no paper at all"}, sources.ErrNotFound},
+		{"page out of range", tools.ReadInput{Target: "papers/2401.01234", Page: 99}, sources.ErrNotFound},
+		{"unknown section", tools.ReadInput{Target: "papers/2401.01234", Section: "9 Appendix Z"}, sources.ErrNotFound},
+		{"unknown region", tools.ReadInput{Target: "papers/2401.01234", Region: "figure-99"}, sources.ErrNotFound},
 		{"directory read as text", tools.ReadInput{Target: "notes", Mode: "full"}, tools.ErrInvalidArgument},
-		{"missing file in a granted directory", tools.ReadInput{Target: "notes/nope.md"}, tools.ErrNotFound},
+		{"missing file in a granted directory", tools.ReadInput{Target: "notes/nope.md"}, sources.ErrNotFound},
 		{"empty target", tools.ReadInput{Target: ""}, tools.ErrInvalidArgument},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

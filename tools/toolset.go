@@ -19,14 +19,13 @@ import (
 	"github.com/researchctx/researchctx/usage"
 )
 
-// Errors a call can fail with. All but ErrGrantChanged are mistakes the model
-// can act on; ErrGrantChanged means the session must end (fail closed).
+// Errors a call can fail with, besides sources.ErrNotFound (no such
+// document, page or section). All but ErrGrantChanged are mistakes the
+// model can act on; ErrGrantChanged means the session must end (fail
+// closed).
 var (
 	ErrGrantChanged = errors.New("the grant changed; start a new session")
 	ErrNotGranted   = errors.New("not granted in this turn")
-	// ErrNotFound is sources.ErrNotFound: one sentinel for "no such
-	// document, page or section", whichever package says it.
-	ErrNotFound = sources.ErrNotFound
 	// ErrBudgetSpent is usage.ErrTurnSpent, which the usage log's
 	// reservation returns.
 	ErrBudgetSpent     = usage.ErrTurnSpent

@@ -1,6 +1,9 @@
 package tools
 
-import "github.com/researchctx/researchctx/grant"
+import (
+	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/sources"
+)
 
 // The input and output types below are the wire contract of the three tools:
 // package mcp derives the JSON schemas from them, so code and contract cannot
@@ -50,11 +53,11 @@ type BudgetReport struct {
 // being built (Indexing says how far), a document could not be read
 // (Skipped says which) or a source failed.
 type SearchOutput struct {
-	Cards     []Card    `json:"cards"`
-	Truncated bool      `json:"truncated"`
-	Partial   bool      `json:"partial"`
-	Indexing  Indexing  `json:"indexing,omitzero"`
-	Skipped   []Skipped `json:"skipped,omitempty"`
+	Cards     []Card           `json:"cards"`
+	Truncated bool             `json:"truncated"`
+	Partial   bool             `json:"partial"`
+	Indexing  sources.Indexing `json:"indexing,omitzero"`
+	Skipped   []Skipped        `json:"skipped,omitempty"`
 	// SkippedMore counts the documents that could not be read beyond the
 	// MaxSkipped that Skipped lists.
 	SkippedMore int          `json:"skippedMore,omitempty"`
@@ -78,14 +81,6 @@ type Skipped struct {
 // MaxSkipped is how many unreadable documents a search lists; the rest are
 // counted in SearchOutput.SkippedMore.
 const MaxSkipped = 5
-
-// Indexing says a search answered while the library index was still being
-// built, from the items done so far (Partial is set too). It is the zero
-// value, and left out, when the index was complete.
-type Indexing struct {
-	Done  int `json:"done"`
-	Total int `json:"total"`
-}
 
 // ReadMode is what context_read returns of its target (ReadInput.Mode,
 // ReadOutput.Mode).
