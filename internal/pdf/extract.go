@@ -339,6 +339,7 @@ type doc struct {
 	pageIndex   map[int]int             // page object number → physical page number
 	destNames   map[string]types.Object // the /Dests name tree, read on first use
 	glyphBuf    []glyph                 // glyph storage reused from page to page
+	markCount   int                     // marks kept so far (MaxDocumentMarks)
 }
 
 func (d *doc) resolve(o types.Object) types.Object {
@@ -774,7 +775,10 @@ func (d *doc) extractPage(pi *pageInfo, number int) (p Page) {
 		p.Err = pageErr(err, number)
 		return p
 	}
+	marks, at := d.pageMarks(pi, pageMatrix(pi.box, pi.rotate), w, h, in.glyphs)
 	p.Lines, p.Text = layoutPage(in.glyphs, w, h)
+	orderMarks(marks, at, p.Lines)
+	p.Marks = marks
 	if strings.TrimSpace(p.Text) == "" {
 		p.Lines, p.Text = nil, ""
 	}
