@@ -53,9 +53,9 @@ func (t *Toolset) Read(ctx context.Context, in ReadInput) (out *ReadOutput, err 
 
 func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutput, error) {
 	switch in.Mode {
-	case "", ModeMetadata, ModeExcerpt, ModeSection, ModePage, ModeRegion, ModeFull:
+	case "", ModeMetadata, ModeExcerpt, ModeSection, ModePage, ModeRegion, ModeFull, ModeMarks:
 	default:
-		return nil, fmt.Errorf("%w: mode %s is not one of metadata, excerpt, section, page, region, full", ErrInvalidArgument, quoteArg(in.Mode))
+		return nil, fmt.Errorf("%w: mode %s is not one of metadata, excerpt, section, page, region, full, marks", ErrInvalidArgument, quoteArg(in.Mode))
 	}
 	if in.Page < 0 {
 		return nil, fmt.Errorf("%w: page must be 1 or more", ErrInvalidArgument)
@@ -147,6 +147,7 @@ func (r *reader) fit(out *ReadOutput, tn *turn, settle func()) error {
 		switch {
 		case out.Text != "":
 			r.recut(out, max(0, runes(out.Text)-over))
+		case r.cutMarks(out, over):
 		case len(out.Entries) > 0:
 			out.Entries = dropTail(out.Entries, over, func(e EntryInfo) int { return runes(e.Name, e.Kind) })
 		case len(out.Sections) > 0:
@@ -209,6 +210,9 @@ type reader struct {
 	// cutText, else in out.Text. None means out.CitationURI, as the mode
 	// set it, is the only one.
 	spans []span
+
+	marksRead bool // a marks read: Marks cite, and page with a cursor
+	markTotal int  // the marks of the document, for the cursor
 }
 
 // span says which locator bytes [start, end) of a read's text came from.
@@ -234,6 +238,10 @@ func (r *reader) addSpan(text string, start, end int, uri string) {
 // order, when there are more than one. The text's range is measured after
 // any cut, so a locator whose text was cut away is not cited.
 func (r *reader) cite(out *ReadOutput) {
+	if r.marksRead {
+		r.citeMarks(out)
+		return
+	}
 	if len(r.spans) == 0 {
 		return
 	}
@@ -284,6 +292,9 @@ func (r *reader) do(ctx context.Context, mode string, in ReadInput, out *ReadOut
 	}
 	if mode == ModeRegion {
 		return r.region(ctx, in.Region, out)
+	}
+	if mode == ModeMarks {
+		return r.marks(ctx, out)
 	}
 	doc, err := src.Read(ctx, r.tg.path)
 	if err != nil {
@@ -354,6 +365,7 @@ func (r *reader) metadata(ctx context.Context, doc *sources.Document, out *ReadO
 		out.Sections = append(out.Sections, SectionInfo{Title: s.Title, Number: sectionNumber(doc, i), Level: s.Level, Page: s.Page})
 	}
 	out.CitationURI = cite.File(doc.Path)
+	r.countMarks(ctx, out)
 	return nil
 }
 
