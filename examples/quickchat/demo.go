@@ -416,7 +416,7 @@ func (r *demoRun) scripted(ctx context.Context) {
 // interactive reads commands from in until quit or end of input.
 func (r *demoRun) interactive(ctx context.Context, in io.Reader) error {
 	o := r.out
-	o.step("5", "Interactive: type a query to search; read <target-or-uri> [mode]; rel <paper>; sources; quit")
+	o.step("5", "Interactive: type a query to search; read <target-or-uri> [mode]; marks <paper>; rel <paper>; sources; quit")
 	lines := make(chan string)
 	errc := make(chan error, 1)
 	done := make(chan struct{})
@@ -446,7 +446,7 @@ func (r *demoRun) interactive(ctx context.Context, in io.Reader) error {
 		case "quit", "exit", "q":
 			return nil
 		case "help", "?":
-			o.line("   a query searches the granted sources; read <target-or-uri> [mode]; rel <paper>; sources; quit")
+			o.line("   a query searches the granted sources; read <target-or-uri> [mode]; marks <paper>; rel <paper>; sources; quit")
 		case "sources":
 			if err := r.listSources(false); err != nil {
 				return err
@@ -462,6 +462,12 @@ func (r *demoRun) interactive(ctx context.Context, in io.Reader) error {
 				args["mode"] = mode
 			}
 			r.call(ctx, grant.ToolRead, args, "")
+		case "marks":
+			if rest == "" {
+				o.line("   usage: marks <paper>   (the user's highlights and notes on a paper or PDF)")
+				continue
+			}
+			r.call(ctx, grant.ToolRead, map[string]any{"target": rest, "mode": tools.ModeMarks}, "")
 		case "rel":
 			if rest == "" {
 				o.line("   usage: rel <paper>")
@@ -475,7 +481,7 @@ func (r *demoRun) interactive(ctx context.Context, in io.Reader) error {
 }
 
 // readModes are the modes of context_read.
-var readModes = []string{tools.ModeMetadata, tools.ModeExcerpt, tools.ModeSection, tools.ModePage, tools.ModeRegion, tools.ModeFull}
+var readModes = []string{tools.ModeMetadata, tools.ModeExcerpt, tools.ModeSection, tools.ModePage, tools.ModeRegion, tools.ModeFull, tools.ModeMarks}
 
 // readArgs splits the interactive read command's argument into a target,
 // which may hold spaces (a file name), and a mode when the last word is one.
