@@ -60,7 +60,7 @@ type fixture struct {
 // counts are the figures of one split.
 type counts struct {
 	files, truths, found, returned, falseMarks, links int
-	queries, first3                                     int
+	queries, first3                                   int
 }
 
 func main() {
