@@ -11,6 +11,7 @@
 // apart.
 //
 // Usage (from the module root): go run ./internal/cmd/markeval [-dir corpus/pdfs] [-keep DIR]
+// (MARKEVAL_DEBUG=1 prints each mark missed and each false one)
 package main
 
 import (
@@ -329,6 +330,7 @@ func measure(fx *fixture, c *counts) {
 	c.returned += len(got)
 	matched := make([]bool, len(got))
 	for _, t := range fx.marks {
+		hit := false
 		for i, m := range got {
 			if matched[i] || pages[i] != t.page || m.Kind != t.kind || m.Comment != t.comment {
 				continue
@@ -338,11 +340,18 @@ func measure(fx *fixture, c *counts) {
 			}
 			matched[i] = true
 			c.found++
+			hit = true
 			break
+		}
+		if !hit && os.Getenv("MARKEVAL_DEBUG") != "" {
+			log.Printf("%s: missed %+v", fx.name, t)
 		}
 	}
 	for i, m := range got {
 		if !matched[i] {
+			if os.Getenv("MARKEVAL_DEBUG") != "" {
+				log.Printf("%s: false mark on page %d %+v", fx.name, pages[i], m)
+			}
 			c.falseMarks++
 			if m.Kind == "link" {
 				c.links++
