@@ -31,6 +31,10 @@ func TestPageMarks(t *testing.T) {
 		`<< /Type /Annot /Subtype /Text /Rect [500 600 520 620] /F 2 /Contents (hidden) >>`,
 		`<< /Type /Annot /Subtype /FreeText /Rect [72 100 300 130] /DA (/Helv 10 Tf) /Contents (typed on the page) >>`,
 		`<< /Type /Annot /Subtype /Stamp /Rect [400 100 500 150] /Name /Approved >>`,
+		`<< /Type /Annot /Subtype /Ink /Rect [400 200 500 250] /InkList [[400 200 450 240 500 210]] /Contents (circled) >>`,
+		`<< /Type /Annot /Subtype /Caret /Rect [140 690 146 700] /Contents (insert "the") >>`,
+		`<< /Type /Annot /Subtype /Widget /FT /Tx /Rect [72 300 200 320] /V (a field) >>`,
+		`<< /Type /Annot /Subtype /Popup /Rect [300 600 400 700] /Contents (an orphan popup) >>`,
 	}
 	data := simpleDoc([]page{{content: marksContent, annots: strings.Join(annots, " ")}}, "", "", nil)
 	d := mustExtract(t, data)
@@ -43,6 +47,11 @@ func TestPageMarks(t *testing.T) {
 		{Kind: MarkStrikeOut, Text: "Right column", Created: "2023-01-01T00:00:00Z"},
 		{Kind: MarkStamp},
 		{Kind: MarkFreeText, Comment: "typed on the page"},
+		{Kind: MarkInk, Comment: "circled"},
+		{Kind: MarkCaret, Comment: `insert "the"`},
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d marks, want %d (no Link, Widget, Popup or hidden one)", len(got), len(want))
 	}
 	opts := []cmp.Option{cmpopts.IgnoreFields(Mark{}, "Box")}
 	if diff := cmp.Diff(sortedKinds(want), sortedKinds(got), opts...); diff != "" {
