@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -50,9 +51,10 @@ func (m *CardMark) chars() int {
 	return runes(m.Kind, m.Comment)
 }
 
-// markURI is where a mark is: its page, or the document when it has none.
+// markURI is where a mark is: its PDF's page; the file that holds it
+// when it is not on a PDF (the marks file of a paper without one).
 func markURI(m sources.Mark) string {
-	if m.Page > 0 {
+	if m.Page > 0 && strings.EqualFold(path.Ext(m.Path), ".pdf") {
 		return cite.Page(m.Path, m.Page)
 	}
 	return cite.File(m.Path)

@@ -156,3 +156,26 @@ func TestMalformedMarksFileRead(t *testing.T) {
 }
 
 func itoa(n int) string { return string(rune('0' + n)) }
+
+// TestMarksOfAPaperWithoutPDF: the marks file of a paper without a PDF is
+// cited as that file.
+func TestMarksOfAPaperWithoutPDF(t *testing.T) {
+	const file = "papers/vision/patch-tokens/marks/annotations.json"
+	f := newFixtureWith(t, nil, func(vault string) {
+		p := filepath.Join(vault, filepath.FromSlash(file))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(`[{"page": 2, "quote": "patch tokens", "comment": "compare"}]`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	out, err := f.ts.Read(context.Background(), tools.ReadInput{Target: "papers/vision/patch-tokens", Mode: tools.ModeMarks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []tools.MarkInfo{{Kind: "highlight", Page: 2, Text: "patch tokens", Comment: "compare", CitationURI: file}}
+	if diff := cmp.Diff(want, out.Marks); diff != "" {
+		t.Errorf("marks (-want +got):\n%s", diff)
+	}
+}
