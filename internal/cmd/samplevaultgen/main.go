@@ -152,11 +152,11 @@ type doc struct {
 	labels                  []string
 	outline                 bool
 	blocks                  []block
-	marks                   []markSpec
+	marks                   []markDirective
 }
 
-// markSpec is one @mark directive.
-type markSpec struct {
+// markDirective is one @mark directive.
+type markDirective struct {
 	kind, words, comment, date string
 }
 
@@ -255,7 +255,7 @@ func parse(path string) (*doc, error) {
 			if len(p) != 4 {
 				return nil, fmt.Errorf("%s: @mark needs KIND | WORDS | COMMENT | DATE", path)
 			}
-			d.marks = append(d.marks, markSpec{strings.TrimSpace(p[0]), strings.TrimSpace(p[1]), strings.TrimSpace(p[2]), strings.TrimSpace(p[3])})
+			d.marks = append(d.marks, markDirective{strings.TrimSpace(p[0]), strings.TrimSpace(p[1]), strings.TrimSpace(p[2]), strings.TrimSpace(p[3])})
 		case "@references":
 			inRefs = true
 			d.blocks = append(d.blocks, block{kind: "heading", text: "References"})
@@ -922,7 +922,7 @@ func render(d *doc) ([]byte, []region, []indexItem, *layouter) {
 // writeMarks writes the annotations of the @mark directives, as a viewer
 // saves a reader's marks, and returns each page's /Annots entry ("" for a
 // page without).
-func writeMarks(w *writer, marks []markSpec, pages []*page, pageObjs []int) []string {
+func writeMarks(w *writer, marks []markDirective, pages []*page, pageObjs []int) []string {
 	lists := make([][]string, len(pages))
 	for _, m := range marks {
 		pi := -1
