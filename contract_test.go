@@ -134,6 +134,7 @@ func TestContractFields(t *testing.T) {
 		{"card#1", tools.Card{}, nil},
 		{"`context_read` input#1", tools.ReadInput{}, nil},
 		{"`context_read` output#1", tools.ReadOutput{}, nil},
+		{"mark#1", tools.MarkInfo{}, nil},
 		{"`paper_relations` input#1", tools.RelationsInput{}, nil},
 		{"`paper_relations` output#1", tools.RelationsOutput{}, nil},
 		{"relation card#1", tools.RelationCard{}, nil},

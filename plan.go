@@ -44,6 +44,12 @@ type Evidence struct {
 	// damaged or encrypted PDF, an HTML page saved as .pdf): its page and
 	// citation are the host's, not checked against the text.
 	Unreadable bool `json:"unreadable,omitempty"`
+	// Comment, when the selection is one of the user's own marks on the
+	// page (a highlight they commented, say), is that mark's comment, and
+	// MarkKind its kind: quote and comment are at most MaxQuote
+	// characters together. Like the quote it is the user's data.
+	Comment  string           `json:"comment,omitempty"`
+	MarkKind sources.MarkKind `json:"markKind,omitempty"`
 }
 
 // Plan is the resolved scope of one turn.
@@ -451,6 +457,7 @@ func (r *resolution) addSelection(sel Selection, current *vault.PaperInfo) {
 	}
 	ev.CitationURI = citation(file, sel)
 	ev.CitationURIs = span.uris(file, ev.Page)
+	r.addMarkComment(paper, file, &ev)
 	r.plan.Evidence = append(r.plan.Evidence, ev)
 }
 

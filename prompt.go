@@ -59,6 +59,7 @@ func (p *Plan) Prompt() string {
 		for _, line := range textnorm.SplitLines(ev.Quote) {
 			b.WriteString("> " + line + "\n")
 		}
+		writeMarkComment(&b, ev)
 		if ev.Truncated {
 			fmt.Fprintf(&b, "(quote cut at %d characters", MaxQuote)
 			if p.Mode == grant.ModeMCP {

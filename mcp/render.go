@@ -53,6 +53,7 @@ func renderSearch(in tools.SearchInput, out *tools.SearchOutput) string {
 		if u := cites(c.CitationURI, c.CitationURIs); u != "" {
 			fmt.Fprintf(&b, "   cite: %s\n", u)
 		}
+		writeCardMark(&b, c)
 		writeQuote(&b, c.Excerpt, "   ")
 	}
 	writeBudget(&b, out.Budget)
@@ -167,6 +168,7 @@ func renderRead(out *tools.ReadOutput) string {
 	if out.Matches > 1 {
 		fmt.Fprintf(&b, "The quote occurs %d times; this is the first.\n", out.Matches)
 	}
+	writeMarks(&b, out)
 	if out.Text != "" {
 		writeQuote(&b, out.Text, "")
 	}
@@ -369,6 +371,7 @@ func frameRead(out *tools.ReadOutput, cut string) {
 			note += fmt.Sprintf(" To continue, call context_read again with the same target and mode and cursor %q.", out.NextCursor)
 		}
 	}
+	note = strings.TrimSpace(note + " " + marksNote(out))
 	out.Untrusted, out.Notice, out.Note = true, Notice, joinNotes(note, cut, out.Budget)
 }
 

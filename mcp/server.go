@@ -34,9 +34,9 @@ const Instructions = `These tools read only the sources the user's app granted f
 // Tool descriptions, kept short: every client puts tools/list into the
 // model's context on every turn.
 const (
-	searchDescription    = `Search the granted papers, folders and files. Returns a few cards (short verbatim excerpt, location, citationUri), never full text.`
-	readDescription      = `Read a granted source or a file in a granted folder, by path or citationUri. Modes: metadata (default), excerpt (needs quote), section, page, region, full (paged by cursor). A folder returns its entries.`
-	relationsDescription = `References, citing papers and related library papers of a granted paper, as slim cards. Only granted papers can be read.`
+	searchDescription    = `Search the granted papers, folders and files: a few cards (verbatim excerpt, location, citationUri), not full text.`
+	readDescription      = `Read a granted source or a file in a granted folder by path or citationUri. Modes: metadata (default), excerpt, section, page, region, full (paged), marks (the user's highlights, notes). Folders list entries.`
+	relationsDescription = `A granted paper's references, citers and related library papers.`
 )
 
 // annotations are the same for all three tools: they read a closed world (the

@@ -39,6 +39,7 @@ var wantFiles = []string{
 	"papers/2401.01234/PAPER.md",
 	"papers/2401.01234/assets/figure-1.png",
 	"papers/2401.01234/attachments/supplement/NOTES.md",
+	"papers/2401.01234/marks/annotations.json",
 	"papers/2401.01234/metadata.json",
 	"papers/2401.01234/source/agentero-cite.json",
 	"papers/2401.01234/source/layout-index.json",

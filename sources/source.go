@@ -325,3 +325,53 @@ type Work struct {
 type Container interface {
 	Inner(ctx context.Context, p string) (src Source, path string, err error)
 }
+
+// MarkKind is the kind of a Mark: the PDF annotation it is, or for a mark
+// a driver keeps beside the PDF (the Vault's marks/annotations.json),
+// MarkHighlight when it quotes page text and MarkNote when it does not.
+type MarkKind string
+
+// Kinds of a Mark.
+const (
+	MarkHighlight MarkKind = "highlight"
+	MarkUnderline MarkKind = "underline"
+	MarkStrikeOut MarkKind = "strikeout"
+	MarkSquiggly  MarkKind = "squiggly"
+	MarkNote      MarkKind = "note" // a sticky note (a PDF Text annotation)
+	MarkFreeText  MarkKind = "freetext"
+	MarkInk       MarkKind = "ink"
+	MarkStamp     MarkKind = "stamp"
+	MarkCaret     MarkKind = "caret"
+)
+
+// Mark is one of the researcher's marks: a PDF annotation (a highlight
+// with the page text under it, a sticky note, ...) or an entry of a
+// paper's marks/annotations.json. Path and Page are the PDF page it is on
+// (Path is the annotations file's for a paper without a PDF). Its text and
+// comment are the Vault's data, untrusted like any page text.
+type Mark struct {
+	Location
+	Kind    MarkKind
+	Text    string // the marked page text; empty for a note
+	Comment string // the researcher's comment, replies included
+	Author  string
+	Created string // RFC 3339 when known, else as written
+	Color   string // #rrggbb when known
+}
+
+// Marks is what a MarkReader found: the marks in page order, and why some
+// could not be read (a malformed annotations file, an unreadable PDF), one
+// line each, so that a short list is not taken for all there is.
+type Marks struct {
+	Marks    []Mark
+	Problems []string
+}
+
+// MarkReader is implemented by sources that hold the researcher's marks.
+// Marks returns those of the document at path ("" is the source's main
+// document, as for Read): a Vault paper's are its PDF's annotations merged
+// with its marks/annotations.json, without the marks both hold twice. A
+// document that cannot hold marks (a Markdown file) has none.
+type MarkReader interface {
+	Marks(ctx context.Context, path string) (*Marks, error)
+}

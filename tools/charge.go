@@ -22,7 +22,7 @@ func (o *SearchOutput) Chars() int {
 }
 
 func (c *Card) chars() int {
-	return runes(c.Source, string(c.Kind), c.Path, c.Title, c.PageLabel, c.Section, c.Excerpt, c.CitationURI) + runes(c.CitationURIs...)
+	return runes(c.Source, string(c.Kind), c.Path, c.Title, c.PageLabel, c.Section, c.Excerpt, c.CitationURI) + runes(c.CitationURIs...) + c.Mark.chars()
 }
 
 // Chars returns the charge of a read result.
@@ -36,7 +36,10 @@ func (o *ReadOutput) Chars() int {
 	for _, e := range o.Entries {
 		n += runes(e.Name, string(e.Kind))
 	}
-	return n
+	for i := range o.Marks {
+		n += o.Marks[i].chars()
+	}
+	return n + runes(o.Problems...)
 }
 
 // Chars returns the charge of a relations result.

@@ -32,6 +32,7 @@ func (r *reader) metadata(ctx context.Context, doc *sources.Document, out *ReadO
 		out.Sections = append(out.Sections, SectionInfo{Title: s.Title, Number: sectionNumber(doc, i), Level: s.Level, Page: s.Page})
 	}
 	out.CitationURI = cite.File(doc.Path)
+	r.countMarks(ctx, out)
 	return nil
 }
 

@@ -47,9 +47,9 @@ func (t *Toolset) Read(ctx context.Context, in ReadInput) (out *ReadOutput, err 
 
 func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutput, error) {
 	switch in.Mode {
-	case "", ReadMetadata, ReadExcerpt, ReadSection, ReadPage, ReadRegion, ReadFull:
+	case "", ReadMetadata, ReadExcerpt, ReadSection, ReadPage, ReadRegion, ReadFull, ReadMarks:
 	default:
-		return nil, fmt.Errorf("%w: mode %s is not one of metadata, excerpt, section, page, region, full", ErrInvalidArgument, quoteArg(string(in.Mode)))
+		return nil, fmt.Errorf("%w: mode %s is not one of metadata, excerpt, section, page, region, full, marks", ErrInvalidArgument, quoteArg(string(in.Mode)))
 	}
 	if in.Page < 0 {
 		return nil, fmt.Errorf("%w: page must be 1 or more", ErrInvalidArgument)
@@ -141,6 +141,7 @@ func (r *reader) fit(out *ReadOutput, tn *turn, settle func()) error {
 		switch {
 		case out.Text != "":
 			r.recut(out, max(0, runes(out.Text)-over))
+		case r.cutMarks(out, over):
 		case len(out.Entries) > 0:
 			out.Entries = dropTail(out.Entries, over, func(e EntryInfo) int { return runes(e.Name, string(e.Kind)) })
 		case len(out.Sections) > 0:
@@ -203,6 +204,9 @@ type reader struct {
 	// cutText, else in out.Text. None means out.CitationURI, as the mode
 	// set it, is the only one.
 	spans []span
+
+	marksRead bool // a marks read: Marks cite, and page with a cursor
+	markTotal int  // the marks of the document, for the cursor
 }
 
 // span says which locator bytes [start, end) of a read's text came from.
@@ -228,6 +232,10 @@ func (r *reader) addSpan(text string, start, end int, uri string) {
 // order, when there are more than one. The text's range is measured after
 // any cut, so a locator whose text was cut away is not cited.
 func (r *reader) cite(out *ReadOutput) {
+	if r.marksRead {
+		r.citeMarks(out)
+		return
+	}
 	if len(r.spans) == 0 {
 		return
 	}
@@ -278,6 +286,9 @@ func (r *reader) do(ctx context.Context, mode ReadMode, in ReadInput, out *ReadO
 	}
 	if mode == ReadRegion {
 		return r.region(ctx, in.Region, out)
+	}
+	if mode == ReadMarks {
+		return r.marks(ctx, out)
 	}
 	doc, err := src.Read(ctx, r.tg.path)
 	if err != nil {

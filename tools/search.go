@@ -105,6 +105,7 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 			Excerpt:     ex,
 			Score:       roundScore(h.hit.Score),
 			CitationURI: locationURI(h.hit.Location),
+			Mark:        h.mark,
 		}
 		c.cite(h.hit)
 		// The whole card counts, not just its excerpt.
@@ -142,8 +143,9 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 }
 
 type rankedHit struct {
-	src sources.Info
-	hit sources.Hit
+	src  sources.Info
+	hit  sources.Hit
+	mark CardMark // set when the hit is one of the user's marks
 }
 
 // cardOverhead is what a search reserves per card beyond its excerpt: the
@@ -177,8 +179,9 @@ type found struct {
 // failure is listed with the documents that could not be read.
 func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q sources.Query) (*found, error) {
 	type result struct {
-		res *sources.Results
-		err error
+		res   *sources.Results
+		err   error
+		marks []rankedHit // the source's marks that answer q
 	}
 	results := make([]result, len(srcs))
 	conn := make([]bool, len(srcs)) // which sources are a connector's, worked out once
@@ -198,11 +201,14 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 				// call's own recover cannot see it.
 				if v := recover(); v != nil {
 					t.log.Error("source search failed with a panic", "source", s.Info().Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-					results[i] = result{nil, fmt.Errorf("%w: searching %s", ErrInternal, quoteArg(s.Info().Path))}
+					results[i] = result{err: fmt.Errorf("%w: searching %s", ErrInternal, quoteArg(s.Info().Path))}
 				}
 			}()
 			r, err := s.Search(ctx, q)
-			results[i] = result{r, t.sourceErr(conn[i], s.Info().Path, err)}
+			results[i] = result{res: r, err: t.sourceErr(conn[i], s.Info().Path, err)}
+			if err == nil && !conn[i] {
+				results[i].marks = markHits(ctx, s, q)
+			}
 		}()
 	}
 	wg.Wait()
@@ -237,6 +243,7 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 			}
 			f.skipped = append(f.skipped, Skipped{Path: s.Path, Reason: skipLine(s.Reason)})
 		}
+		f.hits = append(f.hits, r.marks...) // before the pages: first among equals
 		for _, h := range r.res.Hits {
 			if conn[i] && !connectorPath(info.Path, h.Path) {
 				// A citation must name what the grant covers.

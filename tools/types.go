@@ -14,8 +14,8 @@ import (
 // SearchInput is the input of context_search.
 type SearchInput struct {
 	Query  string `json:"query" jsonschema:"words or a phrase"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"how many cards at most (capped by the budget)"`
-	Source string `json:"source,omitempty" jsonschema:"search only this granted source (its path)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"cards at most"`
+	Source string `json:"source,omitempty" jsonschema:"only this granted source"`
 }
 
 // Card is one evidence card: a short verbatim excerpt and where it is from.
@@ -34,6 +34,9 @@ type Card struct {
 	// other locator), lists every one, in order, CitationURI first; each is
 	// logged as a source of the turn.
 	CitationURIs []string `json:"citationUris,omitempty"`
+	// Mark, set when the card is one of the user's marks, gives its kind
+	// and comment.
+	Mark CardMark `json:"mark,omitzero"`
 }
 
 // BudgetReport says how much of the turn's character budget is used and
@@ -94,17 +97,21 @@ const (
 	ReadPage     ReadMode = "page"
 	ReadRegion   ReadMode = "region"
 	ReadFull     ReadMode = "full"
+	// ReadMarks lists the user's own marks on a paper or PDF: its
+	// highlights, underlines and notes, with the page text they mark and
+	// their comments.
+	ReadMarks ReadMode = "marks"
 )
 
 // ReadInput is the input of context_read.
 type ReadInput struct {
-	Target  string   `json:"target" jsonschema:"a granted source, a file in a granted folder, or a citation URI of either"`
-	Mode    ReadMode `json:"mode,omitempty" jsonschema:"metadata (default), excerpt, section, page, region or full"`
-	Quote   string   `json:"quote,omitempty" jsonschema:"excerpt mode: text to find (a few words may differ)"`
-	Section string   `json:"section,omitempty" jsonschema:"section mode: a title or number (3.5, §3.5, or words of the title)"`
-	Page    int      `json:"page,omitempty" jsonschema:"page mode: 1-based physical page"`
-	Region  string   `json:"region,omitempty" jsonschema:"region mode: a layout id such as figure-1"`
-	Cursor  string   `json:"cursor,omitempty" jsonschema:"the nextCursor of a cut read"`
+	Target  string   `json:"target" jsonschema:"a granted path or citation URI"`
+	Mode    ReadMode `json:"mode,omitempty" jsonschema:"see above"`
+	Quote   string   `json:"quote,omitempty" jsonschema:"excerpt: text to find"`
+	Section string   `json:"section,omitempty" jsonschema:"section: title or number"`
+	Page    int      `json:"page,omitempty" jsonschema:"page: physical, 1-based"`
+	Region  string   `json:"region,omitempty" jsonschema:"region: id (figure-1)"`
+	Cursor  string   `json:"cursor,omitempty" jsonschema:"a cut read's nextCursor"`
 }
 
 // SectionInfo is one entry of a document's section list. Number is the
@@ -176,12 +183,20 @@ type ReadOutput struct {
 	Truncated    bool         `json:"truncated"`
 	NextCursor   string       `json:"nextCursor,omitempty"`
 	Budget       BudgetReport `json:"budget"`
+	// MarkCount, in a metadata read, counts the user's marks on the
+	// document; Marks, in a marks read, lists them in page order.
+	MarkCount int        `json:"markCount,omitempty"`
+	Marks     []MarkInfo `json:"marks,omitempty"`
 	// Untrusted, Notice and Note frame the result for a client that gives
 	// its model the structured content rather than the text (Claude Code
 	// does): quoted text is data, and Note says what was cut, if anything.
 	Untrusted bool   `json:"untrusted"`
 	Notice    string `json:"notice"`
 	Note      string `json:"note,omitempty"`
+	// Problems, in a marks read, says why some marks could not be read
+	// (a malformed marks/annotations.json), one line each. It is not a
+	// field of the result: the note and the text say it.
+	Problems []string `json:"-"`
 }
 
 // RelationKind is which lists paper_relations returns (RelationsInput.Kind,
@@ -198,7 +213,7 @@ const (
 
 // RelationsInput is the input of paper_relations.
 type RelationsInput struct {
-	Paper string       `json:"paper" jsonschema:"a granted paper: its path or its PDF's citation URI"`
+	Paper string       `json:"paper" jsonschema:"a granted paper: path or citation URI"`
 	Kind  RelationKind `json:"kind,omitempty" jsonschema:"references, cited_by, related or all (default)"`
 	Limit int          `json:"limit,omitempty" jsonschema:"cards per list at most"`
 	// Cursor continues every list where the previous page left it; it is

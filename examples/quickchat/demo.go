@@ -417,7 +417,7 @@ func (r *demoRun) scripted(ctx context.Context) {
 // interactive reads commands from in until quit or end of input.
 func (r *demoRun) interactive(ctx context.Context, in io.Reader) error {
 	o := r.out
-	o.step("5", "Interactive: type a query to search; read <target-or-uri> [mode]; rel <paper>; sources; quit")
+	o.step("5", "Interactive: type a query to search; read <target-or-uri> [mode]; marks <paper>; rel <paper>; sources; quit")
 	lines := make(chan string)
 	errc := make(chan error, 1)
 	done := make(chan struct{})
@@ -447,7 +447,7 @@ func (r *demoRun) interactive(ctx context.Context, in io.Reader) error {
 		case "quit", "exit", "q":
 			return nil
 		case "help", "?":
-			o.line("   a query searches the granted sources; read <target-or-uri> [mode]; rel <paper>; sources; quit")
+			o.line("   a query searches the granted sources; read <target-or-uri> [mode]; marks <paper>; rel <paper>; sources; quit")
 		case "sources":
 			if err := r.listSources(false); err != nil {
 				return err
@@ -463,6 +463,12 @@ func (r *demoRun) interactive(ctx context.Context, in io.Reader) error {
 				args["mode"] = mode
 			}
 			r.call(ctx, grant.ToolRead, args, "")
+		case "marks":
+			if rest == "" {
+				o.line("   usage: marks <paper>   (the user's highlights and notes on a paper or PDF)")
+				continue
+			}
+			r.call(ctx, grant.ToolRead, map[string]any{"target": rest, "mode": tools.ReadMarks}, "")
 		case "rel":
 			if rest == "" {
 				o.line("   usage: rel <paper>")
@@ -476,7 +482,7 @@ func (r *demoRun) interactive(ctx context.Context, in io.Reader) error {
 }
 
 // readModes are the modes of context_read.
-var readModes = []string{string(tools.ReadMetadata), string(tools.ReadExcerpt), string(tools.ReadSection), string(tools.ReadPage), string(tools.ReadRegion), string(tools.ReadFull)}
+var readModes = []string{string(tools.ReadMetadata), string(tools.ReadExcerpt), string(tools.ReadSection), string(tools.ReadPage), string(tools.ReadRegion), string(tools.ReadFull), string(tools.ReadMarks)}
 
 // readArgs splits the interactive read command's argument into a target,
 // which may hold spaces (a file name), and a mode when the last word is one.

@@ -71,6 +71,9 @@ func TestDefaultRun(t *testing.T) {
 		"excerpt, page 1, exact match (score 1.00)",
 		"excerpt, page 1, approximate match (score 0.",
 		`→ context_read {"mode":"page","page":2,"target":"papers/2401.01234"}`,
+		`→ context_read {"mode":"marks","target":"papers/2401.01234"}`,
+		"4 marks",
+		"note: Gate init matters: check the Aldana and Ferreira residual design",
 		`→ context_read {"target":"notes"}`,
 		"→ paper_relations",
 		"refused: not granted in this turn",
@@ -120,8 +123,8 @@ func TestDefaultRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.Calls != 6 {
-		t.Errorf("usage.jsonl has %d calls of the turn, want 6 (the refused read returns nothing)", u.Calls)
+	if u.Calls != 7 {
+		t.Errorf("usage.jsonl has %d calls of the turn, want 7 (the refused read returns nothing)", u.Calls)
 	}
 }
 
@@ -210,7 +213,7 @@ func TestJSON(t *testing.T) {
 	for _, c := range calls {
 		gotTools = append(gotTools, c.Tool)
 	}
-	wantTools := []string{"context_search", "context_read", "context_read", "context_read", "context_read", "paper_relations", "context_read"}
+	wantTools := []string{"context_search", "context_read", "context_read", "context_read", "context_read", "context_read", "paper_relations", "context_read"}
 	if diff := cmp.Diff(wantTools, gotTools); diff != "" {
 		t.Fatalf("calls (-want +got):\n%s", diff)
 	}
@@ -332,6 +335,8 @@ func TestInteractive(t *testing.T) {
 		"read papers/2401.01234/2401.01234.pdf#page=2 page",
 		"read",
 		"rel papers/2401.01234",
+		"marks papers/2401.01234",
+		"marks",
 		"read papers/2403.05678",
 		"sources",
 		"quit",
@@ -350,6 +355,11 @@ func TestInteractive(t *testing.T) {
 		"page 2: ",
 		"usage: read <target-or-uri> [mode]",
 		"cited by   Routing Tokens to Memory Slots",
+		`→ context_read {"mode":"marks","target":"papers/2401.01234"}`,
+		"[3] highlight, p. 2 — papers/2401.01234/2401.01234.pdf#page=2",
+		`"The pooled summary is added to each block"`,
+		"note: Ask Hana whether the MedRec numbers used the same split as Longformer.",
+		"usage: marks <paper>",
 		"refused: not granted in this turn",
 		"searched  seen on search cards only",
 		"6. Sources of this turn",

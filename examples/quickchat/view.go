@@ -86,6 +86,8 @@ func (r *demoRun) readView(out *tools.ReadOutput) string {
 		cite = o.cyan(strings.Join(out.CitationURIs, ", "))
 	}
 	switch {
+	case out.Mode == tools.ReadMarks:
+		return r.marksView(out)
 	case len(out.Entries) > 0:
 		names := make([]string, 0, len(out.Entries))
 		for _, e := range out.Entries {

@@ -32,8 +32,9 @@ import (
 // file holds by rebuilding it, where 5 remembered them as failed;
 // version 7 reads files that 6 refused as encrypted or malformed and
 // viewers open (an /Encrypt that encrypts nothing, AES streams too short
-// for their cipher, a broken table in an encrypted file).
-const Version = 7
+// for their cipher, a broken table in an encrypted file);
+// version 8 adds the page's marks (Page.Marks).
+const Version = 8
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under
@@ -625,7 +626,7 @@ func encodePage(p *Page) []byte {
 		b = append(b, bold)
 		b = appendString(b, l.Annot)
 	}
-	return b
+	return appendMarks(b, p.Marks)
 }
 
 // maxErrMsg bounds a page's error message in its record.
@@ -726,6 +727,11 @@ func decodePage(b []byte) (*Page, error) {
 			l.Annot = a
 		default:
 			return nil, errors.New("unknown annotation kind")
+		}
+	}
+	if d.err == nil {
+		if err := d.marks(p, len(b)); err != nil {
+			return nil, err
 		}
 	}
 	if d.err != nil {

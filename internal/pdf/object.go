@@ -28,6 +28,7 @@ type doc struct {
 	pageIndex   map[int]int             // page object number → physical page number
 	destNames   map[string]types.Object // the /Dests name tree, read on first use
 	glyphBuf    []glyph                 // glyph storage reused from page to page
+	markCount   int                     // marks kept so far (MaxDocumentMarks)
 }
 
 func (d *doc) resolve(o types.Object) types.Object {

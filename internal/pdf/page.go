@@ -48,7 +48,10 @@ func (d *doc) extractPage(pi *pageInfo, number int) (p Page) {
 		p.Err = pageErr(err, number)
 		return p
 	}
+	marks, at := d.pageMarks(pi, pageMatrix(pi.box, pi.rotate), w, h, in.glyphs)
 	p.Lines, p.Text = layoutPage(in.glyphs, w, h)
+	orderMarks(marks, at, p.Lines)
+	p.Marks = marks
 	if strings.TrimSpace(p.Text) == "" {
 		p.Lines, p.Text = nil, ""
 	}

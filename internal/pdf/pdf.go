@@ -182,6 +182,9 @@ type Page struct {
 	// same letters NFKC gives); line-end hyphenation is kept as printed.
 	Text  string
 	Lines []Line
+	// Marks are the page's annotations that are the researcher's marks
+	// (see Mark), in reading order.
+	Marks []Mark
 	// NoTextLayer is true when the page has no text (an image-only scan or
 	// a blank page); Text is then empty. A page is never silently empty.
 	NoTextLayer bool

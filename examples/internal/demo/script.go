@@ -34,8 +34,8 @@ type Call func(ctx context.Context, tool string, args map[string]any, note strin
 
 // Script plays the calls an agent would make for the turn: search for the
 // question, read around the selection, read the page the best card of the
-// current paper is on, list a granted directory, look at the paper's
-// relations, and try to read a related paper that is not granted (or, when
+// current paper is on, list the user's marks on it, list a granted
+// directory, look at the paper's relations, and try to read a related paper that is not granted (or, when
 // there is none, the SDK's private folder): the last call is refused.
 func Script(ctx context.Context, t Turn, call Call) {
 	var paper, dir string
@@ -73,6 +73,9 @@ func Script(ctx context.Context, t Turn, call Call) {
 			page, note = max(t.Page, 1), "one page"
 		}
 		call(ctx, grant.ToolRead, map[string]any{"target": paper, "mode": tools.ReadPage, "page": page}, note)
+	}
+	if paper != "" && ctx.Err() == nil {
+		call(ctx, grant.ToolRead, map[string]any{"target": paper, "mode": tools.ReadMarks}, "the user's own highlights and notes on the paper")
 	}
 	if dir != "" && ctx.Err() == nil {
 		call(ctx, grant.ToolRead, map[string]any{"target": dir}, "a directory lists one level, nothing more")

@@ -23,6 +23,10 @@
 //	@table N | CAPTION   followed by rows "a | b | c" and @endtable
 //	@newpage             continue on a new page
 //	@references          the following paragraphs are references (hanging indent)
+//	@mark KIND | WORDS | COMMENT | DATE
+//	                     a reader's mark saved as a PDF annotation: KIND highlight or
+//	                     underline over the first printed line holding WORDS, or note
+//	                     (a sticky note) with WORDS a page number; DATE is YYYYMMDDHHmm
 //
 // Paragraphs are runs of non-empty lines. A "~" inside a word marks where the
 // line breaker may hyphenate it; it is never printed otherwise.
@@ -148,6 +152,12 @@ type doc struct {
 	labels                  []string
 	outline                 bool
 	blocks                  []block
+	marks                   []markDirective
+}
+
+// markDirective is one @mark directive.
+type markDirective struct {
+	kind, words, comment, date string
 }
 
 func parse(path string) (*doc, error) {
@@ -240,6 +250,12 @@ func parse(path string) (*doc, error) {
 			table = &block{kind: "table", number: strings.TrimSpace(p[0]), text: strings.TrimSpace(p[1])}
 		case "@newpage":
 			d.blocks = append(d.blocks, block{kind: "newpage"})
+		case "@mark":
+			p := strings.Split(val, "|")
+			if len(p) != 4 {
+				return nil, fmt.Errorf("%s: @mark needs KIND | WORDS | COMMENT | DATE", path)
+			}
+			d.marks = append(d.marks, markDirective{strings.TrimSpace(p[0]), strings.TrimSpace(p[1]), strings.TrimSpace(p[2]), strings.TrimSpace(p[3])})
 		case "@references":
 			inRefs = true
 			d.blocks = append(d.blocks, block{kind: "heading", text: "References"})
@@ -298,6 +314,13 @@ type page struct {
 	tw      float64 // current word spacing (Tw)
 	ops     bytes.Buffer
 	regions []region
+	runs    []run
+}
+
+// run is one line of text shown on a page.
+type run struct {
+	x, baseline, size, tw float64
+	base, s               string
 }
 
 type layouter struct {
@@ -361,6 +384,7 @@ func (l *layouter) text(x, baseline float64, base string, size float64, s string
 		p.tw = tw
 	}
 	fmt.Fprintf(o, "%s %s Td %s Tj ET\n", num(x), num(baseline), pdfString(s))
+	p.runs = append(p.runs, run{x, baseline, size, tw, base, s})
 }
 
 func norm(b bbox) bbox {
@@ -838,12 +862,13 @@ func render(d *doc) ([]byte, []region, []indexItem, *layouter) {
 	for i := range l.pages {
 		pageObjs[i] = w.reserve()
 	}
+	annots := writeMarks(w, d.marks, l.pages, pageObjs)
 	var kids []string
 	for i, p := range l.pages {
 		c := w.reserve()
 		w.stream(c, p.ops.Bytes())
-		w.obj(pageObjs[i], fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %s %s] /Resources << /Font << %s>> /ProcSet [/PDF /Text] >> /Contents %d 0 R >>",
-			pages, num(pageW), num(pageH), fr.String(), c))
+		w.obj(pageObjs[i], fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %s %s] /Resources << /Font << %s>> /ProcSet [/PDF /Text] >> /Contents %d 0 R%s >>",
+			pages, num(pageW), num(pageH), fr.String(), c, annots[i]))
 		kids = append(kids, fmt.Sprintf("%d 0 R", pageObjs[i]))
 	}
 	w.obj(pages, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(l.pages)))
@@ -892,6 +917,63 @@ func render(d *doc) ([]byte, []region, []indexItem, *layouter) {
 		regions = append(regions, p.regions...)
 	}
 	return out.Bytes(), regions, items, l
+}
+
+// writeMarks writes the annotations of the @mark directives, as a viewer
+// saves a reader's marks, and returns each page's /Annots entry ("" for a
+// page without).
+func writeMarks(w *writer, marks []markDirective, pages []*page, pageObjs []int) []string {
+	lists := make([][]string, len(pages))
+	for _, m := range marks {
+		pi := -1
+		var rect [4]float64
+		switch m.kind {
+		case "note":
+			n, err := strconv.Atoi(m.words)
+			if err != nil || n < 1 || n > len(pages) {
+				log.Fatalf("@mark note: page %q", m.words)
+			}
+			pi, rect = n-1, [4]float64{pageW - 60, pageH - 80, pageW - 40, pageH - 60}
+		case "highlight", "underline":
+		found:
+			for i, p := range pages {
+				for _, r := range p.runs {
+					k := strings.Index(r.s, m.words)
+					if k < 0 {
+						continue
+					}
+					x0 := r.x + textWidth(r.s[:k], r.base, r.size) + r.tw*float64(strings.Count(r.s[:k], " "))
+					x1 := x0 + textWidth(m.words, r.base, r.size) + r.tw*float64(strings.Count(m.words, " "))
+					pi, rect = i, [4]float64{x0, r.baseline - 0.25*r.size, x1, r.baseline + 0.85*r.size}
+					break found
+				}
+			}
+			if pi < 0 {
+				log.Fatalf("@mark %s: no line holds %q", m.kind, m.words)
+			}
+		default:
+			log.Fatalf("@mark: unknown kind %q", m.kind)
+		}
+		n := w.reserve()
+		r := fmt.Sprintf("[%s %s %s %s]", num(rect[0]), num(rect[1]), num(rect[2]), num(rect[3]))
+		date := fmt.Sprintf("(D:%s00+00'00')", m.date)
+		switch m.kind {
+		case "note":
+			w.obj(n, fmt.Sprintf("<< /Type /Annot /Subtype /Text /Rect %s /P %d 0 R /Contents %s /T (Mira Okafor) /M %s /C [1 0.8 0] /Name /Comment >>", r, pageObjs[pi], pdfString(m.comment), date))
+		default:
+			sub := map[string]string{"highlight": "Highlight", "underline": "Underline"}[m.kind]
+			q := fmt.Sprintf("[%s %s %s %s %s %s %s %s]", num(rect[0]), num(rect[3]), num(rect[2]), num(rect[3]), num(rect[0]), num(rect[1]), num(rect[2]), num(rect[1]))
+			w.obj(n, fmt.Sprintf("<< /Type /Annot /Subtype /%s /Rect %s /QuadPoints %s /P %d 0 R /Contents %s /T (Mira Okafor) /M %s /C [1 1 0] >>", sub, r, q, pageObjs[pi], pdfString(m.comment), date))
+		}
+		lists[pi] = append(lists[pi], fmt.Sprintf("%d 0 R", n))
+	}
+	out := make([]string, len(pages))
+	for i, l := range lists {
+		if len(l) > 0 {
+			out[i] = " /Annots [" + strings.Join(l, " ") + "]"
+		}
+	}
+	return out
 }
 
 // writeOutline writes sibling items (and their children) and returns the

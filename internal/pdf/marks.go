@@ -1,0 +1,580 @@
+package pdf
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"html"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+)
+
+// Kinds of a Mark: the researcher's own marks on a page, one per
+// annotation subtype that is one (§12.5.6). Link, Widget and Popup
+// annotations are not marks.
+const (
+	MarkHighlight = "highlight" // /Highlight
+	MarkUnderline = "underline" // /Underline
+	MarkStrikeOut = "strikeout" // /StrikeOut
+	MarkSquiggly  = "squiggly"  // /Squiggly
+	MarkNote      = "note"      // /Text: a sticky note
+	MarkFreeText  = "freetext"  // /FreeText: text typed onto the page
+	MarkInk       = "ink"       // /Ink: a freehand drawing
+	MarkStamp     = "stamp"     // /Stamp
+	MarkCaret     = "caret"     // /Caret: an insertion mark
+)
+
+// markKinds maps annotation subtypes to mark kinds.
+var markKinds = map[string]string{
+	"Highlight": MarkHighlight,
+	"Underline": MarkUnderline,
+	"StrikeOut": MarkStrikeOut,
+	"Squiggly":  MarkSquiggly,
+	"Text":      MarkNote,
+	"FreeText":  MarkFreeText,
+	"Ink":       MarkInk,
+	"Stamp":     MarkStamp,
+	"Caret":     MarkCaret,
+}
+
+// IsMarkKind reports whether kind is one of the Mark kinds.
+func IsMarkKind(kind string) bool {
+	for _, k := range markKinds {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// textMarkup reports whether a mark kind covers page text (its Text is the
+// text under its QuadPoints).
+func textMarkup(kind string) bool {
+	switch kind {
+	case MarkHighlight, MarkUnderline, MarkStrikeOut, MarkSquiggly:
+		return true
+	}
+	return false
+}
+
+// Limits on the marks read from a document. A page or document with more
+// marks keeps the first ones in /Annots order; a longer text or comment is
+// cut, on a character boundary, and ends in "…".
+const (
+	MaxPageMarks     = 1000   // marks kept per page
+	MaxDocumentMarks = 20_000 // marks kept per document
+	MaxMarkText      = 4000   // bytes of a mark's marked text
+	MaxMarkComment   = 8000   // bytes of a mark's comment, replies included
+	maxMarkQuads     = 256    // quadrilaterals read per mark
+	maxMarkReplies   = 64     // replies folded into one mark
+	// maxMarkTests bounds the glyph-in-quadrilateral tests of one page:
+	// past it, a mark keeps its comment but not its text.
+	maxMarkTests = 4_000_000
+)
+
+// Mark is one of the researcher's marks on a page: a highlight, underline,
+// strike-out or squiggly with the page text it covers, or a note, free
+// text, ink drawing, stamp or caret with its comment. Its text and comment
+// are the file's data, as untrusted as the page's text.
+type Mark struct {
+	Kind string // one of the Mark kinds
+	// Text is the page text under a text-markup mark's QuadPoints (its
+	// Rect when it has none): the words whose glyphs the quadrilaterals
+	// cover, in reading order, lines joined by spaces (a line-end hyphen
+	// of a word split over two lines removed). Empty for other kinds.
+	Text string
+	// Comment is the mark's own text: /Contents, else its /RC rich text
+	// as plain text, else its Popup's /Contents. Replies (annotations
+	// /IRT the mark) follow it, one paragraph each, "Author: text".
+	Comment string
+	Author  string // /T
+	Created string // /M, else /CreationDate, as RFC 3339 when it parses, else as written
+	Color   string // /C as #rrggbb, "" when unset
+	Box     Box    // the mark's /Rect on the displayed page
+}
+
+// markParse is what pageMarks knows of one annotation while it reads them.
+type markParse struct {
+	m      Mark
+	nr     int // object number, 0 for a direct annotation
+	irt    int // object number of the annotation it replies to
+	reply  bool
+	quads  [][4]float64 // display-space boxes: minX, minY, maxX, maxY
+	hidden bool
+}
+
+// pageMarks reads the marks of a page whose shown glyphs are glyphs (in
+// display space, before layout), at most MaxPageMarks and what is left of
+// the document's MaxDocumentMarks. base maps default user space to the
+// displayed page, w × h. at says where each mark begins (0–1 of the page,
+// origin top-left), for orderMarks.
+func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph) (out []Mark, at [][2]float64) {
+	annots := d.array(pi.dict["Annots"])
+	if len(annots) == 0 || d.marksLeft() <= 0 {
+		return nil, nil
+	}
+	if len(annots) > maxAnnots*4 {
+		annots = annots[:maxAnnots*4]
+	}
+	var all []markParse
+	byNr := map[int]int{}
+	for _, a := range annots {
+		if d.stopped() != nil {
+			return nil, nil
+		}
+		ad := d.dict(a)
+		if ad == nil {
+			continue
+		}
+		kind, ok := markKinds[d.name(ad["Subtype"])]
+		if !ok {
+			continue
+		}
+		mp := markParse{nr: objNr(a), irt: objNr(ad["IRT"])}
+		if f, _ := d.num(ad["F"]); int(f)&(annotHidden|annotNoView) != 0 {
+			mp.hidden = true
+		}
+		mp.reply = mp.irt > 0 && mp.irt != mp.nr
+		mp.m.Kind = kind
+		mp.m.Comment = d.markComment(ad)
+		mp.m.Author = oneLine(d.capText(ad["T"], 400))
+		mp.m.Created = pdfDate(d.capText(ad["M"], 64))
+		if mp.m.Created == "" {
+			mp.m.Created = pdfDate(d.capText(ad["CreationDate"], 64))
+		}
+		mp.m.Color = d.markColor(ad["C"])
+		rect, haveRect := d.rect(ad["Rect"])
+		if haveRect && finiteRect(rect) {
+			mp.m.Box = rectBox(rect, base, w, h)
+		}
+		if textMarkup(kind) {
+			mp.quads = d.markQuads(ad["QuadPoints"], base)
+			if len(mp.quads) == 0 && haveRect && finiteRect(rect) {
+				mp.quads = [][4]float64{displayBox(rect, base)}
+			}
+		}
+		if mp.nr > 0 {
+			if _, seen := byNr[mp.nr]; seen {
+				continue // the same annotation twice in /Annots
+			}
+			byNr[mp.nr] = len(all)
+		}
+		all = append(all, mp)
+		if len(all) >= 2*MaxPageMarks {
+			break
+		}
+	}
+	// Replies attach to the mark they answer, following /IRT to the first
+	// annotation that answers none; a reply whose chain loops or leaves
+	// the page is a mark of its own.
+	root := func(i int) int {
+		seen := map[int]bool{}
+		for all[i].reply {
+			j, ok := byNr[all[i].irt]
+			if !ok || seen[j] {
+				return -1
+			}
+			seen[i] = true
+			i = j
+		}
+		return i
+	}
+	replies := map[int][]int{}
+	for i := range all {
+		if !all[i].reply {
+			continue
+		}
+		if r := root(i); r >= 0 && r != i {
+			replies[r] = append(replies[r], i)
+			continue
+		}
+		all[i].reply = false
+	}
+	tests := 0
+	for i := range all {
+		mp := &all[i]
+		if mp.reply || mp.hidden {
+			continue
+		}
+		if len(out) >= MaxPageMarks || len(out) >= d.marksLeft() {
+			break
+		}
+		m := mp.m
+		var parts []string
+		if m.Comment != "" {
+			parts = append(parts, m.Comment)
+		}
+		for k, j := range replies[i] {
+			if k >= maxMarkReplies {
+				break
+			}
+			r := all[j].m
+			if r.Comment == "" {
+				continue
+			}
+			if r.Author != "" {
+				parts = append(parts, r.Author+": "+r.Comment)
+			} else {
+				parts = append(parts, r.Comment)
+			}
+		}
+		m.Comment = capString(strings.Join(parts, "\n\n"), MaxMarkComment)
+		start := [2]float64{m.Box.X + m.Box.W/2, m.Box.Y + m.Box.H/2}
+		if len(mp.quads) > 0 {
+			var sel []glyph
+			sel, tests = coveredGlyphs(glyphs, mp.quads, tests)
+			if len(sel) > 0 {
+				lines, _ := layoutPage(sel, w, h)
+				m.Text = capString(joinMarkLines(lines), MaxMarkText)
+				if len(lines) > 0 {
+					b := lines[0].Box
+					start = [2]float64{b.X + min(b.W/2, 0.005), b.Y + b.H/2}
+				}
+			}
+		}
+		out = append(out, m)
+		at = append(at, start)
+	}
+	d.markCount += len(out)
+	return out, at
+}
+
+// marksLeft is how many more marks the document may keep.
+func (d *doc) marksLeft() int { return MaxDocumentMarks - d.markCount }
+
+// orderMarks sorts a page's marks into reading order: by the position in
+// lines (the page's laid-out text) of the first line holding where they
+// begin (at, as pageMarks gave it), then left to right; marks on no line
+// come after, top to bottom.
+func orderMarks(marks []Mark, at [][2]float64, lines []Line) {
+	if len(marks) < 2 {
+		return
+	}
+	type keyed struct {
+		m     Mark
+		at    [2]float64
+		order int
+	}
+	ks := make([]keyed, len(marks))
+	for i := range marks {
+		ks[i] = keyed{marks[i], at[i], len(lines)}
+		cx, cy := at[i][0], at[i][1]
+		for k, l := range lines {
+			if l.Annot == "" && cx >= l.Box.X && cx <= l.Box.X+l.Box.W && cy >= l.Box.Y && cy <= l.Box.Y+l.Box.H {
+				ks[i].order = k
+				break
+			}
+		}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		if a.order != b.order {
+			return a.order - b.order
+		}
+		if a.order == len(lines) && a.at[1] != b.at[1] {
+			return cmp.Compare(a.at[1], b.at[1])
+		}
+		return cmp.Compare(a.at[0], b.at[0])
+	})
+	for i := range ks {
+		marks[i] = ks[i].m
+	}
+}
+
+// coveredGlyphs returns the glyphs whose centre lies in one of quads, and
+// the page's test count after it; past maxMarkTests it gives none.
+func coveredGlyphs(glyphs []glyph, quads [][4]float64, tests int) ([]glyph, int) {
+	u := quads[0]
+	for _, q := range quads[1:] {
+		u = [4]float64{min(u[0], q[0]), min(u[1], q[1]), max(u[2], q[2]), max(u[3], q[3])}
+	}
+	var sel []glyph
+	for _, g := range glyphs {
+		if tests >= maxMarkTests {
+			return nil, tests
+		}
+		tests++
+		x, y := glyphCentre(g)
+		if x < u[0] || x > u[2] || y < u[1] || y > u[3] {
+			continue
+		}
+		for _, q := range quads {
+			tests++
+			if x >= q[0] && x <= q[2] && y >= q[1] && y <= q[3] {
+				sel = append(sel, g)
+				break
+			}
+		}
+	}
+	return sel, tests
+}
+
+// glyphCentre is about the middle of a glyph's box: half its advance along
+// the baseline, a third of its size above it.
+func glyphCentre(g glyph) (float64, float64) {
+	up := g.size * 0.33
+	switch g.dir & 3 {
+	case 1:
+		return g.x - up, g.y + g.w/2
+	case 2:
+		return g.x - g.w/2, g.y - up
+	case 3:
+		return g.x + up, g.y - g.w/2
+	}
+	return g.x + g.w/2, g.y + up
+}
+
+// markQuads reads /QuadPoints as display-space boxes, leaving out any
+// quadrilateral with a coordinate that is not a finite number within
+// ±1e6 points.
+func (d *doc) markQuads(o types.Object, base matrix) [][4]float64 {
+	a := d.array(o)
+	var out [][4]float64
+	for i := 0; i+8 <= len(a) && len(out) < maxMarkQuads; i += 8 {
+		var pts [8]float64
+		ok := true
+		for k := range pts {
+			v, isNum := d.num(a[i+k])
+			if !isNum || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e6 {
+				ok = false
+				break
+			}
+			pts[k] = v
+		}
+		if !ok {
+			continue
+		}
+		b := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+		for k := 0; k < 8; k += 2 {
+			x, y := base.apply(pts[k], pts[k+1])
+			b = [4]float64{min(b[0], x), min(b[1], y), max(b[2], x), max(b[3], y)}
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// displayBox is a rectangle of default user space in display space, as
+// minX, minY, maxX, maxY.
+func displayBox(r [4]float64, base matrix) [4]float64 {
+	b := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for _, p := range [4][2]float64{{r[0], r[1]}, {r[2], r[1]}, {r[0], r[3]}, {r[2], r[3]}} {
+		x, y := base.apply(p[0], p[1])
+		b = [4]float64{min(b[0], x), min(b[1], y), max(b[2], x), max(b[3], y)}
+	}
+	return b
+}
+
+func finiteRect(r [4]float64) bool {
+	for _, v := range r {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e6 {
+			return false
+		}
+	}
+	return true
+}
+
+// joinMarkLines joins the lines of marked text with spaces; a word split
+// over two lines by a hyphen is joined whole.
+func joinMarkLines(lines []Line) string {
+	var sb strings.Builder
+	for _, l := range lines {
+		t := strings.Join(strings.Fields(l.Text), " ")
+		if t == "" {
+			continue
+		}
+		s := sb.String()
+		switch {
+		case sb.Len() == 0:
+		case strings.HasSuffix(s, "-") && len(s) > 1 && isLetterBefore(s) && startsLower(t):
+			sb.Reset()
+			sb.WriteString(s[:len(s)-1])
+		default:
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(t)
+	}
+	return sb.String()
+}
+
+func isLetterBefore(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s[:len(s)-1])
+	return unicode.IsLetter(r)
+}
+
+func startsLower(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLower(r)
+}
+
+// markComment is an annotation's comment: /Contents, else /RC as plain
+// text, else its Popup's /Contents.
+func (d *doc) markComment(ad types.Dict) string {
+	if c := textBlock(d.capText(ad["Contents"], MaxMarkComment)); c != "" {
+		return c
+	}
+	if c := textBlock(richText(d.capText(ad["RC"], 4*MaxMarkComment))); c != "" {
+		return capString(c, MaxMarkComment)
+	}
+	if pop := d.dict(ad["Popup"]); pop != nil {
+		return textBlock(d.capText(pop["Contents"], MaxMarkComment))
+	}
+	return ""
+}
+
+// capText decodes a text string of at most max bytes (cut before
+// decoding, so that a huge string costs no more than max).
+func (d *doc) capText(o types.Object, max int) string {
+	b := d.rawString(o)
+	cut := false
+	if len(b) > 2*max+2 {
+		b, cut = b[:2*max+2], true
+	}
+	s := decodeTextString(b)
+	if cut || len(s) > max {
+		return capString(s, max)
+	}
+	return s
+}
+
+// capString cuts s to at most n bytes on a character boundary, ending in
+// "…" when cut.
+func capString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return truncateUTF8(s, n-len("…")) + "…"
+}
+
+var (
+	rcBreak = regexp.MustCompile(`(?i)<\s*(br|/p|/div|/li)\b[^>]*>`)
+	rcTag   = regexp.MustCompile(`<[^>]*>`)
+)
+
+// richText is /RC rich text (XHTML, §12.7.4.3) as plain text.
+func richText(s string) string {
+	if s == "" {
+		return ""
+	}
+	s = rcBreak.ReplaceAllString(s, "\n")
+	s = rcTag.ReplaceAllString(s, "")
+	return html.UnescapeString(s)
+}
+
+// textBlock trims a comment and normalises its line ends, keeping its
+// paragraphs; control characters other than newlines and tabs are dropped.
+func textBlock(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
+			return r
+		}
+		return -1
+	}, s)
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		lines = append(lines, strings.TrimRightFunc(l, unicode.IsSpace))
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// oneLine is s on one line, its white space collapsed.
+func oneLine(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+}
+
+// markColor is /C as #rrggbb: gray, RGB or CMYK components in 0–1.
+func (d *doc) markColor(o types.Object) string {
+	a := d.array(o)
+	var c []float64
+	for _, e := range a {
+		v, ok := d.num(e)
+		if !ok || math.IsNaN(v) {
+			return ""
+		}
+		c = append(c, max(0, min(1, v)))
+	}
+	var r, g, b float64
+	switch len(c) {
+	case 1:
+		r, g, b = c[0], c[0], c[0]
+	case 3:
+		r, g, b = c[0], c[1], c[2]
+	case 4:
+		k := 1 - c[3]
+		r, g, b = (1-c[0])*k, (1-c[1])*k, (1-c[2])*k
+	default:
+		return ""
+	}
+	return fmt.Sprintf("#%02x%02x%02x", int(math.Round(r*255)), int(math.Round(g*255)), int(math.Round(b*255)))
+}
+
+var pdfDateRE = regexp.MustCompile(`^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?\s*(Z|[+-]\d{2}'?\d{0,2}'?)?`)
+
+// pdfDate is a PDF date (§7.9.4, "D:YYYYMMDDHHmmSSOHH'mm'") as RFC 3339,
+// or the text as written (on one line) when it is not one.
+func pdfDate(s string) string {
+	s = oneLine(s)
+	m := pdfDateRE.FindStringSubmatch(s)
+	if m == nil {
+		return s
+	}
+	part := func(i int, def string) string {
+		if m[i] == "" {
+			return def
+		}
+		return m[i]
+	}
+	out := fmt.Sprintf("%s-%s-%sT%s:%s:%s", m[1], part(2, "01"), part(3, "01"), part(4, "00"), part(5, "00"), part(6, "00"))
+	switch z := strings.ReplaceAll(m[7], "'", ""); {
+	case z == "" || z == "Z":
+		out += "Z"
+	case len(z) == 3:
+		out += z + ":00"
+	case len(z) == 5:
+		out += z[:3] + ":" + z[3:]
+	default:
+		out += "Z"
+	}
+	return out
+}
+
+// appendMarks adds a page's marks to its cache record.
+func appendMarks(b []byte, marks []Mark) []byte {
+	b = binary.AppendUvarint(b, uint64(len(marks)))
+	for _, m := range marks {
+		for _, s := range [...]string{m.Kind, m.Text, m.Comment, m.Author, m.Created, m.Color} {
+			b = appendString(b, s)
+		}
+		for _, f := range [...]float64{m.Box.X, m.Box.Y, m.Box.W, m.Box.H} {
+			b = binary.BigEndian.AppendUint64(b, math.Float64bits(f))
+		}
+	}
+	return b
+}
+
+// marks reads the marks of a page record of size bytes into p.
+func (d *pageDecoder) marks(p *Page, size int) error {
+	n := d.uvarint()
+	if n > size || n > MaxPageMarks {
+		return errors.New("bad mark count")
+	}
+	if n > 0 {
+		p.Marks = make([]Mark, n)
+	}
+	for i := 0; i < n && d.err == nil; i++ {
+		m := &p.Marks[i]
+		m.Kind, m.Text, m.Comment, m.Author, m.Created, m.Color = d.str(), d.str(), d.str(), d.str(), d.str(), d.str()
+		m.Box = Box{d.float(), d.float(), d.float(), d.float()}
+		if d.err == nil && !IsMarkKind(m.Kind) {
+			return errors.New("unknown mark kind")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,194 @@
+package pdf
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+)
+
+// Helvetica 12 pt advances, in points: "Hello " is 30.672 wide, "world"
+// 28.668.
+const marksContent = "BT /F1 12 Tf 72 700 Td (Hello world of marks) Tj 0 -14 Td (second line begins here) Tj 0 -14 Td (an exam-) Tj 0 -14 Td (ple of hyphenation) Tj ET " +
+	"BT /F1 12 Tf 330 700 Td (Right column text) Tj 0 -14 Td (goes on in its own) Tj 0 -14 Td (column down the page) Tj 0 -14 Td (to its very end) Tj ET"
+
+func TestPageMarks(t *testing.T) {
+	annots := []string{
+		// "world": one quadrilateral in Acrobat's order (TL, TR, BL, BR).
+		`<< /Type /Annot /Subtype /Highlight /Rect [102 697 132 711] /QuadPoints [102 711 132 711 102 697 132 697] /Contents (my comment) /T (Ada) /M (D:20240102153000+01'00') /C [1 1 0] >>`,
+		// Over two lines: "marks" at the end of line 1, "second" at the start of line 2.
+		`<< /Type /Annot /Subtype /Underline /Rect [72 683 200 711] /QuadPoints [146 711 180 711 146 697 180 697 72 697 110 697 72 683 110 683] /RC (<body><p>rich &amp; <b>bold</b></p><p>two</p></body>) >>`,
+		// No QuadPoints: the Rect covers "Right column".
+		`<< /Type /Annot /Subtype /StrikeOut /Rect [329 697 401 711] /CreationDate (D:2023) >>`,
+		// A word split by a hyphen over two lines.
+		`<< /Type /Annot /Subtype /Squiggly /Rect [72 655 130 683] /QuadPoints [89 683 130 683 89 669 130 669 72 669 89 669 72 655 89 655] >>`,
+		`<< /Type /Annot /Subtype /Text /Rect [500 700 520 720] /Contents (a sticky note) /T (Bob) >>`,
+		`<< /Type /Annot /Subtype /Link /Rect [72 697 132 711] /A << /S /URI /URI (http://arxiv.org/abs/1) >> >>`,
+		`<< /Type /Annot /Subtype /Text /Rect [500 600 520 620] /F 2 /Contents (hidden) >>`,
+		`<< /Type /Annot /Subtype /FreeText /Rect [72 100 300 130] /DA (/Helv 10 Tf) /Contents (typed on the page) >>`,
+		`<< /Type /Annot /Subtype /Stamp /Rect [400 100 500 150] /Name /Approved >>`,
+		`<< /Type /Annot /Subtype /Ink /Rect [400 200 500 250] /InkList [[400 200 450 240 500 210]] /Contents (circled) >>`,
+		`<< /Type /Annot /Subtype /Caret /Rect [140 690 146 700] /Contents (insert "the") >>`,
+		`<< /Type /Annot /Subtype /Widget /FT /Tx /Rect [72 300 200 320] /V (a field) >>`,
+		`<< /Type /Annot /Subtype /Popup /Rect [300 600 400 700] /Contents (an orphan popup) >>`,
+	}
+	data := simpleDoc([]page{{content: marksContent, annots: strings.Join(annots, " ")}}, "", "", nil)
+	d := mustExtract(t, data)
+	got := d.Pages[0].Marks
+	want := []Mark{
+		{Kind: MarkHighlight, Text: "world", Comment: "my comment", Author: "Ada", Created: "2024-01-02T15:30:00+01:00", Color: "#ffff00"},
+		{Kind: MarkUnderline, Text: "marks second", Comment: "rich & bold\ntwo"},
+		{Kind: MarkSquiggly, Text: "example", Comment: ""},
+		{Kind: MarkNote, Comment: "a sticky note", Author: "Bob"},
+		{Kind: MarkStrikeOut, Text: "Right column", Created: "2023-01-01T00:00:00Z"},
+		{Kind: MarkStamp},
+		{Kind: MarkFreeText, Comment: "typed on the page"},
+		{Kind: MarkInk, Comment: "circled"},
+		{Kind: MarkCaret, Comment: `insert "the"`},
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d marks, want %d (no Link, Widget, Popup or hidden one)", len(got), len(want))
+	}
+	opts := []cmp.Option{cmpopts.IgnoreFields(Mark{}, "Box")}
+	if diff := cmp.Diff(sortedKinds(want), sortedKinds(got), opts...); diff != "" {
+		t.Errorf("marks (-want +got):\n%s", diff)
+	}
+	// The free-text annotation is still page text too.
+	if !strings.Contains(d.Pages[0].Text, "typed on the page") {
+		t.Errorf("page text lost the free-text annotation: %q", d.Pages[0].Text)
+	}
+	// Reading order: the left column's marks before the right column's.
+	idx := map[string]int{}
+	for i, m := range got {
+		idx[m.Kind] = i
+	}
+	if idx[MarkHighlight] > idx[MarkUnderline] || idx[MarkUnderline] > idx[MarkSquiggly] || idx[MarkSquiggly] > idx[MarkStrikeOut] {
+		t.Errorf("marks not in reading order: %+v", got)
+	}
+}
+
+// sortedKinds orders marks by kind, for a comparison that does not depend
+// on reading order (checked on its own).
+func sortedKinds(ms []Mark) map[string]Mark {
+	out := map[string]Mark{}
+	for _, m := range ms {
+		out[m.Kind] = m
+	}
+	return out
+}
+
+func TestMarkRepliesAndPopups(t *testing.T) {
+	b := &pdfBuilder{}
+	helv := b.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	content := b.stream("", marksContent)
+	pagesObj := b.add("")
+	pop := b.add("")
+	parent := b.add("")
+	b.set(pop, "<< /Type /Annot /Subtype /Popup /Rect [300 600 400 700] /Parent "+ref(parent)+" /Contents (said in the popup) >>")
+	b.set(parent, "<< /Type /Annot /Subtype /Highlight /Rect [102 697 132 711] /QuadPoints [102 711 132 711 102 697 132 697] /Popup "+ref(pop)+" >>")
+	reply := b.add("<< /Type /Annot /Subtype /Text /Rect [102 697 132 711] /IRT " + ref(parent) + " /T (Eve) /Contents (I agree) >>")
+	reply2 := b.add("<< /Type /Annot /Subtype /Text /Rect [102 697 132 711] /IRT " + ref(reply) + " /Contents (me too) >>")
+	pg := b.add("<< /Type /Page /Parent " + ref(pagesObj) + " /MediaBox [0 0 612 792] /Resources << /Font << /F1 " + ref(helv) + " >> >> /Contents " + ref(content) +
+		" /Annots [" + ref(reply2) + " " + ref(parent) + " " + ref(pop) + " " + ref(reply) + "] >>")
+	b.set(pagesObj, "<< /Type /Pages /Kids ["+ref(pg)+"] /Count 1 >>")
+	root := b.add("<< /Type /Catalog /Pages " + ref(pagesObj) + " >>")
+	d := mustExtract(t, b.bytes(root, 0))
+	want := []Mark{{Kind: MarkHighlight, Text: "world", Comment: "said in the popup\n\nme too\n\nEve: I agree"}}
+	if diff := cmp.Diff(want, d.Pages[0].Marks, cmpopts.IgnoreFields(Mark{}, "Box")); diff != "" {
+		t.Errorf("marks (-want +got):\n%s", diff)
+	}
+}
+
+func ref(n int) string { return itoa(n) + " 0 R" }
+
+func TestMarksCached(t *testing.T) {
+	p := &Page{Number: 3, Width: 612, Height: 792, Text: "x", Marks: []Mark{
+		{Kind: MarkHighlight, Text: "a", Comment: "b", Author: "c", Created: "d", Color: "#000000", Box: Box{0.1, 0.2, 0.3, 0.4}},
+		{Kind: MarkNote, Comment: "only a note"},
+	}}
+	got, err := decodePage(encodePage(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(p.Marks, got.Marks); diff != "" {
+		t.Errorf("marks after the cache (-want +got):\n%s", diff)
+	}
+	rec := encodePage(&Page{Number: 1, Marks: []Mark{{Kind: "evil"}}})
+	if _, err := decodePage(rec); err == nil {
+		t.Error("a record with an unknown mark kind decoded")
+	}
+}
+
+func TestHostileMarks(t *testing.T) {
+	t.Run("100000 on a page", func(t *testing.T) {
+		start := time.Now()
+		d := mustExtract(t, hostilepdf.ManyMarks(100_000))
+		pg := d.Pages[0]
+		if pg.Err != nil || !strings.Contains(pg.Text, "marked page text") {
+			t.Fatalf("page lost: err %v, text %q", pg.Err, pg.Text)
+		}
+		if len(pg.Marks) != MaxPageMarks {
+			t.Errorf("got %d marks, want the first %d", len(pg.Marks), MaxPageMarks)
+		}
+		if pg.Marks[0].Text != "marked page text" || pg.Marks[0].Comment != "c0" {
+			t.Errorf("first mark %+v", pg.Marks[0])
+		}
+		t.Logf("%d annotations read in %v", 100_000, time.Since(start))
+	})
+	t.Run("tangled", func(t *testing.T) {
+		d := mustExtract(t, hostilepdf.TangledMarks(10<<20))
+		pg := d.Pages[0]
+		if pg.Err != nil || !strings.Contains(pg.Text, "marked page text") {
+			t.Fatalf("page lost: err %v, text %q", pg.Err, pg.Text)
+		}
+		comments := map[string]Mark{}
+		for _, m := range pg.Marks {
+			if len(m.Comment) > MaxMarkComment || len(m.Text) > MaxMarkText {
+				t.Errorf("mark over its caps: %d, %d bytes", len(m.Comment), len(m.Text))
+			}
+			key := m.Comment
+			if strings.HasPrefix(key, "xxx") {
+				key = "big"
+				if !strings.HasSuffix(m.Comment, "…") {
+					t.Errorf("a cut comment does not say so")
+				}
+			}
+			comments[key] = m
+		}
+		// An /IRT loop keeps both notes: the second folds into the
+		// first, which answers nothing once its chain is seen to loop.
+		for _, c := range []string{"plain", "odd quads", "popup text", "loop a\n\nloop b", "self reply", "big"} {
+			if _, ok := comments[c]; !ok {
+				t.Errorf("mark %q lost; got %d marks", c, len(pg.Marks))
+			}
+		}
+		if got := comments["plain"].Text; got != "marked page text" {
+			t.Errorf("plain highlight text %q", got)
+		}
+		if got := comments["odd quads"].Text; got != "marked page text" {
+			t.Errorf("highlight with odd quads: text %q (its sound quadrilateral covers the line)", got)
+		}
+		if n := len(pg.Marks); n != 7 {
+			t.Errorf("%d marks, want 7 (the duplicated plain highlight once, the looping notes as one)", n)
+		}
+	})
+}
+
+func TestPDFDate(t *testing.T) {
+	for in, want := range map[string]string{
+		"D:20240102153000+01'00'": "2024-01-02T15:30:00+01:00",
+		"D:20240102153000Z":       "2024-01-02T15:30:00Z",
+		"20240102":                "2024-01-02T00:00:00Z",
+		"D:199912312359-05'30":    "1999-12-31T23:59:00-05:30",
+		"yesterday":               "yesterday",
+		"":                        "",
+	} {
+		if got := pdfDate(in); got != want {
+			t.Errorf("pdfDate(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

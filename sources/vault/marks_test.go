@@ -1,0 +1,135 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/sources"
+)
+
+const samplePDF = "papers/2401.01234/2401.01234.pdf"
+
+// sampleMarks are the marks of the sample paper: its PDF's and its
+// marks/annotations.json's, the highlight both hold listed once.
+var sampleMarks = []sources.Mark{
+	{Location: sources.Location{Path: samplePDF, Page: 1}, Kind: sources.MarkUnderline, Text: "aligned to sentence boundaries", Comment: "Does alignment still help with 512-token blocks?", Author: "Mira Okafor", Created: "2024-03-14T10:42:00+00:00", Color: "#ffff00"},
+	{Location: sources.Location{Path: samplePDF, Page: 1}, Kind: sources.MarkNote, Comment: "Cite this in the related-work section of our draft, next to Longformer.", Created: "2024-03-16T08:05:00Z"},
+	{Location: sources.Location{Path: samplePDF, Page: 2}, Kind: sources.MarkHighlight, Text: "The pooled summary is added to each block", Comment: "Gate init matters: check the Aldana and Ferreira residual design before we reuse it.", Author: "Mira Okafor", Created: "2024-03-14T10:30:00+00:00", Color: "#ffff00"},
+	{Location: sources.Location{Path: samplePDF, Page: 3}, Kind: sources.MarkNote, Comment: "Ask Hana whether the MedRec numbers used the same split as Longformer.", Author: "Mira Okafor", Created: "2024-03-15T09:15:00+00:00", Color: "#ffcc00"},
+}
+
+func TestPaperMarks(t *testing.T) {
+	root := paperSampleRoot(t)
+	l := paperLibrary(t, root)
+	ctx := context.Background()
+	p := openPaper(t, l, "papers/2401.01234")
+	for _, path := range []string{"", "papers/2401.01234", samplePDF} {
+		got, err := p.Marks(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(&sources.Marks{Marks: sampleMarks}, got); diff != "" {
+			t.Errorf("sources.Marks(%q) (-want +got):\n%s", path, diff)
+		}
+	}
+	// A Markdown file of the paper holds none; outside the paper is outside.
+	if got, err := p.Marks(ctx, "papers/2401.01234/NOTES.md"); err != nil || len(got.Marks) != 0 {
+		t.Errorf("NOTES.md marks: %v, %v", got, err)
+	}
+	if _, err := p.Marks(ctx, "papers/2403.05678/2403.05678.pdf"); !errors.Is(err, sources.ErrOutside) {
+		t.Errorf("another paper's PDF: %v, want ErrOutside", err)
+	}
+
+	// The PDF granted as a file, and the paper as a directory's entry.
+	src, err := l.Open(ctx, grant.KindFile, samplePDF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := src.(sources.MarkReader).Marks(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []sources.Mark{sampleMarks[0], sampleMarks[2], sampleMarks[3]}
+	if diff := cmp.Diff(want, got.Marks); diff != "" {
+		t.Errorf("loose PDF marks (-want +got):\n%s", diff)
+	}
+	dir, err := l.Open(ctx, grant.KindDirectory, "papers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string][]sources.Mark{"papers/2401.01234": sampleMarks, samplePDF: sampleMarks, "papers/2401.01234/NOTES.md": nil} {
+		got, err := dir.(sources.MarkReader).Marks(ctx, path)
+		if err != nil {
+			t.Fatalf("directory sources.Marks(%s): %v", path, err)
+		}
+		if diff := cmp.Diff(want, got.Marks); diff != "" {
+			t.Errorf("directory sources.Marks(%s) (-want +got):\n%s", path, diff)
+		}
+	}
+}
+
+func TestMalformedMarksFile(t *testing.T) {
+	root := paperSampleRoot(t)
+	file := filepath.Join(root, "papers", "2401.01234", "marks", "annotations.json")
+	if err := os.WriteFile(file, []byte(`{"annotations": [{"page": 1, "comment": "cut`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := paperLibrary(t, root)
+	got, err := openPaper(t, l, "papers/2401.01234").Marks(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The PDF's marks are all there; the file's problem is said.
+	if len(got.Marks) != 3 || len(got.Problems) != 1 || !strings.Contains(got.Problems[0], "marks/annotations.json: malformed marks file: not valid JSON") {
+		t.Errorf("got %d marks, problems %q", len(got.Marks), got.Problems)
+	}
+	if strings.Contains(strings.Join(got.Problems, ""), root) {
+		t.Errorf("a problem names the machine's path: %q", got.Problems)
+	}
+}
+
+func TestParseMarksFile(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		in      string
+		want    []sources.Mark
+		skipped int
+		err     bool
+	}{
+		{name: "array", in: `[{"id": "a", "page": 2, "text": "marked  words", "contents": "a comment", "color": "#ff0000", "createdAt": "2024-01-01T00:00:00Z", "extra": {"x": 1}}]`,
+			want: []sources.Mark{{Location: sources.Location{Page: 2}, Kind: sources.MarkHighlight, Text: "marked words", Comment: "a comment", Color: "#ff0000", Created: "2024-01-01T00:00:00Z"}}},
+		{name: "object, pageIndex, quote, comment", in: `{"annotations": [{"pageIndex": 0, "quote": "q", "comment": "c"}, {"pageIndex": 4, "comment": "note"}]}`,
+			want: []sources.Mark{{Location: sources.Location{Page: 1}, Kind: sources.MarkHighlight, Text: "q", Comment: "c"}, {Location: sources.Location{Page: 5}, Kind: sources.MarkNote, Comment: "note"}}},
+		{name: "page order, kind named", in: `[{"page": 3, "comment": "late"}, {"page": "1", "text": "t", "kind": "Underline"}]`,
+			want: []sources.Mark{{Location: sources.Location{Page: 1}, Kind: sources.MarkUnderline, Text: "t"}, {Location: sources.Location{Page: 3}, Kind: sources.MarkNote, Comment: "late"}}},
+		{name: "bad entries left out", in: `[1, "x", null, {"comment": "no page"}, {"page": -1}, {"page": 1.5}, {"page": 1, "text": 7, "comment": "kept"}]`,
+			want: []sources.Mark{{Location: sources.Location{Page: 1}, Kind: sources.MarkNote, Comment: "kept"}}, skipped: 6},
+		{name: "empty", in: `[]`},
+		{name: "not JSON", in: `{"annotations": [`, err: true},
+		{name: "wrong shape", in: `{"marks": []}`, err: true},
+		{name: "a number", in: `42`, err: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, skipped, err := ParseMarksFile([]byte(tc.in))
+			if (err != nil) != tc.err || err != nil && !errors.Is(err, ErrMarksFile) {
+				t.Fatalf("err = %v, want error %v", err, tc.err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" || skipped != tc.skipped {
+				t.Errorf("marks (-want +got):\n%s skipped %d, want %d", diff, skipped, tc.skipped)
+			}
+		})
+	}
+	// A 10 MB comment is cut.
+	big := `[{"page": 1, "comment": "` + strings.Repeat("y", 10<<20) + `"}]`
+	got, _, err := ParseMarksFile([]byte(big))
+	if err != nil || len(got) != 1 || len(got[0].Comment) > 8000 {
+		t.Errorf("a 10 MB comment: %d marks, err %v", len(got), err)
+	}
+}

@@ -1,0 +1,247 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/sources"
+)
+
+// MarkInfo is one of the user's marks in a marks read: its kind (highlight,
+// underline, strikeout, squiggly, note, freetext, ink, stamp or caret), the
+// page it is on, the page text it marks (empty for a note), the user's
+// comment, who made it and when, and the page's citation URI. Text and
+// comment are quoted data, like any text of the library.
+type MarkInfo struct {
+	Kind        sources.MarkKind `json:"kind"`
+	Page        int              `json:"page,omitempty"`
+	Text        string           `json:"text,omitempty"`
+	Comment     string           `json:"comment,omitempty"`
+	Author      string           `json:"author,omitempty"`
+	Created     string           `json:"created,omitempty"`
+	CitationURI string           `json:"citationUri"`
+}
+
+// CardMark, on a search card, says the card is one of the user's marks:
+// its kind and comment. The card's excerpt is the text it marks (its
+// comment for a note) and its URI the page's.
+type CardMark struct {
+	Kind    sources.MarkKind `json:"kind"`
+	Comment string           `json:"comment,omitempty"`
+}
+
+func (m *MarkInfo) chars() int {
+	return runes(string(m.Kind), m.Text, m.Comment, m.Author, m.Created, m.CitationURI)
+}
+
+func (m *CardMark) chars() int {
+	if m.Kind == "" {
+		return 0
+	}
+	return runes(string(m.Kind), m.Comment)
+}
+
+// markURI is where a mark is: its PDF's page; the file that holds it
+// when it is not on a PDF (the marks file of a paper without one).
+func markURI(m sources.Mark) string {
+	if m.Page > 0 && strings.EqualFold(path.Ext(m.Path), ".pdf") {
+		return cite.Page(m.Path, m.Page)
+	}
+	return cite.File(m.Path)
+}
+
+// marks reads the marks of the target, from the reader's offset (a mark
+// index, for a cursor), at most listMax of them.
+func (r *reader) marks(ctx context.Context, out *ReadOutput) error {
+	mr, ok := r.tg.src.(sources.MarkReader)
+	if !ok {
+		return fmt.Errorf("%w: %s holds no marks (mode marks reads a paper or a PDF)", ErrInvalidArgument, quoteArg(r.path()))
+	}
+	ms, err := mr.Marks(ctx, r.tg.path)
+	if err != nil {
+		return r.mapErr(err, r.path())
+	}
+	r.marksRead = true
+	if r.offset < 0 || r.offset > len(ms.Marks) {
+		r.offset = 0
+	}
+	all := ms.Marks[r.offset:]
+	if r.listMax > 0 && len(all) > r.listMax {
+		all = all[:r.listMax]
+	}
+	out.Marks = make([]MarkInfo, 0, len(all))
+	for _, m := range all {
+		out.Marks = append(out.Marks, MarkInfo{
+			Kind: m.Kind, Page: m.Page, Text: m.Text, Comment: m.Comment,
+			Author: m.Author, Created: m.Created, CitationURI: markURI(m),
+		})
+	}
+	r.markTotal = len(ms.Marks)
+	out.Problems = ms.Problems
+	if r.tg.path == "" {
+		out.Title = r.tg.src.Info().Title
+	}
+	out.CitationURI = cite.File(r.path())
+	if len(out.Marks) == 0 {
+		r.listing = true // nothing read, nothing cited
+	}
+	r.markCursor(out)
+	return nil
+}
+
+// cutMarks drops the last mark of a marks read (a cursor goes on from it);
+// the one mark left has its comment, then its text, cut by over
+// characters instead. It reports whether it cut.
+func (r *reader) cutMarks(out *ReadOutput, over int) bool {
+	if len(out.Marks) == 0 {
+		return false
+	}
+	if len(out.Marks) > 1 {
+		// One at a time: the citation URIs shrink with the marks, and
+		// fit measures again.
+		out.Marks = out.Marks[:len(out.Marks)-1]
+		r.markCursor(out)
+		return true
+	}
+	m := &out.Marks[0]
+	if runes(m.Comment, m.Text) == 0 {
+		return false
+	}
+	if c := runes(m.Comment); c > 0 {
+		m.Comment, _ = textnorm.Truncate(m.Comment, max(0, c-over))
+		return true
+	}
+	m.Text, _ = textnorm.Truncate(m.Text, max(0, runes(m.Text)-over))
+	return true
+}
+
+// markCursor arranges the cursor of a marks read whose list ends before
+// the document's marks do.
+func (r *reader) markCursor(out *ReadOutput) {
+	next := r.offset + len(out.Marks)
+	r.more, r.next = next < r.markTotal, next
+	if r.more {
+		out.Truncated = true
+	}
+}
+
+// citeMarks sets a marks read's citation URIs from the marks it holds.
+func (r *reader) citeMarks(out *ReadOutput) {
+	var uris []string
+	for _, m := range out.Marks {
+		if !slices.Contains(uris, m.CitationURI) {
+			uris = append(uris, m.CitationURI)
+		}
+	}
+	out.CitationURIs = nil
+	switch {
+	case len(uris) > 1:
+		out.CitationURIs = uris
+		fallthrough
+	case len(uris) == 1:
+		out.CitationURI = uris[0]
+	}
+}
+
+// countMarks sets a metadata read's MarkCount: how many marks the
+// document read holds. A source without marks, or whose marks cannot be
+// read, leaves it 0.
+func (r *reader) countMarks(ctx context.Context, out *ReadOutput) {
+	mr, ok := r.tg.src.(sources.MarkReader)
+	if !ok || r.tg.src.Info().Kind == grant.KindDirectory && r.tg.path == "" {
+		return
+	}
+	if ms, err := mr.Marks(ctx, r.tg.path); err == nil {
+		out.MarkCount = len(ms.Marks)
+	}
+}
+
+// markScore is how well a mark answers a query: the share of the query's
+// words (stopwords aside, when it has others) that its text or comment
+// holds, 0 when under half.
+func markScore(m sources.Mark, query []textnorm.Token) float64 {
+	terms := map[string]bool{}
+	for _, t := range textnorm.Tokens(m.Text + "\n" + m.Comment) {
+		terms[t.Term] = true
+	}
+	want := map[string]bool{}
+	for _, t := range query {
+		if !t.Stop {
+			want[t.Term] = true
+		}
+	}
+	if len(want) == 0 {
+		for _, t := range query {
+			want[t.Term] = true
+		}
+	}
+	if len(want) == 0 {
+		return 0
+	}
+	found := 0
+	for t := range want {
+		if terms[t] {
+			found++
+		}
+	}
+	s := float64(found) / float64(len(want))
+	if s < 0.5 {
+		return 0
+	}
+	return s
+}
+
+// markHits are the marks of a source (a paper or a PDF; a folder's are not
+// searched) that answer q, best first, at most q.Limit; a source that
+// cannot read its marks gives none.
+func markHits(ctx context.Context, s sources.Source, q sources.Query) []rankedHit {
+	mr, ok := s.(sources.MarkReader)
+	info := s.Info()
+	if !ok || info.Kind == grant.KindDirectory {
+		return nil
+	}
+	ms, err := mr.Marks(ctx, "")
+	if err != nil || len(ms.Marks) == 0 {
+		return nil
+	}
+	query := textnorm.Tokens(q.Text)
+	var hits []rankedHit
+	for i := range ms.Marks {
+		m := ms.Marks[i]
+		score := markScore(m, query)
+		if score == 0 {
+			continue
+		}
+		text := m.Text
+		if text == "" {
+			text = m.Comment
+		}
+		ex, comment := strings.TrimSpace(text), m.Comment
+		if q.ExcerptChars > 0 {
+			ex, _ = textnorm.Truncate(ex, q.ExcerptChars)
+			comment, _ = textnorm.Truncate(comment, q.ExcerptChars)
+		}
+		hits = append(hits, rankedHit{src: info, hit: sources.Hit{
+			Location: m.Location, Text: text, Excerpt: ex, Score: score,
+		}, mark: CardMark{Kind: m.Kind, Comment: comment}})
+	}
+	slices.SortStableFunc(hits, func(a, b rankedHit) int {
+		switch {
+		case a.hit.Score > b.hit.Score:
+			return -1
+		case a.hit.Score < b.hit.Score:
+			return 1
+		}
+		return 0
+	})
+	if q.Limit > 0 && len(hits) > q.Limit {
+		hits = hits[:q.Limit]
+	}
+	return hits
+}
