@@ -175,6 +175,10 @@ type Hit struct {
 	// each later location's text begins at byte Offset of Text, in order.
 	// A card cites every location whose text its excerpt holds.
 	Continues []Continuation
+	// Mark, when set, says the unit is one of the researcher's marks: its
+	// Kind, Text and Comment (its Location is the hit's). Text is then the
+	// marked text, or the comment for a mark without one.
+	Mark *Mark
 }
 
 // Continuation is a location a hit's text runs on into, from byte Offset

@@ -162,86 +162,15 @@ func (r *reader) countMarks(ctx context.Context, out *ReadOutput) {
 	}
 }
 
-// markScore is how well a mark answers a query: the share of the query's
-// words (stopwords aside, when it has others) that its text or comment
-// holds, 0 when under half.
-func markScore(m sources.Mark, query []textnorm.Token) float64 {
-	terms := map[string]bool{}
-	for _, t := range textnorm.Tokens(m.Text + "\n" + m.Comment) {
-		terms[t.Term] = true
+// cardMark is the CardMark of a hit on one of the researcher's marks, its
+// comment cut to a card's excerpt; the zero CardMark for other hits.
+func cardMark(h sources.Hit, cardChars int) CardMark {
+	if h.Mark == nil {
+		return CardMark{}
 	}
-	want := map[string]bool{}
-	for _, t := range query {
-		if !t.Stop {
-			want[t.Term] = true
-		}
+	comment := h.Mark.Comment
+	if cardChars > 0 {
+		comment, _ = textnorm.Truncate(comment, cardChars)
 	}
-	if len(want) == 0 {
-		for _, t := range query {
-			want[t.Term] = true
-		}
-	}
-	if len(want) == 0 {
-		return 0
-	}
-	found := 0
-	for t := range want {
-		if terms[t] {
-			found++
-		}
-	}
-	s := float64(found) / float64(len(want))
-	if s < 0.5 {
-		return 0
-	}
-	return s
-}
-
-// markHits are the marks of a source (a paper or a PDF; a folder's are not
-// searched) that answer q, best first, at most q.Limit; a source that
-// cannot read its marks gives none.
-func markHits(ctx context.Context, s sources.Source, q sources.Query) []rankedHit {
-	mr, ok := s.(sources.MarkReader)
-	info := s.Info()
-	if !ok || info.Kind == grant.KindDirectory {
-		return nil
-	}
-	ms, err := mr.Marks(ctx, "")
-	if err != nil || len(ms.Marks) == 0 {
-		return nil
-	}
-	query := textnorm.Tokens(q.Text)
-	var hits []rankedHit
-	for i := range ms.Marks {
-		m := ms.Marks[i]
-		score := markScore(m, query)
-		if score == 0 {
-			continue
-		}
-		text := m.Text
-		if text == "" {
-			text = m.Comment
-		}
-		ex, comment := strings.TrimSpace(text), m.Comment
-		if q.ExcerptChars > 0 {
-			ex, _ = textnorm.Truncate(ex, q.ExcerptChars)
-			comment, _ = textnorm.Truncate(comment, q.ExcerptChars)
-		}
-		hits = append(hits, rankedHit{src: info, hit: sources.Hit{
-			Location: m.Location, Text: text, Excerpt: ex, Score: score,
-		}, mark: CardMark{Kind: m.Kind, Comment: comment}})
-	}
-	slices.SortStableFunc(hits, func(a, b rankedHit) int {
-		switch {
-		case a.hit.Score > b.hit.Score:
-			return -1
-		case a.hit.Score < b.hit.Score:
-			return 1
-		}
-		return 0
-	})
-	if q.Limit > 0 && len(hits) > q.Limit {
-		hits = hits[:q.Limit]
-	}
-	return hits
+	return CardMark{Kind: h.Mark.Kind, Comment: comment}
 }

@@ -180,3 +180,117 @@ func TestMarksOfAPaperWithoutPDF(t *testing.T) {
 		t.Errorf("marks (-want +got):\n%s", diff)
 	}
 }
+
+// TestFolderSearchFindsMarks: a search over a granted folder matches the
+// marks of its loose PDFs (a folder of downloads) and of its papers (the
+// marks/annotations.json of a paper without a PDF), by a comment's words
+// or the marked text; the mark's card comes first, cites the mark's page
+// (or its file) and is a source of the turn.
+func TestFolderSearchFindsMarks(t *testing.T) {
+	const (
+		loose = "downloads/annotated.pdf"
+		file  = "papers/vision/patch-tokens/marks/annotations.json"
+	)
+	f := newFixtureWith(t, nil, func(vault string) {
+		data, err := os.ReadFile(filepath.Join(vault, filepath.FromSlash(markedPDF)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(vault, "downloads"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(vault, filepath.FromSlash(loose)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(vault, filepath.FromSlash(file))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		marks := `[{"page": 2, "quote": "patch tokens", "comment": "Weigh the quokka stem against our convolutional baseline."}]`
+		if err := os.WriteFile(p, []byte(marks), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}, "downloads", "papers/vision")
+	ctx := context.Background()
+	for _, tc := range []struct {
+		query, folder string
+		want          tools.Card
+	}{
+		{"MedRec numbers same split", "downloads", tools.Card{Path: loose, Page: 3, CitationURI: loose + "#page=3",
+			Mark: tools.CardMark{Kind: "note", Comment: "Ask Hana whether the MedRec numbers used the same split as Longformer."}}},
+		{"Gate init Aldana Ferreira residual design", "downloads", tools.Card{Path: loose, Page: 2, CitationURI: loose + "#page=2",
+			Excerpt: "The pooled summary is added to each block",
+			Mark:    tools.CardMark{Kind: "highlight", Comment: "Gate init matters: check the Aldana and Ferreira residual design before we reuse it."}}},
+		{"quokka stem convolutional baseline", "papers/vision", tools.Card{Path: file, Page: 2, CitationURI: file, Excerpt: "patch tokens",
+			Mark: tools.CardMark{Kind: "highlight", Comment: "Weigh the quokka stem against our convolutional baseline."}}},
+	} {
+		out, err := f.ts.Search(ctx, tools.SearchInput{Query: tc.query, Source: tc.folder})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Cards) == 0 {
+			t.Fatalf("%q: no cards", tc.query)
+		}
+		c := out.Cards[0]
+		got := tools.Card{Path: c.Path, Page: c.Page, CitationURI: c.CitationURI, Mark: c.Mark, Excerpt: c.Excerpt}
+		if tc.want.Excerpt == "" {
+			got.Excerpt = "" // a note's excerpt is its comment
+			if c.Excerpt != tc.want.Mark.Comment {
+				t.Errorf("%q: note excerpt %q", tc.query, c.Excerpt)
+			}
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%q: first card (-want +got):\n%s", tc.query, diff)
+		}
+	}
+	u := usageOf(t, f.grant)
+	var used []string
+	for _, s := range u.Sources {
+		used = append(used, s.URI)
+		used = append(used, s.Locators...)
+	}
+	for _, uri := range []string{loose + "#page=3", loose + "#page=2", file} {
+		if !slices.Contains(used, uri) {
+			t.Errorf("usage sources %q lack %s", u.Sources, uri)
+		}
+	}
+}
+
+// TestSampleFolderSearchFindsMarks: the sample vault's papers folder,
+// searched for a mark's comment's words, puts the mark's card first.
+func TestSampleFolderSearchFindsMarks(t *testing.T) {
+	f := newFixture(t, nil, "papers")
+	ctx := context.Background()
+	for _, tc := range []struct {
+		query string
+		kind  sources.MarkKind
+		page  int
+	}{
+		{"MedRec numbers same split", "note", 3},
+		{"Gate init Aldana Ferreira residual design", "highlight", 2},
+		{"alignment 512-token blocks", "underline", 1},
+		{"related-work section of our draft", "note", 1},
+	} {
+		out, err := f.ts.Search(ctx, tools.SearchInput{Query: tc.query, Source: "papers"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Cards) == 0 {
+			t.Fatalf("%q: no cards", tc.query)
+		}
+		c := out.Cards[0]
+		if c.Mark.Kind != tc.kind || c.Page != tc.page || c.Path != markedPDF || c.CitationURI != markedPDF+"#page="+itoa(tc.page) || c.Mark.Comment == "" {
+			t.Errorf("%q: first card %+v", tc.query, c)
+		}
+	}
+	// The page's own words still find the page.
+	out, err := f.ts.Search(ctx, tools.SearchInput{Query: "contracts theses clinical records", Source: "papers"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range out.Cards {
+		if c.Mark.Kind != "" {
+			t.Errorf("unexpected mark card %+v", c)
+		}
+	}
+}

@@ -105,9 +105,14 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 			Excerpt:     ex,
 			Score:       roundScore(h.hit.Score),
 			CitationURI: locationURI(h.hit.Location),
-			Mark:        h.mark,
+			Mark:        cardMark(h.hit, b.CardChars),
 		}
 		c.cite(h.hit)
+		if h.hit.Mark != nil {
+			m := *h.hit.Mark
+			m.Location = h.hit.Location
+			c.CitationURI = markURI(m)
+		}
 		// The whole card counts, not just its excerpt.
 		n := c.chars()
 		if chars+n > tn.limit() {
@@ -143,9 +148,8 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 }
 
 type rankedHit struct {
-	src  sources.Info
-	hit  sources.Hit
-	mark CardMark // set when the hit is one of the user's marks
+	src sources.Info
+	hit sources.Hit
 }
 
 // cardOverhead is what a search reserves per card beyond its excerpt: the
@@ -179,9 +183,8 @@ type found struct {
 // failure is listed with the documents that could not be read.
 func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q sources.Query) (*found, error) {
 	type result struct {
-		res   *sources.Results
-		err   error
-		marks []rankedHit // the source's marks that answer q
+		res *sources.Results
+		err error
 	}
 	results := make([]result, len(srcs))
 	conn := make([]bool, len(srcs)) // which sources are a connector's, worked out once
@@ -206,9 +209,6 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 			}()
 			r, err := s.Search(ctx, q)
 			results[i] = result{res: r, err: t.sourceErr(conn[i], s.Info().Path, err)}
-			if err == nil && !conn[i] {
-				results[i].marks = markHits(ctx, s, q)
-			}
 		}()
 	}
 	wg.Wait()
@@ -243,7 +243,6 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 			}
 			f.skipped = append(f.skipped, Skipped{Path: s.Path, Reason: skipLine(s.Reason)})
 		}
-		f.hits = append(f.hits, r.marks...) // before the pages: first among equals
 		for _, h := range r.res.Hits {
 			if conn[i] && !connectorPath(info.Path, h.Path) {
 				// A citation must name what the grant covers.

@@ -167,7 +167,7 @@ func (w *writer) index(job *Job, batch []Item) error {
 				}
 				e.toks = make([]index.Tokenized, len(units))
 				for i, u := range units {
-					e.toks[i] = index.Tokenize(index.Doc{Key: unitKey(u), Title: u.Title, Body: u.Text[min(max(u.BodyStart, 0), len(u.Text)):]})
+					e.toks[i] = index.Tokenize(index.Doc{Key: unitKey(u), Title: unitTitle(u), Body: unitBody(u)})
 				}
 				out <- e
 			}
@@ -228,12 +228,37 @@ func (w *writer) worthFlushing(p *pending) bool {
 	return 4*len(p.units) >= published
 }
 
-// unitKey is a unit's key in the index: ties in score break by it.
-func unitKey(u Unit) string {
-	if u.Page > 0 {
-		return u.Path + "#page=" + pad6(u.Page)
+// unitTitle is what a unit's title is indexed from: its Title, none for a
+// mark, found by its own words (its Title is its document's, kept for its
+// card, and would weigh on the title statistics of the document's pages).
+func unitTitle(u Unit) string {
+	if u.Mark != "" {
+		return ""
 	}
-	return u.Path + "#" + u.Section
+	return u.Title
+}
+
+// unitBody is what a unit's body is indexed from: its text after the
+// title line, and a mark's comment after the text it marks.
+func unitBody(u Unit) string {
+	body := u.Text[min(max(u.BodyStart, 0), len(u.Text)):]
+	if u.Comment != "" {
+		body += "\n" + u.Comment
+	}
+	return body
+}
+
+// unitKey is a unit's key in the index: ties in score break by it. A mark's
+// key comes before its page's, as the closer answer among equals.
+func unitKey(u Unit) string {
+	k := u.Path + "#" + u.Section
+	if u.Page > 0 {
+		k = u.Path + "#page=" + pad6(u.Page)
+	}
+	if u.Mark != "" {
+		k = u.Path + "#!mark" + k[len(u.Path):]
+	}
+	return k
 }
 
 func pad6(n int) string {

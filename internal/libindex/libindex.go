@@ -39,6 +39,10 @@ type Unit struct {
 	Path, Label, Section string
 	Page                 int
 	Title, Text          string
+	// Mark, for a unit that is one of the researcher's marks, is its kind;
+	// Text is then the page text it marks (empty for a note) and Comment
+	// the researcher's comment, indexed with it. Both are "" for others.
+	Mark, Comment string
 	// BodyStart is where the indexed body starts in Text: a first line
 	// that is the Title is indexed once, as the title. It is not stored.
 	BodyStart int

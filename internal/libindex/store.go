@@ -48,7 +48,7 @@ const (
 	segmentMagic  = "RCTXLIBS"
 	// formatVersion changes whenever the files' layout, the tokenisation
 	// (index.Version) or what goes into units changes.
-	formatVersion = 2
+	formatVersion = 3
 	// maxManifest bounds the manifest read back.
 	maxManifest = 1 << 30
 )
@@ -208,7 +208,7 @@ func encodeSegment(items []string, first []int, units []Unit, ix *index.Index) (
 	}
 	textLen := 0
 	for _, u := range units {
-		for _, f := range []string{u.Path, u.Label, u.Section, u.Title} {
+		for _, f := range []string{u.Path, u.Label, u.Section, u.Title, u.Mark, u.Comment} {
 			b = appendStr(b, f)
 		}
 		b = binary.AppendUvarint(b, uint64(u.Page))
@@ -269,7 +269,7 @@ func decodeSegment(id uint64, data []byte) (*segment, error) {
 	lens := make([]int, nu)
 	for i := range s.units {
 		u := &s.units[i]
-		u.Path, u.Label, u.Section, u.Title = d.view(), d.view(), d.view(), d.view()
+		u.Path, u.Label, u.Section, u.Title, u.Mark, u.Comment = d.view(), d.view(), d.view(), d.view(), d.view(), d.view()
 		u.Page = int(d.uvarint())
 		lens[i] = d.count(0)
 		s.textSum[i] = d.uint32()

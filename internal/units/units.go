@@ -18,11 +18,41 @@ import (
 )
 
 // Unit is one searchable piece of a source: a text file, a PDF page, a
-// PAPER.md or NOTES.md. Its key in the index is its position.
+// PAPER.md or NOTES.md, one of the researcher's marks. Its key in the index
+// is its position.
 type Unit struct {
 	Loc   sources.Location
 	Title string
 	Text  string
+	// Mark, for one of the researcher's marks, is its kind; Text is then
+	// the page text it marks (empty for a note) and Comment the comment,
+	// searched with it.
+	Mark    sources.MarkKind
+	Comment string
+}
+
+// OfMarks makes the search units of marks, one per mark with text or a
+// comment, under the document's title. They are not split: a mark's text
+// and comment are bounded well below MaxBytes.
+func OfMarks(marks []sources.Mark, title string) []Unit {
+	var out []Unit
+	for _, m := range marks {
+		if strings.TrimSpace(m.Text) == "" && strings.TrimSpace(m.Comment) == "" {
+			continue
+		}
+		out = append(out, Unit{Loc: m.Location, Title: title, Text: m.Text, Mark: m.Kind, Comment: m.Comment})
+	}
+	return out
+}
+
+// HitMark is the Mark a hit on a mark unit carries, and the hit's text: the
+// marked text, or the comment of a mark without one.
+func HitMark(loc sources.Location, kind sources.MarkKind, text, comment string) (*sources.Mark, string) {
+	m := &sources.Mark{Location: loc, Kind: kind, Text: text, Comment: comment}
+	if strings.TrimSpace(text) == "" {
+		text = comment
+	}
+	return m, text
 }
 
 // Index is the search index of one source over its units.
@@ -36,7 +66,14 @@ func Build(units []Unit) *Index {
 	var b index.Builder
 	out := &Index{}
 	for _, u := range units {
-		if err := b.AddTokenized(index.Tokenize(index.Doc{Key: unitKey(u.Loc), Title: u.Title, Body: BodyAfterTitle(u.Text, u.Title)})); err != nil {
+		title, body := u.Title, BodyAfterTitle(u.Text, u.Title)
+		key := unitKey(u.Loc)
+		if u.Mark != "" {
+			// A mark is found by its own words, not its document's title.
+			title, body = "", u.Text+"\n"+u.Comment
+			key = u.Loc.Path + "#!mark" + key[len(u.Loc.Path):]
+		}
+		if err := b.AddTokenized(index.Tokenize(index.Doc{Key: key, Title: title, Body: body})); err != nil {
 			break // only an index past 2³² positions fails; keep what fits
 		}
 		out.units = append(out.units, u)
@@ -126,18 +163,68 @@ func (u *Index) Search(q sources.Query) *sources.Results {
 	if limit <= 0 {
 		limit = 10
 	}
-	hits, total := u.ix.Search(q.Text, limit)
-	res := &sources.Results{Total: total, Hits: make([]sources.Hit, 0, len(hits))}
+	hits, total := u.ix.Search(q.Text, 2*limit) // room for the marks left out
+	res := &sources.Results{Total: total, Hits: make([]sources.Hit, 0, min(limit, len(hits)))}
 	for _, h := range hits {
 		un := u.units[h.Doc]
+		if un.Mark != "" && !MarkAnswers(un.Text, un.Comment, q.Text) {
+			res.Total--
+			continue
+		}
+		if len(res.Hits) == limit {
+			break
+		}
 		hit := sources.Hit{Location: un.Loc, Title: un.Title, Text: un.Text, Score: h.Norm}
-		if q.ExcerptChars > 0 {
+		if un.Mark != "" {
+			hit.Mark, hit.Text = HitMark(un.Loc, un.Mark, un.Text, un.Comment)
+			hit.Excerpt = MarkExcerpt(hit.Text, q.ExcerptChars)
+		} else if q.ExcerptChars > 0 {
 			s, e := u.ix.BestPassage(un.Text, q.Text, q.ExcerptChars)
 			hit.Excerpt = un.Text[s:e]
 		}
 		res.Hits = append(res.Hits, hit)
 	}
 	return res
+}
+
+// MarkAnswers reports whether a mark answers query: its text and comment
+// hold at least half of the query's words (stopwords aside, when it has
+// others). A mark is short: one word of a longer query in common with it
+// is not a reason to show it beside its page.
+func MarkAnswers(text, comment, query string) bool {
+	terms := map[string]bool{}
+	for _, t := range textnorm.Tokens(text + "\n" + comment) {
+		terms[t.Term] = true
+	}
+	q := textnorm.Tokens(query)
+	want := map[string]bool{}
+	for _, t := range q {
+		if !t.Stop {
+			want[t.Term] = true
+		}
+	}
+	if len(want) == 0 {
+		for _, t := range q {
+			want[t.Term] = true
+		}
+	}
+	found := 0
+	for t := range want {
+		if terms[t] {
+			found++
+		}
+	}
+	return len(want) > 0 && 2*found >= len(want)
+}
+
+// MarkExcerpt is the excerpt of a mark's hit: its text, trimmed, at most
+// chars characters (all of it when chars is 0).
+func MarkExcerpt(text string, chars int) string {
+	ex := strings.TrimSpace(text)
+	if chars > 0 {
+		ex, _ = textnorm.Truncate(ex, chars)
+	}
+	return ex
 }
 
 // FirstLine returns the first non-empty line of text without Markdown

@@ -20,7 +20,7 @@ import (
 
 // pdfUnitsVersion changes whenever what goes into a loose PDF's search
 // units changes, so cached indexes built the old way are rebuilt.
-const pdfUnitsVersion = "pdf-units-1"
+const pdfUnitsVersion = "pdf-units-2"
 
 // PDF is a PDF granted as a file: a download, an attachment, a folder of
 // PDFs without the papers/ layout. It is a document with pages, like a
@@ -164,8 +164,9 @@ func (s *PDF) units(ctx context.Context) (us []units.Unit, failure, err error) {
 		}
 		return nil, err, nil
 	}
-	us, _ = s.pdf.units(doc, s.title(doc))
-	return units.Split(us), nil, nil
+	title := s.title(doc)
+	us, _ = s.pdf.units(doc, title)
+	return append(units.Split(us), units.OfMarks(pdfMarks(s.ref, doc), title)...), nil, nil
 }
 
 // releasePDF drops the parsed PDF once the index has its text (see

@@ -22,7 +22,7 @@ import (
 const (
 	// paperUnitsVersion changes whenever what goes into a paper's search
 	// units changes, so cached indexes built the old way are rebuilt.
-	paperUnitsVersion = "paper-units-1"
+	paperUnitsVersion = "paper-units-2"
 	// markdownMax caps PAPER.md and NOTES.md: a larger file is neither
 	// read nor searched (a search says it was truncated). 4 MiB holds the
 	// text of a long book; what costs memory is tokenising, about 40 bytes
@@ -289,7 +289,7 @@ func (s *Paper) oversized() bool {
 func (s *Paper) stamp() string {
 	// The extractor's version too: its text changes rebuild the units.
 	parts := []string{paperUnitsVersion, "pdf-" + strconv.Itoa(pdf.Version), s.p.Ref}
-	for _, rel := range []string{s.p.PDF, s.p.Ref + "/" + catalog.PaperMDFile, s.p.Ref + "/" + catalog.NotesFile, s.p.Ref + "/" + catalog.MetadataFile} {
+	for _, rel := range []string{s.p.PDF, s.p.Ref + "/" + catalog.PaperMDFile, s.p.Ref + "/" + catalog.NotesFile, s.p.Ref + "/" + catalog.MetadataFile, s.p.Ref + "/" + MarksFile} {
 		if rel == "" {
 			parts = append(parts, "-")
 			continue
@@ -304,11 +304,13 @@ func (s *Paper) units(ctx context.Context) ([]units.Unit, error) {
 	title := s.title(ctx)
 	var out []units.Unit
 	pdfComplete := false // every PDF page has text
+	var marks []sources.Mark
 	if s.p.PDF != "" {
 		doc, err := s.pdfDocument(ctx)
 		switch {
 		case err == nil:
 			out, pdfComplete = s.pdf.units(doc, title)
+			marks = pdfMarks(s.p.PDF, doc)
 		case ctx.Err() != nil, errors.Is(err, pdf.ErrTimeout):
 			// Not a property of the file: fail rather than cache an
 			// index without the PDF.
@@ -329,7 +331,14 @@ func (s *Paper) units(ctx context.Context) ([]units.Unit, error) {
 		}
 		out = append(out, markdownUnits(rel, title, text)...)
 	}
-	return units.Split(out), nil
+	out = units.Split(out)
+	// The marks, as Marks reads them: a malformed marks file has none.
+	at := s.p.PDF
+	if at == "" {
+		at = s.p.Ref + "/" + MarksFile
+	}
+	own, _ := s.fileMarks(at)
+	return append(out, units.OfMarks(mergeMarks(marks, own), title)...), nil
 }
 
 // markdownUnits returns a Markdown file as one unit, or one unit per

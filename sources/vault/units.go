@@ -7,7 +7,7 @@ import (
 
 // unitsVersion changes whenever what goes into the search units changes,
 // so that a library index built the old way is rebuilt rather than misread.
-const unitsVersion = "units-5"
+const unitsVersion = "units-6"
 
 // stampOf hashes what a source's index depends on.
 func stampOf(parts ...string) string {
