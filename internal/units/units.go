@@ -1,5 +1,6 @@
 // Package units cuts a source's documents into search units — a page, a
-// file, a Markdown section, a piece of a long one — and reads a text file
+// file, a Markdown section, a piece of a long one, one of the researcher's
+// marks — and reads a text file
 // as a Document (its Markdown headings as sections). The Vault's sources
 // (package sources/vault) put their units in the library index; Index is
 // the in-memory index of one source that keeps its own

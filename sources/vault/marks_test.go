@@ -133,3 +133,59 @@ func TestParseMarksFile(t *testing.T) {
 		t.Errorf("a 10 MB comment: %d marks, err %v", len(got), err)
 	}
 }
+
+// TestDirectorySearchFindsMarks: a folder's search finds a paper's marks
+// through the library index, by a comment's words, the hit carrying the
+// mark; a mark added to marks/annotations.json is found by the paper's
+// next search (its stamp covers the file).
+func TestDirectorySearchFindsMarks(t *testing.T) {
+	root := paperSampleRoot(t)
+	l := paperLibrary(t, root)
+	ctx := context.Background()
+	dir, err := l.Open(ctx, grant.KindDirectory, "papers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	searchOf := func(t *testing.T, src sources.Source, query string) *sources.Results {
+		t.Helper()
+		res, err := src.Search(ctx, sources.Query{Text: query, Limit: 5, ExcerptChars: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) == 0 {
+			t.Fatalf("%q: no hits", query)
+		}
+		return res
+	}
+	search := func(query string) *sources.Results {
+		t.Helper()
+		return searchOf(t, dir, query)
+	}
+	h := search("MedRec numbers same split").Hits[0]
+	want := &sources.Mark{Location: sources.Location{Path: samplePDF, Page: 3}, Kind: sources.MarkNote, Comment: sampleMarks[3].Comment}
+	if diff := cmp.Diff(want, h.Mark); diff != "" || h.Location != want.Location || h.Excerpt != want.Comment {
+		t.Errorf("first hit %+v, mark (-want +got):\n%s", h, diff)
+	}
+	// A search no mark answers has no mark hits, though a mark shares a word.
+	for _, h := range search("MedRec clinical records classification").Hits {
+		if h.Mark != nil {
+			t.Errorf("unexpected mark hit %+v", h)
+		}
+	}
+	file := filepath.Join(root, "papers", "2401.01234", "marks", "annotations.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := strings.Replace(string(data), "[", `[{"page": 2, "comment": "Numbat wombat echidna: rerun with the larger stride."},`, 1)
+	if added == string(data) {
+		t.Fatal("the sample marks file is not an array")
+	}
+	if err := os.WriteFile(file, []byte(added), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h = searchOf(t, openPaper(t, l, "papers/2401.01234"), "numbat wombat echidna").Hits[0]
+	if h.Mark == nil || h.Mark.Kind != sources.MarkNote || h.Page != 2 || !strings.HasPrefix(h.Mark.Comment, "Numbat wombat") {
+		t.Errorf("added mark: first hit %+v", h)
+	}
+}
