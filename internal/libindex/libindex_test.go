@@ -740,3 +740,41 @@ func TestKilledBuilderTemps(t *testing.T) {
 		x.Close()
 	}
 }
+
+// TestMarkUnitsKept checks that a mark unit keeps its kind and comment on
+// disk, that its comment is searched with its text and not its title, and
+// that its key sorts before its document's pages (ties go to the mark).
+func TestMarkUnitsKept(t *testing.T) {
+	dir := t.TempDir()
+	extract := func(ctx context.Context, key string) ([]Unit, error) {
+		return []Unit{
+			{Path: key + "/paper.pdf", Page: 1, Title: "Lattice", Text: "protein binding cell growth"},
+			{Path: key + "/paper.pdf", Page: 1, Title: "Lattice", Text: "protein binding", Mark: "highlight", Comment: "check the wombat assay"},
+		}, nil
+	}
+	x := Open(Options{Dir: dir, Extract: extract, Version: "v"})
+	wait(t, x.Ensure([]Item{{Key: "papers/a", Stamp: "1"}}, "", nil))
+	x.Close()
+	y := Open(Options{Dir: dir, Extract: extract, Version: "v"})
+	defer y.Close()
+	snap := y.Snapshot()
+	hits, _, err := snap.Search("wombat", 5, nil)
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("wombat: %d hits, err %v", len(hits), err)
+	}
+	want := Unit{Path: "papers/a/paper.pdf", Page: 1, Title: "Lattice", Text: "protein binding", Mark: "highlight", Comment: "check the wombat assay"}
+	if diff := cmp.Diff(want, *hits[0].Unit); diff != "" {
+		t.Errorf("mark unit read back (-want +got):\n%s", diff)
+	}
+	if hits, _, _ := snap.Search("lattice", 5, nil); len(hits) != 1 || hits[0].Unit.Mark != "" {
+		t.Errorf("the title finds the page alone: %+v", hits)
+	}
+	if hits, _, _ := snap.Search("protein", 5, nil); len(hits) != 2 {
+		t.Errorf("protein: %d hits, want the page and the mark", len(hits))
+	}
+	// Among equal scores the mark goes first.
+	page, mark := Unit{Path: "p.pdf", Page: 3}, Unit{Path: "p.pdf", Page: 3, Mark: "note"}
+	if unitKey(mark) >= unitKey(page) || unitKey(mark) >= unitKey(Unit{Path: "p.pdf", Page: 1}) {
+		t.Errorf("mark key %q does not sort before its page's %q", unitKey(mark), unitKey(page))
+	}
+}
