@@ -33,8 +33,9 @@ import (
 // version 7 reads files that 6 refused as encrypted or malformed and
 // viewers open (an /Encrypt that encrypts nothing, AES streams too short
 // for their cipher, a broken table in an encrypted file);
-// version 8 adds the page's marks (Page.Marks).
-const Version = 8
+// version 8 adds the page's marks (Page.Marks); version 9 folds a reply
+// on another page than its mark into it.
+const Version = 9
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under

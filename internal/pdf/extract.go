@@ -146,12 +146,18 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 		return nil, fmt.Errorf("%w (%d pages)", &LimitError{Limit: LimitPages, Max: int64(o.MaxPages)}, len(pages))
 	}
 	out := &Document{Pages: make([]Page, len(pages))}
+	d.markRefs = make([][]markRef, len(pages))
 	for i := range pages {
 		if err := d.stopped(); err != nil {
 			return nil, fmt.Errorf("%w, after %d of %d pages", err, i, len(pages))
 		}
 		out.Pages[i] = d.extractPage(&pages[i], i+1)
+		if len(d.markRefs[i]) != len(out.Pages[i].Marks) {
+			d.markRefs[i] = nil // a page that failed after its marks were read
+		}
 	}
+	foldReplies(out.Pages, d.markRefs)
+	d.markRefs = nil
 	if err := d.stopped(); err != nil {
 		return nil, fmt.Errorf("%w, after %d pages", err, len(pages))
 	}

@@ -106,6 +106,7 @@ type markParse struct {
 	nr     int // object number, 0 for a direct annotation
 	irt    int // object number of the annotation it replies to
 	reply  bool
+	away   bool         // a reply to an annotation not on the page
 	quads  [][4]float64 // display-space boxes: minX, minY, maxX, maxY
 	hidden bool
 }
@@ -115,10 +116,10 @@ type markParse struct {
 // the document's MaxDocumentMarks. base maps default user space to the
 // displayed page, w × h. at says where each mark begins (0–1 of the page,
 // origin top-left), for orderMarks.
-func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph) (out []Mark, at [][2]float64) {
+func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph) (out []Mark, at [][2]float64, refs []markRef) {
 	annots := d.array(pi.dict["Annots"])
 	if len(annots) == 0 || d.marksLeft() <= 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if len(annots) > maxAnnots*4 {
 		annots = annots[:maxAnnots*4]
@@ -127,7 +128,7 @@ func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph)
 	byNr := map[int]int{}
 	for _, a := range annots {
 		if d.stopped() != nil {
-			return nil, nil
+			return nil, nil, nil
 		}
 		ad := d.dict(a)
 		if ad == nil {
@@ -172,8 +173,9 @@ func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph)
 		}
 	}
 	// Replies attach to the mark they answer, following /IRT to the first
-	// annotation that answers none; a reply whose chain loops or leaves
-	// the page is a mark of its own.
+	// annotation that answers none; a reply whose chain loops is a mark of
+	// its own, and one whose chain leaves the page is too until
+	// foldReplies finds what it answers on another page.
 	root := func(i int) int {
 		seen := map[int]bool{}
 		for all[i].reply {
@@ -196,6 +198,7 @@ func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph)
 			continue
 		}
 		all[i].reply = false
+		all[i].away = true
 	}
 	tests := 0
 	for i := range all {
@@ -241,30 +244,154 @@ func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph)
 		}
 		out = append(out, m)
 		at = append(at, start)
+		ref := markRef{}
+		for _, j := range append([]int{i}, replies[i]...) {
+			if all[j].nr > 0 {
+				ref.nrs = append(ref.nrs, all[j].nr)
+			}
+		}
+		if mp.away {
+			ref.irt = mp.irt
+		}
+		refs = append(refs, ref)
 	}
 	d.markCount += len(out)
-	return out, at
+	return out, at, refs
+}
+
+// markRef is what foldReplies knows of a page's mark: the object numbers
+// of its annotation and of the replies folded into it (none for direct
+// ones) and, for a reply to an annotation on another page, that
+// annotation's.
+type markRef struct {
+	nrs []int
+	irt int
+}
+
+// foldReplies folds into the mark it answers each reply whose /IRT is on
+// another page (refs are the pages' markRefs, in the order of their
+// marks), following /IRT across pages to the first annotation that
+// answers none, as pageMarks does within a page: its comment follows the
+// mark's, "Author: text". A reply whose chain loops or ends on no mark
+// stays a mark of its own.
+func foldReplies(pages []Page, refs [][]markRef) {
+	type at struct{ page, mark int }
+	byNr := map[int]at{}
+	away := false
+	for p, rs := range refs {
+		for i, r := range rs {
+			for _, nr := range r.nrs {
+				if _, seen := byNr[nr]; !seen {
+					byNr[nr] = at{p, i}
+				}
+			}
+			away = away || r.irt > 0
+		}
+	}
+	if !away {
+		return
+	}
+	// The root of every mark, found once along each chain: a document of
+	// long reply chains costs time linear in its marks.
+	type found struct {
+		to at
+		ok bool
+	}
+	roots := map[at]found{}
+	root := func(a at) (at, bool) {
+		var path []at
+		onPath := map[at]bool{}
+		res := found{}
+		for {
+			if r, ok := roots[a]; ok {
+				res = r
+				break
+			}
+			if refs[a.page][a.mark].irt == 0 {
+				res = found{a, true}
+				break
+			}
+			path = append(path, a)
+			onPath[a] = true
+			next, ok := byNr[refs[a.page][a.mark].irt]
+			if !ok || onPath[next] {
+				break // no mark answered, or a loop
+			}
+			a = next
+		}
+		for _, p := range path {
+			roots[p] = res
+		}
+		return res.to, res.ok
+	}
+	gone := map[at]bool{}
+	replies := map[at]int{}
+	for p, rs := range refs {
+		for i, r := range rs {
+			if r.irt == 0 {
+				continue
+			}
+			a := at{p, i}
+			to, ok := root(a)
+			if !ok || to == a {
+				continue
+			}
+			gone[a] = true
+			if replies[to] >= maxMarkReplies {
+				continue
+			}
+			replies[to]++
+			m, parent := pages[p].Marks[i], &pages[to.page].Marks[to.mark]
+			if m.Comment == "" {
+				continue
+			}
+			c := m.Comment
+			if m.Author != "" {
+				c = m.Author + ": " + c
+			}
+			if parent.Comment != "" {
+				c = parent.Comment + "\n\n" + c
+			}
+			parent.Comment = capString(c, MaxMarkComment)
+		}
+	}
+	for p := range pages {
+		if len(refs[p]) == 0 {
+			continue
+		}
+		kept := pages[p].Marks[:0]
+		for i, m := range pages[p].Marks {
+			if !gone[at{p, i}] {
+				kept = append(kept, m)
+			}
+		}
+		if len(kept) == 0 {
+			kept = nil
+		}
+		pages[p].Marks = kept
+	}
 }
 
 // marksLeft is how many more marks the document may keep.
 func (d *doc) marksLeft() int { return MaxDocumentMarks - d.markCount }
 
-// orderMarks sorts a page's marks into reading order: by the position in
+// orderMarks sorts a page's marks (and their refs) into reading order: by the position in
 // lines (the page's laid-out text) of the first line holding where they
 // begin (at, as pageMarks gave it), then left to right; marks on no line
 // come after, top to bottom.
-func orderMarks(marks []Mark, at [][2]float64, lines []Line) {
+func orderMarks(marks []Mark, at [][2]float64, refs []markRef, lines []Line) {
 	if len(marks) < 2 {
 		return
 	}
 	type keyed struct {
 		m     Mark
 		at    [2]float64
+		ref   markRef
 		order int
 	}
 	ks := make([]keyed, len(marks))
 	for i := range marks {
-		ks[i] = keyed{marks[i], at[i], len(lines)}
+		ks[i] = keyed{marks[i], at[i], refs[i], len(lines)}
 		cx, cy := at[i][0], at[i][1]
 		for k, l := range lines {
 			if l.Annot == "" && cx >= l.Box.X && cx <= l.Box.X+l.Box.W && cy >= l.Box.Y && cy <= l.Box.Y+l.Box.H {
@@ -283,7 +410,7 @@ func orderMarks(marks []Mark, at [][2]float64, lines []Line) {
 		return cmp.Compare(a.at[0], b.at[0])
 	})
 	for i := range ks {
-		marks[i] = ks[i].m
+		marks[i], refs[i] = ks[i].m, ks[i].ref
 	}
 }
 

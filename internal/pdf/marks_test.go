@@ -192,3 +192,39 @@ func TestPDFDate(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkReplyOnAnotherPage: a reply (/IRT) on another page than the mark
+// it answers folds into that mark, through a chain of replies too; one
+// whose /IRT names no mark, or whose chain loops, stays a mark of its own.
+func TestMarkReplyOnAnotherPage(t *testing.T) {
+	b := &pdfBuilder{}
+	helv := b.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	content1 := b.stream("", marksContent)
+	content2 := b.stream("", marksContent)
+	pagesObj := b.add("")
+	parent := b.add("<< /Type /Annot /Subtype /Highlight /Rect [102 697 132 711] /QuadPoints [102 711 132 711 102 697 132 697] /Contents (my comment) >>")
+	reply := b.add("<< /Type /Annot /Subtype /Text /Rect [500 700 520 720] /IRT " + ref(parent) + " /T (Eve) /Contents (I agree) >>")
+	reply2 := b.add("")
+	reply3 := b.add("<< /Type /Annot /Subtype /Text /Rect [500 600 520 620] /IRT " + ref(reply2) + " /Contents (and on page one) >>")
+	b.set(reply2, "<< /Type /Annot /Subtype /Text /Rect [500 650 520 670] /IRT "+ref(reply)+" /T (Bob) /Contents (me too) >>")
+	orphan := b.add("<< /Type /Annot /Subtype /Text /Rect [500 500 520 520] /IRT " + ref(helv) + " /Contents (answers no mark) >>")
+	// Two replies answering each other from page to page: a loop.
+	loopA, loopB := b.add(""), b.add("")
+	b.set(loopA, "<< /Type /Annot /Subtype /Text /Rect [500 400 520 420] /IRT "+ref(loopB)+" /Contents (loop a) >>")
+	b.set(loopB, "<< /Type /Annot /Subtype /Text /Rect [500 400 520 420] /IRT "+ref(loopA)+" /Contents (loop b) >>")
+	res := " /MediaBox [0 0 612 792] /Resources << /Font << /F1 " + ref(helv) + " >> >> /Contents "
+	pg1 := b.add("<< /Type /Page /Parent " + ref(pagesObj) + res + ref(content1) + " /Annots [" + ref(parent) + " " + ref(reply3) + " " + ref(loopA) + "] >>")
+	pg2 := b.add("<< /Type /Page /Parent " + ref(pagesObj) + res + ref(content2) + " /Annots [" + ref(reply) + " " + ref(reply2) + " " + ref(orphan) + " " + ref(loopB) + "] >>")
+	b.set(pagesObj, "<< /Type /Pages /Kids ["+ref(pg1)+" "+ref(pg2)+"] /Count 2 >>")
+	root := b.add("<< /Type /Catalog /Pages " + ref(pagesObj) + " >>")
+	d := mustExtract(t, b.bytes(root, 0))
+	opts := cmpopts.IgnoreFields(Mark{}, "Box")
+	want1 := []Mark{{Kind: MarkHighlight, Text: "world", Comment: "my comment\n\nand on page one\n\nEve: I agree\n\nBob: me too"}, {Kind: MarkNote, Comment: "loop a"}}
+	if diff := cmp.Diff(want1, d.Pages[0].Marks, opts); diff != "" {
+		t.Errorf("page 1 marks (-want +got):\n%s", diff)
+	}
+	want2 := []Mark{{Kind: MarkNote, Comment: "answers no mark"}, {Kind: MarkNote, Comment: "loop b"}}
+	if diff := cmp.Diff(want2, d.Pages[1].Marks, opts); diff != "" {
+		t.Errorf("page 2 marks (-want +got):\n%s", diff)
+	}
+}

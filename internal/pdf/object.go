@@ -29,6 +29,7 @@ type doc struct {
 	destNames   map[string]types.Object // the /Dests name tree, read on first use
 	glyphBuf    []glyph                 // glyph storage reused from page to page
 	markCount   int                     // marks kept so far (MaxDocumentMarks)
+	markRefs    [][]markRef             // by page, for foldReplies
 }
 
 func (d *doc) resolve(o types.Object) types.Object {

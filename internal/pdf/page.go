@@ -48,10 +48,13 @@ func (d *doc) extractPage(pi *pageInfo, number int) (p Page) {
 		p.Err = pageErr(err, number)
 		return p
 	}
-	marks, at := d.pageMarks(pi, pageMatrix(pi.box, pi.rotate), w, h, in.glyphs)
+	marks, at, refs := d.pageMarks(pi, pageMatrix(pi.box, pi.rotate), w, h, in.glyphs)
 	p.Lines, p.Text = layoutPage(in.glyphs, w, h)
-	orderMarks(marks, at, p.Lines)
+	orderMarks(marks, at, refs, p.Lines)
 	p.Marks = marks
+	if d.markRefs != nil && number-1 < len(d.markRefs) {
+		d.markRefs[number-1] = refs
+	}
 	if strings.TrimSpace(p.Text) == "" {
 		p.Lines, p.Text = nil, ""
 	}
