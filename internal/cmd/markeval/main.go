@@ -62,6 +62,7 @@ type fixture struct {
 type counts struct {
 	files, truths, found, returned, falseMarks, links int
 	queries, first3                                   int
+	folderFirst3                                      int // the same searches over the papers folder granted
 }
 
 func main() {
@@ -106,8 +107,8 @@ func main() {
 		if held {
 			name = "held out"
 		}
-		fmt.Printf("%-11s files %2d  marks %3d  recall %.3f  false marks %d of %d returned (%.1f %%; link annotations returned: %d)  search first 3: %d of %d (%.3f)\n",
-			name, c.files, c.truths, ratio(c.found, c.truths), c.falseMarks, c.returned, 100*ratio(c.falseMarks, c.returned), c.links, c.first3, c.queries, ratio(c.first3, c.queries))
+		fmt.Printf("%-11s files %2d  marks %3d  recall %.3f  false marks %d of %d returned (%.1f %%; link annotations returned: %d)  search first 3: %d of %d (%.3f), over the folder %d (%.3f)\n",
+			name, c.files, c.truths, ratio(c.found, c.truths), c.falseMarks, c.returned, 100*ratio(c.falseMarks, c.returned), c.links, c.first3, c.queries, ratio(c.first3, c.queries), c.folderFirst3, ratio(c.folderFirst3, c.queries))
 	}
 }
 
@@ -415,45 +416,64 @@ func search(fixtures []*fixture, res map[bool]*counts) {
 			}
 			refs = append(refs, ref)
 		}
-		var r researchctx.Resolver
-		plan, err := r.Resolve(context.Background(), researchctx.Request{Vault: root, RuntimeID: "markeval", TurnID: "t", Mentions: refs,
-			Budget: &grant.BudgetOverrides{TurnChars: &turnChars}})
-		if err != nil {
-			log.Fatal(err)
-		}
-		gr, err := plan.WriteGrant()
-		if err != nil {
-			log.Fatal(err)
-		}
-		ts, err := tools.Open(context.Background(), gr, nil)
-		if err != nil {
-			log.Fatal(err)
-		}
-		for _, fx := range fixtures {
-			if fx.held != held {
-				continue
+		for _, folder := range []bool{false, true} {
+			mentions := refs
+			if folder {
+				mentions = []string{"papers"}
 			}
-			pdfPath := "papers/" + strings.TrimSuffix(fx.name, ".pdf") + "/" + fx.name
-			for _, t := range fx.marks {
-				if t.comment == "" {
-					continue
-				}
-				res[held].queries++
-				out, err := ts.Search(context.Background(), tools.SearchInput{Query: t.comment, Limit: 3})
-				if err != nil {
-					log.Printf("search %q: %v", t.comment, err)
-					continue
-				}
-				for _, c := range out.Cards {
-					if c.Path == pdfPath && c.Page == t.page {
-						res[held].first3++
-						break
-					}
-				}
-			}
+			searchGrant(root, mentions, fixtures, held, folder, res)
 		}
-		ts.Close()
-		r.Close()
 		os.RemoveAll(root)
 	}
+}
+
+// searchGrant searches every comment of the split's fixtures under a grant
+// of mentions (the papers, or their folder), counting the searches whose
+// first three cards hold the mark's page.
+func searchGrant(root string, mentions []string, fixtures []*fixture, held, folder bool, res map[bool]*counts) {
+	var r researchctx.Resolver
+	plan, err := r.Resolve(context.Background(), researchctx.Request{Vault: root, RuntimeID: "markeval", TurnID: "t", Mentions: mentions,
+		Budget: &grant.BudgetOverrides{TurnChars: &turnChars}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	gr, err := plan.WriteGrant()
+	if err != nil {
+		log.Fatal(err)
+	}
+	ts, err := tools.Open(context.Background(), gr, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, fx := range fixtures {
+		if fx.held != held {
+			continue
+		}
+		pdfPath := "papers/" + strings.TrimSuffix(fx.name, ".pdf") + "/" + fx.name
+		for _, t := range fx.marks {
+			if t.comment == "" {
+				continue
+			}
+			if !folder {
+				res[held].queries++
+			}
+			out, err := ts.Search(context.Background(), tools.SearchInput{Query: t.comment, Limit: 3})
+			if err != nil {
+				log.Printf("search %q: %v", t.comment, err)
+				continue
+			}
+			for _, c := range out.Cards {
+				if c.Path == pdfPath && c.Page == t.page {
+					if folder {
+						res[held].folderFirst3++
+					} else {
+						res[held].first3++
+					}
+					break
+				}
+			}
+		}
+	}
+	ts.Close()
+	r.Close()
 }
