@@ -244,9 +244,6 @@ func captionEnd(pg *pdf.Page, lines []pdf.Line, i int) int {
 	j := i + 1
 	for ; j < len(lines) && j-i < maxLines; j++ {
 		a, b := lines[j-1], lines[j]
-		if b.Start >= 2 && b.Start <= len(pg.Text) && pg.Text[b.Start-2:b.Start] == "\n\n" {
-			break
-		}
 		if math.Abs(a.FontSize-b.FontSize) > 0.6 || !overlapX(a.Box, b.Box) {
 			break
 		}
@@ -330,7 +327,7 @@ func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body floa
 func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int) []pdf.Line {
 	var out []pdf.Line
 	edge := from
-	for _, ln := range cand {
+	for k, ln := range cand {
 		var gap float64
 		if dir > 0 {
 			gap = ln.Box.Y - edge
@@ -346,6 +343,9 @@ func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int) []pdf.Li
 		if prose(ln, width, body) {
 			break
 		}
+		if dir < 0 && k+1 < len(cand) && endsParagraph(ln, cand[k+1], width, body) {
+			break // the short last line of a paragraph above a figure
+		}
 		out = append(out, ln)
 		if dir > 0 {
 			edge = math.Max(edge, ln.Box.Y+ln.Box.H)
@@ -354,6 +354,14 @@ func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int) []pdf.Li
 		}
 	}
 	return out
+}
+
+// endsParagraph reports a line that ends the paragraph of prose above it:
+// the body's size, just under a line of prose, flush with its left edge.
+func endsParagraph(ln, above pdf.Line, width, body float64) bool {
+	gap := ln.Box.Y - (above.Box.Y + above.Box.H)
+	return prose(above, width, body) && math.Abs(ln.FontSize-above.FontSize) <= 0.6 &&
+		gap < 0.6*ln.Box.H && math.Abs(ln.Box.X-above.Box.X) < 0.01
 }
 
 // prose reports a line of body text: the body's size, most of the

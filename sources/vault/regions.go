@@ -90,7 +90,8 @@ func (s *Paper) readJSON(rel string, v any) error {
 // ("figure-1"), resolved to its layout.json region, or a layout.json region
 // id ("p2-r03"). Its text is the region's own text, else the PDF lines
 // inside its box; a figure or table listed in the layout index also gets
-// the text of its caption region.
+// the text of its caption region. An id neither lists is a figure, table
+// or algorithm the PDF's captions give ("figure-3").
 func (s *Paper) Region(ctx context.Context, id string) (*sources.Region, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -131,6 +132,17 @@ func (s *Paper) Region(ctx context.Context, id string) (*sources.Region, error) 
 		}
 	}
 	if item == nil && reg == nil {
+		if s.p.PDF != "" && id != "" {
+			// Not in the layout files: a figure, table or algorithm
+			// the PDF's captions give.
+			if doc, err := s.pdfDocument(ctx); err == nil {
+				if r, err := s.pdf.figureRegion(doc, id); err == nil {
+					return r, nil
+				}
+			} else if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+		}
 		return nil, fmt.Errorf("%s: region %q: %w", s.p.Ref, id, sources.ErrNotFound)
 	}
 
