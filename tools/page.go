@@ -24,6 +24,7 @@ func (r *reader) metadata(ctx context.Context, doc *sources.Document, out *ReadO
 			out.Pages = m.Pages
 		}
 		out.Documents = m.Documents
+		out.Figures = figureInfos(m.Figures)
 	}
 	if out.Title == "" {
 		out.Title = path.Base(doc.Path)

@@ -72,6 +72,9 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 	}
 	if mode == ReadRegion && in.Region == "" {
 		in.Region = tg.frag.Region
+		if in.Region == "" {
+			in.Region = tg.frag.Item
+		}
 	}
 	r := &reader{t: t, tg: tg, limit: tn.limit(), listMax: tn.grant.Budget.ListEntries, offset: offset}
 	out := &ReadOutput{Target: tg.frag.Path, Mode: mode}
@@ -181,7 +184,7 @@ func inferMode(in ReadInput, frag cite.URI) ReadMode {
 		return ReadPage
 	case in.Section != "" || frag.Section != "":
 		return ReadSection
-	case in.Region != "" || frag.Region != "":
+	case in.Region != "" || frag.Region != "" || frag.Item != "":
 		return ReadRegion
 	}
 	return ReadMetadata

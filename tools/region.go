@@ -28,6 +28,10 @@ func (r *reader) region(ctx context.Context, id string, out *ReadOutput) error {
 		text = reg.Title
 	}
 	out.CitationURI = cite.Region(reg.Path, reg.ID)
+	if r.tg.frag.Item != "" && r.tg.frag.Item == id {
+		// Asked for as #figure=N: cited alike.
+		out.CitationURI = cite.Item(reg.Path, id)
+	}
 	r.cut(text, out)
 	return nil
 }

@@ -107,6 +107,9 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 			CitationURI: locationURI(h.hit.Location),
 		}
 		c.cite(h.hit)
+		if u := t.captionURI(ctx, h.hit, c.Excerpt); u != "" && len(c.CitationURIs) == 0 {
+			c.CitationURI = u
+		}
 		// The whole card counts, not just its excerpt.
 		n := c.chars()
 		if chars+n > tn.limit() {

@@ -515,3 +515,44 @@ func unionBox(a, b pdf.Box) pdf.Box {
 	x1, y1 := math.Max(a.X+a.W, b.X+b.W), math.Max(a.Y+a.H, b.Y+b.H)
 	return pdf.Box{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
 }
+
+// Span is a caption in a page's text: bytes Start to End, the item's ID.
+type Span struct {
+	Start, End int
+	ID         string
+}
+
+// Spans returns the captions of a page's text (lines joined by "\n",
+// paragraphs by "\n\n", as the pdf package gives them): a line that
+// starts a caption, after a paragraph break, a line that ends a sentence,
+// or with a colon or bar after its number, up to the end of its paragraph.
+// It is what a search passage shows of a page, without the line boxes
+// Find reads.
+func Spans(text string) []Span {
+	var out []Span
+	start := 0
+	prevEnds := true
+	for start < len(text) {
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		ln := text[start:end]
+		paraStart := start == 0 || start >= 2 && text[start-2:start] == "\n\n"
+		if kind, num, ok := Caption(ln); ok && (paraStart || prevEnds || strongDelimiter(ln)) {
+			stop := strings.Index(text[start:], "\n\n")
+			if stop < 0 {
+				stop = len(text)
+			} else {
+				stop += start
+			}
+			out = append(out, Span{Start: start, End: stop, ID: ID(kind, num)})
+		}
+		t := strings.TrimSpace(ln)
+		prevEnds = t == "" || strings.HasSuffix(t, ".") || strings.HasSuffix(t, ":")
+		start = end + 1
+	}
+	return out
+}

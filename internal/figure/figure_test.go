@@ -136,3 +136,15 @@ func TestClip(t *testing.T) {
 		t.Errorf("clip: %d characters, want ≤ %d", n, MaxCaption)
 	}
 }
+
+func TestSpans(t *testing.T) {
+	text := "Body text that mentions\nFigure 2. In running text.\n\nFigure 1: The model.\nIts second line.\n\nMore body as in Table 1, which\nTable 2 shows.\nTable 3: Errors."
+	var got []string
+	for _, s := range Spans(text) {
+		got = append(got, s.ID+"="+text[s.Start:s.End])
+	}
+	want := []string{"figure-1=Figure 1: The model.\nIts second line.", "table-3=Table 3: Errors."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Spans (-want +got):\n%s", diff)
+	}
+}
