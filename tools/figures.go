@@ -37,10 +37,16 @@ func (t *Toolset) captionURI(ctx context.Context, h sources.Hit, excerpt string)
 	if _, ok := src.(sources.RegionReader); !ok {
 		return ""
 	}
+	rr, _ := src.(sources.RegionReader)
 	end := at + len(excerpt)
 	for _, s := range figure.Spans(h.Text) {
 		if at >= s.Start && at < s.End || 2*(min(end, s.End)-max(at, s.Start)) >= len(excerpt) {
-			return cite.Item(h.Path, s.ID)
+			// Only an item the source reads on this page: the URI
+			// handed out must read back.
+			if reg, err := rr.Region(ctx, s.ID); err == nil && reg.Path == h.Path && reg.Page == h.Page {
+				return cite.Item(h.Path, s.ID)
+			}
+			return ""
 		}
 	}
 	return ""

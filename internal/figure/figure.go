@@ -522,16 +522,14 @@ type Span struct {
 	ID         string
 }
 
-// Spans returns the captions of a page's text (lines joined by "\n",
-// paragraphs by "\n\n", as the pdf package gives them): a line that
-// starts a caption, after a paragraph break, a line that ends a sentence,
-// or with a colon or bar after its number, up to the end of its paragraph.
-// It is what a search passage shows of a page, without the line boxes
-// Find reads.
+// Spans returns what may be captions in a page's text (lines joined by
+// "\n", paragraphs by "\n\n", as the pdf package gives them): a line that
+// starts like a caption, up to the end of its paragraph. Without the line
+// boxes Find reads it cannot tell every caption from running text that
+// wraps before "Fig. 4."; a caller checks a span against Find's items.
 func Spans(text string) []Span {
 	var out []Span
 	start := 0
-	prevEnds := true
 	for start < len(text) {
 		end := strings.IndexByte(text[start:], '\n')
 		if end < 0 {
@@ -540,8 +538,7 @@ func Spans(text string) []Span {
 			end += start
 		}
 		ln := text[start:end]
-		paraStart := start == 0 || start >= 2 && text[start-2:start] == "\n\n"
-		if kind, num, ok := Caption(ln); ok && (paraStart || prevEnds || strongDelimiter(ln)) {
+		if kind, num, ok := Caption(ln); ok {
 			stop := strings.Index(text[start:], "\n\n")
 			if stop < 0 {
 				stop = len(text)
@@ -550,8 +547,6 @@ func Spans(text string) []Span {
 			}
 			out = append(out, Span{Start: start, End: stop, ID: ID(kind, num)})
 		}
-		t := strings.TrimSpace(ln)
-		prevEnds = t == "" || strings.HasSuffix(t, ".") || strings.HasSuffix(t, ":")
 		start = end + 1
 	}
 	return out

@@ -143,7 +143,7 @@ func TestSpans(t *testing.T) {
 	for _, s := range Spans(text) {
 		got = append(got, s.ID+"="+text[s.Start:s.End])
 	}
-	want := []string{"figure-1=Figure 1: The model.\nIts second line.", "table-3=Table 3: Errors."}
+	want := []string{"figure-2=Figure 2. In running text.", "figure-1=Figure 1: The model.\nIts second line.", "table-3=Table 3: Errors."}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Spans (-want +got):\n%s", diff)
 	}
