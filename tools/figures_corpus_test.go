@@ -179,4 +179,3 @@ func firstRunes(s string, n int) string {
 	}
 	return s
 }
-
