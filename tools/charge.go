@@ -36,8 +36,13 @@ func (o *ReadOutput) Chars() int {
 	for _, e := range o.Entries {
 		n += runes(e.Name, string(e.Kind))
 	}
+	for _, f := range o.Figures {
+		n += f.chars()
+	}
 	return n
 }
+
+func (f *FigureInfo) chars() int { return runes(f.ID, f.Kind, f.Number, f.Caption) }
 
 // Chars returns the charge of a relations result.
 func (o *RelationsOutput) Chars() int {

@@ -26,6 +26,14 @@ func TestReadFigures(t *testing.T) {
 	if diff := cmp.Diff(want, meta.Figures); diff != "" {
 		t.Errorf("metadata figures (-want +got):\n%s", diff)
 	}
+	// The paper's PDF lists them too.
+	meta, err = f.ts.Read(ctx, tools.ReadInput{Target: "papers/vision/resnet-like/paper.pdf", Mode: tools.ReadMetadata})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, meta.Figures); diff != "" {
+		t.Errorf("metadata figures of the PDF (-want +got):\n%s", diff)
+	}
 
 	for _, tt := range []struct {
 		target, uri string

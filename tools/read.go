@@ -120,7 +120,7 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 
 // fit cuts out until its charge is within the call's reservation: the text
 // first (a cut read keeps a cursor to go on from), then the entries, the
-// sections, the documents, the abstract, the authors and the title. A
+// figures, the sections, the documents, the abstract, the authors and the title. A
 // result that cannot fit, or whose text would be cut away, is the
 // budget-spent error. settle sets what follows from the text kept (the
 // cursor, the citation URIs) before each measure.
@@ -146,6 +146,8 @@ func (r *reader) fit(out *ReadOutput, tn *turn, settle func()) error {
 			r.recut(out, max(0, runes(out.Text)-over))
 		case len(out.Entries) > 0:
 			out.Entries = dropTail(out.Entries, over, func(e EntryInfo) int { return runes(e.Name, string(e.Kind)) })
+		case len(out.Figures) > 0:
+			out.Figures = dropTail(out.Figures, over, func(f FigureInfo) int { return f.chars() })
 		case len(out.Sections) > 0:
 			out.Sections = dropTail(out.Sections, over, func(s SectionInfo) int { return runes(s.Title) })
 		case len(out.Documents) > 0:

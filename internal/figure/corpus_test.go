@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/researchctx/researchctx/internal/pdf"
@@ -86,7 +87,7 @@ func captionMatches(found, want string) bool {
 	return strings.Contains(alnum(dropLabel(found)), string(w))
 }
 
-type score struct{ truths, found, hit, placed, falses int }
+type score struct{ truths, found, hit, falses int }
 
 func (s score) recall() float64 { return float64(s.hit) / float64(max(1, s.truths)) }
 func (s score) false_() float64 { return float64(s.falses) / float64(max(1, s.found)) }
@@ -107,6 +108,8 @@ func TestCorpusCaptions(t *testing.T) {
 	}
 	sort.Strings(files)
 	var dev, held score
+	var spent time.Duration
+	pages := 0
 	for _, name := range files {
 		data, err := os.ReadFile(filepath.Join(dir, name+".pdf"))
 		if err != nil {
@@ -116,7 +119,10 @@ func TestCorpusCaptions(t *testing.T) {
 		if err != nil {
 			continue // an image-only scan or a refused file has no captions here
 		}
+		start := time.Now()
 		items := Find(doc)
+		spent += time.Since(start)
+		pages += len(doc.Pages)
 		s := &dev
 		if heldOut(files, name) {
 			s = &held
@@ -148,6 +154,7 @@ func TestCorpusCaptions(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("Find: %v over %d pages", spent.Round(time.Millisecond), pages)
 	for _, c := range []struct {
 		name string
 		s    score

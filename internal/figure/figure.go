@@ -62,6 +62,9 @@ var leaders = regexp.MustCompile(`(?:\.\s?){4,}\s*\d*\s*$|…\s*\d+\s*$`)
 // "Table 1.1 模板").
 func Caption(line string) (kind, number string, ok bool) {
 	line = strings.TrimSpace(line)
+	if !mayStart(line) {
+		return "", "", false
+	}
 	m := label.FindStringSubmatch(line)
 	if m == nil || leaders.MatchString(line) {
 		return "", "", false
@@ -92,6 +95,17 @@ func Caption(line string) (kind, number string, ok bool) {
 		num = "S" + num
 	}
 	return kind, num, true
+}
+
+// mayStart reports whether a line starts with a letter a label starts
+// with, sparing the regular expression the lines of running text.
+func mayStart(line string) bool {
+	r, _ := utf8.DecodeRuneInString(line)
+	switch r {
+	case 'F', 'T', 'A', 'S', 'E', '图', '表', '算':
+		return true
+	}
+	return false
 }
 
 // roman returns the value of a Roman numeral of the letters Caption takes,
