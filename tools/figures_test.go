@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -75,6 +76,35 @@ func TestReadFigures(t *testing.T) {
 		if out, err := f.ts.Read(ctx, tools.ReadInput{Target: tt.target}); !errors.Is(err, tt.want) {
 			t.Errorf("%s = %+v, %v; want %v", tt.target, out, err, tt.want)
 		}
+	}
+}
+
+// TestReadFigureByCursor: the rest of a figure read by #table=N is cited
+// by #table=N too.
+func TestReadFigureByCursor(t *testing.T) {
+	readChars := 260
+	f := newFixture(t, &grant.BudgetOverrides{ReadChars: &readChars})
+	ctx := context.Background()
+	const uri = "papers/vision/resnet-like/paper.pdf#table=1"
+	out, err := f.ts.Read(ctx, tools.ReadInput{Target: uri})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Truncated || out.NextCursor == "" || out.CitationURI != uri {
+		t.Fatalf("first part = %+v, want a cut read cited %s", out, uri)
+	}
+	text := out.Text
+	for out.NextCursor != "" {
+		if out, err = f.ts.Read(ctx, tools.ReadInput{Cursor: out.NextCursor}); err != nil {
+			t.Fatal(err)
+		}
+		if out.CitationURI != uri {
+			t.Errorf("continued part cited %q, want %s", out.CitationURI, uri)
+		}
+		text += out.Text
+	}
+	if !strings.Contains(text, "8 layers 74.8 77.1") {
+		t.Errorf("the parts %q lack the table's last row", text)
 	}
 }
 

@@ -81,11 +81,16 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 	if err := r.do(ctx, mode, in, out); err != nil {
 		return nil, err
 	}
+	cursorTarget := tg.frag.Path
+	if mode == ReadRegion && tg.frag.Item != "" && tg.frag.Item == in.Region {
+		// The rest of a figure asked for as #figure=N is cited alike.
+		cursorTarget = cite.Item(tg.frag.Path, in.Region)
+	}
 	settle := func() {
 		out.NextCursor = ""
 		if r.more {
 			out.NextCursor = encodeCursor(cursor{
-				Target: tg.frag.Path, Mode: string(mode), Page: in.Page, Section: in.Section, Region: in.Region, Offset: r.next,
+				Target: cursorTarget, Mode: string(mode), Page: in.Page, Section: in.Section, Region: in.Region, Offset: r.next,
 			}, t.fingerprint)
 		}
 		r.cite(out)
