@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/researchctx/researchctx/internal/figure"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
@@ -111,6 +112,9 @@ func (s *Paper) Region(ctx context.Context, id string) (*sources.Region, error) 
 			break
 		}
 	}
+	if item == nil {
+		item = listedByNumber(items, id)
+	}
 	regionID := id
 	if item != nil && item.LayoutRegionID != "" {
 		regionID = item.LayoutRegionID
@@ -203,6 +207,18 @@ func (s *Paper) Region(ctx context.Context, id string) (*sources.Region, error) 
 		}
 	}
 	return out, nil
+}
+
+// listedByNumber returns the layout index's figure or table whose title
+// is the caption of id's kind and number ("figure-3": "Figure 3: …"), so
+// that #figure=3 reads the item the index lists under an id of its own.
+func listedByNumber(items []layoutItem, id string) *layoutItem {
+	for i := range items {
+		if k, n, ok := figure.Caption(items[i].Title); ok && figure.ID(k, n) == id && strings.EqualFold(strings.TrimSpace(items[i].Kind), k) {
+			return &items[i]
+		}
+	}
+	return nil
 }
 
 // captionOf finds the caption region of a figure or table on its page: the
