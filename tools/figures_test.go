@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -69,8 +70,8 @@ func TestReadFigures(t *testing.T) {
 		target string
 		want   error
 	}{
-		{"papers/vision/resnet-like/paper.pdf#figure=9", tools.ErrNotFound},
-		{"papers/vision/resnet-like/paper.pdf#algorithm=1", tools.ErrNotFound},
+		{"papers/vision/resnet-like/paper.pdf#figure=9", sources.ErrNotFound},
+		{"papers/vision/resnet-like/paper.pdf#algorithm=1", sources.ErrNotFound},
 		{"papers/2403.05678/2403.05678.pdf#figure=1", tools.ErrNotGranted},
 	} {
 		if out, err := f.ts.Read(ctx, tools.ReadInput{Target: tt.target}); !errors.Is(err, tt.want) {
