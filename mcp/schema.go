@@ -66,3 +66,13 @@ func relationsOutputSchema() *jsonschema.Schema {
 	}
 	return s
 }
+
+// readOutputSchema is the output schema of context_read without the
+// metadata's figures list: tools/list goes into every model's context and
+// is held under 6,000 characters, the schema is open (a result may carry
+// fields it does not list), and the contract describes the list.
+func readOutputSchema() *jsonschema.Schema {
+	s := outputSchema[tools.ReadOutput]()
+	delete(s.Properties, "figures")
+	return s
+}

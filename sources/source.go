@@ -238,6 +238,20 @@ type Metadata struct {
 	Pages    int
 	// Documents lists the readable documents of the source (vault paths).
 	Documents []string
+	// Figures lists the figures, tables and algorithms of the source's
+	// main document, in page order; each is read by its ID through
+	// RegionReader.
+	Figures []Figure
+}
+
+// Figure is a figure, table or algorithm of a document, found from its
+// caption or listed by the host's layout index.
+type Figure struct {
+	ID      string // the layout index's id, else kind-number: "figure-3"
+	Kind    string // figure, table or algorithm
+	Number  string // as the caption numbers it: "3", "S1", "2.1"
+	Page    int    // 1-based physical page of the caption
+	Caption string // one line, at most 200 characters
 }
 
 // Describer is implemented by sources with bibliographic metadata.

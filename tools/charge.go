@@ -39,8 +39,13 @@ func (o *ReadOutput) Chars() int {
 	for i := range o.Marks {
 		n += o.Marks[i].chars()
 	}
+	for _, f := range o.Figures {
+		n += f.chars()
+	}
 	return n + runes(o.Problems...)
 }
+
+func (f *FigureInfo) chars() int { return runes(f.ID, f.Kind, f.Number, f.Caption) }
 
 // Chars returns the charge of a relations result.
 func (o *RelationsOutput) Chars() int {

@@ -24,6 +24,12 @@ func (r *reader) metadata(ctx context.Context, doc *sources.Document, out *ReadO
 			out.Pages = m.Pages
 		}
 		out.Documents = m.Documents
+		out.Figures = figureInfos(m.Figures)
+	} else if ok && len(doc.Parts) > 0 && doc.Pages > 0 {
+		// A paper's PDF: its figures are the paper's.
+		if m, err := d.Describe(ctx); err == nil && len(m.Documents) > 0 && m.Documents[0] == doc.Path {
+			out.Figures = figureInfos(m.Figures)
+		}
 	}
 	if out.Title == "" {
 		out.Title = path.Base(doc.Path)

@@ -108,6 +108,9 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 			Mark:        h.mark,
 		}
 		c.cite(h.hit)
+		if u := t.captionURI(ctx, h.hit, c.Excerpt); u != "" && len(c.CitationURIs) == 0 {
+			c.CitationURI = u
+		}
 		// The whole card counts, not just its excerpt.
 		n := c.chars()
 		if chars+n > tn.limit() {

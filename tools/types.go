@@ -123,6 +123,17 @@ type SectionInfo struct {
 	Page   int    `json:"page,omitempty"`
 }
 
+// FigureInfo is a figure, table or algorithm of a document in metadata:
+// read it by its id (mode region) or by #figure=N, #table=N or
+// #algorithm=N on the document's URI.
+type FigureInfo struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Number  string `json:"number,omitempty"`
+	Page    int    `json:"page,omitempty"`
+	Caption string `json:"caption,omitempty"`
+}
+
 // EntryInfo is one entry of a directory listing.
 type EntryInfo struct {
 	Name string     `json:"name"`
@@ -163,6 +174,7 @@ type ReadOutput struct {
 	ArXivID     string        `json:"arxivId,omitempty"`
 	Pages       int           `json:"pages,omitempty"`
 	Sections    []SectionInfo `json:"sections,omitempty"`
+	Figures     []FigureInfo  `json:"figures,omitempty"`
 	Documents   []string      `json:"documents,omitempty"`
 	Entries     []EntryInfo   `json:"entries,omitempty"`
 	Text        string        `json:"text,omitempty"`

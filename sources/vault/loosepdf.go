@@ -28,8 +28,9 @@ const pdfUnitsVersion = "pdf-units-1"
 // PDF text cache, the library index): its pages are searched and cited by
 // page, its sections come from its outline or its detected headings, and
 // its metadata from the document itself (the first page's title block, the
-// Info dictionary's title and author, the XMP packet). It implements sources.Source and
-// sources.Describer and is safe for concurrent use. A PDF that cannot be read
+// Info dictionary's title and author, the XMP packet), and its figures,
+// tables and algorithms from their captions. It implements sources.Source,
+// sources.Describer and sources.RegionReader and is safe for concurrent use. A PDF that cannot be read
 // (damaged, encrypted, over a limit) is an error wrapping sources.ErrUnreadable.
 type PDF struct {
 	lib    *Library

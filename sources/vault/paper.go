@@ -127,6 +127,9 @@ func (s *Paper) Describe(ctx context.Context) (*sources.Metadata, error) {
 		if err == nil {
 			s.pdf.describe(md, doc, s.pdfSections(ctx, doc))
 		}
+		if listed, err := s.layoutItems(); err == nil {
+			md.Figures = paperFigures(listed, md.Figures)
+		}
 	}
 	if md.Title == "" {
 		md.Title = s.title(ctx)

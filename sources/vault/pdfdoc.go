@@ -36,8 +36,8 @@ type pdfFile struct {
 // shows: the title block (else the Info title, else XMP's), the authors
 // (the Info dictionary or the line under the title, else XMP's), the
 // abstract under an "Abstract" heading, the page count, the DOI and
-// publication year XMP gives, and the arXiv id of the first page's arXiv
-// stamp.
+// publication year XMP gives, the arXiv id of the first page's arXiv
+// stamp, and the figures, tables and algorithms its captions give.
 func (f *pdfFile) describe(md *sources.Metadata, doc *pdf.Document, secs []sources.Section) {
 	// The catalog's packet only: one elsewhere in the file is an image's
 	// or a page's, not the document's.
@@ -71,6 +71,9 @@ func (f *pdfFile) describe(md *sources.Metadata, doc *pdf.Document, secs []sourc
 	}
 	if md.Year == 0 {
 		md.Year = x.Year
+	}
+	if md.Figures == nil {
+		md.Figures = f.figures(doc)
 	}
 }
 
