@@ -24,6 +24,9 @@ func (r *reader) metadata(ctx context.Context, doc *sources.Document, out *ReadO
 			out.Pages = m.Pages
 		}
 		out.Documents = m.Documents
+		if m.OCRPages > 0 {
+			out.OCR, out.Confidence, out.OCRPages = true, m.OCRConfidence, m.OCRPages
+		}
 	}
 	if out.Title == "" {
 		out.Title = path.Base(doc.Path)
@@ -44,12 +47,17 @@ func (r *reader) page(doc *sources.Document, n int, out *ReadOutput) error {
 			continue
 		}
 		if p.NoTextLayer {
-			return fmt.Errorf("%w: no text layer on page %d of %s (an image-only scan)", ErrNotFound, n, quoteArg(doc.Path))
+			why := ""
+			if p.Note != "" {
+				why = "; " + p.Note
+			}
+			return fmt.Errorf("%w: no text layer on page %d of %s (an image-only scan%s)", ErrNotFound, n, quoteArg(doc.Path), why)
 		}
 		if p.Err != nil {
 			return fmt.Errorf("page %d of %s could not be extracted: %v", n, quoteArg(doc.Path), r.t.sourceErr(r.tg.conn, r.tg.src.Info().Path, p.Err))
 		}
 		out.Page, out.PageLabel = n, p.Label
+		markOCR(out, p.OCR)
 		out.CitationURI = cite.Page(doc.Path, n)
 		r.cut(p.Text, out)
 		return nil
@@ -84,5 +92,12 @@ func (r *reader) recut(out *ReadOutput, n int) {
 	if cut {
 		out.Truncated = true
 		r.next = r.offset + len(piece)
+	}
+}
+
+// markOCR marks out as recognised text when o says so.
+func markOCR(out *ReadOutput, o *sources.OCR) {
+	if o != nil {
+		out.OCR, out.Confidence = true, o.Confidence
 	}
 }

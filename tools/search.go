@@ -106,6 +106,9 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 			Score:       roundScore(h.hit.Score),
 			CitationURI: locationURI(h.hit.Location),
 		}
+		if h.hit.OCR != nil {
+			c.OCR, c.Confidence = true, h.hit.OCR.Confidence
+		}
 		c.cite(h.hit)
 		// The whole card counts, not just its excerpt.
 		n := c.chars()

@@ -94,56 +94,53 @@ func Renderer() string {
 	return p
 }
 
-// PageImages returns the images of the given pages (1-based) of the PDF
-// in r: a page drawn by one image gets that image (DCT passed through;
-// uncompressed, Flate, LZW or run-length samples in DeviceGray, DeviceRGB,
-// DeviceCMYK, ICCBased or Indexed decoded to grey), any other page with
-// images is rendered by o.Renderer when there is one. Every image is
-// bounded by MaxImagePixels, declared or rendered, and by MaxStreamBytes
-// decoded; a page over a limit, without an image or whose image cannot be
-// had gets its Err. The error is the file's when it cannot be parsed and
-// no renderer is configured.
-func PageImages(ctx context.Context, r io.ReaderAt, size int64, pages []int, o *ImageOptions) ([]ImageResult, error) {
+// PageImages hands fn the image of each given page (1-based) of the PDF
+// in r, one at a time and in order, so that no more than one page image is
+// held here: a page drawn by one image gets that image (DCT passed
+// through; uncompressed, Flate, LZW or run-length samples in DeviceGray,
+// DeviceRGB, DeviceCMYK, ICCBased, Separation or Indexed colour decoded to
+// grey), any other page with images is rendered by o.Renderer when there
+// is one. Every image is bounded by MaxImagePixels, declared or rendered,
+// and by MaxStreamBytes decoded; a page over a limit, without an image or
+// whose image cannot be had gets its Err. The error is fn's, the caller's
+// context's, or the file's when it cannot be parsed and no renderer is
+// configured.
+func PageImages(ctx context.Context, r io.ReaderAt, size int64, pages []int, o *ImageOptions, fn func(ImageResult) error) error {
 	if o == nil {
 		o = &ImageOptions{}
 	}
 	opts := o.Options.withDefaults()
 	if size > opts.MaxBytes {
-		return nil, &LimitError{Limit: LimitFileBytes, Max: opts.MaxBytes}
-	}
-	out := make([]ImageResult, len(pages))
-	for i, n := range pages {
-		out[i].Page = n
+		return &LimitError{Limit: LimitFileBytes, Max: opts.MaxBytes}
 	}
 	pctx, cancel := context.WithTimeoutCause(ctx, opts.Timeout, &LimitError{Limit: LimitTime, Max: int64(opts.Timeout)})
 	defer cancel()
 	d, tree, err := openImages(pctx, r, size, opts)
-	if err != nil {
-		if o.Renderer == "" || ctx.Err() != nil {
-			return nil, err
-		}
-		// A file this package does not parse may still render.
-		for i := range out {
-			out[i].Image, out[i].Err = render(ctx, o, r, size, out[i].Page)
-		}
-		return out, nil
+	if err != nil && (o.Renderer == "" || ctx.Err() != nil) {
+		return err
 	}
-	for i := range out {
+	for _, n := range pages {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
-		n := out[i].Page
-		if n < 1 || n > len(tree) {
-			out[i].Err = fmt.Errorf("%w: no page %d", ErrNoImage, n)
-			continue
+		res := ImageResult{Page: n}
+		switch {
+		case d == nil:
+			// A file this package does not parse may still render.
+			res.Image, res.Err = render(ctx, o, r, size, n)
+		case n < 1 || n > len(tree):
+			res.Err = fmt.Errorf("%w: no page %d", ErrNoImage, n)
+		default:
+			res.Image, res.Err = d.pageImage(&tree[n-1], n)
+			if errors.Is(res.Err, ErrImageUndecodable) && o.Renderer != "" {
+				res.Image, res.Err = render(ctx, o, r, size, n)
+			}
 		}
-		img, err := d.pageImage(&tree[n-1], n)
-		if errors.Is(err, ErrImageUndecodable) && o.Renderer != "" {
-			img, err = render(ctx, o, r, size, n)
+		if err := fn(res); err != nil {
+			return err
 		}
-		out[i].Image, out[i].Err = img, err
 	}
-	return out, nil
+	return nil
 }
 
 // openImages parses the file for its page images.

@@ -44,9 +44,13 @@ func zlibbed(b []byte) string {
 
 func pageImage(t *testing.T, data []byte, o *ImageOptions) (*PageImage, error) {
 	t.Helper()
-	res, err := PageImages(context.Background(), bytes.NewReader(data), int64(len(data)), []int{1}, o)
-	if err != nil {
-		t.Fatal(err)
+	var res []ImageResult
+	err := PageImages(context.Background(), bytes.NewReader(data), int64(len(data)), []int{1}, o, func(r ImageResult) error {
+		res = append(res, r)
+		return nil
+	})
+	if err != nil || len(res) != 1 {
+		t.Fatalf("PageImages: %v, %d results", err, len(res))
 	}
 	return res[0].Image, res[0].Err
 }
