@@ -40,8 +40,10 @@ type LibraryOptions struct {
 	// (saying so in sources.Results.Indexing); 0 means DefaultIndexWait.
 	IndexWait time.Duration
 	// OCR recognises the pages of PDFs that have no text layer (scans),
-	// in the background of indexing; their text is then searched and read
-	// like extracted text, marked as recognised. Nil means the default:
+	// in the background of indexing once no text is being extracted (a
+	// search meanwhile says it is partial), and when such a page is read;
+	// their text is then searched and read like extracted text, marked as
+	// recognised, and cached by the PDF's stamp and the engine's ID. Nil means the default:
 	// the tesseract program when it is on PATH, as RESEARCHCTX_OCR
 	// (off, auto or the program's path) and RESEARCHCTX_OCR_LANGS (eng,
 	// chi_sim, jpn: those installed) ask; NoOCR turns it off.
@@ -289,6 +291,8 @@ func (l *Library) libIndex() *libindex.Index {
 // text file. A PDF that cannot be read is the item's failure, with its
 // reason; a paper's Markdown files are still indexed.
 func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit, error) {
+	l.ocr.textBusy.Add(1)
+	defer l.ocr.textBusy.Add(-1)
 	var us []units.Unit
 	var failure error
 	switch {
@@ -419,6 +423,10 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 		res.Hits = append(res.Hits, hit)
 	}
 	l.markOCR(res.Hits)
+	if n := l.ocrWaiting(items); n > 0 && indexing == nil {
+		// Scanned pages wait for the OCR engine: more may match.
+		indexing = &sources.Indexing{Done: len(items) - n, Total: len(items)}
+	}
 	if indexing != nil {
 		res.Indexing, res.Truncated = indexing, true
 	}

@@ -166,7 +166,7 @@ func (s *PDF) units(ctx context.Context) (us []units.Unit, failure, err error) {
 		}
 		return nil, err, nil
 	}
-	us, _ = s.pdf.units(s.pdf.recognised(ctx, doc, true), s.title(doc))
+	us, _ = s.pdf.units(s.pdf.indexed(ctx, pdfItem+s.ref, doc), s.title(doc))
 	return units.Split(us), nil, nil
 }
 

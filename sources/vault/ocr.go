@@ -10,7 +10,11 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
+	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/sources"
@@ -80,7 +84,16 @@ type ocrState struct {
 	note     string
 	renderer string
 
+	// textBusy counts the index items whose text is being extracted: the
+	// OCR of the index waits for none to be, so that text pages come
+	// first.
+	textBusy atomic.Int32
+
 	mu          sync.Mutex
+	pending     map[string]bool // index items whose scanned pages wait for the engine
+	queued      map[string]bool // items and stamps ever queued
+	queue       []string        // the same, in the order they came
+	running     bool            // the OCR worker runs
 	done, total int
 	marks       map[string]ocrMarks         // by PDF path: its recognised pages, for cards
 	mem         map[string]map[int]*ocrPage // the OCR cache when the on-disk cache is off
@@ -215,6 +228,7 @@ func (f *pdfFile) recognised(ctx context.Context, doc *pdf.Document, run bool) *
 		}
 	}
 	done := eng == nil || len(missing) == 0
+	f.ocrWaits = !done
 	if run && eng != nil && len(missing) > 0 {
 		if f.recognise(ctx, eng, doc, missing, rec) {
 			f.l.saveOCR(key, rec)
@@ -223,6 +237,7 @@ func (f *pdfFile) recognised(ctx context.Context, doc *pdf.Document, run bool) *
 			f.l.ocr.mu.Unlock()
 		}
 		done = ctx.Err() == nil
+		f.ocrWaits = !done
 	}
 	out := *doc
 	out.Pages = append([]pdf.Page(nil), doc.Pages...)
@@ -511,4 +526,150 @@ func clonePages(m map[int]*ocrPage) map[int]*ocrPage {
 		out[k] = v
 	}
 	return out
+}
+
+// indexed is the document of index item key as the index takes it in: its
+// pages recognised as far as the OCR cache holds them. Pages the engine
+// has yet to read are queued for the library's OCR worker, which reads
+// them once no text is being extracted, then has the item indexed again;
+// until then, searches over the item say they are partial.
+func (f *pdfFile) indexed(ctx context.Context, key string, doc *pdf.Document) *pdf.Document {
+	out := f.recognised(ctx, doc, false)
+	f.ocrMu.Lock()
+	waits := out != doc && f.ocrWaits
+	f.ocrMu.Unlock()
+	f.mu.Lock()
+	stamp := f.stamp
+	f.mu.Unlock()
+	if waits {
+		f.l.deferOCR(key, stamp)
+	} else {
+		f.l.ocrIndexed(key)
+	}
+	return out
+}
+
+// deferOCR queues index item key, its PDF at stamp, for the OCR worker,
+// starting it. An item is queued once per stamp in a process: pages the
+// engine was given and that still miss (a cache that cannot be written)
+// are not given to it again and again.
+func (l *Library) deferOCR(key, stamp string) {
+	o := &l.ocr
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.queued[key+"\x00"+stamp] {
+		// The engine had its turn at this file: what still misses is
+		// not given to it again.
+		delete(o.pending, key)
+		return
+	}
+	if o.pending[key] {
+		return
+	}
+	if o.pending == nil {
+		o.pending, o.queued = map[string]bool{}, map[string]bool{}
+	}
+	o.pending[key], o.queued[key+"\x00"+stamp] = true, true
+	o.queue = append(o.queue, key)
+	if !o.running {
+		o.running = l.background(l.ocrWorker)
+	}
+}
+
+// ocrIndexed records that index item key holds every recognised page.
+func (l *Library) ocrIndexed(key string) {
+	o := &l.ocr
+	o.mu.Lock()
+	delete(o.pending, key)
+	o.mu.Unlock()
+}
+
+// ocrWaiting counts the items whose scanned pages wait for the engine.
+func (l *Library) ocrWaiting(items []libindex.Item) int {
+	o := &l.ocr
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := 0
+	if len(o.pending) == 0 {
+		return 0
+	}
+	for _, it := range items {
+		if o.pending[it.Key] {
+			n++
+		}
+	}
+	return n
+}
+
+// ocrWorker recognises the queued items' pages, as many items at a time
+// as the machine has cores (the engine bounds its own processes), each
+// once no text is being extracted, and has each indexed again (from the
+// caches: its text is not extracted twice).
+func (l *Library) ocrWorker() {
+	o := &l.ocr
+	ctx := l.bgCtx
+	slots := make(chan struct{}, runtime.NumCPU())
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		o.mu.Lock()
+		if len(o.queue) == 0 || ctx.Err() != nil {
+			o.running = false
+			o.mu.Unlock()
+			return
+		}
+		key := o.queue[0]
+		o.queue = o.queue[1:]
+		o.mu.Unlock()
+		for o.textBusy.Load() > 0 && ctx.Err() == nil {
+			time.Sleep(50 * time.Millisecond)
+		}
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			l.recogniseItem(ctx, key)
+			if ctx.Err() == nil {
+				// Forgotten, the item is extracted again by the next
+				// search that needs it, its pages now from the OCR
+				// cache; it stays pending (searches over it partial)
+				// until then.
+				select {
+				case <-l.libIndex().Forget([]string{key}).Done():
+				case <-ctx.Done():
+				}
+			}
+		}()
+	}
+}
+
+// recogniseItem runs the engine over the scanned pages of index item key.
+func (l *Library) recogniseItem(ctx context.Context, key string) {
+	switch {
+	case strings.HasPrefix(key, paperItem):
+		src, err := l.paperSource(ctx, strings.TrimPrefix(key, paperItem))
+		if err != nil || src.p.PDF == "" {
+			return
+		}
+		if doc, err := src.pdfDocument(ctx); err == nil {
+			src.pdf.recognised(ctx, doc, true)
+		}
+		src.releasePDF()
+	case strings.HasPrefix(key, pdfItem):
+		src, err := l.Open(ctx, grant.KindFile, strings.TrimPrefix(key, pdfItem))
+		if err != nil {
+			return
+		}
+		if s, ok := src.(*PDF); ok {
+			if doc, err := s.pdf.document(ctx); err == nil {
+				s.pdf.recognised(ctx, doc, true)
+			}
+			s.releasePDF()
+		}
+	}
 }

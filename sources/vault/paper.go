@@ -310,7 +310,7 @@ func (s *Paper) units(ctx context.Context) ([]units.Unit, error) {
 		doc, err := s.pdfDocument(ctx)
 		switch {
 		case err == nil:
-			out, pdfComplete = s.pdf.units(s.pdf.recognised(ctx, doc, true), title)
+			out, pdfComplete = s.pdf.units(s.pdf.indexed(ctx, paperItem+s.p.Ref, doc), title)
 		case ctx.Err() != nil, errors.Is(err, pdf.ErrTimeout):
 			// Not a property of the file: fail rather than cache an
 			// index without the PDF.

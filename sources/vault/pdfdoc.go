@@ -37,6 +37,7 @@ type pdfFile struct {
 	ocrDoc   *pdf.Document
 	ocrNotes map[int]*ocrPage
 	ocrDone  bool
+	ocrWaits bool // pages of ocrDoc wait for the engine
 }
 
 // describe fills the fields of md that are still empty from what the PDF

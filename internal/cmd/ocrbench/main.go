@@ -133,8 +133,17 @@ func run(npages, npapers int) error {
 		return err
 	}
 	start = time.Now()
-	if _, err := dir.Search(ctx, sources.Query{Text: "warm", Limit: 1}); err != nil {
-		return err
+	// The build ends when a search is no longer partial: the text first,
+	// then the scanned pages.
+	for {
+		res, err := dir.Search(ctx, sources.Query{Text: "warm", Limit: 1})
+		if err != nil {
+			return err
+		}
+		if res.Indexing == nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	build := time.Since(start)
 	serverRSS := procstat.PeakRSS()
