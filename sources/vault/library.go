@@ -43,10 +43,11 @@ type LibraryOptions struct {
 	// in the background of indexing once no text is being extracted (a
 	// search meanwhile says it is partial), and when such a page is read;
 	// their text is then searched and read like extracted text, marked as
-	// recognised, and cached by the PDF's stamp and the engine's ID. Nil means the default:
-	// the tesseract program when it is on PATH, as RESEARCHCTX_OCR
-	// (off, auto or the program's path) and RESEARCHCTX_OCR_LANGS (eng,
-	// chi_sim, jpn: those installed) ask; NoOCR turns it off.
+	// recognised, and cached by the PDF's stamp and the engine's ID. Nil
+	// means the default: the tesseract program when it is on PATH, as
+	// RESEARCHCTX_OCR (off, auto or the program's path) and
+	// RESEARCHCTX_OCR_LANGS (eng, chi_sim, jpn: those installed) ask;
+	// NoOCR turns it off. The index is rebuilt when the engine changes.
 	OCR OCREngine
 	// OCRProgress, when set, is called as pages are recognised, with the
 	// pages recognised and queued so far; it must return quickly.

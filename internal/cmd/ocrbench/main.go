@@ -22,7 +22,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 	"unicode"
 
@@ -184,8 +183,6 @@ func run(npages, npapers int) error {
 		}
 		fmt.Printf("  %-34s p%d  F1 %.3f  phrase %-5v %q\n", s.file, s.page, f1s[len(f1s)-1], hit, phrase)
 	}
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
 	mean := 0.0
 	for _, f := range f1s {
 		mean += f
@@ -194,7 +191,7 @@ func run(npages, npapers int) error {
 	fmt.Printf("mean word F1 %.4f (min %.4f) over %d pages; %d marked ocr, mean confidence %.2f\n", mean, slices.Min(f1s), len(f1s), ocrPages, conf/float64(max(ocrPages, 1)))
 	fmt.Printf("6-word phrase on its page in the first 3 cards: %.1f %%\n", 100*found/float64(len(scans)))
 	fmt.Printf("build %s vs tesseract one after another %s: %.2f×\n", build.Round(10*time.Millisecond), seq.Round(10*time.Millisecond), build.Seconds()/seq.Seconds())
-	fmt.Printf("peak RSS: this process %.0f MB; largest child (tesseract, pdftoppm) %.0f MB\n", float64(serverRSS)/(1<<20), float64(ru.Maxrss)/1024)
+	fmt.Printf("peak RSS: this process %.0f MB; largest child (tesseract, pdftoppm) %.0f MB\n", float64(serverRSS)/(1<<20), float64(childMaxRSS())/(1<<20))
 	return nil
 }
 
