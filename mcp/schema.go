@@ -33,9 +33,18 @@ func outputSchema[T any]() *jsonschema.Schema {
 	return s
 }
 
+// unlisted are output fields the schemas leave out: marks that only some
+// results carry (text recognised from a scanned page's image), which
+// docs/contract.md documents and an open schema admits; listing them would
+// cost every client's context for what most libraries never show.
+var unlisted = []string{"ocr", "confidence", "ocrPages"}
+
 func open(s *jsonschema.Schema, top bool) {
 	if s == nil {
 		return
+	}
+	for _, name := range unlisted {
+		delete(s.Properties, name)
 	}
 	s.AdditionalProperties = nil
 	if !top {

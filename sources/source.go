@@ -170,11 +170,18 @@ type Hit struct {
 	// Score is in [0, 1], comparable across the sources of one
 	// Collection for the same query (see Query.Collection).
 	Score float64
+	// OCR, when set, says the text was recognised from a page image.
+	OCR *OCR
 	// Continues, for a unit whose text runs on from Location into other
 	// locations (a connector's chunk over a page break, say), says where:
 	// each later location's text begins at byte Offset of Text, in order.
 	// A card cites every location whose text its excerpt holds.
 	Continues []Continuation
+}
+
+// OCR marks text recognised from a page's image by an OCR engine.
+type OCR struct {
+	Confidence float64 // the engine's mean confidence in the words, 0–1
 }
 
 // Continuation is a location a hit's text runs on into, from byte Offset
@@ -212,6 +219,13 @@ type Part struct {
 	// NoTextLayer marks an image-only page: Text is empty for that reason,
 	// not because the page is blank.
 	NoTextLayer bool
+	// OCR, when set, says Text was recognised from the page's image (the
+	// page has no text layer of its own).
+	OCR *OCR
+	// Note, on a NoTextLayer part, says in one line why the page's image
+	// was not recognised ("no OCR: tesseract is not installed", the
+	// engine's failure); empty when there was nothing to recognise.
+	Note string
 	// Err is set when this part could not be extracted; the rest of the
 	// document still is.
 	Err error
@@ -236,6 +250,10 @@ type Metadata struct {
 	DOI      string
 	ArXivID  string
 	Pages    int
+	// OCRPages counts the pages whose text was recognised from their
+	// image, and OCRConfidence is the engine's mean confidence over them.
+	OCRPages      int
+	OCRConfidence float64
 	// Documents lists the readable documents of the source (vault paths).
 	Documents []string
 	// Figures lists the figures, tables and algorithms of the source's

@@ -107,6 +107,9 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 			CitationURI: locationURI(h.hit.Location),
 			Mark:        h.mark,
 		}
+		if h.hit.OCR != nil {
+			c.OCR, c.Confidence = true, h.hit.OCR.Confidence
+		}
 		c.cite(h.hit)
 		if u := t.captionURI(ctx, h.hit, c.Excerpt); u != "" && len(c.CitationURIs) == 0 {
 			c.CitationURI = u

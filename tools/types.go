@@ -30,6 +30,9 @@ type Card struct {
 	Excerpt     string     `json:"excerpt"`
 	Score       float64    `json:"score"`
 	CitationURI string     `json:"citationUri"`
+	// OCR and Confidence mark an excerpt recognised from a page image.
+	OCR        bool    `json:"ocr,omitempty"`
+	Confidence float64 `json:"confidence,omitempty"`
 	// CitationURIs, set when the excerpt came from more than one page (or
 	// other locator), lists every one, in order, CitationURI first; each is
 	// logged as a source of the turn.
@@ -186,6 +189,13 @@ type ReadOutput struct {
 	Match       Match         `json:"match,omitempty"`
 	Score       float64       `json:"score,omitempty"`
 	CitationURI string        `json:"citationUri"`
+	// OCR and Confidence mark text recognised from page images (page and
+	// excerpt modes: that page; full: any of its pages; metadata: the
+	// document has recognised pages, OCRPages of them), with the OCR
+	// engine's mean confidence, 0–1.
+	OCR        bool    `json:"ocr,omitempty"`
+	Confidence float64 `json:"confidence,omitempty"`
+	OCRPages   int     `json:"ocrPages,omitempty"`
 	// CitationURIs, set when the text came from more than one page (or
 	// other locator), lists every one, in order, CitationURI first: a full
 	// read over pages 1 to 10, a section over pages 3 to 6, a quote

@@ -68,6 +68,7 @@ func (s *PDF) Read(ctx context.Context, p string) (*sources.Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	doc = s.pdf.recognised(ctx, doc, true)
 	return s.pdf.read(doc, s.title(doc), s.sections(doc)), nil
 }
 
@@ -115,6 +116,7 @@ func (s *PDF) Describe(ctx context.Context) (*sources.Metadata, error) {
 	}
 	md := &sources.Metadata{Documents: []string{s.ref}}
 	s.pdf.describe(md, doc, s.sections(doc)) // the title as title gives it, but for the file name
+	s.pdf.describeOCR(ctx, md, doc)
 	if md.Title == "" {
 		md.Title = textnorm.Line(path.Base(s.ref))
 	}
@@ -165,7 +167,7 @@ func (s *PDF) units(ctx context.Context) (us []units.Unit, failure, err error) {
 		}
 		return nil, err, nil
 	}
-	us, _ = s.pdf.units(doc, s.title(doc))
+	us, _ = s.pdf.units(s.pdf.indexed(ctx, pdfItem+s.ref, doc), s.title(doc))
 	return units.Split(us), nil, nil
 }
 

@@ -41,7 +41,9 @@ func paperLibrary(t testing.TB, root string) *Library {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close() })
-	lib := NewLibrary(v, &LibraryOptions{CacheDir: t.TempDir()})
+	// The text layer as the extractor reads it: OCR of the corpus's
+	// scan (minutes of tesseract) is ocr_test.go's.
+	lib := NewLibrary(v, &LibraryOptions{CacheDir: t.TempDir(), OCR: NoOCR})
 	t.Cleanup(func() { lib.Close() })
 	return lib
 }

@@ -30,6 +30,14 @@ type pdfFile struct {
 	stamp string
 	doc   *pdf.Document
 	err   error
+
+	// The document with its image pages recognised (see recognised).
+	ocrMu    sync.Mutex
+	ocrBase  *pdf.Document
+	ocrDoc   *pdf.Document
+	ocrNotes map[int]*ocrPage
+	ocrDone  bool
+	ocrWaits bool // pages of ocrDoc wait for the engine
 }
 
 // describe fills the fields of md that are still empty from what the PDF
@@ -124,6 +132,9 @@ func (f *pdfFile) release() {
 		f.stamp, f.doc = "", nil
 	}
 	f.mu.Unlock()
+	f.ocrMu.Lock()
+	f.ocrBase, f.ocrDoc, f.ocrNotes, f.ocrDone = nil, nil, nil, false
+	f.ocrMu.Unlock()
 }
 
 // read returns doc as a Document titled title: one part per physical
@@ -146,6 +157,7 @@ func (f *pdfFile) read(doc *pdf.Document, title string, secs []sources.Section) 
 		if pg.Err != nil {
 			part.Err = &unreadableError{what: fmt.Sprintf("%s page %d", f.rel, i+1), err: pg.Err}
 		}
+		f.markPart(doc, i+1, &part)
 		out.Parts[i] = part
 	}
 	return out
