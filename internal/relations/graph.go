@@ -33,8 +33,10 @@ type parsedRefs struct {
 	skipped int
 	err     error
 	// own are the DOI and arXiv id the paper's PDF shows of itself, read
-	// with its text when the paper's metadata has neither.
-	own [2]string
+	// with its text when the paper's metadata has neither; meta is the
+	// title, authors and year it shows, read when the metadata lacks one.
+	own  [2]string
+	meta PaperMeta
 }
 
 // parsedScan memoises the cited-by cache as read at a given stamp.
@@ -81,6 +83,12 @@ type graph struct {
 	// arXiv id.
 	byOwn  map[string]*catalog.Paper
 	ownIDs map[string][2]string
+	// meta holds what the PDFs of library papers whose metadata lacks a
+	// title, authors or year show of them (Options.Meta), by ref.
+	meta map[string]PaperMeta
+	// citers holds, for a library paper cited by another, how the citing
+	// paper cites it: cites[cited][citing].
+	cites map[string]map[string]citation
 
 	relMu sync.Mutex
 	rel   map[string][]Work
@@ -132,6 +140,8 @@ func (l *Graph) build(ctx context.Context, cat *catalog.Catalogue) (*graph, erro
 		matches:    map[[2]string]*catalog.Paper{},
 		byOwn:      map[string]*catalog.Paper{},
 		ownIDs:     map[string][2]string{},
+		meta:       map[string]PaperMeta{},
+		cites:      map[string]map[string]citation{},
 	}
 	if l.g != nil && l.g.cat == cat {
 		g.matches = l.g.matches
@@ -170,6 +180,9 @@ func (l *Graph) build(ctx context.Context, cat *catalog.Catalogue) (*graph, erro
 		}
 		parsed[pr.st.path] = pr
 		g.addOwn(p, pr.own)
+		if pr.meta.Title != "" || len(pr.meta.Authors) > 0 || pr.meta.Year > 0 {
+			g.meta[p.Ref] = pr.meta
+		}
 		reads = append(reads, read{p, pr})
 	}
 	for _, rd := range reads {
@@ -181,6 +194,9 @@ func (l *Graph) build(ctx context.Context, cat *catalog.Catalogue) (*graph, erro
 		seen := map[string]bool{}
 		for _, r := range pr.refs {
 			w := g.resolveRef(r)
+			if len(w.Contexts) > 0 {
+				w.ContextPDF = p.PDF
+			}
 			if w.Paper == p.Ref || (w.Paper == "" && g.samePaper(p, w.DOI, w.ArXivID)) {
 				// A paper never cites itself: such an entry is the
 				// paper's own identifier (an arXiv stamp, a footer DOI)
@@ -199,6 +215,7 @@ func (l *Graph) build(ctx context.Context, cat *catalog.Catalogue) (*graph, erro
 			if w.Paper != "" {
 				libCiters[w.Paper] = append(libCiters[w.Paper], p.Ref)
 				g.noteTitle(w.Paper, r.title)
+				g.noteCite(w.Paper, p, r)
 			}
 			g.refs[p.Ref] = append(g.refs[p.Ref], w)
 		}
@@ -250,11 +267,11 @@ func (l *Graph) paperRefs(ctx context.Context, p *catalog.Paper, g *graph, rc *r
 		return memo, true, nil
 	}
 	pr = parsedRefs{st: pst}
-	if refs, own, ok := rc.load(pst); ok {
-		pr.refs, pr.own = refs, own
+	if refs, own, meta, ok := rc.load(pst); ok {
+		pr.refs, pr.own, pr.meta = refs, own, meta
 		return pr, true, nil
 	}
-	text, err := l.paperText(ctx, p)
+	text, trimmed, err := l.paperText(ctx, p)
 	if err != nil {
 		if ctx.Err() != nil {
 			return parsedRefs{}, false, ctx.Err()
@@ -262,7 +279,18 @@ func (l *Graph) paperRefs(ctx context.Context, p *catalog.Paper, g *graph, rc *r
 		pr.err = fmt.Errorf("%s: references from text: %w: %w", p.PDF, ErrPaperFailed, err)
 		return pr, true, nil
 	}
-	pr.refs = textIDs(text)
+	// Citing sentences are found by page: a text cut at its start has
+	// lost its first pages' numbers.
+	pr.refs = textRefs(text, !trimmed)
+	if needsMeta(p) && l.opts.Meta != nil {
+		m, err := l.ownMeta(ctx, p)
+		if err != nil && ctx.Err() != nil {
+			return parsedRefs{}, false, ctx.Err()
+		}
+		if err == nil {
+			pr.meta = m
+		}
+	}
 	if p.DOI == "" && p.ArXiv == "" && l.opts.IDs != nil {
 		// The PDF was just read: its own identifiers cost little now.
 		doi, arxiv, err := l.ownIDs(ctx, p)
@@ -273,19 +301,19 @@ func (l *Graph) paperRefs(ctx context.Context, p *catalog.Paper, g *graph, rc *r
 			pr.own[0], pr.own[1] = catalog.Identifiers(doi, arxiv)
 		}
 	}
-	rc.store(pst, pr.refs, pr.own)
+	rc.store(pst, pr.refs, pr.own, pr.meta)
 	return pr, true, nil
 }
 
 // paperText calls the Text hook for one paper, within PaperTimeout, and
 // keeps at most the last maxPaperText bytes. A panic in the hook is that
 // paper's error, not the build's.
-func (l *Graph) paperText(ctx context.Context, p *catalog.Paper) (text string, err error) {
+func (l *Graph) paperText(ctx context.Context, p *catalog.Paper) (text string, trimmed bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, l.opts.PaperTimeout)
 	defer cancel()
 	defer func() {
 		if r := recover(); r != nil {
-			text, err = "", fmt.Errorf("internal failure reading the text: %v", r)
+			text, trimmed, err = "", false, fmt.Errorf("internal failure reading the text: %v", r)
 		}
 	}()
 	text, err = l.opts.Text(ctx, p)
@@ -293,12 +321,12 @@ func (l *Graph) paperText(ctx context.Context, p *catalog.Paper) (text string, e
 		err = fmt.Errorf("took longer than %v: %w", l.opts.PaperTimeout, err)
 	}
 	if len(text) > maxPaperText {
-		text = text[len(text)-maxPaperText:]
+		text, trimmed = text[len(text)-maxPaperText:], true
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
 			text = text[i+1:]
 		}
 	}
-	return text, err
+	return text, trimmed, err
 }
 
 // stat stamps a file of the Vault for the freshness check. It only reads the
@@ -423,7 +451,7 @@ func (g *graph) samePaper(p *catalog.Paper, doi, arxiv string) bool {
 // for an entry parsed from PDF text, when its title names exactly one (see
 // titleIndex.match).
 func (g *graph) resolveRef(r ref) Work {
-	w := Work{Title: r.title, Authors: r.authors, Year: r.year, DOI: r.doi, ArXivID: r.arxiv}
+	w := Work{Title: r.title, Authors: r.authors, Year: r.year, DOI: r.doi, ArXivID: r.arxiv, Label: r.label, Contexts: r.contexts}
 	var p *catalog.Paper
 	if r.local != "" {
 		p = g.cat.Paper(r.local)
@@ -433,7 +461,7 @@ func (g *graph) resolveRef(r ref) Work {
 	}
 	if p == nil && r.parsed {
 		if g.tix == nil {
-			g.tix = newTitleIndex(g.cat)
+			g.tix = g.titleIndex()
 		}
 		p = g.tix.match(r)
 	}
@@ -445,6 +473,7 @@ func (g *graph) resolveRef(r ref) Work {
 func (g *graph) withPaper(w Work, p *catalog.Paper) Work {
 	w = withPaper(w, p)
 	if p != nil {
+
 		if own, ok := g.ownIDs[p.Ref]; ok {
 			if w.DOI == "" {
 				w.DOI = own[0]
@@ -534,6 +563,12 @@ func (l *Graph) addScan(g *graph, libCiters map[string][]string) error {
 			inLib[q] = len(lib)
 			w := g.libWork(q)
 			w.CitationCount = count
+			if c, ok := g.cites[ref][q]; ok {
+				w.Label, w.Contexts = c.label, c.contexts
+				if len(c.contexts) > 0 {
+					w.ContextPDF = c.pdf
+				}
+			}
 			lib = append(lib, w)
 		}
 		for _, q := range libCiters[ref] {

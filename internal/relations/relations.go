@@ -84,6 +84,14 @@ type Options struct {
 	// paper with metadata.json. Nil leaves such papers matched by title
 	// only.
 	IDs func(ctx context.Context, p *catalog.Paper) (doi, arxiv string, err error)
+	// Meta returns the title, authors and year a library paper's own PDF
+	// shows (its title block, Info dictionary, XMP). It is called with
+	// Text, once per PDF version (the result is cached with the
+	// references), for papers whose metadata lacks one of them, so that a
+	// title match with a work citing them can be confirmed by year or
+	// first author as with a full metadata.json. Nil leaves such papers
+	// confirmed by their metadata and arXiv id only.
+	Meta func(ctx context.Context, p *catalog.Paper) (PaperMeta, error)
 	// Revalidate is how long a built graph is trusted before its sidecars,
 	// the cache and the PDFs it read are checked for changes again. Zero
 	// means 2 seconds.
@@ -172,6 +180,14 @@ type Work struct {
 	// Overlap ranks related papers: 2 for a direct citation (either
 	// way) plus 1 per shared reference and per shared citer.
 	Overlap int
+	// Label is how the citing paper's body cites the work, as printed
+	// ("12", "Vas17", "Vaswani et al., 2017"), and Contexts the sentences
+	// of its body that cite it: of the paper asked about for a
+	// reference, of the citing library paper for a cited-by work (whose
+	// PDF is ContextPDF). Only works read from PDF text have them.
+	Label      string
+	Contexts   []Context
+	ContextPDF string
 }
 
 // Authors3 returns at most three authors, then "et al." when there are more.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/relations"
@@ -133,12 +134,26 @@ func (s *Paper) Relations(ctx context.Context) (*sources.Relations, error) {
 				title = t
 			}
 			cards[i] = sources.Work{Title: title, Authors: textnorm.Lines(w.Authors3()), Year: w.Year,
-				DOI: textnorm.Line(w.DOI), ArXivID: textnorm.Line(w.ArXivID), Paper: w.Paper, CitationURI: w.CitationURI()}
+				DOI: textnorm.Line(w.DOI), ArXivID: textnorm.Line(w.ArXivID), Paper: w.Paper, CitationURI: w.CitationURI(),
+				Label: textnorm.Line(w.Label), Contexts: citeContexts(w)}
 		}
 		return cards
 	}
 	out.References, out.CitedBy, out.Related = conv(rels.References), conv(rels.CitedBy), conv(rels.Related)
 	return out, nil
+}
+
+// citeContexts are the citing sentences of w, each cited by its page of
+// the citing PDF.
+func citeContexts(w relations.Work) []sources.CiteContext {
+	if len(w.Contexts) == 0 || w.ContextPDF == "" {
+		return nil
+	}
+	out := make([]sources.CiteContext, len(w.Contexts))
+	for i, c := range w.Contexts {
+		out[i] = sources.CiteContext{Page: c.Page, Text: c.Text, CitationURI: cite.Page(w.ContextPDF, c.Page)}
+	}
+	return out
 }
 
 // problems turns the error of a relations result (errors.Join puts one
@@ -175,7 +190,7 @@ func (l *Library) relationsGraph() *relations.Graph {
 		if cache == "" {
 			cache = "-" // the host turned the caches off
 		}
-		l.rel.g = relations.New(l.v, &relations.Options{Text: l.paperText, IDs: l.paperIDs, CacheDir: cache})
+		l.rel.g = relations.New(l.v, &relations.Options{Text: l.paperText, IDs: l.paperIDs, Meta: l.paperMeta, CacheDir: cache})
 	})
 	return l.rel.g
 }
