@@ -514,3 +514,14 @@ func (g *graph) noteCite(cited string, p *catalog.Paper, r ref) {
 		m[p.Ref] = citation{label: r.label, contexts: r.contexts, pdf: p.PDF}
 	}
 }
+
+// CitingSentences is Entries with each entry's Contexts: up to two
+// sentences of the body of text (the paper's pages separated by form
+// feeds) that cite it, as paper_relations gives them.
+func CitingSentences(text string) []Entry {
+	es, style := entries(text)
+	for i, cs := range citeContexts(text, es, style) {
+		es[i].Contexts = cs
+	}
+	return es
+}

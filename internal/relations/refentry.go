@@ -26,6 +26,9 @@ type Entry struct {
 	// the first author's surname and the year ("Vaswani et al., 2017");
 	// "" when the entry shows neither.
 	Label string
+	// Contexts are the body's sentences that cite the entry (see
+	// CitingSentences); Entries leaves them empty.
+	Contexts []Context
 }
 
 // Entries finds the reference section of a paper's text (after its last
