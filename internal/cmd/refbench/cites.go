@@ -68,7 +68,7 @@ func atoi(s string) int {
 // cites the entry, per the fixture's truth), Expected sentences (up to
 // the two a card keeps, per cited entry) and Hit of those found.
 type CiteScore struct {
-	Name                           string
+	Name                          string
 	Found, Correct, Expected, Hit int
 }
 
