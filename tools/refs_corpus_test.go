@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -201,6 +202,89 @@ func TestRelationContextsStayInGrant(t *testing.T) {
 	for _, u := range quoted {
 		if !logged[u] {
 			t.Errorf("context %s is not logged as a source", u)
+		}
+	}
+}
+
+// TestRelationsOfLoosePDFs: PDFs in a folder without the paper layout are
+// matched and matchable as papers are: a paper's references name them by
+// their path (by the arXiv stamp or a title confirmed by what the PDF
+// shows), and each lists the paper as citing it.
+func TestRelationsOfLoosePDFs(t *testing.T) {
+	pdfs := corpus.Dir(t, "pdfs")
+	dir := filepath.Join(t.TempDir(), "vault")
+	for rel, src := range map[string]string{
+		"papers/1706.03762/1706.03762.pdf": "arxiv-1706.03762.pdf",
+		"downloads/resnet.pdf":             "arxiv-1512.03385.pdf",
+		"downloads/more/layernorm.pdf":     "arxiv-1607.06450.pdf",
+	} {
+		data, err := os.ReadFile(filepath.Join(pdfs, src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Titles only: the year and authors come from the PDF.
+	if err := os.WriteFile(filepath.Join(dir, "papers", "1706.03762", "metadata.json"), []byte(`{"title": "Attention Is All You Need"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var res researchctx.Resolver
+	t.Cleanup(func() { res.Close() })
+	plan, err := res.Resolve(context.Background(), researchctx.Request{
+		Vault: dir, RuntimeID: "rt", TurnID: "turn-1", CurrentPaper: "papers/1706.03762", Mentions: []string{"downloads"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, err := plan.WriteGrant()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := tools.Open(context.Background(), gr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ts.Close() })
+	ctx := context.Background()
+	var linked []string
+	in := tools.RelationsInput{Paper: "papers/1706.03762", Kind: tools.RelReferences, Library: true}
+	for {
+		out, err := ts.Relations(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range out.References {
+			linked = append(linked, c.PaperPath)
+			if !c.InGrant || len(c.Contexts) == 0 {
+				t.Errorf("%s: in grant %v, %d contexts", c.PaperPath, c.InGrant, len(c.Contexts))
+			}
+		}
+		if out.NextCursor == "" {
+			break
+		}
+		in = tools.RelationsInput{Cursor: out.NextCursor}
+	}
+	slices.Sort(linked)
+	if diff := cmp.Diff([]string{"downloads/more/layernorm.pdf", "downloads/resnet.pdf"}, linked); diff != "" {
+		t.Errorf("library references (-want +got):\n%s", diff)
+	}
+	for _, loose := range []string{"downloads/resnet.pdf", "downloads/more/layernorm.pdf"} {
+		back, err := ts.Relations(ctx, tools.RelationsInput{Paper: loose, Kind: tools.RelCitedBy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range back.CitedBy {
+			got = append(got, c.PaperPath)
+		}
+		if diff := cmp.Diff([]string{"papers/1706.03762"}, got); diff != "" {
+			t.Errorf("%s cited-by (-want +got):\n%s", loose, diff)
 		}
 	}
 }

@@ -90,6 +90,16 @@ type graph struct {
 	// paper cites it: cites[cited][citing].
 	cites map[string]map[string]citation
 
+	// all are the catalogue's papers, then the library's loose PDFs
+	// (Options.Loose), each a paper whose Ref and PDF are its path; loose
+	// finds those by path.
+	all   []*catalog.Paper
+	loose map[string]*catalog.Paper
+	// copyOf names the library paper a loose PDF is a copy of (its PDF
+	// shows that paper's identifiers or title): such a PDF is matched to
+	// nothing and cites nothing, so that one work is one node.
+	copyOf map[string]*catalog.Paper
+
 	relMu sync.Mutex
 	rel   map[string][]Work
 }
@@ -146,6 +156,9 @@ func (l *Graph) build(ctx context.Context, cat *catalog.Catalogue) (*graph, erro
 	if l.g != nil && l.g.cat == cat {
 		g.matches = l.g.matches
 	}
+	if err := l.addLoose(ctx, g); err != nil {
+		return nil, err
+	}
 	parsed := make(map[string]parsedRefs, len(l.parsed))
 	// A build that is cancelled part way keeps what it read, so that the
 	// next one does not read those papers again.
@@ -165,7 +178,7 @@ func (l *Graph) build(ctx context.Context, cat *catalog.Catalogue) (*graph, erro
 		pr parsedRefs
 	}
 	var reads []read
-	for _, p := range cat.Papers() {
+	for _, p := range g.all {
 		if err := ctx.Err(); err != nil {
 			keep()
 			return nil, err
@@ -185,8 +198,12 @@ func (l *Graph) build(ctx context.Context, cat *catalog.Catalogue) (*graph, erro
 		}
 		reads = append(reads, read{p, pr})
 	}
+	g.markCopies()
 	for _, rd := range reads {
 		p, pr := rd.p, rd.pr
+		// A copy of a library paper lists its references but cites
+		// nothing in the graph's name: the paper does.
+		copied := g.copyOf[p.Ref] != nil
 		g.skipped[p.Ref] += pr.skipped
 		if pr.err != nil {
 			g.errs[p.Ref] = pr.err
@@ -209,10 +226,12 @@ func (l *Graph) build(ctx context.Context, cat *catalog.Catalogue) (*graph, erro
 					continue
 				}
 				seen[k] = true
-				g.refKeys[p.Ref] = append(g.refKeys[p.Ref], k)
-				g.citingKey[k] = append(g.citingKey[k], p.Ref)
+				if !copied {
+					g.refKeys[p.Ref] = append(g.refKeys[p.Ref], k)
+					g.citingKey[k] = append(g.citingKey[k], p.Ref)
+				}
 			}
-			if w.Paper != "" {
+			if w.Paper != "" && !copied {
 				libCiters[w.Paper] = append(libCiters[w.Paper], p.Ref)
 				g.noteTitle(w.Paper, r.title)
 				g.noteCite(w.Paper, p, r)
@@ -241,8 +260,11 @@ func (l *Graph) paperRefs(ctx context.Context, p *catalog.Paper, g *graph, rc *r
 		}
 	}()
 	sc := path.Join(p.Ref, SidecarFile)
-	st := l.stat(sc)
-	g.stamps = append(g.stamps, st)
+	var st stamp
+	if g.loose[p.Ref] == nil { // a loose PDF has no sidecar
+		st = l.stat(sc)
+		g.stamps = append(g.stamps, st)
+	}
 	if st.exists {
 		if memo, ok := l.parsed[sc]; ok && memo.st == st {
 			return memo, true, nil
@@ -424,7 +446,7 @@ func (g *graph) noteTitle(ref, t string) {
 	if t == "" || g.titles[ref] != "" {
 		return
 	}
-	if p := g.cat.Paper(ref); p != nil && p.Title() == "" {
+	if p := g.paper(ref); p != nil && p.Title() == "" {
 		g.titles[ref] = t
 	}
 }
@@ -432,9 +454,12 @@ func (g *graph) noteTitle(ref, t string) {
 // libWork is the Work of the library paper ref, titled from the sidecars or
 // the cache when its metadata has no title.
 func (g *graph) libWork(ref string) Work {
-	w := g.withPaper(Work{}, g.cat.Paper(ref))
+	w := g.withPaper(Work{}, g.paper(ref))
 	if w.Title == "" {
 		w.Title = g.titles[ref]
+	}
+	if w.Title == "" {
+		w.Title = g.meta[ref].Title
 	}
 	return w
 }
@@ -454,7 +479,7 @@ func (g *graph) resolveRef(r ref) Work {
 	w := Work{Title: r.title, Authors: r.authors, Year: r.year, DOI: r.doi, ArXivID: r.arxiv, Label: r.label, Contexts: r.contexts}
 	var p *catalog.Paper
 	if r.local != "" {
-		p = g.cat.Paper(r.local)
+		p = g.paper(r.local)
 	}
 	if p == nil {
 		p = g.match(r.doi, r.arxiv)
@@ -536,20 +561,23 @@ func (l *Graph) addScan(g *graph, libCiters map[string][]string) error {
 		}
 		p := g.cat.PaperOf(c)
 		if p == nil {
+			p = g.loose[c]
+		}
+		if p == nil {
 			continue
 		}
 		bySeed[p.Ref] = append(bySeed[p.Ref], seeds[k]...)
 		g.skipped[p.Ref] += skipped[k]
 	}
 	// Titles first, so every card of an untitled library paper gets one.
-	for _, p := range g.cat.Papers() {
+	for _, p := range g.all {
 		for _, c := range bySeed[p.Ref] {
 			if q := g.match(c.doi, c.arxiv); q != nil && q != p {
 				g.noteTitle(q.Ref, c.title)
 			}
 		}
 	}
-	for _, p := range g.cat.Papers() {
+	for _, p := range g.all {
 		ref := p.Ref
 		var lib, ext []Work
 		var extKeys []string

@@ -1,6 +1,7 @@
 package relations
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -46,7 +47,11 @@ type titleIndex struct {
 // metadata's else their PDF's, each with its PDF's authors and year, or
 // its arXiv id's year, when its metadata has none.
 func (g *graph) titleIndex() *titleIndex {
-	ix := newTitleIndexOf(g.cat.Papers(), func(p *catalog.Paper) string {
+	papers := g.all
+	if len(g.copyOf) > 0 {
+		papers = slices.DeleteFunc(slices.Clone(papers), func(p *catalog.Paper) bool { return g.copyOf[p.Ref] != nil })
+	}
+	ix := newTitleIndexOf(papers, func(p *catalog.Paper) string {
 		if t := p.Title(); t != "" {
 			return t
 		}
