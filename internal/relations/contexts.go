@@ -143,9 +143,12 @@ func citeContexts(text string, es []Entry, style markStyle) [][]Context {
 		if f.left <= 0 {
 			break
 		}
-		pg := newPage(pi+1, raw)
+		pg := newPage(pi+1, raw, nextPage(pages, pi))
 		if len(byLabel) > 0 {
 			for _, m := range bracketCite.FindAllStringSubmatchIndex(pg.text, -1) {
+				if m[0] >= pg.own {
+					break // the next page's: read with it
+				}
 				if f.left--; f.left <= 0 {
 					break
 				}
@@ -187,7 +190,7 @@ func citeContexts(text string, es []Entry, style markStyle) [][]Context {
 			// No bracketed number in the whole body: the paper may cite
 			// with superscripts. Read them, from the first page again.
 			for pj, raw := range pages {
-				f.superscripts(newPage(pj+1, raw), byLabel, len(es))
+				f.superscripts(newPage(pj+1, raw, nextPage(pages, pj)), byLabel, len(es))
 			}
 		}
 	}
@@ -249,14 +252,20 @@ func (f *finder) authorYear(pg *page, byAuthor map[string]int) {
 		// A citation of several works: only the part after the last
 		// separator belongs to this year.
 		if j := strings.LastIndexAny(win, ";)]"); j >= 0 {
-			win = win[j+1:]
+			win, from = win[j+1:], from+j+1
 		}
 		words := capWord.FindAllStringIndex(win, -1)
 		for w := len(words) - 1; w >= 0 && w >= len(words)-4; w-- {
+			at := from + words[w][0]
+			if at >= pg.own {
+				break // all on the next page: read with it
+			}
 			k := surname(win[words[w][0]:words[w][1]]) + "|" + year
 			if i, ok := byAuthor[k]; ok {
 				if i >= 0 {
-					f.addEntry(pg, m[0], i)
+					// The citation starts at the surname, on this page
+					// even when its year is on the next.
+					f.addEntry(pg, at, i)
 				}
 				break
 			}
@@ -268,6 +277,9 @@ func (f *finder) authorYear(pg *page, byAuthor map[string]int) {
 // word before them, each at most the number of entries.
 func (f *finder) superscripts(pg *page, byLabel map[string]int, n int) {
 	for _, m := range superCite.FindAllStringSubmatchIndex(pg.text, -1) {
+		if m[2] >= pg.own {
+			return
+		}
 		if f.left--; f.left <= 0 {
 			return
 		}
@@ -335,20 +347,39 @@ func bodyText(text string) string {
 // page is one page of body text, its lines joined, with the offsets of
 // its sentences.
 type page struct {
-	n      int
-	text   string
+	n    int
+	text string
+	own  int // text[:own] is the page's; the rest is the next page's start
+
 	starts []int // offsets where sentences start, ascending, starts[0] == 0
 }
 
 // newPage joins the lines of one page's text (undoing hyphenation at line
 // ends) and finds its sentences.
-func newPage(n int, raw string) *page {
+//
+// A sentence may run on to the next page: next (the next page's first
+// lines, see nextPage) is joined after the page's own text, without the
+// page number that ends it, so that a citation cut by the page break is
+// read whole; only markers that start on the page are its own.
+func newPage(n int, raw, next string) *page {
 	var b strings.Builder
-	b.Grow(len(raw))
+	b.Grow(len(raw) + len(next))
 	lines := strings.Split(raw, "\n")
+	for len(lines) > 0 && (strings.TrimSpace(lines[len(lines)-1]) == "" || pageNumber.MatchString(strings.TrimSpace(lines[len(lines)-1]))) {
+		lines = lines[:len(lines)-1]
+	}
+	own := -1
+	if next != "" {
+		lines = append(lines, "\x00")
+		lines = append(lines, strings.Split(next, "\n")...)
+	}
 	var breaks []int // where a heading or a paragraph's last line ends
 	for i, l := range lines {
 		l = strings.TrimSpace(l)
+		if l == "\x00" {
+			own = b.Len()
+			continue
+		}
 		if l == "" {
 			continue
 		}
@@ -368,6 +399,10 @@ func newPage(n int, raw string) *page {
 		}
 	}
 	pg := &page{n: n, text: b.String(), starts: []int{0}}
+	pg.own = len(pg.text)
+	if own >= 0 {
+		pg.own = own
+	}
 	for _, k := range breaks {
 		if k < len(pg.text) {
 			pg.starts = append(pg.starts, k)
@@ -428,6 +463,26 @@ func headingLine(l string) bool {
 		}
 	}
 	return true
+}
+
+// nextPage returns the first lines of the page after pages[i] (up to the
+// end of the first sentence that ends there, at most 400 bytes), or "".
+func nextPage(pages []string, i int) string {
+	if i+1 >= len(pages) {
+		return ""
+	}
+	next := strings.TrimLeft(pages[i+1], " \t\r\n")
+	if len(next) > 400 {
+		cut := 400
+		for cut > 0 && !utf8.RuneStart(next[cut]) {
+			cut--
+		}
+		next = next[:cut]
+	}
+	if j := strings.Index(next, ". "); j >= 0 {
+		next = next[:j+1]
+	}
+	return next
 }
 
 // abbrevBefore reports whether the full stop at t[i] ends an abbreviation

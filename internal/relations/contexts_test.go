@@ -57,6 +57,16 @@ func TestCiteContexts(t *testing.T) {
 			},
 		},
 		{
+			name: "a citation cut by a page break, the page number between",
+			text: "A Paper\n1 Introduction\nLayer norm is used widely (Smith, 2019; Ba and\nKiros,\n7\f2016). Then [Vas17 is no citation.\n" +
+				"References\nBa, J. and Kiros, J. (2016). Layer normalization. arXiv preprint.\n\n" +
+				"Smith, A. (2019). A survey of normalisation. Journal.\n",
+			want: map[string][]string{
+				"Ba and Kiros, 2016": {"1: Layer norm is used widely (Smith, 2019; Ba and Kiros, 2016)."},
+				"Smith, 2019":        {"1: Layer norm is used widely (Smith, 2019; Ba and Kiros, 2016)."},
+			},
+		},
+		{
 			name: "alpha labels",
 			text: "A Paper\n1 Introduction\nAttention [Vas17] and layer norm [BKH16, Vas17] are used. See also [Knu84].\n" +
 				"References\n[BKH16] J. Ba, J. Kiros, and G. Hinton. Layer normalization. arXiv, 2016.\n" +
