@@ -67,9 +67,18 @@ func open(s *jsonschema.Schema, top bool) {
 
 // relationsOutputSchema is the output schema of paper_relations, with the
 // card schema shared by its three lists.
+//
+// A card's label and citing sentences (label, contexts) are left out of it:
+// the schema leaves objects open, so they validate as the extra fields a
+// newer server adds, and tools/list stays within the size every client
+// pays for at each turn (docs/contract.md documents them).
 func relationsOutputSchema() *jsonschema.Schema {
 	s := outputSchema[tools.RelationsOutput]()
-	s.Defs = map[string]*jsonschema.Schema{"card": s.Properties["references"].Items}
+	card := s.Properties["references"].Items
+	for _, name := range []string{"label", "contexts"} {
+		delete(card.Properties, name)
+	}
+	s.Defs = map[string]*jsonschema.Schema{"card": card}
 	for _, name := range []string{"references", "citedBy", "related"} {
 		s.Properties[name].Items = &jsonschema.Schema{Ref: "#/$defs/card"}
 	}

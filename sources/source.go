@@ -347,6 +347,22 @@ type Work struct {
 	// CitationURI is the library paper's PDF, else the DOI link, else the
 	// arXiv link, else "".
 	CitationURI string
+	// Label is how the citing paper's body cites the work, as printed:
+	// "12", "Vas17", "Vaswani et al., 2017"; "" when unknown.
+	Label string
+	// Contexts are up to two sentences of the citing paper's body that
+	// cite the work: of the paper asked about for a reference, of the
+	// citing library paper for a cited-by work. A caller hands them out
+	// only when the paper they quote is in the grant.
+	Contexts []CiteContext
+}
+
+// CiteContext is a sentence of a paper that cites a work, with its page.
+type CiteContext struct {
+	Page int    // 1-based
+	Text string // one line, at most 300 characters
+	// CitationURI is the page's URI (the citing PDF with #page=N).
+	CitationURI string
 }
 
 // Container is implemented by sources that hold other sources, as a

@@ -59,7 +59,11 @@ func (o *RelationsOutput) Chars() int {
 }
 
 func (c *RelationCard) chars() int {
-	return runes(c.Title, c.DOI, c.ArXivID, c.PaperPath, c.CitationURI) + runes(c.Authors...)
+	n := runes(c.Title, c.DOI, c.ArXivID, c.PaperPath, c.CitationURI, c.Label) + runes(c.Authors...)
+	for _, x := range c.Contexts {
+		n += runes(x.Text, x.CitationURI)
+	}
+	return n
 }
 
 func runes(ss ...string) int {

@@ -265,6 +265,21 @@ type RelationCard struct {
 	PaperPath   string   `json:"paperPath,omitempty"`
 	InGrant     bool     `json:"inGrant"`
 	CitationURI string   `json:"citationUri"`
+	// Label is how the citing paper cites the work, as printed ("12",
+	// "Vas17", "Vaswani et al., 2017").
+	Label string `json:"label,omitempty"`
+	// Contexts are up to two sentences of the citing paper that cite the
+	// work — the granted paper's for a reference, the citing paper's for
+	// a cited-by card when that paper is in the grant —, never text from
+	// outside the grant.
+	Contexts []RelationContext `json:"contexts,omitempty"`
+}
+
+// RelationContext is a sentence of a granted paper that cites a work.
+type RelationContext struct {
+	Page        int    `json:"page"`
+	Text        string `json:"text"`
+	CitationURI string `json:"citationUri"`
 }
 
 // RelationsOutput is the result of paper_relations.
