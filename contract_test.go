@@ -138,6 +138,7 @@ func TestContractFields(t *testing.T) {
 		{"`paper_relations` input#1", tools.RelationsInput{}, nil},
 		{"`paper_relations` output#1", tools.RelationsOutput{}, nil},
 		{"relation card#1", tools.RelationCard{}, nil},
+		{"relation context#1", tools.RelationContext{}, nil},
 	}
 	for _, tc := range tables {
 		t.Run(tc.key, func(t *testing.T) {

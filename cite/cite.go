@@ -7,6 +7,10 @@
 //	papers/1706.03762/1706.03762.pdf#page=3
 //	notes/reading%20group.md#section=Open%20questions
 //	papers/2401.01234/2401.01234.pdf#region=figure-1
+//	papers/2401.01234/2401.01234.pdf#figure=1
+//
+// The fragments #figure=N, #table=N and #algorithm=N are the host's own
+// names of a figure, table or algorithm, by the number its caption gives.
 //
 // Outside the Vault only two forms exist: https://doi.org/<doi> and
 // https://arxiv.org/abs/<id>. Anything else is rejected by Parse, so a URI
@@ -32,14 +36,17 @@ const (
 )
 
 // URI is a parsed citation URI. Exactly one of Path, DOI and ArXiv is set;
-// for a Vault path at most one of Page, Section and Region is set.
+// for a Vault path at most one of Page, Section, Region and Item is set.
 type URI struct {
 	Path    string // vault-relative path, decoded, '/'-separated
 	Page    int    // 1-based physical page, 0 when absent
 	Section string // section label, decoded
 	Region  string // layout region or layout-index id
-	DOI     string // for https://doi.org/ links
-	ArXiv   string // for https://arxiv.org/abs/ links
+	// Item is a figure, table or algorithm by its kind and number,
+	// "figure-3" for #figure=3 (see ItemKinds).
+	Item  string
+	DOI   string // for https://doi.org/ links
+	ArXiv string // for https://arxiv.org/abs/ links
 }
 
 // String encodes u. The zero URI encodes as "".
@@ -57,7 +64,7 @@ func (u URI) String() string {
 	if _, err := Parse(s); err == nil {
 		return s
 	}
-	if u.Page > 0 || u.Section != "" || u.Region != "" {
+	if u.Page > 0 || u.Section != "" || u.Region != "" || u.Item != "" {
 		return URI{Path: u.Path}.String()
 	}
 	return ""
@@ -81,9 +88,19 @@ func (u URI) encode() string {
 		s += "#section=" + escape(u.Section, false)
 	case u.Region != "":
 		s += "#region=" + escape(u.Region, false)
+	case u.Item != "":
+		kind, num, _ := strings.Cut(u.Item, "-")
+		s += "#" + escape(kind, false) + "=" + escape(num, false)
 	}
 	return s
 }
+
+// ItemKinds are the fragments that name a figure, table or algorithm.
+var ItemKinds = []string{"figure", "table", "algorithm"}
+
+// Item returns the URI of a figure, table or algorithm of a vault file by
+// its id, kind and number ("figure-3": #figure=3).
+func Item(path, id string) string { return URI{Path: path, Item: id}.String() }
 
 // File returns the URI of a vault file with no fragment.
 func File(path string) string { return URI{Path: path}.String() }
@@ -103,8 +120,9 @@ func DOI(doi string) string { return URI{DOI: doi}.String() }
 // ArXiv returns the https://arxiv.org/abs/ link of an arXiv id, or "".
 func ArXiv(id string) string { return URI{ArXiv: id}.String() }
 
-// Parse decodes a citation URI, rejecting every form but the three vault
-// fragments and the two external links. Decoded vault paths are checked
+// Parse decodes a citation URI, rejecting every form but the vault
+// fragments (page, section, region, and figure, table or algorithm) and
+// the two external links. Decoded vault paths are checked
 // segment by segment: no empty, "." or ".." segment, no encoded '/', no
 // backslash, no NUL and no leading '/'.
 func Parse(s string) (URI, error) {
@@ -173,10 +191,28 @@ func Parse(s string) (URI, error) {
 		} else {
 			u.Region = d
 		}
+	case "figure", "table", "algorithm":
+		d, err := unescape(val)
+		if err != nil || d == "" || len(d) > 16 || !itemNumber(d) {
+			return bad("bad " + key)
+		}
+		u.Item = key + "-" + d
 	default:
 		return bad("unknown fragment " + strconv.Quote(key))
 	}
 	return u, nil
+}
+
+// itemNumber reports a number a caption gives: letters, digits and dots
+// ("3", "S1", "A.2", "1.1"), starting with a letter or digit.
+func itemNumber(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '.' && i > 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // looksLikeTraversal reports a label that reads as a relative path out of a

@@ -103,7 +103,6 @@ func TestProcessLoosePDFs(t *testing.T) {
 		args map[string]any
 		want []string
 	}{
-		{grant.ToolRelations, map[string]any{"paper": "downloads/sba.pdf"}, []string{"not a paper"}},
 		{grant.ToolRead, map[string]any{"target": "inbox/broken.pdf", "page": 1}, []string{"inbox/broken.pdf", "unreadable", "malformed"}},
 		{grant.ToolRead, map[string]any{"target": "inbox/locked.pdf"}, []string{"inbox/locked.pdf", "unreadable", "encrypted"}},
 		{grant.ToolRead, map[string]any{"target": "inbox/huge.pdf", "mode": "full"}, []string{"inbox/huge.pdf", "unreadable", "page count limit"}},
@@ -122,6 +121,8 @@ func TestProcessLoosePDFs(t *testing.T) {
 	}
 	// The server goes on after the errors.
 	mustOK(t, call(t, s.cs, grant.ToolSearch, map[string]any{"query": "strided global tokens"}))
+	// A loose PDF has relations as a paper has.
+	mustOK(t, call(t, s.cs, grant.ToolRelations, map[string]any{"paper": "downloads/sba.pdf"}))
 
 	u := turnUsage(t, gr, "turn-1")
 	uris := strings.Join(u.URIs(), " ")

@@ -217,6 +217,9 @@ func renderRelations(out *tools.RelationsOutput) string {
 		}
 		for i, c := range cards {
 			fmt.Fprintf(&b, "%d. %s\n", before+i+1, relationLine(c))
+			for _, x := range c.Contexts {
+				fmt.Fprintf(&b, "   p. %d: %s — cite: %s\n", x.Page, strconv.Quote(title(x.Text)), name(x.CitationURI))
+			}
 		}
 	}
 	first := out.Before()
@@ -286,6 +289,9 @@ func relationLine(c tools.RelationCard) string {
 	}
 	if c.CitationURI != "" {
 		parts = append(parts, "cite: "+name(c.CitationURI))
+	}
+	if l := title(c.Label); l != "" {
+		parts = append(parts, "cited as "+strconv.Quote(l))
 	}
 	return strings.Join(parts, " — ")
 }

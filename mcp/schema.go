@@ -33,9 +33,18 @@ func outputSchema[T any]() *jsonschema.Schema {
 	return s
 }
 
+// unlisted are output fields the schemas leave out: marks that only some
+// results carry (text recognised from a scanned page's image), which
+// docs/contract.md documents and an open schema admits; listing them would
+// cost every client's context for what most libraries never show.
+var unlisted = []string{"ocr", "confidence", "ocrPages"}
+
 func open(s *jsonschema.Schema, top bool) {
 	if s == nil {
 		return
+	}
+	for _, name := range unlisted {
+		delete(s.Properties, name)
 	}
 	s.AdditionalProperties = nil
 	if !top {
@@ -58,11 +67,30 @@ func open(s *jsonschema.Schema, top bool) {
 
 // relationsOutputSchema is the output schema of paper_relations, with the
 // card schema shared by its three lists.
+//
+// A card's label and citing sentences (label, contexts) are left out of it:
+// the schema leaves objects open, so they validate as the extra fields a
+// newer server adds, and tools/list stays within the size every client
+// pays for at each turn (docs/contract.md documents them).
 func relationsOutputSchema() *jsonschema.Schema {
 	s := outputSchema[tools.RelationsOutput]()
-	s.Defs = map[string]*jsonschema.Schema{"card": s.Properties["references"].Items}
+	card := s.Properties["references"].Items
+	for _, name := range []string{"label", "contexts"} {
+		delete(card.Properties, name)
+	}
+	s.Defs = map[string]*jsonschema.Schema{"card": card}
 	for _, name := range []string{"references", "citedBy", "related"} {
 		s.Properties[name].Items = &jsonschema.Schema{Ref: "#/$defs/card"}
 	}
+	return s
+}
+
+// readOutputSchema is the output schema of context_read without the
+// metadata's figures list: tools/list goes into every model's context and
+// is held under 6,000 characters, the schema is open (a result may carry
+// fields it does not list), and the contract describes the list.
+func readOutputSchema() *jsonschema.Schema {
+	s := outputSchema[tools.ReadOutput]()
+	delete(s.Properties, "figures")
 	return s
 }

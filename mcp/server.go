@@ -120,7 +120,7 @@ func NewServer(ts Backend, opts *ServerConfig) *sdk.Server {
 			name:         grant.ToolRead,
 			title:        "Read granted context",
 			description:  readDescription,
-			outputSchema: outputSchema[tools.ReadOutput](),
+			outputSchema: readOutputSchema(),
 			call:         Backend.Read,
 			render:       func(_ tools.ReadInput, out *tools.ReadOutput) string { return fitRead(out) },
 		})

@@ -170,6 +170,8 @@ type Hit struct {
 	// Score is in [0, 1], comparable across the sources of one
 	// Collection for the same query (see Query.Collection).
 	Score float64
+	// OCR, when set, says the text was recognised from a page image.
+	OCR *OCR
 	// Continues, for a unit whose text runs on from Location into other
 	// locations (a connector's chunk over a page break, say), says where:
 	// each later location's text begins at byte Offset of Text, in order.
@@ -179,6 +181,11 @@ type Hit struct {
 	// Kind, Text and Comment (its Location is the hit's). Text is then the
 	// marked text, or the comment for a mark without one.
 	Mark *Mark
+}
+
+// OCR marks text recognised from a page's image by an OCR engine.
+type OCR struct {
+	Confidence float64 // the engine's mean confidence in the words, 0–1
 }
 
 // Continuation is a location a hit's text runs on into, from byte Offset
@@ -216,6 +223,13 @@ type Part struct {
 	// NoTextLayer marks an image-only page: Text is empty for that reason,
 	// not because the page is blank.
 	NoTextLayer bool
+	// OCR, when set, says Text was recognised from the page's image (the
+	// page has no text layer of its own).
+	OCR *OCR
+	// Note, on a NoTextLayer part, says in one line why the page's image
+	// was not recognised ("no OCR: tesseract is not installed", the
+	// engine's failure); empty when there was nothing to recognise.
+	Note string
 	// Err is set when this part could not be extracted; the rest of the
 	// document still is.
 	Err error
@@ -240,8 +254,26 @@ type Metadata struct {
 	DOI      string
 	ArXivID  string
 	Pages    int
+	// OCRPages counts the pages whose text was recognised from their
+	// image, and OCRConfidence is the engine's mean confidence over them.
+	OCRPages      int
+	OCRConfidence float64
 	// Documents lists the readable documents of the source (vault paths).
 	Documents []string
+	// Figures lists the figures, tables and algorithms of the source's
+	// main document, in page order; each is read by its ID through
+	// RegionReader.
+	Figures []Figure
+}
+
+// Figure is a figure, table or algorithm of a document, found from its
+// caption or listed by the host's layout index.
+type Figure struct {
+	ID      string // the layout index's id, else kind-number: "figure-3"
+	Kind    string // figure, table or algorithm
+	Number  string // as the caption numbers it: "3", "S1", "2.1"
+	Page    int    // 1-based physical page of the caption
+	Caption string // one line, at most 200 characters
 }
 
 // Describer is implemented by sources with bibliographic metadata.
@@ -318,6 +350,22 @@ type Work struct {
 	Paper string
 	// CitationURI is the library paper's PDF, else the DOI link, else the
 	// arXiv link, else "".
+	CitationURI string
+	// Label is how the citing paper's body cites the work, as printed:
+	// "12", "Vas17", "Vaswani et al., 2017"; "" when unknown.
+	Label string
+	// Contexts are up to two sentences of the citing paper's body that
+	// cite the work: of the paper asked about for a reference, of the
+	// citing library paper for a cited-by work. A caller hands them out
+	// only when the paper they quote is in the grant.
+	Contexts []CiteContext
+}
+
+// CiteContext is a sentence of a paper that cites a work, with its page.
+type CiteContext struct {
+	Page int    // 1-based
+	Text string // one line, at most 300 characters
+	// CitationURI is the page's URI (the citing PDF with #page=N).
 	CitationURI string
 }
 

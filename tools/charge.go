@@ -39,8 +39,13 @@ func (o *ReadOutput) Chars() int {
 	for i := range o.Marks {
 		n += o.Marks[i].chars()
 	}
+	for _, f := range o.Figures {
+		n += f.chars()
+	}
 	return n + runes(o.Problems...)
 }
+
+func (f *FigureInfo) chars() int { return runes(f.ID, f.Kind, f.Number, f.Caption) }
 
 // Chars returns the charge of a relations result.
 func (o *RelationsOutput) Chars() int {
@@ -54,7 +59,11 @@ func (o *RelationsOutput) Chars() int {
 }
 
 func (c *RelationCard) chars() int {
-	return runes(c.Title, c.DOI, c.ArXivID, c.PaperPath, c.CitationURI) + runes(c.Authors...)
+	n := runes(c.Title, c.DOI, c.ArXivID, c.PaperPath, c.CitationURI, c.Label) + runes(c.Authors...)
+	for _, x := range c.Contexts {
+		n += runes(x.Text, x.CitationURI)
+	}
+	return n
 }
 
 func runes(ss ...string) int {

@@ -92,6 +92,7 @@ func (r *reader) excerpt(ctx context.Context, doc *sources.Document, quote strin
 		out.Match, out.Score = MatchExact, 1
 	}
 	out.Page, out.PageLabel = hitPart.Page, hitPart.Label
+	markOCR(out, hitPart.OCR)
 	out.Title = hitDoc.Title
 	if hitPart.Page == 0 {
 		out.Section = sectionAt(hitDoc.Sections, hit.Part, hit.Start)

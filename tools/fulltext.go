@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -13,6 +14,8 @@ func (r *reader) full(doc *sources.Document, out *ReadOutput) error {
 	var b strings.Builder
 	var spans []span
 	firstPage := 0
+	var ocrSum float64 // the confidences of recognised pages
+	ocrN := 0
 	for _, p := range doc.Parts {
 		if b.Len() > 0 {
 			b.WriteString("\n\n")
@@ -21,6 +24,8 @@ func (r *reader) full(doc *sources.Document, out *ReadOutput) error {
 			fmt.Fprintf(&b, "[page %d]\n", p.Page)
 		}
 		switch {
+		case p.NoTextLayer && p.Note != "":
+			fmt.Fprintf(&b, "(no text layer on this page; %s)", p.Note)
 		case p.NoTextLayer:
 			b.WriteString("(no text layer on this page)")
 		case p.Err != nil:
@@ -32,10 +37,17 @@ func (r *reader) full(doc *sources.Document, out *ReadOutput) error {
 			if p.Page > 0 {
 				uri = cite.Page(doc.Path, p.Page)
 			}
+			if p.OCR != nil {
+				ocrSum += p.OCR.Confidence
+				ocrN++
+			}
 			start := b.Len()
 			b.WriteString(p.Text)
 			spans = append(spans, span{start, b.Len(), uri})
 		}
+	}
+	if ocrN > 0 {
+		markOCR(out, &sources.OCR{Confidence: math.Round(ocrSum/float64(ocrN)*100) / 100})
 	}
 	text := b.String()
 	for _, sp := range spans {

@@ -2,7 +2,6 @@ package tools_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -100,16 +99,32 @@ func TestLoosePDFMentioned(t *testing.T) {
 		t.Errorf("approximate excerpt = {match %q, page %d, text %.80q}", out.Match, out.Page, out.Text)
 	}
 
-	_, err = f.ts.Relations(ctx, tools.RelationsInput{Paper: "downloads/sba.pdf"})
-	if !errors.Is(err, tools.ErrInvalidArgument) || !strings.Contains(err.Error(), "not a paper") {
-		t.Errorf("relations of a loose PDF: %v, want an invalid-argument error saying it is not a paper", err)
-	}
-
 	// The usage log names the PDF and the pages cited.
 	got := usageOf(t, f.grant).URIs()
 	slices.Sort(got)
 	if want := []string{"downloads/sba.pdf", "downloads/sba.pdf#page=1", "downloads/sba.pdf#page=2", "downloads/sba.pdf#page=3"}; !cmp.Equal(got, want) {
 		t.Errorf("usage URIs %v, want %v", got, want)
+	}
+
+	// A loose PDF has relations as a paper has: the references its text
+	// lists, each with its label and the sentences citing it, cited by
+	// the PDF's pages.
+	rel, err := f.ts.Relations(ctx, tools.RelationsInput{Paper: "downloads/sba.pdf", Kind: tools.RelReferences})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel.Paper != "downloads/sba.pdf" || len(rel.References) == 0 {
+		t.Fatalf("relations of a loose PDF = %+v, want its references", rel)
+	}
+	for _, c := range rel.References {
+		if c.Label == "" {
+			t.Errorf("reference %q has no label", c.Title)
+		}
+		for _, x := range c.Contexts {
+			if !strings.HasPrefix(x.CitationURI, "downloads/sba.pdf#page=") {
+				t.Errorf("reference %q: context cited as %s", c.Title, x.CitationURI)
+			}
+		}
 	}
 }
 

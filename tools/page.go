@@ -24,6 +24,15 @@ func (r *reader) metadata(ctx context.Context, doc *sources.Document, out *ReadO
 			out.Pages = m.Pages
 		}
 		out.Documents = m.Documents
+		out.Figures = figureInfos(m.Figures)
+		if m.OCRPages > 0 {
+			out.OCR, out.Confidence, out.OCRPages = true, m.OCRConfidence, m.OCRPages
+		}
+	} else if ok && len(doc.Parts) > 0 && doc.Pages > 0 {
+		// A paper's PDF: its figures are the paper's.
+		if m, err := d.Describe(ctx); err == nil && len(m.Documents) > 0 && m.Documents[0] == doc.Path {
+			out.Figures = figureInfos(m.Figures)
+		}
 	}
 	if out.Title == "" {
 		out.Title = path.Base(doc.Path)
@@ -45,12 +54,17 @@ func (r *reader) page(doc *sources.Document, n int, out *ReadOutput) error {
 			continue
 		}
 		if p.NoTextLayer {
-			return fmt.Errorf("%w: no text layer on page %d of %s (an image-only scan)", sources.ErrNotFound, n, quoteArg(doc.Path))
+			why := ""
+			if p.Note != "" {
+				why = "; " + p.Note
+			}
+			return fmt.Errorf("%w: no text layer on page %d of %s (an image-only scan%s)", sources.ErrNotFound, n, quoteArg(doc.Path), why)
 		}
 		if p.Err != nil {
 			return fmt.Errorf("page %d of %s could not be extracted: %v", n, quoteArg(doc.Path), r.t.sourceErr(r.tg.conn, r.tg.src.Info().Path, p.Err))
 		}
 		out.Page, out.PageLabel = n, p.Label
+		markOCR(out, p.OCR)
 		out.CitationURI = cite.Page(doc.Path, n)
 		r.cut(p.Text, out)
 		return nil
@@ -85,5 +99,12 @@ func (r *reader) recut(out *ReadOutput, n int) {
 	if cut {
 		out.Truncated = true
 		r.next = r.offset + len(piece)
+	}
+}
+
+// markOCR marks out as recognised text when o says so.
+func markOCR(out *ReadOutput, o *sources.OCR) {
+	if o != nil {
+		out.OCR, out.Confidence = true, o.Confidence
 	}
 }

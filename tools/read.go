@@ -72,17 +72,25 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 	}
 	if mode == ReadRegion && in.Region == "" {
 		in.Region = tg.frag.Region
+		if in.Region == "" {
+			in.Region = tg.frag.Item
+		}
 	}
 	r := &reader{t: t, tg: tg, limit: tn.limit(), listMax: tn.grant.Budget.ListEntries, offset: offset}
 	out := &ReadOutput{Target: tg.frag.Path, Mode: mode}
 	if err := r.do(ctx, mode, in, out); err != nil {
 		return nil, err
 	}
+	cursorTarget := tg.frag.Path
+	if mode == ReadRegion && tg.frag.Item != "" && tg.frag.Item == in.Region {
+		// The rest of a figure asked for as #figure=N is cited alike.
+		cursorTarget = cite.Item(tg.frag.Path, in.Region)
+	}
 	settle := func() {
 		out.NextCursor = ""
 		if r.more {
 			out.NextCursor = encodeCursor(cursor{
-				Target: tg.frag.Path, Mode: string(mode), Page: in.Page, Section: in.Section, Region: in.Region, Offset: r.next,
+				Target: cursorTarget, Mode: string(mode), Page: in.Page, Section: in.Section, Region: in.Region, Offset: r.next,
 			}, t.fingerprint)
 		}
 		r.cite(out)
@@ -117,7 +125,7 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 
 // fit cuts out until its charge is within the call's reservation: the text
 // first (a cut read keeps a cursor to go on from), then the entries, the
-// sections, the documents, the abstract, the authors and the title. A
+// figures, the sections, the documents, the abstract, the authors and the title. A
 // result that cannot fit, or whose text would be cut away, is the
 // budget-spent error. settle sets what follows from the text kept (the
 // cursor, the citation URIs) before each measure.
@@ -144,6 +152,8 @@ func (r *reader) fit(out *ReadOutput, tn *turn, settle func()) error {
 		case r.cutMarks(out, over):
 		case len(out.Entries) > 0:
 			out.Entries = dropTail(out.Entries, over, func(e EntryInfo) int { return runes(e.Name, string(e.Kind)) })
+		case len(out.Figures) > 0:
+			out.Figures = dropTail(out.Figures, over, func(f FigureInfo) int { return f.chars() })
 		case len(out.Sections) > 0:
 			out.Sections = dropTail(out.Sections, over, func(s SectionInfo) int { return runes(s.Title) })
 		case len(out.Documents) > 0:
@@ -182,7 +192,7 @@ func inferMode(in ReadInput, frag cite.URI) ReadMode {
 		return ReadPage
 	case in.Section != "" || frag.Section != "":
 		return ReadSection
-	case in.Region != "" || frag.Region != "":
+	case in.Region != "" || frag.Region != "" || frag.Item != "":
 		return ReadRegion
 	}
 	return ReadMetadata

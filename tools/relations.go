@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
@@ -102,7 +103,7 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 				return
 			}
 			found = true
-			c := t.card(w)
+			c := t.card(w, i != 2)
 			n := c.chars()
 			if chars+n > tn.limit() {
 				return
@@ -110,6 +111,10 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 			chars += n
 			*dst = append(*dst, c)
 			uris = append(uris, c.CitationURI)
+			for _, x := range c.Contexts {
+				// A quoted sentence is a source like a quoted page.
+				uris = append(uris, x.CitationURI)
+			}
 			if c.PaperPath != "" {
 				// A library paper's PDF and its links are one work.
 				if set := sameWork(c.CitationURI, c.DOI, c.ArXivID); set != nil {
@@ -138,8 +143,9 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 	return out, nil
 }
 
-// card turns a work into a slim card.
-func (t *Toolset) card(w sources.Work) RelationCard {
+// card turns a work into a slim card; with cites, it carries the work's
+// label and the sentences citing it that quote a granted document.
+func (t *Toolset) card(w sources.Work, cites bool) RelationCard {
 	// One line each, whatever source made the work: a connector's
 	// relations come here as it wrote them.
 	c := RelationCard{
@@ -150,7 +156,43 @@ func (t *Toolset) card(w sources.Work) RelationCard {
 		src, _ := t.owner(w.Paper)
 		c.InGrant = src != nil
 	}
+	if cites {
+		c.Label, _ = textnorm.Truncate(textnorm.Line(w.Label), maxLabelChars)
+		c.Contexts = t.contexts(w.Contexts)
+	}
 	return c
+}
+
+// Bounds of what a relation card quotes.
+const (
+	maxLabelChars   = 80
+	maxContexts     = 2
+	maxContextChars = 300
+)
+
+// contexts keeps at most maxContexts citing sentences whose page URI
+// names a document of the grant: a sentence of a paper outside the grant
+// is never handed out, whatever the source says.
+func (t *Toolset) contexts(cs []sources.CiteContext) []RelationContext {
+	var out []RelationContext
+	for _, x := range cs {
+		if len(out) == maxContexts {
+			break
+		}
+		u, err := cite.Parse(x.CitationURI)
+		if err != nil || u.Path == "" || u.Page < 1 {
+			continue
+		}
+		if src, _ := t.owner(u.Path); src == nil {
+			continue
+		}
+		text, _ := textnorm.Truncate(textnorm.Line(x.Text), maxContextChars)
+		if text == "" {
+			continue
+		}
+		out = append(out, RelationContext{Page: u.Page, Text: text, CitationURI: x.CitationURI})
+	}
+	return out
 }
 
 // libraryWorks returns the works that are library papers, in order.

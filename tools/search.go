@@ -107,11 +107,16 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 			CitationURI: locationURI(h.hit.Location),
 			Mark:        cardMark(h.hit, b.CardChars),
 		}
+		if h.hit.OCR != nil {
+			c.OCR, c.Confidence = true, h.hit.OCR.Confidence
+		}
 		c.cite(h.hit)
 		if h.hit.Mark != nil {
 			m := *h.hit.Mark
 			m.Location = h.hit.Location
 			c.CitationURI = markURI(m)
+		} else if u := t.captionURI(ctx, h.hit, c.Excerpt); u != "" && len(c.CitationURIs) == 0 {
+			c.CitationURI = u
 		}
 		// The whole card counts, not just its excerpt.
 		n := c.chars()

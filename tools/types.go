@@ -30,6 +30,9 @@ type Card struct {
 	Excerpt     string     `json:"excerpt"`
 	Score       float64    `json:"score"`
 	CitationURI string     `json:"citationUri"`
+	// OCR and Confidence mark an excerpt recognised from a page image.
+	OCR        bool    `json:"ocr,omitempty"`
+	Confidence float64 `json:"confidence,omitempty"`
 	// CitationURIs, set when the excerpt came from more than one page (or
 	// other locator), lists every one, in order, CitationURI first; each is
 	// logged as a source of the turn.
@@ -123,6 +126,17 @@ type SectionInfo struct {
 	Page   int    `json:"page,omitempty"`
 }
 
+// FigureInfo is a figure, table or algorithm of a document in metadata:
+// read it by its id (mode region) or by #figure=N, #table=N or
+// #algorithm=N on the document's URI.
+type FigureInfo struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Number  string `json:"number,omitempty"`
+	Page    int    `json:"page,omitempty"`
+	Caption string `json:"caption,omitempty"`
+}
+
 // EntryInfo is one entry of a directory listing.
 type EntryInfo struct {
 	Name string     `json:"name"`
@@ -163,6 +177,7 @@ type ReadOutput struct {
 	ArXivID     string        `json:"arxivId,omitempty"`
 	Pages       int           `json:"pages,omitempty"`
 	Sections    []SectionInfo `json:"sections,omitempty"`
+	Figures     []FigureInfo  `json:"figures,omitempty"`
 	Documents   []string      `json:"documents,omitempty"`
 	Entries     []EntryInfo   `json:"entries,omitempty"`
 	Text        string        `json:"text,omitempty"`
@@ -174,6 +189,13 @@ type ReadOutput struct {
 	Match       Match         `json:"match,omitempty"`
 	Score       float64       `json:"score,omitempty"`
 	CitationURI string        `json:"citationUri"`
+	// OCR and Confidence mark text recognised from page images (page and
+	// excerpt modes: that page; full: any of its pages; metadata: the
+	// document has recognised pages, OCRPages of them), with the OCR
+	// engine's mean confidence, 0–1.
+	OCR        bool    `json:"ocr,omitempty"`
+	Confidence float64 `json:"confidence,omitempty"`
+	OCRPages   int     `json:"ocrPages,omitempty"`
 	// CitationURIs, set when the text came from more than one page (or
 	// other locator), lists every one, in order, CitationURI first: a full
 	// read over pages 1 to 10, a section over pages 3 to 6, a quote
@@ -243,6 +265,21 @@ type RelationCard struct {
 	PaperPath   string   `json:"paperPath,omitempty"`
 	InGrant     bool     `json:"inGrant"`
 	CitationURI string   `json:"citationUri"`
+	// Label is how the citing paper cites the work, as printed ("12",
+	// "Vas17", "Vaswani et al., 2017").
+	Label string `json:"label,omitempty"`
+	// Contexts are up to two sentences of the citing paper that cite the
+	// work — the granted paper's for a reference, the citing paper's for
+	// a cited-by card when that paper is in the grant —, never text from
+	// outside the grant.
+	Contexts []RelationContext `json:"contexts,omitempty"`
+}
+
+// RelationContext is a sentence of a granted paper that cites a work.
+type RelationContext struct {
+	Page        int    `json:"page"`
+	Text        string `json:"text"`
+	CitationURI string `json:"citationUri"`
 }
 
 // RelationsOutput is the result of paper_relations.

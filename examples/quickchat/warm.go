@@ -28,7 +28,7 @@ const (
 func prewarm(ctx context.Context, plan *researchctx.Plan, pr *progress) error {
 	// Prewarming waits for the whole index (a search elsewhere would
 	// answer from part of it after a few seconds).
-	lib, err := vault.OpenLibrary(plan.Vault, &vault.LibraryOptions{Progress: pr.update, IndexWait: 24 * time.Hour})
+	lib, err := vault.OpenLibrary(plan.Vault, &vault.LibraryOptions{Progress: pr.update, OCRProgress: pr.ocrUpdate, IndexWait: 24 * time.Hour})
 	if err != nil {
 		return fmt.Errorf("opening the vault: %w", err)
 	}
@@ -66,9 +66,13 @@ type progress struct {
 	ref         string
 	began       time.Time // when ref's indexing began
 	done, total int
-	shown       bool // a line was printed for ref
-	quit        chan struct{}
-	finished    chan struct{}
+	// ocrDone and ocrTotal count scanned pages recognised and queued, in
+	// the whole library since it opened: counted apart from files, as a
+	// page takes seconds where a file takes milliseconds.
+	ocrDone, ocrTotal int
+	shown             bool // a line was printed for ref
+	quit              chan struct{}
+	finished          chan struct{}
 }
 
 // newProgress returns a progress printer on w that starts printing after
@@ -92,6 +96,21 @@ func (p *progress) update(ref string, done, total int) {
 		return // a directory inside the source being warmed reports its own ref
 	}
 	p.done, p.total = done, total
+}
+
+// ocrUpdate is the vault.LibraryOptions.OCRProgress hook.
+func (p *progress) ocrUpdate(done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ocrDone, p.ocrTotal = done, total
+}
+
+// ocrLocked is the line's part about recognised pages, or "".
+func (p *progress) ocrLocked() string {
+	if p.ocrTotal == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", OCR %d/%d pages", p.ocrDone, p.ocrTotal)
 }
 
 // begin starts counting for a granted source.
@@ -144,6 +163,7 @@ func (p *progress) printLocked() {
 			s += fmt.Sprintf(", ETA %s", left.Round(time.Second))
 		}
 	}
+	s += p.ocrLocked()
 	if p.tty {
 		fmt.Fprint(p.w, "\r\x1b[K"+s)
 	} else {
@@ -159,6 +179,9 @@ func (p *progress) finishLocked() {
 		return
 	}
 	s := fmt.Sprintf("indexed %s: %d files in %s", p.ref, p.total, time.Since(p.began).Round(10*time.Millisecond))
+	if p.ocrTotal > 0 {
+		s += fmt.Sprintf(" (%d scanned pages recognised)", p.ocrDone)
+	}
 	if p.tty {
 		fmt.Fprint(p.w, "\r\x1b[K"+s+"\n")
 	} else {

@@ -159,6 +159,8 @@ func (s *server) describe(ctx context.Context, uri string) (title, where string)
 		where = "§ " + u.Section
 	case u.Region != "":
 		where = u.Region
+	case u.Item != "":
+		where = strings.Replace(u.Item, "-", " ", 1) // "figure 3"
 	}
 	if it, err := s.lib.Stat(ctx, u.Path); err == nil && it.Paper != nil {
 		return it.Paper.Title, where

@@ -33,8 +33,10 @@ type parsedRefs struct {
 	skipped int
 	err     error
 	// own are the DOI and arXiv id the paper's PDF shows of itself, read
-	// with its text when the paper's metadata has neither.
-	own [2]string
+	// with its text when the paper's metadata has neither; meta is the
+	// title, authors and year it shows, read when the metadata lacks one.
+	own  [2]string
+	meta PaperMeta
 }
 
 // parsedScan memoises the cited-by cache as read at a given stamp.
@@ -81,6 +83,22 @@ type graph struct {
 	// arXiv id.
 	byOwn  map[string]*catalog.Paper
 	ownIDs map[string][2]string
+	// meta holds what the PDFs of library papers whose metadata lacks a
+	// title, authors or year show of them (Options.Meta), by ref.
+	meta map[string]PaperMeta
+	// citers holds, for a library paper cited by another, how the citing
+	// paper cites it: cites[cited][citing].
+	cites map[string]map[string]citation
+
+	// all are the catalogue's papers, then the library's loose PDFs
+	// (Options.Loose), each a paper whose Ref and PDF are its path; loose
+	// finds those by path.
+	all   []*catalog.Paper
+	loose map[string]*catalog.Paper
+	// copyOf names the library paper a loose PDF is a copy of (its PDF
+	// shows that paper's identifiers or title): such a PDF is matched to
+	// nothing and cites nothing, so that one work is one node.
+	copyOf map[string]*catalog.Paper
 
 	relMu sync.Mutex
 	rel   map[string][]Work
@@ -132,9 +150,14 @@ func (l *Graph) build(ctx context.Context, cat *catalog.Catalogue) (*graph, erro
 		matches:    map[[2]string]*catalog.Paper{},
 		byOwn:      map[string]*catalog.Paper{},
 		ownIDs:     map[string][2]string{},
+		meta:       map[string]PaperMeta{},
+		cites:      map[string]map[string]citation{},
 	}
 	if l.g != nil && l.g.cat == cat {
 		g.matches = l.g.matches
+	}
+	if err := l.addLoose(ctx, g); err != nil {
+		return nil, err
 	}
 	parsed := make(map[string]parsedRefs, len(l.parsed))
 	// A build that is cancelled part way keeps what it read, so that the
@@ -155,7 +178,7 @@ func (l *Graph) build(ctx context.Context, cat *catalog.Catalogue) (*graph, erro
 		pr parsedRefs
 	}
 	var reads []read
-	for _, p := range cat.Papers() {
+	for _, p := range g.all {
 		if err := ctx.Err(); err != nil {
 			keep()
 			return nil, err
@@ -170,10 +193,17 @@ func (l *Graph) build(ctx context.Context, cat *catalog.Catalogue) (*graph, erro
 		}
 		parsed[pr.st.path] = pr
 		g.addOwn(p, pr.own)
+		if pr.meta.Title != "" || len(pr.meta.Authors) > 0 || pr.meta.Year > 0 {
+			g.meta[p.Ref] = pr.meta
+		}
 		reads = append(reads, read{p, pr})
 	}
+	g.markCopies()
 	for _, rd := range reads {
 		p, pr := rd.p, rd.pr
+		// A copy of a library paper lists its references but cites
+		// nothing in the graph's name: the paper does.
+		copied := g.copyOf[p.Ref] != nil
 		g.skipped[p.Ref] += pr.skipped
 		if pr.err != nil {
 			g.errs[p.Ref] = pr.err
@@ -181,6 +211,9 @@ func (l *Graph) build(ctx context.Context, cat *catalog.Catalogue) (*graph, erro
 		seen := map[string]bool{}
 		for _, r := range pr.refs {
 			w := g.resolveRef(r)
+			if len(w.Contexts) > 0 {
+				w.ContextPDF = p.PDF
+			}
 			if w.Paper == p.Ref || (w.Paper == "" && g.samePaper(p, w.DOI, w.ArXivID)) {
 				// A paper never cites itself: such an entry is the
 				// paper's own identifier (an arXiv stamp, a footer DOI)
@@ -193,12 +226,15 @@ func (l *Graph) build(ctx context.Context, cat *catalog.Catalogue) (*graph, erro
 					continue
 				}
 				seen[k] = true
-				g.refKeys[p.Ref] = append(g.refKeys[p.Ref], k)
-				g.citingKey[k] = append(g.citingKey[k], p.Ref)
+				if !copied {
+					g.refKeys[p.Ref] = append(g.refKeys[p.Ref], k)
+					g.citingKey[k] = append(g.citingKey[k], p.Ref)
+				}
 			}
-			if w.Paper != "" {
+			if w.Paper != "" && !copied {
 				libCiters[w.Paper] = append(libCiters[w.Paper], p.Ref)
 				g.noteTitle(w.Paper, r.title)
+				g.noteCite(w.Paper, p, r)
 			}
 			g.refs[p.Ref] = append(g.refs[p.Ref], w)
 		}
@@ -224,8 +260,11 @@ func (l *Graph) paperRefs(ctx context.Context, p *catalog.Paper, g *graph, rc *r
 		}
 	}()
 	sc := path.Join(p.Ref, SidecarFile)
-	st := l.stat(sc)
-	g.stamps = append(g.stamps, st)
+	var st stamp
+	if g.loose[p.Ref] == nil { // a loose PDF has no sidecar
+		st = l.stat(sc)
+		g.stamps = append(g.stamps, st)
+	}
 	if st.exists {
 		if memo, ok := l.parsed[sc]; ok && memo.st == st {
 			return memo, true, nil
@@ -250,11 +289,11 @@ func (l *Graph) paperRefs(ctx context.Context, p *catalog.Paper, g *graph, rc *r
 		return memo, true, nil
 	}
 	pr = parsedRefs{st: pst}
-	if refs, own, ok := rc.load(pst); ok {
-		pr.refs, pr.own = refs, own
+	if refs, own, meta, ok := rc.load(pst); ok {
+		pr.refs, pr.own, pr.meta = refs, own, meta
 		return pr, true, nil
 	}
-	text, err := l.paperText(ctx, p)
+	text, trimmed, err := l.paperText(ctx, p)
 	if err != nil {
 		if ctx.Err() != nil {
 			return parsedRefs{}, false, ctx.Err()
@@ -262,7 +301,18 @@ func (l *Graph) paperRefs(ctx context.Context, p *catalog.Paper, g *graph, rc *r
 		pr.err = fmt.Errorf("%s: references from text: %w: %w", p.PDF, ErrPaperFailed, err)
 		return pr, true, nil
 	}
-	pr.refs = textIDs(text)
+	// Citing sentences are found by page: a text cut at its start has
+	// lost its first pages' numbers.
+	pr.refs = textRefs(text, !trimmed)
+	if needsMeta(p) && l.opts.Meta != nil {
+		m, err := l.ownMeta(ctx, p)
+		if err != nil && ctx.Err() != nil {
+			return parsedRefs{}, false, ctx.Err()
+		}
+		if err == nil {
+			pr.meta = m
+		}
+	}
 	if p.DOI == "" && p.ArXiv == "" && l.opts.IDs != nil {
 		// The PDF was just read: its own identifiers cost little now.
 		doi, arxiv, err := l.ownIDs(ctx, p)
@@ -273,19 +323,19 @@ func (l *Graph) paperRefs(ctx context.Context, p *catalog.Paper, g *graph, rc *r
 			pr.own[0], pr.own[1] = catalog.Identifiers(doi, arxiv)
 		}
 	}
-	rc.store(pst, pr.refs, pr.own)
+	rc.store(pst, pr.refs, pr.own, pr.meta)
 	return pr, true, nil
 }
 
 // paperText calls the Text hook for one paper, within PaperTimeout, and
 // keeps at most the last maxPaperText bytes. A panic in the hook is that
 // paper's error, not the build's.
-func (l *Graph) paperText(ctx context.Context, p *catalog.Paper) (text string, err error) {
+func (l *Graph) paperText(ctx context.Context, p *catalog.Paper) (text string, trimmed bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, l.opts.PaperTimeout)
 	defer cancel()
 	defer func() {
 		if r := recover(); r != nil {
-			text, err = "", fmt.Errorf("internal failure reading the text: %v", r)
+			text, trimmed, err = "", false, fmt.Errorf("internal failure reading the text: %v", r)
 		}
 	}()
 	text, err = l.opts.Text(ctx, p)
@@ -293,12 +343,12 @@ func (l *Graph) paperText(ctx context.Context, p *catalog.Paper) (text string, e
 		err = fmt.Errorf("took longer than %v: %w", l.opts.PaperTimeout, err)
 	}
 	if len(text) > maxPaperText {
-		text = text[len(text)-maxPaperText:]
+		text, trimmed = text[len(text)-maxPaperText:], true
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
 			text = text[i+1:]
 		}
 	}
-	return text, err
+	return text, trimmed, err
 }
 
 // stat stamps a file of the Vault for the freshness check. It only reads the
@@ -396,7 +446,7 @@ func (g *graph) noteTitle(ref, t string) {
 	if t == "" || g.titles[ref] != "" {
 		return
 	}
-	if p := g.cat.Paper(ref); p != nil && p.Title() == "" {
+	if p := g.paper(ref); p != nil && p.Title() == "" {
 		g.titles[ref] = t
 	}
 }
@@ -404,9 +454,12 @@ func (g *graph) noteTitle(ref, t string) {
 // libWork is the Work of the library paper ref, titled from the sidecars or
 // the cache when its metadata has no title.
 func (g *graph) libWork(ref string) Work {
-	w := g.withPaper(Work{}, g.cat.Paper(ref))
+	w := g.withPaper(Work{}, g.paper(ref))
 	if w.Title == "" {
 		w.Title = g.titles[ref]
+	}
+	if w.Title == "" {
+		w.Title = g.meta[ref].Title
 	}
 	return w
 }
@@ -423,17 +476,17 @@ func (g *graph) samePaper(p *catalog.Paper, doi, arxiv string) bool {
 // for an entry parsed from PDF text, when its title names exactly one (see
 // titleIndex.match).
 func (g *graph) resolveRef(r ref) Work {
-	w := Work{Title: r.title, Authors: r.authors, Year: r.year, DOI: r.doi, ArXivID: r.arxiv}
+	w := Work{Title: r.title, Authors: r.authors, Year: r.year, DOI: r.doi, ArXivID: r.arxiv, Label: r.label, Contexts: r.contexts}
 	var p *catalog.Paper
 	if r.local != "" {
-		p = g.cat.Paper(r.local)
+		p = g.paper(r.local)
 	}
 	if p == nil {
 		p = g.match(r.doi, r.arxiv)
 	}
 	if p == nil && r.parsed {
 		if g.tix == nil {
-			g.tix = newTitleIndex(g.cat)
+			g.tix = g.titleIndex()
 		}
 		p = g.tix.match(r)
 	}
@@ -445,6 +498,7 @@ func (g *graph) resolveRef(r ref) Work {
 func (g *graph) withPaper(w Work, p *catalog.Paper) Work {
 	w = withPaper(w, p)
 	if p != nil {
+
 		if own, ok := g.ownIDs[p.Ref]; ok {
 			if w.DOI == "" {
 				w.DOI = own[0]
@@ -507,20 +561,23 @@ func (l *Graph) addScan(g *graph, libCiters map[string][]string) error {
 		}
 		p := g.cat.PaperOf(c)
 		if p == nil {
+			p = g.loose[c]
+		}
+		if p == nil {
 			continue
 		}
 		bySeed[p.Ref] = append(bySeed[p.Ref], seeds[k]...)
 		g.skipped[p.Ref] += skipped[k]
 	}
 	// Titles first, so every card of an untitled library paper gets one.
-	for _, p := range g.cat.Papers() {
+	for _, p := range g.all {
 		for _, c := range bySeed[p.Ref] {
 			if q := g.match(c.doi, c.arxiv); q != nil && q != p {
 				g.noteTitle(q.Ref, c.title)
 			}
 		}
 	}
-	for _, p := range g.cat.Papers() {
+	for _, p := range g.all {
 		ref := p.Ref
 		var lib, ext []Work
 		var extKeys []string
@@ -534,6 +591,12 @@ func (l *Graph) addScan(g *graph, libCiters map[string][]string) error {
 			inLib[q] = len(lib)
 			w := g.libWork(q)
 			w.CitationCount = count
+			if c, ok := g.cites[ref][q]; ok {
+				w.Label, w.Contexts = c.label, c.contexts
+				if len(c.contexts) > 0 {
+					w.ContextPDF = c.pdf
+				}
+			}
 			lib = append(lib, w)
 		}
 		for _, q := range libCiters[ref] {

@@ -56,7 +56,7 @@ func TestBadPaperSkipped(t *testing.T) {
 		},
 	})
 	good := mustRelations(t, l, "papers/good")
-	if diff := cmp.Diff([]Work{{Title: "Alpha", ArXivID: "2001.00001", Paper: "papers/a"}}, good.References); diff != "" {
+	if diff := cmp.Diff([]Work{{Title: "Alpha", ArXivID: "2001.00001", Paper: "papers/a", Label: "1"}}, good.References); diff != "" {
 		t.Errorf("good references (-want +got):\n%s", diff)
 	}
 	if good.Err != nil {

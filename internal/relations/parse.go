@@ -26,6 +26,11 @@ type ref struct {
 	// parsed marks an entry parsed from PDF text: only such an entry may be
 	// matched by title (a sidecar's own title match is its localMatch).
 	parsed bool
+	// label is how the paper's body cites the entry, as printed, and
+	// contexts the body's sentences that cite it (entries parsed from
+	// PDF text only).
+	label    string
+	contexts []Context
 }
 
 // Match kinds a sidecar's localMatch may declare.

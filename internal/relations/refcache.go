@@ -16,7 +16,7 @@ import (
 // cache of parsed references trusts only entries written under the same
 // version: bump it whenever the section finder, the entry splitter, the
 // field parser or textIDs change their output.
-const parserVersion = 4 // 3: bracketed labels, one initials-first author, questions, editions and arXiv cues in titles; 4: the PDF's own identifiers
+const parserVersion = 5 // 3: bracketed labels, one initials-first author, questions, editions and arXiv cues in titles; 4: the PDF's own identifiers; 5: labels, citing sentences and the PDF's own authors and year
 
 // refCacheDir is the folder of the parsed-reference cache inside the cache
 // folder.
@@ -40,6 +40,9 @@ type cachedRefs struct {
 	// Own are the DOI and arXiv id the PDF shows of itself (Options.IDs),
 	// for a paper whose metadata has none.
 	Own [2]string `json:"o,omitzero"`
+	// Meta is the title, authors and year the PDF shows of itself
+	// (Options.Meta), for a paper whose metadata lacks them.
+	Meta PaperMeta `json:"om,omitzero"`
 }
 
 type cachedRef struct {
@@ -49,6 +52,14 @@ type cachedRef struct {
 	DOI     string   `json:"d,omitempty"`
 	ArXiv   string   `json:"x,omitempty"`
 	Parsed  bool     `json:"k,omitempty"`
+	Label   string   `json:"l,omitempty"`
+	// Contexts are the body's citing sentences: [page, text] pairs.
+	Contexts []cachedContext `json:"c,omitempty"`
+}
+
+type cachedContext struct {
+	Page int    `json:"p"`
+	Text string `json:"t"`
 }
 
 // refCache reads and writes one build's parsed references under the cache
@@ -126,39 +137,45 @@ func usable(st stamp) bool {
 
 // load returns the references, and the PDF's own identifiers, cached for
 // the PDF stamped st.
-func (c *refCache) load(st stamp) ([]ref, [2]string, bool) {
+func (c *refCache) load(st stamp) ([]ref, [2]string, PaperMeta, bool) {
 	if !usable(st) {
-		return nil, [2]string{}, false
+		return nil, [2]string{}, PaperMeta{}, false
 	}
 	d := c.open()
 	if d == nil {
-		return nil, [2]string{}, false
+		return nil, [2]string{}, PaperMeta{}, false
 	}
 	body, err := d.ReadSealed(c.name(st.path), maxRefCache)
 	if err != nil {
-		return nil, [2]string{}, false
+		return nil, [2]string{}, PaperMeta{}, false
 	}
 	var cr cachedRefs
 	if json.Unmarshal(body, &cr) != nil || cr.Version != c.version || cr.Text != pdf.Version || cr.Path != st.path ||
 		cr.MTime != st.mtime.UnixNano() || cr.Size != st.size {
-		return nil, [2]string{}, false
+		return nil, [2]string{}, PaperMeta{}, false
 	}
 	refs := make([]ref, len(cr.Refs))
 	for i, r := range cr.Refs {
-		refs[i] = ref{title: r.Title, authors: r.Authors, year: r.Year, doi: r.DOI, arxiv: r.ArXiv, parsed: r.Parsed}
+		refs[i] = ref{title: r.Title, authors: r.Authors, year: r.Year, doi: r.DOI, arxiv: r.ArXiv, parsed: r.Parsed, label: r.Label}
+		for _, c := range r.Contexts {
+			refs[i].contexts = append(refs[i].contexts, Context(c))
+		}
 	}
-	return refs, cr.Own, true
+	return refs, cr.Own, cr.Meta, true
 }
 
 // store queues the references parsed from the PDF stamped st, and its own
 // identifiers, for flush.
-func (c *refCache) store(st stamp, refs []ref, own [2]string) {
+func (c *refCache) store(st stamp, refs []ref, own [2]string, meta PaperMeta) {
 	if !usable(st) || c.dir == "" {
 		return
 	}
-	cr := cachedRefs{Version: c.version, Text: pdf.Version, Path: st.path, MTime: st.mtime.UnixNano(), Size: st.size, Refs: make([]cachedRef, len(refs)), Own: own}
+	cr := cachedRefs{Version: c.version, Text: pdf.Version, Path: st.path, MTime: st.mtime.UnixNano(), Size: st.size, Refs: make([]cachedRef, len(refs)), Own: own, Meta: meta}
 	for i, r := range refs {
-		cr.Refs[i] = cachedRef{Title: r.title, Authors: r.authors, Year: r.year, DOI: r.doi, ArXiv: r.arxiv, Parsed: r.parsed}
+		cr.Refs[i] = cachedRef{Title: r.title, Authors: r.authors, Year: r.year, DOI: r.doi, ArXiv: r.arxiv, Parsed: r.parsed, Label: r.label}
+		for _, c := range r.contexts {
+			cr.Refs[i].Contexts = append(cr.Refs[i].Contexts, cachedContext(c))
+		}
 	}
 	c.pending = append(c.pending, cr)
 }

@@ -21,6 +21,14 @@ type Entry struct {
 	Venue   string
 	DOI     string // normalised
 	ArXivID string // normalised, without version
+	// Label is how the body cites the entry, as printed: its number
+	// ("12"), its bracketed label ("Vas17"), or for an author–year list
+	// the first author's surname and the year ("Vaswani et al., 2017");
+	// "" when the entry shows neither.
+	Label string
+	// Contexts are the body's sentences that cite the entry (see
+	// CitingSentences); Entries leaves them empty.
+	Contexts []Context
 }
 
 // Entries finds the reference section of a paper's text (after its last
@@ -31,13 +39,24 @@ type Entry struct {
 // It stops at an appendix. Without a heading, only a numbered list that
 // counts up from 1 in the last third of the text is read.
 func Entries(text string) []Entry {
-	lines, headed := sectionLines(text)
-	raws := splitEntries(lines, headed)
-	out := make([]Entry, 0, len(raws))
-	for _, r := range raws {
-		out = append(out, ParseEntry(r))
-	}
+	out, _ := entries(text)
 	return out
+}
+
+// entries is Entries with the list's marking style.
+func entries(text string) ([]Entry, markStyle) {
+	lines, headed := sectionLines(text)
+	raws, labels, style := splitLabelled(lines, headed)
+	out := make([]Entry, 0, len(raws))
+	for i, r := range raws {
+		e := ParseEntry(r)
+		e.Label = labels[i]
+		if e.Label == "" {
+			e.Label = authorYearLabel(e.Authors, e.Year)
+		}
+		out = append(out, e)
+	}
+	return out, style
 }
 
 var (

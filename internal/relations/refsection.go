@@ -299,18 +299,27 @@ func detectStyle(lines []string) markStyle {
 // it before the next entry is not part of the bibliography (a float, an
 // appendix). The section ends at an appendix heading.
 func splitEntries(lines []string, headed bool) []string {
-	style := detectStyle(lines)
+	out, _, _ := splitLabelled(lines, headed)
+	return out
+}
+
+// splitLabelled is splitEntries that also returns each entry's label as
+// printed ("12" for "[12]", "12." and "12 "; "Vas17" for "[Vas17]"; ""
+// for an author–year entry) and the list's marking style.
+func splitLabelled(lines []string, headed bool) (out, labels []string, style markStyle) {
+	style = detectStyle(lines)
 	if style == styleAuthorYear && !headed {
-		return nil
+		return nil, nil, style
 	}
-	var out []string
 	var cur []string
+	curLabel := ""
 	next := 1
 	emit := func() {
 		if len(cur) > 0 {
 			out = append(out, shorten(joinLines(cur), maxEntryRunes))
+			labels = append(labels, curLabel)
 		}
-		cur = nil
+		cur, curLabel = nil, ""
 	}
 	prevEnds, blank := true, true
 	for _, t := range lines {
@@ -326,10 +335,12 @@ func splitEntries(lines []string, headed bool) []string {
 		}
 		start := false
 		rest := t
+		label := ""
 		if style == styleLabel {
 			var ok bool
 			if rest, ok = labelOf(t); ok {
 				start = true
+				label = strings.TrimSpace(t[1:strings.IndexByte(t, ']')])
 			} else if len(out) == 0 && len(cur) == 0 {
 				continue // before the first entry
 			}
@@ -344,6 +355,7 @@ func splitEntries(lines []string, headed bool) []string {
 			n, rest = markOf(style, t)
 			if n == next || (n > next && n <= next+2 && len(out) > 0) {
 				start, next = true, n+1
+				label = strconv.Itoa(n)
 			} else if len(out) == 0 && len(cur) == 0 {
 				continue // before the first entry
 			}
@@ -351,7 +363,7 @@ func splitEntries(lines []string, headed bool) []string {
 		blank = false
 		if start {
 			emit()
-			cur = []string{rest}
+			cur, curLabel = []string{rest}, label
 		} else if len(cur) > 0 && len(cur) < maxEntryLines {
 			cur = append(cur, t)
 		} else if style == styleAuthorYear && len(cur) == 0 && len(out) == 0 {
@@ -361,7 +373,7 @@ func splitEntries(lines []string, headed bool) []string {
 		prevEnds = last == '.' || last == ')' || (last >= '0' && last <= '9') || last == '/'
 	}
 	emit()
-	return out
+	return out, labels, style
 }
 
 // joinLines joins an entry's lines, undoing a word hyphenated across lines

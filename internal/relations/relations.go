@@ -13,8 +13,14 @@
 // sidecar's localMatch (when it names a real library paper), by a DOI or
 // arXiv id match against the catalogue, or, for an entry parsed from PDF
 // text, by a title that names exactly one library paper and agrees with its
-// year or first author; never by borrowing the path of the paper being
-// asked about.
+// year or first author (metadata.json's, else what the paper's PDF shows,
+// else the year its arXiv id encodes); never by borrowing the path of the
+// paper being asked about. The library's loose PDFs (outside every paper
+// folder) are papers of the graph too, under their own paths.
+//
+// A reference read from PDF text carries its label as printed and up to two
+// sentences of the citing paper's body that cite it (Context), by number,
+// label or author and year; a library citer's card carries its own.
 //
 // The graph is built paper by paper: a paper whose sidecar is malformed, or
 // whose PDF text fails, panics or takes longer than Options.PaperTimeout,
@@ -84,6 +90,22 @@ type Options struct {
 	// paper with metadata.json. Nil leaves such papers matched by title
 	// only.
 	IDs func(ctx context.Context, p *catalog.Paper) (doi, arxiv string, err error)
+	// Meta returns the title, authors and year a library paper's own PDF
+	// shows (its title block, Info dictionary, XMP). It is called with
+	// Text, once per PDF version (the result is cached with the
+	// references), for papers whose metadata lacks one of them, so that a
+	// title match with a work citing them can be confirmed by year or
+	// first author as with a full metadata.json. Nil leaves such papers
+	// confirmed by their metadata and arXiv id only.
+	Meta func(ctx context.Context, p *catalog.Paper) (PaperMeta, error)
+	// Loose lists the library's PDFs that lie in no paper folder
+	// (vault-relative paths). Each is read, matched and matchable as a
+	// paper whose folder is its own path, with the title, authors and
+	// identifiers its PDF shows (Meta, IDs), so that a folder of
+	// downloads has a citation graph. The list is read when the graph is
+	// built; a PDF added later is seen at the next rebuild (the
+	// catalogue or an input changed). Nil means no loose PDFs.
+	Loose func(ctx context.Context) ([]string, error)
 	// Revalidate is how long a built graph is trusted before its sidecars,
 	// the cache and the PDFs it read are checked for changes again. Zero
 	// means 2 seconds.
@@ -172,6 +194,14 @@ type Work struct {
 	// Overlap ranks related papers: 2 for a direct citation (either
 	// way) plus 1 per shared reference and per shared citer.
 	Overlap int
+	// Label is how the citing paper's body cites the work, as printed
+	// ("12", "Vas17", "Vaswani et al., 2017"), and Contexts the sentences
+	// of its body that cite it: of the paper asked about for a
+	// reference, of the citing library paper for a cited-by work (whose
+	// PDF is ContextPDF). Only works read from PDF text have them.
+	Label      string
+	Contexts   []Context
+	ContextPDF string
 }
 
 // Authors3 returns at most three authors, then "et al." when there are more.
@@ -223,8 +253,9 @@ type Relations struct {
 	Err error
 }
 
-// Relations returns the relations of the library paper ref. An error wrapping
-// catalog.ErrNotPaper means ref is not a library paper; problems with one
+// Relations returns the relations of the library paper ref, or of the
+// loose PDF ref (see Options.Loose). An error wrapping catalog.ErrNotPaper
+// means ref is neither; problems with one
 // sidecar or the cache are reported in Relations.Err instead.
 func (l *Graph) Relations(ctx context.Context, ref string) (*Relations, error) {
 	clean, err := catalog.Clean(ref)
@@ -235,7 +266,7 @@ func (l *Graph) Relations(ctx context.Context, ref string) (*Relations, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g.cat.Paper(clean) == nil {
+	if g.paper(clean) == nil {
 		return nil, fmt.Errorf("relations: %s: %w", clean, catalog.ErrNotPaper)
 	}
 	r := &Relations{

@@ -62,10 +62,28 @@ func referenceSection(text string) string {
 // that no entry holds (a list the splitter could not read), in order of
 // appearance, without repeating an identifier.
 func textIDs(text string) []ref {
+	return textRefs(text, false)
+}
+
+// textRefs is textIDs; with cites, each entry's reference also carries
+// its label and the sentences of the body that cite it (see
+// citeContexts), text being the paper's pages separated by form feeds.
+func textRefs(text string, cites bool) []ref {
 	seen := map[string]bool{}
 	var out []ref
-	for _, e := range Entries(text) {
+	es, style := entries(text)
+	var ctxs [][]Context
+	if cites {
+		ctxs = citeContexts(text, es, style)
+	}
+	for i, e := range es {
 		r := ref{title: e.Title, authors: e.Authors, year: e.Year, doi: e.DOI, arxiv: e.ArXivID, parsed: e.Title != ""}
+		if cites {
+			r.label = e.Label
+			if ctxs != nil {
+				r.contexts = ctxs[i]
+			}
+		}
 		if r.title == "" && hasWord(arxivIDRe.ReplaceAllString(urlRe.ReplaceAllString(e.Raw, " "), " "), 3) {
 			// No title could be read: the entry's own text says more than
 			// nothing, unless it is only identifiers.

@@ -124,25 +124,26 @@ func TestTextFallback(t *testing.T) {
 	r := mustRelations(t, l, "papers/x")
 	// Each entry is a card with its parsed title, first authors and year;
 	// an entry naming a library paper by identifier takes the library's
-	// metadata. The cut DOI of [3] is dropped, [12] is the paper itself.
+	// metadata, and its label as printed. The cut DOI of [3] is dropped,
+	// [12] is the paper itself.
 	want := []Work{
-		{Title: "Attention", Authors: []string{"A. Vaswani"}, Year: 2017, ArXivID: "1706.03762", Paper: "papers/y", PDF: "papers/y/y.pdf"},
-		{Title: "Troll", Authors: []string{"S. Someone"}, Year: 2007, DOI: "10.1145/1188913.1188915", Paper: "papers/z", PDF: "papers/z/z.pdf"},
-		{Title: "A CVPR paper", Authors: []string{"T. Other"}, Year: 2008},
-		{Title: "Connectionism and cognitive architecture", Authors: []string{"J. Fodor"}, Year: 1988, DOI: "10.1016/0010-0277(88)90032-x"},
-		{Title: "An aside (see ), then more text", DOI: "10.1000/xyz"},
-		{Title: "The large N limit", Authors: []string{"J. Maldacena"}, Year: 1999, ArXivID: "hep-th/9901001"},
-		{Title: "Longformer", Authors: []string{"I. Beltagy"}, ArXivID: "2004.05150"},
-		{Title: "Neural machine translation", Authors: []string{"D. Bahdanau"}, Year: 2014, ArXivID: "1409.0473"},
-		{Title: "Not a real id"}, // what follows is an identifier, not the title
-		{Title: "Big Bird", Authors: []string{"M. Zaheer"}, ArXivID: "2007.14062"},
-		{Title: "A quoted one", DOI: "10.1000/quoted.42"},
+		{Title: "Attention", Authors: []string{"A. Vaswani"}, Year: 2017, ArXivID: "1706.03762", Paper: "papers/y", PDF: "papers/y/y.pdf", Label: "1"},
+		{Title: "Troll", Authors: []string{"S. Someone"}, Year: 2007, DOI: "10.1145/1188913.1188915", Paper: "papers/z", PDF: "papers/z/z.pdf", Label: "2"},
+		{Title: "A CVPR paper", Authors: []string{"T. Other"}, Year: 2008, Label: "3"},
+		{Title: "Connectionism and cognitive architecture", Authors: []string{"J. Fodor"}, Year: 1988, DOI: "10.1016/0010-0277(88)90032-x", Label: "4"},
+		{Title: "An aside (see ), then more text", DOI: "10.1000/xyz", Label: "5"},
+		{Title: "The large N limit", Authors: []string{"J. Maldacena"}, Year: 1999, ArXivID: "hep-th/9901001", Label: "6"},
+		{Title: "Longformer", Authors: []string{"I. Beltagy"}, ArXivID: "2004.05150", Label: "7"},
+		{Title: "Neural machine translation", Authors: []string{"D. Bahdanau"}, Year: 2014, ArXivID: "1409.0473", Label: "8"},
+		{Title: "Not a real id", Label: "9"}, // what follows is an identifier, not the title
+		{Title: "Big Bird", Authors: []string{"M. Zaheer"}, ArXivID: "2007.14062", Label: "11"},
+		{Title: "A quoted one", DOI: "10.1000/quoted.42", Label: "13"},
 	}
 	if diff := cmp.Diff(want, r.References); diff != "" {
 		t.Errorf("references from text (-want +got):\n%s", diff)
 	}
 	y := mustRelations(t, l, "papers/y")
-	if diff := cmp.Diff([]Work{{Title: "Sliding Windows Revisited", ArXivID: "2301.00001", Paper: "papers/x", PDF: "papers/x/x.pdf"}}, y.CitedBy); diff != "" {
+	if diff := cmp.Diff([]Work{{Title: "Sliding Windows Revisited", ArXivID: "2301.00001", Paper: "papers/x", PDF: "papers/x/x.pdf", Label: "1"}}, y.CitedBy); diff != "" {
 		t.Errorf("cited-by from text (-want +got):\n%s", diff)
 	}
 	if y.Err == nil || !strings.Contains(y.Err.Error(), "papers/y/y.pdf") || strings.Contains(y.Err.Error(), dir) {

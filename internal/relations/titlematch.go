@@ -1,6 +1,7 @@
 package relations
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -36,13 +37,45 @@ func normTitle(s string) string {
 type titleIndex struct {
 	words  map[string][]*catalog.Paper // word → papers whose title has it
 	titles map[*catalog.Paper][]string
+	// years and authors stand in for a paper's metadata when it has none
+	// (what its PDF shows, the year of its arXiv id).
+	years   map[*catalog.Paper]int
+	authors map[*catalog.Paper][]string
 }
 
-// newTitleIndex indexes the titled papers of cat.
-func newTitleIndex(cat *catalog.Catalogue) *titleIndex {
+// titleIndex indexes the library papers of g by their titles, their
+// metadata's else their PDF's, each with its PDF's authors and year, or
+// its arXiv id's year, when its metadata has none.
+func (g *graph) titleIndex() *titleIndex {
+	papers := g.all
+	if len(g.copyOf) > 0 {
+		papers = slices.DeleteFunc(slices.Clone(papers), func(p *catalog.Paper) bool { return g.copyOf[p.Ref] != nil })
+	}
+	ix := newTitleIndexOf(papers, func(p *catalog.Paper) string {
+		if t := p.Title(); t != "" {
+			return t
+		}
+		return g.meta[p.Ref].Title
+	})
+	ix.years, ix.authors = map[*catalog.Paper]int{}, map[*catalog.Paper][]string{}
+	for p := range ix.titles {
+		if p.Meta.Year == 0 {
+			if y := g.ownYear(p); y > 0 {
+				ix.years[p] = y
+			}
+		}
+		if a := g.meta[p.Ref].Authors; len(p.Meta.Authors) == 0 && len(a) > 0 {
+			ix.authors[p] = a
+		}
+	}
+	return ix
+}
+
+// newTitleIndexOf indexes papers by the titles title gives them.
+func newTitleIndexOf(papers []*catalog.Paper, title func(*catalog.Paper) string) *titleIndex {
 	ix := &titleIndex{words: map[string][]*catalog.Paper{}, titles: map[*catalog.Paper][]string{}}
-	for _, p := range cat.Papers() {
-		ws := strings.Fields(normTitle(p.Title()))
+	for _, p := range papers {
+		ws := strings.Fields(normTitle(title(p)))
 		if len(ws) == 0 {
 			continue
 		}
@@ -161,17 +194,24 @@ func (ix *titleIndex) confirmed(p *catalog.Paper, r ref, ws []string) bool {
 	if score < minTitleScore {
 		return false
 	}
-	yearOK := r.year > 0 && p.Meta.Year > 0 && r.year >= p.Meta.Year-1 && r.year <= p.Meta.Year+1
+	year, authors := p.Meta.Year, p.Meta.Authors
+	if year == 0 {
+		year = ix.years[p]
+	}
+	if len(authors) == 0 {
+		authors = ix.authors[p]
+	}
+	yearOK := r.year > 0 && year > 0 && r.year >= year-1 && r.year <= year+1
 	authorOK := false
-	if len(r.authors) > 0 && len(p.Meta.Authors) > 0 {
-		a, b := surname(r.authors[0]), surname(p.Meta.Authors[0])
+	if len(r.authors) > 0 && len(authors) > 0 {
+		a, b := surname(r.authors[0]), surname(authors[0])
 		authorOK = a != "" && a == b
 	}
 	if short(pt) || short(ws) {
 		if score < 1 {
 			return false
 		}
-		if p.Meta.Year > 0 && len(p.Meta.Authors) > 0 && r.year > 0 && len(r.authors) > 0 {
+		if year > 0 && len(authors) > 0 && r.year > 0 && len(r.authors) > 0 {
 			return yearOK && authorOK
 		}
 	}

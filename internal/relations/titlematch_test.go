@@ -72,8 +72,10 @@ func TestTitleMatch(t *testing.T) {
 		ref  string
 		want []Work
 	}{
-		{"papers/res", []Work{{Title: "A Citing Paper", Authors: []string{"Cy Citer"}, Year: 2020, Paper: "papers/citer", PDF: "papers/citer/citer.pdf"}}},
-		{"papers/short", []Work{{Title: "A Citing Paper", Authors: []string{"Cy Citer"}, Year: 2020, Paper: "papers/citer", PDF: "papers/citer/citer.pdf"}}},
+		// The label is how the citing paper cites it; its text has no
+		// body, so no sentence cites it.
+		{"papers/res", []Work{{Title: "A Citing Paper", Authors: []string{"Cy Citer"}, Year: 2020, Paper: "papers/citer", PDF: "papers/citer/citer.pdf", Label: "1"}}},
+		{"papers/short", []Work{{Title: "A Citing Paper", Authors: []string{"Cy Citer"}, Year: 2020, Paper: "papers/citer", PDF: "papers/citer/citer.pdf", Label: "4"}}},
 		{"papers/dup1", nil},
 		{"papers/dup2", nil},
 		{"papers/late", nil},

@@ -39,6 +39,19 @@ type LibraryOptions struct {
 	// in what it needs before it answers from what is indexed so far
 	// (saying so in sources.Results.Indexing); 0 means DefaultIndexWait.
 	IndexWait time.Duration
+	// OCR recognises the pages of PDFs that have no text layer (scans),
+	// in the background of indexing once no text is being extracted (a
+	// search meanwhile says it is partial), and when such a page is read;
+	// their text is then searched and read like extracted text, marked as
+	// recognised, and cached by the PDF's stamp and the engine's ID. Nil
+	// means the default: the tesseract program when it is on PATH, as
+	// RESEARCHCTX_OCR (off, auto or the program's path) and
+	// RESEARCHCTX_OCR_LANGS (eng, chi_sim, jpn: those installed) ask;
+	// NoOCR turns it off. The index is rebuilt when the engine changes.
+	OCR OCREngine
+	// OCRProgress, when set, is called as pages are recognised, with the
+	// pages recognised and queued so far; it must return quickly.
+	OCRProgress func(done, total int)
 }
 
 // DefaultIndexWait is how long a search waits for the library index by
@@ -60,6 +73,8 @@ type Library struct {
 
 	libOnce sync.Once
 	lib     *libindex.Index
+
+	ocr ocrState
 
 	// bg counts the background rescans of directories, which Close waits
 	// for (closing stops them early), so that nothing is written to the
@@ -84,6 +99,7 @@ func newLibrary(v *catalog.Vault, opts *LibraryOptions) *Library {
 		dir = opts.CacheDir
 		l.progress = opts.Progress
 		l.wait = opts.IndexWait
+		l.ocr.opt, l.ocr.progress = opts.OCR, opts.OCRProgress
 	}
 	if l.wait <= 0 {
 		l.wait = DefaultIndexWait
@@ -267,7 +283,7 @@ func (l *Library) background(f func()) bool {
 // folder's "library" folder (in memory when caching is off).
 func (l *Library) libIndex() *libindex.Index {
 	l.libOnce.Do(func() {
-		l.lib = libindex.Open(libindex.Options{Dir: l.cachePath("library"), Extract: l.extractItem, Version: unitsVersion})
+		l.lib = libindex.Open(libindex.Options{Dir: l.cachePath("library"), Extract: l.extractItem, Version: unitsVersion + "+" + l.ocrID()})
 	})
 	return l.lib
 }
@@ -276,6 +292,8 @@ func (l *Library) libIndex() *libindex.Index {
 // text file. A PDF that cannot be read is the item's failure, with its
 // reason; a paper's Markdown files are still indexed.
 func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit, error) {
+	l.ocr.textBusy.Add(1)
+	defer l.ocr.textBusy.Add(-1)
 	var us []units.Unit
 	var failure error
 	switch {
@@ -417,6 +435,11 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 			hit.Excerpt = u.Text[s:e]
 		}
 		res.Hits = append(res.Hits, hit)
+	}
+	l.markOCR(res.Hits)
+	if n := l.ocrWaiting(items); n > 0 && indexing == nil {
+		// Scanned pages wait for the OCR engine: more may match.
+		indexing = &sources.Indexing{Done: len(items) - n, Total: len(items)}
 	}
 	if indexing != nil {
 		res.Indexing, res.Truncated = indexing, true

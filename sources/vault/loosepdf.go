@@ -28,8 +28,9 @@ const pdfUnitsVersion = "pdf-units-2"
 // PDF text cache, the library index): its pages are searched and cited by
 // page, its sections come from its outline or its detected headings, and
 // its metadata from the document itself (the first page's title block, the
-// Info dictionary's title and author, the XMP packet). It implements sources.Source and
-// sources.Describer and is safe for concurrent use. A PDF that cannot be read
+// Info dictionary's title and author, the XMP packet), and its figures,
+// tables and algorithms from their captions. It implements sources.Source,
+// sources.Describer and sources.RegionReader and is safe for concurrent use. A PDF that cannot be read
 // (damaged, encrypted, over a limit) is an error wrapping sources.ErrUnreadable.
 type PDF struct {
 	lib    *Library
@@ -67,6 +68,7 @@ func (s *PDF) Read(ctx context.Context, p string) (*sources.Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	doc = s.pdf.recognised(ctx, doc, true)
 	return s.pdf.read(doc, s.title(doc), s.sections(doc)), nil
 }
 
@@ -114,6 +116,7 @@ func (s *PDF) Describe(ctx context.Context) (*sources.Metadata, error) {
 	}
 	md := &sources.Metadata{Documents: []string{s.ref}}
 	s.pdf.describe(md, doc, s.sections(doc)) // the title as title gives it, but for the file name
+	s.pdf.describeOCR(ctx, md, doc)
 	if md.Title == "" {
 		md.Title = textnorm.Line(path.Base(s.ref))
 	}
@@ -165,7 +168,7 @@ func (s *PDF) units(ctx context.Context) (us []units.Unit, failure, err error) {
 		return nil, err, nil
 	}
 	title := s.title(doc)
-	us, _ = s.pdf.units(doc, title)
+	us, _ = s.pdf.units(s.pdf.indexed(ctx, pdfItem+s.ref, doc), title)
 	return append(units.Split(us), units.OfMarks(pdfMarks(s.ref, doc), title)...), nil, nil
 }
 

@@ -277,7 +277,8 @@ func TestLoosePDFCorpus(t *testing.T) {
 		}
 		writeFiles(t, root, map[string]string{"inbox/" + name + ".pdf": string(data)})
 	}
-	l := openLibrary(t, root, t.TempDir())
+	// The scan as its text layer reads, without OCR (ocr_test.go's).
+	l := openLibraryOCR(t, root, t.TempDir(), vault.NoOCR)
 	ctx := context.Background()
 	src, err := l.Open(ctx, grant.KindFile, "inbox/pwl-mapreduce.pdf")
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/relations"
@@ -112,11 +113,17 @@ const (
 // Relations returns the paper's references, the works citing it and the
 // related papers of its library.
 func (s *Paper) Relations(ctx context.Context) (*sources.Relations, error) {
-	rels, err := s.l.relationsGraph().Relations(ctx, s.p.Ref)
+	return s.l.relationsOf(ctx, s.p.Ref, s.p.PDF)
+}
+
+// relationsOf returns the relations of the library paper or loose PDF
+// ref, whose main document is main.
+func (l *Library) relationsOf(ctx context.Context, ref, main string) (*sources.Relations, error) {
+	rels, err := l.relationsGraph().Relations(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	out := &sources.Relations{Main: s.p.PDF, Problems: problems(rels.Err), Skipped: rels.Skipped}
+	out := &sources.Relations{Main: main, Problems: problems(rels.Err), Skipped: rels.Skipped}
 	titles := map[string]string{} // library papers titled from their PDF, once each
 	conv := func(ws []relations.Work) []sources.Work {
 		cards := make([]sources.Work, len(ws))
@@ -127,18 +134,32 @@ func (s *Paper) Relations(ctx context.Context) (*sources.Relations, error) {
 				// titled as its PDF titles itself.
 				t, ok := titles[w.Paper]
 				if !ok {
-					t = s.l.paperTitle(ctx, w.Paper)
+					t = l.paperTitle(ctx, w.Paper)
 					titles[w.Paper] = t
 				}
 				title = t
 			}
 			cards[i] = sources.Work{Title: title, Authors: textnorm.Lines(w.Authors3()), Year: w.Year,
-				DOI: textnorm.Line(w.DOI), ArXivID: textnorm.Line(w.ArXivID), Paper: w.Paper, CitationURI: w.CitationURI()}
+				DOI: textnorm.Line(w.DOI), ArXivID: textnorm.Line(w.ArXivID), Paper: w.Paper, CitationURI: w.CitationURI(),
+				Label: textnorm.Line(w.Label), Contexts: citeContexts(w)}
 		}
 		return cards
 	}
 	out.References, out.CitedBy, out.Related = conv(rels.References), conv(rels.CitedBy), conv(rels.Related)
 	return out, nil
+}
+
+// citeContexts are the citing sentences of w, each cited by its page of
+// the citing PDF.
+func citeContexts(w relations.Work) []sources.CiteContext {
+	if len(w.Contexts) == 0 || w.ContextPDF == "" {
+		return nil
+	}
+	out := make([]sources.CiteContext, len(w.Contexts))
+	for i, c := range w.Contexts {
+		out[i] = sources.CiteContext{Page: c.Page, Text: c.Text, CitationURI: cite.Page(w.ContextPDF, c.Page)}
+	}
+	return out
 }
 
 // problems turns the error of a relations result (errors.Join puts one
@@ -175,7 +196,7 @@ func (l *Library) relationsGraph() *relations.Graph {
 		if cache == "" {
 			cache = "-" // the host turned the caches off
 		}
-		l.rel.g = relations.New(l.v, &relations.Options{Text: l.paperText, IDs: l.paperIDs, CacheDir: cache})
+		l.rel.g = relations.New(l.v, &relations.Options{Text: l.graphText, IDs: l.graphIDs, Meta: l.paperMeta, Loose: l.loosePDFs, CacheDir: cache})
 	})
 	return l.rel.g
 }

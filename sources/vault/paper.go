@@ -126,6 +126,10 @@ func (s *Paper) Describe(ctx context.Context) (*sources.Metadata, error) {
 		}
 		if err == nil {
 			s.pdf.describe(md, doc, s.pdfSections(ctx, doc))
+			s.pdf.describeOCR(ctx, md, doc)
+		}
+		if listed, err := s.layoutItems(); err == nil {
+			md.Figures = paperFigures(listed, md.Figures)
 		}
 	}
 	if md.Title == "" {
@@ -222,6 +226,7 @@ func (s *Paper) readPDF(ctx context.Context) (*sources.Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	doc = s.pdf.recognised(ctx, doc, true)
 	return s.pdf.read(doc, s.title(ctx), s.cachedSections(ctx, doc)), nil
 }
 
@@ -309,7 +314,7 @@ func (s *Paper) units(ctx context.Context) ([]units.Unit, error) {
 		doc, err := s.pdfDocument(ctx)
 		switch {
 		case err == nil:
-			out, pdfComplete = s.pdf.units(doc, title)
+			out, pdfComplete = s.pdf.units(s.pdf.indexed(ctx, paperItem+s.p.Ref, doc), title)
 			marks = pdfMarks(s.p.PDF, doc)
 		case ctx.Err() != nil, errors.Is(err, pdf.ErrTimeout):
 			// Not a property of the file: fail rather than cache an

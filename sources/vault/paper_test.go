@@ -41,7 +41,9 @@ func paperLibrary(t testing.TB, root string) *Library {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close() })
-	lib := NewLibrary(v, &LibraryOptions{CacheDir: t.TempDir()})
+	// The text layer as the extractor reads it: OCR of the corpus's
+	// scan (minutes of tesseract) is ocr_test.go's.
+	lib := NewLibrary(v, &LibraryOptions{CacheDir: t.TempDir(), OCR: NoOCR})
 	t.Cleanup(func() { lib.Close() })
 	return lib
 }
@@ -92,6 +94,11 @@ func TestPaperDescribe(t *testing.T) {
 				"papers/2401.01234/PAPER.md",
 				"papers/2401.01234/NOTES.md",
 			},
+			// The layout index lists both (its ids win); the captions agree.
+			Figures: []sources.Figure{
+				{ID: "figure-1", Kind: "figure", Number: "1", Page: 2, Caption: "Figure 1: Peak attention memory (relative units) as the input grows from 512 to 32,768 tokens. Dense attention grows quadratically; strided block attention grows linearly once the block size is fixed."},
+				{ID: "table-1", Kind: "table", Number: "1", Page: 2, Caption: "Table 1: Results at 4,096 tokens. Memory is peak attention memory relative to the dense encoder."},
+			},
 		}},
 		// No metadata.json: the title is the largest text on page 1, not
 		// the Info dictionary's "draft-v3-final", and it wraps onto two lines.
@@ -104,6 +111,11 @@ func TestPaperDescribe(t *testing.T) {
 				"papers/local-window-eval/local-window-eval.PDF",
 				"papers/local-window-eval/NOTES.md",
 			},
+			// No layout files: the captions give them.
+			Figures: []sources.Figure{
+				{ID: "table-1", Kind: "table", Number: "1", Page: 1, Caption: "Table 1: Accuracy (%) by window width. Relative cost is attention memory against the 2,048-token window."},
+				{ID: "figure-1", Kind: "figure", Number: "1", Page: 1, Caption: "Figure 1: Accuracy against window width on a log scale. Both curves flatten after 512 tokens."},
+			},
 		}},
 		{"papers/vision/resnet-like", sources.Metadata{
 			Title:     "Residual Pathways for Shallow Image Classifiers",
@@ -113,6 +125,10 @@ func TestPaperDescribe(t *testing.T) {
 			DOI:       "10.5555/RPC.2023.0042",
 			Pages:     2,
 			Documents: []string{"papers/vision/resnet-like/paper.pdf", "papers/vision/resnet-like/NOTES.md"},
+			Figures: []sources.Figure{
+				{ID: "figure-1", Kind: "figure", Number: "1", Page: 1, Caption: "Figure 1: Gate values of a six-layer classifier during training. Early blocks open first; the last block stays nearly closed."},
+				{ID: "table-1", Kind: "table", Number: "1", Page: 1, Caption: "Table 1: Top-1 accuracy (%) with and without gated residual pathways."},
+			},
 		}},
 		// No PDF: metadata and PAPER.md only.
 		{"papers/vision/patch-tokens", sources.Metadata{
@@ -549,9 +565,23 @@ func TestPaperRegion(t *testing.T) {
 			t.Errorf("Region(%q) = %v, %v; want ErrNotFound", id, r, err)
 		}
 	}
-	// A paper without layout files has no regions.
-	if _, err := openPaper(t, l, "papers/2406.09876").Region(context.Background(), "figure-1"); !errors.Is(err, sources.ErrNotFound) {
-		t.Errorf("Region on a paper without layout: %v, want ErrNotFound", err)
+	// A paper without layout files has the figures and tables its
+	// captions give, and no other region.
+	survey := openPaper(t, l, "papers/2406.09876")
+	got, err := survey.Region(context.Background(), "table-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const surveyTable = "Table 1: Representative methods, their attention cost for input length n and what they do best.\n\n" +
+		"Method Cost Best at\nDense Transformer [1] O(n^2) short inputs, reference quality\nLocal window [3] O(n w) local decisions, clauses\n" +
+		"Strided block attention [2] O(n b + n g) document-level summaries\nSlot routing [5] O(n c) questions joining distant passages"
+	if got.Kind != "table" || got.Page != 3 || got.Region != "table-1" || got.Text != surveyTable {
+		t.Errorf("detected table = %+v", got)
+	}
+	for _, id := range []string{"figure-2", "p1-r01", "table-1 "} {
+		if r, err := survey.Region(context.Background(), id+"x"); !errors.Is(err, sources.ErrNotFound) {
+			t.Errorf("Region(%q) on a paper without layout = %v, %v; want ErrNotFound", id+"x", r, err)
+		}
 	}
 }
 

@@ -30,14 +30,22 @@ type pdfFile struct {
 	stamp string
 	doc   *pdf.Document
 	err   error
+
+	// The document with its image pages recognised (see recognised).
+	ocrMu    sync.Mutex
+	ocrBase  *pdf.Document
+	ocrDoc   *pdf.Document
+	ocrNotes map[int]*ocrPage
+	ocrDone  bool
+	ocrWaits bool // pages of ocrDoc wait for the engine
 }
 
 // describe fills the fields of md that are still empty from what the PDF
 // shows: the title block (else the Info title, else XMP's), the authors
 // (the Info dictionary or the line under the title, else XMP's), the
 // abstract under an "Abstract" heading, the page count, the DOI and
-// publication year XMP gives, and the arXiv id of the first page's arXiv
-// stamp.
+// publication year XMP gives, the arXiv id of the first page's arXiv
+// stamp, and the figures, tables and algorithms its captions give.
 func (f *pdfFile) describe(md *sources.Metadata, doc *pdf.Document, secs []sources.Section) {
 	// The catalog's packet only: one elsewhere in the file is an image's
 	// or a page's, not the document's.
@@ -71,6 +79,9 @@ func (f *pdfFile) describe(md *sources.Metadata, doc *pdf.Document, secs []sourc
 	}
 	if md.Year == 0 {
 		md.Year = x.Year
+	}
+	if md.Figures == nil {
+		md.Figures = f.figures(doc)
 	}
 }
 
@@ -121,6 +132,9 @@ func (f *pdfFile) release() {
 		f.stamp, f.doc = "", nil
 	}
 	f.mu.Unlock()
+	f.ocrMu.Lock()
+	f.ocrBase, f.ocrDoc, f.ocrNotes, f.ocrDone = nil, nil, nil, false
+	f.ocrMu.Unlock()
 }
 
 // read returns doc as a Document titled title: one part per physical
@@ -143,6 +157,7 @@ func (f *pdfFile) read(doc *pdf.Document, title string, secs []sources.Section) 
 		if pg.Err != nil {
 			part.Err = &unreadableError{what: fmt.Sprintf("%s page %d", f.rel, i+1), err: pg.Err}
 		}
+		f.markPart(doc, i+1, &part)
 		out.Parts[i] = part
 	}
 	return out

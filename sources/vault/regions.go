@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/researchctx/researchctx/internal/figure"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
@@ -90,7 +91,8 @@ func (s *Paper) readJSON(rel string, v any) error {
 // ("figure-1"), resolved to its layout.json region, or a layout.json region
 // id ("p2-r03"). Its text is the region's own text, else the PDF lines
 // inside its box; a figure or table listed in the layout index also gets
-// the text of its caption region.
+// the text of its caption region. An id neither lists is a figure, table
+// or algorithm the PDF's captions give ("figure-3").
 func (s *Paper) Region(ctx context.Context, id string) (*sources.Region, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -109,6 +111,9 @@ func (s *Paper) Region(ctx context.Context, id string) (*sources.Region, error) 
 			item = &items[i]
 			break
 		}
+	}
+	if item == nil {
+		item = listedByNumber(items, id)
 	}
 	regionID := id
 	if item != nil && item.LayoutRegionID != "" {
@@ -131,6 +136,17 @@ func (s *Paper) Region(ctx context.Context, id string) (*sources.Region, error) 
 		}
 	}
 	if item == nil && reg == nil {
+		if s.p.PDF != "" && id != "" {
+			// Not in the layout files: a figure, table or algorithm
+			// the PDF's captions give.
+			if doc, err := s.pdfDocument(ctx); err == nil {
+				if r, err := s.pdf.figureRegion(doc, id); err == nil {
+					return r, nil
+				}
+			} else if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+		}
 		return nil, fmt.Errorf("%s: region %q: %w", s.p.Ref, id, sources.ErrNotFound)
 	}
 
@@ -191,6 +207,18 @@ func (s *Paper) Region(ctx context.Context, id string) (*sources.Region, error) 
 		}
 	}
 	return out, nil
+}
+
+// listedByNumber returns the layout index's figure or table whose title
+// is the caption of id's kind and number ("figure-3": "Figure 3: …"), so
+// that #figure=3 reads the item the index lists under an id of its own.
+func listedByNumber(items []layoutItem, id string) *layoutItem {
+	for i := range items {
+		if k, n, ok := figure.Caption(items[i].Title); ok && figure.ID(k, n) == id && strings.EqualFold(strings.TrimSpace(items[i].Kind), k) {
+			return &items[i]
+		}
+	}
+	return nil
 }
 
 // captionOf finds the caption region of a figure or table on its page: the

@@ -30,7 +30,7 @@ const pdfBenchCopies = 10
 func pdfBenchLibrary(b *testing.B) *catalog.Vault {
 	b.Helper()
 	pdfs := corpus.Dir(b, "pdfs")
-	data, err := os.ReadFile(filepath.Join("..", "internal", "cmd", "refbench", "testdata", "reflabels.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "internal", "cmd", "refbench", "testdata", "reflabels.json"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -93,12 +93,19 @@ func writeFiles(t *testing.T, root string, files map[string]string) {
 
 func openLibrary(t *testing.T, root, cache string) *vault.Library {
 	t.Helper()
+	return openLibraryOCR(t, root, cache, nil)
+}
+
+// openLibraryOCR is openLibrary with the given OCR engine (nil: the
+// default).
+func openLibraryOCR(t *testing.T, root, cache string, eng vault.OCREngine) *vault.Library {
+	t.Helper()
 	v, err := catalog.Open(root, &catalog.Options{Revalidate: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close() })
-	lib := vault.NewLibrary(v, &vault.LibraryOptions{CacheDir: cache})
+	lib := vault.NewLibrary(v, &vault.LibraryOptions{CacheDir: cache, OCR: eng})
 	t.Cleanup(func() { lib.Close() })
 	return lib
 }

@@ -24,6 +24,10 @@
 // Usage:
 //
 //	go run ./internal/cmd/refbench [-v] [-dump file.pdf [-entries]]
+//	go run ./internal/cmd/refbench -cites internal/cmd/refbench/testdata/cites
+//
+// The second form scores the citing sentences (the contexts of reference
+// cards) found in the citing-sentence fixtures, per fixture.
 //
 // It reads ../shared/corpus beside the module unless -corpus is given.
 package main
@@ -39,6 +43,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 func main() {
@@ -48,7 +53,16 @@ func main() {
 	dump := flag.String("dump", "", "print the PDF text of this corpus file as the graph reads it")
 	entries := flag.Bool("entries", false, "with -dump: print the parsed entries instead")
 	verbose := flag.Bool("v", false, "list what went wrong")
+	cites := flag.String("cites", "", "score the citing-sentence fixtures of this folder (testdata/cites) and stop")
 	flag.Parse()
+	if *cites != "" {
+		scores, err := EvaluateCites(context.Background(), *cites, filepath.Join(*cites, "..", "styles", "refs.bib"))
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Print(citeTable(scores))
+		return
+	}
 	root := *dir
 	if root == "" {
 		var err error
@@ -111,5 +125,37 @@ func main() {
 				fmt.Println("  ", m)
 			}
 		}
+	}
+	// Through the library's paper sources, as paper_relations reads them,
+	// with full metadata and with less of it.
+	for _, b := range []struct {
+		name  string
+		build func(pdfs, dir string, l *Labels) error
+	}{{"full metadata", BuildVault}, {"titles and arXiv ids", BuildTitlesVault}, {"titles only", BuildTitleOnlyVault}} {
+		dir, err := os.MkdirTemp("", "refbench")
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		if err := b.build(filepath.Join(root, "pdfs"), dir, l); err != nil {
+			log.Fatal(err)
+		}
+		lib, err := vault.OpenLibrary(dir, nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, split := range []string{"tune", "heldout", "fresh", "columns", "blind"} {
+			r, err := EvaluateLinks(ctx, lib, l, split)
+			if err != nil {
+				log.Fatal(err)
+			}
+			fmt.Printf("%s, %s: %v\n", b.name, split, r)
+			if *verbose {
+				for _, m := range r.Misses {
+					fmt.Println("  ", m)
+				}
+			}
+		}
+		lib.Close()
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 // gate holds the least scores of every group of the labelled set, a little
@@ -65,5 +66,61 @@ func TestGate(t *testing.T) {
 				t.Log("  ", m)
 			}
 		}
+	}
+}
+
+// linkGate holds the least scores of the groups scored through the
+// library's paper sources, with full metadata and with titles and arXiv
+// ids only (see docs/benchmarks.md).
+var linkGate = struct{ recall, precision, citedBy, context float64 }{recall: 0.85, precision: 0.95, citedBy: 0.85, context: 0.85}
+
+// TestLinks scores the in-library edges and their contexts as
+// paper_relations reads them, with full metadata and with titles only.
+func TestLinks(t *testing.T) {
+	pdfs := corpus.Dir(t, "pdfs")
+	l, err := ReadLabels(filepath.Join("testdata", "reflabels.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		build func(pdfs, dir string, l *Labels) error
+	}{{"full metadata", BuildVault}, {"titles and arXiv ids", BuildTitlesVault}, {"titles only", BuildTitleOnlyVault}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := tc.build(pdfs, dir, l); err != nil {
+				t.Fatal(err)
+			}
+			lib, err := vault.OpenLibrary(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lib.Close()
+			for _, split := range []string{"tune", "heldout", "fresh", "columns", "blind"} {
+				r, err := EvaluateLinks(context.Background(), lib, l, split)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s: %v", split, r)
+				for _, c := range []struct {
+					name      string
+					got, gate float64
+				}{
+					{"edge recall", Rate(r.EdgesRight, r.EdgesWant), linkGate.recall},
+					{"edge precision", Rate(r.EdgesRight, r.EdgesGot), linkGate.precision},
+					{"cited-by recall", Rate(r.CitedByRight, r.EdgesWant), linkGate.citedBy},
+					{"contexts right", Rate(r.ContextRight, r.EdgesRight), linkGate.context},
+				} {
+					if c.got < c.gate {
+						t.Errorf("%s: %s %.3f, gate %.2f", split, c.name, c.got, c.gate)
+					}
+				}
+				if t.Failed() {
+					for _, m := range r.Misses {
+						t.Log("  ", m)
+					}
+				}
+			}
+		})
 	}
 }

@@ -114,51 +114,12 @@ func TestBibliographyStyles(t *testing.T) {
 	}
 }
 
-// squashTitle folds a title to lower-case letters and digits separated by
-// single spaces, so that case and punctuation do not count.
-func squashTitle(s string) string {
-	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r > 0x7f && !strings.ContainsRune("“”‘’–—", r))
-	}), " ")
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, c := range s {
-		n = 10*n + int(c-'0')
-	}
-	return n
-}
-
-// bibEntry is one entry of refs.bib, as a library paper's metadata.
-type bibEntry struct {
-	key, title string
-	authors    []string
-	year       int
-}
-
 // readBib reads the entries of testdata/styles/refs.bib, one a line.
 func readBib(t *testing.T) []bibEntry {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "styles", "refs.bib"))
+	out, err := readBibFile(filepath.Join("testdata", "styles", "refs.bib"))
 	if err != nil {
 		t.Fatal(err)
-	}
-	field := func(line, name string) string {
-		m := regexp.MustCompile(`\b` + name + `=\{([^}]*)\}`).FindStringSubmatch(line)
-		if m == nil {
-			return ""
-		}
-		return m[1]
-	}
-	var out []bibEntry
-	for _, line := range strings.Split(string(b), "\n") {
-		m := regexp.MustCompile(`^@\w+\{(\w+),`).FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		out = append(out, bibEntry{key: m[1], title: field(line, "title"),
-			authors: strings.Split(field(line, "author"), " and "), year: atoi(field(line, "year"))})
 	}
 	return out
 }

@@ -1,0 +1,171 @@
+package figure
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
+)
+
+// truth is one caption of testdata/captions.tsv.
+type truth struct {
+	file, kind, number string
+	page               int
+	caption            string // "" where not checked
+}
+
+func readTruth(t *testing.T) map[string][]truth {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "captions.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string][]truth{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		c := strings.Split(line, "\t")
+		if len(c) != 5 {
+			t.Fatalf("captions.tsv: %q: want 5 columns", line)
+		}
+		page, err := strconv.Atoi(c[3])
+		if err != nil {
+			t.Fatalf("captions.tsv: %q: %v", line, err)
+		}
+		if c[4] == "?" {
+			c[4] = ""
+		}
+		out[c[0]] = append(out[c[0]], truth{file: c[0], kind: c[1], number: c[2], page: page, caption: c[4]})
+	}
+	return out
+}
+
+// heldOut reports the files whose figures are measured apart: every other
+// file of the corpus in name order, the rules having been written on the
+// others.
+func heldOut(files []string, name string) bool {
+	i := sort.SearchStrings(files, name)
+	return i%2 == 1
+}
+
+// alnum keeps the letters and digits of s, folded to lower case: pdftotext
+// and this package join hyphenated words and spaces differently.
+func alnum(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// captionMatches reports whether a found caption starts like the true one
+// (its first 30 letters and digits after the label).
+func captionMatches(found, want string) bool {
+	if want == "" {
+		return true
+	}
+	w := []rune(alnum(want))
+	if len(w) > 30 {
+		w = w[:30]
+	}
+	return strings.Contains(alnum(dropLabel(found)), string(w))
+}
+
+type score struct{ truths, found, hit, falses int }
+
+func (s score) recall() float64 { return float64(s.hit) / float64(max(1, s.truths)) }
+func (s score) false_() float64 { return float64(s.falses) / float64(max(1, s.found)) }
+
+// TestCorpusCaptions measures caption recall (kind, number, page and
+// caption) and false entries on the corpus PDFs against the hand-made
+// truth in testdata/captions.tsv; docs/benchmarks.md reports the figures.
+func TestCorpusCaptions(t *testing.T) {
+	dir := corpus.Dir(t, "pdfs")
+	want := readTruth(t)
+	paths, err := filepath.Glob(filepath.Join(dir, "*.pdf"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no corpus PDFs: %v", err)
+	}
+	var files []string
+	for _, p := range paths {
+		files = append(files, strings.TrimSuffix(filepath.Base(p), ".pdf"))
+	}
+	sort.Strings(files)
+	var dev, held score
+	var spent time.Duration
+	pages := 0
+	for _, name := range files {
+		data, err := os.ReadFile(filepath.Join(dir, name+".pdf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := pdf.Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+		if err != nil {
+			continue // an image-only scan or a refused file has no captions here
+		}
+		start := time.Now()
+		items := Find(doc)
+		spent += time.Since(start)
+		pages += len(doc.Pages)
+		s := &dev
+		if heldOut(files, name) {
+			s = &held
+		}
+		s.truths += len(want[name])
+		s.found += len(items)
+		matched := map[int]bool{}
+		for _, w := range want[name] {
+			ok := false
+			for i, it := range items {
+				if it.Kind == w.kind && it.Number == w.number && it.Page == w.page {
+					matched[i] = true
+					ok = captionMatches(it.Caption, w.caption)
+					break
+				}
+			}
+			if ok {
+				s.hit++
+			} else if testing.Verbose() {
+				t.Logf("missed %s %s-%s p%d %q", name, w.kind, w.number, w.page, w.caption)
+			}
+		}
+		for i, it := range items {
+			if !matched[i] {
+				s.falses++
+				if testing.Verbose() {
+					t.Logf("false %s %s p%d %q", name, it.ID, it.Page, it.Caption)
+				}
+			}
+		}
+	}
+	t.Logf("Find: %v over %d pages", spent.Round(time.Millisecond), pages)
+	for _, c := range []struct {
+		name string
+		s    score
+	}{{"rules written on", dev}, {"held out", held}} {
+		t.Logf("%s: %d captions, recall %.3f (%d), %d found, false entries %.3f (%d)",
+			c.name, c.s.truths, c.s.recall(), c.s.hit, c.s.found, c.s.false_(), c.s.falses)
+	}
+	if r := held.recall(); r < 0.90 {
+		t.Errorf("held-out caption recall %.3f, want ≥ 0.90", r)
+	}
+	if f := held.false_(); f > 0.05 {
+		t.Errorf("held-out false entries %.3f, want ≤ 0.05", f)
+	}
+}

@@ -1,0 +1,567 @@
+// Package figure finds the figures, tables and algorithms of a PDF's text
+// layer from their captions ("Figure 3:", "Fig. 3.", "Table 2:", "TABLE
+// II.", "Algorithm 1") and the area each belongs to: the lines above a
+// figure's caption, below a table's, up to the body text around them.
+//
+// It reads only the line boxes the text layer has; a figure drawn without
+// text is its caption and an empty area.
+package figure
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/researchctx/researchctx/internal/pdf"
+)
+
+// Kinds of an Item.
+const (
+	Figure    = "figure"
+	Table     = "table"
+	Algorithm = "algorithm"
+)
+
+// MaxCaption is the longest caption an Item's Caption holds, in
+// characters; Text holds the whole caption.
+const MaxCaption = 200
+
+// Item is one figure, table or algorithm.
+type Item struct {
+	ID      string // kind-number: "figure-3", "table-S1"
+	Kind    string // Figure, Table or Algorithm
+	Number  string // as printed: "3", "S1", "2.1"; a Roman numeral as an Arabic one
+	Page    int    // 1-based physical page of the caption
+	Caption string // the caption, one line, at most MaxCaption characters
+	// Text is the whole caption, one line, followed after a blank line
+	// by the text inside the item's area, a table's cells row by row.
+	Text string
+	Box  pdf.Box // the caption and the area, in page units
+	// CaptionBox is the caption's own box.
+	CaptionBox pdf.Box
+}
+
+// label matches a caption's label at the start of a line: the word, the
+// number, and what follows it.
+var label = regexp.MustCompile(`^(?:(Supplementary|Supplemental|Extended Data)\s+)?(Figure|FIGURE|Fig\.|FIG\.|Fig|Table|TABLE|Tab\.|TAB\.|Algorithm|ALGORITHM|图|表|算法)\s*([A-Z]\.?\d{1,3}(?:\.\d{1,3})?|\d{1,3}(?:\.\d{1,3})?|[IVXL]{1,6})(?:\s*([:.|—–：]|-\s)|\s+(\S)|\s*$)`)
+
+// leaders marks an entry of a list of figures or tables: dot leaders
+// before a page number.
+var leaders = regexp.MustCompile(`(?:\.\s?){4,}\s*\d*\s*$|…\s*\d+\s*$`)
+
+// Caption reports whether a line of text starts a caption, and the kind
+// and number it gives. A line that mentions an item in running text ("Figure
+// 3 shows", "Table 2 and") is not one: the number must be followed by a
+// delimiter (":", ".", "|", a dash), by the end of the line, or by a
+// capital or a letter of a script without case ("Fig. 1.1 A convolution",
+// "Table 1.1 模板").
+func Caption(line string) (kind, number string, ok bool) {
+	line = strings.TrimSpace(line)
+	if !mayStart(line) {
+		return "", "", false
+	}
+	m := label.FindStringSubmatch(line)
+	if m == nil || leaders.MatchString(line) {
+		return "", "", false
+	}
+	word, num, delim, next := m[2], m[3], m[4], m[5]
+	if delim == "" && next != "" {
+		r, _ := utf8.DecodeRuneInString(next)
+		cjk := word == "图" || word == "表" || word == "算法"
+		if !unicode.IsUpper(r) && !(unicode.IsLetter(r) && (cjk || !unicode.IsLower(r))) {
+			return "", "", false
+		}
+	}
+	switch w := strings.ToLower(word); {
+	case w == "图" || w[0] == 'f':
+		kind = Figure
+	case w == "表" || w[0] == 't':
+		kind = Table
+	default:
+		kind = Algorithm
+	}
+	if roman(num) > 0 {
+		if word != strings.ToUpper(word) && kind != Table {
+			return "", "", false // "Figure I" is a word, not a number
+		}
+		num = strconv.Itoa(roman(num))
+	}
+	if m[1] != "" && !strings.HasPrefix(num, "S") {
+		num = "S" + num
+	}
+	return kind, num, true
+}
+
+// mayStart reports whether a line starts with a letter a label starts
+// with, sparing the regular expression the lines of running text.
+func mayStart(line string) bool {
+	r, _ := utf8.DecodeRuneInString(line)
+	switch r {
+	case 'F', 'T', 'A', 'S', 'E', '图', '表', '算':
+		return true
+	}
+	return false
+}
+
+// roman returns the value of a Roman numeral of the letters Caption takes,
+// or 0.
+func roman(s string) int {
+	vals := map[byte]int{'I': 1, 'V': 5, 'X': 10, 'L': 50}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		v, ok := vals[s[i]]
+		if !ok {
+			return 0
+		}
+		if i+1 < len(s) && vals[s[i+1]] > v {
+			n -= v
+		} else {
+			n += v
+		}
+	}
+	if n <= 0 || n > 60 {
+		return 0
+	}
+	return n
+}
+
+// ID returns the id of an item of a kind and number: "figure-3".
+func ID(kind, number string) string { return kind + "-" + number }
+
+// Find returns the items of a document in page order; an item whose
+// number was already found (a list of figures, a repeated caption) is
+// left out.
+func Find(doc *pdf.Document) []Item {
+	var out []Item
+	seen := map[string]bool{}
+	for i := range doc.Pages {
+		for _, it := range page(&doc.Pages[i]) {
+			if seen[it.ID] {
+				continue
+			}
+			seen[it.ID] = true
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// Page returns the items whose captions are on one page.
+func Page(pg *pdf.Page) []Item { return page(pg) }
+
+func page(pg *pdf.Page) []Item {
+	lines := ownLines(pg)
+	if len(lines) == 0 {
+		return nil
+	}
+	body := bodySize(lines)
+	var out []Item
+	for i := 0; i < len(lines); i++ {
+		ln := lines[i]
+		kind, num, ok := Caption(ln.Text)
+		if !ok || !strongDelimiter(ln.Text) && !startsBlock(pg, lines, i) {
+			continue
+		}
+		end := captionEnd(pg, lines, i)
+		capLines := lines[i:end]
+		text := joinCaption(capLines)
+		if strings.TrimSpace(dropLabel(text)) == "" && end < len(lines) && end-i == 1 {
+			// "TABLE I" alone: the caption is the next block.
+			end = captionEnd(pg, lines, end)
+			capLines = lines[i:end]
+			text = joinCaption(capLines)
+		}
+		text = oneLine(text)
+		capBox := union(capLines)
+		it := Item{ID: ID(kind, num), Kind: kind, Number: num, Page: pg.Number, CaptionBox: capBox}
+		it.Caption = clip(text, MaxCaption)
+		area, areaLines := region(lines, i, end, capBox, kind, body)
+		it.Box = unionBox(capBox, area)
+		it.Text = text
+		if len(areaLines) > 0 {
+			it.Text += "\n\n" + cells(areaLines)
+		}
+		out = append(out, it)
+		i = end - 1
+	}
+	return out
+}
+
+// ownLines are the page's own lines, not an annotation's, that have a box.
+func ownLines(pg *pdf.Page) []pdf.Line {
+	var out []pdf.Line
+	for _, ln := range pg.Lines {
+		if ln.Annot == "" && ln.Box.W > 0 && ln.Box.H > 0 && strings.TrimSpace(ln.Text) != "" {
+			out = append(out, ln)
+		}
+	}
+	return out
+}
+
+// bodySize is the font size of most of the page's characters.
+func bodySize(lines []pdf.Line) float64 {
+	count := map[float64]int{}
+	best, bestN := 0.0, 0
+	for _, ln := range lines {
+		s := math.Round(ln.FontSize*2) / 2
+		count[s] += len(ln.Text)
+		if count[s] > bestN {
+			best, bestN = s, count[s]
+		}
+	}
+	return best
+}
+
+// strongDelimiter reports a label followed by a colon or a bar ("Figure
+// 3:", "Figure 3 |"), which running text does not write.
+func strongDelimiter(line string) bool {
+	m := label.FindStringSubmatch(strings.TrimSpace(line))
+	return m != nil && (m[4] == ":" || m[4] == "：" || m[4] == "|")
+}
+
+// startsBlock reports whether line i begins a block: the first line of a
+// paragraph, or apart from the line before it (a gap, another size, another
+// column), or after a line that ends a sentence. "…as in\nFig. 4. First"
+// is running text.
+func startsBlock(pg *pdf.Page, lines []pdf.Line, i int) bool {
+	ln := lines[i]
+	if ln.Start <= 0 || ln.Start >= 2 && ln.Start <= len(pg.Text) && pg.Text[ln.Start-2:ln.Start] == "\n\n" {
+		return true
+	}
+	if i == 0 {
+		return true
+	}
+	prev := lines[i-1]
+	if math.Abs(prev.FontSize-ln.FontSize) > 0.6 || ln.Bold != prev.Bold {
+		return true
+	}
+	if gap := ln.Box.Y - (prev.Box.Y + prev.Box.H); gap > 0.6*ln.Box.H || gap < -2*ln.Box.H {
+		return true
+	}
+	if !overlapX(prev.Box, ln.Box) {
+		return true
+	}
+	t := strings.TrimSpace(prev.Text)
+	return strings.HasSuffix(t, ".") || strings.HasSuffix(t, ":")
+}
+
+// captionEnd returns the index after the last line of the caption that
+// starts at line i: the lines that follow in the same paragraph, column
+// and size.
+func captionEnd(pg *pdf.Page, lines []pdf.Line, i int) int {
+	const maxLines = 14
+	j := i + 1
+	for ; j < len(lines) && j-i < maxLines; j++ {
+		a, b := lines[j-1], lines[j]
+		if math.Abs(a.FontSize-b.FontSize) > 0.6 || !overlapX(a.Box, b.Box) {
+			break
+		}
+		if gap := b.Box.Y - (a.Box.Y + a.Box.H); gap > 0.6*b.Box.H || gap < -0.5*b.Box.H {
+			break
+		}
+		if _, _, ok := Caption(b.Text); ok {
+			break
+		}
+		first := lines[i].Box
+		left := math.Abs(b.Box.X-first.X) < 0.015
+		centred := math.Abs(b.Box.X+b.Box.W/2-(first.X+first.W/2)) < 0.015
+		if !left && !centred {
+			break // a table's header under a one-line caption
+		}
+		if j-1 > i && a.Box.W < 0.75*first.W {
+			break // the line before ended the paragraph
+		}
+	}
+	return j
+}
+
+// region returns the item's area beside its caption (lines i to end) and
+// the lines in it: above a figure's or an algorithm's caption, below a
+// table's (above it when nothing is below), over the caption's column,
+// up to the nearest line of body text or another caption.
+func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body float64) (pdf.Box, []pdf.Line) {
+	x0, x1 := column(lines, capBox)
+	inCol := func(b pdf.Box) bool {
+		c := b.X + b.W/2
+		return c >= x0 && c <= x1
+	}
+	var others []pdf.Line
+	for k, ln := range lines {
+		if (k < i || k >= end) && inCol(ln.Box) {
+			others = append(others, ln)
+		}
+	}
+	below := func() []pdf.Line {
+		var cand []pdf.Line
+		for _, ln := range others {
+			if ln.Box.Y >= capBox.Y+capBox.H-0.002 {
+				cand = append(cand, ln)
+			}
+		}
+		sort.SliceStable(cand, func(a, b int) bool { return cand[a].Box.Y < cand[b].Box.Y })
+		return takeUntilBody(cand, x1-x0, body, capBox.Y+capBox.H, +1)
+	}
+	above := func() []pdf.Line {
+		var cand []pdf.Line
+		for _, ln := range others {
+			if ln.Box.Y+ln.Box.H <= capBox.Y+0.002 {
+				cand = append(cand, ln)
+			}
+		}
+		sort.SliceStable(cand, func(a, b int) bool { return cand[a].Box.Y+cand[a].Box.H > cand[b].Box.Y+cand[b].Box.H })
+		got := takeUntilBody(cand, x1-x0, body, capBox.Y, -1)
+		slices.Reverse(got)
+		return got
+	}
+	var got []pdf.Line
+	var box pdf.Box
+	if kind == Table {
+		got = below()
+		if len(got) == 0 {
+			got = above()
+		}
+	} else {
+		got = above()
+	}
+	if len(got) > 0 {
+		box = union(got)
+		box.X, box.W = math.Min(box.X, x0), math.Max(box.X+box.W, x1)-math.Min(box.X, x0)
+	}
+	return box, got
+}
+
+// takeUntilBody takes lines from cand (ordered away from the caption) up
+// to the first line of body text, the first caption or a gap of more than
+// a fifth of the page.
+func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int) []pdf.Line {
+	var out []pdf.Line
+	edge := from
+	for k, ln := range cand {
+		var gap float64
+		if dir > 0 {
+			gap = ln.Box.Y - edge
+		} else {
+			gap = edge - (ln.Box.Y + ln.Box.H)
+		}
+		if gap > 0.2 {
+			break
+		}
+		if _, _, ok := Caption(ln.Text); ok {
+			break
+		}
+		if prose(ln, width, body) {
+			break
+		}
+		if dir < 0 && k+1 < len(cand) && endsParagraph(ln, cand[k+1], width, body) {
+			break // the short last line of a paragraph above a figure
+		}
+		out = append(out, ln)
+		if dir > 0 {
+			edge = math.Max(edge, ln.Box.Y+ln.Box.H)
+		} else {
+			edge = math.Min(edge, ln.Box.Y)
+		}
+	}
+	return out
+}
+
+// endsParagraph reports a line that ends the paragraph of prose above it:
+// the body's size, just under a line of prose, flush with its left edge.
+func endsParagraph(ln, above pdf.Line, width, body float64) bool {
+	gap := ln.Box.Y - (above.Box.Y + above.Box.H)
+	return prose(above, width, body) && math.Abs(ln.FontSize-above.FontSize) <= 0.6 &&
+		gap < 0.6*ln.Box.H && math.Abs(ln.Box.X-above.Box.X) < 0.01
+}
+
+// prose reports a line of body text: the body's size, most of the
+// column's width, and words rather than numbers.
+func prose(ln pdf.Line, width, body float64) bool {
+	if body > 0 && math.Abs(ln.FontSize-body) > 0.6 {
+		return false
+	}
+	if ln.Box.W < 0.7*width {
+		return false
+	}
+	words := strings.Fields(ln.Text)
+	if len(words) < 7 {
+		return false
+	}
+	letters, digits := 0, 0
+	for _, r := range ln.Text {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.IsDigit(r):
+			digits++
+		}
+	}
+	return digits*5 < letters
+}
+
+// column returns the horizontal extent of the caption's column: the
+// page's text block on the caption's side when the caption sits in one
+// column of two, else the text block's full width.
+func column(lines []pdf.Line, capBox pdf.Box) (float64, float64) {
+	lo, hi := 1.0, 0.0
+	for _, ln := range lines {
+		lo, hi = math.Min(lo, ln.Box.X), math.Max(hi, ln.Box.X+ln.Box.W)
+	}
+	mid := (lo + hi) / 2
+	switch {
+	case capBox.X+capBox.W <= mid+0.02:
+		return lo, mid
+	case capBox.X >= mid-0.02:
+		return mid, hi
+	}
+	return lo, hi
+}
+
+// cells joins the lines of an area row by row: lines whose vertical
+// middles are within half a line of each other are one row, left to right,
+// their cells separated by " | ".
+func cells(lines []pdf.Line) string {
+	ls := slices.Clone(lines)
+	sort.SliceStable(ls, func(a, b int) bool { return ls[a].Box.Y < ls[b].Box.Y })
+	var rows [][]pdf.Line
+	for _, ln := range ls {
+		mid := ln.Box.Y + ln.Box.H/2
+		if n := len(rows); n > 0 {
+			last := rows[n-1][0]
+			if math.Abs(last.Box.Y+last.Box.H/2-mid) < 0.5*math.Max(last.Box.H, ln.Box.H) {
+				rows[n-1] = append(rows[n-1], ln)
+				continue
+			}
+		}
+		rows = append(rows, []pdf.Line{ln})
+	}
+	out := make([]string, len(rows))
+	for i, row := range rows {
+		sort.SliceStable(row, func(a, b int) bool { return row[a].Box.X < row[b].Box.X })
+		out[i] = strings.Join(texts(row), " | ")
+	}
+	return strings.Join(out, "\n")
+}
+
+func texts(lines []pdf.Line) []string {
+	out := make([]string, len(lines))
+	for i, ln := range lines {
+		out[i] = strings.TrimSpace(ln.Text)
+	}
+	return out
+}
+
+// dropLabel returns a caption's text after its label.
+func dropLabel(s string) string {
+	s = strings.TrimSpace(s)
+	m := label.FindStringSubmatchIndex(s)
+	if m == nil {
+		return s
+	}
+	end := m[1]
+	if m[10] >= 0 { // the capital that followed belongs to the text
+		end = m[10]
+	}
+	return s[end:]
+}
+
+// joinCaption joins a caption's lines with spaces, but for a word
+// hyphenated over a line end ("com-" "puted"), whose halves are joined
+// with the hyphen kept.
+func joinCaption(lines []pdf.Line) string {
+	var b strings.Builder
+	for i, t := range texts(lines) {
+		if i > 0 {
+			prev := []rune(strings.TrimSpace(lines[i-1].Text))
+			r, _ := utf8.DecodeRuneInString(t)
+			n := len(prev)
+			if !(n >= 2 && prev[n-1] == '-' && unicode.IsLower(prev[n-2]) && unicode.IsLower(r)) {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// oneLine folds a caption's line ends and runs of spaces into single
+// spaces.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)[:n-1]
+	return strings.TrimRight(string(r), " ") + "…"
+}
+
+func overlapX(a, b pdf.Box) bool {
+	return math.Min(a.X+a.W, b.X+b.W) > math.Max(a.X, b.X)
+}
+
+func union(lines []pdf.Line) pdf.Box {
+	var b pdf.Box
+	for i, ln := range lines {
+		if i == 0 {
+			b = ln.Box
+			continue
+		}
+		b = unionBox(b, ln.Box)
+	}
+	return b
+}
+
+func unionBox(a, b pdf.Box) pdf.Box {
+	if b.W <= 0 || b.H <= 0 {
+		return a
+	}
+	if a.W <= 0 || a.H <= 0 {
+		return b
+	}
+	x0, y0 := math.Min(a.X, b.X), math.Min(a.Y, b.Y)
+	x1, y1 := math.Max(a.X+a.W, b.X+b.W), math.Max(a.Y+a.H, b.Y+b.H)
+	return pdf.Box{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
+}
+
+// Span is a caption in a page's text: bytes Start to End, the item's ID.
+type Span struct {
+	Start, End int
+	ID         string
+}
+
+// Spans returns what may be captions in a page's text (lines joined by
+// "\n", paragraphs by "\n\n", as the pdf package gives them): a line that
+// starts like a caption, up to the end of its paragraph. Without the line
+// boxes Find reads it cannot tell every caption from running text that
+// wraps before "Fig. 4."; a caller checks a span against Find's items.
+func Spans(text string) []Span {
+	var out []Span
+	start := 0
+	for start < len(text) {
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		ln := text[start:end]
+		if kind, num, ok := Caption(ln); ok {
+			stop := strings.Index(text[start:], "\n\n")
+			if stop < 0 {
+				stop = len(text)
+			} else {
+				stop += start
+			}
+			out = append(out, Span{Start: start, End: stop, ID: ID(kind, num)})
+		}
+		start = end + 1
+	}
+	return out
+}

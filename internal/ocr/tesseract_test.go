@@ -1,0 +1,164 @@
+package ocr_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/researchctx/researchctx/internal/ocr"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
+)
+
+// needProgram skips a test without the named program, except under CI,
+// where .ci/run installs it and its absence is a failure.
+func needProgram(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not installed (CI installs tesseract-ocr, tesseract-ocr-eng and poppler-utils)", name)
+		}
+		t.Skipf("%s is not installed", name)
+	}
+	return p
+}
+
+// TestTesseractReadsARenderedPage renders a born-digital corpus page at
+// 200 dpi and reads it back with the real program.
+func TestTesseractReadsARenderedPage(t *testing.T) {
+	needProgram(t, "tesseract")
+	pdftoppm := needProgram(t, "pdftoppm")
+	src := filepath.Join(corpus.Dir(t, "pdfs"), "arxiv-1406.2661.pdf")
+	out := filepath.Join(t.TempDir(), "p")
+	if b, err := exec.Command(pdftoppm, "-f", "1", "-l", "1", "-r", "200", "-gray", "-singlefile", src, out).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v: %s", err, b)
+	}
+	data, err := os.ReadFile(out + ".pgm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, time.Minute, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := eng.ID(); !strings.HasPrefix(id, "tesseract 5") || !strings.HasSuffix(id, " eng") {
+		t.Errorf("ID = %q, want the version and the language", id)
+	}
+	r, err := eng.Recognize(context.Background(), ocr.Image{Data: data, Format: ocr.PNM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Generative", "Adversarial", "Nets", "discriminative"} {
+		if !strings.Contains(r.Text, w) {
+			t.Errorf("text lacks %q", w)
+		}
+	}
+	if r.Confidence < 0.8 || !ocr.Plausible(r) {
+		t.Errorf("confidence %.2f, plausible %v; want a confident read", r.Confidence, ocr.Plausible(r))
+	}
+	for _, w := range r.Words {
+		if w.X < 0 || w.Y < 0 || w.X+w.W > 1.0001 || w.Y+w.H > 1.0001 || w.W <= 0 {
+			t.Fatalf("word %+v: box outside the page", w)
+		}
+	}
+}
+
+// fakeTesseract writes a program that answers --version and --list-langs
+// as tesseract does and does body on a page.
+func fakeTesseract(t *testing.T, body string) string {
+	t.Helper()
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	p := filepath.Join(t.TempDir(), "tesseract")
+	script := "#!/bin/sh\ncase \"$1\" in\n--version) echo 'tesseract 9.9.9'; exit 0;;\n--list-langs) echo 'List of available languages (1):'; echo eng; exit 0;;\nesac\n" + body + "\n"
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestTesseractBadPrograms: a program that hangs, crashes, prints garbage
+// or floods its output ends in a bounded error, never a result.
+func TestTesseractBadPrograms(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want error
+	}{
+		{"hangs", "exec sleep 30", ocr.ErrTimeout},
+		{"crashes", "echo 'Segmentation fault' >&2; kill -SEGV $$", ocr.ErrFailed},
+		{"garbage", "echo '%%%% not tsv'", ocr.ErrFailed},
+		{"short rows", "printf 'level\\tx\\n5\\t1\\n'", ocr.ErrFailed},
+		{"floods", "exec yes 'level\t1\t1\t1\t1\t1\t1\t1\t1\t1\t90\tword'", ocr.ErrFailed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			eng, err := ocr.NewTesseract(context.Background(), fakeTesseract(t, tc.body), nil, 2*time.Second, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			r, err := eng.Recognize(context.Background(), ocr.Image{Data: []byte("P5 1 1 255\n\x00"), Format: ocr.PNM})
+			if !errors.Is(err, tc.want) || r != nil {
+				t.Fatalf("Recognize = %v, %v; want %v", r, err, tc.want)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %s", d)
+			}
+		})
+	}
+}
+
+func TestNewTesseractRefuses(t *testing.T) {
+	if _, err := ocr.NewTesseract(context.Background(), filepath.Join(t.TempDir(), "none"), nil, 0, 0); !errors.Is(err, ocr.ErrUnavailable) {
+		t.Errorf("missing program: %v", err)
+	}
+	fake := fakeTesseract(t, "exit 0")
+	if _, err := ocr.NewTesseract(context.Background(), fake, []string{"jpn"}, 0, 0); !errors.Is(err, ocr.ErrUnavailable) {
+		t.Errorf("missing language: %v", err)
+	}
+	eng, err := ocr.NewTesseract(context.Background(), fake, nil, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"eng"}, eng.Langs()); diff != "" {
+		t.Errorf("default languages (-want +got):\n%s", diff)
+	}
+	if got, want := eng.ID(), "tesseract 9.9.9 eng"; got != want {
+		t.Errorf("ID = %q, want %q", got, want)
+	}
+}
+
+func TestParseTSV(t *testing.T) {
+	tsv := "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n" +
+		"1\t1\t0\t0\t0\t0\t0\t0\t100\t200\t-1\t\n" +
+		"5\t1\t1\t1\t1\t1\t10\t20\t30\t10\t90\tHello\n" +
+		"5\t1\t1\t1\t1\t2\t50\t20\t30\t10\t80\tworld\n" +
+		"5\t1\t1\t1\t2\t1\t10\t40\t20\t10\t70\tnext\n" +
+		"5\t1\t2\t1\t1\t1\t10\t80\t20\t10\t60\tpara\n"
+	r, err := ocr.ParseTSV([]byte(tsv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Hello world\nnext\n\npara"; r.Text != want {
+		t.Errorf("Text = %q, want %q", r.Text, want)
+	}
+	want := ocr.Word{Text: "world", X: 0.5, Y: 0.1, W: 0.3, H: 0.05, Confidence: 0.8, Line: 0}
+	if diff := cmp.Diff(want, r.Words[1]); diff != "" {
+		t.Errorf("word (-want +got):\n%s", diff)
+	}
+	if r.Words[3].Line != 2 {
+		t.Errorf("line of the last word = %d, want 2", r.Words[3].Line)
+	}
+	// (5·.9 + 5·.8 + 4·.7 + 4·.6) / 18 = 13.7 / 18
+	if got, want := r.Confidence, 13.7/18; got < want-1e-9 || got > want+1e-9 {
+		t.Errorf("Confidence = %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,555 @@
+package pdf
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+)
+
+// Limits on page images (see PageImages). A scan of a letter page at 600
+// dpi is 34 million pixels; what a page image takes to decode is also
+// bounded by MaxStreamBytes.
+const (
+	// MaxImagePixels bounds the pixels of a page's image, declared or
+	// rendered.
+	MaxImagePixels = 64 << 20
+	// MaxPageImages bounds the images one page draws that are counted
+	// before the page is given up as not a scan.
+	MaxPageImages = 256
+	// RenderPixels is the long side, in pixels, of a page that pdftoppm
+	// renders: 200 dpi for an 11-inch page.
+	RenderPixels = 2200
+	// DefaultRenderTimeout bounds one rendered page.
+	DefaultRenderTimeout = 60 * time.Second
+)
+
+// Errors of PageImages, wrapped with detail.
+var (
+	// ErrNoImage: the page draws no image, so there is nothing to read.
+	ErrNoImage = errors.New("pdf: the page has no image")
+	// ErrImageUndecodable: the page's image is not one this package
+	// decodes (CCITT, JBIG2, JPX, several images, an inline image) and no
+	// renderer is configured, or the renderer failed.
+	ErrImageUndecodable = errors.New("pdf: the page image cannot be decoded")
+)
+
+// The limits of page images, reported as *LimitError.
+const (
+	LimitImagePixels Limit = "pixels per page image" // MaxImagePixels
+	LimitPageImages  Limit = "images per page"       // MaxPageImages
+	LimitRenderTime  Limit = "time per rendered page"
+)
+
+// Image formats of a PageImage.
+const (
+	ImageJPEG = "jpeg" // the page's DCT stream, passed through
+	ImagePNM  = "pnm"  // binary PBM or PGM, decoded or rendered
+)
+
+// PageImage is the picture of one page, for an OCR engine.
+type PageImage struct {
+	Data          []byte
+	Format        string // ImageJPEG or ImagePNM
+	Width, Height int
+	// Rendered is set when the renderer drew the page rather than this
+	// package decoding its one image.
+	Rendered bool
+}
+
+// ImageResult is one page's image, or why it has none.
+type ImageResult struct {
+	Page  int // 1-based
+	Image *PageImage
+	Err   error
+}
+
+// ImageOptions configure PageImages. The zero value decodes what this
+// package can and renders nothing.
+type ImageOptions struct {
+	// Renderer is the pdftoppm program, used for a page whose image this
+	// package cannot decode; "" means none.
+	Renderer string
+	// RenderTimeout bounds one rendered page; 0 means
+	// DefaultRenderTimeout.
+	RenderTimeout time.Duration
+	// Options bounds the parse of the file.
+	Options *Options
+}
+
+// Renderer returns the pdftoppm program on PATH, or "".
+func Renderer() string {
+	p, err := exec.LookPath("pdftoppm")
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// PageImages hands fn the image of each given page (1-based) of the PDF
+// in r, one at a time and in order, so that no more than one page image is
+// held here: a page drawn by one image gets that image (DCT passed
+// through; uncompressed, Flate, LZW or run-length samples in DeviceGray,
+// DeviceRGB, DeviceCMYK, ICCBased, Separation or Indexed colour decoded to
+// grey), any other page with images is rendered by o.Renderer when there
+// is one. Every image is bounded by MaxImagePixels, declared or rendered,
+// and by MaxStreamBytes decoded; a page over a limit, without an image or
+// whose image cannot be had gets its Err. The error is fn's, the caller's
+// context's, or the file's when it cannot be parsed and no renderer is
+// configured.
+func PageImages(ctx context.Context, r io.ReaderAt, size int64, pages []int, o *ImageOptions, fn func(ImageResult) error) error {
+	if o == nil {
+		o = &ImageOptions{}
+	}
+	opts := o.Options.withDefaults()
+	if size > opts.MaxBytes {
+		return &LimitError{Limit: LimitFileBytes, Max: opts.MaxBytes}
+	}
+	pctx, cancel := context.WithTimeoutCause(ctx, opts.Timeout, &LimitError{Limit: LimitTime, Max: int64(opts.Timeout)})
+	defer cancel()
+	d, tree, err := openImages(pctx, r, size, opts)
+	if err != nil && (o.Renderer == "" || ctx.Err() != nil) {
+		return err
+	}
+	for _, n := range pages {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		res := ImageResult{Page: n}
+		switch {
+		case d == nil:
+			// A file this package does not parse may still render.
+			res.Image, res.Err = render(ctx, o, r, size, n)
+		case n < 1 || n > len(tree):
+			res.Err = fmt.Errorf("%w: no page %d", ErrNoImage, n)
+		default:
+			res.Image, res.Err = d.pageImage(&tree[n-1], n)
+			if errors.Is(res.Err, ErrImageUndecodable) && o.Renderer != "" {
+				res.Image, res.Err = render(ctx, o, r, size, n)
+			}
+		}
+		if err := fn(res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openImages parses the file for its page images.
+func openImages(ctx context.Context, r io.ReaderAt, size int64, o Options) (d *doc, pages []pageInfo, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			d, pages, err = nil, nil, fmt.Errorf("%w: internal failure reading the file: %v", ErrMalformed, p)
+		}
+	}()
+	return openDoc(ctx, io.NewSectionReader(r, 0, size), size, o, true)
+}
+
+// drawn is what a page's content draws: its image XObjects, in order, and
+// whether it draws anything else that is an image (an inline image).
+type drawn struct {
+	images []types.StreamDict
+	inline bool
+}
+
+// doOp matches an XObject drawn by name.
+var doOp = regexp.MustCompile(`/([^\s/\[\]()<>{}%]+)\s*Do\b`)
+
+// inlineImage matches the start of an inline image's data.
+var inlineImage = regexp.MustCompile(`(?:^|\s)BI\s`)
+
+// collect adds the images content draws with resources res, following
+// Form XObjects MaxFormDepth deep, stopping past MaxPageImages.
+func (d *doc) collect(content []byte, res types.Dict, depth int, into *drawn, seen map[int]bool) error {
+	if inlineImage.Match(content) {
+		into.inline = true
+	}
+	xd := d.dict(res["XObject"])
+	for _, m := range doOp.FindAllSubmatch(content, -1) {
+		if len(into.images) > MaxPageImages {
+			return &LimitError{Limit: LimitPageImages, Max: MaxPageImages}
+		}
+		if xd == nil {
+			continue
+		}
+		ref := xd[string(m[1])]
+		sd, ok := d.resolve(ref).(types.StreamDict)
+		if !ok {
+			continue
+		}
+		switch d.name(sd.Dict["Subtype"]) {
+		case "Image":
+			into.images = append(into.images, sd)
+		case "Form":
+			nr := objNr(ref)
+			if depth >= MaxFormDepth || (nr > 0 && seen[nr]) {
+				continue
+			}
+			if nr > 0 {
+				seen[nr] = true
+			}
+			body, err := d.streamBytes(sd)
+			if err != nil {
+				return err
+			}
+			r := d.dict(sd.Dict["Resources"])
+			if r == nil {
+				r = res
+			}
+			if err := d.collect(body, r, depth+1, into, seen); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// pageImage returns the one image page pi draws, decoded.
+func (d *doc) pageImage(pi *pageInfo, n int) (img *PageImage, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			img, err = nil, fmt.Errorf("%w: page %d: %v", ErrMalformed, n, p)
+		}
+	}()
+	content, err := d.pageContent(pi.dict)
+	if err != nil {
+		return nil, pageErr(err, n)
+	}
+	var dr drawn
+	if err := d.collect(content, pi.resources, 0, &dr, map[int]bool{}); err != nil {
+		return nil, pageErr(err, n)
+	}
+	for _, sd := range dr.images {
+		w, _ := d.num(sd.Dict["Width"])
+		h, _ := d.num(sd.Dict["Height"])
+		if w*h > MaxImagePixels {
+			return nil, pageErr(&LimitError{Limit: LimitImagePixels, Max: MaxImagePixels}, n)
+		}
+	}
+	switch {
+	case len(dr.images) == 0 && !dr.inline:
+		return nil, fmt.Errorf("%w: page %d", ErrNoImage, n)
+	case len(dr.images) != 1 || dr.inline:
+		return nil, fmt.Errorf("%w: page %d draws %d images", ErrImageUndecodable, n, len(dr.images))
+	}
+	img, err = d.decodeImage(dr.images[0])
+	if errors.Is(err, ErrImageUndecodable) {
+		return nil, fmt.Errorf("page %d: %w", n, err)
+	}
+	if err != nil {
+		return nil, pageErr(err, n)
+	}
+	return img, nil
+}
+
+// decodeImage decodes an image XObject to a JPEG (its own DCT data) or a
+// PNM.
+func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
+	fw, _ := d.num(sd.Dict["Width"])
+	fh, _ := d.num(sd.Dict["Height"])
+	w, h := int(fw), int(fh)
+	if w <= 0 || h <= 0 {
+		return nil, fmt.Errorf("%w: an image without a size", ErrMalformed)
+	}
+	var filters []string
+	switch f := d.resolve(sd.Dict["Filter"]).(type) {
+	case types.Name:
+		filters = []string{string(f)}
+	case types.Array:
+		for _, e := range f {
+			filters = append(filters, d.name(e))
+		}
+	}
+	last := ""
+	if len(filters) > 0 {
+		last = filters[len(filters)-1]
+	}
+	switch last {
+	case "", "FlateDecode", "Fl", "LZWDecode", "LZW", "RunLengthDecode", "RL", "ASCII85Decode", "A85", "ASCIIHexDecode", "AHx":
+	case "DCTDecode", "DCT":
+		if comps := d.components(sd.Dict["ColorSpace"]); comps == 4 {
+			return nil, fmt.Errorf("%w: a CMYK JPEG", ErrImageUndecodable)
+		}
+		data, err := d.streamBytes(sd)
+		if err != nil {
+			return nil, err
+		}
+		if len(data) < 4 || data[0] != 0xFF || data[1] != 0xD8 {
+			return nil, fmt.Errorf("%w: a DCT image that is not a JPEG", ErrImageUndecodable)
+		}
+		return &PageImage{Data: data, Format: ImageJPEG, Width: w, Height: h}, nil
+	default:
+		return nil, fmt.Errorf("%w: a %s image", ErrImageUndecodable, last)
+	}
+	bpc := 1
+	mask := d.boolean(sd.Dict["ImageMask"])
+	if !mask {
+		b, ok := d.num(sd.Dict["BitsPerComponent"])
+		if !ok {
+			return nil, fmt.Errorf("%w: an image without BitsPerComponent", ErrMalformed)
+		}
+		bpc = int(b)
+	}
+	if bpc != 1 && bpc != 2 && bpc != 4 && bpc != 8 && bpc != 16 {
+		return nil, fmt.Errorf("%w: an image of %d bits per component", ErrImageUndecodable, bpc)
+	}
+	gray, comps, err := d.grayMap(sd.Dict["ColorSpace"], mask, bpc)
+	if err != nil {
+		return nil, err
+	}
+	invert := false
+	if dec := d.array(sd.Dict["Decode"]); len(dec) >= 2 {
+		a, _ := d.num(dec[0])
+		b, _ := d.num(dec[1])
+		invert = a > b
+	}
+	data, err := d.streamBytes(sd)
+	if err != nil {
+		return nil, err
+	}
+	rowBits := w * comps * bpc
+	row := (rowBits + 7) / 8
+	if len(data) < row*h {
+		return nil, fmt.Errorf("%w: image data shorter than its size", ErrMalformed)
+	}
+	if bpc == 1 && comps == 1 && gray == nil {
+		// Bitonal: PBM's 1 is black, the PDF's 0 (a mask's 0 paints).
+		var b bytes.Buffer
+		b.Grow(row*h + 32)
+		fmt.Fprintf(&b, "P4\n%d %d\n", w, h)
+		for y := range h {
+			for _, c := range data[y*row : (y+1)*row] {
+				if !invert {
+					c = ^c
+				}
+				b.WriteByte(c)
+			}
+		}
+		return &PageImage{Data: b.Bytes(), Format: ImagePNM, Width: w, Height: h}, nil
+	}
+	var b bytes.Buffer
+	b.Grow(w*h + 32)
+	fmt.Fprintf(&b, "P5\n%d %d\n255\n", w, h)
+	samples := make([]int, comps)
+	maxv := (1 << bpc) - 1
+	for y := range h {
+		line := data[y*row : (y+1)*row]
+		bit := 0
+		for range w {
+			for c := range comps {
+				samples[c] = sample(line, bit, bpc)
+				if invert {
+					samples[c] = maxv - samples[c]
+				}
+				bit += bpc
+			}
+			b.WriteByte(gray(samples, maxv))
+		}
+	}
+	return &PageImage{Data: b.Bytes(), Format: ImagePNM, Width: w, Height: h}, nil
+}
+
+// sample reads the bpc-bit sample at bit offset bit of line.
+func sample(line []byte, bit, bpc int) int {
+	if bpc == 16 {
+		return int(line[bit/8])<<8 | int(line[bit/8+1])
+	}
+	if bpc == 8 {
+		return int(line[bit/8])
+	}
+	by := line[bit/8]
+	shift := 8 - bpc - bit%8
+	return int(by>>shift) & (1<<bpc - 1)
+}
+
+// boolean reads a boolean object.
+func (d *doc) boolean(o types.Object) bool {
+	b, ok := d.resolve(o).(types.Boolean)
+	return ok && bool(b)
+}
+
+// components returns the colour components of a colour space, 0 when
+// unknown.
+func (d *doc) components(o types.Object) int {
+	switch v := d.resolve(o).(type) {
+	case types.Name:
+		switch v {
+		case "DeviceGray", "G", "CalGray":
+			return 1
+		case "DeviceRGB", "RGB", "CalRGB", "Lab":
+			return 3
+		case "DeviceCMYK", "CMYK":
+			return 4
+		}
+	case types.Array:
+		if len(v) == 0 {
+			return 0
+		}
+		switch d.name(v[0]) {
+		case "Indexed", "I", "Separation":
+			return 1
+		case "ICCBased":
+			if len(v) > 1 {
+				if sd, ok := d.resolve(v[1]).(types.StreamDict); ok {
+					if n, ok := d.num(sd.Dict["N"]); ok {
+						return int(n)
+					}
+				}
+			}
+		case "CalGray":
+			return 1
+		case "CalRGB", "Lab":
+			return 3
+		case "DeviceN":
+			if len(v) > 1 {
+				return len(d.array(v[1]))
+			}
+		}
+		return d.components(v[0])
+	}
+	return 0
+}
+
+// grayMap returns how samples of colour space cs become grey levels, and
+// the components per pixel; nil (for a bitonal image) means the samples
+// are written as they are.
+func (d *doc) grayMap(cs types.Object, mask bool, bpc int) (func([]int, int) byte, int, error) {
+	scale := func(v, maxv int) byte { return byte(v * 255 / maxv) }
+	if mask {
+		return nil, 1, nil
+	}
+	if a, ok := d.resolve(cs).(types.Array); ok && len(a) >= 4 && (d.name(a[0]) == "Indexed" || d.name(a[0]) == "I") {
+		base := d.components(a[1])
+		if base != 1 && base != 3 && base != 4 {
+			return nil, 0, fmt.Errorf("%w: an indexed image over an unknown colour space", ErrImageUndecodable)
+		}
+		var lut []byte
+		switch v := d.resolve(a[3]).(type) {
+		case types.StringLiteral, types.HexLiteral:
+			lut = d.rawString(v)
+		case types.StreamDict:
+			b, err := d.streamBytes(v)
+			if err != nil {
+				return nil, 0, err
+			}
+			lut = b
+		}
+		levels := make([]byte, len(lut)/base)
+		for i := range levels {
+			levels[i] = grayOf(lut[i*base:(i+1)*base], 255)
+		}
+		return func(s []int, _ int) byte {
+			if s[0] < len(levels) {
+				return levels[s[0]]
+			}
+			return 255
+		}, 1, nil
+	}
+	if a, ok := d.resolve(cs).(types.Array); ok && len(a) > 0 && d.name(a[0]) == "Separation" {
+		// A tint of 1 is full ink: dark.
+		return func(s []int, maxv int) byte { return 255 - scale(s[0], maxv) }, 1, nil
+	}
+	switch n := d.components(cs); n {
+	case 1:
+		if bpc == 1 {
+			return nil, 1, nil
+		}
+		return func(s []int, maxv int) byte { return scale(s[0], maxv) }, 1, nil
+	case 3, 4:
+		return func(s []int, maxv int) byte {
+			var b [4]byte
+			for i := range n {
+				b[i] = scale(s[i], maxv)
+			}
+			return grayOf(b[:n], 255)
+		}, n, nil
+	default:
+		return nil, 0, fmt.Errorf("%w: an image in an unknown colour space", ErrImageUndecodable)
+	}
+}
+
+// grayOf is the grey level of one grey, RGB or CMYK colour of 8-bit
+// components.
+func grayOf(c []byte, _ int) byte {
+	switch len(c) {
+	case 1:
+		return c[0]
+	case 3:
+		return byte((299*int(c[0]) + 587*int(c[1]) + 114*int(c[2])) / 1000)
+	case 4:
+		k := float64(c[3])
+		v := 255 - math.Min(255, (0.3*float64(c[0])+0.59*float64(c[1])+0.11*float64(c[2]))+k)
+		return byte(v)
+	}
+	return 255
+}
+
+// render has the renderer draw page n of the PDF in grey, its long side
+// RenderPixels, within the render timeout and MaxImagePixels.
+func render(ctx context.Context, o *ImageOptions, r io.ReaderAt, size int64, n int) (*PageImage, error) {
+	t := o.RenderTimeout
+	if t <= 0 {
+		t = DefaultRenderTimeout
+	}
+	rctx, cancel := context.WithTimeout(ctx, t)
+	defer cancel()
+	p := strconv.Itoa(n)
+	cmd := exec.CommandContext(rctx, o.Renderer, "-f", p, "-l", p, "-gray", "-scale-to", strconv.Itoa(RenderPixels), "-")
+	cmd.Stdin = io.NewSectionReader(r, 0, size)
+	out := &limitedBuffer{max: RenderPixels*RenderPixels + 64}
+	cmd.Stdout = out
+	cmd.WaitDelay = 2 * time.Second
+	err := cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("%w: %v", ErrTimeout, ctx.Err())
+	case rctx.Err() != nil:
+		return nil, pageErr(&LimitError{Limit: LimitRenderTime, Max: int64(t)}, n)
+	case out.over:
+		return nil, pageErr(&LimitError{Limit: LimitImagePixels, Max: MaxImagePixels}, n)
+	case err != nil:
+		return nil, fmt.Errorf("%w: page %d: the renderer failed: %v", ErrImageUndecodable, n, err)
+	}
+	w, h, ok := pnmSize(out.b.Bytes())
+	if !ok {
+		return nil, fmt.Errorf("%w: page %d: the renderer gave no image", ErrImageUndecodable, n)
+	}
+	return &PageImage{Data: out.b.Bytes(), Format: ImagePNM, Width: w, Height: h, Rendered: true}, nil
+}
+
+// pnmSize reads the width and height of a binary PNM's header.
+func pnmSize(b []byte) (w, h int, ok bool) {
+	if len(b) < 3 || b[0] != 'P' || b[1] < '4' || b[1] > '6' {
+		return 0, 0, false
+	}
+	f := bytes.Fields(b[2:min(len(b), 64)])
+	if len(f) < 2 {
+		return 0, 0, false
+	}
+	w, err1 := strconv.Atoi(string(f[0]))
+	h, err2 := strconv.Atoi(string(f[1]))
+	return w, h, err1 == nil && err2 == nil && w > 0 && h > 0
+}
+
+// limitedBuffer keeps at most max bytes and remembers that more came.
+type limitedBuffer struct {
+	b    bytes.Buffer
+	max  int
+	over bool
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if l.b.Len()+len(p) > l.max {
+		l.over = true
+		return 0, errors.New("over its limit")
+	}
+	return l.b.Write(p)
+}

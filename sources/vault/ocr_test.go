@@ -1,0 +1,265 @@
+package vault_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/jpeg"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/ocr"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/samplevault"
+	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
+)
+
+// fakeEngine answers every page with the same result or error.
+type fakeEngine struct {
+	id     string
+	result *vault.OCRResult
+	err    error
+	calls  atomic.Int32
+}
+
+func (e *fakeEngine) ID() string { return e.id }
+
+func (e *fakeEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.OCRResult, error) {
+	e.calls.Add(1)
+	if img.Format != vault.OCRJPEG || !bytes.HasPrefix(img.Data, []byte{0xff, 0xd8}) {
+		return nil, errors.New("not the page's JPEG")
+	}
+	return e.result, e.err
+}
+
+// words is a result of the given words on one line, each at confidence c.
+func words(c float64, ws ...string) *vault.OCRResult {
+	r := &vault.OCRResult{Text: strings.Join(ws, " "), Confidence: c}
+	for i, w := range ws {
+		r.Words = append(r.Words, vault.OCRWord{Text: w, X: 0.1 + 0.1*float64(i), Y: 0.1, W: 0.08, H: 0.02, Confidence: c})
+	}
+	return r
+}
+
+// scanVault is the sample vault with downloads/scan.pdf, two scanned
+// pages (grey JPEGs), and downloads/notes.pdf, a page of text.
+func scanVault(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "vault")
+	if err := samplevault.Extract(root); err != nil {
+		t.Fatal(err)
+	}
+	img := image.NewGray(image.Rect(0, 0, 16, 16))
+	for i := range img.Pix {
+		img.Pix[i] = 200
+	}
+	var jpg bytes.Buffer
+	if err := jpeg.Encode(&jpg, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, root, map[string]string{
+		"downloads/scan.pdf":  string(hostilepdf.Scan(16, 16, jpg.Bytes(), jpg.Bytes())),
+		"downloads/notes.pdf": string(hostilepdf.Plain("Quokkas sleep in hollow logs by day.")),
+	})
+	return root
+}
+
+func openWith(t *testing.T, root, cache string, eng vault.OCREngine) *vault.Library {
+	t.Helper()
+	lib, err := vault.OpenLibrary(root, &vault.LibraryOptions{CacheDir: cache, OCR: eng})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib.Close() })
+	return lib
+}
+
+func search(t *testing.T, lib *vault.Library, dir, q string) *sources.Results {
+	t.Helper()
+	src, err := lib.Open(context.Background(), grant.KindDirectory, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := src.Search(context.Background(), sources.Query{Text: q, Limit: 5, ExcerptChars: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// searchAll searches until the answer is complete: scanned pages are
+// recognised after the index takes in the text.
+func searchAll(t *testing.T, lib *vault.Library, dir, q string) *sources.Results {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		res := search(t, lib, dir, q)
+		if res.Indexing == nil || time.Now().After(deadline) {
+			return res
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func readPDF(t *testing.T, lib *vault.Library, rel string) (*sources.Document, *sources.Metadata) {
+	t.Helper()
+	src, err := lib.Open(context.Background(), grant.KindFile, rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := src.Read(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := src.(sources.Describer).Describe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc, md
+}
+
+// TestOCRRecognisesScannedPages: the pages of an image-only PDF are
+// recognised by the library's engine, searched, read and described as
+// recognised, and cached: another process with the same engine does not
+// run it again.
+func TestOCRRecognisesScannedPages(t *testing.T) {
+	root := scanVault(t)
+	cache := t.TempDir()
+	eng := &fakeEngine{id: "fake 1 eng", result: words(0.91, "Wombats", "dig", "burrows", "under", "eucalyptus", "roots")}
+	lib := openWith(t, root, cache, eng)
+
+	res := search(t, lib, "downloads", "wombats dig burrows")
+	if res.Indexing == nil && (len(res.Hits) == 0 || res.Hits[0].Path != "downloads/scan.pdf") {
+		t.Errorf("a search before the scan is recognised is not partial: %+v", res)
+	}
+	res = searchAll(t, lib, "downloads", "wombats dig burrows")
+	if len(res.Hits) == 0 || res.Hits[0].Path != "downloads/scan.pdf" {
+		t.Fatalf("hits %+v, want the scan first", res.Hits)
+	}
+	if h := res.Hits[0]; h.OCR == nil || h.OCR.Confidence != 0.91 || !strings.Contains(h.Excerpt, "eucalyptus") {
+		t.Errorf("hit %+v, want a recognised excerpt at 0.91", h)
+	}
+	if res := search(t, lib, "downloads", "quokkas hollow logs"); len(res.Hits) == 0 || res.Hits[0].Path != "downloads/notes.pdf" || res.Hits[0].OCR != nil {
+		t.Errorf("text page: %+v", res.Hits)
+	}
+
+	doc, md := readPDF(t, lib, "downloads/scan.pdf")
+	for i, p := range doc.Parts {
+		if p.NoTextLayer || p.OCR == nil || p.OCR.Confidence != 0.91 || p.Text != "Wombats dig burrows under eucalyptus roots" || p.Page != i+1 {
+			t.Errorf("part %d: %+v", i, p)
+		}
+	}
+	if md.OCRPages != 2 || md.OCRConfidence != 0.91 {
+		t.Errorf("metadata: %d pages at %v, want 2 at 0.91", md.OCRPages, md.OCRConfidence)
+	}
+	if n := eng.calls.Load(); n != 2 {
+		t.Errorf("engine ran %d times, want once per page", n)
+	}
+	lib.Close()
+
+	again := &fakeEngine{id: eng.id, err: errors.New("must not run")}
+	lib2 := openWith(t, root, cache, again)
+	doc2, _ := readPDF(t, lib2, "downloads/scan.pdf")
+	if diff := cmp.Diff(doc, doc2); diff != "" {
+		t.Errorf("cached read differs (-first +again):\n%s", diff)
+	}
+	if n := again.calls.Load(); n != 0 {
+		t.Errorf("the cached pages were recognised again (%d calls)", n)
+	}
+	// Another engine (version, languages) is another key.
+	other := &fakeEngine{id: "fake 2 eng+jpn", result: words(0.5, "Numbats")}
+	doc3, _ := readPDF(t, openWith(t, root, cache, other), "downloads/scan.pdf")
+	if other.calls.Load() != 2 || doc3.Parts[0].Text != "Numbats" {
+		t.Errorf("another engine: %d calls, text %q", other.calls.Load(), doc3.Parts[0].Text)
+	}
+}
+
+// TestOCRBadEngine: an engine that times out, crashes or prints garbage
+// leaves the page without text, with the reason, and the rest of the
+// library is indexed; without an engine the page says so in one line.
+func TestOCRBadEngine(t *testing.T) {
+	tests := []struct {
+		name string
+		eng  vault.OCREngine
+		note string
+	}{
+		{"hangs", &fakeEngine{id: "hangs", err: ocr.ErrTimeout}, "OCR timed out on the page"},
+		{"crashes", &fakeEngine{id: "crashes", err: ocr.ErrFailed}, "the OCR engine failed on the page"},
+		{"garbage", &fakeEngine{id: "garbage", result: words(0.05, "%%", "~~", "|")}, "OCR read nothing that is text on the page"},
+		{"empty", &fakeEngine{id: "empty", result: &vault.OCRResult{}}, "OCR found no text on the page"},
+		{"off", vault.NoOCR, "no OCR: it is turned off"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lib := openWith(t, scanVault(t), t.TempDir(), tc.eng)
+			if res := search(t, lib, "downloads", "quokkas hollow logs"); len(res.Hits) == 0 || res.Hits[0].Path != "downloads/notes.pdf" {
+				t.Errorf("the text PDF is not found: %+v", res.Hits)
+			}
+			doc, md := readPDF(t, lib, "downloads/scan.pdf")
+			for i, p := range doc.Parts {
+				if !p.NoTextLayer || p.Text != "" || p.OCR != nil || p.Note != tc.note {
+					t.Errorf("part %d: %+v, want no text and the note %q", i, p, tc.note)
+				}
+			}
+			if md.OCRPages != 0 {
+				t.Errorf("metadata counts %d recognised pages", md.OCRPages)
+			}
+		})
+	}
+}
+
+// TestOCRTesseract recognises a 200-dpi scan of a born-digital corpus
+// page with the real program: its words are found, read and marked.
+func TestOCRTesseract(t *testing.T) {
+	for _, p := range []string{"tesseract", "pdftoppm", "img2pdf"} {
+		if _, err := exec.LookPath(p); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is not installed (CI installs it)", p)
+			}
+			t.Skipf("%s is not installed", p)
+		}
+	}
+	eng, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	src := filepath.Join(corpus.Dir(t, "pdfs"), "arxiv-1406.2661.pdf")
+	if b, err := exec.Command("pdftoppm", "-f", "1", "-l", "1", "-r", "200", "-gray", "-jpeg", "-singlefile", src, filepath.Join(tmp, "p")).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v: %s", err, b)
+	}
+	scan, err := exec.Command("img2pdf", filepath.Join(tmp, "p.jpg")).Output()
+	if err != nil {
+		t.Fatalf("img2pdf: %v", err)
+	}
+	root := scanVault(t)
+	writeFiles(t, root, map[string]string{"downloads/gan-scan.pdf": string(scan)})
+	lib := openWith(t, root, t.TempDir(), eng)
+	doc, md := readPDF(t, lib, "downloads/gan-scan.pdf")
+	p := doc.Parts[0]
+	if p.OCR == nil || p.OCR.Confidence < 0.8 || !strings.Contains(p.Text, "Generative Adversarial Nets") {
+		t.Fatalf("page 1: ocr %+v, text %.200q", p.OCR, p.Text)
+	}
+	if md.OCRPages != 1 {
+		t.Errorf("metadata: %d recognised pages", md.OCRPages)
+	}
+	res := searchAll(t, lib, "downloads", "adversarial process generative model discriminative")
+	found := false
+	for _, h := range res.Hits[:min(3, len(res.Hits))] {
+		found = found || h.Path == "downloads/gan-scan.pdf" && h.Page == 1 && h.OCR != nil
+	}
+	if !found {
+		t.Errorf("the scanned page is not in the first 3 cards: %+v", res.Hits)
+	}
+}

@@ -1,0 +1,53 @@
+package tools
+
+import (
+	"context"
+	"strings"
+
+	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/internal/figure"
+	"github.com/researchctx/researchctx/sources"
+)
+
+// figureInfos is the figures list of a read's metadata.
+func figureInfos(figs []sources.Figure) []FigureInfo {
+	var out []FigureInfo
+	for _, f := range figs {
+		out = append(out, FigureInfo{ID: f.ID, Kind: f.Kind, Number: f.Number, Page: f.Page, Caption: f.Caption})
+	}
+	return out
+}
+
+// captionURI is the citation URI of the figure, table or algorithm whose
+// caption a card's excerpt starts in or mostly is (#figure=N), or "" when
+// the excerpt is no caption or its source does not read figures.
+func (t *Toolset) captionURI(ctx context.Context, h sources.Hit, excerpt string) string {
+	excerpt = strings.TrimSpace(strings.TrimSuffix(excerpt, "…"))
+	if h.Path == "" || h.Page == 0 || excerpt == "" || !strings.HasSuffix(strings.ToLower(h.Path), ".pdf") {
+		return ""
+	}
+	at := strings.Index(h.Text, excerpt)
+	if at < 0 {
+		return ""
+	}
+	src, inner := t.owner(h.Path)
+	if src != nil && inner != "" {
+		src, _ = t.paperInside(ctx, src, inner)
+	}
+	if _, ok := src.(sources.RegionReader); !ok {
+		return ""
+	}
+	rr, _ := src.(sources.RegionReader)
+	end := at + len(excerpt)
+	for _, s := range figure.Spans(h.Text) {
+		if at >= s.Start && at < s.End || 2*(min(end, s.End)-max(at, s.Start)) >= len(excerpt) {
+			// Only an item the source reads on this page: the URI
+			// handed out must read back.
+			if reg, err := rr.Region(ctx, s.ID); err == nil && reg.Path == h.Path && reg.Page == h.Page {
+				return cite.Item(h.Path, s.ID)
+			}
+			return ""
+		}
+	}
+	return ""
+}

@@ -1,0 +1,181 @@
+package tools_test
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/researchctx/researchctx/cite"
+	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/tools"
+)
+
+// corpusCaption is one caption of internal/figure/testdata/captions.tsv,
+// the hand-made truth of the corpus PDFs' figures and tables.
+type corpusCaption struct {
+	file, kind, number, caption string
+}
+
+func corpusCaptions(t *testing.T) []corpusCaption {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "internal", "figure", "testdata", "captions.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []corpusCaption
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		c := strings.Split(sc.Text(), "\t")
+		if len(c) != 5 || strings.HasPrefix(c[0], "#") {
+			continue
+		}
+		out = append(out, corpusCaption{file: c[0], kind: c[1], number: c[2], caption: c[4]})
+	}
+	return out
+}
+
+// letters keeps the letters and digits of s, folded to lower case.
+func letters(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// TestCorpusFigureReads reads every figure and table of the corpus truth
+// by its host fragment (#figure=N, #table=N, #algorithm=N) on the copied
+// corpus PDFs, granted as a folder of loose PDFs, and counts the reads that
+// return the caption and cite the fragment; the files measured apart are
+// the held-out half of internal/figure's corpus test (every other file in
+// name order). docs/benchmarks.md reports the figures.
+func TestCorpusFigureReads(t *testing.T) {
+	dir := corpus.Dir(t, "pdfs")
+	truth := corpusCaptions(t)
+	paths, err := filepath.Glob(filepath.Join(dir, "*.pdf"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no corpus PDFs: %v", err)
+	}
+	var files []string
+	for _, p := range paths {
+		files = append(files, strings.TrimSuffix(filepath.Base(p), ".pdf"))
+	}
+	sort.Strings(files)
+	held := map[string]bool{}
+	for i, name := range files {
+		held[name] = i%2 == 1
+	}
+	readChars, turnChars, cardChars := 600, grant.MaxBudget.TurnChars, 200
+	copyCorpus := func(vault string) {
+		if err := os.MkdirAll(filepath.Join(vault, "corpus"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(vault, "corpus", filepath.Base(p)), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	budget := &grant.BudgetOverrides{ReadChars: &readChars, TurnChars: &turnChars, CardChars: &cardChars}
+	f := newFixtureWith(t, budget, copyCorpus, "corpus")
+	ctx := context.Background()
+	type tally struct{ n, ok, checked int }
+	var dev, out tally
+	for _, c := range truth {
+		if c.caption == "" {
+			continue
+		}
+		s := &dev
+		if held[c.file] {
+			s = &out
+		}
+		s.n++
+		uri := cite.Item("corpus/"+c.file+".pdf", c.kind+"-"+c.number)
+		res, err := f.ts.Read(ctx, tools.ReadInput{Target: uri})
+		want := []rune(letters(c.caption))
+		if len(want) > 30 {
+			want = want[:30]
+		}
+		switch {
+		case err != nil:
+			t.Logf("%s: %v", uri, err)
+		case res.CitationURI != uri:
+			t.Logf("%s: cited %q", uri, res.CitationURI)
+		case !strings.Contains(letters(res.Text), string(want)):
+			t.Logf("%s: text %q lacks the caption %q", uri, firstRunes(res.Text, 120), c.caption)
+		default:
+			s.ok++
+		}
+	}
+	for _, r := range []struct {
+		name string
+		s    tally
+	}{{"rules written on", dev}, {"held out", out}} {
+		t.Logf("%s: %d of %d #figure=N/#table=N reads return the caption (%.3f)", r.name, r.s.ok, r.s.n, float64(r.s.ok)/float64(max(1, r.s.n)))
+	}
+	if rate := float64(out.ok) / float64(max(1, out.n)); rate < 0.90 {
+		t.Errorf("held-out reads returning the caption: %.3f, want ≥ 0.90", rate)
+	}
+
+	// A search for a caption's words: one of the first three cards is
+	// the caption, cited as its item. Each half searches in a turn of its
+	// own, the budget of one turn holding about 200 searches.
+	for _, half := range []bool{false, true} {
+		g := newFixtureWith(t, budget, copyCorpus, "corpus")
+		n, ok := 0, 0
+		for _, c := range truth {
+			if c.caption == "" || held[c.file] != half {
+				continue
+			}
+			words := strings.Fields(c.caption)
+			if len(words) < 3 {
+				continue // too few words to find one caption by
+			}
+			n++
+			q := strings.Join(words[:min(len(words), 8)], " ")
+			res, err := g.ts.Search(ctx, tools.SearchInput{Query: q, Source: "corpus", Limit: 3})
+			if err != nil {
+				t.Fatalf("search %q: %v", q, err)
+			}
+			uri := cite.Item("corpus/"+c.file+".pdf", c.kind+"-"+c.number)
+			found := false
+			for _, card := range res.Cards {
+				found = found || card.CitationURI == uri
+			}
+			if found {
+				ok++
+			} else if testing.Verbose() {
+				var got []string
+				for _, card := range res.Cards {
+					got = append(got, card.CitationURI)
+				}
+				t.Logf("search %q: cards %q, want %s", q, got, uri)
+			}
+		}
+		name := "rules written on"
+		if half {
+			name = "held out"
+		}
+		t.Logf("%s: %d of %d caption searches have the item's URI in the first 3 cards (%.3f)", name, ok, n, float64(ok)/float64(max(1, n)))
+	}
+}
+
+func firstRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
