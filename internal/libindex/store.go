@@ -235,6 +235,13 @@ func encodeSegment(items []string, first []int, units []Unit, ix *index.Index) (
 type sliceWriter struct{ b []byte }
 
 func (w *sliceWriter) Write(p []byte) (int, error) {
+	if cap(w.b)-len(w.b) < len(p) {
+		// Grown to fit exactly: the index is written in one piece, and
+		// doubling would hold up to twice the segment in memory.
+		b := make([]byte, len(w.b), len(w.b)+len(p))
+		copy(b, w.b)
+		w.b = b
+	}
 	w.b = append(w.b, p...)
 	return len(p), nil
 }

@@ -35,10 +35,29 @@ type LibraryOptions struct {
 	// index. It is called on the indexing goroutine (the search's, when
 	// nothing was left to index) and must return quickly.
 	Progress func(ref string, done, total int)
+	// OnProgress, when set, is called when Progress is, with the build's
+	// pace too: pages (search units) indexed, pages per second and the
+	// time left at that pace.
+	OnProgress func(IndexProgress)
 	// IndexWait is how long a search waits for the library index to take
 	// in what it needs before it answers from what is indexed so far
 	// (saying so in sources.Results.Indexing); 0 means DefaultIndexWait.
 	IndexWait time.Duration
+}
+
+// IndexProgress is how far the library index is in taking in a
+// directory's items, for LibraryOptions.OnProgress.
+type IndexProgress struct {
+	Ref         string // the directory's
+	Done, Total int    // items (papers, text files) done and queued
+	// Pages is how many pages, sections and text files the build has
+	// indexed so far; PagesPerSecond its pace over the last half minute
+	// or so, and ETA the time left for the items queued at that pace;
+	// both 0 until the build has run for a quarter of a second, and once
+	// every item is done.
+	Pages          int
+	PagesPerSecond float64
+	ETA            time.Duration
 }
 
 // DefaultIndexWait is how long a search waits for the library index by
@@ -56,6 +75,7 @@ type Library struct {
 	rel      relGraph
 	cacheDir string // "" when disabled
 	progress func(ref string, done, total int)
+	onProg   func(IndexProgress)
 	wait     time.Duration
 
 	libOnce sync.Once
@@ -83,6 +103,7 @@ func newLibrary(v *catalog.Vault, opts *LibraryOptions) *Library {
 	if opts != nil {
 		dir = opts.CacheDir
 		l.progress = opts.Progress
+		l.onProg = opts.OnProgress
 		l.wait = opts.IndexWait
 	}
 	if l.wait <= 0 {
@@ -345,8 +366,22 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 	}
 	x := l.libIndex()
 	var progress func(done, total int)
-	if f := l.progress; f != nil && ref != "" {
-		progress = func(done, total int) { f(ref, done, total) }
+	if f, g := l.progress, l.onProg; (f != nil || g != nil) && ref != "" {
+		progress = func(done, total int) {
+			if f != nil {
+				f(ref, done, total)
+			}
+			if g != nil {
+				p := IndexProgress{Ref: ref, Done: done, Total: total}
+				if j := x.Running(); j != nil {
+					p.Pages = j.Pages()
+					if done < total {
+						_, p.PagesPerSecond, p.ETA = j.Rate()
+					}
+				}
+				g(p)
+			}
+		}
 	}
 	var indexing *sources.Indexing
 	if before := x.Snapshot(); ensured != nil && ensured.Load() == before {
