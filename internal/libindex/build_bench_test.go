@@ -63,9 +63,10 @@ func (l *pageLibrary) extract(_ context.Context, key string) ([]Unit, error) {
 }
 
 // peakHeap samples the live heap (as the last garbage collection found
-// it) until stop is called and returns the largest sample.
-func peakHeap() (stop func() uint64) {
-	var peak atomic.Uint64
+// it) and the process's resident anonymous and file-backed memory (Linux)
+// until stop is called, and returns the largest samples.
+func peakHeap() (stop func() (heap, anon, file uint64)) {
+	var peak, peakAnon, peakFile atomic.Uint64
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -79,6 +80,9 @@ func peakHeap() (stop func() uint64) {
 			if v := s[0].Value.Uint64(); v > peak.Load() {
 				peak.Store(v)
 			}
+			anon, file := residentKB()
+			peakAnon.Store(max(peakAnon.Load(), anon<<10))
+			peakFile.Store(max(peakFile.Load(), file<<10))
 			select {
 			case <-done:
 				return
@@ -86,11 +90,34 @@ func peakHeap() (stop func() uint64) {
 			}
 		}
 	}()
-	return func() uint64 {
+	return func() (uint64, uint64, uint64) {
 		close(done)
 		wg.Wait()
-		return peak.Load()
+		return peak.Load(), peakAnon.Load(), peakFile.Load()
 	}
+}
+
+// residentKB returns RssAnon and RssFile of /proc/self/status, 0 where
+// there is none.
+func residentKB() (anon, file uint64) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		v, _ := strconv.ParseUint(f[1], 10, 64)
+		switch f[0] {
+		case "RssAnon:":
+			anon = v
+		case "RssFile:":
+			file = v
+		}
+	}
+	return anon, file
 }
 
 // BenchmarkBuildLibrary builds an index on disk of generated libraries of
@@ -121,8 +148,9 @@ func BenchmarkBuildLibrary(b *testing.B) {
 			}
 			var pages, segs, merges int
 			var wall, cpu time.Duration
-			var peak uint64
+			var peak, anon, file uint64
 			var lat []time.Duration
+			var etaErr [2][]float64 // per cent, ETA over the time it took
 			for range b.N {
 				dir := b.TempDir()
 				runtime.GC()
@@ -130,14 +158,34 @@ func BenchmarkBuildLibrary(b *testing.B) {
 				cpu0 := procstat.CPUTime()
 				st := time.Now()
 				x := Open(Options{Dir: dir, Extract: lib.extract})
-				j := x.Ensure(items, "", nil)
+				// The build's ETA at a quarter and at half of the items,
+				// against the time it then took.
+				var at [2]time.Time
+				var eta [2]time.Duration
+				progress := func(done, total int) {
+					for q, frac := range []int{4, 2} {
+						if done == total/frac && at[q].IsZero() {
+							if j := x.Running(); j != nil {
+								_, _, eta[q] = j.Rate()
+								at[q] = time.Now()
+							}
+						}
+					}
+				}
+				j := x.Ensure(items, "bench", progress)
 				<-j.Done()
+				for q := range at {
+					if !at[q].IsZero() && eta[q] > 0 {
+						etaErr[q] = append(etaErr[q], 100*(float64(eta[q])/float64(time.Since(at[q]))-1))
+					}
+				}
 				if err := j.Err(); err != nil {
 					b.Fatal(err)
 				}
 				wall += time.Since(st)
 				cpu += procstat.CPUTime() - cpu0
-				peak = max(peak, stop())
+				h, a, f := stop()
+				peak, anon, file = max(peak, h), max(anon, a), max(file, f)
 				snap := x.Snapshot()
 				pages += snap.Docs()
 				segs = len(snap.segs)
@@ -148,8 +196,15 @@ func BenchmarkBuildLibrary(b *testing.B) {
 			b.ReportMetric(float64(pages)/wall.Seconds(), "pages/s")
 			b.ReportMetric(float64(pages)/cpu.Seconds(), "pages/cpu-s")
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+			b.ReportMetric(float64(anon)/(1<<20), "peak-anon-MB")
+			b.ReportMetric(float64(file)/(1<<20), "peak-file-MB")
 			b.ReportMetric(float64(segs), "segments")
 			b.ReportMetric(float64(merges)/float64(b.N), "merges")
+			for q, name := range []string{"eta-err-at-25%", "eta-err-at-50%"} {
+				if len(etaErr[q]) > 0 {
+					b.ReportMetric(etaErr[q][len(etaErr[q])-1], name)
+				}
+			}
 			slices.Sort(lat)
 			b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "search-p95-ms")
 		})
@@ -169,4 +224,20 @@ func searchLatencies(b *testing.B, snap *Snapshot, lib *pageLibrary) []time.Dura
 		out = append(out, time.Since(st))
 	}
 	return out
+}
+
+// BenchmarkManifestPublish clones and encodes a manifest of 10,000 items,
+// as a build does each time it publishes.
+func BenchmarkManifestPublish(b *testing.B) {
+	m := newManifest()
+	for i := range 10000 {
+		m.entries[fmt.Sprintf("paper:papers/p%06d", i)] = entry{stamp: "12345:1700000000000000000", seg: uint64(1 + i%20)}
+	}
+	for i := range 20 {
+		m.segs = append(m.segs, uint64(i+1))
+	}
+	b.ResetTimer()
+	for range b.N {
+		_ = m.clone().encode()
+	}
 }
