@@ -15,7 +15,10 @@
 //
 // Building runs in the background on all cores. A caller that cannot wait
 // for it searches what is published so far: segments are published every
-// second or so while a build runs.
+// second while the index is small, then each time the build's buffer is
+// full. Segments are merged in tiers as a build goes, none larger than
+// Options.MaxSegmentBytes, so that what a build holds in memory and what
+// it costs per page do not grow with the library.
 package libindex
 
 import (
