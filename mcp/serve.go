@@ -168,11 +168,13 @@ func (nopWriteCloser) Close() error { return nil }
 
 // MemoryLimit is the soft memory limit (see runtime/debug.SetMemoryLimit)
 // of a server process started through ServeIfRequested, unless GOMEMLIMIT
-// is set. The server is a helper that lives beside an agent; building a
-// directory index makes short-lived garbage, and without a limit the heap
-// peaks at about twice its live size. The limit is soft: a larger live
-// index still works, with more frequent collections.
-const MemoryLimit = 100 << 20
+// is set. The server lives beside an agent; building the library index
+// makes short-lived garbage, and without a limit the heap peaks at about
+// twice its live size. The limit is soft, and set above what a build
+// holds live (the index's buffers and merges, about 100 MB, and the PDFs
+// being extracted): below it, the collector would run back to back and
+// the build's cost per page would grow with the library.
+const MemoryLimit = 256 << 20
 
 // ServeIfRequested is the host's entry point, called first in main. When the
 // process was started as <exe> --agentero-context-mcp <grant-path>, it serves

@@ -28,7 +28,7 @@ const (
 func prewarm(ctx context.Context, plan *researchctx.Plan, pr *progress) error {
 	// Prewarming waits for the whole index (a search elsewhere would
 	// answer from part of it after a few seconds).
-	lib, err := vault.OpenLibrary(plan.Vault, &vault.LibraryOptions{Progress: pr.update, OCRProgress: pr.ocrUpdate, IndexWait: 24 * time.Hour})
+	lib, err := vault.OpenLibrary(plan.Vault, &vault.LibraryOptions{OnProgress: pr.update, OCRProgress: pr.ocrUpdate, IndexWait: 24 * time.Hour})
 	if err != nil {
 		return fmt.Errorf("opening the vault: %w", err)
 	}
@@ -53,9 +53,10 @@ func prewarm(ctx context.Context, plan *researchctx.Plan, pr *progress) error {
 }
 
 // progress prints a line on stderr while indexing takes longer than after:
-// the source, files done of the total, the rate and the time left. On a
-// terminal the line is redrawn in place; elsewhere a new line is printed
-// every few seconds.
+// the source, files done of the total, pages indexed, pages per second and
+// the time left, both at the index build's pace over the last half minute
+// (from the start, until the build has one). On a terminal the line is
+// redrawn in place; elsewhere a new line is printed every few seconds.
 type progress struct {
 	w     io.Writer
 	tty   bool
@@ -66,6 +67,9 @@ type progress struct {
 	ref         string
 	began       time.Time // when ref's indexing began
 	done, total int
+	pages       int
+	pace        float64       // pages per second, 0 when not known yet
+	eta         time.Duration // at that pace
 	// ocrDone and ocrTotal count scanned pages recognised and queued, in
 	// the whole library since it opened: counted apart from files, as a
 	// page takes seconds where a file takes milliseconds.
@@ -88,14 +92,14 @@ func newProgress(w io.Writer, after, tick, pipeTick time.Duration) *progress {
 	return p
 }
 
-// update is the vault.LibraryOptions.Progress hook.
-func (p *progress) update(ref string, done, total int) {
+// update is the vault.LibraryOptions.OnProgress hook.
+func (p *progress) update(ip vault.IndexProgress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if ref != p.ref {
+	if ip.Path != p.ref {
 		return // a directory inside the source being warmed reports its own ref
 	}
-	p.done, p.total = done, total
+	p.done, p.total, p.pages, p.pace, p.eta = ip.Done, ip.Total, ip.Pages, ip.PagesPerSecond, ip.ETA
 }
 
 // ocrUpdate is the vault.LibraryOptions.OCRProgress hook.
@@ -118,7 +122,7 @@ func (p *progress) begin(ref string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.finishLocked()
-	p.ref, p.began, p.done, p.total, p.shown = ref, time.Now(), 0, 0, false
+	p.ref, p.began, p.done, p.total, p.pages, p.pace, p.eta, p.shown = ref, time.Now(), 0, 0, 0, 0, 0, false
 }
 
 func (p *progress) start() {
@@ -156,10 +160,14 @@ func (p *progress) printLocked() {
 	el := time.Since(p.began)
 	s := fmt.Sprintf("indexing %s… %s", p.ref, el.Round(time.Second))
 	if p.total > 0 {
-		rate := float64(p.done) / el.Seconds()
-		s = fmt.Sprintf("indexing %s: %d/%d files, %.0f files/s", p.ref, p.done, p.total, rate)
-		if rate > 0 {
-			left := time.Duration(float64(p.total-p.done) / rate * float64(time.Second))
+		pace, left := p.pace, p.eta
+		if pace <= 0 && p.done > 0 {
+			// The build has no pace yet: the average since the start.
+			pace = float64(p.pages) / el.Seconds()
+			left = time.Duration(float64(p.total-p.done) / float64(p.done) * float64(el))
+		}
+		s = fmt.Sprintf("indexing %s: %d/%d files, %d pages, %.0f pages/s", p.ref, p.done, p.total, p.pages, pace)
+		if p.done > 0 {
 			s += fmt.Sprintf(", ETA %s", left.Round(time.Second))
 		}
 	}

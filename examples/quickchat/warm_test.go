@@ -32,8 +32,8 @@ func bigVault(t *testing.T, n int) string {
 }
 
 // TestPrewarmProgress indexes a directory of a few thousand files with the
-// progress threshold lowered to zero: progress lines with count, rate and
-// ETA appear, then a summary; a second, cached run prints nothing with the
+// progress threshold lowered to zero: progress lines with count, pages,
+// pages per second and ETA appear, then a summary; a second, cached run prints nothing with the
 // real threshold.
 func TestPrewarmProgress(t *testing.T) {
 	const n = 3000
@@ -50,7 +50,7 @@ func TestPrewarmProgress(t *testing.T) {
 	}
 	took := time.Since(start)
 	out := buf.String()
-	line := regexp.MustCompile(`(?m)^indexing notes: (\d+)/(\d+) files, \d+ files/s, ETA \d+(\.\d+)?(ms|s|m\d+s)$`)
+	line := regexp.MustCompile(`(?m)^indexing notes: (\d+)/(\d+) files, [1-9]\d* pages, [1-9]\d* pages/s, ETA \d+(\.\d+)?(ms|s|m\d+s)$`)
 	m := line.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no progress line with count, rate and ETA after %v:\n%s", took, out)

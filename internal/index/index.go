@@ -165,6 +165,9 @@ type Tokenized struct {
 	title, body []textnorm.Token
 }
 
+// Len returns the number of tokens of the document, stop words included.
+func (t Tokenized) Len() int { return len(t.title) + len(t.body) }
+
 // Tokenize tokenises doc for AddTokenized.
 func Tokenize(doc Doc) Tokenized {
 	return Tokenized{doc: doc, title: textnorm.Tokens(doc.Title), body: textnorm.Tokens(doc.Body)}

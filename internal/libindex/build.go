@@ -144,7 +144,7 @@ func (w *writer) index(job *Job, batch []Item) error {
 	todo := batch[:0]
 	for _, it := range batch {
 		if e, ok := w.man.entries[it.Key]; ok && e.stamp == it.Stamp {
-			job.step(x.opts.Progress) // another process indexed it meanwhile
+			job.step(x.opts.Progress, 0) // another process indexed it meanwhile
 			continue
 		}
 		todo = append(todo, it)
@@ -191,18 +191,25 @@ func (w *writer) index(job *Job, batch []Item) error {
 	var pend pending
 	last := time.Now()
 	for e := range out {
+		if pend.bytes > 0 && pend.bytes+e.size() > x.opts.BufferBytes {
+			// The buffer is full: publish it and start another.
+			if err := w.flushAndMerge(&pend); err != nil {
+				return err
+			}
+			last = time.Now()
+		}
 		if err := pend.add(e); err != nil {
 			// The segment is full: publish it and start another.
-			if err := w.flush(&pend); err != nil {
+			if err := w.flushAndMerge(&pend); err != nil {
 				return err
 			}
 			if err := pend.add(e); err != nil {
 				return err
 			}
 		}
-		job.step(x.opts.Progress)
-		if time.Since(last) >= x.opts.FlushEvery && w.worthFlushing(&pend) {
-			if err := w.flush(&pend); err != nil {
+		job.step(x.opts.Progress, len(e.units))
+		if time.Since(last) >= x.opts.FlushEvery && len(w.man.segs) < earlySegments {
+			if err := w.flushAndMerge(&pend); err != nil {
 				return err
 			}
 			last = time.Now()
@@ -211,21 +218,106 @@ func (w *writer) index(job *Job, batch []Item) error {
 	if err := x.ctx.Err(); err != nil {
 		return err
 	}
-	return w.flush(&pend)
+	return w.flushAndMerge(&pend)
 }
 
-// worthFlushing reports whether the pending segment should be published
-// now that FlushEvery has passed: always while the index has few
-// segments, then only once it holds a quarter of the published documents.
-func (w *writer) worthFlushing(p *pending) bool {
-	if len(w.man.segs) < 4 {
-		return true
+// earlySegments is how many segments a build publishes every FlushEvery
+// before it publishes only full buffers.
+const earlySegments = 4
+
+// flushAndMerge publishes the pending segment and then merges a tier of
+// segments that has grown full, if any.
+func (w *writer) flushAndMerge(p *pending) error {
+	if err := w.flush(p); err != nil {
+		return err
 	}
+	for {
+		pick := w.tierMerge()
+		if pick == nil {
+			return nil
+		}
+		if err := w.mergeIDs(pick); err != nil {
+			return err
+		}
+	}
+}
+
+// size estimates what an extracted item holds in a pending segment: its
+// units' text and fields, and its postings (a position and its share of
+// a posting, 8 bytes a token).
+func (e *extracted) size() int {
+	n := 0
+	for i, u := range e.units {
+		n += len(u.Path) + len(u.Label) + len(u.Section) + len(u.Title) + len(u.Text) + 64
+		if i < len(e.toks) {
+			n += 8 * e.toks[i].Len()
+		}
+	}
+	return n
+}
+
+// segSize is what segment id weighs in a merge: its file's bytes, scaled
+// to its live documents.
+func (x *Index) segSize(m *manifest, id uint64) int {
+	s := x.segs[id]
+	if s == nil || len(s.units) == 0 {
+		return 0
+	}
+	return int(int64(len(s.data)) * int64(x.liveDocs(m, id)) / int64(len(s.units)))
+}
+
+// tierMerge returns the segments of the smallest tier that holds
+// SegmentsPerTier of them, to be merged into one no larger than
+// MaxSegmentBytes, or nil. Tier t holds segments of floor·8^t to
+// floor·8^(t+1) bytes, where floor is an eighth of BufferBytes (smaller
+// ones count as floor): as in Lucene's tiered policy, segments are merged
+// with others of their size, so that every byte is rewritten about
+// log₈(MaxSegmentBytes / floor) times whatever the library's size, and a
+// segment of more than half MaxSegmentBytes is never merged again during a
+// build.
+func (w *writer) tierMerge() []uint64 {
 	x := w.x
-	x.mu.Lock()
-	published := x.snap.set.Len()
-	x.mu.Unlock()
-	return 4*len(p.units) >= published
+	m := w.man
+	floor := max(x.opts.BufferBytes/8, 1)
+	limit := x.opts.MaxSegmentBytes
+	tiers := map[int][]uint64{}
+	size := map[uint64]int{}
+	for _, id := range m.segs {
+		sz := x.segSize(m, id)
+		if sz > limit/2 {
+			continue
+		}
+		size[id] = sz
+		t := 0
+		for b := floor * SegmentsPerTier; max(sz, floor) >= b && t < 32; b *= SegmentsPerTier {
+			t++
+		}
+		tiers[t] = append(tiers[t], id)
+	}
+	for t := range 33 {
+		ids := tiers[t]
+		if len(ids) < SegmentsPerTier {
+			continue
+		}
+		slices.SortStableFunc(ids, func(a, b uint64) int { return cmp.Compare(size[a], size[b]) })
+		if pick := withinLimit(ids[:SegmentsPerTier], size, limit); len(pick) >= 2 {
+			return pick
+		}
+	}
+	return nil
+}
+
+// withinLimit returns the first of ids (by ascending size) whose sizes
+// add up to at most limit.
+func withinLimit(ids []uint64, size map[uint64]int, limit int) []uint64 {
+	sum := 0
+	for i, id := range ids {
+		sum += size[id]
+		if sum > limit {
+			return ids[:i]
+		}
+	}
+	return ids
 }
 
 // unitTitle is what a unit's title is indexed from: its Title, none for a
@@ -278,6 +370,7 @@ type pending struct {
 	units  []Unit
 	failed map[string]entry // items with no units
 	stamps map[string]string
+	bytes  int // the estimated size of what it holds (see extracted.size)
 }
 
 func (p *pending) add(e extracted) error {
@@ -300,6 +393,7 @@ func (p *pending) add(e extracted) error {
 	}
 	p.items = append(p.items, e.item.Key)
 	p.first = append(p.first, len(p.units))
+	p.bytes += e.size()
 	p.stamps[e.item.Key] = e.item.Stamp
 	if e.err != "" {
 		p.failed[e.item.Key] = entry{stamp: e.item.Stamp, err: e.err}
@@ -400,16 +494,16 @@ func (x *Index) liveDocs(m *manifest, id uint64) int {
 }
 
 // merge drops segments with no live document and, while there are more
-// than MaxSegments, merges the smallest half of them into one, keeping
-// only live documents.
+// than MaxSegments, merges the smaller half of them (and one more) into
+// one, keeping only live documents and writing no segment larger than
+// MaxSegmentBytes.
 func (w *writer) merge() error {
 	x := w.x
 	m := w.man
-	live := func(id uint64) int { return x.liveDocs(m, id) }
 	var keep []uint64
 	dropped := false
 	for _, id := range m.segs {
-		if live(id) == 0 {
+		if x.liveDocs(m, id) == 0 {
 			dropped = true
 			continue
 		}
@@ -422,24 +516,32 @@ func (w *writer) merge() error {
 			return err
 		}
 	}
-	for len(m.segs) > x.opts.MaxSegments {
-		if err := w.mergeSmallest(); err != nil {
+	for len(w.man.segs) > x.opts.MaxSegments {
+		m := w.man
+		size := map[uint64]int{}
+		for _, id := range m.segs {
+			size[id] = x.segSize(m, id)
+		}
+		bySize := slices.Clone(m.segs)
+		slices.SortStableFunc(bySize, func(a, b uint64) int { return cmp.Compare(size[a], size[b]) })
+		pick := withinLimit(bySize[:len(bySize)/2+1], size, x.opts.MaxSegmentBytes)
+		if len(pick) < 2 {
+			return nil // the segments are as large as a merge may write
+		}
+		if err := w.mergeIDs(pick); err != nil {
 			return err
 		}
-		m = w.man
 	}
 	return nil
 }
 
-// mergeSmallest merges the smaller half of the segments (and one more)
-// into one, keeping only live documents.
-func (w *writer) mergeSmallest() error {
+// mergeIDs merges the segments pick into one, keeping only live
+// documents, in the order of the manifest. It reads the segments' mapped
+// pages and then releases them from memory: a build keeps in its resident
+// set what it merges now, not what it has merged.
+func (w *writer) mergeIDs(pick []uint64) error {
 	x := w.x
 	m := w.man
-	live := func(id uint64) int { return x.liveDocs(m, id) }
-	bySize := slices.Clone(m.segs)
-	slices.SortFunc(bySize, func(a, b uint64) int { return cmp.Compare(live(a), live(b)) })
-	pick := bySize[:len(bySize)/2+1]
 	picked := map[uint64]bool{}
 	for _, id := range pick {
 		picked[id] = true
@@ -450,6 +552,7 @@ func (w *writer) mergeSmallest() error {
 	first := []int{0}
 	var units []Unit
 	stamps := map[string]entry{}
+	var inputs []*segment
 	for _, id := range m.segs { // oldest first, as documents were added
 		if !picked[id] {
 			continue
@@ -477,11 +580,15 @@ func (w *writer) mergeSmallest() error {
 		}
 		segs = append(segs, s.ix)
 		keepMask = append(keepMask, mask)
+		inputs = append(inputs, s)
 	}
 	nm := m.clone()
 	id := nm.next
 	nm.next++
 	seg, err := w.writeSegment(id, items, first, units, index.Merge(segs, keepMask))
+	for _, s := range inputs {
+		release(s.data)
+	}
 	if err != nil {
 		return err
 	}
@@ -496,6 +603,7 @@ func (w *writer) mergeSmallest() error {
 		e.seg = id
 		nm.entries[k] = e
 	}
+	x.merges.Add(1)
 	return w.publish(nm, []*segment{seg})
 }
 

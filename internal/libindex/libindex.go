@@ -15,7 +15,10 @@
 //
 // Building runs in the background on all cores. A caller that cannot wait
 // for it searches what is published so far: segments are published every
-// second or so while a build runs.
+// second while the index is small, then each time the build's buffer is
+// full. Segments are merged in tiers as a build goes, none larger than
+// Options.MaxSegmentBytes, so that what a build holds in memory and what
+// it costs per page do not grow with the library.
 package libindex
 
 import (
@@ -73,18 +76,40 @@ type Options struct {
 	// times GOMAXPROCS.
 	Workers int
 	// FlushEvery is how often a running build publishes what it has
-	// indexed; 0 means one second. A segment is published no sooner than
-	// that and, once the index holds a few segments, only when it has at
-	// least a quarter of the documents already published, so segments
-	// grow geometrically and merges stay few.
+	// indexed while the index holds few segments, so that a search early
+	// in a first build finds something; 0 means one second. After that a
+	// segment is published when its buffer is full (BufferBytes).
 	FlushEvery time.Duration
-	// MaxSegments is the number of segments above which a build ends with
-	// a merge; 0 means 8.
+	// BufferBytes bounds the segment a build holds in memory before it
+	// writes it out: its units' text and an estimate of its postings; 0
+	// means DefaultBufferBytes.
+	BufferBytes int
+	// MaxSegmentBytes is the largest segment a merge writes, which bounds
+	// the memory a merge takes (about three times it); 0 means
+	// DefaultMaxSegmentBytes. Segments are merged in tiers (see
+	// SegmentsPerTier), so each byte is rewritten a few times at most,
+	// however large the library.
+	MaxSegmentBytes int
+	// MaxSegments is the number of segments above which a build ends by
+	// merging the smaller half of them, within MaxSegmentBytes; 0 means
+	// 8. A library larger than MaxSegments × MaxSegmentBytes keeps more
+	// segments, each near MaxSegmentBytes.
 	MaxSegments int
 	// Progress, when set, is called while a build runs with the number of
 	// items done and queued so far.
 	Progress func(done, total int)
 }
+
+// The defaults of Options' sizes. With them a build holds at most about
+// 100 MB whatever the size of the library: the segment being filled, the
+// items being extracted, and a merge of at most DefaultMaxSegmentBytes.
+const (
+	DefaultBufferBytes     = 8 << 20
+	DefaultMaxSegmentBytes = 48 << 20
+	// SegmentsPerTier is how many segments of about one size a build lets
+	// pile up before it merges them into one.
+	SegmentsPerTier = 8
+)
 
 // Index is a library index. It is safe for concurrent use.
 type Index struct {
@@ -103,6 +128,7 @@ type Index struct {
 	forget   map[string]bool     // keys to drop from the manifest
 	job      *Job                // the running build, nil when idle
 
+	merges atomic.Int64   // segments written by merges, for tests and benchmarks
 	builds sync.WaitGroup // running builds, which Close waits for
 	swept  atomic.Bool    // the folder's stale temporary files were removed
 }
@@ -122,6 +148,12 @@ func Open(opts Options) *Index {
 	if opts.MaxSegments <= 0 {
 		opts.MaxSegments = 8
 	}
+	if opts.BufferBytes <= 0 {
+		opts.BufferBytes = DefaultBufferBytes
+	}
+	if opts.MaxSegmentBytes <= 0 {
+		opts.MaxSegmentBytes = DefaultMaxSegmentBytes
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Index{opts: opts, ctx: ctx, cancel: cancel, segs: map[uint64]*segment{}, bad: map[uint64]bool{}, queue: map[string]string{}, inflight: map[string]string{}, forget: map[string]bool{}}
 }
@@ -139,6 +171,8 @@ type Job struct {
 	done        chan struct{}
 	mu          sync.Mutex
 	n, total    int
+	pages       int // units indexed
+	samples     []sample
 	err         error
 	subscribers map[string]func(done, total int)
 }
@@ -179,9 +213,69 @@ func (j *Job) add(n int) {
 	j.mu.Unlock()
 }
 
-func (j *Job) step(progress func(int, int)) {
+// Pages returns how many units (pages, sections, files) the build has
+// indexed so far.
+func (j *Job) Pages() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.pages
+}
+
+// sample is a Job's progress at one moment, for its rate.
+type sample struct {
+	at       time.Time
+	n, pages int
+}
+
+// rateWindow is how far back a Job's rate looks: long enough to smooth
+// over merges and large papers, short enough to follow a change of pace.
+const rateWindow = 30 * time.Second
+
+// Rate returns how many items and pages (units) the build indexes per
+// second, over the last half minute or so (since its first item, when
+// younger), and how long it needs for the items left at that rate; all
+// zero until it has run for a quarter of a second.
+func (j *Job) Rate() (items, pages float64, eta time.Duration) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.samples) < 2 {
+		return 0, 0, 0
+	}
+	a, b := j.samples[0], j.samples[len(j.samples)-1]
+	sec := b.at.Sub(a.at).Seconds()
+	if sec < 0.25 {
+		return 0, 0, 0
+	}
+	items, pages = float64(b.n-a.n)/sec, float64(b.pages-a.pages)/sec
+	if items > 0 {
+		eta = time.Duration(float64(j.total-j.n) / items * float64(time.Second))
+	}
+	return items, pages, eta
+}
+
+// record samples the progress: the newest sample follows the build, and a
+// new one starts every second; those older than rateWindow are dropped.
+// The first is taken at the first item, so that the folder's walk and the
+// first extraction do not count against the rate. Called with j.mu held.
+func (j *Job) record(now time.Time) {
+	s := sample{now, j.n, j.pages}
+	if k := len(j.samples); k >= 2 && j.samples[k-1].at.Sub(j.samples[k-2].at) < time.Second {
+		j.samples[k-1] = s
+		return
+	}
+	j.samples = append(j.samples, s)
+	drop := 0
+	for drop < len(j.samples)-2 && now.Sub(j.samples[drop+1].at) >= rateWindow {
+		drop++
+	}
+	j.samples = j.samples[drop:]
+}
+
+func (j *Job) step(progress func(int, int), pages int) {
 	j.mu.Lock()
 	j.n++
+	j.pages += pages
+	j.record(time.Now())
 	n, total := j.n, j.total
 	subs := make([]func(int, int), 0, len(j.subscribers))
 	for _, f := range j.subscribers {
@@ -250,6 +344,13 @@ func (x *Index) Ensure(items []Item, name string, progress func(done, total int)
 		go x.build(job)
 	}
 	return job
+}
+
+// Running returns the build running in this process, nil when idle.
+func (x *Index) Running() *Job {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.job
 }
 
 // Forget drops items from the index: their documents are dead from the

@@ -741,6 +741,83 @@ func TestKilledBuilderTemps(t *testing.T) {
 	}
 }
 
+// TestTieredMerges checks that a build whose buffer fills many times
+// merges segments of one size as it goes, never writes a segment much
+// larger than MaxSegmentBytes, and ends with every item searchable.
+func TestTieredMerges(t *testing.T) {
+	lib := newLibrary(400, 11)
+	const maxSeg = 24 << 10
+	x := Open(Options{Dir: t.TempDir(), Extract: lib.extract, BufferBytes: 4 << 10, MaxSegmentBytes: maxSeg, MaxSegments: 1000})
+	defer x.Close()
+	items := lib.items()
+	wait(t, x.Ensure(items, "", nil))
+	snap := x.Snapshot()
+	if x.merges.Load() == 0 {
+		t.Fatal("no merge while the buffer filled many times")
+	}
+	if n := snap.Docs(); n != 2*len(items) {
+		t.Fatalf("%d live documents, want %d", n, 2*len(items))
+	}
+	small := 0
+	for _, s := range snap.segs {
+		if len(s.data) > maxSeg+8<<10 {
+			t.Errorf("segment %d is %d bytes, over MaxSegmentBytes %d", s.id, len(s.data), maxSeg)
+		}
+		if len(s.data) <= maxSeg/2 {
+			small++
+		}
+	}
+	// At most SegmentsPerTier-1 in each of the two tiers below the
+	// largest segments (a buffer is 4 KiB, a tier 8 times the last).
+	if small >= 2*SegmentsPerTier {
+		t.Errorf("%d small segments left unmerged (of %d)", small, len(snap.segs))
+	}
+	w := &writer{x: x, man: snap.man}
+	if pick := w.tierMerge(); pick != nil {
+		t.Errorf("a full tier was left unmerged: %v", pick)
+	}
+	for _, it := range items[:20] {
+		if _, _, ok := snap.Status(it.Key); !ok {
+			t.Errorf("%s not indexed", it.Key)
+		}
+	}
+}
+
+// TestJobRate checks a build's pace: items and pages per second over the
+// samples kept, and the time left for the items queued.
+func TestJobRate(t *testing.T) {
+	j := &Job{done: make(chan struct{}), total: 100}
+	if i, p, eta := j.Rate(); i != 0 || p != 0 || eta != 0 {
+		t.Fatalf("rate before any item: %v %v %v", i, p, eta)
+	}
+	start := time.Now()
+	for k := range 21 {
+		j.mu.Lock()
+		j.n, j.pages = k, 10*k
+		j.record(start.Add(time.Duration(k) * 500 * time.Millisecond))
+		j.mu.Unlock()
+	}
+	// 20 items in 10 s: 2 items and 20 pages a second, 80 items left.
+	items, pages, eta := j.Rate()
+	if items != 2 || pages != 20 || eta != 40*time.Second {
+		t.Errorf("rate %v items/s, %v pages/s, ETA %v; want 2, 20, 40s", items, pages, eta)
+	}
+	// Samples older than the window are dropped: the pace follows the
+	// last half minute.
+	for k := 21; k <= 200; k++ {
+		j.mu.Lock()
+		j.n, j.pages = 20+(k-20)/5, 10*k
+		j.record(start.Add(time.Duration(k) * 500 * time.Millisecond))
+		j.mu.Unlock()
+	}
+	if items, _, _ := j.Rate(); items < 0.35 || items > 0.45 {
+		t.Errorf("rate %v items/s after slowing to 0.4", items)
+	}
+	if len(j.samples) > 32 {
+		t.Errorf("%d samples kept", len(j.samples))
+	}
+}
+
 // TestMarkUnitsKept checks that a mark unit keeps its kind and comment on
 // disk, that its comment is searched with its text and not its title, and
 // that its key sorts before its document's pages (ties go to the mark).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -82,11 +83,7 @@ type manifest struct {
 func newManifest() *manifest { return &manifest{next: 1, entries: map[string]entry{}} }
 
 func (m *manifest) clone() *manifest {
-	c := &manifest{version: m.version, next: m.next, segs: append([]uint64(nil), m.segs...), entries: make(map[string]entry, len(m.entries))}
-	for k, e := range m.entries {
-		c.entries[k] = e
-	}
-	return c
+	return &manifest{version: m.version, next: m.next, segs: slices.Clone(m.segs), entries: maps.Clone(m.entries)}
 }
 
 // without returns a copy of m without segment id and its items.
@@ -102,7 +99,12 @@ func (m *manifest) without(id uint64) *manifest {
 }
 
 func (m *manifest) encode() []byte {
-	b := []byte(manifestMagic)
+	size := len(manifestMagic) + 64 + len(m.version) + 10*len(m.segs)
+	for k, e := range m.entries {
+		size += len(k) + len(e.stamp) + len(e.err) + 4*binary.MaxVarintLen16
+	}
+	b := make([]byte, 0, size)
+	b = append(b, manifestMagic...)
 	b = binary.AppendUvarint(b, formatVersion)
 	b = binary.AppendUvarint(b, index.Version)
 	b = appendStr(b, m.version)
@@ -235,6 +237,13 @@ func encodeSegment(items []string, first []int, units []Unit, ix *index.Index) (
 type sliceWriter struct{ b []byte }
 
 func (w *sliceWriter) Write(p []byte) (int, error) {
+	if cap(w.b)-len(w.b) < len(p) {
+		// Grown to fit exactly: the index is written in one piece, and
+		// doubling would hold up to twice the segment in memory.
+		b := make([]byte, len(w.b), len(w.b)+len(p))
+		copy(b, w.b)
+		w.b = b
+	}
 	w.b = append(w.b, p...)
 	return len(p), nil
 }

@@ -35,6 +35,10 @@ type LibraryOptions struct {
 	// index. It is called on the indexing goroutine (the search's, when
 	// nothing was left to index) and must return quickly.
 	Progress func(ref string, done, total int)
+	// OnProgress, when set, is called when Progress is, with the build's
+	// pace too: pages (search units) indexed, pages per second and the
+	// time left at that pace.
+	OnProgress func(IndexProgress)
 	// IndexWait is how long a search waits for the library index to take
 	// in what it needs before it answers from what is indexed so far
 	// (saying so in sources.Results.Indexing); 0 means DefaultIndexWait.
@@ -54,6 +58,21 @@ type LibraryOptions struct {
 	OCRProgress func(done, total int)
 }
 
+// IndexProgress is how far the library index is in taking in a
+// directory's items, for LibraryOptions.OnProgress.
+type IndexProgress struct {
+	Path        string // the directory's
+	Done, Total int    // items (papers, text files) done and queued
+	// Pages is how many pages, sections and text files the build has
+	// indexed so far; PagesPerSecond its pace over the last half minute
+	// or so, and ETA the time left for the items queued at that pace;
+	// both 0 until the build has run for a quarter of a second, and once
+	// every item is done.
+	Pages          int
+	PagesPerSecond float64
+	ETA            time.Duration
+}
+
 // DefaultIndexWait is how long a search waits for the library index by
 // default.
 const DefaultIndexWait = 3 * time.Second
@@ -69,6 +88,7 @@ type Library struct {
 	rel      relGraph
 	cacheDir string // "" when disabled
 	progress func(ref string, done, total int)
+	onProg   func(IndexProgress)
 	wait     time.Duration
 
 	libOnce sync.Once
@@ -98,6 +118,7 @@ func newLibrary(v *catalog.Vault, opts *LibraryOptions) *Library {
 	if opts != nil {
 		dir = opts.CacheDir
 		l.progress = opts.Progress
+		l.onProg = opts.OnProgress
 		l.wait = opts.IndexWait
 		l.ocr.opt, l.ocr.progress = opts.OCR, opts.OCRProgress
 	}
@@ -366,8 +387,22 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 	}
 	x := l.libIndex()
 	var progress func(done, total int)
-	if f := l.progress; f != nil && ref != "" {
-		progress = func(done, total int) { f(ref, done, total) }
+	if f, g := l.progress, l.onProg; (f != nil || g != nil) && ref != "" {
+		progress = func(done, total int) {
+			if f != nil {
+				f(ref, done, total)
+			}
+			if g != nil {
+				p := IndexProgress{Path: ref, Done: done, Total: total}
+				if j := x.Running(); j != nil {
+					p.Pages = j.Pages()
+					if done < total {
+						_, p.PagesPerSecond, p.ETA = j.Rate()
+					}
+				}
+				g(p)
+			}
+		}
 	}
 	var indexing *sources.Indexing
 	if before := x.Snapshot(); ensured != nil && ensured.Load() == before {

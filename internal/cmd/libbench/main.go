@@ -18,6 +18,11 @@
 //
 //	go run ./internal/cmd/libbench -lib real -copies 20
 //	go run ./internal/cmd/libbench -lib synthetic -n 10000
+//
+// The process gets the server's soft memory limit (mcp.MemoryLimit) unless
+// GOMEMLIMIT is set or -memlimit says otherwise, so that its peak RSS is
+// the server's. LIBBENCH_BUILD_CPUPROFILE and LIBBENCH_BUILD_MEMPROFILE
+// write CPU and allocation profiles of the cold build.
 package main
 
 import (
@@ -32,6 +37,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -44,6 +50,7 @@ import (
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/procstat"
+	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -72,7 +79,11 @@ func main() {
 	warm := flag.Int("warm", 200, "warm searches")
 	child := flag.String("child", "", "internal: run as a new server process over this grant")
 	withPdftotext := flag.Bool("pdftotext", true, "real: time sequential pdftotext over the PDFs")
+	memLimit := flag.Int64("memlimit", mcp.MemoryLimit, "soft memory limit in bytes unless GOMEMLIMIT is set, as the server sets it (0: none)")
 	flag.Parse()
+	if os.Getenv("GOMEMLIMIT") == "" && *memLimit > 0 {
+		debug.SetMemoryLimit(*memLimit)
+	}
 	ctx := context.Background()
 	if *child != "" {
 		if err := runChild(ctx, *child, *warm, flag.Arg(0)); err != nil {
@@ -165,14 +176,31 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 	first := time.Since(st)
 	fmt.Printf("cold: first answer after %v (indexing %+v, %d cards)\n", first.Round(time.Millisecond), out.Indexing, len(out.Cards))
 	for out.Indexing.Total > 0 {
-		time.Sleep(50 * time.Millisecond)
+		// A search every half second, each in a turn of its own: a long
+		// build would spend one turn's budget.
+		time.Sleep(500 * time.Millisecond)
+		if err := next(); err != nil {
+			return err
+		}
 		if out, err = ts.Search(ctx, tools.SearchInput{Query: queries[0], Limit: 10}); err != nil {
 			return err
 		}
 	}
+	took, cpu := time.Since(st), procstat.CPUTime()
 	fmt.Printf("cold: index complete after %v (CPU %v), peak RSS of the building process %.1f MB\n",
-		time.Since(st).Round(time.Millisecond), procstat.CPUTime().Round(time.Millisecond), float64(procstat.PeakRSS())/(1<<20))
+		took.Round(time.Millisecond), cpu.Round(time.Millisecond), float64(procstat.PeakRSS())/(1<<20))
 	pprof.StopCPUProfile()
+	if p := os.Getenv("LIBBENCH_BUILD_MEMPROFILE"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		pprof.Lookup("allocs").WriteTo(f, 0)
+		f.Close()
+	}
+	if units := countUnits(dir); units > 0 {
+		fmt.Printf("cold: %d pages (units): %.0f pages/s of wall, %.0f pages per CPU second\n", units, float64(units)/took.Seconds(), float64(units)/cpu.Seconds())
+	}
 	// Let a background merge end before timing warm searches.
 	time.Sleep(2 * time.Second)
 
