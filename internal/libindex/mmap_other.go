@@ -9,9 +9,6 @@ func mapFile(dir *safefs.Dir, name string) ([]byte, error) { return dir.ReadFile
 
 func unmap([]byte) {}
 
-// release does nothing: the segment is on the heap.
-func release([]byte) {}
-
 // lockFile does not lock: without flock, writers rely on the atomic
 // publication of segments and manifests alone.
 func lockFile(*safefs.File) error { return nil }
