@@ -45,7 +45,7 @@ func (r *resolution) addMarkComment(paper *vault.PaperInfo, file string, ev *Evi
 		if m.Page != ev.Page || m.Text == "" || m.Comment == "" {
 			continue
 		}
-		if s := wordF1(m.Text, ev.Quote); s >= markMatch && s > bestScore {
+		if s := textnorm.WordF1(m.Text, ev.Quote); s >= markMatch && s > bestScore {
 			best, bestScore = i, s
 		}
 	}
@@ -62,31 +62,6 @@ func (r *resolution) addMarkComment(paper *vault.PaperInfo, file string, ev *Evi
 		c += "…"
 	}
 	ev.Comment, ev.MarkKind = c, ms.Marks[best].Kind
-}
-
-// wordF1 is the F1 of the words two texts share.
-func wordF1(a, b string) float64 {
-	count := func(s string) map[string]int {
-		m := map[string]int{}
-		for _, t := range textnorm.Tokens(s) {
-			m[t.Term]++
-		}
-		return m
-	}
-	wa, wb := count(a), count(b)
-	na, nb, common := 0, 0, 0
-	for t, n := range wa {
-		na += n
-		common += min(n, wb[t])
-	}
-	for _, n := range wb {
-		nb += n
-	}
-	if common == 0 {
-		return 0
-	}
-	p, r := float64(common)/float64(na), float64(common)/float64(nb)
-	return 2 * p * r / (p + r)
 }
 
 // writeMarkComment adds to the prompt the comment of the user's mark that

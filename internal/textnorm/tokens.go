@@ -122,3 +122,29 @@ func isCJK(r rune) bool {
 	}
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
+
+// WordF1 is the F1 of the words two texts share: their Tokens' terms
+// (folded and stemmed) counted as bags; 0 when they share none.
+func WordF1(a, b string) float64 {
+	count := func(s string) map[string]int {
+		m := map[string]int{}
+		for _, t := range Tokens(s) {
+			m[t.Term]++
+		}
+		return m
+	}
+	wa, wb := count(a), count(b)
+	na, nb, common := 0, 0, 0
+	for t, n := range wa {
+		na += n
+		common += min(n, wb[t])
+	}
+	for _, n := range wb {
+		nb += n
+	}
+	if common == 0 {
+		return 0
+	}
+	p, r := float64(common)/float64(na), float64(common)/float64(nb)
+	return 2 * p * r / (p + r)
+}

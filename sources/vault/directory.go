@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
@@ -121,18 +120,11 @@ func (d *Directory) Read(ctx context.Context, p string) (*sources.Document, erro
 		return nil, fmt.Errorf("%w: %s", sources.ErrIsDirectory, d.ref)
 	}
 	full := path.Join(d.ref, rel)
-	if paper, err := d.paperAt(ctx, full); err != nil || paper != nil {
+	if src, sub, err := d.paperAt(ctx, full); err != nil || src != nil {
 		if err != nil {
 			return nil, err
 		}
-		src, err := d.lib.paperSource(ctx, paper.Ref)
-		if err != nil {
-			return nil, err
-		}
-		if full == paper.Ref {
-			full = ""
-		}
-		return src.Read(ctx, full)
+		return src.Read(ctx, sub)
 	}
 	f, err := d.view()
 	if err != nil {
@@ -160,21 +152,29 @@ func (d *Directory) Read(ctx context.Context, p string) (*sources.Document, erro
 	return units.TextDocument(full, text), nil
 }
 
-// paperAt returns the paper unit inside the directory that contains p.
-func (d *Directory) paperAt(ctx context.Context, p string) (*catalog.Paper, error) {
+// paperAt returns the source of the paper unit inside the directory that
+// holds p, and the path to ask it for ("" for the paper itself); nil when
+// no paper of the directory holds p.
+func (d *Directory) paperAt(ctx context.Context, p string) (src *Paper, sub string, err error) {
 	cat, err := d.lib.v.Catalogue(ctx)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	paper := cat.PaperOf(p)
 	if paper == nil {
-		return nil, nil
+		return nil, "", nil
 	}
 	if _, err := d.inside(paper.Ref); err != nil || paper.Ref == d.ref {
 		// The directory is inside the paper, or is the paper: plain files.
-		return nil, nil
+		return nil, "", nil
 	}
-	return paper, nil
+	if src, err = d.lib.paperSource(ctx, paper.Ref); err != nil {
+		return nil, "", err
+	}
+	if p != paper.Ref {
+		sub = p
+	}
+	return src, sub, nil
 }
 
 // List implements sources.Lister: one level, folders first, then files, each in

@@ -121,18 +121,11 @@ func (d *Directory) Marks(ctx context.Context, p string) (*sources.Marks, error)
 		return nil, fmt.Errorf("%w: %s", sources.ErrIsDirectory, d.ref)
 	}
 	full := path.Join(d.ref, rel)
-	if paper, err := d.paperAt(ctx, full); err != nil || paper != nil {
+	if src, sub, err := d.paperAt(ctx, full); err != nil || src != nil {
 		if err != nil {
 			return nil, err
 		}
-		src, err := d.lib.paperSource(ctx, paper.Ref)
-		if err != nil {
-			return nil, err
-		}
-		if full == paper.Ref {
-			full = ""
-		}
-		return src.Marks(ctx, full)
+		return src.Marks(ctx, sub)
 	}
 	f, err := d.view()
 	if err != nil {

@@ -336,7 +336,7 @@ func measure(fx *fixture, c *counts) {
 			if matched[i] || pages[i] != t.page || m.Kind != t.kind || m.Comment != t.comment {
 				continue
 			}
-			if t.text != "" && wordF1(m.Text, t.text) < 0.9 || t.text == "" && m.Text != "" {
+			if t.text != "" && textnorm.WordF1(m.Text, t.text) < 0.9 || t.text == "" && m.Text != "" {
 				continue
 			}
 			matched[i] = true
@@ -359,31 +359,6 @@ func measure(fx *fixture, c *counts) {
 			}
 		}
 	}
-}
-
-// wordF1 is the F1 of the words two texts share, folded.
-func wordF1(a, b string) float64 {
-	count := func(s string) map[string]int {
-		m := map[string]int{}
-		for _, t := range textnorm.Tokens(s) {
-			m[t.Term]++
-		}
-		return m
-	}
-	wa, wb := count(a), count(b)
-	na, nb, common := 0, 0, 0
-	for t, n := range wa {
-		na += n
-		common += min(n, wb[t])
-	}
-	for _, n := range wb {
-		nb += n
-	}
-	if common == 0 {
-		return 0
-	}
-	p, r := float64(common)/float64(na), float64(common)/float64(nb)
-	return 2 * p * r / (p + r)
 }
 
 // turnChars is the turn budget of the searches: the most a turn may have.
