@@ -37,6 +37,10 @@ type parsedRefs struct {
 	// title, authors and year it shows, read when the metadata lacks one.
 	own  [2]string
 	meta PaperMeta
+	// pending says the text was read while part of it was still to come
+	// (ErrTextPending): the references are used but not kept on disk, and
+	// Changed has the paper read again.
+	pending bool
 }
 
 // parsedScan memoises the cited-by cache as read at a given stamp.
@@ -294,6 +298,9 @@ func (l *Graph) paperRefs(ctx context.Context, p *catalog.Paper, g *graph, rc *r
 		return pr, true, nil
 	}
 	text, trimmed, err := l.paperText(ctx, p)
+	if errors.Is(err, ErrTextPending) {
+		pr.pending, err = true, nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return parsedRefs{}, false, ctx.Err()
@@ -323,7 +330,9 @@ func (l *Graph) paperRefs(ctx context.Context, p *catalog.Paper, g *graph, rc *r
 			pr.own[0], pr.own[1] = catalog.Identifiers(doi, arxiv)
 		}
 	}
-	rc.store(pst, pr.refs, pr.own, pr.meta)
+	if !pr.pending {
+		rc.store(pst, pr.refs, pr.own, pr.meta)
+	}
 	return pr, true, nil
 }
 

@@ -11,17 +11,23 @@ import (
 const maxLoose = 20000
 
 // addLoose sets g.all to the catalogue's papers and the library's loose
-// PDFs (Options.Loose), in path order after the papers. A failing listing
-// leaves the graph without loose PDFs; only a cancelled ctx is an error.
+// PDFs (Options.Loose), in path order after the papers, and stamps the
+// folders listed. A failing listing leaves the graph without loose PDFs;
+// only a cancelled ctx is an error.
 func (l *Graph) addLoose(ctx context.Context, g *graph) error {
 	g.all = g.cat.Papers()
 	g.loose = map[string]*catalog.Paper{}
 	if l.opts.Loose == nil {
 		return nil
 	}
-	paths, err := l.opts.Loose(ctx)
+	paths, dirs, err := l.opts.Loose(ctx)
 	if err != nil {
 		return ctx.Err()
+	}
+	for _, d := range dirs {
+		// A PDF added to or removed from a listed folder changes the
+		// folder's modification time: the freshness check sees it.
+		g.stamps = append(g.stamps, l.stat(d))
 	}
 	paths = slices.Clone(paths)
 	slices.Sort(paths)

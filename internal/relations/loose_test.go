@@ -35,8 +35,8 @@ func TestLoosePDFs(t *testing.T) {
 	l := New(v, &Options{CacheDir: "-",
 		Text: func(_ context.Context, p *catalog.Paper) (string, error) { return texts[p.Ref] + "\n", nil },
 		Meta: func(_ context.Context, p *catalog.Paper) (PaperMeta, error) { return metas[p.Ref], nil },
-		Loose: func(context.Context) ([]string, error) {
-			return []string{"downloads/res.pdf", "downloads/copy.pdf", "downloads/cites-back.pdf", "papers/citer/citer.pdf", "../out.pdf"}, nil
+		Loose: func(context.Context) ([]string, []string, error) {
+			return []string{"downloads/res.pdf", "downloads/copy.pdf", "downloads/cites-back.pdf", "papers/citer/citer.pdf", "../out.pdf"}, nil, nil
 		},
 	})
 	paths := func(ws []Work) []string {

@@ -28,9 +28,12 @@
 // never stops the others.
 //
 // The graph is built once per catalogue and reused: it is rebuilt when the
-// catalogue changes or when a sidecar, the cache or a PDF read for
-// references changes (checked by modification time and size at most once per
-// revalidation interval). After the first build a lookup is a few map reads.
+// catalogue changes or when a sidecar, the cache, a PDF read for references
+// or a folder listed for loose PDFs changes (checked by modification time
+// and size at most once per revalidation interval), or when Changed names a
+// PDF whose text was read before its scanned pages were recognised. A
+// rebuild reads again only what changed. After the first build a lookup is
+// a few map reads.
 // The references parsed from a PDF are also kept on disk (see
 // Options.CacheDir), keyed by the PDF's path, modification time and size and
 // the parser's version, so that a new process does not parse them again.
@@ -80,7 +83,11 @@ type Options struct {
 	// Text returns the text of a library paper's PDF (its pages in order).
 	// It is called once per PDF version, only for papers that have a PDF
 	// and no reference sidecar, so that relations still work offline
-	// before any sidecar is generated. Nil disables the fallback.
+	// before any sidecar is generated. Nil disables the fallback. A hook
+	// that has only part of the text yet (scanned pages still waiting
+	// for OCR) returns that part with an error wrapping ErrTextPending:
+	// the references found in it are used, not kept on disk, and the
+	// paper is read again once Changed names its PDF.
 	Text func(ctx context.Context, p *catalog.Paper) (string, error)
 	// IDs returns the DOI and arXiv id a library paper's own PDF shows
 	// (its XMP, its arXiv stamp). It is called with Text, once per PDF
@@ -99,13 +106,15 @@ type Options struct {
 	// confirmed by their metadata and arXiv id only.
 	Meta func(ctx context.Context, p *catalog.Paper) (PaperMeta, error)
 	// Loose lists the library's PDFs that lie in no paper folder
-	// (vault-relative paths). Each is read, matched and matchable as a
-	// paper whose folder is its own path, with the title, authors and
-	// identifiers its PDF shows (Meta, IDs), so that a folder of
-	// downloads has a citation graph. The list is read when the graph is
-	// built; a PDF added later is seen at the next rebuild (the
-	// catalogue or an input changed). Nil means no loose PDFs.
-	Loose func(ctx context.Context) ([]string, error)
+	// (vault-relative paths), and the folders it listed to find them.
+	// Each PDF is read, matched and matchable as a paper whose folder is
+	// its own path, with the title, authors and identifiers its PDF shows
+	// (Meta, IDs), so that a folder of downloads has a citation graph. The
+	// list is read when the graph is built; the folders are stamped with
+	// the graph's other inputs, so that a PDF added to (or removed from)
+	// one of them is seen at the next freshness check. Nil means no loose
+	// PDFs.
+	Loose func(ctx context.Context) (pdfs, dirs []string, err error)
 	// Revalidate is how long a built graph is trusted before its sidecars,
 	// the cache and the PDFs it read are checked for changes again. Zero
 	// means 2 seconds.
@@ -133,6 +142,10 @@ const DefaultPaperTimeout = 45 * time.Second
 // end, where the reference section is.
 const maxPaperText = 16 << 20
 
+// ErrTextPending marks a text the Text hook returns before all of it is
+// available (see Options.Text): not a failure of the paper.
+var ErrTextPending = errors.New("text pending")
+
 // ErrPaperFailed marks a paper skipped while building the graph: its PDF
 // text could not be read in time or the reading failed. Relations.Err of
 // that paper wraps it with the reason; the other papers are unaffected.
@@ -157,6 +170,44 @@ type Graph struct {
 	// version is the parser version the disk cache of parsed references
 	// is written and trusted under: parserVersion, except in tests.
 	version int
+
+	// changed holds the PDFs Changed named since the last call, under
+	// its own lock: Changed is called from where a Text hook may be
+	// waiting, and must not wait for a build.
+	changedMu sync.Mutex
+	changed   map[string]bool
+}
+
+// Changed tells the graph that the text of the PDF at rel (vault-relative)
+// is more complete than when it was read: its scanned pages were
+// recognised. A paper whose text was read pending (ErrTextPending) is read
+// again at the next call, and the graph rebuilt from what it holds for
+// the others; for any other PDF, Changed costs nothing. It never waits
+// for a build.
+func (l *Graph) Changed(rel string) {
+	l.changedMu.Lock()
+	defer l.changedMu.Unlock()
+	if l.changed == nil {
+		l.changed = map[string]bool{}
+	}
+	l.changed[rel] = true
+}
+
+// takeChanged drops the memo of the pending PDFs Changed named, and
+// reports whether there was any. It holds l.mu.
+func (l *Graph) takeChanged() bool {
+	l.changedMu.Lock()
+	changed := l.changed
+	l.changed = nil
+	l.changedMu.Unlock()
+	stale := false
+	for rel := range changed {
+		if pr, ok := l.parsed[rel]; ok && pr.pending {
+			delete(l.parsed, rel)
+			stale = true
+		}
+	}
+	return stale
 }
 
 // New returns the citation Graph of v. opts may be nil.
@@ -321,7 +372,8 @@ func (l *Graph) graph(ctx context.Context) (*graph, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if g := l.g; g != nil && g.cat == cat {
+	stale := l.takeChanged()
+	if g := l.g; g != nil && g.cat == cat && !stale {
 		if time.Since(g.checked) < l.opts.Revalidate || l.refreshing {
 			return g, nil
 		}

@@ -41,6 +41,17 @@ type titleIndex struct {
 	// (what its PDF shows, the year of its arXiv id).
 	years   map[*catalog.Paper]int
 	authors map[*catalog.Paper][]string
+	// found memoises match: a work is cited by many papers, each entry
+	// with the same title, year and first author.
+	found map[matchKey]*catalog.Paper
+}
+
+// matchKey is what match reads of a reference: its title, its year and
+// its first author.
+type matchKey struct {
+	title, author string
+	year          int
+	authors       bool // author is set: the reference has authors
 }
 
 // titleIndex indexes the library papers of g by their titles, their
@@ -97,15 +108,8 @@ func newTitleIndexOf(papers []*catalog.Paper, title func(*catalog.Paper) string)
 // and one title may write "data set" where the other has "dataset": both
 // spellings then count as the same word. a is not changed.
 func joinCompounds(a, b []string) []string {
-	var in map[string]bool
 	for i := 0; i+1 < len(a); i++ {
-		if in == nil {
-			in = make(map[string]bool, len(b))
-			for _, w := range b {
-				in[w] = true
-			}
-		}
-		if in[a[i]+a[i+1]] {
+		if hasJoined(b, a[i], a[i+1]) {
 			out := append(append(append([]string(nil), a[:i]...), a[i]+a[i+1]), a[i+2:]...)
 			return joinCompounds(out, b)
 		}
@@ -113,20 +117,40 @@ func joinCompounds(a, b []string) []string {
 	return a
 }
 
+// hasJoined reports whether x+y is a word of ws, without building x+y: a
+// title has a few dozen words at most, so a scan beats a set, which every
+// candidate of every reference would build anew.
+func hasJoined(ws []string, x, y string) bool {
+	n := len(x) + len(y)
+	for _, w := range ws {
+		if len(w) == n && w[:len(x)] == x && w[len(x):] == y {
+			return true
+		}
+	}
+	return false
+}
+
 // dice is the Dice coefficient of two word lists (as multisets).
 func dice(a, b []string) float64 {
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
-	count := map[string]int{}
-	for _, w := range a {
-		count[w]++
+	// Each word of b takes one equal word of a not taken before; titles
+	// are short, so a scan with a bitmap of taken words allocates nothing
+	// for up to 64 words of a.
+	var small [1]uint64
+	taken := small[:]
+	if len(a) > 64 {
+		taken = make([]uint64, (len(a)+63)/64)
 	}
 	common := 0
 	for _, w := range b {
-		if count[w] > 0 {
-			count[w]--
-			common++
+		for i, v := range a {
+			if taken[i/64]&(1<<(i%64)) == 0 && v == w {
+				taken[i/64] |= 1 << (i % 64)
+				common++
+				break
+			}
 		}
 	}
 	return 2 * float64(common) / float64(len(a)+len(b))
@@ -136,6 +160,23 @@ func dice(a, b []string) float64 {
 // or first author; nil when none does or when more than one does (an
 // ambiguous match never gets a path).
 func (ix *titleIndex) match(r ref) *catalog.Paper {
+	k := matchKey{title: r.title, year: r.year}
+	if len(r.authors) > 0 {
+		k.author, k.authors = r.authors[0], true
+	}
+	if p, ok := ix.found[k]; ok {
+		return p
+	}
+	p := ix.matchTitle(r)
+	if ix.found == nil {
+		ix.found = map[matchKey]*catalog.Paper{}
+	}
+	ix.found[k] = p
+	return p
+}
+
+// matchTitle is match without the memo.
+func (ix *titleIndex) matchTitle(r ref) *catalog.Paper {
 	ws := strings.Fields(normTitle(r.title))
 	if len(ws) == 0 || len(ws) > 60 {
 		return nil

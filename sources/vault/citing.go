@@ -3,7 +3,6 @@ package vault
 import (
 	"context"
 	"io/fs"
-	"strings"
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/catalog"
@@ -17,14 +16,15 @@ import (
 const maxLooseFiles = 50000
 
 // loosePDFs lists the Vault's PDFs that lie in no paper folder (hidden and
-// private folders are not walked): the citation graph reads them as
-// papers of their own.
-func (l *Library) loosePDFs(ctx context.Context) ([]string, error) {
+// private folders are not walked), which the citation graph reads as
+// papers of their own, and the folders it listed to find them, which the
+// graph stamps to see a PDF added later.
+func (l *Library) loosePDFs(ctx context.Context) (pdfs, dirs []string, err error) {
 	cat, err := l.v.Catalogue(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []string
+	dirs = []string{"."}
 	_, err = l.v.FS().Walk(".", maxScanDepth, maxLooseFiles, func(rel string, de fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -33,16 +33,17 @@ func (l *Library) loosePDFs(ctx context.Context) ([]string, error) {
 			if cat.Paper(rel) != nil {
 				return fs.SkipDir
 			}
+			dirs = append(dirs, rel)
 			return nil
 		}
 		if isPDF(rel) && cat.PaperOf(rel) == nil {
 			if info, err := de.Info(); err == nil && info.Size() > 0 && info.Size() <= pdf.DefaultMaxBytes {
-				out = append(out, rel)
+				pdfs = append(pdfs, rel)
 			}
 		}
 		return nil
 	})
-	return out, err
+	return pdfs, dirs, err
 }
 
 // loose returns the source of the loose PDF p stands for (see
@@ -66,7 +67,8 @@ func (l *Library) loose(ctx context.Context, p *catalog.Paper) (*PDF, error) {
 	return s, nil
 }
 
-// graphText is paperText for the citation graph: a loose PDF's pages too.
+// graphText is paperText for the citation graph: a loose PDF's pages too,
+// likewise without waiting for OCR.
 func (l *Library) graphText(ctx context.Context, p *catalog.Paper) (string, error) {
 	s, err := l.loose(ctx, p)
 	if err != nil || s == nil {
@@ -79,14 +81,7 @@ func (l *Library) graphText(ctx context.Context, p *catalog.Paper) (string, erro
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	for i, pg := range doc.Pages {
-		if i > 0 {
-			b.WriteByte('\f')
-		}
-		b.WriteString(pg.Text)
-	}
-	return b.String(), nil
+	return l.availableText(ctx, &s.pdf, pdfItem+p.Ref, doc)
 }
 
 // graphIDs is paperIDs for the citation graph: a loose PDF's too.

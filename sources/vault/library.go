@@ -16,6 +16,8 @@ import (
 	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/libindex"
+	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/sources"
@@ -231,25 +233,65 @@ func (l *Library) paperIDs(ctx context.Context, p *catalog.Paper) (doi, arxiv st
 }
 
 // paperText returns the text of a library paper's PDF pages, in order,
-// separated by form feeds; for a paper without a PDF, its PAPER.md. It is the
-// hook the citation graph uses to find identifiers in reference sections.
+// separated by form feeds; for a paper without a PDF, its PAPER.md. It is
+// the hook the citation graph uses to find identifiers in reference
+// sections. It never waits for OCR: scanned pages come from the OCR cache,
+// and a PDF whose scanned pages are not recognised yet gives the text it
+// has with relations.ErrTextPending, its pages queued for the OCR worker.
 func (l *Library) paperText(ctx context.Context, p *catalog.Paper) (string, error) {
 	src, err := l.paperSource(ctx, p.Ref)
 	if err != nil {
 		return "", err
 	}
-	doc, err := src.Read(ctx, "")
+	rel, err := src.mainDocument()
 	if err != nil {
 		return "", err
 	}
+	if rel != src.p.PDF {
+		doc, err := src.Read(ctx, "")
+		if err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		for i, part := range doc.Parts {
+			if i > 0 {
+				b.WriteByte('\f')
+			}
+			b.WriteString(part.Text)
+		}
+		return b.String(), nil
+	}
+	doc, err := src.pdfDocument(ctx)
+	if err != nil {
+		return "", err
+	}
+	return l.availableText(ctx, &src.pdf, paperItem+p.Ref, doc)
+}
+
+// availableText is the text of doc's pages, the PDF f's, in order and
+// separated by form feeds, its scanned pages as far as the OCR cache holds
+// them. When some still wait for the engine, the PDF is queued for the OCR
+// worker as index item key and the error wraps relations.ErrTextPending.
+func (l *Library) availableText(ctx context.Context, f *pdfFile, key string, doc *pdf.Document) (string, error) {
+	rd := f.recognised(ctx, doc, false)
 	var b strings.Builder
-	for i, part := range doc.Parts {
+	for i, pg := range rd.Pages {
 		if i > 0 {
 			b.WriteByte('\f')
 		}
-		b.WriteString(part.Text)
+		b.WriteString(pg.Text)
 	}
-	return b.String(), nil
+	f.ocrMu.Lock()
+	waits := rd != doc && f.ocrWaits
+	f.ocrMu.Unlock()
+	if !waits {
+		return b.String(), nil
+	}
+	f.mu.Lock()
+	stamp := f.stamp
+	f.mu.Unlock()
+	l.deferOCR(key, stamp)
+	return b.String(), fmt.Errorf("%s: scanned pages wait for OCR: %w", f.rel, relations.ErrTextPending)
 }
 
 // cachePath returns the path of a cache file, or "" when caching is off.

@@ -192,7 +192,10 @@ func (l *Library) saveOCR(key string, pages map[int]*ocrPage) {
 // process per core, each page within the engine's deadline). It returns
 // doc itself when every page has text. The result is kept for the next
 // call on the same doc; notes says, by page, what became of each page
-// without a text layer.
+// without a text layer. A call without run never waits for the engine:
+// while another call recognises the file, it gives what the cache holds.
+// Once pages are recognised, the citation graph is told (see
+// relations.Graph.Changed).
 func (f *pdfFile) recognised(ctx context.Context, doc *pdf.Document, run bool) *pdf.Document {
 	var need []int
 	for i, p := range doc.Pages {
@@ -203,11 +206,18 @@ func (f *pdfFile) recognised(ctx context.Context, doc *pdf.Document, run bool) *
 	if len(need) == 0 {
 		return doc
 	}
-	f.ocrMu.Lock()
-	defer f.ocrMu.Unlock()
-	if f.ocrBase == doc && (f.ocrDone || !run) {
-		return f.ocrDoc
+	if run {
+		// One engine run per file at a time; readers do not wait for it.
+		f.runMu.Lock()
+		defer f.runMu.Unlock()
 	}
+	f.ocrMu.Lock()
+	if f.ocrBase == doc && (f.ocrDone || !run) {
+		out := f.ocrDoc
+		f.ocrMu.Unlock()
+		return out
+	}
+	f.ocrMu.Unlock()
 	eng, note := f.l.ocrEngine()
 	f.mu.Lock()
 	stamp := f.stamp
@@ -228,16 +238,16 @@ func (f *pdfFile) recognised(ctx context.Context, doc *pdf.Document, run bool) *
 		}
 	}
 	done := eng == nil || len(missing) == 0
-	f.ocrWaits = !done
+	recognisedNow := false
 	if run && eng != nil && len(missing) > 0 {
 		if f.recognise(ctx, eng, doc, missing, rec) {
 			f.l.saveOCR(key, rec)
 			f.l.ocr.mu.Lock()
 			delete(f.l.ocr.marks, f.rel)
 			f.l.ocr.mu.Unlock()
+			recognisedNow = true
 		}
 		done = ctx.Err() == nil
-		f.ocrWaits = !done
 	}
 	out := *doc
 	out.Pages = append([]pdf.Page(nil), doc.Pages...)
@@ -257,8 +267,18 @@ func (f *pdfFile) recognised(ctx context.Context, doc *pdf.Document, run bool) *
 			pg.Text, pg.Lines, pg.NoTextLayer = p.Text, p.Lines, false
 		}
 	}
-	f.ocrBase, f.ocrDoc, f.ocrNotes, f.ocrDone = doc, &out, notes, done
-	return &out
+	f.ocrMu.Lock()
+	if run || f.ocrBase != doc || !f.ocrDone {
+		// A reader that read the cache while the engine ran does not
+		// undo what the run found.
+		f.ocrBase, f.ocrDoc, f.ocrNotes, f.ocrDone, f.ocrWaits = doc, &out, notes, done, !done
+	}
+	res := f.ocrDoc
+	f.ocrMu.Unlock()
+	if recognisedNow {
+		f.l.relationsGraph().Changed(f.rel)
+	}
+	return res
 }
 
 // ocrNote returns what became of page n (1-based) of doc, a document

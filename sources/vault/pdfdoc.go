@@ -31,7 +31,9 @@ type pdfFile struct {
 	doc   *pdf.Document
 	err   error
 
-	// The document with its image pages recognised (see recognised).
+	// The document with its image pages recognised (see recognised);
+	// runMu is held while the engine recognises the file's pages.
+	runMu    sync.Mutex
 	ocrMu    sync.Mutex
 	ocrBase  *pdf.Document
 	ocrDoc   *pdf.Document

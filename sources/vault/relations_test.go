@@ -5,11 +5,15 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/ocr"
+	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/vault"
@@ -132,5 +136,159 @@ func TestHostilePDFsInLibrary(t *testing.T) {
 	again := relationsOf(openLibrary(t, dir, ""), "papers/obj")
 	if !strings.Contains(strings.Join(again.Problems, "\n"), "remembered") {
 		t.Errorf("second library: obj problems = %q, want the remembered failure", again.Problems)
+	}
+}
+
+// relationsOf returns the relations of the library paper or loose PDF ref.
+func relationsOf(t *testing.T, lib *vault.Library, kind grant.Kind, ref string) *sources.Relations {
+	t.Helper()
+	src, err := lib.Open(context.Background(), kind, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := src.(sources.Relater).Relations(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// citesPath reports whether one of ws is the library work at path.
+func citesPath(ws []sources.Work, path string) bool {
+	for _, w := range ws {
+		if w.Paper == path {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRelationsLooseAdded: a loose PDF added to (or removed from) a folder
+// of the library after the graph is built is seen at the next freshness
+// check, without a new library: a paper citing it links it, and unlinks
+// it once it is gone.
+func TestRelationsLooseAdded(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"papers/citer/metadata.json": `{"title": "Citer"}`,
+		"papers/citer/citer.pdf":     string(hostilepdf.Plain("Citer paper", "References", "[1] A. Alpha. Alpha nets. arXiv:2001.00001.")),
+		"downloads/todo.txt":         "read alpha\n",
+	})
+	lib := openLibrary(t, dir, t.TempDir())
+	if r := relationsOf(t, lib, grant.KindPaper, "papers/citer"); len(r.References) != 1 || r.References[0].Paper != "" {
+		t.Fatalf("before: references %+v, want one outside the library", r.References)
+	}
+	// The loose PDF shows its arXiv id in the stamp arXiv prints on a
+	// first page.
+	writeFiles(t, dir, map[string]string{
+		"downloads/alpha.pdf": string(hostilepdf.Plain("arXiv:2001.00001v1 [cs.LG] 3 Jan 2020", "Alpha nets", "We study alpha.")),
+	})
+	const alpha = "downloads/alpha.pdf"
+	linked := func(want bool) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second) // the graph trusts itself 2 s between checks
+		for {
+			r := relationsOf(t, lib, grant.KindPaper, "papers/citer")
+			if citesPath(r.References, alpha) == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("references %+v: linked to %s is not %v", r.References, alpha, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	linked(true)
+	if r := relationsOf(t, lib, grant.KindFile, alpha); !citesPath(r.CitedBy, "papers/citer") {
+		t.Errorf("%s cited by %+v, want papers/citer", alpha, r.CitedBy)
+	}
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(alpha))); err != nil {
+		t.Fatal(err)
+	}
+	linked(false)
+}
+
+// gatedEngine is an OCR engine that recognises nothing until open is
+// closed.
+type gatedEngine struct {
+	vault.OCREngine
+	open chan struct{}
+}
+
+func (e *gatedEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.OCRResult, error) {
+	select {
+	case <-e.open:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return e.OCREngine.Recognize(ctx, img)
+}
+
+// TestRelationsScannedPaper: the citation graph reads a scanned paper's
+// text as far as the OCR cache holds it and never waits for the engine; once
+// the engine has recognised the pages (in the background), the paper's
+// references appear, without a change to its PDF. The scan is of the
+// reference pages of a real paper, recognised by tesseract.
+func TestRelationsScannedPaper(t *testing.T) {
+	for _, p := range []string{"tesseract", "pdftoppm", "img2pdf"} {
+		if _, err := exec.LookPath(p); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is not installed (CI installs it)", p)
+			}
+			t.Skipf("%s is not installed", p)
+		}
+	}
+	tess, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	src := filepath.Join(corpus.Dir(t, "pdfs"), "arxiv-1406.2661.pdf")
+	// Pages 8 and 9 hold the reference list.
+	if b, err := exec.Command("pdftoppm", "-f", "8", "-l", "9", "-r", "200", "-gray", "-jpeg", src, filepath.Join(tmp, "p")).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v: %s", err, b)
+	}
+	pages, err := filepath.Glob(filepath.Join(tmp, "p-*.jpg"))
+	if err != nil || len(pages) != 2 {
+		t.Fatalf("pages %q: %v", pages, err)
+	}
+	scan, err := exec.Command("img2pdf", pages...).Output()
+	if err != nil {
+		t.Fatalf("img2pdf: %v", err)
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"papers/gan/metadata.json":    `{"title": "Generative Adversarial Nets", "year": 2014}`,
+		"papers/gan/gan.pdf":          string(scan),
+		"papers/maxout/metadata.json": `{"title": "Maxout Networks", "year": 2013, "authors": ["Ian J. Goodfellow"]}`,
+	})
+	eng := &gatedEngine{OCREngine: tess, open: make(chan struct{})}
+	lib := openLibraryOCR(t, dir, t.TempDir(), eng)
+
+	first := make(chan *sources.Relations, 1)
+	go func() { first <- relationsOf(t, lib, grant.KindPaper, "papers/gan") }()
+	select {
+	case r := <-first:
+		if len(r.References) != 0 || len(r.Problems) != 0 {
+			t.Errorf("before OCR: references %+v, problems %q; want none", r.References, r.Problems)
+		}
+	case <-time.After(time.Minute):
+		close(eng.open)
+		t.Fatal("the first relations call waits for OCR")
+	}
+	close(eng.open)
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		r := relationsOf(t, lib, grant.KindPaper, "papers/gan")
+		if citesPath(r.References, "papers/maxout") {
+			if len(r.References) < 15 {
+				t.Errorf("after OCR: %d references, want the list's (19)", len(r.References))
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after OCR: references %+v, want papers/maxout among them", r.References)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
