@@ -362,6 +362,9 @@ func (d *doc) loadFont(fd types.Dict) *font {
 	if f.kind == fontType0 && f.toUnicode == nil && !f.ucs2 && f.predef == nil && f.coll == nil && desc != nil {
 		d.embeddedText(f, df, desc)
 	}
+	if f.kind == fontSimple && f.toUnicode == nil && desc != nil && sub == "TrueType" {
+		d.trueTypeText(f, fd, desc)
+	}
 	f.bold = boldName(f.name)
 	if desc != nil {
 		if w, ok := d.num(desc["FontWeight"]); ok && w >= 600 {
@@ -652,6 +655,61 @@ func (d *doc) builtinEncoding(desc types.Dict) *baseEncoding {
 		enc[c] = glyphText(string(m[2]))
 	}
 	return &enc
+}
+
+// trueTypeText fills the codes of a simple TrueType font without a
+// ToUnicode CMap that its encoding leaves without text (codes below 32 of
+// a symbolic font, glyph names outside the Adobe Glyph List) from its
+// embedded program: the code's glyph, found by name in the post table or
+// through the (3,0) or (1,0) cmap, gives its text by the Unicode cmap or
+// its post name. An unknown glyph name whose
+// glyph says nothing passes its printable ASCII code through, as
+// pdftotext does.
+func (d *doc) trueTypeText(f *font, fd, desc types.Dict) {
+	if f.enc == nil {
+		return
+	}
+	lo, hi := 0, 255
+	if len(f.widths) > 0 {
+		lo, hi = max(f.firstChar, 0), min(f.firstChar+len(f.widths)-1, 255)
+	}
+	need := false
+	for c := lo; c <= hi && !need; c++ {
+		need = f.enc[c] == ""
+	}
+	if !need {
+		return
+	}
+	names := d.differenceNames(fd)
+	var gidText map[uint32]string
+	var byCode [256]uint16
+	var postNames map[string]uint16
+	if sd, ok := d.resolve(desc["FontFile2"]).(types.StreamDict); ok {
+		if data := d.fontData(sd); data != nil {
+			gidText = sfntGlyphText(data)
+			byCode, _ = sfntCodeGlyphs(sfntTable(data, "cmap"))
+			postNames = sfntPostNames(sfntTable(data, "post"))
+		}
+	}
+	for c := lo; c <= hi; c++ {
+		if f.enc[c] != "" {
+			continue
+		}
+		n := names[c]
+		g, ok := uint16(0), false
+		if n != "" {
+			g, ok = postNames[n]
+		} else {
+			g, ok = byCode[c], byCode[c] != 0
+		}
+		if t := gidText[uint32(g)]; ok && t != "" {
+			f.enc[c] = t
+			continue
+		}
+		if n != "" && glyphText(n) == "" && c >= 32 && c < 127 {
+			f.enc[c] = string(rune(c))
+		}
+	}
 }
 
 // cidWidths reads a CIDFont /W array: c [w1 w2 ...] or cfirst clast w.
