@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"maps"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -174,6 +176,24 @@ endcmap CMapName currentdict /CMap defineresource pop end end`), 8)
 		}
 		return ""
 	})
+
+	// Malformed TJ arrays. Page 1, as pdftotext reads it: an operator, a
+	// nested array, a dictionary, names, booleans and null inside the
+	// array are skipped and the text around them kept. Page 2: a TJ array
+	// without its closing bracket; page 3: without its opening bracket,
+	// and a stray closing bracket (pdftotext loses these pages' text).
+	m["tj-operators.pdf"] = simpleDoc([]page{
+		{content: `BT /F1 12 Tf 72 700 Td [(Hello) -250 (wor) Tf (ld) -250 (again)] TJ ET
+BT /F1 12 Tf 72 680 Td [(Nested) -250 [(array)] (words) << /A 1 >> -250 (here)] TJ ET
+BT /F1 12 Tf 72 660 Td [(Names) /Name -250 true (and) null 12 Tw -250 (nulls)] TJ ET
+BT /F1 12 Tf 72 640 Td [(Moved) -250 (by) 0 -14 Td -250 (nothing)] TJ ET
+BT /F1 12 Tf 72 600 Td (last line here) Tj ET`},
+		{content: `BT /F1 12 Tf 72 700 Td [(Hello) -250 (world) TJ ET
+BT /F1 12 Tf 72 680 Td [(second) -250 (line) Tj ET
+BT /F1 12 Tf 72 660 Td (third line here) Tj ET`},
+		{content: `BT /F1 12 Tf 72 700 Td (Hello) -250 (world)] TJ ET
+BT /F1 12 Tf 72 680 Td (next line) ] Tj ET`},
+	}, "", "", nil)
 }
 
 // glyphNames are the standard glyph names of the test fonts' characters.
@@ -202,6 +222,10 @@ func TestClasses(t *testing.T) {
 	}{
 		{"Type 3 fonts: widths in glyph space, d0/d1, non-uniform matrix, one glyph per Tj", "type3-spacing.pdf", 1,
 			"Hello world\nHello world\nHello world old\nHello world\nUp on"},
+		{"TJ arrays holding operators and stray objects", "tj-operators.pdf", 1,
+			"Hello world again\nNested words here\nNames and nulls\nMoved by nothing\n\nlast line here"},
+		{"a TJ array without its closing bracket", "tj-operators.pdf", 2, "Hello world\nsecond line\nthird line here"},
+		{"a TJ array without its opening bracket, a stray closing bracket", "tj-operators.pdf", 3, "Hello world\nnext line"},
 		{"TrueType: symbolic (3,0) and (1,0) cmaps, post-only names, AGL-style names, unknown names", "truetype-cmaps.pdf", 1,
 			"Hello world\nHello world\nHello world\nHello world\nHello world\n\nH😀АafiTh\nHello world"},
 		{"TrueType: codes below 32 through the (3,0), (1,0), format 6 and format 12 cmaps", "truetype-cmaps.pdf", 2,
@@ -233,6 +257,7 @@ func TestClassesMatchPdftotext(t *testing.T) {
 	}{
 		{"type3-spacing.pdf", []int{1}},
 		{"truetype-cmaps.pdf", []int{1}},
+		{"tj-operators.pdf", []int{1}},
 	} {
 		data := fixtures()[c.file]
 		path := filepath.Join(dir, c.file)
@@ -386,4 +411,24 @@ func sfntOf(n uint16, cmap, post []byte) []byte {
 		}
 	}
 	return out
+}
+
+// TestUnclosedArraysLinear: arrays that never close, each holding an
+// operator, before a long stream are read in linear time: only the first
+// maxArrayRewinds arrays are ended at their operator (each a scan to the
+// end), the next runs to the end of the stream.
+func TestUnclosedArraysLinear(t *testing.T) {
+	data := []byte(strings.Repeat("[ (a) Tf ", 40) + strings.Repeat("(b) Tj ", 200000))
+	d := &doc{ctx: context.Background(), budget: 1 << 20, glyphBudget: MaxDocumentGlyphs, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
+	in := newInterp(d, identity)
+	start := time.Now()
+	if err := in.run(data, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("took %v", el)
+	}
+	if in.ops > 2*maxArrayRewinds {
+		t.Errorf("%d operators run, want at most %d", in.ops, 2*maxArrayRewinds)
+	}
 }
