@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // type3Font is a Type 3 font resource: glyphs named in glyphs (one
@@ -430,5 +431,33 @@ func TestUnclosedArraysLinear(t *testing.T) {
 	}
 	if in.ops > 2*maxArrayRewinds {
 		t.Errorf("%d operators run, want at most %d", in.ops, 2*maxArrayRewinds)
+	}
+}
+
+// TestLineGaps: a line that crosses a wide blank (two captions side by
+// side) records where, in its text and on the page; word spaces do not.
+func TestLineGaps(t *testing.T) {
+	data := simpleDoc([]page{{content: `BT /F1 10 Tf 72 700 Td (Figure 2: a left panel) Tj ET BT /F1 10 Tf 320 700 Td (Figure 3: the right one) Tj ET`}}, "", "", nil)
+	d := mustExtract(t, data)
+	ln := d.Pages[0].Lines[0]
+	if ln.Text != "Figure 2: a left panel Figure 3: the right one" {
+		t.Fatalf("line %q", ln.Text)
+	}
+	want := []Gap{{At: len("Figure 2: a left panel "), X: 320.0 / 612}}
+	if diff := cmp.Diff(want, ln.Gaps, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("gaps (-want +got):\n%s", diff)
+	}
+	c := &Cache{Dir: t.TempDir()}
+	o := &countingOpener{data: data}
+	key := FileInfo{Path: "papers/gaps.pdf", Size: int64(len(data)), ModTime: time.Unix(1700000000, 0)}
+	if _, err := c.Extract(context.Background(), key, o.open); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Page(context.Background(), key, o.open, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, p.Lines[0].Gaps, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("cached gaps (-want +got):\n%s", diff)
 	}
 }
