@@ -631,7 +631,9 @@ func splitSideBySide(pg *pdf.Page, lines []pdf.Line) []pdf.Line {
 			lefts, rights = append(lefts, l), append(rights, r)
 		}
 		out = append(append(out, lefts...), rights...)
-		pairs = append(pairs, sidePair{left, right})
+		if len(pairs) < maxSidePairs {
+			pairs = append(pairs, sidePair{left, right})
+		}
 		i = j - 1
 	}
 	if len(pairs) == 0 {
@@ -639,6 +641,10 @@ func splitSideBySide(pg *pdf.Page, lines []pdf.Line) []pdf.Line {
 	}
 	return splitAreas(pg, out, pairs)
 }
+
+// maxSidePairs bounds the side-by-side captions of a page whose areas
+// are cut (each costs a pass over the page's lines).
+const maxSidePairs = 16
 
 // sidePair is two captions side by side: the pieces of one line.
 type sidePair struct{ left, right pdf.Line }
@@ -649,19 +655,27 @@ type sidePair struct{ left, right pdf.Line }
 func splitAreas(pg *pdf.Page, lines []pdf.Line, pairs []sidePair) []pdf.Line {
 	body := bodySize(lines)
 	var out []pdf.Line
+	kinds := make([]string, len(pairs))
+	for i, p := range pairs {
+		kinds[i], _, _ = Caption(p.left.Text)
+	}
 	for _, ln := range lines {
 		k := -1
-		for _, p := range pairs {
+		if len(ln.Gaps) == 0 || prose(ln, ln.Box.W, body) {
+			out = append(out, ln)
+			continue
+		}
+		if _, _, ok := Caption(ln.Text); ok {
+			out = append(out, ln)
+			continue
+		}
+		for i, p := range pairs {
 			x2 := p.right.Box.X
 			if ln.Box.X >= x2 || ln.Box.X+ln.Box.W <= x2 {
 				continue
 			}
-			if _, _, ok := Caption(ln.Text); ok || prose(ln, ln.Box.W, body) {
-				continue
-			}
-			kind, _, _ := Caption(p.left.Text)
 			var gap float64
-			if kind == Table {
+			if kinds[i] == Table {
 				gap = ln.Box.Y - (p.left.Box.Y + p.left.Box.H)
 			} else {
 				gap = p.left.Box.Y - (ln.Box.Y + ln.Box.H)
