@@ -159,6 +159,7 @@ func page(pg *pdf.Page) []Item {
 	if len(lines) == 0 {
 		return nil
 	}
+	lines = splitSideBySide(pg, lines)
 	body := bodySize(lines)
 	var out []Item
 	for i := 0; i < len(lines); i++ {
@@ -170,7 +171,11 @@ func page(pg *pdf.Page) []Item {
 		end := captionEnd(pg, lines, i)
 		capLines := lines[i:end]
 		text := joinCaption(capLines)
-		if strings.TrimSpace(dropLabel(text)) == "" && end < len(lines) && end-i == 1 {
+		if b := beside(lines, i); strings.TrimSpace(dropLabel(text)) == "" && end-i == 1 && b >= 0 {
+			// "Table 1.4" alone, its text set on its right.
+			capLines = append([]pdf.Line{ln}, lines[b:captionEnd(pg, lines, b)]...)
+			text = joinCaption(capLines)
+		} else if strings.TrimSpace(dropLabel(text)) == "" && end < len(lines) && end-i == 1 {
 			// "TABLE I" alone: the caption is the next block.
 			end = captionEnd(pg, lines, end)
 			capLines = lines[i:end]
@@ -190,6 +195,21 @@ func page(pg *pdf.Page) []Item {
 		i = end - 1
 	}
 	return out
+}
+
+// beside returns the index of the line that continues line i on its
+// baseline, starting within three ems of its end, or -1.
+func beside(lines []pdf.Line, i int) int {
+	a := lines[i].Box
+	for k, ln := range lines {
+		b := ln.Box
+		if k != i && math.Abs(b.Y+b.H-(a.Y+a.H)) < 0.3*a.H && b.X >= a.X+a.W-0.002 && b.X < a.X+a.W+3*a.H {
+			if _, _, ok := Caption(ln.Text); !ok {
+				return k
+			}
+		}
+	}
+	return -1
 }
 
 // ownLines are the page's own lines, not an annotation's, that have a box.
@@ -564,4 +584,198 @@ func Spans(text string) []Span {
 		start = end + 1
 	}
 	return out
+}
+
+// splitSideBySide splits the lines where two captions stand side by side
+// (two figure panels, two tables, each captioned under or over itself):
+// the text layer reads them as one line, "Figure 2: Left …   Figure 3:
+// Right …". A line that starts with a caption and holds, after a wide
+// gap (pdf.Line.Gaps), a second label with the same word and delimiter
+// and another number is cut at that gap; the caption's next lines, and
+// the lines of the items' areas up to the body text, are cut at their gap
+// nearest the second caption's left edge. The left pieces of a caption
+// come before its right pieces, so that each caption reads on.
+func splitSideBySide(pg *pdf.Page, lines []pdf.Line) []pdf.Line {
+	var out []pdf.Line
+	var pairs []sidePair
+	for i := 0; i < len(lines); i++ {
+		ln := lines[i]
+		g := secondLabel(ln)
+		if g < 0 {
+			out = append(out, ln)
+			continue
+		}
+		em := ln.FontSize / pageWidth(pg)
+		left, right := cut(ln, g, em)
+		x2 := right.Box.X
+		lefts, rights := []pdf.Line{left}, []pdf.Line{right}
+		// The caption's next lines: the same size and left edge, close
+		// under it, with a gap near the second caption's edge.
+		j := i + 1
+		for ; j < len(lines) && j-i < 14; j++ {
+			a, b := lines[j-1], lines[j]
+			if math.Abs(a.FontSize-b.FontSize) > 0.6 || math.Abs(b.Box.X-ln.Box.X) > 0.015 {
+				break
+			}
+			if gap := b.Box.Y - (a.Box.Y + a.Box.H); gap > 0.6*b.Box.H || gap < -0.5*b.Box.H {
+				break
+			}
+			if _, _, ok := Caption(b.Text); ok {
+				break
+			}
+			k := nearestGap(b, x2, 3*em)
+			if k < 0 {
+				break
+			}
+			l, r := cut(b, k, em)
+			lefts, rights = append(lefts, l), append(rights, r)
+		}
+		out = append(append(out, lefts...), rights...)
+		if len(pairs) < maxSidePairs {
+			pairs = append(pairs, sidePair{left, right})
+		}
+		i = j - 1
+	}
+	if len(pairs) == 0 {
+		return out
+	}
+	return splitAreas(pg, out, pairs)
+}
+
+// maxSidePairs bounds the side-by-side captions of a page whose areas
+// are cut (each costs a pass over the page's lines).
+const maxSidePairs = 16
+
+// sidePair is two captions side by side: the pieces of one line.
+type sidePair struct{ left, right pdf.Line }
+
+// splitAreas cuts the lines of the areas beside side-by-side captions
+// (panel labels above figure captions, rows below table captions) that
+// span both halves, at their gap nearest the right caption's left edge.
+func splitAreas(pg *pdf.Page, lines []pdf.Line, pairs []sidePair) []pdf.Line {
+	body := bodySize(lines)
+	var out []pdf.Line
+	kinds := make([]string, len(pairs))
+	for i, p := range pairs {
+		kinds[i], _, _ = Caption(p.left.Text)
+	}
+	for _, ln := range lines {
+		k := -1
+		if len(ln.Gaps) == 0 || prose(ln, ln.Box.W, body) {
+			out = append(out, ln)
+			continue
+		}
+		if _, _, ok := Caption(ln.Text); ok {
+			out = append(out, ln)
+			continue
+		}
+		for i, p := range pairs {
+			x2 := p.right.Box.X
+			if ln.Box.X >= x2 || ln.Box.X+ln.Box.W <= x2 {
+				continue
+			}
+			var gap float64
+			if kinds[i] == Table {
+				gap = ln.Box.Y - (p.left.Box.Y + p.left.Box.H)
+			} else {
+				gap = p.left.Box.Y - (ln.Box.Y + ln.Box.H)
+			}
+			if gap < -0.002 || gap > 0.2 {
+				continue
+			}
+			if k = nearestGap(ln, x2, 0.1); k >= 0 {
+				break
+			}
+		}
+		if k < 0 {
+			out = append(out, ln)
+			continue
+		}
+		l, r := cut(ln, k, ln.FontSize/pageWidth(pg))
+		out = append(out, l, r)
+	}
+	return out
+}
+
+func pageWidth(pg *pdf.Page) float64 {
+	if pg.Width > 0 {
+		return pg.Width
+	}
+	return 612
+}
+
+// secondLabel returns the index in ln.Gaps of the gap before a second
+// caption label, after a first one that starts the line with the same
+// word and delimiter and another number, or -1.
+func secondLabel(ln pdf.Line) int {
+	if len(ln.Gaps) == 0 {
+		return -1
+	}
+	kind, num, ok := Caption(ln.Text)
+	if !ok {
+		return -1
+	}
+	m := label.FindStringSubmatch(strings.TrimSpace(ln.Text))
+	for g, gap := range ln.Gaps {
+		if gap.At <= 0 || gap.At >= len(ln.Text) {
+			continue
+		}
+		rest := ln.Text[gap.At:]
+		kind2, num2, ok := Caption(rest)
+		if !ok || kind2 == kind && num2 == num {
+			continue
+		}
+		if m2 := label.FindStringSubmatch(rest); m2 != nil && m2[4] == m[4] && m2[2] == m[2] {
+			return g
+		}
+	}
+	return -1
+}
+
+// nearestGap returns the index in ln.Gaps of the gap nearest x, within
+// tol, or -1.
+func nearestGap(ln pdf.Line, x, tol float64) int {
+	best, bestD := -1, tol
+	for g, gap := range ln.Gaps {
+		if d := math.Abs(gap.X - x); d <= bestD && gap.At > 0 && gap.At < len(ln.Text) {
+			best, bestD = g, d
+		}
+	}
+	return best
+}
+
+// cut splits a line at its gap g into a left and a right piece. The right
+// piece starts at the gap's edge; the left one's width is estimated from
+// its characters (em in page units), ending half an em short of the gap
+// at most.
+func cut(ln pdf.Line, g int, em float64) (pdf.Line, pdf.Line) {
+	gap := ln.Gaps[g]
+	l, r := ln, ln
+	l.Text, r.Text = strings.TrimRight(ln.Text[:gap.At], " "), ln.Text[gap.At:]
+	l.Gaps = ln.Gaps[:g:g]
+	r.Gaps = nil
+	for _, h := range ln.Gaps[g+1:] {
+		r.Gaps = append(r.Gaps, pdf.Gap{At: h.At - gap.At, X: h.X})
+	}
+	x1 := ln.Box.X + ln.Box.W
+	rx := math.Min(math.Max(gap.X, ln.Box.X), x1)
+	l.Box.W = math.Max(math.Min(em*textWidth(l.Text), rx-em/2-ln.Box.X), 0.001)
+	r.Box.X, r.Box.W = rx, x1-rx
+	r.Start = ln.Start + gap.At
+	return l, r
+}
+
+// textWidth estimates the width of a text in ems: half an em a
+// character, a full em for a wide (CJK) one.
+func textWidth(s string) float64 {
+	w := 0.0
+	for _, r := range s {
+		if unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) ||
+			unicode.Is(unicode.Hangul, r) || r >= 0x3000 && r <= 0x303F || r >= 0xFF00 && r <= 0xFFEF {
+			w++
+		} else {
+			w += 0.5
+		}
+	}
+	return w
 }

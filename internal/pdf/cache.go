@@ -34,8 +34,10 @@ import (
 // viewers open (an /Encrypt that encrypts nothing, AES streams too short
 // for their cipher, a broken table in an encrypted file);
 // version 8 adds the page's marks (Page.Marks); version 9 folds a reply
-// on another page than its mark into it.
-const Version = 9
+// on another page than its mark into it; version 10 adds the wide gaps
+// of a line (Line.Gaps) and reads Type 3 fonts without /Widths, simple
+// TrueType fonts through their own cmap and malformed TJ arrays.
+const Version = 10
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under
@@ -626,6 +628,11 @@ func encodePage(p *Page) []byte {
 		}
 		b = append(b, bold)
 		b = appendString(b, l.Annot)
+		b = binary.AppendUvarint(b, uint64(len(l.Gaps)))
+		for _, g := range l.Gaps {
+			b = binary.AppendUvarint(b, uint64(g.At))
+			b = binary.BigEndian.AppendUint64(b, math.Float64bits(g.X))
+		}
 	}
 	return appendMarks(b, p.Marks)
 }
@@ -728,6 +735,17 @@ func decodePage(b []byte) (*Page, error) {
 			l.Annot = a
 		default:
 			return nil, errors.New("unknown annotation kind")
+		}
+		ng := d.uvarint()
+		if ng > maxGaps || d.err != nil {
+			return nil, errors.New("bad gap count")
+		}
+		for j := 0; j < ng; j++ {
+			at, x := d.uvarint(), d.float()
+			if at > ln {
+				return nil, errors.New("gap outside its line")
+			}
+			l.Gaps = append(l.Gaps, Gap{At: at, X: x})
 		}
 	}
 	if d.err == nil {

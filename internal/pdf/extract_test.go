@@ -122,6 +122,7 @@ endcmap CMapName currentdict /CMap defineresource pop end end`
 	})
 	gapFixtures(m)
 	verticalFixtures(m)
+	classFixtures(m)
 	return m
 }
 

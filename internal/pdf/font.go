@@ -45,8 +45,9 @@ type font struct {
 	defaultW  float64
 	core      string // core-14 font name for metrics, when no /Widths
 
-	fm3       [6]float64 // Type 3 FontMatrix
-	sizeScale float64    // glyph height per unit font size (1 except Type 3)
+	fm3       [6]float64       // Type 3 FontMatrix
+	procW     map[byte]float64 // Type 3 codes outside /Widths: d0/d1 width, glyph space
+	sizeScale float64          // glyph height per unit font size (1 except Type 3)
 }
 
 // code is one decoded character code of a shown string.
@@ -164,6 +165,9 @@ func (f *font) width(c uint32) float64 {
 		i := int(c) - f.firstChar
 		if i >= 0 && i < len(f.widths) {
 			return f.widths[i] * f.fm3[0]
+		}
+		if c < 256 {
+			return f.procW[byte(c)] * f.fm3[0]
 		}
 		return 0
 	}
@@ -334,19 +338,11 @@ func (d *doc) loadFont(fd types.Dict) *font {
 				f.fm3[i], _ = d.num(m[i])
 			}
 		}
-		f.sizeScale = abs(f.fm3[3]) * 1000
-		if bb := d.array(fd["FontBBox"]); len(bb) == 4 {
-			y0, _ := d.num(bb[1])
-			y1, _ := d.num(bb[3])
-			if h := abs(y1-y0) * abs(f.fm3[3]); h > 0.2 && h < 5 {
-				f.sizeScale = h
-			}
-		}
-		if f.sizeScale <= 0 {
-			f.sizeScale = 1
-		}
 		f.loadSimpleWidths(d, fd, 1)
 		f.loadSimpleEncoding(d, fd, desc)
+		names := d.differenceNames(fd)
+		f.type3ProcWidths(d, fd, &names)
+		f.sizeScale = f.type3Scale(d, fd, &names)
 	default:
 		f.kind = fontSimple
 		f.loadSimpleWidths(d, fd, 1.0/1000)
@@ -366,6 +362,9 @@ func (d *doc) loadFont(fd types.Dict) *font {
 	if f.kind == fontType0 && f.toUnicode == nil && !f.ucs2 && f.predef == nil && f.coll == nil && desc != nil {
 		d.embeddedText(f, df, desc)
 	}
+	if f.kind == fontSimple && f.toUnicode == nil && desc != nil && sub == "TrueType" {
+		d.trueTypeText(f, fd, desc)
+	}
 	f.bold = boldName(f.name)
 	if desc != nil {
 		if w, ok := d.num(desc["FontWeight"]); ok && w >= 600 {
@@ -381,6 +380,134 @@ func (d *doc) loadFont(fd types.Dict) *font {
 		}
 	}
 	return f
+}
+
+// differenceNames returns the glyph name of each code that a simple
+// font's /Differences array names.
+func (d *doc) differenceNames(fd types.Dict) [256]string {
+	var names [256]string
+	e := d.dict(fd["Encoding"])
+	if e == nil {
+		return names
+	}
+	codeNr := 0
+	for _, o := range d.array(e["Differences"]) {
+		switch v := d.resolve(o).(type) {
+		case types.Integer:
+			codeNr = int(v)
+		case types.Float:
+			codeNr = int(v)
+		case types.Name:
+			if codeNr >= 0 && codeNr < 256 {
+				names[codeNr] = string(v)
+			}
+			codeNr++
+		}
+	}
+	return names
+}
+
+// type3ProcWidths gives a Type 3 font without /Widths (or with too short
+// a /Widths array) the advance its glyph procedures declare: the wx of
+// their leading d0 or d1 operator, in glyph space.
+func (f *font) type3ProcWidths(d *doc, fd types.Dict, names *[256]string) {
+	last := f.firstChar + len(f.widths) - 1
+	if len(f.widths) > 0 && f.firstChar <= 0 && last >= 255 {
+		return
+	}
+	procs := d.dict(fd["CharProcs"])
+	if procs == nil {
+		return
+	}
+	for c, n := range names {
+		if n == "" || (c >= f.firstChar && c <= last) {
+			continue
+		}
+		sd, ok := d.resolve(procs[n]).(types.StreamDict)
+		if !ok {
+			continue
+		}
+		data := d.streamPrefix(sd, 256)
+		if n, ok := d.num(sd.Dict["Length"]); data == nil && ok && n < 1<<16 {
+			data = d.fontData(sd) // shorter than the prefix
+		}
+		w, ok := type3ProcWidth(data)
+		if !ok {
+			continue
+		}
+		if f.procW == nil {
+			f.procW = map[byte]float64{}
+		}
+		f.procW[byte(c)] = w
+	}
+}
+
+// type3ProcWidth reads wx from the d0 or d1 operator that begins a Type 3
+// glyph procedure.
+func type3ProcWidth(data []byte) (float64, bool) {
+	lx := newLexer(data)
+	var ns []float64
+	for range 16 {
+		t := lx.next()
+		switch t.kind {
+		case tokNum:
+			ns = append(ns, t.num)
+			continue
+		case tokOp:
+			op := string(t.val)
+			if (op == "d0" && len(ns) >= 2) || (op == "d1" && len(ns) >= 6) {
+				if k := len(ns) - 2; op == "d0" {
+					return ns[k], true
+				}
+				return ns[len(ns)-6], true
+			}
+		}
+		return 0, false
+	}
+	return 0, false
+}
+
+// type3Scale estimates the em of a Type 3 font, in text space per unit
+// font size, which its glyph space does not define: the height of its
+// FontBBox when that is plausible, else pdftotext's guess from the
+// advance of a glyph (m is 0.6 em wide, another letter or any glyph 0.5
+// em), else the 1000-unit em of other fonts.
+func (f *font) type3Scale(d *doc, fd types.Dict, names *[256]string) float64 {
+	if bb := d.array(fd["FontBBox"]); len(bb) == 4 {
+		y0, _ := d.num(bb[1])
+		y1, _ := d.num(bb[3])
+		if h := abs(y1-y0) * abs(f.fm3[3]); h > 0.2 && h < 5 {
+			return h
+		}
+	}
+	mW, letterW, anyW := 0.0, 0.0, 0.0
+	for c, n := range names {
+		w := f.width(uint32(c))
+		if w <= 0 {
+			continue
+		}
+		switch {
+		case n == "m" && mW == 0:
+			mW = w
+		case len(n) == 1 && (n[0] >= 'A' && n[0] <= 'Z' || n[0] >= 'a' && n[0] <= 'z') && letterW == 0:
+			letterW = w
+		case n != "" && anyW == 0:
+			anyW = w
+		}
+	}
+	ratio := 1.0
+	if f.fm3[0] != 0 {
+		ratio = abs(f.fm3[3] / f.fm3[0])
+	}
+	for _, e := range []float64{mW / 0.6, letterW / 0.5, anyW / 0.5} {
+		if s := e * ratio; s > 0.05 && s < 20 {
+			return s
+		}
+	}
+	if s := abs(f.fm3[3]) * 1000; s > 0 {
+		return s
+	}
+	return 1
 }
 
 func abs(x float64) float64 {
@@ -528,6 +655,61 @@ func (d *doc) builtinEncoding(desc types.Dict) *baseEncoding {
 		enc[c] = glyphText(string(m[2]))
 	}
 	return &enc
+}
+
+// trueTypeText fills the codes of a simple TrueType font without a
+// ToUnicode CMap that its encoding leaves without text (codes below 32 of
+// a symbolic font, glyph names outside the Adobe Glyph List) from its
+// embedded program: the code's glyph, found by name in the post table or
+// through the (3,0) or (1,0) cmap, gives its text by the Unicode cmap or
+// its post name. An unknown glyph name whose
+// glyph says nothing passes its printable ASCII code through, as
+// pdftotext does.
+func (d *doc) trueTypeText(f *font, fd, desc types.Dict) {
+	if f.enc == nil {
+		return
+	}
+	lo, hi := 0, 255
+	if len(f.widths) > 0 {
+		lo, hi = max(f.firstChar, 0), min(f.firstChar+len(f.widths)-1, 255)
+	}
+	need := false
+	for c := lo; c <= hi && !need; c++ {
+		need = f.enc[c] == ""
+	}
+	if !need {
+		return
+	}
+	names := d.differenceNames(fd)
+	var gidText map[uint32]string
+	var byCode [256]uint16
+	var postNames map[string]uint16
+	if sd, ok := d.resolve(desc["FontFile2"]).(types.StreamDict); ok {
+		if data := d.fontData(sd); data != nil {
+			gidText = sfntGlyphText(data)
+			byCode, _ = sfntCodeGlyphs(sfntTable(data, "cmap"))
+			postNames = sfntPostNames(sfntTable(data, "post"))
+		}
+	}
+	for c := lo; c <= hi; c++ {
+		if f.enc[c] != "" {
+			continue
+		}
+		n := names[c]
+		g, ok := uint16(0), false
+		if n != "" {
+			g, ok = postNames[n]
+		} else {
+			g, ok = byCode[c], byCode[c] != 0
+		}
+		if t := gidText[uint32(g)]; ok && t != "" {
+			f.enc[c] = t
+			continue
+		}
+		if n != "" && glyphText(n) == "" && c >= 32 && c < 127 {
+			f.enc[c] = string(rune(c))
+		}
+	}
 }
 
 // cidWidths reads a CIDFont /W array: c [w1 w2 ...] or cfirst clast w.

@@ -3,6 +3,7 @@ package pdf
 import (
 	"bytes"
 	"math"
+	"slices"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 	"golang.org/x/text/unicode/norm"
@@ -140,6 +141,7 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 	// (TJ arrays), reused from operator to operator.
 	var arena []operand
 	fonts := map[string]*font{}
+	rewinds := maxArrayRewinds
 	for {
 		t := lx.next()
 		switch t.kind {
@@ -155,7 +157,7 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 			if len(args) >= MaxOperands {
 				return &LimitError{Limit: LimitOperands, Max: MaxOperands}
 			}
-			a, err := readComposite(lx, t.kind, &arena)
+			a, err := readComposite(lx, t.kind, &arena, &rewinds)
 			if err != nil {
 				return err
 			}
@@ -185,27 +187,54 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 	}
 }
 
+// maxArrayRewinds is how many arrays without their closing bracket one
+// content stream may end at their first operator: each costs a scan to
+// the end of the stream, so that a stream of unclosed arrays stays linear.
+const maxArrayRewinds = 16
+
 // readComposite reads an array or dictionary operand after its opening
 // token, without recursion: nesting is counted, up to MaxNesting. Only the
 // top-level numbers, names and strings of an array are kept (a TJ array);
 // a dictionary, and what is nested deeper, carries nothing the interpreter
-// uses. A missing close ends at the end of the stream. The kept elements
-// are appended to *arena and the operand's arr is that tail, so that an
-// operator's arrays allocate nothing once the arena has grown.
-func readComposite(lx *lexer, open tokKind, arena *[]operand) (operand, error) {
+// uses. The kept elements are appended to *arena and the operand's arr is
+// that tail, so that an operator's arrays allocate nothing once the arena
+// has grown.
+//
+// Operators inside an array are skipped, as pdftotext skips them (the
+// text around them is kept), except that a TJ closes the array: its
+// closing bracket is missing, and the TJ is the array's operator. An
+// array that runs to the end of the stream, or nests too deep, ends before
+// its first operator (at most *rewinds times a stream), so that a missing
+// bracket does not lose the rest of the page.
+func readComposite(lx *lexer, open tokKind, arena *[]operand, rewinds *int) (operand, error) {
 	start := len(*arena)
 	out := func() operand {
 		return operand{kind: open, arr: (*arena)[start:len(*arena):len(*arena)]}
 	}
 	depth := 1
+	firstOp, kept := -1, 0 // where the first operator at depth 1 starts, and the elements before it
 	for {
+		at := lx.pos
 		t := lx.next()
 		switch t.kind {
 		case tokEOF:
+			if firstOp >= 0 && *rewinds > 0 {
+				*rewinds--
+				lx.pos = firstOp
+				*arena = (*arena)[:start+kept]
+			}
 			return out(), nil
 		case tokArrayOpen, tokDictOpen:
 			depth++
 			if depth > MaxNesting {
+				if firstOp >= 0 && *rewinds > 0 {
+					// Unclosed arrays one inside the other, as a
+					// missing bracket on each line makes them.
+					*rewinds--
+					lx.pos = firstOp
+					*arena = (*arena)[:start+kept]
+					return out(), nil
+				}
 				return out(), &LimitError{Limit: LimitNesting, Max: MaxNesting}
 			}
 		case tokArrayClose, tokDictClose:
@@ -219,6 +248,17 @@ func readComposite(lx *lexer, open tokKind, arena *[]operand) (operand, error) {
 					return out(), &LimitError{Limit: LimitOperands, Max: MaxOperands}
 				}
 				*arena = append(*arena, operand{kind: t.kind, num: t.num, val: t.val})
+			}
+		case tokOp:
+			if depth != 1 || open != tokArrayOpen {
+				continue
+			}
+			if string(t.val) == "TJ" {
+				lx.pos = at
+				return out(), nil
+			}
+			if firstOp < 0 {
+				firstOp, kept = at, len(*arena)-start
 			}
 		}
 	}
@@ -316,6 +356,8 @@ func (in *interp) op(name string, args []operand, res types.Dict, fonts map[stri
 	case "Tj":
 		if len(args) > 0 && args[len(args)-1].kind == tokString {
 			in.show(args[len(args)-1].val)
+		} else if len(args) > 0 && args[len(args)-1].kind == tokArrayOpen {
+			in.showArray(args[len(args)-1].arr) // a TJ array shown by Tj
 		}
 	case "'":
 		in.nextLine()
@@ -332,21 +374,15 @@ func (in *interp) op(name string, args []operand, res types.Dict, fonts map[stri
 			in.show(args[len(args)-1].val)
 		}
 	case "TJ":
+		// Without its array (a missing opening bracket), the strings and
+		// numbers before the TJ are the array's elements.
+		elems := args
 		if len(args) > 0 && args[len(args)-1].kind == tokArrayOpen {
-			for _, e := range args[len(args)-1].arr {
-				switch e.kind {
-				case tokString:
-					in.show(e.val)
-				case tokNum:
-					adv := -e.num / 1000 * gs.size
-					if gs.font != nil && gs.font.vertical {
-						in.tm = in.tm.translated(0, adv)
-					} else {
-						in.tm = in.tm.translated(adv*gs.th, 0)
-					}
-				}
-			}
+			elems = args[len(args)-1].arr
+		} else if slices.ContainsFunc(args, func(a operand) bool { return a.kind == tokArrayOpen }) {
+			elems = nil // an array, then something else: not a TJ
 		}
+		in.showArray(elems)
 	case "Do":
 		if len(args) > 0 && args[len(args)-1].kind == tokName {
 			return in.doXObject(string(args[len(args)-1].val), res, depth)
@@ -365,6 +401,24 @@ func (in *interp) op(name string, args []operand, res types.Dict, fonts map[stri
 		}
 	}
 	return nil
+}
+
+// showArray shows the strings of a TJ array, moving by its numbers.
+func (in *interp) showArray(elems []operand) {
+	gs := &in.gs
+	for _, e := range elems {
+		switch e.kind {
+		case tokString:
+			in.show(e.val)
+		case tokNum:
+			adv := -e.num / 1000 * gs.size
+			if gs.font != nil && gs.font.vertical {
+				in.tm = in.tm.translated(0, adv)
+			} else {
+				in.tm = in.tm.translated(adv*gs.th, 0)
+			}
+		}
+	}
 }
 
 func (in *interp) nextLine() {

@@ -108,7 +108,7 @@ func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
 	for _, b := range blocks {
 		gaps := lineGaps(b)
 		for i, tl := range b {
-			text, bold, size := lineText(tl)
+			text, bold, size, wide := lineText(tl)
 			if strings.TrimSpace(text) == "" {
 				continue
 			}
@@ -119,7 +119,14 @@ func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
 					sb.WriteString("\n")
 				}
 			}
-			lines = append(lines, Line{Text: text, Box: lineBox(tl, w, h), FontSize: size, Bold: bold, Start: sb.Len()})
+			ln := Line{Text: text, Box: lineBox(tl, w, h), FontSize: size, Bold: bold, Start: sb.Len()}
+			if len(wide) > 0 && w > 0 && len(tl.frags) > 0 && tl.frags[0].dir == 0 {
+				for i := range wide {
+					wide[i].X = math.Max(0, math.Min(1, wide[i].X/w))
+				}
+				ln.Gaps = wide
+			}
+			lines = append(lines, ln)
 			sb.WriteString(text)
 		}
 	}
@@ -603,9 +610,14 @@ func scripts(l *textLine, a, b *frag) bool {
 		math.Abs(a.y-b.y) > 0.3*math.Min(a.size, b.size)
 }
 
+// wideGap is the blank, in font sizes, that Line.Gaps records: wider
+// than any word space.
+const wideGap = 1.5
+
 // lineText joins a line's glyphs left to right and reports whether most
-// characters are bold and the most common glyph size.
-func lineText(l *textLine) (string, bool, float64) {
+// characters are bold, the most common glyph size, and the line's wide
+// gaps (X in display space; none when the text is reordered).
+func lineText(l *textLine) (string, bool, float64, []Gap) {
 	frags := l.frags
 	slices.SortStableFunc(frags, func(a, b *frag) int { return cmp.Compare(a.x0, b.x0) })
 	total := 0
@@ -634,6 +646,8 @@ func lineText(l *textLine) (string, bool, float64) {
 	rtl := false
 	// walk emits the line's pieces, glyph texts and word spaces, left to
 	// right; stats counts the glyphs on the first walk only.
+	var gaps []Gap
+	var sb strings.Builder
 	walk := func(emit func(string), stats bool) {
 		end := math.Inf(-1)
 		var prev *glyph
@@ -651,6 +665,9 @@ func lineText(l *textLine) (string, bool, float64) {
 				ref := math.Max(prev.size, g.size)
 				if pendingSpace || gap > wordGap*ref || footnoteMark(prev, g) {
 					emit(" ")
+					if stats && gap > wideGap*ref && len(gaps) < maxGaps {
+						gaps = append(gaps, Gap{At: sb.Len(), X: g.x})
+					}
 				}
 			}
 			pendingSpace = false
@@ -676,9 +693,11 @@ func lineText(l *textLine) (string, bool, float64) {
 			}
 		}
 	}
-	var sb strings.Builder
 	walk(func(p string) { sb.WriteString(p) }, true)
 	out := sb.String()
+	if rtl || composed {
+		gaps = nil // byte offsets that reordering or composition moves
+	}
 	if rtl {
 		var parts []string
 		walk(func(p string) { parts = append(parts, p) }, false)
@@ -693,8 +712,11 @@ func lineText(l *textLine) (string, bool, float64) {
 	if composed {
 		out = norm.NFC.String(out)
 	}
-	return out, n > 0 && boldN*2 > n, best
+	return out, n > 0 && boldN*2 > n, best, gaps
 }
+
+// maxGaps bounds the gaps recorded for one line.
+const maxGaps = 32
 
 // footnoteMark reports a raised, smaller digit (a footnote or affiliation
 // mark) followed by a letter of the line's own size: set tight against the

@@ -133,6 +133,8 @@ func FuzzLexer(f *testing.F) {
 		"BI /W 2 /H 2 ID \x00\x01EI Q << /A [1 2 <<>>] >> BDC",
 		"1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfrange <00> <FF> [<0041>] endbfrange",
 		"(unterminated \\",
+		"[(a) 120 (b) Tf (c) [(d)] << /A 1 >> /N true null] TJ",
+		"[(a) -250 (b) TJ ET BT [(c) Tj ET (d) -250 (e)] TJ (f) ] Tj",
 	} {
 		f.Add([]byte(s))
 	}

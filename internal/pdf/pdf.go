@@ -205,6 +205,17 @@ type Line struct {
 	// after the page's own lines, and their text after the page's own
 	// text, each annotation a paragraph.
 	Annot string
+	// Gaps are the wide blanks the line's text crosses (more than one
+	// and a half font sizes, wider than any word space: between two
+	// captions or table cells side by side), in order. Only horizontal
+	// lines in reading order left to right have them.
+	Gaps []Gap
+}
+
+// Gap is a wide blank inside a line.
+type Gap struct {
+	At int     // byte offset in Line.Text of the first character after the blank
+	X  float64 // that character's left edge, in page units (0–1)
 }
 
 // Box is a rectangle normalised to 0–1 of the page, origin top-left (the

@@ -62,8 +62,36 @@ const maxCMapVisits = 4 * maxCMapEntries
 // sfntCmap inverts the best Unicode subtable of a cmap table into out,
 // looking at no more than maxCMapVisits codes.
 func sfntCmap(cm []byte, out map[uint32]string) {
+	sub := sfntSubtable(cm, func(pid, eid uint16) int {
+		switch {
+		case pid == 3 && eid == 10:
+			return 4
+		case pid == 0:
+			return 3
+		case pid == 3 && eid == 1:
+			return 2
+		}
+		return 0
+	})
+	sfntWalk(sub, func(c rune, g int) bool {
+		if len(out) >= maxCMapEntries {
+			return false
+		}
+		if g <= 0 || c == 0 || !unicode.IsPrint(c) && !unicode.IsSpace(c) {
+			return true
+		}
+		if _, dup := out[uint32(g)]; !dup {
+			out[uint32(g)] = string(c)
+		}
+		return true
+	})
+}
+
+// sfntSubtable returns the subtable of a cmap table whose encoding record
+// ranks highest (rank 0: never), or nil.
+func sfntSubtable(cm []byte, rank func(pid, eid uint16) int) []byte {
 	if len(cm) < 4 {
-		return
+		return nil
 	}
 	n := int(binary.BigEndian.Uint16(cm[2:]))
 	best, bestRank := -1, 0
@@ -73,23 +101,23 @@ func sfntCmap(cm []byte, out map[uint32]string) {
 			break
 		}
 		pid, eid := binary.BigEndian.Uint16(cm[rec:]), binary.BigEndian.Uint16(cm[rec+2:])
-		rank := 0
-		switch {
-		case pid == 3 && eid == 10:
-			rank = 4
-		case pid == 0:
-			rank = 3
-		case pid == 3 && eid == 1:
-			rank = 2
-		}
-		if rank > bestRank {
-			best, bestRank = int(binary.BigEndian.Uint32(cm[rec+4:])), rank
+		if r := rank(pid, eid); r > bestRank {
+			best, bestRank = int(binary.BigEndian.Uint32(cm[rec+4:])), r
 		}
 	}
 	if best < 0 || best+4 > len(cm) {
+		return nil
+	}
+	return cm[best:]
+}
+
+// sfntWalk calls visit with each code of a cmap subtable (formats 0, 4,
+// 6 and 12) and its glyph, looking at no more than maxCMapVisits codes;
+// visit returns false to stop.
+func sfntWalk(sub []byte, visit func(c rune, g int) bool) {
+	if len(sub) < 4 {
 		return
 	}
-	sub := cm[best:]
 	u16 := func(o int) int {
 		if o < 0 || o+2 > len(sub) {
 			return -1
@@ -103,18 +131,16 @@ func sfntCmap(cm []byte, out map[uint32]string) {
 		return int64(binary.BigEndian.Uint32(sub[o:]))
 	}
 	visits := 0
+	stopped := false
 	// more counts one more code looked at and reports whether the walk may
 	// go on: every loop over codes below stops once it returns false.
 	more := func() bool {
 		visits++
-		return visits <= maxCMapVisits
+		return visits <= maxCMapVisits && !stopped
 	}
 	add := func(c rune, g int) {
-		if g <= 0 || len(out) >= maxCMapEntries || c == 0 || !unicode.IsPrint(c) && !unicode.IsSpace(c) {
-			return
-		}
-		if _, dup := out[uint32(g)]; !dup {
-			out[uint32(g)] = string(c)
+		if !visit(c, g) {
+			stopped = true
 		}
 	}
 	switch u16(0) {
@@ -124,7 +150,7 @@ func sfntCmap(cm []byte, out map[uint32]string) {
 			return
 		}
 		ends, starts, deltas, ranges := 14, 16+2*segs, 16+4*segs, 16+6*segs
-		for s := 0; s < segs && visits < maxCMapVisits; s++ {
+		for s := 0; s < segs && visits < maxCMapVisits && !stopped; s++ {
 			end, start, delta, ro := u16(ends+2*s), u16(starts+2*s), u16(deltas+2*s), u16(ranges+2*s)
 			if end < 0 || start < 0 || delta < 0 || ro < 0 || start > end {
 				continue
@@ -141,13 +167,13 @@ func sfntCmap(cm []byte, out map[uint32]string) {
 		}
 	case 12:
 		groups := u32(12)
-		for i := int64(0); i < groups && i < maxCMapEntries && visits < maxCMapVisits; i++ {
+		for i := int64(0); i < groups && i < maxCMapEntries && visits < maxCMapVisits && !stopped; i++ {
 			o := 16 + 12*int(i)
 			start, end, g := u32(o), u32(o+4), u32(o+8)
 			if start < 0 || end < start || g < 0 || end > unicode.MaxRune {
 				break
 			}
-			for c := start; c <= end && len(out) < maxCMapEntries && more(); c++ {
+			for c := start; c <= end && more(); c++ {
 				add(rune(c), int(g+c-start))
 			}
 		}
@@ -163,6 +189,70 @@ func sfntCmap(cm []byte, out map[uint32]string) {
 			}
 		}
 	}
+}
+
+// sfntCodeGlyphs returns the glyph of each one-byte code of a simple
+// TrueType font by its cmap table (§9.6.6.4): for a symbolic font the
+// (3,0) subtable at the code or at 0xF000, 0xF100 or 0xF200 plus the
+// code, else the (1,0) Mac Roman subtable at the code.
+func sfntCodeGlyphs(cm []byte) (byCode [256]uint16, ok bool) {
+	if sub := sfntSubtable(cm, func(pid, eid uint16) int { return b2i(pid == 3 && eid == 0) }); sub != nil {
+		sfntWalk(sub, func(c rune, g int) bool {
+			if hi := c &^ 0xFF; g > 0 && (hi == 0 || hi == 0xF000 || hi == 0xF100 || hi == 0xF200) && byCode[c&0xFF] == 0 {
+				byCode[c&0xFF], ok = uint16(g), true
+			}
+			return true
+		})
+	}
+	if sub := sfntSubtable(cm, func(pid, eid uint16) int { return b2i(pid == 1 && eid == 0) }); sub != nil {
+		sfntWalk(sub, func(c rune, g int) bool {
+			if g > 0 && c < 256 && byCode[c] == 0 {
+				byCode[c], ok = uint16(g), true
+			}
+			return c < 256
+		})
+	}
+	return byCode, ok
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sfntPostNames returns the glyph names of a version 2 post table by
+// glyph (the standard Macintosh names not included), or nil.
+func sfntPostNames(post []byte) map[string]uint16 {
+	if len(post) < 34 || binary.BigEndian.Uint32(post) != 0x00020000 {
+		return nil
+	}
+	n := int(binary.BigEndian.Uint16(post[32:]))
+	idx := 34
+	names := idx + 2*n
+	if names > len(post) {
+		return nil
+	}
+	var custom []string
+	for p := names; p < len(post) && len(custom) < 65536; {
+		l := int(post[p])
+		if p+1+l > len(post) {
+			break
+		}
+		custom = append(custom, string(post[p+1:p+1+l]))
+		p += 1 + l
+	}
+	out := map[string]uint16{}
+	for g := 0; g < n; g++ {
+		k := int(binary.BigEndian.Uint16(post[idx+2*g:]))
+		if k >= 258 && k-258 < len(custom) {
+			if _, dup := out[custom[k-258]]; !dup {
+				out[custom[k-258]] = uint16(g)
+			}
+		}
+	}
+	return out
 }
 
 // sfntPost adds the glyph names of a version 2 post table: custom names,
