@@ -34,8 +34,11 @@ import (
 // viewers open (an /Encrypt that encrypts nothing, AES streams too short
 // for their cipher, a broken table in an encrypted file);
 // version 8 adds the page's marks (Page.Marks); version 9 folds a reply
-// on another page than its mark into it.
-const Version = 9
+// on another page than its mark into it; version 10 finds the gutter of
+// two columns whose lines touch it (a natbib list's hanging first lines)
+// and, below a title block centred over it, the gutter rather than the
+// strip between an alpha list's labels and its entries.
+const Version = 10
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under
