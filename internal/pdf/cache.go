@@ -36,8 +36,9 @@ import (
 // version 8 adds the page's marks (Page.Marks); version 9 folds a reply
 // on another page than its mark into it; version 10 finds the gutter of
 // two columns whose lines touch it (a natbib list's hanging first lines)
-// and, below a title block centred over it, the gutter rather than the
-// strip between an alpha list's labels and its entries.
+// or that a line or two run over, and, below a title block centred over
+// it, the gutter rather than the strip between an alpha list's labels and
+// its entries.
 const Version = 10
 
 // Cache keeps extracted documents on disk, one file per document keyed by

@@ -393,7 +393,7 @@ func orderBlocks(frags []*frag) [][]*frag {
 		return [][]*frag{frags}
 	}
 	oLo, oHi, across, ok := columnsAt(frags, g)
-	if !ok {
+	if !ok || g.second && (!textColumns(frags, g.x, oLo, oHi) || !overrunsOnly(frags, g.x, oLo, oHi)) {
 		return [][]*frag{frags}
 	}
 	// The strip is searched over the whole band, so text above or below
@@ -413,7 +413,18 @@ func orderBlocks(frags []*frag) [][]*frag {
 		}
 	}
 	gx := g.x
-	side := func(f *frag) int { return sideOf(f, gx) }
+	side := func(f *frag) int {
+		s := sideOf(f, gx)
+		if s == 0 && g.second {
+			// A line run over its measure across the gutter (overrunsOnly)
+			// is read with its column.
+			if gx-f.x0 > f.x1-gx {
+				return -1
+			}
+			return 1
+		}
+		return s
+	}
 	sorted := append([]*frag(nil), frags...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].y > sorted[j].y })
 	var blocks [][]*frag
@@ -545,6 +556,21 @@ func textColumns(frags []*frag, gx, yLo, yHi float64) bool {
 	return true
 }
 
+// overrunsOnly reports whether every fragment that crosses a gutter at
+// gx on baselines yLo..yHi lies nine tenths on one side of it: a column's
+// line run over its measure, not text set across the gutter.
+func overrunsOnly(frags []*frag, gx, yLo, yHi float64) bool {
+	for _, f := range frags {
+		if f.y < yLo || f.y > yHi || sideOf(f, gx) != 0 {
+			continue
+		}
+		if w := 0.9 * (f.x1 - f.x0); gx-f.x0 < w && f.x1-gx < w {
+			return false
+		}
+	}
+	return true
+}
+
 // narrowLines is how many lines each column has beside a gutter one point
 // wide (columnsAt) or one found on a second search (textColumns).
 const narrowLines = 12
@@ -569,6 +595,7 @@ func baselines(b []*frag, n int) int {
 type gutter struct {
 	x            float64
 	width, cover int
+	second       bool // not the least covered strip, which is too narrow
 }
 
 // findGutter finds the least covered vertical strip in the middle 30–70 %
@@ -612,34 +639,46 @@ func findGutter(frags []*frag, yLo, yHi float64, centre bool) (gutter, bool) {
 	hi := int(xmin+0.7*ext) - base
 	mid := xmin + 0.5*ext - float64(base)
 	wide := func(c, l int) bool { return l >= 2 || c == 0 && l >= 1 }
-	best := math.MaxInt
-	for i := lo; i <= hi; i++ {
-		best = min(best, cover[i])
+	// The least covered strip, and the least covered of the wide ones.
+	var least, wideLeast struct{ start, n, cover int }
+	least.cover, wideLeast.cover = math.MaxInt, math.MaxInt
+	better := func(cur struct{ start, n, cover int }, i, n, c int) bool {
+		switch {
+		case cur.n == 0 || c < cur.cover:
+			return true
+		case c > cur.cover:
+			return false
+		case centre:
+			return math.Abs(float64(i)+float64(n)/2-mid) < math.Abs(float64(cur.start)+float64(cur.n)/2-mid)
+		}
+		return n > cur.n
 	}
-	bestStart, bestLen := 0, 0
 	for i := lo; i <= hi; {
 		c := cover[i]
 		j := i
 		for j <= hi && cover[j] == c {
 			j++
 		}
-		switch {
-		case c != best:
-		case bestLen == 0:
-			bestStart, bestLen = i, j-i
-		case centre:
-			if wide(c, j-i) && (!wide(c, bestLen) || math.Abs(float64(i)+float64(j-i)/2-mid) < math.Abs(float64(bestStart)+float64(bestLen)/2-mid)) {
-				bestStart, bestLen = i, j-i
-			}
-		case j-i > bestLen:
-			bestStart, bestLen = i, j-i
+		if better(least, i, j-i, c) && (!centre || wide(c, j-i) || least.n == 0 || c < least.cover) {
+			least.start, least.n, least.cover = i, j-i, c
+		}
+		if wide(c, j-i) && better(wideLeast, i, j-i, c) {
+			wideLeast.start, wideLeast.n, wideLeast.cover = i, j-i, c
 		}
 		i = j
 	}
-	if !wide(best, bestLen) {
-		return gutter{}, false
+	g := gutter{x: float64(base+least.start) + float64(least.n)/2, width: least.n, cover: least.cover}
+	if !wide(least.cover, least.n) {
+		if wideLeast.n == 0 || wideLeast.cover > least.cover+2 || wideLeast.start+wideLeast.n < least.start || least.start+least.n < wideLeast.start {
+			return gutter{}, false
+		}
+		// A sliver less covered than any wide strip beside it: a line or
+		// two run over their measure (a long word, a URL) across the
+		// gutter. The wide strip is a gutter only between columns of
+		// text (orderBlocks).
+		g = gutter{x: float64(base+wideLeast.start) + float64(wideLeast.n)/2, width: wideLeast.n, cover: wideLeast.cover, second: true}
 	}
-	return gutter{x: float64(base+bestStart) + float64(bestLen)/2, width: bestLen, cover: best}, true
+	return g, true
 }
 
 // makeLines clusters fragments into lines by baseline, top to bottom.

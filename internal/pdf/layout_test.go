@@ -244,7 +244,8 @@ func line(s string, x0, x1, y float64) []glyph {
 // first lines hang into the column separation up to where the left
 // column's lines end, and an alpha list's labels stand apart from their
 // entries, a white strip inside the right column, below a title centred
-// over the gutter. Either way the left column is read before the right
+// over the gutter; or lines of the left column run over their measure
+// across the gutter. Each way the left column is read before the right
 // one, and each label with its entry.
 func TestLayoutBibliographyColumns(t *testing.T) {
 	const rows = 14
@@ -284,12 +285,47 @@ func TestLayoutBibliographyColumns(t *testing.T) {
 		alpha = append(alpha, line(s, 352, 539, y)...)
 		alphaWant = append(alphaWant, want)
 	}
+	// amsart: a title over the gutter and two lines of the left column run
+	// over their measure across it, one up to the right column's text.
+	var over, overWant []string
+	var overrun []glyph
+	overrun = append(overrun, line("A TEST PAPER ON CITATIONS", 250, 360, 790)...)
+	over = append(over, "A TEST PAPER ON CITATIONS")
+	for i := range rows {
+		s, x1 := fmt.Sprintf("left column line %02d runs on", i), 301.0
+		switch i {
+		case 4:
+			s, x1 = fmt.Sprintf("left column line %02d runs overfull", i), 310.4
+		case 8:
+			s, x1 = fmt.Sprintf("left column line %02d runs overfull", i), 314
+		}
+		overrun = append(overrun, line(s, 126, x1, 740-11*float64(i))...)
+		over = append(over, s)
+	}
+	for i := range 4 { // the body's last lines, above the references
+		s := fmt.Sprintf("body text line %02d of the right column", i)
+		overrun = append(overrun, line(s, 311, 486, 740-11*float64(i))...)
+		overWant = append(overWant, s)
+	}
+	for i := range rows - 4 {
+		y := 740 - 11*float64(i+4)
+		s := fmt.Sprintf("entry text %02d runs on", i)
+		want := s
+		if i%3 == 0 {
+			label := fmt.Sprintf("[Ab%02d]", i)
+			overrun = append(overrun, line(label, 311, 335, y)...)
+			want = label + " " + s
+		}
+		overrun = append(overrun, line(s, 345, 486, y)...)
+		overWant = append(overWant, want)
+	}
 	for _, tc := range []struct {
 		name string
 		gs   []glyph
 		want []string
 	}{
 		{"natbib first lines hang to the other column", natbib, natWant},
+		{"lines run over their measure across the gutter", overrun, append(over, overWant...)},
 		{"alpha labels below a centred title", alpha, alphaWant},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
