@@ -36,8 +36,12 @@ import (
 // version 8 adds the page's marks (Page.Marks); version 9 folds a reply
 // on another page than its mark into it; version 10 adds the wide gaps
 // of a line (Line.Gaps) and reads Type 3 fonts without /Widths, simple
-// TrueType fonts through their own cmap and malformed TJ arrays.
-const Version = 10
+// TrueType fonts through their own cmap and malformed TJ arrays; version
+// 11 finds the gutter of two columns whose lines touch it (a natbib list's
+// hanging first lines) or that a line or two run over, and, below a title
+// block centred over it, the gutter rather than the strip between an alpha
+// list's labels and its entries.
+const Version = 11
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under

@@ -384,18 +384,7 @@ func orderBands(frags []*frag) [][]*frag {
 
 // fewLines reports a block whose fragments lie on fewer than three
 // baselines (a sub- or superscript counts as one of them).
-func fewLines(b []*frag) bool {
-	var ys []float64
-	for _, f := range b {
-		if !slices.ContainsFunc(ys, func(y float64) bool { return math.Abs(y-f.y) < 0.5*f.size }) {
-			ys = append(ys, f.y)
-			if len(ys) >= 3 {
-				return false
-			}
-		}
-	}
-	return true
-}
+func fewLines(b []*frag) bool { return baselines(b, 3) < 3 }
 
 // orderBlocks finds a column gutter — a vertical white strip in the middle
 // 30–70 % of the text's horizontal extent that left and right columns of
@@ -406,90 +395,42 @@ func orderBlocks(frags []*frag) [][]*frag {
 	if len(frags) < 8 {
 		return [][]*frag{frags}
 	}
-	xmin, xmax := math.Inf(1), math.Inf(-1)
-	for _, f := range frags {
-		xmin = math.Min(xmin, f.x0)
-		xmax = math.Max(xmax, f.x1)
-	}
-	ext := xmax - xmin
-	if ext < 100 || ext > 1e5 {
+	g, ok := findGutter(frags, math.Inf(-1), math.Inf(1), false)
+	if !ok {
 		return [][]*frag{frags}
 	}
-	base := int(math.Floor(xmin))
-	n := int(math.Ceil(xmax)) - base + 2
-	cover := make([]int, n+1)
-	for _, f := range frags {
-		a := int(math.Ceil(f.x0)) - base
-		b := int(math.Floor(f.x1)) - base
-		if b > a {
-			cover[a]++
-			cover[b]--
-		}
-	}
-	for i := 1; i < len(cover); i++ {
-		cover[i] += cover[i-1]
-	}
-	lo := int(xmin+0.3*ext) - base
-	hi := int(xmin+0.7*ext) - base
-	best, bestStart, bestLen := math.MaxInt, 0, 0
-	for i := lo; i <= hi; {
-		c := cover[i]
-		j := i
-		for j <= hi && cover[j] == c {
-			j++
-		}
-		if c < best || (c == best && j-i > bestLen) {
-			best, bestStart, bestLen = c, i, j-i
-		}
-		i = j
-	}
-	if bestLen < 2 {
+	oLo, oHi, across, ok := columnsAt(frags, g)
+	if !ok || g.second && (!textColumns(frags, g.x, oLo, oHi) || !overrunsOnly(frags, g.x, oLo, oHi)) {
 		return [][]*frag{frags}
 	}
-	gx := float64(base+bestStart) + float64(bestLen)/2
+	// The strip is searched over the whole band, so text above or below
+	// the columns counts against the gutter: a title block centred over
+	// it can leave a white strip inside one column — between an alpha
+	// list's labels and its entries — less covered. When the strip found
+	// is crossed only above or below the columns, it is searched again
+	// over the baselines of both columns, taking of the white strips
+	// there the one nearest the middle, if it is another strip and
+	// divides columns of text too (not the columns of a table or of a
+	// figure's panels).
+	if g.cover > 0 && across == 0 {
+		if g2, ok := findGutter(frags, oLo, oHi, true); ok && g2.cover == 0 && math.Abs(g2.x-g.x) > float64(g.width+g2.width)/2+1 {
+			if lo, hi, _, ok := columnsAt(frags, g2); ok && textColumns(frags, g2.x, lo, hi) {
+				g = g2
+			}
+		}
+	}
+	gx := g.x
 	side := func(f *frag) int {
-		switch {
-		case f.x1 <= gx:
-			return -1
-		case f.x0 >= gx:
+		s := sideOf(f, gx)
+		if s == 0 && g.second {
+			// A line run over its measure across the gutter (overrunsOnly)
+			// is read with its column.
+			if gx-f.x0 > f.x1-gx {
+				return -1
+			}
 			return 1
 		}
-		return 0
-	}
-	// Left and right columns must stand side by side, with few full-width
-	// fragments between them.
-	lminY, lmaxY, rminY, rmaxY := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	for _, f := range frags {
-		switch side(f) {
-		case -1:
-			lminY, lmaxY = math.Min(lminY, f.y), math.Max(lmaxY, f.y)
-		case 1:
-			rminY, rmaxY = math.Min(rminY, f.y), math.Max(rmaxY, f.y)
-		}
-	}
-	oLo, oHi := math.Max(lminY, rminY), math.Min(lmaxY, rmaxY)
-	if oHi <= oLo {
-		return [][]*frag{frags}
-	}
-	var lf, rf []*frag
-	ns := 0
-	for _, f := range frags {
-		if f.y < oLo || f.y > oHi {
-			continue
-		}
-		switch side(f) {
-		case -1:
-			lf = append(lf, f)
-		case 1:
-			rf = append(rf, f)
-		default:
-			ns++
-		}
-	}
-	// Each column has lines of its own: a line or two of justified text
-	// whose wide spaces happen to line up is no gutter.
-	if len(lf) < 3 || len(rf) < 3 || fewLines(lf) || fewLines(rf) || float64(ns) > 0.3*float64(min(len(lf), len(rf))) {
-		return [][]*frag{frags}
+		return s
 	}
 	sorted := append([]*frag(nil), frags...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].y > sorted[j].y })
@@ -528,6 +469,223 @@ func orderBlocks(frags []*frag) [][]*frag {
 		blocks = append(blocks, span)
 	}
 	return blocks
+}
+
+// sideOf places a fragment left (-1) or right (1) of a gutter at gx, or
+// across it (0). The gutter is the middle of a strip of whole points
+// (findGutter), so a fragment that reaches half a point into it, as
+// near as the strip can tell, still keeps to its side: a natbib list's
+// first lines hang into the gutter up to the other column's line ends.
+func sideOf(f *frag, gx float64) int {
+	switch {
+	case f.x1 <= gx+0.5:
+		return -1
+	case f.x0 >= gx-0.5:
+		return 1
+	}
+	return 0
+}
+
+// columnsAt reports whether a gutter divides two columns standing side
+// by side, each with lines of its own and few fragments across the gutter
+// between them, the baselines where both columns have text and how many
+// fragments on them cross the gutter.
+func columnsAt(frags []*frag, g gutter) (oLo, oHi float64, ns int, ok bool) {
+	gx := g.x
+	lminY, lmaxY, rminY, rmaxY := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, f := range frags {
+		switch sideOf(f, gx) {
+		case -1:
+			lminY, lmaxY = math.Min(lminY, f.y), math.Max(lmaxY, f.y)
+		case 1:
+			rminY, rmaxY = math.Min(rminY, f.y), math.Max(rmaxY, f.y)
+		}
+	}
+	oLo, oHi = math.Max(lminY, rminY), math.Min(lmaxY, rmaxY)
+	if oHi <= oLo {
+		return 0, 0, 0, false
+	}
+	var lf, rf []*frag
+	for _, f := range frags {
+		if f.y < oLo || f.y > oHi {
+			continue
+		}
+		switch sideOf(f, gx) {
+		case -1:
+			lf = append(lf, f)
+		case 1:
+			rf = append(rf, f)
+		default:
+			ns++
+		}
+	}
+	// Each column has lines of its own: a line or two of justified text
+	// whose wide spaces happen to line up is no gutter.
+	if len(lf) < 3 || len(rf) < 3 || fewLines(lf) || fewLines(rf) || float64(ns) > 0.3*float64(min(len(lf), len(rf))) {
+		return 0, 0, 0, false
+	}
+	// A strip a point wide is a gutter between columns of text, not a
+	// chance gap in a display equation or a table: each column has a
+	// dozen lines of its own.
+	if g.width < 2 && (baselines(lf, narrowLines) < narrowLines || baselines(rf, narrowLines) < narrowLines) {
+		return 0, 0, 0, false
+	}
+	return oLo, oHi, ns, true
+}
+
+// textColumns reports whether both sides of a gutter at gx, on baselines
+// yLo..yHi, are columns of running text: a dozen lines or more, most of
+// them with a run of words across most of the column's width, where a
+// table's cells and a figure's labels are short.
+func textColumns(frags []*frag, gx, yLo, yHi float64) bool {
+	for _, s := range []int{-1, 1} {
+		var fs []*frag
+		for _, f := range frags {
+			if f.y >= yLo && f.y <= yHi && sideOf(f, gx) == s {
+				fs = append(fs, f)
+			}
+		}
+		lines := makeLines(fs)
+		x0, x1 := math.Inf(1), math.Inf(-1)
+		for _, l := range lines {
+			x0, x1 = math.Min(x0, l.x0), math.Max(x1, l.x1)
+		}
+		long := 0
+		for _, l := range lines {
+			if slices.ContainsFunc(l.frags, func(f *frag) bool { return f.x1-f.x0 >= 0.6*(x1-x0) }) {
+				long++
+			}
+		}
+		if len(lines) < narrowLines || 2*long < len(lines) {
+			return false
+		}
+	}
+	return true
+}
+
+// overrunsOnly reports whether every fragment that crosses a gutter at
+// gx on baselines yLo..yHi lies nine tenths on one side of it: a column's
+// line run over its measure, not text set across the gutter.
+func overrunsOnly(frags []*frag, gx, yLo, yHi float64) bool {
+	for _, f := range frags {
+		if f.y < yLo || f.y > yHi || sideOf(f, gx) != 0 {
+			continue
+		}
+		if w := 0.9 * (f.x1 - f.x0); gx-f.x0 < w && f.x1-gx < w {
+			return false
+		}
+	}
+	return true
+}
+
+// narrowLines is how many lines each column has beside a gutter one point
+// wide (columnsAt) or one found on a second search (textColumns).
+const narrowLines = 12
+
+// baselines counts the distinct baselines of fragments, up to n (a sub- or
+// superscript counts as one of them).
+func baselines(b []*frag, n int) int {
+	var ys []float64
+	for _, f := range b {
+		if !slices.ContainsFunc(ys, func(y float64) bool { return math.Abs(y-f.y) < 0.5*f.size }) {
+			ys = append(ys, f.y)
+			if len(ys) >= n {
+				break
+			}
+		}
+	}
+	return len(ys)
+}
+
+// gutter is a white vertical strip between columns: its middle x, its
+// width in whole points and how many fragments cross it.
+type gutter struct {
+	x            float64
+	width, cover int
+	second       bool // not the least covered strip, which is too narrow
+}
+
+// findGutter finds the least covered vertical strip in the middle 30–70 %
+// of the horizontal extent of the fragments on baselines yLo..yHi and
+// returns its middle. Of strips equally covered it takes the widest, or
+// with centre the one nearest the middle of the extent. A strip is at
+// least 2 pt wide, or 1 pt when no fragment crosses it: the gutter of
+// two columns where one's lines end where the other's begin, as a natbib
+// list's first lines hang into the column separation.
+func findGutter(frags []*frag, yLo, yHi float64, centre bool) (gutter, bool) {
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for _, f := range frags {
+		if f.y < yLo || f.y > yHi {
+			continue
+		}
+		xmin = math.Min(xmin, f.x0)
+		xmax = math.Max(xmax, f.x1)
+	}
+	ext := xmax - xmin
+	if !(ext >= 100 && ext <= 1e5) {
+		return gutter{}, false
+	}
+	base := int(math.Floor(xmin))
+	n := int(math.Ceil(xmax)) - base + 2
+	cover := make([]int, n+1)
+	for _, f := range frags {
+		if f.y < yLo || f.y > yHi {
+			continue
+		}
+		a := int(math.Ceil(f.x0)) - base
+		b := int(math.Floor(f.x1)) - base
+		if b > a {
+			cover[a]++
+			cover[b]--
+		}
+	}
+	for i := 1; i < len(cover); i++ {
+		cover[i] += cover[i-1]
+	}
+	lo := int(xmin+0.3*ext) - base
+	hi := int(xmin+0.7*ext) - base
+	mid := xmin + 0.5*ext - float64(base)
+	wide := func(c, l int) bool { return l >= 2 || c == 0 && l >= 1 }
+	// The least covered strip, and the least covered of the wide ones.
+	var least, wideLeast struct{ start, n, cover int }
+	least.cover, wideLeast.cover = math.MaxInt, math.MaxInt
+	better := func(cur struct{ start, n, cover int }, i, n, c int) bool {
+		switch {
+		case cur.n == 0 || c < cur.cover:
+			return true
+		case c > cur.cover:
+			return false
+		case centre:
+			return math.Abs(float64(i)+float64(n)/2-mid) < math.Abs(float64(cur.start)+float64(cur.n)/2-mid)
+		}
+		return n > cur.n
+	}
+	for i := lo; i <= hi; {
+		c := cover[i]
+		j := i
+		for j <= hi && cover[j] == c {
+			j++
+		}
+		if better(least, i, j-i, c) && (!centre || wide(c, j-i) || least.n == 0 || c < least.cover) {
+			least.start, least.n, least.cover = i, j-i, c
+		}
+		if wide(c, j-i) && better(wideLeast, i, j-i, c) {
+			wideLeast.start, wideLeast.n, wideLeast.cover = i, j-i, c
+		}
+		i = j
+	}
+	g := gutter{x: float64(base+least.start) + float64(least.n)/2, width: least.n, cover: least.cover}
+	if !wide(least.cover, least.n) {
+		if wideLeast.n == 0 || wideLeast.cover > least.cover+2 || wideLeast.start+wideLeast.n < least.start || least.start+least.n < wideLeast.start {
+			return gutter{}, false
+		}
+		// A sliver less covered than any wide strip beside it: a line or
+		// two run over their measure (a long word, a URL) across the
+		// gutter. The wide strip is a gutter only between columns of
+		// text (orderBlocks).
+		g = gutter{x: float64(base+wideLeast.start) + float64(wideLeast.n)/2, width: wideLeast.n, cover: wideLeast.cover, second: true}
+	}
+	return g, true
 }
 
 // makeLines clusters fragments into lines by baseline, top to bottom.

@@ -233,3 +233,112 @@ func TestLayoutAlignedWideSpaces(t *testing.T) {
 		t.Errorf("the entry's lines are not read whole:\n%s", text)
 	}
 }
+
+// line lays out s evenly from x0 to x1 on baseline y in 9 pt type.
+func line(s string, x0, x1, y float64) []glyph {
+	gs, _ := word(s, x0, y, 9, (x1-x0)/float64(len(s)))
+	return gs
+}
+
+// Two-column bibliographies whose gutter is hard to see: a natbib list's
+// first lines hang into the column separation up to where the left
+// column's lines end, and an alpha list's labels stand apart from their
+// entries, a white strip inside the right column, below a title centred
+// over the gutter; or lines of the left column run over their measure
+// across the gutter. Each way the left column is read before the right
+// one, and each label with its entry.
+func TestLayoutBibliographyColumns(t *testing.T) {
+	const rows = 14
+	var natbib, alpha []glyph
+	var natWant, alphaWant []string
+	for col, x := range []float64{72, 300.645} {
+		for i := range rows {
+			y := 760 - 11*float64(i)
+			s := fmt.Sprintf("entry %c%02d of the list goes on", 'a'+col, i)
+			x0 := x + 10 // a continuation line, indented
+			if i%3 == 0 {
+				x0 = x // an entry's first line, hanging
+				s = fmt.Sprintf("Author %c%02d and Other, Title", 'a'+col, i)
+			}
+			natbib = append(natbib, line(s, x0, x+228.6, y)...)
+			natWant = append(natWant, s)
+		}
+	}
+	alpha = append(alpha, line("A Test Paper on Citations", 214, 396, 790)...)
+	alpha = append(alpha, line("Test Author with a longer line", 240, 370, 778)...)
+	alpha = append(alpha, line("30 November 2026", 258, 352, 766)...)
+	alphaWant = []string{"A Test Paper on Citations", "Test Author with a longer line", "30 November 2026"}
+	for i := range rows {
+		s := fmt.Sprintf("left column line %02d runs on", i)
+		alpha = append(alpha, line(s, 72, 297, 740-11*float64(i))...)
+		alphaWant = append(alphaWant, s)
+	}
+	for i := range rows {
+		y := 740 - 11*float64(i)
+		s := fmt.Sprintf("entry text %02d runs to the edge", i)
+		want := s
+		if i%3 == 0 {
+			label := fmt.Sprintf("[Ab%02d]", i)
+			alpha = append(alpha, line(label, 307, 335, y)...)
+			want = label + " " + s
+		}
+		alpha = append(alpha, line(s, 352, 539, y)...)
+		alphaWant = append(alphaWant, want)
+	}
+	// amsart: a title over the gutter and two lines of the left column run
+	// over their measure across it, one up to the right column's text.
+	var over, overWant []string
+	var overrun []glyph
+	overrun = append(overrun, line("A TEST PAPER ON CITATIONS", 250, 360, 790)...)
+	over = append(over, "A TEST PAPER ON CITATIONS")
+	for i := range rows {
+		s, x1 := fmt.Sprintf("left column line %02d runs on", i), 301.0
+		switch i {
+		case 4:
+			s, x1 = fmt.Sprintf("left column line %02d runs overfull", i), 310.4
+		case 8:
+			s, x1 = fmt.Sprintf("left column line %02d runs overfull", i), 314
+		}
+		overrun = append(overrun, line(s, 126, x1, 740-11*float64(i))...)
+		over = append(over, s)
+	}
+	for i := range 4 { // the body's last lines, above the references
+		s := fmt.Sprintf("body text line %02d of the right column", i)
+		overrun = append(overrun, line(s, 311, 486, 740-11*float64(i))...)
+		overWant = append(overWant, s)
+	}
+	for i := range rows - 4 {
+		y := 740 - 11*float64(i+4)
+		s := fmt.Sprintf("entry text %02d runs on", i)
+		want := s
+		if i%3 == 0 {
+			label := fmt.Sprintf("[Ab%02d]", i)
+			overrun = append(overrun, line(label, 311, 335, y)...)
+			want = label + " " + s
+		}
+		overrun = append(overrun, line(s, 345, 486, y)...)
+		overWant = append(overWant, want)
+	}
+	for _, tc := range []struct {
+		name string
+		gs   []glyph
+		want []string
+	}{
+		{"natbib first lines hang to the other column", natbib, natWant},
+		{"lines run over their measure across the gutter", overrun, append(over, overWant...)},
+		{"alpha labels below a centred title", alpha, alphaWant},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, text := layoutPage(tc.gs, 612, 842)
+			var got []string
+			for _, l := range strings.Split(text, "\n") {
+				if l = strings.TrimSpace(l); l != "" {
+					got = append(got, l)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("lines (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -131,6 +131,11 @@ func citeContexts(text string, es []Entry, style markStyle) [][]Context {
 		if style == styleAuthorYear || style == styleLabel {
 			if len(e.Authors) > 0 && e.Year > 0 {
 				note(byAuthor, surname(e.Authors[0])+"|"+strconv.Itoa(e.Year), i)
+				if len(e.Authors) == 2 {
+					// Two works of one first author and year are told
+					// apart by the second author, printed with a pair.
+					note(byAuthor, surname(e.Authors[0])+"&"+surname(e.Authors[1])+"|"+strconv.Itoa(e.Year), i)
+				}
 			}
 		}
 	}
@@ -262,6 +267,20 @@ func (f *finder) authorYear(pg *page, byAuthor map[string]int) {
 			}
 			k := surname(win[words[w][0]:words[w][1]]) + "|" + year
 			if i, ok := byAuthor[k]; ok {
+				// "Whitaker and Costa, 2018" beside "Whitaker and
+				// Whitaker, 2018": the pair names one of them.
+				pair := func(a, b int) {
+					if a < 0 || b >= len(words) || i >= 0 {
+						return
+					}
+					if and := strings.TrimSpace(win[words[a][1]:words[b][0]]); and == "and" || and == "&" {
+						if j, ok := byAuthor[surname(win[words[a][0]:words[a][1]])+"&"+surname(win[words[b][0]:words[b][1]])+"|"+year]; ok && j >= 0 {
+							i, at = j, from+words[a][0]
+						}
+					}
+				}
+				pair(w, w+1)
+				pair(w-1, w)
 				if i >= 0 {
 					// The citation starts at the surname, on this page
 					// even when its year is on the next.
@@ -364,10 +383,7 @@ type page struct {
 func newPage(n int, raw, next string) *page {
 	var b strings.Builder
 	b.Grow(len(raw) + len(next))
-	lines := strings.Split(raw, "\n")
-	for len(lines) > 0 && (strings.TrimSpace(lines[len(lines)-1]) == "" || pageNumber.MatchString(strings.TrimSpace(lines[len(lines)-1]))) {
-		lines = lines[:len(lines)-1]
-	}
+	lines := trimPageNumber(strings.Split(raw, "\n"))
 	own := -1
 	if next != "" {
 		lines = append(lines, "\x00")
@@ -385,10 +401,15 @@ func newPage(n int, raw, next string) *page {
 		}
 		if b.Len() > 0 {
 			s := b.String()
-			if i > 0 && strings.HasSuffix(s, "-") && len(s) > 1 && unicode.IsLetter(rune(s[len(s)-2])) && startsLower(l) {
+			hyphen := i > 0 && strings.HasSuffix(s, "-") && len(s) > 1 && unicode.IsLetter(rune(s[len(s)-2]))
+			switch {
+			case hyphen && startsLower(l):
 				b.Reset()
 				b.WriteString(s[:len(s)-1])
-			} else {
+			case hyphen && startsUpper(l) && !startsUpper(secondRune(l)):
+				// A compound broken at its own hyphen: "Al-" + "Rashid"
+				// (not a running head in capitals after it).
+			default:
 				b.WriteByte(' ')
 			}
 		}
@@ -463,6 +484,25 @@ func headingLine(l string) bool {
 		}
 	}
 	return true
+}
+
+// secondRune returns the second rune of s as a string, or "".
+func secondRune(s string) string {
+	_, n := utf8.DecodeRuneInString(s)
+	r, m := utf8.DecodeRuneInString(s[n:])
+	if m == 0 {
+		return ""
+	}
+	return string(r)
+}
+
+// trimPageNumber drops the blank lines and the page number that end a
+// page's lines.
+func trimPageNumber(lines []string) []string {
+	for len(lines) > 0 && (strings.TrimSpace(lines[len(lines)-1]) == "" || pageNumber.MatchString(strings.TrimSpace(lines[len(lines)-1]))) {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
 }
 
 // nextPage returns the first lines of the page after pages[i] (up to the

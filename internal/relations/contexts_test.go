@@ -67,6 +67,26 @@ func TestCiteContexts(t *testing.T) {
 			},
 		},
 		{
+			name: "a hyphenated surname broken at its hyphen",
+			text: "A Paper\n1 Introduction\nText extraction is studied (Smith, 2019; Al-\nRashid and Haddad, 2022). Tables are well-\nknown.\n" +
+				"References\nAl-Rashid, M. and Haddad, Y. (2022). Robust text extraction. Journal.\n\n" +
+				"Smith, A. (2019). A survey of normalisation. Journal.\n",
+			want: map[string][]string{
+				"Al-Rashid and Haddad, 2022": {"1: Text extraction is studied (Smith, 2019; Al-Rashid and Haddad, 2022)."},
+				"Smith, 2019":                {"1: Text extraction is studied (Smith, 2019; Al-Rashid and Haddad, 2022)."},
+			},
+		},
+		{
+			name: "two works of one first author and year, told apart by the second",
+			text: "A Paper\n1 Introduction\nPassages are ranked (Whitaker and Costa, 2018). Captions are written by Whitaker and\nWhitaker (2018).\n" +
+				"References\nWhitaker, I. and Costa, S. (2018). Dense passage ranking. Journal.\n\n" +
+				"Whitaker, I. and Whitaker, V. (2018). Figure caption generation. Journal.\n",
+			want: map[string][]string{
+				"Whitaker and Costa, 2018":    {"1: Passages are ranked (Whitaker and Costa, 2018)."},
+				"Whitaker and Whitaker, 2018": {"1: Captions are written by Whitaker and Whitaker (2018)."},
+			},
+		},
+		{
 			name: "alpha labels",
 			text: "A Paper\n1 Introduction\nAttention [Vas17] and layer norm [BKH16, Vas17] are used. See also [Knu84].\n" +
 				"References\n[BKH16] J. Ba, J. Kiros, and G. Hinton. Layer normalization. arXiv, 2016.\n" +

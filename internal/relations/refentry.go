@@ -201,13 +201,15 @@ func nameFiller(w string) bool {
 // (1935)." The author list is the leading run of name-like parts (initials
 // and capitalised words only); the title is the part after it, which must
 // hold a lower-case word.
+//
+// The AMS styles write the names out the same way ("Grace Adeyemi and
+// Tobias Lang, Efficient attention…"): then each name-like part is one or
+// more names of two to four words joined by "and".
 func commaAuthors(s string) (authors, title, rest string, ok bool) {
-	if !initialStart.MatchString(s) {
-		return "", "", "", false
-	}
+	full := !initialStart.MatchString(s)
 	parts := strings.Split(s, ", ")
 	n := 0
-	for n < len(parts) && nameLike(parts[n]) {
+	for n < len(parts) && nameLike(parts[n]) && (!full || fullNames(parts[n])) {
 		n++
 	}
 	if n == 0 || n >= len(parts)-1 || !strings.ContainsFunc(parts[n], unicode.IsLower) {
@@ -226,6 +228,18 @@ func commaAuthors(s string) (authors, title, rest string, ok bool) {
 	return strings.Join(parts[:n], ", "), title, rest, true
 }
 
+// fullNames reports a part of an author list that is names written out,
+// each of two to four words, joined by "and": "Thi Lan Nguyen", "and
+// Tobias Lang", "Grace Adeyemi and Tobias Lang".
+func fullNames(p string) bool {
+	for _, name := range strings.Split(strings.TrimPrefix(p, "and "), " and ") {
+		if n := len(strings.Fields(name)); n < 2 || n > 4 {
+			return false
+		}
+	}
+	return true
+}
+
 // sfName is one "Surname, Firstname I." name, the first name written out
 // ("Ranzato, Marc’Aurelio" too);
 // sfList an author list of them, up to the full stop that ends it.
@@ -242,14 +256,15 @@ var journalAbbrev = map[string]bool{"Phys": true, "Rev": true, "Lett": true, "Nu
 var initialStart = regexp.MustCompile(`^\p{Lu}\.\s?`)
 
 // nameLike reports whether every word of s is an initial or a capitalised
-// word (or "and"): a name or a list of names.
+// word (or "and", or a name particle such as "van"): a name or a list of
+// names.
 func nameLike(s string) bool {
 	words := strings.Fields(s)
 	if len(words) == 0 || len(words) > 12 {
 		return false
 	}
 	for _, w := range words {
-		if w == "and" || w == "&" {
+		if w == "and" || w == "&" || particle[w] {
 			continue
 		}
 		r, _ := utf8.DecodeRuneInString(w)

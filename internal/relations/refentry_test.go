@@ -87,6 +87,12 @@ func TestParseEntry(t *testing.T) {
 		{"IEEE, an unquoted book title in capitals, then its publisher",
 			"U. Doe, Y. Silva, and D. Nordmann, HANDS: A Pattern-Theoretic Study of Windows. Springer-Verlag, 1991.",
 			Entry{Authors: []string{"U. Doe", "Y. Silva", "D. Nordmann"}, Title: "HANDS: A Pattern-Theoretic Study of Windows", Year: 1991, Venue: "Springer-Verlag, 1991"}},
+		{"AMS, names written out and commas between everything",
+			"Jane Doe, Rui Silva, and Ola van Nordmann, Windows for long documents, Journal of Reading Machines 26 (2022), 145–163.",
+			Entry{Authors: []string{"Jane Doe", "Rui Silva", "Ola van Nordmann"}, Title: "Windows for long documents", Year: 2022, Venue: "Journal of Reading Machines 26 (2022), 145–163"}},
+		{"AMS, one author and a book",
+			"Claude Doe, Statistical windows with structured priors, 2nd ed., Cambridge University Press, Cambridge, 2019.",
+			Entry{Authors: []string{"Claude Doe"}, Title: "Statistical windows with structured priors", Year: 2019, Venue: "2nd ed., Cambridge University Press, Cambridge, 2019"}},
 		{"physics, no title printed",
 			"R. P. Feynman, Phys. Rev. 94, 262 (1954).",
 			Entry{Authors: []string{"R. P. Feynman"}, Year: 1954, Venue: "Phys. Rev. 94, 262 (1954)"}},
@@ -148,6 +154,10 @@ func TestEntries(t *testing.T) {
 			"References\nDesjardins, Guillaume and Doe, Jane. Natural\nwindows. (unpublished).\n\nDuchi, John and Silva, Rui. Adaptive windows\nfor online reading. JMLR, 2011.\n\n" +
 				"Doe, J. and Silva, R. Efficient windows. Springer, 1998b.\n\nLyu, S and Simoncelli, E P. Nonlinear window\nnormalization. In CVPR, 2008.\n",
 			[]string{"Natural windows", "Adaptive windows for online reading", "Efficient windows", "Nonlinear window normalization"}},
+		{"author–year entries whose authors and year fill the first line, a title in title case",
+			"References\nDoe, J. (2021). Windows. Nature 1, 2–3.\n\nWei, L., Silva, R. and Nordmann, O. (2022).\nMemory Slots and Gated Windows: An Empirical Study.\nIn Proceedings of ICML pp. 1–9.\n\n" +
+				"Jane Doe and Rui Silva. 2007.\nShutters and Doors. Commun. ACM 50, 1.\n",
+			[]string{"Windows", "Memory Slots and Gated Windows: An Empirical Study", "Shutters and Doors"}},
 		{"heading glued to the line before it",
 			"error (%)References\n\n[1] J. Doe. Deep windows. In CVPR, 2016.\n[2] R. Silva. Shallow windows. In CVPR, 2017.\n",
 			[]string{"Deep windows", "Shallow windows"}},

@@ -291,6 +291,18 @@ func detectStyle(lines []string) markStyle {
 	return best
 }
 
+// authorsAndYear reports an entry begun with its authors and year and
+// nothing after them: "Wei, L. and Solberg, I. (2022)." or "Jane Doe
+// and Rui Silva. 2007."
+func authorsAndYear(s string) bool {
+	for _, re := range []*regexp.Regexp{parenYear, dotYear} {
+		if m := re.FindStringSubmatchIndex(s + " "); m != nil && m[1] >= len(s) && looksLikeAuthors(s[m[2]:m[3]]) {
+			return true
+		}
+	}
+	return false
+}
+
 // splitEntries splits reference-section lines into entries, each one
 // string with its lines joined (hyphenated breaks undone). Numbered
 // entries start at the next number in sequence; author–year entries at a
@@ -347,9 +359,13 @@ func splitLabelled(lines []string, headed bool) (out, labels []string, style mar
 		} else if style == styleAuthorYear {
 			// An entry that has no year yet is not finished ("…, editor,
 			// Title of the Book." then "Publisher, 1991."), unless it is
-			// long already; "In Y. Bengio, editor" continues one.
+			// long already; "In Y. Bengio, editor" continues one. Nor is
+			// one of its authors and year only ("Wei, L. and Solberg, I.
+			// (2022)."), whose title in title case can read as names
+			// ("Memory Slots and Gated Retrieval").
 			start = authorStart.MatchString(t) && (prevEnds || blank) && !strings.HasPrefix(t, "In ") &&
-				(len(cur) == 0 || len(cur) >= 4 || yearRe.MatchString(strings.Join(cur, " ")) || statusEnd.MatchString(cur[len(cur)-1]))
+				(len(cur) == 0 || len(cur) >= 4 || yearRe.MatchString(strings.Join(cur, " ")) || statusEnd.MatchString(cur[len(cur)-1])) &&
+				(len(cur) == 0 || !authorsAndYear(strings.Join(cur, " ")))
 		} else {
 			var n int
 			n, rest = markOf(style, t)
@@ -400,6 +416,14 @@ func joinLines(ls []string) string {
 func startsLower(s string) bool {
 	for _, r := range s {
 		return unicode.IsLower(r)
+	}
+	return false
+}
+
+// startsUpper reports whether s starts with an upper-case letter.
+func startsUpper(s string) bool {
+	for _, r := range s {
+		return unicode.IsUpper(r)
 	}
 	return false
 }

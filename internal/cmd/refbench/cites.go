@@ -66,10 +66,13 @@ func atoi(s string) int {
 // CiteScore is how well the citing sentences of one fixture of
 // testdata/cites were found: Found contexts, Correct ones (the sentence
 // cites the entry, per the fixture's truth), Expected sentences (up to
-// the two a card keeps, per cited entry) and Hit of those found.
+// the two a card keeps, per cited entry) and Hit of those found; Entries
+// of the bibliography's Bib entries came out of the reference list tied to
+// a key of their own.
 type CiteScore struct {
 	Name                          string
 	Found, Correct, Expected, Hit int
+	Entries, Bib                  int
 }
 
 // Precision is Correct / Found.
@@ -164,12 +167,17 @@ func EvaluateCites(ctx context.Context, dir, bib string) ([]CiteScore, error) {
 		for i, part := range doc.Parts {
 			texts[i] = part.Text
 		}
-		s := CiteScore{Name: name}
+		s := CiteScore{Name: name, Bib: len(bibs)}
+		tied := map[string]bool{}
 		for _, as := range sentences {
 			s.Expected += min(2, len(as))
 		}
 		for _, e := range relations.CitingSentences(strings.Join(texts, "\f")) {
 			key := keyOf(e.Title)
+			if key != "" && !tied[key] {
+				tied[key] = true
+				s.Entries++
+			}
 			var hit []string
 			for _, c := range e.Contexts {
 				s.Found++
@@ -188,19 +196,36 @@ func EvaluateCites(ctx context.Context, dir, bib string) ([]CiteScore, error) {
 	return out, nil
 }
 
+// citesBib is the bibliography of a folder of citing-sentence fixtures:
+// its own refs.bib (testdata/heldout-many), else the one of
+// testdata/styles, beside it.
+func citesBib(dir string) string {
+	if name := filepath.Join(dir, "refs.bib"); fileExists(name) {
+		return name
+	}
+	return filepath.Join(dir, "..", "styles", "refs.bib")
+}
+
+func fileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}
+
 // citeTable is the Markdown table of scores, one row per fixture, then
 // each style's two fixtures together and the whole set.
 func citeTable(scores []CiteScore) string {
 	var b strings.Builder
-	b.WriteString("| fixture | contexts | precision | recall |\n|---|---:|---:|---:|\n")
+	b.WriteString("| fixture | entries | contexts | precision | recall |\n|---|---:|---:|---:|---:|\n")
 	var all CiteScore
 	for _, s := range scores {
-		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f |\n", s.Name, s.Found, s.Precision(), s.Recall())
+		fmt.Fprintf(&b, "| %s | %d / %d | %d | %.3f | %.3f |\n", s.Name, s.Entries, s.Bib, s.Found, s.Precision(), s.Recall())
+		all.Entries += s.Entries
+		all.Bib += s.Bib
 		all.Found += s.Found
 		all.Correct += s.Correct
 		all.Expected += s.Expected
 		all.Hit += s.Hit
 	}
-	fmt.Fprintf(&b, "| all | %d | %.3f | %.3f |\n", all.Found, all.Precision(), all.Recall())
+	fmt.Fprintf(&b, "| all | %d / %d | %d | %.3f | %.3f |\n", all.Entries, all.Bib, all.Found, all.Precision(), all.Recall())
 	return b.String()
 }

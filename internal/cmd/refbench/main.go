@@ -53,10 +53,10 @@ func main() {
 	dump := flag.String("dump", "", "print the PDF text of this corpus file as the graph reads it")
 	entries := flag.Bool("entries", false, "with -dump: print the parsed entries instead")
 	verbose := flag.Bool("v", false, "list what went wrong")
-	cites := flag.String("cites", "", "score the citing-sentence fixtures of this folder (testdata/cites) and stop")
+	cites := flag.String("cites", "", "score the citing-sentence fixtures of this folder (testdata/cites) against its refs.bib, else ../styles/refs.bib, and stop")
 	flag.Parse()
 	if *cites != "" {
-		scores, err := EvaluateCites(context.Background(), *cites, filepath.Join(*cites, "..", "styles", "refs.bib"))
+		scores, err := EvaluateCites(context.Background(), *cites, citesBib(*cites))
 		if err != nil {
 			log.Fatal(err)
 		}
