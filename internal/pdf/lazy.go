@@ -37,6 +37,11 @@ import (
 // errUnsure is why the lazy reader gave up on a file.
 var errUnsure = errors.New("pdf: outside what the lazy reader reads")
 
+// maxObjStmBytes bounds what the lazy reader decodes from object
+// streams, which it keeps: writers make them of a few hundred kB; a file
+// that needs more is left to pdfcpu.
+const maxObjStmBytes = 64 << 20
+
 // maxLazyNesting is the nesting the lazy reader parses; deeper is left
 // to pdfcpu, whose limit is MaxObjectNesting.
 const maxLazyNesting = MaxObjectNesting - 4
@@ -54,7 +59,7 @@ type lazy struct {
 	rootD   types.Dict
 	rootOK  bool
 	// decoded is what object streams have decoded so far, held to
-	// MaxDocumentBytes.
+	// maxObjStmBytes.
 	decoded int64
 	reads   int
 	unsure  error
@@ -384,7 +389,7 @@ func (l *lazy) objectStream(nr int) *objStm {
 		l.fail("object stream %d: /N, /First", nr)
 		return nil
 	}
-	limit := min(int64(MaxStreamBytes), MaxDocumentBytes-l.decoded)
+	limit := min(int64(MaxStreamBytes), maxObjStmBytes-l.decoded)
 	data, err := decodeStream(&sd, limit)
 	if err != nil || int64(len(data)) > limit || *first > len(data) {
 		l.fail("object stream %d does not decode", nr)
