@@ -327,10 +327,10 @@ func TestLazyReader(t *testing.T) {
 }
 
 // TestLazyHostile checks that each hostile document held in memory that
-// the lazy reader serves ends as it does through pdfcpu alone, and that
-// the lazy reader's attempt at any of them stays within a few seconds
-// (those it gives up go through pdfcpu as before, bounded by
-// TestHostileContent).
+// the lazy reader serves ends as it does through pdfcpu alone, in about
+// the same time (the extraction is the same), and that a document it
+// gives up is given up early (it is read through pdfcpu then, as
+// TestHostileContent bounds).
 func TestLazyHostile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every hostile document")
@@ -343,15 +343,21 @@ func TestLazyHostile(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			start := time.Now()
 			lz, served := extractLazy(context.Background(), data, (*Options)(nil).withDefaults())
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("the lazy reader took %v", d)
-			}
+			took := time.Since(start)
 			if !served {
+				if took > 5*time.Second {
+					t.Errorf("the lazy reader took %v to give the document up", took)
+				}
 				return
 			}
 			lazyObjects = false
 			defer func() { lazyObjects = true }()
-			pc, perr := Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+			start = time.Now()
+			// No time limit for the comparison on a loaded machine.
+			pc, perr := Extract(context.Background(), bytes.NewReader(data), int64(len(data)), &Options{Timeout: time.Hour})
+			if pcTook := time.Since(start); took > 2*pcTook+2*time.Second {
+				t.Errorf("the lazy reader took %v, pdfcpu %v", took, pcTook)
+			}
 			if got, want := outcome(lz, nil), outcome(pc, perr); got != want {
 				t.Errorf("outcome %q, pdfcpu's %q", got, want)
 			}
