@@ -43,8 +43,8 @@ func TestLazyMatchesPdfcpu(t *testing.T) {
 	files := fixtures
 	corpusFiles, _ := filepath.Glob(filepath.Join(corpus.Dir(t, "pdfs"), "*.pdf"))
 	files = append(files, corpusFiles...)
-	served := 0
-	for _, f := range files {
+	served, corpusServed := 0, 0
+	for i, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -52,6 +52,9 @@ func TestLazyMatchesPdfcpu(t *testing.T) {
 		lz, pc, lerr, perr, ok := extractBoth(t, data)
 		if ok {
 			served++
+			if i >= len(fixtures) {
+				corpusServed++
+			}
 		} else {
 			t.Logf("%s: read through pdfcpu", filepath.Base(f))
 		}
@@ -64,8 +67,8 @@ func TestLazyMatchesPdfcpu(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d files served by the lazy reader", served, len(files))
-	if len(corpusFiles) > 0 && served < len(corpusFiles) {
-		t.Errorf("the lazy reader served %d of %d files, want every corpus file", served, len(files))
+	if corpusServed < len(corpusFiles) {
+		t.Errorf("the lazy reader served %d of %d corpus files, want all", corpusServed, len(corpusFiles))
 	}
 }
 
