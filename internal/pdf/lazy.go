@@ -42,6 +42,9 @@ var errUnsure = errors.New("pdf: outside what the lazy reader reads")
 // that needs more is left to pdfcpu.
 const maxObjStmBytes = 64 << 20
 
+// maxLazyDepth bounds objects read while reading another (see object).
+const maxLazyDepth = 8
+
 // maxLazyNesting is the nesting the lazy reader parses; deeper is left
 // to pdfcpu, whose limit is MaxObjectNesting.
 const maxLazyNesting = MaxObjectNesting - 4
@@ -144,6 +147,12 @@ func (l *lazy) object(nr int, stm bool) types.Object {
 	}
 	if l.busy[nr] {
 		l.fail("object %d refers back to itself while read", nr)
+		return nil
+	}
+	// An object is read inside another only for a stream's indirect
+	// /Length and an object stream: a few levels, not a chain.
+	if len(l.busy) >= maxLazyDepth {
+		l.fail("object %d read %d objects deep", nr, len(l.busy))
 		return nil
 	}
 	if l.reads++; l.reads%256 == 0 && l.ctx.Err() != nil {

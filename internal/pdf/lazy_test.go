@@ -398,3 +398,39 @@ func FuzzLazyParser(f *testing.F) {
 		}
 	})
 }
+
+// TestLazyLengthChain checks that streams whose /Length refers to the
+// next stream, thousands deep, end the lazy reader at once.
+func TestLazyLengthChain(t *testing.T) {
+	w := newFileWriter()
+	for i, src := range lazyDocObjects {
+		if i != 3 {
+			w.obj(i+1, src)
+		}
+	}
+	const n = 5000
+	nrs := []int{1, 2, 3, 5}
+	for k := 0; k < n; k++ {
+		nr := 4 + 2*k
+		if k > 0 {
+			nr = 5 + k
+		}
+		next := 5 + k + 1
+		w.offs[nr] = w.buf.Len()
+		fmt.Fprintf(&w.buf, "%d 0 obj\n<< /Length %d 0 R >>\nstream\nx\nendstream\nendobj\n", nr, next)
+		nrs = append(nrs, nr)
+	}
+	data := w.end(w.classic(nrs, 0, fmt.Sprintf("/Size %d /Root 1 0 R", n+10)))
+	ctx := context.Background()
+	a, err := auditTable(ctx, bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lz := newLazy(ctx, data, a)
+	if got := lz.deref(*types.NewIndirectRef(4, 0)); got != nil || lz.unsure == nil {
+		t.Fatalf("got %v, unsure %v; want nil and the file given up", got, lz.unsure)
+	}
+	if !strings.Contains(lz.unsure.Error(), "deep") {
+		t.Errorf("unsure = %v", lz.unsure)
+	}
+}
