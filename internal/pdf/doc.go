@@ -2,10 +2,14 @@
 // order with line boxes, font sizes and weights, printed page labels,
 // bookmarks, a title guess and headings.
 //
-// pdfcpu parses the file (cross-reference table, objects, decoded
-// streams), once this package has audited its cross-reference sections
-// against what the file's size can back (xref.go); everything after that
-// is this package's own:
+// This package audits a file's cross-reference sections against what
+// the file's size can back (xref.go), then reads its objects lazily
+// (lazy.go): an object is parsed, into pdfcpu's types, when it is first
+// asked for, and an object stream decoded when one of its objects is.
+// pdfcpu parses the whole file instead (cross-reference table, every
+// object) when the lazy reader does not read it: an encrypted file, one
+// over 16 MiB, a damaged table, or an object outside the plain grammar
+// the two read alike. Everything after that is this package's own:
 //
 //   - lexer: content-stream tokens (numbers, names, strings, arrays,
 //     dictionaries, operators; inline image data skipped);

@@ -11,8 +11,8 @@ import (
 // decoded under its own small limit, outside the pages' budget, so that
 // metadata never costs the document its text.
 func (d *doc) xmp() []byte {
-	root, err := d.xr.Catalog()
-	if err != nil {
+	root := d.xr.catalog()
+	if root == nil {
 		return nil
 	}
 	sd, ok := d.resolve(root["Metadata"]).(types.StreamDict)
@@ -27,8 +27,5 @@ func (d *doc) xmp() []byte {
 }
 
 func (d *doc) infoRef() types.Object {
-	if d.xr.Info == nil {
-		return nil
-	}
-	return *d.xr.Info
+	return d.xr.info()
 }

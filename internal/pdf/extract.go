@@ -73,8 +73,15 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 		}
 	}()
 	var rs io.ReadSeeker
+	var whole []byte // the file, when in memory
 	if br, ok := r.(*bytes.Reader); ok && br.Size() == size {
 		rs = io.NewSectionReader(br, 0, size)
+		if size <= readWhole && lazyObjects {
+			whole = make([]byte, size)
+			if n, _ := br.ReadAt(whole, 0); int64(n) != size {
+				whole = nil
+			}
+		}
 	} else if size > readWhole {
 		rs = io.NewSectionReader(r, 0, size)
 	} else {
@@ -87,6 +94,12 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 			return nil, fmt.Errorf("pdf: reading: %w", err)
 		}
 		rs = bytes.NewReader(data)
+		whole = data
+	}
+	if whole != nil && lazyObjects {
+		if res, ok := extractLazy(ctx, whole, o); ok {
+			return res, nil
+		}
 	}
 	// pdfcpu's own repair of a table it cannot read costs a few times the
 	// file's size: a large file whose table the audit cannot read is
@@ -142,6 +155,11 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 	if err != nil {
 		return nil, err
 	}
+	return d.document(pages, o)
+}
+
+// document extracts the document whose page tree is pages.
+func (d *doc) document(pages []pageInfo, o Options) (*Document, error) {
 	if len(pages) > o.MaxPages {
 		return nil, fmt.Errorf("%w (%d pages)", &LimitError{Limit: LimitPages, Max: int64(o.MaxPages)}, len(pages))
 	}
@@ -184,6 +202,45 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 	return out, nil
 }
 
+// lazyObjects is whether files in memory are read through the lazy
+// reader first (tests turn it off to compare with pdfcpu's reading).
+var lazyObjects = true
+
+// extractLazy extracts a file held in memory through the lazy reader,
+// when its cross-reference passes the audit. It reports false when the
+// file is to be read through pdfcpu instead: the lazy reader does not
+// read it, gave up on something in it (see lazy), or extraction failed
+// (the pdfcpu path and its repairs decide how).
+func extractLazy(ctx context.Context, data []byte, o Options) (res *Document, ok bool) {
+	a, err := auditTable(ctx, bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, false
+	}
+	lz := newLazy(ctx, data, a)
+	if lz == nil {
+		return nil, false
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res, ok = nil, false
+		}
+	}()
+	d := newDoc(ctx, lz)
+	pages, err := d.pageTree()
+	if err != nil || lz.unsure != nil {
+		return nil, false
+	}
+	res, err = d.document(pages, o)
+	if err != nil || lz.unsure != nil {
+		return nil, false
+	}
+	return res, true
+}
+
+func newDoc(ctx context.Context, xr objects) *doc {
+	return &doc{xr: xr, ctx: ctx, budget: MaxDocumentBytes, glyphBudget: MaxDocumentGlyphs, textBudget: MaxDocumentText, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
+}
+
 // openDoc reads the file's objects (size bytes of rs, which is also an
 // io.ReaderAt) and its page tree, once auditXRef has found its
 // cross-reference within the file's means, or could not read it and
@@ -207,7 +264,7 @@ func openDoc(ctx context.Context, rs io.ReadSeeker, size int64, o Options, unaud
 	if pc == nil || pc.XRefTable == nil {
 		return nil, nil, fmt.Errorf("%w: no cross-reference table", ErrMalformed)
 	}
-	d := &doc{xr: pc.XRefTable, ctx: ctx, budget: MaxDocumentBytes, glyphBudget: MaxDocumentGlyphs, textBudget: MaxDocumentText, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
+	d := newDoc(ctx, table{pc.XRefTable})
 	pages, err := d.pageTree()
 	if err != nil {
 		return nil, nil, err

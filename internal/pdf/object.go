@@ -10,10 +10,49 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
 
-// doc wraps pdfcpu's cross-reference table with lenient accessors: a
-// missing or mistyped object reads as nil or zero rather than failing.
+// objects is what a document's objects are read through: pdfcpu's
+// table of a file it parsed whole (table), or the lazy reader, which
+// parses an object when it is first asked for (lazy). Both give the
+// same pdfcpu types.
+type objects interface {
+	// deref returns the object ref names, nil when there is none.
+	deref(ref types.IndirectRef) types.Object
+	// catalog returns the document catalog, nil when there is none.
+	catalog() types.Dict
+	// info returns the trailer's /Info reference, or nil.
+	info() types.Object
+}
+
+// table reads objects from pdfcpu's cross-reference table.
+type table struct{ xr *model.XRefTable }
+
+func (t table) deref(ref types.IndirectRef) types.Object {
+	v, err := t.xr.Dereference(ref)
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+func (t table) catalog() types.Dict {
+	root, err := t.xr.Catalog()
+	if err != nil {
+		return nil
+	}
+	return root
+}
+
+func (t table) info() types.Object {
+	if t.xr.Info == nil {
+		return nil
+	}
+	return *t.xr.Info
+}
+
+// doc wraps a file's objects with lenient accessors: a missing or
+// mistyped object reads as nil or zero rather than failing.
 type doc struct {
-	xr  *model.XRefTable
+	xr  objects
 	ctx context.Context
 	// budget, glyphBudget and textBudget are what is left of
 	// MaxDocumentBytes, MaxDocumentGlyphs and MaxDocumentText; spent is
@@ -42,11 +81,7 @@ func (d *doc) resolve(o types.Object) types.Object {
 				return o
 			}
 		}
-		v, err := d.xr.Dereference(ref)
-		if err != nil {
-			return nil
-		}
-		o = v
+		o = d.xr.deref(ref)
 	}
 	return nil
 }

@@ -19,8 +19,8 @@ type pageInfo struct {
 const maxPageTreeDepth = 64
 
 func (d *doc) pageTree() ([]pageInfo, error) {
-	root, err := d.xr.Catalog()
-	if err != nil || root == nil {
+	root := d.xr.catalog()
+	if root == nil {
 		return nil, fmt.Errorf("%w: no document catalog", ErrMalformed)
 	}
 	var pages []pageInfo

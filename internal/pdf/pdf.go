@@ -78,7 +78,8 @@ const (
 	MaxDocumentGlyphs = 10_000_000 // glyphs shown in one document
 	MaxFormDepth      = 12         // Form XObjects drawn inside one another
 	// MaxObjectNesting bounds arrays and dictionaries nested in the
-	// file's objects; pdfcpu enforces it while parsing.
+	// file's objects; pdfcpu enforces it while parsing, and the lazy
+	// reader leaves a file nested near it to pdfcpu.
 	MaxObjectNesting = 100
 	// MaxObjects bounds the objects of one file: its cross-reference
 	// entries, the /Size of each section and the objects its object

@@ -84,6 +84,7 @@ type auditEntry struct {
 	nr  int
 	typ byte  // 0 free, 1 in use, 2 in an object stream
 	f2  int64 // type 1: offset; type 2: the object stream's number
+	f3  int64 // type 1: generation; type 2: index in the object stream
 	seq int   // order listed: the first listing of a number wins, as in pdfcpu
 }
 
@@ -95,6 +96,10 @@ type xrefAudit struct {
 	claimed int // entries claimed by the sections read so far
 	entries []auditEntry
 	scratch []byte // what window returns, reused
+	// trailers are the trailer dictionaries (and cross-reference stream
+	// dictionaries) in the order read, newest first: what the lazy
+	// reader takes /Root, /Info and /Encrypt from.
+	trailers []types.Dict
 }
 
 // errUnaudited ends the audit of a section it cannot read: pdfcpu decides.
@@ -106,6 +111,14 @@ var errUnaudited = errors.New("pdf: cross-reference not audited")
 // context's error when it ends, errUnaudited when the sections cannot be
 // read (pdfcpu and the repair deal with those), and nil otherwise.
 func auditXRef(ctx context.Context, r io.ReaderAt, size int64) error {
+	_, err := auditTable(ctx, r, size)
+	return err
+}
+
+// auditTable is auditXRef that also returns the audit, whose entries
+// (sorted by object number, one each) and trailers are the file's
+// cross-reference when the error is nil.
+func auditTable(ctx context.Context, r io.ReaderAt, size int64) (*xrefAudit, error) {
 	a := &xrefAudit{ctx: ctx, r: r, size: size, max: maxEntries(size)}
 	err := a.run()
 	unaudited := errors.Is(err, errUnaudited)
@@ -115,9 +128,9 @@ func auditXRef(ctx context.Context, r io.ReaderAt, size int64) error {
 		err = a.headers()
 	}
 	if err == nil && unaudited {
-		return errUnaudited
+		return a, errUnaudited
 	}
-	return err
+	return a, err
 }
 
 // headers holds the "N G obj" headers of the whole file to the file's
@@ -291,6 +304,7 @@ func (a *xrefAudit) table(off int64) ([]int64, error) {
 			if err != nil {
 				return nil, errUnaudited
 			}
+			gen, _ := strconv.ParseInt(string(f[1]), 10, 64)
 			typ := byte(1)
 			if f[2][0] == 'f' {
 				typ = 0
@@ -298,7 +312,7 @@ func (a *xrefAudit) table(off int64) ([]int64, error) {
 			if len(a.entries) >= a.max {
 				return nil, a.tooMany("cross-reference entries", len(a.entries)+1)
 			}
-			a.entries = append(a.entries, auditEntry{nr: nr, typ: typ, f2: o, seq: len(a.entries)})
+			a.entries = append(a.entries, auditEntry{nr: nr, typ: typ, f2: o, f3: gen, seq: len(a.entries)})
 			nr++
 		case bytes.Contains(line, []byte("trailer")):
 			at := off + int64(bytes.Index(line, []byte("trailer"))) + int64(len("trailer"))
@@ -309,6 +323,7 @@ func (a *xrefAudit) table(off int64) ([]int64, error) {
 			if err := a.checkSize(d); err != nil {
 				return nil, err
 			}
+			a.trailers = append(a.trailers, d)
 			var next []int64
 			for _, k := range []string{"XRefStm", "Prev"} {
 				if v := d.Int64Entry(k); v != nil {
@@ -416,6 +431,7 @@ func (a *xrefAudit) stream(off int64) ([]int64, error) {
 	if err := a.checkSize(d); err != nil {
 		return nil, err
 	}
+	a.trailers = append(a.trailers, d)
 	size := d.IntEntry("Size")
 	if size == nil || *size < 0 {
 		return nil, errUnaudited
@@ -482,7 +498,7 @@ func (a *xrefAudit) stream(off int64) ([]int64, error) {
 			if typ > 2 {
 				continue
 			}
-			a.entries = append(a.entries, auditEntry{nr: nr, typ: byte(typ), f2: field(row[w[0] : w[0]+w[1]]), seq: len(a.entries)})
+			a.entries = append(a.entries, auditEntry{nr: nr, typ: byte(typ), f2: field(row[w[0] : w[0]+w[1]]), f3: field(row[w[0]+w[1]:]), seq: len(a.entries)})
 		}
 	}
 	var next []int64
