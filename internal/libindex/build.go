@@ -476,7 +476,22 @@ func (w *writer) publish(m *manifest, add []*segment) error {
 	if w.dir != nil {
 		x.diskStat = manifestStat(w.dir)
 	}
+	mapped := make([][]byte, 0, len(x.segs))
+	for _, s := range x.segs {
+		if s.mapped {
+			mapped = append(mapped, s.data)
+		}
+	}
 	x.mu.Unlock()
+	// What the build and the searches since the last publish read of the
+	// mapped segments (heads when a segment is loaded, a merge's inputs,
+	// the blocks and texts of hits) leaves the resident set: it stays in
+	// the page cache, and a later read faults it in again cheaply. So a
+	// build's resident set does not grow with the index it writes (see
+	// release).
+	for _, data := range mapped {
+		release(data)
+	}
 	return nil
 }
 
@@ -587,7 +602,9 @@ func (w *writer) mergeIDs(pick []uint64) error {
 	nm.next++
 	seg, err := w.writeSegment(id, items, first, units, index.Merge(segs, keepMask))
 	for _, s := range inputs {
-		release(s.data)
+		if s.mapped {
+			release(s.data)
+		}
 	}
 	if err != nil {
 		return err

@@ -157,6 +157,10 @@ type segment struct {
 	units []Unit   // by document
 	ix    *index.Index
 	data  []byte // the mapped or read file, kept alive while in use
+	// mapped is set when data is a mapping of the file (readSegment
+	// where mapFile maps), whose pages may be released; never for bytes
+	// on the heap, which releasing would zero.
+	mapped bool
 
 	textSum   []uint32        // CRC-32C of each unit's text
 	textState []atomic.Uint32 // 0 unchecked, 1 good, 2 damaged
@@ -265,7 +269,10 @@ func decodeSegment(id uint64, data []byte) (*segment, error) {
 	s.items = make([]string, n)
 	s.first = make([]int, n+1)
 	for i := range n {
-		s.items[i] = d.view()
+		// Copied: a build reads the item keys of every segment at each
+		// publish (liveDocs), which would fault the head's pages back
+		// in after they were released.
+		s.items[i] = d.str()
 		s.first[i+1] = s.first[i] + d.count(0)
 	}
 	nu := s.first[n]
@@ -384,7 +391,8 @@ func (d *decoder) bytes() []byte {
 }
 
 // readSegment loads segment id from dir, mapped in place where the system
-// allows it. Only the segment's heads are read (see decodeSegment).
+// allows it. Only the segment's heads are read (see decodeSegment), and
+// their pages are then released from the resident set (see release).
 func readSegment(dir *safefs.Dir, id uint64) (*segment, error) {
 	data, err := mapFile(dir, segmentName(id))
 	if err != nil {
@@ -399,7 +407,12 @@ func readSegment(dir *safefs.Dir, id uint64) (*segment, error) {
 		unmap(data)
 		return nil, fmt.Errorf("%s: %w", segmentName(id), err)
 	}
-	s.data = data
+	s.data, s.mapped = data, mapsFiles
+	if s.mapped {
+		// Decoding read the heads (and with large folios, the pages
+		// around them): a search faults in again what it reads.
+		release(data)
+	}
 	return s, nil
 }
 
