@@ -2,6 +2,7 @@ package libindex
 
 import (
 	"cmp"
+	"io"
 	"os"
 	"slices"
 	"sync"
@@ -439,16 +440,20 @@ func (w *writer) flush(p *pending) error {
 	return w.publish(m, add)
 }
 
-// writeSegment writes a segment file and loads it back, mapped.
+// writeSegment writes a segment file, streaming it (see writeSegmentTo),
+// and loads it back, mapped.
 func (w *writer) writeSegment(id uint64, items []string, first []int, units []Unit, ix *index.Index) (*segment, error) {
-	data, err := encodeSegment(items, first, units, ix)
-	if err != nil {
-		return nil, err
-	}
 	if w.dir == nil {
+		data, err := encodeSegment(items, first, units, ix)
+		if err != nil {
+			return nil, err
+		}
 		return decodeSegment(id, data)
 	}
-	if err := w.dir.WriteSealed(segmentName(id), data); err != nil {
+	err := w.dir.WriteSealedFunc(segmentName(id), func(f io.Writer) error {
+		return writeSegmentTo(f, items, first, units, ix)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return readSegment(w.dir, id)

@@ -1,10 +1,12 @@
 package libindex
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -202,9 +204,20 @@ func (s *segment) verify() error {
 	return nil
 }
 
-// encodeSegment lays out a segment: header and units, then the index at a
-// 4-byte boundary.
+// encodeSegment lays out a segment in memory (see writeSegmentTo).
 func encodeSegment(items []string, first []int, units []Unit, ix *index.Index) ([]byte, error) {
+	var b bytes.Buffer
+	if err := writeSegmentTo(&b, items, first, units, ix); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// writeSegmentTo writes a segment to w: header and units, their texts,
+// then the index at a 4-byte boundary. Only the header is built in
+// memory; the texts and the index are written as they are, so that
+// writing a segment holds no copy of it.
+func writeSegmentTo(w io.Writer, items []string, first []int, units []Unit, ix *index.Index) error {
 	b := []byte(segmentMagic)
 	b = binary.AppendUvarint(b, formatVersion)
 	b = binary.AppendUvarint(b, uint64(len(items)))
@@ -224,32 +237,21 @@ func encodeSegment(items []string, first []int, units []Unit, ix *index.Index) (
 	}
 	b = binary.AppendUvarint(b, uint64(textLen))
 	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
 	for _, u := range units {
-		b = append(b, u.Text...)
+		if _, err := io.WriteString(w, u.Text); err != nil {
+			return err
+		}
 	}
-	for len(b)%4 != 0 {
-		b = append(b, 0)
+	if pad := (4 - (len(b)+textLen)%4) % 4; pad > 0 {
+		if _, err := w.Write(make([]byte, pad)); err != nil {
+			return err
+		}
 	}
-	var w sliceWriter
-	w.b = b
-	if _, err := ix.WriteTo(&w); err != nil {
-		return nil, err
-	}
-	return w.b, nil
-}
-
-type sliceWriter struct{ b []byte }
-
-func (w *sliceWriter) Write(p []byte) (int, error) {
-	if cap(w.b)-len(w.b) < len(p) {
-		// Grown to fit exactly: the index is written in one piece, and
-		// doubling would hold up to twice the segment in memory.
-		b := make([]byte, len(w.b), len(w.b)+len(p))
-		copy(b, w.b)
-		w.b = b
-	}
-	w.b = append(w.b, p...)
-	return len(p), nil
+	_, err := ix.WriteTo(w)
+	return err
 }
 
 // decodeSegment takes apart a segment's bytes (the seal removed), using

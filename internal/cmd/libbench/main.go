@@ -548,11 +548,19 @@ func prewarm(ctx context.Context, root string) error {
 		events []event
 	)
 	st := time.Now()
+	heapAt := os.Getenv("LIBBENCH_BUILD_HEAPPROFILE") // a heap profile when half the items are done
 	lib, err := vault.OpenLibrary(root, &vault.LibraryOptions{IndexWait: 24 * time.Hour, OnProgress: func(p vault.IndexProgress) {
 		e := event{At: time.Since(st).Seconds(), Done: p.Done, Total: p.Total, Pages: p.Pages, PPS: p.PagesPerSecond, ETA: p.ETA.Seconds()}
 		mu.Lock()
 		events = append(events, e)
 		mu.Unlock()
+		if heapAt != "" && p.Total > 0 && p.Done == p.Total/2 {
+			if f, err := os.Create(heapAt); err == nil {
+				pprof.Lookup("heap").WriteTo(f, 0)
+				f.Close()
+			}
+			heapAt = ""
+		}
 	}})
 	if err != nil {
 		return err
