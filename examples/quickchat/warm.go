@@ -54,9 +54,8 @@ func prewarm(ctx context.Context, plan *researchctx.Plan, pr *progress) error {
 
 // progress prints a line on stderr while indexing takes longer than after:
 // the source, files done of the total, pages indexed, pages per second and
-// the time left, both at the index build's pace over the last half of the
-// build, or half a minute when that is longer (from the start, until the
-// build has one). On a terminal the line is
+// the time left, both at the index build's pace over the last half minute
+// (from the start, until the build has one). On a terminal the line is
 // redrawn in place; elsewhere a new line is printed every few seconds.
 type progress struct {
 	w     io.Writer

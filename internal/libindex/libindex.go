@@ -173,7 +173,6 @@ type Job struct {
 	n, total    int
 	pages       int // units indexed
 	samples     []sample
-	first       time.Time // when the first item was done, for the rate's window
 	err         error
 	subscribers map[string]func(done, total int)
 }
@@ -228,22 +227,14 @@ type sample struct {
 	n, pages int
 }
 
-// rateWindow is the shortest span a Job's rate looks back over; the span
-// grows with the build to half its time so far (see record), so that the
-// pace of a long build is not that of its last merge or of the last burst
-// of another process on the machine, and still follows a lasting change.
+// rateWindow is how far back a Job's rate looks: long enough to smooth
+// over merges and large papers, short enough to follow a change of pace.
 const rateWindow = 30 * time.Second
 
-// rateSamples is how many samples a Job takes over its span: it keeps at
-// most about twice as many, as the span grows.
-const rateSamples = 64
-
 // Rate returns how many items and pages (units) the build indexes per
-// second, over the last half of the build or the last half minute,
-// whichever is longer (since its first item, when younger), and how long
-// it needs for the items left: their pages, at the build's pages per item
-// so far, at that pace of pages; all zero until it has run for a quarter
-// of a second.
+// second, over the last half minute or so (since its first item, when
+// younger), and how long it needs for the items left at that rate; all
+// zero until it has run for a quarter of a second.
 func (j *Job) Rate() (items, pages float64, eta time.Duration) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -256,46 +247,25 @@ func (j *Job) Rate() (items, pages float64, eta time.Duration) {
 		return 0, 0, 0
 	}
 	items, pages = float64(b.n-a.n)/sec, float64(b.pages-a.pages)/sec
-	left := float64(j.total - j.n)
-	switch {
-	case pages > 0 && j.n > 0 && j.pages > 0:
-		// Time goes by pages, not papers: the items left, at the pages
-		// per item of the whole build so far, at the pages' pace.
-		eta = time.Duration(left * float64(j.pages) / float64(j.n) / pages * float64(time.Second))
-	case items > 0:
-		eta = time.Duration(left / items * float64(time.Second))
+	if items > 0 {
+		eta = time.Duration(float64(j.total-j.n) / items * float64(time.Second))
 	}
 	return items, pages, eta
 }
 
-// window is how far back the rate looks at now: rateWindow, or half the
-// time since the first item when that is longer. Called with j.mu held.
-func (j *Job) window(now time.Time) time.Duration {
-	if j.first.IsZero() {
-		return rateWindow
-	}
-	return max(rateWindow, now.Sub(j.first)/2)
-}
-
 // record samples the progress: the newest sample follows the build, and a
-// new one starts every second or every 1/rateSamples of the window,
-// whichever is longer; those older than the window are dropped. The first
-// is taken at the first item, so that the folder's walk and the first
-// extraction do not count against the rate. Called with j.mu held.
+// new one starts every second; those older than rateWindow are dropped.
+// The first is taken at the first item, so that the folder's walk and the
+// first extraction do not count against the rate. Called with j.mu held.
 func (j *Job) record(now time.Time) {
-	if j.first.IsZero() {
-		j.first = now
-	}
-	win := j.window(now)
-	step := max(time.Second, win/rateSamples)
 	s := sample{now, j.n, j.pages}
-	if k := len(j.samples); k >= 2 && j.samples[k-1].at.Sub(j.samples[k-2].at) < step {
+	if k := len(j.samples); k >= 2 && j.samples[k-1].at.Sub(j.samples[k-2].at) < time.Second {
 		j.samples[k-1] = s
 		return
 	}
 	j.samples = append(j.samples, s)
 	drop := 0
-	for drop < len(j.samples)-2 && now.Sub(j.samples[drop+1].at) >= win {
+	for drop < len(j.samples)-2 && now.Sub(j.samples[drop+1].at) >= rateWindow {
 		drop++
 	}
 	j.samples = j.samples[drop:]

@@ -64,10 +64,8 @@ type IndexProgress struct {
 	Path        string // the directory's
 	Done, Total int    // items (papers, text files) done and queued
 	// Pages is how many pages, sections and text files the build has
-	// indexed so far; PagesPerSecond its pace over the last half of the
-	// build, or half a minute when that is longer, and ETA the time left
-	// for the pages of the items queued (at the build's pages per item so
-	// far) at that pace;
+	// indexed so far; PagesPerSecond its pace over the last half minute
+	// or so, and ETA the time left for the items queued at that pace;
 	// both 0 until the build has run for a quarter of a second, and once
 	// every item is done.
 	Pages          int
