@@ -132,7 +132,10 @@ func u32bytes(a []uint32) []byte {
 	return appendUint32s(make([]byte, 0, 4*len(a)), a)
 }
 
-// WriteTo writes the index in its binary form.
+// WriteTo writes the index in its binary form. It streams: what it holds
+// besides the index is a buffer of writeChunk bytes and the blocks'
+// checksums, not the encoding, so that writing a large segment does not
+// hold it twice in memory.
 func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	keyBytes := 0
 	for _, k := range ix.keys {
@@ -152,35 +155,93 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	for b := range sums {
 		sums[b], _ = tmp.blockSumOf(b)
 	}
-	b := make([]byte, 0, encodedLen(uint64(counts[0]), uint64(counts[1]), uint64(counts[2]),
-		uint64(counts[3]), uint64(counts[4]), uint64(counts[5]), uint64(counts[6])))
-	b = append(b, magic...)
-	b = binary.LittleEndian.AppendUint32(b, Version)
+	cw := &sumWriter{w: w, buf: make([]byte, 0, writeChunk), sum: true}
+	cw.write([]byte(magic))
+	var word [4]byte
+	binary.LittleEndian.PutUint32(word[:], Version)
+	cw.write(word[:])
 	for _, c := range counts {
-		b = binary.LittleEndian.AppendUint32(b, uint32(c))
+		binary.LittleEndian.PutUint32(word[:], uint32(c))
+		cw.write(word[:])
 	}
 	end := uint32(0)
 	for _, k := range ix.keys {
 		end += uint32(len(k))
-		b = binary.LittleEndian.AppendUint32(b, end)
+		binary.LittleEndian.PutUint32(word[:], end)
+		cw.write(word[:])
 	}
 	for _, a := range [][]uint32{ix.titleLen, ix.bodyLen, ix.bodyStart, ix.termOff, ix.postStart, bt, sums} {
-		b = appendUint32s(b, a)
+		cw.uint32s(a)
 	}
-	headEnd := len(b)
+	// Postings and positions are checked by the blocks' sums, not the
+	// file's.
+	cw.sum = false
 	for _, a := range [][]uint32{ix.postDoc, ix.posStart, ix.pos} {
-		b = appendUint32s(b, a)
+		cw.uint32s(a)
 	}
-	tail := len(b)
+	cw.sum = true
 	for _, k := range ix.keys {
-		b = append(b, k...)
+		cw.write(unsafe.Slice(unsafe.StringData(k), len(k)))
 	}
-	b = append(b, ix.terms...)
-	c := crc32.Update(0, castagnoli, b[:headEnd])
-	c = crc32.Update(c, castagnoli, b[tail:])
-	b = binary.LittleEndian.AppendUint32(b, c)
-	n, err := w.Write(b)
-	return int64(n), err
+	cw.write(unsafe.Slice(unsafe.StringData(ix.terms), len(ix.terms)))
+	cw.sum = false
+	binary.LittleEndian.PutUint32(word[:], cw.crc)
+	cw.write(word[:])
+	cw.flush()
+	return cw.n, cw.err
+}
+
+// writeChunk is the size of WriteTo's buffer.
+const writeChunk = 64 << 10
+
+// sumWriter buffers WriteTo's output and keeps the CRC-32C of the bytes
+// written while sum is set.
+type sumWriter struct {
+	w   io.Writer
+	buf []byte
+	crc uint32
+	sum bool
+	n   int64
+	err error
+}
+
+func (c *sumWriter) write(p []byte) {
+	if c.sum {
+		c.crc = crc32.Update(c.crc, castagnoli, p)
+	}
+	for len(p) > 0 && c.err == nil {
+		k := min(len(p), cap(c.buf)-len(c.buf))
+		c.buf = append(c.buf, p[:k]...)
+		p = p[k:]
+		if len(c.buf) == cap(c.buf) {
+			c.flush()
+		}
+	}
+}
+
+func (c *sumWriter) uint32s(a []uint32) {
+	if littleEndian {
+		c.write(u32bytes(a))
+		return
+	}
+	for len(a) > 0 && c.err == nil {
+		k := min(len(a), writeChunk/4)
+		c.write(appendUint32s(nil, a[:k]))
+		a = a[k:]
+	}
+}
+
+func (c *sumWriter) flush() {
+	if c.err != nil || len(c.buf) == 0 {
+		return
+	}
+	n, err := c.w.Write(c.buf)
+	c.n += int64(n)
+	if err == nil && n < len(c.buf) {
+		err = io.ErrShortWrite
+	}
+	c.err = err
+	c.buf = c.buf[:0]
 }
 
 func appendUint32s(b []byte, a []uint32) []byte {

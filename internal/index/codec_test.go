@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -295,4 +296,89 @@ func keyBytes(ix *Index) int {
 		n += len(k)
 	}
 	return n
+}
+
+// TestWriteToStreams checks that WriteTo, which streams through a small
+// buffer, writes the bytes of the layout as one piece (the encoding it
+// replaced), for an index larger than its buffer, and that a writer that
+// fails stops it with the writer's error.
+func TestWriteToStreams(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 3))
+	var docs []Doc
+	for d := range 400 {
+		w := make([]string, 200)
+		for i := range w {
+			w[i] = fmt.Sprintf("w%04d", r.IntN(5000))
+		}
+		docs = append(docs, Doc{Key: fmt.Sprintf("d%03d", d), Title: w[0], Body: strings.Join(w[1:], " ")})
+	}
+	for _, ix := range []*Index{Build(nil), sampleIndex(), Build(docs)} {
+		var buf bytes.Buffer
+		n, err := ix.WriteTo(&buf)
+		if err != nil || n != int64(buf.Len()) {
+			t.Fatalf("WriteTo = %d, %v (buffer %d)", n, err, buf.Len())
+		}
+		if want := wholeEncoding(ix); !bytes.Equal(buf.Bytes(), want) {
+			t.Errorf("WriteTo wrote %d bytes differing from the layout's %d", buf.Len(), len(want))
+		}
+	}
+	big := Build(docs)
+	fail := errors.New("disk full")
+	w := &failingWriter{left: writeChunk + 10, err: fail}
+	if _, err := big.WriteTo(w); !errors.Is(err, fail) {
+		t.Errorf("WriteTo to a failing writer = %v, want %v", err, fail)
+	}
+}
+
+type failingWriter struct {
+	left int
+	err  error
+}
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > w.left {
+		n := w.left
+		w.left = 0
+		return n, w.err
+	}
+	w.left -= len(p)
+	return len(p), nil
+}
+
+// wholeEncoding is the layout WriteTo writes, built in one buffer.
+func wholeEncoding(ix *Index) []byte {
+	keyBytes := 0
+	for _, k := range ix.keys {
+		keyBytes += len(k)
+	}
+	bt := ix.blocks()
+	counts := [...]int{len(ix.keys), len(ix.termOff) - 1, len(ix.postDoc), len(ix.pos), keyBytes, len(ix.terms), len(bt) - 1}
+	sums := make([]uint32, len(bt)-1)
+	tmp := &Index{postStart: ix.postStart, postDoc: ix.postDoc, posStart: ix.posStart, pos: ix.pos, blockTerm: bt}
+	for b := range sums {
+		sums[b], _ = tmp.blockSumOf(b)
+	}
+	b := append([]byte(magic), binary.LittleEndian.AppendUint32(nil, Version)...)
+	for _, c := range counts {
+		b = binary.LittleEndian.AppendUint32(b, uint32(c))
+	}
+	end := uint32(0)
+	for _, k := range ix.keys {
+		end += uint32(len(k))
+		b = binary.LittleEndian.AppendUint32(b, end)
+	}
+	for _, a := range [][]uint32{ix.titleLen, ix.bodyLen, ix.bodyStart, ix.termOff, ix.postStart, bt, sums} {
+		b = appendUint32s(b, a)
+	}
+	headEnd := len(b)
+	for _, a := range [][]uint32{ix.postDoc, ix.posStart, ix.pos} {
+		b = appendUint32s(b, a)
+	}
+	tail := len(b)
+	for _, k := range ix.keys {
+		b = append(b, k...)
+	}
+	b = append(b, ix.terms...)
+	c := crc32.Update(crc32.Update(0, castagnoli, b[:headEnd]), castagnoli, b[tail:])
+	return binary.LittleEndian.AppendUint32(b, c)
 }

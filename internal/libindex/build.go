@@ -2,6 +2,7 @@ package libindex
 
 import (
 	"cmp"
+	"io"
 	"os"
 	"slices"
 	"sync"
@@ -439,16 +440,20 @@ func (w *writer) flush(p *pending) error {
 	return w.publish(m, add)
 }
 
-// writeSegment writes a segment file and loads it back, mapped.
+// writeSegment writes a segment file, streaming it (see writeSegmentTo),
+// and loads it back, mapped.
 func (w *writer) writeSegment(id uint64, items []string, first []int, units []Unit, ix *index.Index) (*segment, error) {
-	data, err := encodeSegment(items, first, units, ix)
-	if err != nil {
-		return nil, err
-	}
 	if w.dir == nil {
+		data, err := encodeSegment(items, first, units, ix)
+		if err != nil {
+			return nil, err
+		}
 		return decodeSegment(id, data)
 	}
-	if err := w.dir.WriteSealed(segmentName(id), data); err != nil {
+	err := w.dir.WriteSealedFunc(segmentName(id), func(f io.Writer) error {
+		return writeSegmentTo(f, items, first, units, ix)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return readSegment(w.dir, id)
@@ -476,7 +481,22 @@ func (w *writer) publish(m *manifest, add []*segment) error {
 	if w.dir != nil {
 		x.diskStat = manifestStat(w.dir)
 	}
+	mapped := make([][]byte, 0, len(x.segs))
+	for _, s := range x.segs {
+		if s.mapped {
+			mapped = append(mapped, s.data)
+		}
+	}
 	x.mu.Unlock()
+	// What the build and the searches since the last publish read of the
+	// mapped segments (heads when a segment is loaded, a merge's inputs,
+	// the blocks and texts of hits) leaves the resident set: it stays in
+	// the page cache, and a later read faults it in again cheaply. So a
+	// build's resident set does not grow with the index it writes (see
+	// release).
+	for _, data := range mapped {
+		release(data)
+	}
 	return nil
 }
 
@@ -587,7 +607,9 @@ func (w *writer) mergeIDs(pick []uint64) error {
 	nm.next++
 	seg, err := w.writeSegment(id, items, first, units, index.Merge(segs, keepMask))
 	for _, s := range inputs {
-		release(s.data)
+		if s.mapped {
+			release(s.data)
+		}
 	}
 	if err != nil {
 		return err

@@ -4,6 +4,9 @@ package libindex
 
 import "github.com/researchctx/researchctx/internal/safefs"
 
+// mapsFiles is unset: segments are read, not mapped.
+const mapsFiles = false
+
 // mapFile reads the file: systems without mmap keep segments on the heap.
 func mapFile(dir *safefs.Dir, name string) ([]byte, error) { return dir.ReadFile(name, 1<<40) }
 

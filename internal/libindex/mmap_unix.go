@@ -10,6 +10,9 @@ import (
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
+// mapsFiles is set where mapFile maps files rather than reading them.
+const mapsFiles = true
+
 // mapFile maps the regular file name of dir read-only. The mapping
 // outlives the file's removal, so a segment merged away stays readable by
 // whoever holds it.

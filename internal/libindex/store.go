@@ -1,10 +1,12 @@
 package libindex
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -157,6 +159,10 @@ type segment struct {
 	units []Unit   // by document
 	ix    *index.Index
 	data  []byte // the mapped or read file, kept alive while in use
+	// mapped is set when data is a mapping of the file (readSegment
+	// where mapFile maps), whose pages may be released; never for bytes
+	// on the heap, which releasing would zero.
+	mapped bool
 
 	textSum   []uint32        // CRC-32C of each unit's text
 	textState []atomic.Uint32 // 0 unchecked, 1 good, 2 damaged
@@ -198,9 +204,20 @@ func (s *segment) verify() error {
 	return nil
 }
 
-// encodeSegment lays out a segment: header and units, then the index at a
-// 4-byte boundary.
+// encodeSegment lays out a segment in memory (see writeSegmentTo).
 func encodeSegment(items []string, first []int, units []Unit, ix *index.Index) ([]byte, error) {
+	var b bytes.Buffer
+	if err := writeSegmentTo(&b, items, first, units, ix); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// writeSegmentTo writes a segment to w: header and units, their texts,
+// then the index at a 4-byte boundary. Only the header is built in
+// memory; the texts and the index are written as they are, so that
+// writing a segment holds no copy of it.
+func writeSegmentTo(w io.Writer, items []string, first []int, units []Unit, ix *index.Index) error {
 	b := []byte(segmentMagic)
 	b = binary.AppendUvarint(b, formatVersion)
 	b = binary.AppendUvarint(b, uint64(len(items)))
@@ -220,32 +237,21 @@ func encodeSegment(items []string, first []int, units []Unit, ix *index.Index) (
 	}
 	b = binary.AppendUvarint(b, uint64(textLen))
 	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
 	for _, u := range units {
-		b = append(b, u.Text...)
+		if _, err := io.WriteString(w, u.Text); err != nil {
+			return err
+		}
 	}
-	for len(b)%4 != 0 {
-		b = append(b, 0)
+	if pad := (4 - (len(b)+textLen)%4) % 4; pad > 0 {
+		if _, err := w.Write(make([]byte, pad)); err != nil {
+			return err
+		}
 	}
-	var w sliceWriter
-	w.b = b
-	if _, err := ix.WriteTo(&w); err != nil {
-		return nil, err
-	}
-	return w.b, nil
-}
-
-type sliceWriter struct{ b []byte }
-
-func (w *sliceWriter) Write(p []byte) (int, error) {
-	if cap(w.b)-len(w.b) < len(p) {
-		// Grown to fit exactly: the index is written in one piece, and
-		// doubling would hold up to twice the segment in memory.
-		b := make([]byte, len(w.b), len(w.b)+len(p))
-		copy(b, w.b)
-		w.b = b
-	}
-	w.b = append(w.b, p...)
-	return len(p), nil
+	_, err := ix.WriteTo(w)
+	return err
 }
 
 // decodeSegment takes apart a segment's bytes (the seal removed), using
@@ -265,7 +271,10 @@ func decodeSegment(id uint64, data []byte) (*segment, error) {
 	s.items = make([]string, n)
 	s.first = make([]int, n+1)
 	for i := range n {
-		s.items[i] = d.view()
+		// Copied: a build reads the item keys of every segment at each
+		// publish (liveDocs), which would fault the head's pages back
+		// in after they were released.
+		s.items[i] = d.str()
 		s.first[i+1] = s.first[i] + d.count(0)
 	}
 	nu := s.first[n]
@@ -384,7 +393,8 @@ func (d *decoder) bytes() []byte {
 }
 
 // readSegment loads segment id from dir, mapped in place where the system
-// allows it. Only the segment's heads are read (see decodeSegment).
+// allows it. Only the segment's heads are read (see decodeSegment), and
+// their pages are then released from the resident set (see release).
 func readSegment(dir *safefs.Dir, id uint64) (*segment, error) {
 	data, err := mapFile(dir, segmentName(id))
 	if err != nil {
@@ -399,7 +409,12 @@ func readSegment(dir *safefs.Dir, id uint64) (*segment, error) {
 		unmap(data)
 		return nil, fmt.Errorf("%s: %w", segmentName(id), err)
 	}
-	s.data = data
+	s.data, s.mapped = data, mapsFiles
+	if s.mapped {
+		// Decoding read the heads (and with large folios, the pages
+		// around them): a search faults in again what it reads.
+		release(data)
+	}
 	return s, nil
 }
 

@@ -335,6 +335,18 @@ func (d *Dir) WriteFile(name string, data []byte) error {
 }
 
 func (d *Dir) write(name string, parts ...[]byte) error {
+	return d.writeFunc(name, func(w io.Writer) error {
+		for _, p := range parts {
+			if _, err := w.Write(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeFunc is write for a file whose bytes fill writes to w.
+func (d *Dir) writeFunc(name string, fill func(w io.Writer) error) error {
 	rel, err := cleanOwned(name)
 	if err != nil {
 		return &fs.PathError{Op: "write", Path: d.path(echo(name)), Err: err}
@@ -353,11 +365,7 @@ func (d *Dir) write(name string, parts ...[]byte) error {
 	if err != nil {
 		return ownedError("write", d.path(rel), err)
 	}
-	for _, p := range parts {
-		if _, err = h.Write(p); err != nil {
-			break
-		}
-	}
+	err = fill(h)
 	if err == nil {
 		err = h.Sync()
 	}

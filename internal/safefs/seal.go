@@ -1,9 +1,11 @@
 package safefs
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io"
 	"io/fs"
 )
 
@@ -25,6 +27,44 @@ const sealLen = 4
 func (d *Dir) WriteSealed(name string, data []byte) error {
 	sum := binary.LittleEndian.AppendUint32(nil, crc32.Checksum(data, castagnoli))
 	return d.write(name, data, sum)
+}
+
+// WriteSealedFunc is WriteSealed for data that write writes to w, in as
+// many pieces as it likes, so that a large file is not held in memory
+// whole: the checksum is computed as the pieces pass. An error from write
+// leaves no file.
+func (d *Dir) WriteSealedFunc(name string, write func(w io.Writer) error) error {
+	return d.writeFunc(name, func(f io.Writer) error {
+		sw := &sumWriter{w: bufio.NewWriterSize(f, 256<<10)}
+		if err := write(sw); err != nil {
+			return err
+		}
+		if sw.err != nil {
+			return sw.err
+		}
+		bw := sw.w.(*bufio.Writer)
+		if _, err := bw.Write(binary.LittleEndian.AppendUint32(nil, sw.sum)); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+}
+
+// sumWriter passes bytes to w and keeps their CRC-32C.
+type sumWriter struct {
+	w   io.Writer
+	sum uint32
+	err error
+}
+
+func (s *sumWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	s.sum = crc32.Update(s.sum, castagnoli, p[:n])
+	s.err = err
+	return n, err
 }
 
 // Seal appends to b the checksum WriteSealed writes after its data, for a

@@ -21,7 +21,11 @@
 //
 // The process gets the server's soft memory limit (mcp.MemoryLimit) unless
 // GOMEMLIMIT is set or -memlimit says otherwise, so that its peak RSS is
-// the server's. LIBBENCH_BUILD_CPUPROFILE and LIBBENCH_BUILD_MEMPROFILE
+// the server's. With -progress the cold build runs as a host's prewarm
+// does (vault.OpenLibrary with LibraryOptions.OnProgress, one search that
+// waits for the whole index), every progress event is written to the file
+// as a JSON line, and the ETAs the build gave at 10, 25, 50 and 75 % of its
+// pages are compared with the time it actually took. LIBBENCH_BUILD_CPUPROFILE and LIBBENCH_BUILD_MEMPROFILE
 // write CPU and allocation profiles of the cold build.
 package main
 
@@ -42,6 +46,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/researchctx/researchctx"
@@ -51,6 +56,8 @@ import (
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/procstat"
 	"github.com/researchctx/researchctx/mcp"
+	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -58,6 +65,9 @@ var processStart = time.Now()
 
 // skipPdftotext leaves out the pdftotext comparison (-pdftotext=false).
 var skipPdftotext bool
+
+// progressLog is -progress: where the prewarm build's events go.
+var progressLog string
 
 var realQueries = []string{
 	"generative adversarial networks discriminator", "batch normalization internal covariate shift",
@@ -79,6 +89,7 @@ func main() {
 	warm := flag.Int("warm", 200, "warm searches")
 	child := flag.String("child", "", "internal: run as a new server process over this grant")
 	withPdftotext := flag.Bool("pdftotext", true, "real: time sequential pdftotext over the PDFs")
+	flag.StringVar(&progressLog, "progress", "", "build as a host's prewarm does and write its progress events to this file (JSON lines)")
 	memLimit := flag.Int64("memlimit", mcp.MemoryLimit, "soft memory limit in bytes unless GOMEMLIMIT is set, as the server sets it (0: none)")
 	flag.Parse()
 	if os.Getenv("GOMEMLIMIT") == "" && *memLimit > 0 {
@@ -156,6 +167,11 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 	gr, next, err := writeGrant(ctx, dir)
 	if err != nil {
 		return err
+	}
+	if progressLog != "" {
+		if err := prewarm(ctx, dir); err != nil {
+			return err
+		}
 	}
 	if p := os.Getenv("LIBBENCH_BUILD_CPUPROFILE"); p != "" {
 		f, err := os.Create(p)
@@ -504,4 +520,84 @@ func loadAvg() string {
 	}
 	f := strings.Fields(string(data))
 	return strings.Join(f[:min(3, len(f))], " ")
+}
+
+// event is one progress event of a prewarm build, as logged.
+type event struct {
+	At    float64 `json:"t"` // seconds since the build began
+	Done  int     `json:"done"`
+	Total int     `json:"total"`
+	Pages int     `json:"pages"`
+	PPS   float64 `json:"pps"`
+	ETA   float64 `json:"eta"` // seconds
+}
+
+// prewarm builds the index of root's papers folder as a host's prewarm
+// does, logging every progress event to progressLog, and prints the build's
+// figures and how far its ETAs were from the time the build took.
+func prewarm(ctx context.Context, root string) error {
+	f, err := os.Create(progressLog)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	defer w.Flush()
+	var (
+		mu     sync.Mutex
+		events []event
+	)
+	st := time.Now()
+	heapAt := os.Getenv("LIBBENCH_BUILD_HEAPPROFILE") // a heap profile when half the items are done
+	lib, err := vault.OpenLibrary(root, &vault.LibraryOptions{IndexWait: 24 * time.Hour, OnProgress: func(p vault.IndexProgress) {
+		e := event{At: time.Since(st).Seconds(), Done: p.Done, Total: p.Total, Pages: p.Pages, PPS: p.PagesPerSecond, ETA: p.ETA.Seconds()}
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+		if heapAt != "" && p.Total > 0 && p.Done == p.Total/2 {
+			if f, err := os.Create(heapAt); err == nil {
+				pprof.Lookup("heap").WriteTo(f, 0)
+				f.Close()
+			}
+			heapAt = ""
+		}
+	}})
+	if err != nil {
+		return err
+	}
+	src, err := lib.Open(ctx, grant.KindDirectory, "papers")
+	if err != nil {
+		lib.Close()
+		return err
+	}
+	if _, err := src.Search(ctx, sources.Query{Text: "index", Limit: 1}); err != nil {
+		lib.Close()
+		return err
+	}
+	took, cpu := time.Since(st), procstat.CPUTime()
+	lib.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	for _, e := range events {
+		b, _ := json.Marshal(e)
+		w.Write(append(b, '\n'))
+	}
+	pages := 0
+	if len(events) > 0 {
+		pages = events[len(events)-1].Pages
+	}
+	fmt.Printf("prewarm build: %d pages in %v (CPU %v), %.0f pages/s of wall, %.0f pages per CPU second, peak RSS %.1f MB, load average %s\n",
+		pages, took.Round(time.Millisecond), cpu.Round(time.Millisecond), float64(pages)/took.Seconds(), float64(pages)/cpu.Seconds(),
+		float64(procstat.PeakRSS())/(1<<20), loadAvg())
+	for _, frac := range []float64{0.10, 0.25, 0.50, 0.75} {
+		i := slices.IndexFunc(events, func(e event) bool { return float64(e.Pages) >= frac*float64(pages) })
+		if i < 0 {
+			continue
+		}
+		e := events[i]
+		left := took.Seconds() - e.At
+		fmt.Printf("  ETA at %2.0f %% of pages (%.1f s, %d/%d items): %.1f s, actual %.1f s left: error %+.1f %%\n",
+			frac*100, e.At, e.Done, e.Total, e.ETA, left, (e.ETA-left)/left*100)
+	}
+	return nil
 }

@@ -1,0 +1,109 @@
+package libindex
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// resident returns RssAnon + RssFile of this process and the resident
+// bytes of its mappings of segment files (from /proc/self/smaps), in
+// bytes.
+func resident(t *testing.T) (total, segs uint64) {
+	t.Helper()
+	anon, file := residentKB()
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	inSeg := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := bytes.Fields(sc.Bytes())
+		if len(fs) == 0 {
+			continue
+		}
+		if !bytes.HasSuffix(fs[0], []byte(":")) {
+			// A mapping's first line: range, perms, offset, dev, inode, path.
+			inSeg = len(fs) >= 6 && bytes.Contains(fs[5], []byte("/seg-"))
+			continue
+		}
+		if inSeg && string(fs[0]) == "Rss:" && len(fs) >= 2 {
+			kb, _ := strconv.ParseUint(string(fs[1]), 10, 64)
+			segs += kb << 10
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return (anon + file) << 10, segs
+}
+
+// TestBuildResidentBounded builds a library whose segments together are
+// several times the bound, with small buffers and segments so that the
+// effect shows at a small size, and checks that the process's resident
+// memory (anonymous and file-backed) stays under the bound while it
+// builds: the mapped segments' pages are released as the build goes, so
+// what it keeps resident of them does not grow with the index it writes.
+// Before, every segment loaded kept its heads' pages resident (whole
+// 2 MiB folios where the kernel maps large folios), and every merged
+// segment the pages of its head, read again after the merge: about
+// 160 MB of segment pages at 800 items for a 104 MB index.
+func TestBuildResidentBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a library of 40 MB")
+	}
+	lib := newPageLibrary()
+	const n = 400
+	items := make([]Item, n)
+	for i := range items {
+		items[i] = Item{Key: fmt.Sprintf("papers/p%06d", i), Stamp: "1"}
+	}
+	dir := t.TempDir()
+	x := Open(Options{Dir: dir, Extract: lib.extract, Workers: 2, BufferBytes: 512 << 10, MaxSegmentBytes: 4 << 20})
+	defer x.Close()
+	base, _ := resident(t)
+	j := x.Ensure(items, "test", nil)
+	var peak, peakSegs uint64
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for done := false; !done; {
+		select {
+		case <-j.Done():
+			done = true
+		case <-tick.C:
+		}
+		total, segs := resident(t)
+		peak, peakSegs = max(peak, total), max(peakSegs, segs)
+	}
+	if err := j.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var size int64
+	des, _ := os.ReadDir(dir)
+	for _, de := range des {
+		if info, err := de.Info(); err == nil {
+			size += info.Size()
+		}
+	}
+	t.Logf("index %.1f MB; resident %.1f MB before the build, peak %.1f MB (segments' pages %.1f MB)",
+		float64(size)/(1<<20), float64(base)/(1<<20), float64(peak)/(1<<20), float64(peakSegs)/(1<<20))
+	// The bound: what the test process held before, the buffers and a
+	// merge's inputs and output (about three times MaxSegmentBytes), the
+	// extraction of the items in flight and the collector's headroom.
+	const bound = 80 << 20
+	if peak > base+bound {
+		t.Errorf("resident memory rose by %.1f MB while building, want at most %d MB (segments' pages %.1f MB)",
+			float64(peak-base)/(1<<20), bound>>20, float64(peakSegs)/(1<<20))
+	}
+	// A merge's inputs (at most MaxSegmentBytes), rounded up to whole
+	// folios.
+	if peakSegs > 16<<20 {
+		t.Errorf("the mapped segments held %.1f MB resident, want at most 16 MB", float64(peakSegs)/(1<<20))
+	}
+}
