@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"time"
 
+	"golang.org/x/image/ccitt"
+
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
 
@@ -37,8 +39,8 @@ var (
 	// ErrNoImage: the page draws no image, so there is nothing to read.
 	ErrNoImage = errors.New("pdf: the page has no image")
 	// ErrImageUndecodable: the page's image is not one this package
-	// decodes (CCITT, JBIG2, JPX, several images, an inline image) and no
-	// renderer is configured, or the renderer failed.
+	// decodes (JBIG2, JPX, CCITT of mixed coding, several images, an
+	// inline image) and no renderer is configured, or the renderer failed.
 	ErrImageUndecodable = errors.New("pdf: the page image cannot be decoded")
 )
 
@@ -99,7 +101,8 @@ func Renderer() string {
 // held here: a page drawn by one image gets that image (DCT passed
 // through; uncompressed, Flate, LZW or run-length samples in DeviceGray,
 // DeviceRGB, DeviceCMYK, ICCBased, Separation or Indexed colour decoded to
-// grey), any other page with images is rendered by o.Renderer when there
+// grey; CCITT Group 4 and Group 3 fax images decoded to black and white),
+// any other page with images is rendered by o.Renderer when there
 // is one. Every image is bounded by MaxImagePixels, declared or rendered,
 // and by MaxStreamBytes decoded; a page over a limit, without an image or
 // whose image cannot be had gets its Err. The error is fn's, the caller's
@@ -286,6 +289,10 @@ func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
 			return nil, fmt.Errorf("%w: a DCT image that is not a JPEG", ErrImageUndecodable)
 		}
 		return &PageImage{Data: data, Format: ImageJPEG, Width: w, Height: h}, nil
+	case "CCITTFaxDecode", "CCF":
+		if len(filters) != 1 {
+			return nil, fmt.Errorf("%w: a CCITT image behind another filter", ErrImageUndecodable)
+		}
 	default:
 		return nil, fmt.Errorf("%w: a %s image", ErrImageUndecodable, last)
 	}
@@ -311,7 +318,15 @@ func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
 		b, _ := d.num(dec[1])
 		invert = a > b
 	}
-	data, err := d.streamBytes(sd)
+	var data []byte
+	if last == "CCITTFaxDecode" || last == "CCF" {
+		if bpc != 1 || comps != 1 {
+			return nil, fmt.Errorf("%w: a CCITT image of %d components of %d bits", ErrMalformed, comps, bpc)
+		}
+		data, err = d.faxData(sd, w, h)
+	} else {
+		data, err = d.streamBytes(sd)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -355,6 +370,49 @@ func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
 		}
 	}
 	return &PageImage{Data: b.Bytes(), Format: ImagePNM, Width: w, Height: h}, nil
+}
+
+// faxData decodes a CCITT fax image of w×h pixels to rows of packed bits,
+// 0 black unless /BlackIs1, as the filter's output is defined. Group 4
+// (K < 0), the coding of most scanned pages, and Group 3 one-dimensional
+// coding whose rows start with an end-of-line code are decoded here; mixed
+// coding (K > 0), or data that does not decode to the image's size, is
+// left to the renderer. The output is bounded by the pixels already
+// checked against MaxImagePixels and charged to the document's budget.
+func (d *doc) faxData(sd types.StreamDict, w, h int) ([]byte, error) {
+	parms := d.dict(sd.Dict["DecodeParms"])
+	if arr := d.array(sd.Dict["DecodeParms"]); len(arr) == 1 {
+		parms = d.dict(arr[0])
+	}
+	param := func(key string, def int) int {
+		if v, ok := d.num(parms[key]); ok {
+			return int(v)
+		}
+		return def
+	}
+	k := param("K", 0)
+	if k > 0 {
+		return nil, fmt.Errorf("%w: a CCITT image of mixed coding (K %d)", ErrImageUndecodable, k)
+	}
+	if cols, rows := param("Columns", 1728), param("Rows", h); cols != w || rows != h && rows > 0 {
+		return nil, fmt.Errorf("%w: a CCITT image of %d×%d pixels coded as %d×%d", ErrImageUndecodable, w, h, cols, rows)
+	}
+	row := (w + 7) / 8
+	if int64(row*h) > d.budget {
+		d.budget, d.spent = 0, &LimitError{Limit: LimitDocBytes, Max: MaxDocumentBytes}
+		return nil, d.spent
+	}
+	mode := ccitt.Group3
+	if k < 0 {
+		mode = ccitt.Group4
+	}
+	opts := &ccitt.Options{Invert: d.boolean(parms["BlackIs1"]), Align: d.boolean(parms["EncodedByteAlign"])}
+	out := make([]byte, row*h)
+	if _, err := io.ReadFull(ccitt.NewReader(bytes.NewReader(sd.Raw), ccitt.MSB, mode, w, h, opts), out); err != nil {
+		return nil, fmt.Errorf("%w: a CCITT image: %v", ErrImageUndecodable, err)
+	}
+	d.budget -= int64(len(out))
+	return out, nil
 }
 
 // sample reads the bpc-bit sample at bit offset bit of line.

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
+	"math/bits"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,6 +35,9 @@ func imagePage(images ...[2]string) []byte {
 	cat := b.add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pagesObj))
 	return b.bytes(cat, 0)
 }
+
+// g4Fax is a 16×4 image in CCITT Group 4 coding (see TestPageImageDecodes).
+const g4Fax = "\x36\xcd\xb2\x6a\xcd\xb8\x8c\x9a\xa2\x3a\x23\xa2\x3a\x23\xa2\x3a\x23\xa0\x94\x00\x40\x04"
 
 func zlibbed(b []byte) string {
 	var out bytes.Buffer
@@ -107,6 +112,26 @@ func TestPageImageDecodes(t *testing.T) {
 			data: "\x10",
 			want: PageImage{Data: []byte("P5\n2 1\n255\n\xff\x00"), Format: ImagePNM, Width: 2, Height: 1},
 		},
+		// The fax data were coded by libtiff (ppm2tiff -c g4, -c g3) from
+		// the PBM P4 16×4 0f0f f0f0 0000 aaaa.
+		{
+			name: "CCITT Group 4",
+			dict: "/Type /XObject /Subtype /Image /Width 16 /Height 4 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 16 /Rows 4 >>",
+			data: g4Fax,
+			want: PageImage{Data: []byte("P4\n16 4\n\x0f\x0f\xf0\xf0\x00\x00\xaa\xaa"), Format: ImagePNM, Width: 16, Height: 4},
+		},
+		{
+			name: "CCITT Group 4 mask, BlackIs1, parameters in an array",
+			dict: "/Type /XObject /Subtype /Image /Width 16 /Height 4 /ImageMask true /Filter [/CCF] /DecodeParms [<< /K -1 /Columns 16 /BlackIs1 true >>]",
+			data: g4Fax,
+			want: PageImage{Data: []byte("P4\n16 4\n\xf0\xf0\x0f\x0f\xff\xff\x55\x55"), Format: ImagePNM, Width: 16, Height: 4},
+		},
+		{
+			name: "CCITT Group 3 with end-of-line codes",
+			dict: "/Type /XObject /Subtype /Image /Width 16 /Height 4 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /CCITTFaxDecode /DecodeParms << /K 0 /Columns 16 /Rows 4 /EndOfLine true >>",
+			data: "\x00\x1b\x76\xc0\x04\xd5\xdb\xb0\x01\xa8\x00\x4d\x50\xe8\x74\x3a\x1d\x0e\x87\x43\xa1\xc0",
+			want: PageImage{Data: []byte("P4\n16 4\n\x0f\x0f\xf0\xf0\x00\x00\xaa\xaa"), Format: ImagePNM, Width: 16, Height: 4},
+		},
 		{
 			name: "DCT passed through",
 			dict: "/Type /XObject /Subtype /Image /Width 8 /Height 8 /BitsPerComponent 8 /ColorSpace /DeviceGray /Filter /DCTDecode",
@@ -149,6 +174,11 @@ func TestPageImageBounds(t *testing.T) {
 		{"JBIG2 bomb", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 100000 /Height 100000 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", "\x00\x00\x00\x00"}), ErrTooLarge, LimitImagePixels, true},
 		{"5,000 tiny images", imagePage(tiny...), ErrTooLarge, LimitPageImages, true},
 		{"JBIG2 without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", "\x00"}), ErrImageUndecodable, "", false},
+		{"CCITT bomb", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 100000 /Height 100000 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 100000 >>", "\x00"}), ErrTooLarge, LimitImagePixels, true},
+		{"CCITT of mixed coding without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 16 /Height 4 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K 2 /Columns 16 >>", g4Fax}), ErrImageUndecodable, "", false},
+		{"CCITT data cut short", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 16 /Height 40 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 16 >>", g4Fax[:6]}), ErrImageUndecodable, "", false},
+		{"CCITT coded at another width", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 16 /Height 4 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K -1 >>", g4Fax}), ErrImageUndecodable, "", false},
+		{"CCITT of 8 bits a sample", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 16 /Height 4 /BitsPerComponent 8 /ColorSpace /DeviceGray /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 16 >>", g4Fax}), ErrMalformed, "", false},
 		{"a text page", simpleDoc([]page{{content: "BT /F1 12 Tf 72 700 Td (Hello) Tj ET"}}, "", "", nil), ErrNoImage, "", false},
 	}
 	for _, tc := range tests {
@@ -194,4 +224,81 @@ func TestPageImageRenders(t *testing.T) {
 	if !errors.Is(err, ErrImageUndecodable) {
 		t.Errorf("missing renderer: %v", err)
 	}
+}
+
+// TestPageImageFax decodes a real fax-coded scan without a renderer and
+// checks it pixel for pixel against poppler's own decoding of the image
+// (pdfimages). testdata/fax-g4.pdf is page 1 of the sample vault's
+// 2401.01234 rendered by pdftoppm at 200 dpi in black and white, coded in
+// CCITT Group 4 by libtiff (ppm2tiff -c g4) and wrapped by img2pdf, which
+// keeps the fax data and writes object streams.
+func TestPageImageFax(t *testing.T) {
+	data, err := os.ReadFile("testdata/fax-g4.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := pageImage(t, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const w, h = 1700, 2200
+	if img.Rendered || img.Format != ImagePNM || img.Width != w || img.Height != h {
+		t.Fatalf("got %s %dx%d rendered %v, want the decoded %dx%d PBM", img.Format, img.Width, img.Height, img.Rendered, w, h)
+	}
+	got := pbmPixels(t, img.Data)
+	black := 0
+	for _, b := range got {
+		black += bits.OnesCount8(b)
+	}
+	// A page of text is mostly white; an inverted or garbled decode is not.
+	if frac := float64(black) / (w * h); frac < 0.01 || frac > 0.2 {
+		t.Errorf("%.3f of the pixels black, want a page of text", frac)
+	}
+	pdfimages, err := exec.LookPath("pdfimages")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("pdfimages is not installed (CI installs poppler-utils)")
+		}
+		t.Skip("pdfimages is not installed: decoded, not compared")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "fax.pdf")
+	if err := os.WriteFile(src, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command(pdfimages, src, filepath.Join(dir, "im")).CombinedOutput(); err != nil {
+		t.Fatalf("pdfimages: %v: %s", err, b)
+	}
+	ref, err := os.ReadFile(filepath.Join(dir, "im-000.pbm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := pbmPixels(t, ref); !bytes.Equal(got, want) {
+		differ := 0
+		for i := range min(len(got), len(want)) {
+			differ += bits.OnesCount8(got[i] ^ want[i])
+		}
+		t.Errorf("%d pixels differ from poppler's decoding", differ)
+	}
+}
+
+// pbmPixels returns the pixel rows of a binary PBM, the bits that pad
+// each row to a byte cleared.
+func pbmPixels(t *testing.T, b []byte) []byte {
+	t.Helper()
+	w, h, ok := pnmSize(b)
+	if !ok || !bytes.HasPrefix(b, []byte("P4")) {
+		t.Fatalf("not a binary PBM: %q", b[:min(len(b), 16)])
+	}
+	row := (w + 7) / 8
+	if len(b) < row*h {
+		t.Fatalf("PBM of %dx%d has %d bytes", w, h, len(b))
+	}
+	px := bytes.Clone(b[len(b)-row*h:])
+	if pad := row*8 - w; pad > 0 {
+		for y := range h {
+			px[y*row+row-1] &^= 1<<pad - 1
+		}
+	}
+	return px
 }

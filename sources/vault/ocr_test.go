@@ -263,3 +263,33 @@ func TestOCRTesseract(t *testing.T) {
 		t.Errorf("the scanned page is not in the first 3 cards: %+v", res.Hits)
 	}
 }
+
+// TestOCRFaxWithoutRenderer: a page scanned in CCITT Group 4, the coding of
+// most archive scans, is recognised from its own image data when pdftoppm
+// is not on PATH, so a library needs only the OCR program.
+func TestOCRFaxWithoutRenderer(t *testing.T) {
+	prog, err := exec.LookPath("tesseract")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tesseract is not installed (CI installs it)")
+		}
+		t.Skip("tesseract is not installed")
+	}
+	eng, err := ocr.NewTesseract(context.Background(), prog, []string{"eng"}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", t.TempDir()) // no pdftoppm to fall back on
+	fax, err := os.ReadFile(filepath.Join("..", "..", "internal", "pdf", "testdata", "fax-g4.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := scanVault(t)
+	writeFiles(t, root, map[string]string{"downloads/fax.pdf": string(fax)})
+	lib := openWith(t, root, t.TempDir(), eng)
+	doc, _ := readPDF(t, lib, "downloads/fax.pdf")
+	p := doc.Parts[0]
+	if p.OCR == nil || !strings.Contains(p.Text, "Strided Block Attention") || !strings.Contains(p.Text, "Northbridge Institute") {
+		t.Fatalf("page 1: ocr %+v, text %.300q", p.OCR, p.Text)
+	}
+}
