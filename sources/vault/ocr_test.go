@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/jpeg"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -291,5 +294,92 @@ func TestOCRFaxWithoutRenderer(t *testing.T) {
 	p := doc.Parts[0]
 	if p.OCR == nil || !strings.Contains(p.Text, "Strided Block Attention") || !strings.Contains(p.Text, "Northbridge Institute") {
 		t.Fatalf("page 1: ocr %+v, text %.300q", p.OCR, p.Text)
+	}
+}
+
+// gateEngine is an engine whose pages each wait, up to a second, for
+// want pages to be in the engine at once, and which records the most that
+// were: an OCR build that gave the engine one page at a time would find
+// every page waiting out its second.
+type gateEngine struct {
+	want int
+	mu   sync.Mutex
+	cond *sync.Cond
+	in   int
+	most int
+}
+
+func (e *gateEngine) ID() string { return "gate 1 eng" }
+
+func (e *gateEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.OCRResult, error) {
+	e.mu.Lock()
+	e.in++
+	e.most = max(e.most, e.in)
+	e.cond.Broadcast()
+	timer := time.AfterFunc(time.Second, func() {
+		e.mu.Lock()
+		e.cond.Broadcast()
+		e.mu.Unlock()
+	})
+	start := time.Now()
+	for e.most < e.want && time.Since(start) < time.Second && ctx.Err() == nil {
+		e.cond.Wait()
+	}
+	timer.Stop()
+	e.in--
+	e.mu.Unlock()
+	return words(0.9, "Echidnas", "forage", "for", "ants"), nil
+}
+
+// TestOCRRunsPagesInParallel: the OCR build gives the engine as many
+// pages at a time as the machine has cores, across the pages of one
+// file and across files.
+func TestOCRRunsPagesInParallel(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("one core: nothing runs in parallel")
+	}
+	img := image.NewGray(image.Rect(0, 0, 16, 16))
+	var jpg bytes.Buffer
+	if err := jpeg.Encode(&jpg, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	page := jpg.Bytes()
+	tests := []struct {
+		name  string
+		files []int // pages of each scanned PDF
+	}{
+		{"pages of one file", []int{6}},
+		{"one-page files", []int{1, 1, 1, 1, 1, 1}},
+		{"files of two pages", []int{2, 2, 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "vault")
+			if err := samplevault.Extract(root); err != nil {
+				t.Fatal(err)
+			}
+			files, pages := map[string]string{}, 0
+			for i, n := range tt.files {
+				var imgs [][]byte
+				for range n {
+					imgs = append(imgs, page)
+				}
+				files[fmt.Sprintf("scans/scan-%d.pdf", i)] = string(hostilepdf.Scan(16, 16, imgs...))
+				pages += n
+			}
+			writeFiles(t, root, files)
+			eng := &gateEngine{want: min(runtime.NumCPU(), pages)}
+			eng.cond = sync.NewCond(&eng.mu)
+			lib := openWith(t, root, t.TempDir(), eng)
+			res := searchAll(t, lib, "scans", "echidnas forage")
+			if res.Indexing != nil || len(res.Hits) == 0 {
+				t.Fatalf("the scans were not recognised: %+v", res)
+			}
+			eng.mu.Lock()
+			defer eng.mu.Unlock()
+			if eng.most < eng.want {
+				t.Errorf("at most %d pages in the engine at once, want %d (one per core)", eng.most, eng.want)
+			}
+		})
 	}
 }
