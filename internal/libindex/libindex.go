@@ -138,6 +138,7 @@ type Index struct {
 	residentBase     int64
 	residentHeadroom int64
 	releaseGap       time.Duration
+	releasePlanned   atomic.Bool    // a release is planned (releaseLater)
 	builds           sync.WaitGroup // running builds, which Close waits for
 	swept            atomic.Bool    // the folder's stale temporary files were removed
 }
@@ -773,8 +774,9 @@ const (
 
 // releaseSearched releases the pages of segs when a second has passed
 // since searches last did, or when the process's file-backed resident
-// memory is over its budget and releaseGap has passed. One search at a
-// time does it; the others go on.
+// memory is over its budget and releaseGap has passed; otherwise it plans
+// a release a second later. One search at a time does it; the others go
+// on.
 func (x *Index) releaseSearched(segs []*segment) {
 	if !mapsFiles {
 		return
@@ -783,11 +785,13 @@ func (x *Index) releaseSearched(segs []*segment) {
 	last := x.released.Load()
 	if since := time.Duration(now - last); since < releaseEvery {
 		if since < x.releaseGap {
+			x.releaseLater(segs)
 			return
 		}
 		// The budget is what the process held when it opened the
 		// index (the binary, other files), plus the headroom.
 		if n, ok := fileResident(); !ok || n <= x.residentBase+x.residentHeadroom {
+			x.releaseLater(segs)
 			return
 		}
 	}
@@ -799,6 +803,20 @@ func (x *Index) releaseSearched(segs []*segment) {
 			release(seg.data)
 		}
 	}
+}
+
+// releaseLater has the pages of segs released a second from now, unless
+// that is already planned, so that what the last searches of a turn read
+// does not stay resident until the next search. Segments are never
+// unmapped once loaded, so releasing them later is safe.
+func (x *Index) releaseLater(segs []*segment) {
+	if !x.releasePlanned.CompareAndSwap(false, true) {
+		return
+	}
+	time.AfterFunc(releaseEvery, func() {
+		x.releasePlanned.Store(false)
+		x.releaseSearched(segs)
+	})
 }
 
 // damaged drops segment id, found damaged, from the index: the snapshot
