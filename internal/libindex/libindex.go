@@ -128,9 +128,19 @@ type Index struct {
 	forget   map[string]bool     // keys to drop from the manifest
 	job      *Job                // the running build, nil when idle
 
-	merges atomic.Int64   // segments written by merges, for tests and benchmarks
-	builds sync.WaitGroup // running builds, which Close waits for
-	swept  atomic.Bool    // the folder's stale temporary files were removed
+	merges atomic.Int64 // segments written by merges, for tests and benchmarks
+	// released is when searches last released their segments' pages
+	// (UnixNano); residentBase is the process's file-backed resident
+	// memory when it opened the index, and a search releases the pages
+	// when it has grown by residentHeadroom and releaseGap has passed
+	// since they were last released (see releaseSearched).
+	released         atomic.Int64
+	residentBase     int64
+	residentHeadroom int64
+	releaseGap       time.Duration
+	releasePlanned   atomic.Bool    // a release is planned (releaseLater)
+	builds           sync.WaitGroup // running builds, which Close waits for
+	swept            atomic.Bool    // the folder's stale temporary files were removed
 }
 
 // Open returns the index of opts.Dir. Nothing is read until the first
@@ -155,7 +165,10 @@ func Open(opts Options) *Index {
 		opts.MaxSegmentBytes = DefaultMaxSegmentBytes
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Index{opts: opts, ctx: ctx, cancel: cancel, segs: map[uint64]*segment{}, bad: map[uint64]bool{}, queue: map[string]string{}, inflight: map[string]string{}, forget: map[string]bool{}}
+	x := &Index{opts: opts, ctx: ctx, cancel: cancel, segs: map[uint64]*segment{}, bad: map[uint64]bool{}, queue: map[string]string{}, inflight: map[string]string{}, forget: map[string]bool{}, residentHeadroom: searchResidentHeadroom, releaseGap: releaseGap}
+	x.released.Store(time.Now().UnixNano())
+	x.residentBase, _ = fileResident()
+	return x
 }
 
 // Close stops a running build and waits for it to end, so that nothing is
@@ -739,7 +752,71 @@ func (s *Snapshot) SearchIn(query string, k int, f, scope *Filter) ([]Hit, int, 
 		j, _ := slices.BinarySearch(seg.first, h.Doc+1)
 		hits[i] = Hit{Key: seg.items[j-1], Unit: &seg.units[h.Doc], Score: h.Score, Norm: h.Norm, w: w}
 	}
+	s.x.releaseSearched(s.segs)
 	return hits, total, nil
+}
+
+// Searches release the pages of the segments they read (see release)
+// once a second, and sooner, at most every releaseGap, when the process's
+// file-backed resident memory has grown by more than
+// searchResidentHeadroom since the index was opened: each search reads a
+// few blocks and the dictionary of every segment, and with large folios
+// each read keeps up to 2 MiB resident, so that without it the searches
+// of a process over an index of 30 segments of 48 MiB made most of the
+// index resident. A search reading a released page faults it in again
+// from the page cache, which costs a few milliseconds a search over 30
+// segments; the gap bounds how often searches pay it.
+const (
+	releaseEvery           = time.Second
+	releaseGap             = 50 * time.Millisecond
+	searchResidentHeadroom = 64 << 20
+)
+
+// releaseSearched releases the pages of segs when a second has passed
+// since searches last did, or when the process's file-backed resident
+// memory is over its budget and releaseGap has passed; otherwise it plans
+// a release a second later. One search at a time does it; the others go
+// on.
+func (x *Index) releaseSearched(segs []*segment) {
+	if !mapsFiles {
+		return
+	}
+	now := time.Now().UnixNano()
+	last := x.released.Load()
+	if since := time.Duration(now - last); since < releaseEvery {
+		if since < x.releaseGap {
+			x.releaseLater(segs)
+			return
+		}
+		// The budget is what the process held when it opened the
+		// index (the binary, other files), plus the headroom.
+		if n, ok := fileResident(); !ok || n <= x.residentBase+x.residentHeadroom {
+			x.releaseLater(segs)
+			return
+		}
+	}
+	if !x.released.CompareAndSwap(last, now) {
+		return
+	}
+	for _, seg := range segs {
+		if seg.mapped {
+			release(seg.data)
+		}
+	}
+}
+
+// releaseLater has the pages of segs released a second from now, unless
+// that is already planned, so that what the last searches of a turn read
+// does not stay resident until the next search. Segments are never
+// unmapped once loaded, so releasing them later is safe.
+func (x *Index) releaseLater(segs []*segment) {
+	if !x.releasePlanned.CompareAndSwap(false, true) {
+		return
+	}
+	time.AfterFunc(releaseEvery, func() {
+		x.releasePlanned.Store(false)
+		x.releaseSearched(segs)
+	})
 }
 
 // damaged drops segment id, found damaged, from the index: the snapshot

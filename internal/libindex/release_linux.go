@@ -15,3 +15,35 @@ func release(data []byte) {
 		_ = syscall.Madvise(data, syscall.MADV_DONTNEED)
 	}
 }
+
+// fileResident returns the process's resident file-backed and shared
+// memory (the shared field of /proc/self/statm: RssFile and RssShmem),
+// in bytes; ok is false when it cannot be read.
+func fileResident() (n int64, ok bool) {
+	var buf [128]byte
+	fd, err := syscall.Open("/proc/self/statm", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, false
+	}
+	defer syscall.Close(fd)
+	m, err := syscall.Read(fd, buf[:])
+	if err != nil || m <= 0 {
+		return 0, false
+	}
+	// size resident shared text lib data dt, in pages.
+	field, pages := 0, int64(0)
+	for _, c := range buf[:m] {
+		switch {
+		case c == ' ' || c == '\n':
+			if field == 2 {
+				return pages * int64(syscall.Getpagesize()), true
+			}
+			field, pages = field+1, 0
+		case c >= '0' && c <= '9':
+			pages = pages*10 + int64(c-'0')
+		default:
+			return 0, false
+		}
+	}
+	return 0, false
+}

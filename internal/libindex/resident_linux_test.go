@@ -107,3 +107,73 @@ func TestBuildResidentBounded(t *testing.T) {
 		t.Errorf("the mapped segments held %.1f MB resident, want at most 16 MB", float64(peakSegs)/(1<<20))
 	}
 }
+
+// TestSearchResidentBounded searches an index of many segments again and
+// again in one process and checks that the mapped segments' pages
+// resident after each search stay under a bound: searches release them
+// once a second, or at once when the process's file-backed resident
+// memory has grown by its headroom since the index was opened (set
+// here to a few MB, and the least time between two releases to none). Before, every search kept the folios it read resident
+// for the life of the process, and a few hundred searches made most of
+// the index resident. It then checks that a second after a burst of
+// searches, with the defaults, their pages are released.
+func TestSearchResidentBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a library of 20 MB")
+	}
+	lib := newPageLibrary()
+	const n = 200
+	items := make([]Item, n)
+	for i := range items {
+		items[i] = Item{Key: fmt.Sprintf("papers/p%06d", i), Stamp: "1"}
+	}
+	dir := t.TempDir()
+	opts := Options{Dir: dir, Extract: lib.extract, Workers: 2, BufferBytes: 512 << 10, MaxSegmentBytes: 2 << 20, MaxSegments: 100}
+	b := Open(opts)
+	wait(t, b.Ensure(items, "test", nil))
+	b.Close()
+
+	x := Open(opts)
+	defer x.Close()
+	snap := x.Snapshot()
+	if len(snap.segs) < 8 {
+		t.Fatalf("%d segments, want at least 8", len(snap.segs))
+	}
+	const bound = 8 << 20
+	x.residentHeadroom, x.releaseGap = bound/2, 0
+	var peak uint64
+	for i := range 300 {
+		q := lib.vocab[20+i*13] + " " + lib.vocab[300+i*91] + " " + lib.vocab[50+i*37]
+		if _, _, err := snap.Search(q, 10, nil); err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 9 {
+			_, segs := resident(t)
+			peak = max(peak, segs)
+		}
+	}
+	t.Logf("%d segments; their pages resident after a search: at most %.1f MB", len(snap.segs), float64(peak)/(1<<20))
+	if peak > bound {
+		t.Errorf("the mapped segments held %.1f MB resident after a search, want at most %d MB", float64(peak)/(1<<20), bound>>20)
+	}
+
+	// With the defaults, a burst of searches under the budget leaves its
+	// pages resident for about a second at most: the release planned
+	// after the last one drops them.
+	y := Open(opts)
+	defer y.Close()
+	snap = y.Snapshot()
+	for i := range 20 {
+		q := lib.vocab[40+i*17] + " " + lib.vocab[200+i*73]
+		if _, _, err := snap.Search(q, 10, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, busy := resident(t)
+	time.Sleep(releaseEvery + 300*time.Millisecond)
+	_, idle := resident(t)
+	t.Logf("after a burst of 20 searches: %.1f MB of segments resident, %.1f MB a second later", float64(busy)/(1<<20), float64(idle)/(1<<20))
+	if idle > 1<<20 {
+		t.Errorf("a second after the last search the mapped segments held %.1f MB resident, want at most 1 MB", float64(idle)/(1<<20))
+	}
+}
