@@ -128,3 +128,11 @@ func checkRedacted(t testing.TB, err error, dir string) {
 		}
 	}
 }
+
+// must fails the test on err.
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

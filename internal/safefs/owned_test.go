@@ -168,13 +168,6 @@ func TestDirRefuses(t *testing.T) {
 	}
 }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestDirWrite: atomic writes create missing folders 0700 and files 0600,
 // leave no temporary file, and sealed files detect damage.
 func TestDirWrite(t *testing.T) {
