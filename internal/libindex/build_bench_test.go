@@ -1,6 +1,8 @@
 package libindex
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -118,6 +120,35 @@ func residentKB() (anon, file uint64) {
 		}
 	}
 	return anon, file
+}
+
+// smapsRss returns the resident bytes of this process's mappings for which
+// in, given the fields of a mapping's first line in /proc/self/smaps
+// (range, perms, offset, dev, inode, path), reports true.
+func smapsRss(in func(mapping [][]byte) bool) (uint64, error) {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var n uint64
+	inside := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := bytes.Fields(sc.Bytes())
+		if len(fs) == 0 {
+			continue
+		}
+		if !bytes.HasSuffix(fs[0], []byte(":")) {
+			inside = in(fs)
+			continue
+		}
+		if inside && string(fs[0]) == "Rss:" && len(fs) >= 2 {
+			kb, _ := strconv.ParseUint(string(fs[1]), 10, 64)
+			n += kb << 10
+		}
+	}
+	return n, sc.Err()
 }
 
 // BenchmarkBuildLibrary builds an index on disk of generated libraries of

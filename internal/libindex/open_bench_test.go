@@ -1,7 +1,6 @@
 package libindex
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -28,30 +27,11 @@ func mappedResident(segs map[uint64]*segment) uint64 {
 			starts[uint64(uintptr(unsafe.Pointer(unsafe.SliceData(s.data))))] = true
 		}
 	}
-	f, err := os.Open("/proc/self/smaps")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	var n uint64
-	in := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := bytes.Fields(sc.Bytes())
-		if len(fs) == 0 {
-			continue
-		}
-		if !bytes.HasSuffix(fs[0], []byte(":")) {
-			lo, _, _ := bytes.Cut(fs[0], []byte("-"))
-			a, _ := strconv.ParseUint(string(lo), 16, 64)
-			in = starts[a]
-			continue
-		}
-		if in && string(fs[0]) == "Rss:" && len(fs) >= 2 {
-			kb, _ := strconv.ParseUint(string(fs[1]), 10, 64)
-			n += kb << 10
-		}
-	}
+	n, _ := smapsRss(func(mapping [][]byte) bool {
+		lo, _, _ := bytes.Cut(mapping[0], []byte("-"))
+		a, _ := strconv.ParseUint(string(lo), 16, 64)
+		return starts[a]
+	})
 	return n
 }
 

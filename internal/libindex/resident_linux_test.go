@@ -1,11 +1,9 @@
 package libindex
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
-	"strconv"
 	"testing"
 	"time"
 )
@@ -16,29 +14,11 @@ import (
 func resident(t *testing.T) (total, segs uint64) {
 	t.Helper()
 	anon, file := residentKB()
-	f, err := os.Open("/proc/self/smaps")
+	segs, err := smapsRss(func(mapping [][]byte) bool {
+		// range, perms, offset, dev, inode, path
+		return len(mapping) >= 6 && bytes.Contains(mapping[5], []byte("/seg-"))
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	inSeg := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := bytes.Fields(sc.Bytes())
-		if len(fs) == 0 {
-			continue
-		}
-		if !bytes.HasSuffix(fs[0], []byte(":")) {
-			// A mapping's first line: range, perms, offset, dev, inode, path.
-			inSeg = len(fs) >= 6 && bytes.Contains(fs[5], []byte("/seg-"))
-			continue
-		}
-		if inSeg && string(fs[0]) == "Rss:" && len(fs) >= 2 {
-			kb, _ := strconv.ParseUint(string(fs[1]), 10, 64)
-			segs += kb << 10
-		}
-	}
-	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return (anon + file) << 10, segs

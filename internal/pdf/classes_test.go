@@ -216,11 +216,7 @@ func oneByOne(hex string, step float64) string {
 // TestClasses checks one fixture per class of page that pdftotext reads
 // and this extractor once returned empty or garbled.
 func TestClasses(t *testing.T) {
-	tests := []struct {
-		name, file string
-		page       int
-		want       string
-	}{
+	tests := []pageText{
 		{"Type 3 fonts: widths in glyph space, d0/d1, non-uniform matrix, one glyph per Tj", "type3-spacing.pdf", 1,
 			"Hello world\nHello world\nHello world old\nHello world\nUp on"},
 		{"TJ arrays holding operators and stray objects", "tj-operators.pdf", 1,
@@ -232,15 +228,7 @@ func TestClasses(t *testing.T) {
 		{"TrueType: codes below 32 through the (3,0), (1,0), format 6 and format 12 cmaps", "truetype-cmaps.pdf", 2,
 			"Hello world\nHello world\nHello world\nHello world"},
 	}
-	fx := fixtures()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d := mustExtract(t, fx[tt.file])
-			if diff := cmp.Diff(tt.want, d.Pages[tt.page-1].Text); diff != "" {
-				t.Errorf("text (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkPageTexts(t, tests)
 }
 
 // TestClassesMatchPdftotext: for each class fixture, where poppler's

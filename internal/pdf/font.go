@@ -390,8 +390,16 @@ func (d *doc) differenceNames(fd types.Dict) [256]string {
 	if e == nil {
 		return names
 	}
+	d.eachDifference(d.array(e["Differences"]), func(c int, name string) { names[c] = name })
+	return names
+}
+
+// eachDifference calls fn with each code (0 to 255) and glyph name of a
+// /Differences array, in its order: a number sets the code of the next
+// name, and each name the code after it.
+func (d *doc) eachDifference(diffs types.Array, fn func(code int, name string)) {
 	codeNr := 0
-	for _, o := range d.array(e["Differences"]) {
+	for _, o := range diffs {
 		switch v := d.resolve(o).(type) {
 		case types.Integer:
 			codeNr = int(v)
@@ -399,12 +407,11 @@ func (d *doc) differenceNames(fd types.Dict) [256]string {
 			codeNr = int(v)
 		case types.Name:
 			if codeNr >= 0 && codeNr < 256 {
-				names[codeNr] = string(v)
+				fn(codeNr, string(v))
 			}
 			codeNr++
 		}
 	}
-	return names
 }
 
 // type3ProcWidths gives a Type 3 font without /Widths (or with too short
@@ -577,28 +584,17 @@ func (f *font) loadSimpleEncoding(d *doc, fd, desc types.Dict) {
 			enc[c] = string(rune(c))
 		}
 	}
-	codeNr := 0
-	for _, o := range diffs {
-		switch v := d.resolve(o).(type) {
-		case types.Integer:
-			codeNr = int(v)
-		case types.Float:
-			codeNr = int(v)
-		case types.Name:
-			if codeNr >= 0 && codeNr < 256 {
-				t := glyphText(string(v))
-				if t == "" && f.kind == fontType3 {
-					if m := type3Num.FindStringSubmatch(string(v)); m != nil {
-						if n, _ := strconv.Atoi(m[1]); n == codeNr {
-							f.type3Pass[codeNr] = true
-						}
-					}
+	d.eachDifference(diffs, func(c int, name string) {
+		t := glyphText(name)
+		if t == "" && f.kind == fontType3 {
+			if m := type3Num.FindStringSubmatch(name); m != nil {
+				if n, _ := strconv.Atoi(m[1]); n == c {
+					f.type3Pass[c] = true
 				}
-				enc[codeNr] = t
 			}
-			codeNr++
 		}
-	}
+		enc[c] = t
+	})
 	f.enc = &enc
 }
 

@@ -161,11 +161,7 @@ func mustObj(got, want int) {
 
 // TestGaps checks one fixture per class of text-layer gap.
 func TestGaps(t *testing.T) {
-	tests := []struct {
-		name, file string
-		page       int
-		want       string
-	}{
+	tests := []pageText{
 		{"bfrange to <0000> is the identity map", "identity-tounicode.pdf", 1, "Hi! OK"},
 		{"negative font size", "negative-size.pdf", 1, "Hello World\nsecond line\n\nupside down"},
 		{"glyphs off the page box are dropped", "off-page.pdf", 1, "on the page"},
@@ -176,15 +172,7 @@ func TestGaps(t *testing.T) {
 		{"xref with wrong offsets is rebuilt", "xref-offsets.pdf", 2, "1 Introduction\nBody text on page two."},
 		{"xref cut short is rebuilt", "xref-cut.pdf", 2, "1 Introduction\nBody text on page two."},
 	}
-	fx := fixtures()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d := mustExtract(t, fx[tt.file])
-			if diff := cmp.Diff(tt.want, d.Pages[tt.page-1].Text); diff != "" {
-				t.Errorf("text (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkPageTexts(t, tests)
 }
 
 // TestPredefinedCMapWidths: the widths of a font on a predefined CMap are
@@ -496,5 +484,27 @@ func TestRebuildObjectStreams(t *testing.T) {
 	}
 	if len(d.Outline) != 3 {
 		t.Errorf("outline %+v", d.Outline)
+	}
+}
+
+// pageText is a case of checkPageTexts: the text of page (1-based) of the
+// fixture file.
+type pageText struct {
+	name, file string
+	page       int
+	want       string
+}
+
+// checkPageTexts extracts each case's fixture and compares its page's text.
+func checkPageTexts(t *testing.T, tests []pageText) {
+	t.Helper()
+	fx := fixtures()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := mustExtract(t, fx[tt.file])
+			if diff := cmp.Diff(tt.want, d.Pages[tt.page-1].Text); diff != "" {
+				t.Errorf("text (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

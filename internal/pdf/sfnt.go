@@ -222,19 +222,17 @@ func b2i(b bool) int {
 	return 0
 }
 
-// sfntPostNames returns the glyph names of a version 2 post table by
-// glyph (the standard Macintosh names not included), or nil.
-func sfntPostNames(post []byte) map[string]uint16 {
+// sfntPostTable reads a version 2 post table: its number of glyphs, whose
+// name indexes start at byte 34, and its custom names (index 258 on).
+func sfntPostTable(post []byte) (n int, custom []string, ok bool) {
 	if len(post) < 34 || binary.BigEndian.Uint32(post) != 0x00020000 {
-		return nil
+		return 0, nil, false
 	}
-	n := int(binary.BigEndian.Uint16(post[32:]))
-	idx := 34
-	names := idx + 2*n
+	n = int(binary.BigEndian.Uint16(post[32:]))
+	names := 34 + 2*n
 	if names > len(post) {
-		return nil
+		return 0, nil, false
 	}
-	var custom []string
 	for p := names; p < len(post) && len(custom) < 65536; {
 		l := int(post[p])
 		if p+1+l > len(post) {
@@ -243,9 +241,19 @@ func sfntPostNames(post []byte) map[string]uint16 {
 		custom = append(custom, string(post[p+1:p+1+l]))
 		p += 1 + l
 	}
+	return n, custom, true
+}
+
+// sfntPostNames returns the glyph names of a version 2 post table by
+// glyph (the standard Macintosh names not included), or nil.
+func sfntPostNames(post []byte) map[string]uint16 {
+	n, custom, ok := sfntPostTable(post)
+	if !ok {
+		return nil
+	}
 	out := map[string]uint16{}
 	for g := 0; g < n; g++ {
-		k := int(binary.BigEndian.Uint16(post[idx+2*g:]))
+		k := int(binary.BigEndian.Uint16(post[34+2*g:]))
 		if k >= 258 && k-258 < len(custom) {
 			if _, dup := out[custom[k-258]]; !dup {
 				out[custom[k-258]] = uint16(g)
@@ -259,29 +267,15 @@ func sfntPostNames(post []byte) map[string]uint16 {
 // and the printable ASCII names of the standard Macintosh order (glyphs 3
 // to 97 are space to asciitilde).
 func sfntPost(post []byte, out map[uint32]string) {
-	if len(post) < 34 || binary.BigEndian.Uint32(post) != 0x00020000 {
+	n, custom, ok := sfntPostTable(post)
+	if !ok {
 		return
-	}
-	n := int(binary.BigEndian.Uint16(post[32:]))
-	idx := 34
-	names := idx + 2*n
-	if names > len(post) {
-		return
-	}
-	var custom []string
-	for p := names; p < len(post) && len(custom) < 65536; {
-		l := int(post[p])
-		if p+1+l > len(post) {
-			break
-		}
-		custom = append(custom, string(post[p+1:p+1+l]))
-		p += 1 + l
 	}
 	for g := 0; g < n; g++ {
 		if _, ok := out[uint32(g)]; ok {
 			continue
 		}
-		k := int(binary.BigEndian.Uint16(post[idx+2*g:]))
+		k := int(binary.BigEndian.Uint16(post[34+2*g:]))
 		var t string
 		switch {
 		case k >= 3 && k <= 97:
