@@ -123,23 +123,29 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 	}
 	var pdfs []string
 	var queries []string
+	// A kept vault (-dir) is used as it is: writing its papers again would
+	// change every file's time, and the next run would measure a rebuild.
+	_, statErr := os.Stat(filepath.Join(dir, "papers"))
+	kept := statErr == nil
 	switch lib {
 	case "real":
 		root, err := corpus.Root()
 		if err != nil {
 			return err
 		}
-		if pdfs, err = writeReal(dir, filepath.Join(root, "pdfs"), copies); err != nil {
+		if kept {
+			pdfs, _ = filepath.Glob(filepath.Join(dir, "papers", "*", "paper.pdf"))
+		} else if pdfs, err = writeReal(dir, filepath.Join(root, "pdfs"), copies); err != nil {
 			return err
 		}
 		queries = realQueries
-		fmt.Printf("library: %d papers (%d corpus PDFs × %d copies, distinct paper ids)\n", len(pdfs), len(pdfs)/copies, copies)
+		fmt.Printf("library: %d papers (%d corpus PDFs × %d copies, distinct paper ids; kept: %v)\n", len(pdfs), len(pdfs)/copies, copies, kept)
 	case "synthetic":
 		var err error
-		if queries, err = writeSynthetic(dir, n); err != nil {
+		if queries, err = writeSynthetic(dir, n, !kept); err != nil {
 			return err
 		}
-		fmt.Printf("library: %d generated papers (PAPER.md in three sections, metadata.json)\n", n)
+		fmt.Printf("library: %d generated papers (PAPER.md in three sections, metadata.json; kept: %v)\n", n, kept)
 	default:
 		return fmt.Errorf("unknown library %q", lib)
 	}
@@ -319,9 +325,10 @@ func writeReal(root, pdfDir string, copies int) ([]string, error) {
 	return out, nil
 }
 
-// writeSynthetic writes n generated papers and returns queries drawn from
-// their vocabulary.
-func writeSynthetic(root string, n int) ([]string, error) {
+// writeSynthetic writes n generated papers (unless write is false: a kept
+// vault already holds them) and returns queries drawn from their
+// vocabulary.
+func writeSynthetic(root string, n int, write bool) ([]string, error) {
 	r := rand.New(rand.NewPCG(42, 7))
 	const vocabSize = 30000
 	vocab := make([]string, vocabSize)
@@ -345,6 +352,9 @@ func writeSynthetic(root string, n int) ([]string, error) {
 		return b.String()
 	}
 	for i := range n {
+		if !write {
+			break
+		}
 		paper := filepath.Join(root, "papers", fmt.Sprintf("s%05d", i))
 		if err := os.MkdirAll(paper, 0o755); err != nil {
 			return nil, err
@@ -382,8 +392,11 @@ func writeGrant(ctx context.Context, root string) (string, func() error, error) 
 	var res researchctx.Resolver
 	defer res.Close()
 	turnChars := grant.MaxBudget.TurnChars
+	// The turns are this run's own: a kept vault's usage log holds the
+	// earlier runs' turns, whose budgets are spent.
+	run := strconv.FormatInt(time.Now().Unix(), 36)
 	plan, err := res.Resolve(ctx, researchctx.Request{
-		Vault: root, RuntimeID: "libbench", TurnID: "turn-0", Mentions: []string{"papers"},
+		Vault: root, RuntimeID: "libbench", TurnID: run + "-0", Mentions: []string{"papers"},
 		Budget: &grant.BudgetOverrides{TurnChars: &turnChars},
 	})
 	if err != nil {
@@ -399,7 +412,7 @@ func writeGrant(ctx context.Context, root string) (string, func() error, error) 
 	turn := 0
 	next := func() error {
 		turn++
-		plan.TurnID = fmt.Sprintf("turn-%d", turn)
+		plan.TurnID = fmt.Sprintf("%s-%d", run, turn)
 		_, err := plan.WriteGrant()
 		return err
 	}
