@@ -1,0 +1,346 @@
+package jbig2
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// The fixtures in testdata are made by TestWriteFixtures from a part of a
+// real page, testdata/crop.pbm, and each decodes to it. They were
+// checked against jbig2dec when made, and TestJbig2dec checks them, and
+// fresh output of the encoder, again where jbig2dec is installed.
+//
+// To remake them (and the PDF fixtures of internal/pdf), with pdftoppm,
+// libtiff's ppm2tiff and jbig2dec installed:
+//
+//	go run ./internal/cmd/samplevault /tmp/v
+//	pdftoppm -r 200 -mono -f 1 -l 1 /tmp/v/papers/2401.01234/2401.01234.pdf /tmp/p
+//	JBIG2_FIXTURE_PAGE=/tmp/p-1.pbm go test ./internal/jbig2 -run TestWriteFixtures
+//
+// The crop is the page's 640×288 pixels at 280, 200: its title, authors
+// and the start of its abstract.
+
+// fixture is one test stream: the page segments and the global ones.
+type fixture struct {
+	name string
+	make func(t testing.TB, c *Bitmap) (data, globals []byte)
+}
+
+// noise is a reproducible w×h bitmap of random pixels.
+func noise(w, h int, seed uint64) *Bitmap {
+	b := newBitmap(w, h)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	for i := range b.Data {
+		b.Data[i] = byte(rng.Uint32())
+	}
+	b.clearPadding()
+	return b
+}
+
+func xorBitmaps(a, b *Bitmap) *Bitmap {
+	c := newBitmap(a.Width, a.Height)
+	for i := range c.Data {
+		c.Data[i] = a.Data[i] ^ b.Data[i]
+	}
+	return c
+}
+
+// genericStream is a page of c's size holding c as one generic region.
+func genericStream(c *Bitmap, p genericParams, mmr []byte) []byte {
+	st := &stream{}
+	st.segment(typePageInfo, 1, nil, pageInfoData(uint32(c.Width), uint32(c.Height), 0, 0))
+	st.segment(typeLosslessGeneric, 1, nil, genericData(c, 0, 0, opOR, p, mmr))
+	return st.Bytes()
+}
+
+// textStream is a page of c's size holding c as a text region of its
+// connected components, the symbol dictionary among the globals or not.
+func textStream(c *Bitmap, template, logStrips int, global bool) (data, globals []byte) {
+	syms, inst := symbols(c)
+	sd, order := symbolDictData(syms, template)
+	place := make([]int, len(syms))
+	for i, s := range order {
+		place[s] = i
+	}
+	dict := make([]*Bitmap, len(syms))
+	for i := range inst {
+		inst[i].id = place[inst[i].id]
+	}
+	for i, s := range order {
+		dict[i] = syms[s]
+	}
+	st, gst := &stream{}, &stream{}
+	var ref uint32
+	if global {
+		ref = gst.segment(typeSymbolDict, 0, nil, sd)
+		st.next = gst.next
+	}
+	st.segment(typePageInfo, 1, nil, pageInfoData(uint32(c.Width), uint32(c.Height), 0, 0))
+	if !global {
+		ref = st.segment(typeSymbolDict, 1, nil, sd)
+	}
+	st.segment(typeImmediateLosslessText, 1, []uint32{ref}, textRegionData(c.Width, c.Height, dict, inst, logStrips))
+	if global {
+		return st.Bytes(), gst.Bytes()
+	}
+	return st.Bytes(), nil
+}
+
+var fixtures = []fixture{
+	{"generic-t0", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
+		return genericStream(c, genericParams{template: 0, tpgdon: true, at: nominalAT[0]}, nil), nil
+	}},
+	{"generic-t1", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
+		return genericStream(c, genericParams{template: 1, at: [4]at{{5, -3}}}, nil), nil
+	}},
+	{"generic-t2", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
+		return genericStream(c, genericParams{template: 2, tpgdon: true, at: nominalAT[2]}, nil), nil
+	}},
+	{"generic-t3", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
+		return genericStream(c, genericParams{template: 3, at: [4]at{{-5, 0}}}, nil), nil
+	}},
+	{"generic-t0-at", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
+		return genericStream(c, genericParams{template: 0, at: [4]at{{-40, -1}, {7, -2}, {0, -6}, {-3, 0}}}, nil), nil
+	}},
+	{"generic-mmr", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
+		return genericStream(c, genericParams{}, g4(t, c)), nil
+	}},
+	{"text", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
+		return textStream(c, 0, 2, false)
+	}},
+	{"text-globals", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
+		return textStream(c, 2, 0, true)
+	}},
+	{"stripes", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
+		// A page of unknown height, black by default, in two stripes, each
+		// half of the crop replacing the page, noise XORed twice on the
+		// second; an end of page.
+		h := max(c.Height/2, 1)
+		n := noise(min(c.Width, 100), min(c.Height-h, 60), 3)
+		p := genericParams{template: 0, tpgdon: true, at: nominalAT[0]}
+		st := &stream{}
+		st.segment(typePageInfo, 1, nil, pageInfoData(uint32(c.Width), 0xFFFFFFFF, 1, h))
+		st.segment(typeImmediateGeneric, 1, nil, genericData(crop(c, 0, 0, c.Width, h), 0, 0, opREPLACE, p, nil))
+		st.segment(typeEndOfStripe, 1, nil, u32s(uint32(h-1)))
+		st.segment(typeImmediateGeneric, 1, nil, genericData(crop(c, 0, h, c.Width, c.Height-h), 0, h, opREPLACE, p, nil))
+		st.segment(typeImmediateGeneric, 1, nil, genericData(n, 0, h, opXOR, p, nil))
+		st.segment(typeImmediateGeneric, 1, nil, genericData(n, 0, h, opXOR, p, nil))
+		st.segment(typeEndOfStripe, 1, nil, u32s(uint32(c.Height-1)))
+		st.segment(typeEndOfPage, 1, nil, nil)
+		return st.Bytes(), nil
+	}},
+	{"operators", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
+		// A black page: the crop XNORed on it, noise XORed twice, and a
+		// black square ANDed, each leaving the crop; regions beyond the
+		// page's right and bottom edges are clipped.
+		p := genericParams{template: 1, at: nominalAT[1]}
+		n := noise(60, 30, 4)
+		black := newBitmap(16, 16)
+		black.fill(1)
+		black.clearPadding()
+		st := &stream{}
+		st.segment(typePageInfo, 1, nil, pageInfoData(uint32(c.Width), uint32(c.Height), 1, 0))
+		st.segment(typeImmediateGeneric, 1, nil, genericData(c, 0, 0, opXNOR, p, nil))
+		st.segment(typeImmediateGeneric, 1, nil, genericData(n, min(37, c.Width-1), min(11, c.Height-1), opXOR, p, nil))
+		st.segment(typeImmediateGeneric, 1, nil, genericData(n, min(37, c.Width-1), min(11, c.Height-1), opXOR, p, nil))
+		st.segment(typeImmediateGeneric, 1, nil, genericData(n, max(c.Width-50, 0), max(c.Height-20, 0), opXOR, p, nil))
+		st.segment(typeImmediateGeneric, 1, nil, genericData(n, max(c.Width-50, 0), max(c.Height-20, 0), opXOR, p, nil))
+		st.segment(typeImmediateGeneric, 1, nil, genericData(black, 3, 5, opAND, p, nil))
+		st.segment(typeEndOfFile, 0, nil, nil)
+		return st.Bytes(), nil
+	}},
+}
+
+// g4 codes b in CCITT Group 4 with libtiff.
+func g4(t testing.TB, b *Bitmap) []byte {
+	t.Helper()
+	prog, err := exec.LookPath("ppm2tiff")
+	if err != nil {
+		t.Skip("ppm2tiff (libtiff-tools) is not installed")
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.pbm"), filepath.Join(dir, "out.tif")
+	if err := os.WriteFile(in, pbm(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := exec.Command(prog, "-c", "g4", "-r", "1000000", in, out).CombinedOutput(); err != nil {
+		t.Fatalf("ppm2tiff: %v: %s", err, o)
+	}
+	return tiffStrip(t, readFile(t, out))
+}
+
+// tiffStrip returns the one strip of a little- or big-endian TIFF.
+func tiffStrip(t testing.TB, f []byte) []byte {
+	t.Helper()
+	var bo binary.ByteOrder = binary.LittleEndian
+	if bytes.HasPrefix(f, []byte("MM")) {
+		bo = binary.BigEndian
+	}
+	ifd := int(bo.Uint32(f[4:]))
+	n := int(bo.Uint16(f[ifd:]))
+	var off, size int = -1, -1
+	for i := range n {
+		e := f[ifd+2+12*i:]
+		tag, typ, count := bo.Uint16(e), bo.Uint16(e[2:]), bo.Uint32(e[4:])
+		v := int(bo.Uint32(e[8:]))
+		if typ == 3 {
+			v = int(bo.Uint16(e[8:]))
+		}
+		if (tag == 273 || tag == 279) && count != 1 {
+			t.Fatalf("a TIFF of %d strips", count)
+		}
+		switch tag {
+		case 273:
+			off = v
+		case 279:
+			size = v
+		}
+	}
+	if off < 0 || size < 0 || off+size > len(f) {
+		t.Fatal("no strip in the TIFF")
+	}
+	return f[off : off+size]
+}
+
+func fixturePath(name string, global bool) string {
+	if global {
+		return filepath.Join("testdata", name+".globals.jb2")
+	}
+	return filepath.Join("testdata", name+".jb2")
+}
+
+// jbig2dec decodes a page with jbig2dec, or skips the test.
+func jbig2dec(t testing.TB, data, globals []byte) *Bitmap {
+	t.Helper()
+	prog, err := exec.LookPath("jbig2dec")
+	if err != nil {
+		t.Skip("jbig2dec is not installed")
+	}
+	dir := t.TempDir()
+	page, glob, out := filepath.Join(dir, "page.jb2"), filepath.Join(dir, "globals.jb2"), filepath.Join(dir, "out.pbm")
+	os.WriteFile(page, data, 0o644)
+	args := []string{"-e", "-t", "pbm", "-o", out, page}
+	if globals != nil {
+		os.WriteFile(glob, globals, 0o644)
+		args = []string{"-t", "pbm", "-o", out, glob, page}
+	}
+	o, err := exec.Command(prog, args...).CombinedOutput()
+	if err != nil || bytes.Contains(o, []byte("FATAL")) || bytes.Contains(o, []byte("error")) {
+		t.Fatalf("jbig2dec: %v: %s", err, o)
+	}
+	return readPBM(t, readFile(t, out))
+}
+
+// differ counts the pixels that differ between two bitmaps of one size.
+func differ(a, b *Bitmap) string {
+	if a.Width != b.Width || a.Height != b.Height {
+		return fmt.Sprintf("%dx%d, want %dx%d", a.Width, a.Height, b.Width, b.Height)
+	}
+	n := 0
+	for y := range a.Height {
+		for x := range a.Width {
+			if a.at(x, y) != b.at(x, y) {
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d pixels differ", n)
+}
+
+// TestWriteFixtures remakes testdata (see above) when
+// JBIG2_FIXTURE_PAGE names the page.
+func TestWriteFixtures(t *testing.T) {
+	src := os.Getenv("JBIG2_FIXTURE_PAGE")
+	if src == "" {
+		t.Skip("JBIG2_FIXTURE_PAGE is not set")
+	}
+	page := readPBM(t, readFile(t, src))
+	c := crop(page, 280, 200, 640, 288)
+	if err := os.WriteFile(filepath.Join("testdata", "crop.pbm"), pbm(c), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fixtures {
+		data, globals := f.make(t, c)
+		if d := differ(jbig2dec(t, data, globals), c); d != "" {
+			t.Fatalf("%s: jbig2dec: %s", f.name, d)
+		}
+		os.WriteFile(fixturePath(f.name, false), data, 0o644)
+		if globals != nil {
+			os.WriteFile(fixturePath(f.name, true), globals, 0o644)
+		}
+	}
+	writePDFFixtures(t, page)
+}
+
+// writePDFFixtures writes internal/pdf's JBIG2 pages: the page as one
+// generic region, and as a text region whose symbol dictionary is in the
+// stream's /JBIG2Globals, each checked against jbig2dec.
+func writePDFFixtures(t *testing.T, page *Bitmap) {
+	// As PDF holds them: no end of page.
+	generic := &stream{}
+	generic.segment(typePageInfo, 1, nil, pageInfoData(uint32(page.Width), uint32(page.Height), 0, 0))
+	generic.segment(typeLosslessGeneric, 1, nil, genericData(page, 0, 0, opOR, genericParams{template: 0, tpgdon: true, at: nominalAT[0]}, nil))
+	text, globals := textStream(page, 0, 2, true)
+	for _, f := range []struct {
+		name          string
+		data, globals []byte
+	}{
+		{"jbig2-generic.pdf", generic.Bytes(), nil},
+		{"jbig2-globals.pdf", text, globals},
+	} {
+		if d := differ(jbig2dec(t, f.data, f.globals), page); d != "" {
+			t.Fatalf("%s: jbig2dec: %s", f.name, d)
+		}
+		out := filepath.Join("..", "pdf", "testdata", f.name)
+		if err := os.WriteFile(out, onePagePDF(page.Width, page.Height, f.data, f.globals), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// onePagePDF is a letter page drawing one JBIG2 image, its globals in
+// their own stream if any.
+func onePagePDF(w, h int, data, globals []byte) []byte {
+	var b bytes.Buffer
+	var offs []int
+	obj := func(body string, stream []byte) {
+		offs = append(offs, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s", len(offs), body)
+		if stream != nil {
+			fmt.Fprintf(&b, "\nstream\n")
+			b.Write(stream)
+			b.WriteString("\nendstream")
+		}
+		b.WriteString("\nendobj\n")
+	}
+	b.WriteString("%PDF-1.5\n%\xe2\xe3\xcf\xd3\n")
+	content := []byte("q 612 0 0 792 0 0 cm /Im0 Do Q")
+	obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
+	obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>", nil)
+	obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im0 5 0 R >> >> /Contents 4 0 R >>", nil)
+	obj(fmt.Sprintf("<< /Length %d >>", len(content)), content)
+	parms := ""
+	if globals != nil {
+		parms = " /DecodeParms << /JBIG2Globals 6 0 R >>"
+	}
+	obj(fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /JBIG2Decode%s /Length %d >>", w, h, parms, len(data)), data)
+	if globals != nil {
+		obj(fmt.Sprintf("<< /Length %d >>", len(globals)), globals)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offs)+1, xref)
+	return b.Bytes()
+}

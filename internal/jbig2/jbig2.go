@@ -1,0 +1,289 @@
+// Package jbig2 decodes JBIG2 images (ITU-T T.88) as PDF's JBIG2Decode
+// filter holds them: the embedded stream organisation of T.88 Annex D.3,
+// the segments of one page, with the optional global segments of the
+// stream's /JBIG2Globals.
+//
+// It decodes the page information, end of stripe (a page of unknown
+// height included), generic regions coded arithmetically (templates 0–3,
+// adaptive pixels, typical prediction) or in MMR, symbol dictionaries
+// and text regions coded arithmetically, and the page combination
+// operators. It refuses, with an error wrapping ErrUnsupported, what it
+// does not decode: Huffman-coded symbol dictionaries and text regions,
+// refinement (generic refinement regions, refined or aggregated symbols
+// and instances), pattern dictionaries and halftone regions, colour
+// extensions, and segments of unknown length.
+//
+// The input is taken to be hostile: the page, every region and every
+// symbol are bounded by the caller's pixel limit before they are
+// allocated, the counts of segments, referred segments, symbols and
+// symbol instances are bounded, so is the total work, and truncated data
+// is an error.
+package jbig2
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors of Decode, wrapped with detail.
+var (
+	// ErrUnsupported: the image uses a part of JBIG2 this package does
+	// not decode.
+	ErrUnsupported = errors.New("jbig2: not decoded")
+	// ErrMalformed: the data is not a well-formed JBIG2 page.
+	ErrMalformed = errors.New("jbig2: malformed")
+	// ErrLimit: the image exceeds a limit of the decoder.
+	ErrLimit = errors.New("jbig2: over a limit")
+)
+
+// Limits of the decoder besides the caller's pixel limit.
+const (
+	// MaxSegments bounds the segments of a page and its globals.
+	MaxSegments = 1 << 16
+	// MaxSymbols bounds the symbols of all dictionaries, and the symbol
+	// instances of all text regions.
+	MaxSymbols = 1 << 20
+	// maxReferred bounds the segments one segment refers to.
+	maxReferred = 1 << 12
+	// workFactor times the pixel limit bounds the pixels decoded in all
+	// (regions, symbols and symbol instances).
+	workFactor = 4
+)
+
+// decoder is the state of one page's decoding.
+type decoder struct {
+	maxPixels int
+	work      int64 // pixels that may still be decoded
+	symbols   int   // symbols and instances still allowed
+	page      *Bitmap
+	pageInfo  bool
+	unknownH  bool // the page's height is given by its stripes
+	stripeEnd int  // rows the end-of-stripe segments have ended
+	defPixel  int
+	results   map[uint32]any // what segments left to be referred to
+}
+
+// spend charges the decoding of w×h pixels to the work budget.
+func (dc *decoder) spend(w, h int) error {
+	n := int64(w)*int64(h) + 1
+	if n > dc.work {
+		return fmt.Errorf("%w: more than %d pixels decoded", ErrLimit, int64(workFactor)*int64(dc.maxPixels))
+	}
+	dc.work -= n
+	return nil
+}
+
+// Decode decodes the JBIG2 page in data, with the global segments in
+// globals (nil if none), to its bitmap: the page of the first page
+// information segment, of at most maxPixels pixels.
+func Decode(data, globals []byte, maxPixels int) (*Bitmap, error) {
+	if maxPixels <= 0 {
+		return nil, fmt.Errorf("%w: no pixels allowed", ErrLimit)
+	}
+	gsegs, err := parseSegments(globals, MaxSegments)
+	if err != nil {
+		return nil, fmt.Errorf("globals: %w", err)
+	}
+	segs, err := parseSegments(data, MaxSegments-len(gsegs))
+	if err != nil {
+		return nil, err
+	}
+	dc := &decoder{
+		maxPixels: maxPixels,
+		work:      int64(workFactor) * int64(maxPixels),
+		symbols:   MaxSymbols,
+		results:   map[uint32]any{},
+	}
+	for _, s := range gsegs {
+		if s.page != 0 {
+			return nil, fmt.Errorf("%w: global segment %d is associated with page %d", ErrMalformed, s.number, s.page)
+		}
+		if err := dc.segment(s); err != nil {
+			return nil, fmt.Errorf("global segment %d: %w", s.number, err)
+		}
+	}
+	for _, s := range segs {
+		done, err := dc.pageSegment(s)
+		if err != nil {
+			return nil, fmt.Errorf("segment %d: %w", s.number, err)
+		}
+		if done {
+			break
+		}
+	}
+	if dc.page == nil {
+		return nil, fmt.Errorf("%w: no page information", ErrMalformed)
+	}
+	if dc.unknownH {
+		dc.page.Height = len(dc.page.Data) / dc.page.Stride
+	}
+	return dc.page, nil
+}
+
+// pageSegment decodes a segment of the page stream; done is set at the
+// end of the page or of the file.
+func (dc *decoder) pageSegment(s *segment) (done bool, err error) {
+	switch s.typ {
+	case typeEndOfPage, typeEndOfFile:
+		return true, nil
+	}
+	return false, dc.segment(s)
+}
+
+func (dc *decoder) segment(s *segment) error {
+	switch s.typ {
+	case typePageInfo:
+		return dc.pageInformation(s)
+	case typeEndOfStripe:
+		return dc.endOfStripe(s)
+	case typeIntermediateGeneric, typeIntermediateText:
+		// Only a refinement region refers to an intermediate region, and
+		// none is decoded, so nothing would use it.
+		return nil
+	case typeImmediateGeneric, typeLosslessGeneric:
+		reg, b, err := dc.genericRegion(s)
+		if err != nil {
+			return err
+		}
+		return dc.place(reg, b)
+	case typeSymbolDict:
+		sd, err := dc.symbolDict(s)
+		if err != nil {
+			return err
+		}
+		dc.results[s.number] = sd
+		return nil
+	case typeImmediateText, typeImmediateLosslessText:
+		reg, b, err := dc.textRegion(s)
+		if err != nil {
+			return err
+		}
+		return dc.place(reg, b)
+	case typePatternDict, typeIntermediateHalftone, typeImmediateHalftone, typeLosslessHalftone:
+		return fmt.Errorf("%w: halftone (segment type %d)", ErrUnsupported, s.typ)
+	case typeIntermediateRefine, typeImmediateRefine, typeLosslessRefine:
+		return fmt.Errorf("%w: a generic refinement region", ErrUnsupported)
+	case typeTables:
+		return fmt.Errorf("%w: Huffman tables", ErrUnsupported)
+	case typeProfiles, typeExtension, typeColourPalette:
+		// Nothing a page's pixels depend on; an extension that is
+		// necessary to decode would be a coloured region, refused there.
+		if s.typ == typeExtension && len(s.data) >= 4 && s.data[0]&0x80 != 0 {
+			return fmt.Errorf("%w: a necessary extension", ErrUnsupported)
+		}
+		return nil
+	default:
+		return fmt.Errorf("%w: segment type %d", ErrMalformed, s.typ)
+	}
+}
+
+// place composes a region onto the page.
+func (dc *decoder) place(reg region, b *Bitmap) error {
+	if dc.page == nil {
+		return fmt.Errorf("%w: a region before the page information", ErrMalformed)
+	}
+	if dc.unknownH && reg.y+reg.h > dc.page.Height {
+		return fmt.Errorf("%w: a region below the page's largest height", ErrMalformed)
+	}
+	if dc.unknownH {
+		dc.grow(reg.y + reg.h)
+	}
+	dc.page.compose(b, reg.x, reg.y, reg.op)
+	return nil
+}
+
+// pageInformation reads the page information segment (7.4.8) and
+// allocates the page.
+func (dc *decoder) pageInformation(s *segment) error {
+	if dc.page != nil {
+		return fmt.Errorf("%w: a second page information segment", ErrUnsupported)
+	}
+	r := &reader{b: s.data}
+	w, h := r.u32(), r.u32()
+	r.u32() // resolution
+	r.u32()
+	flags := r.u8()
+	striping := r.u16()
+	if r.err != nil {
+		return r.err
+	}
+	dc.defPixel = flags >> 2 & 1
+	if h == 0xFFFFFFFF {
+		if striping&0x8000 == 0 {
+			return fmt.Errorf("%w: a page of unknown height that is not striped", ErrMalformed)
+		}
+		dc.unknownH = true
+		// The page may grow to as many rows as the limit allows.
+		if w == 0 {
+			return fmt.Errorf("%w: a page of width 0", ErrMalformed)
+		}
+		h = uint32(min(uint64(dc.maxPixels)/uint64(w), 1<<31))
+		if h == 0 {
+			return fmt.Errorf("%w: a page %d pixels wide", ErrLimit, w)
+		}
+	} else if uint64(w)*uint64(h) > uint64(dc.maxPixels) {
+		return fmt.Errorf("%w: a page of %d×%d pixels", ErrLimit, w, h)
+	}
+	if dc.unknownH {
+		// Allocated as the stripes come.
+		dc.page = &Bitmap{Width: int(w), Height: int(h), Stride: (int(w) + 7) / 8}
+		return nil
+	}
+	dc.page = newBitmap(int(w), int(h))
+	dc.page.fill(dc.defPixel)
+	return nil
+}
+
+// grow makes the rows of a page of unknown height up to h exist.
+func (dc *decoder) grow(h int) {
+	p := dc.page
+	have := len(p.Data) / p.Stride
+	if h <= have {
+		return
+	}
+	c := byte(0)
+	if dc.defPixel != 0 {
+		c = 0xFF
+	}
+	for range (h - have) * p.Stride {
+		p.Data = append(p.Data, c)
+	}
+}
+
+// endOfStripe reads an end of stripe segment (7.4.10).
+func (dc *decoder) endOfStripe(s *segment) error {
+	r := &reader{b: s.data}
+	y := r.u32()
+	if r.err != nil {
+		return r.err
+	}
+	if dc.page == nil {
+		return fmt.Errorf("%w: an end of stripe before the page information", ErrMalformed)
+	}
+	if uint64(y) >= uint64(dc.page.Height) || int(y) < dc.stripeEnd-1 {
+		return fmt.Errorf("%w: an end of stripe at row %d", ErrMalformed, y)
+	}
+	dc.stripeEnd = int(y) + 1
+	if dc.unknownH {
+		dc.grow(dc.stripeEnd)
+	}
+	return nil
+}
+
+// referredSymbols returns the symbols of the symbol dictionaries s
+// refers to, in order, and the last one's retained contexts.
+func (dc *decoder) referredSymbols(s *segment) ([]*Bitmap, *symbolDict, error) {
+	var syms []*Bitmap
+	var last *symbolDict
+	for _, n := range s.referred {
+		v, ok := dc.results[n]
+		if !ok {
+			continue
+		}
+		if sd, ok := v.(*symbolDict); ok {
+			syms = append(syms, sd.exported...)
+			last = sd
+		}
+	}
+	return syms, last, nil
+}

@@ -1,0 +1,221 @@
+package jbig2
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"testing"
+	"time"
+)
+
+// TestDecodeFixtures decodes the committed streams, each of which
+// jbig2dec decoded to testdata/crop.pbm, pixel for pixel.
+func TestDecodeFixtures(t *testing.T) {
+	want := readPBM(t, readFile(t, "testdata/crop.pbm"))
+	for _, f := range fixtures {
+		t.Run(f.name, func(t *testing.T) {
+			data := readFile(t, fixturePath(f.name, false))
+			var globals []byte
+			if _, err := os.Stat(fixturePath(f.name, true)); err == nil {
+				globals = readFile(t, fixturePath(f.name, true))
+			}
+			got, err := Decode(data, globals, 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got.clearPadding()
+			if d := differ(got, want); d != "" {
+				t.Error(d)
+			}
+		})
+	}
+}
+
+// TestRoundTrip decodes fresh encoder output of the fixtures' kinds, on
+// the crop and on bitmaps of awkward sizes.
+func TestRoundTrip(t *testing.T) {
+	c := readPBM(t, readFile(t, "testdata/crop.pbm"))
+	inputs := map[string]*Bitmap{
+		"crop":           c,
+		"1x1":            crop(c, 100, 60, 1, 1),
+		"odd width":      crop(c, 3, 50, 37, 90),
+		"one row":        crop(c, 0, 55, 640, 1),
+		"noise":          noise(75, 40, 9),
+		"white 9x9":      newBitmap(9, 9),
+		"shifted border": crop(c, -5, -7, 200, 120),
+	}
+	for name, b := range inputs {
+		for _, f := range fixtures {
+			t.Run(name+"/"+f.name, func(t *testing.T) {
+				data, globals := f.make(t, b)
+				got, err := Decode(data, globals, 1<<20)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got.clearPadding()
+				if d := differ(got, b); d != "" {
+					t.Error(d)
+				}
+			})
+		}
+	}
+}
+
+// TestJbig2dec: jbig2dec decodes fresh encoder output, of all the kinds,
+// to the bitmap the encoder coded, so the encoder (and the fixtures it
+// made) are checked apart from this package's decoder.
+func TestJbig2dec(t *testing.T) {
+	c := readPBM(t, readFile(t, "testdata/crop.pbm"))
+	for _, b := range []*Bitmap{c, crop(c, 3, 50, 37, 90)} {
+		for _, f := range fixtures {
+			data, globals := f.make(t, b)
+			if d := differ(jbig2dec(t, data, globals), b); d != "" {
+				t.Errorf("%s on %dx%d: %s", f.name, b.Width, b.Height, d)
+			}
+		}
+	}
+	for _, f := range fixtures {
+		var globals []byte
+		if _, err := os.Stat(fixturePath(f.name, true)); err == nil {
+			globals = readFile(t, fixturePath(f.name, true))
+		}
+		if d := differ(jbig2dec(t, readFile(t, fixturePath(f.name, false)), globals), c); d != "" {
+			t.Errorf("testdata %s: %s", f.name, d)
+		}
+	}
+}
+
+// header is a segment header of the short form for tests.
+func header(n uint32, typ int, page byte, referred []byte, length uint32) []byte {
+	h := binary.BigEndian.AppendUint32(nil, n)
+	h = append(h, byte(typ), byte(len(referred)<<5))
+	h = append(h, referred...)
+	h = append(h, page)
+	return binary.BigEndian.AppendUint32(h, length)
+}
+
+func seg(n uint32, typ int, page byte, referred []byte, data []byte) []byte {
+	return append(header(n, typ, page, referred, uint32(len(data))), data...)
+}
+
+// TestDecodeErrors: hostile and unsupported streams fail fast, with the
+// sentinel the caller branches on.
+func TestDecodeErrors(t *testing.T) {
+	page := seg(0, typePageInfo, 1, nil, pageInfoData(64, 64, 0, 0))
+	generic := func(n uint32, w, h uint32, flags byte) []byte {
+		d := append(u32s(w, h, 0, 0), 0, flags)
+		if flags&1 == 0 {
+			d = append(d, 3, 0xFF, 0xFD, 0xFF, 2, 0xFE, 0xFE, 0xFE)
+		}
+		return seg(n, typeImmediateGeneric, 1, nil, d)
+	}
+	symbolDict := func(n uint32, flags uint16, numNew uint32) []byte {
+		d := binary.BigEndian.AppendUint16(nil, flags)
+		d = append(d, 3, 0xFF, 0xFD, 0xFF, 2, 0xFE, 0xFE, 0xFE)
+		d = append(d, u32s(numNew, numNew)...)
+		return seg(n, typeSymbolDict, 1, nil, append(d, 0, 0, 0))
+	}
+	cat := func(bs ...[]byte) []byte {
+		var out []byte
+		for _, b := range bs {
+			out = append(out, b...)
+		}
+		return out
+	}
+	text := func(n uint32, ref byte, numInst uint32) []byte {
+		d := append(u32s(64, 64, 0, 0), 0, 0, 0)
+		d = append(d, u32s(numInst)...)
+		return seg(n, typeImmediateText, 1, []byte{ref}, d)
+	}
+	tests := []struct {
+		name    string
+		data    []byte
+		globals []byte
+		want    error
+	}{
+		{"empty", nil, nil, ErrMalformed},
+		{"a huge page", seg(0, typePageInfo, 1, nil, pageInfoData(100000, 100000, 0, 0)), nil, ErrLimit},
+		{"a huge region", cat(page, generic(1, 100000, 100000, 0)), nil, ErrLimit},
+		{"a billion symbols", cat(page, symbolDict(1, 0, 1e9)), nil, ErrLimit},
+		{"a billion instances", cat(page, symbolDict(1, 0, 0), text(2, 1, 1e9)), nil, ErrLimit},
+		{"a text region without symbols", cat(page, text(1, 0, 1)), nil, ErrMalformed},
+		{"a huge unknown-height page", seg(0, typePageInfo, 1, nil, pageInfoData(1<<30, 0xFFFFFFFF, 0, 8)), nil, ErrLimit},
+		{"a truncated header", page[:10], nil, ErrMalformed},
+		{"truncated data", page[:len(page)-3], nil, ErrMalformed},
+		{"a region before the page", generic(0, 8, 8, 0), nil, ErrMalformed},
+		{"unknown length", header(0, typeImmediateGeneric, 1, nil, 0xFFFFFFFF), nil, ErrUnsupported},
+		{"a later segment referred to", cat(page, seg(1, typeImmediateText, 1, []byte{5}, nil)), nil, ErrMalformed},
+		{"Huffman symbols", cat(page, symbolDict(1, 1, 5)), nil, ErrUnsupported},
+		{"refined symbols", cat(page, symbolDict(1, 2, 5)), nil, ErrUnsupported},
+		{"a halftone region", cat(page, seg(1, typeImmediateHalftone, 1, nil, nil)), nil, ErrUnsupported},
+		{"a refinement region", cat(page, seg(1, typeImmediateRefine, 1, nil, nil)), nil, ErrUnsupported},
+		{"Huffman tables", cat(page, seg(1, typeTables, 1, nil, nil)), nil, ErrUnsupported},
+		{"an extended template", cat(page, generic(1, 8, 8, 0x10)), nil, ErrUnsupported},
+		{"bad MMR", cat(page, generic(1, 8, 8, 1)), nil, ErrMalformed},
+		{"an unknown segment type", cat(page, seg(1, 33, 1, nil, nil)), nil, ErrMalformed},
+		{"a global on a page", page, page, ErrMalformed},
+		{"a second page", cat(page, seg(1, typePageInfo, 1, nil, pageInfoData(8, 8, 0, 0))), nil, ErrUnsupported},
+		{"no page", seg(0, typeEndOfPage, 1, nil, nil), nil, ErrMalformed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := Decode(tt.data, tt.globals, 64<<20)
+			if !errors.Is(err, tt.want) {
+				t.Errorf("got %v, want %v", err, tt.want)
+			}
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+// TestWorkBound: a stream that declares many symbols, each small, of a
+// dictionary whose data runs out, fails on the work bound or the data,
+// in bounded time, and not by allocating them all.
+func TestWorkBound(t *testing.T) {
+	page := seg(0, typePageInfo, 1, nil, pageInfoData(64, 64, 0, 0))
+	d := binary.BigEndian.AppendUint16(nil, 0)
+	d = append(d, 3, 0xFF, 0xFD, 0xFF, 2, 0xFE, 0xFE, 0xFE)
+	d = append(d, u32s(1<<20, 1<<20)...)
+	data := append(page, seg(1, typeSymbolDict, 1, nil, append(d, 0x12, 0x34))...)
+	start := time.Now()
+	_, err := Decode(data, nil, 1<<16)
+	if err == nil {
+		t.Fatal("decoded")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v: %v", d, err)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, fx := range fixtures {
+		data, err := os.ReadFile(fixturePath(fx.name, false))
+		if err != nil {
+			f.Fatal(err)
+		}
+		globals, _ := os.ReadFile(fixturePath(fx.name, true))
+		f.Add(data, globals)
+	}
+	f.Fuzz(func(t *testing.T, data, globals []byte) {
+		b, err := Decode(data, globals, 1<<20)
+		if err == nil && (b.Width*b.Height > 1<<20 || len(b.Data) != b.Stride*b.Height) {
+			t.Fatalf("a %dx%d page of %d bytes", b.Width, b.Height, len(b.Data))
+		}
+	})
+}
+
+func BenchmarkDecode(b *testing.B) {
+	for _, name := range []string{"generic-t0", "text"} {
+		data := readFile(b, fixturePath(name, false))
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				if _, err := Decode(data, nil, 1<<20); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
