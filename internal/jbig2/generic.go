@@ -13,9 +13,9 @@ import (
 // genericParams are the parameters of the generic region decoding
 // procedure (T.88 6.2.2) that arithmetic coding uses.
 type genericParams struct {
-	template int     // GBTEMPLATE, 0–3
-	tpgdon   bool    // typical prediction
-	at       [4]at   // adaptive template pixels, as many as the template has
+	template int   // GBTEMPLATE, 0–3
+	tpgdon   bool  // typical prediction
+	at       [4]at // adaptive template pixels, as many as the template has
 }
 
 // at is an adaptive template pixel's offset from the pixel decoded.
