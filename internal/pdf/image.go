@@ -39,8 +39,9 @@ var (
 	// ErrNoImage: the page draws no image, so there is nothing to read.
 	ErrNoImage = errors.New("pdf: the page has no image")
 	// ErrImageUndecodable: the page's image is not one this package
-	// decodes (JBIG2, JPX, CCITT of mixed coding, several images, an
-	// inline image) and no renderer is configured, or the renderer failed.
+	// decodes (JPX, CCITT of mixed coding, JBIG2 of the parts
+	// internal/jbig2 refuses, several images, an inline image) and no
+	// renderer is configured, or the renderer failed.
 	ErrImageUndecodable = errors.New("pdf: the page image cannot be decoded")
 )
 
@@ -293,6 +294,10 @@ func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
 		if len(filters) != 1 {
 			return nil, fmt.Errorf("%w: a CCITT image behind another filter", ErrImageUndecodable)
 		}
+	case "JBIG2Decode":
+		if len(filters) != 1 {
+			return nil, fmt.Errorf("%w: a JBIG2 image behind another filter", ErrImageUndecodable)
+		}
 	default:
 		return nil, fmt.Errorf("%w: a %s image", ErrImageUndecodable, last)
 	}
@@ -324,6 +329,8 @@ func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
 			return nil, fmt.Errorf("%w: a CCITT image of %d components of %d bits", ErrMalformed, comps, bpc)
 		}
 		data, err = d.faxData(sd, w, h)
+	} else if last == "JBIG2Decode" {
+		data, err = d.jbig2Data(sd, w, h, bpc, comps)
 	} else {
 		data, err = d.streamBytes(sd)
 	}

@@ -297,6 +297,43 @@ func TestOCRFaxWithoutRenderer(t *testing.T) {
 	}
 }
 
+// TestOCRJBIG2WithoutRenderer: pages scanned in JBIG2, as Acrobat, ABBYY
+// and jbig2enc store bitonal scans (a generic region; a text region with
+// its symbol dictionary in /JBIG2Globals), are recognised from their own
+// image data when pdftoppm is not on PATH.
+func TestOCRJBIG2WithoutRenderer(t *testing.T) {
+	prog, err := exec.LookPath("tesseract")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tesseract is not installed (CI installs it)")
+		}
+		t.Skip("tesseract is not installed")
+	}
+	eng, err := ocr.NewTesseract(context.Background(), prog, []string{"eng"}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", t.TempDir()) // no pdftoppm to fall back on
+	files := map[string]string{}
+	for _, name := range []string{"jbig2-generic.pdf", "jbig2-globals.pdf"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "internal", "pdf", "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["downloads/"+name] = string(b)
+	}
+	root := scanVault(t)
+	writeFiles(t, root, files)
+	lib := openWith(t, root, t.TempDir(), eng)
+	for name := range files {
+		doc, _ := readPDF(t, lib, name)
+		p := doc.Parts[0]
+		if p.OCR == nil || !strings.Contains(p.Text, "Strided Block Attention") || !strings.Contains(p.Text, "Northbridge Institute") {
+			t.Errorf("%s page 1: ocr %+v, text %.300q", name, p.OCR, p.Text)
+		}
+	}
+}
+
 // gateEngine is an engine whose pages each wait, up to a second, for
 // want pages to be in the engine at once, and which records the most that
 // were: an OCR build that gave the engine one page at a time would find

@@ -1,0 +1,58 @@
+package pdf
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	"github.com/researchctx/researchctx/internal/jbig2"
+)
+
+// jbig2Data decodes a JBIG2 image of w×h pixels, the stream's only
+// filter, with the global segments of its /JBIG2Globals, to rows of
+// packed bits, 0 black, as the filter's output is defined (JBIG2's own
+// 1 is black). What internal/jbig2 does not decode, or cannot, is left to
+// the renderer. The page is bounded by the pixels already checked against
+// MaxImagePixels and charged to the document's budget.
+func (d *doc) jbig2Data(sd types.StreamDict, w, h, bpc, comps int) ([]byte, error) {
+	if bpc != 1 || comps != 1 {
+		return nil, fmt.Errorf("%w: a JBIG2 image of %d components of %d bits", ErrMalformed, comps, bpc)
+	}
+	parms := d.dict(sd.Dict["DecodeParms"])
+	if arr := d.array(sd.Dict["DecodeParms"]); len(arr) == 1 {
+		parms = d.dict(arr[0])
+	}
+	var globals []byte
+	if o := parms["JBIG2Globals"]; o != nil {
+		gs, ok := d.resolve(o).(types.StreamDict)
+		if !ok {
+			return nil, fmt.Errorf("%w: JBIG2 globals that are not a stream", ErrImageUndecodable)
+		}
+		var err error
+		if globals, err = d.streamBytes(gs); err != nil {
+			return nil, err
+		}
+	}
+	row := (w + 7) / 8
+	if int64(row*h) > d.budget {
+		d.budget, d.spent = 0, &LimitError{Limit: LimitDocBytes, Max: MaxDocumentBytes}
+		return nil, d.spent
+	}
+	page, err := jbig2.Decode(sd.Raw, globals, w*h)
+	if errors.Is(err, jbig2.ErrLimit) {
+		return nil, fmt.Errorf("%w: a JBIG2 image over the image's %d×%d pixels: %v", ErrImageUndecodable, w, h, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: a JBIG2 image: %v", ErrImageUndecodable, err)
+	}
+	if page.Width != w || page.Height < h {
+		return nil, fmt.Errorf("%w: a JBIG2 image of %d×%d pixels coded as %d×%d", ErrImageUndecodable, w, h, page.Width, page.Height)
+	}
+	out := page.Data[:row*h]
+	for i := range out {
+		out[i] = ^out[i]
+	}
+	d.budget -= int64(len(out))
+	return out, nil
+}
