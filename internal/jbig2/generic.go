@@ -49,14 +49,24 @@ const lookahead = 8
 func decodeGeneric(d *mq.Decoder, cx []mq.Context, w, h int, p *genericParams) *Bitmap {
 	b := newBitmap(w, h)
 	n := atCount[p.template]
-	// The adaptive pixels that the registers hold: above within the
-	// window, or left on the same row.
-	var inReg [4]bool
+	// Where each adaptive pixel is read: from a register (the row above,
+	// two above, or the decoded pixels left on this row) shifted by sh,
+	// or from the bitmap; and its bit in the context.
+	var reg [4]int
+	var sh, pos [4]uint
 	for i := range n {
 		a := p.at[i]
-		inReg[i] = (a.dy == -1 || a.dy == -2) && a.dx >= lookahead-31 && a.dx <= lookahead ||
-			a.dy == 0 && a.dx >= -32 && a.dx <= -1
+		switch {
+		case (a.dy == -1 || a.dy == -2) && a.dx >= lookahead-31 && a.dx <= lookahead:
+			reg[i], sh[i] = -a.dy, uint(lookahead-a.dx)
+		case a.dy == 0 && a.dx >= -32 && a.dx <= -1:
+			reg[i], sh[i] = 0, uint(-a.dx-1)
+		default:
+			reg[i] = 3
+		}
+		pos[i] = [4][4]uint{{4, 10, 11, 15}, {3}, {2}, {4}}[p.template][i]
 	}
+	nominal0 := p.template == 0 && p.at == nominalAT[0]
 	ltp := 0
 	for y := range h {
 		if p.tpgdon {
@@ -76,54 +86,60 @@ func decodeGeneric(d *mq.Decoder, cx []mq.Context, w, h int, p *genericParams) *
 		if y >= 2 {
 			row2 = b.Data[(y-2)*b.Stride : (y-1)*b.Stride]
 		}
-		pix := func(row []byte, x int) uint32 {
-			if row == nil || x >= w {
-				return 0
-			}
-			return uint32(row[x>>3]>>(7-uint(x&7))) & 1
-		}
 		for x := 0; x <= lookahead; x++ {
-			r1 = r1<<1 | pix(row1, x)
-			r2 = r2<<1 | pix(row2, x)
+			r1 = r1<<1 | pixel(row1, x, w)
+			r2 = r2<<1 | pixel(row2, x, w)
 		}
 		row := b.Data[y*b.Stride : (y+1)*b.Stride]
 		for x := range w {
-			atv := func(i int) uint32 {
-				a := p.at[i]
-				if !inReg[i] {
-					return b.at(x+a.dx, y+a.dy)
-				}
-				switch a.dy {
-				case 0:
-					return r0 >> uint(-a.dx-1) & 1
-				case -1:
-					return r1 >> uint(lookahead-a.dx) & 1
-				default:
-					return r2 >> uint(lookahead-a.dx) & 1
-				}
-			}
 			var c uint32
-			switch p.template {
-			case 0:
-				c = r0&0xF | atv(0)<<4 | (r1>>(lookahead-2)&0x1F)<<5 | atv(1)<<10 | atv(2)<<11 |
-					(r2>>(lookahead-1)&7)<<12 | atv(3)<<15
-			case 1:
-				c = r0&7 | atv(0)<<3 | (r1>>(lookahead-2)&0x1F)<<4 | (r2>>(lookahead-2)&0xF)<<9
-			case 2:
-				c = r0&3 | atv(0)<<2 | (r1>>(lookahead-1)&0xF)<<3 | (r2>>(lookahead-1)&7)<<7
-			default:
-				c = r0&0xF | atv(0)<<4 | (r1>>(lookahead-1)&0x1F)<<5
+			if nominal0 {
+				// The nominal adaptive pixels are in the registers' runs.
+				c = r0&0xF | (r1>>(lookahead-3)&0x7F)<<4 | (r2>>(lookahead-2)&0x1F)<<11
+			} else {
+				switch p.template {
+				case 0:
+					c = r0&0xF | (r1>>(lookahead-2)&0x1F)<<5 | (r2>>(lookahead-1)&7)<<12
+				case 1:
+					c = r0&7 | (r1>>(lookahead-2)&0x1F)<<4 | (r2>>(lookahead-2)&0xF)<<9
+				case 2:
+					c = r0&3 | (r1>>(lookahead-1)&0xF)<<3 | (r2>>(lookahead-1)&7)<<7
+				default:
+					c = r0&0xF | (r1>>(lookahead-1)&0x1F)<<5
+				}
+				for i := range n {
+					var v uint32
+					switch reg[i] {
+					case 0:
+						v = r0 >> sh[i]
+					case 1:
+						v = r1 >> sh[i]
+					case 2:
+						v = r2 >> sh[i]
+					default:
+						v = b.at(x+p.at[i].dx, y+p.at[i].dy)
+					}
+					c |= (v & 1) << pos[i]
+				}
 			}
 			v := d.Decode(&cx[c])
 			if v != 0 {
 				row[x>>3] |= 0x80 >> uint(x&7)
 			}
 			r0 = r0<<1 | uint32(v)
-			r1 = r1<<1 | pix(row1, x+lookahead+1)
-			r2 = r2<<1 | pix(row2, x+lookahead+1)
+			r1 = r1<<1 | pixel(row1, x+lookahead+1, w)
+			r2 = r2<<1 | pixel(row2, x+lookahead+1, w)
 		}
 	}
 	return b
+}
+
+// pixel is pixel x of a row of w pixels, 0 outside it or without a row.
+func pixel(row []byte, x, w int) uint32 {
+	if x >= w || row == nil {
+		return 0
+	}
+	return uint32(row[x>>3]>>(7-uint(x&7))) & 1
 }
 
 // decodeMMR decodes a w×h bitmap coded in MMR, which is CCITT Group 4

@@ -336,3 +336,28 @@ func pbmPixels(t *testing.T, b []byte) []byte {
 	}
 	return px
 }
+
+// BenchmarkPageImageScan decodes the scan fixtures' page images, each a
+// letter page at 200 dpi (docs/benchmarks.md, "JBIG2 pages without
+// pdftoppm").
+func BenchmarkPageImageScan(b *testing.B) {
+	for _, name := range []string{"fax-g4.pdf", "jbig2-generic.pdf", "jbig2-globals.pdf"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				err := PageImages(context.Background(), bytes.NewReader(data), int64(len(data)), []int{1}, nil, func(r ImageResult) error {
+					if r.Err != nil || r.Image.Rendered {
+						return fmt.Errorf("page 1: %v", r.Err)
+					}
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
