@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -438,4 +439,263 @@ func readFile(t testing.TB, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// refinementContext forms the context of pixel x, y of b refining ref
+// (T.88 Figures 12 and 13), the reference's pixel at x-dx, y-dy.
+func refinementContext(b *Bitmap, x, y int, p *refineParams) int {
+	px := func(dx, dy int) int { return int(b.at(x+dx, y+dy)) }
+	rp := func(dx, dy int) int { return int(p.ref.at(x-p.dx+dx, y-p.dy+dy)) }
+	var pix []int // from bit 0 up
+	if p.template == 0 {
+		pix = []int{px(-1, 0), px(1, -1), px(0, -1), px(p.at[0].dx, p.at[0].dy),
+			rp(1, 1), rp(0, 1), rp(-1, 1), rp(1, 0), rp(0, 0), rp(-1, 0), rp(1, -1), rp(0, -1),
+			rp(p.at[1].dx, p.at[1].dy)}
+	} else {
+		pix = []int{px(-1, 0), px(1, -1), px(0, -1), px(-1, -1),
+			rp(1, 1), rp(0, 1), rp(1, 0), rp(0, 0), rp(-1, 0), rp(0, -1)}
+	}
+	c := 0
+	for i, v := range pix {
+		c |= v << uint(i)
+	}
+	return c
+}
+
+// encodeRefine codes b refining p.ref (6.3.5 backwards) with contexts cx.
+func encodeRefine(e *mq.Encoder, cx []mq.Context, b *Bitmap, p *refineParams) {
+	// uniform is the colour of a pixel's 3×3 reference neighbourhood, -1
+	// if it has both.
+	uniform := func(x, y int) int {
+		v := p.ref.at(x-p.dx, y-p.dy)
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				if p.ref.at(x-p.dx+dx, y-p.dy+dy) != v {
+					return -1
+				}
+			}
+		}
+		return int(v)
+	}
+	ltp := 0
+	for y := range b.Height {
+		typical := 0
+		if p.tpgron {
+			typical = 1
+			for x := range b.Width {
+				if u := uniform(x, y); u >= 0 && u != int(b.at(x, y)) {
+					typical = 0
+					break
+				}
+			}
+			e.Encode(&cx[refineSLTP[p.template]], typical^ltp)
+			ltp = typical
+		}
+		for x := range b.Width {
+			if typical == 1 && uniform(x, y) >= 0 {
+				continue
+			}
+			e.Encode(&cx[refinementContext(b, x, y, p)], int(b.at(x, y)))
+		}
+	}
+}
+
+// perturb is b with about one pixel in every n flipped near its ink.
+func perturb(b *Bitmap, n int, seed uint64) *Bitmap {
+	c := crop(b, 0, 0, b.Width, b.Height)
+	rng := rand.New(rand.NewPCG(seed, 5))
+	for y := range b.Height {
+		for x := range b.Width {
+			if b.at(x, y)|b.at(x+1, y)|b.at(x, y+1) != 0 && rng.IntN(n) == 0 {
+				c.Data[y*c.Stride+x>>3] ^= 0x80 >> uint(x&7)
+			}
+		}
+	}
+	return c
+}
+
+// refinementData is a generic refinement region segment's data coding b
+// at x, y refining p.ref.
+func refinementData(b *Bitmap, x, y, op int, p refineParams) []byte {
+	d := regionData(b.Width, b.Height, x, y, op)
+	flags := byte(p.template)
+	if p.tpgron {
+		flags |= 2
+	}
+	d = append(d, flags)
+	if p.template == 0 {
+		for _, a := range p.at {
+			d = append(d, byte(int8(a.dx)), byte(int8(a.dy)))
+		}
+	}
+	e := mq.NewEncoder()
+	encodeRefine(e, refineContexts(p.template), b, &p)
+	return append(d, e.Flush()...)
+}
+
+// textCoder holds a text region's encoding contexts, which a symbol
+// dictionary's aggregates share.
+type textCoder struct {
+	iadt, iafs, iads, iait, iari, iardw, iardh, iardx, iardy [512]mq.Context
+	codeLen                                                  int
+	iaid, grcx                                               []mq.Context
+}
+
+func newTextCoder(codeLen, rtemplate int) *textCoder {
+	return &textCoder{codeLen: codeLen, iaid: make([]mq.Context, 1<<codeLen), grcx: refineContexts(rtemplate)}
+}
+
+// refinedInstance is a text instance refined from its symbol to target.
+type refinedInstance struct {
+	instance
+	target *Bitmap // nil: the symbol as it is
+}
+
+// encodeText codes instances of syms (6.4.5 backwards) in strips of
+// 1<<logStrips rows, top left corners the reference; with refine, each
+// instance says whether it is refined, and to what (rtemplate 0 with its
+// nominal adaptive pixels, or 1).
+func encodeText(e *mq.Encoder, c *textCoder, syms []*Bitmap, inst []refinedInstance, logStrips int, refine bool, rtemplate int) {
+	strips := 1 << logStrips
+	inst = slices.Clone(inst)
+	slices.SortStableFunc(inst, func(a, b refinedInstance) int {
+		if sa, sb := a.y/strips, b.y/strips; sa != sb {
+			return sa - sb
+		}
+		return a.x - b.x
+	})
+	encodeInt(e, &c.iadt, 0, false)
+	stripT, firstS := 0, 0
+	for i := 0; i < len(inst); {
+		st := inst[i].y / strips * strips
+		encodeInt(e, &c.iadt, int64((st-stripT)/strips), false)
+		stripT = st
+		curS := 0
+		for first := true; i < len(inst) && inst[i].y/strips*strips == st; first = false {
+			in := inst[i]
+			if first {
+				encodeInt(e, &c.iafs, int64(in.x-firstS), false)
+				firstS = in.x
+			} else {
+				encodeInt(e, &c.iads, int64(in.x-curS), false)
+			}
+			if strips > 1 {
+				encodeInt(e, &c.iait, int64(in.y-st), false)
+			}
+			encodeID(e, c.iaid, c.codeLen, in.id)
+			w := syms[in.id].Width
+			if refine {
+				r := 0
+				if in.target != nil {
+					r = 1
+				}
+				encodeInt(e, &c.iari, int64(r), false)
+				if in.target != nil {
+					s := syms[in.id]
+					rdw, rdh := in.target.Width-s.Width, in.target.Height-s.Height
+					rdx, rdy := 1, -1
+					encodeInt(e, &c.iardw, int64(rdw), false)
+					encodeInt(e, &c.iardh, int64(rdh), false)
+					encodeInt(e, &c.iardx, int64(rdx), false)
+					encodeInt(e, &c.iardy, int64(rdy), false)
+					rp := refineParams{template: rtemplate, at: nominalRefineAT, ref: s, dx: rdw>>1 + rdx, dy: rdh>>1 + rdy}
+					encodeRefine(e, c.grcx, in.target, &rp)
+					w = in.target.Width
+				}
+			}
+			curS = in.x + w - 1
+			i++
+		}
+		encodeInt(e, &c.iads, 0, true)
+	}
+}
+
+// symbolSpec is a new symbol of a dictionary of refined and aggregated
+// symbols: a refinement of the known symbol ref, or an aggregate of known
+// symbols, its bitmap b. A known symbol is one of the dictionary's input
+// symbols or, from numIn on, the specs themselves.
+type symbolSpec struct {
+	b   *Bitmap
+	ref int
+	agg []instance // the aggregate's instances, if not a refinement
+}
+
+// refAggDictData codes specs as a symbol dictionary of refined and
+// aggregated symbols (6.5.8.2 backwards), rtemplate 0 with nominal
+// adaptive pixels, over numIn input symbols known; all the new symbols are
+// exported. order gives the specs' places among the new symbols.
+func refAggDictData(in []*Bitmap, specs []symbolSpec) (data []byte, order []int) {
+	numIn := len(in)
+	order = make([]int, len(specs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if specs[a].b.Height != specs[b].b.Height {
+			return specs[a].b.Height - specs[b].b.Height
+		}
+		return specs[a].b.Width - specs[b].b.Width
+	})
+	place := make([]int, len(specs))
+	for i, s := range order {
+		place[s] = i
+	}
+	known := func(k int) int {
+		if k < numIn {
+			return k
+		}
+		return numIn + place[k-numIn]
+	}
+	knownSyms := slices.Clone(in)
+	for _, s := range order {
+		knownSyms = append(knownSyms, specs[s].b)
+	}
+	flags := uint16(2) // SDREFAGG, template 0, refinement template 0
+	d := binary.BigEndian.AppendUint16(nil, flags)
+	for _, a := range nominalAT[0] {
+		d = append(d, byte(int8(a.dx)), byte(int8(a.dy)))
+	}
+	for _, a := range nominalRefineAT {
+		d = append(d, byte(int8(a.dx)), byte(int8(a.dy)))
+	}
+	d = append(d, u32s(uint32(len(specs)), uint32(len(specs)))...)
+	e := mq.NewEncoder()
+	var iadh, iadw, iaex, iaai [512]mq.Context
+	codeLen := 0
+	for 1<<codeLen < numIn+len(specs) {
+		codeLen++
+	}
+	tc := newTextCoder(codeLen, 0)
+	height := 0
+	for i := 0; i < len(order); {
+		h := specs[order[i]].b.Height
+		encodeInt(e, &iadh, int64(h-height), false)
+		height = h
+		width := 0
+		for ; i < len(order) && specs[order[i]].b.Height == h; i++ {
+			sp := specs[order[i]]
+			encodeInt(e, &iadw, int64(sp.b.Width-width), false)
+			width = sp.b.Width
+			if sp.agg == nil {
+				encodeInt(e, &iaai, 1, false)
+				id := known(sp.ref)
+				encodeID(e, tc.iaid, codeLen, id)
+				encodeInt(e, &tc.iardx, 0, false)
+				encodeInt(e, &tc.iardy, 0, false)
+				rp := refineParams{template: 0, at: nominalRefineAT, ref: knownSyms[id]}
+				encodeRefine(e, tc.grcx, sp.b, &rp)
+				continue
+			}
+			encodeInt(e, &iaai, int64(len(sp.agg)), false)
+			var inst []refinedInstance
+			for _, a := range sp.agg {
+				inst = append(inst, refinedInstance{instance{known(a.id), a.x, a.y}, nil})
+			}
+			encodeText(e, tc, knownSyms, inst, 0, true, 0)
+		}
+		encodeInt(e, &iadw, 0, true)
+	}
+	encodeInt(e, &iaex, int64(numIn), false)
+	encodeInt(e, &iaex, int64(len(specs)), false)
+	return append(d, e.Flush()...), order
 }

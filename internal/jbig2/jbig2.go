@@ -5,13 +5,14 @@
 //
 // It decodes the page information, end of stripe (a page of unknown
 // height included), generic regions coded arithmetically (templates 0–3,
-// adaptive pixels, typical prediction) or in MMR, symbol dictionaries
-// and text regions coded arithmetically, and the page combination
-// operators. It refuses, with an error wrapping ErrUnsupported, what it
-// does not decode: Huffman-coded symbol dictionaries and text regions,
-// refinement (generic refinement regions, refined or aggregated symbols
-// and instances), pattern dictionaries and halftone regions, colour
-// extensions, and segments of unknown length.
+// adaptive pixels, typical prediction) or in MMR, generic refinement
+// regions (of an intermediate region or of the page), symbol dictionaries
+// and text regions coded arithmetically (refined and aggregated symbols,
+// refined instances), and the page combination operators. It refuses,
+// with an error wrapping ErrUnsupported, what it does not decode:
+// Huffman-coded symbol dictionaries and text regions, pattern
+// dictionaries and halftone regions, colour extensions, and segments of
+// unknown length.
 //
 // The input is taken to be hostile: the page, every region and every
 // symbol are bounded by the caller's pixel limit before they are
@@ -136,16 +137,12 @@ func (dc *decoder) segment(s *segment) error {
 		return dc.pageInformation(s)
 	case typeEndOfStripe:
 		return dc.endOfStripe(s)
-	case typeIntermediateGeneric, typeIntermediateText:
-		// Only a refinement region refers to an intermediate region, and
-		// none is decoded, so nothing would use it.
-		return nil
-	case typeImmediateGeneric, typeLosslessGeneric:
+	case typeImmediateGeneric, typeLosslessGeneric, typeIntermediateGeneric:
 		reg, b, err := dc.genericRegion(s)
 		if err != nil {
 			return err
 		}
-		return dc.place(reg, b)
+		return dc.place(s, reg, b)
 	case typeSymbolDict:
 		sd, err := dc.symbolDict(s)
 		if err != nil {
@@ -153,16 +150,20 @@ func (dc *decoder) segment(s *segment) error {
 		}
 		dc.results[s.number] = sd
 		return nil
-	case typeImmediateText, typeImmediateLosslessText:
+	case typeImmediateText, typeImmediateLosslessText, typeIntermediateText:
 		reg, b, err := dc.textRegion(s)
 		if err != nil {
 			return err
 		}
-		return dc.place(reg, b)
+		return dc.place(s, reg, b)
+	case typeImmediateRefine, typeLosslessRefine, typeIntermediateRefine:
+		reg, b, err := dc.refinementRegion(s)
+		if err != nil {
+			return err
+		}
+		return dc.place(s, reg, b)
 	case typePatternDict, typeIntermediateHalftone, typeImmediateHalftone, typeLosslessHalftone:
 		return fmt.Errorf("%w: halftone (segment type %d)", ErrUnsupported, s.typ)
-	case typeIntermediateRefine, typeImmediateRefine, typeLosslessRefine:
-		return fmt.Errorf("%w: a generic refinement region", ErrUnsupported)
 	case typeTables:
 		return fmt.Errorf("%w: Huffman tables", ErrUnsupported)
 	case typeProfiles, typeExtension, typeColourPalette:
@@ -177,8 +178,14 @@ func (dc *decoder) segment(s *segment) error {
 	}
 }
 
-// place composes a region onto the page.
-func (dc *decoder) place(reg region, b *Bitmap) error {
+// place composes a region onto the page, or keeps an intermediate one
+// for a refinement to refer to.
+func (dc *decoder) place(s *segment, reg region, b *Bitmap) error {
+	switch s.typ {
+	case typeIntermediateGeneric, typeIntermediateText, typeIntermediateRefine:
+		dc.results[s.number] = &intermediate{reg, b}
+		return nil
+	}
 	if dc.page == nil {
 		return fmt.Errorf("%w: a region before the page information", ErrMalformed)
 	}

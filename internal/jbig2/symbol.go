@@ -19,7 +19,7 @@ type symbolDict struct {
 const maxCoord = 1 << 31
 
 // symbolDict decodes a symbol dictionary segment (7.4.2, 6.5) coded
-// arithmetically, without refinement or aggregation.
+// arithmetically.
 func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 	r := &reader{b: s.data}
 	flags := r.u16()
@@ -29,12 +29,18 @@ func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 	if flags&1 != 0 {
 		return nil, fmt.Errorf("%w: a Huffman-coded symbol dictionary", ErrUnsupported)
 	}
-	if flags&2 != 0 {
-		return nil, fmt.Errorf("%w: a symbol dictionary of refined or aggregated symbols", ErrUnsupported)
-	}
+	refAgg := flags&2 != 0
+	rtemplate := flags >> 12 & 1
 	sd := &symbolDict{template: flags >> 10 & 3}
 	if err := readAT(r, sd.at[:atCount[sd.template]]); err != nil {
 		return nil, err
+	}
+	var rat [2]at
+	if refAgg {
+		var err error
+		if rat, err = readRefineAT(r, rtemplate); err != nil {
+			return nil, err
+		}
 	}
 	numEx, numNew := r.u32(), r.u32()
 	if r.err != nil {
@@ -62,7 +68,11 @@ func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 		cx = genericContexts(sd.template)
 	}
 	d := mq.NewDecoder(s.data[r.off:])
-	var iadh, iadw, iaex intDecoder
+	var iadh, iadw, iaex, iaai intDecoder
+	var tc *textCoders
+	if refAgg {
+		tc = newTextCoders(symbolCodeLen(total), rtemplate)
+	}
 	p := genericParams{template: sd.template, at: sd.at}
 	syms := make([]*Bitmap, 0, min(int(numNew), 4096))
 	height := int64(0)
@@ -88,7 +98,38 @@ func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 			if err := dc.spend(int(width), int(height)); err != nil {
 				return nil, err
 			}
-			syms = append(syms, decodeGeneric(d, cx, int(width), int(height), &p))
+			if !refAgg {
+				syms = append(syms, decodeGeneric(d, cx, int(width), int(height), &p))
+				continue
+			}
+			// A symbol refined from one before it, or an aggregate of them
+			// (6.5.8.2).
+			known := append(in[:len(in):len(in)], syms...)
+			n, ok := iaai.decode(d)
+			if !ok || n < 1 || n > int64(dc.symbols) {
+				return nil, fmt.Errorf("%w: an aggregate of %d symbols", ErrMalformed, n)
+			}
+			var sym *Bitmap
+			if n == 1 {
+				id := tc.iaid.decode(d)
+				rdx, ok1 := tc.iardx.decode(d)
+				rdy, ok2 := tc.iardy.decode(d)
+				if id >= len(known) || !ok1 || !ok2 || rdx < -maxCoord || rdx > maxCoord || rdy < -maxCoord || rdy > maxCoord {
+					return nil, fmt.Errorf("%w: a refinement of symbol %d", ErrMalformed, id)
+				}
+				rp := refineParams{template: rtemplate, at: rat, ref: known[id], dx: int(rdx), dy: int(rdy)}
+				sym = decodeRefine(d, tc.grcx, int(width), int(height), &rp)
+			} else {
+				tp := textParams{
+					w: int(width), h: int(height), numInst: uint32(n), strips: 1,
+					corner: cornerTopLeft, op: opOR, refine: true, rtemplate: rtemplate, rat: rat, syms: known,
+				}
+				var err error
+				if sym, err = dc.decodeText(d, &tp, tc); err != nil {
+					return nil, err
+				}
+			}
+			syms = append(syms, sym)
 		}
 	}
 	// The export flags, in runs (6.5.10).

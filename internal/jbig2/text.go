@@ -14,8 +14,46 @@ const (
 	cornerTopRight
 )
 
-// textRegion decodes a text region segment (7.4.3, 6.4) coded
-// arithmetically, without refinement, to its region and bitmap.
+// textParams are the parameters of the text region decoding procedure
+// (6.4.2) with arithmetic coding.
+type textParams struct {
+	w, h       int
+	numInst    uint32
+	strips     int64
+	corner     int
+	transposed bool
+	op         int
+	defPixel   int
+	dsOffset   int64
+	refine     bool
+	rtemplate  int
+	rat        [2]at
+	syms       []*Bitmap
+}
+
+// textCoders are the contexts of the text region decoding procedure,
+// which a symbol dictionary's aggregates share.
+type textCoders struct {
+	iadt, iafs, iads, iait, iari, iardw, iardh, iardx, iardy intDecoder
+	iaid                                                     *idDecoder
+	grcx                                                     []mq.Context
+}
+
+func newTextCoders(codeLen, rtemplate int) *textCoders {
+	return &textCoders{iaid: newIDDecoder(codeLen), grcx: refineContexts(rtemplate)}
+}
+
+// symbolCodeLen is the bits of a symbol ID among n symbols.
+func symbolCodeLen(n int) int {
+	l := 0
+	for 1<<l < n {
+		l++
+	}
+	return l
+}
+
+// textRegion decodes a text region segment (7.4.3) coded arithmetically
+// to its region and bitmap.
 func (dc *decoder) textRegion(s *segment) (region, *Bitmap, error) {
 	r := &reader{b: s.data}
 	reg, err := regionInfo(r, dc.maxPixels)
@@ -29,128 +67,168 @@ func (dc *decoder) textRegion(s *segment) (region, *Bitmap, error) {
 	if flags&1 != 0 {
 		return reg, nil, fmt.Errorf("%w: a Huffman-coded text region", ErrUnsupported)
 	}
-	if flags&2 != 0 {
-		return reg, nil, fmt.Errorf("%w: a text region of refined symbols", ErrUnsupported)
+	p := textParams{
+		w: reg.w, h: reg.h,
+		strips:     int64(1) << (flags >> 2 & 3),
+		corner:     flags >> 4 & 3,
+		transposed: flags&0x40 != 0,
+		op:         flags >> 7 & 3,
+		defPixel:   flags >> 9 & 1,
+		dsOffset:   int64(flags >> 10 & 0x1F),
+		refine:     flags&2 != 0,
+		rtemplate:  flags >> 15,
 	}
-	strips := int64(1) << (flags >> 2 & 3)
-	corner := flags >> 4 & 3
-	transposed := flags&0x40 != 0
-	op := flags >> 7 & 3
-	dsOffset := int64(flags >> 10 & 0x1F)
-	if dsOffset >= 16 {
-		dsOffset -= 32
+	if p.dsOffset >= 16 {
+		p.dsOffset -= 32
 	}
-	numInst := r.u32()
+	if p.refine {
+		if p.rat, err = readRefineAT(r, p.rtemplate); err != nil {
+			return reg, nil, err
+		}
+	}
+	p.numInst = r.u32()
 	if r.err != nil {
 		return reg, nil, r.err
 	}
-	if uint64(numInst) > uint64(dc.symbols) {
-		return reg, nil, fmt.Errorf("%w: a text region of %d symbol instances", ErrLimit, numInst)
-	}
-	dc.symbols -= int(numInst)
-	syms, _, err := dc.referredSymbols(s)
-	if err != nil {
+	if p.syms, _, err = dc.referredSymbols(s); err != nil {
 		return reg, nil, err
-	}
-	if len(syms) == 0 && numInst > 0 {
-		return reg, nil, fmt.Errorf("%w: a text region without symbols", ErrMalformed)
 	}
 	if err := dc.spend(reg.w, reg.h); err != nil {
 		return reg, nil, err
 	}
-	b := newBitmap(reg.w, reg.h)
-	if flags&0x200 != 0 {
+	d := mq.NewDecoder(s.data[r.off:])
+	b, err := dc.decodeText(d, &p, newTextCoders(symbolCodeLen(len(p.syms)), p.rtemplate))
+	return reg, b, err
+}
+
+// decodeText is the text region decoding procedure (6.4.5) with
+// arithmetic coding.
+func (dc *decoder) decodeText(d *mq.Decoder, p *textParams, c *textCoders) (*Bitmap, error) {
+	if uint64(p.numInst) > uint64(dc.symbols) {
+		return nil, fmt.Errorf("%w: a text region of %d symbol instances", ErrLimit, p.numInst)
+	}
+	dc.symbols -= int(p.numInst)
+	if len(p.syms) == 0 && p.numInst > 0 {
+		return nil, fmt.Errorf("%w: a text region without symbols", ErrMalformed)
+	}
+	b := newBitmap(p.w, p.h)
+	if p.defPixel != 0 {
 		b.fill(1)
 	}
-	codeLen := 0
-	for 1<<codeLen < len(syms) {
-		codeLen++
-	}
-	d := mq.NewDecoder(s.data[r.off:])
-	var iadt, iafs, iads, iait intDecoder
-	iaid := newIDDecoder(codeLen)
 	bad := func(what string, v int64) error {
 		return fmt.Errorf("%w: %s %d", ErrMalformed, what, v)
 	}
-	dt, ok := iadt.decode(d)
+	dt, ok := c.iadt.decode(d)
 	if !ok {
-		return reg, nil, bad("strip", dt)
+		return nil, bad("strip", dt)
 	}
-	stripT := -dt * strips
+	stripT := -dt * p.strips
 	firstS := int64(0)
-	for n := uint32(0); n < numInst; {
-		dt, ok := iadt.decode(d)
-		stripT += dt * strips
+	for n := uint32(0); n < p.numInst; {
+		dt, ok := c.iadt.decode(d)
+		stripT += dt * p.strips
 		if !ok || stripT < -maxCoord || stripT > maxCoord {
-			return reg, nil, bad("strip", stripT)
+			return nil, bad("strip", stripT)
 		}
 		var curS int64
 		// A strip's instances end with an out-of-band S, its last
 		// strip's too.
 		for first := true; ; first = false {
 			if first {
-				dfs, ok := iafs.decode(d)
+				dfs, ok := c.iafs.decode(d)
 				firstS += dfs
 				if !ok || firstS < -maxCoord || firstS > maxCoord {
-					return reg, nil, bad("first symbol at", firstS)
+					return nil, bad("first symbol at", firstS)
 				}
 				curS = firstS
 			} else {
-				ids, ok := iads.decode(d)
+				ids, ok := c.iads.decode(d)
 				if !ok {
 					break
 				}
-				if n == numInst {
-					return reg, nil, fmt.Errorf("%w: more than %d symbol instances", ErrMalformed, numInst)
+				if n == p.numInst {
+					return nil, fmt.Errorf("%w: more than %d symbol instances", ErrMalformed, p.numInst)
 				}
-				curS += ids + dsOffset
+				curS += ids + p.dsOffset
 				if curS < -maxCoord || curS > maxCoord {
-					return reg, nil, bad("symbol at", curS)
+					return nil, bad("symbol at", curS)
 				}
 			}
 			curT := int64(0)
-			if strips > 1 {
-				curT, ok = iait.decode(d)
+			if p.strips > 1 {
+				curT, ok = c.iait.decode(d)
 				if !ok {
-					return reg, nil, bad("symbol strip offset", curT)
+					return nil, bad("symbol strip offset", curT)
 				}
 			}
 			t := stripT + curT
-			id := iaid.decode(d)
-			if id >= len(syms) {
-				return reg, nil, bad("symbol", int64(id))
+			id := c.iaid.decode(d)
+			if id >= len(p.syms) {
+				return nil, bad("symbol", int64(id))
 			}
-			sym := syms[id]
+			sym := p.syms[id]
+			if p.refine {
+				if ri, _ := c.iari.decode(d); ri != 0 {
+					var err error
+					if sym, err = dc.refineInstance(d, c, sym, p); err != nil {
+						return nil, err
+					}
+				}
+			}
 			if err := dc.spend(sym.Width, sym.Height); err != nil {
-				return reg, nil, err
+				return nil, err
 			}
 			wi, hi := int64(sym.Width), int64(sym.Height)
-			if !transposed && (corner == cornerTopRight || corner == cornerBottomRight) {
+			if !p.transposed && (p.corner == cornerTopRight || p.corner == cornerBottomRight) {
 				curS += wi - 1
 			}
-			if transposed && (corner == cornerBottomLeft || corner == cornerBottomRight) {
+			if p.transposed && (p.corner == cornerBottomLeft || p.corner == cornerBottomRight) {
 				curS += hi - 1
 			}
 			// The instance's reference corner is at x, y.
 			x, y := curS, t
-			if transposed {
+			if p.transposed {
 				x, y = t, curS
 			}
-			if corner == cornerTopRight || corner == cornerBottomRight {
+			if p.corner == cornerTopRight || p.corner == cornerBottomRight {
 				x -= wi - 1
 			}
-			if corner == cornerBottomLeft || corner == cornerBottomRight {
+			if p.corner == cornerBottomLeft || p.corner == cornerBottomRight {
 				y -= hi - 1
 			}
-			b.compose(sym, int(x), int(y), op)
-			if !transposed && (corner == cornerTopLeft || corner == cornerBottomLeft) {
+			if x > -maxCoord && x < maxCoord && y > -maxCoord && y < maxCoord {
+				b.compose(sym, int(x), int(y), p.op)
+			}
+			if !p.transposed && (p.corner == cornerTopLeft || p.corner == cornerBottomLeft) {
 				curS += wi - 1
 			}
-			if transposed && (corner == cornerTopLeft || corner == cornerTopRight) {
+			if p.transposed && (p.corner == cornerTopLeft || p.corner == cornerTopRight) {
 				curS += hi - 1
 			}
 			n++
 		}
 	}
-	return reg, b, nil
+	return b, nil
+}
+
+// refineInstance decodes a refined symbol instance (6.4.11.3): the
+// symbol's size changes and its bitmap is refined.
+func (dc *decoder) refineInstance(d *mq.Decoder, c *textCoders, sym *Bitmap, p *textParams) (*Bitmap, error) {
+	rdw, ok1 := c.iardw.decode(d)
+	rdh, ok2 := c.iardh.decode(d)
+	rdx, ok3 := c.iardx.decode(d)
+	rdy, ok4 := c.iardy.decode(d)
+	w, h := int64(sym.Width)+rdw, int64(sym.Height)+rdh
+	if !ok1 || !ok2 || !ok3 || !ok4 || w < 0 || h < 0 || w*h > int64(dc.maxPixels) ||
+		rdx < -maxCoord || rdx > maxCoord || rdy < -maxCoord || rdy > maxCoord {
+		return nil, fmt.Errorf("%w: a refined symbol of %d×%d pixels", ErrMalformed, w, h)
+	}
+	if err := dc.spend(int(w), int(h)); err != nil {
+		return nil, err
+	}
+	rp := refineParams{
+		template: p.rtemplate, at: p.rat, ref: sym,
+		dx: int(rdw>>1 + rdx), dy: int(rdh>>1 + rdy),
+	}
+	return decodeRefine(d, c.grcx, int(w), int(h), &rp), nil
 }
