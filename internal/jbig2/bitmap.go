@@ -105,3 +105,10 @@ func (b *Bitmap) compose(src *Bitmap, x, y int, op int) {
 		}
 	}
 }
+
+// sub returns a copy of the w×h part of b at x, y.
+func (b *Bitmap) sub(x, y, w, h int) *Bitmap {
+	n := newBitmap(w, h)
+	n.compose(b, -x, -y, opREPLACE)
+	return n
+}

@@ -165,7 +165,12 @@ func (dc *decoder) segment(s *segment) error {
 	case typePatternDict, typeIntermediateHalftone, typeImmediateHalftone, typeLosslessHalftone:
 		return fmt.Errorf("%w: halftone (segment type %d)", ErrUnsupported, s.typ)
 	case typeTables:
-		return fmt.Errorf("%w: Huffman tables", ErrUnsupported)
+		t, err := userTable(s.data)
+		if err != nil {
+			return err
+		}
+		dc.results[s.number] = t
+		return nil
 	case typeProfiles, typeExtension, typeColourPalette:
 		// Nothing a page's pixels depend on; an extension that is
 		// necessary to decode would be a coloured region, refused there.

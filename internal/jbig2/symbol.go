@@ -26,14 +26,17 @@ func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	if flags&1 != 0 {
-		return nil, fmt.Errorf("%w: a Huffman-coded symbol dictionary", ErrUnsupported)
-	}
+	huff := flags&1 != 0
 	refAgg := flags&2 != 0
+	if huff && refAgg {
+		return nil, fmt.Errorf("%w: Huffman-coded refined or aggregated symbols", ErrUnsupported)
+	}
 	rtemplate := flags >> 12 & 1
 	sd := &symbolDict{template: flags >> 10 & 3}
-	if err := readAT(r, sd.at[:atCount[sd.template]]); err != nil {
-		return nil, err
+	if !huff {
+		if err := readAT(r, sd.at[:atCount[sd.template]]); err != nil {
+			return nil, err
+		}
 	}
 	var rat [2]at
 	if refAgg {
@@ -57,6 +60,17 @@ func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 	total := len(in) + int(numNew)
 	if uint64(numEx) > uint64(total) {
 		return nil, fmt.Errorf("%w: %d symbols exported of %d", ErrMalformed, numEx, total)
+	}
+	if huff {
+		syms, br, err := dc.huffmanSymbols(s, r.off, flags, int(numNew))
+		if err != nil {
+			return nil, err
+		}
+		sd.exported, err = exportFlags(append(in[:len(in):len(in)], syms...), int(numEx), func() (int64, bool) {
+			v, ok, err := br.decode(standardTables[1])
+			return v, ok && err == nil
+		})
+		return sd, err
 	}
 	var cx []mq.Context
 	if flags&0x100 != 0 {
@@ -132,25 +146,155 @@ func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 			syms = append(syms, sym)
 		}
 	}
-	// The export flags, in runs (6.5.10).
-	all := append(in[:len(in):len(in)], syms...)
-	export := false
-	for i, runs := 0, 0; i < total; runs++ {
-		n, ok := iaex.decode(d)
-		if !ok || n < 0 || n > int64(total-i) || runs > 2*total+2 {
-			return nil, fmt.Errorf("%w: the export flags", ErrMalformed)
-		}
-		if export {
-			sd.exported = append(sd.exported, all[i:i+int(n)]...)
-		}
-		i += int(n)
-		export = !export
-	}
-	if len(sd.exported) != int(numEx) {
-		return nil, fmt.Errorf("%w: %d symbols exported, %d declared", ErrMalformed, len(sd.exported), numEx)
+	sd.exported, err = exportFlags(append(in[:len(in):len(in)], syms...), int(numEx), func() (int64, bool) {
+		return iaex.decode(d)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if flags&0x200 != 0 {
 		sd.cx = cx
 	}
 	return sd, nil
+}
+
+// exportFlags returns the symbols of all that are exported, by the runs
+// of export flags (6.5.10) that next decodes, numEx of them.
+func exportFlags(all []*Bitmap, numEx int, next func() (int64, bool)) ([]*Bitmap, error) {
+	var out []*Bitmap
+	export := false
+	for i, runs := 0, 0; i < len(all); runs++ {
+		n, ok := next()
+		if !ok || n < 0 || n > int64(len(all)-i) || runs > 2*len(all)+2 {
+			return nil, fmt.Errorf("%w: the export flags", ErrMalformed)
+		}
+		if export {
+			out = append(out, all[i:i+int(n)]...)
+		}
+		i += int(n)
+		export = !export
+	}
+	if len(out) != numEx {
+		return nil, fmt.Errorf("%w: %d symbols exported, %d declared", ErrMalformed, len(out), numEx)
+	}
+	return out, nil
+}
+
+// referredTables returns the tables of the tables segments s refers to,
+// in order.
+func (dc *decoder) referredTables(s *segment) []*huffTable {
+	var ts []*huffTable
+	for _, n := range s.referred {
+		if t, ok := dc.results[n].(*huffTable); ok {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// tablePicker hands out the standard table a selector names, or the next
+// of a segment's user tables.
+type tablePicker struct {
+	user []*huffTable
+}
+
+func (p *tablePicker) pick(sel int, standard []int, what string) (*huffTable, error) {
+	if sel < len(standard) && standard[sel] > 0 {
+		return standardTables[standard[sel]], nil
+	}
+	if sel != len(standard) {
+		return nil, fmt.Errorf("%w: Huffman table selector %d for %s", ErrMalformed, sel, what)
+	}
+	if len(p.user) == 0 {
+		return nil, fmt.Errorf("%w: no user Huffman table for %s", ErrMalformed, what)
+	}
+	t := p.user[0]
+	p.user = p.user[1:]
+	return t, nil
+}
+
+// huffmanSymbols decodes the new symbols of a Huffman-coded symbol
+// dictionary (6.5.5 with SDHUFF 1), its data from off on: each height
+// class one collective bitmap, uncompressed or in MMR. It returns the
+// reader, at the export flags.
+func (dc *decoder) huffmanSymbols(s *segment, off int, flags int, numNew int) ([]*Bitmap, *bitReader, error) {
+	tp := &tablePicker{user: dc.referredTables(s)}
+	dhT, err := tp.pick(flags>>2&3, []int{4, 5, 0}, "heights")
+	if err != nil {
+		return nil, nil, err
+	}
+	dwT, err := tp.pick(flags>>4&3, []int{2, 3, 0}, "widths")
+	if err != nil {
+		return nil, nil, err
+	}
+	bmT, err := tp.pick(flags>>6&1, []int{1}, "bitmap sizes")
+	if err != nil {
+		return nil, nil, err
+	}
+	data := s.data[off:]
+	br := &bitReader{b: data}
+	syms := make([]*Bitmap, 0, min(numNew, 4096))
+	height := int64(0)
+	for classes := 0; len(syms) < numNew; classes++ {
+		if classes >= numNew {
+			return nil, nil, fmt.Errorf("%w: an empty height class", ErrMalformed)
+		}
+		dh, ok, err := br.decode(dhT)
+		if err != nil {
+			return nil, nil, err
+		}
+		height += dh
+		if !ok || height < 0 || height > int64(dc.maxPixels) {
+			return nil, nil, fmt.Errorf("%w: a height class of height %d", ErrMalformed, height)
+		}
+		var widths []int
+		width, total := int64(0), int64(0)
+		for {
+			dw, ok, err := br.decode(dwT)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !ok {
+				break
+			}
+			width += dw
+			total += width
+			if len(syms)+len(widths) == numNew || width < 0 || total*height > int64(dc.maxPixels) {
+				return nil, nil, fmt.Errorf("%w: symbol %d of %d×%d pixels", ErrMalformed, len(syms)+len(widths), width, height)
+			}
+			widths = append(widths, int(width))
+		}
+		size, ok, err := br.decode(bmT)
+		if err != nil || !ok || size < 0 {
+			return nil, nil, fmt.Errorf("%w: a collective bitmap of %d bytes", ErrMalformed, size)
+		}
+		br.align()
+		if err := dc.spend(int(total), int(height)); err != nil {
+			return nil, nil, err
+		}
+		at := br.byteOffset()
+		var coll *Bitmap
+		if size == 0 {
+			coll = newBitmap(int(total), int(height))
+			if len(data)-at < len(coll.Data) {
+				return nil, nil, fmt.Errorf("%w: a collective bitmap cut short", ErrMalformed)
+			}
+			copy(coll.Data, data[at:])
+			size = int64(len(coll.Data))
+		} else {
+			if size > int64(len(data)-at) {
+				return nil, nil, fmt.Errorf("%w: a collective bitmap of %d bytes with %d left", ErrMalformed, size, len(data)-at)
+			}
+			if coll, err = decodeMMR(data[at:at+int(size)], int(total), int(height)); err != nil {
+				return nil, nil, err
+			}
+		}
+		br.off += int(size) * 8
+		x := 0
+		for _, w := range widths {
+			syms = append(syms, coll.sub(x, 0, w, int(height)))
+			x += w
+		}
+	}
+	return syms, br, nil
 }

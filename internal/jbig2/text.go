@@ -37,6 +37,50 @@ type textCoders struct {
 	iadt, iafs, iads, iait, iari, iardw, iardh, iardx, iardy intDecoder
 	iaid                                                     *idDecoder
 	grcx                                                     []mq.Context
+
+	// Huffman coding, when hb is set: the tables, and the bits of a
+	// symbol's T within its strip.
+	hb                 *bitReader
+	fsT, dsT, dtT, idT *huffTable
+	logStrips          int
+	err                error // of the Huffman data, once it fails
+}
+
+// integer decodes an integer arithmetically with a, or with table t.
+func (c *textCoders) integer(d *mq.Decoder, a *intDecoder, t *huffTable) (int64, bool) {
+	if c.hb == nil {
+		return a.decode(d)
+	}
+	v, ok, err := c.hb.decode(t)
+	if err != nil {
+		c.err = err
+	}
+	return v, ok && err == nil
+}
+
+// curT decodes a symbol's T within its strip.
+func (c *textCoders) curT(d *mq.Decoder) (int64, bool) {
+	if c.hb == nil {
+		return c.iait.decode(d)
+	}
+	v, err := c.hb.bits(c.logStrips)
+	if err != nil {
+		c.err = err
+	}
+	return v, err == nil
+}
+
+// id decodes a symbol ID.
+func (c *textCoders) id(d *mq.Decoder) int {
+	if c.hb == nil {
+		return c.iaid.decode(d)
+	}
+	v, ok, err := c.hb.decode(c.idT)
+	if err != nil || !ok {
+		c.err = fmt.Errorf("%w: a symbol ID", ErrMalformed)
+		return -1
+	}
+	return int(v)
 }
 
 func newTextCoders(codeLen, rtemplate int) *textCoders {
@@ -64,8 +108,10 @@ func (dc *decoder) textRegion(s *segment) (region, *Bitmap, error) {
 	if r.err != nil {
 		return reg, nil, r.err
 	}
-	if flags&1 != 0 {
-		return reg, nil, fmt.Errorf("%w: a Huffman-coded text region", ErrUnsupported)
+	huff := flags&1 != 0
+	huffFlags := 0
+	if huff {
+		huffFlags = r.u16()
 	}
 	p := textParams{
 		w: reg.w, h: reg.h,
@@ -80,6 +126,9 @@ func (dc *decoder) textRegion(s *segment) (region, *Bitmap, error) {
 	}
 	if p.dsOffset >= 16 {
 		p.dsOffset -= 32
+	}
+	if huff && p.refine {
+		return reg, nil, fmt.Errorf("%w: a Huffman-coded text region of refined symbols", ErrUnsupported)
 	}
 	if p.refine {
 		if p.rat, err = readRefineAT(r, p.rtemplate); err != nil {
@@ -96,9 +145,86 @@ func (dc *decoder) textRegion(s *segment) (region, *Bitmap, error) {
 	if err := dc.spend(reg.w, reg.h); err != nil {
 		return reg, nil, err
 	}
+	if huff {
+		c, err := dc.huffmanTextCoders(s, s.data[r.off:], huffFlags, &p)
+		if err != nil {
+			return reg, nil, err
+		}
+		b, err := dc.decodeText(nil, &p, c)
+		return reg, b, err
+	}
 	d := mq.NewDecoder(s.data[r.off:])
 	b, err := dc.decodeText(d, &p, newTextCoders(symbolCodeLen(len(p.syms)), p.rtemplate))
 	return reg, b, err
+}
+
+// huffmanTextCoders reads the Huffman tables of a text region (7.4.3.1.2,
+// 7.4.3.1.7): those its flags select and the symbol ID codes at the start
+// of data.
+func (dc *decoder) huffmanTextCoders(s *segment, data []byte, flags int, p *textParams) (*textCoders, error) {
+	tp := &tablePicker{user: dc.referredTables(s)}
+	c := &textCoders{hb: &bitReader{b: data}, logStrips: symbolCodeLen(int(p.strips))}
+	var err error
+	if c.fsT, err = tp.pick(flags&3, []int{6, 7, 0}, "first S"); err != nil {
+		return nil, err
+	}
+	if c.dsT, err = tp.pick(flags>>2&3, []int{8, 9, 10}, "S"); err != nil {
+		return nil, err
+	}
+	if c.dtT, err = tp.pick(flags>>4&3, []int{11, 12, 13}, "T"); err != nil {
+		return nil, err
+	}
+	// The run codes' lengths, then the symbols' code lengths in them.
+	var run []huffLine
+	for i := range 35 {
+		n, err := c.hb.bits(4)
+		if err != nil {
+			return nil, err
+		}
+		run = append(run, huffLine{int(n), 0, int64(i), 0})
+	}
+	runT, err := newHuffTable(run)
+	if err != nil {
+		return nil, err
+	}
+	lens := make([]int, 0, min(len(p.syms), 4096))
+	for len(lens) < len(p.syms) {
+		rc, ok, err := c.hb.decode(runT)
+		if err != nil || !ok {
+			return nil, fmt.Errorf("%w: the symbol ID codes", ErrMalformed)
+		}
+		n, v := int64(1), int(rc)
+		var bits int64
+		switch rc {
+		case 32:
+			if len(lens) == 0 {
+				return nil, fmt.Errorf("%w: a symbol ID code length repeated first", ErrMalformed)
+			}
+			bits, err = c.hb.bits(2)
+			n, v = 3+bits, lens[len(lens)-1]
+		case 33:
+			bits, err = c.hb.bits(3)
+			n, v = 3+bits, 0
+		case 34:
+			bits, err = c.hb.bits(7)
+			n, v = 11+bits, 0
+		}
+		if err != nil || n > int64(len(p.syms)-len(lens)) {
+			return nil, fmt.Errorf("%w: the symbol ID codes", ErrMalformed)
+		}
+		for range n {
+			lens = append(lens, v)
+		}
+	}
+	c.hb.align()
+	ids := make([]huffLine, len(lens))
+	for i, n := range lens {
+		ids[i] = huffLine{n, 0, int64(i), 0}
+	}
+	if c.idT, err = newHuffTable(ids); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // decodeText is the text region decoding procedure (6.4.5) with
@@ -118,14 +244,14 @@ func (dc *decoder) decodeText(d *mq.Decoder, p *textParams, c *textCoders) (*Bit
 	bad := func(what string, v int64) error {
 		return fmt.Errorf("%w: %s %d", ErrMalformed, what, v)
 	}
-	dt, ok := c.iadt.decode(d)
+	dt, ok := c.integer(d, &c.iadt, c.dtT)
 	if !ok {
 		return nil, bad("strip", dt)
 	}
 	stripT := -dt * p.strips
 	firstS := int64(0)
 	for n := uint32(0); n < p.numInst; {
-		dt, ok := c.iadt.decode(d)
+		dt, ok := c.integer(d, &c.iadt, c.dtT)
 		stripT += dt * p.strips
 		if !ok || stripT < -maxCoord || stripT > maxCoord {
 			return nil, bad("strip", stripT)
@@ -135,14 +261,17 @@ func (dc *decoder) decodeText(d *mq.Decoder, p *textParams, c *textCoders) (*Bit
 		// strip's too.
 		for first := true; ; first = false {
 			if first {
-				dfs, ok := c.iafs.decode(d)
+				dfs, ok := c.integer(d, &c.iafs, c.fsT)
 				firstS += dfs
 				if !ok || firstS < -maxCoord || firstS > maxCoord {
 					return nil, bad("first symbol at", firstS)
 				}
 				curS = firstS
 			} else {
-				ids, ok := c.iads.decode(d)
+				ids, ok := c.integer(d, &c.iads, c.dsT)
+				if c.err != nil {
+					return nil, c.err
+				}
 				if !ok {
 					break
 				}
@@ -156,14 +285,17 @@ func (dc *decoder) decodeText(d *mq.Decoder, p *textParams, c *textCoders) (*Bit
 			}
 			curT := int64(0)
 			if p.strips > 1 {
-				curT, ok = c.iait.decode(d)
+				curT, ok = c.curT(d)
 				if !ok {
 					return nil, bad("symbol strip offset", curT)
 				}
 			}
 			t := stripT + curT
-			id := c.iaid.decode(d)
-			if id >= len(p.syms) {
+			id := c.id(d)
+			if c.err != nil {
+				return nil, c.err
+			}
+			if id < 0 || id >= len(p.syms) {
 				return nil, bad("symbol", int64(id))
 			}
 			sym := p.syms[id]

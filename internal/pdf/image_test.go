@@ -39,13 +39,13 @@ func imagePage(images ...[2]string) []byte {
 // g4Fax is a 16×4 image in CCITT Group 4 coding (see TestPageImageDecodes).
 const g4Fax = "\x36\xcd\xb2\x6a\xcd\xb8\x8c\x9a\xa2\x3a\x23\xa2\x3a\x23\xa2\x3a\x23\xa0\x94\x00\x40\x04"
 
-// jbig2Huffman is a JBIG2 page of 10×10 pixels (a page information
-// segment) whose symbol dictionary is Huffman-coded, which internal/jbig2
-// does not decode.
-const jbig2Huffman = "\x00\x00\x00\x00\x30\x00\x01\x00\x00\x00\x13" +
+// jbig2Halftone is a JBIG2 page of 10×10 pixels (a page information
+// segment) with a pattern dictionary, for a halftone region, which
+// internal/jbig2 does not decode.
+const jbig2Halftone = "\x00\x00\x00\x00\x30\x00\x01\x00\x00\x00\x13" +
 	"\x00\x00\x00\x0a\x00\x00\x00\x0a\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00" +
-	"\x00\x00\x00\x01\x00\x00\x01\x00\x00\x00\x0c" +
-	"\x00\x01\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00"
+	"\x00\x00\x00\x01\x10\x00\x01\x00\x00\x00\x07" +
+	"\x00\x04\x04\x00\x00\x00\x01"
 
 func zlibbed(b []byte) string {
 	var out bytes.Buffer
@@ -182,9 +182,9 @@ func TestPageImageBounds(t *testing.T) {
 		{"JBIG2 bomb", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 100000 /Height 100000 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", "\x00\x00\x00\x00"}), ErrTooLarge, LimitImagePixels, true},
 		{"5,000 tiny images", imagePage(tiny...), ErrTooLarge, LimitPageImages, true},
 		{"broken JBIG2 without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", "\x00"}), ErrImageUndecodable, "", false},
-		{"Huffman-coded JBIG2 without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", jbig2Huffman}), ErrImageUndecodable, "", false},
-		{"JBIG2 behind Flate without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter [/FlateDecode /JBIG2Decode]", zlibbed([]byte(jbig2Huffman))}), ErrImageUndecodable, "", false},
-		{"JBIG2 of another size without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 12 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", jbig2Huffman[:30]}), ErrImageUndecodable, "", false},
+		{"halftone JBIG2 without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", jbig2Halftone}), ErrImageUndecodable, "", false},
+		{"JBIG2 behind Flate without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter [/FlateDecode /JBIG2Decode]", zlibbed([]byte(jbig2Halftone))}), ErrImageUndecodable, "", false},
+		{"JBIG2 of another size without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 12 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", jbig2Halftone[:30]}), ErrImageUndecodable, "", false},
 		{"CCITT bomb", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 100000 /Height 100000 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 100000 >>", "\x00"}), ErrTooLarge, LimitImagePixels, true},
 		{"CCITT of mixed coding without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 16 /Height 4 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K 2 /Columns 16 >>", g4Fax}), ErrImageUndecodable, "", false},
 		{"CCITT data cut short", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 16 /Height 40 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 16 >>", g4Fax[:6]}), ErrImageUndecodable, "", false},
