@@ -322,6 +322,16 @@ var fixtures = []fixture{
 		st.segment(typeImmediateLosslessText, 1, []uint32{d1, d2}, textRegionData(c.Width, c.Height, all, placed, 0))
 		return st.Bytes(), gst.Bytes()
 	}, false},
+	{"huffman", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
+		// Huffman coding with the standard tables: a symbol dictionary of
+		// collective bitmaps, uncompressed and in MMR, and a text region.
+		return huffTextStream(t, c, false)
+	}, false},
+	{"huffman-user", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
+		// Huffman coding with user tables for the text region, which and
+		// the dictionary are in the globals.
+		return huffTextStream(t, c, true)
+	}, false},
 	{"operators", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
 		// A black page: the crop XNORed on it, noise XORed twice, and a
 		// black square ANDed, each leaving the crop; regions beyond the

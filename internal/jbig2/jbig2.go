@@ -8,10 +8,12 @@
 // adaptive pixels, typical prediction) or in MMR, generic refinement
 // regions (of an intermediate region or of the page), symbol dictionaries
 // and text regions coded arithmetically (refined and aggregated symbols,
-// refined instances), and the page combination operators. It refuses,
-// with an error wrapping ErrUnsupported, what it does not decode:
-// Huffman-coded symbol dictionaries and text regions, pattern
-// dictionaries and halftone regions, colour extensions, and segments of
+// refined instances) or with Huffman codes (the standard tables B.1–B.13
+// and tables segments; collective bitmaps uncompressed or in MMR), and
+// the page combination operators. It refuses, with an error wrapping
+// ErrUnsupported, what it does not decode: refinement in Huffman-coded
+// dictionaries and text regions, pattern dictionaries and halftone
+// regions, the extended template, colour extensions, and segments of
 // unknown length.
 //
 // The input is taken to be hostile: the page, every region and every
