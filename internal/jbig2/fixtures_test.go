@@ -332,6 +332,11 @@ var fixtures = []fixture{
 		// the dictionary are in the globals.
 		return huffTextStream(t, c, true)
 	}, false},
+	{"halftone", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
+		// A halftone region of template 1 over the 16 patterns of 2×2
+		// pixels, its grid partly off the region and skipped there.
+		return halftoneStream(c, 1), nil
+	}, false},
 	{"operators", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
 		// A black page: the crop XNORed on it, noise XORed twice, and a
 		// black square ANDed, each leaving the crop; regions beyond the

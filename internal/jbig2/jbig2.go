@@ -9,12 +9,13 @@
 // regions (of an intermediate region or of the page), symbol dictionaries
 // and text regions coded arithmetically (refined and aggregated symbols,
 // refined instances) or with Huffman codes (the standard tables B.1–B.13
-// and tables segments; collective bitmaps uncompressed or in MMR), and
-// the page combination operators. It refuses, with an error wrapping
-// ErrUnsupported, what it does not decode: refinement in Huffman-coded
-// dictionaries and text regions, pattern dictionaries and halftone
-// regions, the extended template, colour extensions, and segments of
-// unknown length.
+// and tables segments; collective bitmaps uncompressed or in MMR),
+// pattern dictionaries and halftone regions coded arithmetically in
+// templates 0 and 1, and the page combination operators. It refuses,
+// with an error wrapping ErrUnsupported, what it does not decode:
+// refinement in Huffman-coded dictionaries and text regions, halftones
+// coded in MMR or in templates 2 and 3, the extended template, colour
+// extensions, and segments of unknown length.
 //
 // The input is taken to be hostile: the page, every region and every
 // symbol are bounded by the caller's pixel limit before they are
@@ -164,8 +165,19 @@ func (dc *decoder) segment(s *segment) error {
 			return err
 		}
 		return dc.place(s, reg, b)
-	case typePatternDict, typeIntermediateHalftone, typeImmediateHalftone, typeLosslessHalftone:
-		return fmt.Errorf("%w: halftone (segment type %d)", ErrUnsupported, s.typ)
+	case typePatternDict:
+		pd, err := dc.patternDictionary(s)
+		if err != nil {
+			return err
+		}
+		dc.results[s.number] = pd
+		return nil
+	case typeIntermediateHalftone, typeImmediateHalftone, typeLosslessHalftone:
+		reg, b, err := dc.halftoneRegion(s)
+		if err != nil {
+			return err
+		}
+		return dc.place(s, reg, b)
 	case typeTables:
 		t, err := userTable(s.data)
 		if err != nil {
@@ -189,7 +201,7 @@ func (dc *decoder) segment(s *segment) error {
 // for a refinement to refer to.
 func (dc *decoder) place(s *segment, reg region, b *Bitmap) error {
 	switch s.typ {
-	case typeIntermediateGeneric, typeIntermediateText, typeIntermediateRefine:
+	case typeIntermediateGeneric, typeIntermediateText, typeIntermediateRefine, typeIntermediateHalftone:
 		dc.results[s.number] = &intermediate{reg, b}
 		return nil
 	}

@@ -40,12 +40,12 @@ func imagePage(images ...[2]string) []byte {
 const g4Fax = "\x36\xcd\xb2\x6a\xcd\xb8\x8c\x9a\xa2\x3a\x23\xa2\x3a\x23\xa2\x3a\x23\xa0\x94\x00\x40\x04"
 
 // jbig2Halftone is a JBIG2 page of 10×10 pixels (a page information
-// segment) with a pattern dictionary, for a halftone region, which
-// internal/jbig2 does not decode.
+// segment) with a pattern dictionary of template 2, for a halftone
+// region, which internal/jbig2 does not decode.
 const jbig2Halftone = "\x00\x00\x00\x00\x30\x00\x01\x00\x00\x00\x13" +
 	"\x00\x00\x00\x0a\x00\x00\x00\x0a\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00" +
 	"\x00\x00\x00\x01\x10\x00\x01\x00\x00\x00\x07" +
-	"\x00\x04\x04\x00\x00\x00\x01"
+	"\x04\x04\x04\x00\x00\x00\x01"
 
 func zlibbed(b []byte) string {
 	var out bytes.Buffer
