@@ -50,10 +50,7 @@ func (f fixture) oracle(t testing.TB, data, globals []byte) *Bitmap {
 // the test.
 func pdfimages(t testing.TB, data, globals []byte) *Bitmap {
 	t.Helper()
-	prog, err := exec.LookPath("pdfimages")
-	if err != nil {
-		t.Skip("pdfimages is not installed")
-	}
+	prog := lookPath(t, "pdfimages", "poppler-utils")
 	segs, err := parseSegments(data, MaxSegments)
 	if err != nil {
 		t.Fatal(err)
@@ -359,13 +356,24 @@ var fixtures = []fixture{
 	}, false},
 }
 
+// lookPath finds an oracle program of the tests, or skips the test
+// without it, except under CI, which installs it (.ci/run).
+func lookPath(t testing.TB, name, pkg string) string {
+	t.Helper()
+	prog, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not installed (CI installs %s)", name, pkg)
+		}
+		t.Skipf("%s is not installed", name)
+	}
+	return prog
+}
+
 // g4 codes b in CCITT Group 4 with libtiff.
 func g4(t testing.TB, b *Bitmap) []byte {
 	t.Helper()
-	prog, err := exec.LookPath("ppm2tiff")
-	if err != nil {
-		t.Skip("ppm2tiff (libtiff-tools) is not installed")
-	}
+	prog := lookPath(t, "ppm2tiff", "libtiff-tools")
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.pbm"), filepath.Join(dir, "out.tif")
 	if err := os.WriteFile(in, pbm(b), 0o644); err != nil {
@@ -420,10 +428,7 @@ func fixturePath(name string, global bool) string {
 // jbig2dec decodes a page with jbig2dec, or skips the test.
 func jbig2dec(t testing.TB, data, globals []byte) *Bitmap {
 	t.Helper()
-	prog, err := exec.LookPath("jbig2dec")
-	if err != nil {
-		t.Skip("jbig2dec is not installed")
-	}
+	prog := lookPath(t, "jbig2dec", "jbig2dec")
 	dir := t.TempDir()
 	page, glob, out := filepath.Join(dir, "page.jb2"), filepath.Join(dir, "globals.jb2"), filepath.Join(dir, "out.pbm")
 	os.WriteFile(page, data, 0o644)
