@@ -45,8 +45,8 @@ const (
 	// MaxSegments bounds the segments of a page and its globals.
 	MaxSegments = 1 << 16
 	// MaxSymbols bounds the symbols of all dictionaries, and the symbol
-	// instances of all text regions.
-	MaxSymbols = 1 << 20
+	// instances of all text regions, together.
+	MaxSymbols = 1 << 18
 	// maxReferred bounds the segments one segment refers to.
 	maxReferred = 1 << 12
 	// workFactor times the pixel limit bounds the pixels decoded in all

@@ -188,7 +188,7 @@ func TestWorkBound(t *testing.T) {
 	page := seg(0, typePageInfo, 1, nil, pageInfoData(64, 64, 0, 0))
 	d := binary.BigEndian.AppendUint16(nil, 0)
 	d = append(d, 3, 0xFF, 0xFD, 0xFF, 2, 0xFE, 0xFE, 0xFE)
-	d = append(d, u32s(1<<20, 1<<20)...)
+	d = append(d, u32s(MaxSymbols, MaxSymbols)...)
 	data := append(page, seg(1, typeSymbolDict, 1, nil, append(d, 0x12, 0x34))...)
 	start := time.Now()
 	_, err := Decode(data, nil, 1<<16)

@@ -130,6 +130,9 @@ func (dc *decoder) refinementRegion(s *segment) (region, *Bitmap, error) {
 			return reg, nil, fmt.Errorf("%w: a refinement before the page information", ErrMalformed)
 		}
 		if dc.unknownH {
+			if reg.y+reg.h > dc.page.Height {
+				return reg, nil, fmt.Errorf("%w: a region below the page's largest height", ErrMalformed)
+			}
 			dc.grow(reg.y + reg.h)
 		}
 		p.ref = newBitmap(reg.w, reg.h)

@@ -89,6 +89,7 @@ func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 	}
 	p := genericParams{template: sd.template, at: sd.at}
 	syms := make([]*Bitmap, 0, min(int(numNew), 4096))
+	var known []*Bitmap // the input symbols and the new ones, for refinement
 	height := int64(0)
 	for classes := 0; len(syms) < int(numNew); classes++ {
 		if classes >= int(numNew) {
@@ -118,7 +119,9 @@ func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 			}
 			// A symbol refined from one before it, or an aggregate of them
 			// (6.5.8.2).
-			known := append(in[:len(in):len(in)], syms...)
+			if known == nil {
+				known = append(in[:len(in):len(in)], syms...)
+			}
 			n, ok := iaai.decode(d)
 			if !ok || n < 1 || n > int64(dc.symbols) {
 				return nil, fmt.Errorf("%w: an aggregate of %d symbols", ErrMalformed, n)
@@ -144,6 +147,7 @@ func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 				}
 			}
 			syms = append(syms, sym)
+			known = append(known, sym)
 		}
 	}
 	sd.exported, err = exportFlags(append(in[:len(in):len(in)], syms...), int(numEx), func() (int64, bool) {
