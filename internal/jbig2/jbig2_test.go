@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"slices"
 	"testing"
 	"time"
 )
@@ -142,6 +143,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"a text region without symbols", cat(page, text(1, 0, 1)), nil, ErrMalformed},
 		{"a huge unknown-height page", seg(0, typePageInfo, 1, nil, pageInfoData(1<<30, 0xFFFFFFFF, 0, 8)), nil, ErrLimit},
 		{"a truncated header", page[:10], nil, ErrMalformed},
+		{"a truncated header after a segment", cat(page, page[:10]), nil, ErrMalformed},
 		{"truncated data", page[:len(page)-3], nil, ErrMalformed},
 		{"a region before the page", generic(0, 8, 8, 0), nil, ErrMalformed},
 		{"unknown length", header(0, typeImmediateGeneric, 1, nil, 0xFFFFFFFF), nil, ErrUnsupported},
@@ -178,6 +180,26 @@ func TestDecodeErrors(t *testing.T) {
 				t.Errorf("took %v", d)
 			}
 		})
+	}
+}
+
+// TestTrailingBytes: an end of line or zeros after the last segment, as
+// a PDF stream's length may count, are not a segment.
+func TestTrailingBytes(t *testing.T) {
+	data := readFile(t, fixturePath("generic-t0", false))
+	want, err := Decode(data, nil, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tail := range []string{"\n", "\r\n", "\x00\x00\x00", " \n"} {
+		got, err := Decode(append(slices.Clone(data), tail...), nil, 1<<20)
+		if err != nil {
+			t.Errorf("%q after the segments: %v", tail, err)
+			continue
+		}
+		if d := differ(got, want); d != "" {
+			t.Errorf("%q after the segments: %s", tail, d)
+		}
 	}
 }
 

@@ -100,6 +100,9 @@ func parseSegments(data []byte, max int) ([]*segment, error) {
 	r := &reader{b: data}
 	var segs []*segment
 	for r.off < len(data) {
+		if trailing(data[r.off:]) {
+			break
+		}
 		if len(segs) == max {
 			return nil, fmt.Errorf("%w: more than %d segments", ErrLimit, max)
 		}
@@ -164,6 +167,21 @@ func parseSegments(data []byte, max int) ([]*segment, error) {
 		}
 	}
 	return segs, nil
+}
+
+// trailing reports whether b is the end of a stream past its last
+// segment: fewer bytes than a segment header, all white space or zero
+// (a PDF stream whose length counts its end of line).
+func trailing(b []byte) bool {
+	if len(b) >= 11 {
+		return false
+	}
+	for _, c := range b {
+		if c != 0 && c != '\r' && c != '\n' && c != ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // region is the region segment information field (T.88 7.4.1).

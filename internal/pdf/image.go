@@ -295,9 +295,6 @@ func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
 			return nil, fmt.Errorf("%w: a CCITT image behind another filter", ErrImageUndecodable)
 		}
 	case "JBIG2Decode":
-		if len(filters) != 1 {
-			return nil, fmt.Errorf("%w: a JBIG2 image behind another filter", ErrImageUndecodable)
-		}
 	default:
 		return nil, fmt.Errorf("%w: a %s image", ErrImageUndecodable, last)
 	}

@@ -183,7 +183,7 @@ func TestPageImageBounds(t *testing.T) {
 		{"5,000 tiny images", imagePage(tiny...), ErrTooLarge, LimitPageImages, true},
 		{"broken JBIG2 without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", "\x00"}), ErrImageUndecodable, "", false},
 		{"halftone JBIG2 without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", jbig2Halftone}), ErrImageUndecodable, "", false},
-		{"JBIG2 behind Flate without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter [/FlateDecode /JBIG2Decode]", zlibbed([]byte(jbig2Halftone))}), ErrImageUndecodable, "", false},
+		{"halftone JBIG2 behind Flate without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter [/FlateDecode /JBIG2Decode]", zlibbed([]byte(jbig2Halftone))}), ErrImageUndecodable, "", false},
 		{"JBIG2 of another size without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 12 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", jbig2Halftone[:30]}), ErrImageUndecodable, "", false},
 		{"CCITT bomb", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 100000 /Height 100000 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 100000 >>", "\x00"}), ErrTooLarge, LimitImagePixels, true},
 		{"CCITT of mixed coding without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 16 /Height 4 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K 2 /Columns 16 >>", g4Fax}), ErrImageUndecodable, "", false},
@@ -260,6 +260,54 @@ func TestPageImageJBIG2(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			decodedScan(t, filepath.Join("testdata", name), 1700, 2200)
 		})
+	}
+}
+
+// TestPageImageJBIG2Filters: a JBIG2 image behind Flate, its globals
+// behind Flate too, and inverted by /Decode [1 0], decodes as the plain
+// one does.
+func TestPageImageJBIG2Filters(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", "jbig2", "testdata", "text-globals.jb2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	globals, err := os.ReadFile(filepath.Join("..", "jbig2", "testdata", "text-globals.globals.jb2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	image := func(filter, decode, data string, globals string) []byte {
+		b := &pdfBuilder{}
+		pagesObj := b.add("")
+		g := b.stream("/Filter /FlateDecode", globals)
+		im := b.stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width 640 /Height 288 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter %s /DecodeParms [null << /JBIG2Globals %d 0 R >>]%s", filter, g, decode), data)
+		c := b.stream("", "q 612 0 0 792 0 0 cm /Im0 Do Q")
+		pg := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im0 %d 0 R >> >> /Contents %d 0 R >>", pagesObj, im, c))
+		b.set(pagesObj, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pg))
+		cat := b.add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pagesObj))
+		return b.bytes(cat, 0)
+	}
+	plain, err := pageImage(t, image("[/JBIG2Decode]", "", string(page), zlibbed(globals)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flate, err := pageImage(t, image("[/FlateDecode /JBIG2Decode]", "", zlibbed(page), zlibbed(globals)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inverted, err := pageImage(t, image("[/FlateDecode /JBIG2Decode]", " /Decode [1 0]", zlibbed(page), zlibbed(globals)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := pbmPixels(t, plain.Data)
+	if !bytes.Equal(pbmPixels(t, flate.Data), want) {
+		t.Error("behind Flate: not the plain image")
+	}
+	inv := pbmPixels(t, inverted.Data)
+	for i := range inv {
+		inv[i] = ^inv[i]
+	}
+	if got := pbmPixels(t, append([]byte("P4\n640 288\n"), inv...)); !bytes.Equal(got, want) {
+		t.Error("/Decode [1 0]: not the plain image inverted")
 	}
 }
 

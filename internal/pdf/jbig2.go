@@ -9,7 +9,7 @@ import (
 	"github.com/researchctx/researchctx/internal/jbig2"
 )
 
-// jbig2Data decodes a JBIG2 image of w×h pixels, the stream's only
+// jbig2Data decodes a JBIG2 image of w×h pixels, the stream's last
 // filter, with the global segments of its /JBIG2Globals, to rows of
 // packed bits, 0 black, as the filter's output is defined (JBIG2's own
 // 1 is black). What internal/jbig2 does not decode, or cannot, is left to
@@ -20,8 +20,18 @@ func (d *doc) jbig2Data(sd types.StreamDict, w, h, bpc, comps int) ([]byte, erro
 		return nil, fmt.Errorf("%w: a JBIG2 image of %d components of %d bits", ErrMalformed, comps, bpc)
 	}
 	parms := d.dict(sd.Dict["DecodeParms"])
-	if arr := d.array(sd.Dict["DecodeParms"]); len(arr) == 1 {
-		parms = d.dict(arr[0])
+	if arr := d.array(sd.Dict["DecodeParms"]); len(arr) > 0 {
+		parms = d.dict(arr[len(arr)-1]) // the last filter's
+	}
+	raw := sd.Raw
+	if n := len(sd.FilterPipeline); n > 1 {
+		// Behind other filters (Flate, most often): those decoded first.
+		pre := sd
+		pre.FilterPipeline, pre.Content = sd.FilterPipeline[:n-1], nil
+		var err error
+		if raw, err = d.streamBytes(pre); err != nil {
+			return nil, err
+		}
 	}
 	var globals []byte
 	if o := parms["JBIG2Globals"]; o != nil {
@@ -39,7 +49,7 @@ func (d *doc) jbig2Data(sd types.StreamDict, w, h, bpc, comps int) ([]byte, erro
 		d.budget, d.spent = 0, &LimitError{Limit: LimitDocBytes, Max: MaxDocumentBytes}
 		return nil, d.spent
 	}
-	page, err := jbig2.Decode(sd.Raw, globals, w*h)
+	page, err := jbig2.Decode(raw, globals, w*h)
 	if errors.Is(err, jbig2.ErrLimit) {
 		return nil, fmt.Errorf("%w: a JBIG2 image over the image's %d×%d pixels: %v", ErrImageUndecodable, w, h, err)
 	}
