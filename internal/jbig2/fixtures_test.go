@@ -179,6 +179,21 @@ var fixtures = []fixture{
 		st.segment(typeEndOfPage, 1, nil, nil)
 		return st.Bytes(), nil
 	}, false},
+	{"generic-unknown-length", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
+		// A generic region of unknown length and height, as a streaming
+		// coder writes it: its data ends with the marker and its rows.
+		p := genericParams{template: 0, tpgdon: true, at: nominalAT[0]}
+		d := genericData(c, 0, 0, opOR, p, nil)
+		binary.BigEndian.PutUint32(d[4:], 0xFFFFFFFF)
+		d = append(d, u32s(uint32(c.Height))...)
+		st := &stream{}
+		st.segment(typePageInfo, 1, nil, pageInfoData(uint32(c.Width), uint32(c.Height), 0, 0))
+		n := len(st.Bytes())
+		st.segment(typeImmediateGeneric, 1, nil, d)
+		b := st.Bytes()
+		binary.BigEndian.PutUint32(b[n+7:], 0xFFFFFFFF)
+		return b, nil
+	}, false},
 	{"refine", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
 		// An intermediate generic region of the crop perturbed, refined
 		// to the crop. (Poppler's typical prediction in refinement is not

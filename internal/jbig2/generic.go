@@ -159,7 +159,13 @@ func decodeMMR(data []byte, w, h int) (*Bitmap, error) {
 // genericRegion decodes a generic region segment's data (7.4.6) to its
 // region and bitmap.
 func (dc *decoder) genericRegion(s *segment) (region, *Bitmap, error) {
-	r := &reader{b: s.data}
+	data := s.data
+	if s.rows {
+		// The region's height is its row count, after its coded data.
+		n := len(data) - 4
+		data = append(append(append([]byte(nil), data[:4]...), data[n:]...), data[8:n]...)
+	}
+	r := &reader{b: data}
 	reg, err := regionInfo(r, dc.maxPixels)
 	if err != nil {
 		return reg, nil, err
@@ -172,14 +178,14 @@ func (dc *decoder) genericRegion(s *segment) (region, *Bitmap, error) {
 		return reg, nil, err
 	}
 	if flags&1 != 0 {
-		b, err := decodeMMR(s.data[r.off:], reg.w, reg.h)
+		b, err := decodeMMR(data[r.off:], reg.w, reg.h)
 		return reg, b, err
 	}
 	p := genericParams{template: flags >> 1 & 3, tpgdon: flags&8 != 0}
 	if err := readAT(r, p.at[:atCount[p.template]]); err != nil {
 		return reg, nil, err
 	}
-	d := mq.NewDecoder(s.data[r.off:])
+	d := mq.NewDecoder(data[r.off:])
 	return reg, decodeGeneric(d, genericContexts(p.template), reg.w, reg.h, &p), nil
 }
 

@@ -5,17 +5,18 @@
 //
 // It decodes the page information, end of stripe (a page of unknown
 // height included), generic regions coded arithmetically (templates 0–3,
-// adaptive pixels, typical prediction) or in MMR, generic refinement
-// regions (of an intermediate region or of the page), symbol dictionaries
-// and text regions coded arithmetically (refined and aggregated symbols,
-// refined instances) or with Huffman codes (the standard tables B.1–B.13
-// and tables segments; collective bitmaps uncompressed or in MMR),
-// pattern dictionaries and halftone regions coded arithmetically in
-// templates 0 and 1, and the page combination operators. It refuses,
-// with an error wrapping ErrUnsupported, what it does not decode:
-// refinement in Huffman-coded dictionaries and text regions, halftones
-// coded in MMR or in templates 2 and 3, the extended template, colour
-// extensions, and segments of unknown length.
+// adaptive pixels, typical prediction; of unknown length too) or in MMR,
+// generic refinement regions (of an intermediate region or of the page),
+// symbol dictionaries and text regions coded arithmetically (refined and
+// aggregated symbols, refined instances) or with Huffman codes (the
+// standard tables B.1–B.13 and tables segments; collective bitmaps
+// uncompressed or in MMR), pattern dictionaries and halftone regions
+// coded arithmetically in templates 0 and 1, and the page combination
+// operators. It refuses, with an error wrapping ErrUnsupported, what it
+// does not decode: refinement in Huffman-coded dictionaries and text
+// regions, halftones coded in MMR or in templates 2 and 3, the extended
+// template, colour extensions, and segments of unknown length other than
+// generic regions coded arithmetically.
 //
 // The input is taken to be hostile: the page, every region and every
 // symbol are bounded by the caller's pixel limit before they are

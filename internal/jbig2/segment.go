@@ -39,6 +39,36 @@ type segment struct {
 	referred []uint32
 	page     uint32
 	data     []byte
+	// rows: the data was of unknown length, and ends with the region's
+	// row count (7.2.7).
+	rows bool
+}
+
+// unknownLength finds the end of the data of an immediate generic region
+// of unknown length (7.2.7), coded arithmetically: after the marker
+// 0xFF 0xAC, the 4-byte row count.
+func unknownLength(s *segment, data []byte) (int, error) {
+	if s.typ != typeImmediateGeneric && s.typ != typeLosslessGeneric {
+		return 0, fmt.Errorf("%w: segment %d of type %d of unknown length", ErrMalformed, s.number, s.typ)
+	}
+	const info = 17 + 1 // the region information and the flags
+	if len(data) < info {
+		return 0, fmt.Errorf("%w: truncated", ErrMalformed)
+	}
+	flags := data[info-1]
+	if flags&1 != 0 {
+		return 0, fmt.Errorf("%w: an MMR generic region of unknown length", ErrUnsupported)
+	}
+	start := info + 2*atCount[flags>>1&3]
+	for i := start; i+1 < len(data); i++ {
+		if data[i] == 0xFF && data[i+1] == 0xAC {
+			if i+6 > len(data) {
+				break
+			}
+			return i + 6, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: no end of a generic region of unknown length", ErrMalformed)
 }
 
 // reader reads big-endian fields of a segment, failing once it runs out.
@@ -155,7 +185,12 @@ func parseSegments(data []byte, max int) ([]*segment, error) {
 			return nil, r.err
 		}
 		if length == 0xFFFFFFFF {
-			return nil, fmt.Errorf("%w: segment %d of unknown length", ErrUnsupported, s.number)
+			n, err := unknownLength(s, data[r.off:])
+			if err != nil {
+				return nil, err
+			}
+			length = uint32(n)
+			s.rows = true
 		}
 		if uint64(length) > uint64(len(data)-r.off) {
 			return nil, fmt.Errorf("%w: segment %d of %d bytes with %d left", ErrMalformed, s.number, length, len(data)-r.off)
