@@ -349,6 +349,43 @@ var fixtures = []fixture{
 		// pixels, its grid partly off the region and skipped there.
 		return halftoneStream(c, 1), nil
 	}, false},
+	{"huffman-refine", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
+		// A Huffman-coded text region of refined instances (B.15), its
+		// dictionary the components perturbed. (jbig2dec does not read
+		// Huffman-coded refinements as the standard places them; poppler
+		// does.)
+		syms, inst := symbols(c)
+		dict := make([]*Bitmap, len(syms))
+		for i, s := range syms {
+			dict[i] = perturb(s, 8, uint64(i))
+		}
+		sd, order := symbolDictData(dict, 0)
+		place := make([]int, len(dict))
+		sorted := make([]*Bitmap, len(dict))
+		exact := make([]*Bitmap, len(dict))
+		for i, s := range order {
+			place[s] = i
+			sorted[i] = dict[s]
+			exact[i] = syms[s]
+		}
+		for i := range inst {
+			inst[i].id = place[inst[i].id]
+		}
+		strips := huffStrips(sorted, inst, 1)
+		for i := range strips {
+			for _, id := range strips[i].ids {
+				strips[i].refined = append(strips[i].refined, &huffRefinement{exact[id], 0, 0})
+			}
+			// The S gaps follow the refined bitmaps, which are the
+			// components' own sizes as the dictionary's are.
+		}
+		text, _ := huffRefinedTextData(t, c.Width, c.Height, sorted, strips, 1, 6, 8, 11, 15, nil)
+		st := &stream{}
+		st.segment(typePageInfo, 1, nil, pageInfoData(uint32(c.Width), uint32(c.Height), 0, 0))
+		ref := st.segment(typeSymbolDict, 1, nil, sd)
+		st.segment(typeImmediateText, 1, []uint32{ref}, text)
+		return st.Bytes(), nil
+	}, true},
 	{"operators", func(t testing.TB, c *Bitmap) ([]byte, []byte) {
 		// A black page: the crop XNORed on it, noise XORed twice, and a
 		// black square ANDed, each leaving the crop; regions beyond the

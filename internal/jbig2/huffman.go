@@ -111,11 +111,10 @@ func (r *bitReader) decode(t *huffTable) (v int64, ok bool, err error) {
 	return 0, false, fmt.Errorf("%w: a Huffman code of no table line", ErrMalformed)
 }
 
-// standardLines are the standard tables B.1–B.13 (T.88 Annex B.5), as
+// standardLines are the standard tables B.1–B.15 (T.88 Annex B.5), as
 // prefix length, range length and first value; a table's lower and upper
-// range lines, then its out-of-band line, come last. (B.14 and B.15 code
-// the refinement of Huffman-coded text regions, which is not decoded.)
-var standardLines = [14][]huffLine{
+// range lines, then its out-of-band line, come last.
+var standardLines = [16][]huffLine{
 	1: {{1, 4, 0, 0}, {2, 8, 16, 0}, {3, 16, 272, 0}, {3, 32, 65808, lineUpper}},
 	2: {{1, 0, 0, 0}, {2, 0, 1, 0}, {3, 0, 2, 0}, {4, 3, 3, 0}, {5, 6, 11, 0}, {6, 32, 75, lineUpper}, {6, 0, 0, lineOOB}},
 	3: {{8, 8, -256, 0}, {1, 0, 0, 0}, {2, 0, 1, 0}, {3, 0, 2, 0}, {4, 3, 3, 0}, {5, 6, 11, 0},
@@ -147,11 +146,14 @@ var standardLines = [14][]huffLine{
 		{7, 1, 11, 0}, {7, 2, 13, 0}, {7, 3, 17, 0}, {7, 4, 25, 0}, {8, 5, 41, 0}, {8, 32, 73, lineUpper}},
 	13: {{1, 0, 1, 0}, {3, 0, 2, 0}, {4, 0, 3, 0}, {5, 0, 4, 0}, {4, 1, 5, 0}, {3, 3, 7, 0}, {6, 1, 15, 0},
 		{6, 2, 17, 0}, {6, 3, 21, 0}, {6, 4, 29, 0}, {6, 5, 45, 0}, {7, 6, 77, 0}, {7, 32, 141, lineUpper}},
+	14: {{3, 0, -2, 0}, {3, 0, -1, 0}, {1, 0, 0, 0}, {3, 0, 1, 0}, {3, 0, 2, 0}},
+	15: {{7, 4, -24, 0}, {6, 2, -8, 0}, {5, 1, -4, 0}, {4, 0, -2, 0}, {3, 0, -1, 0}, {1, 0, 0, 0}, {3, 0, 1, 0},
+		{4, 0, 2, 0}, {5, 1, 3, 0}, {6, 2, 5, 0}, {7, 4, 9, 0}, {7, 32, -25, lineLower}, {7, 32, 25, lineUpper}},
 }
 
 // standardTables are the standard tables' codes.
-var standardTables = func() [14]*huffTable {
-	var ts [14]*huffTable
+var standardTables = func() [16]*huffTable {
+	var ts [16]*huffTable
 	for i := 1; i < len(ts); i++ {
 		t, err := newHuffTable(standardLines[i])
 		if err != nil {

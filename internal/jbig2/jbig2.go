@@ -9,14 +9,14 @@
 // generic refinement regions (of an intermediate region or of the page),
 // symbol dictionaries and text regions coded arithmetically (refined and
 // aggregated symbols, refined instances) or with Huffman codes (the
-// standard tables B.1–B.13 and tables segments; collective bitmaps
-// uncompressed or in MMR), pattern dictionaries and halftone regions
-// coded arithmetically in templates 0 and 1, and the page combination
-// operators. It refuses, with an error wrapping ErrUnsupported, what it
-// does not decode: refinement in Huffman-coded dictionaries and text
-// regions, halftones coded in MMR or in templates 2 and 3, the extended
-// template, colour extensions, and segments of unknown length other than
-// generic regions coded arithmetically.
+// standard tables B.1–B.15 and tables segments; collective bitmaps
+// uncompressed or in MMR; refined instances), pattern dictionaries and
+// halftone regions coded arithmetically in templates 0 and 1, and the
+// page combination operators. It refuses, with an error wrapping
+// ErrUnsupported, what it does not decode: refined or aggregated symbols
+// in Huffman-coded dictionaries, halftones coded in MMR or in templates 2
+// and 3, the extended template, colour extensions, and segments of
+// unknown length other than generic regions coded arithmetically.
 //
 // The input is taken to be hostile: the page, every region and every
 // symbol are bounded by the caller's pixel limit before they are

@@ -165,7 +165,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"a truncated Huffman table", cat(page, seg(1, typeTables, 1, nil, nil)), nil, ErrMalformed},
 		{"a Huffman table of a billion lines", cat(page, seg(1, typeTables, 1, nil, append([]byte{0, 0, 0, 0, 0, 0x40, 0, 0, 0}, make([]byte, 2048)...))), nil, ErrLimit},
 		{"a Huffman text region without its table", cat(page, symbolDict(1, 0, 0), seg(2, typeImmediateText, 1, []byte{1}, append(u32s(64, 64, 0, 0), 0, 0, 1, 0, 3, 0, 0, 0, 0))), nil, ErrMalformed},
-		{"a Huffman text region of refined symbols", cat(page, symbolDict(1, 0, 0), seg(2, typeImmediateText, 1, []byte{1}, append(u32s(64, 64, 0, 0), 0, 0, 3, 0, 0, 0, 0, 0, 0))), nil, ErrUnsupported},
+		{"a Huffman text region refined with a bad adaptive pixel", cat(page, symbolDict(1, 0, 0), seg(2, typeImmediateText, 1, []byte{1}, append(u32s(64, 64, 0, 0), 0, 0, 3, 0, 0, 0, 0, 0, 0))), nil, ErrMalformed},
 		{"an extended template", cat(page, generic(1, 8, 8, 0x10)), nil, ErrUnsupported},
 		{"bad MMR", cat(page, generic(1, 8, 8, 1)), nil, ErrMalformed},
 		{"an unknown segment type", cat(page, seg(1, 33, 1, nil, nil)), nil, ErrMalformed},

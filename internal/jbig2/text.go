@@ -40,10 +40,11 @@ type textCoders struct {
 
 	// Huffman coding, when hb is set: the tables, and the bits of a
 	// symbol's T within its strip.
-	hb                 *bitReader
-	fsT, dsT, dtT, idT *huffTable
-	logStrips          int
-	err                error // of the Huffman data, once it fails
+	hb                             *bitReader
+	fsT, dsT, dtT, idT             *huffTable
+	rdwT, rdhT, rdxT, rdyT, rsizeT *huffTable
+	logStrips                      int
+	err                            error // of the Huffman data, once it fails
 }
 
 // integer decodes an integer arithmetically with a, or with table t.
@@ -68,6 +69,20 @@ func (c *textCoders) curT(d *mq.Decoder) (int64, bool) {
 		c.err = err
 	}
 	return v, err == nil
+}
+
+// refined decodes whether an instance is refined: a bit with Huffman
+// coding.
+func (c *textCoders) refined(d *mq.Decoder) int64 {
+	if c.hb == nil {
+		v, _ := c.iari.decode(d)
+		return v
+	}
+	v, err := c.hb.bits(1)
+	if err != nil {
+		c.err = err
+	}
+	return v
 }
 
 // id decodes a symbol ID.
@@ -127,9 +142,6 @@ func (dc *decoder) textRegion(s *segment) (region, *Bitmap, error) {
 	if p.dsOffset >= 16 {
 		p.dsOffset -= 32
 	}
-	if huff && p.refine {
-		return reg, nil, fmt.Errorf("%w: a Huffman-coded text region of refined symbols", ErrUnsupported)
-	}
 	if p.refine {
 		if p.rat, err = readRefineAT(r, p.rtemplate); err != nil {
 			return reg, nil, err
@@ -174,6 +186,18 @@ func (dc *decoder) huffmanTextCoders(s *segment, data []byte, flags int, p *text
 	if c.dtT, err = tp.pick(flags>>4&3, []int{11, 12, 13}, "T"); err != nil {
 		return nil, err
 	}
+	if p.refine {
+		// The refinement's tables, taken only when used.
+		for i, t := range []**huffTable{&c.rdwT, &c.rdhT, &c.rdxT, &c.rdyT} {
+			if *t, err = tp.pick(flags>>(6+2*i)&3, []int{14, 15, 0}, "refinements"); err != nil {
+				return nil, err
+			}
+		}
+		if c.rsizeT, err = tp.pick(flags>>14&1, []int{1}, "refinement sizes"); err != nil {
+			return nil, err
+		}
+	}
+	c.grcx = refineContexts(p.rtemplate)
 	// The run codes' lengths, then the symbols' code lengths in them.
 	var run []huffLine
 	for i := range 35 {
@@ -300,7 +324,9 @@ func (dc *decoder) decodeText(d *mq.Decoder, p *textParams, c *textCoders) (*Bit
 			}
 			sym := p.syms[id]
 			if p.refine {
-				if ri, _ := c.iari.decode(d); ri != 0 {
+				if ri := c.refined(d); c.err != nil {
+					return nil, c.err
+				} else if ri != 0 {
 					var err error
 					if sym, err = dc.refineInstance(d, c, sym, p); err != nil {
 						return nil, err
@@ -346,10 +372,13 @@ func (dc *decoder) decodeText(d *mq.Decoder, p *textParams, c *textCoders) (*Bit
 // refineInstance decodes a refined symbol instance (6.4.11.3): the
 // symbol's size changes and its bitmap is refined.
 func (dc *decoder) refineInstance(d *mq.Decoder, c *textCoders, sym *Bitmap, p *textParams) (*Bitmap, error) {
-	rdw, ok1 := c.iardw.decode(d)
-	rdh, ok2 := c.iardh.decode(d)
-	rdx, ok3 := c.iardx.decode(d)
-	rdy, ok4 := c.iardy.decode(d)
+	rdw, ok1 := c.integer(d, &c.iardw, c.rdwT)
+	rdh, ok2 := c.integer(d, &c.iardh, c.rdhT)
+	rdx, ok3 := c.integer(d, &c.iardx, c.rdxT)
+	rdy, ok4 := c.integer(d, &c.iardy, c.rdyT)
+	if c.err != nil {
+		return nil, c.err
+	}
 	w, h := int64(sym.Width)+rdw, int64(sym.Height)+rdh
 	if !ok1 || !ok2 || !ok3 || !ok4 || w < 0 || h < 0 || w*h > int64(dc.maxPixels) ||
 		rdx < -maxCoord || rdx > maxCoord || rdy < -maxCoord || rdy > maxCoord {
@@ -362,5 +391,20 @@ func (dc *decoder) refineInstance(d *mq.Decoder, c *textCoders, sym *Bitmap, p *
 		template: p.rtemplate, at: p.rat, ref: sym,
 		dx: int(rdw>>1 + rdx), dy: int(rdh>>1 + rdy),
 	}
-	return decodeRefine(d, c.grcx, int(w), int(h), &rp), nil
+	if c.hb == nil {
+		return decodeRefine(d, c.grcx, int(w), int(h), &rp), nil
+	}
+	// With Huffman coding, the refinement is coded arithmetically in the
+	// next whole bytes, as many as its size says.
+	size, ok, err := c.hb.decode(c.rsizeT)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("%w: a refinement's size", ErrMalformed)
+	}
+	c.hb.align()
+	at := c.hb.byteOffset()
+	if size < 0 || size > int64(len(c.hb.b)-at) {
+		return nil, fmt.Errorf("%w: a refinement of %d bytes with %d left", ErrMalformed, size, len(c.hb.b)-at)
+	}
+	c.hb.off += int(size) * 8
+	return decodeRefine(mq.NewDecoder(c.hb.b[at:at+int(size)]), c.grcx, int(w), int(h), &rp), nil
 }
