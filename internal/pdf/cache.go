@@ -743,7 +743,7 @@ func decodePage(b []byte) (*Page, error) {
 			return nil, errors.New("unknown annotation kind")
 		}
 		ng := d.uvarint()
-		if ng > maxGaps || d.err != nil {
+		if ng > MaxGaps || d.err != nil {
 			return nil, errors.New("bad gap count")
 		}
 		for j := 0; j < ng; j++ {
