@@ -373,7 +373,7 @@ func (cs *codestream) siz(body []byte, maxPixels int64) error {
 	}
 	w, h := x1-x0, y1-y0
 	if w*h > maxPixels || w > 1<<24 || h > 1<<24 {
-		return tooLarge("an image of %d×%d pixels, over %d", w, h, maxPixels)
+		return fmt.Errorf("%w: an image of %d×%d pixels, over %d", ErrTooManyPixels, w, h, maxPixels)
 	}
 	ntx := (x1 - tx0 + tw - 1) / tw
 	nty := (y1 - ty0 + th - 1) / th

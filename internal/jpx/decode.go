@@ -21,8 +21,19 @@ const (
 // Image is a decoded image: its components' samples.
 type Image struct {
 	Width, Height int // of the image area on the reference grid
+	X0, Y0        int // where the image area starts on the reference grid
 	Components    []Component
 	Space         Space
+}
+
+// At is component c's sample at (x, y) of the image area: the sample
+// whose area holds it on the reference grid.
+func (im *Image) At(c, x, y int) uint16 {
+	cp := &im.Components[c]
+	cx := (x+im.X0)/cp.Dx - ceilDiv(im.X0, cp.Dx)
+	cy := (y+im.Y0)/cp.Dy - ceilDiv(im.Y0, cp.Dy)
+	cx, cy = max(0, min(cp.Width-1, cx)), max(0, min(cp.Height-1, cy))
+	return cp.Pix[cy*cp.Width+cx]
 }
 
 // Component is one component's samples, row by row.
@@ -56,7 +67,7 @@ func Decode(data []byte, maxPixels int64) (img *Image, err error) {
 	if err != nil {
 		return nil, err
 	}
-	img = &Image{Width: cs.x1 - cs.x0, Height: cs.y1 - cs.y0, Space: space}
+	img = &Image{Width: cs.x1 - cs.x0, Height: cs.y1 - cs.y0, X0: cs.x0, Y0: cs.y0, Space: space}
 	samples := int64(0)
 	for _, c := range cs.comps {
 		w := ceilDiv(cs.x1, c.dx) - ceilDiv(cs.x0, c.dx)

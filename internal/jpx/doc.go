@@ -19,7 +19,10 @@
 // size warrants, wraps ErrTooLarge before anything is allocated for it.
 package jpx
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors of Decode, wrapped with detail.
 var (
@@ -31,6 +34,9 @@ var (
 	ErrMalformed = errors.New("jpx: malformed JPEG 2000 data")
 	// ErrTooLarge: the image is over a limit.
 	ErrTooLarge = errors.New("jpx: JPEG 2000 image over a limit")
+	// ErrTooManyPixels, which wraps ErrTooLarge: the image has more
+	// pixels than the caller allows.
+	ErrTooManyPixels = fmt.Errorf("%w: more pixels than allowed", ErrTooLarge)
 )
 
 // Limits of a decoded image besides the caller's pixel limit.
