@@ -283,9 +283,9 @@ func (tl *tile) decodeComp(ci int, dec *t1) error {
 	for r := 1; r < len(tc.res); r++ {
 		rs, lo := &tc.res[r], &tc.res[r-1]
 		if rev {
-			idwt2(tc.ints, w, rs.x1-rs.x0, rs.y1-rs.y0, lo.x1-lo.x0, lo.y1-lo.y0, rs.x0&1, rs.y0&1, lift53)
+			idwt2(tc.ints, w, rs.x1-rs.x0, rs.y1-rs.y0, lo.x1-lo.x0, lo.y1-lo.y0, rs.x0&1, rs.y0&1, lift53, liftRows53)
 		} else {
-			idwt2(tc.floats, w, rs.x1-rs.x0, rs.y1-rs.y0, lo.x1-lo.x0, lo.y1-lo.y0, rs.x0&1, rs.y0&1, lift97)
+			idwt2(tc.floats, w, rs.x1-rs.x0, rs.y1-rs.y0, lo.x1-lo.x0, lo.y1-lo.y0, rs.x0&1, rs.y0&1, lift97, liftRows97)
 		}
 	}
 	return nil

@@ -3,26 +3,105 @@ package jpx
 // idwt2 runs one level of the 2-D inverse wavelet transform (T.800
 // F.3.2) over the top-left rw×rh of a (stride wide): the low-pass
 // samples of each row are its first lw, of each column its first lh;
-// px, py are the parities of the resolution's first column and row.
-func idwt2[T int32 | float32](a []T, stride, rw, rh, lw, lh, px, py int, lift func([]T, int)) {
-	buf := make([]T, max(rw, rh))
+// px, py are the parities of the resolution's first column and row. The
+// columns are transformed a row at a time, all of a row's columns at
+// once, for the cache.
+func idwt2[T int32 | float32](a []T, stride, rw, rh, lw, lh, px, py int, lift func([]T, int), liftRows func([]T, int, int, int)) {
+	buf := make([]T, rw)
 	for y := range rh {
 		row := a[y*stride : y*stride+rw]
-		interleave(buf[:rw], row, lw, px)
-		lift(buf[:rw], px)
-		copy(row, buf[:rw])
+		interleave(buf, row, lw, px)
+		lift(buf, px)
+		copy(row, buf)
 	}
-	col := make([]T, rh)
-	for x := range rw {
+	if rh < 2 && py == 0 {
+		return
+	}
+	// The columns go a strip at a time through a buffer of strip rows.
+	const strip = 64
+	tmp := make([]T, min(rw, strip)*rh)
+	for x0 := 0; x0 < rw; x0 += strip {
+		sw := min(strip, rw-x0)
 		for y := range rh {
-			col[y] = a[y*stride+x]
+			k := 2*y + py
+			if y >= lh {
+				k = 2*(y-lh) + 1 - py
+			}
+			copy(tmp[k*sw:(k+1)*sw], a[y*stride+x0:y*stride+x0+sw])
 		}
-		interleave(buf[:rh], col, lh, py)
-		lift(buf[:rh], py)
+		liftRows(tmp[:sw*rh], sw, rh, py)
 		for y := range rh {
-			a[y*stride+x] = buf[y]
+			copy(a[y*stride+x0:y*stride+x0+sw], tmp[y*sw:(y+1)*sw])
 		}
 	}
+}
+
+// rowsOf returns rows j-1 and j+1 of x (rows of w), reflected at the
+// edges of its n rows.
+func rowsOf[T int32 | float32](x []T, w, n, j int) (l, r []T) {
+	jl, jr := mirror(j-1, n), mirror(j+1, n)
+	return x[jl*w : (jl+1)*w], x[jr*w : (jr+1)*w]
+}
+
+// liftRows53 is lift53 down the columns of x, n rows of w.
+func liftRows53(x []int32, w, n, par int) {
+	if n == 1 {
+		if par == 1 {
+			for i := range x[:w] {
+				x[i] /= 2
+			}
+		}
+		return
+	}
+	for j := par; j < n; j += 2 {
+		l, r := rowsOf(x, w, n, j)
+		row := x[j*w : (j+1)*w]
+		for i := range row {
+			row[i] -= (l[i] + r[i] + 2) >> 2
+		}
+	}
+	for j := 1 - par; j < n; j += 2 {
+		l, r := rowsOf(x, w, n, j)
+		row := x[j*w : (j+1)*w]
+		for i := range row {
+			row[i] += (l[i] + r[i]) >> 1
+		}
+	}
+}
+
+// liftRows97 is lift97 down the columns of x, n rows of w.
+func liftRows97(x []float32, w, n, par int) {
+	if n == 1 {
+		if par == 1 {
+			for i := range x[:w] {
+				x[i] /= 2
+			}
+		}
+		return
+	}
+	for j := range n {
+		row := x[j*w : (j+1)*w]
+		k := float32(k97)
+		if (j+par)%2 == 1 {
+			k = 1 / k97
+		}
+		for i := range row {
+			row[i] *= k
+		}
+	}
+	step := func(start int, c float32) {
+		for j := start; j < n; j += 2 {
+			l, r := rowsOf(x, w, n, j)
+			row := x[j*w : (j+1)*w]
+			for i := range row {
+				row[i] -= c * (l[i] + r[i])
+			}
+		}
+	}
+	step(par, delta97)
+	step(1-par, gamma97)
+	step(par, beta97)
+	step(1-par, alpha97)
 }
 
 // interleave puts the n low-pass samples at the start of src and the

@@ -1,7 +1,6 @@
 package pdf
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
@@ -37,9 +36,10 @@ func (d *doc) jpxImage(sd types.StreamDict, w, h int) (*PageImage, error) {
 		return nil, err
 	}
 	w, h = img.Width, img.Height
-	var b bytes.Buffer
-	b.Grow(w*h + 32)
-	fmt.Fprintf(&b, "P5\n%d %d\n255\n", w, h)
+	hdr := fmt.Sprintf("P5\n%d %d\n255\n", w, h)
+	out := make([]byte, len(hdr)+w*h)
+	copy(out, hdr)
+	px := out[len(hdr):]
 	samples := make([]int, comps)
 	maxv := make([]int, comps)
 	for c := range comps {
@@ -60,11 +60,11 @@ func (d *doc) jpxImage(sd types.StreamDict, w, h int) (*PageImage, error) {
 					samples[c] = int(img.At(c, x, y)) * maxv[0] / maxv[c]
 				}
 			}
-			b.WriteByte(gray(samples, maxv[0]))
+			px[y*w+x] = gray(samples, maxv[0])
 		}
 	}
 	d.budget -= int64(w * h)
-	return &PageImage{Data: b.Bytes(), Format: ImagePNM, Width: w, Height: h}, nil
+	return &PageImage{Data: out, Format: ImagePNM, Width: w, Height: h}, nil
 }
 
 // jpxGray returns how a decoded JPX image's samples become grey levels

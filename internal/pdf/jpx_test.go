@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"math"
 	"os"
@@ -193,4 +194,43 @@ func psnr(a, b []byte) float64 {
 		return math.Inf(1)
 	}
 	return 10 * math.Log10(255*255*float64(len(a))/se)
+}
+
+// BenchmarkJPXPage decodes testdata/jpx-page.pdf's JPEG 2000 page (1700×2200
+// grey, 9/7) through PageImages, beside pdftoppm rendering the same page at
+// 200 dpi in grey, which is what the page cost before:
+//
+//	go test -run '^$' -bench JPXPage -benchtime 10x -count 5 ./internal/pdf
+func BenchmarkJPXPage(b *testing.B) {
+	data, err := os.ReadFile("testdata/jpx-page.pdf")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("decode", func(b *testing.B) {
+		for range b.N {
+			var res []ImageResult
+			err := PageImages(context.Background(), bytes.NewReader(data), int64(len(data)), []int{1}, nil, func(r ImageResult) error {
+				res = append(res, r)
+				return nil
+			})
+			if err != nil || res[0].Err != nil || res[0].Image.Rendered {
+				b.Fatalf("%v %+v", err, res)
+			}
+		}
+	})
+	b.Run("pdftoppm", func(b *testing.B) {
+		r := Renderer()
+		if r == "" {
+			b.Skip("pdftoppm is not installed")
+		}
+		for range b.N {
+			cmd := exec.Command(r, "-r", "200", "-gray", "-f", "1", "-l", "1", "-")
+			cmd.Stdin = bytes.NewReader(data)
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			if err := cmd.Run(); err != nil || out.Len() < 1700*2200 {
+				b.Fatalf("pdftoppm: %v, %d bytes", err, out.Len())
+			}
+		}
+	})
 }
