@@ -215,11 +215,7 @@ func (t *t1) setSig(i int, neg bool) {
 // neighbourFlags is the flags of index i as the contexts see them at row
 // y of its stripe.
 func (t *t1) neighbourFlags(i, row int) uint32 {
-	f := t.flags[i]
-	if t.vsc && row == 3 {
-		f &^= fSouth
-	}
-	return f
+	return t.flags[i] & t.rowMask(row)
 }
 
 // becomeSig decodes the sign of the coefficient at flag index i and
@@ -241,6 +237,14 @@ func (t *t1) becomeSig(i, di, row int, v int32) {
 	t.setSig(i, neg)
 }
 
+// rowMask is what the contexts see of the flags at row of a stripe.
+func (t *t1) rowMask(row int) uint32 {
+	if t.vsc && row == 3 {
+		return ^uint32(fSouth)
+	}
+	return ^uint32(0)
+}
+
 // sigPass is the significance propagation pass at bit-plane bp.
 func (t *t1) sigPass(bp int) {
 	one := int32(1) << (bp + 1)
@@ -248,16 +252,24 @@ func (t *t1) sigPass(bp int) {
 	s := t.w + 2
 	zc := &zcLUT[t.orient]
 	for y0 := 0; y0 < t.h; y0 += 4 {
+		rows := min(4, t.h-y0)
 		for x := 0; x < t.w; x++ {
-			for row := 0; row < 4 && y0+row < t.h; row++ {
-				y := y0 + row
-				i := (y+1)*s + x + 1
-				f := t.neighbourFlags(i, row)
+			i0 := (y0+1)*s + x + 1
+			if rows == 4 {
+				// A column with nothing to code is the common case.
+				f := t.flags[i0] | t.flags[i0+s] | t.flags[i0+2*s] | t.flags[i0+3*s]
+				if f&fNeighbours == 0 {
+					continue
+				}
+			}
+			for row := range rows {
+				i := i0 + row*s
+				f := t.flags[i] & t.rowMask(row)
 				if f&(fSig|fVisit) != 0 || f&fNeighbours == 0 {
 					continue
 				}
 				if t.decode(int(zc[f&0xFF])) == 1 {
-					t.becomeSig(i, y*t.w+x, row, v)
+					t.becomeSig(i, (y0+row)*t.w+x, row, v)
 				}
 				t.flags[i] |= fVisit
 			}
@@ -270,11 +282,18 @@ func (t *t1) refPass(bp int) {
 	half := int32(1) << bp
 	s := t.w + 2
 	for y0 := 0; y0 < t.h; y0 += 4 {
+		rows := min(4, t.h-y0)
 		for x := 0; x < t.w; x++ {
-			for row := 0; row < 4 && y0+row < t.h; row++ {
-				y := y0 + row
-				i := (y+1)*s + x + 1
-				f := t.neighbourFlags(i, row)
+			i0 := (y0+1)*s + x + 1
+			if rows == 4 {
+				f := t.flags[i0] | t.flags[i0+s] | t.flags[i0+2*s] | t.flags[i0+3*s]
+				if f&fSig == 0 {
+					continue
+				}
+			}
+			for row := range rows {
+				i := i0 + row*s
+				f := t.flags[i] & t.rowMask(row)
 				if f&(fSig|fVisit) != fSig {
 					continue
 				}
@@ -286,7 +305,7 @@ func (t *t1) refPass(bp int) {
 					}
 				}
 				bit := t.decode(cx)
-				di := y*t.w + x
+				di := (y0+row)*t.w + x
 				d := t.data[di]
 				if (bit == 1) == (d > 0) {
 					t.data[di] = d + half
@@ -330,7 +349,7 @@ func (t *t1) cleanPass(bp int, segSymbol bool) {
 			for row := start; row < 4 && y0+row < t.h; row++ {
 				y := y0 + row
 				i := (y+1)*s + x + 1
-				f := t.neighbourFlags(i, row)
+				f := t.flags[i] & t.rowMask(row)
 				if f&(fSig|fVisit) != 0 {
 					t.flags[i] &^= fVisit
 					continue
