@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -252,6 +253,54 @@ func BenchmarkJPXPage(b *testing.B) {
 				if err := cmd.Run(); err != nil || out.Len() < 1700*2200 {
 					b.Fatalf("pdftoppm: %v, %d bytes", err, out.Len())
 				}
+			}
+		})
+	}
+}
+
+// TestPageImageJPXColour: a colour JPX image becomes grey by the luma the
+// other images use (grayOf), in its own colour space (the JP2 header's
+// sRGB, a bare codestream's three components) or in the dictionary's;
+// a grey dictionary colour space over it reads its first component.
+func TestPageImageJPXColour(t *testing.T) {
+	src, err := os.ReadFile("../jpx/testdata/rgb.ppm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const w, h = 128, 96
+	rgb := src[len(src)-w*h*3:]
+	luma := make([]byte, w*h)
+	red := make([]byte, w*h)
+	for i := range luma {
+		luma[i] = grayOf(rgb[3*i:3*i+3], 255)
+		red[i] = rgb[3*i]
+	}
+	for _, tc := range []struct {
+		file, cs string
+		want     []byte
+	}{
+		{"lossless-rgb-jp2.jp2", "", luma},
+		{"lossless-rgb.j2k", "", luma},
+		{"lossless-rgb.j2k", "/ColorSpace /DeviceRGB", luma},
+		{"lossless-rgb-jp2.jp2", "/ColorSpace /DeviceGray", red},
+	} {
+		t.Run(tc.file+" "+tc.cs, func(t *testing.T) {
+			data, err := os.ReadFile("../jpx/testdata/" + tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := pageImage(t, imagePage([2]string{fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /Filter /JPXDecode %s", w, h, tc.cs), string(data)}), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := pgmPixels(t, img.Data); !bytes.Equal(got, tc.want) {
+				differ := 0
+				for i := range min(len(got), len(tc.want)) {
+					if got[i] != tc.want[i] {
+						differ++
+					}
+				}
+				t.Errorf("%d of %d grey levels differ", differ, len(tc.want))
 			}
 		})
 	}
