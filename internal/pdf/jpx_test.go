@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // jpxCodestream is a JPEG 2000 codestream of one 8-bit grey component of
@@ -229,6 +230,8 @@ func BenchmarkJPXPage(b *testing.B) {
 	for _, pg := range pages {
 		name, data := pg[0].(string), pg[1].([]byte)
 		b.Run(name+"/decode", func(b *testing.B) {
+			start := cpuTime()
+			defer func() { b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op") }()
 			for range b.N {
 				var res []ImageResult
 				err := PageImages(context.Background(), bytes.NewReader(data), int64(len(data)), []int{1}, nil, func(r ImageResult) error {
@@ -245,6 +248,8 @@ func BenchmarkJPXPage(b *testing.B) {
 			if r == "" {
 				b.Skip("pdftoppm is not installed")
 			}
+			var cpu time.Duration
+			defer func() { b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op") }()
 			for range b.N {
 				cmd := exec.Command(r, "-r", "200", "-gray", "-f", "1", "-l", "1", "-")
 				cmd.Stdin = bytes.NewReader(data)
@@ -253,6 +258,7 @@ func BenchmarkJPXPage(b *testing.B) {
 				if err := cmd.Run(); err != nil || out.Len() < 1700*2200 {
 					b.Fatalf("pdftoppm: %v, %d bytes", err, out.Len())
 				}
+				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 			}
 		})
 	}
