@@ -251,27 +251,34 @@ func (t *t1) sigPass(bp int) {
 	v := one | one>>1
 	s := t.w + 2
 	zc := &zcLUT[t.orient]
+	flags := t.flags
 	for y0 := 0; y0 < t.h; y0 += 4 {
 		rows := min(4, t.h-y0)
 		for x := 0; x < t.w; x++ {
 			i0 := (y0+1)*s + x + 1
 			if rows == 4 {
 				// A column with nothing to code is the common case.
-				f := t.flags[i0] | t.flags[i0+s] | t.flags[i0+2*s] | t.flags[i0+3*s]
+				f := flags[i0] | flags[i0+s] | flags[i0+2*s] | flags[i0+3*s]
 				if f&fNeighbours == 0 {
 					continue
 				}
 			}
 			for row := range rows {
 				i := i0 + row*s
-				f := t.flags[i] & t.rowMask(row)
+				f := flags[i] & t.rowMask(row)
 				if f&(fSig|fVisit) != 0 || f&fNeighbours == 0 {
 					continue
 				}
-				if t.decode(int(zc[f&0xFF])) == 1 {
+				var bit int
+				if t.isRaw {
+					bit = t.raw.bit()
+				} else {
+					bit = t.mqd.Decode(&t.ctx[zc[f&0xFF]])
+				}
+				if bit == 1 {
 					t.becomeSig(i, (y0+row)*t.w+x, row, v)
 				}
-				t.flags[i] |= fVisit
+				flags[i] |= fVisit
 			}
 		}
 	}
@@ -281,19 +288,20 @@ func (t *t1) sigPass(bp int) {
 func (t *t1) refPass(bp int) {
 	half := int32(1) << bp
 	s := t.w + 2
+	flags, data := t.flags, t.data
 	for y0 := 0; y0 < t.h; y0 += 4 {
 		rows := min(4, t.h-y0)
 		for x := 0; x < t.w; x++ {
 			i0 := (y0+1)*s + x + 1
 			if rows == 4 {
-				f := t.flags[i0] | t.flags[i0+s] | t.flags[i0+2*s] | t.flags[i0+3*s]
+				f := flags[i0] | flags[i0+s] | flags[i0+2*s] | flags[i0+3*s]
 				if f&fSig == 0 {
 					continue
 				}
 			}
 			for row := range rows {
 				i := i0 + row*s
-				f := t.flags[i] & t.rowMask(row)
+				f := flags[i] & t.rowMask(row)
 				if f&(fSig|fVisit) != fSig {
 					continue
 				}
@@ -304,15 +312,20 @@ func (t *t1) refPass(bp int) {
 						cx = 15
 					}
 				}
-				bit := t.decode(cx)
-				di := (y0+row)*t.w + x
-				d := t.data[di]
-				if (bit == 1) == (d > 0) {
-					t.data[di] = d + half
+				var bit int
+				if t.isRaw {
+					bit = t.raw.bit()
 				} else {
-					t.data[di] = d - half
+					bit = t.mqd.Decode(&t.ctx[cx])
 				}
-				t.flags[i] |= fRefined
+				di := (y0+row)*t.w + x
+				d := data[di]
+				if (bit == 1) == (d > 0) {
+					data[di] = d + half
+				} else {
+					data[di] = d - half
+				}
+				flags[i] |= fRefined
 			}
 		}
 	}
