@@ -12,7 +12,7 @@ type pnm struct {
 	comps [][]uint16
 }
 
-// readPNM reads a binary PGM (P5) or PPM (P6) of 8 bits a sample.
+// readPNM reads a binary PGM (P5) or PPM (P6) of 8 or 16 bits a sample.
 func readPNM(t testing.TB, b []byte) pnm {
 	t.Helper()
 	var f [][]byte
@@ -43,14 +43,24 @@ func readPNM(t testing.TB, b []byte) pnm {
 	default:
 		t.Fatalf("not a binary PGM or PPM: %q", f[0])
 	}
-	if string(f[3]) != "255" || len(rest) < w*h*n {
-		t.Fatalf("a PNM of max %s, %d bytes for %dx%dx%d", f[3], len(rest), w, h, n)
+	size := 1
+	if string(f[3]) == "65535" {
+		size = 2
+	} else if string(f[3]) != "255" {
+		t.Fatalf("a PNM of max %s", f[3])
+	}
+	if len(rest) < w*h*n*size {
+		t.Fatalf("%d bytes for %dx%dx%d", len(rest), w, h, n)
 	}
 	p := pnm{w: w, h: h, comps: make([][]uint16, n)}
 	for c := range n {
 		p.comps[c] = make([]uint16, w*h)
 		for i := range w * h {
-			p.comps[c][i] = uint16(rest[i*n+c])
+			if size == 2 {
+				p.comps[c][i] = uint16(rest[2*(i*n+c)])<<8 | uint16(rest[2*(i*n+c)+1])
+			} else {
+				p.comps[c][i] = uint16(rest[i*n+c])
+			}
 		}
 	}
 	return p

@@ -267,7 +267,8 @@ func BenchmarkJPXPage(b *testing.B) {
 // TestPageImageJPXColour: a colour JPX image becomes grey by the luma the
 // other images use (grayOf), in its own colour space (the JP2 header's
 // sRGB, a bare codestream's three components) or in the dictionary's;
-// a grey dictionary colour space over it reads its first component.
+// a grey dictionary colour space over it reads its first component;
+// sub-sampled components are read at each pixel's place.
 func TestPageImageJPXColour(t *testing.T) {
 	src, err := os.ReadFile("../jpx/testdata/rgb.ppm")
 	if err != nil {
@@ -281,6 +282,14 @@ func TestPageImageJPXColour(t *testing.T) {
 		luma[i] = grayOf(rgb[3*i:3*i+3], 255)
 		red[i] = rgb[3*i]
 	}
+	// Components sampled every second pixel across and down, on a grid of
+	// 255×191: each pixel is its component samples' (nearest) luma.
+	sub := make([]byte, 255*191)
+	for y := range 191 {
+		for x := range 255 {
+			sub[y*255+x] = luma[(y/2)*w+x/2]
+		}
+	}
 	for _, tc := range []struct {
 		file, cs string
 		want     []byte
@@ -289,6 +298,7 @@ func TestPageImageJPXColour(t *testing.T) {
 		{"lossless-rgb.j2k", "", luma},
 		{"lossless-rgb.j2k", "/ColorSpace /DeviceRGB", luma},
 		{"lossless-rgb-jp2.jp2", "/ColorSpace /DeviceGray", red},
+		{"lossless-subsampled.j2k", "", sub},
 	} {
 		t.Run(tc.file+" "+tc.cs, func(t *testing.T) {
 			data, err := os.ReadFile("../jpx/testdata/" + tc.file)

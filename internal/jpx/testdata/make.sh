@@ -24,6 +24,9 @@ def crop(src, dst, x, y, cw, ch):
     open(dst, 'wb').write(m + b'\n%d %d\n255\n' % (cw, ch) + b''.join(rows))
 crop(tmp + '/g-1.pgm', 'gray.pgm', 60, 120, 192, 128)
 crop(tmp + '/c-1.ppm', 'rgb.ppm', 60, 120, 128, 96)
+# 16 bits a sample: each grey level spread over the range, bits flipped.
+g = open('gray.pgm', 'rb').read()[-192*128:]
+open('gray16.pgm', 'wb').write(b'P5\n192 128\n65535\n' + b''.join((v*257 ^ 0x1234).to_bytes(2, 'big') for v in g))
 PY
 while read -r name src ext opts; do
 	# shellcheck disable=SC2086
@@ -61,6 +64,8 @@ lossless-plt-tlm gray.pgm j2k -PLT -TLM
 lossless-roi gray.pgm j2k -ROI c=0,U=3
 lossless-rgb rgb.ppm j2k
 lossless-rgb-jp2 rgb.ppm jp2 -t 64,64 -p RPCL
+lossless-16bit gray16.pgm j2k
+lossless-subsampled rgb.ppm j2k -s 2,2
 lossy-97 gray.pgm j2k -I -r 10
 lossy-97-jp2 gray.pgm jp2 -I -r 20
 lossy-53-rate gray.pgm j2k -r 8
@@ -69,4 +74,5 @@ lossy-97-cb32x8 gray.pgm j2k -I -r 6 -b 32,8
 lossy-97-allmodes gray.pgm j2k -I -r 5 -M 63
 lossy-97-layers gray.pgm j2k -I -r 40,10,4 -p RLCP
 lossy-rgb-97 rgb.ppm jp2 -I -r 10
+lossy-97-subsampled rgb.ppm j2k -I -r 5 -s 2,1 -p PCRL -c [32,32]
 LIST
