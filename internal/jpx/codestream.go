@@ -229,6 +229,9 @@ func parse(b []byte, maxPixels int64) (*codestream, error) {
 		if err != nil {
 			return nil, err
 		}
+		if part2(m.code) {
+			return nil, unsupported("the Part 2 marker %04X", m.code)
+		}
 		switch m.code {
 		case mCOD:
 			haveCOD = true
@@ -315,6 +318,9 @@ func parse(b []byte, maxPixels int64) (*codestream, error) {
 			if pos > end {
 				return nil, malformed("tile %d: a marker past its tile-part", isot)
 			}
+			if part2(m.code) {
+				return nil, unsupported("the Part 2 marker %04X", m.code)
+			}
 			switch m.code {
 			case mPPT:
 				if len(m.body) < 1 {
@@ -357,6 +363,11 @@ func parse(b []byte, maxPixels int64) (*codestream, error) {
 	}
 	return cs, nil
 }
+
+// part2 reports whether code is a marker of the Part 2 extensions
+// (T.801): arbitrary decompositions and wavelets, multiple component
+// transforms, non-linear point transforms.
+func part2(code uint16) bool { return code >= 0xFF70 && code <= 0xFF7F }
 
 // siz reads the SIZ segment.
 func (cs *codestream) siz(body []byte, maxPixels int64) error {

@@ -227,6 +227,11 @@ func codestreamOf(w, h, tw, th int, comps int) []byte {
 }
 
 func TestDecodeBounds(t *testing.T) {
+	blank := codestreamOf(16, 16, 16, 16, 1)
+	const cod = 2 + 2 + 41 // SOC, SIZ
+	part2 := append(append(append([]byte(nil), blank[:cod]...), 0xFF, 0x72, 0, 3, 0), blank[cod:]...)
+	ht := append([]byte(nil), blank...)
+	ht[cod+4+1+4+3] = 0x40 // the COD's code-block style: high throughput (Part 15)
 	cases := []struct {
 		name string
 		data []byte
@@ -236,6 +241,8 @@ func TestDecodeBounds(t *testing.T) {
 		{"65535 tiles", codestreamOf(65535, 1, 1, 1, 1), ErrTooLarge},
 		{"5 components", codestreamOf(16, 16, 16, 16, 5), ErrUnsupported},
 		{"not JPEG 2000", []byte("%PDF-1.4"), ErrMalformed},
+		{"a Part 2 marker", part2, ErrUnsupported},
+		{"high-throughput code-blocks", ht, ErrUnsupported},
 		{"a JP2 signature and nothing", readFixture(t, "lossless-jp2.jp2")[:12], ErrMalformed},
 		{"no codestream past SIZ", readFixture(t, "lossless-default.j2k")[:60], ErrMalformed},
 	}

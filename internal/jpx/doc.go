@@ -13,7 +13,8 @@
 // It refuses, with an error wrapping ErrUnsupported, what it does not
 // decode: more than MaxComponents components, components deeper than 16
 // bits, palettes (a JP2 pclr box), and the extensions of the later parts
-// (Part 2 transforms and arbitrary wavelets). Malformed data is an error
+// (the markers of Part 2's transforms and wavelets, Part 15's
+// high-throughput code-blocks). Malformed data is an error
 // wrapping ErrMalformed, never a panic; an image larger than the caller's
 // pixel limit, or one declaring more tiles, code-blocks or work than its
 // size warrants, wraps ErrTooLarge before anything is allocated for it.

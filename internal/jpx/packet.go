@@ -185,6 +185,11 @@ func (t *tile) packets(s *stream) error {
 			done[c][r] = make([]int32, rs.pw*rs.ph)
 		}
 	}
+	// The steps of the progressions (packets visited, positions tried)
+	// are bounded: a real packet takes a byte at least, and a hostile
+	// progression order change may repeat the whole tile.
+	steps := int64(1<<24) + 4*int64(len(s.data)+len(s.hdr))
+	t.steps = &steps
 	vols := t.p.pocs
 	if len(vols) == 0 {
 		vols = []progression{{rs: 0, cs: 0, lye: t.p.layers, re: maxRes, ce: nc, order: t.p.order}}
@@ -194,6 +199,9 @@ func (t *tile) packets(s *stream) error {
 		v.re = min(v.re, maxRes)
 		v.ce = min(v.ce, nc)
 		visit := func(l, r, c, p int) (bool, error) {
+			if steps--; steps < 0 {
+				return true, tooLarge("over %d steps of the progression in a tile", int64(1<<24)+4*int64(len(s.data)+len(s.hdr)))
+			}
 			if r >= len(t.comps[c].res) {
 				return false, nil
 			}
@@ -282,6 +290,7 @@ func (t *tile) positional(v progression, visit func(l, r, c, p int) (bool, error
 	// precinct returns the precinct of component c, resolution r at
 	// (x, y) on the reference grid, if one starts there.
 	precinct := func(c, r, x, y int) (int, bool) {
+		*t.steps--
 		tc := &t.comps[c]
 		if r >= len(tc.res) {
 			return 0, false
@@ -323,6 +332,9 @@ func (t *tile) positional(v progression, visit func(l, r, c, p int) (bool, error
 				for c := v.cs; c < v.ce; c++ {
 					p, ok := precinct(c, r, ps.x, ps.y)
 					if !ok {
+						if *t.steps < 0 {
+							return true, tooLarge("too many steps of the progression in a tile")
+						}
 						continue
 					}
 					for l := 0; l < v.lye; l++ {
@@ -339,6 +351,9 @@ func (t *tile) positional(v progression, visit func(l, r, c, p int) (bool, error
 				for r := v.rs; r < maxRes; r++ {
 					p, ok := precinct(c, r, ps.x, ps.y)
 					if !ok {
+						if *t.steps < 0 {
+							return true, tooLarge("too many steps of the progression in a tile")
+						}
 						continue
 					}
 					for l := 0; l < v.lye; l++ {
@@ -355,6 +370,9 @@ func (t *tile) positional(v progression, visit func(l, r, c, p int) (bool, error
 				for r := v.rs; r < maxRes; r++ {
 					p, ok := precinct(c, r, ps.x, ps.y)
 					if !ok {
+						if *t.steps < 0 {
+							return true, tooLarge("too many steps of the progression in a tile")
+						}
 						continue
 					}
 					for l := 0; l < v.lye; l++ {

@@ -17,6 +17,7 @@ type tile struct {
 	x0, y0, x1, y1 int
 	comps          []tileComp
 	work           *int64 // the work left to the image
+	steps          *int64 // the steps left to the tile's progressions
 }
 
 // tileComp is one component of a tile.
