@@ -181,13 +181,6 @@ func (t *t1) resetCtx() {
 	t.ctx[ctxUniform] = mq.Context{Index: 46}
 }
 
-func (t *t1) decode(cx int) int {
-	if t.isRaw {
-		return t.raw.bit()
-	}
-	return t.mqd.Decode(&t.ctx[cx])
-}
-
 // setSig marks coefficient at flag index i significant, negative or not,
 // and tells its neighbours.
 func (t *t1) setSig(i int, neg bool) {
