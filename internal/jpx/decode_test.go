@@ -187,7 +187,7 @@ func TestDecodeFreshEncodes(t *testing.T) {
 	}
 }
 
-// codestream builds a codestream of one grey 8-bit component, the given
+// codestreamOf builds a codestream of comps grey 8-bit components, the given
 // size and tiles, a default COD and QCD, and one empty tile-part.
 func codestreamOf(w, h, tw, th int, comps int) []byte {
 	var b []byte

@@ -399,6 +399,9 @@ func (t *t1) decodeBlock(cb *codeBlock, orient int, style byte, roi int) {
 		if sg.passes == 0 {
 			continue
 		}
+		// Past the first ten passes, bypass codes the significance and
+		// refinement passes raw, each pair a segment of its own (see
+		// maxPasses).
 		t.isRaw = style&styleBypass != 0 && pass >= 10 && kind != 2
 		if t.isRaw {
 			t.raw = rawDecoder{data: sg.data}
@@ -426,8 +429,6 @@ func (t *t1) decodeBlock(cb *codeBlock, orient int, style byte, roi int) {
 				kind = 0
 				bp--
 			}
-			// A raw segment runs significance and refinement; the next
-			// pass starts a new segment.
 		}
 	}
 }
