@@ -3,7 +3,11 @@ package jpx
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 )
 
 // Space is an image's colour space, as its JP2 header tells it.
@@ -224,7 +228,14 @@ func (tl *tile) decodeComp(ci int, dec *t1) error {
 	} else {
 		tc.floats = make([]float32, w*h)
 	}
-	roi := tl.p.roi[ci]
+	// The code-blocks, their work counted first, are decoded by as many
+	// workers as there are cores (up to 4), each into its own part of the
+	// tile-component.
+	type job struct {
+		cb *codeBlock
+		b  *band
+	}
+	var jobs []job
 	for r := range tc.res {
 		rs := &tc.res[r]
 		for bi := range rs.bands {
@@ -236,49 +247,46 @@ func (tl *tile) decodeComp(ci int, dec *t1) error {
 					if cb.passes == 0 {
 						continue
 					}
-					cw, ch := cb.x1-cb.x0, cb.y1-cb.y0
-					*tl.work -= int64(cb.passes) * int64(cw*ch)
+					*tl.work -= int64(cb.passes) * int64((cb.x1-cb.x0)*(cb.y1-cb.y0))
 					if *tl.work < 0 {
 						return tooLarge("more coding passes than the image's size warrants")
 					}
-					dec.decodeBlock(cb, b.orient, tc.c.style, roi)
-					cb.segs = nil
-					if roi > 0 {
-						thresh := int32(1) << (roi + 1)
-						for k, v := range dec.data {
-							m := v
-							if m < 0 {
-								m = -m
-							}
-							if m >= thresh {
-								m >>= roi
-								if v < 0 {
-									m = -m
-								}
-								dec.data[k] = m
-							}
-						}
-					}
-					base := (b.oy+cb.y0-b.y0)*w + b.ox + cb.x0 - b.x0
-					half := b.step / 2
-					for y := range ch {
-						src := dec.data[y*cw : (y+1)*cw]
-						o := base + y*w
-						if rev {
-							dst := tc.ints[o : o+cw]
-							for x, v := range src {
-								dst[x] = v / 2
-							}
-						} else {
-							dst := tc.floats[o : o+cw]
-							for x, v := range src {
-								dst[x] = float32(v) * half
-							}
-						}
-					}
+					jobs = append(jobs, job{cb, b})
 				}
 			}
 		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), 4, len(jobs))
+	next := make(chan job)
+	var wg sync.WaitGroup
+	var failure atomic.Value
+	for k := range workers {
+		d := dec
+		if k > 0 {
+			d = &t1{}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					failure.Store(fmt.Sprint(p))
+					for range next {
+					}
+				}
+			}()
+			for j := range next {
+				tl.decodeBlock(d, tc, ci, j.cb, j.b)
+			}
+		}()
+	}
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	if p := failure.Load(); p != nil {
+		return malformed("internal failure: %v", p)
 	}
 	for r := 1; r < len(tc.res); r++ {
 		rs, lo := &tc.res[r], &tc.res[r-1]
@@ -289,6 +297,49 @@ func (tl *tile) decodeComp(ci int, dec *t1) error {
 		}
 	}
 	return nil
+}
+
+// decodeBlock decodes code-block cb of band b of component ci with d and
+// writes its coefficients, dequantised, into the tile-component.
+func (tl *tile) decodeBlock(d *t1, tc *tileComp, ci int, cb *codeBlock, b *band) {
+	roi := tl.p.roi[ci]
+	w := tc.x1 - tc.x0
+	cw, ch := cb.x1-cb.x0, cb.y1-cb.y0
+	d.decodeBlock(cb, b.orient, tc.c.style, roi)
+	cb.segs = nil
+	if roi > 0 {
+		thresh := int32(1) << (roi + 1)
+		for k, v := range d.data {
+			m := v
+			if m < 0 {
+				m = -m
+			}
+			if m >= thresh {
+				m >>= roi
+				if v < 0 {
+					m = -m
+				}
+				d.data[k] = m
+			}
+		}
+	}
+	base := (b.oy+cb.y0-b.y0)*w + b.ox + cb.x0 - b.x0
+	half := b.step / 2
+	for y := range ch {
+		src := d.data[y*cw : (y+1)*cw]
+		o := base + y*w
+		if tc.c.reversible {
+			dst := tc.ints[o : o+cw]
+			for x, v := range src {
+				dst[x] = v / 2
+			}
+		} else {
+			dst := tc.floats[o : o+cw]
+			for x, v := range src {
+				dst[x] = float32(v) * half
+			}
+		}
+	}
 }
 
 // store applies the inverse component transform and the DC level shift

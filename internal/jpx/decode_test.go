@@ -296,6 +296,10 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add(codestreamOf(16, 16, 16, 16, 1))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A hang fails the input (the fuzzer keeps it) rather than the
+		// time left to fuzzing.
+		timer := time.AfterFunc(10*time.Second, func() { panic("Decode ran over 10 s") })
+		defer timer.Stop()
 		img, err := Decode(data, 1<<18)
 		if err == nil {
 			for _, c := range img.Components {
