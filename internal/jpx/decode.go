@@ -3,11 +3,7 @@ package jpx
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"math"
-	"runtime"
-	"sync"
-	"sync/atomic"
 )
 
 // Space is an image's colour space, as its JP2 header tells it.
@@ -228,14 +224,6 @@ func (tl *tile) decodeComp(ci int, dec *t1) error {
 	} else {
 		tc.floats = make([]float32, w*h)
 	}
-	// The code-blocks, their work counted first, are decoded by as many
-	// workers as there are cores (up to 4), each into its own part of the
-	// tile-component.
-	type job struct {
-		cb *codeBlock
-		b  *band
-	}
-	var jobs []job
 	for r := range tc.res {
 		rs := &tc.res[r]
 		for bi := range rs.bands {
@@ -251,42 +239,10 @@ func (tl *tile) decodeComp(ci int, dec *t1) error {
 					if *tl.work < 0 {
 						return tooLarge("more coding passes than the image's size warrants")
 					}
-					jobs = append(jobs, job{cb, b})
+					tl.decodeBlock(dec, tc, ci, cb, b)
 				}
 			}
 		}
-	}
-	workers := min(runtime.GOMAXPROCS(0), 4, len(jobs))
-	next := make(chan job)
-	var wg sync.WaitGroup
-	var failure atomic.Value
-	for k := range workers {
-		d := dec
-		if k > 0 {
-			d = &t1{}
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if p := recover(); p != nil {
-					failure.Store(fmt.Sprint(p))
-					for range next {
-					}
-				}
-			}()
-			for j := range next {
-				tl.decodeBlock(d, tc, ci, j.cb, j.b)
-			}
-		}()
-	}
-	for _, j := range jobs {
-		next <- j
-	}
-	close(next)
-	wg.Wait()
-	if p := failure.Load(); p != nil {
-		return malformed("internal failure: %v", p)
 	}
 	for r := 1; r < len(tc.res); r++ {
 		rs, lo := &tc.res[r], &tc.res[r-1]
