@@ -1,7 +1,9 @@
-// Package mq implements the MQ adaptive binary arithmetic coder of JBIG2
-// (ITU-T T.88 Annex E), which is the same coder as JPEG 2000's (ITU-T
-// T.800 Annex C): a Decoder for the image decoders and an Encoder, after
-// the standard's encoding procedures, that makes test data.
+// Package mq is the MQ adaptive binary arithmetic coder of JPEG 2000
+// (ITU-T T.800 Annex C) and JBIG2 (ITU-T T.88 Annex E), the same coder in
+// both: a Decoder, which reads one coded segment and decodes binary
+// decisions, each in a context whose probability estimate adapts as it
+// is used, for the image decoders; and an Encoder, after the standard's
+// encoding procedures, that makes their test data.
 package mq
 
 // Context is one adaptive probability state: an index into the Qe table

@@ -153,3 +153,33 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+// TestRoundTripFromStates: contexts started in other states than the
+// first, as JPEG 2000 starts some (states 3, 4 and 46), decode what the
+// encoder codes from the same states.
+func TestRoundTripFromStates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	start := []Context{{}, {Index: 3}, {Index: 4}, {Index: 46}, {Index: 0, MPS: 1}}
+	for _, n := range []int{1, 7, 100, 5000, 100000} {
+		bits := make([]int, n)
+		cxOf := make([]int, n)
+		for i := range bits {
+			cxOf[i] = rng.IntN(len(start))
+			if rng.Float64() < []float64{0.5, 0.1, 0.02, 0.5, 0.9}[cxOf[i]] {
+				bits[i] = 1
+			}
+		}
+		enc := append([]Context(nil), start...)
+		e := NewEncoder()
+		for i, b := range bits {
+			e.Encode(&enc[cxOf[i]], b)
+		}
+		dec := append([]Context(nil), start...)
+		d := NewDecoder(e.Flush())
+		for i, want := range bits {
+			if got := d.Decode(&dec[cxOf[i]]); got != want {
+				t.Fatalf("%d decisions: decision %d decoded %d, want %d", n, i, got, want)
+			}
+		}
+	}
+}

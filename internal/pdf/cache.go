@@ -40,8 +40,10 @@ import (
 // 11 finds the gutter of two columns whose lines touch it (a natbib list's
 // hanging first lines) or that a line or two run over, and, below a title
 // block centred over it, the gutter rather than the strip between an alpha
-// list's labels and its entries.
-const Version = 11
+// list's labels and its entries; version 12 reads a glyph name of
+// /Differences that has no text as pdftotext does (the code itself, or
+// the number of a font of numeric names: "g72" at code 1 reads "H").
+const Version = 12
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under
@@ -741,7 +743,7 @@ func decodePage(b []byte) (*Page, error) {
 			return nil, errors.New("unknown annotation kind")
 		}
 		ng := d.uvarint()
-		if ng > maxGaps || d.err != nil {
+		if ng > MaxGaps || d.err != nil {
 			return nil, errors.New("bad gap count")
 		}
 		for j := 0; j < ng; j++ {

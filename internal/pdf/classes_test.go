@@ -76,6 +76,53 @@ endcmap CMapName currentdict /CMap defineresource pop end end`), 8)
 		return ""
 	})
 
+	// Glyph names that map to no text (not in the glyph list, not of the
+	// uniXXXX or uXXXX forms, no ToUnicode entry), one font a line, read
+	// as pdftotext reads them: F1 (Type 3) and F7 (Type 1) pass each code
+	// through; F2 to F4 have numeric /Differences (numbers at most 5, each
+	// name a number after letters) and read the names as numbers, decimal
+	// (F2, F4) or hex (F3, where G6C makes every name hex); F5's ToUnicode
+	// maps one code and the others pass through; F6 passes codes 200–202
+	// through as Latin-1; F8's /Differences starts at 6, so it passes its
+	// codes through, 6 and 7 control characters that read as nothing.
+	t3 := func(diffs, extra string) string {
+		var cp strings.Builder
+		for _, n := range strings.Fields(diffs) {
+			if n[0] == '/' {
+				fmt.Fprintf(&cp, "%s 5 0 R ", n)
+			}
+		}
+		return fmt.Sprintf("<< /Type /Font /Subtype /Type3 /FontBBox [0 0 500 700] /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << %s>> /Encoding << /Type /Encoding /Differences [%s] >> /FirstChar 0 /LastChar 255 /Widths [%s] %s /Resources << >> >>",
+			cp.String(), diffs, strings.TrimSpace(strings.Repeat("500 ", 256)), extra)
+	}
+	m["type3-names.pdf"] = simpleDoc([]page{{
+		content: `BT /F1 12 Tf 72 700 Td [(Hello) -500 (world)] TJ ET
+BT /F2 12 Tf 72 680 Td [<0102030304> -500 <0504060307>] TJ ET
+BT /F3 12 Tf 72 660 Td [<0102030304> -500 <05>] TJ ET
+BT /F4 12 Tf 72 640 Td [<0102> -500 <0304>] TJ ET
+BT /F5 12 Tf 72 620 Td (HIJ) Tj ET
+BT /F6 12 Tf 72 600 Td <C8C9CA> Tj ET
+BT /F7 12 Tf 72 580 Td (HIJ) Tj ET
+BT /F8 12 Tf 72 560 Td <060748> Tj ET`,
+		resources: "<< /Font << " +
+			"/F1 " + t3("72 /g12 101 /g13 108 /g14 111 /g15 119 /cid5 114 /glyph7 100 /a1", "") +
+			" /F2 " + t3("1 /g72 /g101 /g108 /g111 /g119 /g114 /g100", "") +
+			" /F3 " + t3("1 /G48 /G65 /G6C /G6F /G41", "") +
+			" /F4 " + t3("1 /c72 /ab73 /G51 /g50-", "") +
+			" /F5 " + t3("72 /g1 /g2 /g3", "/ToUnicode 6 0 R") +
+			" /F6 " + t3("200 /g1 /g2 /g3", "") +
+			" /F7 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding /Differences [72 /foo1 /foo2 /foo3] >> >>" +
+			" /F8 " + t3("6 /g72 /g73 72 /g1", "") +
+			" >> >>",
+	}}, "", "", func(b *pdfBuilder, _ []int) string {
+		mustObj(b.stream("", "500 0 d0 0 0 400 600 re f"), 5)
+		mustObj(b.stream("", `/CIDInit /ProcSet findresource begin 12 dict begin begincmap
+1 begincodespacerange <00> <FF> endcodespacerange
+1 beginbfchar <48> <0057> endbfchar
+endcmap CMapName currentdict /CMap defineresource pop end end`), 6)
+		return ""
+	})
+
 	// Simple TrueType fonts without ToUnicode, read through their
 	// embedded program. Glyphs 1..8 are H e l o w r d and space; code
 	// is the code of each glyph (its character, or 1..8).
@@ -219,6 +266,8 @@ func TestClasses(t *testing.T) {
 	tests := []pageText{
 		{"Type 3 fonts: widths in glyph space, d0/d1, non-uniform matrix, one glyph per Tj", "type3-spacing.pdf", 1,
 			"Hello world\nHello world\nHello world old\nHello world\nUp on"},
+		{"glyph names without text: codes passed through, numeric names read as numbers", "type3-names.pdf", 1,
+			"Hello world\nHello world\nHello A\nHI 32\nWIJ\nÈÉÊ\n\nHIJ\n\nH"},
 		{"TJ arrays holding operators and stray objects", "tj-operators.pdf", 1,
 			"Hello world again\nNested words here\nNames and nulls\nMoved by nothing\n\nlast line here"},
 		{"a TJ array without its closing bracket", "tj-operators.pdf", 2, "Hello world\nsecond line\nthird line here"},
@@ -247,6 +296,7 @@ func TestClassesMatchPdftotext(t *testing.T) {
 		{"type3-spacing.pdf", []int{1}},
 		{"truetype-cmaps.pdf", []int{1}},
 		{"tj-operators.pdf", []int{1}},
+		{"type3-names.pdf", []int{1}},
 	} {
 		data := fixtures()[c.file]
 		path := filepath.Join(dir, c.file)

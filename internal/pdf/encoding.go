@@ -131,6 +131,11 @@ var extraGlyphs = map[string]string{
 	"visiblespace": "␣", "compwordmark": "", "nbspace": " ", "sfthyphen": "-",
 	"minus": "−", "circlecopyrt": "©", "negationslash": "/", "prime": "′",
 	"openbullet": "◦", "suppress": "", "Ifractur": "ℑ", "Rfractur": "ℜ",
+	// The wide accents of TeX's math extension font, which have no text
+	// of their own (pdftotext passes their code through, "b" for a hat,
+	// which it then reads after the letter beneath, "ybd" for ŷ_d).
+	"hatwide": "", "hatwider": "", "hatwidest": "", "tildewide": "",
+	"tildewider": "", "tildewidest": "",
 }
 
 // glyphText maps a glyph name to text following the AGL specification:

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	pfont "github.com/pdfcpu/pdfcpu/pkg/font"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -29,7 +31,7 @@ type font struct {
 
 	toUnicode *cmap
 	enc       *baseEncoding // simple fonts: code → text after /Differences
-	type3Pass [256]bool     // Type 3 codes whose glyph name is only a number
+	unknown   *baseEncoding // simple fonts: text of codes whose /Differences name has none
 
 	encCMap *cmap             // Type 0: embedded encoding CMap (nil: Identity)
 	ucs2    bool              // Type 0: predefined Uni*-UCS2/UTF16 CMap: codes are UTF-16
@@ -141,11 +143,11 @@ func (f *font) text(c uint32) string {
 		if c > 255 {
 			return ""
 		}
-		if f.kind == fontType3 && f.type3Pass[c] {
-			return string(rune(c))
-		}
 		if f.enc != nil {
-			return f.enc[c]
+			if t := f.enc[c]; t != "" || f.unknown == nil {
+				return t
+			}
+			return f.unknown[c]
 		}
 		if c >= 32 && c < 127 {
 			return string(rune(c))
@@ -537,8 +539,6 @@ func (f *font) loadSimpleWidths(d *doc, fd types.Dict, scale float64) {
 	}
 }
 
-var type3Num = regexp.MustCompile(`^[A-Za-z]{0,2}([0-9]{1,3})$`)
-
 // loadSimpleEncoding sets f.enc from /Encoding (a name, or a dictionary
 // with /BaseEncoding and /Differences), falling back to the encoding built
 // into an embedded Type 1 program, then to StandardEncoding.
@@ -584,19 +584,147 @@ func (f *font) loadSimpleEncoding(d *doc, fd, desc types.Dict) {
 			enc[c] = string(rune(c))
 		}
 	}
+	var names [256]string
 	d.eachDifference(diffs, func(c int, name string) {
-		t := glyphText(name)
-		if t == "" && f.kind == fontType3 {
-			if m := type3Num.FindStringSubmatch(name); m != nil {
-				if n, _ := strconv.Atoi(m[1]); n == c {
-					f.type3Pass[c] = true
-				}
-			}
-		}
-		enc[c] = t
+		enc[c] = glyphText(name)
+		names[c] = name
 	})
 	f.enc = &enc
+	f.unknown = d.unknownNames(diffs, &names, &enc)
 }
+
+// unknownNames gives the text pdftotext gives the codes whose /Differences
+// name has none (not in the glyph list nor of the uniXXXX, uXXXX, variant
+// or ligature forms): in a font whose /Differences array is numeric (each
+// number at most 5, each name a number after up to two letters, "g12",
+// "c65", "ab7", or two hex digits after up to one letter, "G4A", when a
+// name of the font reads as hex), the number as a character; otherwise
+// the code itself (code 65 reads "A"). Codes and numbers that are control
+// characters stay empty. It returns nil when no name is unknown.
+func (d *doc) unknownNames(diffs types.Array, names *[256]string, enc *baseEncoding) *baseEncoding {
+	var out *baseEncoding
+	hex := false
+	for c, n := range names {
+		if n == "" || enc[c] != "" || knownGlyph(n) {
+			continue
+		}
+		if out == nil {
+			out = new(baseEncoding)
+		}
+		hex = hex || hexGlyphName(n)
+	}
+	if out == nil {
+		return nil
+	}
+	numeric := true
+	for _, o := range diffs {
+		switch v := d.resolve(o).(type) {
+		case types.Integer:
+			numeric = numeric && v <= 5
+		case types.Name:
+			_, ok := numericGlyphName(string(v), hex)
+			numeric = numeric && ok
+		default:
+			numeric = false
+		}
+	}
+	for c, n := range names {
+		if n == "" || enc[c] != "" || knownGlyph(n) {
+			continue
+		}
+		r := rune(c)
+		if numeric {
+			r, _ = numericGlyphName(n, hex)
+		}
+		if printable(r) {
+			out[c] = string(r)
+		}
+	}
+	return out
+}
+
+// knownGlyph reports whether a glyph name maps to text or is one this
+// package knows to have none (.notdef, TeX's compwordmark).
+func knownGlyph(name string) bool {
+	if name == ".notdef" || glyphText(name) != "" {
+		return true
+	}
+	_, ok := extraGlyphs[name]
+	return ok
+}
+
+// hexGlyphName reports whether an unknown glyph name reads as hex: a
+// letter and two hex digits or two hex digits, one of them (the second
+// of two) a letter a–f ("Ga1", "G4A", "4a"; not "G41", "a0").
+func hexGlyphName(n string) bool {
+	isHexLetter := func(b byte) bool { return (b >= 'a' && b <= 'f') || (b >= 'A' && b <= 'F') }
+	switch len(n) {
+	case 3:
+		return isAlpha(n[0]) && isHexDigit(n[1]) && isHexDigit(n[2]) && (isHexLetter(n[1]) || isHexLetter(n[2]))
+	case 2:
+		return isHexDigit(n[0]) && isHexDigit(n[1]) && isHexLetter(n[1])
+	}
+	return false
+}
+
+// numericGlyphName reads a glyph name as a number, as pdftotext does in a
+// font whose names are all numbers: in hex, two hex digits after at most
+// one letter ("G4A", "41"); in decimal, digits after up to two letters
+// ("g12", "ab7", "65"). Characters other than letters and digits may
+// follow ("g12-").
+func numericGlyphName(n string, hex bool) (rune, bool) {
+	if hex {
+		k := 0
+		for k < len(n) && (isAlpha(n[k]) || isDigit(n[k])) {
+			k++
+		}
+		switch {
+		case k == 3 && isAlpha(n[0]):
+			n = n[1:]
+		case k != 2:
+			return 0, false
+		}
+	} else {
+		for i := 0; i < 2 && len(n) > 0 && isAlpha(n[0]); i++ {
+			n = n[1:]
+		}
+	}
+	k, v := 0, 0
+	for k < len(n) && (isDigit(n[k]) || (hex && isHexDigit(n[k]))) && v <= unicode.MaxRune {
+		d := int(n[k] - '0')
+		switch {
+		case n[k] >= 'a':
+			d = int(n[k]-'a') + 10
+		case n[k] >= 'A':
+			d = int(n[k]-'A') + 10
+		}
+		if hex {
+			v = v*16 + d
+		} else {
+			v = v*10 + d
+		}
+		k++
+	}
+	if k == 0 {
+		return 0, false
+	}
+	for _, b := range []byte(n[k:]) {
+		if isAlpha(b) || isDigit(b) {
+			return 0, false
+		}
+	}
+	return rune(v), true
+}
+
+// printable reports whether a character passed through for an unknown
+// glyph is text: not a control character, surrogate or beyond Unicode.
+func printable(r rune) bool {
+	return r >= 32 && r != 127 && (r < 0x80 || r >= 0xA0) && utf8.ValidRune(r)
+}
+
+func isAlpha(b byte) bool    { return (b|0x20) >= 'a' && (b|0x20) <= 'z' }
+func isDigit(b byte) bool    { return b >= '0' && b <= '9' }
+func isHexDigit(b byte) bool { return isDigit(b) || ((b|0x20) >= 'a' && (b|0x20) <= 'f') }
 
 var t1Enc = regexp.MustCompile(`dup\s+(\d+)\s*/([^\s/\[\]{}()<>]+)\s+put`)
 
@@ -658,9 +786,8 @@ func (d *doc) builtinEncoding(desc types.Dict) *baseEncoding {
 // a symbolic font, glyph names outside the Adobe Glyph List) from its
 // embedded program: the code's glyph, found by name in the post table or
 // through the (3,0) or (1,0) cmap, gives its text by the Unicode cmap or
-// its post name. An unknown glyph name whose
-// glyph says nothing passes its printable ASCII code through, as
-// pdftotext does.
+// its post name. An unknown glyph name whose glyph says nothing reads as
+// unknownNames has it.
 func (d *doc) trueTypeText(f *font, fd, desc types.Dict) {
 	if f.enc == nil {
 		return
@@ -700,10 +827,6 @@ func (d *doc) trueTypeText(f *font, fd, desc types.Dict) {
 		}
 		if t := gidText[uint32(g)]; ok && t != "" {
 			f.enc[c] = t
-			continue
-		}
-		if n != "" && glyphText(n) == "" && c >= 32 && c < 127 {
-			f.enc[c] = string(rune(c))
 		}
 	}
 }

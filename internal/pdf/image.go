@@ -39,9 +39,10 @@ var (
 	// ErrNoImage: the page draws no image, so there is nothing to read.
 	ErrNoImage = errors.New("pdf: the page has no image")
 	// ErrImageUndecodable: the page's image is not one this package
-	// decodes (JPX, CCITT of mixed coding, JBIG2 of the parts
-	// internal/jbig2 refuses, several images, an inline image) and no
-	// renderer is configured, or the renderer failed.
+	// decodes (a JPX image using what internal/jpx does not decode, a
+	// JBIG2 image using what internal/jbig2 does not decode, CCITT of
+	// mixed coding, several images, an inline image) and no renderer is
+	// configured, or the renderer failed.
 	ErrImageUndecodable = errors.New("pdf: the page image cannot be decoded")
 )
 
@@ -102,7 +103,8 @@ func Renderer() string {
 // held here: a page drawn by one image gets that image (DCT passed
 // through; uncompressed, Flate, LZW or run-length samples in DeviceGray,
 // DeviceRGB, DeviceCMYK, ICCBased, Separation or Indexed colour decoded to
-// grey; CCITT Group 4 and Group 3 fax images decoded to black and white),
+// grey; CCITT Group 4 and Group 3 fax images, and JBIG2 images, decoded
+// to black and white; JPEG 2000 (JPX) images decoded to grey),
 // any other page with images is rendered by o.Renderer when there
 // is one. Every image is bounded by MaxImagePixels, declared or rendered,
 // and by MaxStreamBytes decoded; a page over a limit, without an image or
@@ -290,6 +292,8 @@ func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
 			return nil, fmt.Errorf("%w: a DCT image that is not a JPEG", ErrImageUndecodable)
 		}
 		return &PageImage{Data: data, Format: ImageJPEG, Width: w, Height: h}, nil
+	case "JPXDecode":
+		return d.jpxImage(sd, w, h)
 	case "CCITTFaxDecode", "CCF":
 		if len(filters) != 1 {
 			return nil, fmt.Errorf("%w: a CCITT image behind another filter", ErrImageUndecodable)

@@ -768,9 +768,10 @@ func scripts(l *textLine, a, b *frag) bool {
 		math.Abs(a.y-b.y) > 0.3*math.Min(a.size, b.size)
 }
 
-// wideGap is the blank, in font sizes, that Line.Gaps records: wider
-// than any word space.
-const wideGap = 1.5
+// WideGap is the blank, in font sizes, that Line.Gaps records: wider
+// than any word space. Lines made of recognised words (OCR) record their
+// gaps by the same measure.
+const WideGap = 1.5
 
 // lineText joins a line's glyphs left to right and reports whether most
 // characters are bold, the most common glyph size, and the line's wide
@@ -823,7 +824,7 @@ func lineText(l *textLine) (string, bool, float64, []Gap) {
 				ref := math.Max(prev.size, g.size)
 				if pendingSpace || gap > wordGap*ref || footnoteMark(prev, g) {
 					emit(" ")
-					if stats && gap > wideGap*ref && len(gaps) < maxGaps {
+					if stats && gap > WideGap*ref && len(gaps) < MaxGaps {
 						gaps = append(gaps, Gap{At: sb.Len(), X: g.x})
 					}
 				}
@@ -873,8 +874,8 @@ func lineText(l *textLine) (string, bool, float64, []Gap) {
 	return out, n > 0 && boldN*2 > n, best, gaps
 }
 
-// maxGaps bounds the gaps recorded for one line.
-const maxGaps = 32
+// MaxGaps bounds the gaps recorded for one line (Line.Gaps).
+const MaxGaps = 32
 
 // footnoteMark reports a raised, smaller digit (a footnote or affiliation
 // mark) followed by a letter of the line's own size: set tight against the

@@ -140,5 +140,7 @@ func (d *Directory) indexFilter(ctx context.Context, scanCap int) (*Library, *li
 	if err != nil {
 		return nil, nil, err
 	}
+	// A provisional state's rescan starts after the directory's own
+	// search (checkLater), which follows the statistics.
 	return d.lib, st.filter, nil
 }

@@ -59,7 +59,7 @@ type dirState struct {
 	took      time.Duration    // how long the scan took
 	// provisional: papers already indexed were stamped from the index,
 	// not from their files (the first scan of a process); a rescan starts
-	// at once to check them.
+	// as soon as the first search over it has answered (checkLater).
 	provisional bool
 	// ensured is the last snapshot in which every item was found indexed
 	// at its stamp: until the index changes, searches skip that check.
@@ -248,6 +248,10 @@ func (d *Directory) Search(ctx context.Context, q sources.Query) (*sources.Resul
 	if err != nil {
 		return nil, err
 	}
+	// The rescan that checks a provisional state starts once this search
+	// has answered: on a small machine it would otherwise take the cores
+	// the first answer of a new process waits for.
+	defer d.checkLater(st)
 	res, err := d.lib.searchIndexAt(ctx, start, st.items, st.filter, q, d.ref, &st.ensured)
 	if err != nil {
 		return nil, err
@@ -343,11 +347,21 @@ func (d *Directory) current(ctx context.Context, scanCap int) (*dirState, error)
 	}
 	d.mu.Lock()
 	d.state = st
-	if st.provisional && !d.refreshing {
-		d.refreshing = d.lib.background(func() { d.refresh(st) })
-	}
 	d.mu.Unlock()
 	return st, nil
+}
+
+// checkLater starts the rescan that checks a provisional state (see
+// dirState.provisional), unless one runs or st is no longer current.
+func (d *Directory) checkLater(st *dirState) {
+	if !st.provisional {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.state == st && !d.refreshing {
+		d.refreshing = d.lib.background(func() { d.refresh(st) })
+	}
 }
 
 // refresh rescans in the background and swaps in the new state.

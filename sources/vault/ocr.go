@@ -60,8 +60,9 @@ func (noOCR) Recognize(context.Context, ocr.Image) (*ocr.Result, error) {
 	return nil, ocr.ErrUnavailable
 }
 
-// ocrVersion changes whenever what the OCR cache holds changes.
-const ocrVersion = "ocr-1"
+// ocrVersion changes whenever what the OCR cache holds changes: ocr-2
+// records the lines' wide gaps (pdf.Line.Gaps).
+const ocrVersion = "ocr-2"
 
 // ocrPage is one page's recognition, as the OCR cache keeps it: its text
 // and lines, or why it has none.
@@ -355,7 +356,8 @@ func (f *pdfFile) recognise(ctx context.Context, eng OCREngine, doc *pdf.Documen
 		go func() {
 			defer wg.Done()
 			for r := range jobs {
-				p := recognisePage(ctx, eng, r, doc.Pages[r.Page-1].Height)
+				pg := &doc.Pages[r.Page-1]
+				p := recognisePage(ctx, eng, r, pg.Width, pg.Height)
 				f.l.ocrProgress(1)
 				if p == nil {
 					continue
@@ -401,9 +403,9 @@ func (l *Library) ocrProgress(n int) {
 }
 
 // recognisePage reads one page image with eng; nil when the caller's
-// context ended (nothing is known of the page then). height is the page's
-// height in points, for the lines' font sizes.
-func recognisePage(ctx context.Context, eng OCREngine, r pdf.ImageResult, height float64) *ocrPage {
+// context ended (nothing is known of the page then). width and height are
+// the page's size in points, for the lines' font sizes and gaps.
+func recognisePage(ctx context.Context, eng OCREngine, r pdf.ImageResult, width, height float64) *ocrPage {
 	if r.Err != nil {
 		if errors.Is(r.Err, pdf.ErrNoImage) {
 			return &ocrPage{Reason: "the page is blank: it has no image"}
@@ -429,7 +431,7 @@ func recognisePage(ctx context.Context, eng OCREngine, r pdf.ImageResult, height
 	case len(res.Text)+len(res.Words)*16 > pdf.MaxPageText:
 		return &ocrPage{Reason: "the recognised text is over the text bytes per page limit"}
 	}
-	return &ocrPage{Text: res.Text, Lines: ocrLines(res, height), Confidence: roundConfidence(res.Confidence)}
+	return &ocrPage{Text: res.Text, Lines: ocrLines(res, width, height), Confidence: roundConfidence(res.Confidence)}
 }
 
 // imageReason says in a few words why a page image could not be had.
@@ -446,39 +448,22 @@ func imageReason(err error) string {
 	return "malformed"
 }
 
-// ocrLines groups the words of res into the lines of a page height points
-// high, each with its box, its font size (the words' height) and its
-// offset in res.Text.
-func ocrLines(res *ocr.Result, height float64) []pdf.Line {
+// ocrLines groups the words of res into the lines of a page width by
+// height points, each with its box, its font size (the words' mean
+// height), its offset in res.Text and its wide gaps: the blanks between
+// consecutive words wider than pdf.WideGap font sizes, as a text layer's
+// lines record them (at most pdf.MaxGaps a line).
+func ocrLines(res *ocr.Result, width, height float64) []pdf.Line {
 	var lines []pdf.Line
-	var hsum float64
-	var n int
+	for i := 0; i < len(res.Words); {
+		j := i + 1
+		for j < len(res.Words) && res.Words[j].Line == res.Words[i].Line {
+			j++
+		}
+		lines = append(lines, ocrLine(res.Words[i:j], width, height))
+		i = j
+	}
 	at := 0
-	flush := func() {
-		if len(lines) > 0 && n > 0 {
-			lines[len(lines)-1].FontSize = hsum / float64(n) * height
-		}
-		hsum, n = 0, 0
-	}
-	for i, w := range res.Words {
-		if i == 0 || w.Line != res.Words[i-1].Line {
-			flush()
-			lines = append(lines, pdf.Line{Box: pdf.Box{X: w.X, Y: w.Y, W: w.W, H: w.H}})
-		} else {
-			l := &lines[len(lines)-1]
-			x1, y1 := max(l.Box.X+l.Box.W, w.X+w.W), max(l.Box.Y+l.Box.H, w.Y+w.H)
-			l.Box.X, l.Box.Y = min(l.Box.X, w.X), min(l.Box.Y, w.Y)
-			l.Box.W, l.Box.H = x1-l.Box.X, y1-l.Box.Y
-		}
-		l := &lines[len(lines)-1]
-		if l.Text != "" {
-			l.Text += " "
-		}
-		l.Text += w.Text
-		hsum += w.H
-		n++
-	}
-	flush()
 	for i := range lines {
 		if j := strings.Index(res.Text[at:], lines[i].Text); j >= 0 {
 			lines[i].Start = at + j
@@ -488,6 +473,34 @@ func ocrLines(res *ocr.Result, height float64) []pdf.Line {
 		}
 	}
 	return lines
+}
+
+// ocrLine makes one line of a page width by height points of its words,
+// left to right.
+func ocrLine(ws []ocr.Word, width, height float64) pdf.Line {
+	l := pdf.Line{Box: pdf.Box{X: ws[0].X, Y: ws[0].Y, W: ws[0].W, H: ws[0].H}}
+	var hsum float64
+	for _, w := range ws {
+		x1, y1 := max(l.Box.X+l.Box.W, w.X+w.W), max(l.Box.Y+l.Box.H, w.Y+w.H)
+		l.Box.X, l.Box.Y = min(l.Box.X, w.X), min(l.Box.Y, w.Y)
+		l.Box.W, l.Box.H = x1-l.Box.X, y1-l.Box.Y
+		hsum += w.H
+	}
+	l.FontSize = hsum / float64(len(ws)) * height
+	var sb strings.Builder
+	for k, w := range ws {
+		if k > 0 {
+			sb.WriteByte(' ')
+			prev := ws[k-1]
+			gap := (w.X - (prev.X + prev.W)) * width
+			if gap > pdf.WideGap*l.FontSize && len(l.Gaps) < pdf.MaxGaps {
+				l.Gaps = append(l.Gaps, pdf.Gap{At: sb.Len(), X: w.X})
+			}
+		}
+		sb.WriteString(w.Text)
+	}
+	l.Text = sb.String()
+	return l
 }
 
 // markOCR sets the OCR mark of the hits whose page was recognised.

@@ -66,6 +66,10 @@ var processStart = time.Now()
 // skipPdftotext leaves out the pdftotext comparison (-pdftotext=false).
 var skipPdftotext bool
 
+// childrenOnly is -children-only: skip the cold build and the warm
+// searches, whose background rescans would compete with the new processes.
+var childrenOnly bool
+
 // progressLog is -progress: where the prewarm build's events go.
 var progressLog string
 
@@ -90,6 +94,7 @@ func main() {
 	child := flag.String("child", "", "internal: run as a new server process over this grant")
 	withPdftotext := flag.Bool("pdftotext", true, "real: time sequential pdftotext over the PDFs")
 	flag.StringVar(&progressLog, "progress", "", "build as a host's prewarm does and write its progress events to this file (JSON lines)")
+	flag.BoolVar(&childrenOnly, "children-only", false, "with -dir: time only the new processes over the kept vault's built index (nothing else runs in this process meanwhile)")
 	memLimit := flag.Int64("memlimit", mcp.MemoryLimit, "soft memory limit in bytes unless GOMEMLIMIT is set, as the server sets it (0: none)")
 	flag.Parse()
 	if os.Getenv("GOMEMLIMIT") == "" && *memLimit > 0 {
@@ -151,7 +156,7 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 	}
 	fmt.Printf("machine: %d cores, load average %s\n", numCPU(), loadAvg())
 
-	if len(pdfs) > 0 && !skipPdftotext {
+	if len(pdfs) > 0 && !skipPdftotext && !childrenOnly {
 		if _, err := exec.LookPath("pdftotext"); err == nil {
 			st := time.Now()
 			var cpu time.Duration
@@ -173,6 +178,9 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 	gr, next, err := writeGrant(ctx, dir)
 	if err != nil {
 		return err
+	}
+	if childrenOnly {
+		return spawnAll(ctx, gr, next, runs, warm, queries)
 	}
 	if progressLog != "" {
 		if err := prewarm(ctx, dir); err != nil {
@@ -257,25 +265,9 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 	fmt.Printf("warm context_search (%d searches, %d queries): p50 %v  p95 %v  max %v\n", warm, len(queries),
 		pct(lat, 0.5), pct(lat, 0.95), pct(lat, 1))
 
-	self, err := os.Executable()
-	if err != nil {
+	if err := spawnAll(ctx, gr, next, runs, warm, queries); err != nil {
 		return err
 	}
-	var firsts, inners []time.Duration
-	var rss []int64
-	for i := range runs {
-		if err := next(); err != nil {
-			return err
-		}
-		wall, inner, peak, err := spawn(ctx, self, gr, warm, queries[(i*7+3)%len(queries)])
-		if err != nil {
-			return err
-		}
-		firsts, inners, rss = append(firsts, wall), append(inners, inner), append(rss, peak)
-	}
-	slices.Sort(rss)
-	fmt.Printf("new process, index present: first search median %v (in-process %v) [runs %v]; peak RSS after %d more searches: median %.1f MB, max %.1f MB\n",
-		pct(firsts, 0.5), pct(inners, 0.5), roundAll(firsts), warm, float64(rss[len(rss)/2])/(1<<20), float64(rss[len(rss)-1])/(1<<20))
 
 	size, files := dirSize(filepath.Join(dir, agentero.Cache, "library"))
 	units := countUnits(dir)
@@ -417,6 +409,31 @@ func writeGrant(ctx context.Context, root string) (string, func() error, error) 
 		return err
 	}
 	return gr, next, nil
+}
+
+// spawnAll runs new server processes one after another, each in a turn of
+// its own, and prints their first searches and peak RSS.
+func spawnAll(ctx context.Context, gr string, next func() error, runs, warm int, queries []string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var firsts, inners []time.Duration
+	var rss []int64
+	for i := range runs {
+		if err := next(); err != nil {
+			return err
+		}
+		wall, inner, peak, err := spawn(ctx, self, gr, warm, queries[(i*7+3)%len(queries)])
+		if err != nil {
+			return err
+		}
+		firsts, inners, rss = append(firsts, wall), append(inners, inner), append(rss, peak)
+	}
+	slices.Sort(rss)
+	fmt.Printf("new process, index present: first search median %v (in-process %v) [runs %v]; peak RSS after %d more searches: median %.1f MB, max %.1f MB\n",
+		pct(firsts, 0.5), pct(inners, 0.5), roundAll(firsts), warm, float64(rss[len(rss)/2])/(1<<20), float64(rss[len(rss)-1])/(1<<20))
+	return nil
 }
 
 // spawn runs a new server process: the time to its first result as seen

@@ -1,0 +1,312 @@
+package jpx
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The fixtures in testdata are made by testdata/make.sh: crops of a page
+// of the sample vault coded by opj_compress with a spread of its options.
+// A lossless one decodes to its source exactly; a lossy one to what
+// opj_decompress decodes within lossyTolerance.
+var fixtures = []struct {
+	name  string
+	src   string // the source of a lossless fixture, the reference decoding of a lossy one
+	space Space
+}{
+	{"lossless-default.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-jp2.jp2", "gray.pgm", SpaceGray},
+	{"lossless-tiles.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-offset.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-lrcp.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-rlcp.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-rpcl.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-pcrl.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-cprl.j2k", "gray.pgm", SpaceUnknown},
+	{"lossy-poc.j2k", "lossy-poc.ref.pgm", SpaceUnknown},
+	{"lossless-tileparts.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-layerparts.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-cb16.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-cb4x64.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-levels0.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-levels7.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-bypass.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-reset.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-termall.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-vcausal.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-predterm.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-segsym.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-allmodes.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-bypass-layers.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-sop-eph.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-plt-tlm.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-roi.j2k", "gray.pgm", SpaceUnknown},
+	{"lossless-rgb.j2k", "rgb.ppm", SpaceUnknown},
+	{"lossless-rgb-jp2.jp2", "rgb.ppm", SpaceRGB},
+	{"lossless-16bit.j2k", "gray16.pgm", SpaceUnknown},
+	{"lossless-subsampled.j2k", "rgb.ppm", SpaceUnknown},
+	{"lossy-97.j2k", "lossy-97.ref.pgm", SpaceUnknown},
+	{"lossy-97-jp2.jp2", "lossy-97-jp2.ref.pgm", SpaceGray},
+	{"lossy-53-rate.j2k", "lossy-53-rate.ref.pgm", SpaceUnknown},
+	{"lossy-97-tiles.j2k", "lossy-97-tiles.ref.pgm", SpaceUnknown},
+	{"lossy-97-cb32x8.j2k", "lossy-97-cb32x8.ref.pgm", SpaceUnknown},
+	{"lossy-97-allmodes.j2k", "lossy-97-allmodes.ref.pgm", SpaceUnknown},
+	{"lossy-97-layers.j2k", "lossy-97-layers.ref.pgm", SpaceUnknown},
+	{"lossy-rgb-97.jp2", "lossy-rgb-97.ref.ppm", SpaceRGB},
+	{"lossy-97-subsampled.j2k", "lossy-97-subsampled.ref.ppm", SpaceUnknown},
+}
+
+// lossyTolerance: a lossy image decodes to the reference decoder's
+// samples within ±1 for at least this share of them. The 9/7 wavelet is
+// computed in floating point, and the order of its operations (and so the
+// rounding of a sample that falls near .5) differs between decoders; a
+// difference of more than 1 in any sample is a decoding error.
+const lossyTolerance = 0.999
+
+func readFixture(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// compare checks img's components against want's (as opj_decompress
+// writes them, each of its own size): exactly, or within ±1 for share of
+// the samples and never by more; it returns a description of the
+// differences, "" when there are none to report.
+func compare(img *Image, want pnm, exact bool) string {
+	if len(img.Components) != len(want.comps) {
+		return fmt.Sprintf("decoded %d components, want %d", len(img.Components), len(want.comps))
+	}
+	for _, c := range img.Components {
+		if c.Width != want.w || c.Height != want.h {
+			return fmt.Sprintf("decoded a component of %dx%d, want %dx%d", c.Width, c.Height, want.w, want.h)
+		}
+	}
+	differ, far, n := 0, 0, 0
+	for c, wc := range want.comps {
+		for i, v := range img.Components[c].Pix {
+			n++
+			switch d := int(v) - int(wc[i]); {
+			case d > 1 || d < -1:
+				far++
+			case d != 0:
+				differ++
+			}
+		}
+	}
+	switch {
+	case exact && differ+far > 0:
+		return fmt.Sprintf("%d of %d samples differ", differ+far, n)
+	case far > 0:
+		return fmt.Sprintf("%d of %d samples differ by more than 1", far, n)
+	case float64(n-differ)/float64(n) < lossyTolerance:
+		return fmt.Sprintf("%d of %d samples differ by 1", differ, n)
+	}
+	return ""
+}
+
+func TestDecodeFixtures(t *testing.T) {
+	for _, f := range fixtures {
+		t.Run(f.name, func(t *testing.T) {
+			img, err := Decode(readFixture(t, f.name), 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if img.Space != f.space {
+				t.Errorf("colour space %d, want %d", img.Space, f.space)
+			}
+			want := readPNM(t, readFixture(t, f.src))
+			if d := compare(img, want, strings.HasPrefix(f.name, "lossless")); d != "" {
+				t.Error(d)
+			}
+		})
+	}
+}
+
+// TestDecodeFreshEncodes codes the fixtures' sources anew with
+// opj_compress, where it is installed, and compares the decoding with the
+// source (lossless) or with opj_decompress's (lossy).
+func TestDecodeFreshEncodes(t *testing.T) {
+	enc, err1 := exec.LookPath("opj_compress")
+	dec, err2 := exec.LookPath("opj_decompress")
+	if err1 != nil || err2 != nil {
+		t.Skip("libopenjp2-tools is not installed")
+	}
+	cases := []struct {
+		src, ext string
+		opts     []string
+		lossy    bool
+	}{
+		{"gray.pgm", "j2k", []string{"-t", "40,72", "-p", "PCRL", "-n", "4", "-b", "8,32"}, false},
+		{"gray.pgm", "jp2", []string{"-p", "CPRL", "-c", "[32,32],[16,16]", "-M", "9", "-r", "30,3,1"}, false},
+		{"gray.pgm", "j2k", []string{"-I", "-r", "12", "-t", "96,64", "-p", "RPCL"}, true},
+		{"gray.pgm", "j2k", []string{"-I", "-q", "30", "-M", "38", "-n", "2"}, true},
+		{"rgb.ppm", "jp2", []string{"-t", "33,47", "-M", "6"}, false},
+		{"rgb.ppm", "j2k", []string{"-I", "-r", "15,5", "-p", "LRCP", "-SOP", "-EPH"}, true},
+	}
+	dir := t.TempDir()
+	for i, c := range cases {
+		t.Run(strings.Join(c.opts, " "), func(t *testing.T) {
+			src := filepath.Join("testdata", c.src)
+			coded := filepath.Join(dir, fmt.Sprintf("%d.%s", i, c.ext))
+			if b, err := exec.Command(enc, append([]string{"-i", src, "-o", coded}, c.opts...)...).CombinedOutput(); err != nil {
+				t.Fatalf("opj_compress: %v: %s", err, b)
+			}
+			ref := src
+			if c.lossy {
+				ref = filepath.Join(dir, fmt.Sprintf("%d.ref%s", i, filepath.Ext(c.src)))
+				if b, err := exec.Command(dec, "-i", coded, "-o", ref).CombinedOutput(); err != nil {
+					t.Fatalf("opj_decompress: %v: %s", err, b)
+				}
+			}
+			data, err := os.ReadFile(coded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := Decode(data, 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := compare(img, readPNM(t, want), !c.lossy); d != "" {
+				t.Error(d)
+			}
+		})
+	}
+}
+
+// codestreamOf builds a codestream of comps grey 8-bit components, the given
+// size and tiles, a default COD and QCD, and one empty tile-part.
+func codestreamOf(w, h, tw, th int, comps int) []byte {
+	var b []byte
+	u16 := func(v int) { b = append(b, byte(v>>8), byte(v)) }
+	u32 := func(v int) { b = append(b, byte(v>>24), byte(v>>16), byte(v>>8), byte(v)) }
+	u16(mSOC)
+	u16(mSIZ)
+	u16(38 + 3*comps)
+	u16(0)
+	u32(w)
+	u32(h)
+	u32(0)
+	u32(0)
+	u32(tw)
+	u32(th)
+	u32(0)
+	u32(0)
+	u16(comps)
+	for range comps {
+		b = append(b, 7, 1, 1)
+	}
+	u16(mCOD)
+	u16(12)
+	b = append(b, 0, 0, 0, 1, 0, 0, 4, 4, 0, 1)
+	u16(mQCD)
+	u16(4)
+	b = append(b, 0x40, 8<<3)
+	u16(mSOT)
+	u16(10)
+	u16(0)
+	u32(0)
+	b = append(b, 0, 1)
+	u16(mSOD)
+	b = append(b, 0)
+	u16(mEOC)
+	return b
+}
+
+func TestDecodeBounds(t *testing.T) {
+	blank := codestreamOf(16, 16, 16, 16, 1)
+	const cod = 2 + 2 + 41 // SOC, SIZ
+	part2 := append(append(append([]byte(nil), blank[:cod]...), 0xFF, 0x72, 0, 3, 0), blank[cod:]...)
+	ht := append([]byte(nil), blank...)
+	ht[cod+4+1+4+3] = 0x40 // the COD's code-block style: high throughput (Part 15)
+	cases := []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"a tiny codestream of 100000×100000 pixels", codestreamOf(100000, 100000, 100000, 100000, 1), ErrTooManyPixels},
+		{"65535 tiles", codestreamOf(65535, 1, 1, 1, 1), ErrTooLarge},
+		{"5 components", codestreamOf(16, 16, 16, 16, 5), ErrUnsupported},
+		{"not JPEG 2000", []byte("%PDF-1.4"), ErrMalformed},
+		{"a Part 2 marker", part2, ErrUnsupported},
+		{"high-throughput code-blocks", ht, ErrUnsupported},
+		{"a JP2 signature and nothing", readFixture(t, "lossless-jp2.jp2")[:12], ErrMalformed},
+		{"no codestream past SIZ", readFixture(t, "lossless-default.j2k")[:60], ErrMalformed},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := Decode(c.data, 64<<20)
+			if !errors.Is(err, c.want) {
+				t.Errorf("got %v, want %v", err, c.want)
+			}
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+	// A blank tile of 16×16 decodes.
+	img, err := Decode(codestreamOf(16, 16, 16, 16, 1), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range img.Components[0].Pix {
+		if v != 128 {
+			t.Fatalf("a blank tile decoded to %d, want 128", v)
+		}
+	}
+}
+
+// TestDecodeTruncated: a fixture cut anywhere decodes to an error or an
+// image (what its data had), without a panic, quickly.
+func TestDecodeTruncated(t *testing.T) {
+	for _, name := range []string{"lossless-default.j2k", "lossy-97-layers.j2k", "lossless-allmodes.j2k", "lossless-rgb-jp2.jp2", "lossless-tileparts.j2k"} {
+		data := readFixture(t, name)
+		start := time.Now()
+		for n := 0; n < len(data); n += 1 + n/8 {
+			img, err := Decode(data[:n], 1<<20)
+			if err == nil && (img == nil || len(img.Components) == 0) {
+				t.Fatalf("%s cut at %d: no image and no error", name, n)
+			}
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%s: %v for its cuts", name, d)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, fx := range fixtures {
+		if !strings.Contains(fx.name, "rgb") {
+			f.Add(readFixture(f, fx.name))
+		}
+	}
+	f.Add(codestreamOf(16, 16, 16, 16, 1))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// A hang fails the input (the fuzzer keeps it) rather than the
+		// time left to fuzzing.
+		timer := time.AfterFunc(10*time.Second, func() { panic("Decode ran over 10 s") })
+		defer timer.Stop()
+		img, err := Decode(data, 1<<18)
+		if err == nil {
+			for _, c := range img.Components {
+				if len(c.Pix) != c.Width*c.Height {
+					t.Fatalf("a component of %dx%d has %d samples", c.Width, c.Height, len(c.Pix))
+				}
+			}
+		}
+	})
+}

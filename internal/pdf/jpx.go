@@ -1,0 +1,108 @@
+package pdf
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	"github.com/researchctx/researchctx/internal/jpx"
+)
+
+// jpxImage decodes a JPXDecode (JPEG 2000) image to grey, within
+// MaxImagePixels. The colour space is the image's own (its JP2 header,
+// else its number of components) unless the dictionary gives one;
+// /Decode and /SMaskInData, which do not change what a page says, are
+// not applied. What the decoder does not decode is ErrImageUndecodable,
+// for the renderer.
+func (d *doc) jpxImage(sd types.StreamDict, w, h int) (*PageImage, error) {
+	if int64(w*h) > d.budget {
+		d.budget, d.spent = 0, &LimitError{Limit: LimitDocBytes, Max: MaxDocumentBytes}
+		return nil, d.spent
+	}
+	data, err := d.streamBytes(sd)
+	if err != nil {
+		return nil, err
+	}
+	img, err := jpx.Decode(data, MaxImagePixels)
+	switch {
+	case errors.Is(err, jpx.ErrTooManyPixels):
+		return nil, &LimitError{Limit: LimitImagePixels, Max: MaxImagePixels}
+	case err != nil:
+		return nil, fmt.Errorf("%w: a JPX image: %v", ErrImageUndecodable, err)
+	}
+	gray, comps, err := d.jpxGray(sd, img)
+	if err != nil {
+		return nil, err
+	}
+	w, h = img.Width, img.Height
+	hdr := fmt.Sprintf("P5\n%d %d\n255\n", w, h)
+	out := make([]byte, len(hdr)+w*h)
+	copy(out, hdr)
+	px := out[len(hdr):]
+	samples := make([]int, comps)
+	maxv := make([]int, comps)
+	for c := range comps {
+		maxv[c] = 1<<img.Components[c].Depth - 1
+	}
+	same := true
+	for _, c := range img.Components[:comps] {
+		same = same && c.Dx == 1 && c.Dy == 1 && c.Width == w && c.Height == h && c.Depth == img.Components[0].Depth
+	}
+	for y := range h {
+		for x := range w {
+			for c := range comps {
+				if same {
+					samples[c] = int(img.Components[c].Pix[y*w+x])
+				} else {
+					// Sub-sampled or of mixed depths: each scaled to the
+					// first's range.
+					samples[c] = int(img.At(c, x, y)) * maxv[0] / maxv[c]
+				}
+			}
+			px[y*w+x] = gray(samples, maxv[0])
+		}
+	}
+	d.budget -= int64(w * h)
+	return &PageImage{Data: out, Format: ImagePNM, Width: w, Height: h}, nil
+}
+
+// jpxGray returns how a decoded JPX image's samples become grey levels
+// (as grayMap does for other images) and how many components are read.
+func (d *doc) jpxGray(sd types.StreamDict, img *jpx.Image) (func([]int, int) byte, int, error) {
+	n := len(img.Components)
+	if cs := sd.Dict["ColorSpace"]; cs != nil {
+		gray, comps, err := d.grayMap(cs, false, 8)
+		if err != nil {
+			return nil, 0, err
+		}
+		if comps > n {
+			return nil, 0, fmt.Errorf("%w: a JPX image of %d components in a colour space of %d", ErrImageUndecodable, n, comps)
+		}
+		return gray, comps, nil
+	}
+	scale := func(v, maxv int) byte { return byte(v * 255 / maxv) }
+	luma := func(s []int, maxv int) byte { return scale(s[0], maxv) }
+	colour := func(k int) func([]int, int) byte {
+		return func(s []int, maxv int) byte {
+			var b [4]byte
+			for i := range k {
+				b[i] = scale(s[i], maxv)
+			}
+			return grayOf(b[:k], 255)
+		}
+	}
+	switch {
+	case img.Space == jpx.SpaceGray, img.Space == jpx.SpaceYCC, img.Space == jpx.SpaceUnknown && n < 3:
+		// Grey, or luma and chroma: the first component is the grey.
+		return luma, 1, nil
+	case (img.Space == jpx.SpaceRGB || img.Space == jpx.SpaceUnknown) && n >= 3:
+		if img.Space == jpx.SpaceUnknown && n == 4 {
+			return colour(4), 4, nil
+		}
+		return colour(3), 3, nil
+	case img.Space == jpx.SpaceCMYK && n >= 4:
+		return colour(4), 4, nil
+	}
+	return nil, 0, fmt.Errorf("%w: a JPX image of %d components in colour space %d", ErrImageUndecodable, n, img.Space)
+}
