@@ -267,71 +267,13 @@ func TestOCRTesseract(t *testing.T) {
 	}
 }
 
-// TestOCRFaxWithoutRenderer: a page scanned in CCITT Group 4, the coding of
-// most archive scans, is recognised from its own image data when pdftoppm
-// is not on PATH, so a library needs only the OCR program.
-func TestOCRFaxWithoutRenderer(t *testing.T) {
-	prog, err := exec.LookPath("tesseract")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tesseract is not installed (CI installs it)")
-		}
-		t.Skip("tesseract is not installed")
-	}
-	eng, err := ocr.NewTesseract(context.Background(), prog, []string{"eng"}, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", t.TempDir()) // no pdftoppm to fall back on
-	fax, err := os.ReadFile(filepath.Join("..", "..", "internal", "pdf", "testdata", "fax-g4.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := scanVault(t)
-	writeFiles(t, root, map[string]string{"downloads/fax.pdf": string(fax)})
-	lib := openWith(t, root, t.TempDir(), eng)
-	doc, _ := readPDF(t, lib, "downloads/fax.pdf")
-	p := doc.Parts[0]
-	if p.OCR == nil || !strings.Contains(p.Text, "Strided Block Attention") || !strings.Contains(p.Text, "Northbridge Institute") {
-		t.Fatalf("page 1: ocr %+v, text %.300q", p.OCR, p.Text)
-	}
-}
-
-// TestOCRJPXWithoutRenderer: a page scanned in JPEG 2000, the coding of
-// many digitised archives, is recognised from its own image data when
-// pdftoppm is not on PATH.
-func TestOCRJPXWithoutRenderer(t *testing.T) {
-	prog, err := exec.LookPath("tesseract")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tesseract is not installed (CI installs it)")
-		}
-		t.Skip("tesseract is not installed")
-	}
-	eng, err := ocr.NewTesseract(context.Background(), prog, []string{"eng"}, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", t.TempDir()) // no pdftoppm to fall back on
-	scan, err := os.ReadFile(filepath.Join("..", "..", "internal", "pdf", "testdata", "jpx-page.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := scanVault(t)
-	writeFiles(t, root, map[string]string{"downloads/jpx.pdf": string(scan)})
-	lib := openWith(t, root, t.TempDir(), eng)
-	doc, _ := readPDF(t, lib, "downloads/jpx.pdf")
-	p := doc.Parts[0]
-	if p.OCR == nil || !strings.Contains(p.Text, "Strided Block Attention") || !strings.Contains(p.Text, "Northbridge Institute") {
-		t.Fatalf("page 1: ocr %+v, text %.300q", p.OCR, p.Text)
-	}
-}
-
-// TestOCRJBIG2WithoutRenderer: pages scanned in JBIG2, as Acrobat, ABBYY
-// and jbig2enc store bitonal scans (a generic region; a text region with
-// its symbol dictionary in /JBIG2Globals), are recognised from their own
-// image data when pdftoppm is not on PATH.
-func TestOCRJBIG2WithoutRenderer(t *testing.T) {
+// TestOCRScanWithoutRenderer: a page scanned in any coding the PDF
+// package decodes itself is recognised from its own image data when
+// pdftoppm is not on PATH, so a library needs only the OCR program: CCITT
+// Group 4 (most archive scans), JPEG 2000 (many digitised archives) and
+// JBIG2 as Acrobat, ABBYY and jbig2enc store bitonal scans (a generic
+// region; a text region with its symbol dictionary in /JBIG2Globals).
+func TestOCRScanWithoutRenderer(t *testing.T) {
 	prog, err := exec.LookPath("tesseract")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -345,7 +287,7 @@ func TestOCRJBIG2WithoutRenderer(t *testing.T) {
 	}
 	t.Setenv("PATH", t.TempDir()) // no pdftoppm to fall back on
 	files := map[string]string{}
-	for _, name := range []string{"jbig2-generic.pdf", "jbig2-globals.pdf"} {
+	for _, name := range []string{"fax-g4.pdf", "jpx-page.pdf", "jbig2-generic.pdf", "jbig2-globals.pdf"} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "internal", "pdf", "testdata", name))
 		if err != nil {
 			t.Fatal(err)
