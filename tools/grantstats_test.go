@@ -147,17 +147,24 @@ func completeSearch(t *testing.T, gr, q string) *tools.SearchOutput {
 		t.Fatal(err)
 	}
 	defer ts.Close()
+	return indexedSearch(t, ts, tools.SearchInput{Query: q})
+}
+
+// indexedSearch repeats a search until its answer is complete: on a busy
+// machine the first answers may come from a partial index.
+func indexedSearch(t *testing.T, ts *tools.Toolset, in tools.SearchInput) *tools.SearchOutput {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		out, err := ts.Search(ctx, tools.SearchInput{Query: q})
+		out, err := ts.Search(context.Background(), in)
 		if err != nil {
-			t.Fatalf("search %q: %v", q, err)
+			t.Fatalf("search %q: %v", in.Query, err)
 		}
 		if out.Indexing.Total == 0 {
 			return out
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("search %q: indexing never ended (%+v)", q, out.Indexing)
+			t.Fatalf("search %q: indexing never ended (%+v)", in.Query, out.Indexing)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -211,7 +211,6 @@ func TestFolderSearchFindsMarks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}, "downloads", "papers/vision")
-	ctx := context.Background()
 	for _, tc := range []struct {
 		query, folder string
 		want          tools.Card
@@ -224,10 +223,7 @@ func TestFolderSearchFindsMarks(t *testing.T) {
 		{"quokka stem convolutional baseline", "papers/vision", tools.Card{Path: file, Page: 2, CitationURI: file, Excerpt: "patch tokens",
 			Mark: tools.CardMark{Kind: "highlight", Comment: "Weigh the quokka stem against our convolutional baseline."}}},
 	} {
-		out, err := f.ts.Search(ctx, tools.SearchInput{Query: tc.query, Source: tc.folder})
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := indexedSearch(t, f.ts, tools.SearchInput{Query: tc.query, Source: tc.folder})
 		if len(out.Cards) == 0 {
 			t.Fatalf("%q: no cards", tc.query)
 		}

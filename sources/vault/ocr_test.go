@@ -206,7 +206,9 @@ func TestOCRBadEngine(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			lib := openWith(t, scanVault(t), t.TempDir(), tc.eng)
-			if res := search(t, lib, "downloads", "quokkas hollow logs"); len(res.Hits) == 0 || res.Hits[0].Path != "downloads/notes.pdf" {
+			// Until the build has been through the scanned pages, a read
+			// says they are still being recognised.
+			if res := searchAll(t, lib, "downloads", "quokkas hollow logs"); len(res.Hits) == 0 || res.Hits[0].Path != "downloads/notes.pdf" {
 				t.Errorf("the text PDF is not found: %+v", res.Hits)
 			}
 			doc, md := readPDF(t, lib, "downloads/scan.pdf")
