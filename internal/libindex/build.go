@@ -626,7 +626,14 @@ func (w *writer) mergeIDs(pick []uint64) error {
 		nm.entries[k] = e
 	}
 	x.merges.Add(1)
-	return w.publish(nm, []*segment{seg})
+	if err := w.publish(nm, []*segment{seg}); err != nil {
+		return err
+	}
+	// The inputs' files go now, not when the build ends: a long build of
+	// a large library would otherwise hold every segment it merged away,
+	// on disk and in x.segs.
+	w.removeOrphans()
+	return nil
 }
 
 // removeOrphans deletes segment files the manifest does not list: merged

@@ -457,7 +457,23 @@ func manifestStat(dir *safefs.Dir) string {
 // rebuilt. A segment that cannot be loaded is left out with its items, so
 // they are extracted again. Called with x.mu held.
 func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
-	var m *manifest
+	// A writer removes the segments it merged away as soon as it
+	// publishes the merge: a segment of the manifest read that is gone
+	// when it is mapped means a newer manifest, read again.
+	for range 3 {
+		m, gone, err := x.loadManifestOnce(dir, true)
+		if !gone {
+			return m, err
+		}
+	}
+	m, _, err := x.loadManifestOnce(dir, false)
+	return m, err
+}
+
+// loadManifestOnce is one attempt of loadManifest. With retry, a segment
+// the manifest lists that no longer exists ends it, reporting gone;
+// without, that segment is left out as a damaged one is.
+func (x *Index) loadManifestOnce(dir *safefs.Dir, retry bool) (m *manifest, gone bool, err error) {
 	data, err := dir.ReadSealed(manifestName, maxManifest)
 	if err == nil {
 		m, err = decodeManifest(data)
@@ -469,7 +485,7 @@ func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			err = nil
 		}
-		return x.newManifest(), err
+		return x.newManifest(), false, err
 	}
 	// Segments not yet loaded are mapped and their heads checked on all
 	// cores; the rest of each is checked as searches read it.
@@ -480,6 +496,7 @@ func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
 		}
 	}
 	loaded := make([]*segment, len(need))
+	var missing atomic.Bool
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, id := range need {
@@ -491,7 +508,10 @@ func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			loaded[i], _ = readSegment(dir, id)
+			var err error
+			if loaded[i], err = readSegment(dir, id); errors.Is(err, fs.ErrNotExist) {
+				missing.Store(true)
+			}
 		}()
 	}
 	wg.Wait()
@@ -499,6 +519,9 @@ func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
 		if s != nil {
 			x.segs[s.id] = s
 		}
+	}
+	if retry && missing.Load() {
+		return nil, true, nil
 	}
 	usable := func(id uint64) bool { return x.segs[id] != nil && !x.bad[id] }
 	keep := m.segs[:0]
@@ -513,7 +536,7 @@ func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
 			delete(m.entries, k)
 		}
 	}
-	return m, nil
+	return m, false, nil
 }
 
 // snapshotOf makes the searchable snapshot of m, whose segments are

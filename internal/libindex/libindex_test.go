@@ -783,6 +783,91 @@ func TestTieredMerges(t *testing.T) {
 	}
 }
 
+// TestMergedAwayRemoved checks that a build removes the segments it
+// merges away as it goes, not when it ends: every time an item is
+// extracted, the index folder holds at most one segment file more than
+// the published manifest lists (a merge's output not yet published), and
+// the build's own table of segments no more than the folder. Before, a
+// long build kept every segment it had merged away until its end, on
+// disk and in memory.
+func TestMergedAwayRemoved(t *testing.T) {
+	lib := newLibrary(400, 13)
+	dir := t.TempDir()
+	var (
+		x     *Index
+		mu    sync.Mutex
+		worst int
+		segs  int
+	)
+	extract := func(ctx context.Context, key string) ([]Unit, error) {
+		if x != nil {
+			listed, files := 0, 0
+			x.mu.Lock()
+			if x.snap != nil {
+				listed = len(x.snap.man.segs)
+			}
+			inMemory := len(x.segs)
+			x.mu.Unlock()
+			des, _ := os.ReadDir(dir)
+			for _, de := range des {
+				if _, ok := parseSegmentName(de.Name()); ok {
+					files++
+				}
+			}
+			mu.Lock()
+			worst = max(worst, files-listed)
+			segs = max(segs, inMemory-files)
+			mu.Unlock()
+		}
+		return lib.extract(ctx, key)
+	}
+	x = Open(Options{Dir: dir, Extract: extract, BufferBytes: 4 << 10, MaxSegmentBytes: 24 << 10, MaxSegments: 1000})
+	defer x.Close()
+	wait(t, x.Ensure(lib.items(), "", nil))
+	if x.merges.Load() < 3 {
+		t.Fatalf("%d merges: the build did not merge enough to tell", x.merges.Load())
+	}
+	if worst > 1 {
+		t.Errorf("the folder held %d segment files the manifest did not list", worst)
+	}
+	if segs > 1 {
+		t.Errorf("the build kept %d segments more than the folder holds", segs)
+	}
+}
+
+// TestMissingSegmentLeftOut: a manifest that lists a segment file no
+// longer there (removed by a writer's merge after the manifest was read,
+// and still gone after the reads again) loads without it, and the items
+// it held are extracted again.
+func TestMissingSegmentLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	lib := newLibrary(60, 17)
+	x := Open(Options{Dir: dir, Extract: lib.extract, BufferBytes: 4 << 10, MaxSegments: 1000})
+	wait(t, x.Ensure(lib.items(), "", nil))
+	x.Close()
+	segs, _ := filepath.Glob(filepath.Join(dir, "seg-*"))
+	if len(segs) < 2 {
+		t.Fatalf("%d segments, want several", len(segs))
+	}
+	if err := os.Remove(segs[0]); err != nil {
+		t.Fatal(err)
+	}
+	lib.resetCalls()
+	y := Open(Options{Dir: dir, Extract: lib.extract, BufferBytes: 4 << 10, MaxSegments: 1000})
+	defer y.Close()
+	snap := y.Snapshot()
+	if n, all := snap.Docs(), 2*len(lib.items()); n == 0 || n >= all {
+		t.Fatalf("%d documents without the removed segment, want some of %d", n, all)
+	}
+	wait(t, y.Ensure(lib.items(), "", nil))
+	if n := y.Snapshot().Docs(); n != 2*len(lib.items()) {
+		t.Errorf("%d documents after the items were extracted again, want %d", n, 2*len(lib.items()))
+	}
+	if got := len(lib.resetCalls()); got == 0 || got >= len(lib.items()) {
+		t.Errorf("%d items extracted again, want those of the removed segment only", got)
+	}
+}
+
 // TestJobRate checks a build's pace: items and pages per second over the
 // samples kept, and the time left for the items queued.
 func TestJobRate(t *testing.T) {
