@@ -47,7 +47,7 @@ func TestParseMetadataLenient(t *testing.T) {
 	}
 }
 
-func write(t *testing.T, dir, rel, content string) {
+func write(t testing.TB, dir, rel, content string) {
 	t.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -166,7 +166,7 @@ func TestCatalogueCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cacheFile := filepath.Join(dir, ".agentero", "cache", "catalogue.gob")
+	cacheFile := filepath.Join(dir, ".agentero", "cache", "catalogue.bin")
 	if st, err := os.Stat(cacheFile); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("catalogue cache: %v", err)
 	}
