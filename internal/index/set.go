@@ -33,7 +33,7 @@ func NewSet(segs ...*Index) *Set {
 func (s *Set) Len() int {
 	n := 0
 	for _, ix := range s.segs {
-		n += len(ix.keys)
+		n += ix.Len()
 	}
 	return n
 }
@@ -62,7 +62,7 @@ func (s *Set) Scope(mask [][]bool) *Scope {
 		if none {
 			continue
 		}
-		for d := range ix.keys {
+		for d := range ix.Len() {
 			if m == nil || (d < len(m) && m[d]) {
 				sc.n++
 				title += uint64(ix.titleLen[d])
@@ -154,7 +154,7 @@ func (q *Query) Search(k int, allow [][]bool) ([]SetHit, int) {
 		if none {
 			continue
 		}
-		scores := make([]float64, len(ix.keys))
+		scores := make([]float64, ix.Len())
 		var matched []uint32
 		for _, qt := range terms[si] {
 			if !qt.known {
@@ -175,7 +175,7 @@ func (q *Query) Search(k int, allow [][]bool) ([]SetHit, int) {
 		}
 		total += len(matched)
 		for _, d := range matched {
-			top.push(SetHit{Seg: si, Hit: Hit{Doc: int(d), Key: ix.keys[d], Score: scores[d]}})
+			top.push(SetHit{Seg: si, Hit: Hit{Doc: int(d), Key: ix.Key(int(d)), Score: scores[d]}})
 		}
 	}
 	hits := top.h
