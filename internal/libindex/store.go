@@ -162,11 +162,11 @@ type segment struct {
 	// (heads) and where its text lies (texts), not the fields
 	// themselves, which few of a segment's units are ever read for.
 	units    []atomic.Pointer[Unit]
-	heads    []int // where unit d's fields start in data
-	texts    []int // unit d's text is data[textBase+texts[d] : textBase+texts[d+1]]
-	textBase int   // where the texts start in data
-	headEnd  int   // where the head (and so the last unit's fields) ends
-	data  []byte // the mapped or read file, kept alive while in use
+	heads    []int  // where unit d's fields start in data
+	texts    []int  // unit d's text is data[textBase+texts[d] : textBase+texts[d+1]]
+	textBase int    // where the texts start in data
+	headEnd  int    // where the head (and so the last unit's fields) ends
+	data     []byte // the mapped or read file, kept alive while in use
 	// mapped is set when data is a mapping of the file (readSegment
 	// where mapFile maps), whose pages may be released; never for bytes
 	// on the heap, which releasing would zero.

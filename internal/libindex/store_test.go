@@ -3,8 +3,8 @@ package libindex
 import (
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"fmt"
+	"hash/crc32"
 	"strings"
 	"sync"
 	"testing"
