@@ -2,6 +2,10 @@ package catalog
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -253,4 +257,26 @@ func FuzzCatalogueCache(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCatalogueCacheOldFileRemoved: a process that writes the cache
+// removes the gob stream versions up to 5 wrote, which no process reads.
+func TestCatalogueCacheOldFileRemoved(t *testing.T) {
+	dir := cacheVault(t)
+	write(t, dir, ".agentero/cache/"+oldCacheFile, "an old cache")
+	v, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if _, err := v.Catalogue(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(dir, ".agentero", "cache")
+	if _, err := os.Stat(filepath.Join(cache, oldCacheFile)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the old cache is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(cache, cacheFile)); err != nil {
+		t.Errorf("the cache was not written: %v", err)
+	}
 }
