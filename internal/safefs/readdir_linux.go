@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,7 +22,9 @@ func listDir(h *os.File) ([]dirName, error) {
 	}
 	var out []dirName
 	var rerr error
-	buf := make([]byte, 32<<10)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
 	err = rc.Read(func(fd uintptr) bool {
 		for {
 			n, err := unix.ReadDirent(int(fd), buf)
@@ -49,6 +52,10 @@ func listDir(h *os.File) ([]dirName, error) {
 	}
 	return out, nil
 }
+
+// direntBufs holds the buffers listDir reads entries into, as os does
+// for ReadDir: a walk lists many folders.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 8<<10); return &b }}
 
 // errDirent reports a directory entry that does not fit its buffer.
 var errDirent = errors.New("malformed directory entry")
