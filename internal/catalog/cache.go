@@ -78,6 +78,10 @@ const (
 	minPaperBytes = 2 + 11 + 1 + 1
 )
 
+// maxCacheHint bounds the room made ahead for stamps, above what 100,000
+// papers take; a larger catalogue grows its lists as they are read.
+const maxCacheHint = 1 << 18
+
 // cacheDir returns the folder of the catalogue cache, or "" when caching
 // is off.
 func (v *Vault) cacheDir() string {
@@ -144,13 +148,17 @@ func decodeCatalogue(root string, body []byte) *Catalogue {
 		head.Papers > head.Stamps || head.Stamps > len(body)/minStampBytes || head.Papers > len(body)/minPaperBytes {
 		return nil
 	}
+	// What the head's counts cost is taken from the budget before
+	// anything is made for them: a stamp's 64 bytes (its path's are
+	// counted as it is read) and a Paper each.
 	budget := 2*int64(len(body)) + cacheSlack
-	if budget -= int64(head.Papers) * int64(unsafe.Sizeof(Paper{})); budget < 0 {
+	if budget -= int64(head.Stamps)*64 + int64(head.Papers)*int64(unsafe.Sizeof(Paper{})); budget < 0 {
 		return nil
 	}
 	c := newCatalogue()
-	c.stamps = make([]stamp, 0, head.Stamps)
-	isDir := make(map[string]bool, head.Stamps)
+	hint := min(head.Stamps, maxCacheHint)
+	c.stamps = make([]stamp, 0, hint)
+	isDir := make(map[string]bool, hint)
 	for range head.Stamps {
 		d.value()
 		s := stamp{path: d.str()}
@@ -165,7 +173,7 @@ func decodeCatalogue(root string, body []byte) *Catalogue {
 			return nil
 		}
 		isDir[s.path] = s.dir
-		if budget -= 64 + int64(len(s.path)); budget < 0 {
+		if budget -= int64(len(s.path)); budget < 0 {
 			return nil
 		}
 		c.stamps = append(c.stamps, s)
@@ -173,7 +181,7 @@ func decodeCatalogue(root string, body []byte) *Catalogue {
 	// The papers are laid out side by side: one allocation, not one each.
 	slab := make([]Paper, head.Papers)
 	c.papers = make([]*Paper, 0, head.Papers)
-	pdfs := make([]stamp, 0, head.Papers)
+	pdfs := make([]stamp, 0, min(head.Papers, maxCacheHint))
 	for i := range slab {
 		d.value()
 		var cp cachedPaper

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -278,5 +279,25 @@ func TestCatalogueCacheOldFileRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cache, cacheFile)); err != nil {
 		t.Errorf("the cache was not written: %v", err)
+	}
+}
+
+// TestCatalogueCacheCountsBudgeted: a head whose counts the file could
+// hold (at the smallest stamp's bytes each) but the memory budget cannot
+// is refused before room is made for them.
+func TestCatalogueCacheCountsBudgeted(t *testing.T) {
+	const size = 12 << 20
+	b := encodeCatalogue(cacheHead{Version: catalogueCacheVersion, Stamps: size / minStampBytes, Papers: 0}, nil, nil)
+	b = append(b, make([]byte, size-len(b))...)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	c := decodeCatalogue(t.TempDir(), b)
+	runtime.ReadMemStats(&after)
+	if c != nil {
+		t.Fatal("the forged cache was taken")
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2*size {
+		t.Errorf("refusing a %d MB cache allocated %d MB", size>>20, alloc>>20)
 	}
 }
