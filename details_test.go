@@ -278,7 +278,7 @@ func TestResolverCacheDir(t *testing.T) {
 		}
 		return nil
 	})
-	if !slices.Contains(got, "catalogue.gob") || !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "pdf/") }) {
+	if !slices.Contains(got, "catalogue.bin") || !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "pdf/") }) {
 		t.Errorf("cache folder holds %v, want the catalogue and PDF text", got)
 	}
 	if _, err := os.Stat(filepath.Join(vault, ".agentero", "cache")); err == nil {

@@ -188,7 +188,7 @@ func TestWriteGrantOverFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(gp, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cache := filepath.Join(dir, ".agentero", "cache", "catalogue.gob")
+	cache := filepath.Join(dir, ".agentero", "cache", "catalogue.bin")
 	os.Remove(cache)
 	if err := os.MkdirAll(filepath.Dir(cache), 0o700); err != nil {
 		t.Fatal(err)

@@ -210,7 +210,7 @@ func TestProcessCancelledCallDoesNotHoldTheDrain(t *testing.T) {
 	}
 }
 
-// TestProcessFIFOs: a FIFO at usage.jsonl or .agentero/cache/catalogue.gob
+// TestProcessFIFOs: a FIFO at usage.jsonl or .agentero/cache/catalogue.bin
 // does not hang a call or the server's start, and a FIFO given as the grant
 // is refused at once.
 func TestProcessFIFOs(t *testing.T) {
@@ -232,9 +232,9 @@ func TestProcessFIFOs(t *testing.T) {
 			t.Errorf("stdout names the Vault path")
 		}
 	})
-	t.Run("catalogue.gob", func(t *testing.T) {
+	t.Run("catalogue.bin", func(t *testing.T) {
 		vault := sampleVault(t)
-		mkfifo(t, filepath.Join(vault, ".agentero", "cache", "catalogue.gob"))
+		mkfifo(t, filepath.Join(vault, ".agentero", "cache", "catalogue.bin"))
 		gr := writeGrant(t, demoRequest(vault)) // must not hang either
 		cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, gr})
 		fmt.Fprintf(stdin, "%s\n%s\n%s\n", initializeLine, initializedLine, searchLine)

@@ -1,9 +1,7 @@
 package catalog
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
 	"errors"
 	"os"
 	"path/filepath"
@@ -232,26 +230,13 @@ func TestCatalogueCacheForged(t *testing.T) {
 // package writes it.
 func forgeCache(t *testing.T, dir string, head cacheHead, stamps []cachedStamp, papers []cachedPaper) {
 	t.Helper()
-	var body bytes.Buffer
-	enc := gob.NewEncoder(&body)
-	values := []any{head}
-	for _, s := range stamps {
-		values = append(values, s)
-	}
-	for _, p := range papers {
-		values = append(values, p)
-	}
-	for _, v := range values {
-		if err := enc.Encode(v); err != nil {
-			t.Fatal(err)
-		}
-	}
+	body := encodeCatalogue(head, stamps, papers)
 	d, err := safefs.OpenDir(filepath.Join(dir, ".agentero", "cache"), safefs.Create)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	if err := d.WriteSealed(cacheFile, body.Bytes()); err != nil {
+	if err := d.WriteSealed(cacheFile, body); err != nil {
 		t.Fatal(err)
 	}
 }

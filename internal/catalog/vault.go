@@ -17,9 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -357,22 +355,6 @@ func allFresh(root string, stamps []stamp) bool {
 
 // freshChunk is how many stamps a goroutine of fresh checks at a time.
 const freshChunk = 512
-
-func stampsFresh(root string, stamps []stamp) bool {
-	for _, s := range stamps {
-		st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(s.path)))
-		if s.file {
-			if err != nil || !st.Mode().IsRegular() {
-				return false
-			}
-			continue
-		}
-		if err != nil || !st.ModTime().Equal(s.mtime) || st.IsDir() != s.dir || (!s.dir && st.Size() != s.size) {
-			return false
-		}
-	}
-	return true
-}
 
 // build walks papers/ once.
 func build(ctx context.Context, f *safefs.FS) (*Catalogue, error) {

@@ -47,7 +47,7 @@ func TestParseMetadataLenient(t *testing.T) {
 	}
 }
 
-func write(t *testing.T, dir, rel, content string) {
+func write(t testing.TB, dir, rel, content string) {
 	t.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -166,7 +166,7 @@ func TestCatalogueCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cacheFile := filepath.Join(dir, ".agentero", "cache", "catalogue.gob")
+	cacheFile := filepath.Join(dir, ".agentero", "cache", "catalogue.bin")
 	if st, err := os.Stat(cacheFile); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("catalogue cache: %v", err)
 	}
@@ -274,5 +274,62 @@ func TestCatalogueFreshManyStamps(t *testing.T) {
 				t.Errorf("title of the changed paper %q, want the new one", got)
 			}
 		})
+	}
+}
+
+// TestStampsFresh: a stamp holds only while its path is what it was: a
+// folder still a folder of the same time, a file of the same time and
+// size, a PDF a regular file, never a link to one.
+func TestStampsFresh(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "papers/a/metadata.json", `{"title":"A"}`)
+	write(t, dir, "papers/a/a.pdf", "%PDF")
+	lstat := func(rel string) os.FileInfo {
+		st, err := os.Lstat(filepath.Join(dir, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	folder, meta := lstat("papers/a"), lstat("papers/a/metadata.json")
+	if err := os.Symlink("a.pdf", filepath.Join(dir, "papers/a/link.pdf")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a", filepath.Join(dir, "papers/alias")); err != nil {
+		t.Fatal(err)
+	}
+	// Restore the folder's time, which the link above changed.
+	if err := os.Chtimes(filepath.Join(dir, "papers/a"), folder.ModTime(), folder.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	dirStamp := stamp{path: "papers/a", mtime: folder.ModTime(), dir: true}
+	metaStamp := stamp{path: "papers/a/metadata.json", mtime: meta.ModTime(), size: meta.Size()}
+	tests := []struct {
+		name string
+		s    stamp
+		want bool
+	}{
+		{"folder", dirStamp, true},
+		{"folder at another time", stamp{path: "papers/a", mtime: folder.ModTime().Add(time.Nanosecond), dir: true}, false},
+		{"folder taken for a file", stamp{path: "papers/a", mtime: folder.ModTime(), size: folder.Size()}, false},
+		{"link to the folder", stamp{path: "papers/alias", mtime: folder.ModTime(), dir: true}, false},
+		{"metadata", metaStamp, true},
+		{"metadata of another size", stamp{path: metaStamp.path, mtime: meta.ModTime(), size: meta.Size() + 1}, false},
+		{"metadata taken for a folder", stamp{path: metaStamp.path, mtime: meta.ModTime(), dir: true}, false},
+		{"PDF", stamp{path: "papers/a/a.pdf", file: true}, true},
+		{"PDF that is a link", stamp{path: "papers/a/link.pdf", file: true}, false},
+		{"PDF that is a folder", stamp{path: "papers/a", file: true}, false},
+		{"gone", stamp{path: "papers/gone", mtime: folder.ModTime(), dir: true}, false},
+		{"root", stamp{path: ".", mtime: lstat(".").ModTime(), dir: true}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := stampsFresh(dir, []stamp{dirStamp, tt.s, metaStamp}); got != tt.want {
+				t.Errorf("stampsFresh = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if stampsFresh(filepath.Join(dir, "no-such-vault"), []stamp{dirStamp}) {
+		t.Error("stamps of a Vault that is gone hold")
 	}
 }

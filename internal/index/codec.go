@@ -137,14 +137,11 @@ func u32bytes(a []uint32) []byte {
 // checksums, not the encoding, so that writing a large segment does not
 // hold it twice in memory.
 func (ix *Index) WriteTo(w io.Writer) (int64, error) {
-	keyBytes := 0
-	for _, k := range ix.keys {
-		keyBytes += len(k)
-	}
+	keyBytes := len(ix.keyData)
 	nt := len(ix.termOff) - 1
 	bt := ix.blocks()
 	nb := len(bt) - 1
-	counts := [...]int{len(ix.keys), nt, len(ix.postDoc), len(ix.pos), keyBytes, len(ix.terms), nb}
+	counts := [...]int{ix.Len(), nt, len(ix.postDoc), len(ix.pos), keyBytes, len(ix.terms), nb}
 	for _, c := range counts {
 		if uint64(c) > math.MaxUint32 {
 			return 0, fmt.Errorf("%w: too large to encode", ErrTooLarge)
@@ -164,13 +161,7 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		binary.LittleEndian.PutUint32(word[:], uint32(c))
 		cw.write(word[:])
 	}
-	end := uint32(0)
-	for _, k := range ix.keys {
-		end += uint32(len(k))
-		binary.LittleEndian.PutUint32(word[:], end)
-		cw.write(word[:])
-	}
-	for _, a := range [][]uint32{ix.titleLen, ix.bodyLen, ix.bodyStart, ix.termOff, ix.postStart, bt, sums} {
+	for _, a := range [][]uint32{ix.keyEnd, ix.titleLen, ix.bodyLen, ix.bodyStart, ix.termOff, ix.postStart, bt, sums} {
 		cw.uint32s(a)
 	}
 	// Postings and positions are checked by the blocks' sums, not the
@@ -180,9 +171,7 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		cw.uint32s(a)
 	}
 	cw.sum = true
-	for _, k := range ix.keys {
-		cw.write(unsafe.Slice(unsafe.StringData(k), len(k)))
-	}
+	cw.write(unsafe.Slice(unsafe.StringData(ix.keyData), len(ix.keyData)))
 	cw.write(unsafe.Slice(unsafe.StringData(ix.terms), len(ix.terms)))
 	cw.sum = false
 	binary.LittleEndian.PutUint32(word[:], cw.crc)
@@ -352,7 +341,7 @@ func (ix *Index) validBlock(b int) bool {
 	if !ok || sum != ix.blockSum[b] {
 		return false
 	}
-	nd := uint32(len(ix.keys))
+	nd := uint32(ix.Len())
 	for t := ix.blockTerm[b]; t < ix.blockTerm[b+1]; t++ {
 		lo, hi := ix.postStart[t], ix.postStart[t+1]
 		for j := lo; j < hi; j++ {
@@ -465,12 +454,7 @@ func decode(data []byte) (*Index, error) {
 	if !nonDescending(keyEnd) || nd > 0 && uint64(keyEnd[nd-1]) != keyBytes || nd == 0 && keyBytes != 0 {
 		return nil, errors.New("bad key offsets")
 	}
-	ix.keys = make([]string, nd)
-	start := uint32(0)
-	for d, end := range keyEnd {
-		ix.keys[d] = keys[start:end]
-		start = end
-	}
+	ix.keyData, ix.keyEnd = keys, keyEnd
 
 	// Strictly ascending offsets: no term is empty. The terms together
 	// being valid UTF-8 and each starting a character makes each valid.

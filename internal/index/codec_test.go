@@ -21,8 +21,7 @@ import (
 // clone returns a deep copy of ix that can be edited without touching ix.
 func clone(ix *Index) *Index {
 	c := *ix
-	c.keys = slices.Clone(ix.keys)
-	for _, a := range []*[]uint32{&c.titleLen, &c.bodyLen, &c.bodyStart, &c.termOff, &c.postStart, &c.postDoc, &c.posStart, &c.pos} {
+	for _, a := range []*[]uint32{&c.keyEnd, &c.titleLen, &c.bodyLen, &c.bodyStart, &c.termOff, &c.postStart, &c.postDoc, &c.posStart, &c.pos} {
 		*a = slices.Clone(*a)
 	}
 	return &c
@@ -101,7 +100,7 @@ func TestReadInconsistent(t *testing.T) {
 		}},
 		{name: "term without postings", edit: func(ix *Index) { ix.postStart[1] = ix.postStart[0] }},
 		{name: "posting offsets descend", edit: func(ix *Index) { ix.postStart[1], ix.postStart[2] = ix.postStart[2], ix.postStart[1] }},
-		{name: "document out of range", edit: func(ix *Index) { ix.postDoc[0] = uint32(len(ix.keys)) }},
+		{name: "document out of range", edit: func(ix *Index) { ix.postDoc[0] = uint32(ix.Len()) }},
 		{name: "documents out of order", edit: func(ix *Index) {
 			j := firstRun(t, ix.postStart)
 			ix.postDoc[j], ix.postDoc[j+1] = ix.postDoc[j+1], ix.postDoc[j]
@@ -290,13 +289,7 @@ func TestLoadLazyDamagedBlock(t *testing.T) {
 	}
 }
 
-func keyBytes(ix *Index) int {
-	n := 0
-	for _, k := range ix.keys {
-		n += len(k)
-	}
-	return n
-}
+func keyBytes(ix *Index) int { return len(ix.keyData) }
 
 // TestWriteToStreams checks that WriteTo, which streams through a small
 // buffer, writes the bytes of the layout as one piece (the encoding it
@@ -347,12 +340,9 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 
 // wholeEncoding is the layout WriteTo writes, built in one buffer.
 func wholeEncoding(ix *Index) []byte {
-	keyBytes := 0
-	for _, k := range ix.keys {
-		keyBytes += len(k)
-	}
+	keyBytes := len(ix.keyData)
 	bt := ix.blocks()
-	counts := [...]int{len(ix.keys), len(ix.termOff) - 1, len(ix.postDoc), len(ix.pos), keyBytes, len(ix.terms), len(bt) - 1}
+	counts := [...]int{ix.Len(), len(ix.termOff) - 1, len(ix.postDoc), len(ix.pos), keyBytes, len(ix.terms), len(bt) - 1}
 	sums := make([]uint32, len(bt)-1)
 	tmp := &Index{postStart: ix.postStart, postDoc: ix.postDoc, posStart: ix.posStart, pos: ix.pos, blockTerm: bt}
 	for b := range sums {
@@ -363,8 +353,8 @@ func wholeEncoding(ix *Index) []byte {
 		b = binary.LittleEndian.AppendUint32(b, uint32(c))
 	}
 	end := uint32(0)
-	for _, k := range ix.keys {
-		end += uint32(len(k))
+	for d := range ix.Len() {
+		end += uint32(len(ix.Key(d)))
 		b = binary.LittleEndian.AppendUint32(b, end)
 	}
 	for _, a := range [][]uint32{ix.titleLen, ix.bodyLen, ix.bodyStart, ix.termOff, ix.postStart, bt, sums} {
@@ -375,8 +365,8 @@ func wholeEncoding(ix *Index) []byte {
 		b = appendUint32s(b, a)
 	}
 	tail := len(b)
-	for _, k := range ix.keys {
-		b = append(b, k...)
+	for d := range ix.Len() {
+		b = append(b, ix.Key(d)...)
 	}
 	b = append(b, ix.terms...)
 	c := crc32.Update(crc32.Update(0, castagnoli, b[:headEnd]), castagnoli, b[tail:])

@@ -98,8 +98,12 @@ var defaults = params{
 
 // Index is an immutable inverted index. It is safe for concurrent use.
 type Index struct {
-	p        params
-	keys     []string
+	p params
+	// Document d's key is keyData[keyEnd[d-1]:keyEnd[d]] (from 0 for the
+	// first): one string and an array, which a loaded index uses in
+	// place, not a string header per document made at open.
+	keyData  string
+	keyEnd   []uint32
 	titleLen []uint32 // indexed tokens per field
 	bodyLen  []uint32
 	// bodyStart is the first body position of each document: positions
@@ -133,10 +137,22 @@ type Index struct {
 }
 
 // Len returns the number of documents.
-func (ix *Index) Len() int { return len(ix.keys) }
+func (ix *Index) Len() int { return len(ix.keyEnd) }
 
 // Key returns the key of document d.
-func (ix *Index) Key(d int) string { return ix.keys[d] }
+func (ix *Index) Key(d int) string {
+	start := uint32(0)
+	if d > 0 {
+		start = ix.keyEnd[d-1]
+	}
+	return ix.keyData[start:ix.keyEnd[d]]
+}
+
+// appendKey adds key k as the next document's.
+func (ix *Index) appendKey(keys *strings.Builder, k string) {
+	keys.WriteString(k)
+	ix.keyEnd = append(ix.keyEnd, uint32(keys.Len()))
+}
 
 // A Builder collects documents for an Index. The zero value is ready to
 // use.
@@ -235,11 +251,16 @@ func (b *Builder) AddTokenized(td Tokenized) error {
 func (b *Builder) Index() *Index {
 	ix := &Index{
 		p:         defaults,
-		keys:      b.keys,
 		titleLen:  b.titleLen,
 		bodyLen:   b.bodyLen,
 		bodyStart: b.bodyStart,
 	}
+	var keys strings.Builder
+	ix.keyEnd = make([]uint32, 0, len(b.keys))
+	for _, k := range b.keys {
+		ix.appendKey(&keys, k)
+	}
+	ix.keyData = keys.String()
 	sorted := make([]string, 0, len(b.dict))
 	size := 0
 	for t := range b.dict {
@@ -286,11 +307,11 @@ func (b *Builder) Index() *Index {
 // finish computes the derived statistics.
 func (ix *Index) finish() {
 	var t, bd float64
-	for d := range ix.keys {
+	for d := range ix.Len() {
 		t += float64(ix.titleLen[d])
 		bd += float64(ix.bodyLen[d])
 	}
-	if n := float64(len(ix.keys)); n > 0 {
+	if n := float64(ix.Len()); n > 0 {
 		ix.avgTitle, ix.avgBody = t/n, bd/n
 	}
 }
@@ -317,7 +338,7 @@ func (ix *Index) lookup(t string) (uint32, bool) {
 }
 
 // idf returns the inverse document frequency of a term in df documents.
-func (ix *Index) idf(df int) float64 { return idf(len(ix.keys), df) }
+func (ix *Index) idf(df int) float64 { return idf(ix.Len(), df) }
 
 // idf is BM25's inverse document frequency of a term in df of n documents.
 func idf(n, df int) float64 {
@@ -336,7 +357,7 @@ type queryTerm struct {
 // documents that matched at least one query term.
 func (ix *Index) Search(query string, k int) ([]Hit, int) {
 	set := &Set{segs: []*Index{ix}, p: ix.p}
-	sc := &Scope{set: set, n: len(ix.keys), avgTitle: ix.avgTitle, avgBody: ix.avgBody}
+	sc := &Scope{set: set, n: ix.Len(), avgTitle: ix.avgTitle, avgBody: ix.avgBody}
 	sh, total := sc.Search(query, k, nil)
 	if sh == nil {
 		return nil, total

@@ -24,21 +24,23 @@ func Merge(segs []*Index, keep [][]bool) *Index {
 	out := &Index{p: defaults}
 	remap := make([][]int32, len(segs))
 	var termCount int
+	var keys strings.Builder
 	for si, ix := range segs {
-		remap[si] = make([]int32, len(ix.keys))
-		for d := range ix.keys {
+		remap[si] = make([]int32, ix.Len())
+		for d := range ix.Len() {
 			if !admits(si, d) {
 				remap[si][d] = -1
 				continue
 			}
-			remap[si][d] = int32(len(out.keys))
-			out.keys = append(out.keys, ix.keys[d])
+			remap[si][d] = int32(out.Len())
+			out.appendKey(&keys, ix.Key(d))
 			out.titleLen = append(out.titleLen, ix.titleLen[d])
 			out.bodyLen = append(out.bodyLen, ix.bodyLen[d])
 			out.bodyStart = append(out.bodyStart, ix.bodyStart[d])
 		}
 		termCount += len(ix.termOff) - 1
 	}
+	out.keyData = keys.String()
 	all := make([]string, 0, termCount)
 	for _, ix := range segs {
 		for t := 0; t+1 < len(ix.termOff); t++ {

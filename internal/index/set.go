@@ -33,7 +33,7 @@ func NewSet(segs ...*Index) *Set {
 func (s *Set) Len() int {
 	n := 0
 	for _, ix := range s.segs {
-		n += len(ix.keys)
+		n += ix.Len()
 	}
 	return n
 }
@@ -62,7 +62,7 @@ func (s *Set) Scope(mask [][]bool) *Scope {
 		if none {
 			continue
 		}
-		for d := range ix.keys {
+		for d := range ix.Len() {
 			if m == nil || (d < len(m) && m[d]) {
 				sc.n++
 				title += uint64(ix.titleLen[d])
@@ -147,14 +147,14 @@ func (q *Query) Search(k int, allow [][]bool) ([]SetHit, int) {
 	if len(terms[0]) > 1 {
 		n = max(k, p.spanCandidates)
 	}
-	top := topHits{n: n}
+	top := topHits{n: n, segs: s.segs}
 	total := 0
 	for si, ix := range s.segs {
 		ok, none := segMask(allow, si)
 		if none {
 			continue
 		}
-		scores := make([]float64, len(ix.keys))
+		scores := make([]float64, ix.Len())
 		var matched []uint32
 		for _, qt := range terms[si] {
 			if !qt.known {
@@ -175,7 +175,7 @@ func (q *Query) Search(k int, allow [][]bool) ([]SetHit, int) {
 		}
 		total += len(matched)
 		for _, d := range matched {
-			top.push(SetHit{Seg: si, Hit: Hit{Doc: int(d), Key: ix.keys[d], Score: scores[d]}})
+			top.push(si, int(d), scores[d])
 		}
 	}
 	hits := top.h
@@ -321,8 +321,9 @@ func sortSetHits(hits []SetHit) {
 // topHits keeps the n best hits pushed (in sortSetHits order) in a heap
 // whose root is the worst of them.
 type topHits struct {
-	n int
-	h []SetHit
+	n    int
+	h    []SetHit
+	segs []*Index // of the hits' Seg
 }
 
 // before reports whether a ranks before b.
@@ -339,8 +340,16 @@ func before(a, b *SetHit) bool {
 	return a.Doc < b.Doc
 }
 
-func (t *topHits) push(x SetHit) {
+// push offers document d of segment si. A document that ranks below the
+// worst one kept is turned away on its score alone: its key (the tie
+// break), which a loaded index reads from its file, is looked up only for
+// the few that may be kept.
+func (t *topHits) push(si, d int, score float64) {
 	h := t.h
+	if len(h) >= t.n && (len(h) == 0 || score < h[0].Score) {
+		return
+	}
+	x := SetHit{Seg: si, Hit: Hit{Doc: d, Key: t.segs[si].Key(d), Score: score}}
 	if len(h) < t.n {
 		h = append(h, x)
 		for i := len(h) - 1; i > 0; {

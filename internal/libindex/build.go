@@ -261,10 +261,10 @@ func (e *extracted) size() int {
 // to its live documents.
 func (x *Index) segSize(m *manifest, id uint64) int {
 	s := x.segs[id]
-	if s == nil || len(s.units) == 0 {
+	if s == nil || s.len() == 0 {
 		return 0
 	}
-	return int(int64(len(s.data)) * int64(x.liveDocs(m, id)) / int64(len(s.units)))
+	return int(int64(len(s.data)) * int64(x.liveDocs(m, id)) / int64(s.len()))
 }
 
 // tierMerge returns the segments of the smallest tier that holds
@@ -584,7 +584,7 @@ func (w *writer) mergeIDs(pick []uint64) error {
 			x.damaged(id)
 			return err
 		}
-		mask := make([]bool, len(s.units))
+		mask := make([]bool, s.len())
 		for i, k := range s.items {
 			e := m.entries[k]
 			if e.seg != id {
@@ -594,7 +594,9 @@ func (w *writer) mergeIDs(pick []uint64) error {
 				mask[d] = true
 			}
 			items = append(items, k)
-			units = append(units, s.units[s.first[i]:s.first[i+1]]...)
+			for d := s.first[i]; d < s.first[i+1]; d++ {
+				units = append(units, *s.unit(d))
+			}
 			first = append(first, len(units))
 			stamps[k] = e
 		}

@@ -550,7 +550,7 @@ func (x *Index) snapshotOf(m *manifest) *Snapshot {
 		if seg == nil {
 			continue
 		}
-		live := make([]bool, len(seg.units))
+		live := make([]bool, seg.len())
 		for i, k := range seg.items {
 			if m.entries[k].seg != id {
 				continue
@@ -703,7 +703,7 @@ func (f *Filter) at(s *Snapshot) ([][]bool, *index.Scope) {
 	}
 	mask := make([][]bool, len(s.segs))
 	for i, seg := range s.segs {
-		m := make([]bool, len(seg.units))
+		m := make([]bool, seg.len())
 		if f.allow == nil {
 			for _, p := range parts {
 				for d, ok := range p[i] {
@@ -719,7 +719,7 @@ func (f *Filter) at(s *Snapshot) ([][]bool, *index.Scope) {
 				continue
 			}
 			for d := lo; d < hi; d++ {
-				m[d] = f.unit == nil || f.unit(&seg.units[d])
+				m[d] = f.unit == nil || f.unit(seg.unit(d))
 			}
 		}
 		mask[i] = m
@@ -773,7 +773,7 @@ func (s *Snapshot) SearchIn(query string, k int, f, scope *Filter) ([]Hit, int, 
 			return nil, 0, err
 		}
 		j, _ := slices.BinarySearch(seg.first, h.Doc+1)
-		hits[i] = Hit{Key: seg.items[j-1], Unit: &seg.units[h.Doc], Score: h.Score, Norm: h.Norm, w: w}
+		hits[i] = Hit{Key: seg.items[j-1], Unit: seg.unit(h.Doc), Score: h.Score, Norm: h.Norm, w: w}
 	}
 	s.x.releaseSearched(s.segs)
 	return hits, total, nil

@@ -394,8 +394,8 @@ func TestDamagedRebuilt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, u := range s.units {
-			if u.Path == want[0].Unit.Path && u.Page == want[0].Unit.Page {
+		for d := range s.len() {
+			if u := s.unit(d); u.Path == want[0].Unit.Path && u.Page == want[0].Unit.Page {
 				return int(uintptr(unsafe.Pointer(unsafe.StringData(u.Text)))-uintptr(unsafe.Pointer(&data[0]))) + len(u.Text)/2
 			}
 		}
@@ -604,7 +604,8 @@ func TestDamagedFoundDuringBuild(t *testing.T) {
 	}
 	// Damage every unit's text, so that any hit meets it.
 	var at []int
-	for _, u := range s.units {
+	for d := range s.len() {
+		u := s.unit(d)
 		at = append(at, int(uintptr(unsafe.Pointer(unsafe.StringData(u.Text)))-uintptr(unsafe.Pointer(&data[0])))+len(u.Text)/2)
 	}
 	for _, i := range at {

@@ -156,9 +156,17 @@ type segment struct {
 	id    uint64
 	items []string // item keys, in document order
 	first []int    // first document of each item; len(items)+1 entries
-	units []Unit   // by document
 	ix    *index.Index
-	data  []byte // the mapped or read file, kept alive while in use
+	// units holds each document's unit once it is read (see unit): a
+	// new process decodes at open only where each unit's fields start
+	// (heads) and where its text lies (texts), not the fields
+	// themselves, which few of a segment's units are ever read for.
+	units    []atomic.Pointer[Unit]
+	heads    []int  // where unit d's fields start in data
+	texts    []int  // unit d's text is data[textBase+texts[d] : textBase+texts[d+1]]
+	textBase int    // where the texts start in data
+	headEnd  int    // where the head (and so the last unit's fields) ends
+	data     []byte // the mapped or read file, kept alive while in use
 	// mapped is set when data is a mapping of the file (readSegment
 	// where mapFile maps), whose pages may be released; never for bytes
 	// on the heap, which releasing would zero.
@@ -183,7 +191,7 @@ func (s *segment) checkText(d int) error {
 	case 2:
 		return fmt.Errorf("%s: text of unit %d: %w", segmentName(s.id), d, ErrDamaged)
 	}
-	if textSum(s.units[d].Text) != s.textSum[d] {
+	if textSum(s.unit(d).Text) != s.textSum[d] {
 		s.textState[d].Store(2)
 		return fmt.Errorf("%s: text of unit %d: %w", segmentName(s.id), d, ErrDamaged)
 	}
@@ -281,16 +289,24 @@ func decodeSegment(id uint64, data []byte) (*segment, error) {
 	if d.err != nil || nu > len(d.b)/6 {
 		return nil, errFormat
 	}
-	s.units = make([]Unit, nu)
+	s.units = make([]atomic.Pointer[Unit], nu)
+	s.heads = make([]int, nu)
+	s.texts = make([]int, nu+1)
 	s.textSum = make([]uint32, nu)
 	s.textState = make([]atomic.Uint32, nu)
-	lens := make([]int, nu)
-	for i := range s.units {
-		u := &s.units[i]
-		u.Path, u.Label, u.Section, u.Title, u.Mark, u.Comment = d.view(), d.view(), d.view(), d.view(), d.view(), d.view()
-		u.Page = int(d.uvarint())
-		lens[i] = d.count(0)
+	for i := range nu {
+		// Each field is checked to fit here, as decoding it would: a
+		// unit read later (unit) reads the same checked bytes.
+		s.heads[i] = len(data) - len(d.b)
+		for range unitFields {
+			d.skip()
+		}
+		d.uvarint() // page
+		l := d.count(0)
 		s.textSum[i] = d.uint32()
+		if s.texts[i+1] = s.texts[i] + l; s.texts[i+1] > len(data) {
+			return nil, errFormat
+		}
 	}
 	textLen := d.count(0)
 	head := len(data) - len(d.b)
@@ -298,20 +314,11 @@ func decodeSegment(id uint64, data []byte) (*segment, error) {
 		return nil, errFormat
 	}
 	d.b = d.b[4:]
-	if textLen > len(d.b) {
+	if textLen > len(d.b) || s.texts[nu] > textLen {
 		return nil, errFormat
 	}
-	texts := unsafe.String(unsafe.SliceData(d.b), textLen)
+	s.headEnd, s.textBase = head, head+4
 	d.b = d.b[textLen:]
-	for i, l := range lens {
-		if d.err != nil || l > len(texts) {
-			return nil, errFormat
-		}
-		s.units[i].Text, texts = texts[:l], texts[l:]
-	}
-	if d.err != nil {
-		return nil, errFormat
-	}
 	off := len(data) - len(d.b)
 	off = (off + 3) &^ 3
 	if off > len(data) {
@@ -324,6 +331,39 @@ func decodeSegment(id uint64, data []byte) (*segment, error) {
 	s.ix = ix
 	return s, nil
 }
+
+// unitFields is the number of string fields of a unit in a segment's head:
+// Path, Label, Section, Title, Mark, Comment.
+const unitFields = 6
+
+// unit returns document d's unit, decoding its fields from the head the
+// first time it is read; every later read returns the same *Unit. Its
+// strings are views of the segment's data, as they were when all units
+// were decoded at open. Should the bytes no longer decode (the file
+// changed under its mapping since the head was checked), the unit is
+// empty and its text damaged, so that no search returns it.
+func (s *segment) unit(d int) *Unit {
+	if u := s.units[d].Load(); u != nil {
+		return u
+	}
+	u := &Unit{}
+	dec := decoder{b: s.data[s.heads[d]:s.headEnd]}
+	u.Path, u.Label, u.Section, u.Title, u.Mark, u.Comment = dec.view(), dec.view(), dec.view(), dec.view(), dec.view(), dec.view()
+	u.Page = int(dec.uvarint())
+	if dec.err != nil {
+		*u = Unit{}
+		s.textState[d].Store(2)
+	} else if lo, hi := s.textBase+s.texts[d], s.textBase+s.texts[d+1]; lo < hi {
+		u.Text = unsafe.String(&s.data[lo], hi-lo)
+	}
+	if s.units[d].CompareAndSwap(nil, u) {
+		return u
+	}
+	return s.units[d].Load()
+}
+
+// len returns the number of documents (units) of the segment.
+func (s *segment) len() int { return len(s.units) }
 
 func appendStr(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
@@ -339,6 +379,12 @@ type decoder struct {
 func (d *decoder) uvarint() uint64 {
 	if d.err != nil {
 		return 0
+	}
+	if len(d.b) > 0 && d.b[0] < 0x80 {
+		// One byte, as most lengths and pages are.
+		v := d.b[0]
+		d.b = d.b[1:]
+		return uint64(v)
 	}
 	v, n := binary.Uvarint(d.b)
 	if n <= 0 {
@@ -380,6 +426,15 @@ func (d *decoder) view() string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
+}
+
+// skip passes over a string (see bytes).
+func (d *decoder) skip() {
+	if d.err == nil && len(d.b) > 0 && d.b[0] < 0x80 && int(d.b[0]) < len(d.b) {
+		d.b = d.b[1+int(d.b[0]):] // a short string, the common case
+		return
+	}
+	d.bytes()
 }
 
 func (d *decoder) bytes() []byte {

@@ -10,6 +10,14 @@ import (
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
+// dirName is a name listed in a folder and its type (fs.ModeType bits),
+// known unless the file system's listing did not give it (listDir).
+type dirName struct {
+	name  string
+	typ   fs.FileMode
+	known bool
+}
+
 // entry is a listed folder entry. Unlike the entries of os.ReadDir, its Info
 // goes through the view's os.Root and its errors name vault-relative paths.
 type entry struct {
@@ -61,17 +69,29 @@ func (f *FS) readDir(t target) ([]*entry, error) {
 	if !os.SameFile(t.info, got) {
 		return nil, &fs.PathError{Op: "readdir", Path: vp, Err: errChanged}
 	}
-	des, err := h.ReadDir(-1)
+	des, err := listDir(h)
 	if err != nil {
 		return nil, f.pathError("readdir", vp, err)
 	}
 	out := make([]*entry, 0, len(des))
 	for _, de := range des {
-		name := de.Name()
-		if !visible(name) || f.strict && (de.Type()&fs.ModeSymlink != 0 || textnorm.HasUnsafe(name)) {
+		name := de.name
+		if !visible(name) {
 			continue
 		}
-		e := &entry{fsys: f, rel: path.Join(t.rel, name), canon: path.Join(t.canon, name), typ: de.Type()}
+		canon := path.Join(t.canon, name)
+		if !de.known {
+			// The file system did not say: ask it, through the root.
+			fi, err := f.root.Lstat(canon)
+			if err != nil {
+				continue // gone since the listing
+			}
+			de.typ = fi.Mode().Type()
+		}
+		if f.strict && (de.typ&fs.ModeSymlink != 0 || textnorm.HasUnsafe(name)) {
+			continue
+		}
+		e := &entry{fsys: f, rel: path.Join(t.rel, name), canon: canon, typ: de.typ}
 		switch {
 		case e.typ.IsDir(), e.typ.IsRegular():
 		case e.typ&fs.ModeSymlink != 0:

@@ -418,53 +418,54 @@ func spawnAll(ctx context.Context, gr string, next func() error, runs, warm int,
 	if err != nil {
 		return err
 	}
-	var firsts, inners []time.Duration
+	var firsts, inners, cpus []time.Duration
 	var rss []int64
 	for i := range runs {
 		if err := next(); err != nil {
 			return err
 		}
-		wall, inner, peak, err := spawn(ctx, self, gr, warm, queries[(i*7+3)%len(queries)])
+		wall, inner, cpu, peak, err := spawn(ctx, self, gr, warm, queries[(i*7+3)%len(queries)])
 		if err != nil {
 			return err
 		}
-		firsts, inners, rss = append(firsts, wall), append(inners, inner), append(rss, peak)
+		firsts, inners, cpus, rss = append(firsts, wall), append(inners, inner), append(cpus, cpu), append(rss, peak)
 	}
 	slices.Sort(rss)
-	fmt.Printf("new process, index present: first search median %v (in-process %v) [runs %v]; peak RSS after %d more searches: median %.1f MB, max %.1f MB\n",
-		pct(firsts, 0.5), pct(inners, 0.5), roundAll(firsts), warm, float64(rss[len(rss)/2])/(1<<20), float64(rss[len(rss)-1])/(1<<20))
+	fmt.Printf("new process, index present: first search median %v (in-process %v, CPU %v) [runs %v; CPU %v]; peak RSS after %d more searches: median %.1f MB, max %.1f MB\n",
+		pct(firsts, 0.5), pct(inners, 0.5), pct(cpus, 0.5), roundAll(firsts), roundAll(cpus), warm, float64(rss[len(rss)/2])/(1<<20), float64(rss[len(rss)-1])/(1<<20))
 	return nil
 }
 
 // spawn runs a new server process: the time to its first result as seen
-// from here and as it measures itself, and its peak RSS after the warm
-// searches.
-func spawn(ctx context.Context, self, gr string, warm int, query string) (wall, inner time.Duration, rss int64, err error) {
+// from here and as it measures itself, the CPU time it took until then,
+// and its peak RSS after the warm searches.
+func spawn(ctx context.Context, self, gr string, warm int, query string) (wall, inner, cpu time.Duration, rss int64, err error) {
 	cmd := exec.CommandContext(ctx, self, "-child", gr, "-warm", strconv.Itoa(warm), query)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, 0, err
 	}
 	st := time.Now()
 	if err := cmd.Start(); err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, 0, err
 	}
 	rd := bufio.NewReader(out)
 	line, err := rd.ReadString('\n')
 	wall = time.Since(st)
 	if err != nil {
 		cmd.Wait()
-		return 0, 0, 0, fmt.Errorf("child: %w", err)
+		return 0, 0, 0, 0, fmt.Errorf("child: %w", err)
 	}
-	var ns int64
-	fmt.Sscan(line, &ns)
+	var ns, cpuNs int64
+	fmt.Sscan(line, &ns, &cpuNs)
+	cpu = time.Duration(cpuNs)
 	line, _ = rd.ReadString('\n')
 	fmt.Sscan(line, &rss)
 	if err := cmd.Wait(); err != nil {
-		return 0, 0, 0, fmt.Errorf("child: %w", err)
+		return 0, 0, 0, 0, fmt.Errorf("child: %w", err)
 	}
-	return wall, time.Duration(ns), rss, nil
+	return wall, time.Duration(ns), cpu, rss, nil
 }
 
 func runChild(ctx context.Context, gr string, warm int, query string) error {
@@ -488,7 +489,7 @@ func runChild(ctx context.Context, gr string, warm int, query string) error {
 	if len(out.Cards) == 0 || out.Indexing.Total > 0 {
 		return fmt.Errorf("first search: %d cards, indexing %+v", len(out.Cards), out.Indexing)
 	}
-	fmt.Println(time.Since(processStart).Nanoseconds())
+	fmt.Println(time.Since(processStart).Nanoseconds(), procstat.CPUTime().Nanoseconds())
 	pprof.StopCPUProfile()
 	qs := append([]string{query}, realQueries...)
 	for i := range warm {

@@ -1,17 +1,15 @@
 package hostilevault
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"time"
+	"slices"
 
 	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/safefs"
@@ -22,34 +20,56 @@ import (
 // well-formed, sealed, and pointing a granted document at another one.
 // The layouts are written out here, not imported, as a forger would.
 
-type forgedHead struct {
-	Version        int
-	Stamps, Papers int
+// forgedVersion is the catalogue cache's version this forger writes.
+const forgedVersion = 6
+
+// catalogueReader reads the catalogue cache's fields: a string is a
+// uvarint length and its bytes, a list of names a uvarint count and its
+// strings, a number a varint or a uvarint, flags one byte.
+type catalogueReader struct {
+	b   []byte
+	err error
 }
 
-type forgedStamp struct {
-	Path  string
-	MTime time.Time
-	Size  int64
-	Dir   bool
-}
-
-type forgedPaper struct {
-	Ref, PDF string
-	Meta     struct {
-		Title       string
-		Authors     []string
-		Year        int
-		Date        string
-		Abstract    string
-		DOI         string
-		ArXivID     string
-		Tags        []string
-		Publication string
+func (r *catalogueReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errors.New("hostilevault: catalogue cache cut short")
+		return 0
 	}
-	MetaErr           string
-	HasNotes, HasBody bool
-	Heading           string
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *catalogueReader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err = errors.New("hostilevault: catalogue cache cut short")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *catalogueReader) str() string {
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.err = errors.New("hostilevault: catalogue cache cut short")
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *catalogueReader) byte() byte {
+	if r.err != nil || len(r.b) == 0 {
+		r.err = errors.New("hostilevault: catalogue cache cut short")
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
 }
 
 // ForgeCatalogue rewrites the catalogue cache of the Vault at vault (built
@@ -62,49 +82,67 @@ func ForgeCatalogue(vault, ref, pdf string) error {
 		return fmt.Errorf("hostilevault: %w", err)
 	}
 	defer d.Close()
-	body, err := d.ReadSealed("catalogue.gob", 256<<20)
+	body, err := d.ReadSealed("catalogue.bin", 256<<20)
 	if err != nil {
 		return fmt.Errorf("hostilevault: %w", err)
 	}
-	dec := gob.NewDecoder(bytes.NewReader(body))
-	var head forgedHead
-	if err := dec.Decode(&head); err != nil {
-		return fmt.Errorf("hostilevault: catalogue head: %w", err)
+	r := &catalogueReader{b: body}
+	version, stamps, papers := r.varint(), r.varint(), r.varint()
+	if r.err != nil || version != forgedVersion {
+		return fmt.Errorf("hostilevault: catalogue cache of version %d, not %d", version, forgedVersion)
 	}
-	var out bytes.Buffer
-	enc := gob.NewEncoder(&out)
-	if err := enc.Encode(head); err != nil {
-		return err
+	for range stamps {
+		r.str()
+		r.varint()
+		r.uvarint()
+		r.varint()
+		r.byte()
 	}
-	for range head.Stamps {
-		var s forgedStamp
-		if err := dec.Decode(&s); err != nil {
-			return fmt.Errorf("hostilevault: catalogue stamp: %w", err)
-		}
-		if err := enc.Encode(s); err != nil {
-			return err
+	if r.err != nil {
+		return r.err
+	}
+	out := slices.Clone(body[:len(body)-len(r.b)])
+	str := func(s string) {
+		out = binary.AppendUvarint(out, uint64(len(s)))
+		out = append(out, s...)
+	}
+	names := func() {
+		n := r.uvarint()
+		out = binary.AppendUvarint(out, n)
+		for range n {
+			str(r.str())
 		}
 	}
 	found := false
-	for range head.Papers {
-		var p forgedPaper
-		if err := dec.Decode(&p); err != nil {
-			return fmt.Errorf("hostilevault: catalogue paper: %w", err)
+	for range papers {
+		paper, paperPDF := r.str(), r.str()
+		if paper == ref {
+			paperPDF, found = pdf, true
 		}
-		if p.Ref == ref {
-			p.PDF, found = pdf, true
+		str(paper)
+		str(paperPDF)
+		str(r.str()) // title
+		names()      // authors
+		out = binary.AppendVarint(out, r.varint())
+		for range 4 { // date, abstract, DOI, arXiv id
+			str(r.str())
 		}
-		if err := enc.Encode(p); err != nil {
-			return err
+		names()       // tags
+		for range 3 { // publication, metadata error, heading
+			str(r.str())
+		}
+		out = append(out, r.byte())
+		if r.err != nil {
+			return r.err
 		}
 	}
-	if err := dec.Decode(new(forgedHead)); !errors.Is(err, io.EOF) {
+	if len(r.b) != 0 {
 		return errors.New("hostilevault: catalogue has more than its head says")
 	}
 	if !found {
 		return fmt.Errorf("hostilevault: no paper %s in the catalogue cache", ref)
 	}
-	return d.WriteSealed("catalogue.gob", out.Bytes())
+	return d.WriteSealed("catalogue.bin", out)
 }
 
 // forgedRecord is the PDF cache's path record.
