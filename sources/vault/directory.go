@@ -257,12 +257,43 @@ func (d *Directory) Search(ctx context.Context, q sources.Query) (*sources.Resul
 		return nil, err
 	}
 	if st.provisional {
-		if err := d.confirmHits(ctx, st, res); err != nil {
+		stale, err := d.confirmHits(ctx, st, res)
+		if err != nil {
 			return nil, err
+		}
+		if stale {
+			// The index is behind the papers (copied or synced with the
+			// Vault, or extracted by another version): stamp every paper
+			// now and answer as a build does, from what is indexed within
+			// the wait and saying how far the index is, rather than with
+			// what was left of the hits.
+			if now, err := d.rescanNow(ctx, st); err == nil {
+				st = now
+				if res, err = d.lib.searchIndexAt(ctx, start, st.items, st.filter, q, d.ref, &st.ensured); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	res.Truncated = res.Truncated || st.truncated
 	return res, nil
+}
+
+// rescanNow replaces a provisional state by a scan that stamps every paper
+// from its files, and returns it.
+func (d *Directory) rescanNow(ctx context.Context, prev *dirState) (*dirState, error) {
+	d.build.Lock()
+	st, err := d.load(ctx, prev.scanCap, prev)
+	d.build.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	if d.state == prev {
+		d.state = st
+	}
+	d.mu.Unlock()
+	return st, nil
 }
 
 // confirmHits checks the hits of a provisional state against the papers
@@ -272,8 +303,8 @@ func (d *Directory) Search(ctx context.Context, q sources.Query) (*sources.Resul
 // synced or forged with the Vault is never answered from, not even by the
 // first search. The rescan under way re-extracts such a paper; the result
 // says it is partial meanwhile. Only the papers of the hits are stat'ed,
-// so the first search stays fast.
-func (d *Directory) confirmHits(ctx context.Context, st *dirState, res *sources.Results) error {
+// so the first search stays fast. stale reports a hit dropped.
+func (d *Directory) confirmHits(ctx context.Context, st *dirState, res *sources.Results) (stale bool, err error) {
 	stamps := make(map[string]string) // paper ref → the stamp searched
 	for _, it := range st.items {
 		if ref, ok := strings.CutPrefix(it.Key, paperItem); ok {
@@ -298,7 +329,7 @@ func (d *Directory) confirmHits(ctx context.Context, st *dirState, res *sources.
 		if !seen {
 			src, err := d.lib.paperSource(ctx, ref)
 			if err := ctx.Err(); err != nil {
-				return err
+				return false, err
 			}
 			ok = err == nil && src.stamp() == stamps[ref]
 			checked[ref] = ok
@@ -309,10 +340,11 @@ func (d *Directory) confirmHits(ctx context.Context, st *dirState, res *sources.
 		}
 		res.Total--
 		res.Truncated = true
+		stale = true
 	}
 	res.Hits = kept
 	res.Total = max(res.Total, len(kept))
-	return nil
+	return stale, nil
 }
 
 // current returns the state searches use. The first search scans and
