@@ -131,6 +131,23 @@ func mirror(j, n int) int {
 	return j
 }
 
+// neighbours returns the samples either side of x[j], mirrored at the
+// ends of x (symmetric extension).
+func neighbours[T int32 | float32](x []T, j int) (l, r T) {
+	n := len(x)
+	if j-1 >= 0 {
+		l = x[j-1]
+	} else {
+		l = x[mirror(j-1, n)]
+	}
+	if j+1 < n {
+		r = x[j+1]
+	} else {
+		r = x[mirror(j+1, n)]
+	}
+	return l, r
+}
+
 // lift53 is the reversible 5/3 synthesis of x, its first sample at
 // parity par.
 func lift53(x []int32, par int) {
@@ -142,31 +159,11 @@ func lift53(x []int32, par int) {
 		return
 	}
 	for j := par; j < n; j += 2 {
-		var l, r int32
-		if j-1 >= 0 {
-			l = x[j-1]
-		} else {
-			l = x[mirror(j-1, n)]
-		}
-		if j+1 < n {
-			r = x[j+1]
-		} else {
-			r = x[mirror(j+1, n)]
-		}
+		l, r := neighbours(x, j)
 		x[j] -= (l + r + 2) >> 2
 	}
 	for j := 1 - par; j < n; j += 2 {
-		var l, r int32
-		if j-1 >= 0 {
-			l = x[j-1]
-		} else {
-			l = x[mirror(j-1, n)]
-		}
-		if j+1 < n {
-			r = x[j+1]
-		} else {
-			r = x[mirror(j+1, n)]
-		}
+		l, r := neighbours(x, j)
 		x[j] += (l + r) >> 1
 	}
 }
@@ -198,17 +195,7 @@ func lift97(x []float32, par int) {
 	}
 	step := func(start int, c float32) {
 		for j := start; j < n; j += 2 {
-			var l, r float32
-			if j-1 >= 0 {
-				l = x[j-1]
-			} else {
-				l = x[mirror(j-1, n)]
-			}
-			if j+1 < n {
-				r = x[j+1]
-			} else {
-				r = x[mirror(j+1, n)]
-			}
+			l, r := neighbours(x, j)
 			x[j] -= c * (l + r)
 		}
 	}

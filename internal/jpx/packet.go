@@ -325,22 +325,31 @@ func (t *tile) positional(v progression, visit func(l, r, c, p int) (bool, error
 		}
 	}
 	maxRes := v.re
+	// layers visits the packets of every layer of one precinct position
+	// of component c at resolution r (the innermost loop of the three
+	// position-major orders).
+	layers := func(c, r int, ps pos) (bool, error) {
+		p, ok := precinct(c, r, ps.x, ps.y)
+		if !ok {
+			if *t.steps < 0 {
+				return true, tooLarge("too many steps of the progression in a tile")
+			}
+			return false, nil
+		}
+		for l := 0; l < v.lye; l++ {
+			if stop, err := visit(l, r, c, p); stop {
+				return true, err
+			}
+		}
+		return false, nil
+	}
 	switch v.order {
 	case orderRPCL:
 		for r := v.rs; r < maxRes; r++ {
 			for _, ps := range positions {
 				for c := v.cs; c < v.ce; c++ {
-					p, ok := precinct(c, r, ps.x, ps.y)
-					if !ok {
-						if *t.steps < 0 {
-							return true, tooLarge("too many steps of the progression in a tile")
-						}
-						continue
-					}
-					for l := 0; l < v.lye; l++ {
-						if stop, err := visit(l, r, c, p); stop {
-							return true, err
-						}
+					if stop, err := layers(c, r, ps); stop {
+						return true, err
 					}
 				}
 			}
@@ -349,17 +358,8 @@ func (t *tile) positional(v progression, visit func(l, r, c, p int) (bool, error
 		for _, ps := range positions {
 			for c := v.cs; c < v.ce; c++ {
 				for r := v.rs; r < maxRes; r++ {
-					p, ok := precinct(c, r, ps.x, ps.y)
-					if !ok {
-						if *t.steps < 0 {
-							return true, tooLarge("too many steps of the progression in a tile")
-						}
-						continue
-					}
-					for l := 0; l < v.lye; l++ {
-						if stop, err := visit(l, r, c, p); stop {
-							return true, err
-						}
+					if stop, err := layers(c, r, ps); stop {
+						return true, err
 					}
 				}
 			}
@@ -368,17 +368,8 @@ func (t *tile) positional(v progression, visit func(l, r, c, p int) (bool, error
 		for c := v.cs; c < v.ce; c++ {
 			for _, ps := range positions {
 				for r := v.rs; r < maxRes; r++ {
-					p, ok := precinct(c, r, ps.x, ps.y)
-					if !ok {
-						if *t.steps < 0 {
-							return true, tooLarge("too many steps of the progression in a tile")
-						}
-						continue
-					}
-					for l := 0; l < v.lye; l++ {
-						if stop, err := visit(l, r, c, p); stop {
-							return true, err
-						}
+					if stop, err := layers(c, r, ps); stop {
+						return true, err
 					}
 				}
 			}
