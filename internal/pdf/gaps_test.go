@@ -339,21 +339,7 @@ func testTrueType(cmap map[rune]uint16, names map[uint16]string) []byte {
 	for g := range names {
 		n = max(n, g+1)
 	}
-	post := be.AppendUint32(nil, 0x00020000)
-	post = append(post, make([]byte, 28)...)
-	post = be.AppendUint16(post, n)
-	var strs []byte
-	k := uint16(258)
-	for g := range n {
-		if name, ok := names[g]; ok {
-			post = be.AppendUint16(post, k)
-			strs = append(append(strs, byte(len(name))), name...)
-			k++
-		} else {
-			post = be.AppendUint16(post, 0)
-		}
-	}
-	post = append(post, strs...)
+	post := postOf(n, names)
 
 	out := be.AppendUint32(nil, 0x00010000)
 	out = be.AppendUint16(out, 2)
