@@ -46,7 +46,7 @@ type LibraryOptions struct {
 	// (saying so in sources.Results.Indexing); 0 means DefaultIndexWait.
 	IndexWait time.Duration
 	// OCR recognises the pages of PDFs that have no text layer (scans),
-	// in the background of indexing once no text is being extracted (a
+	// in the background once the index's build of text has ended (a
 	// search meanwhile says it is partial), and when such a page is read;
 	// their text is then searched and read like extracted text, marked as
 	// recognised, and cached by the PDF's stamp and the engine's ID. Nil

@@ -638,6 +638,11 @@ func (l *Library) ocrWaiting(items []libindex.Item) int {
 // as the machine has cores (the engine bounds its own processes), each
 // once no text is being extracted, and has each indexed again (from the
 // caches: its text is not extracted twice).
+//
+// It waits for the library index's build to end, not only for a moment
+// between two extractions: an engine started in such a gap would take
+// cores from the rest of the build, and the build's pace and ETA would
+// then follow the scans it happened to meet rather than the work left.
 func (l *Library) ocrWorker() {
 	o := &l.ocr
 	ctx := l.bgCtx
@@ -654,7 +659,7 @@ func (l *Library) ocrWorker() {
 		key := o.queue[0]
 		o.queue = o.queue[1:]
 		o.mu.Unlock()
-		for o.textBusy.Load() > 0 && ctx.Err() == nil {
+		for !l.textIdle() && ctx.Err() == nil {
 			time.Sleep(50 * time.Millisecond)
 		}
 		select {
@@ -679,6 +684,12 @@ func (l *Library) ocrWorker() {
 			}
 		}()
 	}
+}
+
+// textIdle reports whether no index item's text is being extracted and
+// the library index runs no build.
+func (l *Library) textIdle() bool {
+	return l.ocr.textBusy.Load() == 0 && l.libIndex().Running() == nil
 }
 
 // recogniseItem runs the engine over the scanned pages of index item key.

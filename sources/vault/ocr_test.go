@@ -394,3 +394,85 @@ func TestOCRRunsPagesInParallel(t *testing.T) {
 		})
 	}
 }
+
+// TestOCRWaitsForTextBuild: the engine is given no page while the index
+// still takes in the text of the folder's other files, so that the
+// build's pace (and its ETA) is that of the text left, not of the scans
+// it happened to meet.
+func TestOCRWaitsForTextBuild(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "vault")
+	if err := samplevault.Extract(root); err != nil {
+		t.Fatal(err)
+	}
+	img := image.NewGray(image.Rect(0, 0, 16, 16))
+	var jpg bytes.Buffer
+	if err := jpeg.Encode(&jpg, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	const texts = 300
+	files := map[string]string{}
+	for i := range 4 {
+		files[fmt.Sprintf("shelf/scan-%d.pdf", i)] = string(hostilepdf.Scan(16, 16, jpg.Bytes()))
+	}
+	for i := range texts {
+		files[fmt.Sprintf("shelf/note-%03d.pdf", i)] = string(hostilepdf.Plain(fmt.Sprintf("Note %d on wombat burrows.", i)))
+	}
+	writeFiles(t, root, files)
+	var mu sync.Mutex
+	var prog vault.IndexProgress
+	eng := &progressEngine{}
+	lib, err := vault.OpenLibrary(root, &vault.LibraryOptions{CacheDir: t.TempDir(), OCR: eng,
+		OnProgress: func(p vault.IndexProgress) {
+			mu.Lock()
+			prog = p
+			mu.Unlock()
+			// A slow hook holds up the index's writer, as publishing
+			// and merging large segments do: the extracting workers
+			// then wait with no text in hand, and an engine that only
+			// waited for those would start in the middle of the build.
+			time.Sleep(2 * time.Millisecond)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib.Close() })
+	eng.at = func() vault.IndexProgress {
+		mu.Lock()
+		defer mu.Unlock()
+		return prog
+	}
+	res := searchAll(t, lib, "shelf", "echidnas forage")
+	if res.Indexing != nil || len(res.Hits) == 0 {
+		t.Fatalf("the scans were not recognised: %+v", res)
+	}
+	eng.mu.Lock()
+	defer eng.mu.Unlock()
+	if eng.calls == 0 {
+		t.Fatal("the engine was not called")
+	}
+	if len(eng.early) > 0 {
+		t.Errorf("%d of %d pages went to the engine while the text build ran, at %v", len(eng.early), eng.calls, eng.early)
+	}
+}
+
+// progressEngine records the index progress seen at each call that came
+// before the build had taken in every item.
+type progressEngine struct {
+	at    func() vault.IndexProgress
+	mu    sync.Mutex
+	calls int
+	early []string // "done/total" at each such call
+}
+
+func (e *progressEngine) ID() string { return "progress" }
+
+func (e *progressEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.OCRResult, error) {
+	p := e.at()
+	e.mu.Lock()
+	e.calls++
+	if p.Done < p.Total {
+		e.early = append(e.early, fmt.Sprintf("%d/%d", p.Done, p.Total))
+	}
+	e.mu.Unlock()
+	return words(0.9, "Echidnas", "forage", "for", "ants"), nil
+}
