@@ -1,7 +1,6 @@
 package safefs
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -519,15 +518,28 @@ func readCapped(h *File, max int64) ([]byte, error) {
 	if fi.Size() > max {
 		return nil, &fs.PathError{Op: "read", Path: h.path, Err: tooLarge(max)}
 	}
-	// Read through a limit one past the cap so that a file that grew since
-	// the fstat is still refused.
-	var buf bytes.Buffer
-	buf.Grow(int(fi.Size()) + 1)
-	if _, err := buf.ReadFrom(io.LimitReader(h, max+1)); err != nil {
-		return nil, err
+	// Read into a buffer of the fstat's size and one byte more, so that a
+	// file of that size is read without growing it (a bytes.Buffer would
+	// double it to keep room for its next read: megabytes copied and
+	// cleared for a manifest or a catalogue), and a file that grew since
+	// is seen and read on, still refused past the cap.
+	buf := make([]byte, 0, fi.Size()+1)
+	r := io.LimitReader(h, max+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	if int64(buf.Len()) > max {
+	if int64(len(buf)) > max {
 		return nil, &fs.PathError{Op: "read", Path: h.path, Err: tooLarge(max)}
 	}
-	return buf.Bytes(), nil
+	return buf, nil
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -224,6 +225,44 @@ func TestDirWrite(t *testing.T) {
 	for _, bad := range []string{"../x", "/etc/passwd", "a/../../x", "", "a\x00b"} {
 		if err := d.WriteFile(bad, nil); err == nil {
 			t.Errorf("WriteFile(%q) accepted", bad)
+		}
+	}
+}
+
+// TestDirReadFileSizes: a Dir reads a file of any size up to its cap
+// whole, into one buffer of about the file's size, and refuses one byte
+// more.
+func TestDirReadFileSizes(t *testing.T) {
+	const max = 1 << 20
+	dir := t.TempDir()
+	d, err := OpenDir(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, size := range []int{0, 1, 511, 512, 4096, max - 1, max, max + 1} {
+		want := bytes.Repeat([]byte("0123456789abcdef"), size/16+1)[:size]
+		if err := os.WriteFile(filepath.Join(dir, "f"), want, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got, err := d.ReadFile("f", max)
+		runtime.ReadMemStats(&after)
+		if size > max {
+			if !errors.Is(err, ErrTooLarge) {
+				t.Errorf("%d bytes: error %v, want ErrTooLarge", size, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%d bytes: %v", size, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%d bytes: read %d bytes, not the file's", size, len(got))
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; size >= 4096 && alloc > uint64(size)*3/2 {
+			t.Errorf("%d bytes: %d bytes allocated, want about the file's size", size, alloc)
 		}
 	}
 }
