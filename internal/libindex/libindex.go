@@ -72,6 +72,11 @@ type Options struct {
 	// Version names what Extract produces: an index written under another
 	// version is rebuilt, never searched.
 	Version string
+	// VersionOf, when set, gives the version instead of Version, called
+	// once: a version that takes long to learn (an OCR engine's, which
+	// runs a program) is then learnt while the index on disk is read
+	// rather than before.
+	VersionOf func() string
 	// Workers is how many items are extracted at once; 0 means four
 	// times GOMAXPROCS.
 	Workers int
@@ -141,6 +146,7 @@ type Index struct {
 	releasePlanned   atomic.Bool    // a release is planned (releaseLater)
 	builds           sync.WaitGroup // running builds, which Close waits for
 	swept            atomic.Bool    // the folder's stale temporary files were removed
+	version          func() string  // Options.Version or VersionOf's, learnt once
 }
 
 // Open returns the index of opts.Dir. Nothing is read until the first
@@ -166,6 +172,12 @@ func Open(opts Options) *Index {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	x := &Index{opts: opts, ctx: ctx, cancel: cancel, segs: map[uint64]*segment{}, bad: map[uint64]bool{}, queue: map[string]string{}, inflight: map[string]string{}, forget: map[string]bool{}, residentHeadroom: searchResidentHeadroom, releaseGap: releaseGap}
+	x.version = sync.OnceValue(func() string {
+		if opts.VersionOf != nil {
+			return opts.VersionOf()
+		}
+		return opts.Version
+	})
 	x.released.Store(time.Now().UnixNano())
 	x.residentBase, _ = fileResident()
 	return x
@@ -474,14 +486,16 @@ func (x *Index) loadManifest(dir *safefs.Dir) (*manifest, error) {
 // the manifest lists that no longer exists ends it, reporting gone;
 // without, that segment is left out as a damaged one is.
 func (x *Index) loadManifestOnce(dir *safefs.Dir, retry bool) (m *manifest, gone bool, err error) {
+	// The version is learnt while the manifest and its segments are
+	// read; they are kept only when it is theirs.
+	version := make(chan string, 1)
+	go func() { version <- x.version() }()
 	data, err := dir.ReadSealed(manifestName, maxManifest)
 	if err == nil {
 		m, err = decodeManifest(data)
 	}
-	if err == nil && m.version != x.opts.Version {
-		err = errFormat
-	}
 	if err != nil {
+		<-version
 		if errors.Is(err, fs.ErrNotExist) {
 			err = nil
 		}
@@ -515,6 +529,14 @@ func (x *Index) loadManifestOnce(dir *safefs.Dir, retry bool) (m *manifest, gone
 		}()
 	}
 	wg.Wait()
+	if m.version != <-version {
+		for _, s := range loaded {
+			if s != nil && s.mapped {
+				unmap(s.data) // nothing refers to it yet
+			}
+		}
+		return x.newManifest(), false, errFormat
+	}
 	for _, s := range loaded {
 		if s != nil {
 			x.segs[s.id] = s
@@ -880,7 +902,7 @@ func (h Hit) Passage(query string, maxChars int) (start, end int) {
 // newManifest returns an empty manifest of this index's version.
 func (x *Index) newManifest() *manifest {
 	m := newManifest()
-	m.version = x.opts.Version
+	m.version = x.version()
 	return m
 }
 

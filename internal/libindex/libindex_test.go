@@ -570,6 +570,43 @@ func TestOtherVersionRebuilt(t *testing.T) {
 	}
 }
 
+// TestVersionOf: a version learnt through VersionOf is asked for once and
+// decides as Version does: the index of another is rebuilt, never
+// searched (its segments, read meanwhile, are not kept), and the index
+// of the same is searched.
+func TestVersionOf(t *testing.T) {
+	dir := t.TempDir()
+	lib := newLibrary(10, 4)
+	wait(t, Open(Options{Dir: dir, Extract: lib.extract, Version: "units-1"}).Ensure(lib.items(), "", nil))
+	lib.resetCalls()
+	var calls atomic.Int32
+	versionOf := func(v string) func() string {
+		return func() string {
+			calls.Add(1)
+			time.Sleep(20 * time.Millisecond) // as a program run to learn it
+			return v
+		}
+	}
+	y := Open(Options{Dir: dir, Extract: lib.extract, VersionOf: versionOf("units-2")})
+	if n := y.Snapshot().Docs(); n != 0 {
+		t.Fatalf("%d documents of another version searched", n)
+	}
+	if len(y.segs) != 0 {
+		t.Errorf("%d segments of another version kept", len(y.segs))
+	}
+	wait(t, y.Ensure(lib.items(), "", nil))
+	if c := lib.resetCalls(); len(c) != 10 {
+		t.Fatalf("%d items extracted again, want 10", len(c))
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("VersionOf called %d times, want once", n)
+	}
+	z := Open(Options{Dir: dir, Extract: lib.extract, VersionOf: versionOf("units-2")})
+	if n := z.Snapshot().Docs(); n != 20 {
+		t.Fatalf("the index of the same version holds %d documents, want 20", n)
+	}
+}
+
 // search is Snapshot.Search for a test: an error fails it.
 func search(t *testing.T, s *Snapshot, q string, k int, f *Filter) ([]Hit, int) {
 	t.Helper()

@@ -95,6 +95,7 @@ type Library struct {
 
 	libOnce sync.Once
 	lib     *libindex.Index
+	preload sync.Once
 
 	ocr ocrState
 
@@ -148,6 +149,9 @@ func (l *Library) Root() string { return l.v.Root() }
 func (l *Library) Open(ctx context.Context, kind grant.Kind, path string) (sources.Source, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if kind == grant.KindDirectory {
+		l.preloadIndex()
 	}
 	got, clean, err := l.v.Classify(ctx, path)
 	if err != nil {
@@ -342,11 +346,25 @@ func (l *Library) background(f func()) bool {
 	return true
 }
 
+// preloadIndex starts, once, the loading of the library index in the
+// background: the OCR engine's detection its version names (the engine
+// is run to learn its version and languages) and the snapshot on disk.
+// A directory's first search needs both; started when the directory is
+// opened, they run while the catalogue is checked and the folder walked
+// rather than after.
+func (l *Library) preloadIndex() {
+	l.preload.Do(func() {
+		l.background(func() { l.libIndex().Snapshot() })
+	})
+}
+
 // libIndex returns the library's one search index, kept under the cache
 // folder's "library" folder (in memory when caching is off).
 func (l *Library) libIndex() *libindex.Index {
 	l.libOnce.Do(func() {
-		l.lib = libindex.Open(libindex.Options{Dir: l.cachePath("library"), Extract: l.extractItem, Version: unitsVersion + "+" + l.ocrID()})
+		// The engine's name is learnt while the index on disk is read.
+		l.lib = libindex.Open(libindex.Options{Dir: l.cachePath("library"), Extract: l.extractItem,
+			VersionOf: func() string { return unitsVersion + "+" + l.ocrID() }})
 	})
 	return l.lib
 }
