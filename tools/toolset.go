@@ -115,7 +115,9 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 	if reg == nil {
 		reg = sources.DefaultRegistry
 	}
-	if t.lib, err = vault.OpenLibrary(g.Vault, &vault.LibraryOptions{CacheDir: agentero.VaultCache(opts.CacheRoot, g.Vault)}); err != nil {
+	// A toolset serves a session: its first search does not wait for
+	// every paper's stats, and its hits are checked against the papers.
+	if t.lib, err = vault.OpenLibrary(g.Vault, &vault.LibraryOptions{CacheDir: agentero.VaultCache(opts.CacheRoot, g.Vault), CheckPapersLater: true}); err != nil {
 		return nil, fmt.Errorf("opening the vault: %w", err)
 	}
 	if t.sources, err = t.openSources(ctx, g, reg, opts.Sources); err != nil {

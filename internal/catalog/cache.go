@@ -103,23 +103,53 @@ func (v *Vault) cacheDir() string {
 // it only when it is still fresh and every mapping in it holds on the file
 // system now (see decodeCatalogue). Anything damaged, unsafe, stale, of
 // another version or that does not hold is ignored: the caller builds
-// instead.
-func (v *Vault) loadCache() *Catalogue {
+// instead. With Options.CheckPapersLater, only the folders that hold no
+// paper are checked now, and the stamps left to check are returned with
+// the catalogue (see splitStamps).
+func (v *Vault) loadCache() (*Catalogue, []stamp) {
 	dir := v.cacheDir()
 	if dir == "" {
-		return nil
+		return nil, nil
 	}
 	d, err := safefs.OpenDir(dir, 0)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	defer d.Close()
 	d.RemoveStaleTemps()
 	body, err := d.ReadSealed(cacheFile, maxCache)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return decodeCatalogue(v.root, body)
+	if !v.opts.CheckPapersLater {
+		return decodeCatalogue(v.root, body), nil
+	}
+	c, pdfs := parseCatalogue(body)
+	if c == nil {
+		return nil, nil
+	}
+	now, later := c.splitStamps()
+	if !allFresh(v.root, now) {
+		return nil, nil
+	}
+	return c, append(later, pdfs...)
+}
+
+// splitStamps parts the catalogue's stamps into those of the folders that
+// hold no paper (papers/ and the folders between it and the papers, few
+// even in a large library), whose times change when a paper is added,
+// removed or moved, and the rest: the papers' own folders and metadata
+// files and the folders inside papers.
+func (c *Catalogue) splitStamps() (now, later []stamp) {
+	later = make([]stamp, 0, len(c.stamps)+len(c.papers))
+	for _, s := range c.stamps {
+		if s.dir && c.byRef[s.path] == nil && c.PaperOf(s.path) == nil {
+			now = append(now, s)
+		} else {
+			later = append(later, s)
+		}
+	}
+	return now, later
 }
 
 // decodeCatalogue decodes a cached catalogue of the Vault at root, or
@@ -141,19 +171,32 @@ func (v *Vault) loadCache() *Catalogue {
 //
 // The decoded strings share one copy of body, made once.
 func decodeCatalogue(root string, body []byte) *Catalogue {
+	c, pdfs := parseCatalogue(body)
+	// Nothing in the file is taken before the file system confirms it:
+	// every stamp, and that every paper's PDF is a regular file.
+	if c == nil || !allFresh(root, append(pdfs, c.stamps...)) {
+		return nil
+	}
+	return c
+}
+
+// parseCatalogue is decodeCatalogue without the file system's check: it
+// returns the catalogue body holds, with every check of its form done,
+// and the stamps of its papers' PDFs (each only a regular file), or nil.
+func parseCatalogue(body []byte) (*Catalogue, []stamp) {
 	d := cacheDecoder{s: string(body)}
 	d.value()
 	head := cacheHead{Version: d.int(), Stamps: d.int(), Papers: d.int()}
 	if !d.ok() || head.Version != catalogueCacheVersion || head.Stamps < 1 || head.Papers < 0 ||
 		head.Papers > head.Stamps || head.Stamps > len(body)/minStampBytes || head.Papers > len(body)/minPaperBytes {
-		return nil
+		return nil, nil
 	}
 	// What the head's counts cost is taken from the budget before
 	// anything is made for them: a stamp's 64 bytes (its path's are
 	// counted as it is read) and a Paper each.
 	budget := 2*int64(len(body)) + cacheSlack
 	if budget -= int64(head.Stamps)*64 + int64(head.Papers)*int64(unsafe.Sizeof(Paper{})); budget < 0 {
-		return nil
+		return nil, nil
 	}
 	c := newCatalogue()
 	hint := min(head.Stamps, maxCacheHint)
@@ -166,15 +209,15 @@ func decodeCatalogue(root string, body []byte) *Catalogue {
 		s.size = d.varint()
 		s.dir = d.flags(1) == 1
 		if !d.ok() || nsec >= 1e9 || !stampPath(s.path) {
-			return nil
+			return nil, nil
 		}
 		s.mtime = time.Unix(sec, int64(nsec))
 		if _, dup := isDir[s.path]; dup {
-			return nil
+			return nil, nil
 		}
 		isDir[s.path] = s.dir
 		if budget -= int64(len(s.path)); budget < 0 {
-			return nil
+			return nil, nil
 		}
 		c.stamps = append(c.stamps, s)
 	}
@@ -193,13 +236,13 @@ func decodeCatalogue(root string, body []byte) *Catalogue {
 		f := d.flags(3)
 		cp.HasNotes, cp.HasBody = f&1 != 0, f&2 != 0
 		if !d.ok() || !isDir[cp.Ref] || c.byRef[cp.Ref] != nil || !paperHolds(&cp) {
-			return nil
+			return nil, nil
 		}
 		if cp.PDF != "" {
 			pdfs = append(pdfs, stamp{path: cp.PDF, file: true})
 		}
 		if budget -= footprint(&cp); budget < 0 {
-			return nil
+			return nil, nil
 		}
 		p := &slab[i]
 		*p = Paper{Ref: cp.Ref, PDF: cp.PDF, Meta: cp.Meta, HasNotes: cp.HasNotes, HasBody: cp.HasBody, heading: cp.Heading}
@@ -210,16 +253,11 @@ func decodeCatalogue(root string, body []byte) *Catalogue {
 		c.papers = append(c.papers, p)
 		c.byRef[p.Ref] = p
 	}
-	if len(d.s) != 0 {
-		return nil // something after the last paper
-	}
-	// Nothing in the file is taken before the file system confirms it:
-	// every stamp, and that every paper's PDF is a regular file.
-	if len(c.stamps) == 0 || !allFresh(root, append(pdfs, c.stamps...)) {
-		return nil
+	if len(d.s) != 0 || len(c.stamps) == 0 {
+		return nil, nil // something after the last paper, or no stamp
 	}
 	c.index()
-	return c
+	return c, pdfs
 }
 
 // stampPath reports whether p can be a stamp of a catalogue: the Vault

@@ -95,6 +95,16 @@ type Options struct {
 	// file changed, instead of walking the library again. Empty means {vault}/.agentero/cache,
 	// the folder the SDK owns; "-" disables it.
 	CacheDir string
+	// CheckPapersLater has a new process start from the cached catalogue
+	// once the folders that hold no paper (papers/ and those between it
+	// and the papers) are checked, so that a paper added, removed or
+	// moved is seen at once; each paper's folder, metadata file and PDF
+	// are checked in the background right after, and the catalogue is
+	// rebuilt if one changed. A server's first answer then does not wait
+	// for three stats per paper (30,000 at 10,000 papers); a one-shot
+	// process (a CLI resolving one request) leaves it off and never sees a
+	// paper's metadata older than its file.
+	CheckPapersLater bool
 }
 
 // Vault is an open, read-only Vault. It is safe for concurrent use.
@@ -107,7 +117,8 @@ type Vault struct {
 	cat        *Catalogue
 	checked    time.Time     // when cat was last known to be fresh
 	checkCost  time.Duration // how long the last freshness check took
-	refreshing bool          // a background check is running
+	refreshing bool          // a background check is running or pending
+	pending    func()        // the check CheckPapers starts, if not yet started
 }
 
 // Open opens the Vault rooted at the absolute folder root.
@@ -195,9 +206,16 @@ func (v *Vault) Catalogue(ctx context.Context) (*Catalogue, error) {
 		// one-shot process (a CLI resolving one request) never sees a
 		// stale catalogue.
 		start := time.Now()
-		if cat := v.loadCache(); cat != nil {
+		if cat, later := v.loadCache(); cat != nil {
 			v.checkCost = time.Since(start)
 			v.cat, v.checked = cat, time.Now()
+			if len(later) > 0 {
+				// The check waits for CheckPapers, so that it does not take
+				// the cores the first answer needs, or for papersDelay.
+				v.refreshing = true
+				v.pending = func() { v.refreshWith(cat, func() bool { return allFresh(v.root, later) }) }
+				time.AfterFunc(papersDelay, v.CheckPapers)
+			}
 			return cat, nil
 		}
 		cat, err := build(ctx, v.fs)
@@ -233,6 +251,24 @@ func (v *Vault) Catalogue(ctx context.Context) (*Catalogue, error) {
 	return v.cat, nil
 }
 
+// CheckPapers starts the check of the papers that Options.CheckPapersLater
+// deferred, unless it has started: a server calls it once its first
+// answer is out. It starts by itself papersDelay after the catalogue was
+// loaded.
+func (v *Vault) CheckPapers() {
+	v.mu.Lock()
+	f := v.pending
+	v.pending = nil
+	v.mu.Unlock()
+	if f != nil {
+		go f()
+	}
+}
+
+// papersDelay is how long the deferred check of the papers waits for
+// CheckPapers.
+const papersDelay = time.Second
+
 // syncCheck is the longest freshness check a call waits for; a library whose
 // check takes longer is revalidated in the background.
 const syncCheck = 10 * time.Millisecond
@@ -242,10 +278,16 @@ func (v *Vault) refresh() {
 	v.mu.Lock()
 	cat := v.cat
 	v.mu.Unlock()
+	v.refreshWith(cat, func() bool { return cat.fresh(v.root) })
+}
+
+// refreshWith checks cat with fresh off the request path, rebuilds it
+// when that fails, and ends the refresh.
+func (v *Vault) refreshWith(cat *Catalogue, fresh func() bool) {
 	start := time.Now()
-	fresh := cat.fresh(v.root)
+	ok := fresh()
 	cost := time.Since(start)
-	if !fresh {
+	if !ok {
 		if rebuilt, err := build(context.Background(), v.fs); err == nil {
 			cat = rebuilt
 			v.storeCache(cat)

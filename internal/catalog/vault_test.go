@@ -173,7 +173,7 @@ func TestCatalogueCache(t *testing.T) {
 
 	v2, _ := Open(dir, nil)
 	defer v2.Close()
-	cached := v2.loadCache()
+	cached, _ := v2.loadCache()
 	if cached == nil {
 		t.Fatal("the cache written by the first process was not read")
 	}
@@ -195,7 +195,7 @@ func TestCatalogueCache(t *testing.T) {
 	data, _ := os.ReadFile(cacheFile)
 	data[len(data)/3] ^= 0xff
 	os.WriteFile(cacheFile, data, 0o600)
-	if v2.loadCache() != nil {
+	if c, _ := v2.loadCache(); c != nil {
 		t.Error("a damaged cache was trusted")
 	}
 	v3, _ := Open(dir, nil)
@@ -206,7 +206,7 @@ func TestCatalogueCache(t *testing.T) {
 	// "-" turns the cache off.
 	off, _ := Open(dir, &Options{CacheDir: "-"})
 	defer off.Close()
-	if off.loadCache() != nil {
+	if c, _ := off.loadCache(); c != nil {
 		t.Error("CacheDir \"-\" still reads a cache")
 	}
 }
@@ -331,5 +331,79 @@ func TestStampsFresh(t *testing.T) {
 	}
 	if stampsFresh(filepath.Join(dir, "no-such-vault"), []stamp{dirStamp}) {
 		t.Error("stamps of a Vault that is gone hold")
+	}
+}
+
+// TestCheckPapersLater: with Options.CheckPapersLater, a new process
+// starting from the cache sees at once a paper added, removed or moved
+// (the folders that hold papers are checked first), and a change inside a
+// paper once the background check of the papers has run.
+func TestCheckPapersLater(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(t *testing.T, dir string)
+		atOnce bool
+		want   []string // ref|title of every paper, once checked
+	}{
+		{"paper added", func(t *testing.T, dir string) {
+			write(t, dir, "papers/b/metadata.json", `{"title":"B"}`)
+		}, true, []string{"papers/a|A", "papers/b|B", "papers/topic/d|D"}},
+		{"paper removed", func(t *testing.T, dir string) {
+			if err := os.RemoveAll(filepath.Join(dir, "papers/a")); err != nil {
+				t.Fatal(err)
+			}
+		}, true, []string{"papers/topic/d|D"}},
+		{"paper added in a topic folder", func(t *testing.T, dir string) {
+			write(t, dir, "papers/topic/c/metadata.json", `{"title":"C"}`)
+		}, true, []string{"papers/a|A", "papers/topic/c|C", "papers/topic/d|D"}},
+		{"paper moved", func(t *testing.T, dir string) {
+			if err := os.Rename(filepath.Join(dir, "papers/a"), filepath.Join(dir, "papers/topic/a")); err != nil {
+				t.Fatal(err)
+			}
+		}, true, []string{"papers/topic/a|A", "papers/topic/d|D"}},
+		{"metadata rewritten in place", func(t *testing.T, dir string) {
+			write(t, dir, "papers/a/metadata.json", `{"title":"A, second edition"}`)
+		}, false, []string{"papers/a|A, second edition", "papers/topic/d|D"}},
+	}
+	summary := func(c *Catalogue) []string {
+		var out []string
+		for _, p := range c.Papers() {
+			out = append(out, p.Ref+"|"+p.Title())
+		}
+		return out
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, "papers/a/metadata.json", `{"title":"A"}`)
+			write(t, dir, "papers/topic/d/metadata.json", `{"title":"D"}`)
+			ctx := context.Background()
+			v1, _ := Open(dir, nil)
+			if _, err := v1.Catalogue(ctx); err != nil {
+				t.Fatal(err)
+			}
+			v1.Close()
+			tt.change(t, dir)
+			v, _ := Open(dir, &Options{CheckPapersLater: true})
+			defer v.Close()
+			c, err := v.Catalogue(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := summary(c); tt.atOnce && !cmp.Equal(got, tt.want) {
+				t.Errorf("first catalogue %v, want %v at once", got, tt.want)
+			}
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+				if c, err = v.Catalogue(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if cmp.Equal(summary(c), tt.want) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("catalogue %v, want %v after the background check", summary(c), tt.want)
+				}
+			}
+		})
 	}
 }

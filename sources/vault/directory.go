@@ -383,9 +383,12 @@ func (d *Directory) current(ctx context.Context, scanCap int) (*dirState, error)
 	return st, nil
 }
 
-// checkLater starts the rescan that checks a provisional state (see
-// dirState.provisional), unless one runs or st is no longer current.
+// checkLater starts the checks a first answer did not wait for: the
+// catalogue's of the papers (see LibraryOptions.CheckPapersLater), and the
+// rescan that checks a provisional state (see dirState.provisional),
+// unless one runs or st is no longer current.
 func (d *Directory) checkLater(st *dirState) {
+	d.lib.v.CheckPapers()
 	if !st.provisional {
 		return
 	}

@@ -29,6 +29,15 @@ type LibraryOptions struct {
 	// processes. Empty means {vault}/.agentero/cache, the folder the SDK
 	// owns; "-" disables the on-disk cache.
 	CacheDir string
+	// CheckPapersLater has a new process start from the paper catalogue
+	// the last one cached once the folders holding papers are checked (a
+	// paper added, removed or moved is seen at once), and check each
+	// paper's own folder, metadata and PDF in the background right after:
+	// a long-lived server's first answer does not wait for three stats
+	// per paper. Until that check ends, a paper's metadata may be older
+	// than its file; a search's hits are still checked against the
+	// papers' files. Off, the whole catalogue is checked first.
+	CheckPapersLater bool
 	// Progress, when set, is called while the library index takes in a
 	// directory's items (its text files and the papers inside it), with
 	// the directory's ref, how many items are done and how many are

@@ -22,7 +22,7 @@ func OpenLibrary(root string, opts *LibraryOptions) (*Library, error) {
 	var vopts *catalog.Options
 	if opts != nil {
 		// The catalogue is kept in the same cache folder.
-		vopts = &catalog.Options{CacheDir: opts.CacheDir}
+		vopts = &catalog.Options{CacheDir: opts.CacheDir, CheckPapersLater: opts.CheckPapersLater}
 	}
 	v, err := catalog.Open(root, vopts)
 	if err != nil {
