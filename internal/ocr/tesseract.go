@@ -55,29 +55,24 @@ type Tesseract struct {
 // runs the program to learn its version and languages, and fails with
 // ErrUnavailable when it does not run or has none of the languages.
 func NewTesseract(ctx context.Context, path string, langs []string, timeout time.Duration, workers int) (*Tesseract, error) {
+	return newTesseract(ctx, path, langs, timeout, workers, "")
+}
+
+// newTesseract is NewTesseract with the program's probe remembered in the
+// folder memo ("": not remembered; see probeOf).
+func newTesseract(ctx context.Context, path string, langs []string, timeout time.Duration, workers int, memo string) (*Tesseract, error) {
 	exe, err := exec.LookPath(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s not found", ErrUnavailable, path)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, exe, "--version").Output()
+	p, err := probeOf(ctx, exe, memo, memoFile)
 	if err != nil {
-		return nil, fmt.Errorf("%w: tesseract --version: %v", ErrUnavailable, err)
+		return nil, err
 	}
-	version := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
-	if !strings.HasPrefix(version, "tesseract ") {
-		return nil, fmt.Errorf("%w: not a tesseract program", ErrUnavailable)
-	}
-	out, err = exec.CommandContext(ctx, exe, "--list-langs").Output()
-	if err != nil {
-		return nil, fmt.Errorf("%w: tesseract --list-langs: %v", ErrUnavailable, err)
-	}
+	version := p.version
 	installed := map[string]bool{}
-	for _, l := range strings.Split(string(out), "\n")[1:] {
-		if l = strings.TrimSpace(l); l != "" {
-			installed[l] = true
-		}
+	for _, l := range p.langs {
+		installed[l] = true
 	}
 	want := langs
 	if len(want) == 0 {
@@ -109,10 +104,17 @@ var (
 	defaultNote string
 )
 
+// memoFile is the name of the probe memo in Default's folder.
+const memoFile = "tesseract-probe"
+
 // Default returns the engine the environment asks for (EnvOCR, EnvLangs),
 // found once per process, or nil and a one-line note saying why there is
-// none ("OCR is off", "tesseract is not installed").
-func Default() (Engine, string) {
+// none ("OCR is off", "tesseract is not installed"). What the program says
+// of itself (its version and languages) is remembered in the folder memo
+// ("": nowhere), so that a new process does not run it again to learn
+// that while it and its languages are unchanged; the first call's memo
+// is the process's.
+func Default(memo string) (Engine, string) {
 	defaultOnce.Do(func() {
 		v := strings.TrimSpace(os.Getenv(EnvOCR))
 		path := "tesseract"
@@ -128,7 +130,7 @@ func Default() (Engine, string) {
 		for _, l := range strings.FieldsFunc(os.Getenv(EnvLangs), func(r rune) bool { return r == '+' || r == ',' || r == ' ' }) {
 			langs = append(langs, l)
 		}
-		t, err := NewTesseract(context.Background(), path, langs, 0, 0)
+		t, err := newTesseract(context.Background(), path, langs, 0, 0, memo)
 		if err != nil {
 			defaultNote = "no OCR: tesseract is not installed or does not run"
 			if !errors.Is(err, ErrUnavailable) || strings.Contains(err.Error(), "language") {

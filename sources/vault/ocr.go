@@ -117,7 +117,8 @@ func (l *Library) ocrEngine() (OCREngine, string) {
 		case o.opt != nil:
 			o.eng = o.opt
 		default:
-			o.eng, o.note = ocr.Default()
+			// The probe is remembered with the OCR cache.
+			o.eng, o.note = ocr.Default(l.cachePath("ocr"))
 		}
 		if o.eng != nil {
 			o.renderer = pdf.Renderer()
