@@ -1,7 +1,6 @@
 package relations
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,19 +83,19 @@ func printedSurname(name string) string {
 var (
 	// bracketCite is a bracketed citation: "[12]", "[3–5, 12]", "[Vas17]",
 	// "[Vas17, BHK19]".
-	bracketCite = regexp.MustCompile(`\[([^\[\]\n]{1,200})\]`)
-	numPart     = regexp.MustCompile(`^(\d{1,4})$`)
-	rangePart   = regexp.MustCompile(`^(\d{1,4})\s*[–—‐-]\s*(\d{1,4})$`)
-	alphaPart   = regexp.MustCompile(`^\p{L}[\p{L}+\-'’]{0,10}\d{2,4}[a-z]?$`)
+	bracketCite = lazyRegexp(`\[([^\[\]\n]{1,200})\]`)
+	numPart     = lazyRegexp(`^(\d{1,4})$`)
+	rangePart   = lazyRegexp(`^(\d{1,4})\s*[–—‐-]\s*(\d{1,4})$`)
+	alphaPart   = lazyRegexp(`^\p{L}[\p{L}+\-'’]{0,10}\d{2,4}[a-z]?$`)
 	// superCite is a superscript citation as extracted text shows it: the
 	// numbers glued to the word or punctuation before them ("networks12,13
 	// are").
-	superCite = regexp.MustCompile(`[\p{Ll}\)\]\.,;:]((?:\d{1,3})(?:\s?[,–-]\s?\d{1,3}){0,8})(?:\s|$)`)
+	superCite = lazyRegexp(`[\p{Ll}\)\]\.,;:]((?:\d{1,3})(?:\s?[,–-]\s?\d{1,3}){0,8})(?:\s|$)`)
 	// yearCite is a year an author–year citation ends with ("2017",
 	// "2017a").
-	yearCite = regexp.MustCompile(`\b((?:1[89]|20)[0-9]{2})([a-z])?\b`)
+	yearCite = lazyRegexp(`\b((?:1[89]|20)[0-9]{2})([a-z])?\b`)
 	// capWord is a capitalised word: a surname candidate.
-	capWord = regexp.MustCompile(`\p{Lu}[\p{L}\p{M}'’\-]+`)
+	capWord = lazyRegexp(`\p{Lu}[\p{L}\p{M}'’\-]+`)
 )
 
 // citeContexts finds, for each entry of a paper's reference list, up to
@@ -150,7 +149,7 @@ func citeContexts(text string, es []Entry, style markStyle) [][]Context {
 		}
 		pg := newPage(pi+1, raw, nextPage(pages, pi))
 		if len(byLabel) > 0 {
-			for _, m := range bracketCite.FindAllStringSubmatchIndex(pg.text, -1) {
+			for _, m := range bracketCite().FindAllStringSubmatchIndex(pg.text, -1) {
 				if m[0] >= pg.own {
 					break // the next page's: read with it
 				}
@@ -160,16 +159,16 @@ func citeContexts(text string, es []Entry, style markStyle) [][]Context {
 				for _, part := range strings.FieldsFunc(pg.text[m[2]:m[3]], func(r rune) bool { return r == ',' || r == ';' }) {
 					part = strings.TrimSpace(part)
 					switch {
-					case numPart.MatchString(part):
+					case numPart().MatchString(part):
 						if numbered {
 							bracketed++
 							f.add(pg, m[0], byLabel, part)
 						}
-					case rangePart.MatchString(part):
+					case rangePart().MatchString(part):
 						if !numbered {
 							continue
 						}
-						sm := rangePart.FindStringSubmatch(part)
+						sm := rangePart().FindStringSubmatch(part)
 						a, _ := strconv.Atoi(sm[1])
 						b, _ := strconv.Atoi(sm[2])
 						if b < a || b-a >= maxRange {
@@ -180,7 +179,7 @@ func citeContexts(text string, es []Entry, style markStyle) [][]Context {
 							k := strconv.Itoa(n)
 							f.add(pg, m[0], byLabel, k)
 						}
-					case alphaPart.MatchString(part):
+					case alphaPart().MatchString(part):
 						if style == styleLabel {
 							f.add(pg, m[0], byLabel, part)
 						}
@@ -246,7 +245,7 @@ func (f *finder) addEntry(pg *page, at, i int) {
 // that year.
 func (f *finder) authorYear(pg *page, byAuthor map[string]int) {
 	prev := 0
-	for _, m := range yearCite.FindAllStringSubmatchIndex(pg.text, -1) {
+	for _, m := range yearCite().FindAllStringSubmatchIndex(pg.text, -1) {
 		if f.left--; f.left <= 0 {
 			return
 		}
@@ -259,7 +258,7 @@ func (f *finder) authorYear(pg *page, byAuthor map[string]int) {
 		if j := strings.LastIndexAny(win, ";)]"); j >= 0 {
 			win, from = win[j+1:], from+j+1
 		}
-		words := capWord.FindAllStringIndex(win, -1)
+		words := capWord().FindAllStringIndex(win, -1)
 		for w := len(words) - 1; w >= 0 && w >= len(words)-4; w-- {
 			at := from + words[w][0]
 			if at >= pg.own {
@@ -295,7 +294,7 @@ func (f *finder) authorYear(pg *page, byAuthor map[string]int) {
 // superscripts finds superscript citations on pg: numbers glued to the
 // word before them, each at most the number of entries.
 func (f *finder) superscripts(pg *page, byLabel map[string]int, n int) {
-	for _, m := range superCite.FindAllStringSubmatchIndex(pg.text, -1) {
+	for _, m := range superCite().FindAllStringSubmatchIndex(pg.text, -1) {
 		if m[2] >= pg.own {
 			return
 		}
@@ -466,7 +465,7 @@ func newPage(n int, raw, next string) *page {
 }
 
 // sectionNumber opens a numbered heading: "1 ", "2.3 ", "A.1 ", "IV. ".
-var sectionNumber = regexp.MustCompile(`^(?:\d{1,2}(?:\.\d{1,2})*\.?|[A-H](?:\.\d{1,2})+|[IVX]{1,5}\.)\s+\p{Lu}`)
+var sectionNumber = lazyRegexp(`^(?:\d{1,2}(?:\.\d{1,2})*\.?|[A-H](?:\.\d{1,2})+|[IVX]{1,5}\.)\s+\p{Lu}`)
 
 // headingLine reports whether a line of body text is a heading: short,
 // ending no sentence, and numbered or in title case.
@@ -474,7 +473,7 @@ func headingLine(l string) bool {
 	if utf8.RuneCountInString(l) > 60 || strings.ContainsAny(l[len(l)-1:], ".,;:-([") {
 		return false
 	}
-	if sectionNumber.MatchString(l) {
+	if sectionNumber().MatchString(l) {
 		return true
 	}
 	for _, w := range strings.Fields(l) {
@@ -499,7 +498,7 @@ func secondRune(s string) string {
 // trimPageNumber drops the blank lines and the page number that end a
 // page's lines.
 func trimPageNumber(lines []string) []string {
-	for len(lines) > 0 && (strings.TrimSpace(lines[len(lines)-1]) == "" || pageNumber.MatchString(strings.TrimSpace(lines[len(lines)-1]))) {
+	for len(lines) > 0 && (strings.TrimSpace(lines[len(lines)-1]) == "" || pageNumber().MatchString(strings.TrimSpace(lines[len(lines)-1]))) {
 		lines = lines[:len(lines)-1]
 	}
 	return lines

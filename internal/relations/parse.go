@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -162,8 +161,8 @@ func identifiersFromURL(u string) (doi, arxiv string) {
 
 // arXiv id shapes after normalisation: 2401.01234 or hep-th/9901001.
 var (
-	arxivNew = regexp.MustCompile(`^[0-9]{4}\.[0-9]{4,5}$`)
-	arxivOld = regexp.MustCompile(`^[a-z][a-z-]*(\.[a-z]{2})?/[0-9]{7}$`)
+	arxivNew = lazyRegexp(`^[0-9]{4}\.[0-9]{4,5}$`)
+	arxivOld = lazyRegexp(`^[a-z][a-z-]*(\.[a-z]{2})?/[0-9]{7}$`)
 )
 
 // identifiers normalises a DOI and an arXiv id like catalog.Identifiers and
@@ -171,7 +170,7 @@ var (
 // an https://arxiv.org/abs/ link.
 func identifiers(doi, arxiv string) (string, string) {
 	d, a := catalog.Identifiers(doi, arxiv)
-	if a != "" && !arxivNew.MatchString(a) && !arxivOld.MatchString(a) {
+	if a != "" && !arxivNew().MatchString(a) && !arxivOld().MatchString(a) {
 		a = ""
 	}
 	return d, a

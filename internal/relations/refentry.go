@@ -60,21 +60,21 @@ func entries(text string) ([]Entry, markStyle) {
 }
 
 var (
-	urlRe     = regexp.MustCompile(`(?i)(?:https?://|www\.)\S+|\bdoi:\s*\S+|\b10\.[0-9]{4,9}/\S+`)
-	yearRe    = regexp.MustCompile(`\b(1[89][0-9]{2}|20[0-9]{2})[a-z]?\b`)
-	parenYear = regexp.MustCompile(`^(.{2,600}?)\(\s*((?:1[89]|20)[0-9]{2})[a-z]?(?:,[^)]{0,40})?\s*\)[.,:]?\s*`)
-	dotYear   = regexp.MustCompile(`^(.{2,600}?[^0-9])[.,]\s+((?:1[89]|20)[0-9]{2})[a-z]?\.\s+`)
-	quoted    = regexp.MustCompile(`“([^”]{4,400})”|"([^"]{4,400})"|‘([^’]{4,400})’|「([^」]{2,400})」`)
+	urlRe     = lazyRegexp(`(?i)(?:https?://|www\.)\S+|\bdoi:\s*\S+|\b10\.[0-9]{4,9}/\S+`)
+	yearRe    = lazyRegexp(`\b(1[89][0-9]{2}|20[0-9]{2})[a-z]?\b`)
+	parenYear = lazyRegexp(`^(.{2,600}?)\(\s*((?:1[89]|20)[0-9]{2})[a-z]?(?:,[^)]{0,40})?\s*\)[.,:]?\s*`)
+	dotYear   = lazyRegexp(`^(.{2,600}?[^0-9])[.,]\s+((?:1[89]|20)[0-9]{2})[a-z]?\.\s+`)
+	quoted    = lazyRegexp(`“([^”]{4,400})”|"([^"]{4,400})"|‘([^’]{4,400})’|「([^」]{2,400})」`)
 	// yearTail is a year printed at the end of a title's sentence.
-	yearTail = regexp.MustCompile(`(?:,\s*|\s*\()(?:1[89]|20)[0-9]{2}[a-z]?\)?$|\s*\([^()]*(?:1[89]|20)[0-9]{2}[^()]*\)$`)
+	yearTail = lazyRegexp(`(?:,\s*|\s*\()(?:1[89]|20)[0-9]{2}[a-z]?\)?$|\s*\([^()]*(?:1[89]|20)[0-9]{2}[^()]*\)$`)
 	// volTail is a volume number printed after a book's title.
-	volTail = regexp.MustCompile(`,?\s*[Vv]ol\.\s*[0-9]+$`)
+	volTail = lazyRegexp(`,?\s*[Vv]ol\.\s*[0-9]+$`)
 	// surnameInitial opens an author list written "Surname, I." (APA,
 	// Nature, Springer, ACM small capitals).
-	surnameInitial = regexp.MustCompile(`^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:\s\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+)?,\s(?:\p{Lu}\.|\p{Lu}\p{Lu}?\s)`)
+	surnameInitial = lazyRegexp(`^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:\s\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+)?,\s(?:\p{Lu}\.|\p{Lu}\p{Lu}?\s)`)
 	// venueCue starts what follows a title when no full stop ends it.
 	// An edition ("…, 2nd ed. Publisher") ends a book's title too.
-	venueCue = regexp.MustCompile(`(?:,\s*|\.\s*|\s)(?:In:?\s|in:?\s+(?:Proc|Advances)|arXiv preprint|arXiv:?\s?[0-9]|CoRR\b|Technical report|Tech\. Rep|(?:[0-9]+(?:st|nd|rd|th)|[Ss]econd|[Tt]hird|[Ff]ourth|[Ff]ifth|[Rr]evised)\s[Ee]d(?:\.|ition\b))`)
+	venueCue = lazyRegexp(`(?:,\s*|\.\s*|\s)(?:In:?\s|in:?\s+(?:Proc|Advances)|arXiv preprint|arXiv:?\s?[0-9]|CoRR\b|Technical report|Tech\. Rep|(?:[0-9]+(?:st|nd|rd|th)|[Ss]econd|[Tt]hird|[Ff]ourth|[Ff]ifth|[Rr]evised)\s[Ee]d(?:\.|ition\b))`)
 )
 
 // ParseEntry parses one reference entry: its identifiers, year, authors,
@@ -85,7 +85,7 @@ func ParseEntry(raw string) Entry {
 	e := Entry{Raw: raw}
 	var m []int
 	if strings.Contains(raw, "10.") {
-		m = doiRe.FindStringIndex(raw)
+		m = doiRe().FindStringIndex(raw)
 	}
 	if m != nil {
 		// A DOI cut at a line end ("10.1109/CVPR." + words) has no digit
@@ -97,7 +97,8 @@ func ParseEntry(raw string) Entry {
 	}
 	lower := strings.ToLower(raw)
 	hasArXiv := strings.Contains(lower, "arxiv") || strings.Contains(lower, "corr")
-	for _, re := range []*regexp.Regexp{arxivNewRe, arxivOldRe, arxivURLRe, arxivCoRRRe} {
+	for _, re := range []func() *regexp.Regexp{arxivNewRe, arxivOldRe, arxivURLRe, arxivCoRRRe} {
+		re := re()
 		if e.ArXivID != "" || !hasArXiv {
 			break
 		}
@@ -109,7 +110,7 @@ func ParseEntry(raw string) Entry {
 	// Links and identifiers go, the punctuation after them stays.
 	s := raw
 	if strings.Contains(lower, "10.") || strings.Contains(lower, "www.") || strings.Contains(lower, "http") || strings.Contains(lower, "doi:") {
-		s = urlRe.ReplaceAllStringFunc(raw, func(u string) string {
+		s = urlRe().ReplaceAllStringFunc(raw, func(u string) string {
 			return " " + u[len(strings.TrimRight(u, ".,;:)]")):]
 		})
 	}
@@ -125,16 +126,16 @@ func ParseEntry(raw string) Entry {
 	default:
 		// The year after the authors is followed by a title, not the end
 		// of the entry (as in "Journal 88, 445 (1983).").
-		if m := parenYear.FindStringSubmatchIndex(s); m != nil && looksLikeAuthors(s[m[2]:m[3]]) && hasWord(s[m[1]:], 3) {
+		if m := parenYear().FindStringSubmatchIndex(s); m != nil && looksLikeAuthors(s[m[2]:m[3]]) && hasWord(s[m[1]:], 3) {
 			authors, rest = s[m[2]:m[3]], s[m[1]:]
 			e.Year, _ = strconv.Atoi(s[m[4]:m[5]])
-		} else if m := dotYear.FindStringSubmatchIndex(s); m != nil && looksLikeAuthors(s[m[2]:m[3]]) && hasWord(s[m[1]:], 3) {
+		} else if m := dotYear().FindStringSubmatchIndex(s); m != nil && looksLikeAuthors(s[m[2]:m[3]]) && hasWord(s[m[1]:], 3) {
 			authors, rest = s[m[2]:m[3]], s[m[1]:]
 			e.Year, _ = strconv.Atoi(s[m[4]:m[5]])
-		} else if m := sfList.FindStringIndex(s); m != nil {
+		} else if m := sfList().FindStringIndex(s); m != nil {
 			// "Bengio, Yoshua and Glorot, Xavier. Title." (ICML).
 			authors, rest = strings.TrimRight(s[:m[1]], " "), s[m[1]:]
-			e.Authors = sfName.FindAllString(authors, 100)
+			e.Authors = sfName().FindAllString(authors, 100)
 		} else {
 			end := authorsEnd(s)
 			authors, rest = s[:end], strings.TrimLeft(s[end:], ". ")
@@ -181,9 +182,9 @@ func ParseEntry(raw string) Entry {
 	if e.Year == 0 {
 		// The last year printed, outside identifiers and links.
 		if hasArXiv {
-			s = arxivIDRe.ReplaceAllString(s, " ")
+			s = arxivIDRe().ReplaceAllString(s, " ")
 		}
-		if ms := yearRe.FindAllStringSubmatch(s, -1); ms != nil {
+		if ms := yearRe().FindAllStringSubmatch(s, -1); ms != nil {
 			e.Year, _ = strconv.Atoi(ms[len(ms)-1][1])
 		}
 	}
@@ -206,7 +207,7 @@ func nameFiller(w string) bool {
 // Tobias Lang, Efficient attention…"): then each name-like part is one or
 // more names of two to four words joined by "and".
 func commaAuthors(s string) (authors, title, rest string, ok bool) {
-	full := !initialStart.MatchString(s)
+	full := !initialStart().MatchString(s)
 	parts := strings.Split(s, ", ")
 	n := 0
 	for n < len(parts) && nameLike(parts[n]) && (!full || fullNames(parts[n])) {
@@ -221,7 +222,7 @@ func commaAuthors(s string) (authors, title, rest string, ok bool) {
 		// "…, HANDS: A Study of Shapes. Springer-Verlag, 1991."
 		title, rest = title[:i], title[i+2:]+", "+rest
 	}
-	if m := venueCue.FindStringIndex(title); m != nil && m[0] > 8 {
+	if m := venueCue().FindStringIndex(title); m != nil && m[0] > 8 {
 		// "…, Title revisited. arXiv preprint arXiv:2305.01234, 2023."
 		title, rest = title[:m[0]], strings.TrimLeft(title[m[0]:], ",. ")+", "+rest
 	}
@@ -240,12 +241,15 @@ func fullNames(p string) bool {
 	return true
 }
 
+// sfNamePattern is sfName's expression.
+const sfNamePattern = `\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+,\s\p{Lu}[\p{Ll}\p{M}\p{Sk}]+(?:['’\-]\p{Lu}?[\p{Ll}\p{M}\p{Sk}]+)*(?:\s\p{Lu}\.)*`
+
 // sfName is one "Surname, Firstname I." name, the first name written out
 // ("Ranzato, Marc’Aurelio" too);
 // sfList an author list of them, up to the full stop that ends it.
 var (
-	sfName = regexp.MustCompile(`\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+,\s\p{Lu}[\p{Ll}\p{M}\p{Sk}]+(?:['’\-]\p{Lu}?[\p{Ll}\p{M}\p{Sk}]+)*(?:\s\p{Lu}\.)*`)
-	sfList = regexp.MustCompile(`^` + sfName.String() + `(?:(?:,\s(?:and\s)?|\sand\s)` + sfName.String() + `)*\.?\s`)
+	sfName = lazyRegexp(sfNamePattern)
+	sfList = lazyRegexp(`^` + sfNamePattern + `(?:(?:,\s(?:and\s)?|\sand\s)` + sfNamePattern + `)*\.?\s`)
 )
 
 // journalAbbrev are abbreviated journal words that, right after an author
@@ -253,7 +257,7 @@ var (
 var journalAbbrev = map[string]bool{"Phys": true, "Rev": true, "Lett": true, "Nucl": true, "Chem": true, "Math": true, "Proc": true, "Ann": true, "Philos": true, "Astrophys": true, "Appl": true, "Mod": true, "Nuovo": true}
 
 // initialStart matches an entry that opens with an initial: "N. D. …".
-var initialStart = regexp.MustCompile(`^\p{Lu}\.\s?`)
+var initialStart = lazyRegexp(`^\p{Lu}\.\s?`)
 
 // nameLike reports whether every word of s is an initial or a capitalised
 // word (or "and", or a name particle such as "van"): a name or a list of
@@ -281,7 +285,7 @@ func quotedTitle(s string) []int {
 	if !strings.ContainsAny(s, "“\"‘「") {
 		return nil
 	}
-	m := quoted.FindStringIndex(s)
+	m := quoted().FindStringIndex(s)
 	if m == nil || m[0] > 400 {
 		return nil
 	}
@@ -317,7 +321,7 @@ var particle = map[string]bool{"van": true, "von": true, "de": true, "der": true
 // "and" nor another initial follows; otherwise the first full stop that
 // does not close an initial ("G. E. Hinton. Title").
 func authorsEnd(s string) int {
-	if surnameInitial.MatchString(s) {
+	if surnameInitial().MatchString(s) {
 		for i := 0; i < len(s); i++ {
 			if s[i] == '.' && strings.HasSuffix(s[:i], " et al") {
 				return i + 1
@@ -338,7 +342,7 @@ func authorsEnd(s string) int {
 				continue
 			}
 			// "Surname, I. Surname, J." without a comma between names.
-			if surnameInitial.MatchString(after) && s[i+1] == ' ' && commaNameNext(after) {
+			if surnameInitial().MatchString(after) && s[i+1] == ' ' && commaNameNext(after) {
 				continue
 			}
 			return i + 1
@@ -379,7 +383,7 @@ func titleLike(s string) bool {
 // commaNameNext reports whether s opens with "Surname, I." followed by
 // more names rather than a title.
 func commaNameNext(s string) bool {
-	return surnameInitial.MatchString(s) && !strings.Contains(strings.SplitN(s, ".", 2)[0], " ")
+	return surnameInitial().MatchString(s) && !strings.Contains(strings.SplitN(s, ".", 2)[0], " ")
 }
 
 // isInitialAt reports whether the full stop at s[i] closes an initial
@@ -439,7 +443,7 @@ func sentence(s string, cue bool) (string, string) {
 		end = i + 1
 		break
 	}
-	if m := venueCue.FindStringIndex(s[:end]); cue && m != nil && m[0] > 8 {
+	if m := venueCue().FindStringIndex(s[:end]); cue && m != nil && m[0] > 8 {
 		return strings.TrimSpace(s[:m[0]]), s[m[0]:]
 	}
 	return strings.TrimSpace(s[:end]), s[end:]
@@ -450,8 +454,8 @@ func cleanTitle(t string) string {
 	t = oneLine(t)
 	t = strings.TrimSpace(t)
 	t = strings.TrimRight(t, " ,.;:“”\"")
-	t = yearTail.ReplaceAllString(t, "")
-	t = volTail.ReplaceAllString(t, "")
+	t = yearTail().ReplaceAllString(t, "")
+	t = volTail().ReplaceAllString(t, "")
 	// An opening parenthesis never closed starts the publisher's part.
 	if i := strings.LastIndexByte(t, '('); i > 0 && !strings.Contains(t[i:], ")") {
 		t = strings.TrimRight(t[:i], " ,")
@@ -473,7 +477,7 @@ func cleanTitle(t string) string {
 }
 
 // nameSplit separates the names of an author list.
-var nameSplit = regexp.MustCompile(`\s*(?:,\s*(?:and|AND|&)\s+|\s(?:and|AND|&)\s|;\s*|,\s*)`)
+var nameSplit = lazyRegexp(`\s*(?:,\s*(?:and|AND|&)\s+|\s(?:and|AND|&)\s|;\s*|,\s*)`)
 
 // splitAuthors splits an author list into names. "Surname, I." lists are
 // paired back up; "et al." is dropped.
@@ -486,9 +490,9 @@ func splitAuthors(s string) []string {
 	if s == "" {
 		return nil
 	}
-	parts := nameSplit.Split(s, -1)
+	parts := nameSplit().Split(s, -1)
 	var out []string
-	paired := surnameInitial.MatchString(s + " ")
+	paired := surnameInitial().MatchString(s + " ")
 	for i := 0; i < len(parts); i++ {
 		p := strings.TrimSpace(parts[i])
 		if p == "" || p == "et al." || p == "et al" || p == "others" {
@@ -542,7 +546,7 @@ func surname(name string) string {
 
 // arxivIDRe is an arXiv id as printed, so that its digits are not read as
 // a year.
-var arxivIDRe = regexp.MustCompile(`(?i)(?:arxiv|abs)[:/]?\s*(?:[0-9]{4}\.[0-9]{4,5}|[a-z-]+(?:\.[a-z]{2})?/[0-9]{7})(?:v[0-9]+)?`)
+var arxivIDRe = lazyRegexp(`(?i)(?:arxiv|abs)[:/]?\s*(?:[0-9]{4}\.[0-9]{4,5}|[a-z-]+(?:\.[a-z]{2})?/[0-9]{7})(?:v[0-9]+)?`)
 
 // hasInitial reports whether s holds an initial ("J." or "J ").
 func hasInitial(s string) bool {

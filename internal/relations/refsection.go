@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -11,19 +12,19 @@ import (
 // capitals come out of PDFs spaced ("R EFERENCES"), and some layouts glue
 // the heading to the text before it ("error (%)References"); headingAt
 // accepts a glued one only when an entry follows.
-var headingTail = regexp.MustCompile(`(?:^|[^\p{L}])(R\s?EFERENCES|References|REFERENCES|Bibliography|BIBLIOGRAPHY|B\s?IBLIOGRAPHY|Literature Cited|LITERATURE CITED|Works Cited|References and Notes)\s*:?$`)
+var headingTail = lazyRegexp(`(?:^|[^\p{L}])(R\s?EFERENCES|References|REFERENCES|Bibliography|BIBLIOGRAPHY|B\s?IBLIOGRAPHY|Literature Cited|LITERATURE CITED|Works Cited|References and Notes)\s*:?$`)
 
 // Entry markers at the start of a line: "[12]", "12.", "12 ".
 var (
-	bracketMark = regexp.MustCompile(`^\[(\d{1,3})\]\s*`)
-	dotMark     = regexp.MustCompile(`^(\d{1,3})\.\s+`)
-	bareMark    = regexp.MustCompile(`^(\d{1,3})\s+\p{Lu}`)
+	bracketMark = lazyRegexp(`^\[(\d{1,3})\]\s*`)
+	dotMark     = lazyRegexp(`^(\d{1,3})\.\s+`)
+	bareMark    = lazyRegexp(`^(\d{1,3})\s+\p{Lu}`)
 	// labelMark is a bracketed label with a letter in it, as alpha and
 	// author–year styles print them: "[Knu84]", "[ABC+19]", "[Adeyemi
 	// and Lang, 2024]". Words that open a line of an entry in brackets
 	// are not labels.
-	labelMark = regexp.MustCompile(`^\[([^\[\]]{0,60}\p{L}[^\[\]]{0,60})\]\s*\S`)
-	notLabel  = regexp.MustCompile(`(?i)^(?:online|accessed\b.*|available\b.*|in press|to appear|sic|with \w+)$`)
+	labelMark = lazyRegexp(`^\[([^\[\]]{0,60}\p{L}[^\[\]]{0,60})\]\s*\S`)
+	notLabel  = lazyRegexp(`(?i)^(?:online|accessed\b.*|available\b.*|in press|to appear|sic|with \w+)$`)
 )
 
 // authorStart matches the start of an author–year entry: "Surname, I.",
@@ -32,22 +33,22 @@ var (
 // "Surname, I and" (initials without full stops), or one author "I. J.
 // Surname. Title" (abbreviated styles; a journal's "J. Mach. Learn." is
 // no author, since a title word is not an abbreviation).
-var authorStart = regexp.MustCompile(`^(?:\p{Lu}\.\s?(?:-?\p{Lu}\.\s?)*)\s?\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:,|\sand\s)|^(?:\p{Lu}\.\s?(?:-?\p{Lu}\.\s?)*)\s?\p{Lu}\p{Ll}[\p{L}\p{M}\p{Sk}'’\-]+\.\s\p{Lu}[\p{L}\p{M}'’\-]*[\s,:]|^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:\s\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+)?,\s*(?:\p{Lu}\.|\p{Lu}[\p{Ll}\p{M}\p{Sk}]+|\p{Lu}\p{Lu}|\p{Lu}\s(?:\p{Lu}\s)?(?:and|&)\s)|^\p{Lu}[\p{Ll}\p{M}\p{Sk}\-]+(?:\s\p{Lu}\.|\s\p{Lu}[\p{Ll}\p{M}\p{Sk}]+)*\s(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:,|\sand\s|\.\s)`)
+var authorStart = lazyRegexp(`^(?:\p{Lu}\.\s?(?:-?\p{Lu}\.\s?)*)\s?\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:,|\sand\s)|^(?:\p{Lu}\.\s?(?:-?\p{Lu}\.\s?)*)\s?\p{Lu}\p{Ll}[\p{L}\p{M}\p{Sk}'’\-]+\.\s\p{Lu}[\p{L}\p{M}'’\-]*[\s,:]|^(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s+)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:\s\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+)?,\s*(?:\p{Lu}\.|\p{Lu}[\p{Ll}\p{M}\p{Sk}]+|\p{Lu}\p{Lu}|\p{Lu}\s(?:\p{Lu}\s)?(?:and|&)\s)|^\p{Lu}[\p{Ll}\p{M}\p{Sk}\-]+(?:\s\p{Lu}\.|\s\p{Lu}[\p{Ll}\p{M}\p{Sk}]+)*\s(?:(?:van|von|de|der|den|la|le|da|di|du|del)\s)*\p{Lu}[\p{L}\p{M}\p{Sk}'’\-]+(?:,|\sand\s|\.\s)`)
 
 // statusEnd matches an entry that ends with its publication status instead
 // of a year: "Natural neural networks. (unpublished)." is finished.
-var statusEnd = regexp.MustCompile(`(?i)\((?:unpublished|in press|to appear|submitted|forthcoming|in preparation)\)\.?$`)
+var statusEnd = lazyRegexp(`(?i)\((?:unpublished|in press|to appear|submitted|forthcoming|in preparation)\)\.?$`)
 
 // midEntry is an author–year entry starting after a full stop inside a
 // line: "margin. Bengio, Yoshua and Glorot, Xavier. Understanding".
-var midEntry = regexp.MustCompile(`\.\s+\p{Lu}[\p{L}\p{M}'’\-]+,\s(?:\p{Lu}\.|\p{Lu}[\p{Ll}]+)(?:,|\sand\s)`)
+var midEntry = lazyRegexp(`\.\s+\p{Lu}[\p{L}\p{M}'’\-]+,\s(?:\p{Lu}\.|\p{Lu}[\p{Ll}]+)(?:,|\sand\s)`)
 
 // appendixStart ends a reference section: an appendix or supplementary
 // heading, or a lettered section heading ("A. Object Detection Baselines").
-var appendixStart = regexp.MustCompile(`^(?:(?:Appendix|APPENDIX|Appendices|APPENDICES|Supplementary|SUPPLEMENTARY)\b|[A-H](?:\.[0-9])?\.?\s+\p{Lu}[\p{L} \-]{3,60}$)`)
+var appendixStart = lazyRegexp(`^(?:(?:Appendix|APPENDIX|Appendices|APPENDICES|Supplementary|SUPPLEMENTARY)\b|[A-H](?:\.[0-9])?\.?\s+\p{Lu}[\p{L} \-]{3,60}$)`)
 
 // pageNumber is a line that is only a page number or a page label.
-var pageNumber = regexp.MustCompile(`^(?:\d{1,4}|[ivxlc]{1,6}|Page \d+(?: of \d+)?|\d+\s*/\s*\d+)$`)
+var pageNumber = lazyRegexp(`^(?:\d{1,4}|[ivxlc]{1,6}|Page \d+(?: of \d+)?|\d+\s*/\s*\d+)$`)
 
 // Caps on the work per paper: at most maxEntries entries are split and
 // parsed, each of at most maxEntryLines lines and maxEntryRunes runes.
@@ -65,7 +66,7 @@ func headingAt(lines []string, i int) bool {
 	if t == "" || len(t) > 200 || !headingWord(t) {
 		return false
 	}
-	if len(t) <= 40 && refHeading.MatchString(t) {
+	if len(t) <= 40 && refHeading().MatchString(t) {
 		return true
 	}
 	if len(t) <= 40 {
@@ -75,7 +76,7 @@ func headingAt(lines []string, i int) bool {
 			return true
 		}
 	}
-	m := headingTail.FindStringSubmatch(t)
+	m := headingTail().FindStringSubmatch(t)
 	if m == nil {
 		return false
 	}
@@ -88,10 +89,10 @@ func headingAt(lines []string, i int) bool {
 		if n == "" {
 			continue
 		}
-		if seen == 0 && (bracketMark.MatchString(n) || dotMark.MatchString(n) || authorStart.MatchString(n)) {
+		if seen == 0 && (bracketMark().MatchString(n) || dotMark().MatchString(n) || authorStart().MatchString(n)) {
 			return true
 		}
-		if m[1] == "References" && midEntry.MatchString(n) {
+		if m[1] == "References" && midEntry().MatchString(n) {
 			return true
 		}
 		seen++
@@ -140,7 +141,7 @@ func sectionLines(text string) (lines []string, found bool) {
 	for _, l := range all[start:] {
 		l = strings.TrimRight(strings.ReplaceAll(l, "\f", ""), " \t\r")
 		t := strings.TrimSpace(l)
-		if furniture[t] || pageNumber.MatchString(t) {
+		if furniture[t] || pageNumber().MatchString(t) {
 			continue
 		}
 		size += len(l) + 1
@@ -192,7 +193,7 @@ func pageFurniture(lines []string) map[string]bool {
 	flush()
 	out := map[string]bool{}
 	for _, t := range edge {
-		if count[stripDigits(t)] >= 3 && len(t) < 160 && !strings.HasSuffix(t, ".") && !bracketMark.MatchString(t) && !dotMark.MatchString(t) {
+		if count[stripDigits(t)] >= 3 && len(t) < 160 && !strings.HasSuffix(t, ".") && !bracketMark().MatchString(t) && !dotMark().MatchString(t) {
 			out[t] = true
 		}
 	}
@@ -223,8 +224,8 @@ const (
 // labelOf returns the text after the label that starts line t, and
 // whether one does.
 func labelOf(t string) (rest string, ok bool) {
-	m := labelMark.FindStringSubmatchIndex(t)
-	if m == nil || notLabel.MatchString(strings.TrimSpace(t[m[2]:m[3]])) {
+	m := labelMark().FindStringSubmatchIndex(t)
+	if m == nil || notLabel().MatchString(strings.TrimSpace(t[m[2]:m[3]])) {
 		return t, false
 	}
 	return strings.TrimLeft(t[m[3]+1:], " "), true
@@ -235,11 +236,11 @@ func markOf(s markStyle, t string) (n int, rest string) {
 	var re *regexp.Regexp
 	switch s {
 	case styleBracket:
-		re = bracketMark
+		re = bracketMark()
 	case styleDot:
-		re = dotMark
+		re = dotMark()
 	case styleBare:
-		re = bareMark
+		re = bareMark()
 	default:
 		return -1, t
 	}
@@ -295,8 +296,8 @@ func detectStyle(lines []string) markStyle {
 // nothing after them: "Wei, L. and Solberg, I. (2022)." or "Jane Doe
 // and Rui Silva. 2007."
 func authorsAndYear(s string) bool {
-	for _, re := range []*regexp.Regexp{parenYear, dotYear} {
-		if m := re.FindStringSubmatchIndex(s + " "); m != nil && m[1] >= len(s) && looksLikeAuthors(s[m[2]:m[3]]) {
+	for _, re := range []func() *regexp.Regexp{parenYear, dotYear} {
+		if m := re().FindStringSubmatchIndex(s + " "); m != nil && m[1] >= len(s) && looksLikeAuthors(s[m[2]:m[3]]) {
 			return true
 		}
 	}
@@ -342,7 +343,7 @@ func splitLabelled(lines []string, headed bool) (out, labels []string, style mar
 			blank = true
 			continue
 		}
-		if len(out) >= 3 && appendixStart.MatchString(t) && (style != styleAuthorYear || !authorStart.MatchString(t)) {
+		if len(out) >= 3 && appendixStart().MatchString(t) && (style != styleAuthorYear || !authorStart().MatchString(t)) {
 			break
 		}
 		start := false
@@ -363,8 +364,8 @@ func splitLabelled(lines []string, headed bool) (out, labels []string, style mar
 			// one of its authors and year only ("Wei, L. and Solberg, I.
 			// (2022)."), whose title in title case can read as names
 			// ("Memory Slots and Gated Retrieval").
-			start = authorStart.MatchString(t) && (prevEnds || blank) && !strings.HasPrefix(t, "In ") &&
-				(len(cur) == 0 || len(cur) >= 4 || yearRe.MatchString(strings.Join(cur, " ")) || statusEnd.MatchString(cur[len(cur)-1])) &&
+			start = authorStart().MatchString(t) && (prevEnds || blank) && !strings.HasPrefix(t, "In ") &&
+				(len(cur) == 0 || len(cur) >= 4 || yearRe().MatchString(strings.Join(cur, " ")) || statusEnd().MatchString(cur[len(cur)-1])) &&
 				(len(cur) == 0 || !authorsAndYear(strings.Join(cur, " ")))
 		} else {
 			var n int
@@ -435,4 +436,12 @@ func doiBreak(prev, next string) bool {
 	last := prev[i+1:]
 	return strings.Contains(last, "10.") && strings.Contains(last, "/") &&
 		strings.ContainsAny(last[len(last)-1:], ".-_") && next != "" && next[0] >= '0' && next[0] <= '9'
+}
+
+// lazyRegexp compiles pattern on its first use. The package's expressions
+// (Unicode classes, long alternations) take milliseconds to compile,
+// which every process would otherwise pay at its start, before its first
+// answer, whether it reads a reference list or not.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

@@ -16,18 +16,18 @@ const maxRefText = 4 << 20
 
 // refHeading matches a line that is only a reference-section heading,
 // optionally numbered ("7 References", "VII. REFERENCES", "References:").
-var refHeading = regexp.MustCompile(`(?i)^(?:[0-9]{1,2}\.?|[ivxlc]{1,6}\.|[a-z]\.)?\s*(?:references(?:\s+and\s+notes)?|bibliography|literature\s+cited|works\s+cited|参\s*考\s*文\s*献|参考資料)\s*:?$`)
+var refHeading = lazyRegexp(`(?i)^(?:[0-9]{1,2}\.?|[ivxlc]{1,6}\.|[a-z]\.)?\s*(?:references(?:\s+and\s+notes)?|bibliography|literature\s+cited|works\s+cited|参\s*考\s*文\s*献|参考資料)\s*:?$`)
 
 // Identifier patterns in reference text. arXiv ids keep their version for
 // the record; matching drops it.
 var (
-	doiRe = regexp.MustCompile(`10\.[0-9]{4,9}/[^\s"<>]+`)
+	doiRe = lazyRegexp(`10\.[0-9]{4,9}/[^\s"<>]+`)
 	// arXiv:2401.01234v2, arXiv 2401.01234, arXiv: hep-th/9901001.
-	arxivNewRe = regexp.MustCompile(`(?i)\barxiv\s*:?\s*([0-9]{4}\.[0-9]{4,5})(v[0-9]+)?\b`)
-	arxivOldRe = regexp.MustCompile(`(?i)\barxiv\s*:\s*([a-z][a-z-]*(?:\.[a-z]{2})?/[0-9]{7})(v[0-9]+)?\b`)
+	arxivNewRe = lazyRegexp(`(?i)\barxiv\s*:?\s*([0-9]{4}\.[0-9]{4,5})(v[0-9]+)?\b`)
+	arxivOldRe = lazyRegexp(`(?i)\barxiv\s*:\s*([a-z][a-z-]*(?:\.[a-z]{2})?/[0-9]{7})(v[0-9]+)?\b`)
 	// arxiv.org/abs/… or /pdf/… links, and CoRR's abs/… notation.
-	arxivURLRe  = regexp.MustCompile(`(?i)arxiv\.org/(?:abs|pdf)/([0-9]{4}\.[0-9]{4,5}|[a-z][a-z-]*(?:\.[a-z]{2})?/[0-9]{7})(v[0-9]+)?`)
-	arxivCoRRRe = regexp.MustCompile(`(?i)\bcorr\b[,:]?\s*(?:vol\.\s*)?abs/([0-9]{4}\.[0-9]{4,5})(v[0-9]+)?\b`)
+	arxivURLRe  = lazyRegexp(`(?i)arxiv\.org/(?:abs|pdf)/([0-9]{4}\.[0-9]{4,5}|[a-z][a-z-]*(?:\.[a-z]{2})?/[0-9]{7})(v[0-9]+)?`)
+	arxivCoRRRe = lazyRegexp(`(?i)\bcorr\b[,:]?\s*(?:vol\.\s*)?abs/([0-9]{4}\.[0-9]{4,5})(v[0-9]+)?\b`)
 )
 
 // referenceSection returns the part of a paper's text after its last
@@ -37,7 +37,7 @@ func referenceSection(text string) string {
 	off := 0
 	for line := range strings.SplitAfterSeq(text, "\n") {
 		t := strings.TrimSpace(strings.Trim(line, "\f\r\n"))
-		if len(t) <= 40 && refHeading.MatchString(t) {
+		if len(t) <= 40 && refHeading().MatchString(t) {
 			start = off + len(line)
 		}
 		off += len(line)
@@ -84,7 +84,7 @@ func textRefs(text string, cites bool) []ref {
 				r.contexts = ctxs[i]
 			}
 		}
-		if r.title == "" && hasWord(arxivIDRe.ReplaceAllString(urlRe.ReplaceAllString(e.Raw, " "), " "), 3) {
+		if r.title == "" && hasWord(arxivIDRe().ReplaceAllString(urlRe().ReplaceAllString(e.Raw, " "), " "), 3) {
 			// No title could be read: the entry's own text says more than
 			// nothing, unless it is only identifiers.
 			r.title = shorten(e.Raw, maxRawTitle)
@@ -117,14 +117,14 @@ func sectionIDs(text string) []ref {
 		ref ref
 	}
 	var hits []hit
-	for _, m := range doiRe.FindAllStringIndex(sec, -1) {
+	for _, m := range doiRe().FindAllStringIndex(sec, -1) {
 		if d := doiAt(sec, m[0], m[1]); d != "" {
 			doi, arxiv := identifiers(d, "")
 			hits = append(hits, hit{m[0], ref{doi: doi, arxiv: arxiv}})
 		}
 	}
-	for _, re := range []*regexp.Regexp{arxivNewRe, arxivOldRe, arxivURLRe, arxivCoRRRe} {
-		for _, m := range re.FindAllStringSubmatchIndex(sec, -1) {
+	for _, re := range []func() *regexp.Regexp{arxivNewRe, arxivOldRe, arxivURLRe, arxivCoRRRe} {
+		for _, m := range re().FindAllStringSubmatchIndex(sec, -1) {
 			id := sec[m[2]:m[3]]
 			if !plausibleArXiv(id) {
 				continue

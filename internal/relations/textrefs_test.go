@@ -80,7 +80,7 @@ func TestDOIAt(t *testing.T) {
 		{"10.1000/abc.\nWords", ""},            // cut short: no digit left
 	}
 	for _, tt := range tests {
-		m := doiRe.FindStringIndex(tt.in)
+		m := doiRe().FindStringIndex(tt.in)
 		if m == nil {
 			t.Fatalf("no DOI in %q", tt.in)
 		}
