@@ -43,6 +43,10 @@ type ServeOptions struct {
 	Toolset *tools.Options
 	// Logger receives diagnostics; nil means what LogEnv asks for.
 	Logger *slog.Logger
+
+	// answered, when set, is called after each tool call is answered
+	// (ServeIfRequested's end of its startup hold, see StartupHold).
+	answered func()
 }
 
 // Serve serves the agentero-context MCP server for the grant at grantPath
@@ -85,7 +89,7 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 	// scope enforced come from the same read (each call then checks the
 	// file's fingerprint against it).
 	g := ts.Grant()
-	s := NewServer(ts, &ServerConfig{Tools: g.Tools, Vault: g.Vault, Logger: log})
+	s := NewServer(ts, &ServerConfig{Tools: g.Tools, Vault: g.Vault, Logger: log, answered: opts.answered})
 	log.Info("serving", "runtimeId", g.RuntimeID, "fingerprint", g.Fingerprint, "tools", g.Tools)
 	return serveLines(ctx, s, in, out, log)
 }
@@ -190,7 +194,9 @@ const MemoryLimit = 200 << 20
 // with one line on stderr and nothing on stdout, when the command line is
 // wrong or the grant is missing or invalid; 1 when the connection fails.
 // Otherwise it returns at once and the host goes on. The serving process
-// gets the soft memory limit MemoryLimit unless GOMEMLIMIT says otherwise.
+// gets the soft memory limit MemoryLimit unless GOMEMLIMIT says otherwise,
+// and no garbage collection until its first tool call is answered (at most
+// StartupHold) unless GOGC says otherwise.
 //
 // opts may be nil.
 func ServeIfRequested(opts *ServeOptions) {
@@ -200,6 +206,15 @@ func ServeIfRequested(opts *ServeOptions) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(MemoryLimit)
 	}
+	var o ServeOptions
+	if opts != nil {
+		o = *opts
+	}
+	if os.Getenv("GOGC") == "" {
+		// No collections until the first answer (see StartupHold).
+		o.answered = holdCollector(StartupHold)
+	}
+	opts = &o
 	// SIGTERM and SIGINT stop the server as the end of stdin does: at most
 	// ShutdownGrace later, whatever calls are running.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)

@@ -74,6 +74,8 @@ type ServerConfig struct {
 	// Logger receives diagnostics of the server and the SDK; nil discards
 	// them. It must not write to stdout, which carries the protocol.
 	Logger *slog.Logger
+
+	answered func() // called after each tool call's result is made (ServeOptions.answered)
 }
 
 // NewServer returns the agentero-context MCP server over ts. Run it with
@@ -98,7 +100,7 @@ func NewServer(ts Backend, opts *ServerConfig) *sdk.Server {
 		// a grant never changes.
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 	})
-	h := &handlers{ts: ts, vault: opts.Vault, log: log}
+	h := &handlers{ts: ts, vault: opts.Vault, log: log, answered: opts.answered}
 	serve := func(name string) bool { return opts.Tools == nil || slices.Contains(opts.Tools, name) }
 	if serve(grant.ToolSearch) {
 		addTool(s, h, tool[tools.SearchInput, tools.SearchOutput]{
@@ -169,6 +171,9 @@ func addTool[In, Out any](s *sdk.Server, h *handlers, t tool[In, Out]) {
 			if v := recover(); v != nil {
 				res, out, err = nil, nil, h.panicked(t.name, v)
 			}
+			if h.answered != nil {
+				h.answered()
+			}
 		}()
 		out, err = t.call(h.ts, ctx, in)
 		if err != nil {
@@ -184,9 +189,10 @@ func addTool[In, Out any](s *sdk.Server, h *handlers, t tool[In, Out]) {
 // handlers hold what every tool's handler needs: the Backend, the Vault
 // root to keep out of error text, and the log.
 type handlers struct {
-	ts    Backend
-	vault string
-	log   *slog.Logger
+	ts       Backend
+	vault    string
+	log      *slog.Logger
+	answered func() // nil, or called after each call (ServerConfig.answered)
 }
 
 // panicked turns a panic in a tool call (of a host's Backend, or while

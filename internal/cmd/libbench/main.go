@@ -37,6 +37,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -175,12 +176,12 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 		}
 	}
 
+	if childrenOnly {
+		return spawnAll(ctx, dir, runs, warm, queries)
+	}
 	gr, next, err := writeGrant(ctx, dir)
 	if err != nil {
 		return err
-	}
-	if childrenOnly {
-		return spawnAll(ctx, gr, next, runs, warm, queries)
 	}
 	if progressLog != "" {
 		if err := prewarm(ctx, dir); err != nil {
@@ -265,7 +266,7 @@ func run(ctx context.Context, lib string, copies, n int, dir string, runs, warm 
 	fmt.Printf("warm context_search (%d searches, %d queries): p50 %v  p95 %v  max %v\n", warm, len(queries),
 		pct(lat, 0.5), pct(lat, 0.95), pct(lat, 1))
 
-	if err := spawnAll(ctx, gr, next, runs, warm, queries); err != nil {
+	if err := spawnAll(ctx, dir, runs, warm, queries); err != nil {
 		return err
 	}
 
@@ -381,14 +382,19 @@ func syllables(r *rand.Rand) string {
 // writeGrant grants the papers folder and returns the grant's path and a
 // function that starts a new turn (a fresh budget).
 func writeGrant(ctx context.Context, root string) (string, func() error, error) {
+	return writeSessionGrant(ctx, root, "libbench")
+}
+
+// writeSessionGrant is writeGrant in the session of the given runtime.
+func writeSessionGrant(ctx context.Context, root, runtime string) (string, func() error, error) {
 	var res researchctx.Resolver
 	defer res.Close()
 	turnChars := grant.MaxBudget.TurnChars
 	// The turns are this run's own: a kept vault's usage log holds the
 	// earlier runs' turns, whose budgets are spent.
-	run := strconv.FormatInt(time.Now().Unix(), 36)
+	run := strconv.FormatInt(time.Now().UnixNano(), 36)
 	plan, err := res.Resolve(ctx, researchctx.Request{
-		Vault: root, RuntimeID: "libbench", TurnID: run + "-0", Mentions: []string{"papers"},
+		Vault: root, RuntimeID: runtime, TurnID: run + "-0", Mentions: []string{"papers"},
 		Budget: &grant.BudgetOverrides{TurnChars: &turnChars},
 	})
 	if err != nil {
@@ -411,9 +417,10 @@ func writeGrant(ctx context.Context, root string) (string, func() error, error) 
 	return gr, next, nil
 }
 
-// spawnAll runs new server processes one after another, each in a turn of
-// its own, and prints their first searches and peak RSS.
-func spawnAll(ctx context.Context, gr string, next func() error, runs, warm int, queries []string) error {
+// spawnAll runs new server processes over the vault at root one after
+// another, each in a session of its own, and prints their first searches
+// and peak RSS.
+func spawnAll(ctx context.Context, root string, runs, warm int, queries []string) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -421,7 +428,10 @@ func spawnAll(ctx context.Context, gr string, next func() error, runs, warm int,
 	var firsts, inners, cpus []time.Duration
 	var rss []int64
 	for i := range runs {
-		if err := next(); err != nil {
+		// Each process serves a session of its own, as a host starts
+		// one for each new ACP session: its usage log starts empty.
+		gr, _, err := writeSessionGrant(ctx, root, fmt.Sprintf("libbench-%s-%d", strconv.FormatInt(time.Now().UnixNano(), 36), i))
+		if err != nil {
 			return err
 		}
 		wall, inner, cpu, peak, err := spawn(ctx, self, gr, warm, queries[(i*7+3)%len(queries)])
@@ -477,12 +487,19 @@ func runChild(ctx context.Context, gr string, warm int, query string) error {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
+	// No collections until the first answer, as the server process
+	// holds them (mcp.StartupHold) under its memory limit.
+	gcPercent := 100
+	if os.Getenv("GOGC") == "" && debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		gcPercent = debug.SetGCPercent(-1)
+	}
 	ts, err := tools.Open(ctx, gr, nil)
 	if err != nil {
 		return err
 	}
 	defer ts.Close()
 	out, err := ts.Search(ctx, tools.SearchInput{Query: query, Limit: 10})
+	debug.SetGCPercent(gcPercent)
 	if err != nil {
 		return err
 	}

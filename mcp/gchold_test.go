@@ -1,0 +1,102 @@
+package mcp
+
+import (
+	"context"
+	"io"
+	"math"
+	"runtime/debug"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/researchctx/researchctx/grant"
+)
+
+// gcPercent returns the collector's percentage without changing it.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// TestHoldCollector: the hold turns the collector off only under a memory
+// limit, and its release, or its maximum, restores the percentage as it
+// was.
+func TestHoldCollector(t *testing.T) {
+	prevLimit := debug.SetMemoryLimit(-1)
+	prevPercent := debug.SetGCPercent(150)
+	t.Cleanup(func() {
+		debug.SetMemoryLimit(prevLimit)
+		debug.SetGCPercent(prevPercent)
+	})
+
+	debug.SetMemoryLimit(math.MaxInt64)
+	release := holdCollector(time.Hour)
+	if p := gcPercent(); p != 150 {
+		t.Errorf("without a memory limit the hold set GOGC to %d, want it left at 150", p)
+	}
+	release()
+
+	debug.SetMemoryLimit(1 << 30)
+	release = holdCollector(time.Hour)
+	if p := gcPercent(); p != -1 {
+		t.Errorf("held: GOGC %d, want off (-1)", p)
+	}
+	release()
+	if p := gcPercent(); p != 150 {
+		t.Errorf("released: GOGC %d, want 150 again", p)
+	}
+	debug.SetGCPercent(120)
+	release() // a second release changes nothing
+	if p := gcPercent(); p != 120 {
+		t.Errorf("a second release set GOGC to %d", p)
+	}
+
+	debug.SetGCPercent(150)
+	holdCollector(20 * time.Millisecond)
+	deadline := time.Now().Add(10 * time.Second)
+	for gcPercent() != 150 {
+		if time.Now().After(deadline) {
+			t.Fatal("the hold did not end at its maximum")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestServeAnswered: a server calls its answered hook once each tool call
+// has its result, errors included, so that a process's startup hold ends
+// with its first answer.
+func TestServeAnswered(t *testing.T) {
+	vault := sampleVault(t)
+	gr := writeGrant(t, demoRequest(vault))
+	var n atomic.Int32
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(context.Background(), gr, sr, sw, &ServeOptions{answered: func() { n.Add(1) }})
+		sw.Close()
+	}()
+	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &sdk.IOTransport{Reader: cr, Writer: cw}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Load(); got != 0 {
+		t.Errorf("answered %d times before any call", got)
+	}
+	mustOK(t, call(t, cs, grant.ToolRead, map[string]any{"target": "papers/2401.01234"}))
+	if got := n.Load(); got != 1 {
+		t.Errorf("answered %d times after one call, want 1", got)
+	}
+	call(t, cs, grant.ToolRead, map[string]any{"target": "private/secret.pdf"}) // refused
+	if got := n.Load(); got != 2 {
+		t.Errorf("answered %d times after a refused call, want 2", got)
+	}
+	cs.Close()
+	if err := <-done; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+}
