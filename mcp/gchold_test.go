@@ -22,8 +22,9 @@ func gcPercent() int {
 }
 
 // TestHoldCollector: the hold turns the collector off only under a memory
-// limit, and its release, or its maximum, restores the percentage as it
-// was.
+// limit, which it lowers to its own heap bound (never raises), and its
+// release, or its maximum, restores the percentage and the limit as they
+// were.
 func TestHoldCollector(t *testing.T) {
 	prevLimit := debug.SetMemoryLimit(-1)
 	prevPercent := debug.SetGCPercent(150)
@@ -33,21 +34,37 @@ func TestHoldCollector(t *testing.T) {
 	})
 
 	debug.SetMemoryLimit(math.MaxInt64)
-	release := holdCollector(time.Hour)
+	release := holdCollector(time.Hour, 64<<20)
 	if p := gcPercent(); p != 150 {
 		t.Errorf("without a memory limit the hold set GOGC to %d, want it left at 150", p)
 	}
 	release()
 
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		t.Errorf("without a memory limit the hold set one of %d", l)
+	}
 	debug.SetMemoryLimit(1 << 30)
-	release = holdCollector(time.Hour)
+	release = holdCollector(time.Hour, 64<<20)
 	if p := gcPercent(); p != -1 {
 		t.Errorf("held: GOGC %d, want off (-1)", p)
+	}
+	if l := debug.SetMemoryLimit(-1); l != 64<<20 {
+		t.Errorf("held: memory limit %d, want the hold's 64 MiB", l)
 	}
 	release()
 	if p := gcPercent(); p != 150 {
 		t.Errorf("released: GOGC %d, want 150 again", p)
 	}
+	if l := debug.SetMemoryLimit(-1); l != 1<<30 {
+		t.Errorf("released: memory limit %d, want 1 GiB again", l)
+	}
+	debug.SetMemoryLimit(32 << 20)
+	release = holdCollector(time.Hour, 64<<20)
+	if l := debug.SetMemoryLimit(-1); l != 32<<20 {
+		t.Errorf("held under a lower limit: %d, want it kept at 32 MiB", l)
+	}
+	release()
+	debug.SetMemoryLimit(1 << 30)
 	debug.SetGCPercent(120)
 	release() // a second release changes nothing
 	if p := gcPercent(); p != 120 {
@@ -55,7 +72,7 @@ func TestHoldCollector(t *testing.T) {
 	}
 
 	debug.SetGCPercent(150)
-	holdCollector(20 * time.Millisecond)
+	holdCollector(20*time.Millisecond, 64<<20)
 	deadline := time.Now().Add(10 * time.Second)
 	for gcPercent() != 150 {
 		if time.Now().After(deadline) {

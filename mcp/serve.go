@@ -212,7 +212,7 @@ func ServeIfRequested(opts *ServeOptions) {
 	}
 	if os.Getenv("GOGC") == "" {
 		// No collections until the first answer (see StartupHold).
-		o.answered = holdCollector(StartupHold)
+		o.answered = holdCollector(StartupHold, StartupHeap)
 	}
 	opts = &o
 	// SIGTERM and SIGINT stop the server as the end of stdin does: at most

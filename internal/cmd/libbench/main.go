@@ -488,9 +488,11 @@ func runChild(ctx context.Context, gr string, warm int, query string) error {
 		defer pprof.StopCPUProfile()
 	}
 	// No collections until the first answer, as the server process
-	// holds them (mcp.StartupHold) under its memory limit.
-	gcPercent := 100
-	if os.Getenv("GOGC") == "" && debug.SetMemoryLimit(-1) != math.MaxInt64 {
+	// holds them (mcp.StartupHold) under a memory limit of at most
+	// mcp.StartupHeap.
+	gcPercent, limit := 100, debug.SetMemoryLimit(-1)
+	if os.Getenv("GOGC") == "" && limit != math.MaxInt64 {
+		debug.SetMemoryLimit(min(limit, mcp.StartupHeap))
 		gcPercent = debug.SetGCPercent(-1)
 	}
 	ts, err := tools.Open(ctx, gr, nil)
@@ -500,6 +502,7 @@ func runChild(ctx context.Context, gr string, warm int, query string) error {
 	defer ts.Close()
 	out, err := ts.Search(ctx, tools.SearchInput{Query: query, Limit: 10})
 	debug.SetGCPercent(gcPercent)
+	debug.SetMemoryLimit(limit)
 	if err != nil {
 		return err
 	}
