@@ -119,6 +119,8 @@ type Vault struct {
 	checkCost  time.Duration // how long the last freshness check took
 	refreshing bool          // a background check is running or pending
 	pending    func()        // the check CheckPapers starts, if not yet started
+	closed     bool          // Close was called: no check starts
+	bg         sync.WaitGroup
 }
 
 // Open opens the Vault rooted at the absolute folder root.
@@ -145,8 +147,29 @@ func (v *Vault) Root() string { return v.root }
 // symbolic links, no names with control or direction characters).
 func (v *Vault) FS() *safefs.FS { return v.fs }
 
-// Close releases the Vault's root handle.
-func (v *Vault) Close() error { return v.fs.Close() }
+// Close releases the Vault's root handle. It waits for a background check
+// under way (and the rebuild it may start), and none starts after it:
+// nothing is written to the cache once Close has returned.
+func (v *Vault) Close() error {
+	v.mu.Lock()
+	v.closed, v.pending = true, nil
+	v.mu.Unlock()
+	v.bg.Wait()
+	return v.fs.Close()
+}
+
+// background runs f as a background check unless the Vault is closed.
+// Called with v.mu held.
+func (v *Vault) background(f func()) {
+	if v.closed {
+		return
+	}
+	v.bg.Add(1)
+	go func() {
+		defer v.bg.Done()
+		f()
+	}()
+}
 
 // Clean validates a vault-relative path and returns its canonical form.
 func Clean(rel string) (string, error) { return safefs.Clean(rel) }
@@ -233,7 +256,7 @@ func (v *Vault) Catalogue(ctx context.Context) (*Catalogue, error) {
 		// A large library: check and rebuild in the background and keep
 		// serving the catalogue in hand, so no call waits for the check.
 		v.refreshing = true
-		go v.refresh()
+		v.background(v.refresh)
 		return v.cat, nil
 	}
 	start := time.Now()
@@ -257,11 +280,10 @@ func (v *Vault) Catalogue(ctx context.Context) (*Catalogue, error) {
 // loaded.
 func (v *Vault) CheckPapers() {
 	v.mu.Lock()
-	f := v.pending
-	v.pending = nil
-	v.mu.Unlock()
-	if f != nil {
-		go f()
+	defer v.mu.Unlock()
+	if f := v.pending; f != nil {
+		v.pending = nil
+		v.background(f)
 	}
 }
 

@@ -407,3 +407,49 @@ func TestCheckPapersLater(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseWaitsForChecks: Close waits for the deferred check of the
+// papers and the rebuild it starts, and a check due after Close never
+// runs, so that nothing writes to the cache once Close has returned.
+func TestCloseWaitsForChecks(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 200 {
+		write(t, dir, fmt.Sprintf("papers/p%03d/metadata.json", i), fmt.Sprintf(`{"title":"P%d"}`, i))
+	}
+	ctx := context.Background()
+	v1, _ := Open(dir, nil)
+	if _, err := v1.Catalogue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v1.Close()
+	cache := filepath.Join(dir, ".agentero", "cache", "catalogue.bin")
+	for _, now := range []bool{true, false} {
+		write(t, dir, "papers/p000/metadata.json", fmt.Sprintf(`{"title":"P0, changed %v"}`, now)) // stale: a rebuild follows the check
+		v, _ := Open(dir, &Options{CheckPapersLater: true})
+		if _, err := v.Catalogue(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if now {
+			v.CheckPapers() // the check and its rebuild run while Close is called
+		}
+		if err := v.Close(); err != nil {
+			t.Fatal(err)
+		}
+		before, err := os.Stat(cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(papersDelay + 200*time.Millisecond) // a check due after Close
+		after, err := os.Stat(cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !after.ModTime().Equal(before.ModTime()) {
+			t.Errorf("the cache was written after Close (check started before it: %v)", now)
+		}
+		v.CheckPapers() // after Close: nothing starts
+		if v.bg.Wait(); v.pending != nil {
+			t.Error("a check is still pending after Close")
+		}
+	}
+}
