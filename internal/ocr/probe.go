@@ -148,11 +148,9 @@ func readMemo(dir, file, exe, prog string, now time.Time) (probe, bool) {
 }
 
 // writeMemo remembers p, the probe of exe at stamp prog, at now; a memo
-// that cannot be written is left out.
+// that cannot be written is left out. Each field is a line: runProbe's
+// version and folder come from one line of the program's output each.
 func writeMemo(dir, file, exe, prog string, p probe, now time.Time) {
-	if strings.ContainsAny(p.version, "\n") || strings.ContainsAny(p.data, "\n") {
-		return
-	}
 	d, err := safefs.OpenDir(dir, safefs.Create)
 	if err != nil {
 		return

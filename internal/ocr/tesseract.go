@@ -69,7 +69,6 @@ func newTesseract(ctx context.Context, path string, langs []string, timeout time
 	if err != nil {
 		return nil, err
 	}
-	version := p.version
 	installed := map[string]bool{}
 	for _, l := range p.langs {
 		installed[l] = true
@@ -95,7 +94,7 @@ func newTesseract(ctx context.Context, path string, langs []string, timeout time
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	return &Tesseract{path: exe, version: version, langs: use, timeout: timeout, sem: make(chan struct{}, workers)}, nil
+	return &Tesseract{path: exe, version: p.version, langs: use, timeout: timeout, sem: make(chan struct{}, workers)}, nil
 }
 
 var (

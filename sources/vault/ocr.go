@@ -86,8 +86,8 @@ type ocrState struct {
 	renderer string
 
 	// textBusy counts the index items whose text is being extracted: the
-	// OCR of the index waits for none to be, so that text pages come
-	// first.
+	// OCR of the index waits for none to be and for the build to end
+	// (textIdle), so that text pages come first.
 	textBusy atomic.Int32
 
 	mu          sync.Mutex
@@ -637,7 +637,7 @@ func (l *Library) ocrWaiting(items []libindex.Item) int {
 
 // ocrWorker recognises the queued items' pages, as many items at a time
 // as the machine has cores (the engine bounds its own processes), each
-// once no text is being extracted, and has each indexed again (from the
+// once the text is in (textIdle), and has each indexed again (from the
 // caches: its text is not extracted twice).
 //
 // It waits for the library index's build to end, not only for a moment
