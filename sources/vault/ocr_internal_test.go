@@ -114,6 +114,15 @@ func TestOCRSideBySideTesseract(t *testing.T) {
 			t.Skipf("%s is not installed", p)
 		}
 	}
+	// The fixture's Helvetica is not embedded: pdftoppm draws it with the
+	// font the system substitutes, and tesseract's words depend on it (with
+	// DejaVu Sans it reads "arge" for "large"). CI installs URW's clones.
+	if b, err := exec.Command("fc-match", "Helvetica").Output(); err != nil || !strings.Contains(string(b), "Nimbus") {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Helvetica is not drawn with URW's Nimbus Sans (fc-match: %q, %v): CI installs fonts-urw-base35", b, err)
+		}
+		t.Skipf("Helvetica is not drawn with URW's Nimbus Sans (fc-match: %q): install fonts-urw-base35", b)
+	}
 	eng, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, time.Minute, 1)
 	if err != nil {
 		t.Fatal(err)
