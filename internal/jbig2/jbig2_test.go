@@ -20,7 +20,7 @@ func TestDecodeFixtures(t *testing.T) {
 			if _, err := os.Stat(fixturePath(f.name, true)); err == nil {
 				globals = readFile(t, fixturePath(f.name, true))
 			}
-			got, err := Decode(data, globals, 1<<20)
+			got, err := Decode(data, globals, 1<<20, testBytes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +49,7 @@ func TestRoundTrip(t *testing.T) {
 		for _, f := range fixtures {
 			t.Run(name+"/"+f.name, func(t *testing.T) {
 				data, globals := f.make(t, b)
-				got, err := Decode(data, globals, 1<<20)
+				got, err := Decode(data, globals, 1<<20, testBytes)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -86,6 +86,10 @@ func TestJbig2dec(t *testing.T) {
 		}
 	}
 }
+
+// testBytes is the byte budget of the tests' decodes: internal/pdf's for
+// one page image.
+const testBytes = 256 << 20
 
 // header is a segment header of the short form for tests.
 func header(n uint32, typ int, page byte, referred []byte, length uint32) []byte {
@@ -176,7 +180,7 @@ func TestDecodeErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
-			_, err := Decode(tt.data, tt.globals, 64<<20)
+			_, err := Decode(tt.data, tt.globals, 64<<20, testBytes)
 			if !errors.Is(err, tt.want) {
 				t.Errorf("got %v, want %v", err, tt.want)
 			}
@@ -191,12 +195,12 @@ func TestDecodeErrors(t *testing.T) {
 // a PDF stream's length may count, are not a segment.
 func TestTrailingBytes(t *testing.T) {
 	data := readFile(t, fixturePath("generic-t0", false))
-	want, err := Decode(data, nil, 1<<20)
+	want, err := Decode(data, nil, 1<<20, testBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tail := range []string{"\n", "\r\n", "\x00\x00\x00", " \n"} {
-		got, err := Decode(append(slices.Clone(data), tail...), nil, 1<<20)
+		got, err := Decode(append(slices.Clone(data), tail...), nil, 1<<20, testBytes)
 		if err != nil {
 			t.Errorf("%q after the segments: %v", tail, err)
 			continue
@@ -217,7 +221,7 @@ func TestWorkBound(t *testing.T) {
 	d = append(d, u32s(MaxSymbols, MaxSymbols)...)
 	data := append(page, seg(1, typeSymbolDict, 1, nil, append(d, 0x12, 0x34))...)
 	start := time.Now()
-	_, err := Decode(data, nil, 1<<16)
+	_, err := Decode(data, nil, 1<<16, testBytes)
 	if err == nil {
 		t.Fatal("decoded")
 	}
@@ -236,7 +240,7 @@ func FuzzDecode(f *testing.F) {
 		f.Add(data, globals)
 	}
 	f.Fuzz(func(t *testing.T, data, globals []byte) {
-		b, err := Decode(data, globals, 1<<20)
+		b, err := Decode(data, globals, 1<<20, testBytes)
 		if err == nil && (b.Width*b.Height > 1<<20 || len(b.Data) != b.Stride*b.Height) {
 			t.Fatalf("a %dx%d page of %d bytes", b.Width, b.Height, len(b.Data))
 		}
@@ -248,7 +252,7 @@ func BenchmarkDecode(b *testing.B) {
 		data := readFile(b, fixturePath(name, false))
 		b.Run(name, func(b *testing.B) {
 			for range b.N {
-				if _, err := Decode(data, nil, 1<<20); err != nil {
+				if _, err := Decode(data, nil, 1<<20, testBytes); err != nil {
 					b.Fatal(err)
 				}
 			}

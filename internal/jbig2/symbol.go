@@ -61,6 +61,11 @@ func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 	if uint64(numEx) > uint64(total) {
 		return nil, fmt.Errorf("%w: %d symbols exported of %d", ErrMalformed, numEx, total)
 	}
+	// The lists of all the symbols (for the export flags, and for
+	// refinement) and of the exported ones.
+	if err := dc.alloc(int64(2*total+int(numEx)) * pointerCost); err != nil {
+		return nil, err
+	}
 	if huff {
 		syms, br, err := dc.huffmanSymbols(s, r.off, flags, int(numNew))
 		if err != nil {
@@ -71,6 +76,9 @@ func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 			return v, ok && err == nil
 		})
 		return sd, err
+	}
+	if err := dc.contexts(1 << 16); err != nil {
+		return nil, err
 	}
 	var cx []mq.Context
 	if flags&0x100 != 0 {
@@ -85,6 +93,9 @@ func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 	var iadh, iadw, iaex, iaai intDecoder
 	var tc *textCoders
 	if refAgg {
+		if err := dc.textCoders(total); err != nil {
+			return nil, err
+		}
 		tc = newTextCoders(symbolCodeLen(total), rtemplate)
 	}
 	p := genericParams{template: sd.template, at: sd.at}
@@ -274,6 +285,10 @@ func (dc *decoder) huffmanSymbols(s *segment, off int, flags int, numNew int) ([
 		}
 		br.align()
 		if err := dc.spend(int(total), int(height)); err != nil {
+			return nil, nil, err
+		}
+		// The symbols are copies of the collective bitmap's parts.
+		if err := dc.bitmap(int(total)+8*len(widths), int(height)); err != nil {
 			return nil, nil, err
 		}
 		at := br.byteOffset()

@@ -117,7 +117,7 @@ func compare(img *Image, want pnm, exact bool) string {
 func TestDecodeFixtures(t *testing.T) {
 	for _, f := range fixtures {
 		t.Run(f.name, func(t *testing.T) {
-			img, err := Decode(readFixture(t, f.name), 1<<20)
+			img, err := Decode(readFixture(t, f.name), 1<<20, testBytes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -172,7 +172,7 @@ func TestDecodeFreshEncodes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			img, err := Decode(data, 1<<20)
+			img, err := Decode(data, 1<<20, testBytes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,6 +186,10 @@ func TestDecodeFreshEncodes(t *testing.T) {
 		})
 	}
 }
+
+// testBytes is the byte budget of the tests' decodes: internal/pdf's for
+// one page image.
+const testBytes = 256 << 20
 
 // codestreamOf builds a codestream of comps grey 8-bit components, the given
 // size and tiles, a default COD and QCD, and one empty tile-part.
@@ -249,7 +253,7 @@ func TestDecodeBounds(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
-			_, err := Decode(c.data, 64<<20)
+			_, err := Decode(c.data, 64<<20, testBytes)
 			if !errors.Is(err, c.want) {
 				t.Errorf("got %v, want %v", err, c.want)
 			}
@@ -259,7 +263,7 @@ func TestDecodeBounds(t *testing.T) {
 		})
 	}
 	// A blank tile of 16×16 decodes.
-	img, err := Decode(codestreamOf(16, 16, 16, 16, 1), 1<<20)
+	img, err := Decode(codestreamOf(16, 16, 16, 16, 1), 1<<20, testBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +281,7 @@ func TestDecodeTruncated(t *testing.T) {
 		data := readFixture(t, name)
 		start := time.Now()
 		for n := 0; n < len(data); n += 1 + n/8 {
-			img, err := Decode(data[:n], 1<<20)
+			img, err := Decode(data[:n], 1<<20, testBytes)
 			if err == nil && (img == nil || len(img.Components) == 0) {
 				t.Fatalf("%s cut at %d: no image and no error", name, n)
 			}
@@ -300,7 +304,7 @@ func FuzzDecode(f *testing.F) {
 		// time left to fuzzing.
 		timer := time.AfterFunc(10*time.Second, func() { panic("Decode ran over 10 s") })
 		defer timer.Stop()
-		img, err := Decode(data, 1<<18)
+		img, err := Decode(data, 1<<18, testBytes)
 		if err == nil {
 			for _, c := range img.Components {
 				if len(c.Pix) != c.Width*c.Height {

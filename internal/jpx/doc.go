@@ -18,6 +18,10 @@
 // wrapping ErrMalformed, never a panic; an image larger than the caller's
 // pixel limit, or one declaring more tiles, code-blocks or work than its
 // size warrants, wraps ErrTooLarge before anything is allocated for it.
+// Everything large the decoder allocates (the components' samples, each
+// tile's coefficients and wavelet buffers, its precincts, code-blocks and
+// tag trees) is charged to the caller's byte budget before it is
+// allocated: an image over it wraps ErrMemory.
 package jpx
 
 import (
@@ -38,6 +42,9 @@ var (
 	// ErrTooManyPixels, which wraps ErrTooLarge: the image has more
 	// pixels than the caller allows.
 	ErrTooManyPixels = fmt.Errorf("%w: more pixels than allowed", ErrTooLarge)
+	// ErrMemory, which wraps ErrTooLarge: decoding the image would
+	// allocate more than the caller allows.
+	ErrMemory = fmt.Errorf("%w: more memory than allowed", ErrTooLarge)
 )
 
 // Limits of a decoded image besides the caller's pixel limit.
@@ -58,3 +65,30 @@ const (
 	// visits of the coding passes, per sample.
 	WorkPerSample = 64
 )
+
+// What the decoder's structures cost, charged to the byte budget: a
+// sample of a component, a coefficient of a tile-component (with the
+// wavelet's buffer beside it), a precinct of a band (its struct, its
+// tag trees' headers and the layers read of it), a code-block (its struct
+// and its leaves in the two tag trees, which have a third more nodes
+// than leaves).
+const (
+	sampleCost      = 2
+	coefficientCost = 4 + 4
+	precinctCost    = 56 + 2*(128+3*24*4) + 4
+	codeBlockCost   = 96 + 2*2*4*2
+)
+
+// budget is the bytes the decoder may still allocate.
+type budget struct {
+	left, max int64
+}
+
+// take charges n bytes about to be allocated.
+func (b *budget) take(n int64) error {
+	if n < 0 || n > b.left {
+		return fmt.Errorf("%w: over %d bytes", ErrMemory, b.max)
+	}
+	b.left -= n
+	return nil
+}

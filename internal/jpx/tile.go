@@ -18,6 +18,16 @@ type tile struct {
 	comps          []tileComp
 	work           *int64 // the work left to the image
 	steps          *int64 // the steps left to the tile's progressions
+	charged        int64  // the bytes the tile took from the budget
+}
+
+// take charges n bytes of the tile's to the image's budget.
+func (tl *tile) take(n int64) error {
+	if err := tl.cs.mem.take(n); err != nil {
+		return err
+	}
+	tl.charged += n
+	return nil
 }
 
 // tileComp is one component of a tile.
@@ -73,7 +83,8 @@ type segment struct {
 }
 
 // newTile sets up tile index t: its geometry, bands, precincts and
-// code-blocks, within the limits.
+// code-blocks, within the limits; the tile is returned with an error too,
+// for what it charged to the budget.
 func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 	tx, ty := t%cs.ntx, t/cs.ntx
 	tl := &tile{cs: cs, p: p, work: work}
@@ -89,6 +100,11 @@ func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 		q := &p.quants[ci]
 		tc.x0, tc.y0 = ceilDiv(tl.x0, comp.dx), ceilDiv(tl.y0, comp.dy)
 		tc.x1, tc.y1 = ceilDiv(tl.x1, comp.dx), ceilDiv(tl.y1, comp.dy)
+		// The coefficients, all the tile's components' held until the
+		// tile is stored, charged before its structures are made.
+		if err := tl.take(coefficientCost * int64(max(0, tc.x1-tc.x0)) * int64(max(0, tc.y1-tc.y0))); err != nil {
+			return tl, err
+		}
 		nl := tc.c.levels
 		tc.res = make([]resolution, nl+1)
 		for r := 0; r <= nl; r++ {
@@ -106,7 +122,14 @@ func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 			np := rs.pw * rs.ph
 			precincts += np
 			if precincts > MaxPrecincts {
-				return nil, tooLarge("over %d precincts in a tile", MaxPrecincts)
+				return tl, tooLarge("over %d precincts in a tile", MaxPrecincts)
+			}
+			nbands := int64(1)
+			if r > 0 {
+				nbands = 3
+			}
+			if err := tl.take(nbands * int64(np) * precinctCost); err != nil {
+				return tl, err
 			}
 			orients := []int{0}
 			if r > 0 {
@@ -151,7 +174,7 @@ func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 					mant = q.mant[0]
 				default:
 					if bi >= len(q.exp) {
-						return nil, malformed("no step size for sub-band %d", bi)
+						return tl, malformed("no step size for sub-band %d", bi)
 					}
 					exp, mant = q.exp[bi], q.mant[bi]
 				}
@@ -160,7 +183,7 @@ func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 					b.mb = 0
 				}
 				if b.mb+p.roi[ci] > 29 {
-					return nil, unsupported("%d bit-planes in a sub-band", b.mb+p.roi[ci])
+					return tl, unsupported("%d bit-planes in a sub-band", b.mb+p.roi[ci])
 				}
 				gain := [4]int{0, 1, 1, 2}[o]
 				rb := comp.depth + gain
@@ -186,7 +209,10 @@ func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 					pr.ch = (ceilShift(cy1, cbh)<<cbh - by0) >> cbh
 					blocks += pr.cw * pr.ch
 					if blocks > MaxCodeBlocks {
-						return nil, tooLarge("over %d code-blocks in a tile", MaxCodeBlocks)
+						return tl, tooLarge("over %d code-blocks in a tile", MaxCodeBlocks)
+					}
+					if err := tl.take(int64(pr.cw*pr.ch) * codeBlockCost); err != nil {
+						return tl, err
 					}
 					pr.blocks = make([]codeBlock, pr.cw*pr.ch)
 					for i := range pr.blocks {
