@@ -4,9 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
 
 // TestDecodeFixtures decodes the committed streams, each of which
@@ -257,5 +260,48 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestHostileSymbolChain: symbol dictionaries that re-export what they
+// inherit, each referring to every dictionary before it or to the one
+// before it many times over, fail with ErrLimit at once, allocating a few
+// megabytes, where the lists of symbols they declare would take
+// gigabytes; a short chain of the same kind decodes.
+func TestHostileSymbolChain(t *testing.T) {
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"each dictionary referring to all before it", hostilepdf.JBIG2SymbolChain(1000, 1000, 40, 0)},
+		{"each dictionary referring to the one before 4 times", hostilepdf.JBIG2SymbolChain(1000, 1000, 20, 4)},
+		{"each dictionary referring to the one before 4000 times", hostilepdf.JBIG2SymbolChain(1000, 1000, 4, 4000)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			_, err := Decode(tt.data, nil, 1000*1000, testBytes)
+			if !errors.Is(err, ErrLimit) {
+				t.Errorf("%d bytes: got %v, want ErrLimit", len(tt.data), err)
+			}
+			runtime.ReadMemStats(&after)
+			if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
+				t.Errorf("allocated %d MB", n>>20)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+	short := hostilepdf.JBIG2SymbolChain(64, 64, 6, 2)
+	if _, err := Decode(short, nil, 64*64, testBytes); err != nil {
+		t.Errorf("a chain of 6 dictionaries exporting 64 symbols: %v", err)
+	}
+	// The byte budget holds on its own: the same short chain in too few
+	// bytes.
+	if _, err := Decode(short, nil, 64*64, 4<<10); !errors.Is(err, ErrMemory) {
+		t.Errorf("a chain of 6 dictionaries in 4 kB: got %v, want ErrMemory", err)
 	}
 }
