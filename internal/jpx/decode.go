@@ -82,6 +82,18 @@ func Decode(data []byte, maxPixels, maxBytes int64) (img *Image, err error) {
 	if err := cs.mem.take(sampleCost * samples); err != nil {
 		return nil, err
 	}
+
+	// Beside them, at least the first tile's coefficients: an image
+	// whose tiles cannot be decoded within the budget fails before its
+	// samples are allocated.
+	tx1, ty1 := min(cs.tx0+cs.tw, cs.x1), min(cs.ty0+cs.th, cs.y1)
+	first := int64(0)
+	for _, c := range cs.comps {
+		first += coefficientCost * int64(ceilDiv(tx1, c.dx)-ceilDiv(cs.x0, c.dx)) * int64(ceilDiv(ty1, c.dy)-ceilDiv(cs.y0, c.dy))
+	}
+	if err := cs.mem.check(first); err != nil {
+		return nil, err
+	}
 	for i := range img.Components {
 		c := &img.Components[i]
 		c.Pix = make([]uint16, c.Width*c.Height)

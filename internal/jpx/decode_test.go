@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
 
 // The fixtures in testdata are made by testdata/make.sh: crops of a page
@@ -313,4 +316,50 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHostileGeometry: codestreams of a few hundred bytes whose geometry
+// (components and bit depth over the area, one huge tile, tiny precincts
+// and code-blocks) would take from half a gigabyte to several to decode
+// fail with ErrMemory at once, allocating a few megabytes; the same
+// geometries at a size the budget allows decode.
+func TestHostileGeometry(t *testing.T) {
+	tests := []struct {
+		name string
+		o    hostilepdf.JPXOptions
+	}{
+		{"4 components of 16 bits over 8000×8000", hostilepdf.JPXOptions{Width: 8000, Height: 8000, Components: 4, Depth: 16, TileW: 1024, TileH: 1024}},
+		{"one tile of 4 components over 4096×4096", hostilepdf.JPXOptions{Width: 4096, Height: 4096, Components: 4, Levels: 5}},
+		{"1000×1000 in precincts of 2×2 and code-blocks of 4×4", hostilepdf.JPXOptions{Width: 1000, Height: 1000, Levels: 5, BlockExp: 2, PrecinctExp: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := hostilepdf.JPXCodestream(tt.o)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			_, err := Decode(data, 64<<20, testBytes)
+			if !errors.Is(err, ErrMemory) || !errors.Is(err, ErrTooLarge) {
+				t.Errorf("%d bytes: got %v, want ErrMemory", len(data), err)
+			}
+			runtime.ReadMemStats(&after)
+			if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
+				t.Errorf("allocated %d MB", n>>20)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %v", d)
+			}
+			// A sixteenth of the area is within the budget.
+			small := tt.o
+			small.Width, small.Height = tt.o.Width/4, tt.o.Height/4
+			small.TileW, small.TileH = min(small.TileW, small.Width), min(small.TileH, small.Height)
+			img, err := Decode(hostilepdf.JPXCodestream(small), 64<<20, testBytes)
+			if err != nil {
+				t.Fatalf("at %d×%d: %v", small.Width, small.Height, err)
+			}
+			if len(img.Components) != max(small.Components, 1) || img.Width != small.Width {
+				t.Errorf("at %d×%d: %d components %d wide", small.Width, small.Height, len(img.Components), img.Width)
+			}
+		})
+	}
 }

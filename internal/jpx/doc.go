@@ -86,9 +86,17 @@ type budget struct {
 
 // take charges n bytes about to be allocated.
 func (b *budget) take(n int64) error {
+	if err := b.check(n); err != nil {
+		return err
+	}
+	b.left -= n
+	return nil
+}
+
+// check reports whether n bytes are left.
+func (b *budget) check(n int64) error {
 	if n < 0 || n > b.left {
 		return fmt.Errorf("%w: over %d bytes", ErrMemory, b.max)
 	}
-	b.left -= n
 	return nil
 }

@@ -92,6 +92,9 @@ func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 	tl.y0 = max(cs.ty0+ty*cs.th, cs.y0)
 	tl.x1 = min(cs.tx0+(tx+1)*cs.tw, cs.x1)
 	tl.y1 = min(cs.ty0+(ty+1)*cs.th, cs.y1)
+	if err := tl.take(tl.cost()); err != nil {
+		return tl, err
+	}
 	blocks, precincts := 0, 0
 	tl.comps = make([]tileComp, len(cs.comps))
 	for ci, comp := range cs.comps {
@@ -100,11 +103,6 @@ func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 		q := &p.quants[ci]
 		tc.x0, tc.y0 = ceilDiv(tl.x0, comp.dx), ceilDiv(tl.y0, comp.dy)
 		tc.x1, tc.y1 = ceilDiv(tl.x1, comp.dx), ceilDiv(tl.y1, comp.dy)
-		// The coefficients, all the tile's components' held until the
-		// tile is stored, charged before its structures are made.
-		if err := tl.take(coefficientCost * int64(max(0, tc.x1-tc.x0)) * int64(max(0, tc.y1-tc.y0))); err != nil {
-			return tl, err
-		}
 		nl := tc.c.levels
 		tc.res = make([]resolution, nl+1)
 		for r := 0; r <= nl; r++ {
@@ -123,13 +121,6 @@ func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 			precincts += np
 			if precincts > MaxPrecincts {
 				return tl, tooLarge("over %d precincts in a tile", MaxPrecincts)
-			}
-			nbands := int64(1)
-			if r > 0 {
-				nbands = 3
-			}
-			if err := tl.take(nbands * int64(np) * precinctCost); err != nil {
-				return tl, err
 			}
 			orients := []int{0}
 			if r > 0 {
@@ -211,9 +202,6 @@ func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 					if blocks > MaxCodeBlocks {
 						return tl, tooLarge("over %d code-blocks in a tile", MaxCodeBlocks)
 					}
-					if err := tl.take(int64(pr.cw*pr.ch) * codeBlockCost); err != nil {
-						return tl, err
-					}
 					pr.blocks = make([]codeBlock, pr.cw*pr.ch)
 					for i := range pr.blocks {
 						cb := &pr.blocks[i]
@@ -231,6 +219,41 @@ func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 		}
 	}
 	return tl, nil
+}
+
+// cost is what setting up and decoding the tile allocates, at most: each
+// tile-component's coefficients (all held until the tile is stored), its
+// precincts and its code-blocks, counted from the geometry alone, before
+// anything is allocated for them. The code-blocks of a band are those of
+// its code-block grid, which the precincts' edges follow: at most two
+// more across and down than the band's size holds.
+func (tl *tile) cost() int64 {
+	n := int64(0)
+	for ci, comp := range tl.cs.comps {
+		c := &tl.p.comps[ci]
+		x0, y0 := ceilDiv(tl.x0, comp.dx), ceilDiv(tl.y0, comp.dy)
+		x1, y1 := ceilDiv(tl.x1, comp.dx), ceilDiv(tl.y1, comp.dy)
+		n += coefficientCost * int64(max(0, x1-x0)) * int64(max(0, y1-y0))
+		for r := 0; r <= c.levels; r++ {
+			sh := c.levels - r
+			rx0, ry0, rx1, ry1 := ceilShift(x0, sh), ceilShift(y0, sh), ceilShift(x1, sh), ceilShift(y1, sh)
+			if rx1 <= rx0 || ry1 <= ry0 {
+				continue
+			}
+			ppx, ppy := int(c.ppx[r]), int(c.ppy[r])
+			pw := int64(ceilShift(rx1, ppx) - rx0>>ppx)
+			ph := int64(ceilShift(ry1, ppy) - ry0>>ppy)
+			bands, bw, bh := int64(1), int64(rx1-rx0), int64(ry1-ry0)
+			cbw, cbh := min(c.cbw, ppx), min(c.cbh, ppy)
+			if r > 0 {
+				bands, bw, bh = 3, bw/2+1, bh/2+1
+				cbw, cbh = min(c.cbw, ppx-1), min(c.cbh, ppy-1)
+			}
+			n += bands * pw * ph * precinctCost
+			n += bands * (bw>>cbw + 2) * (bh>>cbh + 2) * codeBlockCost
+		}
+	}
+	return n
 }
 
 // tagTree is a tag tree (T.800 B.10.2) of w×h leaves.

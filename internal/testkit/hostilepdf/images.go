@@ -181,7 +181,7 @@ type JPXOptions struct {
 }
 
 // JPXCodestream is a JPEG 2000 codestream of the given geometry whose one
-// tile-part (of the first tile) holds empty packets: a few hundred bytes
+// tile-part (of the first tile) holds empty packets: under 200 bytes
 // that make a decoder set up every tile-component, precinct and
 // code-block, and every sample, the geometry declares.
 func JPXCodestream(o JPXOptions) []byte {
@@ -254,10 +254,10 @@ func JPXCodestream(o JPXOptions) []byte {
 	u32(0)
 	u8(0)
 	u8(1)
-	u16(0xFF93)                        // SOD
-	b = append(b, make([]byte, 64)...) // empty packets
-	u16(0xFFD9)                        // EOC
-	return b
+	u16(0xFF93) // SOD
+	// Empty packets, as many as the data holds: the tile-part runs to
+	// the end (no EOC), which a decoder takes as a cut codestream.
+	return append(b, make([]byte, 64)...)
 }
 
 // JPXImageDict is the dictionary of a w×h JPX image.
