@@ -67,14 +67,16 @@ const (
 )
 
 // What the decoder's structures cost, charged to the byte budget: a
-// sample of a component, a coefficient of a tile-component (with the
-// wavelet's buffer beside it), a precinct of a band (its struct, its
-// tag trees' headers and the layers read of it), a code-block (its struct
-// and its leaves in the two tag trees, which have a third more nodes
-// than leaves).
+// sample of a component, a coefficient of a tile-component, the inverse
+// wavelet's buffers (a row, and a strip of 64 columns) per row and column
+// of a tile-component, a precinct of a band (its struct, its tag trees'
+// headers and the layers read of it), a code-block (its struct and its
+// leaves in the two tag trees, which have a third more nodes than
+// leaves).
 const (
 	sampleCost      = 2
-	coefficientCost = 4 + 4
+	coefficientCost = 4
+	waveletCost     = 4 * 64
 	precinctCost    = 56 + 2*(128+3*24*4) + 4
 	codeBlockCost   = 96 + 2*2*4*2
 )

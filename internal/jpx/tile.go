@@ -233,7 +233,7 @@ func (tl *tile) cost() int64 {
 		c := &tl.p.comps[ci]
 		x0, y0 := ceilDiv(tl.x0, comp.dx), ceilDiv(tl.y0, comp.dy)
 		x1, y1 := ceilDiv(tl.x1, comp.dx), ceilDiv(tl.y1, comp.dy)
-		n += coefficientCost * int64(max(0, x1-x0)) * int64(max(0, y1-y0))
+		n += coefficientCost*int64(max(0, x1-x0))*int64(max(0, y1-y0)) + waveletCost*int64(max(0, x1-x0)+max(0, y1-y0))
 		for r := 0; r <= c.levels; r++ {
 			sh := c.levels - r
 			rx0, ry0, rx1, ry1 := ceilShift(x0, sh), ceilShift(y0, sh), ceilShift(x1, sh), ceilShift(y1, sh)
