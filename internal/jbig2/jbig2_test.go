@@ -3,7 +3,10 @@ package jbig2
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"math/bits"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"testing"
@@ -233,21 +236,76 @@ func TestWorkBound(t *testing.T) {
 	}
 }
 
+// The fuzz target's bounds: inputs of at most fuzzInput bytes, pages of
+// at most fuzzPixels pixels decoded within fuzzBytes, so that every run
+// is quick and the fuzzer explores rather than decodes. Its seeds, in
+// testdata/fuzz/FuzzDecode, are small pages of every kind the package
+// decodes and the hostile streams of TestHostileSymbolChain at the
+// fuzzing size, written by TestWriteFuzzSeeds.
+const (
+	fuzzInput  = 8 << 10
+	fuzzPixels = 1 << 14
+	fuzzBytes  = 1 << 20
+)
+
 func FuzzDecode(f *testing.F) {
-	for _, fx := range fixtures {
-		data, err := os.ReadFile(fixturePath(fx.name, false))
-		if err != nil {
-			f.Fatal(err)
-		}
-		globals, _ := os.ReadFile(fixturePath(fx.name, true))
-		f.Add(data, globals)
-	}
 	f.Fuzz(func(t *testing.T, data, globals []byte) {
-		b, err := Decode(data, globals, 1<<20, testBytes)
-		if err == nil && (b.Width*b.Height > 1<<20 || len(b.Data) != b.Stride*b.Height) {
+		if len(data)+len(globals) > fuzzInput {
+			return
+		}
+		b, err := Decode(data, globals, fuzzPixels, fuzzBytes)
+		if err == nil && (b.Width*b.Height > fuzzPixels || len(b.Data) != b.Stride*b.Height) {
 			t.Fatalf("a %dx%d page of %d bytes", b.Width, b.Height, len(b.Data))
 		}
 	})
+}
+
+// TestWriteFuzzSeeds remakes FuzzDecode's seeds when JBIG2_FUZZ_SEEDS is
+// set: each fixture's kind coded from the inkiest 48×32 of the crop, and
+// the hostile symbol chains on a 64×64 page.
+func TestWriteFuzzSeeds(t *testing.T) {
+	if os.Getenv("JBIG2_FUZZ_SEEDS") == "" {
+		t.Skip("JBIG2_FUZZ_SEEDS is not set")
+	}
+	c := readPBM(t, readFile(t, "testdata/crop.pbm"))
+	var small *Bitmap
+	ink := -1
+	for y := 0; y+32 <= c.Height; y += 8 {
+		for x := 0; x+48 <= c.Width; x += 8 {
+			b := crop(c, x, y, 48, 32)
+			n := 0
+			for _, v := range b.Data {
+				n += bits.OnesCount8(v)
+			}
+			if n > ink {
+				small, ink = b, n
+			}
+		}
+	}
+	dir := filepath.Join("testdata", "fuzz", "FuzzDecode")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, data, globals []byte) {
+		if len(data)+len(globals) > fuzzInput {
+			t.Fatalf("%s: %d bytes, over the fuzzer's %d", name, len(data)+len(globals), fuzzInput)
+		}
+		seed := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n[]byte(%q)\n", data, globals)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(seed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, fx := range fixtures {
+		data, globals := fx.make(t, small)
+		if _, err := Decode(data, globals, fuzzPixels, fuzzBytes); err != nil && !errors.Is(err, ErrUnsupported) {
+			t.Fatalf("%s: %v", fx.name, err)
+		}
+		write(fx.name, data, globals)
+	}
+	write("hostile-chain-all", hostilepdf.JBIG2SymbolChain(64, 64, 40, 0), nil)
+	write("hostile-chain-repeated", hostilepdf.JBIG2SymbolChain(64, 64, 20, 4), nil)
+	write("hostile-chain-1000-refs", hostilepdf.JBIG2SymbolChain(64, 64, 3, 1000), nil)
+	write("chain", hostilepdf.JBIG2SymbolChain(64, 64, 6, 2), nil)
 }
 
 func BenchmarkDecode(b *testing.B) {
