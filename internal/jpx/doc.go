@@ -72,13 +72,15 @@ const (
 // of a tile-component, a precinct of a band (its struct, its tag trees'
 // headers and the layers read of it), a code-block (its struct and its
 // leaves in the two tag trees, which have a third more nodes than
-// leaves).
+// leaves), a codeword segment of a code-block (besides its bytes, copied
+// from the tile's data).
 const (
 	sampleCost      = 2
 	coefficientCost = 4
 	waveletCost     = 4 * 64
 	precinctCost    = 56 + 2*(128+3*24*4) + 4
 	codeBlockCost   = 96 + 2*2*4*2
+	segmentCost     = 48
 )
 
 // budget is the bytes the decoder may still allocate.
