@@ -353,9 +353,19 @@ func TestHostileSymbolChain(t *testing.T) {
 			}
 		})
 	}
+	// A short chain is a well-formed stream, to jbig2dec too: a blank
+	// page.
 	short := hostilepdf.JBIG2SymbolChain(64, 64, 6, 2)
-	if _, err := Decode(short, nil, 64*64, testBytes); err != nil {
-		t.Errorf("a chain of 6 dictionaries exporting 64 symbols: %v", err)
+	got, err := Decode(short, nil, 64*64, testBytes)
+	if err != nil {
+		t.Fatalf("a chain of 6 dictionaries exporting 64 symbols: %v", err)
+	}
+	got.clearPadding()
+	if d := differ(got, newBitmap(64, 64)); d != "" {
+		t.Errorf("a chain of 6 dictionaries: %s", d)
+	}
+	if d := differ(jbig2dec(t, short, nil), newBitmap(64, 64)); d != "" {
+		t.Errorf("a chain of 6 dictionaries, by jbig2dec: %s", d)
 	}
 	// The byte budget holds on its own: the same short chain in too few
 	// bytes.
