@@ -118,7 +118,9 @@ func Renderer() string {
 // to black and white; JPEG 2000 (JPX) images decoded to grey),
 // any other page with images is rendered by o.Renderer when there
 // is one. Every image is bounded by MaxImagePixels, declared or rendered,
-// and by MaxStreamBytes decoded; a page over a limit, without an image or
+// by MaxStreamBytes decoded, and what decoding it allocates by
+// MaxImageBytes (and what is left of MaxDocumentBytes), checked before it
+// is allocated; a page over a limit, without an image or
 // whose image cannot be had gets its Err. The error is fn's, the caller's
 // context's, or the file's when it cannot be parsed and no renderer is
 // configured.
