@@ -114,8 +114,20 @@ func (dc *decoder) bitmap(w, h int) error {
 	return dc.alloc(int64((w+7)/8)*int64(h) + bitmapCost)
 }
 
-// contexts charges n arithmetic coding contexts to the byte budget.
-func (dc *decoder) contexts(n int) error { return dc.alloc(int64(n) * contextCost) }
+// transient checks that n bytes, allocated for one segment's decoding
+// and garbage after it, fit in what is left of the byte budget; they are
+// not charged, as a page of many regions each using its own contexts
+// holds one region's at a time.
+func (dc *decoder) transient(n int64) error {
+	if n < 0 || n > dc.mem {
+		return fmt.Errorf("%w: over %d bytes", ErrMemory, dc.maxBytes)
+	}
+	return nil
+}
+
+// contexts checks n arithmetic coding contexts, for one segment's
+// decoding, against the byte budget (see transient).
+func (dc *decoder) contexts(n int) error { return dc.transient(int64(n) * contextCost) }
 
 // Decode decodes the JBIG2 page in data, with the global segments in
 // globals (nil if none), to its bitmap: the page of the first page

@@ -373,3 +373,34 @@ func TestHostileSymbolChain(t *testing.T) {
 		t.Errorf("a chain of 6 dictionaries in 4 kB: got %v, want ErrMemory", err)
 	}
 }
+
+// TestManyRegionsWithinBudget: a page of 4,096 generic regions, each
+// decoded with its own 128 kB of contexts, decodes within a budget far
+// below their sum: what one segment's decoding needs and drops after it
+// is checked against what is left, not charged for good.
+func TestManyRegionsWithinBudget(t *testing.T) {
+	const n = 64
+	want := newBitmap(n, n)
+	st := &stream{}
+	st.segment(typePageInfo, 1, nil, pageInfoData(n, n, 0, 0))
+	dot := newBitmap(1, 1)
+	dot.set(0, 0)
+	for y := range n {
+		for x := range n {
+			if (x+y)%3 == 0 {
+				want.set(x, y)
+				st.segment(typeImmediateGeneric, 1, nil, genericData(dot, x, y, opOR, genericParams{template: 0, at: nominalAT[0]}, nil))
+			} else {
+				st.segment(typeImmediateGeneric, 1, nil, genericData(newBitmap(1, 1), x, y, opOR, genericParams{template: 0, at: nominalAT[0]}, nil))
+			}
+		}
+	}
+	got, err := Decode(st.Bytes(), nil, n*n, 8<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.clearPadding()
+	if d := differ(got, want); d != "" {
+		t.Error(d)
+	}
+}

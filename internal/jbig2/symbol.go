@@ -80,6 +80,12 @@ func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 	if err := dc.contexts(1 << 16); err != nil {
 		return nil, err
 	}
+	if flags&0x200 != 0 {
+		// Retained for a later dictionary: charged.
+		if err := dc.alloc(1 << 16 * contextCost); err != nil {
+			return nil, err
+		}
+	}
 	var cx []mq.Context
 	if flags&0x100 != 0 {
 		if last == nil || last.cx == nil || last.template != sd.template || last.at != sd.at {

@@ -168,7 +168,7 @@ func (dc *decoder) textRegion(s *segment) (region, *Bitmap, error) {
 	}
 	if huff {
 		// The symbols' code lengths and their table.
-		if err := dc.alloc(int64(len(p.syms)) * (huffLineCost + 8)); err != nil {
+		if err := dc.transient(int64(len(p.syms)) * (huffLineCost + 8)); err != nil {
 			return reg, nil, err
 		}
 		c, err := dc.huffmanTextCoders(s, s.data[r.off:], huffFlags, &p)
