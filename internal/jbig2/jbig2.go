@@ -66,6 +66,9 @@ const (
 	bitmapCost = 64
 	// pointerCost is what one symbol costs in a list of symbols.
 	pointerCost = 8
+	// segmentCost is what a segment's header costs, its list of
+	// referred segments aside.
+	segmentCost = 96
 	// contextCost is the bytes of one arithmetic coding context.
 	contextCost = 2
 	// huffLineCost is what one line of a Huffman table costs, its code
@@ -153,6 +156,12 @@ func Decode(data, globals []byte, maxPixels int, maxBytes int64) (*Bitmap, error
 		mem:       maxBytes,
 		symbols:   MaxSymbols,
 		results:   map[uint32]any{},
+	}
+	// The segments' headers, each in proportion to its bytes of the data.
+	for _, s := range append(gsegs[:len(gsegs):len(gsegs)], segs...) {
+		if err := dc.alloc(segmentCost + 4*int64(len(s.referred))); err != nil {
+			return nil, err
+		}
 	}
 	for _, s := range gsegs {
 		if s.page != 0 {
