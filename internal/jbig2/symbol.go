@@ -294,7 +294,7 @@ func (dc *decoder) huffmanSymbols(s *segment, off int, flags int, numNew int) ([
 			return nil, nil, err
 		}
 		// The symbols are copies of the collective bitmap's parts.
-		if err := dc.bitmap(int(total)+8*len(widths), int(height)); err != nil {
+		if err := dc.alloc(int64(total+8*int64(len(widths)))/8*height + int64(len(widths))*bitmapCost); err != nil {
 			return nil, nil, err
 		}
 		at := br.byteOffset()
