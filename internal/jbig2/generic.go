@@ -185,6 +185,9 @@ func (dc *decoder) genericRegion(s *segment) (region, *Bitmap, error) {
 	if err := readAT(r, p.at[:atCount[p.template]]); err != nil {
 		return reg, nil, err
 	}
+	if err := dc.contexts(1 << 16); err != nil {
+		return reg, nil, err
+	}
 	d := mq.NewDecoder(data[r.off:])
 	return reg, decodeGeneric(d, genericContexts(p.template), reg.w, reg.h, &p), nil
 }

@@ -53,6 +53,13 @@ func (dc *decoder) patternDictionary(s *segment) (*patternDict, error) {
 	if err := dc.spend(w, ph); err != nil {
 		return nil, err
 	}
+	// The patterns are copies of the collective bitmap's parts.
+	if err := dc.alloc(int64(n) * (int64((pw+7)/8)*int64(ph) + bitmapCost)); err != nil {
+		return nil, err
+	}
+	if err := dc.contexts(1 << 16); err != nil {
+		return nil, err
+	}
 	p := genericParams{template: flags >> 1 & 3, at: patternAT(flags>>1&3, pw)}
 	coll := decodeGeneric(mq.NewDecoder(s.data[r.off:]), genericContexts(p.template), w, ph, &p)
 	pd := &patternDict{}
@@ -110,6 +117,14 @@ func (dc *decoder) halftoneRegion(s *segment) (region, *Bitmap, error) {
 	}
 	// Each cell draws a pattern.
 	if err := dc.spend(int(gw)*int(gh), pd.patterns[0].Width*pd.patterns[0].Height); err != nil {
+		return reg, nil, err
+	}
+	if skip {
+		if err := dc.bitmap(int(gw), int(gh)); err != nil {
+			return reg, nil, err
+		}
+	}
+	if err := dc.contexts(1 << 16); err != nil {
 		return reg, nil, err
 	}
 	b := newBitmap(reg.w, reg.h)

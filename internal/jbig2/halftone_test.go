@@ -94,13 +94,13 @@ func halftoneStream(c *Bitmap, template int) []byte {
 func TestHalftoneTemplates(t *testing.T) {
 	c := readPBM(t, readFile(t, "testdata/crop.pbm"))
 	for _, template := range []int{2, 3} {
-		if _, err := Decode(halftoneStream(c, template), nil, 1<<20); !errors.Is(err, ErrUnsupported) {
+		if _, err := Decode(halftoneStream(c, template), nil, 1<<20, testBytes); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("template %d: %v", template, err)
 		}
 	}
 	for template := range 2 {
 		data := halftoneStream(c, template)
-		got, err := Decode(data, nil, 1<<20)
+		got, err := Decode(data, nil, 1<<20, testBytes)
 		if err != nil {
 			t.Fatal(err)
 		}

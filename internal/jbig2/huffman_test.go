@@ -203,7 +203,7 @@ func TestHuffmanDictTables(t *testing.T) {
 		for _, in := range inst {
 			want.compose(syms[in.id], in.x, in.y, opOR)
 		}
-		got, err := Decode(st.Bytes(), nil, 1<<24)
+		got, err := Decode(st.Bytes(), nil, 1<<24, testBytes)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -571,7 +571,7 @@ func TestHuffmanTables(t *testing.T) {
 			if black < 100 {
 				t.Fatalf("%d black pixels: the instances are off the region", black)
 			}
-			got, err := Decode(st.Bytes(), nil, 1<<26)
+			got, err := Decode(st.Bytes(), nil, 1<<26, testBytes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -627,7 +627,7 @@ func TestHuffmanRefinementTables(t *testing.T) {
 			st.segment(typePageInfo, 1, nil, pageInfoData(uint32(w), uint32(h), 0, 0))
 			ref := st.segment(typeSymbolDict, 1, nil, sd)
 			st.segment(typeImmediateText, 1, []uint32{ref}, text)
-			got, err := Decode(st.Bytes(), nil, 1<<24)
+			got, err := Decode(st.Bytes(), nil, 1<<24, testBytes)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,9 +20,12 @@
 //
 // The input is taken to be hostile: the page, every region and every
 // symbol are bounded by the caller's pixel limit before they are
-// allocated, the counts of segments, referred segments, symbols and
-// symbol instances are bounded, so is the total work, and truncated data
-// is an error.
+// allocated, and everything the decoder allocates (bitmaps, contexts,
+// the lists of symbols a dictionary or region inherits through the
+// segments it refers to, Huffman tables) is charged to the caller's byte
+// budget before it is allocated; the counts of segments, referred
+// segments, symbols (new or inherited) and symbol instances are bounded,
+// so is the total work, and truncated data is an error.
 package jbig2
 
 import (
@@ -39,26 +42,46 @@ var (
 	ErrMalformed = errors.New("jbig2: malformed")
 	// ErrLimit: the image exceeds a limit of the decoder.
 	ErrLimit = errors.New("jbig2: over a limit")
+	// ErrMemory, which wraps ErrLimit: decoding the image would allocate
+	// more than the caller's byte budget.
+	ErrMemory = fmt.Errorf("%w: more memory than allowed", ErrLimit)
 )
 
 // Limits of the decoder besides the caller's pixel limit.
 const (
 	// MaxSegments bounds the segments of a page and its globals.
 	MaxSegments = 1 << 16
-	// MaxSymbols bounds the symbols of all dictionaries, and the symbol
-	// instances of all text regions, together.
+	// MaxSymbols bounds the symbols of all dictionaries, the symbols
+	// each dictionary or text region inherits from those it refers to
+	// (counted at each reference), and the symbol instances of all text
+	// regions, together.
 	MaxSymbols = 1 << 18
 	// maxReferred bounds the segments one segment refers to.
 	maxReferred = 1 << 12
 	// workFactor times the pixel limit bounds the pixels decoded in all
 	// (regions, symbols and symbol instances).
 	workFactor = 4
+	// bitmapCost is what a bitmap costs besides its rows: its header and
+	// the slice's.
+	bitmapCost = 64
+	// pointerCost is what one symbol costs in a list of symbols.
+	pointerCost = 8
+	// segmentCost is what a segment's header costs, its list of
+	// referred segments aside.
+	segmentCost = 96
+	// contextCost is the bytes of one arithmetic coding context.
+	contextCost = 2
+	// huffLineCost is what one line of a Huffman table costs, its code
+	// included.
+	huffLineCost = 48
 )
 
 // decoder is the state of one page's decoding.
 type decoder struct {
 	maxPixels int
+	maxBytes  int64
 	work      int64 // pixels that may still be decoded
+	mem       int64 // bytes that may still be allocated
 	symbols   int   // symbols and instances still allowed
 	page      *Bitmap
 	pageInfo  bool
@@ -75,13 +98,46 @@ func (dc *decoder) spend(w, h int) error {
 		return fmt.Errorf("%w: more than %d pixels decoded", ErrLimit, int64(workFactor)*int64(dc.maxPixels))
 	}
 	dc.work -= n
+	return dc.bitmap(w, h)
+}
+
+// alloc charges n bytes, about to be allocated, to the byte budget.
+func (dc *decoder) alloc(n int64) error {
+	if n < 0 || n > dc.mem {
+		return fmt.Errorf("%w: over %d bytes", ErrMemory, dc.maxBytes)
+	}
+	dc.mem -= n
 	return nil
 }
 
+// bitmap charges a w×h bitmap to the byte budget. Every bitmap the
+// decoder makes is charged as its pixels are charged to the work (by
+// spend), so that neither can grow past its budget.
+func (dc *decoder) bitmap(w, h int) error {
+	return dc.alloc(int64((w+7)/8)*int64(h) + bitmapCost)
+}
+
+// transient checks that n bytes, allocated for one segment's decoding
+// and garbage after it, fit in what is left of the byte budget; they are
+// not charged, as a page of many regions each using its own contexts
+// holds one region's at a time.
+func (dc *decoder) transient(n int64) error {
+	if n < 0 || n > dc.mem {
+		return fmt.Errorf("%w: over %d bytes", ErrMemory, dc.maxBytes)
+	}
+	return nil
+}
+
+// contexts checks n arithmetic coding contexts, for one segment's
+// decoding, against the byte budget (see transient).
+func (dc *decoder) contexts(n int) error { return dc.transient(int64(n) * contextCost) }
+
 // Decode decodes the JBIG2 page in data, with the global segments in
 // globals (nil if none), to its bitmap: the page of the first page
-// information segment, of at most maxPixels pixels.
-func Decode(data, globals []byte, maxPixels int) (*Bitmap, error) {
+// information segment, of at most maxPixels pixels, allocating at most
+// maxBytes bytes for it and for what its decoding keeps. An image over
+// maxBytes fails with ErrMemory before the allocation that would pass it.
+func Decode(data, globals []byte, maxPixels int, maxBytes int64) (*Bitmap, error) {
 	if maxPixels <= 0 {
 		return nil, fmt.Errorf("%w: no pixels allowed", ErrLimit)
 	}
@@ -95,9 +151,17 @@ func Decode(data, globals []byte, maxPixels int) (*Bitmap, error) {
 	}
 	dc := &decoder{
 		maxPixels: maxPixels,
+		maxBytes:  maxBytes,
 		work:      int64(workFactor) * int64(maxPixels),
+		mem:       maxBytes,
 		symbols:   MaxSymbols,
 		results:   map[uint32]any{},
+	}
+	// The segments' headers, each in proportion to its bytes of the data.
+	for _, s := range append(gsegs[:len(gsegs):len(gsegs)], segs...) {
+		if err := dc.alloc(segmentCost + 4*int64(len(s.referred))); err != nil {
+			return nil, err
+		}
 	}
 	for _, s := range gsegs {
 		if s.page != 0 {
@@ -180,6 +244,11 @@ func (dc *decoder) segment(s *segment) error {
 		}
 		return dc.place(s, reg, b)
 	case typeTables:
+		// A table's lines, each of a few bits of its data, charged
+		// before they are read.
+		if err := dc.alloc(min(int64(maxHuffLines), 8*int64(len(s.data))) * huffLineCost); err != nil {
+			return err
+		}
 		t, err := userTable(s.data)
 		if err != nil {
 			return err
@@ -213,7 +282,9 @@ func (dc *decoder) place(s *segment, reg region, b *Bitmap) error {
 		return fmt.Errorf("%w: a region below the page's largest height", ErrMalformed)
 	}
 	if dc.unknownH {
-		dc.grow(reg.y + reg.h)
+		if err := dc.grow(reg.y + reg.h); err != nil {
+			return err
+		}
 	}
 	dc.page.compose(b, reg.x, reg.y, reg.op)
 	return nil
@@ -252,9 +323,12 @@ func (dc *decoder) pageInformation(s *segment) error {
 		return fmt.Errorf("%w: a page of %d×%d pixels", ErrLimit, w, h)
 	}
 	if dc.unknownH {
-		// Allocated as the stripes come.
+		// Allocated as the stripes come, and charged as they grow.
 		dc.page = &Bitmap{Width: int(w), Height: int(h), Stride: (int(w) + 7) / 8}
-		return nil
+		return dc.alloc(bitmapCost)
+	}
+	if err := dc.bitmap(int(w), int(h)); err != nil {
+		return err
 	}
 	dc.page = newBitmap(int(w), int(h))
 	dc.page.fill(dc.defPixel)
@@ -262,11 +336,15 @@ func (dc *decoder) pageInformation(s *segment) error {
 }
 
 // grow makes the rows of a page of unknown height up to h exist.
-func (dc *decoder) grow(h int) {
+func (dc *decoder) grow(h int) error {
 	p := dc.page
 	have := len(p.Data) / p.Stride
 	if h <= have {
-		return
+		return nil
+	}
+	// The slice may double as it grows: charged twice.
+	if err := dc.alloc(2 * int64(h-have) * int64(p.Stride)); err != nil {
+		return err
 	}
 	c := byte(0)
 	if dc.defPixel != 0 {
@@ -275,6 +353,7 @@ func (dc *decoder) grow(h int) {
 	for range (h - have) * p.Stride {
 		p.Data = append(p.Data, c)
 	}
+	return nil
 }
 
 // endOfStripe reads an end of stripe segment (7.4.10).
@@ -292,24 +371,37 @@ func (dc *decoder) endOfStripe(s *segment) error {
 	}
 	dc.stripeEnd = int(y) + 1
 	if dc.unknownH {
-		dc.grow(dc.stripeEnd)
+		return dc.grow(dc.stripeEnd)
 	}
 	return nil
 }
 
 // referredSymbols returns the symbols of the symbol dictionaries s
-// refers to, in order, and the last one's retained contexts.
+// refers to, in order, and the last one's retained contexts. The
+// symbols inherited count against MaxSymbols, and their list against the
+// byte budget, before the list is made: dictionaries that re-export
+// what they inherit, or a segment that refers to one dictionary many
+// times, would otherwise double the list at each step.
 func (dc *decoder) referredSymbols(s *segment) ([]*Bitmap, *symbolDict, error) {
-	var syms []*Bitmap
 	var last *symbolDict
-	for _, n := range s.referred {
-		v, ok := dc.results[n]
-		if !ok {
-			continue
-		}
-		if sd, ok := v.(*symbolDict); ok {
-			syms = append(syms, sd.exported...)
+	n := 0
+	for _, r := range s.referred {
+		if sd, ok := dc.results[r].(*symbolDict); ok {
+			if len(sd.exported) > dc.symbols-n {
+				return nil, nil, fmt.Errorf("%w: over %d symbols, inherited ones counted at each reference", ErrLimit, MaxSymbols)
+			}
+			n += len(sd.exported)
 			last = sd
+		}
+	}
+	if err := dc.alloc(int64(n) * pointerCost); err != nil {
+		return nil, nil, err
+	}
+	dc.symbols -= n
+	syms := make([]*Bitmap, 0, n)
+	for _, r := range s.referred {
+		if sd, ok := dc.results[r].(*symbolDict); ok {
+			syms = append(syms, sd.exported...)
 		}
 	}
 	return syms, last, nil

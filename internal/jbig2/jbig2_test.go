@@ -3,10 +3,16 @@ package jbig2
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"math/bits"
 	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
 
 // TestDecodeFixtures decodes the committed streams, each of which
@@ -20,7 +26,7 @@ func TestDecodeFixtures(t *testing.T) {
 			if _, err := os.Stat(fixturePath(f.name, true)); err == nil {
 				globals = readFile(t, fixturePath(f.name, true))
 			}
-			got, err := Decode(data, globals, 1<<20)
+			got, err := Decode(data, globals, 1<<20, testBytes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +55,7 @@ func TestRoundTrip(t *testing.T) {
 		for _, f := range fixtures {
 			t.Run(name+"/"+f.name, func(t *testing.T) {
 				data, globals := f.make(t, b)
-				got, err := Decode(data, globals, 1<<20)
+				got, err := Decode(data, globals, 1<<20, testBytes)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -86,6 +92,10 @@ func TestJbig2dec(t *testing.T) {
 		}
 	}
 }
+
+// testBytes is the byte budget of the tests' decodes: internal/pdf's for
+// one page image.
+const testBytes = 256 << 20
 
 // header is a segment header of the short form for tests.
 func header(n uint32, typ int, page byte, referred []byte, length uint32) []byte {
@@ -176,7 +186,7 @@ func TestDecodeErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
-			_, err := Decode(tt.data, tt.globals, 64<<20)
+			_, err := Decode(tt.data, tt.globals, 64<<20, testBytes)
 			if !errors.Is(err, tt.want) {
 				t.Errorf("got %v, want %v", err, tt.want)
 			}
@@ -191,12 +201,12 @@ func TestDecodeErrors(t *testing.T) {
 // a PDF stream's length may count, are not a segment.
 func TestTrailingBytes(t *testing.T) {
 	data := readFile(t, fixturePath("generic-t0", false))
-	want, err := Decode(data, nil, 1<<20)
+	want, err := Decode(data, nil, 1<<20, testBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tail := range []string{"\n", "\r\n", "\x00\x00\x00", " \n"} {
-		got, err := Decode(append(slices.Clone(data), tail...), nil, 1<<20)
+		got, err := Decode(append(slices.Clone(data), tail...), nil, 1<<20, testBytes)
 		if err != nil {
 			t.Errorf("%q after the segments: %v", tail, err)
 			continue
@@ -217,7 +227,7 @@ func TestWorkBound(t *testing.T) {
 	d = append(d, u32s(MaxSymbols, MaxSymbols)...)
 	data := append(page, seg(1, typeSymbolDict, 1, nil, append(d, 0x12, 0x34))...)
 	start := time.Now()
-	_, err := Decode(data, nil, 1<<16)
+	_, err := Decode(data, nil, 1<<16, testBytes)
 	if err == nil {
 		t.Fatal("decoded")
 	}
@@ -226,21 +236,76 @@ func TestWorkBound(t *testing.T) {
 	}
 }
 
+// The fuzz target's bounds: inputs of at most fuzzInput bytes, pages of
+// at most fuzzPixels pixels decoded within fuzzBytes, so that every run
+// is quick and the fuzzer explores rather than decodes. Its seeds, in
+// testdata/fuzz/FuzzDecode, are small pages of every kind the package
+// decodes and the hostile streams of TestHostileSymbolChain at the
+// fuzzing size, written by TestWriteFuzzSeeds.
+const (
+	fuzzInput  = 8 << 10
+	fuzzPixels = 1 << 14
+	fuzzBytes  = 1 << 20
+)
+
 func FuzzDecode(f *testing.F) {
-	for _, fx := range fixtures {
-		data, err := os.ReadFile(fixturePath(fx.name, false))
-		if err != nil {
-			f.Fatal(err)
-		}
-		globals, _ := os.ReadFile(fixturePath(fx.name, true))
-		f.Add(data, globals)
-	}
 	f.Fuzz(func(t *testing.T, data, globals []byte) {
-		b, err := Decode(data, globals, 1<<20)
-		if err == nil && (b.Width*b.Height > 1<<20 || len(b.Data) != b.Stride*b.Height) {
+		if len(data)+len(globals) > fuzzInput {
+			return
+		}
+		b, err := Decode(data, globals, fuzzPixels, fuzzBytes)
+		if err == nil && (b.Width*b.Height > fuzzPixels || len(b.Data) != b.Stride*b.Height) {
 			t.Fatalf("a %dx%d page of %d bytes", b.Width, b.Height, len(b.Data))
 		}
 	})
+}
+
+// TestWriteFuzzSeeds remakes FuzzDecode's seeds when JBIG2_FUZZ_SEEDS is
+// set: each fixture's kind coded from the inkiest 48×32 of the crop, and
+// the hostile symbol chains on a 64×64 page.
+func TestWriteFuzzSeeds(t *testing.T) {
+	if os.Getenv("JBIG2_FUZZ_SEEDS") == "" {
+		t.Skip("JBIG2_FUZZ_SEEDS is not set")
+	}
+	c := readPBM(t, readFile(t, "testdata/crop.pbm"))
+	var small *Bitmap
+	ink := -1
+	for y := 0; y+32 <= c.Height; y += 8 {
+		for x := 0; x+48 <= c.Width; x += 8 {
+			b := crop(c, x, y, 48, 32)
+			n := 0
+			for _, v := range b.Data {
+				n += bits.OnesCount8(v)
+			}
+			if n > ink {
+				small, ink = b, n
+			}
+		}
+	}
+	dir := filepath.Join("testdata", "fuzz", "FuzzDecode")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, data, globals []byte) {
+		if len(data)+len(globals) > fuzzInput {
+			t.Fatalf("%s: %d bytes, over the fuzzer's %d", name, len(data)+len(globals), fuzzInput)
+		}
+		seed := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n[]byte(%q)\n", data, globals)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(seed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, fx := range fixtures {
+		data, globals := fx.make(t, small)
+		if _, err := Decode(data, globals, fuzzPixels, fuzzBytes); err != nil && !errors.Is(err, ErrUnsupported) {
+			t.Fatalf("%s: %v", fx.name, err)
+		}
+		write(fx.name, data, globals)
+	}
+	write("hostile-chain-all", hostilepdf.JBIG2SymbolChain(64, 64, 40, 0), nil)
+	write("hostile-chain-repeated", hostilepdf.JBIG2SymbolChain(64, 64, 20, 4), nil)
+	write("hostile-chain-1000-refs", hostilepdf.JBIG2SymbolChain(64, 64, 3, 1000), nil)
+	write("chain", hostilepdf.JBIG2SymbolChain(64, 64, 6, 2), nil)
 }
 
 func BenchmarkDecode(b *testing.B) {
@@ -248,10 +313,94 @@ func BenchmarkDecode(b *testing.B) {
 		data := readFile(b, fixturePath(name, false))
 		b.Run(name, func(b *testing.B) {
 			for range b.N {
-				if _, err := Decode(data, nil, 1<<20); err != nil {
+				if _, err := Decode(data, nil, 1<<20, testBytes); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
+	}
+}
+
+// TestHostileSymbolChain: symbol dictionaries that re-export what they
+// inherit, each referring to every dictionary before it or to the one
+// before it many times over, fail with ErrLimit at once, allocating a few
+// megabytes, where the lists of symbols they declare would take
+// gigabytes; a short chain of the same kind decodes.
+func TestHostileSymbolChain(t *testing.T) {
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"each dictionary referring to all before it", hostilepdf.JBIG2SymbolChain(1000, 1000, 40, 0)},
+		{"each dictionary referring to the one before 4 times", hostilepdf.JBIG2SymbolChain(1000, 1000, 20, 4)},
+		{"each dictionary referring to the one before 4000 times", hostilepdf.JBIG2SymbolChain(1000, 1000, 4, 4000)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			_, err := Decode(tt.data, nil, 1000*1000, testBytes)
+			if !errors.Is(err, ErrLimit) {
+				t.Errorf("%d bytes: got %v, want ErrLimit", len(tt.data), err)
+			}
+			runtime.ReadMemStats(&after)
+			if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
+				t.Errorf("allocated %d MB", n>>20)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+	// A short chain is a well-formed stream, to jbig2dec too: a blank
+	// page.
+	short := hostilepdf.JBIG2SymbolChain(64, 64, 6, 2)
+	got, err := Decode(short, nil, 64*64, testBytes)
+	if err != nil {
+		t.Fatalf("a chain of 6 dictionaries exporting 64 symbols: %v", err)
+	}
+	got.clearPadding()
+	if d := differ(got, newBitmap(64, 64)); d != "" {
+		t.Errorf("a chain of 6 dictionaries: %s", d)
+	}
+	if d := differ(jbig2dec(t, short, nil), newBitmap(64, 64)); d != "" {
+		t.Errorf("a chain of 6 dictionaries, by jbig2dec: %s", d)
+	}
+	// The byte budget holds on its own: the same short chain in too few
+	// bytes.
+	if _, err := Decode(short, nil, 64*64, 4<<10); !errors.Is(err, ErrMemory) {
+		t.Errorf("a chain of 6 dictionaries in 4 kB: got %v, want ErrMemory", err)
+	}
+}
+
+// TestManyRegionsWithinBudget: a page of 4,096 generic regions, each
+// decoded with its own 128 kB of contexts, decodes within a budget far
+// below their sum: what one segment's decoding needs and drops after it
+// is checked against what is left, not charged for good.
+func TestManyRegionsWithinBudget(t *testing.T) {
+	const n = 64
+	want := newBitmap(n, n)
+	st := &stream{}
+	st.segment(typePageInfo, 1, nil, pageInfoData(n, n, 0, 0))
+	dot := newBitmap(1, 1)
+	dot.set(0, 0)
+	for y := range n {
+		for x := range n {
+			if (x+y)%3 == 0 {
+				want.set(x, y)
+				st.segment(typeImmediateGeneric, 1, nil, genericData(dot, x, y, opOR, genericParams{template: 0, at: nominalAT[0]}, nil))
+			} else {
+				st.segment(typeImmediateGeneric, 1, nil, genericData(newBitmap(1, 1), x, y, opOR, genericParams{template: 0, at: nominalAT[0]}, nil))
+			}
+		}
+	}
+	got, err := Decode(st.Bytes(), nil, n*n, 8<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.clearPadding()
+	if d := differ(got, want); d != "" {
+		t.Error(d)
 	}
 }

@@ -133,7 +133,12 @@ func (dc *decoder) refinementRegion(s *segment) (region, *Bitmap, error) {
 			if reg.y+reg.h > dc.page.Height {
 				return reg, nil, fmt.Errorf("%w: a region below the page's largest height", ErrMalformed)
 			}
-			dc.grow(reg.y + reg.h)
+			if err := dc.grow(reg.y + reg.h); err != nil {
+				return reg, nil, err
+			}
+		}
+		if err := dc.bitmap(reg.w, reg.h); err != nil {
+			return reg, nil, err
 		}
 		p.ref = newBitmap(reg.w, reg.h)
 		p.ref.compose(dc.page, -reg.x, -reg.y, opREPLACE)
@@ -149,6 +154,9 @@ func (dc *decoder) refinementRegion(s *segment) (region, *Bitmap, error) {
 		return reg, nil, fmt.Errorf("%w: a refinement of %d regions", ErrMalformed, len(s.referred))
 	}
 	if err := dc.spend(reg.w, reg.h); err != nil {
+		return reg, nil, err
+	}
+	if err := dc.contexts(1 << 13); err != nil {
 		return reg, nil, err
 	}
 	d := mq.NewDecoder(s.data[r.off:])

@@ -160,6 +160,12 @@ func parseSegments(data []byte, max int) ([]*segment, error) {
 		case s.number <= 65536:
 			size = 2
 		}
+		// The list, at most four bytes a referred segment of one byte or
+		// more of the data, is made once the data is known to hold it.
+		if !r.need(n * size) {
+			return nil, r.err
+		}
+		s.referred = make([]uint32, 0, n)
 		for range n {
 			var ref uint32
 			switch size {

@@ -61,6 +61,11 @@ func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 	if uint64(numEx) > uint64(total) {
 		return nil, fmt.Errorf("%w: %d symbols exported of %d", ErrMalformed, numEx, total)
 	}
+	// The lists of all the symbols (for the export flags, and for
+	// refinement) and of the exported ones.
+	if err := dc.alloc(int64(2*total+int(numEx)) * pointerCost); err != nil {
+		return nil, err
+	}
 	if huff {
 		syms, br, err := dc.huffmanSymbols(s, r.off, flags, int(numNew))
 		if err != nil {
@@ -71,6 +76,15 @@ func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 			return v, ok && err == nil
 		})
 		return sd, err
+	}
+	if err := dc.contexts(1 << 16); err != nil {
+		return nil, err
+	}
+	if flags&0x200 != 0 {
+		// Retained for a later dictionary: charged.
+		if err := dc.alloc(1 << 16 * contextCost); err != nil {
+			return nil, err
+		}
 	}
 	var cx []mq.Context
 	if flags&0x100 != 0 {
@@ -85,6 +99,9 @@ func (dc *decoder) symbolDict(s *segment) (*symbolDict, error) {
 	var iadh, iadw, iaex, iaai intDecoder
 	var tc *textCoders
 	if refAgg {
+		if err := dc.textCoders(total); err != nil {
+			return nil, err
+		}
 		tc = newTextCoders(symbolCodeLen(total), rtemplate)
 	}
 	p := genericParams{template: sd.template, at: sd.at}
@@ -274,6 +291,10 @@ func (dc *decoder) huffmanSymbols(s *segment, off int, flags int, numNew int) ([
 		}
 		br.align()
 		if err := dc.spend(int(total), int(height)); err != nil {
+			return nil, nil, err
+		}
+		// The symbols are copies of the collective bitmap's parts.
+		if err := dc.alloc(int64(total+8*int64(len(widths)))/8*height + int64(len(widths))*bitmapCost); err != nil {
 			return nil, nil, err
 		}
 		at := br.byteOffset()

@@ -102,6 +102,12 @@ func newTextCoders(codeLen, rtemplate int) *textCoders {
 	return &textCoders{iaid: newIDDecoder(codeLen), grcx: refineContexts(rtemplate)}
 }
 
+// textCoders charges the contexts of newTextCoders for n symbols to the
+// byte budget.
+func (dc *decoder) textCoders(n int) error {
+	return dc.contexts(1<<symbolCodeLen(n) + 1<<13 + 9*512)
+}
+
 // symbolCodeLen is the bits of a symbol ID among n symbols.
 func symbolCodeLen(n int) int {
 	l := 0
@@ -157,7 +163,14 @@ func (dc *decoder) textRegion(s *segment) (region, *Bitmap, error) {
 	if err := dc.spend(reg.w, reg.h); err != nil {
 		return reg, nil, err
 	}
+	if err := dc.textCoders(len(p.syms)); err != nil {
+		return reg, nil, err
+	}
 	if huff {
+		// The symbols' code lengths and their table.
+		if err := dc.transient(int64(len(p.syms)) * (huffLineCost + 8)); err != nil {
+			return reg, nil, err
+		}
 		c, err := dc.huffmanTextCoders(s, s.data[r.off:], huffFlags, &p)
 		if err != nil {
 			return reg, nil, err

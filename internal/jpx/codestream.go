@@ -111,7 +111,8 @@ type codestream struct {
 	ppm              []byte // the packet headers of the PPM segments, concatenated
 	havePPM          bool
 	tiles            map[int]*tileParts
-	order            []int // tile indices in the order first seen
+	order            []int   // tile indices in the order first seen
+	mem              *budget // the bytes the image may still take
 }
 
 // tileParts is what the tile-parts of one tile hold.

@@ -48,8 +48,11 @@ type Component struct {
 }
 
 // Decode decodes a JP2 file or a JPEG 2000 codestream, of at most
-// maxPixels pixels.
-func Decode(data []byte, maxPixels int64) (img *Image, err error) {
+// maxPixels pixels, allocating at most about maxBytes bytes: the image
+// returned, and the largest tile's working memory beside it. An image
+// over maxBytes fails with ErrMemory before the allocation that would
+// pass it.
+func Decode(data []byte, maxPixels, maxBytes int64) (img *Image, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			img, err = nil, malformed("internal failure: %v", p)
@@ -67,6 +70,7 @@ func Decode(data []byte, maxPixels int64) (img *Image, err error) {
 	if err != nil {
 		return nil, err
 	}
+	cs.mem = &budget{left: maxBytes, max: maxBytes}
 	img = &Image{Width: cs.x1 - cs.x0, Height: cs.y1 - cs.y0, X0: cs.x0, Y0: cs.y0, Space: space}
 	samples := int64(0)
 	for _, c := range cs.comps {
@@ -74,6 +78,21 @@ func Decode(data []byte, maxPixels int64) (img *Image, err error) {
 		h := ceilDiv(cs.y1, c.dy) - ceilDiv(cs.y0, c.dy)
 		samples += int64(w * h)
 		img.Components = append(img.Components, Component{Width: w, Height: h, Dx: c.dx, Dy: c.dy, Depth: c.depth, Signed: c.signed})
+	}
+	if err := cs.mem.take(sampleCost * samples); err != nil {
+		return nil, err
+	}
+
+	// Beside them, at least the first tile's coefficients: an image
+	// whose tiles cannot be decoded within the budget fails before its
+	// samples are allocated.
+	tx1, ty1 := min(cs.tx0+cs.tw, cs.x1), min(cs.ty0+cs.th, cs.y1)
+	first := int64(0)
+	for _, c := range cs.comps {
+		first += coefficientCost * int64(ceilDiv(tx1, c.dx)-ceilDiv(cs.x0, c.dx)) * int64(ceilDiv(ty1, c.dy)-ceilDiv(cs.y0, c.dy))
+	}
+	if err := cs.mem.check(first); err != nil {
+		return nil, err
 	}
 	for i := range img.Components {
 		c := &img.Components[i]
@@ -181,6 +200,8 @@ func (cs *codestream) decodeTile(t int, img *Image, dec *t1, work *int64) error 
 		}
 	}
 	tl, err := newTile(cs, t, p, work)
+	// What the tile took is garbage once it is stored.
+	defer func() { cs.mem.left += tl.charged }()
 	if err != nil {
 		return err
 	}

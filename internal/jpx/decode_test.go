@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
 
 // The fixtures in testdata are made by testdata/make.sh: crops of a page
@@ -117,7 +120,7 @@ func compare(img *Image, want pnm, exact bool) string {
 func TestDecodeFixtures(t *testing.T) {
 	for _, f := range fixtures {
 		t.Run(f.name, func(t *testing.T) {
-			img, err := Decode(readFixture(t, f.name), 1<<20)
+			img, err := Decode(readFixture(t, f.name), 1<<20, testBytes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -172,7 +175,7 @@ func TestDecodeFreshEncodes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			img, err := Decode(data, 1<<20)
+			img, err := Decode(data, 1<<20, testBytes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,6 +189,10 @@ func TestDecodeFreshEncodes(t *testing.T) {
 		})
 	}
 }
+
+// testBytes is the byte budget of the tests' decodes: internal/pdf's for
+// one page image.
+const testBytes = 256 << 20
 
 // codestreamOf builds a codestream of comps grey 8-bit components, the given
 // size and tiles, a default COD and QCD, and one empty tile-part.
@@ -249,7 +256,7 @@ func TestDecodeBounds(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
-			_, err := Decode(c.data, 64<<20)
+			_, err := Decode(c.data, 64<<20, testBytes)
 			if !errors.Is(err, c.want) {
 				t.Errorf("got %v, want %v", err, c.want)
 			}
@@ -259,7 +266,7 @@ func TestDecodeBounds(t *testing.T) {
 		})
 	}
 	// A blank tile of 16×16 decodes.
-	img, err := Decode(codestreamOf(16, 16, 16, 16, 1), 1<<20)
+	img, err := Decode(codestreamOf(16, 16, 16, 16, 1), 1<<20, testBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +284,7 @@ func TestDecodeTruncated(t *testing.T) {
 		data := readFixture(t, name)
 		start := time.Now()
 		for n := 0; n < len(data); n += 1 + n/8 {
-			img, err := Decode(data[:n], 1<<20)
+			img, err := Decode(data[:n], 1<<20, testBytes)
 			if err == nil && (img == nil || len(img.Components) == 0) {
 				t.Fatalf("%s cut at %d: no image and no error", name, n)
 			}
@@ -288,19 +295,28 @@ func TestDecodeTruncated(t *testing.T) {
 	}
 }
 
+// The fuzz target's bounds: inputs of at most fuzzInput bytes, images of
+// at most fuzzPixels pixels decoded within fuzzBytes, so that every run
+// is quick and the fuzzer explores rather than decodes. Its seeds, in
+// testdata/fuzz/FuzzDecode, are small codestreams of the coding options
+// the fixtures use and the hostile geometries of TestHostileGeometry,
+// written by TestWriteFuzzSeeds.
+const (
+	fuzzInput  = 8 << 10
+	fuzzPixels = 1 << 14
+	fuzzBytes  = 2 << 20
+)
+
 func FuzzDecode(f *testing.F) {
-	for _, fx := range fixtures {
-		if !strings.Contains(fx.name, "rgb") {
-			f.Add(readFixture(f, fx.name))
-		}
-	}
-	f.Add(codestreamOf(16, 16, 16, 16, 1))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > fuzzInput {
+			return
+		}
 		// A hang fails the input (the fuzzer keeps it) rather than the
 		// time left to fuzzing.
 		timer := time.AfterFunc(10*time.Second, func() { panic("Decode ran over 10 s") })
 		defer timer.Stop()
-		img, err := Decode(data, 1<<18)
+		img, err := Decode(data, fuzzPixels, fuzzBytes)
 		if err == nil {
 			for _, c := range img.Components {
 				if len(c.Pix) != c.Width*c.Height {
@@ -309,4 +325,182 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fuzzSeedOptions are opj_compress's options of the seeds, one seed each:
+// the spread of testdata/make.sh at the seeds' size.
+var fuzzSeedOptions = map[string]string{
+	"default":     "",
+	"jp2":         "",
+	"tiles":       "-t 16,16 -n 3",
+	"offset":      "-d 3,5 -T 1,2 -t 13,11 -n 2",
+	"rlcp":        "-p RLCP -r 20,10,1",
+	"rpcl":        "-p RPCL -c [16,16],[16,16],[8,8] -r 20,5,1",
+	"cprl":        "-p CPRL -c [32,32],[16,16] -r 4,1",
+	"poc":         "-POC T1=0,0,1,2,1,CPRL/T1=0,0,1,6,1,LRCP",
+	"tileparts":   "-t 16,16 -n 3 -TP R",
+	"cb4x16":      "-b 4,16",
+	"levels0":     "-n 1",
+	"allmodes":    "-M 63",
+	"sop-eph":     "-SOP -EPH",
+	"roi":         "-ROI c=0,U=3",
+	"97":          "-I -r 10",
+	"97-layers":   "-I -r 40,10,4 -p RLCP",
+	"rgb":         "",
+	"subsampled":  "-s 2,2",
+	"16bit":       "",
+	"rgb-97-tile": "-I -r 5 -t 16,16 -n 3",
+}
+
+// TestWriteFuzzSeeds remakes FuzzDecode's seeds when JPX_FUZZ_SEEDS is
+// set, with opj_compress: the inkiest 40×32 pixels of the fixtures'
+// sources coded with fuzzSeedOptions, and TestHostileGeometry's geometries at the
+// fuzzer's size.
+func TestWriteFuzzSeeds(t *testing.T) {
+	if os.Getenv("JPX_FUZZ_SEEDS") == "" {
+		t.Skip("JPX_FUZZ_SEEDS is not set")
+	}
+	opj, err := exec.LookPath("opj_compress")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const w, h = 40, 32
+	tmp := t.TempDir()
+	// The inkiest window of the grey page inside the colour crop (of the
+	// same origin, 128×96).
+	g := readPNM(t, readFixture(t, "gray.pgm"))
+	x0, y0, ink := 0, 0, -1
+	for y := 0; y+h <= 96; y += 4 {
+		for x := 0; x+w <= 128; x += 4 {
+			n := 0
+			for yy := y; yy < y+h; yy++ {
+				for xx := x; xx < x+w; xx++ {
+					n += 255 - int(g.comps[0][yy*g.w+xx])
+				}
+			}
+			if n > ink {
+				x0, y0, ink = x, y, n
+			}
+		}
+	}
+	crop := func(name string, depth int) string {
+		src := readPNM(t, readFixture(t, name))
+		maxv := 255
+		if depth == 16 {
+			maxv = 65535
+		}
+		magic := "P5"
+		if len(src.comps) == 3 {
+			magic = "P6"
+		}
+		b := []byte(fmt.Sprintf("%s\n%d %d\n%d\n", magic, w, h, maxv))
+		for y := range h {
+			for x := range w {
+				for _, c := range src.comps {
+					v := c[(y+y0)*src.w+x+x0]
+					if depth == 16 {
+						b = append(b, byte(v>>8))
+					}
+					b = append(b, byte(v))
+				}
+			}
+		}
+		out := filepath.Join(tmp, strings.TrimSuffix(name, filepath.Ext(name))+filepath.Ext(name))
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	gray, rgb, gray16 := crop("gray.pgm", 8), crop("rgb.ppm", 8), crop("gray16.pgm", 16)
+	dir := filepath.Join("testdata", "fuzz", "FuzzDecode")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, data []byte) {
+		if len(data) > fuzzInput {
+			t.Fatalf("%s: %d bytes, over the fuzzer's %d", name, len(data), fuzzInput)
+		}
+		seed := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", data)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(seed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, opts := range fuzzSeedOptions {
+		src, ext := gray, "j2k"
+		switch {
+		case strings.HasPrefix(name, "rgb"), name == "subsampled":
+			src = rgb
+		case name == "16bit":
+			src = gray16
+		case name == "jp2":
+			ext = "jp2"
+		}
+		out := filepath.Join(tmp, name+"."+ext)
+		args := append([]string{"-i", src, "-o", out}, strings.Fields(opts)...)
+		if b, err := exec.Command(opj, args...).CombinedOutput(); err != nil {
+			t.Fatalf("opj_compress %s: %v: %s", opts, err, b)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Decode(data, fuzzPixels, fuzzBytes); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		write(name, data)
+	}
+	for name, o := range map[string]hostilepdf.JPXOptions{
+		"hostile-components": {Width: 128, Height: 128, Components: 4, Depth: 16, TileW: 32, TileH: 32},
+		"hostile-tile":       {Width: 128, Height: 128, Components: 4, Levels: 5},
+		"hostile-precincts":  {Width: 128, Height: 128, Levels: 5, BlockExp: 2, PrecinctExp: 1},
+		"hostile-area":       {Width: 8000, Height: 8000, Components: 4, Depth: 16, TileW: 1024, TileH: 1024},
+	} {
+		write(name, hostilepdf.JPXCodestream(o))
+	}
+}
+
+// TestHostileGeometry: codestreams of a few hundred bytes whose geometry
+// (components and bit depth over the area, one huge tile, tiny precincts
+// and code-blocks) would take from half a gigabyte to several to decode
+// fail with ErrMemory at once, allocating a few megabytes; the same
+// geometries at a size the budget allows decode.
+func TestHostileGeometry(t *testing.T) {
+	tests := []struct {
+		name string
+		o    hostilepdf.JPXOptions
+	}{
+		{"4 components of 16 bits over 8000×8000", hostilepdf.JPXOptions{Width: 8000, Height: 8000, Components: 4, Depth: 16, TileW: 1024, TileH: 1024}},
+		{"one tile of 4 components over 4096×4096", hostilepdf.JPXOptions{Width: 4096, Height: 4096, Components: 4, Levels: 5}},
+		{"1000×1000 in precincts of 2×2 and code-blocks of 4×4", hostilepdf.JPXOptions{Width: 1000, Height: 1000, Levels: 5, BlockExp: 2, PrecinctExp: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := hostilepdf.JPXCodestream(tt.o)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			_, err := Decode(data, 64<<20, testBytes)
+			if !errors.Is(err, ErrMemory) || !errors.Is(err, ErrTooLarge) {
+				t.Errorf("%d bytes: got %v, want ErrMemory", len(data), err)
+			}
+			runtime.ReadMemStats(&after)
+			if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
+				t.Errorf("allocated %d MB", n>>20)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %v", d)
+			}
+			// A sixteenth of the area is within the budget.
+			small := tt.o
+			small.Width, small.Height = tt.o.Width/4, tt.o.Height/4
+			small.TileW, small.TileH = min(small.TileW, small.Width), min(small.TileH, small.Height)
+			img, err := Decode(hostilepdf.JPXCodestream(small), 64<<20, testBytes)
+			if err != nil {
+				t.Fatalf("at %d×%d: %v", small.Width, small.Height, err)
+			}
+			if len(img.Components) != max(small.Components, 1) || img.Width != small.Width {
+				t.Errorf("at %d×%d: %d components %d wide", small.Width, small.Height, len(img.Components), img.Width)
+			}
+		})
+	}
 }

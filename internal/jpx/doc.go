@@ -18,6 +18,10 @@
 // wrapping ErrMalformed, never a panic; an image larger than the caller's
 // pixel limit, or one declaring more tiles, code-blocks or work than its
 // size warrants, wraps ErrTooLarge before anything is allocated for it.
+// Everything large the decoder allocates (the components' samples, each
+// tile's coefficients and wavelet buffers, its precincts, code-blocks and
+// tag trees) is charged to the caller's byte budget before it is
+// allocated: an image over it wraps ErrMemory.
 package jpx
 
 import (
@@ -38,6 +42,9 @@ var (
 	// ErrTooManyPixels, which wraps ErrTooLarge: the image has more
 	// pixels than the caller allows.
 	ErrTooManyPixels = fmt.Errorf("%w: more pixels than allowed", ErrTooLarge)
+	// ErrMemory, which wraps ErrTooLarge: decoding the image would
+	// allocate more than the caller allows.
+	ErrMemory = fmt.Errorf("%w: more memory than allowed", ErrTooLarge)
 )
 
 // Limits of a decoded image besides the caller's pixel limit.
@@ -58,3 +65,42 @@ const (
 	// visits of the coding passes, per sample.
 	WorkPerSample = 64
 )
+
+// What the decoder's structures cost, charged to the byte budget: a
+// sample of a component, a coefficient of a tile-component, the inverse
+// wavelet's buffers (a row, and a strip of 64 columns) per row and column
+// of a tile-component, a precinct of a band (its struct, its tag trees'
+// headers and the layers read of it), a code-block (its struct and its
+// leaves in the two tag trees, which have a third more nodes than
+// leaves), a codeword segment of a code-block (besides its bytes, copied
+// from the tile's data).
+const (
+	sampleCost      = 2
+	coefficientCost = 4
+	waveletCost     = 4 * 64
+	precinctCost    = 56 + 2*(128+3*24*4) + 4
+	codeBlockCost   = 96 + 2*2*4*2
+	segmentCost     = 48
+)
+
+// budget is the bytes the decoder may still allocate.
+type budget struct {
+	left, max int64
+}
+
+// take charges n bytes about to be allocated.
+func (b *budget) take(n int64) error {
+	if err := b.check(n); err != nil {
+		return err
+	}
+	b.left -= n
+	return nil
+}
+
+// check reports whether n bytes are left.
+func (b *budget) check(n int64) error {
+	if n < 0 || n > b.left {
+		return fmt.Errorf("%w: over %d bytes", ErrMemory, b.max)
+	}
+	return nil
+}

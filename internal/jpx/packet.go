@@ -94,6 +94,11 @@ func (t *tile) packet(s *stream, l, r, c, p int) error {
 				for n > 0 {
 					k := len(cb.segs) - 1
 					if k < 0 || cb.segs[k].passes == cb.segs[k].maxPasses {
+						// A few bits of header each: charged, as a
+						// codestream's data may declare millions.
+						if err := t.take(segmentCost); err != nil {
+							return err
+						}
 						cb.segs = append(cb.segs, segment{maxPasses: maxPasses(style, k+1)})
 						k++
 					}
@@ -135,6 +140,9 @@ func (t *tile) packet(s *stream, l, r, c, p int) error {
 		if s.pos+n > len(s.data) {
 			n = len(s.data) - s.pos
 			s.cut = true
+		}
+		if err := t.take(int64(n)); err != nil {
+			return err
 		}
 		sg := &pd.cb.segs[pd.seg]
 		sg.data = append(sg.data, s.data[s.pos:s.pos+n]...)

@@ -15,6 +15,7 @@ func splitPackets(t *testing.T, b []byte) (main, tileHeader []byte, headers, bod
 	if err != nil {
 		t.Fatal(err)
 	}
+	cs.mem = &budget{left: testBytes, max: testBytes}
 	if len(cs.tiles) != 1 || cs.tiles[0].parts != 1 || cs.main.order != orderLRCP {
 		t.Fatal("not one tile-part in LRCP order")
 	}
@@ -105,7 +106,7 @@ func TestDecodePacketHeadersApart(t *testing.T) {
 	withPPM := append(append(append(append([]byte(nil), main...), ppm...), tilePart(th, data)...), eoc...)
 	want := readPNM(t, readFixture(t, "gray.pgm"))
 	for name, b := range map[string][]byte{"PPT": withPPT, "PPM": withPPM} {
-		img, err := Decode(b, 1<<20)
+		img, err := Decode(b, 1<<20, testBytes)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -18,6 +18,16 @@ type tile struct {
 	comps          []tileComp
 	work           *int64 // the work left to the image
 	steps          *int64 // the steps left to the tile's progressions
+	charged        int64  // the bytes the tile took from the budget
+}
+
+// take charges n bytes of the tile's to the image's budget.
+func (tl *tile) take(n int64) error {
+	if err := tl.cs.mem.take(n); err != nil {
+		return err
+	}
+	tl.charged += n
+	return nil
 }
 
 // tileComp is one component of a tile.
@@ -73,7 +83,8 @@ type segment struct {
 }
 
 // newTile sets up tile index t: its geometry, bands, precincts and
-// code-blocks, within the limits.
+// code-blocks, within the limits; the tile is returned with an error too,
+// for what it charged to the budget.
 func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 	tx, ty := t%cs.ntx, t/cs.ntx
 	tl := &tile{cs: cs, p: p, work: work}
@@ -81,6 +92,9 @@ func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 	tl.y0 = max(cs.ty0+ty*cs.th, cs.y0)
 	tl.x1 = min(cs.tx0+(tx+1)*cs.tw, cs.x1)
 	tl.y1 = min(cs.ty0+(ty+1)*cs.th, cs.y1)
+	if err := tl.take(tl.cost()); err != nil {
+		return tl, err
+	}
 	blocks, precincts := 0, 0
 	tl.comps = make([]tileComp, len(cs.comps))
 	for ci, comp := range cs.comps {
@@ -106,7 +120,7 @@ func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 			np := rs.pw * rs.ph
 			precincts += np
 			if precincts > MaxPrecincts {
-				return nil, tooLarge("over %d precincts in a tile", MaxPrecincts)
+				return tl, tooLarge("over %d precincts in a tile", MaxPrecincts)
 			}
 			orients := []int{0}
 			if r > 0 {
@@ -151,7 +165,7 @@ func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 					mant = q.mant[0]
 				default:
 					if bi >= len(q.exp) {
-						return nil, malformed("no step size for sub-band %d", bi)
+						return tl, malformed("no step size for sub-band %d", bi)
 					}
 					exp, mant = q.exp[bi], q.mant[bi]
 				}
@@ -160,7 +174,7 @@ func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 					b.mb = 0
 				}
 				if b.mb+p.roi[ci] > 29 {
-					return nil, unsupported("%d bit-planes in a sub-band", b.mb+p.roi[ci])
+					return tl, unsupported("%d bit-planes in a sub-band", b.mb+p.roi[ci])
 				}
 				gain := [4]int{0, 1, 1, 2}[o]
 				rb := comp.depth + gain
@@ -186,7 +200,7 @@ func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 					pr.ch = (ceilShift(cy1, cbh)<<cbh - by0) >> cbh
 					blocks += pr.cw * pr.ch
 					if blocks > MaxCodeBlocks {
-						return nil, tooLarge("over %d code-blocks in a tile", MaxCodeBlocks)
+						return tl, tooLarge("over %d code-blocks in a tile", MaxCodeBlocks)
 					}
 					pr.blocks = make([]codeBlock, pr.cw*pr.ch)
 					for i := range pr.blocks {
@@ -205,6 +219,41 @@ func newTile(cs *codestream, t int, p *params, work *int64) (*tile, error) {
 		}
 	}
 	return tl, nil
+}
+
+// cost is what setting up and decoding the tile allocates, at most: each
+// tile-component's coefficients (all held until the tile is stored), its
+// precincts and its code-blocks, counted from the geometry alone, before
+// anything is allocated for them. The code-blocks of a band are those of
+// its code-block grid, which the precincts' edges follow: at most two
+// more across and down than the band's size holds.
+func (tl *tile) cost() int64 {
+	n := int64(0)
+	for ci, comp := range tl.cs.comps {
+		c := &tl.p.comps[ci]
+		x0, y0 := ceilDiv(tl.x0, comp.dx), ceilDiv(tl.y0, comp.dy)
+		x1, y1 := ceilDiv(tl.x1, comp.dx), ceilDiv(tl.y1, comp.dy)
+		n += coefficientCost*int64(max(0, x1-x0))*int64(max(0, y1-y0)) + waveletCost*int64(max(0, x1-x0)+max(0, y1-y0))
+		for r := 0; r <= c.levels; r++ {
+			sh := c.levels - r
+			rx0, ry0, rx1, ry1 := ceilShift(x0, sh), ceilShift(y0, sh), ceilShift(x1, sh), ceilShift(y1, sh)
+			if rx1 <= rx0 || ry1 <= ry0 {
+				continue
+			}
+			ppx, ppy := int(c.ppx[r]), int(c.ppy[r])
+			pw := int64(ceilShift(rx1, ppx) - rx0>>ppx)
+			ph := int64(ceilShift(ry1, ppy) - ry0>>ppy)
+			bands, bw, bh := int64(1), int64(rx1-rx0), int64(ry1-ry0)
+			cbw, cbh := min(c.cbw, ppx), min(c.cbh, ppy)
+			if r > 0 {
+				bands, bw, bh = 3, bw/2+1, bh/2+1
+				cbw, cbh = min(c.cbw, ppx-1), min(c.cbh, ppy-1)
+			}
+			n += bands * pw * ph * precinctCost
+			n += bands * (bw>>cbw + 2) * (bh>>cbh + 2) * codeBlockCost
+		}
+	}
+	return n
 }
 
 // tagTree is a tag tree (T.800 B.10.2) of w×h leaves.

@@ -24,6 +24,12 @@ const (
 	// MaxImagePixels bounds the pixels of a page's image, declared or
 	// rendered.
 	MaxImagePixels = 64 << 20
+	// MaxImageBytes bounds what decoding one page image may allocate
+	// (its samples, its decoder's bitmaps, symbols, tiles and
+	// code-blocks, and the image handed on), four bytes a pixel of the
+	// largest grey page; what is left of MaxDocumentBytes bounds it
+	// further.
+	MaxImageBytes = 4 * MaxImagePixels
 	// MaxPageImages bounds the images one page draws that are counted
 	// before the page is given up as not a scan.
 	MaxPageImages = 256
@@ -49,8 +55,13 @@ var (
 // The limits of page images, reported as *LimitError.
 const (
 	LimitImagePixels Limit = "pixels per page image" // MaxImagePixels
-	LimitPageImages  Limit = "images per page"       // MaxPageImages
-	LimitRenderTime  Limit = "time per rendered page"
+	LimitImageBytes  Limit = "bytes per page image"  // MaxImageBytes
+	// LimitImageWork: a page image whose decoding would take more work
+	// (pixels decoded, symbols, segments, tiles, coding passes) than its
+	// size warrants.
+	LimitImageWork  Limit = "work per page image"
+	LimitPageImages Limit = "images per page" // MaxPageImages
+	LimitRenderTime Limit = "time per rendered page"
 )
 
 // Image formats of a PageImage.
@@ -107,7 +118,9 @@ func Renderer() string {
 // to black and white; JPEG 2000 (JPX) images decoded to grey),
 // any other page with images is rendered by o.Renderer when there
 // is one. Every image is bounded by MaxImagePixels, declared or rendered,
-// and by MaxStreamBytes decoded; a page over a limit, without an image or
+// by MaxStreamBytes decoded, and what decoding it allocates by
+// MaxImageBytes (and what is left of MaxDocumentBytes), checked before it
+// is allocated; a page over a limit, without an image or
 // whose image cannot be had gets its Err. The error is fn's, the caller's
 // context's, or the file's when it cannot be parsed and no renderer is
 // configured.
@@ -291,6 +304,16 @@ func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
 		if len(data) < 4 || data[0] != 0xFF || data[1] != 0xD8 {
 			return nil, fmt.Errorf("%w: a DCT image that is not a JPEG", ErrImageUndecodable)
 		}
+		// The OCR engine decodes the JPEG by its own frame header, not by
+		// the dictionary: that size is the one bounded.
+		if fw, fh, fc, ok := jpegFrame(data); ok {
+			if int64(fw)*int64(fh) > MaxImagePixels {
+				return nil, &LimitError{Limit: LimitImagePixels, Max: MaxImagePixels}
+			}
+			if b := d.imageBudget(); int64(fw)*int64(fh)*int64(fc)+int64(len(data)) > b {
+				return nil, d.overBudget(b)
+			}
+		}
 		return &PageImage{Data: data, Format: ImageJPEG, Width: w, Height: h}, nil
 	case "JPXDecode":
 		return d.jpxImage(sd, w, h)
@@ -323,6 +346,11 @@ func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
 		a, _ := d.num(dec[0])
 		b, _ := d.num(dec[1])
 		invert = a > b
+	}
+	// The samples and the image made of them, bounded by the declared
+	// size before any is decoded (a JBIG2 decoder is given the budget).
+	if b := d.imageBudget(); last != "JBIG2Decode" && imageBytes(w, h, comps, bpc, gray == nil) > b {
+		return nil, d.overBudget(b)
 	}
 	var data []byte
 	if last == "CCITTFaxDecode" || last == "CCF" {
@@ -421,6 +449,54 @@ func (d *doc) faxData(sd types.StreamDict, w, h int) ([]byte, error) {
 	}
 	d.budget -= int64(len(out))
 	return out, nil
+}
+
+// imageBudget is what decoding one page image may allocate:
+// MaxImageBytes, or what is left of the document's decoded bytes when
+// that is less.
+func (d *doc) imageBudget() int64 { return max(0, min(MaxImageBytes, d.budget)) }
+
+// overBudget is the error of a page image over budget b: MaxImageBytes,
+// or the document's bytes, which are then spent.
+func (d *doc) overBudget(b int64) error {
+	if b < MaxImageBytes {
+		d.budget, d.spent = 0, &LimitError{Limit: LimitDocBytes, Max: MaxDocumentBytes}
+		return d.spent
+	}
+	return &LimitError{Limit: LimitImageBytes, Max: MaxImageBytes}
+}
+
+// imageBytes is what a w×h image of comps components of bpc bits takes
+// to decode: its samples, and the PBM (bitonal) or PGM made of them.
+func imageBytes(w, h, comps, bpc int, bitonal bool) int64 {
+	row := (int64(w)*int64(comps)*int64(bpc) + 7) / 8
+	out := int64(w) * int64(h)
+	if bitonal {
+		out = (int64(w) + 7) / 8 * int64(h)
+	}
+	return row*int64(h) + out
+}
+
+// jpegFrame reads the size and components of a JPEG's frame header.
+func jpegFrame(b []byte) (w, h, comps int, ok bool) {
+	for i := 2; i+9 < len(b); {
+		if b[i] != 0xFF {
+			return 0, 0, 0, false
+		}
+		m := b[i+1]
+		switch {
+		case m == 0xFF:
+			i++ // fill
+			continue
+		case m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC:
+			return int(b[i+7])<<8 | int(b[i+8]), int(b[i+5])<<8 | int(b[i+6]), int(b[i+9]), true
+		case m == 0xD8 || m == 0x01 || m >= 0xD0 && m <= 0xD7:
+			i += 2
+			continue
+		}
+		i += 2 + (int(b[i+2])<<8 | int(b[i+3]))
+	}
+	return 0, 0, 0, false
 }
 
 // sample reads the bpc-bit sample at bit offset bit of line.

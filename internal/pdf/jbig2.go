@@ -14,7 +14,8 @@ import (
 // packed bits, 0 black, as the filter's output is defined (JBIG2's own
 // 1 is black). What internal/jbig2 does not decode, or cannot, is left to
 // the renderer. The page is bounded by the pixels already checked against
-// MaxImagePixels and charged to the document's budget.
+// MaxImagePixels, its decoding by the page image's budget (see
+// imageBudget), and the page is charged to the document's budget.
 func (d *doc) jbig2Data(sd types.StreamDict, w, h, bpc, comps int) ([]byte, error) {
 	if bpc != 1 || comps != 1 {
 		return nil, fmt.Errorf("%w: a JBIG2 image of %d components of %d bits", ErrMalformed, comps, bpc)
@@ -45,15 +46,19 @@ func (d *doc) jbig2Data(sd types.StreamDict, w, h, bpc, comps int) ([]byte, erro
 		}
 	}
 	row := (w + 7) / 8
-	if int64(row*h) > d.budget {
-		d.budget, d.spent = 0, &LimitError{Limit: LimitDocBytes, Max: MaxDocumentBytes}
-		return nil, d.spent
+	b := d.imageBudget()
+	if int64(row)*int64(h) > b {
+		return nil, d.overBudget(b)
 	}
-	page, err := jbig2.Decode(raw, globals, w*h)
-	if errors.Is(err, jbig2.ErrLimit) {
-		return nil, fmt.Errorf("%w: a JBIG2 image over the image's %d×%d pixels: %v", ErrImageUndecodable, w, h, err)
-	}
-	if err != nil {
+	page, err := jbig2.Decode(raw, globals, w*h, b)
+	switch {
+	case errors.Is(err, jbig2.ErrMemory):
+		return nil, d.overBudget(b)
+	case errors.Is(err, jbig2.ErrLimit):
+		// More work, symbols or segments than the image's size warrants:
+		// a hostile stream, not one to hand the renderer.
+		return nil, &LimitError{Limit: LimitImageWork, Max: int64(w) * int64(h)}
+	case err != nil:
 		return nil, fmt.Errorf("%w: a JBIG2 image: %v", ErrImageUndecodable, err)
 	}
 	if page.Width != w || page.Height < h {

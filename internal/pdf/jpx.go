@@ -14,26 +14,44 @@ import (
 // else its number of components) unless the dictionary gives one;
 // /Decode and /SMaskInData, which do not change what a page says, are
 // not applied. What the decoder does not decode is ErrImageUndecodable,
-// for the renderer.
+// for the renderer, as is one over the decoder's other bounds (tiles,
+// layers, work), which the renderer may bound otherwise; an image over
+// the page image's budget (see imageBudget), with its grey page, is a
+// *LimitError.
 func (d *doc) jpxImage(sd types.StreamDict, w, h int) (*PageImage, error) {
-	if int64(w*h) > d.budget {
-		d.budget, d.spent = 0, &LimitError{Limit: LimitDocBytes, Max: MaxDocumentBytes}
-		return nil, d.spent
+	b := d.imageBudget()
+	// The grey page is made beside the decoded image.
+	grey := int64(w) * int64(h)
+	if grey > b {
+		return nil, d.overBudget(b)
 	}
 	data, err := d.streamBytes(sd)
 	if err != nil {
 		return nil, err
 	}
-	img, err := jpx.Decode(data, MaxImagePixels)
+	img, err := jpx.Decode(data, MaxImagePixels, b-grey-int64(len(data)))
 	switch {
 	case errors.Is(err, jpx.ErrTooManyPixels):
 		return nil, &LimitError{Limit: LimitImagePixels, Max: MaxImagePixels}
+	case errors.Is(err, jpx.ErrMemory):
+		return nil, d.overBudget(b)
 	case err != nil:
 		return nil, fmt.Errorf("%w: a JPX image: %v", ErrImageUndecodable, err)
 	}
 	gray, comps, err := d.jpxGray(sd, img)
 	if err != nil {
 		return nil, err
+	}
+	if area := int64(img.Width) * int64(img.Height); area > grey {
+		// A codestream larger than its dictionary says: its grey page
+		// beside its samples.
+		samples := int64(0)
+		for _, c := range img.Components {
+			samples += 2 * int64(len(c.Pix))
+		}
+		if samples+area > b {
+			return nil, d.overBudget(b)
+		}
 	}
 	w, h = img.Width, img.Height
 	hdr := fmt.Sprintf("P5\n%d %d\n255\n", w, h)
