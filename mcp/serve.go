@@ -38,7 +38,10 @@ type ServeOptions struct {
 	// the connectors whose kinds the server re-opens from the grant (nil
 	// means sources.DefaultRegistry, where a linked connector package
 	// registers itself; a grant naming a kind it does not know is refused
-	// with cli.ExitUsage), its Sources those of a host with sources of its own.
+	// with cli.ExitUsage), its Sources those of a host with sources of its own,
+	// its CallTimeout the deadline of each tool call (zero means
+	// tools.DefaultCallTimeout, 60 s): a call past it answers a one-line
+	// tool error wrapping tools.ErrCallTimeout, and the server goes on.
 	// Its Logger, when nil, is set to Logger.
 	Toolset *tools.Options
 	// Logger receives diagnostics; nil means what LogEnv asks for.

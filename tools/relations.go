@@ -17,11 +17,13 @@ const defaultRelationLimit = 10
 // the works citing it and related library papers. Papers outside the grant
 // appear only as cards: context_read still refuses them.
 func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *RelationsOutput, err error) {
+	ctx, cancel := t.callContext(ctx)
+	defer cancel()
 	defer func() {
 		if t.recovered(grant.ToolRelations, recover(), &err) {
 			out = nil
 		}
-		if err = ctxErr(ctx, grant.ToolRelations, err); err != nil {
+		if err = t.ctxErr(ctx, grant.ToolRelations, err); err != nil {
 			out = nil
 		}
 	}()
