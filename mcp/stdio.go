@@ -165,7 +165,7 @@ func (f *lineFilter) reply(id json.RawMessage, code int, msg string) {
 }
 
 // lockedWriter serialises writes to the client: each Write is one whole
-// message. After Close it writes nothing, so that a call still running
+// message. After closeBy it writes nothing, so that a call still running
 // when Serve returns cannot write to a stream its caller reuses.
 //
 // A client that stops reading blocks a Write, which then holds the lock
@@ -207,11 +207,6 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 // net.Conn.
 type writeDeadliner interface {
 	SetWriteDeadline(t time.Time) error
-}
-
-// Close is closeBy with ShutdownGrace from now.
-func (w *lockedWriter) Close() error {
-	return w.closeBy(time.Now().Add(ShutdownGrace))
 }
 
 // closeBy answers every call still unanswered with an error, so that no
