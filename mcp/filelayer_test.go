@@ -119,13 +119,13 @@ const searchLine = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"nam
 // startBlockedSearch starts the blocking host bin as the server of the
 // sample grant, initializes it and sends a search (id 2) whose source
 // blocks on a FIFO; it returns the process, its stdin and its output.
-func startBlockedSearch(t *testing.T, bin string) (cmd *exec.Cmd, stdin *os.File, stdout, stderr *syncBuffer) {
+func startBlockedSearch(t *testing.T, bin string, env ...string) (cmd *exec.Cmd, stdin *os.File, stdout, stderr *syncBuffer) {
 	t.Helper()
 	gr := writeGrant(t, demoRequest(sampleVault(t)))
 	fifo := filepath.Join(t.TempDir(), "block.fifo")
 	mkfifo(t, fifo)
 	cmd = exec.Command(bin, Flag, gr)
-	cmd.Env = append(os.Environ(), "BLOCKHOST_FIFO="+fifo)
+	cmd.Env = append(append(os.Environ(), "BLOCKHOST_FIFO="+fifo), env...)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -188,6 +188,61 @@ func TestProcessStopsWithBlockedCall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestProcessAbandonsStuckCall: a call stuck in a source that ignores its
+// context (blocked in open(2) on a FIFO) is answered lateGrace after its
+// deadline with a one-line tool error saying it ran out of time, and the
+// server goes on: the next call is answered, and the end of stdin ends
+// the server at once (no call is left to drain).
+func TestProcessAbandonsStuckCall(t *testing.T) {
+	bin := blockhostBinary(t)
+	const timeout = 500 * time.Millisecond
+	start := time.Now()
+	cmd, w, stdout, stderr := startBlockedSearch(t, bin, "BLOCKHOST_CALL_TIMEOUT="+timeout.String())
+	waitFor(t, "the stuck search's answer", func() bool { return answered(stdout.String(), "2") })
+	if took := time.Since(start); took < timeout {
+		t.Errorf("the stuck search was answered after %v, before its deadline %v", took, timeout)
+	}
+	if isErr, text := resultOf(stdout.String(), "2"); !isErr || !strings.HasPrefix(text, "the call ran out of time: context_search") || strings.Contains(text, "\n") {
+		t.Errorf("the stuck search's answer: isError %v, %q; want one line saying it ran out of time", isErr, text)
+	}
+	fmt.Fprintf(w, "%s\n", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	waitFor(t, "the next call's answer", func() bool { return answered(stdout.String(), "3") })
+	w.Close()
+	end := time.Now()
+	if code := wait(t, cmd); code != ExitOK {
+		t.Errorf("exit code %d, want %d (stderr %q)", code, ExitOK, stderr.String())
+	}
+	if took := time.Since(end); took > DrainGrace {
+		t.Errorf("the server took %v to end after stdin ended; an abandoned call must not hold the drain", took)
+	}
+}
+
+// resultOf returns whether the response with the given id in stdout is a
+// tool error, and its text.
+func resultOf(stdout, id string) (isError bool, text string) {
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	sc.Buffer(nil, 1<<22)
+	for sc.Scan() {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Result *struct {
+				IsError bool `json:"isError"`
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(sc.Bytes(), &msg) != nil || string(msg.ID) != id || msg.Result == nil {
+			continue
+		}
+		for _, c := range msg.Result.Content {
+			text += c.Text
+		}
+		return msg.Result.IsError, text
+	}
+	return false, ""
 }
 
 // TestProcessCancelledCallDoesNotHoldTheDrain: a call the client cancelled

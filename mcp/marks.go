@@ -7,8 +7,9 @@ import (
 	"github.com/researchctx/researchctx/tools"
 )
 
-// writeMarks renders a marks read (each mark's kind, page, author and date
-// on a line of the server's, its marked text and comment quoted as data),
+// writeMarks renders a marks read (each mark's kind and page on a line of
+// the server's; its author and date, marked text and comment quoted as
+// data: all of them come from the marks file or the PDF, not the server),
 // the problems that kept some from being read, and a metadata read's
 // count of marks.
 func writeMarks(b *strings.Builder, out *tools.ReadOutput) {
@@ -27,14 +28,9 @@ func writeMarks(b *strings.Builder, out *tools.ReadOutput) {
 	}
 	fmt.Fprintf(b, "%d %s:\n", len(out.Marks), plural(len(out.Marks), "mark", "marks"))
 	for i, m := range out.Marks {
-		fmt.Fprintf(b, "\n%d. %s%s", i+1, name(string(m.Kind)), location(m.Page, "", "", ""))
-		if a := title(m.Author); a != "" {
-			fmt.Fprintf(b, ", by %s", a)
-		}
-		if c := title(m.Created); c != "" {
-			fmt.Fprintf(b, ", %s", c)
-		}
-		fmt.Fprintf(b, "\n   cite: %s\n", name(m.CitationURI))
+		fmt.Fprintf(b, "\n%d. %s%s\n", i+1, name(string(m.Kind)), location(m.Page, "", "", ""))
+		fmt.Fprintf(b, "   cite: %s\n", name(m.CitationURI))
+		writeMadeBy(b, title(m.Author), title(m.Created))
 		if m.Text != "" {
 			b.WriteString("   Marked text:\n")
 			writeQuote(b, m.Text, "   ")
@@ -44,6 +40,24 @@ func writeMarks(b *strings.Builder, out *tools.ReadOutput) {
 			writeQuote(b, m.Comment, "   ")
 		}
 	}
+}
+
+// writeMadeBy quotes a mark's author and date, each on a line, under a
+// heading that says which it has.
+func writeMadeBy(b *strings.Builder, author, created string) {
+	var head string
+	switch {
+	case author != "" && created != "":
+		head = "Author and date"
+	case author != "":
+		head = "Author"
+	case created != "":
+		head = "Date"
+	default:
+		return
+	}
+	fmt.Fprintf(b, "   %s:\n", head)
+	writeQuote(b, strings.TrimSpace(author+"\n"+created), "   ")
 }
 
 // writeCardMark says a card is one of the user's marks, its comment quoted.

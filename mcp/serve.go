@@ -38,7 +38,12 @@ type ServeOptions struct {
 	// the connectors whose kinds the server re-opens from the grant (nil
 	// means sources.DefaultRegistry, where a linked connector package
 	// registers itself; a grant naming a kind it does not know is refused
-	// with cli.ExitUsage), its Sources those of a host with sources of its own.
+	// with cli.ExitUsage), its Sources those of a host with sources of its own,
+	// its CallTimeout the deadline of each tool call (zero means
+	// tools.DefaultCallTimeout, 60 s): a call past it answers a one-line
+	// tool error wrapping tools.ErrCallTimeout, and the server goes on (see
+	// ServerConfig.CallTimeout for a call stuck in a source that ignores
+	// its context).
 	// Its Logger, when nil, is set to Logger.
 	Toolset *tools.Options
 	// Logger receives diagnostics; nil means what LogEnv asks for.
@@ -52,8 +57,9 @@ type ServeOptions struct {
 // Serve serves the agentero-context MCP server for the grant at grantPath
 // on in and out (newline-delimited JSON-RPC) until in ends or ctx is done.
 // Once in ends, every call read is answered before Serve returns, within
-// DrainGrace (see there); once ctx is done, calls still running get
-// ShutdownGrace. It returns
+// DrainGrace (see there); once ctx is done, Serve returns within
+// ShutdownGrace, even when out blocks (a client that reads nothing). It
+// returns
 // nil when in ends, and an error wrapping ctx's when ctx is done. A line
 // that is not a JSON-RPC message is answered with a JSON-RPC error (-32700
 // Parse error, or -32600 Invalid Request) and serving goes on. A grant that is missing, invalid or allows no
@@ -84,14 +90,16 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 	if err != nil {
 		return err
 	}
-	defer closeWithin(ts, log)
+	var stopBy time.Time // when the stop must be over, once serving ends
+	defer func() { closeWithin(ts, stopBy, log) }()
 	// The grant is read once, by the Toolset: the tool list served and the
 	// scope enforced come from the same read (each call then checks the
 	// file's fingerprint against it).
 	g := ts.Grant()
-	s := NewServer(ts, &ServerConfig{Tools: g.Tools, Vault: g.Vault, Logger: log, answered: opts.answered})
+	s := NewServer(ts, &ServerConfig{Tools: g.Tools, Vault: g.Vault, Logger: log, CallTimeout: topts.CallTimeout, answered: opts.answered})
 	log.Info("serving", "runtimeId", g.RuntimeID, "fingerprint", g.Fingerprint, "tools", g.Tools)
-	return serveLines(ctx, s, in, out, log)
+	stopBy, err = serveLines(ctx, s, in, out, log)
+	return err
 }
 
 // DrainGrace is how long Serve goes on once its input ends, so that the
@@ -103,59 +111,85 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 // saying the server stopped before it finished.
 const DrainGrace = 5 * time.Second
 
-// ShutdownGrace is how long Serve waits for calls in flight once they are
-// cancelled: when its context is done, or DrainGrace after its input
-// ended. A call still running then (one stuck in a source that ignores its
-// context) is abandoned, and answered with an error.
+// ShutdownGrace bounds how long Serve takes to stop once its calls in
+// flight are cancelled: when its context is done, or DrainGrace after its
+// input ended. Calls still running get all of it but answerGrace (one
+// stuck in a source that ignores its context is then abandoned), and are
+// answered with an error within it; a client that reads nothing does not
+// hold the stop either (its blocked write is abandoned at the end of the
+// grace), nor does a background index build.
 const ShutdownGrace = time.Second
+
+// answerGrace is the part of ShutdownGrace kept to answer the calls the
+// stop abandoned.
+const answerGrace = ShutdownGrace / 5
 
 // serveLines runs s on newline-delimited JSON-RPC from in to out through the
 // line filter. Once in ends it waits for the calls read to be answered, at
 // most DrainGrace, then ShutdownGrace more; once ctx is done, ShutdownGrace.
 // A call unanswered by then is answered with an error before it returns.
-func serveLines(ctx context.Context, s *sdk.Server, in io.Reader, out io.Writer, log *slog.Logger) error {
+func serveLines(ctx context.Context, s *sdk.Server, in io.Reader, out io.Writer, log *slog.Logger) (stopBy time.Time, err error) {
 	return serveLinesWithin(ctx, s, in, out, log, DrainGrace)
 }
 
-// serveLinesWithin is serveLines with the drain grace as a parameter.
-func serveLinesWithin(ctx context.Context, s *sdk.Server, in io.Reader, out io.Writer, log *slog.Logger, drain time.Duration) error {
+// serveLinesWithin is serveLines with the drain grace as a parameter. It
+// returns when the stop it began must be over (see closeWithin).
+func serveLinesWithin(ctx context.Context, s *sdk.Server, in io.Reader, out io.Writer, log *slog.Logger, drain time.Duration) (stopBy time.Time, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := &lockedWriter{w: out}
-	defer w.Close()
+	defer func() {
+		if stopBy.IsZero() {
+			stopBy = time.Now().Add(ShutdownGrace)
+		}
+		if w.closeBy(stopBy) != nil {
+			log.Warn("stopping with a write to the client blocked: the client reads nothing")
+		}
+	}()
 	lines := newLineFilter(in, w, log, drain, ctx.Done())
 	done := make(chan error, 1)
 	go func() {
 		done <- s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(lines), Writer: nopWriteCloser{w}, MaxLineLength: -1})
 	}()
-	var err error
 	select {
 	case err = <-done:
 	case <-lines.ended:
-		err = waitGrace(done, log, "stopping with calls still running")
+		stopBy = time.Now().Add(ShutdownGrace)
+		err = waitUntil(done, stopBy.Add(-answerGrace), log, "stopping with calls still running")
 	case <-ctx.Done():
-		waitGrace(done, log, "stopping with calls still running")
+		stopBy = time.Now().Add(ShutdownGrace)
+		waitUntil(done, stopBy.Add(-answerGrace), log, "stopping with calls still running")
 		err = ctx.Err()
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("serving MCP: %w", err)
+		return stopBy, fmt.Errorf("serving MCP: %w", err)
 	}
-	return nil
+	return stopBy, nil
 }
 
 // closeWithin closes ts, which stops a background index build and waits
-// for it, but returns after ShutdownGrace whatever is still running: the
-// server's exit stays prompt, and the build's files are written
-// atomically, so one cut short leaves nothing half-written.
-func closeWithin(ts *tools.Toolset, log *slog.Logger) {
+// for it, but returns by stopBy, or ShutdownGrace from now when stopBy is
+// zero, whatever is still running: the server's exit stays prompt, and
+// the build's files are written atomically, so one cut short leaves
+// nothing half-written.
+func closeWithin(ts *tools.Toolset, stopBy time.Time, log *slog.Logger) {
+	if stopBy.IsZero() {
+		stopBy = time.Now().Add(ShutdownGrace)
+	}
 	done := make(chan error, 1)
 	go func() { done <- ts.Close() }()
-	waitGrace(done, log, "stopping with a background index build still ending")
+	waitUntil(done, stopBy, log, "stopping with a background index build still ending")
 }
 
-// waitGrace waits ShutdownGrace for done, logging msg if it does not come.
-func waitGrace(done <-chan error, log *slog.Logger, msg string) error {
-	t := time.NewTimer(ShutdownGrace)
+// waitUntil waits for done until the deadline, logging msg if it does not
+// come.
+func waitUntil(done <-chan error, deadline time.Time, log *slog.Logger, msg string) error {
+	select {
+	case err := <-done:
+		return err
+	default:
+	}
+	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {
 	case err := <-done:
@@ -189,8 +223,9 @@ const MemoryLimit = 200 << 20
 // process was started as <exe> --agentero-context-mcp <grant-path>, it serves
 // MCP on stdin and stdout for that grant and exits: 0 when stdin ends
 // (once the calls read are answered, within DrainGrace and ShutdownGrace)
-// or on SIGTERM or SIGINT (calls still running ShutdownGrace later are
-// abandoned and answered with an error); 2,
+// or within ShutdownGrace of SIGTERM or SIGINT (calls still running then
+// are abandoned and answered with an error; a blocked write to stdout is
+// abandoned too); 2,
 // with one line on stderr and nothing on stdout, when the command line is
 // wrong or the grant is missing or invalid; 1 when the connection fails.
 // Otherwise it returns at once and the host goes on. The serving process

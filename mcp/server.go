@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -74,9 +75,22 @@ type ServerConfig struct {
 	// Logger receives diagnostics of the server and the SDK; nil discards
 	// them. It must not write to stdout, which carries the protocol.
 	Logger *slog.Logger
+	// CallTimeout is the deadline of each tool call: lateGrace after it,
+	// a call the Backend has not returned (one stuck in a source that
+	// ignores its context) is answered with a one-line tool error
+	// wrapping tools.ErrCallTimeout and abandoned; its result, if one
+	// comes, is dropped. A *tools.Toolset ends its own calls at its
+	// Options.CallTimeout, which Serve sets to the same value. Zero means
+	// tools.DefaultCallTimeout; a negative value means none.
+	CallTimeout time.Duration
 
 	answered func() // called after each tool call's result is made (ServeOptions.answered)
 }
+
+// lateGrace is how long past its deadline the server waits for a call's
+// Backend before it answers for it: one whose sources honour their
+// context has returned by then.
+const lateGrace = time.Second
 
 // NewServer returns the agentero-context MCP server over ts. Run it with
 // (*sdk.Server).Run on any transport; Serve does so on stdin and stdout.
@@ -100,7 +114,13 @@ func NewServer(ts Backend, opts *ServerConfig) *sdk.Server {
 		// a grant never changes.
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 	})
-	h := &handlers{ts: ts, vault: opts.Vault, log: log, answered: opts.answered}
+	h := &handlers{ts: ts, vault: opts.Vault, log: log, answered: opts.answered, callTimeout: opts.CallTimeout}
+	switch {
+	case h.callTimeout == 0:
+		h.callTimeout = tools.DefaultCallTimeout
+	case h.callTimeout < 0:
+		h.callTimeout = 0
+	}
 	serve := func(name string) bool { return opts.Tools == nil || slices.Contains(opts.Tools, name) }
 	if serve(grant.ToolSearch) {
 		addTool(s, h, tool[tools.SearchInput, tools.SearchOutput]{
@@ -175,7 +195,7 @@ func addTool[In, Out any](s *sdk.Server, h *handlers, t tool[In, Out]) {
 				h.answered()
 			}
 		}()
-		out, err = t.call(h.ts, ctx, in)
+		out, err = callWithin(ctx, h, t, in)
 		if err != nil {
 			return nil, nil, h.toolError(t.name, err)
 		}
@@ -187,12 +207,49 @@ func addTool[In, Out any](s *sdk.Server, h *handlers, t tool[In, Out]) {
 }
 
 // handlers hold what every tool's handler needs: the Backend, the Vault
-// root to keep out of error text, and the log.
+// root to keep out of error text, the log and the calls' deadline.
 type handlers struct {
-	ts       Backend
-	vault    string
-	log      *slog.Logger
-	answered func() // nil, or called after each call (ServerConfig.answered)
+	ts          Backend
+	vault       string
+	log         *slog.Logger
+	answered    func()        // nil, or called after each call (ServerConfig.answered)
+	callTimeout time.Duration // ServerConfig.CallTimeout, resolved; 0 for none
+}
+
+// callWithin runs t's Backend method on in, giving up on it lateGrace
+// after the call's deadline (see ServerConfig.CallTimeout).
+func callWithin[In, Out any](ctx context.Context, h *handlers, t tool[In, Out], in In) (*Out, error) {
+	if h.callTimeout <= 0 {
+		return t.call(h.ts, ctx, in)
+	}
+	// Cancelled once the call is abandoned, so that a Backend returning
+	// later logs nothing it will not hand out.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		out *Out
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			// The handler's recover cannot see this goroutine's panic.
+			if v := recover(); v != nil {
+				done <- result{err: h.panicked(t.name, v)}
+			}
+		}()
+		out, err := t.call(h.ts, ctx, in)
+		done <- result{out, err}
+	}()
+	late := time.NewTimer(h.callTimeout + lateGrace)
+	defer late.Stop()
+	select {
+	case r := <-done:
+		return r.out, r.err
+	case <-late.C:
+		h.log.Warn("tool call abandoned past its deadline", "tool", t.name, "timeout", h.callTimeout)
+		return nil, fmt.Errorf("%w: %s did not end within %v, its time limit, and was abandoned; ask for less, or call again later", tools.ErrCallTimeout, t.name, h.callTimeout)
+	}
 }
 
 // panicked turns a panic in a tool call (of a host's Backend, or while

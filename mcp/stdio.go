@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -164,21 +165,34 @@ func (f *lineFilter) reply(id json.RawMessage, code int, msg string) {
 }
 
 // lockedWriter serialises writes to the client: each Write is one whole
-// message. After Close it writes nothing, so that a call still running
+// message. After closeBy it writes nothing, so that a call still running
 // when Serve returns cannot write to a stream its caller reuses.
+//
+// A client that stops reading blocks a Write, which then holds the lock
+// until the client reads: the server's stop never waits on that lock
+// beyond its deadline (see closeBy).
 type lockedWriter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	closed bool
-	calls  calls // the client's calls not answered yet
+	mu      sync.Mutex
+	w       io.Writer
+	closed  bool
+	stopped atomic.Bool // set when closeBy gave up on a blocked write: nothing more is written
+	calls   calls       // the client's calls not answered yet
 }
 
-var errClosed = errors.New("the server has stopped")
+var (
+	errClosed = errors.New("the server has stopped")
+	// errBlocked is closeBy's error when a write to the client was still
+	// blocked at its deadline: the client reads nothing.
+	errBlocked = errors.New("a write to the client is blocked: the client reads nothing")
+)
 
 func (w *lockedWriter) Write(p []byte) (int, error) {
+	if w.stopped.Load() {
+		return 0, errClosed // the lock may be held by a write that never ends
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.closed {
+	if w.closed || w.stopped.Load() {
 		return 0, errClosed
 	}
 	n, err := w.w.Write(p)
@@ -188,27 +202,62 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Close answers every call still unanswered with an error, so that no call
-// the server read goes without an answer, then stops further writes; the
-// underlying writer stays open (it is the caller's, such as the process's
-// stdout).
-func (w *lockedWriter) Close() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
+// writeDeadliner is a writer whose blocked writes a deadline ends: an
+// *os.File the runtime polls (a pipe or socket opened non-blocking), a
+// net.Conn.
+type writeDeadliner interface {
+	SetWriteDeadline(t time.Time) error
+}
+
+// closeBy answers every call still unanswered with an error, so that no
+// call the server read goes without an answer, then stops further writes;
+// the underlying writer stays open (it is the caller's, such as the
+// process's stdout).
+//
+// It returns by deadline whatever the client does. A write blocked on a
+// client that reads nothing is ended at the deadline when the writer
+// takes write deadlines (the deadline is cleared again once the writes
+// end), else abandoned: it stays blocked until the client reads or closes
+// its end, nothing is written after it, and the calls it kept from being
+// answered go without an answer; closeBy then returns errBlocked. A
+// process exits at once after it, which is what the server does.
+func (w *lockedWriter) closeBy(deadline time.Time) error {
+	d, cut := w.w.(writeDeadliner)
+	cut = cut && d.SetWriteDeadline(deadline) == nil
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if cut {
+			defer d.SetWriteDeadline(time.Time{})
+		}
+		if w.closed {
+			return
+		}
+		w.closed = true
+		for _, id := range w.calls.take() {
+			if w.stopped.Load() {
+				return
+			}
+			b, err := unfinished(id)
+			if err == nil {
+				_, err = w.w.Write(b)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-done:
 		return nil
+	case <-t.C:
+		w.stopped.Store(true)
+		return errBlocked
 	}
-	for _, id := range w.calls.take() {
-		b, err := unfinished(id)
-		if err == nil {
-			_, err = w.w.Write(b)
-		}
-		if err != nil {
-			break
-		}
-	}
-	w.closed = true
-	return nil
 }
 
 // unfinished is the error response to a call the server stopped before it

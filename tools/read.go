@@ -20,11 +20,13 @@ import (
 // with a cursor. A directory target returns its entries one level deep and
 // nothing else.
 func (t *Toolset) Read(ctx context.Context, in ReadInput) (out *ReadOutput, err error) {
+	ctx, cancel := t.callContext(ctx)
+	defer cancel()
 	defer func() {
 		if t.recovered(grant.ToolRead, recover(), &err) {
 			out = nil
 		}
-		if err = ctxErr(ctx, grant.ToolRead, err); err != nil {
+		if err = t.ctxErr(ctx, grant.ToolRead, err); err != nil {
 			out = nil
 		}
 	}()

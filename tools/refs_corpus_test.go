@@ -147,9 +147,13 @@ func TestRelationsFromCorpusPDFs(t *testing.T) {
 		var got []string
 		for _, c := range back.CitedBy {
 			got = append(got, c.Title+" | "+c.PaperPath+" | "+c.CitationURI)
-			// The citing paper is granted: its sentences come along.
+			// The citing paper is granted: its sentences and its label
+			// come along.
 			if len(c.Contexts) == 0 || !strings.HasPrefix(c.Contexts[0].CitationURI, "papers/1706.03762/1706.03762.pdf#page=") {
 				t.Errorf("%s cited-by %s: contexts %+v, want the citing paper's sentences", cited, c.PaperPath, c.Contexts)
+			}
+			if c.Label == "" {
+				t.Errorf("%s cited-by %s: no label, want the granted citing paper's", cited, c.PaperPath)
 			}
 		}
 		if diff := cmp.Diff([]string{"Attention Is All You Need | papers/1706.03762 | papers/1706.03762/1706.03762.pdf"}, got); diff != "" {
@@ -159,8 +163,9 @@ func TestRelationsFromCorpusPDFs(t *testing.T) {
 }
 
 // TestRelationContextsStayInGrant: a cited-by card of a citing paper
-// outside the grant carries no sentence of it, and the sentences a
-// reference card quotes are logged as the turn's sources.
+// outside the grant carries no text of it, neither a sentence nor the
+// label it cites the paper by, and the sentences a reference card quotes
+// are logged as the turn's sources.
 func TestRelationContextsStayInGrant(t *testing.T) {
 	ctx := context.Background()
 	ts, _ := corpusLibraryGrant(t, "papers/1512.03385")
@@ -172,11 +177,8 @@ func TestRelationContextsStayInGrant(t *testing.T) {
 		t.Fatal("no cited-by card")
 	}
 	for _, c := range back.CitedBy {
-		if c.InGrant || len(c.Contexts) > 0 {
-			t.Errorf("cited-by %s (in grant %v) carries %d contexts, want none from outside the grant", c.PaperPath, c.InGrant, len(c.Contexts))
-		}
-		if c.Label == "" {
-			t.Errorf("cited-by %s has no label", c.PaperPath)
+		if c.InGrant || len(c.Contexts) > 0 || c.Label != "" {
+			t.Errorf("cited-by %s (in grant %v) carries %d contexts and label %q, want no text from outside the grant", c.PaperPath, c.InGrant, len(c.Contexts), c.Label)
 		}
 	}
 	ts2, gr2 := corpusLibraryGrant(t, "papers/1706.03762")

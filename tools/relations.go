@@ -17,11 +17,13 @@ const defaultRelationLimit = 10
 // the works citing it and related library papers. Papers outside the grant
 // appear only as cards: context_read still refuses them.
 func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *RelationsOutput, err error) {
+	ctx, cancel := t.callContext(ctx)
+	defer cancel()
 	defer func() {
 		if t.recovered(grant.ToolRelations, recover(), &err) {
 			out = nil
 		}
-		if err = ctxErr(ctx, grant.ToolRelations, err); err != nil {
+		if err = t.ctxErr(ctx, grant.ToolRelations, err); err != nil {
 			out = nil
 		}
 	}()
@@ -103,7 +105,7 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 				return
 			}
 			found = true
-			c := t.card(w, i != 2)
+			c := t.card(w, i)
 			n := c.chars()
 			if chars+n > tn.limit() {
 				return
@@ -143,9 +145,13 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 	return out, nil
 }
 
-// card turns a work into a slim card; with cites, it carries the work's
-// label and the sentences citing it that quote a granted document.
-func (t *Toolset) card(w sources.Work, cites bool) RelationCard {
+// card turns a work of list (0 references, 1 cited-by, 2 related) into a
+// slim card. A reference or cited-by card carries the work's label and the
+// sentences citing it that quote a granted document. A label is text of
+// the citing paper: of the paper asked about for a reference, of the work
+// itself for a cited-by card, which then carries it only when the work is
+// a granted paper.
+func (t *Toolset) card(w sources.Work, list int) RelationCard {
 	// One line each, whatever source made the work: a connector's
 	// relations come here as it wrote them.
 	c := RelationCard{
@@ -156,10 +162,13 @@ func (t *Toolset) card(w sources.Work, cites bool) RelationCard {
 		src, _ := t.owner(w.Paper)
 		c.InGrant = src != nil
 	}
-	if cites {
-		c.Label, _ = textnorm.Truncate(textnorm.Line(w.Label), maxLabelChars)
-		c.Contexts = t.contexts(w.Contexts)
+	if list == 2 {
+		return c
 	}
+	if list == 0 || c.InGrant {
+		c.Label, _ = textnorm.Truncate(textnorm.Line(w.Label), maxLabelChars)
+	}
+	c.Contexts = t.contexts(w.Contexts)
 	return c
 }
 

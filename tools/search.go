@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -23,11 +24,14 @@ const maxQuery = 2000
 // sources (or the one named), each a short verbatim excerpt with its page or
 // section and citation URI. It never returns full text.
 func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput, err error) {
+	caller := ctx
+	ctx, cancel := t.callContext(ctx)
+	defer cancel()
 	defer func() {
 		if t.recovered(grant.ToolSearch, recover(), &err) {
 			out = nil
 		}
-		if err = ctxErr(ctx, grant.ToolSearch, err); err != nil {
+		if err = t.ctxErr(ctx, grant.ToolSearch, err); err != nil {
 			out = nil
 		}
 	}()
@@ -51,6 +55,10 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 		return nil, err
 	}
 	defer tn.end()
+	// A search past its own deadline still hands out, and logs, what the
+	// sources that answered in time found (see searchAll): only the
+	// caller's end stops the logging.
+	tn.ctx = caller
 	b := tn.grant.Budget
 	limit := cards(b)
 	srcs := t.sources
@@ -185,7 +193,10 @@ type found struct {
 // searchAll queries every source concurrently and merges the hits by score;
 // ties break by path and page so the order is deterministic. A source that
 // panics fails like one that errs: the others' hits still count, and the
-// failure is listed with the documents that could not be read.
+// failure is listed with the documents that could not be read. So does a
+// source still searching when the call's own deadline passes (see
+// Options.CallTimeout): the search is partial, not lost, unless no source
+// answered in time.
 func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q sources.Query) (*found, error) {
 	type result struct {
 		res *sources.Results
@@ -217,11 +228,15 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 		}()
 	}
 	wg.Wait()
+	late := ctx.Err() != nil && errors.Is(context.Cause(ctx), errCallDeadline)
 	f := &found{}
 	failed := 0
 	var firstErr error
 	for i, r := range results {
 		info := srcs[i].Info()
+		if r.err != nil && late && (errors.Is(r.err, context.DeadlineExceeded) || errors.Is(r.err, context.Canceled)) {
+			r.err = fmt.Errorf("%w: not searched within the call's %v", ErrCallTimeout, t.callTimeout)
+		}
 		if r.err != nil {
 			// One unreadable source must not hide the others' evidence.
 			failed++
@@ -257,7 +272,7 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 			f.hits = append(f.hits, rankedHit{src: info, hit: h})
 		}
 	}
-	if err := ctx.Err(); err != nil {
+	if err := ctx.Err(); err != nil && !late {
 		return nil, err
 	}
 	if failed == len(srcs) && firstErr != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/researchctx/researchctx/cite"
@@ -30,7 +31,23 @@ var (
 	// reservation returns.
 	ErrBudgetSpent     = usage.ErrTurnSpent
 	ErrInvalidArgument = errors.New("invalid argument")
+	// ErrCallTimeout is wrapped by the error of a call that ran past its
+	// own deadline (Options.CallTimeout): it returns and logs nothing, and
+	// the Toolset goes on serving; a narrower call (a page, a section, a
+	// smaller limit) may fit, and work the call finished is kept (parsed
+	// references, extracted text), so the same call may fit later.
+	ErrCallTimeout = errors.New("the call ran out of time")
 )
+
+// DefaultCallTimeout is a call's deadline when Options.CallTimeout is
+// zero. It is above the limits of the work inside a call — the PDF
+// extractor's 30 s per document, the relations graph's 45 s per paper —
+// so that theirs fire first, and their outcome is remembered.
+const DefaultCallTimeout = 60 * time.Second
+
+// errCallDeadline is the cause (see context.Cause) of a call's context
+// that its own deadline ended, as against the caller's.
+var errCallDeadline = errors.New("the call's deadline passed")
 
 // Options configure a Toolset. The zero value serves a Vault grant, and the
 // connectors registered in sources.DefaultRegistry.
@@ -63,6 +80,12 @@ type Options struct {
 	// limit, and the Toolset then cuts, pages and logs exactly what it
 	// returns. Zero means no cap beyond the budget.
 	MaxResultChars int
+	// CallTimeout is the deadline of each call (Search, Read, Relations),
+	// on top of the caller's context: the call's context ends then, and
+	// with it everything the call reads (sources, PDF text, OCR, the
+	// relations graph), and the call fails with ErrCallTimeout. Zero means
+	// DefaultCallTimeout; a negative value means none but the caller's.
+	CallTimeout time.Duration
 }
 
 // Toolset answers the three tools for one grant. It is safe for concurrent
@@ -71,7 +94,8 @@ type Toolset struct {
 	grantPath   string
 	fingerprint string
 	log         *slog.Logger
-	maxResult   int // Options.MaxResultChars, 0 for none
+	maxResult   int           // Options.MaxResultChars, 0 for none
+	callTimeout time.Duration // Options.CallTimeout, resolved; 0 for none
 
 	grant   *grant.Grant     // as read at Open
 	sources []sources.Source // in grant order
@@ -106,10 +130,17 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 		fingerprint: g.Fingerprint,
 		log:         opts.Logger,
 		maxResult:   opts.MaxResultChars,
+		callTimeout: opts.CallTimeout,
 		conn:        map[string]bool{},
 	}
 	if t.log == nil {
 		t.log = slog.New(slog.DiscardHandler)
+	}
+	switch {
+	case t.callTimeout == 0:
+		t.callTimeout = DefaultCallTimeout
+	case t.callTimeout < 0:
+		t.callTimeout = 0
 	}
 	reg := opts.Registry
 	if reg == nil {
@@ -252,11 +283,27 @@ func sameWork(uri, doi, arxiv string) []string {
 	return nil
 }
 
-// ctxErr is a call's error once its context has ended: the context's
-// (errors.Is matches it), not what the cut-short work failed with (a PDF
-// "timed out", a source "failed").
-func ctxErr(ctx context.Context, tool string, err error) error {
-	if cerr := ctx.Err(); err != nil && cerr != nil && !errors.Is(err, cerr) {
+// callContext gives a call its own deadline (Options.CallTimeout) within
+// the caller's context.
+func (t *Toolset) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if t.callTimeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, t.callTimeout, errCallDeadline)
+}
+
+// ctxErr is a call's error once its context has ended: ErrCallTimeout
+// when the call's own deadline ended it, else the context's (errors.Is
+// matches it), never what the cut-short work failed with (a PDF "timed
+// out", a source "failed").
+func (t *Toolset) ctxErr(ctx context.Context, tool string, err error) error {
+	cerr := ctx.Err()
+	switch {
+	case err == nil || cerr == nil:
+		return err
+	case errors.Is(context.Cause(ctx), errCallDeadline):
+		return fmt.Errorf("%w: %s stopped after %v, its time limit; ask for less (a page, a section, a smaller limit), or call again later", ErrCallTimeout, tool, t.callTimeout)
+	case !errors.Is(err, cerr):
 		return fmt.Errorf("%s: %w", tool, cerr)
 	}
 	return err

@@ -266,7 +266,9 @@ type RelationCard struct {
 	InGrant     bool     `json:"inGrant"`
 	CitationURI string   `json:"citationUri"`
 	// Label is how the citing paper cites the work, as printed ("12",
-	// "Vas17", "Vaswani et al., 2017").
+	// "Vas17", "Vaswani et al., 2017"): the granted paper's for a
+	// reference, the citing paper's for a cited-by card only when that
+	// paper is in the grant (it is the citing paper's text).
 	Label string `json:"label,omitempty"`
 	// Contexts are up to two sentences of the citing paper that cite the
 	// work — the granted paper's for a reference, the citing paper's for

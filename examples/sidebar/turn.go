@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -89,21 +91,20 @@ func (t *turn) emit(e event) {
 	t.changed = make(chan struct{})
 }
 
-// since returns the events from n on, whether the turn is done, and a
-// channel closed at the next event.
-func (t *turn) since(n int) ([]event, bool, <-chan struct{}) {
+// since returns the events from n on (n clamped to the events there
+// are), the index after them, whether the turn is done, and a channel
+// closed at the next event.
+func (t *turn) since(n int) (evs []event, next int, done bool, changed <-chan struct{}) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var out []event
-	if n < len(t.events) {
-		out = append(out, t.events[n:]...)
-	}
-	return out, t.done, t.changed
+	n = min(max(n, 0), len(t.events))
+	evs = append(evs, t.events[n:]...)
+	return evs, len(t.events), t.done, t.changed
 }
 
 // snapshot returns every event so far.
 func (t *turn) snapshot() []event {
-	ev, _, _ := t.since(0)
+	ev, _, _, _ := t.since(0)
 	return ev
 }
 
@@ -195,18 +196,13 @@ func (s *server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusInternalServerError, "streaming is not supported")
 		return
 	}
-	n := 0
-	if last := r.Header.Get("Last-Event-ID"); last != "" {
-		if _, err := fmt.Sscan(last, &n); err == nil {
-			n++
-		}
-	}
+	n := resumeAt(r.Header.Get("Last-Event-ID"))
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	for {
-		evs, done, changed := t.since(n)
+		evs, next, done, changed := t.since(n)
 		for _, e := range evs {
 			data, err := json.Marshal(e)
 			if err != nil {
@@ -214,7 +210,7 @@ func (s *server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			}
 			fmt.Fprintf(w, "id: %d\ndata: %s\n\n", e.Seq, data)
 		}
-		n += len(evs)
+		n = next
 		flusher.Flush()
 		if done {
 			return
@@ -228,6 +224,20 @@ func (s *server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, ": keep-alive\n\n")
 		}
 	}
+}
+
+// resumeAt returns the index of the first event to stream to a browser
+// that reconnects with the Last-Event-ID header h: the one after the id it
+// names (since clamps an id past the last event to the next one to come).
+// A header that is not an event id — empty, not a decimal number,
+// negative, too large for an int — streams from the first event: the
+// header is the browser's, and may be anything.
+func resumeAt(h string) int {
+	id, err := strconv.Atoi(h)
+	if err != nil || id < 0 || id == math.MaxInt {
+		return 0
+	}
+	return id + 1
 }
 
 // runTurn is a host's turn: Resolve the scope, write the grant, let the

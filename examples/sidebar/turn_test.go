@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -249,5 +253,86 @@ func TestCancel(t *testing.T) {
 	s.cfg.Runner.(*scriptRunner).pace = 0
 	if ss := lastSession(t, askTurn(t, s, ts, "again", scope{CurrentPaper: samplePaper})); ss.Action != acp.ActionResume {
 		t.Errorf("after a cancel: %+v, want the session continued", ss)
+	}
+}
+
+// TestEventStreamResume: a browser that reconnects with Last-Event-ID gets
+// the events after that id. A header that names no event never breaks the
+// stream (a negative one, or one that overflows when incremented, used to
+// panic the handler): one that is not a decimal number, negative or too
+// large streams from the first event, and an id past the last event
+// streams from the next one to come (none here: the turn is done).
+func TestEventStreamResume(t *testing.T) {
+	s, ts := testServer(t, sampleVault(t), 0)
+	all := askTurn(t, s, ts, sampleAsk, scope{CurrentPaper: samplePaper})
+	n := len(all)
+	var id string
+	s.mu.Lock()
+	for k := range s.turns {
+		id = k
+	}
+	s.mu.Unlock()
+	for _, tt := range []struct {
+		header string
+		first  int // the first event's seq; n when none is sent
+	}{
+		{"", 0},
+		{"0", 1},
+		{"2", 3},
+		{strconv.Itoa(n - 1), n},
+		{strconv.Itoa(n + 5), n},
+		{"-1", 0},
+		{"-5", 0},
+		{"-9223372036854775808", 0},
+		{"9223372036854775807", 0},
+		{"99999999999999999999", 0},
+		{"abc", 0},
+		{"3abc", 0},
+		{"1e3", 0},
+	} {
+		t.Run(tt.header, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/api/turns/"+id+"/events", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.header != "" {
+				req.Header.Set("Last-Event-ID", tt.header)
+			}
+			resp, err := ts.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("status %s", resp.Status)
+			}
+			// The stream ends cleanly once the done event is sent (a
+			// panic would cut it).
+			body, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatalf("the stream broke: %v after %q", err, body)
+			}
+			var seqs []int
+			for line := range strings.Lines(string(body)) {
+				data, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "data: ")
+				if !ok {
+					continue
+				}
+				var e event
+				if err := json.Unmarshal([]byte(data), &e); err != nil {
+					t.Fatalf("event %q: %v", data, err)
+				}
+				seqs = append(seqs, e.Seq)
+			}
+			var want []int
+			for i := tt.first; i < n; i++ {
+				want = append(want, i)
+			}
+			if !slices.Equal(seqs, want) {
+				t.Errorf("events %v, want %v", seqs, want)
+			}
+		})
 	}
 }

@@ -56,7 +56,7 @@ type parsedScan struct {
 type graph struct {
 	cat     *catalog.Catalogue
 	stamps  []stamp
-	checked time.Time // guarded by Graph.mu
+	checked time.Time // guarded by Graph.lock
 
 	refs    map[string][]Work // paper → its references
 	citedBy map[string][]Work // paper → its citers
@@ -137,7 +137,7 @@ func workKey(paper, doi, arxiv, s2 string) string {
 }
 
 // build reads every sidecar (or PDF fallback) and the cache, and indexes
-// them against cat. It holds Graph.mu.
+// them against cat. It holds Graph.lock.
 func (l *Graph) build(ctx context.Context, cat *catalog.Catalogue) (*graph, error) {
 	g := &graph{
 		cat:        cat,

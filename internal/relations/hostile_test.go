@@ -124,6 +124,49 @@ func TestCancelledBuildKeepsProgress(t *testing.T) {
 	}
 }
 
+// TestWaitForBuildHonoursContext checks that a call waiting behind
+// another call's build gives up when its own context ends, rather than
+// waiting for that build; the build, once done, serves the next call.
+func TestWaitForBuildHonoursContext(t *testing.T) {
+	v, _ := openVault(t, map[string]string{
+		"papers/p1/metadata.json": `{"title": "p1"}`,
+		"papers/p1/p1.pdf":        "%PDF-1.4 1\n",
+	})
+	reading := make(chan struct{})
+	release := make(chan struct{})
+	var once sync.Once
+	l := New(v, &Options{Text: func(ctx context.Context, _ *catalog.Paper) (string, error) {
+		once.Do(func() { close(reading) })
+		select {
+		case <-release:
+		case <-time.After(20 * time.Second): // never hang the test
+		}
+		return "", nil
+	}})
+	first := make(chan error, 1)
+	go func() {
+		_, err := l.Relations(context.Background(), "papers/p1")
+		first <- err
+	}()
+	<-reading // the first call builds, holding the graph
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := l.Relations(ctx, "papers/p1")
+	took := time.Since(start)
+	close(release)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a call waiting behind a build past its deadline: %v, want context.DeadlineExceeded", err)
+	}
+	if took > 10*time.Second {
+		t.Errorf("the waiting call returned after %v, its deadline was 200ms", took)
+	}
+	if err := <-first; err != nil {
+		t.Fatalf("the building call: %v", err)
+	}
+	mustRelations(t, l, "papers/p1")
+}
+
 // TestLongTextKeepsEnd checks that of a paper's text longer than
 // maxPaperText only the end, where the references are, is scanned.
 func TestLongTextKeepsEnd(t *testing.T) {

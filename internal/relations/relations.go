@@ -157,8 +157,11 @@ type Graph struct {
 	v    *catalog.Vault
 	opts Options
 
-	mu sync.Mutex // serialises builds and freshness checks
-	g  *graph
+	// lock serialises builds and freshness checks: a one-slot channel
+	// rather than a mutex, so that a call waiting behind another's build
+	// gives up when its context ends.
+	lock chan struct{}
+	g    *graph
 	// checkCost is how long the last freshness check took; refreshing
 	// says a background check is running.
 	checkCost  time.Duration
@@ -194,7 +197,7 @@ func (l *Graph) Changed(rel string) {
 }
 
 // takeChanged drops the memo of the pending PDFs Changed named, and
-// reports whether there was any. It holds l.mu.
+// reports whether there was any. It holds l.lock.
 func (l *Graph) takeChanged() bool {
 	l.changedMu.Lock()
 	changed := l.changed
@@ -212,7 +215,7 @@ func (l *Graph) takeChanged() bool {
 
 // New returns the citation Graph of v. opts may be nil.
 func New(v *catalog.Vault, opts *Options) *Graph {
-	l := &Graph{v: v, parsed: map[string]parsedRefs{}, version: parserVersion}
+	l := &Graph{v: v, lock: make(chan struct{}, 1), parsed: map[string]parsedRefs{}, version: parserVersion}
 	if opts != nil {
 		l.opts = *opts
 	}
@@ -341,8 +344,8 @@ func (l *Graph) refresh(g *graph) {
 	start := time.Now()
 	fresh := g.fresh(l) // stats only: needs no lock
 	cost := time.Since(start)
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.lock <- struct{}{}
+	defer func() { <-l.lock }()
 	l.checkCost, l.refreshing = cost, false
 	if fresh {
 		g.checked = time.Now()
@@ -370,8 +373,12 @@ func (l *Graph) graph(ctx context.Context) (*graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("relations: %w", err)
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	select {
+	case l.lock <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-l.lock }()
 	stale := l.takeChanged()
 	if g := l.g; g != nil && g.cat == cat && !stale {
 		if time.Since(g.checked) < l.opts.Revalidate || l.refreshing {

@@ -2,13 +2,15 @@
 // file: Search and Read open the FIFO named by BLOCKHOST_FIFO, which
 // blocks in open(2) until a writer comes, and ignore their context. The
 // mcp tests use it to check that the server still ends within its grace on
-// SIGTERM and on the end of stdin with such a call in flight, and answers it.
+// SIGTERM and on the end of stdin with such a call in flight, and answers it,
+// and that it answers such a call at its deadline (BLOCKHOST_CALL_TIMEOUT).
 package main
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/mcp"
@@ -17,7 +19,10 @@ import (
 )
 
 func main() {
+	// BLOCKHOST_CALL_TIMEOUT, when set, is the calls' deadline.
+	timeout, _ := time.ParseDuration(os.Getenv("BLOCKHOST_CALL_TIMEOUT"))
 	mcp.ServeIfRequested(&mcp.ServeOptions{Toolset: &tools.Options{
+		CallTimeout: timeout,
 		Sources: func(_ context.Context, g *grant.Grant, _ tools.OpenFunc) ([]sources.Source, error) {
 			var out []sources.Source
 			for _, s := range g.Sources {
