@@ -189,7 +189,8 @@ func problemLine(err error) string {
 }
 
 // ErrMarksFile: marks/annotations.json is not what it should be (not JSON,
-// not an array or an object with an annotations array).
+// not an array or an object with an annotations array, or over
+// MarksFileMaxEntries).
 var ErrMarksFile = errors.New("malformed marks file")
 
 // ParseMarksFile reads marks/annotations.json, tolerantly: an array, or an
@@ -240,10 +241,7 @@ func ParseMarksFile(data []byte) (marks []sources.Mark, skipped int, err error) 
 			return nil, 0, err
 		}
 	}
-	if t, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			err = fmt.Errorf("%v after the marks", t)
-		}
+	if _, err := dec.Token(); err != io.EOF { // nothing after the marks
 		return nil, 0, notJSON(dec, err)
 	}
 	slices.SortStableFunc(marks, func(a, b sources.Mark) int { return a.Page - b.Page })
