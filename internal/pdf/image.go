@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -118,12 +117,21 @@ func Renderer() string {
 // to black and white; JPEG 2000 (JPX) images decoded to grey),
 // any other page with images is rendered by o.Renderer when there
 // is one. Every image is bounded by MaxImagePixels, declared or rendered,
-// by MaxStreamBytes decoded, and what decoding it allocates by
+// and by MaxStreamBytes decoded, and what decoding it allocates by
 // MaxImageBytes (and what is left of MaxDocumentBytes), checked before it
-// is allocated; a page over a limit, without an image or
-// whose image cannot be had gets its Err. The error is fn's, the caller's
-// context's, or the file's when it cannot be parsed and no renderer is
-// configured.
+// is allocated; a page's content is read within the page's budgets
+// (MaxOperators, MaxPageBytes, MaxPageImages); a page over a limit,
+// without an image or whose image cannot be had gets its Err.
+//
+// The document's time limit (o.Options.Timeout) bounds this package's own
+// work on the file: its parse and every page's content and image. What fn
+// and the renderer take is not counted (fn may wait for an OCR engine,
+// and a rendered page has RenderTimeout). Once the limit is spent, each
+// later page's Err is its *LimitError (LimitTime), as a document-wide
+// budget fails every later page.
+//
+// The error is fn's, the caller's context's, or the file's when it cannot
+// be parsed and no renderer is configured.
 func PageImages(ctx context.Context, r io.ReaderAt, size int64, pages []int, o *ImageOptions, fn func(ImageResult) error) error {
 	if o == nil {
 		o = &ImageOptions{}
@@ -132,9 +140,21 @@ func PageImages(ctx context.Context, r io.ReaderAt, size int64, pages []int, o *
 	if size > opts.MaxBytes {
 		return &LimitError{Limit: LimitFileBytes, Max: opts.MaxBytes}
 	}
-	pctx, cancel := context.WithTimeoutCause(ctx, opts.Timeout, &LimitError{Limit: LimitTime, Max: int64(opts.Timeout)})
-	defer cancel()
-	d, tree, err := openImages(pctx, r, size, opts)
+	timeLimit := &LimitError{Limit: LimitTime, Max: int64(opts.Timeout)}
+	left := opts.Timeout // what is left of the time limit
+	// within runs work on the file under what is left of the time limit
+	// and the caller's context, and counts the time it took.
+	within := func(work func(ctx context.Context)) {
+		wctx, cancel := context.WithTimeoutCause(ctx, left, timeLimit)
+		start := time.Now()
+		work(wctx)
+		left -= time.Since(start)
+		cancel()
+	}
+	var d *doc
+	var tree []pageInfo
+	var err error
+	within(func(wctx context.Context) { d, tree, err = openImages(wctx, r, size, opts) })
 	if err != nil && (o.Renderer == "" || ctx.Err() != nil) {
 		return err
 	}
@@ -149,8 +169,16 @@ func PageImages(ctx context.Context, r io.ReaderAt, size int64, pages []int, o *
 			res.Image, res.Err = render(ctx, o, r, size, n)
 		case n < 1 || n > len(tree):
 			res.Err = fmt.Errorf("%w: no page %d", ErrNoImage, n)
+		case left <= 0:
+			res.Err = pageErr(timeLimit, n)
 		default:
-			res.Image, res.Err = d.pageImage(&tree[n-1], n)
+			within(func(wctx context.Context) {
+				d.ctx = wctx
+				res.Image, res.Err = d.pageImage(&tree[n-1], n)
+			})
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			if errors.Is(res.Err, ErrImageUndecodable) && o.Renderer != "" {
 				res.Image, res.Err = render(ctx, o, r, size, n)
 			}
@@ -173,62 +201,135 @@ func openImages(ctx context.Context, r io.ReaderAt, size int64, o Options) (d *d
 }
 
 // drawn is what a page's content draws: its image XObjects, in order, and
-// whether it draws anything else that is an image (an inline image).
+// whether it draws anything else that is an image (an inline image); and
+// what reading them cost, against the page's budgets: its operators
+// (MaxOperators) and its content bytes (MaxPageBytes, each run of a
+// content stream or form at least minRunBytes), counted as text
+// extraction counts them.
 type drawn struct {
 	images []types.StreamDict
 	inline bool
+	ops    int
+	bytes  int64
 }
 
-// doOp matches an XObject drawn by name.
-var doOp = regexp.MustCompile(`/([^\s/\[\]()<>{}%]+)\s*Do\b`)
-
-// inlineImage matches the start of an inline image's data.
-var inlineImage = regexp.MustCompile(`(?:^|\s)BI\s`)
-
 // collect adds the images content draws with resources res, following
-// Form XObjects MaxFormDepth deep, stopping past MaxPageImages.
+// Form XObjects MaxFormDepth deep (each once a page: seen holds those
+// already followed), stopping past MaxPageImages. The content is read by
+// the content lexer, operator by operator, so that a stream of millions
+// of operators costs its bytes in time and nothing in memory, within the
+// page's budgets and the document's time limit; a budget spent is its
+// *LimitError.
 func (d *doc) collect(content []byte, res types.Dict, depth int, into *drawn, seen map[int]bool) error {
-	if inlineImage.Match(content) {
-		into.inline = true
+	into.bytes += max(int64(len(content)), minRunBytes)
+	if into.bytes > MaxPageBytes {
+		return &LimitError{Limit: LimitPageBytes, Max: MaxPageBytes}
 	}
 	xd := d.dict(res["XObject"])
-	for _, m := range doOp.FindAllSubmatch(content, -1) {
-		if len(into.images) > MaxPageImages {
-			return &LimitError{Limit: LimitPageImages, Max: MaxPageImages}
-		}
-		if xd == nil {
+	// adds holds, for each name of xd drawn already, what drawing it
+	// again adds: its image, or nothing (a form already followed, or
+	// not an image or form), so that a name drawn millions of times is
+	// resolved once.
+	adds := map[string]*types.StreamDict{}
+	lx := newLexer(content)
+	var arena []operand
+	rewinds := maxArrayRewinds
+	operands := 0
+	var name []byte // the last operand, when it is a name
+	for {
+		t := lx.next()
+		switch t.kind {
+		case tokEOF:
+			return nil
+		case tokNum, tokName, tokString, tokArrayOpen, tokDictOpen:
+			if operands >= MaxOperands {
+				return &LimitError{Limit: LimitOperands, Max: MaxOperands}
+			}
+			operands++
+			name = nil
+			switch t.kind {
+			case tokName:
+				name = t.val
+			case tokArrayOpen, tokDictOpen:
+				if _, err := readComposite(lx, t.kind, &arena, &rewinds); err != nil {
+					return err
+				}
+				arena = arena[:0]
+			}
+			continue
+		case tokArrayClose, tokDictClose:
 			continue
 		}
-		ref := xd[string(m[1])]
-		sd, ok := d.resolve(ref).(types.StreamDict)
-		if !ok {
-			continue
+		into.ops++
+		if into.ops > MaxOperators {
+			return &LimitError{Limit: LimitOperators, Max: MaxOperators}
 		}
-		switch d.name(sd.Dict["Subtype"]) {
-		case "Image":
-			into.images = append(into.images, sd)
-		case "Form":
-			nr := objNr(ref)
-			if depth >= MaxFormDepth || (nr > 0 && seen[nr]) {
-				continue
-			}
-			if nr > 0 {
-				seen[nr] = true
-			}
-			body, err := d.streamBytes(sd)
-			if err != nil {
-				return err
-			}
-			r := d.dict(sd.Dict["Resources"])
-			if r == nil {
-				r = res
-			}
-			if err := d.collect(body, r, depth+1, into, seen); err != nil {
+		if into.ops&4095 == 0 {
+			if err := d.stopped(); err != nil {
 				return err
 			}
 		}
+		switch string(t.val) {
+		case "Do":
+			if name == nil {
+				break
+			}
+			img, ok := adds[string(name)]
+			if !ok {
+				ref := xd[string(name)]
+				if ref == nil {
+					break
+				}
+				var err error
+				if img, err = d.collectXObject(ref, res, depth, into, seen); err != nil {
+					return err
+				}
+				adds[string(name)] = img
+			}
+			if img != nil {
+				into.images = append(into.images, *img)
+				if len(into.images) > MaxPageImages {
+					return &LimitError{Limit: LimitPageImages, Max: MaxPageImages}
+				}
+			}
+		case "BI":
+			into.inline = true
+			lx.skipInline()
+		}
+		operands, name = 0, nil
+		lx.release()
 	}
-	return nil
+}
+
+// collectXObject returns the XObject ref when it is an image, and adds
+// the images of its content when it is a form.
+func (d *doc) collectXObject(ref types.Object, res types.Dict, depth int, into *drawn, seen map[int]bool) (*types.StreamDict, error) {
+	sd, ok := d.resolve(ref).(types.StreamDict)
+	if !ok {
+		return nil, nil
+	}
+	switch d.name(sd.Dict["Subtype"]) {
+	case "Image":
+		return &sd, nil
+	case "Form":
+		nr := objNr(ref)
+		if depth >= MaxFormDepth || (nr > 0 && seen[nr]) {
+			return nil, nil
+		}
+		if nr > 0 {
+			seen[nr] = true
+		}
+		body, err := d.streamBytes(sd)
+		if err != nil {
+			return nil, err
+		}
+		r := d.dict(sd.Dict["Resources"])
+		if r == nil {
+			r = res
+		}
+		return nil, d.collect(body, r, depth+1, into, seen)
+	}
+	return nil, nil
 }
 
 // pageImage returns the one image page pi draws, decoded.

@@ -388,17 +388,7 @@ func (in *interp) op(name string, args []operand, res types.Dict, fonts map[stri
 			return in.doXObject(string(args[len(args)-1].val), res, depth)
 		}
 	case "BI":
-		// Inline image: skip its dictionary and data up to EI.
-		for n := 0; n < 1<<16; n++ {
-			t := lx.next()
-			if t.kind == tokEOF {
-				return nil
-			}
-			if t.kind == tokOp && string(t.val) == "ID" {
-				lx.skipInlineImage()
-				return nil
-			}
-		}
+		lx.skipInline()
 	}
 	return nil
 }

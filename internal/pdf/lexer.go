@@ -318,6 +318,21 @@ func (l *lexer) hexString() []byte {
 	return out[base:len(out):len(out)]
 }
 
+// skipInline moves past an inline image after its BI operator: its
+// dictionary, at most 65,536 tokens, to ID, and its data to EI.
+func (l *lexer) skipInline() {
+	for range 1 << 16 {
+		t := l.next()
+		if t.kind == tokEOF {
+			return
+		}
+		if t.kind == tokOp && string(t.val) == "ID" {
+			l.skipInlineImage()
+			return
+		}
+	}
+}
+
 // skipInlineImage moves past inline image data after the ID operator, to the
 // EI operator that ends it. It returns false when no EI is found.
 func (l *lexer) skipInlineImage() bool {

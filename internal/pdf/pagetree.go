@@ -25,10 +25,18 @@ func (d *doc) pageTree() ([]pageInfo, error) {
 	}
 	var pages []pageInfo
 	seen := map[int]bool{}
+	nodes := 0
 	var walk func(o types.Object, inh pageInfo, depth int) error
 	walk = func(o types.Object, inh pageInfo, depth int) error {
 		if depth > maxPageTreeDepth {
 			return nil
+		}
+		// A tree of a million pages takes a while: the time limit holds
+		// here too.
+		if nodes++; nodes&4095 == 0 {
+			if err := d.stopped(); err != nil {
+				return err
+			}
 		}
 		if nr := objNr(o); nr > 0 {
 			if seen[nr] {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"path"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
 )
@@ -24,8 +26,19 @@ import (
 // annotations, as Agentero saves them.
 const MarksFile = "marks/annotations.json"
 
-// marksFileMax caps marks/annotations.json.
-const marksFileMax = 16 << 20
+// Bounds of marks/annotations.json. Agentero writes a few hundred bytes a
+// mark, so a file of MarksFileMaxEntries real marks is about 4 MiB;
+// MarksFileMaxEntries is the most marks a document keeps
+// (pdf.MaxDocumentMarks). A file over either bound is refused whole, its
+// reason said, and the paper's other content and its PDF's marks are
+// still served.
+const (
+	// MarksFileMaxBytes bounds the file, checked before it is read.
+	MarksFileMaxBytes = 4 << 20
+	// MarksFileMaxEntries bounds its entries, counted as they are read,
+	// each before it is decoded.
+	MarksFileMaxEntries = pdf.MaxDocumentMarks
+)
 
 var (
 	_ sources.MarkReader = (*Paper)(nil)
@@ -75,10 +88,12 @@ func (s *Paper) Marks(ctx context.Context, p string) (*sources.Marks, error) {
 // the document at; a missing file has none, a malformed one says why.
 func (s *Paper) fileMarks(at string) ([]sources.Mark, string) {
 	rel := s.p.Ref + "/" + MarksFile
-	data, err := s.l.v.FS().ReadFile(rel, marksFileMax)
+	data, err := s.l.v.FS().ReadFile(rel, MarksFileMaxBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, ""
+	case errors.Is(err, safefs.ErrTooLarge):
+		return nil, fmt.Sprintf("%s: not read: larger than the %d MiB limit of a marks file", rel, MarksFileMaxBytes>>20)
 	case err != nil:
 		return nil, rel + ": " + problemLine(fsErr(err))
 	}
@@ -174,7 +189,8 @@ func problemLine(err error) string {
 }
 
 // ErrMarksFile: marks/annotations.json is not what it should be (not JSON,
-// not an array or an object with an annotations array).
+// not an array or an object with an annotations array, or over
+// MarksFileMaxEntries).
 var ErrMarksFile = errors.New("malformed marks file")
 
 // ParseMarksFile reads marks/annotations.json, tolerantly: an array, or an
@@ -183,60 +199,176 @@ var ErrMarksFile = errors.New("malformed marks file")
 // color, createdAt, author and kind; other fields are ignored. An entry
 // with no page, or that is not an object, is left out and counted in
 // skipped. Its marks are in page order; their Path is unset. A file that
-// is not such JSON is an error wrapping ErrMarksFile.
+// is not such JSON, or that holds more than MarksFileMaxEntries entries,
+// is an error wrapping ErrMarksFile.
+//
+// The file is read entry by entry: no more than one entry is held
+// decoded besides the marks, and the entries are counted before each is
+// decoded, so that what a file costs is bounded by its bytes and
+// MarksFileMaxEntries, not by how many values it nests.
 func ParseMarksFile(data []byte) (marks []sources.Mark, skipped int, err error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	var list []json.RawMessage
-	if err := json.Unmarshal(data, &list); err != nil {
-		var obj struct {
-			Annotations *[]json.RawMessage `json:"annotations"`
-		}
-		if err2 := json.Unmarshal(data, &obj); err2 != nil || obj.Annotations == nil {
-			var se *json.SyntaxError
-			if errors.As(err, &se) {
-				return nil, 0, fmt.Errorf("%w: not valid JSON (at byte %d)", ErrMarksFile, se.Offset)
-			}
-			return nil, 0, fmt.Errorf("%w: neither an array of marks nor an object with an annotations array", ErrMarksFile)
-		}
-		list = *obj.Annotations
+	dec := json.NewDecoder(bytes.NewReader(data))
+	object, err := openMarks(dec)
+	if err != nil {
+		return nil, 0, err
 	}
-	for _, raw := range list {
-		if len(marks) >= pdf.MaxDocumentMarks {
-			skipped += len(list) - len(marks) - skipped
-			break
+	for n := 1; dec.More(); n++ {
+		if n > MarksFileMaxEntries {
+			return nil, 0, fmt.Errorf("%w: more than %d entries", ErrMarksFile, MarksFileMaxEntries)
 		}
-		var e map[string]json.RawMessage
-		if json.Unmarshal(raw, &e) != nil || e == nil {
+		var e markEntry
+		if err := dec.Decode(&e); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				skipped++ // not an object: the decoder has read past it
+				continue
+			}
+			return nil, 0, notJSON(dec, err)
+		}
+		m, ok := e.mark()
+		if !ok {
 			skipped++
 			continue
-		}
-		page := 0
-		if n, ok := jsonNumber(e["page"]); ok && n >= 1 {
-			page = int(n)
-		} else if n, ok := jsonNumber(e["pageIndex"]); ok && n >= 0 {
-			page = int(n) + 1
-		}
-		if page < 1 || page > 1_000_000 {
-			skipped++
-			continue
-		}
-		m := sources.Mark{Location: sources.Location{Page: page}}
-		m.Text = oneLine(firstString(e, "text", "quote"), pdf.MaxMarkText)
-		m.Comment = block(firstString(e, "contents", "comment"), pdf.MaxMarkComment)
-		m.Color = oneLine(firstString(e, "color"), 32)
-		m.Created = oneLine(firstString(e, "createdAt"), 64)
-		m.Author = oneLine(firstString(e, "author"), 400)
-		m.Kind = sources.MarkNote
-		if m.Text != "" {
-			m.Kind = sources.MarkHighlight
-		}
-		if k := strings.ToLower(firstString(e, "kind", "type")); pdf.IsMarkKind(k) {
-			m.Kind = sources.MarkKind(k)
 		}
 		marks = append(marks, m)
 	}
+	if _, err := dec.Token(); err != nil { // the array's ]
+		return nil, 0, notJSON(dec, err)
+	}
+	if object {
+		if err := closeObject(dec); err != nil {
+			return nil, 0, err
+		}
+	}
+	if _, err := dec.Token(); err != io.EOF { // nothing after the marks
+		return nil, 0, notJSON(dec, err)
+	}
 	slices.SortStableFunc(marks, func(a, b sources.Mark) int { return a.Page - b.Page })
 	return marks, skipped, nil
+}
+
+// openMarks reads the start of a marks file up to the [ of its array of
+// marks: the file's own, or its object's "annotations" (whose other
+// members before it are skipped). object says which.
+func openMarks(dec *json.Decoder) (object bool, err error) {
+	t, err := dec.Token()
+	if err != nil {
+		return false, notJSON(dec, err)
+	}
+	switch t {
+	case json.Delim('['):
+		return false, nil
+	case json.Delim('{'):
+	default:
+		return false, errMarksShape
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return true, notJSON(dec, err)
+		}
+		if k, _ := key.(string); strings.EqualFold(k, "annotations") {
+			t, err := dec.Token()
+			switch {
+			case err != nil:
+				return true, notJSON(dec, err)
+			case t != json.Delim('['):
+				return true, errMarksShape
+			}
+			return true, nil
+		}
+		if err := skipValue(dec); err != nil {
+			return true, err
+		}
+	}
+	return true, errMarksShape
+}
+
+// closeObject reads the members of a marks file's object after its
+// "annotations", to its }.
+func closeObject(dec *json.Decoder) error {
+	for dec.More() {
+		if _, err := dec.Token(); err != nil { // the key
+			return notJSON(dec, err)
+		}
+		if err := skipValue(dec); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return notJSON(dec, err)
+	}
+	return nil
+}
+
+// skipValue reads past the next value, keeping nothing of it.
+func skipValue(dec *json.Decoder) error {
+	var none struct{}
+	err := dec.Decode(&none)
+	var te *json.UnmarshalTypeError
+	if err != nil && !errors.As(err, &te) {
+		return notJSON(dec, err)
+	}
+	return nil
+}
+
+// errMarksShape: valid JSON, but not marks.
+var errMarksShape = fmt.Errorf("%w: neither an array of marks nor an object with an annotations array", ErrMarksFile)
+
+// notJSON is the error of a marks file that is not valid JSON: where it
+// stops being JSON, never the text found there.
+func notJSON(dec *json.Decoder, err error) error {
+	at := dec.InputOffset()
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		at = se.Offset
+	}
+	return fmt.Errorf("%w: not valid JSON (at byte %d)", ErrMarksFile, at)
+}
+
+// markEntry is one entry of a marks file: the fields read, each as it is
+// written, whatever its type; other fields are skipped unread.
+type markEntry struct {
+	Page      json.RawMessage `json:"page"`
+	PageIndex json.RawMessage `json:"pageIndex"`
+	Text      json.RawMessage `json:"text"`
+	Quote     json.RawMessage `json:"quote"`
+	Contents  json.RawMessage `json:"contents"`
+	Comment   json.RawMessage `json:"comment"`
+	Color     json.RawMessage `json:"color"`
+	CreatedAt json.RawMessage `json:"createdAt"`
+	Author    json.RawMessage `json:"author"`
+	Kind      json.RawMessage `json:"kind"`
+	Type      json.RawMessage `json:"type"`
+}
+
+// mark is the entry as a mark, each field cut to its bound; false when it
+// has no valid page.
+func (e *markEntry) mark() (sources.Mark, bool) {
+	page := 0
+	if n, ok := jsonNumber(e.Page); ok && n >= 1 {
+		page = int(n)
+	} else if n, ok := jsonNumber(e.PageIndex); ok && n >= 0 {
+		page = int(n) + 1
+	}
+	if page < 1 || page > 1_000_000 {
+		return sources.Mark{}, false
+	}
+	m := sources.Mark{Location: sources.Location{Page: page}}
+	m.Text = oneLine(firstString(e.Text, e.Quote), pdf.MaxMarkText)
+	m.Comment = block(firstString(e.Contents, e.Comment), pdf.MaxMarkComment)
+	m.Color = oneLine(firstString(e.Color), 32)
+	m.Created = oneLine(firstString(e.CreatedAt), 64)
+	m.Author = oneLine(firstString(e.Author), 400)
+	m.Kind = sources.MarkNote
+	if m.Text != "" {
+		m.Kind = sources.MarkHighlight
+	}
+	if k := strings.ToLower(firstString(e.Kind, e.Type)); pdf.IsMarkKind(k) {
+		m.Kind = sources.MarkKind(k)
+	}
+	return m, true
 }
 
 // jsonNumber is a JSON number (or a numeric string) as a whole number.
@@ -262,11 +394,11 @@ func jsonNumber(raw json.RawMessage) (float64, bool) {
 	return f, true
 }
 
-// firstString is the first of keys whose value is a JSON string.
-func firstString(e map[string]json.RawMessage, keys ...string) string {
-	for _, k := range keys {
+// firstString is the first of values that is a JSON string not blank.
+func firstString(values ...json.RawMessage) string {
+	for _, raw := range values {
 		var s string
-		if raw, ok := e[k]; ok && json.Unmarshal(raw, &s) == nil && strings.TrimSpace(s) != "" {
+		if len(raw) > 0 && json.Unmarshal(raw, &s) == nil && strings.TrimSpace(s) != "" {
 			return s
 		}
 	}

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/hostilevault"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -187,5 +189,71 @@ func TestDirectorySearchFindsMarks(t *testing.T) {
 	h = searchOf(t, openPaper(t, l, "papers/2401.01234"), "numbat wombat echidna").Hits[0]
 	if h.Mark == nil || h.Mark.Kind != sources.MarkNote || h.Page != 2 || !strings.HasPrefix(h.Mark.Comment, "Numbat wombat") {
 		t.Errorf("added mark: first hit %+v", h)
+	}
+}
+
+// TestHostileMarksFile: a marks/annotations.json built to exhaust its
+// reader — 16 MiB of junk, a million tiny entries, JSON nested millions
+// deep, junk just under the bounds — costs at most a few megabytes to
+// parse, and its problem is said while the PDF's marks and the paper's
+// text are still served.
+func TestHostileMarksFile(t *testing.T) {
+	root := paperSampleRoot(t)
+	file := filepath.Join(root, "papers", "2401.01234", "marks", "annotations.json")
+	l := paperLibrary(t, root)
+	ctx := context.Background()
+	p := openPaper(t, l, "papers/2401.01234")
+	pdfMarks := []sources.Mark{sampleMarks[0], sampleMarks[2], sampleMarks[3]}
+	for _, c := range hostilevault.MarksCases() {
+		t.Run(c.Name, func(t *testing.T) {
+			data := c.Make()
+			// Parsing costs what the file's bytes and its entry bound
+			// allow, not what it nests or repeats (16 MiB of junk cost
+			// 530 MB before the bounds; the file here is refused unread).
+			if len(data) <= MarksFileMaxBytes {
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				ParseMarksFile(data)
+				runtime.ReadMemStats(&after)
+				if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+					t.Errorf("parsing allocated %d MB, over 32 MB", alloc>>20)
+				}
+			}
+			if err := os.WriteFile(file, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.Marks(ctx, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(pdfMarks, got.Marks); diff != "" {
+				t.Errorf("marks (-want +got):\n%s", diff)
+			}
+			if len(got.Problems) != 1 || !strings.Contains(got.Problems[0], "papers/2401.01234/marks/annotations.json: ") || !strings.Contains(got.Problems[0], c.Problem) {
+				t.Errorf("problems %q, want one saying %q", got.Problems, c.Problem)
+			}
+			if strings.Contains(strings.Join(got.Problems, ""), root) {
+				t.Errorf("a problem names the machine's path: %q", got.Problems)
+			}
+			res, err := p.Search(ctx, sources.Query{Text: "pooled summary block", Limit: 3, ExcerptChars: 200})
+			if err != nil || len(res.Hits) == 0 {
+				t.Errorf("search of the paper: %v, %v", res, err)
+			}
+		})
+	}
+}
+
+// TestMarksFileEntriesBound: a file of MarksFileMaxEntries marks is read
+// whole; one entry more and it is refused.
+func TestMarksFileEntriesBound(t *testing.T) {
+	entry := `{"page": 2, "comment": "c"}`
+	full := "[" + strings.Repeat(entry+",", MarksFileMaxEntries-1) + entry + "]"
+	got, skipped, err := ParseMarksFile([]byte(full))
+	if err != nil || len(got) != MarksFileMaxEntries || skipped != 0 {
+		t.Fatalf("%d entries: %d marks, %d skipped, %v", MarksFileMaxEntries, len(got), skipped, err)
+	}
+	over := `{"annotations": [` + strings.Repeat(entry+",", MarksFileMaxEntries) + entry + "]}"
+	if _, _, err := ParseMarksFile([]byte(over)); !errors.Is(err, ErrMarksFile) || !strings.Contains(err.Error(), "more than 20000 entries") {
+		t.Errorf("%d entries: err = %v, want the entries bound", MarksFileMaxEntries+1, err)
 	}
 }

@@ -2,9 +2,11 @@
 // internal/testkit/hostilepdf: for each, it writes the document to a temporary
 // file and extracts it in a fresh child process (this command, in its
 // -one mode), then reports the file size, the wall time, the child's peak
-// resident set (VmHWM) and the outcome.
+// resident set (VmHWM) and the outcome. With -images it measures the
+// page-image reader OCR uses (pdf.PageImages) on hostilepdf.ImageCases
+// instead.
 //
-//	go run ./internal/cmd/pdfhostile [-run regexp]
+//	go run ./internal/cmd/pdfhostile [-images] [-run regexp]
 package main
 
 import (
@@ -18,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -29,9 +32,15 @@ import (
 func main() {
 	one := flag.String("one", "", "extract one file, print the outcome and the peak RSS, and exit")
 	run := flag.String("run", "", "measure only the documents whose name matches this regular expression")
+	images := flag.Bool("images", false, "measure the page-image reader on the page-image cases")
+	pages := flag.Int("pages", 0, "with -one: read the images of pages 1 to n instead of extracting the text")
 	flag.Parse()
 	if *one != "" {
-		fmt.Println(extractOne(*one))
+		if *pages > 0 {
+			fmt.Println(imagesOne(*one, *pages))
+		} else {
+			fmt.Println(extractOne(*one))
+		}
 		fmt.Println(hostilepdf.PeakRSS())
 		return
 	}
@@ -50,17 +59,32 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, c := range hostilepdf.Cases() {
-		if !match.MatchString(c.Name) {
+	type measured struct {
+		name  string
+		pages int // 0: extract the text
+		make  func() []byte
+	}
+	var cases []measured
+	if *images {
+		for _, c := range hostilepdf.ImageCases() {
+			cases = append(cases, measured{c.Name, c.Pages, c.Make})
+		}
+	} else {
+		for _, c := range hostilepdf.Cases() {
+			cases = append(cases, measured{c.Name, 0, c.Make})
+		}
+	}
+	for _, c := range cases {
+		if !match.MatchString(c.name) {
 			continue
 		}
-		data := c.Make()
+		data := c.make()
 		path := filepath.Join(dir, "case.pdf")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			log.Fatal(err)
 		}
 		var out bytes.Buffer
-		cmd := exec.Command(self, "-one", path)
+		cmd := exec.Command(self, "-one", path, "-pages", strconv.Itoa(c.pages))
 		cmd.Stdout, cmd.Stderr = &out, &out
 		start := time.Now()
 		err := cmd.Run()
@@ -72,7 +96,7 @@ func main() {
 		} else if n, err := strconv.ParseInt(rss, 10, 64); err == nil && n > 0 {
 			rss = fmt.Sprintf("%d MB", n>>20)
 		}
-		fmt.Printf("| %-44s | %10d | %7.2fs | %9s | %s |\n", c.Name, len(data), wall.Seconds(), rss, outcome)
+		fmt.Printf("| %-44s | %10d | %7.2fs | %9s | %s |\n", c.name, len(data), wall.Seconds(), rss, outcome)
 	}
 }
 
@@ -107,6 +131,50 @@ func extractOne(path string) string {
 		s += fmt.Sprintf(", %d over %s", n, k)
 	}
 	return s
+}
+
+// imagesOne reads the images of pages 1 to n of the file at path as OCR
+// does (without a renderer) and says how many pages ended how.
+func imagesOne(path string, n int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return err.Error()
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err.Error()
+	}
+	pages := make([]int, n)
+	for i := range pages {
+		pages[i] = i + 1
+	}
+	counts := map[string]int{}
+	err = pdf.PageImages(context.Background(), f, fi.Size(), pages, nil, func(r pdf.ImageResult) error {
+		var le *pdf.LimitError
+		switch {
+		case errors.As(r.Err, &le):
+			counts["over "+string(le.Limit)]++
+		case errors.Is(r.Err, pdf.ErrNoImage):
+			counts["no image"]++
+		case errors.Is(r.Err, pdf.ErrImageUndecodable):
+			counts["undecodable"]++
+		case r.Err != nil:
+			counts["error"]++
+		default:
+			counts["image"]++
+		}
+		return nil
+	})
+	if err != nil {
+		return "document: " + err.Error()
+	}
+	var parts []string
+	for k, n := range counts {
+		parts = append(parts, fmt.Sprintf("%d %s", n, k))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }
 
 func firstLine(s string) string {

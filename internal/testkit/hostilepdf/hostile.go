@@ -84,14 +84,18 @@ func (w *writer) stream(dict string, data []byte) int {
 }
 
 // flate adds a FlateDecode stream of what r yields.
-func (w *writer) flate(r io.Reader) int {
+func (w *writer) flate(r io.Reader) int { return w.flateDict("", r) }
+
+// flateDict adds a FlateDecode stream of what r yields, with the entries
+// of dict besides.
+func (w *writer) flateDict(dict string, r io.Reader) int {
 	var b bytes.Buffer
 	z, _ := zlib.NewWriterLevel(&b, zlib.BestCompression)
 	if _, err := io.Copy(z, r); err != nil {
 		panic(err) // readers here are in memory
 	}
 	z.Close()
-	return w.stream("/Filter /FlateDecode", b.Bytes())
+	return w.stream(strings.TrimSpace(dict+" /Filter /FlateDecode"), b.Bytes())
 }
 
 func (w *writer) bytes(root int) []byte {

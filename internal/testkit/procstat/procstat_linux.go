@@ -10,8 +10,15 @@ import (
 
 // PeakRSS returns this process's peak resident set size in bytes (VmHWM),
 // or 0 when it cannot be read.
-func PeakRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
+func PeakRSS() int64 { return peakRSS("/proc/self/status") }
+
+// PeakRSSOf returns the peak resident set size in bytes (VmHWM) of the
+// running process pid (a server a test started), or 0 when it cannot be
+// read.
+func PeakRSSOf(pid int) int64 { return peakRSS("/proc/" + strconv.Itoa(pid) + "/status") }
+
+func peakRSS(status string) int64 {
+	b, err := os.ReadFile(status)
 	if err != nil {
 		return 0
 	}
