@@ -8,9 +8,11 @@ import (
 	"image"
 	"image/jpeg"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -420,4 +422,112 @@ func TestOCRMemoryBoundedOnManyCores(t *testing.T) {
 	if limit := vault.OCRBackground(16); eng.most > limit {
 		t.Errorf("%d pages in the engine at once on 16 cores, want at most %d (%d MiB cap, %d MiB a page)", eng.most, limit, vault.OCRMemory>>20, vault.OCRPageBudget>>20)
 	}
+}
+
+// maxOCRRSS is the bound on the peak resident set of a process
+// recognising a folder of large scans.
+const maxOCRRSS = 300 << 20
+
+// touchEngine reads every byte of each page image it is given, so that the
+// image is resident, and holds it a moment, as an engine reading it would.
+type touchEngine struct{}
+
+func (touchEngine) ID() string { return "touch 1 eng" }
+
+func (touchEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.OCRResult, error) {
+	var sum byte
+	for _, b := range img.Data {
+		sum ^= b
+	}
+	select {
+	case <-time.After(100 * time.Millisecond):
+	case <-ctx.Done():
+	}
+	return words(0.9, "Bandicoots", "dig", fmt.Sprintf("x%d", sum)), nil
+}
+
+// TestOCRMemoryPeakRSS recognises a folder of 16 scans of two 16-megapixel
+// pages each (Flate images, decoded here) in a child process (this test
+// binary) with GOMAXPROCS 16, and checks its peak resident set stays
+// under maxOCRRSS: the pages held at once follow the memory cap, not the
+// core count.
+func TestOCRMemoryPeakRSS(t *testing.T) {
+	if root := os.Getenv("VAULT_OCR_RSS_ROOT"); root != "" {
+		ocrRSSChild(root)
+		return
+	}
+	if testing.Short() {
+		t.Skip("decodes 512 MiB of page images")
+	}
+	root := filepath.Join(t.TempDir(), "vault")
+	must(t, samplevault.Extract(root))
+	files := map[string]string{}
+	for i := range 16 {
+		files[fmt.Sprintf("scans/scan-%02d.pdf", i)] = string(hostilepdf.FlateScan(4096, 4096, byte(i), byte(100+i)))
+	}
+	writeFiles(t, root, files)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOCRMemoryPeakRSS$")
+	// The server's soft memory limit (mcp.MemoryLimit).
+	cmd.Env = append(os.Environ(), "VAULT_OCR_RSS_ROOT="+root, "GOMAXPROCS=16", "GOMEMLIMIT=200MiB")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("child process: %v\n%s", err, stderr.String())
+	}
+	got, hwm, _ := strings.Cut(strings.TrimSpace(stdout.String()), "\n")
+	if got != "32 pages" {
+		t.Fatalf("child: %s\n%s", stdout.String(), stderr.String())
+	}
+	rss, err := strconv.ParseInt(strings.TrimSpace(hwm), 10, 64)
+	if err != nil || rss < 0 {
+		t.Skipf("no peak RSS from the child (%q)", hwm)
+	}
+	t.Logf("peak RSS %d MB", rss>>20)
+	if rss > maxOCRRSS {
+		t.Errorf("peak RSS %d MB, over %d MB", rss>>20, maxOCRRSS>>20)
+	}
+}
+
+// ocrRSSChild recognises the scans of the Vault at root, prints how many
+// pages were recognised and its peak resident set, and exits.
+func ocrRSSChild(root string) {
+	cache, err := os.MkdirTemp("", "ocr-rss")
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(2)
+	}
+	defer os.RemoveAll(cache)
+	lib, err := vault.OpenLibrary(root, &vault.LibraryOptions{CacheDir: cache, OCR: touchEngine{}})
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(2)
+	}
+	ctx := context.Background()
+	src, err := lib.Open(ctx, grant.KindDirectory, "scans")
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(2)
+	}
+	deadline := time.Now().Add(10 * time.Minute)
+	for time.Now().Before(deadline) {
+		res, err := src.Search(ctx, sources.Query{Text: "bandicoots dig", Limit: 50})
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(2)
+		}
+		if res.Indexing == nil {
+			pages := 0
+			for _, h := range res.Hits {
+				if h.OCR != nil {
+					pages++
+				}
+			}
+			fmt.Printf("%d pages\n", pages)
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	lib.Close()
+	fmt.Println(hostilepdf.PeakRSS())
+	os.Exit(0)
 }
