@@ -531,3 +531,33 @@ func ocrRSSChild(root string) {
 	fmt.Println(hostilepdf.PeakRSS())
 	os.Exit(0)
 }
+
+// TestOCRRelationsBesideUngrantedScan: a relations call on a granted paper
+// beside an ungranted image-only paper, whose pages an engine stuck until
+// the test ends would take forever, answers without waiting for it: the
+// graph takes what the OCR cache holds and leaves the rest to the
+// background.
+func TestOCRRelationsBesideUngrantedScan(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"papers/a/metadata.json":    `{"title": "Alpha", "arxiv_id": "2001.00001"}`,
+		"papers/a/a.pdf":            string(hostilepdf.Plain("Alpha", "Bandicoots dig shallow burrows.")),
+		"papers/b/metadata.json":    `{"title": "Beta"}`,
+		"papers/b/b.pdf":            string(hostilepdf.Plain("Beta", "References", "[1] A. Writer. Alpha. arXiv:2001.00001.")),
+		"papers/scan/metadata.json": `{"title": "Gamma"}`,
+		"papers/scan/scan.pdf":      string(hostilepdf.Scan(16, 16, greyJPEG(t, 50), greyJPEG(t, 100))),
+	})
+	eng := &pageEngine{fast: -1, release: make(chan struct{})}
+	defer close(eng.release)
+	lib := openLibraryOCR(t, dir, t.TempDir(), eng)
+	done := make(chan *sources.Relations, 1)
+	go func() { done <- relationsOf(t, lib, grant.KindPaper, "papers/a") }()
+	select {
+	case r := <-done:
+		if len(r.CitedBy) != 1 || r.CitedBy[0].Paper != "papers/b" {
+			t.Errorf("cited by %+v, want papers/b", r.CitedBy)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the relations call waits for the OCR of an ungranted scan")
+	}
+}
