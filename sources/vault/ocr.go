@@ -120,6 +120,10 @@ type ocrState struct {
 	// OCR of the index waits for none to be and for the build to end
 	// (textIdle), so that text pages come first.
 	textBusy atomic.Int32
+	// gen counts the pages recognised in this process: a document
+	// recognised from the cache at one count is still what the cache
+	// holds while the count stays.
+	gen atomic.Int64
 
 	mu          sync.Mutex
 	pending     map[string]bool // index items whose scanned pages wait for the engine
@@ -326,6 +330,7 @@ func (l *Library) keepOCR(ref ocrRef, n int, p *ocrPage) {
 		o.mem[ref.key] = map[int]*ocrPage{}
 	}
 	o.mem[ref.key][n] = p
+	o.gen.Add(1)
 }
 
 // saveOCR writes what is known of entry ref to disk, through the safe
@@ -400,29 +405,27 @@ func (f *pdfFile) recognisedBy(ctx context.Context, doc *pdf.Document, run []int
 	// In order, once each: recognise counts on it.
 	slices.Sort(want)
 	want = slices.Compact(want)
+	gen := f.l.ocr.gen.Load()
 	f.ocrMu.Lock()
-	if f.ocrBase == doc && (f.ocrDone || len(want) == 0) {
+	if f.ocrBase == doc && (f.ocrDone || len(want) == 0 && f.ocrGen == gen) {
 		out := f.ocrDoc
 		f.ocrMu.Unlock()
 		return out
 	}
 	f.ocrMu.Unlock()
 	eng, note := f.l.ocrEngine()
-	id := "none"
-	if eng != nil {
-		id = eng.ID()
-	}
-	var ref ocrRef
-	if st, err := f.l.v.FS().Stat(f.rel); err == nil {
-		ref = f.l.ocrRefOf(ctx, f.rel, st, id)
-	} else {
-		f.mu.Lock()
-		ref = ocrRef{key: stampOf(ocrVersion, f.rel, f.stamp, id), engine: id}
-		f.mu.Unlock()
-	}
-	rec := f.l.loadOCR(ref)
+	var rec map[int]*ocrPage
 	recognisedNow := false
 	if eng != nil {
+		var ref ocrRef
+		if st, err := f.l.v.FS().Stat(f.rel); err == nil {
+			ref = f.l.ocrRefOf(ctx, f.rel, st, eng.ID())
+		} else {
+			f.mu.Lock()
+			ref = ocrRef{key: stampOf(ocrVersion, f.rel, f.stamp, eng.ID()), engine: eng.ID()}
+			f.mu.Unlock()
+		}
+		rec = f.l.loadOCR(ref)
 		for ctx.Err() == nil {
 			var todo []int
 			for _, n := range want {
@@ -480,7 +483,7 @@ func (f *pdfFile) recognisedBy(ctx context.Context, doc *pdf.Document, run []int
 	if len(want) > 0 || f.ocrBase != doc || !f.ocrDone {
 		// A reader that read the cache while the engine ran does not
 		// undo what the run found.
-		f.ocrBase, f.ocrDoc, f.ocrNotes, f.ocrDone, f.ocrWaits = doc, &out, notes, done, !done
+		f.ocrBase, f.ocrDoc, f.ocrNotes, f.ocrDone, f.ocrWaits, f.ocrGen = doc, &out, notes, done, !done, gen
 	}
 	res := f.ocrDoc
 	f.ocrMu.Unlock()

@@ -38,7 +38,8 @@ type pdfFile struct {
 	ocrDoc   *pdf.Document
 	ocrNotes map[int]*ocrPage
 	ocrDone  bool
-	ocrWaits bool // pages of ocrDoc wait for the engine
+	ocrWaits bool  // pages of ocrDoc wait for the engine
+	ocrGen   int64 // the library's OCR generation ocrDoc was made at
 }
 
 // describe fills the fields of md that are still empty from what the PDF
