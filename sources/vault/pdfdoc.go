@@ -30,9 +30,9 @@ type pdfFile struct {
 	doc   *pdf.Document
 	err   error
 
-	// The document with its image pages recognised (see recognised);
-	// runMu is held while the engine recognises the file's pages.
-	runMu    sync.Mutex
+	// The document with its image pages recognised (see recognised).
+	// Runs of the engine over the file's pages are coordinated by page,
+	// across sources, in the Library (ocrState.claims).
 	ocrMu    sync.Mutex
 	ocrBase  *pdf.Document
 	ocrDoc   *pdf.Document
