@@ -309,6 +309,16 @@ type Region struct {
 // Box is a rectangle in page-relative units (0–1), origin top-left.
 type Box struct{ X, Y, W, H float64 }
 
+// PageReader is implemented by sources whose documents have pages that
+// take long to produce (a scan's pages, recognised by OCR). ReadPages is
+// Read for a caller that will return only the given pages (1-based; nil or
+// empty: none, for metadata or a search of the text): the slow work is
+// done for those pages only, within ctx, and the other parts carry what is
+// at hand, a part not ready saying so in its Note.
+type PageReader interface {
+	ReadPages(ctx context.Context, path string, pages []int) (*Document, error)
+}
+
 // RegionReader is implemented by sources that know page layout. Region
 // looks a region up by a layout id ("figure-1", a layout.json region id).
 type RegionReader interface {

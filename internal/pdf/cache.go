@@ -261,6 +261,43 @@ func (c *Cache) Page(ctx context.Context, key FileInfo, open Opener, n int) (*Pa
 	return p, nil
 }
 
+// Sum returns the SHA-256 of the file's content in lower-case hex, the
+// name of its entry: from the path record when the record holds for the
+// very file key describes, else by hashing the file, which records it.
+// Other caches tie what they keep of a file to its content through it.
+func (c *Cache) Sum(ctx context.Context, key FileInfo, open Opener) (string, error) {
+	if c.Dir == "" {
+		return "", errors.New("pdf: Cache.Dir is empty")
+	}
+	d, err := c.openDir()
+	if err != nil {
+		return "", err
+	}
+	defer d.Close()
+	if key.Path != "" {
+		if rec, ok := c.readPathRecord(d, key); ok {
+			return rec.SHA256, nil
+		}
+	}
+	r, size, closer, err := open()
+	if err != nil {
+		return "", err
+	}
+	if closer != nil {
+		defer closer.Close()
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(r, 0, size)); err != nil {
+		return "", fmt.Errorf("pdf: hashing: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	c.writePathRecord(d, key, sum)
+	return sum, nil
+}
+
 // entry returns an open, verified cache entry for the file, building it
 // when needed.
 func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEntry, error) {

@@ -286,7 +286,7 @@ func (l *Library) paperText(ctx context.Context, p *catalog.Paper) (string, erro
 // them. When some still wait for the engine, the PDF is queued for the OCR
 // worker as index item key and the error wraps relations.ErrTextPending.
 func (l *Library) availableText(ctx context.Context, f *pdfFile, key string, doc *pdf.Document) (string, error) {
-	rd := f.recognised(ctx, doc, false)
+	rd := f.recognised(ctx, doc, nil)
 	var b strings.Builder
 	for i, pg := range rd.Pages {
 		if i > 0 {

@@ -58,6 +58,16 @@ func (s *PDF) Info() sources.Info {
 
 // Read implements sources.Source: "" or the PDF's own path give its pages.
 func (s *PDF) Read(ctx context.Context, p string) (*sources.Document, error) {
+	return s.read(ctx, p, nil, true)
+}
+
+// ReadPages implements sources.PageReader, as Paper.ReadPages does.
+func (s *PDF) ReadPages(ctx context.Context, p string, pages []int) (*sources.Document, error) {
+	return s.read(ctx, p, pages, false)
+}
+
+// read is Read with the pages the engine may be given (all: every page).
+func (s *PDF) read(ctx context.Context, p string, pages []int, all bool) (*sources.Document, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -68,7 +78,11 @@ func (s *PDF) Read(ctx context.Context, p string) (*sources.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc = s.pdf.recognised(ctx, doc, true)
+	if all {
+		pages = allPages(doc)
+	}
+	doc = s.pdf.recognised(ctx, doc, pages)
+	s.pdf.queueOCR(pdfItem+s.ref, doc)
 	return s.pdf.read(doc, s.title(doc), s.sections(doc)), nil
 }
 

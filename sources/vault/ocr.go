@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io"
+	"io/fs"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +19,7 @@ import (
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -61,8 +64,36 @@ func (noOCR) Recognize(context.Context, ocr.Image) (*ocr.Result, error) {
 }
 
 // ocrVersion changes whenever what the OCR cache holds changes: ocr-2
-// records the lines' wide gaps (pdf.Line.Gaps).
-const ocrVersion = "ocr-2"
+// records the lines' wide gaps (pdf.Line.Gaps); ocr-3 names an entry by
+// the PDF's content and holds that content's SHA-256 and the engine's id,
+// sealed.
+const ocrVersion = "ocr-3"
+
+// maxOCREntry bounds an OCR cache entry read back, and written: a larger
+// entry is not trusted (its pages are recognised again) and not written
+// (the process keeps its pages in memory). A page's text and lines are
+// bounded by pdf.MaxPageText; a thousand scanned pages of a book take a
+// few megabytes.
+const maxOCREntry = 16 << 20
+
+// OCR memory. A page in OCR holds its image in this process from its
+// decoding to the end of the engine's run: at most pdf.MaxImagePixels grey
+// bytes decoded, and as much again while they are encoded for the engine
+// (ocrPageBudget). The pages in OCR at once are bounded by ocrMemory, not
+// by the number of cores: the background takes at most ocrBackground of
+// them, reads one more (ocrReadSlots), so that a read never waits for a
+// slot the background holds.
+const (
+	ocrPageBudget = 2 * pdf.MaxImagePixels
+	ocrMemory     = 384 << 20
+	ocrReadSlots  = 1
+)
+
+// ocrBackground returns how many pages the background OCR gives the engine
+// at once on cpus cores: one per core, within ocrMemory beside the reads'.
+func ocrBackground(cpus int) int {
+	return max(1, min(cpus, ocrMemory/ocrPageBudget-ocrReadSlots))
+}
 
 // ocrPage is one page's recognition, as the OCR cache keeps it: its text
 // and lines, or why it has none.
@@ -89,6 +120,10 @@ type ocrState struct {
 	// OCR of the index waits for none to be and for the build to end
 	// (textIdle), so that text pages come first.
 	textBusy atomic.Int32
+	// gen counts the pages recognised in this process: a document
+	// recognised from the cache at one count is still what the cache
+	// holds while the count stays.
+	gen atomic.Int64
 
 	mu          sync.Mutex
 	pending     map[string]bool // index items whose scanned pages wait for the engine
@@ -96,8 +131,28 @@ type ocrState struct {
 	queue       []string        // the same, in the order they came
 	running     bool            // the OCR worker runs
 	done, total int
-	marks       map[string]ocrMarks         // by PDF path: its recognised pages, for cards
-	mem         map[string]map[int]*ocrPage // the OCR cache when the on-disk cache is off
+	marks       map[string]ocrMarks              // by PDF path: its recognised pages, for cards
+	mem         map[string]map[int]*ocrPage      // by entry: pages recognised here and not yet on disk; all of them when the disk cache is off
+	claims      map[string]map[int]chan struct{} // by entry: pages in the engine, closed when their run ends
+	sums        map[string][2]string             // by PDF path: the stamp and content SHA-256 last found
+
+	slotsOnce        sync.Once
+	bgSlots, rdSlots chan struct{} // pages in OCR: background runs', reads'
+	sweepOnce        sync.Once
+	saveMu           sync.Mutex // held while an entry is merged and written
+}
+
+// slots returns the semaphore of the pages in OCR of background runs or
+// of reads (see ocrMemory).
+func (o *ocrState) slots(background bool) chan struct{} {
+	o.slotsOnce.Do(func() {
+		o.bgSlots = make(chan struct{}, ocrBackground(runtime.GOMAXPROCS(0)))
+		o.rdSlots = make(chan struct{}, ocrReadSlots)
+	})
+	if background {
+		return o.bgSlots
+	}
+	return o.rdSlots
 }
 
 // ocrMarks are the confidences of a PDF's recognised pages under one stamp.
@@ -136,121 +191,275 @@ func (l *Library) ocrID() string {
 	return "none"
 }
 
-// ocrKey is the OCR cache's key of a PDF under its stamp and engine id.
-func ocrKey(rel, stamp, engine string) string {
-	return stampOf(ocrVersion, rel, stamp, engine)
+// ocrRef names the OCR cache entry of a PDF as it is now, under an
+// engine. With the disk cache on, the entry is named by the PDF's path and
+// content (its SHA-256, as the PDF cache has it) and holds that SHA-256
+// and the engine's id: an entry of another file copied or linked to its name, or
+// a file's entry left behind when its content changed, is not served,
+// however computable the name. Without a disk cache, or when the PDF
+// cannot be hashed, the entry lives in this process's memory, named by
+// the file's path and stamp.
+type ocrRef struct {
+	key    string // the entry's name
+	sum    string // the PDF's SHA-256; "" for an entry in memory
+	engine string
 }
 
-// loadOCR reads the OCR cache entry of key, nil when there is none.
-func (l *Library) loadOCR(key string) map[int]*ocrPage {
-	dir := l.cachePath("ocr")
+// ocrRefOf returns the OCR cache entry of the PDF at rel, stat'ed as st,
+// under engine.
+func (l *Library) ocrRefOf(ctx context.Context, rel string, st fs.FileInfo, engine string) ocrRef {
+	stamp := fileStamp(st)
+	if sum := l.pdfSum(ctx, rel, st, stamp); sum != "" {
+		return ocrRef{key: stampOf(ocrVersion, rel, sum, engine), sum: sum, engine: engine}
+	}
+	return ocrRef{key: stampOf(ocrVersion, rel, stamp, engine), engine: engine}
+}
+
+// pdfSum returns the SHA-256 of the PDF at rel, stat'ed as st (stamp), as
+// the PDF cache knows it or hashes it, remembered for the stamp; "" when
+// the disk cache is off or the file cannot be read.
+func (l *Library) pdfSum(ctx context.Context, rel string, st fs.FileInfo, stamp string) string {
+	dir := l.cachePath("pdf")
 	if dir == "" {
-		l.ocr.mu.Lock()
-		defer l.ocr.mu.Unlock()
-		return clonePages(l.ocr.mem[key])
+		return ""
 	}
-	b, err := os.ReadFile(filepath.Join(dir, key+".json"))
+	o := &l.ocr
+	o.mu.Lock()
+	memo, ok := o.sums[rel]
+	o.mu.Unlock()
+	if ok && memo[0] == stamp {
+		return memo[1]
+	}
+	c := pdf.Cache{Dir: dir}
+	sum, err := c.Sum(ctx, pdf.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, l.opener(rel))
 	if err != nil {
-		return nil
+		return ""
 	}
-	var out map[int]*ocrPage
-	if json.Unmarshal(b, &out) != nil {
-		return nil
+	o.mu.Lock()
+	if o.sums == nil {
+		o.sums = map[string][2]string{}
+	}
+	o.sums[rel] = [2]string{stamp, sum}
+	o.mu.Unlock()
+	return sum
+}
+
+// opener opens the Vault file at rel for the pdf package.
+func (l *Library) opener(rel string) pdf.Opener {
+	return func() (io.ReaderAt, int64, io.Closer, error) {
+		file, err := l.v.FS().Open(rel)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		fst, err := file.Stat()
+		if err != nil {
+			file.Close()
+			return nil, 0, nil, err
+		}
+		return file, fst.Size(), file, nil
+	}
+}
+
+// ocrEntry is an OCR cache entry on disk: the PDF content and engine it
+// is of, and the pages.
+type ocrEntry struct {
+	SHA256 string
+	Engine string
+	Pages  map[int]*ocrPage
+}
+
+// ocrDir opens the OCR cache's folder through the safe file layer (no
+// link from .agentero down, regular files only, written only inside it),
+// removing, at its first open in a process, what killed writers left.
+func (l *Library) ocrDir() (*safefs.Dir, error) {
+	dir, err := filepath.Abs(l.cachePath("ocr"))
+	if err != nil {
+		return nil, err
+	}
+	d, err := safefs.OpenDir(dir, safefs.Create)
+	if err != nil {
+		return nil, err
+	}
+	l.ocr.sweepOnce.Do(func() { d.RemoveStaleTemps() })
+	return d, nil
+}
+
+// loadOCR returns the pages of the OCR cache entry ref that this process
+// recognised and those on disk, nil when there are none. An entry that is
+// not a sealed regular file within maxOCREntry, or that is of another
+// content or engine, counts as none.
+func (l *Library) loadOCR(ref ocrRef) map[int]*ocrPage {
+	o := &l.ocr
+	// Memory first: a save writes the disk, then forgets the pages here.
+	o.mu.Lock()
+	out := clonePages(o.mem[ref.key])
+	o.mu.Unlock()
+	if ref.sum == "" {
+		return out
+	}
+	d, err := l.ocrDir()
+	if err != nil {
+		return out
+	}
+	defer d.Close()
+	b, err := d.ReadSealed(ref.key+".ocr", maxOCREntry)
+	var e ocrEntry
+	if err != nil || json.Unmarshal(b, &e) != nil || e.SHA256 != ref.sum || e.Engine != ref.engine {
+		return out
+	}
+	if out == nil {
+		out = map[int]*ocrPage{}
+	}
+	for n, p := range e.Pages {
+		if _, ok := out[n]; !ok && p != nil {
+			out[n] = p
+		}
 	}
 	return out
 }
 
-// saveOCR writes the OCR cache entry of key; a cache that cannot be
-// written costs the work again, nothing else.
-func (l *Library) saveOCR(key string, pages map[int]*ocrPage) {
-	dir := l.cachePath("ocr")
-	if dir == "" {
-		l.ocr.mu.Lock()
-		defer l.ocr.mu.Unlock()
-		if l.ocr.mem == nil {
-			l.ocr.mem = map[string]map[int]*ocrPage{}
-		}
-		l.ocr.mem[key] = clonePages(pages)
+// keepOCR records page n of entry ref, recognised here, in memory.
+func (l *Library) keepOCR(ref ocrRef, n int, p *ocrPage) {
+	o := &l.ocr
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.mem == nil {
+		o.mem = map[string]map[int]*ocrPage{}
+	}
+	if o.mem[ref.key] == nil {
+		o.mem[ref.key] = map[int]*ocrPage{}
+	}
+	o.mem[ref.key][n] = p
+	o.gen.Add(1)
+}
+
+// saveOCR writes what is known of entry ref to disk, through the safe
+// file layer, and forgets the pages kept in memory for it; a cache that
+// cannot be written (or an entry over maxOCREntry) keeps them in memory,
+// costing the work again in the next process, nothing else.
+func (l *Library) saveOCR(ref ocrRef) {
+	if ref.sum == "" {
 		return
 	}
-	b, err := json.Marshal(pages)
-	if err != nil || os.MkdirAll(dir, 0o700) != nil {
+	o := &l.ocr
+	o.saveMu.Lock()
+	defer o.saveMu.Unlock()
+	pages := l.loadOCR(ref)
+	b, err := json.Marshal(ocrEntry{SHA256: ref.sum, Engine: ref.engine, Pages: pages})
+	if err != nil || len(b)+4 > maxOCREntry {
 		return
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	d, err := l.ocrDir()
 	if err != nil {
 		return
 	}
-	_, werr := tmp.Write(b)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(dir, key+".json")) != nil {
-		os.Remove(tmp.Name())
+	defer d.Close()
+	if d.WriteSealed(ref.key+".ocr", b) != nil {
+		return
 	}
+	o.mu.Lock()
+	for n := range pages {
+		delete(o.mem[ref.key], n)
+	}
+	if len(o.mem[ref.key]) == 0 {
+		delete(o.mem, ref.key)
+	}
+	o.mu.Unlock()
 }
 
 // recognised returns doc with the text of its pages without a text layer
-// recognised from their images: from the OCR cache, and, when run is set,
-// by the library's engine for the pages the cache does not hold (one
-// process per core, each page within the engine's deadline). It returns
-// doc itself when every page has text. The result is kept for the next
-// call on the same doc; notes says, by page, what became of each page
-// without a text layer. A call without run never waits for the engine:
-// while another call recognises the file, it gives what the cache holds.
-// Once pages are recognised, the citation graph is told (see
-// relations.Graph.Changed).
-func (f *pdfFile) recognised(ctx context.Context, doc *pdf.Document, run bool) *pdf.Document {
+// recognised from their images: what the OCR cache holds, and, of the
+// pages run names (1-based; nil: none), those the cache does not hold,
+// recognised by the library's engine within ctx. A page another call is
+// recognising is waited for only when it is one of run. So a call never
+// waits for the engine on pages it did not name: a read recognises the
+// pages it returns, and the rest say "not recognised yet" (see
+// queueOCR). It returns doc itself when every page has text. The result
+// is kept for the next call on the same doc; notes says, by page, what
+// became of each page without a text layer. Once pages are recognised,
+// the citation graph is told (see relations.Graph.Changed).
+func (f *pdfFile) recognised(ctx context.Context, doc *pdf.Document, run []int) *pdf.Document {
+	return f.recognisedBy(ctx, doc, run, false)
+}
+
+// recognisedBy is recognised for a background run (background: its pages
+// take the background's slots) or a call's.
+func (f *pdfFile) recognisedBy(ctx context.Context, doc *pdf.Document, run []int, background bool) *pdf.Document {
 	var need []int
+	noText := map[int]bool{}
 	for i, p := range doc.Pages {
 		if p.NoTextLayer && p.Err == nil {
 			need = append(need, i+1)
+			noText[i+1] = true
 		}
 	}
 	if len(need) == 0 {
 		return doc
 	}
-	if run {
-		// One engine run per file at a time; readers do not wait for it.
-		f.runMu.Lock()
-		defer f.runMu.Unlock()
+	var want []int
+	for _, n := range run {
+		if noText[n] {
+			want = append(want, n)
+		}
 	}
+	// In order, once each: recognise counts on it.
+	slices.Sort(want)
+	want = slices.Compact(want)
+	gen := f.l.ocr.gen.Load()
 	f.ocrMu.Lock()
-	if f.ocrBase == doc && (f.ocrDone || !run) {
+	if f.ocrBase == doc && (f.ocrDone || len(want) == 0 && f.ocrGen == gen) {
 		out := f.ocrDoc
 		f.ocrMu.Unlock()
 		return out
 	}
 	f.ocrMu.Unlock()
 	eng, note := f.l.ocrEngine()
-	f.mu.Lock()
-	stamp := f.stamp
-	f.mu.Unlock()
-	id := "none"
+	var rec map[int]*ocrPage
+	recognisedNow := false
 	if eng != nil {
-		id = eng.ID()
+		var ref ocrRef
+		if st, err := f.l.v.FS().Stat(f.rel); err == nil {
+			ref = f.l.ocrRefOf(ctx, f.rel, st, eng.ID())
+		} else {
+			f.mu.Lock()
+			ref = ocrRef{key: stampOf(ocrVersion, f.rel, f.stamp, eng.ID()), engine: eng.ID()}
+			f.mu.Unlock()
+		}
+		rec = f.l.loadOCR(ref)
+		for ctx.Err() == nil {
+			var todo []int
+			for _, n := range want {
+				if rec[n] == nil {
+					todo = append(todo, n)
+				}
+			}
+			if len(todo) == 0 {
+				break
+			}
+			ran, theirs := f.recognise(ctx, eng, doc, todo, ref, background)
+			if ran {
+				f.l.saveOCR(ref)
+				f.l.ocr.mu.Lock()
+				delete(f.l.ocr.marks, f.rel)
+				f.l.ocr.mu.Unlock()
+				recognisedNow = true
+			}
+			for _, c := range theirs {
+				select {
+				case <-c:
+				case <-ctx.Done():
+				}
+			}
+			rec = f.l.loadOCR(ref)
+			if !ran && len(theirs) == 0 {
+				break
+			}
+		}
 	}
-	key := ocrKey(f.rel, stamp, id)
-	rec := f.l.loadOCR(key)
 	if rec == nil {
 		rec = map[int]*ocrPage{}
 	}
-	var missing []int
-	for _, n := range need {
-		if rec[n] == nil {
-			missing = append(missing, n)
-		}
-	}
-	done := eng == nil || len(missing) == 0
-	recognisedNow := false
-	if run && eng != nil && len(missing) > 0 {
-		if f.recognise(ctx, eng, doc, missing, rec) {
-			f.l.saveOCR(key, rec)
-			f.l.ocr.mu.Lock()
-			delete(f.l.ocr.marks, f.rel)
-			f.l.ocr.mu.Unlock()
-			recognisedNow = true
-		}
-		done = ctx.Err() == nil
-	}
+	done := true
 	out := *doc
 	out.Pages = append([]pdf.Page(nil), doc.Pages...)
 	notes := map[int]*ocrPage{}
@@ -261,6 +470,7 @@ func (f *pdfFile) recognised(ctx context.Context, doc *pdf.Document, run bool) *
 			notes[n] = &ocrPage{Reason: note}
 		case p == nil:
 			notes[n] = &ocrPage{Reason: "not recognised yet: OCR runs in the background of indexing"}
+			done = false
 		case p.Text == "":
 			notes[n] = p
 		default:
@@ -270,10 +480,10 @@ func (f *pdfFile) recognised(ctx context.Context, doc *pdf.Document, run bool) *
 		}
 	}
 	f.ocrMu.Lock()
-	if run || f.ocrBase != doc || !f.ocrDone {
+	if len(want) > 0 || f.ocrBase != doc || !f.ocrDone {
 		// A reader that read the cache while the engine ran does not
 		// undo what the run found.
-		f.ocrBase, f.ocrDoc, f.ocrNotes, f.ocrDone, f.ocrWaits = doc, &out, notes, done, !done
+		f.ocrBase, f.ocrDoc, f.ocrNotes, f.ocrDone, f.ocrWaits, f.ocrGen = doc, &out, notes, done, !done, gen
 	}
 	res := f.ocrDoc
 	f.ocrMu.Unlock()
@@ -281,6 +491,30 @@ func (f *pdfFile) recognised(ctx context.Context, doc *pdf.Document, run bool) *
 		f.l.relationsGraph().Changed(f.rel)
 	}
 	return res
+}
+
+// allPages returns the page numbers of doc, 1 to its count.
+func allPages(doc *pdf.Document) []int {
+	out := make([]int, len(doc.Pages))
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
+}
+
+// queueOCR queues the PDF, index item key, for the OCR worker when pages
+// of doc (as recognised returned it) still wait for the engine.
+func (f *pdfFile) queueOCR(key string, doc *pdf.Document) {
+	f.ocrMu.Lock()
+	waits := doc == f.ocrDoc && f.ocrWaits
+	f.ocrMu.Unlock()
+	if !waits {
+		return
+	}
+	f.mu.Lock()
+	stamp := f.stamp
+	f.mu.Unlock()
+	f.l.deferOCR(key, stamp)
 }
 
 // ocrNote returns what became of page n (1-based) of doc, a document
@@ -309,7 +543,7 @@ func (f *pdfFile) markPart(doc *pdf.Document, n int, part *sources.Part) {
 // describeOCR counts the recognised pages of doc in md, from the OCR
 // cache only: metadata never waits for an engine.
 func (f *pdfFile) describeOCR(ctx context.Context, md *sources.Metadata, doc *pdf.Document) {
-	rd := f.recognised(ctx, doc, false)
+	rd := f.recognised(ctx, doc, nil)
 	if rd == doc {
 		return
 	}
@@ -328,67 +562,137 @@ func (f *pdfFile) describeOCR(ctx context.Context, md *sources.Metadata, doc *pd
 // roundConfidence rounds a confidence to two places.
 func roundConfidence(c float64) float64 { return float64(int(c*100+0.5)) / 100 }
 
-// recognise runs eng over the given pages of doc, putting each page's
-// result in rec, and reports whether any is worth caching. A page the
+// recognise runs eng over the given pages of doc, keeping each page's
+// result in memory for entry ref (keepOCR), and reports whether it ran
+// any. A page that another run has in the engine is left to it, and its
+// channel returned in theirs, closed when that run ends. A page the
 // caller's context interrupted is left out; a page whose image cannot be
-// had, or that the engine fails on, gets its reason.
-func (f *pdfFile) recognise(ctx context.Context, eng OCREngine, doc *pdf.Document, pages []int, rec map[int]*ocrPage) bool {
+// had, or that the engine fails on, gets its reason. Each page holds one
+// of the library's OCR slots (see ocrMemory) from before its image is
+// decoded to the end of its engine run.
+func (f *pdfFile) recognise(ctx context.Context, eng OCREngine, doc *pdf.Document, pages []int, ref ocrRef, background bool) (ran bool, theirs []chan struct{}) {
 	file, err := f.l.v.FS().Open(f.rel)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	defer file.Close()
 	st, err := file.Stat()
 	if err != nil {
-		return false
+		return false, nil
 	}
 	o := &f.l.ocr
+	slots := o.slots(background)
+	acquire := func() bool {
+		select {
+		case slots <- struct{}{}:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	if !acquire() {
+		return false, nil
+	}
+	held := true // the slot of the next page to be decoded
+	defer func() {
+		if held {
+			<-slots
+		}
+	}()
+	// claim takes page n for this run unless another has it or it is
+	// known; release ends the claim.
+	claim := func(n int) bool {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if _, ok := o.mem[ref.key][n]; ok {
+			return false
+		}
+		if c := o.claims[ref.key][n]; c != nil {
+			theirs = append(theirs, c)
+			return false
+		}
+		if o.claims == nil {
+			o.claims = map[string]map[int]chan struct{}{}
+		}
+		if o.claims[ref.key] == nil {
+			o.claims[ref.key] = map[int]chan struct{}{}
+		}
+		o.claims[ref.key][n] = make(chan struct{})
+		return true
+	}
+	release := func(n int) {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		close(o.claims[ref.key][n])
+		delete(o.claims[ref.key], n)
+		if len(o.claims[ref.key]) == 0 {
+			delete(o.claims, ref.key)
+		}
+	}
 	o.mu.Lock()
 	o.total += len(pages)
 	o.mu.Unlock()
 	f.l.ocrProgress(0)
 
-	var mu sync.Mutex
-	changed := false
 	jobs := make(chan pdf.ImageResult)
 	var wg sync.WaitGroup
-	for range runtime.NumCPU() {
+	for range min(cap(slots), len(pages)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for r := range jobs {
 				pg := &doc.Pages[r.Page-1]
 				p := recognisePage(ctx, eng, r, pg.Width, pg.Height)
+				r.Image = nil
+				<-slots // the page's image is no longer held
 				f.l.ocrProgress(1)
-				if p == nil {
-					continue
+				if p != nil {
+					f.l.keepOCR(ref, r.Page, p)
 				}
-				mu.Lock()
-				rec[r.Page], changed = p, true
-				mu.Unlock()
+				release(r.Page)
 			}
 		}()
 	}
 	err = pdf.PageImages(ctx, file, st.Size(), pages, &pdf.ImageOptions{Renderer: o.renderer}, func(r pdf.ImageResult) error {
+		if !claim(r.Page) {
+			f.l.ocrProgress(1)
+			return nil // the slot is kept for the next page
+		}
 		select {
 		case jobs <- r:
-			return nil
+			held, ran = false, true
 		case <-ctx.Done():
+			release(r.Page)
 			return ctx.Err()
 		}
+		if r.Page == pages[len(pages)-1] {
+			return nil // the last page: no image follows
+		}
+		if !acquire() {
+			return ctx.Err()
+		}
+		held = true
+		return nil
 	})
+	if held {
+		<-slots
+		held = false
+	}
 	close(jobs)
 	wg.Wait()
 	if err != nil && ctx.Err() == nil {
-		mu.Lock()
+		// The file cannot be parsed for its images: every page not
+		// otherwise known gets the reason.
+		known := f.l.loadOCR(ref)
 		for _, n := range pages {
-			if rec[n] == nil {
-				rec[n], changed = &ocrPage{Reason: "its image cannot be read: " + imageReason(err)}, true
+			if known[n] == nil && claim(n) {
+				f.l.keepOCR(ref, n, &ocrPage{Reason: "its image cannot be read: " + imageReason(err)})
+				release(n)
+				ran = true
 			}
 		}
-		mu.Unlock()
 	}
-	return changed
+	return ran, theirs
 }
 
 // ocrProgress counts n more pages recognised and calls the progress hook.
@@ -527,14 +831,15 @@ func (l *Library) ocrConfidence(rel string, n int) (float64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	key := ocrKey(rel, fileStamp(st), l.ocrID())
+	ref := l.ocrRefOf(context.Background(), rel, st, l.ocrID())
+	key := ref.key
 	o := &l.ocr
 	o.mu.Lock()
 	m, ok := o.marks[rel]
 	o.mu.Unlock()
 	if !ok || m.key != key {
 		m = ocrMarks{key: key, conf: map[int]float64{}}
-		for p, r := range l.loadOCR(key) {
+		for p, r := range l.loadOCR(ref) {
 			if r.Text != "" {
 				m.conf[p] = r.Confidence
 			}
@@ -568,7 +873,7 @@ func clonePages(m map[int]*ocrPage) map[int]*ocrPage {
 // them once no text is being extracted, then has the item indexed again;
 // until then, searches over the item say they are partial.
 func (f *pdfFile) indexed(ctx context.Context, key string, doc *pdf.Document) *pdf.Document {
-	out := f.recognised(ctx, doc, false)
+	out := f.recognised(ctx, doc, nil)
 	f.ocrMu.Lock()
 	waits := out != doc && f.ocrWaits
 	f.ocrMu.Unlock()
@@ -636,7 +941,7 @@ func (l *Library) ocrWaiting(items []libindex.Item) int {
 }
 
 // ocrWorker recognises the queued items' pages, as many items at a time
-// as the machine has cores (the engine bounds its own processes), each
+// as the background has OCR slots (see ocrMemory), each
 // once the text is in (textIdle), and has each indexed again (from the
 // caches: its text is not extracted twice).
 //
@@ -647,7 +952,9 @@ func (l *Library) ocrWaiting(items []libindex.Item) int {
 func (l *Library) ocrWorker() {
 	o := &l.ocr
 	ctx := l.bgCtx
-	slots := make(chan struct{}, runtime.NumCPU())
+	// As many files at a time as pages (see ocrBackground): each holds
+	// a page's slot only while it decodes or recognises the page.
+	slots := make(chan struct{}, cap(o.slots(true)))
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -702,7 +1009,7 @@ func (l *Library) recogniseItem(ctx context.Context, key string) {
 			return
 		}
 		if doc, err := src.pdfDocument(ctx); err == nil {
-			src.pdf.recognised(ctx, doc, true)
+			src.pdf.recognisedBy(ctx, doc, allPages(doc), true)
 		}
 		src.releasePDF()
 	case strings.HasPrefix(key, pdfItem):
@@ -712,7 +1019,7 @@ func (l *Library) recogniseItem(ctx context.Context, key string) {
 		}
 		if s, ok := src.(*PDF); ok {
 			if doc, err := s.pdf.document(ctx); err == nil {
-				s.pdf.recognised(ctx, doc, true)
+				s.pdf.recognisedBy(ctx, doc, allPages(doc), true)
 			}
 			s.releasePDF()
 		}

@@ -343,8 +343,9 @@ func (e *gateEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.
 }
 
 // TestOCRRunsPagesInParallel: the OCR build gives the engine as many
-// pages at a time as the machine has cores, across the pages of one
-// file and across files.
+// pages at a time as the machine has cores, within the OCR memory cap
+// (see TestOCRMemoryBoundedOnManyCores), across the pages of one file and
+// across files.
 func TestOCRRunsPagesInParallel(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skip("one core: nothing runs in parallel")
@@ -379,7 +380,7 @@ func TestOCRRunsPagesInParallel(t *testing.T) {
 				pages += n
 			}
 			writeFiles(t, root, files)
-			eng := &gateEngine{want: min(runtime.NumCPU(), pages)}
+			eng := &gateEngine{want: min(vault.OCRBackground(runtime.GOMAXPROCS(0)), pages)}
 			eng.cond = sync.NewCond(&eng.mu)
 			lib := openWith(t, root, t.TempDir(), eng)
 			res := searchAll(t, lib, "scans", "echidnas forage")
@@ -389,7 +390,7 @@ func TestOCRRunsPagesInParallel(t *testing.T) {
 			eng.mu.Lock()
 			defer eng.mu.Unlock()
 			if eng.most < eng.want {
-				t.Errorf("at most %d pages in the engine at once, want %d (one per core)", eng.most, eng.want)
+				t.Errorf("at most %d pages in the engine at once, want %d (one per core within the memory cap)", eng.most, eng.want)
 			}
 		})
 	}

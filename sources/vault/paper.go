@@ -170,6 +170,18 @@ func (s *Paper) exists(rel string) bool {
 // sections. Any other path in the paper folder is sources.ErrNotFound; a path
 // outside it is sources.ErrOutside.
 func (s *Paper) Read(ctx context.Context, p string) (*sources.Document, error) {
+	return s.read(ctx, p, nil, true)
+}
+
+// ReadPages implements sources.PageReader: the PDF's scanned pages are
+// recognised only among pages; the others the OCR cache does not hold say
+// they are not recognised yet, and are recognised in the background.
+func (s *Paper) ReadPages(ctx context.Context, p string, pages []int) (*sources.Document, error) {
+	return s.read(ctx, p, pages, false)
+}
+
+// read is Read with the pages the engine may be given (all: every page).
+func (s *Paper) read(ctx context.Context, p string, pages []int, all bool) (*sources.Document, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -179,7 +191,7 @@ func (s *Paper) Read(ctx context.Context, p string) (*sources.Document, error) {
 	}
 	switch rel {
 	case s.p.PDF:
-		return s.readPDF(ctx)
+		return s.readPDF(ctx, pages, all)
 	case s.p.Ref + "/" + catalog.PaperMDFile, s.p.Ref + "/" + catalog.NotesFile:
 		return s.readMarkdown(ctx, rel)
 	}
@@ -221,12 +233,16 @@ func (s *Paper) mainDocument() (string, error) {
 // readPDF returns the PDF as a Document: one part per physical page, the
 // printed page label where the PDF has one that differs from the page
 // number, and the sections (see pdfSections).
-func (s *Paper) readPDF(ctx context.Context) (*sources.Document, error) {
+func (s *Paper) readPDF(ctx context.Context, pages []int, all bool) (*sources.Document, error) {
 	doc, err := s.pdfDocument(ctx)
 	if err != nil {
 		return nil, err
 	}
-	doc = s.pdf.recognised(ctx, doc, true)
+	if all {
+		pages = allPages(doc)
+	}
+	doc = s.pdf.recognised(ctx, doc, pages)
+	s.pdf.queueOCR(paperItem+s.p.Ref, doc)
 	return s.pdf.read(doc, s.title(ctx), s.cachedSections(ctx, doc)), nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"strconv"
 	"strings"
@@ -31,15 +30,16 @@ type pdfFile struct {
 	doc   *pdf.Document
 	err   error
 
-	// The document with its image pages recognised (see recognised);
-	// runMu is held while the engine recognises the file's pages.
-	runMu    sync.Mutex
+	// The document with its image pages recognised (see recognised).
+	// Runs of the engine over the file's pages are coordinated by page,
+	// across sources, in the Library (ocrState.claims).
 	ocrMu    sync.Mutex
 	ocrBase  *pdf.Document
 	ocrDoc   *pdf.Document
 	ocrNotes map[int]*ocrPage
 	ocrDone  bool
-	ocrWaits bool // pages of ocrDoc wait for the engine
+	ocrWaits bool  // pages of ocrDoc wait for the engine
+	ocrGen   int64 // the library's OCR generation ocrDoc was made at
 }
 
 // describe fills the fields of md that are still empty from what the PDF
@@ -184,18 +184,7 @@ func (f *pdfFile) units(doc *pdf.Document, title string) (us []units.Unit, compl
 // read-only disk, say) costs speed, not the document: the file is then
 // extracted directly.
 func (f *pdfFile) extract(ctx context.Context, rel string, st fs.FileInfo) (*pdf.Document, error) {
-	open := func() (io.ReaderAt, int64, io.Closer, error) {
-		file, err := f.l.v.FS().Open(rel)
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		fst, err := file.Stat()
-		if err != nil {
-			file.Close()
-			return nil, 0, nil, err
-		}
-		return file, fst.Size(), file, nil
-	}
+	open := f.l.opener(rel)
 	if dir := f.l.cachePath("pdf"); dir != "" {
 		c := pdf.Cache{Dir: dir}
 		doc, err := c.Extract(ctx, pdf.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, open)
