@@ -351,8 +351,17 @@ func (r *resolution) addPaper(ref string) *vault.PaperInfo {
 		r.drop(ref, DropNotPaper)
 		return nil
 	}
+	r.titled(it)
 	r.addSource(grant.KindPaper, it.Paper.Path, it.Paper.Title)
 	return it.Paper
+}
+
+// titled sets the title of the paper it is or lies in to the best the
+// Library knows (Library.Title): the one cards and context_read show.
+func (r *resolution) titled(it *vault.Item) {
+	if it.Paper != nil {
+		it.Paper.Title = r.lib.Title(r.ctx, &vault.Item{Kind: grant.KindPaper, Path: it.Paper.Path, Paper: it.Paper})
+	}
 }
 
 func (r *resolution) addMention(m string) {
@@ -364,11 +373,14 @@ func (r *resolution) addMention(m string) {
 		return
 	}
 	title := ""
-	if it.Kind == grant.KindPaper {
-		title = it.Paper.Title
+	if it.Kind == grant.KindPaper || it.Kind == grant.KindFile && isPDF(it.Path) {
+		title = r.lib.Title(r.ctx, it)
 	}
 	r.addSource(it.Kind, it.Path, title)
 }
+
+// isPDF reports whether a vault path names a PDF, by its extension.
+func isPDF(p string) bool { return strings.EqualFold(path.Ext(p), ".pdf") }
 
 // addSelection adds the evidence of one selection and authorises the file or
 // paper it came from.
@@ -394,6 +406,7 @@ func (r *resolution) addSelection(sel Selection, current *vault.PaperInfo) {
 			return
 		}
 		kind, clean := it.Kind, it.Path
+		r.titled(it)
 		paper = it.Paper
 		switch kind {
 		case grant.KindPaper:
@@ -403,8 +416,14 @@ func (r *resolution) addSelection(sel Selection, current *vault.PaperInfo) {
 		}
 		if paper == nil {
 			// Outside a paper the item itself is granted; evidence in a
-			// plain directory cannot point into it precisely.
-			r.addSource(kind, clean, "")
+			// plain directory cannot point into it precisely. A loose PDF
+			// is titled as it titles itself, not by its file name.
+			title := ""
+			if kind == grant.KindFile && isPDF(clean) {
+				title = r.lib.Title(r.ctx, it)
+				ev.Title = title
+			}
+			r.addSource(kind, clean, title)
 		}
 	case current != nil:
 		paper = current
@@ -447,27 +466,10 @@ func (r *resolution) addSelection(sel Selection, current *vault.PaperInfo) {
 			return
 		}
 	}
-	if doc != nil && paper == nil && strings.EqualFold(path.Ext(file), ".pdf") {
-		// A loose PDF, read to place the selection: it is titled as it
-		// titles itself (title block, Info, XMP), not by its file name.
-		if t := textnorm.Line(doc.Title); t != "" {
-			ev.Title = t
-			r.retitle(grant.KindFile, file, t)
-		}
-	}
 	ev.CitationURI = citation(file, sel)
 	ev.CitationURIs = span.uris(file, ev.Page)
 	r.addMarkComment(paper, file, &ev)
 	r.plan.Evidence = append(r.plan.Evidence, ev)
-}
-
-// retitle sets the title of the granted source kind:p.
-func (r *resolution) retitle(kind grant.Kind, p, title string) {
-	for i, s := range r.plan.Sources {
-		if s.Kind == kind && s.Path == p {
-			r.plan.Sources[i].Title = title
-		}
-	}
 }
 
 // document reads the file a selection is from, once per Resolve, or says

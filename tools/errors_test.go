@@ -85,7 +85,9 @@ func TestSearchSaysWhatItSkipped(t *testing.T) {
 		t.Errorf("cards %+v, want the readable PDF's", out.Cards)
 	}
 	want := []tools.Skipped{
-		{Path: "papers/saved/saved.pdf", Reason: "malformed: damaged, or not a PDF"},
+		// Resolve read the paper's PDF for its title: the search did not
+		// parse it again.
+		{Path: "papers/saved/saved.pdf", Reason: "malformed: damaged, or not a PDF (remembered)"},
 		{Path: "shelf/broken.pdf", Reason: "malformed: damaged, or not a PDF"},
 		{Path: "shelf/download.pdf", Reason: "malformed: damaged, or not a PDF"},
 		{Path: "shelf/locked.pdf", Reason: "encrypted: it does not open without a password"},

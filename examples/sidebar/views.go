@@ -12,6 +12,7 @@ import (
 	"github.com/researchctx/researchctx/examples/internal/demo"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/tools"
 	"github.com/researchctx/researchctx/usage"
 )
@@ -162,8 +163,11 @@ func (s *server) describe(ctx context.Context, uri string) (title, where string)
 	case u.Item != "":
 		where = strings.Replace(u.Item, "-", " ", 1) // "figure 3"
 	}
-	if it, err := s.lib.Stat(ctx, u.Path); err == nil && it.Paper != nil {
-		return it.Paper.Title, where
+	if it, err := s.lib.Stat(ctx, u.Path); err == nil {
+		if it.Paper != nil {
+			it = &vault.Item{Kind: grant.KindPaper, Path: it.Paper.Path, Paper: it.Paper}
+		}
+		return s.lib.Title(ctx, it), where
 	}
 	return path.Base(u.Path), where
 }

@@ -121,6 +121,11 @@ type Vault struct {
 	pending    func()        // the check CheckPapers starts, if not yet started
 	closed     bool          // Close was called: no check starts
 	bg         sync.WaitGroup
+	quit       chan struct{} // closed by Close: a pending write of titles goes now
+
+	tmu      sync.Mutex
+	titles   map[string]learntTitle // by PDF path (see LearnTitle)
+	flushing bool                   // a write of the learnt titles is pending
 }
 
 // Open opens the Vault rooted at the absolute folder root.
@@ -129,7 +134,7 @@ func Open(root string, opts *Options) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault: %w", err)
 	}
-	v := &Vault{root: root, fs: f.Strict()}
+	v := &Vault{root: root, fs: f.Strict(), quit: make(chan struct{})}
 	if opts != nil {
 		v.opts = *opts
 	}
@@ -148,10 +153,14 @@ func (v *Vault) Root() string { return v.root }
 func (v *Vault) FS() *safefs.FS { return v.fs }
 
 // Close releases the Vault's root handle. It waits for a background check
-// under way (and the rebuild it may start), and none starts after it:
-// nothing is written to the cache once Close has returned.
+// under way (and the rebuild it may start), writes the titles learnt since
+// the cache was last written, and none starts after it: nothing is written
+// to the cache once Close has returned.
 func (v *Vault) Close() error {
 	v.mu.Lock()
+	if !v.closed {
+		close(v.quit)
+	}
 	v.closed, v.pending = true, nil
 	v.mu.Unlock()
 	v.bg.Wait()
@@ -230,6 +239,7 @@ func (v *Vault) Catalogue(ctx context.Context) (*Catalogue, error) {
 		// stale catalogue.
 		start := time.Now()
 		if cat, later := v.loadCache(); cat != nil {
+			v.adoptTitles(cat)
 			v.checkCost = time.Since(start)
 			v.cat, v.checked = cat, time.Now()
 			if len(later) > 0 {
@@ -337,6 +347,8 @@ type Catalogue struct {
 	byDOI   map[string]*Paper
 	byArXiv map[string]*Paper
 	stamps  []stamp
+
+	titles map[string]learntTitle // read with a cached catalogue, for its Vault to adopt
 }
 
 // Papers returns every paper unit, sorted by Ref.

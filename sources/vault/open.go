@@ -44,9 +44,10 @@ type Item struct {
 // PaperInfo names a paper unit of the Vault.
 type PaperInfo struct {
 	Path string // its folder, vault-relative
-	// Title is the paper's title: metadata.json's, else PAPER.md's first
-	// heading, else its folder's name. Stat does not read the PDF for it;
-	// the paper's source (Library.Open) titles it as its PDF does.
+	// Title is the paper's title as far as it is known without reading
+	// its PDF: metadata.json's, else the PDF's own title once the Vault
+	// has learnt it, else PAPER.md's first heading, else its folder's
+	// name. Library.Title reads the PDF when its title is not learnt yet.
 	Title string
 	PDF   string // its PDF, vault-relative; "" when it has none
 }
@@ -72,12 +73,55 @@ func (l *Library) Stat(ctx context.Context, p string) (*Item, error) {
 		return nil, statErr(ctx, fmt.Errorf("reading the vault catalogue: %w", err))
 	}
 	if u := cat.PaperOf(clean); u != nil {
-		it.Paper = &PaperInfo{Path: u.Ref, Title: u.Title(), PDF: u.PDF}
-		if it.Paper.Title == "" {
-			it.Paper.Title = textnorm.Line(path.Base(u.Ref))
-		}
+		it.Paper = &PaperInfo{Path: u.Ref, Title: knownTitle(l, u), PDF: u.PDF}
 	}
 	return it, nil
+}
+
+// knownTitle is the title of the paper p as far as it is known without
+// reading its PDF (see PaperInfo.Title).
+func knownTitle(l *Library, p *catalog.Paper) string {
+	if t := textnorm.Line(p.Meta.Title); t != "" {
+		return t
+	}
+	if p.PDF != "" {
+		if t, _ := l.v.LearntTitle(p.PDF); t != "" {
+			return t
+		}
+	}
+	if t := p.Title(); t != "" {
+		return t
+	}
+	return textnorm.Line(path.Base(p.Ref))
+}
+
+// Title returns the best title the Library knows of the item it: for a
+// paper, metadata.json's title, else its PDF's own (its title block, else
+// its Info or XMP title), else PAPER.md's first heading, else its folder's
+// name; for a PDF file, its own title, else its name; for anything else,
+// its name. The PDF is read only when its title has not been learnt (and
+// the title is then kept with the catalogue), so that a plan, a card and
+// context_read give a document one title.
+func (l *Library) Title(ctx context.Context, it *Item) string {
+	switch {
+	case it.Kind == grant.KindPaper && it.Paper != nil:
+		return l.paperTitle(ctx, it.Paper.Path)
+	case it.Kind == grant.KindFile && isPDF(it.Path):
+		if t, ok := l.v.LearntTitle(it.Path); ok {
+			if t != "" {
+				return t
+			}
+			return textnorm.Line(path.Base(it.Path))
+		}
+		if src, err := l.Open(ctx, grant.KindFile, it.Path); err == nil {
+			if s, ok := src.(*PDF); ok {
+				if doc, err := s.pdf.document(ctx); err == nil {
+					return s.title(doc)
+				}
+			}
+		}
+	}
+	return textnorm.Line(path.Base(it.Path))
 }
 
 // paperTitle is the title of the library paper ref as its source gives it:

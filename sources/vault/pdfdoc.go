@@ -57,10 +57,7 @@ func (f *pdfFile) describe(md *sources.Metadata, doc *pdf.Document, secs []sourc
 	}
 	md.Pages = len(doc.Pages)
 	if md.Title == "" {
-		md.Title = textnorm.Line(doc.Title)
-	}
-	if md.Title == "" {
-		md.Title = x.Title
+		md.Title = pdfTitle(doc)
 	}
 	if len(md.Authors) == 0 {
 		md.Authors = textnorm.Lines(doc.Authors)
@@ -87,6 +84,19 @@ func (f *pdfFile) describe(md *sources.Metadata, doc *pdf.Document, secs []sourc
 	}
 }
 
+// pdfTitle is the title a PDF shows of itself: its title block, else its
+// Info title, else its XMP title; "" when it shows none. It is what the
+// Vault learns of the PDF (catalog.Vault.LearnTitle).
+func pdfTitle(doc *pdf.Document) string {
+	if t := textnorm.Line(doc.Title); t != "" {
+		return t
+	}
+	if x := parseXMP(doc.XMP); x != nil {
+		return x.Title
+	}
+	return ""
+}
+
 // document returns the parsed PDF, extracting it only when the file
 // changed since the last extraction. Errors name the PDF's vault path; an
 // error about the file itself (damaged, encrypted, over a limit) wraps
@@ -105,6 +115,9 @@ func (f *pdfFile) document(ctx context.Context) (*pdf.Document, error) {
 		return f.doc, f.err
 	}
 	doc, err := f.extract(ctx, rel, st)
+	if err == nil {
+		f.l.v.LearnTitle(rel, st, pdfTitle(doc))
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, safefs.ErrNotRegular) {
 			return nil, fsErr(err)
