@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -230,6 +231,7 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 		// path not classified): the plan would be wrong, not just late.
 		return nil, err
 	}
+	res.canonical()
 	p := res.plan
 	p.Mode = grant.ModeMCP
 	if req.Remote || len(p.Sources) == 0 {
@@ -265,8 +267,10 @@ type resolution struct {
 	reg  *sources.Registry // the connectors mentions may name
 	plan *Plan
 	seen map[string]bool // source paths already added
-	lib  *vault.Library
-	docs map[string]docRead // files read, by path
+	// within maps a granted file to the paper it lies in, if any.
+	within map[string]*vault.PaperInfo
+	lib    *vault.Library
+	docs   map[string]docRead // files read, by path
 }
 
 // docRead is a document Resolve read, or why it could not.
@@ -341,6 +345,39 @@ func (r *resolution) addSource(kind grant.Kind, p, title string) {
 	r.plan.Sources = append(r.plan.Sources, grant.Ref{Kind: kind, Path: p, Title: title})
 }
 
+// canonical leaves out every source another source of the plan already
+// grants, whatever order they were named in: anything below a granted
+// directory (a paper in it included), and a paper's own documents (its
+// PDF, PAPER.md, NOTES.md) when the paper is granted. The scope is then
+// one source per thing readable, so its fingerprint does not change with
+// a mention that adds nothing, and no passage is found through two
+// sources. A connector's sources are left as they are.
+func (r *resolution) canonical() {
+	vaultKind := func(k grant.Kind) bool {
+		return k == grant.KindPaper || k == grant.KindDirectory || k == grant.KindFile
+	}
+	covers := func(b, a grant.Ref) bool {
+		switch {
+		case a.Path == b.Path || !vaultKind(a.Kind) || !vaultKind(b.Kind) || len(a.Config) > 0 || len(b.Config) > 0:
+			return false
+		case b.Kind == grant.KindDirectory:
+			return strings.HasPrefix(a.Path, b.Path+"/")
+		case b.Kind == grant.KindPaper && a.Kind == grant.KindFile:
+			pp := r.within[a.Path]
+			return pp != nil && pp.Path == b.Path && pp.Owns(a.Path)
+		}
+		return false
+	}
+	srcs := r.plan.Sources
+	out := srcs[:0:0]
+	for _, a := range srcs {
+		if !slices.ContainsFunc(srcs, func(b grant.Ref) bool { return covers(b, a) }) {
+			out = append(out, a)
+		}
+	}
+	r.plan.Sources = out
+}
+
 // addPaper authorises a paper ref and returns its paper, or nil.
 func (r *resolution) addPaper(ref string) *vault.PaperInfo {
 	it, ok := r.classify(ref)
@@ -372,11 +409,23 @@ func (r *resolution) addMention(m string) {
 	if !ok {
 		return
 	}
+	r.noteWithin(it)
 	title := ""
 	if it.Kind == grant.KindPaper || it.Kind == grant.KindFile && isPDF(it.Path) {
 		title = r.lib.Title(r.ctx, it)
 	}
 	r.addSource(it.Kind, it.Path, title)
+}
+
+// noteWithin remembers the paper a granted file lies in (see canonical).
+func (r *resolution) noteWithin(it *vault.Item) {
+	if it.Kind != grant.KindFile || it.Paper == nil {
+		return
+	}
+	if r.within == nil {
+		r.within = map[string]*vault.PaperInfo{}
+	}
+	r.within[it.Path] = it.Paper
 }
 
 // isPDF reports whether a vault path names a PDF, by its extension.

@@ -43,10 +43,18 @@ func TestResolveSources(t *testing.T) {
 		},
 		{
 			name:     "nested paper wins over an organisation folder with an index NOTES.md",
+			mentions: []string{"papers/vision/resnet", "papers/1706.03762"},
+			wantSources: []grant.Ref{
+				{Kind: grant.KindPaper, Path: "papers/vision/resnet", Title: "Deep Residual Learning"},
+				{Kind: grant.KindPaper, Path: "papers/1706.03762", Title: "Attention Is All You Need"},
+			},
+			wantMode: grant.ModeMCP,
+		},
+		{
+			name:     "the organisation folder grants the paper in it (one source)",
 			mentions: []string{"papers/vision", "papers/vision/resnet"},
 			wantSources: []grant.Ref{
 				{Kind: grant.KindDirectory, Path: "papers/vision", Title: "vision"},
-				{Kind: grant.KindPaper, Path: "papers/vision/resnet", Title: "Deep Residual Learning"},
 			},
 			wantMode: grant.ModeMCP,
 		},
@@ -56,7 +64,7 @@ func TestResolveSources(t *testing.T) {
 			wantSources: []grant.Ref{
 				{Kind: grant.KindDirectory, Path: "notes", Title: "notes"},
 				{Kind: grant.KindFile, Path: "reading-list", Title: "reading-list"},
-				{Kind: grant.KindFile, Path: "notes/ideas.md", Title: "ideas.md"},
+				// notes/ideas.md is in notes, which grants it.
 			},
 			wantMode: grant.ModeMCP,
 		},

@@ -52,6 +52,12 @@ type PaperInfo struct {
 	PDF   string // its PDF, vault-relative; "" when it has none
 }
 
+// Owns reports whether the vault-relative path rel is one of the paper's own
+// documents, which its source reads: its PDF, PAPER.md or NOTES.md.
+func (p *PaperInfo) Owns(rel string) bool {
+	return rel != "" && (rel == p.PDF || rel == p.Path+"/"+catalog.PaperMDFile || rel == p.Path+"/"+catalog.NotesFile)
+}
+
 // Stat reports what the vault-relative path p is. A path that climbs out
 // of the Vault or runs through a symbolic link is an error wrapping
 // sources.ErrOutside; one that does not exist, or is hidden, private (.agentero/),
