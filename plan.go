@@ -63,6 +63,10 @@ type Plan struct {
 	grant.Scope
 	Fingerprint string    `json:"fingerprint"`
 	Dropped     []Dropped `json:"dropped"`
+	// Notes say, one line each, what Resolve changed in the Request other
+	// than dropping a path: a budget override above its hard limit,
+	// capped (grant.BudgetOverrides.Capped).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Grant returns the grant of the plan, stamped now.
@@ -215,6 +219,7 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 		Evidence:  []Evidence{},
 		Scope:     grant.Scope{Budget: budget, Sources: []grant.Ref{}, Tools: []string{}},
 		Dropped:   []Dropped{},
+		Notes:     req.Budget.Capped(),
 	}
 	var current *vault.PaperInfo
 	if req.CurrentPaper != "" {

@@ -2,6 +2,7 @@ package researchctx
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"os"
 	"path/filepath"
@@ -282,6 +283,18 @@ func TestResolveRequestErrors(t *testing.T) {
 		}
 		if p.Budget.ReadChars != 100000 || p.Budget.SearchCards != 50 {
 			t.Errorf("budget = %+v, want readChars 100000, searchCards 50", p.Budget)
+		}
+		// The cap is said, field by field, in the plan's notes.
+		want := []string{
+			fmt.Sprintf("searchCards %d is above the hard limit: capped at 50", big),
+			fmt.Sprintf("readChars %d is above the hard limit: capped at 100000", big),
+		}
+		if diff := cmp.Diff(want, p.Notes); diff != "" {
+			t.Errorf("notes (-want +got):\n%s", diff)
+		}
+		r.Budget = &grant.BudgetOverrides{ReadChars: &grant.MaxBudget.ReadChars}
+		if p, err := Resolve(context.Background(), r); err != nil || p.Notes != nil {
+			t.Errorf("an override at the limit: notes %v, %v; want none", p.Notes, err)
 		}
 	})
 }
