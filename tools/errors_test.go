@@ -206,3 +206,35 @@ func TestSearchSkippedIsCapped(t *testing.T) {
 		t.Errorf("skipped %+v, %d more, partial %v; want %d listed, 3 more, partial", out.Skipped, out.SkippedMore, out.Partial, tools.MaxSkipped)
 	}
 }
+
+// An empty .pdf is said: a search lists it in skipped, as a file of 0
+// bytes, and a read of it says the same; it is not left out unsaid.
+func TestSearchSaysEmptyPDF(t *testing.T) {
+	prep := func(v string) {
+		for rel, data := range map[string][]byte{
+			"shelf/quokka.pdf": hostilepdf.Plain("Quokkas sleep in hollow logs by day."),
+			"shelf/empty.pdf":  nil,
+		} {
+			p := filepath.Join(v, filepath.FromSlash(rel))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	f := newFixtureWith(t, nil, prep, "shelf")
+	out, err := f.ts.Search(context.Background(), tools.SearchInput{Query: "quokkas hollow logs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []tools.Skipped{{Path: "shelf/empty.pdf", Reason: "empty: the file has 0 bytes"}}
+	if diff := cmp.Diff(want, out.Skipped); diff != "" || !out.Partial || len(out.Cards) == 0 {
+		t.Errorf("skipped (-want +got):\n%s\npartial %v, %d cards", diff, out.Partial, len(out.Cards))
+	}
+	_, err = f.ts.Read(context.Background(), tools.ReadInput{Target: "shelf/empty.pdf", Mode: tools.ReadPage, Page: 1})
+	if err == nil || !strings.Contains(err.Error(), "0 bytes") {
+		t.Errorf("read of an empty PDF: %v, want it said empty", err)
+	}
+}

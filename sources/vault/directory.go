@@ -502,8 +502,9 @@ func (d *Directory) scan(ctx context.Context, scanCap int, trusted <-chan *libin
 			return nil
 		}
 		if isPDF(rel) {
-			// A loose PDF: a document with pages (see PDF).
-			if info, err := de.Info(); err == nil && info.Size() > 0 {
+			// A loose PDF: a document with pages (see PDF). An empty
+			// one is indexed too, so that a search lists it in skipped.
+			if info, err := de.Info(); err == nil {
 				if info.Size() > pdf.DefaultMaxBytes {
 					oversized = true // above the extractor's file cap
 					return nil

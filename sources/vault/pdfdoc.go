@@ -114,6 +114,12 @@ func (f *pdfFile) document(ctx context.Context) (*pdf.Document, error) {
 	if f.stamp == stamp && (f.doc != nil || f.err != nil) {
 		return f.doc, f.err
 	}
+	if st.Size() == 0 {
+		// Nothing to extract: said as such (a search lists it in
+		// skipped), not taken for a damaged file.
+		f.stamp, f.doc, f.err = stamp, nil, &unreadableError{what: rel, err: errEmptyPDF}
+		return nil, f.err
+	}
 	doc, err := f.extract(ctx, rel, st)
 	if err == nil {
 		f.l.v.LearnTitle(rel, st, pdfTitle(doc))
@@ -224,6 +230,9 @@ func (f *pdfFile) extract(ctx context.Context, rel string, st fs.FileInfo) (*pdf
 	return pdf.Extract(ctx, r, size, nil)
 }
 
+// errEmptyPDF is the reason a PDF of 0 bytes cannot be read.
+var errEmptyPDF = errors.New("empty: the file has 0 bytes")
+
 // unreadableError is the error of a PDF, or of one of its pages, whose text
 // cannot be extracted. Its message is one line a model may see: the path
 // and the kind of failure (encrypted, malformed, over which limit), never
@@ -255,6 +264,8 @@ func (e *unreadableError) Detail() string { return e.err.Error() }
 func unreadableReason(err error) string {
 	var limit *pdf.LimitError
 	switch {
+	case errors.Is(err, errEmptyPDF):
+		return errEmptyPDF.Error()
 	case errors.Is(err, pdf.ErrEncrypted):
 		return "encrypted: it does not open without a password"
 	case errors.As(err, &limit):
