@@ -205,6 +205,9 @@ func (r *Registry) Resolve(ctx context.Context, s string, env *Env) (n *Named, o
 	if d == nil {
 		return nil, false, nil
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, true, err
+	}
 	if name == "" {
 		return nil, true, fmt.Errorf("%w: %s: names nothing", ErrNotFound, kind)
 	}
@@ -264,6 +267,9 @@ func (r *Registry) Open(ctx context.Context, ref grant.Ref, env *Env) (Source, e
 	d := r.Driver(ref.Kind)
 	if d == nil {
 		return nil, fmt.Errorf("%w %q (source %q): no connector for it is linked into this program", ErrUnknownKind, ref.Kind, textnorm.Line(ref.Path))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	src, err := d.Open(ctx, ref, env)
 	if err != nil {

@@ -238,3 +238,36 @@ func TestSearchSaysEmptyPDF(t *testing.T) {
 		t.Errorf("read of an empty PDF: %v, want it said empty", err)
 	}
 }
+
+// A context already cancelled is refused at every entry point: opening
+// the toolset, and each tool, which reserves and logs nothing.
+func TestEndedContextRefused(t *testing.T) {
+	f := newFixture(t, nil)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if ts, err := tools.Open(cancelled, f.grant, nil); !errors.Is(err, context.Canceled) || ts != nil {
+		t.Errorf("Open = %v, %v; want context.Canceled", ts, err)
+	}
+	calls := map[string]func() error{
+		"context_search": func() error {
+			_, err := f.ts.Search(cancelled, tools.SearchInput{Query: "strided global tokens"})
+			return err
+		},
+		"context_read": func() error {
+			_, err := f.ts.Read(cancelled, tools.ReadInput{Target: "papers/2401.01234"})
+			return err
+		},
+		"paper_relations": func() error {
+			_, err := f.ts.Relations(cancelled, tools.RelationsInput{Paper: "papers/2401.01234"})
+			return err
+		},
+	}
+	for name, call := range calls {
+		if err := call(); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: %v, want context.Canceled", name, err)
+		}
+	}
+	if data, err := os.ReadFile(grant.UsagePath(f.grant)); err == nil && len(data) > 0 {
+		t.Errorf("usage.jsonl holds %q after refused calls, want nothing", data)
+	}
+}

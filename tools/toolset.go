@@ -87,8 +87,12 @@ type Toolset struct {
 // Open reads the grant at grantPath, remembers its fingerprint and opens its
 // sources. A grant that is missing, invalid or prompt-only is an error, and
 // so is one naming a source kind Options.Registry has no connector for:
-// both wrap grant.ErrInvalid.
+// both wrap grant.ErrInvalid. A ctx already cancelled or past its deadline
+// opens nothing and gives ctx.Err().
 func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if opts == nil {
 		opts = &Options{}
 	}
