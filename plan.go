@@ -203,13 +203,13 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 	}
 	lib, err := r.Library(req.Vault)
 	if err != nil {
-		// Named by its last element, as every error names a folder outside
-		// a Vault: enough for the host to tell which, no absolute path.
+		// Named as the host gave it: the error is the host's, never a
+		// tool result, and a host with several Vaults must tell which.
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err // "open .: ..." names nothing
 		}
-		return nil, fmt.Errorf("%w: vault %q cannot be opened: %w", ErrRequest, filepath.Base(req.Vault), err)
+		return nil, fmt.Errorf("%w: vault %q cannot be opened: %w", ErrRequest, req.Vault, err)
 	}
 	res := &resolution{ctx: ctx, lib: lib, seen: map[string]bool{}, reg: r.registry()}
 	res.plan = &Plan{
@@ -255,6 +255,10 @@ func checkRequest(req *Request) error {
 		return fmt.Errorf("%w: vault is required", ErrRequest)
 	case !filepath.IsAbs(req.Vault):
 		return fmt.Errorf("%w: vault must be an absolute path", ErrRequest)
+	case vault.IsFileSystemRoot(req.Vault):
+		// Every file of the machine would be in the library, and its
+		// grants and caches written at /.agentero.
+		return fmt.Errorf("%w: vault %q is the root of the file system: name the library's own folder", ErrRequest, req.Vault)
 	}
 	if err := grant.CheckRuntimeID(req.RuntimeID); err != nil {
 		return fmt.Errorf("%w: %w", ErrRequest, err)

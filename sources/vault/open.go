@@ -3,7 +3,9 @@ package vault
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -19,6 +21,9 @@ import (
 // its catalogue of paper units is kept on disk between processes and
 // reused until a folder changes. Close the Library when done with it.
 func OpenLibrary(root string, opts *LibraryOptions) (*Library, error) {
+	if IsFileSystemRoot(root) {
+		return nil, fmt.Errorf("vault: %w: the root of the file system is not a vault", fs.ErrInvalid)
+	}
 	var vopts *catalog.Options
 	if opts != nil {
 		// The catalogue is kept in the same cache folder.
@@ -31,6 +36,14 @@ func OpenLibrary(root string, opts *LibraryOptions) (*Library, error) {
 	l := newLibrary(v, opts)
 	l.ownVault = true
 	return l, nil
+}
+
+// IsFileSystemRoot reports whether the absolute path root is the root of
+// its file system ("/", or a volume's root on Windows), which is never a
+// Vault: every file of the machine would be in it.
+func IsFileSystemRoot(root string) bool {
+	clean := filepath.Clean(root)
+	return filepath.IsAbs(clean) && filepath.Dir(clean) == clean
 }
 
 // Item is what a vault path is, as a resolver sees it before granting it.
