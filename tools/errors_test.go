@@ -271,3 +271,30 @@ func TestEndedContextRefused(t *testing.T) {
 		t.Errorf("usage.jsonl holds %q after refused calls, want nothing", data)
 	}
 }
+
+// A target that is no path a grant can hold is refused with what is wrong
+// with it, not only "not granted": nothing is read, and the error still
+// wraps ErrNotGranted for a host that branches on it.
+func TestTargetErrorsSayWhatIsWrong(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, tt := range []struct{ target, says string }{
+		{"notes/../notes/ideas.txt", `".." is not allowed in a path`},
+		{"notes/%2e%2e/ideas.txt", `".." is not allowed in a path`},
+		{"notes//ideas.txt", `an empty or "." path segment`},
+		{"notes/meeting #3.md", `a "#" in a file name must be percent-encoded as %23`},
+		{"notes/a#b=c.md", `a "#" in a file name must be percent-encoded as %23`},
+		{"notes%2fideas.txt", `an encoded "/" (%2F) is not allowed`},
+	} {
+		_, err := f.ts.Read(context.Background(), tools.ReadInput{Target: tt.target})
+		if !errors.Is(err, tools.ErrInvalidArgument) || !errors.Is(err, tools.ErrNotGranted) || err == nil || !strings.Contains(err.Error(), tt.says) {
+			t.Errorf("Read(%q) = %v; want it to say %s", tt.target, err, tt.says)
+		}
+	}
+	// A '#' percent-encoded names the file.
+	if err := os.WriteFile(filepath.Join(f.vault, "notes", "meeting #3.md"), []byte("# Meeting 3\n\nquokkas\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := f.ts.Read(context.Background(), tools.ReadInput{Target: "notes/meeting%20%233.md", Mode: tools.ReadFull}); err != nil || !strings.Contains(out.Text, "quokkas") {
+		t.Errorf("the encoded name: %v, %v", out, err)
+	}
+}
