@@ -112,6 +112,9 @@ func closeView(d *Directory, f *safefs.FS) {
 // it. The directory itself, or a folder in it, is a sources.ErrIsDirectory error:
 // list it instead.
 func (d *Directory) Read(ctx context.Context, p string) (*sources.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	rel, err := d.inside(p)
 	if err != nil {
 		return nil, err
@@ -180,6 +183,9 @@ func (d *Directory) paperAt(ctx context.Context, p string) (src *Paper, sub stri
 // List implements sources.Lister: one level, folders first, then files, each in
 // name order; hidden entries and .agentero never appear.
 func (d *Directory) List(ctx context.Context, p string, max int) ([]sources.Entry, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
 	rel, err := d.inside(p)
 	if err != nil {
 		return nil, false, err

@@ -112,6 +112,9 @@ func (s *PDF) sections(doc *pdf.Document) []sources.Section {
 // count the PDF itself shows, and the DOI and publication year of its XMP
 // metadata.
 func (s *PDF) Describe(ctx context.Context) (*sources.Metadata, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	doc, err := s.pdf.document(ctx)
 	if err != nil {
 		return nil, err

@@ -100,6 +100,9 @@ func (s *Paper) title(ctx context.Context) string {
 // failing: the metadata is still worth having, and Read reports the error.
 // The title, authors and identifiers are one line each (textnorm.Line).
 func (s *Paper) Describe(ctx context.Context) (*sources.Metadata, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m := s.p.Meta
 	md := &sources.Metadata{
 		Title:    textnorm.Line(m.Title),
