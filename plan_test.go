@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -269,7 +270,13 @@ func TestResolveRequestErrors(t *testing.T) {
 			if !errors.Is(err, ErrRequest) {
 				t.Fatalf("err = %v, want ErrRequest", err)
 			}
-			if strings.Contains(err.Error(), dir) {
+			msg := err.Error()
+			if r.Vault != dir {
+				// A vault that cannot be opened is named as the host gave
+				// it (the error is the host's), and nothing else is.
+				msg = strings.Replace(msg, strconv.Quote(r.Vault), "", 1)
+			}
+			if strings.Contains(msg, dir) {
 				t.Errorf("error leaks the vault path: %v", err)
 			}
 		})

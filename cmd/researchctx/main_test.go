@@ -683,7 +683,7 @@ func TestREADMEPlan(t *testing.T) {
 	sample := block("./researchctx plan -request request.json\n", "```json\n")
 
 	_, vault := sampleVault(t)
-	const readmeVault = "/home/ana/Vault"
+	const readmeVault = "/tmp/vault"
 	if !strings.Contains(reqText, `"vault": "`+readmeVault+`"`) {
 		t.Fatalf("README request:\n%s", reqText)
 	}

@@ -110,6 +110,10 @@ type sourceItem struct {
 	Tools      []string    `json:"tools"`
 }
 
+// folderListing is the place of a source that is a folder the agent
+// listed.
+const folderListing = "folder listing"
+
 var useLabel = map[usage.Use]string{
 	usage.UseRead:     "Read: text the agent received",
 	usage.UseSearched: "Searched: seen on a search card",
@@ -139,6 +143,11 @@ func (s *server) sourcesView(ctx context.Context, u usage.Turn, plan *researchct
 		for _, used := range grp.list {
 			it := sourceItem{linkView: *link(used.URI), N: order[used.URI], Place: used.Place, PlaceLabel: placeLabel[used.Place], Tools: used.Tools}
 			it.Title, it.Where = s.describe(ctx, used.URI)
+			if st, err := s.lib.Stat(ctx, used.URI); err == nil && st.Kind != grant.KindFile {
+				// A folder the agent listed: logged as every URI handed
+				// out, but there is no document to open.
+				it.Href, it.Where = "", folderListing
+			}
 			sg.Sources = append(sg.Sources, it)
 		}
 		v.Groups = append(v.Groups, sg)

@@ -30,16 +30,12 @@ type learntTitle struct {
 // cache: far above any real title.
 const maxLearntTitle = 2000
 
-// titleFlushDelay is how long the Vault gathers learnt titles before it
-// writes them to the catalogue cache: an index build learns one per PDF,
-// and the cache is written once per delay, not once per PDF.
-const titleFlushDelay = 2 * time.Second
-
 // LearnTitle records title as the title of the PDF at the vault-relative
 // path pdf while it is the file st describes (same size and modification
 // time). An empty title is recorded too: the PDF shows none, and is not
-// read again for one. What is learnt is written to the catalogue cache
-// shortly after, and at Close.
+// read again for one. What is learnt is written with the catalogue cache
+// when the catalogue is next written, and at Close: never by a timer, so
+// that nothing is written after a Vault is left without Close.
 func (v *Vault) LearnTitle(pdf string, st fs.FileInfo, title string) {
 	if st == nil || !titlePath(pdf) {
 		return
@@ -58,16 +54,8 @@ func (v *Vault) LearnTitle(pdf string, st fs.FileInfo, title string) {
 		}
 		v.titles[pdf] = t
 	}
-	flush := changed && !v.flushing
-	if flush {
-		v.flushing = true
-	}
+	v.dirty = v.dirty || changed
 	v.tmu.Unlock()
-	if flush {
-		v.mu.Lock()
-		v.background(v.flushTitles)
-		v.mu.Unlock()
-	}
 }
 
 // LearntTitle returns the title learnt of the PDF at the vault-relative
@@ -87,18 +75,15 @@ func (v *Vault) LearntTitle(pdf string) (string, bool) {
 	return t.title, true
 }
 
-// flushTitles writes the learnt titles with the catalogue in hand, after
-// titleFlushDelay or at once when the Vault is closing.
+// flushTitles writes the catalogue in hand with the titles learnt since
+// the cache was last written, if any. Close calls it.
 func (v *Vault) flushTitles() {
-	timer := time.NewTimer(titleFlushDelay)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-	case <-v.quit:
-	}
 	v.tmu.Lock()
-	v.flushing = false
+	dirty := v.dirty
 	v.tmu.Unlock()
+	if !dirty {
+		return
+	}
 	v.mu.Lock()
 	cat := v.cat
 	v.mu.Unlock()
@@ -139,6 +124,7 @@ func titlePath(p string) bool {
 func (v *Vault) appendTitles(b []byte) []byte {
 	v.tmu.Lock()
 	defer v.tmu.Unlock()
+	v.dirty = false
 	if len(v.titles) == 0 {
 		return b
 	}

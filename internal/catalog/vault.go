@@ -121,11 +121,10 @@ type Vault struct {
 	pending    func()        // the check CheckPapers starts, if not yet started
 	closed     bool          // Close was called: no check starts
 	bg         sync.WaitGroup
-	quit       chan struct{} // closed by Close: a pending write of titles goes now
 
-	tmu      sync.Mutex
-	titles   map[string]learntTitle // by PDF path (see LearnTitle)
-	flushing bool                   // a write of the learnt titles is pending
+	tmu    sync.Mutex
+	titles map[string]learntTitle // by PDF path (see LearnTitle)
+	dirty  bool                   // titles were learnt since the cache was last written
 }
 
 // Open opens the Vault rooted at the absolute folder root.
@@ -134,7 +133,7 @@ func Open(root string, opts *Options) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault: %w", err)
 	}
-	v := &Vault{root: root, fs: f.Strict(), quit: make(chan struct{})}
+	v := &Vault{root: root, fs: f.Strict()}
 	if opts != nil {
 		v.opts = *opts
 	}
@@ -158,12 +157,13 @@ func (v *Vault) FS() *safefs.FS { return v.fs }
 // to the cache once Close has returned.
 func (v *Vault) Close() error {
 	v.mu.Lock()
-	if !v.closed {
-		close(v.quit)
-	}
+	closed := v.closed
 	v.closed, v.pending = true, nil
 	v.mu.Unlock()
 	v.bg.Wait()
+	if !closed {
+		v.flushTitles()
+	}
 	return v.fs.Close()
 }
 
