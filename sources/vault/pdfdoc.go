@@ -230,8 +230,14 @@ func (f *pdfFile) extract(ctx context.Context, rel string, st fs.FileInfo) (*pdf
 	return pdf.Extract(ctx, r, size, nil)
 }
 
-// errEmptyPDF is the reason a PDF of 0 bytes cannot be read.
-var errEmptyPDF = errors.New("empty: the file has 0 bytes")
+// errEmptyPDF is the reason a PDF of 0 bytes cannot be read. It is a
+// malformed PDF (pdf.ErrMalformed), said in its own words.
+var errEmptyPDF error = emptyPDF{}
+
+type emptyPDF struct{}
+
+func (emptyPDF) Error() string { return "empty: the file has 0 bytes" }
+func (emptyPDF) Unwrap() error { return pdf.ErrMalformed }
 
 // unreadableError is the error of a PDF, or of one of its pages, whose text
 // cannot be extracted. Its message is one line a model may see: the path
