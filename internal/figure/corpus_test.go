@@ -169,3 +169,41 @@ func TestCorpusCaptions(t *testing.T) {
 		t.Errorf("held-out false entries %.3f, want ≤ 0.05", f)
 	}
 }
+
+// corpusDoc extracts a PDF of the corpus.
+func corpusDoc(t *testing.T, name string) *pdf.Document {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(corpus.Dir(t, "pdfs"), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := pdf.Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// An algorithm is read whole: its caption alone (its body's first line
+// not taken into it), then its body, which a ruled algorithm sets under
+// the caption. A real paper's Algorithm 1.
+func TestAlgorithmBody(t *testing.T) {
+	doc := corpusDoc(t, "arxiv-1806.10282.pdf")
+	var alg *Item
+	for _, it := range Find(doc) {
+		if it.ID == "algorithm-1" {
+			alg = &it
+		}
+	}
+	if alg == nil {
+		t.Fatal("no algorithm-1")
+	}
+	if alg.Caption != "Algorithm 1: Optimize Acquisition Function" {
+		t.Errorf("caption %q, want the caption alone", alg.Caption)
+	}
+	for _, step := range []string{"Input: H, r, Tlow", "Output: f , O", "2 foreach (f, θf , c) ∈ H do", "4 while Q", "12 return The nearest ancestor of fmin in H"} {
+		if !strings.Contains(alg.Text, step) {
+			t.Errorf("algorithm-1 lacks its step %q:\n%s", step, alg.Text)
+		}
+	}
+}
