@@ -115,8 +115,12 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 			m := *h.hit.Mark
 			m.Location = h.hit.Location
 			c.CitationURI = markURI(m)
-		} else if u := t.captionURI(ctx, h.hit, c.Excerpt); u != "" && len(c.CitationURIs) == 0 {
+		} else if u, cut := t.captionURI(ctx, h.hit, c.Excerpt); u != "" && len(c.CitationURIs) == 0 {
 			c.CitationURI = u
+			if cut > 0 {
+				// The next item's caption is its own card's.
+				c.Excerpt = strings.TrimSpace(c.Excerpt[:cut])
+			}
 		}
 		// The whole card counts, not just its excerpt.
 		n := c.chars()
