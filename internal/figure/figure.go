@@ -327,7 +327,7 @@ func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body floa
 			}
 		}
 		sort.SliceStable(cand, func(a, b int) bool { return cand[a].Box.Y < cand[b].Box.Y })
-		return takeUntilBody(cand, x1-x0, body, capBox.Y+capBox.H, +1)
+		return takeUntilBody(cand, x1-x0, body, capBox.Y+capBox.H, +1, kind == Algorithm)
 	}
 	above := func() []pdf.Line {
 		var cand []pdf.Line
@@ -337,7 +337,7 @@ func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body floa
 			}
 		}
 		sort.SliceStable(cand, func(a, b int) bool { return cand[a].Box.Y+cand[a].Box.H > cand[b].Box.Y+cand[b].Box.H })
-		got := takeUntilBody(cand, x1-x0, body, capBox.Y, -1)
+		got := takeUntilBody(cand, x1-x0, body, capBox.Y, -1, kind == Algorithm)
 		slices.Reverse(got)
 		return got
 	}
@@ -370,8 +370,9 @@ func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body floa
 
 // takeUntilBody takes lines from cand (ordered away from the caption) up
 // to the first line of body text, the first caption or a gap of more than
-// a fifth of the page.
-func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int) []pdf.Line {
+// a fifth of the page. In an algorithm's area (algo) a line that reads as
+// a step of pseudocode is no body text, however long.
+func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int, algo bool) []pdf.Line {
 	var out []pdf.Line
 	edge := from
 	for k, ln := range cand {
@@ -387,10 +388,10 @@ func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int) []pdf.Li
 		if _, _, ok := Caption(ln.Text); ok {
 			break
 		}
-		if prose(ln, width, body) && !algorithmLine(ln.Text) {
+		if prose(ln, width, body) && !(algo && algorithmLine(ln.Text)) {
 			break
 		}
-		if dir < 0 && k+1 < len(cand) && endsParagraph(ln, cand[k+1], width, body) {
+		if dir < 0 && k+1 < len(cand) && !(algo && algorithmLine(cand[k+1].Text)) && endsParagraph(ln, cand[k+1], width, body) {
 			break // the short last line of a paragraph above a figure
 		}
 		out = append(out, ln)
@@ -408,9 +409,11 @@ func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int) []pdf.Li
 var algorithmStep = regexp.MustCompile(`^(?:\d{1,3}:?\s|(?:Input|Output|Require|Ensure|Data|Result|Parameters?)\s*:|(?:for|foreach|while|if|else|end|return|repeat|until|function|procedure)\b)`)
 
 // algorithmLine reports a line that reads as a step of an algorithm's
-// body rather than as prose.
+// body rather than as prose: a numbered step, a keyword, an assignment
+// arrow or a comment.
 func algorithmLine(text string) bool {
-	return algorithmStep.MatchString(strings.TrimSpace(text))
+	text = strings.TrimSpace(text)
+	return algorithmStep.MatchString(text) || strings.Contains(text, "←") || strings.Contains(text, " // ") || strings.HasPrefix(text, "// ")
 }
 
 // endsParagraph reports a line that ends the paragraph of prose above it:
