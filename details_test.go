@@ -3,6 +3,7 @@ package researchctx
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/samplevault"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 // sampleVault extracts the sample vault, whose papers are real PDFs.
@@ -143,8 +145,32 @@ func TestResolveMissingVaultNamed(t *testing.T) {
 	if !errors.Is(err, ErrRequest) || !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("err = %v, want ErrRequest and fs.ErrNotExist", err)
 	}
-	if want := `vault "my-library" cannot be opened`; !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), dir) {
-		t.Errorf("err = %v, want it to name %q and no absolute path", err, want)
+	// The host's error names the vault as the host gave it, so that a host
+	// with several can tell which (no tool result ever carries it).
+	if want := fmt.Sprintf(`vault %q cannot be opened`, r.Vault); !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want it to say %s", err, want)
+	}
+}
+
+// A vault that is the file system's root, or a file, is refused with the
+// path as the host gave it, and nothing is written there.
+func TestResolveVaultNotAFolder(t *testing.T) {
+	dir := sampleVault(t)
+	file := filepath.Join(dir, "reading-list")
+	for _, tt := range []struct{ vault, want string }{
+		{"/", `vault "/" is the root of the file system`},
+		{"/.", `vault "/." is the root of the file system`},
+		{file, fmt.Sprintf(`vault %q cannot be opened: vault is not a folder`, file)},
+	} {
+		var res Resolver
+		p, err := res.Resolve(context.Background(), req(tt.vault))
+		res.Close()
+		if !errors.Is(err, ErrRequest) || p != nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("vault %q: %v, %v; want ErrRequest saying %s", tt.vault, p, err, tt.want)
+		}
+	}
+	if _, err := vault.OpenLibrary("/", nil); !errors.Is(err, fs.ErrInvalid) {
+		t.Errorf("OpenLibrary(/) = %v, want fs.ErrInvalid", err)
 	}
 }
 

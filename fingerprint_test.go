@@ -29,10 +29,11 @@ func TestFingerprintScope(t *testing.T) {
 	}
 	ref := fp(func(*Request) {})
 	same := map[string]func(*Request){
-		"quote changed":           func(r *Request) { r.Selections[0].Text = "another quote entirely" },
-		"turn id changed":         func(r *Request) { r.TurnID = "turn-2" },
-		"mention order changed":   func(r *Request) { r.Mentions = []string{"reading-list", "notes"} },
-		"page of selection moved": func(r *Request) { r.Selections[0].Page = 7 },
+		"quote changed":              func(r *Request) { r.Selections[0].Text = "another quote entirely" },
+		"turn id changed":            func(r *Request) { r.TurnID = "turn-2" },
+		"mention order changed":      func(r *Request) { r.Mentions = []string{"reading-list", "notes"} },
+		"page of selection moved":    func(r *Request) { r.Selections[0].Page = 7 },
+		"a file of a granted folder": func(r *Request) { r.Mentions = append(r.Mentions, "notes/ideas.md") },
 	}
 	for name, mod := range same {
 		if got := fp(mod); got != ref {
@@ -41,7 +42,7 @@ func TestFingerprintScope(t *testing.T) {
 	}
 	four := 4
 	differ := map[string]func(*Request){
-		"source added":   func(r *Request) { r.Mentions = append(r.Mentions, "notes/ideas.md") },
+		"source added":   func(r *Request) { r.Mentions = append(r.Mentions, "papers/bare") },
 		"source removed": func(r *Request) { r.Mentions = r.Mentions[:1] },
 		"budget changed": func(r *Request) { r.Budget = &grant.BudgetOverrides{SearchCards: &four} },
 		"mode changed":   func(r *Request) { r.Remote = true },

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -62,6 +63,10 @@ type Plan struct {
 	grant.Scope
 	Fingerprint string    `json:"fingerprint"`
 	Dropped     []Dropped `json:"dropped"`
+	// Notes say, one line each, what Resolve changed in the Request other
+	// than dropping a path: a budget override above its hard limit,
+	// capped (grant.BudgetOverrides.Capped).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Grant returns the grant of the plan, stamped now.
@@ -198,13 +203,13 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 	}
 	lib, err := r.Library(req.Vault)
 	if err != nil {
-		// Named by its last element, as every error names a folder outside
-		// a Vault: enough for the host to tell which, no absolute path.
+		// Named as the host gave it: the error is the host's, never a
+		// tool result, and a host with several Vaults must tell which.
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err // "open .: ..." names nothing
 		}
-		return nil, fmt.Errorf("%w: vault %q cannot be opened: %w", ErrRequest, filepath.Base(req.Vault), err)
+		return nil, fmt.Errorf("%w: vault %q cannot be opened: %w", ErrRequest, req.Vault, err)
 	}
 	res := &resolution{ctx: ctx, lib: lib, seen: map[string]bool{}, reg: r.registry()}
 	res.plan = &Plan{
@@ -214,6 +219,7 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 		Evidence:  []Evidence{},
 		Scope:     grant.Scope{Budget: budget, Sources: []grant.Ref{}, Tools: []string{}},
 		Dropped:   []Dropped{},
+		Notes:     req.Budget.Capped(),
 	}
 	var current *vault.PaperInfo
 	if req.CurrentPaper != "" {
@@ -230,6 +236,7 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 		// path not classified): the plan would be wrong, not just late.
 		return nil, err
 	}
+	res.canonical()
 	p := res.plan
 	p.Mode = grant.ModeMCP
 	if req.Remote || len(p.Sources) == 0 {
@@ -248,6 +255,10 @@ func checkRequest(req *Request) error {
 		return fmt.Errorf("%w: vault is required", ErrRequest)
 	case !filepath.IsAbs(req.Vault):
 		return fmt.Errorf("%w: vault must be an absolute path", ErrRequest)
+	case vault.IsFileSystemRoot(req.Vault):
+		// Every file of the machine would be in the library, and its
+		// grants and caches written at /.agentero.
+		return fmt.Errorf("%w: vault %q is the root of the file system: name the library's own folder", ErrRequest, req.Vault)
 	}
 	if err := grant.CheckRuntimeID(req.RuntimeID); err != nil {
 		return fmt.Errorf("%w: %w", ErrRequest, err)
@@ -265,8 +276,10 @@ type resolution struct {
 	reg  *sources.Registry // the connectors mentions may name
 	plan *Plan
 	seen map[string]bool // source paths already added
-	lib  *vault.Library
-	docs map[string]docRead // files read, by path
+	// within maps a granted file to the paper it lies in, if any.
+	within map[string]*vault.PaperInfo
+	lib    *vault.Library
+	docs   map[string]docRead // files read, by path
 }
 
 // docRead is a document Resolve read, or why it could not.
@@ -341,6 +354,39 @@ func (r *resolution) addSource(kind grant.Kind, p, title string) {
 	r.plan.Sources = append(r.plan.Sources, grant.Ref{Kind: kind, Path: p, Title: title})
 }
 
+// canonical leaves out every source another source of the plan already
+// grants, whatever order they were named in: anything below a granted
+// directory (a paper in it included), and a paper's own documents (its
+// PDF, PAPER.md, NOTES.md) when the paper is granted. The scope is then
+// one source per thing readable, so its fingerprint does not change with
+// a mention that adds nothing, and no passage is found through two
+// sources. A connector's sources are left as they are.
+func (r *resolution) canonical() {
+	vaultKind := func(k grant.Kind) bool {
+		return k == grant.KindPaper || k == grant.KindDirectory || k == grant.KindFile
+	}
+	covers := func(b, a grant.Ref) bool {
+		switch {
+		case a.Path == b.Path || !vaultKind(a.Kind) || !vaultKind(b.Kind) || len(a.Config) > 0 || len(b.Config) > 0:
+			return false
+		case b.Kind == grant.KindDirectory:
+			return strings.HasPrefix(a.Path, b.Path+"/")
+		case b.Kind == grant.KindPaper && a.Kind == grant.KindFile:
+			pp := r.within[a.Path]
+			return pp != nil && pp.Path == b.Path && pp.Owns(a.Path)
+		}
+		return false
+	}
+	srcs := r.plan.Sources
+	out := srcs[:0:0]
+	for _, a := range srcs {
+		if !slices.ContainsFunc(srcs, func(b grant.Ref) bool { return covers(b, a) }) {
+			out = append(out, a)
+		}
+	}
+	r.plan.Sources = out
+}
+
 // addPaper authorises a paper ref and returns its paper, or nil.
 func (r *resolution) addPaper(ref string) *vault.PaperInfo {
 	it, ok := r.classify(ref)
@@ -351,8 +397,17 @@ func (r *resolution) addPaper(ref string) *vault.PaperInfo {
 		r.drop(ref, DropNotPaper)
 		return nil
 	}
+	r.titled(it)
 	r.addSource(grant.KindPaper, it.Paper.Path, it.Paper.Title)
 	return it.Paper
+}
+
+// titled sets the title of the paper it is or lies in to the best the
+// Library knows (Library.Title): the one cards and context_read show.
+func (r *resolution) titled(it *vault.Item) {
+	if it.Paper != nil {
+		it.Paper.Title = r.lib.Title(r.ctx, &vault.Item{Kind: grant.KindPaper, Path: it.Paper.Path, Paper: it.Paper})
+	}
 }
 
 func (r *resolution) addMention(m string) {
@@ -363,12 +418,27 @@ func (r *resolution) addMention(m string) {
 	if !ok {
 		return
 	}
+	r.noteWithin(it)
 	title := ""
-	if it.Kind == grant.KindPaper {
-		title = it.Paper.Title
+	if it.Kind == grant.KindPaper || it.Kind == grant.KindFile && isPDF(it.Path) {
+		title = r.lib.Title(r.ctx, it)
 	}
 	r.addSource(it.Kind, it.Path, title)
 }
+
+// noteWithin remembers the paper a granted file lies in (see canonical).
+func (r *resolution) noteWithin(it *vault.Item) {
+	if it.Kind != grant.KindFile || it.Paper == nil {
+		return
+	}
+	if r.within == nil {
+		r.within = map[string]*vault.PaperInfo{}
+	}
+	r.within[it.Path] = it.Paper
+}
+
+// isPDF reports whether a vault path names a PDF, by its extension.
+func isPDF(p string) bool { return strings.EqualFold(path.Ext(p), ".pdf") }
 
 // addSelection adds the evidence of one selection and authorises the file or
 // paper it came from.
@@ -394,6 +464,7 @@ func (r *resolution) addSelection(sel Selection, current *vault.PaperInfo) {
 			return
 		}
 		kind, clean := it.Kind, it.Path
+		r.titled(it)
 		paper = it.Paper
 		switch kind {
 		case grant.KindPaper:
@@ -403,8 +474,14 @@ func (r *resolution) addSelection(sel Selection, current *vault.PaperInfo) {
 		}
 		if paper == nil {
 			// Outside a paper the item itself is granted; evidence in a
-			// plain directory cannot point into it precisely.
-			r.addSource(kind, clean, "")
+			// plain directory cannot point into it precisely. A loose PDF
+			// is titled as it titles itself, not by its file name.
+			title := ""
+			if kind == grant.KindFile && isPDF(clean) {
+				title = r.lib.Title(r.ctx, it)
+				ev.Title = title
+			}
+			r.addSource(kind, clean, title)
 		}
 	case current != nil:
 		paper = current
@@ -447,27 +524,10 @@ func (r *resolution) addSelection(sel Selection, current *vault.PaperInfo) {
 			return
 		}
 	}
-	if doc != nil && paper == nil && strings.EqualFold(path.Ext(file), ".pdf") {
-		// A loose PDF, read to place the selection: it is titled as it
-		// titles itself (title block, Info, XMP), not by its file name.
-		if t := textnorm.Line(doc.Title); t != "" {
-			ev.Title = t
-			r.retitle(grant.KindFile, file, t)
-		}
-	}
 	ev.CitationURI = citation(file, sel)
 	ev.CitationURIs = span.uris(file, ev.Page)
 	r.addMarkComment(paper, file, &ev)
 	r.plan.Evidence = append(r.plan.Evidence, ev)
-}
-
-// retitle sets the title of the granted source kind:p.
-func (r *resolution) retitle(kind grant.Kind, p, title string) {
-	for i, s := range r.plan.Sources {
-		if s.Kind == kind && s.Path == p {
-			r.plan.Sources[i].Title = title
-		}
-	}
 }
 
 // document reads the file a selection is from, once per Resolve, or says

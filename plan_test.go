@@ -3,8 +3,10 @@ package researchctx
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -43,10 +45,18 @@ func TestResolveSources(t *testing.T) {
 		},
 		{
 			name:     "nested paper wins over an organisation folder with an index NOTES.md",
+			mentions: []string{"papers/vision/resnet", "papers/1706.03762"},
+			wantSources: []grant.Ref{
+				{Kind: grant.KindPaper, Path: "papers/vision/resnet", Title: "Deep Residual Learning"},
+				{Kind: grant.KindPaper, Path: "papers/1706.03762", Title: "Attention Is All You Need"},
+			},
+			wantMode: grant.ModeMCP,
+		},
+		{
+			name:     "the organisation folder grants the paper in it (one source)",
 			mentions: []string{"papers/vision", "papers/vision/resnet"},
 			wantSources: []grant.Ref{
 				{Kind: grant.KindDirectory, Path: "papers/vision", Title: "vision"},
-				{Kind: grant.KindPaper, Path: "papers/vision/resnet", Title: "Deep Residual Learning"},
 			},
 			wantMode: grant.ModeMCP,
 		},
@@ -56,7 +66,7 @@ func TestResolveSources(t *testing.T) {
 			wantSources: []grant.Ref{
 				{Kind: grant.KindDirectory, Path: "notes", Title: "notes"},
 				{Kind: grant.KindFile, Path: "reading-list", Title: "reading-list"},
-				{Kind: grant.KindFile, Path: "notes/ideas.md", Title: "ideas.md"},
+				// notes/ideas.md is in notes, which grants it.
 			},
 			wantMode: grant.ModeMCP,
 		},
@@ -260,7 +270,13 @@ func TestResolveRequestErrors(t *testing.T) {
 			if !errors.Is(err, ErrRequest) {
 				t.Fatalf("err = %v, want ErrRequest", err)
 			}
-			if strings.Contains(err.Error(), dir) {
+			msg := err.Error()
+			if r.Vault != dir {
+				// A vault that cannot be opened is named as the host gave
+				// it (the error is the host's), and nothing else is.
+				msg = strings.Replace(msg, strconv.Quote(r.Vault), "", 1)
+			}
+			if strings.Contains(msg, dir) {
 				t.Errorf("error leaks the vault path: %v", err)
 			}
 		})
@@ -274,6 +290,18 @@ func TestResolveRequestErrors(t *testing.T) {
 		}
 		if p.Budget.ReadChars != 100000 || p.Budget.SearchCards != 50 {
 			t.Errorf("budget = %+v, want readChars 100000, searchCards 50", p.Budget)
+		}
+		// The cap is said, field by field, in the plan's notes.
+		want := []string{
+			fmt.Sprintf("searchCards %d is above the hard limit: capped at 50", big),
+			fmt.Sprintf("readChars %d is above the hard limit: capped at 100000", big),
+		}
+		if diff := cmp.Diff(want, p.Notes); diff != "" {
+			t.Errorf("notes (-want +got):\n%s", diff)
+		}
+		r.Budget = &grant.BudgetOverrides{ReadChars: &grant.MaxBudget.ReadChars}
+		if p, err := Resolve(context.Background(), r); err != nil || p.Notes != nil {
+			t.Errorf("an override at the limit: notes %v, %v; want none", p.Notes, err)
 		}
 	})
 }

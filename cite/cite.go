@@ -160,8 +160,15 @@ func Parse(s string) (URI, error) {
 		if err != nil {
 			return bad("bad percent-encoding")
 		}
-		if d == "" || d == "." || d == ".." || strings.ContainsAny(d, "/\\\x00") || !utf8.ValidString(d) {
-			return bad("bad path segment")
+		switch {
+		case d == "..":
+			return bad(`".." is not allowed in a path: name the file without it`)
+		case d == "" || d == ".":
+			return bad(`an empty or "." path segment is not allowed`)
+		case strings.Contains(d, "/"):
+			return bad(`an encoded "/" (%2F) is not allowed in a path segment`)
+		case strings.ContainsAny(d, "\\\x00") || !utf8.ValidString(d):
+			return bad("an encoded backslash or NUL, or bytes that are not UTF-8, in a path segment")
 		}
 		segs[i] = d
 	}
@@ -171,7 +178,7 @@ func Parse(s string) (URI, error) {
 	}
 	key, val, ok := strings.Cut(frag, "=")
 	if !ok || val == "" {
-		return bad("bad fragment")
+		return bad(hashInName)
 	}
 	switch key {
 	case "page":
@@ -198,10 +205,14 @@ func Parse(s string) (URI, error) {
 		}
 		u.Item = key + "-" + d
 	default:
-		return bad("unknown fragment " + strconv.Quote(key))
+		return bad("unknown fragment " + strconv.Quote(key) + "; " + hashInName)
 	}
 	return u, nil
 }
+
+// hashInName is why a fragment that is none of the accepted ones is
+// refused: most often a '#' in a file name, taken for a fragment's start.
+const hashInName = `"#" starts a fragment (#page=N, #section=…, #region=…): a "#" in a file name must be percent-encoded as %23`
 
 // itemNumber reports a number a caption gives: letters, digits and dots
 // ("3", "S1", "A.2", "1.1"), starting with a letter or digit.

@@ -139,7 +139,7 @@ func Usage(name string) string {
   NAME plan -request FILE [-cache-dir DIR]
         resolve a Request (JSON, FILE or - for stdin), write the turn's grant,
         print the Plan as JSON: grantPath, prompt, fingerprint, mode, tools,
-        sources, evidence, dropped, budget, runtimeId, turnId
+        sources, evidence, dropped, notes (when any), budget, runtimeId, turnId
   NAME serve [-cache-dir DIR] GRANT
         serve the agentero-context MCP server for GRANT on stdin and stdout
         (also: NAME --agentero-context-mcp GRANT)
@@ -455,6 +455,7 @@ type PlanOutput struct {
 	Sources     []grant.Ref            `json:"sources"`
 	Evidence    []researchctx.Evidence `json:"evidence"`
 	Dropped     []researchctx.Dropped  `json:"dropped"`
+	Notes       []string               `json:"notes,omitempty"` // what Resolve changed, such as a capped budget
 	Budget      grant.Budget           `json:"budget"`
 	RuntimeID   string                 `json:"runtimeId"`
 	TurnID      string                 `json:"turnId"`
@@ -475,7 +476,7 @@ func Plan(ctx context.Context, res *researchctx.Resolver, in io.Reader) (*PlanOu
 	}
 	out := &PlanOutput{
 		Prompt: p.Prompt(), Fingerprint: p.Fingerprint, Mode: p.Mode, Tools: p.Tools,
-		Sources: p.Sources, Evidence: p.Evidence, Dropped: p.Dropped, Budget: p.Budget,
+		Sources: p.Sources, Evidence: p.Evidence, Dropped: p.Dropped, Notes: p.Notes, Budget: p.Budget,
 		RuntimeID: p.RuntimeID, TurnID: p.TurnID,
 	}
 	if out.GrantPath, err = p.WriteGrant(); err != nil {

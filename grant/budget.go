@@ -103,6 +103,24 @@ func (o *BudgetOverrides) Apply(b Budget) (Budget, error) {
 	return out, nil
 }
 
+// Capped says, one line per field, which overrides are above MaxBudget
+// and so capped by Apply: "turnChars 500000 is above the hard limit:
+// capped at 400000". It is nil when none is.
+func (o *BudgetOverrides) Capped() []string {
+	if o == nil {
+		return nil
+	}
+	max := MaxBudget
+	lim := max.fields()
+	var out []string
+	for i, v := range o.fields() {
+		if v != nil && *v > *lim[i].v {
+			out = append(out, fmt.Sprintf("%s %d is above the hard limit: capped at %d", lim[i].name, *v, *lim[i].v))
+		}
+	}
+	return out
+}
+
 // Validate reports whether every field is positive and within MaxBudget.
 func (b Budget) Validate() error {
 	max := MaxBudget

@@ -36,8 +36,12 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
+	// The binaries built once per run go with it: a run leaves nothing
+	// behind in the temporary folder.
+	for _, dir := range []string{buildDir, blockhostDir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }

@@ -70,8 +70,8 @@ type Env struct {
 }
 
 // Documents is what a driver may do with the documents of the grant's
-// Vault (package sources/vault's Library implements it): read one, or
-// search a set of them as one search. A path is vault-relative; every read
+// Vault (package sources/vault's Library implements it): read one, list a
+// folder, or search a set of them as one search. A path is vault-relative; every read
 // stays inside the Vault, so a path outside it, through a symbolic link or
 // into its private folder is an error wrapping ErrNotFound or ErrOutside,
 // never a read.
@@ -89,6 +89,14 @@ type Documents interface {
 	// no document is left out; a PDF that cannot be read is listed in
 	// Results.Skipped.
 	SearchDocuments(ctx context.Context, ps []string, q Query) (*Results, error)
+	// List returns the entries of the Vault folder at p ("" for the
+	// Vault's root) as a granted directory lists them: one level deep,
+	// folders (a paper's marked grant.KindPaper) first, then files, each
+	// in name order, at most max of them (0: all); truncated reports that
+	// more exist. Hidden entries, the private folder and symbolic links
+	// never appear. A file is an error wrapping ErrUnsupported; a ctx
+	// cancelled or past its deadline gives ctx.Err().
+	List(ctx context.Context, p string, max int) (entries []Entry, truncated bool, err error)
 	// Rel returns the vault-relative path of abs, an absolute,
 	// slash-separated path of the machine, and whether abs is inside the
 	// Vault at all: how a connector takes an absolute path it was given
@@ -205,6 +213,9 @@ func (r *Registry) Resolve(ctx context.Context, s string, env *Env) (n *Named, o
 	if d == nil {
 		return nil, false, nil
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, true, err
+	}
 	if name == "" {
 		return nil, true, fmt.Errorf("%w: %s: names nothing", ErrNotFound, kind)
 	}
@@ -264,6 +275,9 @@ func (r *Registry) Open(ctx context.Context, ref grant.Ref, env *Env) (Source, e
 	d := r.Driver(ref.Kind)
 	if d == nil {
 		return nil, fmt.Errorf("%w %q (source %q): no connector for it is linked into this program", ErrUnknownKind, ref.Kind, textnorm.Line(ref.Path))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	src, err := d.Open(ctx, ref, env)
 	if err != nil {

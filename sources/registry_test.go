@@ -120,6 +120,16 @@ func TestRegistryOpen(t *testing.T) {
 	if d := cmp.Diff([]grant.Kind{"x"}, r.Kinds()); d != "" {
 		t.Errorf("Kinds (-want +got):\n%s", d)
 	}
+	// A context that ended opens and names nothing, whatever the driver.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if src, err := r.Open(cancelled, grant.Ref{Kind: "x", Path: "x/a"}, env); !errors.Is(err, context.Canceled) || src != nil {
+		t.Errorf("Open with a cancelled context: %v, %v; want context.Canceled", src, err)
+	}
+	r.Register("y", named{n: &sources.Named{Ref: grant.Ref{Path: "y/a", Config: json.RawMessage(`{}`)}}})
+	if n, ok, err := r.Resolve(cancelled, "y:a", env); !errors.Is(err, context.Canceled) || !ok || n != nil {
+		t.Errorf("Resolve with a cancelled context: %v, %v, %v; want context.Canceled", n, ok, err)
+	}
 }
 
 // A zero Registry is an empty one: it registers, resolves and opens.

@@ -193,19 +193,20 @@ func TestRecoverAtToolBoundary(t *testing.T) {
 	}
 }
 
-// A listing names what a folder holds: it is charged, and cites nothing.
-func TestListingIsNotASource(t *testing.T) {
+// A listing names what a folder holds: it is charged, and the citation URI
+// it hands out (the folder's) is logged, as every URI a result hands out.
+func TestListingIsLogged(t *testing.T) {
 	f := newFixture(t, nil)
 	out, err := f.ts.Read(context.Background(), tools.ReadInput{Target: "notes"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Entries) == 0 {
-		t.Fatal("no entries")
+	if len(out.Entries) == 0 || out.CitationURI != "notes" {
+		t.Fatalf("listing %+v, want entries and the folder's citation URI", out)
 	}
 	u := usageOf(t, f.grant)
-	if u.Calls != 1 || len(u.Sources) != 0 || u.Chars != out.Chars() || out.Budget.Used != out.Chars() {
-		t.Errorf("listing logged %+v (charge %d, report %+v), want one call, no sources", u, out.Chars(), out.Budget)
+	if u.Calls != 1 || len(u.Sources) != 1 || u.Sources[0].URI != out.CitationURI || u.Chars != out.Chars() || out.Budget.Used != out.Chars() {
+		t.Errorf("listing logged %+v (charge %d, report %+v), want one call citing %q", u, out.Chars(), out.Budget, out.CitationURI)
 	}
 }
 

@@ -85,7 +85,9 @@ func TestSearchSaysWhatItSkipped(t *testing.T) {
 		t.Errorf("cards %+v, want the readable PDF's", out.Cards)
 	}
 	want := []tools.Skipped{
-		{Path: "papers/saved/saved.pdf", Reason: "malformed: damaged, or not a PDF"},
+		// Resolve read the paper's PDF for its title: the search did not
+		// parse it again.
+		{Path: "papers/saved/saved.pdf", Reason: "malformed: damaged, or not a PDF (remembered)"},
 		{Path: "shelf/broken.pdf", Reason: "malformed: damaged, or not a PDF"},
 		{Path: "shelf/download.pdf", Reason: "malformed: damaged, or not a PDF"},
 		{Path: "shelf/locked.pdf", Reason: "encrypted: it does not open without a password"},
@@ -202,5 +204,97 @@ func TestSearchSkippedIsCapped(t *testing.T) {
 	}
 	if len(out.Skipped) != tools.MaxSkipped || out.SkippedMore != 3 || out.Skipped[0].Path != "heap/broken-0.pdf" || !out.Partial {
 		t.Errorf("skipped %+v, %d more, partial %v; want %d listed, 3 more, partial", out.Skipped, out.SkippedMore, out.Partial, tools.MaxSkipped)
+	}
+}
+
+// An empty .pdf is said: a search lists it in skipped, as a file of 0
+// bytes, and a read of it says the same; it is not left out unsaid.
+func TestSearchSaysEmptyPDF(t *testing.T) {
+	prep := func(v string) {
+		for rel, data := range map[string][]byte{
+			"shelf/quokka.pdf": hostilepdf.Plain("Quokkas sleep in hollow logs by day."),
+			"shelf/empty.pdf":  nil,
+		} {
+			p := filepath.Join(v, filepath.FromSlash(rel))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	f := newFixtureWith(t, nil, prep, "shelf")
+	out, err := f.ts.Search(context.Background(), tools.SearchInput{Query: "quokkas hollow logs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []tools.Skipped{{Path: "shelf/empty.pdf", Reason: "empty: the file has 0 bytes"}}
+	if diff := cmp.Diff(want, out.Skipped); diff != "" || !out.Partial || len(out.Cards) == 0 {
+		t.Errorf("skipped (-want +got):\n%s\npartial %v, %d cards", diff, out.Partial, len(out.Cards))
+	}
+	_, err = f.ts.Read(context.Background(), tools.ReadInput{Target: "shelf/empty.pdf", Mode: tools.ReadPage, Page: 1})
+	if err == nil || !strings.Contains(err.Error(), "0 bytes") {
+		t.Errorf("read of an empty PDF: %v, want it said empty", err)
+	}
+}
+
+// A context already cancelled is refused at every entry point: opening
+// the toolset, and each tool, which reserves and logs nothing.
+func TestEndedContextRefused(t *testing.T) {
+	f := newFixture(t, nil)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if ts, err := tools.Open(cancelled, f.grant, nil); !errors.Is(err, context.Canceled) || ts != nil {
+		t.Errorf("Open = %v, %v; want context.Canceled", ts, err)
+	}
+	calls := map[string]func() error{
+		"context_search": func() error {
+			_, err := f.ts.Search(cancelled, tools.SearchInput{Query: "strided global tokens"})
+			return err
+		},
+		"context_read": func() error {
+			_, err := f.ts.Read(cancelled, tools.ReadInput{Target: "papers/2401.01234"})
+			return err
+		},
+		"paper_relations": func() error {
+			_, err := f.ts.Relations(cancelled, tools.RelationsInput{Paper: "papers/2401.01234"})
+			return err
+		},
+	}
+	for name, call := range calls {
+		if err := call(); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: %v, want context.Canceled", name, err)
+		}
+	}
+	if data, err := os.ReadFile(grant.UsagePath(f.grant)); err == nil && len(data) > 0 {
+		t.Errorf("usage.jsonl holds %q after refused calls, want nothing", data)
+	}
+}
+
+// A target that is no path a grant can hold is refused with what is wrong
+// with it, not only "not granted": nothing is read, and the error still
+// wraps ErrNotGranted for a host that branches on it.
+func TestTargetErrorsSayWhatIsWrong(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, tt := range []struct{ target, says string }{
+		{"notes/../notes/ideas.txt", `".." is not allowed in a path`},
+		{"notes/%2e%2e/ideas.txt", `".." is not allowed in a path`},
+		{"notes//ideas.txt", `an empty or "." path segment`},
+		{"notes/meeting #3.md", `a "#" in a file name must be percent-encoded as %23`},
+		{"notes/a#b=c.md", `a "#" in a file name must be percent-encoded as %23`},
+		{"notes%2fideas.txt", `an encoded "/" (%2F) is not allowed`},
+	} {
+		_, err := f.ts.Read(context.Background(), tools.ReadInput{Target: tt.target})
+		if !errors.Is(err, tools.ErrInvalidArgument) || !errors.Is(err, tools.ErrNotGranted) || err == nil || !strings.Contains(err.Error(), tt.says) {
+			t.Errorf("Read(%q) = %v; want it to say %s", tt.target, err, tt.says)
+		}
+	}
+	// A '#' percent-encoded names the file.
+	if err := os.WriteFile(filepath.Join(f.vault, "notes", "meeting #3.md"), []byte("# Meeting 3\n\nquokkas\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := f.ts.Read(context.Background(), tools.ReadInput{Target: "notes/meeting%20%233.md", Mode: tools.ReadFull}); err != nil || !strings.Contains(out.Text, "quokkas") {
+		t.Errorf("the encoded name: %v, %v", out, err)
 	}
 }

@@ -179,3 +179,34 @@ func firstRunes(s string, n int) string {
 	}
 	return s
 }
+
+// An #algorithm=N read returns the algorithm's body, not its caption
+// alone: a real paper's ruled Algorithm 1, its caption over its steps.
+func TestAlgorithmReadWhole(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(corpus.Dir(t, "pdfs"), "arxiv-1806.10282.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep := func(vault string) {
+		if err := os.MkdirAll(filepath.Join(vault, "downloads"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(vault, "downloads", "nasbot.pdf"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := newFixtureWith(t, nil, prep, "downloads/nasbot.pdf")
+	const uri = "downloads/nasbot.pdf#algorithm=1"
+	out, err := f.ts.Read(context.Background(), tools.ReadInput{Target: uri})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.CitationURI != uri {
+		t.Errorf("cited %q, want %q", out.CitationURI, uri)
+	}
+	for _, want := range []string{"Algorithm 1: Optimize Acquisition Function", "Input: H, r, Tlow", "foreach", "12 return The nearest ancestor"} {
+		if !strings.Contains(out.Text, want) {
+			t.Errorf("%s lacks %q:\n%s", uri, want, out.Text)
+		}
+	}
+}

@@ -3,12 +3,15 @@ package tools_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -127,5 +130,32 @@ func TestSearchCaptionCard(t *testing.T) {
 	read, err := f.ts.Read(ctx, tools.ReadInput{Target: out.Cards[0].CitationURI})
 	if err != nil || !strings.Contains(read.Text, "Gate values") {
 		t.Errorf("reading the card's URI: %+v, %v", read, err)
+	}
+}
+
+// A card cited #figure=N carries figure N's caption only: when its
+// excerpt would run on into the next figure's caption, it stops there.
+func TestFigureCardOwnCaption(t *testing.T) {
+	prep := func(vault string) {
+		p := filepath.Join(vault, "shelf", "captions.pdf")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		data := hostilepdf.Plain("Figure 1: Quokkas asleep in hollow logs by day.", "Figure 2: Wombats digging burrows at night.")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := newFixtureWith(t, nil, prep, "shelf")
+	out, err := f.ts.Search(context.Background(), tools.SearchInput{Query: "quokkas asleep hollow logs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Cards) == 0 {
+		t.Fatal("no cards")
+	}
+	c := out.Cards[0]
+	if c.CitationURI != "shelf/captions.pdf#figure=1" || strings.Contains(c.Excerpt, "Wombats") || !strings.Contains(c.Excerpt, "Quokkas asleep") {
+		t.Errorf("card %q cites %s; want figure 1's caption alone, cited #figure=1", c.Excerpt, c.CitationURI)
 	}
 }

@@ -47,7 +47,7 @@ const sbaTitle = "Strided Block Attention for Long Document Encoding"
 // served in every read mode, its cards and reads cited by page.
 func TestLoosePDFMentioned(t *testing.T) {
 	f := newFixtureWith(t, nil, addDownloads(t), "downloads/sba.pdf")
-	if !cmp.Equal(f.plan.Sources[len(f.plan.Sources)-1], grant.Ref{Kind: grant.KindFile, Path: "downloads/sba.pdf", Title: "sba.pdf"}) {
+	if !cmp.Equal(f.plan.Sources[len(f.plan.Sources)-1], grant.Ref{Kind: grant.KindFile, Path: "downloads/sba.pdf", Title: sbaTitle}) {
 		t.Fatalf("plan sources %+v", f.plan.Sources)
 	}
 	ctx := context.Background()

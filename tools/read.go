@@ -100,12 +100,13 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 	if err := r.fit(out, tn, settle); err != nil {
 		return nil, err
 	}
-	// A listing names what a folder holds; it cites nothing. Text cites
-	// every locator it came from.
+	// Every URI a result hands out is logged: a listing's, the folder's;
+	// text's, every locator it came from.
 	var uris []string
 	var same [][]string
 	switch {
 	case r.listing:
+		uris = []string{out.CitationURI}
 	case len(out.CitationURIs) > 0:
 		uris = out.CitationURIs
 	default:

@@ -123,8 +123,12 @@ func (t *Toolset) Search(ctx context.Context, in SearchInput) (out *SearchOutput
 			m := *h.hit.Mark
 			m.Location = h.hit.Location
 			c.CitationURI = markURI(m)
-		} else if u := t.captionURI(ctx, h.hit, c.Excerpt); u != "" && len(c.CitationURIs) == 0 {
+		} else if u, cut := t.captionURI(ctx, h.hit, c.Excerpt); u != "" && len(c.CitationURIs) == 0 {
 			c.CitationURI = u
+			if cut > 0 {
+				// The next item's caption is its own card's.
+				c.Excerpt = strings.TrimSpace(c.Excerpt[:cut])
+			}
 		}
 		// The whole card counts, not just its excerpt.
 		n := c.chars()
@@ -292,7 +296,33 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 		}
 		return a.hit.Page < b.hit.Page
 	})
+	f.hits = samePassageOnce(hits)
 	return f, nil
+}
+
+// samePassageOnce keeps the first (best) of the hits that are the same
+// passage — the same text at the same place — as two granted sources that
+// overlap (a folder and a paper inside it, in a grant written by hand)
+// both find it: a search never returns a passage twice.
+func samePassageOnce(hits []rankedHit) []rankedHit {
+	type passage struct {
+		loc        sources.Location
+		text, mark string
+	}
+	seen := make(map[passage]bool, len(hits))
+	out := hits[:0]
+	for _, h := range hits {
+		k := passage{loc: h.hit.Location, text: h.hit.Text}
+		if m := h.hit.Mark; m != nil {
+			k.mark = string(m.Kind) + "\x00" + m.Comment
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, h)
+	}
+	return out
 }
 
 // skipLine is a skipped document's reason as a result carries it: one

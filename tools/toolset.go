@@ -111,8 +111,12 @@ type Toolset struct {
 // Open reads the grant at grantPath, remembers its fingerprint and opens its
 // sources. A grant that is missing, invalid or prompt-only is an error, and
 // so is one naming a source kind Options.Registry has no connector for:
-// both wrap grant.ErrInvalid.
+// both wrap grant.ErrInvalid. A ctx already cancelled or past its deadline
+// opens nothing and gives ctx.Err().
 func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -338,7 +342,7 @@ func (t *Toolset) resolve(ctx context.Context, raw string) (*target, error) {
 	}
 	u, err := cite.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s is not a granted path or citation URI", ErrNotGranted, quoteArg(raw))
+		return nil, &targetError{arg: quoteArg(raw), why: strings.TrimPrefix(err.Error(), cite.ErrInvalid.Error()+": ")}
 	}
 	if u.DOI != "" || u.ArXiv != "" {
 		return nil, fmt.Errorf("%w: %s is an external link, not a granted source", ErrNotGranted, quoteArg(raw))
@@ -390,6 +394,18 @@ func (t *Toolset) owner(p string) (sources.Source, string) {
 	}
 	return best, inner
 }
+
+// targetError is the error of a target that no grant can hold, such as
+// "notes/../x.md" or a file name with a raw '#': it says what is wrong
+// with it, and wraps ErrInvalidArgument and ErrNotGranted (nothing was
+// read).
+type targetError struct{ arg, why string }
+
+func (e *targetError) Error() string {
+	return fmt.Sprintf("%s: %s is not a path or citation URI a grant can hold: %s", ErrInvalidArgument, e.arg, e.why)
+}
+
+func (e *targetError) Unwrap() []error { return []error{ErrInvalidArgument, ErrNotGranted} }
 
 // quoteArg renders an argument for an error message: quoted, short, with no
 // control characters.

@@ -188,8 +188,14 @@ const reserveWait = 10 * time.Second
 // them to settle, since they usually return far less than they hold: an
 // agent's parallel calls then get the whole budget between them, not a
 // sliver each. After the wait it reserves what remains; when nothing
-// does, the error wraps ErrTurnSpent.
+// does, the error wraps ErrTurnSpent. A ctx already cancelled or past its
+// deadline reserves nothing and gives ctx.Err().
 func (l *Log) Reserve(ctx context.Context, turnID string, turnChars, want int) (*Reservation, int, error) {
+	if err := ctx.Err(); err != nil {
+		// A call whose context ended reserves nothing: it would return
+		// nothing to hand the characters to.
+		return nil, 0, err
+	}
 	if want <= 0 {
 		return nil, 0, fmt.Errorf("reserving %d characters: want must be positive", want)
 	}

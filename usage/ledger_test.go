@@ -342,3 +342,33 @@ func TestLedgerSettleOverReservation(t *testing.T) {
 		t.Errorf("usage = %+v", u)
 	}
 }
+
+// A context already cancelled or past its deadline reserves nothing: the
+// error is the context's, and the log holds no line of it.
+func TestReserveRefusesEndedContext(t *testing.T) {
+	path := filepath.Join(t.TempDir(), grant.UsageFile)
+	l := Open(path)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	expired, stop := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer stop()
+	for _, tt := range []struct {
+		name string
+		ctx  context.Context
+		want error
+	}{
+		{"cancelled", cancelled, context.Canceled},
+		{"past its deadline", expired, context.DeadlineExceeded},
+	} {
+		r, _, err := l.Reserve(tt.ctx, "t", 10_000, 700)
+		if !errors.Is(err, tt.want) || r != nil {
+			t.Errorf("%s: Reserve = %v, %v; want nothing and %v", tt.name, r, err, tt.want)
+		}
+	}
+	if data, err := os.ReadFile(path); err == nil && len(data) > 0 {
+		t.Errorf("the log holds %q, want nothing", data)
+	}
+	if r, _, err := l.Reserve(context.Background(), "t", 10_000, 700); err != nil || r == nil {
+		t.Errorf("with a live context: %v, %v; want a reservation", r, err)
+	}
+}

@@ -262,7 +262,10 @@ func TestPlanErrors(t *testing.T) {
 		{"unknown field", nil, good(map[string]any{"paper": "x"}), 2, `unknown field "paper"`},
 		{"two objects", nil, good(nil) + good(nil), 2, "data after its JSON object"},
 		{"relative vault", nil, `{"vault":"vault","runtimeId":"r","turnId":"t"}`, 2, "vault must be an absolute path"},
-		{"missing vault", nil, good(map[string]any{"vault": filepath.Join(tmp, "gone")}), 2, `vault "gone" cannot be opened`},
+		// The host's own path, as it gave it: the host must tell which.
+		{"missing vault", nil, good(map[string]any{"vault": filepath.Join(tmp, "gone")}), 2, fmt.Sprintf(`vault %q cannot be opened`, filepath.Join(tmp, "gone"))},
+		{"the file system's root", nil, good(map[string]any{"vault": "/"}), 2, `vault "/" is the root of the file system`},
+		{"a file for a vault", nil, good(map[string]any{"vault": filepath.Join(vault, "reading-list")}), 2, fmt.Sprintf(`vault %q cannot be opened: vault is not a folder`, filepath.Join(vault, "reading-list"))},
 		{"unsafe runtime id", nil, good(map[string]any{"runtimeId": "../x"}), 2, "runtimeId"},
 		{"turn below one card", nil, good(map[string]any{"budget": map[string]any{"turnChars": 100}}), 2, "less than one search card"},
 		{"zero budget", nil, good(map[string]any{"budget": map[string]any{"readChars": 0}}), 2, "readChars must be positive"},
@@ -275,7 +278,11 @@ func TestPlanErrors(t *testing.T) {
 				args = []string{"-request", "-"}
 			}
 			r := run(t, tt.stdin, append([]string{"plan"}, args...)...)
-			checkError(t, r, tt.code, tt.want, tmp)
+			leak := tmp
+			if strings.Contains(tt.want, tmp) {
+				leak = "" // the vault as the host gave it, and nothing else
+			}
+			checkError(t, r, tt.code, tt.want, leak)
 		})
 	}
 	if ents, err := os.ReadDir(filepath.Join(vault, ".agentero", "context-sessions")); err == nil && len(ents) > 0 {
@@ -676,7 +683,7 @@ func TestREADMEPlan(t *testing.T) {
 	sample := block("./researchctx plan -request request.json\n", "```json\n")
 
 	_, vault := sampleVault(t)
-	const readmeVault = "/home/ana/Vault"
+	const readmeVault = "/tmp/vault"
 	if !strings.Contains(reqText, `"vault": "`+readmeVault+`"`) {
 		t.Fatalf("README request:\n%s", reqText)
 	}

@@ -48,6 +48,10 @@ func browser(t *testing.T) context.Context {
 		chromedp.ExecPath(chromium(t)),
 		chromedp.WindowSize(1440, 1080),
 		chromedp.Flag("no-sandbox", os.Geteuid() == 0),
+		// Chromium's own temporary files (its singleton socket) go into
+		// the test's folder, which the test removes: a run leaves nothing
+		// behind in the temporary folder.
+		chromedp.Env("TMPDIR="+t.TempDir()),
 	)
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)

@@ -86,9 +86,10 @@ func (s *server) handleState(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, p := range cat.Papers() {
-		t := p.Title()
-		if t == "" {
-			t = path.Base(p.Ref)
+		// The title the plan, the cards and context_read give.
+		t := path.Base(p.Ref)
+		if it, err := s.lib.Stat(r.Context(), p.Ref); err == nil {
+			t = s.lib.Title(r.Context(), it)
 		}
 		out.Papers = append(out.Papers, paperItem{Ref: p.Ref, Title: t, PDF: p.PDF})
 	}
@@ -140,7 +141,11 @@ func (s *server) tree(r *http.Request) ([]treeEntry, error) {
 	var out []treeEntry
 	_, err = s.files.Walk(".", treeDepth, treeFiles, func(rel string, d fs.DirEntry) error {
 		if p := cat.Paper(rel); p != nil && d.IsDir() {
-			out = append(out, treeEntry{Path: rel, Kind: grant.KindPaper, Title: p.Title()})
+			title := p.Title()
+			if it, err := s.lib.Stat(r.Context(), rel); err == nil && it.Paper != nil {
+				title = it.Paper.Title // as far as known without reading the PDF
+			}
+			out = append(out, treeEntry{Path: rel, Kind: grant.KindPaper, Title: title})
 			return nil
 		}
 		kind := grant.KindFile

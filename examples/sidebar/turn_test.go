@@ -92,6 +92,11 @@ func TestTurnStream(t *testing.T) {
 			places[it.Place]++
 			_, frag, _ := strings.Cut(it.URI, "#")
 			switch {
+			case it.Where == folderListing:
+				if it.Href != "" || it.URI != "notes" {
+					t.Errorf("listed folder %s opens %q, want the folder the turn listed, not a link", it.URI, it.Href)
+				}
+				continue
 			case it.External:
 				if it.Href != it.URI || !strings.HasPrefix(it.Href, "https://") {
 					t.Errorf("external source %s opens %q", it.URI, it.Href)

@@ -12,6 +12,7 @@ import (
 	"github.com/researchctx/researchctx/examples/internal/demo"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/tools"
 	"github.com/researchctx/researchctx/usage"
 )
@@ -109,6 +110,10 @@ type sourceItem struct {
 	Tools      []string    `json:"tools"`
 }
 
+// folderListing is the place of a source that is a folder the agent
+// listed.
+const folderListing = "folder listing"
+
 var useLabel = map[usage.Use]string{
 	usage.UseRead:     "Read: text the agent received",
 	usage.UseSearched: "Searched: seen on a search card",
@@ -138,6 +143,11 @@ func (s *server) sourcesView(ctx context.Context, u usage.Turn, plan *researchct
 		for _, used := range grp.list {
 			it := sourceItem{linkView: *link(used.URI), N: order[used.URI], Place: used.Place, PlaceLabel: placeLabel[used.Place], Tools: used.Tools}
 			it.Title, it.Where = s.describe(ctx, used.URI)
+			if st, err := s.lib.Stat(ctx, used.URI); err == nil && st.Kind != grant.KindFile {
+				// A folder the agent listed: logged as every URI handed
+				// out, but there is no document to open.
+				it.Href, it.Where = "", folderListing
+			}
 			sg.Sources = append(sg.Sources, it)
 		}
 		v.Groups = append(v.Groups, sg)
@@ -162,8 +172,11 @@ func (s *server) describe(ctx context.Context, uri string) (title, where string)
 	case u.Item != "":
 		where = strings.Replace(u.Item, "-", " ", 1) // "figure 3"
 	}
-	if it, err := s.lib.Stat(ctx, u.Path); err == nil && it.Paper != nil {
-		return it.Paper.Title, where
+	if it, err := s.lib.Stat(ctx, u.Path); err == nil {
+		if it.Paper != nil {
+			it = &vault.Item{Kind: grant.KindPaper, Path: it.Paper.Path, Paper: it.Paper}
+		}
+		return s.lib.Title(ctx, it), where
 	}
 	return path.Base(u.Path), where
 }

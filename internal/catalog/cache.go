@@ -22,11 +22,13 @@ import (
 // counted a folder holding a PDF named after it as a paper. Version 6
 // writes the same values in a compact binary form (see encodeCatalogue)
 // in place of gob, which took a new process tens of milliseconds of
-// reflection to read back at 10,000 papers.
-const catalogueCacheVersion = 6
+// reflection to read back at 10,000 papers. Version 7 adds the titles
+// learnt of PDFs after the papers (see LearnTitle).
+const catalogueCacheVersion = 7
 
 // The on-disk form of a Catalogue (see encodeCatalogue): a cacheHead,
-// then cacheHead.Stamps stamps, then cacheHead.Papers papers, sealed by
+// then cacheHead.Stamps stamps, then cacheHead.Papers papers, then the
+// titles learnt of PDFs when there are any (see appendTitles), sealed by
 // safefs.Dir.WriteSealed.
 type cacheHead struct {
 	Version        int
@@ -253,9 +255,11 @@ func parseCatalogue(body []byte) (*Catalogue, []stamp) {
 		c.papers = append(c.papers, p)
 		c.byRef[p.Ref] = p
 	}
-	if len(d.s) != 0 || len(c.stamps) == 0 {
-		return nil, nil // something after the last paper, or no stamp
+	titles, ok := parseTitles(&d, &budget)
+	if !ok || len(d.s) != 0 || len(c.stamps) == 0 {
+		return nil, nil // something after the last title, or no stamp
 	}
+	c.titles = titles
 	c.index()
 	return c, pdfs
 }
@@ -486,6 +490,7 @@ func (v *Vault) storeCache(c *Catalogue) {
 		}
 	}
 	body := encodeCatalogue(cacheHead{Version: catalogueCacheVersion, Stamps: len(stamps), Papers: len(papers)}, stamps, papers)
+	body = v.appendTitles(body)
 	d, err := safefs.OpenDir(dir, safefs.Create)
 	if err != nil {
 		return

@@ -121,6 +121,10 @@ type Vault struct {
 	pending    func()        // the check CheckPapers starts, if not yet started
 	closed     bool          // Close was called: no check starts
 	bg         sync.WaitGroup
+
+	tmu    sync.Mutex
+	titles map[string]learntTitle // by PDF path (see LearnTitle)
+	dirty  bool                   // titles were learnt since the cache was last written
 }
 
 // Open opens the Vault rooted at the absolute folder root.
@@ -148,13 +152,18 @@ func (v *Vault) Root() string { return v.root }
 func (v *Vault) FS() *safefs.FS { return v.fs }
 
 // Close releases the Vault's root handle. It waits for a background check
-// under way (and the rebuild it may start), and none starts after it:
-// nothing is written to the cache once Close has returned.
+// under way (and the rebuild it may start), writes the titles learnt since
+// the cache was last written, and none starts after it: nothing is written
+// to the cache once Close has returned.
 func (v *Vault) Close() error {
 	v.mu.Lock()
+	closed := v.closed
 	v.closed, v.pending = true, nil
 	v.mu.Unlock()
 	v.bg.Wait()
+	if !closed {
+		v.flushTitles()
+	}
 	return v.fs.Close()
 }
 
@@ -230,6 +239,7 @@ func (v *Vault) Catalogue(ctx context.Context) (*Catalogue, error) {
 		// stale catalogue.
 		start := time.Now()
 		if cat, later := v.loadCache(); cat != nil {
+			v.adoptTitles(cat)
 			v.checkCost = time.Since(start)
 			v.cat, v.checked = cat, time.Now()
 			if len(later) > 0 {
@@ -337,6 +347,8 @@ type Catalogue struct {
 	byDOI   map[string]*Paper
 	byArXiv map[string]*Paper
 	stamps  []stamp
+
+	titles map[string]learntTitle // read with a cached catalogue, for its Vault to adopt
 }
 
 // Papers returns every paper unit, sorted by Ref.

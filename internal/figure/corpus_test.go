@@ -169,3 +169,52 @@ func TestCorpusCaptions(t *testing.T) {
 		t.Errorf("held-out false entries %.3f, want ≤ 0.05", f)
 	}
 }
+
+// corpusDoc extracts a PDF of the corpus.
+func corpusDoc(t *testing.T, name string) *pdf.Document {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(corpus.Dir(t, "pdfs"), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := pdf.Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// An algorithm is read whole: its caption alone (its body's first line
+// not taken into it), then its body, which a ruled algorithm sets under
+// the caption and a floating one over it, in lines long enough to pass
+// for prose ("yi ← γxi + β ≡ BNγ,β(xi) // scale and shift"). Two real
+// papers' Algorithm 1.
+func TestAlgorithmBody(t *testing.T) {
+	for _, tt := range []struct {
+		file, caption string
+		steps         []string
+	}{
+		{"arxiv-1806.10282.pdf", "Algorithm 1: Optimize Acquisition Function",
+			[]string{"Input: H, r, Tlow", "Output: f , O", "2 foreach (f, θf , c) ∈ H do", "4 while Q", "12 return The nearest ancestor of fmin in H"}},
+		{"arxiv-1502.03167.pdf", "Algorithm 1: Batch Normalizing Transform, applied to activation x over a mini-batch.",
+			[]string{"Input: Values of x over a mini-batch", "Output: {yi = BNγ,β(xi)}", "// mini-batch mean", "// normalize", "// scale and shift"}},
+	} {
+		var alg *Item
+		for _, it := range Find(corpusDoc(t, tt.file)) {
+			if it.ID == "algorithm-1" {
+				alg = &it
+			}
+		}
+		if alg == nil {
+			t.Fatalf("%s: no algorithm-1", tt.file)
+		}
+		if alg.Caption != tt.caption {
+			t.Errorf("%s: caption %q, want the caption alone", tt.file, alg.Caption)
+		}
+		for _, step := range tt.steps {
+			if !strings.Contains(alg.Text, step) {
+				t.Errorf("%s: algorithm-1 lacks its step %q:\n%s", tt.file, step, alg.Text)
+			}
+		}
+	}
+}

@@ -287,6 +287,9 @@ func captionEnd(pg *pdf.Page, lines []pdf.Line, i int) int {
 		if _, _, ok := Caption(b.Text); ok {
 			break
 		}
+		if kind, _, _ := Caption(lines[i].Text); kind == Algorithm && algorithmLine(b.Text) {
+			break // the algorithm's body starts under its caption
+		}
 		first := lines[i].Box
 		left := math.Abs(b.Box.X-first.X) < 0.015
 		centred := math.Abs(b.Box.X+b.Box.W/2-(first.X+first.W/2)) < 0.015
@@ -324,7 +327,7 @@ func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body floa
 			}
 		}
 		sort.SliceStable(cand, func(a, b int) bool { return cand[a].Box.Y < cand[b].Box.Y })
-		return takeUntilBody(cand, x1-x0, body, capBox.Y+capBox.H, +1)
+		return takeUntilBody(cand, x1-x0, body, capBox.Y+capBox.H, +1, kind == Algorithm)
 	}
 	above := func() []pdf.Line {
 		var cand []pdf.Line
@@ -334,18 +337,28 @@ func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body floa
 			}
 		}
 		sort.SliceStable(cand, func(a, b int) bool { return cand[a].Box.Y+cand[a].Box.H > cand[b].Box.Y+cand[b].Box.H })
-		got := takeUntilBody(cand, x1-x0, body, capBox.Y, -1)
+		got := takeUntilBody(cand, x1-x0, body, capBox.Y, -1, kind == Algorithm)
 		slices.Reverse(got)
 		return got
 	}
 	var got []pdf.Line
 	var box pdf.Box
-	if kind == Table {
+	switch kind {
+	case Table:
 		got = below()
 		if len(got) == 0 {
 			got = above()
 		}
-	} else {
+	case Algorithm:
+		// A ruled algorithm's caption heads its body; a floating one's
+		// may sit under it.
+		got = below()
+		if !slices.ContainsFunc(got, func(ln pdf.Line) bool { return algorithmLine(ln.Text) }) {
+			if up := above(); len(up) > 0 {
+				got = up
+			}
+		}
+	default:
 		got = above()
 	}
 	if len(got) > 0 {
@@ -357,8 +370,9 @@ func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body floa
 
 // takeUntilBody takes lines from cand (ordered away from the caption) up
 // to the first line of body text, the first caption or a gap of more than
-// a fifth of the page.
-func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int) []pdf.Line {
+// a fifth of the page. In an algorithm's area (algo) a line that reads as
+// a step of pseudocode is no body text, however long.
+func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int, algo bool) []pdf.Line {
 	var out []pdf.Line
 	edge := from
 	for k, ln := range cand {
@@ -374,10 +388,10 @@ func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int) []pdf.Li
 		if _, _, ok := Caption(ln.Text); ok {
 			break
 		}
-		if prose(ln, width, body) {
+		if prose(ln, width, body) && !(algo && algorithmLine(ln.Text)) {
 			break
 		}
-		if dir < 0 && k+1 < len(cand) && endsParagraph(ln, cand[k+1], width, body) {
+		if dir < 0 && k+1 < len(cand) && !(algo && algorithmLine(cand[k+1].Text)) && endsParagraph(ln, cand[k+1], width, body) {
 			break // the short last line of a paragraph above a figure
 		}
 		out = append(out, ln)
@@ -388,6 +402,18 @@ func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int) []pdf.Li
 		}
 	}
 	return out
+}
+
+// algorithmStep matches the start of a line of an algorithm's body: a
+// numbered step ("3:", "12 "), or a keyword of pseudocode.
+var algorithmStep = regexp.MustCompile(`^(?:\d{1,3}:?\s|(?:Input|Output|Require|Ensure|Data|Result|Parameters?)\s*:|(?:for|foreach|while|if|else|end|return|repeat|until|function|procedure)\b)`)
+
+// algorithmLine reports a line that reads as a step of an algorithm's
+// body rather than as prose: a numbered step, a keyword, an assignment
+// arrow or a comment.
+func algorithmLine(text string) bool {
+	text = strings.TrimSpace(text)
+	return algorithmStep.MatchString(text) || strings.Contains(text, "←") || strings.Contains(text, " // ") || strings.HasPrefix(text, "// ")
 }
 
 // endsParagraph reports a line that ends the paragraph of prose above it:
@@ -558,7 +584,8 @@ type Span struct {
 
 // Spans returns what may be captions in a page's text (lines joined by
 // "\n", paragraphs by "\n\n", as the pdf package gives them): a line that
-// starts like a caption, up to the end of its paragraph. Without the line
+// starts like a caption, up to the end of its paragraph or the start of
+// the next caption, whichever comes first. Without the line
 // boxes Find reads it cannot tell every caption from running text that
 // wraps before "Fig. 4."; a caller checks a span against Find's items.
 func Spans(text string) []Span {
@@ -578,6 +605,11 @@ func Spans(text string) []Span {
 				stop = len(text)
 			} else {
 				stop += start
+			}
+			if n := len(out); n > 0 && out[n-1].End > start {
+				// The caption before ends where this one starts: a
+				// figure's caption never runs on into the next one's.
+				out[n-1].End = out[n-1].Start + len(strings.TrimRight(text[out[n-1].Start:start], "\n"))
 			}
 			out = append(out, Span{Start: start, End: stop, ID: ID(kind, num)})
 		}

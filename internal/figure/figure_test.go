@@ -147,4 +147,15 @@ func TestSpans(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Spans (-want +got):\n%s", diff)
 	}
+	// Two captions in one paragraph (two panels captioned one under the
+	// other): each span is its own caption, never the next one's.
+	text = "Figure 3: Loss of the small model.\nover thirty epochs.\nFigure 4: Loss of the large model.\n\nBody."
+	got = nil
+	for _, s := range Spans(text) {
+		got = append(got, s.ID+"="+text[s.Start:s.End])
+	}
+	want = []string{"figure-3=Figure 3: Loss of the small model.\nover thirty epochs.", "figure-4=Figure 4: Loss of the large model."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Spans of adjacent captions (-want +got):\n%s", diff)
+	}
 }

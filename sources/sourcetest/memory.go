@@ -32,6 +32,9 @@ func (m *Memory) Info() sources.Info { return m.info }
 
 // Read implements sources.Source.
 func (m *Memory) Read(ctx context.Context, p string) (*sources.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if p == "" || p == m.info.Path {
 		if len(m.docs) == 0 {
 			return nil, fmt.Errorf("%w: %s has no documents", sources.ErrNotFound, m.info.Path)
@@ -48,6 +51,9 @@ func (m *Memory) Read(ctx context.Context, p string) (*sources.Document, error) 
 
 // Search implements sources.Source.
 func (m *Memory) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m.once.Do(func() {
 		var us []units.Unit
 		for _, d := range m.docs {

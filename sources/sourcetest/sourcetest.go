@@ -6,7 +6,8 @@
 //		t.Fatal(err)
 //	}
 //
-// The checks: Info is set and one line; Search honours Limit and
+// The checks: Info is set and one line; Search honours Limit (on every
+// search the kit makes, one that matches several passages included) and
 // ExcerptChars, scores in [0, 1] best first, excerpts verbatim from the
 // hit's text, nothing for nonsense; a search that answers while the
 // source's documents are still being indexed says so (Indexing, with
@@ -20,7 +21,9 @@
 // ErrUnreadable); errors are typed: a path outside the source wraps
 // sources.ErrOutside, a missing path inside it sources.ErrNotFound, and no
 // error echoes an absolute path it was given; a RegionReader's unknown id
-// is sources.ErrNotFound.
+// is sources.ErrNotFound; a ctx already cancelled gives an error wrapping
+// context.Canceled, never hits or a document, from Search, Read, Describe
+// and List.
 //
 // Memory is a Source over documents held in memory, as testing/fstest's
 // MapFS is a file system: what a test or a connector prototype serves, and
@@ -35,6 +38,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/researchctx/researchctx/grant"
@@ -51,6 +55,8 @@ func Test(ctx context.Context, src sources.Source, probe string) error {
 	c.noMatch()
 	c.determinism(probe, hits)
 	c.caps(probe)
+	c.limits(hits)
+	c.cancelled(probe)
 	c.read(hits)
 	c.main()
 	c.outside()
@@ -149,9 +155,7 @@ func (c *checker) search(probe string) []sources.Hit {
 	if len(res.Hits) == 0 {
 		c.fail("Search(%q) found nothing; the probe must match", probe)
 	}
-	if len(res.Hits) > 3 {
-		c.fail("Search with Limit 3 returned %d hits", len(res.Hits))
-	}
+	c.limited(3, res)
 	if res.Total < len(res.Hits) {
 		c.fail("Search Total %d < %d hits", res.Total, len(res.Hits))
 	}
@@ -176,9 +180,8 @@ func (c *checker) search(probe string) []sources.Hit {
 		c.title(fmt.Sprintf("hit %d title", i), h.Title)
 		c.location(fmt.Sprintf("hit %d", i), h.Location)
 	}
-	one, err := c.src.Search(c.ctx, sources.Query{Text: probe, Limit: 1})
-	if err == nil && len(one.Hits) > 1 {
-		c.fail("Search with Limit 1 returned %d hits", len(one.Hits))
+	if one, err := c.src.Search(c.ctx, sources.Query{Text: probe, Limit: 1}); err == nil {
+		c.limited(1, one)
 	}
 	return res.Hits
 }
@@ -189,6 +192,68 @@ func (c *checker) noMatch() {
 		c.fail("Search for nonsense: %v", err)
 	} else if len(res.Hits) != 0 {
 		c.fail("Search for nonsense found %d hits", len(res.Hits))
+	}
+}
+
+// limited checks that a search asked for at most limit hits returned no
+// more.
+func (c *checker) limited(limit int, res *sources.Results) {
+	if res != nil && len(res.Hits) > limit {
+		c.fail("Search with Limit %d returned %d hits", limit, len(res.Hits))
+	}
+}
+
+// limits checks Limit on a query that matches more than the probe: the
+// words of the probe's first hit, which find every passage sharing one of
+// them. A source that ignores Limit returns more than asked even when the
+// probe matches a single passage.
+func (c *checker) limits(hits []sources.Hit) {
+	if len(hits) == 0 {
+		return
+	}
+	seen := map[string]bool{}
+	var words []string
+	for _, w := range strings.FieldsFunc(hits[0].Text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if k := strings.ToLower(w); utf8.RuneCountInString(k) > 2 && !seen[k] && len(words) < 30 {
+			seen[k] = true
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		return
+	}
+	q := strings.Join(words, " ")
+	for _, n := range []int{1, 2} {
+		res, err := c.src.Search(c.ctx, sources.Query{Text: q, Limit: n, ExcerptChars: excerptChars})
+		if err != nil {
+			c.fail("Search for the words of a hit with Limit %d: %v", n, err)
+			continue
+		}
+		c.limited(n, res)
+	}
+}
+
+// cancelled checks that a ctx already cancelled ends every call at once:
+// an error wrapping context.Canceled, no hits, no document.
+func (c *checker) cancelled(probe string) {
+	ctx, cancel := context.WithCancel(c.ctx)
+	cancel()
+	check := func(call string, got bool, err error) {
+		if !errors.Is(err, context.Canceled) || got {
+			c.fail("%s with a cancelled context: %v (a result: %v), want an error wrapping context.Canceled and no result", call, err, got)
+		}
+	}
+	res, err := c.src.Search(ctx, sources.Query{Text: probe, Limit: 3})
+	check("Search", res != nil && len(res.Hits) > 0, err)
+	doc, err := c.src.Read(ctx, "")
+	check("Read", doc != nil, err)
+	if d, ok := c.src.(sources.Describer); ok {
+		md, err := d.Describe(ctx)
+		check("Describe", md != nil, err)
+	}
+	if l, ok := c.src.(sources.Lister); ok {
+		es, _, err := l.List(ctx, "", 10)
+		check("List", len(es) > 0, err)
 	}
 }
 
@@ -427,9 +492,7 @@ func (c *checker) caps(probe string) {
 			c.fail("Search(%q) with ExcerptChars %d: %v", probe, n, err)
 			continue
 		}
-		if len(res.Hits) > 2 {
-			c.fail("Search with Limit 2 returned %d hits", len(res.Hits))
-		}
+		c.limited(2, res)
 		for i, h := range res.Hits {
 			if m := utf8.RuneCountInString(h.Excerpt); m > n {
 				c.fail("hit %d excerpt has %d characters, above the %d asked", i, m, n)

@@ -56,8 +56,20 @@ type describer struct {
 	docs []string
 }
 
-func (d describer) Describe(context.Context) (*sources.Metadata, error) {
+func (d describer) Describe(ctx context.Context) (*sources.Metadata, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return &sources.Metadata{Title: "a", Documents: d.docs}, nil
+}
+
+// careless is a describer that ignores its context.
+type careless struct{ describer }
+
+func (d describer) ignoringContext() careless { return careless{d} }
+
+func (d careless) Describe(context.Context) (*sources.Metadata, error) {
+	return d.describer.Describe(context.Background())
 }
 
 // regions knows no region, and says so untyped.
@@ -146,6 +158,14 @@ func TestCatchesBrokenSources(t *testing.T) {
 			}
 			return res, err
 		}}, "with Limit 3 returned 4 hits"},
+		{"context ignored by Search", &bent{Memory: good(), search: func(_ context.Context, q sources.Query) (*sources.Results, error) {
+			return good().Search(context.Background(), q)
+		}}, "Search with a cancelled context"},
+		{"context ignored by Read", &bent{Memory: good(), read: func(_ context.Context, p string) (*sources.Document, error) {
+			return good().Read(context.Background(), p)
+		}}, "Read with a cancelled context"},
+		{"context ignored by Describe", describer{bent: &bent{Memory: good()}, docs: []string{"mem/a.md"}}.ignoringContext(),
+			"Describe with a cancelled context"},
 		{"nonsense found", &bent{Memory: good(), search: func(ctx context.Context, q sources.Query) (*sources.Results, error) {
 			q.Text = probe
 			return good().Search(ctx, q)
@@ -226,5 +246,27 @@ func TestCatchesBrokenSources(t *testing.T) {
 				t.Errorf("the checks did not report %q:\n%v", tt.want, err)
 			}
 		})
+	}
+}
+
+// A source that ignores Limit is caught even when the probe matches one
+// passage: the kit also searches for the words of that passage, which
+// match the others.
+func TestCatchesLimitIgnoredOnOneMatch(t *testing.T) {
+	const one = "neighbours" // in the first section only
+	res, err := good().Search(context.Background(), sources.Query{Text: one, Limit: 3})
+	if err != nil || len(res.Hits) != 1 {
+		t.Fatalf("the probe %q must match one passage: %v, %v", one, res, err)
+	}
+	ignoring := &bent{Memory: good(), search: func(ctx context.Context, q sources.Query) (*sources.Results, error) {
+		q.Limit = 100
+		return good().Search(ctx, q)
+	}}
+	err = sourcetest.Test(context.Background(), ignoring, one)
+	if err == nil || !strings.Contains(err.Error(), "with Limit 1 returned 2 hits") {
+		t.Errorf("Test = %v, want the ignored Limit caught", err)
+	}
+	if err := sourcetest.Test(context.Background(), good(), one); err != nil {
+		t.Errorf("the good source with a probe of one match: %v", err)
 	}
 }

@@ -112,6 +112,9 @@ func closeView(d *Directory, f *safefs.FS) {
 // it. The directory itself, or a folder in it, is a sources.ErrIsDirectory error:
 // list it instead.
 func (d *Directory) Read(ctx context.Context, p string) (*sources.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	rel, err := d.inside(p)
 	if err != nil {
 		return nil, err
@@ -180,6 +183,9 @@ func (d *Directory) paperAt(ctx context.Context, p string) (src *Paper, sub stri
 // List implements sources.Lister: one level, folders first, then files, each in
 // name order; hidden entries and .agentero never appear.
 func (d *Directory) List(ctx context.Context, p string, max int) ([]sources.Entry, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
 	rel, err := d.inside(p)
 	if err != nil {
 		return nil, false, err
@@ -502,8 +508,9 @@ func (d *Directory) scan(ctx context.Context, scanCap int, trusted <-chan *libin
 			return nil
 		}
 		if isPDF(rel) {
-			// A loose PDF: a document with pages (see PDF).
-			if info, err := de.Info(); err == nil && info.Size() > 0 {
+			// A loose PDF: a document with pages (see PDF). An empty
+			// one is indexed too, so that a search lists it in skipped.
+			if info, err := de.Info(); err == nil {
 				if info.Size() > pdf.DefaultMaxBytes {
 					oversized = true // above the extractor's file cap
 					return nil

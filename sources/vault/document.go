@@ -48,6 +48,23 @@ func (l *Library) Document(ctx context.Context, p string) (doc *sources.Document
 	return src.Read(ctx, "")
 }
 
+// List implements sources.Documents: the entries of the Vault folder at p
+// ("" for the root), as a granted directory lists them (Directory.List).
+func (l *Library) List(ctx context.Context, p string, max int) (entries []sources.Entry, truncated bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	if p == "." {
+		p = ""
+	}
+	root, err := l.newDirectory(".")
+	if err != nil {
+		return nil, false, err
+	}
+	entries, truncated, err = root.List(ctx, p, max)
+	return entries, truncated, ctxErr(ctx, err)
+}
+
 // ctxErr is err, or ctx.Err() when err came of the context ending (a PDF
 // extraction cut short says only that it timed out): the caller learns it
 // gave up, not that the document is bad.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/vault"
@@ -95,6 +97,68 @@ func TestLibraryDocument(t *testing.T) {
 	} {
 		if _, err := lib.Document(ctx, p); !errors.Is(err, want) || strings.Contains(err.Error(), root) {
 			t.Errorf("Document(%q) = %v, want %v", p, err, want)
+		}
+	}
+}
+
+// A connector lists a Vault folder through sources.Documents, as a
+// granted directory lists it, without knowing the Library: no hidden
+// entry, no private folder, no link; a file, a path out of the Vault and
+// an ended context are errors.
+func TestLibraryList(t *testing.T) {
+	root := t.TempDir()
+	if err := samplevault.Extract(root); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "reading-list"), filepath.Join(root, "notes", "link")); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := vault.OpenLibrary(root, &vault.LibraryOptions{CacheDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	var docs sources.Documents = lib // what sources.Env.Vault gives a connector
+	ctx := context.Background()
+	names := func(es []sources.Entry) (out []string) {
+		for _, e := range es {
+			out = append(out, string(e.Kind)+" "+e.Path)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		p         string
+		max       int
+		want      []string
+		truncated bool
+	}{
+		{"notes", 0, []string{"directory notes/archive", "file notes/ideas.txt", "file notes/meeting 2024-03-12.md", "file notes/reading-plan.md"}, false},
+		{"", 0, []string{"directory notes", "directory papers", "file reading-list"}, false},
+		{"papers/vision", 1, []string{"paper papers/vision/patch-tokens"}, true},
+	} {
+		got, truncated, err := docs.List(ctx, tt.p, tt.max)
+		if err != nil {
+			t.Fatalf("List(%q): %v", tt.p, err)
+		}
+		if diff := cmp.Diff(tt.want, names(got)); diff != "" || truncated != tt.truncated {
+			t.Errorf("List(%q, %d) (-want +got):\n%s\ntruncated %v", tt.p, tt.max, diff, truncated)
+		}
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	for p, want := range map[string]error{
+		"reading-list":    sources.ErrUnsupported,
+		"../outside":      sources.ErrOutside,
+		".agentero":       sources.ErrNotFound,
+		"notes/nosuch":    sources.ErrNotFound,
+		"cancelled:notes": context.Canceled,
+	} {
+		c := ctx
+		if rest, ok := strings.CutPrefix(p, "cancelled:"); ok {
+			c, p = cancelled, rest
+		}
+		if _, _, err := docs.List(c, p, 0); !errors.Is(err, want) || strings.Contains(err.Error(), root) {
+			t.Errorf("List(%q) = %v, want %v", p, err, want)
 		}
 	}
 }

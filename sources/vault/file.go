@@ -31,6 +31,9 @@ func (f *File) Info() sources.Info {
 
 // Read implements sources.Source: "" or the file's own path give its text.
 func (f *File) Read(ctx context.Context, p string) (*sources.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if p != "" && p != f.ref {
 		return nil, outsideErr(p, f.ref)
 	}

@@ -50,10 +50,15 @@ func (l *Library) newPDF(ref string) *PDF {
 // isPDF reports whether a file name is a PDF by its extension.
 func isPDF(p string) bool { return strings.EqualFold(path.Ext(p), ".pdf") }
 
-// Info implements sources.Source. The title is the file's name: Info does not
-// parse the PDF (Describe and Read give the document's own title).
+// Info implements sources.Source. The title is the PDF's own once the
+// Vault has learnt it, else the file's name: Info does not parse the PDF
+// (Describe and Read give the document's own title, and learn it).
 func (s *PDF) Info() sources.Info {
-	return sources.Info{Path: s.ref, Kind: grant.KindFile, Title: textnorm.Line(path.Base(s.ref))}
+	title, _ := s.lib.v.LearntTitle(s.ref)
+	if title == "" {
+		title = textnorm.Line(path.Base(s.ref))
+	}
+	return sources.Info{Path: s.ref, Kind: grant.KindFile, Title: title}
 }
 
 // Read implements sources.Source: "" or the PDF's own path give its pages.
@@ -100,11 +105,8 @@ func (s *PDF) own(p string) error {
 // title is the document's title (the first page's title block, else the
 // Info title, else XMP's), else the file's name.
 func (s *PDF) title(doc *pdf.Document) string {
-	if t := textnorm.Line(doc.Title); t != "" {
+	if t := pdfTitle(doc); t != "" {
 		return t
-	}
-	if x := parseXMP(doc.XMP); x != nil && x.Title != "" {
-		return x.Title
 	}
 	return textnorm.Line(path.Base(s.ref))
 }
@@ -124,6 +126,9 @@ func (s *PDF) sections(doc *pdf.Document) []sources.Section {
 // count the PDF itself shows, and the DOI and publication year of its XMP
 // metadata.
 func (s *PDF) Describe(ctx context.Context) (*sources.Metadata, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	doc, err := s.pdf.document(ctx)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,9 @@ package vault
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -19,6 +21,9 @@ import (
 // its catalogue of paper units is kept on disk between processes and
 // reused until a folder changes. Close the Library when done with it.
 func OpenLibrary(root string, opts *LibraryOptions) (*Library, error) {
+	if IsFileSystemRoot(root) {
+		return nil, fmt.Errorf("vault: %w: the root of the file system is not a vault", fs.ErrInvalid)
+	}
 	var vopts *catalog.Options
 	if opts != nil {
 		// The catalogue is kept in the same cache folder.
@@ -33,6 +38,14 @@ func OpenLibrary(root string, opts *LibraryOptions) (*Library, error) {
 	return l, nil
 }
 
+// IsFileSystemRoot reports whether the absolute path root is the root of
+// its file system ("/", or a volume's root on Windows), which is never a
+// Vault: every file of the machine would be in it.
+func IsFileSystemRoot(root string) bool {
+	clean := filepath.Clean(root)
+	return filepath.IsAbs(clean) && filepath.Dir(clean) == clean
+}
+
 // Item is what a vault path is, as a resolver sees it before granting it.
 type Item struct {
 	Kind grant.Kind // grant.KindPaper for a paper unit's folder
@@ -44,11 +57,18 @@ type Item struct {
 // PaperInfo names a paper unit of the Vault.
 type PaperInfo struct {
 	Path string // its folder, vault-relative
-	// Title is the paper's title: metadata.json's, else PAPER.md's first
-	// heading, else its folder's name. Stat does not read the PDF for it;
-	// the paper's source (Library.Open) titles it as its PDF does.
+	// Title is the paper's title as far as it is known without reading
+	// its PDF: metadata.json's, else the PDF's own title once the Vault
+	// has learnt it, else PAPER.md's first heading, else its folder's
+	// name. Library.Title reads the PDF when its title is not learnt yet.
 	Title string
 	PDF   string // its PDF, vault-relative; "" when it has none
+}
+
+// Owns reports whether the vault-relative path rel is one of the paper's own
+// documents, which its source reads: its PDF, PAPER.md or NOTES.md.
+func (p *PaperInfo) Owns(rel string) bool {
+	return rel != "" && (rel == p.PDF || rel == p.Path+"/"+catalog.PaperMDFile || rel == p.Path+"/"+catalog.NotesFile)
 }
 
 // Stat reports what the vault-relative path p is. A path that climbs out
@@ -72,12 +92,55 @@ func (l *Library) Stat(ctx context.Context, p string) (*Item, error) {
 		return nil, statErr(ctx, fmt.Errorf("reading the vault catalogue: %w", err))
 	}
 	if u := cat.PaperOf(clean); u != nil {
-		it.Paper = &PaperInfo{Path: u.Ref, Title: u.Title(), PDF: u.PDF}
-		if it.Paper.Title == "" {
-			it.Paper.Title = textnorm.Line(path.Base(u.Ref))
-		}
+		it.Paper = &PaperInfo{Path: u.Ref, Title: knownTitle(l, u), PDF: u.PDF}
 	}
 	return it, nil
+}
+
+// knownTitle is the title of the paper p as far as it is known without
+// reading its PDF (see PaperInfo.Title).
+func knownTitle(l *Library, p *catalog.Paper) string {
+	if t := textnorm.Line(p.Meta.Title); t != "" {
+		return t
+	}
+	if p.PDF != "" {
+		if t, _ := l.v.LearntTitle(p.PDF); t != "" {
+			return t
+		}
+	}
+	if t := p.Title(); t != "" {
+		return t
+	}
+	return textnorm.Line(path.Base(p.Ref))
+}
+
+// Title returns the best title the Library knows of the item it: for a
+// paper, metadata.json's title, else its PDF's own (its title block, else
+// its Info or XMP title), else PAPER.md's first heading, else its folder's
+// name; for a PDF file, its own title, else its name; for anything else,
+// its name. The PDF is read only when its title has not been learnt (and
+// the title is then kept with the catalogue), so that a plan, a card and
+// context_read give a document one title.
+func (l *Library) Title(ctx context.Context, it *Item) string {
+	switch {
+	case it.Kind == grant.KindPaper && it.Paper != nil:
+		return l.paperTitle(ctx, it.Paper.Path)
+	case it.Kind == grant.KindFile && isPDF(it.Path):
+		if t, ok := l.v.LearntTitle(it.Path); ok {
+			if t != "" {
+				return t
+			}
+			return textnorm.Line(path.Base(it.Path))
+		}
+		if src, err := l.Open(ctx, grant.KindFile, it.Path); err == nil {
+			if s, ok := src.(*PDF); ok {
+				if doc, err := s.pdf.document(ctx); err == nil {
+					return s.title(doc)
+				}
+			}
+		}
+	}
+	return textnorm.Line(path.Base(it.Path))
 }
 
 // paperTitle is the title of the library paper ref as its source gives it:

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,8 +67,8 @@ func (s *Paper) pdfDocument(ctx context.Context) (*pdf.Document, error) {
 }
 
 // Info returns the paper's ref and title. The title is metadata.json's,
-// else the largest text on the PDF's first page, else PAPER.md's first
-// heading, else the folder name.
+// else the PDF's own (its title block, else its Info or XMP title), else
+// PAPER.md's first heading, else the folder name.
 func (s *Paper) Info() sources.Info {
 	return sources.Info{Path: s.p.Ref, Kind: grant.KindPaper, Title: s.title(context.Background())}
 }
@@ -82,16 +81,17 @@ func (s *Paper) title(ctx context.Context) string {
 		return t
 	}
 	if s.p.PDF != "" {
-		if doc, err := s.pdfDocument(ctx); err == nil {
-			if t := textnorm.Line(doc.Title); t != "" {
-				return t
+		t, ok := s.l.v.LearntTitle(s.p.PDF)
+		if !ok {
+			if doc, err := s.pdfDocument(ctx); err == nil {
+				t = pdfTitle(doc)
 			}
 		}
+		if t != "" {
+			return t
+		}
 	}
-	if t := s.p.Title(); t != "" {
-		return t
-	}
-	return textnorm.Line(path.Base(s.p.Ref))
+	return knownTitle(s.l, s.p)
 }
 
 // Describe returns the paper's bibliographic metadata: metadata.json where
@@ -100,6 +100,9 @@ func (s *Paper) title(ctx context.Context) string {
 // failing: the metadata is still worth having, and Read reports the error.
 // The title, authors and identifiers are one line each (textnorm.Line).
 func (s *Paper) Describe(ctx context.Context) (*sources.Metadata, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m := s.p.Meta
 	md := &sources.Metadata{
 		Title:    textnorm.Line(m.Title),

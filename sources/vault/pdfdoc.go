@@ -57,10 +57,7 @@ func (f *pdfFile) describe(md *sources.Metadata, doc *pdf.Document, secs []sourc
 	}
 	md.Pages = len(doc.Pages)
 	if md.Title == "" {
-		md.Title = textnorm.Line(doc.Title)
-	}
-	if md.Title == "" {
-		md.Title = x.Title
+		md.Title = pdfTitle(doc)
 	}
 	if len(md.Authors) == 0 {
 		md.Authors = textnorm.Lines(doc.Authors)
@@ -87,6 +84,19 @@ func (f *pdfFile) describe(md *sources.Metadata, doc *pdf.Document, secs []sourc
 	}
 }
 
+// pdfTitle is the title a PDF shows of itself: its title block, else its
+// Info title, else its XMP title; "" when it shows none. It is what the
+// Vault learns of the PDF (catalog.Vault.LearnTitle).
+func pdfTitle(doc *pdf.Document) string {
+	if t := textnorm.Line(doc.Title); t != "" {
+		return t
+	}
+	if x := parseXMP(doc.XMP); x != nil {
+		return x.Title
+	}
+	return ""
+}
+
 // document returns the parsed PDF, extracting it only when the file
 // changed since the last extraction. Errors name the PDF's vault path; an
 // error about the file itself (damaged, encrypted, over a limit) wraps
@@ -104,7 +114,16 @@ func (f *pdfFile) document(ctx context.Context) (*pdf.Document, error) {
 	if f.stamp == stamp && (f.doc != nil || f.err != nil) {
 		return f.doc, f.err
 	}
+	if st.Size() == 0 {
+		// Nothing to extract: said as such (a search lists it in
+		// skipped), not taken for a damaged file.
+		f.stamp, f.doc, f.err = stamp, nil, &unreadableError{what: rel, err: errEmptyPDF}
+		return nil, f.err
+	}
 	doc, err := f.extract(ctx, rel, st)
+	if err == nil {
+		f.l.v.LearnTitle(rel, st, pdfTitle(doc))
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, safefs.ErrNotRegular) {
 			return nil, fsErr(err)
@@ -200,6 +219,15 @@ func (f *pdfFile) extract(ctx context.Context, rel string, st fs.FileInfo) (*pdf
 	return pdf.Extract(ctx, r, size, nil)
 }
 
+// errEmptyPDF is the reason a PDF of 0 bytes cannot be read. It is a
+// malformed PDF (pdf.ErrMalformed), said in its own words.
+var errEmptyPDF error = emptyPDF{}
+
+type emptyPDF struct{}
+
+func (emptyPDF) Error() string { return "empty: the file has 0 bytes" }
+func (emptyPDF) Unwrap() error { return pdf.ErrMalformed }
+
 // unreadableError is the error of a PDF, or of one of its pages, whose text
 // cannot be extracted. Its message is one line a model may see: the path
 // and the kind of failure (encrypted, malformed, over which limit), never
@@ -231,6 +259,8 @@ func (e *unreadableError) Detail() string { return e.err.Error() }
 func unreadableReason(err error) string {
 	var limit *pdf.LimitError
 	switch {
+	case errors.Is(err, errEmptyPDF):
+		return errEmptyPDF.Error()
 	case errors.Is(err, pdf.ErrEncrypted):
 		return "encrypted: it does not open without a password"
 	case errors.As(err, &limit):

@@ -218,6 +218,9 @@ func (s *Source) Info() sources.Info {
 // (one line per entry); "file/KEY" an entry; "file/KEY/name.pdf" a further
 // PDF of an entry.
 func (s *Source) Read(ctx context.Context, p string) (*sources.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if p == "" || p == s.file {
 		return s.catalogue(), nil
 	}
@@ -403,6 +406,9 @@ func (s *Source) Search(ctx context.Context, q sources.Query) (*sources.Results,
 // List implements sources.Lister: the entries of the file, or the further
 // PDFs of an entry.
 func (s *Source) List(ctx context.Context, p string, max int) ([]sources.Entry, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
 	var out []sources.Entry
 	if p == "" || p == s.file {
 		for _, it := range s.items {
@@ -440,6 +446,9 @@ func (e *entrySource) Info() sources.Info {
 }
 
 func (e *entrySource) Read(ctx context.Context, p string) (*sources.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return e.it.read(ctx, e.s.lib, p)
 }
 
@@ -449,6 +458,9 @@ func (e *entrySource) Search(ctx context.Context, q sources.Query) (*sources.Res
 
 // Describe implements sources.Describer.
 func (e *entrySource) Describe(ctx context.Context) (*sources.Metadata, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	it := e.it
 	m := &sources.Metadata{Title: it.title, Authors: it.authors, Year: it.year, Abstract: it.abstract,
 		DOI: it.doi, ArXivID: it.arxiv, Documents: append([]string{it.path}, it.extras...)}

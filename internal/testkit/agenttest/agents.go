@@ -44,10 +44,13 @@ func (a Agent) Exe(dir string) string { return filepath.Join(dir, "node_modules"
 
 // Require returns the install folder of the agents — $RESEARCHCTX_REAL_AGENTS,
 // else .cache/agents under root — and skips the test when they are not
-// installed there, or when the variable is "off". With CI=true and npm at
+// installed there, when the variable is "off", or with -short. With CI=true and npm at
 // hand a missing install fails the test instead: it is a broken CI step.
 func Require(tb testing.TB, root string) string {
 	tb.Helper()
+	if testing.Short() {
+		tb.Skip("-short: real-agent tests disabled")
+	}
 	dir := os.Getenv(DirEnv)
 	if dir == "off" {
 		tb.Skipf("%s=off: real-agent tests disabled", DirEnv)

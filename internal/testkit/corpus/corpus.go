@@ -4,7 +4,8 @@
 // module.
 //
 // Tests call Dir: it skips the test when the corpus is absent (a downstream
-// clone) and fails it when CI=true, where the corpus must be present.
+// clone) and fails it when CI=true, where the corpus must be present; with
+// -short it skips the test, so that `go test -short ./...` is a fast path.
 package corpus
 
 import (
@@ -42,6 +43,10 @@ func Root() (string, error) {
 // the test, or fails it when the environment variable CI is "true".
 func Dir(tb testing.TB, sub string) string {
 	tb.Helper()
+	if testing.Short() {
+		// The corpus gates read hundreds of real pages: not the fast path.
+		tb.Skipf("-short: skipping the corpus %q", sub)
+	}
 	root, err := Root()
 	if err == nil {
 		p := filepath.Join(root, sub)

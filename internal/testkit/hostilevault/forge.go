@@ -21,7 +21,7 @@ import (
 // The layouts are written out here, not imported, as a forger would.
 
 // forgedVersion is the catalogue cache's version this forger writes.
-const forgedVersion = 6
+const forgedVersion = 7
 
 // catalogueReader reads the catalogue cache's fields: a string is a
 // uvarint length and its bytes, a list of names a uvarint count and its
@@ -136,9 +136,8 @@ func ForgeCatalogue(vault, ref, pdf string) error {
 			return r.err
 		}
 	}
-	if len(r.b) != 0 {
-		return errors.New("hostilevault: catalogue has more than its head says")
-	}
+	// The titles learnt of PDFs follow the papers: kept as they are.
+	out = append(out, r.b...)
 	if !found {
 		return fmt.Errorf("hostilevault: no paper %s in the catalogue cache", ref)
 	}
