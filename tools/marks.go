@@ -47,9 +47,16 @@ func (m *CardMark) chars() int {
 	return runes(string(m.Kind), m.Comment)
 }
 
-// markURI is where a mark is: its PDF's page; the file that holds it
-// when it is not on a PDF (the marks file of a paper without one).
+// markURI is where a mark is: its own URI when its source gives one that
+// names its document and page (a Zotero annotation's), else its PDF's
+// page; the file that holds it when it is not on a PDF (the marks file of
+// a paper without one).
 func markURI(m sources.Mark) string {
+	if m.URI != "" {
+		if u, err := cite.Parse(m.URI); err == nil && u.Path == m.Path && u.Page == m.Page {
+			return m.URI
+		}
+	}
 	if m.Page > 0 && strings.EqualFold(path.Ext(m.Path), ".pdf") {
 		return cite.Page(m.Path, m.Page)
 	}
