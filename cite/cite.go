@@ -321,6 +321,13 @@ func Annotation(path string, page int, key string) string {
 	return URI{Path: path, Page: page, Annotation: key}.String()
 }
 
+// IsZotero reports whether p is the path of a Zotero item, attachment or
+// note, cited by Zotero's own URIs (see the package comment).
+func IsZotero(p string) bool {
+	_, _, ok := zoteroPath(p)
+	return ok
+}
+
 // zoteroPath reports whether p is a Zotero path, "zotero:items/<KEY>" or
 // "zotero:groups/<groupID>/items/<KEY>", and returns the library part of
 // its URI ("library" or "groups/<groupID>") and the key.

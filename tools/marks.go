@@ -57,7 +57,7 @@ func markURI(m sources.Mark) string {
 			return m.URI
 		}
 	}
-	if m.Page > 0 && strings.EqualFold(path.Ext(m.Path), ".pdf") {
+	if m.Page > 0 && (strings.EqualFold(path.Ext(m.Path), ".pdf") || cite.IsZotero(m.Path)) {
 		return cite.Page(m.Path, m.Page)
 	}
 	return cite.File(m.Path)
