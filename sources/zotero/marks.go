@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/researchctx/researchctx/cite"
@@ -49,12 +50,10 @@ func annotationPage(pos string, pages int) (int, error) {
 		return 0, fmt.Errorf("%w over %d KiB", errPosition, MaxPositionBytes>>10)
 	}
 	var p struct {
-		PageIndex *json.Number `json:"pageIndex"`
-		Type      string       `json:"type"`
+		PageIndex json.RawMessage `json:"pageIndex"`
+		Type      string          `json:"type"`
 	}
-	dec := json.NewDecoder(strings.NewReader(pos))
-	dec.UseNumber()
-	if err := dec.Decode(&p); err != nil {
+	if err := json.Unmarshal([]byte(pos), &p); err != nil {
 		return 0, fmt.Errorf("%w is not valid JSON", errPosition)
 	}
 	if p.PageIndex == nil {
@@ -63,13 +62,15 @@ func annotationPage(pos string, pages int) (int, error) {
 		}
 		return 0, fmt.Errorf("%w has no page", errPosition)
 	}
-	n, err := p.PageIndex.Int64()
+	raw := string(p.PageIndex)
+	n, err := strconv.ParseInt(raw, 10, 64)
 	limit := int64(MaxPage)
 	if pages > 0 {
 		limit = int64(pages)
 	}
 	if err != nil || n < 0 || n >= limit {
-		return 0, fmt.Errorf("%w points at page %s, not a page of the file", errPosition, textnorm.Line(p.PageIndex.String()))
+		shown, _ := textnorm.Truncate(textnorm.Line(raw), 24)
+		return 0, fmt.Errorf("%w points at page %s, not a page of the file", errPosition, shown)
 	}
 	return int(n), nil
 }
@@ -120,6 +121,7 @@ func (s *Snapshot) attachmentMarks(ctx context.Context, a *Item, skipped map[str
 	pages := 0
 	var labels []string
 	var texts []string
+	flat := map[int]*flatPage{}
 	if a.isPDF() {
 		if doc, err := s.lib.pdfs.document(ctx, p, a); err == nil {
 			pages, labels = len(doc.Pages), doc.Labels
@@ -173,7 +175,10 @@ func (s *Snapshot) attachmentMarks(ctx context.Context, a *Item, skipped map[str
 			}
 			m.URI = cite.Annotation(p, m.Page, an.Key)
 			if page < len(texts) && m.Text != "" {
-				if v, ok := verbatim(texts[page], m.Text); ok {
+				if flat[page] == nil {
+					flat[page] = flatten(texts[page])
+				}
+				if v, ok := flat[page].verbatim(m.Text); ok {
 					m.Text = v
 				}
 			}
@@ -208,32 +213,43 @@ func sameWords(a, b string) bool {
 	return bytes.EqualFold([]byte(strings.Join(strings.Fields(a), " ")), []byte(strings.Join(strings.Fields(b), " ")))
 }
 
-// verbatim returns the span of page that holds text with its white space
-// as the page has it (Zotero stores a highlight's text with its line
-// breaks as spaces), so that a mark quotes the page verbatim.
-func verbatim(page, text string) (string, bool) {
-	var flat strings.Builder
-	at := make([]int, 0, len(page)) // flat byte i is page byte at[i]
+// flatPage is a page's text with every run of white space made one space,
+// and where each of its bytes is in the page.
+type flatPage struct {
+	page string
+	flat string
+	at   []int32
+}
+
+func flatten(page string) *flatPage {
+	var b strings.Builder
+	at := make([]int32, 0, len(page))
 	space := true
 	for i := 0; i < len(page); i++ {
 		c := page[i]
 		if c == ' ' || c == '\n' || c == '\t' || c == '\r' {
 			if !space {
-				flat.WriteByte(' ')
-				at = append(at, i)
+				b.WriteByte(' ')
+				at = append(at, int32(i))
 			}
 			space = true
 			continue
 		}
-		flat.WriteByte(c)
-		at = append(at, i)
+		b.WriteByte(c)
+		at = append(at, int32(i))
 		space = false
 	}
+	return &flatPage{page: page, flat: b.String(), at: at}
+}
+
+// verbatim returns the span of the page that holds text with its white
+// space as the page has it (Zotero stores a highlight's text with its line
+// breaks as spaces), so that a mark quotes the page verbatim.
+func (f *flatPage) verbatim(text string) (string, bool) {
 	want := strings.Join(strings.Fields(text), " ")
-	i := strings.Index(flat.String(), want)
+	i := strings.Index(f.flat, want)
 	if i < 0 || want == "" {
 		return "", false
 	}
-	end := at[i+len(want)-1] + 1
-	return page[at[i]:end], true
+	return f.page[f.at[i] : f.at[i+len(want)-1]+1], true
 }

@@ -27,18 +27,18 @@ type Source struct {
 }
 
 var (
-	_ sources.Source      = (*Source)(nil)
-	_ sources.Describer   = (*Source)(nil)
-	_ sources.Lister      = (*Source)(nil)
-	_ sources.Container   = (*Source)(nil)
-	_ sources.Holder      = (*Source)(nil)
-	_ sources.MarkReader  = (*Source)(nil)
-	_ sources.Relater     = (*Source)(nil)
-	_ sources.Describer   = (*itemSource)(nil)
-	_ sources.MarkReader  = (*itemSource)(nil)
-	_ sources.Relater     = (*itemSource)(nil)
-	_ sources.Holder      = (*itemSource)(nil)
-	_ sources.Source      = (*itemSource)(nil)
+	_ sources.Source     = (*Source)(nil)
+	_ sources.Describer  = (*Source)(nil)
+	_ sources.Lister     = (*Source)(nil)
+	_ sources.Container  = (*Source)(nil)
+	_ sources.Holder     = (*Source)(nil)
+	_ sources.MarkReader = (*Source)(nil)
+	_ sources.Relater    = (*Source)(nil)
+	_ sources.Describer  = (*itemSource)(nil)
+	_ sources.MarkReader = (*itemSource)(nil)
+	_ sources.Relater    = (*itemSource)(nil)
+	_ sources.Holder     = (*itemSource)(nil)
+	_ sources.Source     = (*itemSource)(nil)
 )
 
 // Info returns the source's identity.
