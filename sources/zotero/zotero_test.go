@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -319,5 +320,162 @@ func TestConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestAnnotationsAgainstTruth: every annotation of truth.json on a PDF is
+// a mark of its attachment, in every layout, with its kind, page, page
+// label, text, comment (verbatim), colour, author and its own URI; the
+// EPUB's are marks without a page.
+func TestAnnotationsAgainstTruth(t *testing.T) {
+	dir := fixture(t)
+	tr := readTruth(t, dir)
+	kinds := map[string]sources.MarkKind{"highlight": sources.MarkHighlight, "underline": sources.MarkUnderline,
+		"note": sources.MarkNote, "text": sources.MarkFreeText, "image": "image", "ink": sources.MarkInk}
+	for _, v := range variants {
+		t.Run(v, func(t *testing.T) {
+			ctx := context.Background()
+			d := open(t, filepath.Join(dir, v), filepath.Join(dir, "Attachments"))
+			l, err := d.library(&sources.Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap, err := l.Snapshot(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total, found := 0, 0
+			for _, it := range tr.Items {
+				if it.Trashed || it.WalOnly && v != "Zotero-wal" {
+					continue
+				}
+				prefix := "zotero:"
+				if g, ok := strings.CutPrefix(it.Library, "group:"); ok {
+					prefix = "zotero:groups/" + g + "/"
+				}
+				for _, a := range it.Attachments {
+					att := snap.byKey[prefix+a.Key]
+					if len(a.Annotations) == 0 {
+						continue
+					}
+					if att == nil {
+						t.Errorf("attachment %s missing", a.Key)
+						continue
+					}
+					ms := snap.marks(ctx, att)
+					for _, want := range a.Annotations {
+						if strings.HasPrefix(want.Key, "GDRWVKMD") && v != "Zotero-wal" {
+							continue // only in the WAL
+						}
+						total++
+						var got *sources.Mark
+						for i, m := range ms.Marks {
+							if att.isPDF() && m.URI == want.URIWithAnnotation || !att.isPDF() && m.Text == want.Text && m.Text != "" {
+								got = &ms.Marks[i]
+								break
+							}
+						}
+						if got == nil {
+							if att.isPDF() || want.Text != "" {
+								t.Errorf("%s (%s on %s) not found", want.Key, want.Type, a.Key)
+							}
+							continue
+						}
+						found++
+						comment := ""
+						if want.Comment != nil {
+							comment = *want.Comment
+						}
+						wantPage, label := 0, ""
+						if att.isPDF() {
+							wantPage = want.PageIndex + 1
+							if want.PageLabel != fmt.Sprint(wantPage) {
+								label = want.PageLabel
+							}
+						}
+						if got.Kind != kinds[want.Type] || got.Page != wantPage || got.Label != label || got.Comment != comment ||
+							!strings.EqualFold(got.Color, want.Color) || got.Author != want.AuthorName ||
+							strings.Join(strings.Fields(got.Text), " ") != strings.Join(strings.Fields(want.Text), " ") {
+							t.Errorf("%s: got %+v\nwant %+v", want.Key, *got, want)
+						}
+					}
+				}
+			}
+			if total == 0 || found < total*95/100 {
+				t.Fatalf("%d of %d annotations found", found, total)
+			}
+			t.Logf("%d of %d annotations found", found, total)
+		})
+	}
+}
+
+// TestAttachmentsRefusedOnce: the linked file outside the data and base
+// directories is refused for where it is, the missing file is said
+// missing, each once in a search's Skipped and in its item's record; the
+// file linked under the base directory and the group library's PDF are
+// read page by page.
+func TestAttachmentsRefusedOnce(t *testing.T) {
+	dir := fixture(t)
+	ctx := context.Background()
+	d := open(t, filepath.Join(dir, "Zotero"), filepath.Join(dir, "Attachments"))
+	lib := source(t, d, "")
+	res, err := lib.Search(ctx, sources.Query{Text: "peer-to-peer electronic cash", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, s := range res.Skipped {
+		if _, dup := reasons[s.Path]; dup {
+			t.Errorf("%s skipped twice", s.Path)
+		}
+		reasons[s.Path] = s.Reason
+	}
+	if r := reasons["zotero:items/2RWBKLPW"]; !strings.Contains(r, "outside the Zotero data and base directories") {
+		t.Errorf("the outside linked file's reason: %q", r)
+	}
+	if r := reasons["zotero:items/UJQIHUFI"]; !strings.Contains(r, "missing") {
+		t.Errorf("the missing file's reason: %q", r)
+	}
+	if _, err := lib.Read(ctx, "zotero:items/2RWBKLPW"); !errors.Is(err, ErrLinkedOutside) || !errors.Is(err, sources.ErrOutside) {
+		t.Errorf("read of the outside linked file: %v", err)
+	}
+	if _, err := lib.Read(ctx, "zotero:items/UJQIHUFI"); !errors.Is(err, ErrMissingFile) || !errors.Is(err, sources.ErrNotFound) {
+		t.Errorf("read of the missing file: %v", err)
+	}
+	rec, err := lib.Read(ctx, "zotero:items/YBRAS9NS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(rec.Parts[0].Text, "outside the Zotero data and base directories"); n != 1 {
+		t.Errorf("the Bitcoin record says the refusal %d times:\n%s", n, rec.Parts[0].Text)
+	}
+	jin, err := lib.Read(ctx, "zotero:items/6J6EQFFB")
+	if err != nil || jin.Pages != 8 {
+		t.Fatalf("the file linked under the base directory: %v", err)
+	}
+	// Without a base directory the same file is refused, not read.
+	nobase := open(t, filepath.Join(dir, "Zotero"), "")
+	if _, err := source(t, nobase, "").Read(ctx, "zotero:items/6J6EQFFB"); !errors.Is(err, sources.ErrOutside) {
+		t.Errorf("a base-directory file with no base directory configured: %v", err)
+	}
+	grp := source(t, d, "groups/5550123")
+	doc, err := grp.Read(ctx, "zotero:groups/5550123/items/2E8KAQTC")
+	if err != nil || doc.Pages != 11 {
+		t.Fatalf("the group's PDF: %v", err)
+	}
+	// The trash is not there: its item, its PDF, its annotations.
+	for _, p := range []string{"zotero:items/I35GDBCR", "zotero:items/7X9UCS43"} {
+		if _, err := lib.Read(ctx, p); err == nil {
+			t.Errorf("%s, in the trash, was read", p)
+		}
+	}
+	res, err = lib.Search(ctx, sources.Query{Text: "quenched lattices fermion action", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		if h.Path == "zotero:items/7X9UCS43" || h.Path == "zotero:items/I35GDBCR" {
+			t.Errorf("a search found the trash: %s", h.Path)
+		}
 	}
 }
