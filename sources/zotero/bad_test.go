@@ -17,7 +17,7 @@ import (
 // copyLayout copies one layout's database (and the files a test names,
 // relative to the data directory) into a new data directory the test may
 // change.
-func copyLayout(t *testing.T, layout string, files ...string) string {
+func copyLayout(t testing.TB, layout string, files ...string) string {
 	t.Helper()
 	src := filepath.Join(fixture(t), layout)
 	dst := t.TempDir()
@@ -40,7 +40,7 @@ func copyLayout(t *testing.T, layout string, files ...string) string {
 }
 
 // exec runs statements on the database of a data directory a test owns.
-func execDB(t *testing.T, dataDir string, stmts ...string) {
+func execDB(t testing.TB, dataDir string, stmts ...string) {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(filepath.Join(dataDir, "zotero.sqlite")))
 	if err != nil {
