@@ -1,10 +1,13 @@
 package zotero
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -377,4 +380,55 @@ func TestNoteHTMLBounded(t *testing.T) {
 	if text, _ := noteText(unclosed); !strings.Contains(text, "Open heading") {
 		t.Fatalf("an unclosed tag lost the text: %q", text)
 	}
+}
+
+// TestHostileEPUB: an EPUB that is no zip, that has no package, or whose
+// chapter inflates past the limits is refused with ErrUnreadable, without
+// reading past them.
+func TestHostileEPUB(t *testing.T) {
+	var bomb bytes.Buffer
+	zw := zip.NewWriter(&bomb)
+	add := func(name, body string) {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w, body)
+	}
+	add("META-INF/container.xml", `<container><rootfiles><rootfile full-path="OEBPS/content.opf"/></rootfiles></container>`)
+	add("OEBPS/content.opf", `<package><manifest><item id="c1" href="c1.xhtml"/></manifest><spine><itemref idref="c1"/></spine></package>`)
+	w, err := zw.Create("OEBPS/c1.xhtml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := bytes.Repeat([]byte("a"), 1<<20)
+	for i := 0; i < maxEPUBText>>20+2; i++ {
+		w.Write(chunk)
+	}
+	zw.Close()
+	for name, data := range map[string][]byte{
+		"not a zip":   []byte("PK not really"),
+		"no package":  zipOf(t, map[string]string{"mimetype": "application/epub+zip"}),
+		"bad package": zipOf(t, map[string]string{"META-INF/container.xml": "<container><rootfiles><rootfile full-path=\"x.opf\"/></rootfiles></container>", "x.opf": "<package"}),
+		"bomb":        bomb.Bytes(),
+	} {
+		if _, err := epubDocument("zotero:items/AAAAAAAA", "x", data); !errors.Is(err, sources.ErrUnreadable) {
+			t.Errorf("%s: %v, want ErrUnreadable", name, err)
+		}
+	}
+}
+
+func zipOf(t *testing.T, files map[string]string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for name, body := range files {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w, body)
+	}
+	zw.Close()
+	return b.Bytes()
 }

@@ -76,7 +76,7 @@ func (s *Snapshot) index(ctx context.Context, items []*Item) (*searchIndex, erro
 				}
 				continue
 			}
-			if !c.isPDF() {
+			if c.linkMode == linkLinkedURL {
 				continue
 			}
 			doc, err := s.read(ctx, c)

@@ -421,6 +421,16 @@ func (s *Snapshot) readAttachment(ctx context.Context, it *Item) (*sources.Docum
 			return nil, fmt.Errorf("%s: %w: the snapshot holds no text", p, sources.ErrNotText)
 		}
 		return &sources.Document{Path: p, Title: title, Parts: []sources.Part{{Location: sources.Location{Path: p}, Text: text}}, Sections: secs}, nil
+	case it.contentType == "application/epub+zip" || strings.HasSuffix(strings.ToLower(it.filePath), ".epub"):
+		data, err := s.lib.readFile(it, maxEPUBBytes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		doc, err := epubDocument(p, title, data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		return doc, nil
 	}
 	if _, err := s.lib.locate(it); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
@@ -543,8 +553,12 @@ func (s *Snapshot) describe(ctx context.Context, it *Item) *sources.Metadata {
 	}
 	md.Documents = []string{s.path(it)}
 	for _, c := range s.children(it) {
-		if c.isNote() || c.isPDF() {
-			if c.isPDF() {
+		if c.isNote() || c.isAttachment() {
+			if !c.isPDF() {
+				if _, err := s.read(ctx, c); err != nil {
+					continue
+				}
+			} else {
 				doc, err := s.lib.pdfs.document(ctx, s.path(c), c)
 				if err != nil {
 					continue

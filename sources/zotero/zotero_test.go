@@ -123,11 +123,27 @@ func treeHash(t testing.TB, root string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// testCache is the cache folder the tests' drivers share, so that each
+// PDF of the fixture is extracted once per run of the package's tests.
+var testCache string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "zotero-test-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testCache = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 // open returns a driver for one layout of the fixture, its snapshots and
-// PDF text kept in a temporary cache.
+// PDF text kept in the tests' cache.
 func open(t testing.TB, dataDir, baseDir string) *Driver {
 	t.Helper()
-	return New(Options{DataDir: dataDir, BaseDir: baseDir, CacheDir: t.TempDir()})
+	return New(Options{DataDir: dataDir, BaseDir: baseDir, CacheDir: testCache})
 }
 
 // source resolves a name and opens it as the server would.
@@ -477,5 +493,46 @@ func TestAttachmentsRefusedOnce(t *testing.T) {
 		if h.Path == "zotero:items/7X9UCS43" || h.Path == "zotero:items/I35GDBCR" {
 			t.Errorf("a search found the trash: %s", h.Path)
 		}
+	}
+}
+
+// TestEPUB: the EPUB attachment is read by chapter, each a part with its
+// heading as a section, and the EPUB's highlights are in its text.
+func TestEPUB(t *testing.T) {
+	dir := fixture(t)
+	tr := readTruth(t, dir)
+	ctx := context.Background()
+	d := open(t, filepath.Join(dir, "Zotero7"), filepath.Join(dir, "Attachments"))
+	src := source(t, d, "items/NNXSEDKG")
+	doc, err := src.Read(ctx, "zotero:items/E77HNKG7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Parts) < 2 || len(doc.Sections) != len(doc.Parts) {
+		t.Fatalf("%d parts, %d sections", len(doc.Parts), len(doc.Sections))
+	}
+	var all strings.Builder
+	for _, p := range doc.Parts {
+		all.WriteString(strings.Join(strings.Fields(p.Text), " ") + "\n")
+	}
+	n := 0
+	for _, it := range tr.Items {
+		for _, a := range it.Attachments {
+			if a.Key != "E77HNKG7" {
+				continue
+			}
+			for _, an := range a.Annotations {
+				n++
+				if !strings.Contains(all.String(), strings.Join(strings.Fields(an.Text), " ")) {
+					t.Errorf("the EPUB's text lacks its highlight %q", an.Text)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("truth.json has no EPUB annotation")
+	}
+	if err := sourcetest.Test(ctx, src, "whale"); err != nil {
+		t.Fatal(err)
 	}
 }
