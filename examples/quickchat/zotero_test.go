@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"encoding/hex"
 	"io"
 	"io/fs"
@@ -78,6 +79,27 @@ func TestZotero(t *testing.T) {
 		if n := strings.Count(r.stdout, want); n == 0 || strings.HasPrefix(want, "could not") && n != 1 {
 			t.Errorf("the output has %q %d times:\n%s", want, n, r.stdout)
 		}
+	}
+	// Read back from usage.jsonl, the Zotero URIs are sources of the
+	// grant, each a link that opens Zotero.
+	j := mustRun(t, t.TempDir(), "", "-zotero", filepath.Join(dev, "Zotero-wal"), "-zotero-base", filepath.Join(dev, "Attachments"), "-ask", "reduce invocation", "-json")
+	var out struct {
+		Sources []sourceLink `json:"sources"`
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	seen := false
+	for _, s := range out.Sources {
+		if strings.HasPrefix(s.URI, "zotero://") {
+			seen = true
+			if !s.InGrant || s.URL != s.URI {
+				t.Errorf("source %+v: want in the grant, opened as itself", s)
+			}
+		}
+	}
+	if !seen {
+		t.Errorf("no Zotero URI among the turn's sources: %+v", out.Sources)
 	}
 	if strings.Contains(r.stdout, dev) || strings.Contains(r.stderr, dev) {
 		t.Error("the output names the Zotero folder")
