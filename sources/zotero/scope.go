@@ -22,6 +22,7 @@ type scope struct {
 	coll      *Collection
 	tag       string
 	item      *Item // the regular item or standalone note
+	main      *Item // the attachment or note an item's name named, or nil
 }
 
 // scope resolves a name (what follows "zotero:").
@@ -102,19 +103,17 @@ func (s *Snapshot) scope(name string) (*scope, error) {
 		if sc.title == "" {
 			sc.title = "Zotero item " + top.Key
 		}
-		if top != it {
-			sc.doc = s.path(it)
-			if it.isAnnotation() {
-				if p := s.items[it.parentID]; p != nil {
-					sc.doc = s.path(p)
-				}
+		if it.isAnnotation() {
+			if p := s.items[it.parentID]; p != nil && it.parentID != 0 {
+				it = p
 			}
-			if !strings.HasPrefix(sc.doc, sc.path+"/") {
-				// Documents of an item are named by their own keys, not
-				// below the item: the item is granted, the document is
-				// where its evidence is placed.
-				sc.doc = ""
-			}
+		}
+		if top != it && (it.isAttachment() || it.isNote()) {
+			// An attachment's or a note's key grants its item under the
+			// document's own name, and the document is the source's
+			// main one: a selection on an attachment's page is placed
+			// and cited in that attachment.
+			sc.name, sc.path, sc.main = base+"items/"+it.Key, s.path(it), it
 		}
 		return sc, nil
 	}

@@ -84,6 +84,9 @@ func (s *Source) Read(ctx context.Context, p string) (*sources.Document, error) 
 		if sc.kind != "item" {
 			return nil, fmt.Errorf("%s: %w: list it to see its items", s.path, sources.ErrIsDirectory)
 		}
+		if sc.main != nil {
+			return snap.read(ctx, sc.main)
+		}
 		return snap.mainDoc(ctx, sc.item)
 	}
 	if err := s.inside(snap, sc, p); err != nil {
@@ -220,6 +223,9 @@ func (s *Source) Marks(ctx context.Context, p string) (*sources.Marks, error) {
 	if p == "" || p == s.path {
 		if sc.kind != "item" {
 			return &sources.Marks{}, nil
+		}
+		if sc.main != nil {
+			return snap.marks(ctx, sc.main), nil
 		}
 		return snap.marks(ctx, sc.item), nil
 	}

@@ -156,3 +156,33 @@ func TestToolsCiteZotero(t *testing.T) {
 		t.Fatal("Zotero's folders changed")
 	}
 }
+
+// TestSelectionOnAttachment: a selection on the page of an item's second
+// PDF is placed and cited in that PDF, by Zotero's URI of the page.
+func TestSelectionOnAttachment(t *testing.T) {
+	dir := zoteroDev(t)
+	vaultDir := t.TempDir()
+	if err := samplevault.Extract(vaultDir); err != nil {
+		t.Fatal(err)
+	}
+	reg := vault.NewRegistry()
+	reg.Register(zotero.Kind, zotero.New(zotero.Options{DataDir: filepath.Join(dir, "Zotero7"), BaseDir: filepath.Join(dir, "Attachments")}))
+	r := researchctx.Resolver{Registry: reg}
+	defer r.Close()
+	const quote = "Either the well was very deep, or she fell very slowly"
+	plan, err := r.Resolve(context.Background(), researchctx.Request{Vault: vaultDir, RuntimeID: "zotero", TurnID: "t1",
+		Selections: []researchctx.Selection{{Path: "zotero:items/BSIYEMI7", Page: 5, Text: quote}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Evidence) != 1 || len(plan.Sources) != 1 {
+		t.Fatalf("evidence %+v, sources %+v, dropped %+v", plan.Evidence, plan.Sources, plan.Dropped)
+	}
+	ev := plan.Evidence[0]
+	if ev.CitationURI != "zotero://open-pdf/library/items/BSIYEMI7?page=5" || !strings.Contains(ev.Quote, "very deep") {
+		t.Fatalf("evidence %+v", ev)
+	}
+	if plan.Sources[0].Path != "zotero:items/BSIYEMI7" || plan.Sources[0].Title != "Alice's Adventures in Wonderland" {
+		t.Fatalf("source %+v", plan.Sources[0])
+	}
+}

@@ -328,6 +328,8 @@ func TestConformance(t *testing.T) {
 		{"collections/Thesis/Chapter%202/Attention", "align"},
 		{"tags/important", "reduce"},
 		{"items/ACFJNP3J", "reduce"},
+		{"items/BSIYEMI7", "rabbit"},
+		{"items/Q5MQZFFE", "reading plan"},
 		{"groups/5550123", "normalization"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
