@@ -419,6 +419,8 @@ type Mark struct {
 	Author  string
 	Created string // RFC 3339 when known, else as written
 	Color   string // #rrggbb when known
+	// Tags are the researcher's tags on the mark (a Zotero annotation's).
+	Tags []string
 	// URI, when set, is the mark's own citation URI (a Zotero
 	// annotation's, with its key); the tools cite the mark's page
 	// otherwise.

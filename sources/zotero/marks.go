@@ -167,6 +167,7 @@ func (s *Snapshot) attachmentMarks(ctx context.Context, a *Item, skipped map[str
 			Comment:  an.annCmt,
 			Author:   textnorm.Line(an.annAuthor),
 			Color:    textnorm.Line(an.annColor),
+			Tags:     an.Tags,
 		}
 		if page >= 0 {
 			m.Page = page + 1

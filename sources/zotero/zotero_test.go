@@ -67,6 +67,7 @@ type truth struct {
 			Annotations []struct {
 				Key, Type, Text, PageLabel, AuthorName, Color string
 				Comment                                       *string
+				Tags                                          []string
 				PageIndex                                     int
 				URI                                           string
 				URIWithAnnotation                             string `json:"uri_with_annotation"`
@@ -413,7 +414,8 @@ func TestAnnotationsAgainstTruth(t *testing.T) {
 						}
 						if got.Kind != kinds[want.Type] || got.Page != wantPage || got.Label != label || got.Comment != comment ||
 							!strings.EqualFold(got.Color, want.Color) || got.Author != want.AuthorName ||
-							strings.Join(strings.Fields(got.Text), " ") != strings.Join(strings.Fields(want.Text), " ") {
+							strings.Join(strings.Fields(got.Text), " ") != strings.Join(strings.Fields(want.Text), " ") ||
+							!slices.Equal(slices.Sorted(slices.Values(got.Tags)), slices.Sorted(slices.Values(want.Tags))) {
 							t.Errorf("%s: got %+v\nwant %+v", want.Key, *got, want)
 						}
 					}
