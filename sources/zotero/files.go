@@ -127,12 +127,18 @@ func (l *Library) readFile(it *Item, max int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, max+1))
 }
 
-// pdfCache keeps the extracted text of a library's PDF attachments,
-// re-extracted when a file's size or modification time changes.
+// maxKeptPDFs bounds the PDFs whose text is kept in memory; the others'
+// is read again from the on-disk cache when asked for.
+const maxKeptPDFs = 32
+
+// pdfCache keeps the extracted text of a library's recently read PDF
+// attachments, re-extracted when a file's size or modification time
+// changes.
 type pdfCache struct {
-	l  *Library
-	mu sync.Mutex
-	m  map[string]*pdfEntry // by attachment path
+	l     *Library
+	mu    sync.Mutex
+	m     map[string]*pdfEntry // by attachment path
+	order []string             // keys of m, least recently added first
 }
 
 type pdfEntry struct {
@@ -156,6 +162,11 @@ func (c *pdfCache) document(ctx context.Context, key string, it *Item) (*pdf.Doc
 	if e == nil {
 		e = &pdfEntry{}
 		c.m[key] = e
+		c.order = append(c.order, key)
+		if len(c.order) > maxKeptPDFs {
+			delete(c.m, c.order[0])
+			c.order = c.order[1:]
+		}
 	}
 	c.mu.Unlock()
 
