@@ -15,23 +15,18 @@ import (
 
 // MarkInfo is one of the user's marks in a marks read: its kind (highlight,
 // underline, strikeout, squiggly, note, freetext, ink, stamp or caret), the
-// page it is on (and its printed label), the page text it marks (empty for
-// a note), the user's comment, who made it and when, its tags, and its
-// citation URI (the page's, or the mark's own where its source has one). Text and
-// comment are quoted data, like any text of the library.
+// page it is on, the page text it marks (empty for a note), the user's
+// comment, who made it and when, and its citation URI (the page's, or the
+// mark's own where its source has one). Text and comment are quoted data,
+// like any text of the library.
 type MarkInfo struct {
-	Kind sources.MarkKind `json:"kind"`
-	Page int              `json:"page,omitempty"`
-	// PageLabel is the page's printed label where it differs from its
-	// number.
-	PageLabel string `json:"pageLabel,omitempty"`
-	Text      string `json:"text,omitempty"`
-	Comment   string `json:"comment,omitempty"`
-	Author    string `json:"author,omitempty"`
-	Created   string `json:"created,omitempty"`
-	// Tags are the user's tags on the mark (a Zotero annotation's).
-	Tags        []string `json:"tags,omitempty"`
-	CitationURI string   `json:"citationUri"`
+	Kind        sources.MarkKind `json:"kind"`
+	Page        int              `json:"page,omitempty"`
+	Text        string           `json:"text,omitempty"`
+	Comment     string           `json:"comment,omitempty"`
+	Author      string           `json:"author,omitempty"`
+	Created     string           `json:"created,omitempty"`
+	CitationURI string           `json:"citationUri"`
 }
 
 // CardMark, on a search card, says the card is one of the user's marks:
@@ -43,7 +38,7 @@ type CardMark struct {
 }
 
 func (m *MarkInfo) chars() int {
-	return runes(append([]string{string(m.Kind), m.PageLabel, m.Text, m.Comment, m.Author, m.Created, m.CitationURI}, m.Tags...)...)
+	return runes(string(m.Kind), m.Text, m.Comment, m.Author, m.Created, m.CitationURI)
 }
 
 func (m *CardMark) chars() int {
@@ -91,8 +86,8 @@ func (r *reader) marks(ctx context.Context, out *ReadOutput) error {
 	out.Marks = make([]MarkInfo, 0, len(all))
 	for _, m := range all {
 		out.Marks = append(out.Marks, MarkInfo{
-			Kind: m.Kind, Page: m.Page, PageLabel: m.Label, Text: m.Text, Comment: m.Comment,
-			Author: m.Author, Created: m.Created, Tags: m.Tags, CitationURI: markURI(m),
+			Kind: m.Kind, Page: m.Page, Text: m.Text, Comment: m.Comment,
+			Author: m.Author, Created: m.Created, CitationURI: markURI(m),
 		})
 	}
 	r.markTotal = len(ms.Marks)
