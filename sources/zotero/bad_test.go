@@ -153,6 +153,27 @@ func TestSnapshotRefresh(t *testing.T) {
 	if got := s3.byKey["zotero:ACFJNP3J"].Title(); got != "MapReduce, renamed" {
 		t.Fatalf("after the change the title is %q", got)
 	}
+	// A snapshot folder a process left behind an hour ago is removed at
+	// the next snapshot; one of now (another process's) is not.
+	old, now := filepath.Join(l.cacheDir, "snapshot-left"), filepath.Join(l.cacheDir, "snapshot-now")
+	for _, d := range []string{old, now} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hour := time.Now().Add(-time.Hour)
+	os.Chtimes(old, hour, hour)
+	execDB(t, dir, `UPDATE items SET version = version + 1`)
+	if _, err := l.Snapshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); err == nil {
+		t.Error("a snapshot folder left behind an hour ago is still there")
+	}
+	if _, err := os.Stat(now); err != nil {
+		t.Error("another process's snapshot folder was removed")
+	}
+	os.RemoveAll(now)
 	ents, _ := os.ReadDir(l.cacheDir)
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name(), "snapshot-") {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -125,6 +126,7 @@ func (l *Library) take(ctx context.Context, stamp string) (*Snapshot, string, er
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
+	removeStale(dir)
 	src, err := safefs.Open(l.dataDir)
 	if err != nil {
 		return nil, stamp, fmt.Errorf("%w: the data directory cannot be opened", ErrDatabase)
@@ -156,6 +158,28 @@ func (l *Library) take(ctx context.Context, stamp string) (*Snapshot, string, er
 			snap.lib = l
 		}
 		return snap, stamp, err
+	}
+}
+
+// staleAfter is how old a snapshot folder of another process is when it
+// is taken for left behind (by a process that ended while reading it): a
+// copy is read in well under that.
+const staleAfter = 10 * time.Minute
+
+// removeStale removes the snapshot folders under dir that a process left
+// behind, so that no copy of the library's database stays in the cache.
+func removeStale(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "snapshot-") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleAfter {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
 	}
 }
 
