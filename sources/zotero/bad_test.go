@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -452,4 +453,33 @@ func zipOf(t *testing.T, files map[string]string) []byte {
 	}
 	zw.Close()
 	return b.Bytes()
+}
+
+// TestMergeMarks: the annotations saved in the PDF file are merged with
+// Zotero's, without those both hold (same page, same words), in page order.
+func TestMergeMarks(t *testing.T) {
+	loc := func(page int) sources.Location { return sources.Location{Path: "zotero:items/AAAAAAAA", Page: page} }
+	own := []sources.Mark{
+		{Location: loc(3), Kind: sources.MarkHighlight, Text: "the right choice", URI: "zotero://open-pdf/library/items/AAAAAAAA?page=3&annotation=BBBBBBBB"},
+		{Location: loc(1), Kind: sources.MarkNote, Comment: "check this"},
+	}
+	inFile := []sources.Mark{
+		{Location: loc(3), Kind: sources.MarkHighlight, Text: "the right\nchoice"}, // Zotero's too
+		{Location: loc(2), Kind: sources.MarkHighlight, Text: "the right choice"},  // another page
+		{Location: loc(1), Kind: sources.MarkNote, Comment: "Check  this"},         // Zotero's too
+		{Location: loc(1), Kind: sources.MarkUnderline, Text: "only in the file"},  // the file's own
+	}
+	got := merge(own, inFile)
+	var pages []int
+	for _, m := range got {
+		pages = append(pages, m.Page)
+	}
+	if len(got) != 4 || !slices.IsSorted(pages) {
+		t.Fatalf("merged %d marks on pages %v, want 4 in page order: %+v", len(got), pages, got)
+	}
+	for _, m := range got {
+		if m.Page == 3 && m.URI == "" {
+			t.Error("the file's copy of a Zotero annotation replaced it")
+		}
+	}
 }
