@@ -15,6 +15,17 @@
 // Outside the Vault only two forms exist: https://doi.org/<doi> and
 // https://arxiv.org/abs/<id>. Anything else is rejected by Parse, so a URI
 // that reaches a host can always be opened.
+//
+// A Zotero library's items are cited by Zotero's own URIs, so that a click
+// opens Zotero at the place. Their paths are "zotero:items/<KEY>" (the
+// user's library) and "zotero:groups/<groupID>/items/<KEY>" (a group
+// library): with a page they encode as
+//
+//	zotero://open-pdf/library/items/QTBRV54N?page=3
+//	zotero://open-pdf/library/items/QTBRV54N?page=3&annotation=NXDAMBZG
+//
+// and without one as zotero://select/library/items/<KEY> (a section or
+// region has no Zotero form and is left off).
 package cite
 
 import (
@@ -47,6 +58,9 @@ type URI struct {
 	Item  string
 	DOI   string // for https://doi.org/ links
 	ArXiv string // for https://arxiv.org/abs/ links
+	// Annotation is a Zotero annotation's key, on the page of a Zotero
+	// path (&annotation=<KEY>).
+	Annotation string
 }
 
 // String encodes u. The zero URI encodes as "".
@@ -79,6 +93,16 @@ func (u URI) encode() string {
 		return arxivPrefix + escape(u.ArXiv, true)
 	case u.Path == "":
 		return ""
+	}
+	if lib, key, ok := zoteroPath(u.Path); ok {
+		if u.Page == 0 {
+			return zoteroScheme + "select/" + lib + "/items/" + key
+		}
+		s := zoteroScheme + "open-pdf/" + lib + "/items/" + key + "?page=" + strconv.Itoa(u.Page)
+		if zoteroKey(u.Annotation) {
+			s += "&annotation=" + u.Annotation
+		}
+		return s
 	}
 	s := escape(u.Path, true)
 	switch {
@@ -121,8 +145,9 @@ func DOI(doi string) string { return URI{DOI: doi}.String() }
 func ArXiv(id string) string { return URI{ArXiv: id}.String() }
 
 // Parse decodes a citation URI, rejecting every form but the vault
-// fragments (page, section, region, and figure, table or algorithm) and
-// the two external links. Decoded vault paths are checked
+// fragments (page, section, region, and figure, table or algorithm), the
+// two external links and Zotero's select and open-pdf URIs of an item
+// (decoded to its Zotero path). Decoded vault paths are checked
 // segment by segment: no empty, "." or ".." segment, no encoded '/', no
 // backslash, no NUL and no leading '/'.
 func Parse(s string) (URI, error) {
@@ -148,6 +173,13 @@ func Parse(s string) (URI, error) {
 			return bad("not an arXiv link")
 		}
 		return URI{ArXiv: id}, nil
+	}
+	if rest, ok := strings.CutPrefix(s, zoteroScheme); ok {
+		u, err := parseZotero(rest)
+		if err != nil {
+			return bad(err.Error())
+		}
+		return u, nil
 	}
 	if strings.Contains(s, "://") || strings.HasPrefix(s, "/") {
 		return bad("not a vault path or an accepted link")
@@ -288,4 +320,117 @@ func unhex(c byte) (byte, bool) {
 		return c - 'A' + 10, true
 	}
 	return 0, false
+}
+
+// zoteroScheme starts Zotero's URIs.
+const zoteroScheme = "zotero://"
+
+// Annotation returns the URI of an annotation on a 1-based page of a Zotero
+// attachment (a Zotero path, see the package comment): the page's URI with
+// &annotation=<key>. Another path gives the page's URI.
+func Annotation(path string, page int, key string) string {
+	return URI{Path: path, Page: page, Annotation: key}.String()
+}
+
+// IsZotero reports whether p is the path of a Zotero item, attachment or
+// note, cited by Zotero's own URIs (see the package comment).
+func IsZotero(p string) bool {
+	_, _, ok := zoteroPath(p)
+	return ok
+}
+
+// zoteroPath reports whether p is a Zotero path, "zotero:items/<KEY>" or
+// "zotero:groups/<groupID>/items/<KEY>", and returns the library part of
+// its URI ("library" or "groups/<groupID>") and the key.
+func zoteroPath(p string) (lib, key string, ok bool) {
+	rest, ok := strings.CutPrefix(p, "zotero:")
+	if !ok {
+		return "", "", false
+	}
+	lib = "library"
+	if g, ok := strings.CutPrefix(rest, "groups/"); ok {
+		id, r, ok := strings.Cut(g, "/")
+		if !ok || !groupID(id) {
+			return "", "", false
+		}
+		lib, rest = "groups/"+id, r
+	}
+	key, ok = strings.CutPrefix(rest, "items/")
+	if !ok || !zoteroKey(key) {
+		return "", "", false
+	}
+	return lib, key, true
+}
+
+// zoteroKey reports a Zotero object key: 8 characters from A–Z and 0–9.
+func zoteroKey(s string) bool {
+	if len(s) != 8 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// groupID reports a group library's id: 1 to 12 digits, no leading zero.
+func groupID(s string) bool {
+	if s == "" || len(s) > 12 || s[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseZotero decodes what follows "zotero://": select/<lib>/items/<KEY>,
+// or open-pdf/<lib>/items/<KEY> with ?page=N and then &annotation=<KEY>.
+func parseZotero(s string) (URI, error) {
+	action, rest, _ := strings.Cut(s, "/")
+	rest, query, hasQuery := strings.Cut(rest, "?")
+	var p string
+	if g, ok := strings.CutPrefix(rest, "groups/"); ok {
+		p = "zotero:groups/" + g
+	} else if k, ok := strings.CutPrefix(rest, "library/"); ok {
+		p = "zotero:" + k
+	} else {
+		return URI{}, errors.New("not a Zotero library URI")
+	}
+	if _, _, ok := zoteroPath(p); !ok {
+		return URI{}, errors.New("not a Zotero item URI")
+	}
+	u := URI{Path: p}
+	switch action {
+	case "select":
+		if hasQuery {
+			return URI{}, errors.New("a Zotero select URI takes no query")
+		}
+		return u, nil
+	case "open-pdf":
+	default:
+		return URI{}, errors.New("not a Zotero select or open-pdf URI")
+	}
+	if !hasQuery {
+		return u, nil
+	}
+	page, ann, hasAnn := strings.Cut(query, "&")
+	n, ok := strings.CutPrefix(page, "page=")
+	v, err := strconv.Atoi(n)
+	if !ok || err != nil || v < 1 || strconv.Itoa(v) != n {
+		return URI{}, errors.New("bad page")
+	}
+	u.Page = v
+	if hasAnn {
+		k, ok := strings.CutPrefix(ann, "annotation=")
+		if !ok || !zoteroKey(k) {
+			return URI{}, errors.New("bad annotation")
+		}
+		u.Annotation = k
+	}
+	return u, nil
 }

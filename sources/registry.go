@@ -216,10 +216,12 @@ func (r *Registry) Resolve(ctx context.Context, s string, env *Env) (n *Named, o
 	if err := ctx.Err(); err != nil {
 		return nil, true, err
 	}
-	if name == "" {
+	// An empty name goes to the driver too ("zotero:" is a whole
+	// library); one that names nothing by it says so.
+	n, err = d.Ref(ctx, name, env)
+	if name == "" && (n == nil && err == nil || errors.Is(err, ErrUnsupported)) {
 		return nil, true, fmt.Errorf("%w: %s: names nothing", ErrNotFound, kind)
 	}
-	n, err = d.Ref(ctx, name, env)
 	if errors.Is(err, ErrUnsupported) {
 		return nil, false, nil
 	}

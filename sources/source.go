@@ -388,6 +388,16 @@ type Container interface {
 	Inner(ctx context.Context, p string) (src Source, path string, err error)
 }
 
+// Holder is implemented by a connector source whose documents are not
+// named below its own path: a Zotero collection, named
+// "zotero:collections/Thesis", holds items named "zotero:items/<KEY>".
+// Holds reports whether the document (or inner source) at p is one of its
+// own; the tools then treat p as inside the source, for a read target, a
+// search hit and a document alike. It must be cheap and must not block.
+type Holder interface {
+	Holds(p string) bool
+}
+
 // MarkKind is the kind of a Mark: the PDF annotation it is, or for a mark
 // a driver keeps beside the PDF (the Vault's marks/annotations.json),
 // MarkHighlight when it quotes page text and MarkNote when it does not.
@@ -419,6 +429,12 @@ type Mark struct {
 	Author  string
 	Created string // RFC 3339 when known, else as written
 	Color   string // #rrggbb when known
+	// Tags are the researcher's tags on the mark (a Zotero annotation's).
+	Tags []string
+	// URI, when set, is the mark's own citation URI (a Zotero
+	// annotation's, with its key); the tools cite the mark's page
+	// otherwise.
+	URI string
 }
 
 // Marks is what a MarkReader found: the marks in page order, and why some

@@ -72,7 +72,23 @@ func (t *Toolset) connector(src sources.Source) bool {
 			return true
 		}
 	}
+	for _, s := range t.sources {
+		if h, ok := s.(sources.Holder); ok && t.conn[s.Info().Path] && h.Holds(ref) {
+			return true
+		}
+	}
 	return false
+}
+
+// covers reports whether the connector source src holds the document p:
+// p is below its path (see connectorPath) or src says it holds it
+// (sources.Holder).
+func covers(src sources.Source, p string) bool {
+	if connectorPath(src.Info().Path, p) {
+		return true
+	}
+	h, ok := src.(sources.Holder)
+	return ok && h.Holds(p)
 }
 
 // mapErr is the package's mapErr for an error of the source being read.
@@ -87,7 +103,7 @@ func (r *reader) checkDocument(doc *sources.Document) error {
 	switch {
 	case doc == nil:
 		return fmt.Errorf("%w: %s returned no document", ErrSource, quoteArg(ref))
-	case !r.tg.conn || connectorPath(ref, doc.Path):
+	case !r.tg.conn || covers(r.tg.src, doc.Path):
 		return nil
 	}
 	r.t.log.Warn("connector document outside its source refused", "source", ref, "path", doc.Path)

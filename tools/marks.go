@@ -16,8 +16,9 @@ import (
 // MarkInfo is one of the user's marks in a marks read: its kind (highlight,
 // underline, strikeout, squiggly, note, freetext, ink, stamp or caret), the
 // page it is on, the page text it marks (empty for a note), the user's
-// comment, who made it and when, and the page's citation URI. Text and
-// comment are quoted data, like any text of the library.
+// comment, who made it and when, and its citation URI (the page's, or the
+// mark's own where its source has one). Text and comment are quoted data,
+// like any text of the library.
 type MarkInfo struct {
 	Kind        sources.MarkKind `json:"kind"`
 	Page        int              `json:"page,omitempty"`
@@ -47,10 +48,17 @@ func (m *CardMark) chars() int {
 	return runes(string(m.Kind), m.Comment)
 }
 
-// markURI is where a mark is: its PDF's page; the file that holds it
-// when it is not on a PDF (the marks file of a paper without one).
+// markURI is where a mark is: its own URI when its source gives one that
+// names its document and page (a Zotero annotation's), else its PDF's
+// page; the file that holds it when it is not on a PDF (the marks file of
+// a paper without one).
 func markURI(m sources.Mark) string {
-	if m.Page > 0 && strings.EqualFold(path.Ext(m.Path), ".pdf") {
+	if m.URI != "" {
+		if u, err := cite.Parse(m.URI); err == nil && u.Path == m.Path && u.Page == m.Page {
+			return m.URI
+		}
+	}
+	if m.Page > 0 && (strings.EqualFold(path.Ext(m.Path), ".pdf") || cite.IsZotero(m.Path)) {
 		return cite.Page(m.Path, m.Page)
 	}
 	return cite.File(m.Path)

@@ -259,7 +259,7 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 			f.indexing = *ix
 		}
 		for _, s := range r.res.Skipped {
-			if conn[i] && !connectorPath(info.Path, s.Path) {
+			if conn[i] && !covers(srcs[i], s.Path) {
 				continue // a path the grant does not cover is not named
 			}
 			if conn[i] {
@@ -268,7 +268,7 @@ func (t *Toolset) searchAll(ctx context.Context, srcs []sources.Source, q source
 			f.skipped = append(f.skipped, Skipped{Path: s.Path, Reason: skipLine(s.Reason)})
 		}
 		for _, h := range r.res.Hits {
-			if conn[i] && !connectorPath(info.Path, h.Path) {
+			if conn[i] && !covers(srcs[i], h.Path) {
 				// A citation must name what the grant covers.
 				t.log.Warn("connector hit outside its source left out", "source", info.Path, "path", h.Path)
 				continue

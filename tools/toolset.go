@@ -392,6 +392,15 @@ func (t *Toolset) owner(p string) (sources.Source, string) {
 			}
 		}
 	}
+	if best == nil {
+		// A connector's document named outside its source's path (a
+		// Zotero item of a granted collection).
+		for _, s := range t.sources {
+			if h, ok := s.(sources.Holder); ok && t.conn[s.Info().Path] && h.Holds(p) {
+				return s, p
+			}
+		}
+	}
 	return best, inner
 }
 

@@ -183,10 +183,28 @@ func placeOf(uri string, scope *grant.Scope) Place {
 		// fragment.
 		p, _, _ = strings.Cut(uri, "#")
 	}
-	if scope != nil && scope.Covers(p) {
+	if scope != nil && (scope.Covers(p) || connectorNamed(p, scope)) {
 		return InGrant
 	}
 	return InLibrary
+}
+
+// connectorNamed reports a document path in a connector's own namespace,
+// "kind:…" (a Zotero item, zotero:items/<KEY>), when the scope grants a
+// source of that kind named in it: such a source holds documents whose
+// names are not below its own (a collection holds its items), and the
+// tools hand out only the URIs of documents a granted source holds.
+func connectorNamed(p string, scope *grant.Scope) bool {
+	kind, _, ok := strings.Cut(p, ":")
+	if !ok || !grant.Kind(kind).Valid() {
+		return false
+	}
+	for _, r := range scope.Sources {
+		if string(r.Kind) == kind && strings.HasPrefix(r.Path, kind+":") {
+			return true
+		}
+	}
+	return false
 }
 
 // Read reads the usage log at path and sums the lines of one turn:

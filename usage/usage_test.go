@@ -152,3 +152,28 @@ func TestSumUsageIncremental(t *testing.T) {
 		t.Fatalf("after appends: %v, %v", sums, err)
 	}
 }
+
+// TestPlaceConnectorNamespace: a Zotero URI is in the grant when the scope
+// grants a Zotero source (a collection holds items named outside its own
+// path), and not when it grants none.
+func TestPlaceConnectorNamespace(t *testing.T) {
+	zot := &grant.Scope{Sources: []grant.Ref{{Kind: "zotero", Path: "zotero:collections/Thesis"}, {Kind: grant.KindPaper, Path: "papers/a"}}}
+	vaultOnly := &grant.Scope{Sources: []grant.Ref{{Kind: grant.KindPaper, Path: "papers/a"}}}
+	for _, tt := range []struct {
+		uri   string
+		scope *grant.Scope
+		want  Place
+	}{
+		{"zotero://open-pdf/library/items/QTBRV54N?page=2", zot, InGrant},
+		{"zotero://open-pdf/library/items/QTBRV54N?page=2&annotation=NXDAMBZG", zot, InGrant},
+		{"zotero://select/library/items/ACFJNP3J", zot, InGrant},
+		{"zotero://select/library/items/ACFJNP3J", vaultOnly, InLibrary},
+		{"papers/a/a.pdf#page=1", zot, InGrant},
+		{"papers/b/b.pdf#page=1", zot, InLibrary},
+		{"https://doi.org/10.1/x", zot, Outside},
+	} {
+		if got := placeOf(tt.uri, tt.scope); got != tt.want {
+			t.Errorf("placeOf(%q) = %s, want %s", tt.uri, got, tt.want)
+		}
+	}
+}

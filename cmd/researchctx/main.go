@@ -15,7 +15,10 @@
 //	researchctx clean -vault DIR -older-than AGE
 //
 // FILE is a path or - for standard input. RESEARCHCTX_CACHE_DIR, when set,
-// is the cache folder of plan, serve and the --agentero-context-mcp form. The exit codes are
+// is the cache folder of plan, serve and the --agentero-context-mcp form.
+// RESEARCHCTX_ZOTERO_DIR (and RESEARCHCTX_ZOTERO_BASE_DIR for linked files)
+// name the Zotero library that "zotero:" mentions grant (package
+// sources/zotero). The exit codes are
 // package cli's (cli.ExitOK 0 done, cli.ExitError 1 failed, cli.ExitUsage 2 a bad command line or
 // input). See package cli for the JSON shapes, and
 // the README's "Other languages" section for a whole turn from Node.js.
@@ -30,6 +33,7 @@ import (
 	"github.com/researchctx/researchctx/cli"
 	"github.com/researchctx/researchctx/cli/decide"
 	"github.com/researchctx/researchctx/mcp"
+	_ "github.com/researchctx/researchctx/sources/zotero" // registers the zotero kind
 	"github.com/researchctx/researchctx/tools"
 )
 

@@ -22,6 +22,7 @@ import (
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/samplevault"
+	"github.com/researchctx/researchctx/sources/zotero"
 	"github.com/researchctx/researchctx/tools"
 	"github.com/researchctx/researchctx/usage"
 )
@@ -60,6 +61,8 @@ type demoConfig struct {
 	agent       string
 	agentAuth   string
 	turnLimit   time.Duration
+	zotero      string
+	zoteroBase  string
 }
 
 func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
@@ -79,6 +82,8 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	fs.BoolVar(&c.interactive, "i", false, "interactive: type a query, or read <target-or-uri> [mode], rel <paper>, sources, quit")
 	fs.StringVar(&c.agent, "agent", "", "drive a real ACP agent with the turn: \"command args\" (quotes group words)")
 	fs.StringVar(&c.agentAuth, "agent-auth", "", "with -agent: the ACP authentication method to use after initialize (e.g. openai-api-key for codex-acp)")
+	fs.StringVar(&c.zotero, "zotero", os.Getenv(zotero.EnvDir), "Zotero data directory (holding zotero.sqlite) to grant as zotero: (default $"+zotero.EnvDir+")")
+	fs.StringVar(&c.zoteroBase, "zotero-base", os.Getenv(zotero.EnvBaseDir), "with -zotero: the base directory of linked files (default $"+zotero.EnvBaseDir+")")
 	fs.DurationVar(&c.turnLimit, "agent-timeout", 0, "with -agent: cancel the turn (ACP session/cancel) after this long, e.g. 2m (default: no limit; Ctrl-C cancels)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: quickchat [flags]\n       quickchat plan -request FILE|-\n       quickchat --agentero-context-mcp GRANT")
@@ -103,6 +108,38 @@ func parseDemoFlags(args []string, stderr io.Writer) (*demoConfig, error) {
 	}
 	c.mentions = mentions
 	return c, nil
+}
+
+// useZotero configures the Zotero library of -zotero, for this process and
+// the server it starts (which reads the environment), and mentions the
+// whole library when no Zotero name is mentioned.
+func (c *demoConfig) useZotero() error {
+	if c.zotero == "" {
+		return nil
+	}
+	dir, err := filepath.Abs(c.zotero)
+	if err != nil {
+		return err
+	}
+	if st, err := os.Stat(filepath.Join(dir, "zotero.sqlite")); err != nil || !st.Mode().IsRegular() {
+		return fmt.Errorf("-zotero %q: no zotero.sqlite there", c.zotero)
+	}
+	base := ""
+	if c.zoteroBase != "" {
+		if base, err = filepath.Abs(c.zoteroBase); err != nil {
+			return err
+		}
+	}
+	os.Setenv(zotero.EnvDir, dir)
+	os.Setenv(zotero.EnvBaseDir, base)
+	zotero.Configure(zotero.Options{DataDir: dir, BaseDir: base})
+	for _, m := range c.mentions {
+		if strings.HasPrefix(m, "zotero:") {
+			return nil
+		}
+	}
+	c.mentions = append(c.mentions, "zotero:")
+	return nil
 }
 
 // demoCmd runs the demo turn.
@@ -154,6 +191,9 @@ func demoCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return fmt.Errorf("vault %q not found or not a folder", c.vault)
 		}
 		c.vault = abs
+	}
+	if err := c.useZotero(); err != nil {
+		return err
 	}
 	if c.quote != "" && c.page == 0 && c.paper != "" {
 		c.page = 1

@@ -114,7 +114,8 @@ var useLabel = map[usage.Use]string{
 // or the https link itself.
 func openURL(vaultRoot, uri string) string {
 	c, err := cite.Parse(uri)
-	if err != nil || c.DOI != "" || c.ArXiv != "" {
+	if err != nil || c.DOI != "" || c.ArXiv != "" || cite.IsZotero(c.Path) {
+		// A link of its own: Zotero's URIs open Zotero.
 		return uri
 	}
 	// The URI's path is already percent-encoded for a URL path.

@@ -37,6 +37,7 @@ import (
 	"github.com/researchctx/researchctx/examples/internal/demo"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/samplevault"
+	_ "github.com/researchctx/researchctx/sources/zotero" // registers the zotero kind: zotero: mentions, RESEARCHCTX_ZOTERO_DIR
 )
 
 // defaultAddr is where the page is served unless -addr says otherwise;

@@ -55,7 +55,8 @@ const docPrefix = "/doc/"
 
 // link maps a citation URI to what the page opens: a vault document
 // served by the demo, with the URI's fragment (#page=N for the browser's
-// PDF viewer, #section=… for a note's heading), or the https link itself.
+// PDF viewer, #section=… for a note's heading), or the https or zotero://
+// link itself.
 func link(uri string) *linkView {
 	if uri == "" {
 		return nil
@@ -66,6 +67,9 @@ func link(uri string) *linkView {
 	case err != nil:
 		// A connector's locator: nothing the demo can open.
 	case u.DOI != "" || u.ArXiv != "":
+		l.Href, l.External = u.String(), true
+	case cite.IsZotero(u.Path):
+		// Zotero's own URI: it opens Zotero at the place.
 		l.Href, l.External = u.String(), true
 	default:
 		_, frag, _ := strings.Cut(uri, "#")

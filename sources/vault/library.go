@@ -307,6 +307,11 @@ func (l *Library) availableText(ctx context.Context, f *pdfFile, key string, doc
 	return b.String(), fmt.Errorf("%s: scanned pages wait for OCR: %w", f.rel, relations.ErrTextPending)
 }
 
+// CacheDir returns the folder of the Library's on-disk caches, "" when
+// caching is off: a connector keeps its own caches below it, never in the
+// folders of the library it reads.
+func (l *Library) CacheDir() string { return l.cacheDir }
+
 // cachePath returns the path of a cache file, or "" when caching is off.
 func (l *Library) cachePath(parts ...string) string {
 	if l.cacheDir == "" {

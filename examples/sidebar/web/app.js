@@ -35,11 +35,13 @@ function el(tag, attrs, ...children) {
 }
 
 // safeHref accepts only what the server hands out: the demo's own
-// documents and the two external citation forms.
+// documents, the two external citation forms, and Zotero's URIs of an
+// item (they open Zotero at the page).
 function safeHref(h) {
   if (typeof h !== "string") return null;
   if (h.startsWith("/doc/")) return h;
   if (h.startsWith("https://doi.org/") || h.startsWith("https://arxiv.org/abs/")) return h;
+  if (/^zotero:\/\/(select|open-pdf)\/(library|groups\/[1-9][0-9]*)\/items\/[A-Z0-9]{8}(\?page=[1-9][0-9]*(&annotation=[A-Z0-9]{8})?)?$/.test(h)) return h;
   return null;
 }
 
