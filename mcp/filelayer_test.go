@@ -24,7 +24,6 @@ import (
 
 var (
 	blockhostOnce sync.Once
-	blockhostDir  string
 	blockhost     string
 	blockhostErr  string
 )
@@ -42,7 +41,7 @@ func blockhostBinary(t *testing.T) string {
 			blockhostErr = err.Error()
 			return
 		}
-		blockhostDir = dir
+		runDirs = append(runDirs, dir) // only inside the Once
 		bin := filepath.Join(dir, "blockhost")
 		out, err := exec.Command("go", "build", "-o", bin, "./testdata/blockhost").CombinedOutput()
 		if err != nil {

@@ -34,11 +34,15 @@ var (
 	buildErrMsg string
 )
 
+// runDirs are the other folders of binaries built once per run (the
+// test hosts of the Unix-only tests), removed with buildDir.
+var runDirs []string
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	// The binaries built once per run go with it: a run leaves nothing
 	// behind in the temporary folder.
-	for _, dir := range []string{buildDir, blockhostDir} {
+	for _, dir := range append([]string{buildDir}, runDirs...) {
 		if dir != "" {
 			os.RemoveAll(dir)
 		}

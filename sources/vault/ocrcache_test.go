@@ -1,3 +1,5 @@
+//go:build unix
+
 package vault_test
 
 import (
