@@ -91,6 +91,11 @@ func (l *Library) stampOf() (string, error) {
 // Snapshot returns the library as it is now: the snapshot taken last when
 // neither file of the database changed since, else a new one.
 func (l *Library) Snapshot(ctx context.Context) (*Snapshot, error) {
+	// Every call of a source starts here: one whose context has ended
+	// reads nothing, not even the remembered snapshot.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	stamp, err := l.stampOf()
 	if err != nil {
 		return nil, err
