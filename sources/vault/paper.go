@@ -49,6 +49,13 @@ type Paper struct {
 	pdf    pdfFile          // its PDF, when p.PDF is set
 	filter *libindex.Filter // the library index narrowed to this paper, its masks kept between searches
 
+	// The PDF's title when it was last read (title), for Info, which
+	// reads no PDF: it has no context, and must not run work for a call
+	// outside the call's deadline.
+	titleMu    sync.Mutex
+	pdfTitle   string
+	titleKnown bool
+
 	secMu    sync.Mutex
 	secDoc   *pdf.Document // the document secs were found in
 	secStamp string        // and the state of layout.json and PAPER.md
@@ -69,25 +76,70 @@ func (s *Paper) pdfDocument(ctx context.Context) (*pdf.Document, error) {
 
 // Info returns the paper's ref and title. The title is metadata.json's,
 // else the largest text on the PDF's first page, else PAPER.md's first
-// heading, else the folder name.
+// heading, else the folder name. Info reads no PDF: the PDF's title is the
+// one found when the source was opened (Library.Open) or last read.
 func (s *Paper) Info() sources.Info {
-	return sources.Info{Path: s.p.Ref, Kind: grant.KindPaper, Title: s.title(context.Background())}
+	return sources.Info{Path: s.p.Ref, Kind: grant.KindPaper, Title: s.knownTitle()}
 }
 
-// title returns the best title of the paper; it may extract the PDF.
-// Every title is one line (textnorm.Line): a title is data, and must not
-// pose as a line of the tools' own.
+// knownTitle is title without reading the PDF: its title as last found.
+func (s *Paper) knownTitle() string {
+	if t := textnorm.Line(s.p.Meta.Title); t != "" {
+		return t
+	}
+	s.titleMu.Lock()
+	t := s.pdfTitle
+	s.titleMu.Unlock()
+	if t != "" {
+		return t
+	}
+	return s.fallbackTitle()
+}
+
+// findTitle finds the PDF's title within ctx, once: the title of a paper
+// whose metadata has none, for Info.
+func (s *Paper) findTitle(ctx context.Context) {
+	if textnorm.Line(s.p.Meta.Title) != "" || s.p.PDF == "" {
+		return
+	}
+	s.titleMu.Lock()
+	known := s.titleKnown
+	s.titleMu.Unlock()
+	if !known {
+		s.title(ctx)
+	}
+}
+
+// title returns the best title of the paper; it may extract the PDF,
+// within ctx. Every title is one line (textnorm.Line): a title is data,
+// and must not pose as a line of the tools' own.
 func (s *Paper) title(ctx context.Context) string {
 	if t := textnorm.Line(s.p.Meta.Title); t != "" {
 		return t
 	}
 	if s.p.PDF != "" {
-		if doc, err := s.pdfDocument(ctx); err == nil {
-			if t := textnorm.Line(doc.Title); t != "" {
+		doc, err := s.pdfDocument(ctx)
+		if err == nil || ctx.Err() == nil {
+			// What the PDF says now, or that it says nothing; a caller
+			// that gave up learnt nothing.
+			t := ""
+			if err == nil {
+				t = textnorm.Line(doc.Title)
+			}
+			s.titleMu.Lock()
+			s.pdfTitle, s.titleKnown = t, true
+			s.titleMu.Unlock()
+			if t != "" {
 				return t
 			}
 		}
 	}
+	return s.fallbackTitle()
+}
+
+// fallbackTitle is the title of a paper whose metadata and PDF have none:
+// PAPER.md's first heading, else the folder's name.
+func (s *Paper) fallbackTitle() string {
 	if t := s.p.Title(); t != "" {
 		return t
 	}
