@@ -64,8 +64,9 @@ func (s pageScanned) ReadPages(ctx context.Context, p string, pages []int) (*sou
 
 // TestReadAsksOnlyForItsPages: context_read asks a source with slow pages
 // (sources.PageReader) for the page of page mode only, for none in
-// metadata, section and excerpt modes, and for the whole document in full
-// mode, so that a read never waits for OCR of pages it does not return.
+// metadata, section and excerpt modes, and in full mode for the pages of
+// its piece that are not ready (TestFullReadRecognisesItsPieceOnly), so
+// that a read never waits for OCR of pages it does not return.
 func TestReadAsksOnlyForItsPages(t *testing.T) {
 	vaultDir := t.TempDir()
 	if err := samplevault.Extract(vaultDir); err != nil {
@@ -98,7 +99,9 @@ func TestReadAsksOnlyForItsPages(t *testing.T) {
 		{tools.ReadInput{Target: "pagescans/book", Mode: tools.ReadPage, Page: 2}, []string{"ReadPages [2]"}},
 		{tools.ReadInput{Target: "pagescans/book"}, []string{"ReadPages []"}},
 		{tools.ReadInput{Target: "pagescans/book", Mode: tools.ReadExcerpt, Quote: "dig burrows"}, []string{"ReadPages []"}},
-		{tools.ReadInput{Target: "pagescans/book", Mode: tools.ReadFull}, []string{"Read"}},
+		// Page 1 is at hand; page 2, in the piece and not ready, is
+		// asked for.
+		{tools.ReadInput{Target: "pagescans/book", Mode: tools.ReadFull}, []string{"ReadPages []", "ReadPages [2]"}},
 	}
 	for _, tc := range tests {
 		name := fmt.Sprintf("%s %d", tc.in.Mode, tc.in.Page)

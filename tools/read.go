@@ -303,7 +303,13 @@ func (r *reader) do(ctx context.Context, mode ReadMode, in ReadInput, out *ReadO
 	if mode == ReadMarks {
 		return r.marks(ctx, out)
 	}
-	doc, err := readFor(ctx, src, r.tg.path, mode, in.Page)
+	var doc *sources.Document
+	var err error
+	if pr, ok := src.(sources.PageReader); ok && mode == ReadFull {
+		doc, err = r.readFull(ctx, pr, r.tg.path)
+	} else {
+		doc, err = readFor(ctx, src, r.tg.path, mode, in.Page)
+	}
 	if err != nil {
 		return r.mapErr(err, r.path())
 	}
@@ -326,15 +332,15 @@ func (r *reader) do(ctx context.Context, mode ReadMode, in ReadInput, out *ReadO
 	return fmt.Errorf("%w: mode %s", ErrInvalidArgument, quoteArg(string(mode)))
 }
 
-// readFor reads the document at p of src for a read in mode: a source with
-// slow pages (a scan's, recognised by OCR) does that work only for the
-// pages the mode returns, the page of page mode and every page of full
-// mode, and none for the other modes, which answer from what is at hand;
-// a read never waits for pages it does not return.
+// readFor reads the document at p of src for a read in mode other than
+// full (see reader.readFull): a source with slow pages (a scan's,
+// recognised by OCR) does that work only for the page of page mode, and
+// none for the other modes, which answer from what is at hand; a read
+// never waits for pages it does not return.
 func readFor(ctx context.Context, src sources.Source, p string, mode ReadMode, page int) (*sources.Document, error) {
 	pr, ok := src.(sources.PageReader)
 	switch {
-	case !ok || mode == ReadFull:
+	case !ok:
 		return src.Read(ctx, p)
 	case mode == ReadPage && page > 0:
 		return pr.ReadPages(ctx, p, []int{page})

@@ -45,7 +45,10 @@ type Directory struct {
 	mu         sync.Mutex
 	state      *dirState // what searches use; nil before the first
 	refreshing bool      // a background rescan is running
-	build      sync.Mutex
+	// build is held (a value in it) while the directory is scanned, so
+	// that scans are not run twice at once; a search waiting for another's
+	// scan gives up when its context ends (see lockBuild).
+	build chan struct{}
 }
 
 // dirState is one scan of a directory and the index built from it.
@@ -67,7 +70,7 @@ type dirState struct {
 }
 
 func (l *Library) newDirectory(ref string) (*Directory, error) {
-	return &Directory{lib: l, ref: ref}, nil
+	return &Directory{lib: l, ref: ref, build: make(chan struct{}, 1)}, nil
 }
 
 // Info implements sources.Source.
@@ -288,9 +291,11 @@ func (d *Directory) Search(ctx context.Context, q sources.Query) (*sources.Resul
 // rescanNow replaces a provisional state by a scan that stamps every paper
 // from its files, and returns it.
 func (d *Directory) rescanNow(ctx context.Context, prev *dirState) (*dirState, error) {
-	d.build.Lock()
+	if err := d.lockBuild(ctx); err != nil {
+		return nil, err
+	}
 	st, err := d.load(ctx, prev.scanCap, prev)
-	d.build.Unlock()
+	d.unlockBuild()
 	if err != nil {
 		return nil, err
 	}
@@ -371,8 +376,10 @@ func (d *Directory) current(ctx context.Context, scanCap int) (*dirState, error)
 	}
 	d.mu.Unlock()
 
-	d.build.Lock()
-	defer d.build.Unlock()
+	if err := d.lockBuild(ctx); err != nil {
+		return nil, err
+	}
+	defer d.unlockBuild()
 	d.mu.Lock()
 	st = d.state
 	d.mu.Unlock()
@@ -407,9 +414,11 @@ func (d *Directory) checkLater(st *dirState) {
 
 // refresh rescans in the background and swaps in the new state.
 func (d *Directory) refresh(prev *dirState) {
-	d.build.Lock()
-	st, err := d.load(d.lib.bgCtx, prev.scanCap, prev)
-	d.build.Unlock()
+	st, err := prev, d.lockBuild(d.lib.bgCtx)
+	if err == nil {
+		st, err = d.load(d.lib.bgCtx, prev.scanCap, prev)
+		d.unlockBuild()
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.refreshing = false
@@ -417,6 +426,19 @@ func (d *Directory) refresh(prev *dirState) {
 		d.state = st
 	}
 }
+
+// lockBuild takes the right to scan the directory, waiting for another
+// scan no longer than ctx allows.
+func (d *Directory) lockBuild(ctx context.Context) error {
+	select {
+	case d.build <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (d *Directory) unlockBuild() { <-d.build }
 
 // load scans the directory and returns its state. The items the library
 // index holds under the directory that the scan no longer finds (a paper

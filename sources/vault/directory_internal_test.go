@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -56,5 +57,50 @@ func TestDirectoryRescansInBackground(t *testing.T) {
 	}
 	if find("original wording") != 0 {
 		t.Error("the old text is still found after the rescan")
+	}
+}
+
+// TestDirectoryScanWaitDeadline: a search that finds another caller
+// scanning the directory waits for that scan no longer than its own
+// context allows.
+func TestDirectoryScanWaitDeadline(t *testing.T) {
+	root := t.TempDir()
+	writeVaultFile(t, root, "docs/a.txt", []byte("Title\nthe original wording\n"))
+	v, err := catalog.Open(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	lib := NewLibrary(v, &LibraryOptions{CacheDir: "-"})
+	defer lib.Close()
+	ctx := context.Background()
+	src, err := lib.Open(ctx, grant.KindDirectory, "docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := src.(*Directory)
+	// Another caller's first scan, in progress until the test ends it.
+	if err := d.lockBuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := src.Search(short, sources.Query{Text: "original wording", Limit: 5})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("a search past its deadline got %v, want context.DeadlineExceeded", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Error("a search past its deadline still waits for another's scan")
+	}
+	d.unlockBuild()
+	res, err := src.Search(ctx, sources.Query{Text: "original wording", Limit: 5})
+	if err != nil || len(res.Hits) != 1 {
+		t.Fatalf("search once the scan ended: %+v, %v", res, err)
 	}
 }

@@ -156,6 +156,17 @@ func (l *Library) Root() string { return l.v.Root() }
 // ending in .pdf, else a *File). The Vault root itself is not a source. A
 // ctx cancelled or past its deadline gives ctx.Err().
 func (l *Library) Open(ctx context.Context, kind grant.Kind, path string) (sources.Source, error) {
+	s, err := l.open(ctx, kind, path)
+	if p, ok := s.(*Paper); ok {
+		// A paper without a title in its metadata takes its PDF's: found
+		// now, within ctx, outside the library's lock, so that Info never
+		// reads the PDF.
+		p.findTitle(ctx)
+	}
+	return s, err
+}
+
+func (l *Library) open(ctx context.Context, kind grant.Kind, path string) (sources.Source, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -208,9 +219,10 @@ func (l *Library) Open(ctx context.Context, kind grant.Kind, path string) (sourc
 	return s, nil
 }
 
-// paperSource returns the (shared) source of a library paper.
+// paperSource returns the (shared) source of a library paper, for the
+// library's own use: its title is not looked for (see Library.Open).
 func (l *Library) paperSource(ctx context.Context, ref string) (*Paper, error) {
-	s, err := l.Open(ctx, grant.KindPaper, ref)
+	s, err := l.open(ctx, grant.KindPaper, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -545,7 +557,7 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 		}
 		res.Hits = append(res.Hits, hit)
 	}
-	l.markOCR(res.Hits)
+	l.markOCR(ctx, res.Hits)
 	if n := l.ocrWaiting(items); n > 0 && indexing == nil {
 		// Scanned pages wait for the OCR engine: more may match.
 		indexing = &sources.Indexing{Done: len(items) - n, Total: len(items)}

@@ -808,8 +808,9 @@ func ocrLine(ws []ocr.Word, width, height float64) pdf.Line {
 	return l
 }
 
-// markOCR sets the OCR mark of the hits whose page was recognised.
-func (l *Library) markOCR(hits []sources.Hit) {
+// markOCR sets the OCR mark of the hits whose page was recognised; a
+// PDF hashed for its OCR cache entry is hashed within ctx.
+func (l *Library) markOCR(ctx context.Context, hits []sources.Hit) {
 	if eng, _ := l.ocrEngine(); eng == nil {
 		return
 	}
@@ -818,7 +819,7 @@ func (l *Library) markOCR(hits []sources.Hit) {
 		if h.Page <= 0 || !isPDF(h.Path) {
 			continue
 		}
-		if c, ok := l.ocrConfidence(h.Path, h.Page); ok {
+		if c, ok := l.ocrConfidence(ctx, h.Path, h.Page); ok {
 			h.OCR = &sources.OCR{Confidence: c}
 		}
 	}
@@ -826,12 +827,12 @@ func (l *Library) markOCR(hits []sources.Hit) {
 
 // ocrConfidence returns the confidence of page n of the PDF at rel when
 // its text was recognised, from the OCR cache under the file's stamp now.
-func (l *Library) ocrConfidence(rel string, n int) (float64, bool) {
+func (l *Library) ocrConfidence(ctx context.Context, rel string, n int) (float64, bool) {
 	st, err := l.v.FS().Stat(rel)
 	if err != nil {
 		return 0, false
 	}
-	ref := l.ocrRefOf(context.Background(), rel, st, l.ocrID())
+	ref := l.ocrRefOf(ctx, rel, st, l.ocrID())
 	key := ref.key
 	o := &l.ocr
 	o.mu.Lock()

@@ -68,14 +68,27 @@ func (s *Paper) pdfDocument(ctx context.Context) (*pdf.Document, error) {
 
 // Info returns the paper's ref and title. The title is metadata.json's,
 // else the PDF's own (its title block, else its Info or XMP title), else
-// PAPER.md's first heading, else the folder name.
+// PAPER.md's first heading, else the folder name. Info reads no PDF: the
+// PDF's title is the one learnt when the source was opened (Library.Open)
+// or its PDF last read, kept with the catalogue.
 func (s *Paper) Info() sources.Info {
-	return sources.Info{Path: s.p.Ref, Kind: grant.KindPaper, Title: s.title(context.Background())}
+	return sources.Info{Path: s.p.Ref, Kind: grant.KindPaper, Title: knownTitle(s.l, s.p)}
 }
 
-// title returns the best title of the paper; it may extract the PDF.
-// Every title is one line (textnorm.Line): a title is data, and must not
-// pose as a line of the tools' own.
+// findTitle learns the PDF's title within ctx, once: the title of a paper
+// whose metadata has none, for Info.
+func (s *Paper) findTitle(ctx context.Context) {
+	if textnorm.Line(s.p.Meta.Title) != "" || s.p.PDF == "" {
+		return
+	}
+	if _, ok := s.l.v.LearntTitle(s.p.PDF); !ok {
+		s.title(ctx)
+	}
+}
+
+// title returns the best title of the paper; it may extract the PDF,
+// within ctx. Every title is one line (textnorm.Line): a title is data,
+// and must not pose as a line of the tools' own.
 func (s *Paper) title(ctx context.Context) string {
 	if t := textnorm.Line(s.p.Meta.Title); t != "" {
 		return t

@@ -25,10 +25,14 @@ type pdfFile struct {
 	l   *Library
 	rel string // vault-relative path of the PDF
 
-	mu    sync.Mutex // held while the PDF is extracted, so readers share one extraction
-	stamp string
-	doc   *pdf.Document
-	err   error
+	// mu guards the extraction's result and flight; it is never held while
+	// the PDF is extracted, so that a caller waiting for another's
+	// extraction can give up when its own context ends.
+	mu     sync.Mutex
+	stamp  string
+	doc    *pdf.Document
+	err    error
+	flight chan struct{} // non-nil while an extraction runs; closed when it ends
 
 	// The document with its image pages recognised (see recognised).
 	// Runs of the engine over the file's pages are coordinated by page,
@@ -109,14 +113,44 @@ func (f *pdfFile) document(ctx context.Context) (*pdf.Document, error) {
 	}
 	stamp := fileStamp(st)
 
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.stamp == stamp && (f.doc != nil || f.err != nil) {
-		return f.doc, f.err
+	for {
+		f.mu.Lock()
+		if f.stamp == stamp && (f.doc != nil || f.err != nil) {
+			doc, err := f.doc, f.err
+			f.mu.Unlock()
+			return doc, err
+		}
+		if f.flight == nil {
+			break // with f.mu held: this caller extracts
+		}
+		// Another caller extracts the file: share its result, but wait
+		// no longer than this caller may.
+		ch := f.flight
+		f.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: %w", rel, ctx.Err())
+		}
+	}
+	ch := make(chan struct{})
+	f.flight = ch
+	f.mu.Unlock()
+	defer func() {
+		// Even after a panic, the waiters are let go.
+		f.mu.Lock()
+		f.flight = nil
+		close(ch)
+		f.mu.Unlock()
+	}()
+	if testHookExtract != nil {
+		testHookExtract(ctx)
 	}
 	if st.Size() == 0 {
 		// Nothing to extract: said as such (a search lists it in
 		// skipped), not taken for a damaged file.
+		f.mu.Lock()
+		defer f.mu.Unlock()
 		f.stamp, f.doc, f.err = stamp, nil, &unreadableError{what: rel, err: errEmptyPDF}
 		return nil, f.err
 	}
@@ -124,6 +158,8 @@ func (f *pdfFile) document(ctx context.Context) (*pdf.Document, error) {
 	if err == nil {
 		f.l.v.LearnTitle(rel, st, pdfTitle(doc))
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, safefs.ErrNotRegular) {
 			return nil, fsErr(err)
@@ -144,6 +180,9 @@ func (f *pdfFile) document(ctx context.Context) (*pdf.Document, error) {
 	f.stamp, f.doc, f.err = stamp, doc, nil
 	return doc, nil
 }
+
+// testHookExtract, when set (by a test), runs as an extraction starts.
+var testHookExtract func(ctx context.Context)
 
 // release drops the parsed document kept in memory (see Paper.releasePDF);
 // a failure is kept.
