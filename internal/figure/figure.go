@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
 // Kinds of an Item.
@@ -490,18 +491,18 @@ func dropLabel(s string) string {
 }
 
 // joinCaption joins a caption's lines with spaces, but for a word
-// hyphenated over a line end ("com-" "puted"), whose halves are joined
-// with the hyphen kept.
+// hyphenated over a line end ("perfor-" "mances"), whose halves are joined
+// whole as the page's text is read for search (textnorm.JoinHyphenated).
 func joinCaption(lines []pdf.Line) string {
 	var b strings.Builder
 	for i, t := range texts(lines) {
 		if i > 0 {
-			prev := []rune(strings.TrimSpace(lines[i-1].Text))
-			r, _ := utf8.DecodeRuneInString(t)
-			n := len(prev)
-			if !(n >= 2 && prev[n-1] == '-' && unicode.IsLower(prev[n-2]) && unicode.IsLower(r)) {
-				b.WriteByte(' ')
+			if whole, ok := textnorm.JoinHyphenated(b.String(), t); ok {
+				b.Reset()
+				b.WriteString(whole)
+				continue
 			}
+			b.WriteByte(' ')
 		}
 		b.WriteString(t)
 	}
