@@ -55,21 +55,30 @@ func authorYearLabel(authors []string, year int) string {
 	return first + " et al., " + strconv.Itoa(year)
 }
 
-// etAl reports whether an author list's last name is "et al." or "others".
+// etAl reports whether an author list's last name is "et al." or
+// "others" ("and 40 others").
 func etAl(s string) bool {
 	s = strings.ToLower(strings.Trim(strings.TrimSpace(s), "."))
+	s = strings.TrimPrefix(s, "and ")
+	if n := strings.TrimLeft(s, "0123456789"); n != s {
+		s = strings.TrimSpace(n)
+	}
 	return s == "et al" || s == "others" || s == "et. al"
 }
 
 // printedSurname is the family name of a printed author as printed:
 // "Vaswani, A." and "Ashish Vaswani" give "Vaswani", "van der Maaten, L."
-// gives "van der Maaten".
+// gives "van der Maaten", "Aad G" gives "Aad"; a collaboration is cited
+// by its name: "The ATLAS Collaboration" gives "ATLAS Collaboration".
 func printedSurname(name string) string {
 	name = strings.TrimSpace(name)
+	if collaboration().MatchString(name) {
+		return strings.TrimPrefix(name, "The ")
+	}
 	if i := strings.IndexByte(name, ','); i > 0 {
 		return strings.TrimSpace(name[:i])
 	}
-	f := strings.Fields(name)
+	f := dropInitialsAfter(strings.Fields(name))
 	for len(f) > 1 && strings.TrimSuffix(f[len(f)-1], ".") == "Jr" {
 		f = f[:len(f)-1]
 	}
