@@ -410,14 +410,47 @@ func readPages(body string) []*page {
 	pages := make([]*page, len(raws))
 	prev := ""
 	for i, raw := range raws {
+		if !continues(raw) {
+			prev = ""
+		}
 		pages[i] = newPage(i+1, prev, raw, nextPage(raws, i))
 		prev = pages[i].tail
+		if footnoteEnd(raw) {
+			prev = "" // the body's last sentence is not what ends the page
+		}
 	}
 	return pages
 }
 
+// footnoteEnd reports whether a page's last paragraph is a footnote: it
+// opens with a footnote mark ("∗", "†", "‡", "§", "¶", "*").
+func footnoteEnd(raw string) bool {
+	raw = strings.TrimRight(raw, " \t\r\n")
+	last := raw
+	if i := strings.LastIndex(raw, "\n\n"); i >= 0 {
+		last = raw[i+2:]
+	}
+	r, _ := utf8.DecodeRuneInString(strings.TrimSpace(last))
+	return strings.ContainsRune("∗†‡§¶*", r)
+}
+
+// continues reports whether a page's text opens as the rest of a sentence
+// would: with a word in lower case or a bracket, not with a capital, a
+// heading's number or a mark.
+func continues(raw string) bool {
+	t := strings.TrimLeft(raw, " \t\r\n")
+	r, _ := utf8.DecodeRuneInString(t)
+	return unicode.IsLower(r) || r == '(' || r == '['
+}
+
+// sideStamp is the identifier arXiv prints down the side of a preprint's
+// first page, which the text layer puts at the page's start or end:
+// "arXiv:1706.03762v5 [cs.CL] 6 Dec 2017".
+var sideStamp = lazyRegexp(`^arXiv:\S+\s*\[[a-zA-Z.-]+\]\s+\d{1,2}\s+\p{L}{3}\s+\d{4}$`)
+
 // dropFurniture blanks, among a page's first and last two lines that are
-// not blank, the lines of furniture, and a page number that opens it.
+// not blank, the lines of furniture and arXiv's side stamp, and a page
+// number that opens it.
 func dropFurniture(raw string, furniture map[string]bool) string {
 	lines := strings.Split(raw, "\n")
 	var edge []int
@@ -436,7 +469,7 @@ func dropFurniture(raw string, furniture map[string]bool) string {
 		}
 	}
 	for _, i := range edge {
-		if furniture[strings.TrimSpace(lines[i])] {
+		if t := strings.TrimSpace(lines[i]); furniture[t] || sideStamp().MatchString(t) {
 			lines[i] = ""
 		}
 	}

@@ -89,6 +89,15 @@ func TestCiteContexts(t *testing.T) {
 			},
 		},
 		{
+			name: "a page after a footnote or a new sentence takes nothing of the page before",
+			text: "A Paper\n1 Introduction\nRecurrent networks are the state of the art in sequence modeling and\n\n* Equal contribution\n\narXiv:1706.03762v5 [cs.CL] 6 Dec 2017\n\f" +
+				"transduction problems [1]. Attention came later.\nOur model\n\fUses attention [1].\n" +
+				"References\n[1] A. Vaswani. Attention is all you need. In NIPS, 2017.\n",
+			want: map[string][]string{
+				"1": {"2: transduction problems [1].", "3: Uses attention [1]."},
+			},
+		},
+		{
 			name: "a hyphenated surname broken at its hyphen",
 			text: "A Paper\n1 Introduction\nText extraction is studied (Smith, 2019; Al-\nRashid and Haddad, 2022). Tables are well-\nknown.\n" +
 				"References\nAl-Rashid, M. and Haddad, Y. (2022). Robust text extraction. Journal.\n\n" +

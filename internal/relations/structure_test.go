@@ -14,6 +14,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
 // structureEntry is what TestEntriesByStructure checks of an entry.
@@ -150,5 +151,68 @@ func TestEntriesByStructure(t *testing.T) {
 				t.Errorf("entries of pdftotext's text (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestCiteContextsAcrossPages: a sentence that starts at the foot of one
+// page and ends at the head of the next, a running head and a page number
+// between, is the context of the citations on the next page whole. The
+// PDF (three pages in Helvetica) is read as the library reads it; where
+// poppler's pdftotext is installed, the context is also found in its text
+// of the same PDF, once its running heads and page numbers are dropped
+// and its lines joined.
+func TestCiteContextsAcrossPages(t *testing.T) {
+	const head = "Journal of Tests, Volume 12"
+	data := hostilepdf.PlainPages(
+		[]string{head, "A Paper", "1 Introduction", "Attention is used widely [1]. Recurrent networks were long", "the standard for sequence", "1"},
+		[]string{head, "transduction [2], and convolu-", "tional models followed", "2"},
+		[]string{head, "closely [3]. Later work joined both.", "References", "[1] A. Vaswani. Attention is all you need. In NIPS, 2017.",
+			"[2] B. Two. Second work. In ICML, 2010.", "[3] C. Three. Third work. In ICML, 2011.", "3"},
+	)
+	doc, err := pdf.Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages []string
+	for _, pg := range doc.Pages {
+		pages = append(pages, pg.Text)
+	}
+	const whole = "Recurrent networks were long the standard for sequence transduction [2], and convolutional models followed closely [3]."
+	want := map[string][]string{
+		"1": {"1: Attention is used widely [1]."},
+		"2": {"2: " + whole},
+		"3": {"3: " + whole},
+	}
+	if diff := cmp.Diff(want, contextsOf(strings.Join(pages, "\f"))); diff != "" {
+		t.Errorf("contexts (-want +got):\n%s", diff)
+	}
+	bin, err := exec.LookPath("pdftotext")
+	if err != nil {
+		t.Skip("pdftotext is not installed")
+	}
+	path := filepath.Join(t.TempDir(), "across.pdf")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "-q", "-enc", "UTF-8", path, "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	joined := ""
+	for _, l := range strings.Split(strings.ReplaceAll(string(out), "\f", "\n"), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || l == head || strings.Trim(l, "0123456789") == "" {
+			continue
+		}
+		if j, ok := textnorm.JoinHyphenated(joined, l); ok {
+			joined = j
+		} else if joined != "" {
+			joined += " " + l
+		} else {
+			joined = l
+		}
+	}
+	if !strings.Contains(joined, whole) {
+		t.Errorf("pdftotext's text %q does not hold %q", joined, whole)
 	}
 }
