@@ -294,11 +294,19 @@ func captionEnd(pg *pdf.Page, lines []pdf.Line, i int) int {
 		if !left && !centred {
 			break // a table's header under a one-line caption
 		}
-		if j-1 > i && a.Box.W < 0.75*first.W {
+		if j-1 > i && a.Box.W < 0.75*first.W && !runsOn(a.Text) {
 			break // the line before ended the paragraph
 		}
 	}
 	return j
+}
+
+// runsOn reports whether a line of a caption ends where no paragraph
+// ends: with a hyphen, a comma, or a symbol that joins what follows
+// ("AnB+", "&", "/").
+func runsOn(line string) bool {
+	t := strings.TrimSpace(line)
+	return t != "" && strings.ContainsAny(t[len(t)-1:], "-,+&/")
 }
 
 // region returns the item's area beside its caption (lines i to end) and
@@ -490,23 +498,17 @@ func dropLabel(s string) string {
 	return s[end:]
 }
 
-// joinCaption joins a caption's lines with spaces, but for a word
-// hyphenated over a line end ("perfor-" "mances"), whose halves are joined
-// whole as the page's text is read for search (textnorm.JoinHyphenated).
+// joinCaption joins a caption's lines as a reader reads them
+// (textnorm.JoinLine): a word hyphenated over a line end ("perfor-"
+// "mances") whole, as the page's text is read for search, a compound
+// broken at its own hyphen ("ResNet-" "50") with it, other lines with a
+// space.
 func joinCaption(lines []pdf.Line) string {
-	var b strings.Builder
-	for i, t := range texts(lines) {
-		if i > 0 {
-			if whole, ok := textnorm.JoinHyphenated(b.String(), t); ok {
-				b.Reset()
-				b.WriteString(whole)
-				continue
-			}
-			b.WriteByte(' ')
-		}
-		b.WriteString(t)
+	s := ""
+	for _, t := range texts(lines) {
+		s = textnorm.JoinLine(s, t)
 	}
-	return b.String()
+	return s
 }
 
 // oneLine folds a caption's line ends and runs of spaces into single

@@ -39,3 +39,24 @@ func JoinHyphenated(line, next string) (joined string, ok bool) {
 	}
 	return head + next, true
 }
+
+// JoinLine joins two lines of running text as a reader reads them: the
+// halves of a hyphenated word whole (JoinHyphenated); a compound broken
+// at its own hyphen before a capital or a digit ("ResNet-" and "50",
+// "R-" and "CNN") with its hyphen and no space; otherwise with a space.
+func JoinLine(line, next string) string {
+	if whole, ok := JoinHyphenated(line, next); ok {
+		return whole
+	}
+	if head, ok := strings.CutSuffix(line, "-"); ok && head != "" {
+		b, _ := utf8.DecodeLastRuneInString(head)
+		a, _ := utf8.DecodeRuneInString(next)
+		if (unicode.IsLetter(b) || unicode.IsDigit(b)) && (unicode.IsUpper(a) || unicode.IsDigit(a)) {
+			return line + next
+		}
+	}
+	if line == "" || next == "" {
+		return line + next
+	}
+	return line + " " + next
+}
