@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
@@ -155,30 +154,6 @@ func EvaluateLinks(ctx context.Context, lib *vault.Library, l *Labels, split str
 
 var numeric = regexp.MustCompile(`^[0-9]+$`)
 
-// onPage reports whether the squashed context text lies on page n of
-// pages: all of it, or, for a sentence a page break cuts, its start on the
-// page before and its rest on page n, or its start on page n and its rest
-// on the page after.
-func onPage(text string, pages []string, n int) bool {
-	page := squash(pages[n-1])
-	if strings.Contains(page, text) {
-		return true
-	}
-	// The start is near the end of the one page, the rest near the start
-	// of the other (running heads and page numbers between).
-	const near = 1500
-	across := func(a, b string) bool {
-		a, b = a[max(0, len(a)-near):], b[:min(len(b), near)]
-		for k := 1; k < len(text); k++ {
-			if utf8.RuneStart(text[k]) && strings.Contains(a, text[:k]) && strings.Contains(b, text[k:]) {
-				return true
-			}
-		}
-		return false
-	}
-	return n > 1 && across(squash(pages[n-2]), page) || n < len(pages) && across(page, squash(pages[n]))
-}
-
 // contextRight reports whether every context of w lies on the page it
 // names and cites w by its label or its first author's surname.
 func contextRight(w sources.Work, q *LabelledPaper, pages []string) (bool, string) {
@@ -192,7 +167,7 @@ func contextRight(w sources.Work, q *LabelledPaper, pages []string) (bool, strin
 			return false, fmt.Sprintf("context on page %d of %d", c.Page, len(pages))
 		}
 		text := strings.TrimPrefix(c.Text, "…")
-		if !onPage(squash(text), pages, c.Page) {
+		if !strings.Contains(squash(pages[c.Page-1]), squash(text)) {
 			return false, fmt.Sprintf("context %q not on page %d", c.Text, c.Page)
 		}
 		cites := author != "" && strings.Contains(squash(c.Text), author)
