@@ -435,12 +435,12 @@ func footnoteEnd(raw string) bool {
 }
 
 // continues reports whether a page's text opens as the rest of a sentence
-// would: with a word in lower case or a bracket, not with a capital, a
-// heading's number or a mark.
+// would: with a word in lower case or a parenthesis, not with a capital, a
+// heading's number, a mark or a bracketed label ("[25] A. Author…").
 func continues(raw string) bool {
 	t := strings.TrimLeft(raw, " \t\r\n")
 	r, _ := utf8.DecodeRuneInString(t)
-	return unicode.IsLower(r) || r == '(' || r == '['
+	return unicode.IsLower(r) || r == '('
 }
 
 // sideStamp is the identifier arXiv prints down the side of a preprint's
@@ -659,6 +659,9 @@ func nextPage(pages []string, i int) string {
 		return ""
 	}
 	next := strings.TrimLeft(pages[i+1], " \t\r\n")
+	if sectionNumber().MatchString(next) {
+		return "" // a numbered heading opens the next page: nothing runs on
+	}
 	if len(next) > 400 {
 		cut := 400
 		for cut > 0 && !utf8.RuneStart(next[cut]) {
