@@ -291,7 +291,13 @@ func captionEnd(pg *pdf.Page, lines []pdf.Line, i int) int {
 		first := lines[i].Box
 		left := math.Abs(b.Box.X-first.X) < 0.015
 		centred := math.Abs(b.Box.X+b.Box.W/2-(first.X+first.W/2)) < 0.015
-		if !left && !centred {
+		// A hanging indent (JMLR's "Figure 1: Effect of…" with the next
+		// lines set under "Effect"): the second line indented and ending
+		// where the first does, the lines after it under the second;
+		// running text all, without a table header's wide gaps.
+		hanging := len(b.Gaps) == 0 && (j == i+1 && b.Box.X > first.X && b.Box.X < first.X+first.W/3 && math.Abs(b.Box.X+b.Box.W-(first.X+first.W)) < 0.015 ||
+			j > i+1 && math.Abs(b.Box.X-a.Box.X) < 0.015 && a.Box.X > first.X)
+		if !left && !centred && !hanging {
 			break // a table's header under a one-line caption
 		}
 		if j-1 > i && a.Box.W < 0.75*first.W && !runsOn(a.Text) {
