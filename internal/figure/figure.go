@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
 // Kinds of an Item.
@@ -293,14 +294,28 @@ func captionEnd(pg *pdf.Page, lines []pdf.Line, i int) int {
 		first := lines[i].Box
 		left := math.Abs(b.Box.X-first.X) < 0.015
 		centred := math.Abs(b.Box.X+b.Box.W/2-(first.X+first.W/2)) < 0.015
-		if !left && !centred {
+		// A hanging indent (JMLR's "Figure 1: Effect of…" with the next
+		// lines set under "Effect"): the second line indented and ending
+		// where the first does, the lines after it under the second;
+		// running text all, without a table header's wide gaps.
+		hanging := len(b.Gaps) == 0 && (j == i+1 && b.Box.X > first.X && b.Box.X < first.X+first.W/3 && math.Abs(b.Box.X+b.Box.W-(first.X+first.W)) < 0.015 ||
+			j > i+1 && math.Abs(b.Box.X-a.Box.X) < 0.015 && a.Box.X > first.X)
+		if !left && !centred && !hanging {
 			break // a table's header under a one-line caption
 		}
-		if j-1 > i && a.Box.W < 0.75*first.W {
+		if j-1 > i && a.Box.W < 0.75*first.W && !runsOn(a.Text) {
 			break // the line before ended the paragraph
 		}
 	}
 	return j
+}
+
+// runsOn reports whether a line of a caption ends where no paragraph
+// ends: with a hyphen, a comma, or a symbol that joins what follows
+// ("AnB+", "&", "/").
+func runsOn(line string) bool {
+	t := strings.TrimSpace(line)
+	return t != "" && strings.ContainsAny(t[len(t)-1:], "-,+&/")
 }
 
 // region returns the item's area beside its caption (lines i to end) and
@@ -515,23 +530,17 @@ func dropLabel(s string) string {
 	return s[end:]
 }
 
-// joinCaption joins a caption's lines with spaces, but for a word
-// hyphenated over a line end ("com-" "puted"), whose halves are joined
-// with the hyphen kept.
+// joinCaption joins a caption's lines as a reader reads them
+// (textnorm.JoinLine): a word hyphenated over a line end ("perfor-"
+// "mances") whole, as the page's text is read for search, a compound
+// broken at its own hyphen ("ResNet-" "50") with it, other lines with a
+// space.
 func joinCaption(lines []pdf.Line) string {
-	var b strings.Builder
-	for i, t := range texts(lines) {
-		if i > 0 {
-			prev := []rune(strings.TrimSpace(lines[i-1].Text))
-			r, _ := utf8.DecodeRuneInString(t)
-			n := len(prev)
-			if !(n >= 2 && prev[n-1] == '-' && unicode.IsLower(prev[n-2]) && unicode.IsLower(r)) {
-				b.WriteByte(' ')
-			}
-		}
-		b.WriteString(t)
+	s := ""
+	for _, t := range texts(lines) {
+		s = textnorm.JoinLine(s, t)
 	}
-	return b.String()
+	return s
 }
 
 // oneLine folds a caption's line ends and runs of spaces into single

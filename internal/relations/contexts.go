@@ -55,21 +55,30 @@ func authorYearLabel(authors []string, year int) string {
 	return first + " et al., " + strconv.Itoa(year)
 }
 
-// etAl reports whether an author list's last name is "et al." or "others".
+// etAl reports whether an author list's last name is "et al." or
+// "others" ("and 40 others").
 func etAl(s string) bool {
 	s = strings.ToLower(strings.Trim(strings.TrimSpace(s), "."))
+	s = strings.TrimPrefix(s, "and ")
+	if n := strings.TrimLeft(s, "0123456789"); n != s {
+		s = strings.TrimSpace(n)
+	}
 	return s == "et al" || s == "others" || s == "et. al"
 }
 
 // printedSurname is the family name of a printed author as printed:
 // "Vaswani, A." and "Ashish Vaswani" give "Vaswani", "van der Maaten, L."
-// gives "van der Maaten".
+// gives "van der Maaten", "Aad G" gives "Aad"; a collaboration is cited
+// by its name: "The ATLAS Collaboration" gives "ATLAS Collaboration".
 func printedSurname(name string) string {
 	name = strings.TrimSpace(name)
+	if collaboration().MatchString(name) {
+		return strings.TrimPrefix(name, "The ")
+	}
 	if i := strings.IndexByte(name, ','); i > 0 {
 		return strings.TrimSpace(name[:i])
 	}
-	f := strings.Fields(name)
+	f := dropInitialsAfter(strings.Fields(name))
 	for len(f) > 1 && strings.TrimSuffix(f[len(f)-1], ".") == "Jr" {
 		f = f[:len(f)-1]
 	}
@@ -140,16 +149,18 @@ func citeContexts(text string, es []Entry, style markStyle) [][]Context {
 	}
 	out := make([][]Context, len(es))
 	f := finder{out: out, left: maxMarkers}
-	pages := strings.Split(body, "\f")
+	pages := readPages(body)
 	numbered := style == styleBracket || style == styleDot || style == styleBare
 	bracketed := 0
-	for pi, raw := range pages {
+	for pi, pg := range pages {
 		if f.left <= 0 {
 			break
 		}
-		pg := newPage(pi+1, raw, nextPage(pages, pi))
 		if len(byLabel) > 0 {
 			for _, m := range bracketCite().FindAllStringSubmatchIndex(pg.text, -1) {
+				if m[0] < pg.from {
+					continue // the previous page's: read with it
+				}
 				if m[0] >= pg.own {
 					break // the next page's: read with it
 				}
@@ -193,8 +204,8 @@ func citeContexts(text string, es []Entry, style markStyle) [][]Context {
 		if numbered && bracketed == 0 && pi == len(pages)-1 {
 			// No bracketed number in the whole body: the paper may cite
 			// with superscripts. Read them, from the first page again.
-			for pj, raw := range pages {
-				f.superscripts(newPage(pj+1, raw, nextPage(pages, pj)), byLabel, len(es))
+			for _, pg := range pages {
+				f.superscripts(pg, byLabel, len(es))
 			}
 		}
 	}
@@ -261,8 +272,8 @@ func (f *finder) authorYear(pg *page, byAuthor map[string]int) {
 		words := capWord().FindAllStringIndex(win, -1)
 		for w := len(words) - 1; w >= 0 && w >= len(words)-4; w-- {
 			at := from + words[w][0]
-			if at >= pg.own {
-				break // all on the next page: read with it
+			if at >= pg.own || at < pg.from {
+				break // all on the next or the previous page: read with it
 			}
 			k := surname(win[words[w][0]:words[w][1]]) + "|" + year
 			if i, ok := byAuthor[k]; ok {
@@ -295,6 +306,9 @@ func (f *finder) authorYear(pg *page, byAuthor map[string]int) {
 // word before them, each at most the number of entries.
 func (f *finder) superscripts(pg *page, byLabel map[string]int, n int) {
 	for _, m := range superCite().FindAllStringSubmatchIndex(pg.text, -1) {
+		if m[2] < pg.from {
+			continue // the previous page's: read with it
+		}
 		if m[2] >= pg.own {
 			return
 		}
@@ -367,23 +381,119 @@ func bodyText(text string) string {
 type page struct {
 	n    int
 	text string
-	own  int // text[:own] is the page's; the rest is the next page's start
+	from int // text[:from] is the previous page's unfinished last sentence
+	own  int // text[from:own] is the page's; the rest is the next page's start
+	// tail is the page's own unfinished last sentence, which the next
+	// page reads before its own text; "" when the page ends a sentence.
+	tail string
 
 	starts []int // offsets where sentences start, ascending, starts[0] == 0
+}
+
+// maxTail bounds the bytes of a page's last sentence read again with the
+// next page: twice what a context keeps before its marker.
+const maxTail = 8 * maxContextRunes
+
+// readPages splits body text (pages separated by form feeds) into the
+// pages the finder reads. The lines that head or foot three pages or more
+// (running heads, journal feet, page numbers; see pageFurniture) are
+// dropped at each page's edges first, so that a sentence the page break
+// cuts reads on over them: a page holds the previous page's unfinished
+// last sentence before its own text, and the next page's first lines
+// after it.
+func readPages(body string) []*page {
+	raws := strings.Split(body, "\f")
+	furniture := pageFurniture(strings.Split(body, "\n"))
+	for i, raw := range raws {
+		raws[i] = dropFurniture(raw, furniture)
+	}
+	pages := make([]*page, len(raws))
+	prev := ""
+	for i, raw := range raws {
+		if !continues(raw) {
+			prev = ""
+		}
+		pages[i] = newPage(i+1, prev, raw, nextPage(raws, i))
+		prev = pages[i].tail
+		if footnoteEnd(raw) {
+			prev = "" // the body's last sentence is not what ends the page
+		}
+	}
+	return pages
+}
+
+// footnoteEnd reports whether a page's last paragraph is a footnote: it
+// opens with a footnote mark ("∗", "†", "‡", "§", "¶", "*").
+func footnoteEnd(raw string) bool {
+	raw = strings.TrimRight(raw, " \t\r\n")
+	last := raw
+	if i := strings.LastIndex(raw, "\n\n"); i >= 0 {
+		last = raw[i+2:]
+	}
+	r, _ := utf8.DecodeRuneInString(strings.TrimSpace(last))
+	return strings.ContainsRune("∗†‡§¶*", r)
+}
+
+// continues reports whether a page's text opens as the rest of a sentence
+// would: with a word in lower case or a parenthesis, not with a capital, a
+// heading's number, a mark or a bracketed label ("[25] A. Author…").
+func continues(raw string) bool {
+	t := strings.TrimLeft(raw, " \t\r\n")
+	r, _ := utf8.DecodeRuneInString(t)
+	return unicode.IsLower(r) || r == '('
+}
+
+// sideStamp is the identifier arXiv prints down the side of a preprint's
+// first page, which the text layer puts at the page's start or end:
+// "arXiv:1706.03762v5 [cs.CL] 6 Dec 2017".
+var sideStamp = lazyRegexp(`^arXiv:\S+\s*\[[a-zA-Z.-]+\]\s+\d{1,2}\s+\p{L}{3}\s+\d{4}$`)
+
+// dropFurniture blanks, among a page's first and last two lines that are
+// not blank, the lines of furniture and arXiv's side stamp, and a page
+// number that opens it.
+func dropFurniture(raw string, furniture map[string]bool) string {
+	lines := strings.Split(raw, "\n")
+	var edge []int
+	for i := 0; i < len(lines) && len(edge) < 2; i++ {
+		if strings.TrimSpace(lines[i]) != "" {
+			edge = append(edge, i)
+		}
+	}
+	if len(edge) > 0 && pageNumber().MatchString(strings.TrimSpace(lines[edge[0]])) {
+		lines[edge[0]] = ""
+	}
+	for i, n := len(lines)-1, 0; i >= 0 && n < 2; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			edge = append(edge, i)
+			n++
+		}
+	}
+	for _, i := range edge {
+		if t := strings.TrimSpace(lines[i]); furniture[t] || sideStamp().MatchString(t) {
+			lines[i] = ""
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // newPage joins the lines of one page's text (undoing hyphenation at line
 // ends) and finds its sentences.
 //
-// A sentence may run on to the next page: next (the next page's first
-// lines, see nextPage) is joined after the page's own text, without the
-// page number that ends it, so that a citation cut by the page break is
-// read whole; only markers that start on the page are its own.
-func newPage(n int, raw, next string) *page {
+// A sentence may run on from the previous page and on to the next: prev
+// (the previous page's unfinished last sentence, see page.tail) is joined
+// before the page's own text, and next (the next page's first lines, see
+// nextPage) after it, without the page number that ends it, so that a
+// citation or a sentence cut by the page break is read whole; only
+// markers that start on the page are its own.
+func newPage(n int, prev, raw, next string) *page {
 	var b strings.Builder
-	b.Grow(len(raw) + len(next))
+	b.Grow(len(prev) + len(raw) + len(next))
 	lines := trimPageNumber(strings.Split(raw, "\n"))
-	own := -1
+	if prev != "" {
+		lines = append([]string{prev, "\x01"}, lines...)
+	}
+	own, from := -1, 0
+	head := ""
 	if next != "" {
 		lines = append(lines, "\x00")
 		lines = append(lines, strings.Split(next, "\n")...)
@@ -393,6 +503,14 @@ func newPage(n int, raw, next string) *page {
 		l = strings.TrimSpace(l)
 		if l == "\x00" {
 			own = b.Len()
+			head = b.String()
+			continue
+		}
+		if l == "\x01" {
+			from = b.Len()
+			if from > 0 {
+				from++ // the space that joins the page's first line
+			}
 			continue
 		}
 		if l == "" {
@@ -418,11 +536,14 @@ func newPage(n int, raw, next string) *page {
 			breaks = append(breaks, b.Len()+1)
 		}
 	}
-	pg := &page{n: n, text: b.String(), starts: []int{0}}
+	pg := &page{n: n, text: b.String(), starts: []int{0}, from: from}
 	pg.own = len(pg.text)
 	if own >= 0 {
 		pg.own = own
+	} else {
+		head = pg.text
 	}
+	pg.from = min(pg.from, pg.own)
 	for _, k := range breaks {
 		if k < len(pg.text) {
 			pg.starts = append(pg.starts, k)
@@ -461,7 +582,34 @@ func newPage(n int, raw, next string) *page {
 	}
 	slices.Sort(pg.starts)
 	pg.starts = slices.Compact(pg.starts)
+	pg.tail = tailOf(head, pg.starts)
 	return pg
+}
+
+// tailOf returns the unfinished last sentence of a page's own text head
+// (its sentences start at starts): "" when head ends a sentence or a
+// heading, the sentence's last maxTail bytes when it is longer.
+func tailOf(head string, starts []int) string {
+	t := strings.TrimRight(head, " ")
+	t = strings.TrimRight(t, `"')]’”0123456789`)
+	if t == "" || strings.ContainsAny(t[len(t)-1:], ".?!:") || slices.Contains(starts, len(head)+1) {
+		return "" // a sentence or a heading ends the page
+	}
+	i, _ := slices.BinarySearch(starts, len(head))
+	if i == 0 {
+		return ""
+	}
+	start := starts[i-1]
+	if start >= len(head) {
+		return ""
+	}
+	if len(head)-start > maxTail {
+		start = len(head) - maxTail
+		for start < len(head) && !utf8.RuneStart(head[start]) {
+			start++
+		}
+	}
+	return head[start:]
 }
 
 // sectionNumber opens a numbered heading: "1 ", "2.3 ", "A.1 ", "IV. ".
@@ -511,6 +659,9 @@ func nextPage(pages []string, i int) string {
 		return ""
 	}
 	next := strings.TrimLeft(pages[i+1], " \t\r\n")
+	if sectionNumber().MatchString(next) {
+		return "" // a numbered heading opens the next page: nothing runs on
+	}
 	if len(next) > 400 {
 		cut := 400
 		for cut > 0 && !utf8.RuneStart(next[cut]) {

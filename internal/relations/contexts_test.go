@@ -67,6 +67,37 @@ func TestCiteContexts(t *testing.T) {
 			},
 		},
 		{
+			name: "a sentence cut by a page break, the running head and page number between",
+			text: "Running Head of the Paper\nA Paper\n1 Introduction\nAttention is used widely [1]. Recurrent networks were long the\nstandard for sequence\n1\f" +
+				"Running Head of the Paper\ntransduction [2], and con-\n2\f" +
+				"Running Head of the Paper\nvolutions followed [3]. The end.\n3\f" +
+				"Running Head of the Paper\nReferences\n[1] A. Vaswani. Attention is all you need. In NIPS, 2017.\n[2] B. Two. Second work. In ICML, 2010.\n" +
+				"[3] C. Three. Third work. In ICML, 2011.\n",
+			want: map[string][]string{
+				"1": {"1: Attention is used widely [1]."},
+				"2": {"2: Recurrent networks were long the standard for sequence transduction [2], and convolutions followed [3]."},
+				"3": {"3: Recurrent networks were long the standard for sequence transduction [2], and convolutions followed [3]."},
+			},
+		},
+		{
+			name: "an author–year citation on the page after its sentence starts",
+			text: "Journal of Tests 12\nA Paper\n1 Introduction\nLayer normalisation, which fixes the statistics of each\n\f" +
+				"Journal of Tests 13\nlayer, is used widely (Ba and Kiros, 2016).\n\fJournal of Tests 14\nMore text.\n" +
+				"References\nBa, J. and Kiros, J. (2016). Layer normalization. arXiv preprint.\n",
+			want: map[string][]string{
+				"Ba and Kiros, 2016": {"2: Layer normalisation, which fixes the statistics of each layer, is used widely (Ba and Kiros, 2016)."},
+			},
+		},
+		{
+			name: "a page after a footnote or a new sentence takes nothing of the page before",
+			text: "A Paper\n1 Introduction\nRecurrent networks are the state of the art in sequence modeling and\n\n* Equal contribution\n\narXiv:1706.03762v5 [cs.CL] 6 Dec 2017\n\f" +
+				"transduction problems [1]. Attention came later.\nOur model\n\fUses attention [1].\n" +
+				"References\n[1] A. Vaswani. Attention is all you need. In NIPS, 2017.\n",
+			want: map[string][]string{
+				"1": {"2: transduction problems [1].", "3: Uses attention [1]."},
+			},
+		},
+		{
 			name: "a hyphenated surname broken at its hyphen",
 			text: "A Paper\n1 Introduction\nText extraction is studied (Smith, 2019; Al-\nRashid and Haddad, 2022). Tables are well-\nknown.\n" +
 				"References\nAl-Rashid, M. and Haddad, Y. (2022). Robust text extraction. Journal.\n\n" +

@@ -16,7 +16,7 @@ import (
 // cache of parsed references trusts only entries written under the same
 // version: bump it whenever the section finder, the entry splitter, the
 // field parser or textIDs change their output.
-const parserVersion = 6 // 3: bracketed labels, one initials-first author, questions, editions and arXiv cues in titles; 4: the PDF's own identifiers; 5: labels, citing sentences and the PDF's own authors and year; 6: AMS entries (names written out, commas between everything), an entry whose first line is its authors and year, hyphenated surnames broken at their hyphen and two works of one first author and year in citing sentences
+const parserVersion = 7 // 3: bracketed labels, one initials-first author, questions, editions and arXiv cues in titles; 4: the PDF's own identifiers; 5: labels, citing sentences and the PDF's own authors and year; 6: AMS entries (names written out, commas between everything), an entry whose first line is its authors and year, hyphenated surnames broken at their hyphen and two works of one first author and year in citing sentences; 7: citing sentences across page breaks, long author lists, collaborations and "and N others"
 
 // refCacheDir is the folder of the parsed-reference cache inside the cache
 // folder.

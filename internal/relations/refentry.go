@@ -62,8 +62,8 @@ func entries(text string) ([]Entry, markStyle) {
 var (
 	urlRe     = lazyRegexp(`(?i)(?:https?://|www\.)\S+|\bdoi:\s*\S+|\b10\.[0-9]{4,9}/\S+`)
 	yearRe    = lazyRegexp(`\b(1[89][0-9]{2}|20[0-9]{2})[a-z]?\b`)
-	parenYear = lazyRegexp(`^(.{2,600}?)\(\s*((?:1[89]|20)[0-9]{2})[a-z]?(?:,[^)]{0,40})?\s*\)[.,:]?\s*`)
-	dotYear   = lazyRegexp(`^(.{2,600}?[^0-9])[.,]\s+((?:1[89]|20)[0-9]{2})[a-z]?\.\s+`)
+	parenYear = lazyRegexp(`^(.{2,1000}?)\(\s*((?:1[89]|20)[0-9]{2})[a-z]?(?:,[^)]{0,40})?\s*\)[.,:]?\s*`)
+	dotYear   = lazyRegexp(`^(.{2,1000}?[^0-9])[.,]\s+((?:1[89]|20)[0-9]{2})[a-z]?\.\s+`)
 	quoted    = lazyRegexp(`“([^”]{4,400})”|"([^"]{4,400})"|‘([^’]{4,400})’|「([^」]{2,400})」`)
 	// yearTail is a year printed at the end of a title's sentence.
 	yearTail = lazyRegexp(`(?:,\s*|\s*\()(?:1[89]|20)[0-9]{2}[a-z]?\)?$|\s*\([^()]*(?:1[89]|20)[0-9]{2}[^()]*\)$`)
@@ -292,10 +292,17 @@ func quotedTitle(s string) []int {
 	return m
 }
 
-// looksLikeAuthors reports whether s can be an author list: short, with a
+// looksLikeAuthors reports whether s can be an author list: no longer
+// than an entry (a collaboration's list runs to dozens of names), with a
 // capital letter, not itself a sentence of words.
 func looksLikeAuthors(s string) bool {
-	if len(s) > 600 || !strings.ContainsFunc(s, unicode.IsUpper) || strings.ContainsAny(s, ":?!()") {
+	return len(s) <= maxEntryRunes && namesOnly(s)
+}
+
+// namesOnly is looksLikeAuthors at any length: a run of names, initials
+// and the words that join them, with no sentence in it.
+func namesOnly(s string) bool {
+	if !strings.ContainsFunc(s, unicode.IsUpper) || strings.ContainsAny(s, ":?!()") {
 		return false
 	}
 	// No full stop that ends a sentence rather than an initial.
@@ -534,7 +541,7 @@ func surname(name string) string {
 	if i := strings.IndexByte(name, ','); i > 0 {
 		name = name[:i]
 	}
-	f := strings.Fields(name)
+	f := dropInitialsAfter(strings.Fields(name))
 	for len(f) > 1 && (f[len(f)-1] == "Jr." || f[len(f)-1] == "Jr") {
 		f = f[:len(f)-1]
 	}
@@ -542,6 +549,20 @@ func surname(name string) string {
 		return ""
 	}
 	return normTitle(f[len(f)-1])
+}
+
+// dropInitialsAfter drops the initials that follow a surname as the
+// Vancouver style prints them, capitals without full stops ("Aad G",
+// "Abbott BP"): a last word of one to three capitals after a word in
+// mixed case.
+func dropInitialsAfter(f []string) []string {
+	if n := len(f); n > 1 && strings.ContainsFunc(f[n-2], unicode.IsLower) {
+		w := f[n-1]
+		if k := utf8.RuneCountInString(w); k <= 3 && !strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsUpper(r) }) {
+			return f[:n-1]
+		}
+	}
+	return f
 }
 
 // arxivIDRe is an arXiv id as printed, so that its digits are not read as

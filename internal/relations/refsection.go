@@ -326,6 +326,7 @@ func splitLabelled(lines []string, headed bool) (out, labels []string, style mar
 	}
 	var cur []string
 	curLabel := ""
+	names := 0 // the leading lines of cur that are its author list's only
 	next := 1
 	emit := func() {
 		if len(cur) > 0 {
@@ -364,9 +365,12 @@ func splitLabelled(lines []string, headed bool) (out, labels []string, style mar
 			// one of its authors and year only ("Wei, L. and Solberg, I.
 			// (2022)."), whose title in title case can read as names
 			// ("Memory Slots and Gated Retrieval").
-			start = authorStart().MatchString(t) && (prevEnds || blank) && !strings.HasPrefix(t, "In ") &&
+			// Nor is one whose lines so far are names only: a long author
+			// list runs over several lines, a line of it ending with an
+			// initial ("Aad, G. and Abbott, B.").
+			start = (authorStart().MatchString(t) || collaboration().MatchString(t)) && (prevEnds || blank) && !strings.HasPrefix(t, "In ") &&
 				(len(cur) == 0 || len(cur) >= 4 || yearRe().MatchString(strings.Join(cur, " ")) || statusEnd().MatchString(cur[len(cur)-1])) &&
-				(len(cur) == 0 || !authorsAndYear(strings.Join(cur, " ")))
+				(len(cur) == 0 || !authorsAndYear(strings.Join(cur, " ")) && !nameRun(cur))
 		} else {
 			var n int
 			n, rest = markOf(style, t)
@@ -380,8 +384,11 @@ func splitLabelled(lines []string, headed bool) (out, labels []string, style mar
 		blank = false
 		if start {
 			emit()
-			cur, curLabel = []string{rest}, label
-		} else if len(cur) > 0 && len(cur) < maxEntryLines {
+			cur, curLabel, names = []string{rest}, label, 0
+		} else if len(cur) > 0 && len(cur)-names < maxEntryLines && len(cur) < maxAuthorLines {
+			if names == len(cur)-1 && nameRun(cur) {
+				names = len(cur) // the author list goes on: its lines do not count
+			}
 			cur = append(cur, t)
 		} else if style == styleAuthorYear && len(cur) == 0 && len(out) == 0 {
 			cur = []string{t}
@@ -391,6 +398,21 @@ func splitLabelled(lines []string, headed bool) (out, labels []string, style mar
 	}
 	emit()
 	return out, labels, style
+}
+
+// maxAuthorLines bounds the lines of an entry whose author list alone
+// runs past maxEntryLines (a collaboration's hundreds of names).
+const maxAuthorLines = 4 * maxEntryLines
+
+// collaboration opens an entry whose author is a collaboration or a
+// consortium: "The ATLAS Collaboration", "CMS Collaboration,".
+var collaboration = lazyRegexp(`^(?:The\s+)?(?:\p{Lu}[\p{L}\p{N}\-]*\s+){1,4}(?:Collaboration|Consortium)\b`)
+
+// nameRun reports whether an entry's lines so far are an author list and
+// nothing more: no year, no title yet.
+func nameRun(cur []string) bool {
+	s := strings.Join(cur, " ")
+	return !yearRe().MatchString(s) && namesOnly(s)
 }
 
 // joinLines joins an entry's lines, undoing a word hyphenated across lines

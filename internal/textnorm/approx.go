@@ -132,7 +132,7 @@ func joined(s string, a, b Token, quote bool) (string, bool) {
 	}
 	gap := s[a.End:b.Start]
 	rest, soft := "", false
-	for _, h := range []string{"\u00ad", "\x02", "-", "\u2010"} {
+	for _, h := range lineHyphens {
 		if r, ok := strings.CutPrefix(gap, h); ok {
 			rest, soft = r, h == "\u00ad" || h == "\x02"
 			break
