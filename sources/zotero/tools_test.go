@@ -186,3 +186,44 @@ func TestSelectionOnAttachment(t *testing.T) {
 		t.Fatalf("source %+v", plan.Sources[0])
 	}
 }
+
+// TestRelatedPlacedExactly: with a collection granted, usage.Read places a
+// related item's card by whether the grant holds it: The Google File
+// System, related to MapReduce but in no collection of Thesis, is in the
+// library, not the grant; Bahdanau et al., related to Sutskever et al. and
+// in Thesis/Chapter 2/Attention, is in the grant; and the pages read are
+// in the grant.
+func TestRelatedPlacedExactly(t *testing.T) {
+	ts, plan, gr := toolset(t, "Zotero", "zotero:collections/Thesis")
+	ctx := context.Background()
+	const (
+		gfs      = "zotero://select/library/items/A3TZQHPM"
+		bahdanau = "zotero://select/library/items/EG9MHMV3"
+		page2    = "zotero://open-pdf/library/items/QTBRV54N?page=2"
+	)
+	for _, p := range []string{"zotero:items/ACFJNP3J", "zotero:items/QCAL5UMX"} {
+		rel, err := ts.Relations(ctx, tools.RelationsInput{Paper: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rel.Related) != 1 {
+			t.Fatalf("related of %s: %+v", p, rel.Related)
+		}
+	}
+	if _, err := ts.Read(ctx, tools.ReadInput{Target: page2}); err != nil {
+		t.Fatal(err)
+	}
+	u, err := usage.Read(grant.UsagePath(gr), plan.TurnID, &plan.Scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]usage.Place{}
+	for _, s := range u.Sources {
+		got[s.URI] = s.Place
+	}
+	for uri, want := range map[string]usage.Place{gfs: usage.InLibrary, bahdanau: usage.InGrant, page2: usage.InGrant} {
+		if got[uri] != want {
+			t.Errorf("%s placed %q, want %q (all: %v)", uri, got[uri], want, got)
+		}
+	}
+}
