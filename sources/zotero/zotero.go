@@ -27,8 +27,10 @@
 // Documents are named by their keys, "zotero:items/<KEY>" (an item's
 // record, an attachment, a note), and cited by Zotero's own URIs (see
 // package cite): zotero://open-pdf/library/items/<attachmentKey>?page=N for
-// a PDF page, with &annotation=<key> for an annotation, and
-// zotero://select/library/items/<key> for the rest.
+// a PDF page, with &annotation=<key> for an annotation,
+// zotero://open-pdf/library/items/<attachmentKey>?cfi=<CFI> for an
+// annotation on an EPUB, and zotero://select/library/items/<key> for the
+// rest.
 //
 // Zotero is never disturbed: its database is never opened. zotero.sqlite
 // and its write-ahead log, when there is one, are copied (read-only, with
