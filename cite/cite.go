@@ -24,8 +24,13 @@
 //	zotero://open-pdf/library/items/QTBRV54N?page=3
 //	zotero://open-pdf/library/items/QTBRV54N?page=3&annotation=NXDAMBZG
 //
-// and without one as zotero://select/library/items/<KEY> (a section or
-// region has no Zotero form and is left off).
+// with a location in an EPUB, an EPUB CFI, as
+//
+//	zotero://open-pdf/library/items/E77HNKG7?cfi=epubcfi%28%2F6%2F14%21%2F4%2F2%2F4%29
+//
+// (the CFI percent-encoded like a fragment's value), and without either as
+// zotero://select/library/items/<KEY> (a section or region has no Zotero
+// form and is left off).
 package cite
 
 import (
@@ -61,6 +66,9 @@ type URI struct {
 	// Annotation is a Zotero annotation's key, on the page of a Zotero
 	// path (&annotation=<KEY>).
 	Annotation string
+	// CFI is a location in an EPUB of a Zotero path, an EPUB CFI
+	// "epubcfi(…)" (?cfi=…); a page, when set, wins.
+	CFI string
 }
 
 // String encodes u. The zero URI encodes as "".
@@ -78,7 +86,7 @@ func (u URI) String() string {
 	if _, err := Parse(s); err == nil {
 		return s
 	}
-	if u.Page > 0 || u.Section != "" || u.Region != "" || u.Item != "" {
+	if u.Page > 0 || u.Section != "" || u.Region != "" || u.Item != "" || u.CFI != "" {
 		return URI{Path: u.Path}.String()
 	}
 	return ""
@@ -95,6 +103,9 @@ func (u URI) encode() string {
 		return ""
 	}
 	if lib, key, ok := zoteroPath(u.Path); ok {
+		if u.Page == 0 && u.CFI != "" {
+			return zoteroScheme + "open-pdf/" + lib + "/items/" + key + "?cfi=" + escape(u.CFI, false)
+		}
 		if u.Page == 0 {
 			return zoteroScheme + "select/" + lib + "/items/" + key
 		}
@@ -137,6 +148,11 @@ func Section(path, label string) string { return URI{Path: path, Section: label}
 
 // Region returns the URI of a layout region of a vault file.
 func Region(path, id string) string { return URI{Path: path, Region: id}.String() }
+
+// CFI returns the URI of a location in an EPUB of a Zotero path by its EPUB
+// CFI; a CFI Parse would refuse (not "epubcfi(…)", over 1,024 bytes, control
+// characters) gives the attachment's URI.
+func CFI(path, cfi string) string { return URI{Path: path, CFI: cfi}.String() }
 
 // DOI returns the https://doi.org/ link of a DOI, or "" for an empty one.
 func DOI(doi string) string { return URI{DOI: doi}.String() }
@@ -388,8 +404,26 @@ func groupID(s string) bool {
 	return true
 }
 
+// maxCFI bounds an EPUB CFI: Zotero's are tens of bytes.
+const maxCFI = 1024
+
+// epubCFI reports an EPUB CFI as Zotero keeps one: "epubcfi(…)", at most
+// maxCFI bytes of UTF-8 without control characters.
+func epubCFI(s string) bool {
+	if len(s) > maxCFI || len(s) <= len("epubcfi()") || !strings.HasPrefix(s, "epubcfi(") || !strings.HasSuffix(s, ")") || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
 // parseZotero decodes what follows "zotero://": select/<lib>/items/<KEY>,
-// or open-pdf/<lib>/items/<KEY> with ?page=N and then &annotation=<KEY>.
+// or open-pdf/<lib>/items/<KEY> with ?page=N and then &annotation=<KEY>, or
+// with ?cfi=<CFI>.
 func parseZotero(s string) (URI, error) {
 	action, rest, _ := strings.Cut(s, "/")
 	rest, query, hasQuery := strings.Cut(rest, "?")
@@ -416,6 +450,14 @@ func parseZotero(s string) (URI, error) {
 		return URI{}, errors.New("not a Zotero select or open-pdf URI")
 	}
 	if !hasQuery {
+		return u, nil
+	}
+	if v, ok := strings.CutPrefix(query, "cfi="); ok {
+		d, err := unescape(v)
+		if err != nil || !epubCFI(d) || escape(d, false) != v {
+			return URI{}, errors.New("bad cfi")
+		}
+		u.CFI = d
 		return u, nil
 	}
 	page, ann, hasAnn := strings.Cut(query, "&")

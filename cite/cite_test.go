@@ -2,6 +2,7 @@ package cite
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -31,6 +32,8 @@ func TestRoundTrip(t *testing.T) {
 		{"zotero annotation", URI{Path: "zotero:items/QTBRV54N", Page: 1, Annotation: "NXDAMBZG"}, "zotero://open-pdf/library/items/QTBRV54N?page=1&annotation=NXDAMBZG"},
 		{"zotero group page", URI{Path: "zotero:groups/5550123/items/2E8KAQTC", Page: 2}, "zotero://open-pdf/groups/5550123/items/2E8KAQTC?page=2"},
 		{"zotero group item", URI{Path: "zotero:groups/5550123/items/2E8KAQTC"}, "zotero://select/groups/5550123/items/2E8KAQTC"},
+		{"zotero epub location", URI{Path: "zotero:items/E77HNKG7", CFI: "epubcfi(/6/14!/4/2/4,/1:0,/1:16)"}, "zotero://open-pdf/library/items/E77HNKG7?cfi=epubcfi%28%2F6%2F14%21%2F4%2F2%2F4%2C%2F1%3A0%2C%2F1%3A16%29"},
+		{"zotero group epub location", URI{Path: "zotero:groups/5550123/items/E77HNKG7", CFI: "epubcfi(/6/4!/4/2[chap01]/1:0)"}, "zotero://open-pdf/groups/5550123/items/E77HNKG7?cfi=epubcfi%28%2F6%2F4%21%2F4%2F2%5Bchap01%5D%2F1%3A0%29"},
 		{"zotero collection name", URI{Path: "zotero:collections/Thesis"}, "zotero%3Acollections/Thesis"},
 	}
 	for _, tt := range tests {
@@ -80,6 +83,11 @@ func TestParseRejects(t *testing.T) {
 		"zotero://open-pdf/library/items/QTBRV54N?page=01",
 		"zotero://open-pdf/library/items/QTBRV54N?page=1&annotation=../x",
 		"zotero://open-pdf/library/items/QTBRV54N?cfi=x",
+		"zotero://open-pdf/library/items/QTBRV54N?cfi=epubcfi(/6/14)",
+		"zotero://open-pdf/library/items/QTBRV54N?cfi=epubcfi%28%2F6%2F14%29&page=1",
+		"zotero://open-pdf/library/items/QTBRV54N?cfi=epubcfi%28%0A%29",
+		"zotero://open-pdf/library/items/QTBRV54N?cfi=epubcfi%28%2f6%29",
+		"zotero://select/library/items/QTBRV54N?cfi=epubcfi%28%2F6%29",
 		"zotero://open-pdf/groups/0123/items/QTBRV54N?page=1",
 		"zotero://open-pdf/library/items/../../x?page=1",
 		"zotero://open-pdf/users/1/items/QTBRV54N?page=1",
@@ -186,4 +194,17 @@ func FuzzStringParses(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCFIRefused: a CFI Parse would refuse cites the EPUB's item instead,
+// never a URI that cannot be read back.
+func TestCFIRefused(t *testing.T) {
+	for _, cfi := range []string{"x", "epubcfi()", "epubcfi(/6/4\n)", "epubcfi(/6/" + strings.Repeat("2/", 600) + ")"} {
+		if got := CFI("zotero:items/E77HNKG7", cfi); got != "zotero://select/library/items/E77HNKG7" {
+			t.Errorf("CFI(%q) = %q", cfi, got)
+		}
+	}
+	if got := CFI("papers/a/a.epub", "epubcfi(/6/4)"); got != "papers/a/a.epub" {
+		t.Errorf("a Vault path's CFI: %q", got)
+	}
 }

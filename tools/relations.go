@@ -90,6 +90,7 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 		Problems: problemLines(tg.conn, rels.Problems), Skipped: rels.Skipped, page: pg}
 	var uris []string
 	var same [][]string
+	outside := map[string]bool{}
 	chars := out.Chars()
 	found := false
 	// Each list pages on its own: from where the cursor left it, at most
@@ -113,6 +114,10 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 			chars += n
 			*dst = append(*dst, c)
 			uris = append(uris, c.CitationURI)
+			if !c.InGrant {
+				// A library paper outside the grant, or a link out.
+				outside[c.CitationURI] = true
+			}
 			for _, x := range c.Contexts {
 				// A quoted sentence is a source like a quoted page.
 				uris = append(uris, x.CitationURI)
@@ -138,7 +143,7 @@ func (t *Toolset) Relations(ctx context.Context, in RelationsInput) (out *Relati
 	if chars > tn.limit() || found && len(out.References)+len(out.CitedBy)+len(out.Related) == 0 {
 		return nil, tn.spent(chars)
 	}
-	out.Budget, err = t.finishSame(tn, grant.ToolRelations, uris, same, out.Chars())
+	out.Budget, err = t.finishPlaced(tn, grant.ToolRelations, uris, same, outside, out.Chars())
 	if err != nil {
 		return nil, err
 	}

@@ -240,10 +240,25 @@ func (t *Toolset) finish(tn *turn, tool string, uris []string, chars int) (Budge
 // finishSame is finish for a result that knows some of its locators to
 // name one work (usage.Line.Same).
 func (t *Toolset) finishSame(tn *turn, tool string, uris []string, same [][]string, chars int) (BudgetReport, error) {
+	return t.finishPlaced(tn, tool, uris, same, nil, chars)
+}
+
+// finishPlaced is finishSame for a result that hands out connector URIs of
+// documents outside the grant (a related item's card): every other
+// connector URI of uris came from a granted source, and the line lists it
+// as granted (usage.Line.Granted), since its path cannot say so.
+func (t *Toolset) finishPlaced(tn *turn, tool string, uris []string, same [][]string, outside map[string]bool, chars int) (BudgetReport, error) {
 	if err := tn.ctx.Err(); err != nil {
 		return BudgetReport{}, err
 	}
-	used, err := tn.res.SettleSame(tool, dedupe(uris), same, chars)
+	uris = dedupe(uris)
+	var granted []string
+	for _, u := range uris {
+		if !outside[u] && usage.Connector(u) {
+			granted = append(granted, u)
+		}
+	}
+	used, err := tn.res.SettleLine(usage.Line{Tool: tool, URIs: uris, Same: same, Granted: granted, Chars: chars})
 	if err != nil {
 		// Nothing may be handed out that is not logged.
 		return BudgetReport{}, err

@@ -318,6 +318,13 @@ func (r *Reservation) Settle(tool string, uris []string, chars int) (int, error)
 // SettleSame is Settle for a call that knows some of its locators to name
 // one work (see Line.Same).
 func (r *Reservation) SettleSame(tool string, uris []string, same [][]string, chars int) (int, error) {
+	return r.SettleLine(Line{Tool: tool, URIs: uris, Same: same, Chars: chars})
+}
+
+// SettleLine is Settle for a call that fills more of its line (Same,
+// Granted); the line's time, turn and reservation are the Reservation's.
+func (r *Reservation) SettleLine(l Line) (int, error) {
+	chars := l.Chars
 	if r.done {
 		return 0, errors.New("the reservation is already settled")
 	}
@@ -325,7 +332,7 @@ func (r *Reservation) SettleSame(tool string, uris []string, same [][]string, ch
 		r.Release()
 		return 0, fmt.Errorf("a result of %d characters exceeds its reservation of %d", chars, r.chars)
 	}
-	data, err := marshalUsage(Line{TurnID: r.turn, Tool: tool, URIs: uris, Same: same, Chars: chars, Settles: r.id})
+	data, err := marshalUsage(Line{TurnID: r.turn, Tool: l.Tool, URIs: l.URIs, Same: l.Same, Granted: l.Granted, Chars: chars, Settles: r.id})
 	if err != nil {
 		r.Release()
 		return 0, err

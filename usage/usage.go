@@ -28,8 +28,15 @@ type Line struct {
 	// PDF and its DOI and arXiv links, as a relation card or a metadata
 	// read names them. A reader folds the URIs of a set into one source
 	// (see Used.Locators); a locator of a set need not be in URIs.
-	Same  [][]string `json:"same,omitempty"`
-	Chars int        `json:"chars"`
+	Same [][]string `json:"same,omitempty"`
+	// Granted lists the URIs of the line in a connector's own namespace
+	// (a Zotero item's zotero:// URI, see Connector) that name a document
+	// of a granted source, as the call that handed them out found it. Such
+	// a URI's path cannot say whether the grant holds it (a granted
+	// collection holds items named outside its own path), so a reader
+	// places it in the grant only when a line of the turn lists it here.
+	Granted []string `json:"granted,omitempty"`
+	Chars   int      `json:"chars"`
 	// Settles names the reservation (see Log) this call was built
 	// within; empty for a line written without one.
 	Settles string `json:"settles,omitempty"`
@@ -83,7 +90,7 @@ type Place string
 // The places of a used source.
 const (
 	InGrant   Place = "grant"   // inside one of the granted sources
-	InLibrary Place = "library" // a Vault path outside the grant (a related paper's card)
+	InLibrary Place = "library" // a Vault path or a connector's document outside the grant (a related paper's card)
 	Outside   Place = "outside" // a link out of the Vault (a DOI or arXiv page)
 )
 
@@ -168,37 +175,68 @@ func stronger(a, b Use) bool {
 }
 
 // placeOf says where a citation URI lies: a DOI or arXiv link is Outside, a
-// path the scope covers is InGrant, any other path InLibrary. With no scope
-// every path is InLibrary.
-func placeOf(uri string, scope *grant.Scope) Place {
+// Vault path the scope covers is InGrant, a connector's URI (see Connector)
+// is InGrant when a line of the turn listed it as granted and the scope
+// grants a source of its kind, any other InLibrary. With no scope every
+// path is InLibrary.
+func placeOf(uri string, scope *grant.Scope, granted map[string]bool) Place {
 	u, err := cite.Parse(uri)
-	p := ""
-	switch {
-	case err == nil && (u.DOI != "" || u.ArXiv != ""):
+	if err == nil && (u.DOI != "" || u.ArXiv != "") {
 		return Outside
-	case err == nil:
-		p = u.Path
-	default:
-		// A connector's own locator: its path is what precedes the
-		// fragment.
+	}
+	if scope == nil {
+		return InLibrary
+	}
+	if p, ok := connectorPath(uri); ok {
+		if granted[uri] && connectorGranted(p, scope) {
+			return InGrant
+		}
+		return InLibrary
+	}
+	p := u.Path
+	if err != nil {
+		// Another locator: its path is what precedes the fragment.
 		p, _, _ = strings.Cut(uri, "#")
 	}
-	if scope != nil && (scope.Covers(p) || connectorNamed(p, scope)) {
+	if scope.Covers(p) {
 		return InGrant
 	}
 	return InLibrary
 }
 
-// connectorNamed reports a document path in a connector's own namespace,
-// "kind:…" (a Zotero item, zotero:items/<KEY>), when the scope grants a
-// source of that kind named in it: such a source holds documents whose
-// names are not below its own (a collection holds its items), and the
-// tools hand out only the URIs of documents a granted source holds.
-func connectorNamed(p string, scope *grant.Scope) bool {
+// Connector reports whether uri is a connector's own locator — a Zotero
+// item's zotero:// URI, or a path "kind:…" in a source kind's namespace —
+// whose place in the grant only the call that handed it out knows (see
+// Line.Granted).
+func Connector(uri string) bool {
+	_, ok := connectorPath(uri)
+	return ok
+}
+
+// connectorPath returns the document path of a connector's locator: what
+// Parse decodes a Zotero URI to, or, for a locator Parse refuses, what
+// precedes its fragment, when it is in a kind's namespace.
+func connectorPath(uri string) (string, bool) {
+	p := ""
+	if u, err := cite.Parse(uri); err == nil {
+		if !cite.IsZotero(u.Path) {
+			return "", false
+		}
+		p = u.Path
+	} else {
+		p, _, _ = strings.Cut(uri, "#")
+	}
 	kind, _, ok := strings.Cut(p, ":")
 	if !ok || !grant.Kind(kind).Valid() {
-		return false
+		return "", false
 	}
+	return p, true
+}
+
+// connectorGranted reports whether the scope grants a source in the
+// namespace of the document path p ("kind:…").
+func connectorGranted(p string, scope *grant.Scope) bool {
+	kind, _, _ := strings.Cut(p, ":")
 	for _, r := range scope.Sources {
 		if string(r.Kind) == kind && strings.HasPrefix(r.Path, kind+":") {
 			return true
@@ -241,7 +279,7 @@ func Read(path, turnID string, scope *grant.Scope) (Turn, error) {
 		case rec.TurnID == turnID:
 			u.Calls++
 			u.Chars = addChars(u.Chars, rec.Chars)
-			u.Lines = append(u.Lines, Line{At: rec.At, TurnID: rec.TurnID, Tool: rec.Tool, URIs: rec.URIs, Same: rec.Same, Chars: rec.Chars})
+			u.Lines = append(u.Lines, Line{At: rec.At, TurnID: rec.TurnID, Tool: rec.Tool, URIs: rec.URIs, Same: rec.Same, Granted: rec.Granted, Chars: rec.Chars})
 		}
 	})
 	if err != nil {
@@ -283,6 +321,12 @@ func sourcesOf(lines []Line, scope *grant.Scope) []Used {
 			}
 		}
 	}
+	granted := map[string]bool{}
+	for _, l := range lines {
+		for _, uri := range l.Granted {
+			granted[uri] = true
+		}
+	}
 	var out []Used
 	seen := map[string]int{} // work → index in out
 	for _, l := range lines {
@@ -295,7 +339,7 @@ func sourcesOf(lines []Line, scope *grant.Scope) []Used {
 			i, ok := seen[w]
 			if !ok {
 				seen[w] = len(out)
-				out = append(out, Used{URI: uri, Use: use, Tools: []string{l.Tool}, Place: placeOf(uri, scope)})
+				out = append(out, Used{URI: uri, Use: use, Tools: []string{l.Tool}, Place: placeOf(uri, scope, granted)})
 				continue
 			}
 			s := &out[i]
@@ -320,7 +364,7 @@ func sourcesOf(lines []Line, scope *grant.Scope) []Used {
 			continue
 		}
 		for j, loc := range s.Locators {
-			if p := placeOf(loc, scope); p != Outside {
+			if p := placeOf(loc, scope, granted); p != Outside {
 				s.URI, s.Place = loc, p
 				s.Locators = append([]string{loc}, slices.Delete(slices.Clone(s.Locators), j, j+1)...)
 				break
@@ -338,6 +382,7 @@ type usageRecord struct {
 	Tool    string         `json:"tool"`
 	URIs    []string       `json:"uris"`
 	Same    [][]string     `json:"same"`
+	Granted []string       `json:"granted"`
 	Chars   int            `json:"chars"`
 	Settles string         `json:"settles"`
 	Reserve *reserveRecord `json:"reserve"`

@@ -153,27 +153,68 @@ func TestSumUsageIncremental(t *testing.T) {
 	}
 }
 
-// TestPlaceConnectorNamespace: a Zotero URI is in the grant when the scope
-// grants a Zotero source (a collection holds items named outside its own
-// path), and not when it grants none.
+// TestPlaceConnectorNamespace: a Zotero URI is in the grant only when a
+// line of the turn lists it as granted and the scope grants a Zotero
+// source (a collection holds items named outside its own path); an item
+// the call did not find in the grant — a related item's card — is in the
+// library, whatever Zotero source is granted.
 func TestPlaceConnectorNamespace(t *testing.T) {
 	zot := &grant.Scope{Sources: []grant.Ref{{Kind: "zotero", Path: "zotero:collections/Thesis"}, {Kind: grant.KindPaper, Path: "papers/a"}}}
 	vaultOnly := &grant.Scope{Sources: []grant.Ref{{Kind: grant.KindPaper, Path: "papers/a"}}}
+	const (
+		page  = "zotero://open-pdf/library/items/QTBRV54N?page=2"
+		ann   = "zotero://open-pdf/library/items/QTBRV54N?page=2&annotation=NXDAMBZG"
+		item  = "zotero://select/library/items/ACFJNP3J"
+		other = "zotero://select/library/items/A3TZQHPM"
+	)
+	granted := map[string]bool{page: true, ann: true, item: true, "papers/b/b.pdf#page=1": true}
 	for _, tt := range []struct {
 		uri   string
 		scope *grant.Scope
 		want  Place
 	}{
-		{"zotero://open-pdf/library/items/QTBRV54N?page=2", zot, InGrant},
-		{"zotero://open-pdf/library/items/QTBRV54N?page=2&annotation=NXDAMBZG", zot, InGrant},
-		{"zotero://select/library/items/ACFJNP3J", zot, InGrant},
-		{"zotero://select/library/items/ACFJNP3J", vaultOnly, InLibrary},
+		{page, zot, InGrant},
+		{ann, zot, InGrant},
+		{item, zot, InGrant},
+		{other, zot, InLibrary},
+		{item, vaultOnly, InLibrary},
+		{item, nil, InLibrary},
 		{"papers/a/a.pdf#page=1", zot, InGrant},
+		// A Vault path is placed by the scope alone, whatever a line says.
 		{"papers/b/b.pdf#page=1", zot, InLibrary},
 		{"https://doi.org/10.1/x", zot, Outside},
 	} {
-		if got := placeOf(tt.uri, tt.scope); got != tt.want {
+		if got := placeOf(tt.uri, tt.scope, granted); got != tt.want {
 			t.Errorf("placeOf(%q) = %s, want %s", tt.uri, got, tt.want)
 		}
+	}
+}
+
+// TestReadGrantedConnector: the turn's lines decide a Zotero URI's place:
+// one a call listed as granted is in the grant, one it handed out without
+// (a related item outside the granted collection) is in the library, and
+// a line of an older log, which lists none, claims no Zotero URI for the
+// grant.
+func TestReadGrantedConnector(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "usage.jsonl")
+	const (
+		in  = "zotero://select/library/items/ACFJNP3J"
+		out = "zotero://select/library/items/A3TZQHPM"
+		old = "zotero://select/library/items/YBRAS9NS"
+	)
+	appendLine(path, Line{TurnID: "t", Tool: grant.ToolRelations, URIs: []string{in, out}, Granted: []string{in}, Chars: 10})
+	appendLine(path, Line{TurnID: "t", Tool: grant.ToolRelations, URIs: []string{old}, Chars: 10})
+	scope := &grant.Scope{Sources: []grant.Ref{{Kind: "zotero", Path: "zotero:collections/Thesis"}}}
+	u, err := Read(path, "t", scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Place{}
+	for _, s := range u.Sources {
+		got[s.URI] = s.Place
+	}
+	want := map[string]Place{in: InGrant, out: InLibrary, old: InLibrary}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("places (-want +got):\n%s", diff)
 	}
 }

@@ -16,9 +16,10 @@
 //
 // FILE is a path or - for standard input. RESEARCHCTX_CACHE_DIR, when set,
 // is the cache folder of plan, serve and the --agentero-context-mcp form.
-// RESEARCHCTX_ZOTERO_DIR (and RESEARCHCTX_ZOTERO_BASE_DIR for linked files)
-// name the Zotero library that "zotero:" mentions grant (package
-// sources/zotero). The exit codes are
+// RESEARCHCTX_ZOTERO_DIR (and RESEARCHCTX_ZOTERO_BASE_DIR for linked files,
+// or RESEARCHCTX_ZOTERO_PROFILE, Zotero's profile folder whose prefs.js
+// records it) name the Zotero library that "zotero:" mentions grant
+// (package sources/zotero). The exit codes are
 // package cli's (cli.ExitOK 0 done, cli.ExitError 1 failed, cli.ExitUsage 2 a bad command line or
 // input). See package cli for the JSON shapes, and
 // the README's "Other languages" section for a whole turn from Node.js.

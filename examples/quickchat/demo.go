@@ -117,22 +117,9 @@ func (c *demoConfig) useZotero() error {
 	if c.zotero == "" {
 		return nil
 	}
-	dir, err := filepath.Abs(c.zotero)
-	if err != nil {
+	if _, err := demo.UseZotero(c.zotero, c.zoteroBase); err != nil {
 		return err
 	}
-	if st, err := os.Stat(filepath.Join(dir, "zotero.sqlite")); err != nil || !st.Mode().IsRegular() {
-		return fmt.Errorf("-zotero %q: no zotero.sqlite there", c.zotero)
-	}
-	base := ""
-	if c.zoteroBase != "" {
-		if base, err = filepath.Abs(c.zoteroBase); err != nil {
-			return err
-		}
-	}
-	os.Setenv(zotero.EnvDir, dir)
-	os.Setenv(zotero.EnvBaseDir, base)
-	zotero.Configure(zotero.Options{DataDir: dir, BaseDir: base})
 	for _, m := range c.mentions {
 		if strings.HasPrefix(m, "zotero:") {
 			return nil

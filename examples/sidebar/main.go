@@ -6,11 +6,14 @@
 //
 // Usage:
 //
-//	sidebar [-addr 127.0.0.1:8765] [-vault DIR] [-agent "command args"]
+//	sidebar [-addr 127.0.0.1:8765] [-vault DIR] [-agent "command args"] [-zotero DIR [-zotero-base DIR]]
 //
 // Without -vault it serves the embedded sample vault (extracted to a
 // temporary folder, removed at exit); without -agent the turn is played by
-// a scripted agent that calls the agentero-context tools over MCP. Started
+// a scripted agent that calls the agentero-context tools over MCP. -zotero
+// (default $RESEARCHCTX_ZOTERO_DIR) names a Zotero data directory whose
+// library, collections, tags and items a turn may mention (zotero:…), and
+// -zotero-base the base directory of its linked files. Started
 // as
 //
 //	sidebar --agentero-context-mcp <grant-path>
@@ -37,7 +40,7 @@ import (
 	"github.com/researchctx/researchctx/examples/internal/demo"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/samplevault"
-	_ "github.com/researchctx/researchctx/sources/zotero" // registers the zotero kind: zotero: mentions, RESEARCHCTX_ZOTERO_DIR
+	"github.com/researchctx/researchctx/sources/zotero" // registers the zotero kind: zotero: mentions
 )
 
 // defaultAddr is where the page is served unless -addr says otherwise;
@@ -69,6 +72,8 @@ type config struct {
 	agentAuth string
 	timeout   time.Duration
 	pace      time.Duration
+	zotero    string
+	zotBase   string
 }
 
 // flags is the command line's flag set, filling c and agent (the -agent
@@ -82,6 +87,8 @@ func flags(c *config, agent *string) *flag.FlagSet {
 	fs.StringVar(&c.agentAuth, "agent-auth", "", "with -agent: the ACP authentication method to use after initialize")
 	fs.DurationVar(&c.timeout, "agent-timeout", 0, "with -agent: cancel a turn (ACP session/cancel) after this long (default: no limit)")
 	fs.DurationVar(&c.pace, "pace", 300*time.Millisecond, "scripted agent: how long each tool call shows as running, so the stream can be watched")
+	fs.StringVar(&c.zotero, "zotero", os.Getenv(zotero.EnvDir), "Zotero data directory (holding zotero.sqlite) whose library a turn may mention as zotero:… (default $"+zotero.EnvDir+")")
+	fs.StringVar(&c.zotBase, "zotero-base", os.Getenv(zotero.EnvBaseDir), "with -zotero: the base directory of linked files (default $"+zotero.EnvBaseDir+")")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: sidebar [flags]\n       sidebar --agentero-context-mcp GRANT")
 		fs.PrintDefaults()
@@ -113,6 +120,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.pace < 0 {
 		return nil, errors.New("-pace must not be negative")
+	}
+	if c.zotero != "" {
+		// Checked before anything is extracted or served.
+		dir, err := demo.UseZotero(c.zotero, c.zotBase)
+		if err != nil {
+			return nil, err
+		}
+		c.zotero = dir
 	}
 	return c, nil
 }
@@ -191,7 +206,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if !sample {
 		where = c.vault
 	}
-	fmt.Fprintf(stdout, "researchctx sidebar: %s\n  vault  %s\n  agent  %s\nCtrl-C stops it.\n", url, where, runner.Name())
+	zot := ""
+	if c.zotero != "" {
+		zot = "  zotero " + c.zotero + " (mention zotero:, zotero:collections/…, zotero:items/<KEY>)\n"
+	}
+	fmt.Fprintf(stdout, "researchctx sidebar: %s\n  vault  %s\n%s  agent  %s\nCtrl-C stops it.\n", url, where, zot, runner.Name())
 	if ready != nil {
 		ready(url)
 	}

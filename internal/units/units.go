@@ -30,6 +30,10 @@ type Unit struct {
 	// searched with it.
 	Mark    sources.MarkKind
 	Comment string
+	// URI, for a mark without a page, is the mark's own citation URI (a
+	// location in an EPUB), which its Location cannot say; a mark on a
+	// page is cited by its page.
+	URI string
 }
 
 // OfMarks makes the search units of marks, one per mark with text or a
@@ -41,7 +45,11 @@ func OfMarks(marks []sources.Mark, title string) []Unit {
 		if strings.TrimSpace(m.Text) == "" && strings.TrimSpace(m.Comment) == "" {
 			continue
 		}
-		out = append(out, Unit{Loc: m.Location, Title: title, Text: m.Text, Mark: m.Kind, Comment: m.Comment})
+		un := Unit{Loc: m.Location, Title: title, Text: m.Text, Mark: m.Kind, Comment: m.Comment}
+		if m.Page == 0 {
+			un.URI = m.URI
+		}
+		out = append(out, un)
 	}
 	return out
 }
@@ -178,6 +186,7 @@ func (u *Index) Search(q sources.Query) *sources.Results {
 		hit := sources.Hit{Location: un.Loc, Title: un.Title, Text: un.Text, Score: h.Norm}
 		if un.Mark != "" {
 			hit.Mark, hit.Text = HitMark(un.Loc, un.Mark, un.Text, un.Comment)
+			hit.Mark.URI = un.URI
 			hit.Excerpt = MarkExcerpt(hit.Text, q.ExcerptChars)
 		} else if q.ExcerptChars > 0 {
 			s, e := u.ix.BestPassage(un.Text, q.Text, q.ExcerptChars)

@@ -483,3 +483,76 @@ func TestMergeMarks(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotMidWrite: Zotero writing while a snapshot is copied is
+// noticed (a file's size or modification time changed over the copy) and
+// the copy is taken again, until one is stable; the snapshot is then the
+// library after the last write. A database written during every copy is
+// one clear error and no snapshot, never a copy read half-written, no copy
+// is left in the cache, and the next call, once Zotero stops, reads it.
+func TestSnapshotMidWrite(t *testing.T) {
+	dir := copyLayout(t, "Zotero-wal")
+	cache := t.TempDir()
+	l := newLibrary(libraryID(dir), dir, "", cache)
+	ctx := context.Background()
+	writes, copies := 0, 0
+	disturb := 2 // how many copies Zotero writes into
+	title := "MapReduce: Simplified Data Processing on Large Clusters"
+	testHookCopied = func(name string) {
+		if name != dbFiles[0] {
+			return
+		}
+		copies++
+		if writes < disturb {
+			// Between the copy of zotero.sqlite and that of its WAL,
+			// as a running Zotero would.
+			writes++
+			next := fmt.Sprintf("MapReduce, write %d", writes)
+			execDB(t, dir, fmt.Sprintf(`UPDATE itemDataValues SET value = '%s' WHERE value = '%s'`, next, title))
+			title = next
+		}
+	}
+	t.Cleanup(func() { testHookCopied = nil })
+
+	snap, err := l.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if copies != disturb+1 {
+		t.Errorf("%d copies for %d writes during them, want %d", copies, disturb, disturb+1)
+	}
+	if got := snap.byKey["zotero:ACFJNP3J"].Title(); got != "MapReduce, write 2" {
+		t.Fatalf("the snapshot's title is %q, want the last write's", got)
+	}
+
+	// Written during every copy: no snapshot, one clear error.
+	copies, disturb = 0, 1<<30
+	execDB(t, dir, `UPDATE items SET version = version + 1`)
+	snap, err = l.Snapshot(ctx)
+	if snap != nil || !errors.Is(err, ErrDatabase) || !strings.Contains(err.Error(), "Zotero is writing") {
+		t.Fatalf("a database written during every copy: %v, %v", snap != nil, err)
+	}
+	if copies != copyTries {
+		t.Errorf("%d copies, want %d", copies, copyTries)
+	}
+	if strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), cache) {
+		t.Errorf("the error names a path: %v", err)
+	}
+	ents, _ := os.ReadDir(l.cacheDir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "snapshot-") {
+			t.Errorf("snapshot copy %s left in the cache", e.Name())
+		}
+	}
+
+	// Zotero stops writing: the next call reads the library, with no
+	// change since its last write.
+	disturb = 0
+	snap, err = l.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := snap.byKey["zotero:ACFJNP3J"].Title(); got != fmt.Sprintf("MapReduce, write %d", writes) {
+		t.Fatalf("after the writes stop the title is %q, want the last write's (%d)", got, writes)
+	}
+}

@@ -75,6 +75,23 @@ func annotationPage(pos string, pages int) (int, error) {
 	return int(n), nil
 }
 
+// annotationCFI returns the EPUB CFI an annotation's position holds, a
+// FragmentSelector whose value is "epubcfi(…)", or "" when it holds none
+// that a citation URI can carry (cite.CFI's rules).
+func annotationCFI(pos string) string {
+	if len(pos) > MaxPositionBytes {
+		return ""
+	}
+	var p struct {
+		Type  string `json:"type"`
+		Value string `json:"value"`
+	}
+	if json.Unmarshal([]byte(pos), &p) != nil || p.Type != "FragmentSelector" || !strings.HasPrefix(p.Value, "epubcfi(") {
+		return ""
+	}
+	return p.Value
+}
+
 // marks returns the marks of an item: a regular item's are all its
 // attachments', an attachment's its own annotations merged with those
 // saved in its PDF file, a note has none.
@@ -182,6 +199,12 @@ func (s *Snapshot) attachmentMarks(ctx context.Context, a *Item, skipped map[str
 				if v, ok := flat[page].verbatim(m.Text); ok {
 					m.Text = v
 				}
+			}
+		} else if cfi := annotationCFI(an.annPos); cfi != "" {
+			// An EPUB's annotation is where its CFI says; one cite.CFI
+			// refuses is cited by its attachment, as before.
+			if u := cite.CFI(p, cfi); u != cite.File(p) {
+				m.URI = u
 			}
 		}
 		own = append(own, m)

@@ -31,8 +31,16 @@ const (
 
 // copyTries bounds the copies of a database that changes while it is
 // copied: a snapshot is taken only when both files kept their stamps over
-// the copy.
+// the copy, and a database that changed during every one of them is
+// errBusy, never read from a copy Zotero wrote into.
 const copyTries = 5
+
+// errBusy is a database that changed during every copy of a snapshot.
+var errBusy = fmt.Errorf("%w: it changed during each of %d copies (Zotero is writing it); it is read again at the next call", ErrDatabase, copyTries)
+
+// testHookCopied, when set by a test, is called after each file of a
+// snapshot is copied, so that a test can write the database mid-copy.
+var testHookCopied func(name string)
 
 // Library is one Zotero data directory, read through snapshots of its
 // database. It is safe for concurrent use.
@@ -110,6 +118,11 @@ func (l *Library) Snapshot(ctx context.Context) (*Snapshot, error) {
 		return nil, ctx.Err()
 	}
 	l.stamp, l.snap, l.err = stamp, snap, err
+	if errors.Is(err, errBusy) {
+		// Not kept: the next call copies again, even if Zotero wrote
+		// nothing since its last write.
+		l.stamp = ""
+	}
 	if snap != nil {
 		l.cur.Store(snap)
 	}
@@ -150,10 +163,14 @@ func (l *Library) take(ctx context.Context, stamp string) (*Snapshot, string, er
 			os.RemoveAll(snapDir)
 			return nil, stamp, err
 		}
-		if after != stamp && try < copyTries {
-			// Zotero wrote during the copy: take it again.
+		if after != stamp {
+			// Zotero wrote during the copy, which may hold half of a
+			// write: take it again, or give up.
 			os.RemoveAll(snapDir)
 			stamp = after
+			if try+1 == copyTries {
+				return nil, stamp, errBusy
+			}
 			time.Sleep(time.Duration(10*(try+1)) * time.Millisecond)
 			continue
 		}
@@ -218,6 +235,9 @@ func (l *Library) copyDB(src *safefs.FS, dir string) (string, error) {
 		if err != nil {
 			os.RemoveAll(snapDir)
 			return "", fmt.Errorf("%w: %s could not be copied", ErrDatabase, name)
+		}
+		if testHookCopied != nil {
+			testHookCopied(name)
 		}
 	}
 	return snapDir, nil

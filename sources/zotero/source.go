@@ -48,6 +48,11 @@ func (s *Source) Info() sources.Info {
 
 // state returns the latest snapshot and the source's scope in it.
 func (s *Source) state(ctx context.Context) (*Snapshot, *scope, error) {
+	// An ended context is refused at every entry point, even when the
+	// snapshot at hand would answer without waiting.
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	snap, err := s.l.Snapshot(ctx)
 	if err != nil {
 		return nil, nil, err

@@ -186,3 +186,89 @@ func TestSelectionOnAttachment(t *testing.T) {
 		t.Fatalf("source %+v", plan.Sources[0])
 	}
 }
+
+// TestRelatedPlacedExactly: with a collection granted, usage.Read places a
+// related item's card by whether the grant holds it: The Google File
+// System, related to MapReduce but in no collection of Thesis, is in the
+// library, not the grant; Bahdanau et al., related to Sutskever et al. and
+// in Thesis/Chapter 2/Attention, is in the grant; and the pages read are
+// in the grant.
+func TestRelatedPlacedExactly(t *testing.T) {
+	ts, plan, gr := toolset(t, "Zotero", "zotero:collections/Thesis")
+	ctx := context.Background()
+	const (
+		gfs      = "zotero://select/library/items/A3TZQHPM"
+		bahdanau = "zotero://select/library/items/EG9MHMV3"
+		page2    = "zotero://open-pdf/library/items/QTBRV54N?page=2"
+	)
+	for _, p := range []string{"zotero:items/ACFJNP3J", "zotero:items/QCAL5UMX"} {
+		rel, err := ts.Relations(ctx, tools.RelationsInput{Paper: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rel.Related) != 1 {
+			t.Fatalf("related of %s: %+v", p, rel.Related)
+		}
+	}
+	if _, err := ts.Read(ctx, tools.ReadInput{Target: page2}); err != nil {
+		t.Fatal(err)
+	}
+	u, err := usage.Read(grant.UsagePath(gr), plan.TurnID, &plan.Scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]usage.Place{}
+	for _, s := range u.Sources {
+		got[s.URI] = s.Place
+	}
+	for uri, want := range map[string]usage.Place{gfs: usage.InLibrary, bahdanau: usage.InGrant, page2: usage.InGrant} {
+		if got[uri] != want {
+			t.Errorf("%s placed %q, want %q (all: %v)", uri, got[uri], want, got)
+		}
+	}
+}
+
+// TestEPUBLocationCited: an annotation on an EPUB is cited at its place,
+// zotero://open-pdf/…?cfi=<the CFI Zotero keeps, percent-encoded>: in a
+// marks read, on a search card for its comment, as a context_read target,
+// and in usage.jsonl, in the grant.
+func TestEPUBLocationCited(t *testing.T) {
+	ts, plan, gr := toolset(t, "Zotero7", "zotero:items/NNXSEDKG")
+	ctx := context.Background()
+	const ishmael = "zotero://open-pdf/library/items/E77HNKG7?cfi=epubcfi%28%2F6%2F14%21%2F4%2F2%2F4%2C%2F1%3A0%2C%2F1%3A16%29"
+	m, err := ts.Read(ctx, tools.ReadInput{Target: "zotero:items/E77HNKG7", Mode: tools.ReadMarks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, mk := range m.Marks {
+		uris = append(uris, mk.CitationURI)
+	}
+	if !slices.Contains(uris, ishmael) {
+		t.Fatalf("marks URIs %q lack %s", uris, ishmael)
+	}
+	s, err := ts.Search(ctx, tools.SearchInput{Query: "The famous opening line"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Cards) == 0 || s.Cards[0].CitationURI != ishmael {
+		t.Fatalf("the comment's card is not cited at its place: %+v", s.Cards)
+	}
+	r, err := ts.Read(ctx, tools.ReadInput{Target: ishmael})
+	if err != nil || r.Mode != tools.ReadMetadata || r.Title != "Moby-Dick; or, The Whale" {
+		t.Fatalf("read of %s: %+v, %v", ishmael, r, err)
+	}
+	u, err := usage.Read(grant.UsagePath(gr), plan.TurnID, &plan.Scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	placed := false
+	for _, src := range u.Sources {
+		if src.URI == ishmael && src.Place == usage.InGrant {
+			placed = true
+		}
+	}
+	if !placed {
+		t.Errorf("usage.jsonl does not place %s in the grant: %+v", ishmael, u.Sources)
+	}
+}

@@ -7,9 +7,11 @@
 //
 // Where Zotero's files are is host configuration, never something a grant
 // or an agent can widen: the data directory (holding zotero.sqlite and
-// storage/) and the base directory of linked files. A Go host sets them
+// storage/) and the base directory of linked files, given or read from
+// the prefs.js of the Zotero profile the host names. A Go host sets them
 // with Configure (or registers a driver of its own made by New); the SDK's
-// executables read RESEARCHCTX_ZOTERO_DIR and RESEARCHCTX_ZOTERO_BASE_DIR.
+// executables read RESEARCHCTX_ZOTERO_DIR, RESEARCHCTX_ZOTERO_BASE_DIR and
+// RESEARCHCTX_ZOTERO_PROFILE.
 // A grant records which data directory it was made for, and a server
 // configured with another refuses it.
 //
@@ -25,8 +27,10 @@
 // Documents are named by their keys, "zotero:items/<KEY>" (an item's
 // record, an attachment, a note), and cited by Zotero's own URIs (see
 // package cite): zotero://open-pdf/library/items/<attachmentKey>?page=N for
-// a PDF page, with &annotation=<key> for an annotation, and
-// zotero://select/library/items/<key> for the rest.
+// a PDF page, with &annotation=<key> for an annotation,
+// zotero://open-pdf/library/items/<attachmentKey>?cfi=<CFI> for an
+// annotation on an EPUB, and zotero://select/library/items/<key> for the
+// rest.
 //
 // Zotero is never disturbed: its database is never opened. zotero.sqlite
 // and its write-ahead log, when there is one, are copied (read-only, with
@@ -61,6 +65,9 @@ const Kind grant.Kind = "zotero"
 const (
 	EnvDir     = "RESEARCHCTX_ZOTERO_DIR"
 	EnvBaseDir = "RESEARCHCTX_ZOTERO_BASE_DIR"
+	// EnvProfile names Zotero's profile folder, whose prefs.js gives the
+	// base directory when EnvBaseDir is not set.
+	EnvProfile = "RESEARCHCTX_ZOTERO_PROFILE"
 )
 
 // Errors a caller may branch on.
@@ -87,8 +94,16 @@ type Options struct {
 	// BaseDir is the base directory of linked files, Zotero's
 	// extensions.zotero.baseAttachmentPath: the folder that
 	// "attachments:<path>" paths are relative to. Empty when the library
-	// has none; linked files are then read only inside DataDir.
+	// has none (and ProfileDir gives none); linked files are then read
+	// only inside DataDir.
 	BaseDir string
+	// ProfileDir is Zotero's profile folder (an absolute path), the one
+	// holding prefs.js. When BaseDir is empty, the base directory is the
+	// extensions.zotero.baseAttachmentPath that prefs.js records. The
+	// profile is never looked for: Zotero keeps it apart from the data
+	// directory, in a folder of its own per machine and user, so only the
+	// host can say where it is.
+	ProfileDir string
 	// CacheDir is where the database's snapshots and the PDFs' extracted
 	// text are kept. Empty: the grant's Vault's cache folder
 	// (.agentero/cache/zotero), else the user's cache folder.
@@ -133,7 +148,7 @@ func (d *Driver) options() Options {
 	if d.opts != nil {
 		return *d.opts
 	}
-	return Options{DataDir: os.Getenv(EnvDir), BaseDir: os.Getenv(EnvBaseDir)}
+	return Options{DataDir: os.Getenv(EnvDir), BaseDir: os.Getenv(EnvBaseDir), ProfileDir: os.Getenv(EnvProfile)}
 }
 
 // config is a Zotero source's grant config: which data directory the
@@ -161,8 +176,8 @@ func (d *Driver) library(env *sources.Env) (*Library, error) {
 	if opts.DataDir == "" {
 		return nil, ErrNotConfigured
 	}
-	if !filepath.IsAbs(opts.DataDir) || opts.BaseDir != "" && !filepath.IsAbs(opts.BaseDir) {
-		return nil, fmt.Errorf("%w: the Zotero data and base directories must be absolute paths", ErrNotConfigured)
+	if !filepath.IsAbs(opts.DataDir) || opts.BaseDir != "" && !filepath.IsAbs(opts.BaseDir) || opts.ProfileDir != "" && !filepath.IsAbs(opts.ProfileDir) {
+		return nil, fmt.Errorf("%w: the Zotero data, base and profile directories must be absolute paths", ErrNotConfigured)
 	}
 	id := libraryID(opts.DataDir)
 	d.mu.Lock()
@@ -174,7 +189,17 @@ func (d *Driver) library(env *sources.Env) (*Library, error) {
 	if cache == "" {
 		cache = cacheRoot(env)
 	}
-	l := newLibrary(id, opts.DataDir, opts.BaseDir, cache)
+	base := opts.BaseDir
+	if base == "" && opts.ProfileDir != "" {
+		// Read once per library: Zotero reads its preferences at start
+		// too, and a changed base directory takes a new process.
+		b, err := baseFromProfile(opts.ProfileDir)
+		if err != nil {
+			return nil, err
+		}
+		base = b
+	}
+	l := newLibrary(id, opts.DataDir, base, cache)
 	if d.libs == nil {
 		d.libs = map[string]*Library{}
 	}

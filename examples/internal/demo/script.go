@@ -1,6 +1,6 @@
 // Package demo holds what the example hosts share: the scripted agent
-// turn they play over MCP when no real agent is given, and the parsing of
-// the -agent command line.
+// turn they play over MCP when no real agent is given, the parsing of the
+// -agent command line, and the Zotero library of -zotero.
 package demo
 
 import (

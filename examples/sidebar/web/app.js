@@ -42,6 +42,8 @@ function safeHref(h) {
   if (h.startsWith("/doc/")) return h;
   if (h.startsWith("https://doi.org/") || h.startsWith("https://arxiv.org/abs/")) return h;
   if (/^zotero:\/\/(select|open-pdf)\/(library|groups\/[1-9][0-9]*)\/items\/[A-Z0-9]{8}(\?page=[1-9][0-9]*(&annotation=[A-Z0-9]{8})?)?$/.test(h)) return h;
+  // An EPUB location: the CFI percent-encoded but for unreserved characters.
+  if (/^zotero:\/\/open-pdf\/(library|groups\/[1-9][0-9]*)\/items\/[A-Z0-9]{8}\?cfi=epubcfi%28[A-Za-z0-9%._~-]{1,3000}%29$/.test(h)) return h;
   return null;
 }
 
