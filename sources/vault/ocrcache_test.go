@@ -494,31 +494,40 @@ func TestOCRMemoryPeakRSS(t *testing.T) {
 }
 
 // ocrRSSChild recognises the scans of the Vault at root, prints how many
-// pages were recognised and its peak resident set, and exits.
+// pages were recognised and its peak resident set, and exits. The exit
+// waits for the cache to be removed: os.Exit runs no deferred calls.
 func ocrRSSChild(root string) {
 	cache, err := os.MkdirTemp("", "ocr-rss")
 	if err != nil {
 		fmt.Println(err)
 		os.Exit(2)
 	}
-	defer os.RemoveAll(cache)
+	code := ocrRSSRun(root, cache)
+	os.RemoveAll(cache)
+	os.Exit(code)
+}
+
+// ocrRSSRun is ocrRSSChild's work; it returns the process's exit code.
+func ocrRSSRun(root, cache string) int {
 	lib, err := vault.OpenLibrary(root, &vault.LibraryOptions{CacheDir: cache, OCR: touchEngine{}})
 	if err != nil {
 		fmt.Println(err)
-		os.Exit(2)
+		return 2
 	}
 	ctx := context.Background()
 	src, err := lib.Open(ctx, grant.KindDirectory, "scans")
 	if err != nil {
 		fmt.Println(err)
-		os.Exit(2)
+		lib.Close()
+		return 2
 	}
 	deadline := time.Now().Add(10 * time.Minute)
 	for time.Now().Before(deadline) {
 		res, err := src.Search(ctx, sources.Query{Text: "bandicoots dig", Limit: 50})
 		if err != nil {
 			fmt.Println(err)
-			os.Exit(2)
+			lib.Close()
+			return 2
 		}
 		if res.Indexing == nil {
 			pages := 0
@@ -534,7 +543,7 @@ func ocrRSSChild(root string) {
 	}
 	lib.Close()
 	fmt.Println(hostilepdf.PeakRSS())
-	os.Exit(0)
+	return 0
 }
 
 // TestOCRRelationsBesideUngrantedScan: a relations call on a granted paper
