@@ -228,7 +228,9 @@ async function fetchSuggestions() {
   const seq = ++complete.seq;
   let items = [];
   try {
-    items = await api("/api/complete?q=" + encodeURIComponent(q));
+    // What the scope holds already is not offered again.
+    const x = [state.scope.currentPaper, ...state.scope.mentions].filter(Boolean).map((m) => "&x=" + encodeURIComponent(m)).join("");
+    items = await api("/api/complete?q=" + encodeURIComponent(q) + x);
   } catch (e) {
     items = [];
   }
@@ -266,12 +268,27 @@ function pick(i) {
   if (it) addMention(it.path);
 }
 
+// mentionPath is a mention without its @, spaces or trailing slash, as
+// the server compares them.
+function mentionPath(p) {
+  return String(p || "").trim().replace(/^@/, "").replace(/\/+$/, "");
+}
+
+// inScope reports whether the path is the current paper or a mention, or
+// lies inside one (a folder's mention grants what it holds).
+function inScope(p) {
+  const held = [state.scope.currentPaper, ...state.scope.mentions].map(mentionPath).filter(Boolean);
+  return held.some((q) => p === q || p.startsWith(q + "/"));
+}
+
 // addMention adds a vault path (as typed or picked) to the scope; the plan
 // says when the resolver drops it.
 function addMention(p) {
-  p = String(p || "").trim().replace(/^@/, "");
+  p = mentionPath(p);
   if (!p) return;
-  if (!state.scope.mentions.includes(p)) state.scope.mentions.push(p);
+  // One chip per path: a path the scope holds already (as a mention or as
+  // the current paper) is not added again.
+  if (!inScope(p)) state.scope.mentions.push(p);
   $("mention-input").value = "";
   complete.seq++;
   complete.items = [];
@@ -448,7 +465,7 @@ function renderSources(block, v) {
   const box = block.querySelector(".sources");
   box.replaceChildren();
   const total = v.groups.reduce((n, g) => n + g.sources.length, 0);
-  box.append(el("h3", { text: "Sources" }, ), el("p", { class: "muted", text: v.calls + " tool calls logged · " + v.chars + " of " + v.turnChars + " characters used" }));
+  box.append(el("h3", { text: "Sources" }, ), el("p", { class: "muted", text: v.summary }));
   if (!total) box.append(el("p", { class: "muted", text: "None: the agent received nothing from the vault." }));
   block._links = {};
   for (const g of v.groups) {
