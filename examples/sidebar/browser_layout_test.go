@@ -90,6 +90,14 @@ func TestBrowserWidths(t *testing.T) {
 					t.Errorf("at %d px (%s), %d problems:\n%s", w, where, len(probs), strings.Join(probs, "\n"))
 				}
 			}
+			// Chinese, Japanese and Korean text falls back to the CJK fonts
+			// the README names (Debian's fonts-noto-cjk), after the Latin
+			// ones.
+			for sel, want := range map[string]string{"body": `"Noto Sans CJK SC"`, ".page-text": `"Noto Serif CJK SC"`, ".it-title": `"Noto Sans CJK SC"`} {
+				if f := eval[string](p, fmt.Sprintf(`getComputedStyle(document.querySelector(%q)).fontFamily`, sel)); !strings.Contains(f, want) {
+					t.Errorf("%s's fonts are %s: no %s", sel, f, want)
+				}
+			}
 			// The autocomplete list opens within the page too.
 			p.do(chromedp.Focus(chromedp.CSS(`[data-testid=mention-input]`)))
 			p.wait(`document.querySelectorAll('#mention-list li').length > 0`)

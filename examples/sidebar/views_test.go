@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -112,5 +113,26 @@ func TestMarksRead(t *testing.T) {
 				t.Errorf("items (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestREADMEFonts: the README names the font package the page's CJK
+// fallback fonts come from, and the page's styles name its families.
+func TestREADMEFonts(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "fonts-noto-cjk") {
+		t.Error("the README does not name fonts-noto-cjk for CJK titles")
+	}
+	for _, f := range []string{"web/app.css", "web/doc.css"} {
+		css, err := webFiles.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(css), `"Noto Sans CJK SC"`) {
+			t.Errorf("%s names no Noto Sans CJK family", f)
+		}
 	}
 }

@@ -347,9 +347,17 @@ function sessionText(v, turnNo) {
 
 function renderSession() {
   const line = $("session");
-  const last = state.lastSession;
   const n = state.next;
+  // The line speaks of the turns the conversation shows: over an empty
+  // conversation it never names a turn, whatever the server remembers.
+  const shown = document.querySelectorAll("#conversation .turn").length;
+  const last = shown ? state.lastSession : null;
   line.replaceChildren();
+  if (!shown && n && n.action === "resume") {
+    line.textContent = "The conversation so far is not shown here: the next question continues the agent's session (" + n.reason + ").";
+    line.dataset.action = "resume";
+    return;
+  }
   if (state.running && last) {
     line.textContent = sessionText(last, state.turns);
     line.dataset.action = last.action;
