@@ -79,6 +79,10 @@ func TestBrowserWidths(t *testing.T) {
 			p.do(chromedp.Reload())
 			p.wait(`document.querySelectorAll('[data-testid=chips] .chip').length >= 4 && document.querySelector('[data-testid=fingerprint]').textContent.startsWith('sha256:')`)
 			p.wait(`document.querySelectorAll('.turn.done').length === 1 && document.querySelectorAll('[data-testid=source]').length > 0`)
+			// ... in view: the conversation has room and its turn shows.
+			if h := eval[float64](p, `document.querySelector('#conversation .turn').getBoundingClientRect().height`); h < 100 {
+				t.Errorf("the restored turn is %.0f px high", h)
+			}
 			if s := p.text(`[data-testid=session]`); !strings.HasPrefix(s, "Turn 1 ") {
 				t.Errorf("session line after a reload over one turn: %q", s)
 			}
@@ -107,5 +111,28 @@ func TestBrowserWidths(t *testing.T) {
 			p.shot(fmt.Sprintf("sidebar-width-%d", w))
 			p.do(chromedp.Blur(chromedp.CSS(`[data-testid=mention-input]`)))
 		})
+	}
+
+	// The autocomplete offers nothing the scope holds (the sample mentions
+	// notes): not notes, nothing inside it; a path typed again, with an @
+	// or a slash, adds no second chip.
+	p.do(typeInto(`[data-testid=mention-input]`, "note"))
+	p.wait(`document.querySelectorAll('#mention-list li').length > 0`)
+	if got := eval[[]string](p, `[...document.querySelectorAll('#mention-list li')].map(li => li.dataset.path)`); len(got) > 0 {
+		for _, g := range got {
+			if g == "notes" || strings.HasPrefix(g, "notes/") {
+				t.Errorf("the autocomplete offers %s, which the scope holds: %v", g, got)
+			}
+		}
+	}
+	chips := `document.querySelectorAll('[data-testid=chip-mention]').length`
+	before := eval[int](p, chips)
+	// The page's own addMention, as Enter calls it with the path typed.
+	p.do(chromedp.Blur(chromedp.CSS(`[data-testid=mention-input]`)))
+	for _, typed := range []string{"notes/", "@notes", " reading-list/ "} {
+		eval[int](p, fmt.Sprintf(`(addMention(%q), 0)`, typed))
+		if n := eval[int](p, chips); n != before {
+			t.Errorf("after adding %q: %d mention chips, want %d", typed, n, before)
+		}
 	}
 }

@@ -274,11 +274,9 @@ function mentionPath(p) {
   return String(p || "").trim().replace(/^@/, "").replace(/\/+$/, "");
 }
 
-// inScope reports whether the path is the current paper or a mention, or
-// lies inside one (a folder's mention grants what it holds).
-function inScope(p) {
-  const held = [state.scope.currentPaper, ...state.scope.mentions].map(mentionPath).filter(Boolean);
-  return held.some((q) => p === q || p.startsWith(q + "/"));
+// held is the paths the scope names: the current paper and the mentions.
+function held() {
+  return [state.scope.currentPaper, ...state.scope.mentions].map(mentionPath).filter(Boolean);
 }
 
 // addMention adds a vault path (as typed or picked) to the scope; the plan
@@ -287,8 +285,9 @@ function addMention(p) {
   p = mentionPath(p);
   if (!p) return;
   // One chip per path: a path the scope holds already (as a mention or as
-  // the current paper) is not added again.
-  if (!inScope(p)) state.scope.mentions.push(p);
+  // the current paper) is not added again. (A path typed in full inside a
+  // mentioned folder is the user's to add; the plan counts it once.)
+  if (!held().includes(p)) state.scope.mentions.push(p);
   $("mention-input").value = "";
   complete.seq++;
   complete.items = [];
@@ -358,9 +357,11 @@ function renderSession() {
     line.dataset.action = "resume";
     return;
   }
-  if (state.running && last) {
-    line.textContent = sessionText(last, state.turns);
-    line.dataset.action = last.action;
+  if (state.running) {
+    // The running turn's own session, once its event came; till then it
+    // is starting (the previous turn's session is not this one's).
+    line.textContent = last ? sessionText(last, state.turns) : "Turn " + state.turns + ": starting…";
+    line.dataset.action = last ? last.action : "none";
     return;
   }
   if (n && last && n.action === "new" && n.reason !== "no previous session") {
@@ -549,8 +550,11 @@ function setRunning(id) {
 }
 
 function follow(id, block) {
+  const prev = state.lastSession;
+  state.lastSession = null;
   setRunning(id);
   block._live = true;
+  renderSession();
   const es = new EventSource("/api/turns/" + encodeURIComponent(id) + "/events");
   es.onmessage = (m) => {
     let e;
@@ -564,6 +568,9 @@ function follow(id, block) {
     conv.scrollTop = conv.scrollHeight;
     if (e.type === "done") {
       es.close();
+      // A turn that ended before its session was known leaves the
+      // previous one in place.
+      if (!state.lastSession) state.lastSession = prev;
       setRunning(null);
       block._live = false;
       refreshPlan();
