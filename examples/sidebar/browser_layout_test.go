@@ -55,8 +55,8 @@ const layoutProblems = `(() => {
 // and a desktop's, with a conversation in it, and finds nothing clipped,
 // no panels overlapping and every control reachable. It then reloads the
 // page: the conversation comes back with its session line, not a turn
-// number over an empty conversation. With -screenshots it saves each
-// width's picture.
+// number over an empty conversation. With -screenshots it saves the
+// narrow widths' pictures.
 func TestBrowserWidths(t *testing.T) {
 	bctx := browser(t)
 	addr := serve(t)
@@ -93,6 +93,9 @@ func TestBrowserWidths(t *testing.T) {
 				if probs := eval[[]string](p, layoutProblems); len(probs) > 0 {
 					t.Errorf("at %d px (%s), %d problems:\n%s", w, where, len(probs), strings.Join(probs, "\n"))
 				}
+				if where == "sources" && w < 900 {
+					p.shot(fmt.Sprintf("sidebar-8-width-%d", w))
+				}
 			}
 			// Chinese, Japanese and Korean text falls back to the CJK fonts
 			// the README names (Debian's fonts-noto-cjk), after the Latin
@@ -108,7 +111,6 @@ func TestBrowserWidths(t *testing.T) {
 			if probs := eval[[]string](p, layoutProblems); len(probs) > 0 {
 				t.Errorf("at %d px with the suggestions open: %s", w, strings.Join(probs, "\n"))
 			}
-			p.shot(fmt.Sprintf("sidebar-width-%d", w))
 			p.do(chromedp.Blur(chromedp.CSS(`[data-testid=mention-input]`)))
 		})
 	}
