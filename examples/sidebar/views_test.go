@@ -136,3 +136,49 @@ func TestREADMEFonts(t *testing.T) {
 		}
 	}
 }
+
+// TestMarksReadSample: the sample paper's marks, read through the tools as
+// the agent reads them, are shown one item each with their comments, and
+// counted as the agent received them.
+func TestMarksReadSample(t *testing.T) {
+	s, _ := testServer(t, sampleVault(t), 0)
+	ctx := context.Background()
+	plan, err := s.resolver.Resolve(ctx, s.request(scope{CurrentPaper: samplePaper}, "marks-view"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, err := plan.WriteGrant()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := tools.Open(ctx, gr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ts.Close()
+	out, err := ts.Read(ctx, tools.ReadInput{Target: samplePaper, Mode: tools.ReadMarks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &callView{}
+	callResult(c, grant.ToolRead, out)
+	chars := 0
+	for _, m := range out.Marks {
+		chars += len([]rune(m.Text)) + len([]rune(m.Comment))
+	}
+	if want := fmt.Sprintf("marks: 4 marks, %d chars of text and comments · budget", chars); chars < 200 || !strings.HasPrefix(c.Summary, want) {
+		t.Errorf("summary %q, want %q first", c.Summary, want)
+	}
+	if len(c.Items) != 4 {
+		t.Fatalf("%d items for 4 marks: %+v", len(c.Items), c.Items)
+	}
+	for i, it := range c.Items {
+		m := out.Marks[i]
+		if it.Title != string(m.Kind) || it.Where != fmt.Sprintf("p. %d", m.Page) || it.Link == nil || it.Link.URI != m.CitationURI {
+			t.Errorf("item %d: %+v for mark %+v", i, it, m)
+		}
+		if m.Comment != "" && !strings.Contains(it.Excerpt, "comment: "+m.Comment[:20]) {
+			t.Errorf("item %d excerpt %q lacks the comment %q", i, it.Excerpt, m.Comment)
+		}
+	}
+}
