@@ -51,12 +51,13 @@ const layoutProblems = `(() => {
   return out;
 })()`
 
-// TestBrowserWidths draws the page at a phone's width, a real sidebar's
-// and a desktop's, with a conversation in it, and finds nothing clipped,
-// no panels overlapping and every control reachable. It then reloads the
-// page: the conversation comes back with its session line, not a turn
-// number over an empty conversation. With -screenshots it saves the
-// narrow widths' pictures.
+// TestBrowserWidths draws the page at a phone's width, a real sidebar's,
+// a tablet's and a desktop's, each after a reload over a finished turn:
+// the conversation comes back with its session line (not a turn number
+// over an empty conversation), nothing is clipped, no panels overlap and
+// every control is reachable, the suggestions open included. Then the
+// autocomplete offers nothing the scope holds and a mention typed again
+// adds no chip. With -screenshots it saves the narrow widths' pictures.
 func TestBrowserWidths(t *testing.T) {
 	bctx := browser(t)
 	addr := serve(t)
@@ -69,7 +70,7 @@ func TestBrowserWidths(t *testing.T) {
 	p.do(chromedp.Click(chromedp.CSS(`[data-testid=ask-send]`)))
 	p.wait(`document.querySelectorAll('.turn.done').length === 1 && document.querySelectorAll('[data-testid=source]').length > 0`)
 
-	for _, w := range []int{360, 420, 1440} {
+	for _, w := range []int{360, 420, 768, 1024, 1440} {
 		t.Run(fmt.Sprint(w), func(t *testing.T) {
 			p := page{t, ctx}
 			if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: int64(w), Height: 900, DeviceScaleFactor: 1}); err != nil {
