@@ -165,9 +165,18 @@ func (s *server) tree(r *http.Request) ([]treeEntry, error) {
 }
 
 // handleComplete answers the @-mention autocomplete: the vault paths (and
-// paper titles) that contain every word of q, shortest paths first.
+// paper titles) that contain every word of q, shortest paths first. The
+// paths the scope already holds (each x parameter: the current paper and
+// every mention) are not offered, nor anything inside them, which they
+// already grant.
 func (s *server) handleComplete(w http.ResponseWriter, r *http.Request) {
 	q := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(r.URL.Query().Get("q")), "@"))
+	var inScope []string
+	for _, x := range r.URL.Query()["x"] {
+		if x = mentionPath(x); x != "" {
+			inScope = append(inScope, x)
+		}
+	}
 	tree, err := s.tree(r)
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, "listing the vault failed")
@@ -176,6 +185,9 @@ func (s *server) handleComplete(w http.ResponseWriter, r *http.Request) {
 	words := strings.Fields(q)
 	var hits []treeEntry
 	for _, e := range tree {
+		if within(e.Path, inScope) {
+			continue
+		}
 		hay := strings.ToLower(e.Path + " " + e.Title)
 		ok := true
 		for _, w := range words {
@@ -204,6 +216,23 @@ func (s *server) handleComplete(w http.ResponseWriter, r *http.Request) {
 		hits = []treeEntry{}
 	}
 	writeJSON(w, http.StatusOK, hits)
+}
+
+// mentionPath is a mention as the scope compares it: without the @, the
+// spaces around it or a trailing slash.
+func mentionPath(p string) string {
+	return strings.TrimRight(strings.TrimPrefix(strings.TrimSpace(p), "@"), "/")
+}
+
+// within reports whether p is one of the paths or lies inside one of them.
+func within(p string, paths []string) bool {
+	p = mentionPath(p)
+	for _, q := range paths {
+		if p == q || strings.HasPrefix(p, q+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // pageText is one page of the document view.

@@ -84,3 +84,40 @@ func TestText(t *testing.T) {
 		}
 	}
 }
+
+// TestCompleteInScope: the autocomplete does not offer what the scope
+// holds (each x: the current paper, a mention, with or without @ or a
+// trailing slash), nor anything inside it.
+func TestCompleteInScope(t *testing.T) {
+	_, ts := testServer(t, sampleVault(t), 0)
+	tests := []struct {
+		q    string
+		x    []string
+		want []string
+	}{
+		{"survey", nil, []string{"papers/2406.09876"}},
+		{"survey", []string{"papers/2406.09876"}, nil},
+		{"survey", []string{"@papers/2406.09876/"}, nil},
+		{"2406", []string{"papers/2406.09876"}, nil},
+		{"survey", []string{"papers"}, nil},
+		{"notes arch", []string{"notes/archive"}, nil},
+		{"notes arch", []string{"notes/arch"}, []string{"notes/archive", "notes/archive/2023-q4.md", "notes/archive/whiteboard.png"}},
+	}
+	for _, tt := range tests {
+		u := ts.URL + "/api/complete?q=" + url.QueryEscape(tt.q)
+		for _, x := range tt.x {
+			u += "&x=" + url.QueryEscape(x)
+		}
+		var got []treeEntry
+		if code := getJSON(t, ts.Client(), u, &got); code != http.StatusOK {
+			t.Fatalf("complete %q: %d", tt.q, code)
+		}
+		var paths []string
+		for _, e := range got {
+			paths = append(paths, e.Path)
+		}
+		if diff := cmp.Diff(tt.want, paths); diff != "" {
+			t.Errorf("complete %q without %v (-want +got):\n%s", tt.q, tt.x, diff)
+		}
+	}
+}

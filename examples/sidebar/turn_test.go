@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/acp"
+	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/usage"
 )
@@ -127,6 +129,25 @@ func TestTurnStream(t *testing.T) {
 	}
 	if v.Calls == 0 || v.Chars == 0 {
 		t.Errorf("usage %+v", v)
+	}
+	// Each group is numbered from 1, a document's pages in page order
+	// (the scripted agent reads page 2 before page 1).
+	for _, g := range v.Groups {
+		lastPage := map[string]int{}
+		for i, it := range g.Sources {
+			if it.N != i+1 {
+				t.Errorf("%s source %d numbered %d", g.Use, i+1, it.N)
+			}
+			if u, err := cite.Parse(it.URI); err == nil && u.Page > 0 {
+				if u.Page < lastPage[u.Path] {
+					t.Errorf("%s lists %s after page %d", g.Use, it.URI, lastPage[u.Path])
+				}
+				lastPage[u.Path] = u.Page
+			}
+		}
+	}
+	if want := fmt.Sprintf("%d tool calls logged · %d of %d characters used", v.Calls, v.Chars, v.TurnChars); v.Summary != want {
+		t.Errorf("summary %q, want %q", v.Summary, want)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/researchctx/researchctx"
@@ -94,6 +95,9 @@ type sourcesView struct {
 	Chars     int           `json:"chars"`
 	TurnChars int           `json:"turnChars"`
 	Skipped   int           `json:"skipped,omitempty"`
+	// Summary is the calls and characters in words, as the page shows
+	// them.
+	Summary string `json:"summary"`
 }
 
 // sourceGroup is one use: read, searched or related.
@@ -106,7 +110,7 @@ type sourceGroup struct {
 // sourceItem is one source: its locator, its title and where it lies.
 type sourceItem struct {
 	linkView
-	N          int         `json:"n"` // order of first use, from 1
+	N          int         `json:"n"` // its number within its group, from 1
 	Title      string      `json:"title,omitempty"`
 	Where      string      `json:"where,omitempty"`
 	Place      usage.Place `json:"place"`
@@ -134,18 +138,15 @@ var placeLabel = map[usage.Place]string{
 // source's document title.
 func (s *server) sourcesView(ctx context.Context, u usage.Turn, plan *researchctx.Plan) *sourcesView {
 	v := &sourcesView{Calls: u.Calls, Chars: u.Chars, TurnChars: plan.Budget.TurnChars, Skipped: u.Skipped, Groups: []sourceGroup{}}
-	order := map[string]int{}
-	for i, used := range u.Sources {
-		order[used.URI] = i + 1
-	}
+	v.Summary = fmt.Sprintf("%s logged · %d of %d characters used", plural(u.Calls, "tool call"), u.Chars, plan.Budget.TurnChars)
 	g := u.Groups()
 	for _, grp := range []struct {
 		use  usage.Use
 		list []usage.Used
 	}{{usage.UseRead, g.Read}, {usage.UseSearched, g.Searched}, {usage.UseRelated, g.Related}} {
 		sg := sourceGroup{Use: grp.use, Label: useLabel[grp.use], Sources: []sourceItem{}}
-		for _, used := range grp.list {
-			it := sourceItem{linkView: *link(used.URI), N: order[used.URI], Place: used.Place, PlaceLabel: placeLabel[used.Place], Tools: used.Tools}
+		for i, used := range readingOrder(grp.list) {
+			it := sourceItem{linkView: *link(used.URI), N: i + 1, Place: used.Place, PlaceLabel: placeLabel[used.Place], Tools: used.Tools}
 			it.Title, it.Where = s.describe(ctx, used.URI)
 			if st, err := s.lib.Stat(ctx, used.URI); err == nil && st.Kind != grant.KindFile {
 				// A folder the agent listed: logged as every URI handed
@@ -157,6 +158,42 @@ func (s *server) sourcesView(ctx context.Context, u usage.Turn, plan *researchct
 		v.Groups = append(v.Groups, sg)
 	}
 	return v
+}
+
+// readingOrder orders a group's sources as a reader goes through them:
+// documents in the order the agent first used them, and within a document
+// its pages in page order (a locator without a page, such as a section or
+// the document itself, first), else in the order of first use. The page
+// numbers the sources of each group from 1 in this order, so that a
+// group reads as a list of its own.
+func readingOrder(list []usage.Used) []usage.Used {
+	type key struct {
+		doc, page, first int
+	}
+	docs := map[string]int{}
+	keys := make(map[string]key, len(list))
+	for i, used := range list {
+		doc, page := used.URI, 0
+		if u, err := cite.Parse(used.URI); err == nil && u.Path != "" {
+			doc, page = u.Path, u.Page
+		}
+		if _, ok := docs[doc]; !ok {
+			docs[doc] = len(docs)
+		}
+		keys[used.URI] = key{docs[doc], page, i}
+	}
+	out := append([]usage.Used(nil), list...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := keys[out[i].URI], keys[out[j].URI]
+		if a.doc != b.doc {
+			return a.doc < b.doc
+		}
+		if a.page != b.page {
+			return a.page < b.page
+		}
+		return a.first < b.first
+	})
+	return out
 }
 
 // describe returns a vault URI's document title (its paper's, for a
@@ -251,11 +288,53 @@ func readResult(c *callView, out *tools.ReadOutput) {
 	case out.Mode == tools.ReadMetadata:
 		c.Summary = "metadata · " + budgetNote(out.Budget)
 		c.Items = append(c.Items, itemView{Title: out.Title, Where: fmt.Sprintf("%d pages", out.Pages), Link: link(out.CitationURI)})
+	case out.Mode == tools.ReadMarks:
+		marksResult(c, out)
 	default:
 		what := demo.ReadWhat(out)
 		c.Summary = fmt.Sprintf("%s: %d chars · %s", what, len([]rune(out.Text)), budgetNote(out.Budget))
 		c.Items = append(c.Items, itemView{Title: out.Title, Where: what, Excerpt: clip(oneLine(out.Text), 220), Link: link(out.CitationURI)})
 	}
+}
+
+// marksResult shows a marks read as the agent received it: how many
+// marks, the characters of their text and comments, and each mark with its
+// page, its text and its own locator.
+func marksResult(c *callView, out *tools.ReadOutput) {
+	chars := 0
+	for _, m := range out.Marks {
+		chars += len([]rune(m.Text)) + len([]rune(m.Comment))
+	}
+	c.Summary = fmt.Sprintf("marks: %s, %d chars of text and comments · %s", plural(len(out.Marks), "mark"), chars, budgetNote(out.Budget))
+	if out.Note != "" {
+		c.Summary += " · " + oneLine(out.Note)
+	}
+	for _, m := range out.Marks {
+		it := itemView{Title: string(m.Kind), Link: link(m.CitationURI)}
+		if m.Page > 0 {
+			it.Where = fmt.Sprintf("p. %d", m.Page)
+		}
+		text := oneLine(m.Text)
+		if cm := oneLine(m.Comment); cm != "" {
+			if text != "" {
+				text += " — "
+			}
+			text += "comment: " + cm
+		}
+		it.Excerpt = clip(text, 220)
+		c.Items = append(c.Items, it)
+	}
+	if len(out.Marks) == 0 {
+		c.Items = append(c.Items, itemView{Title: out.Title, Where: "no marks", Link: link(out.CitationURI)})
+	}
+}
+
+// plural is n and the noun, in the plural unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func cardWhere(page int, section string) string {

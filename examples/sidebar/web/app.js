@@ -228,7 +228,9 @@ async function fetchSuggestions() {
   const seq = ++complete.seq;
   let items = [];
   try {
-    items = await api("/api/complete?q=" + encodeURIComponent(q));
+    // What the scope holds already is not offered again.
+    const x = [state.scope.currentPaper, ...state.scope.mentions].filter(Boolean).map((m) => "&x=" + encodeURIComponent(m)).join("");
+    items = await api("/api/complete?q=" + encodeURIComponent(q) + x);
   } catch (e) {
     items = [];
   }
@@ -266,12 +268,26 @@ function pick(i) {
   if (it) addMention(it.path);
 }
 
+// mentionPath is a mention without its @, spaces or trailing slash, as
+// the server compares them.
+function mentionPath(p) {
+  return String(p || "").trim().replace(/^@/, "").replace(/\/+$/, "");
+}
+
+// held is the paths the scope names: the current paper and the mentions.
+function held() {
+  return [state.scope.currentPaper, ...state.scope.mentions].map(mentionPath).filter(Boolean);
+}
+
 // addMention adds a vault path (as typed or picked) to the scope; the plan
 // says when the resolver drops it.
 function addMention(p) {
-  p = String(p || "").trim().replace(/^@/, "");
+  p = mentionPath(p);
   if (!p) return;
-  if (!state.scope.mentions.includes(p)) state.scope.mentions.push(p);
+  // One chip per path: a path the scope holds already (as a mention or as
+  // the current paper) is not added again. (A path typed in full inside a
+  // mentioned folder is the user's to add; the plan counts it once.)
+  if (!held().includes(p)) state.scope.mentions.push(p);
   $("mention-input").value = "";
   complete.seq++;
   complete.items = [];
@@ -330,12 +346,22 @@ function sessionText(v, turnNo) {
 
 function renderSession() {
   const line = $("session");
-  const last = state.lastSession;
   const n = state.next;
+  // The line speaks of the turns the conversation shows: over an empty
+  // conversation it never names a turn, whatever the server remembers.
+  const shown = document.querySelectorAll("#conversation .turn").length;
+  const last = shown ? state.lastSession : null;
   line.replaceChildren();
-  if (state.running && last) {
-    line.textContent = sessionText(last, state.turns);
-    line.dataset.action = last.action;
+  if (!shown && n && n.action === "resume") {
+    line.textContent = "The conversation so far is not shown here: the next question continues the agent's session (" + n.reason + ").";
+    line.dataset.action = "resume";
+    return;
+  }
+  if (state.running) {
+    // The running turn's own session, once its event came; till then it
+    // is starting (the previous turn's session is not this one's).
+    line.textContent = last ? sessionText(last, state.turns) : "Turn " + state.turns + ": starting…";
+    line.dataset.action = last ? last.action : "none";
     return;
   }
   if (n && last && n.action === "new" && n.reason !== "no previous session") {
@@ -448,7 +474,7 @@ function renderSources(block, v) {
   const box = block.querySelector(".sources");
   box.replaceChildren();
   const total = v.groups.reduce((n, g) => n + g.sources.length, 0);
-  box.append(el("h3", { text: "Sources" }, ), el("p", { class: "muted", text: v.calls + " tool calls logged · " + v.chars + " of " + v.turnChars + " characters used" }));
+  box.append(el("h3", { text: "Sources" }, ), el("p", { class: "muted", text: v.summary }));
   if (!total) box.append(el("p", { class: "muted", text: "None: the agent received nothing from the vault." }));
   block._links = {};
   for (const g of v.groups) {
@@ -524,8 +550,11 @@ function setRunning(id) {
 }
 
 function follow(id, block) {
+  const prev = state.lastSession;
+  state.lastSession = null;
   setRunning(id);
   block._live = true;
+  renderSession();
   const es = new EventSource("/api/turns/" + encodeURIComponent(id) + "/events");
   es.onmessage = (m) => {
     let e;
@@ -539,6 +568,9 @@ function follow(id, block) {
     conv.scrollTop = conv.scrollHeight;
     if (e.type === "done") {
       es.close();
+      // A turn that ended before its session was known leaves the
+      // previous one in place.
+      if (!state.lastSession) state.lastSession = prev;
       setRunning(null);
       block._live = false;
       refreshPlan();
