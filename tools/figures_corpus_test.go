@@ -181,32 +181,43 @@ func firstRunes(s string, n int) string {
 }
 
 // An #algorithm=N read returns the algorithm's body, not its caption
-// alone: a real paper's ruled Algorithm 1, its caption over its steps.
+// alone: a real paper's ruled Algorithm 1, its caption over its steps, and
+// another's floating Algorithm 2, its steps over its caption.
 func TestAlgorithmReadWhole(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(corpus.Dir(t, "pdfs"), "arxiv-1806.10282.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prep := func(vault string) {
-		if err := os.MkdirAll(filepath.Join(vault, "downloads"), 0o755); err != nil {
+	for _, tt := range []struct {
+		file, uri string
+		want      []string
+	}{
+		{"arxiv-1806.10282.pdf", "downloads/paper.pdf#algorithm=1",
+			[]string{"Algorithm 1: Optimize Acquisition Function", "Input: H, r, Tlow", "foreach", "12 return The nearest ancestor"}},
+		{"arxiv-1502.03167.pdf", "downloads/paper.pdf#algorithm=2",
+			[]string{"Algorithm 2: Training a Batch-Normalized Network", "Input: Network N with trainable parameters", "6: Train NtrBN",
+				"10: Process multiple training mini-batches", "BN, replace the transform", "12: end for"}},
+	} {
+		data, err := os.ReadFile(filepath.Join(corpus.Dir(t, "pdfs"), tt.file))
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(vault, "downloads", "nasbot.pdf"), data, 0o644); err != nil {
+		prep := func(vault string) {
+			if err := os.MkdirAll(filepath.Join(vault, "downloads"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(vault, "downloads", "paper.pdf"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f := newFixtureWith(t, nil, prep, "downloads/paper.pdf")
+		out, err := f.ts.Read(context.Background(), tools.ReadInput{Target: tt.uri})
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	f := newFixtureWith(t, nil, prep, "downloads/nasbot.pdf")
-	const uri = "downloads/nasbot.pdf#algorithm=1"
-	out, err := f.ts.Read(context.Background(), tools.ReadInput{Target: uri})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.CitationURI != uri {
-		t.Errorf("cited %q, want %q", out.CitationURI, uri)
-	}
-	for _, want := range []string{"Algorithm 1: Optimize Acquisition Function", "Input: H, r, Tlow", "foreach", "12 return The nearest ancestor"} {
-		if !strings.Contains(out.Text, want) {
-			t.Errorf("%s lacks %q:\n%s", uri, want, out.Text)
+		if out.CitationURI != tt.uri {
+			t.Errorf("cited %q, want %q", out.CitationURI, tt.uri)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(out.Text, want) {
+				t.Errorf("%s: %s lacks %q:\n%s", tt.file, tt.uri, want, out.Text)
+			}
 		}
 	}
 }

@@ -187,26 +187,33 @@ func corpusDoc(t *testing.T, name string) *pdf.Document {
 // An algorithm is read whole: its caption alone (its body's first line
 // not taken into it), then its body, which a ruled algorithm sets under
 // the caption and a floating one over it, in lines long enough to pass
-// for prose ("yi ← γxi + β ≡ BNγ,β(xi) // scale and shift"). Two real
-// papers' Algorithm 1.
+// for prose ("yi ← γxi + β ≡ BNγ,β(xi) // scale and shift"), or a step
+// whose number the text layer sets apart from the rest of its row ("11: In
+// Ninf" beside "BN, replace the transform … with"). Two real papers'
+// Algorithm 1, and the floating Algorithm 2 of one, its body over its
+// caption.
 func TestAlgorithmBody(t *testing.T) {
 	for _, tt := range []struct {
-		file, caption string
-		steps         []string
+		file, id, caption string
+		steps             []string
 	}{
-		{"arxiv-1806.10282.pdf", "Algorithm 1: Optimize Acquisition Function",
+		{"arxiv-1806.10282.pdf", "algorithm-1", "Algorithm 1: Optimize Acquisition Function",
 			[]string{"Input: H, r, Tlow", "Output: f , O", "2 foreach (f, θf , c) ∈ H do", "4 while Q", "12 return The nearest ancestor of fmin in H"}},
-		{"arxiv-1502.03167.pdf", "Algorithm 1: Batch Normalizing Transform, applied to activation x over a mini-batch.",
+		{"arxiv-1502.03167.pdf", "algorithm-1", "Algorithm 1: Batch Normalizing Transform, applied to activation x over a mini-batch.",
 			[]string{"Input: Values of x over a mini-batch", "Output: {yi = BNγ,β(xi)}", "// mini-batch mean", "// normalize", "// scale and shift"}},
+		{"arxiv-1502.03167.pdf", "algorithm-2", "Algorithm 2: Training a Batch-Normalized Network",
+			[]string{"Input: Network N with trainable parameters Θ;", "Output: Batch-normalized network for inference", "2: for k = 1 . . . K do",
+				"6: Train NtrBN to optimize the parameters", "10: Process multiple training mini-batches B", "E[x] ← EB[µB]",
+				"BN, replace the transform y = BNγ,β(x) with", "12: end for"}},
 	} {
 		var alg *Item
 		for _, it := range Find(corpusDoc(t, tt.file)) {
-			if it.ID == "algorithm-1" {
+			if it.ID == tt.id {
 				alg = &it
 			}
 		}
 		if alg == nil {
-			t.Fatalf("%s: no algorithm-1", tt.file)
+			t.Fatalf("%s: no %s", tt.file, tt.id)
 		}
 		if alg.Caption != tt.caption {
 			t.Errorf("%s: caption %q, want the caption alone", tt.file, alg.Caption)

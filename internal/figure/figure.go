@@ -403,7 +403,7 @@ func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int, algo boo
 		if _, _, ok := Caption(ln.Text); ok {
 			break
 		}
-		if prose(ln, width, body) && !(algo && algorithmLine(ln.Text)) {
+		if prose(ln, width, body) && !(algo && (algorithmLine(ln.Text) || stepRow(ln, cand))) {
 			break
 		}
 		if dir < 0 && k+1 < len(cand) && !(algo && algorithmLine(cand[k+1].Text)) && endsParagraph(ln, cand[k+1], width, body) {
@@ -429,6 +429,20 @@ var algorithmStep = regexp.MustCompile(`^(?:\d{1,3}:?\s|(?:Input|Output|Require|
 func algorithmLine(text string) bool {
 	text = strings.TrimSpace(text)
 	return algorithmStep.MatchString(text) || strings.Contains(text, "←") || strings.Contains(text, " // ") || strings.HasPrefix(text, "// ")
+}
+
+// stepRow reports whether ln sits on the row of a step of pseudocode in
+// lines: a step whose number or subscript the text layer set apart
+// ("11: In Ninf" and "BN, replace the transform y = … with") is one line
+// to a reader, and none of it body text.
+func stepRow(ln pdf.Line, lines []pdf.Line) bool {
+	for _, o := range lines {
+		top, bottom := math.Max(ln.Box.Y, o.Box.Y), math.Min(ln.Box.Y+ln.Box.H, o.Box.Y+o.Box.H)
+		if bottom-top > 0.5*math.Min(ln.Box.H, o.Box.H) && o.Box != ln.Box && algorithmLine(o.Text) {
+			return true
+		}
+	}
+	return false
 }
 
 // endsParagraph reports a line that ends the paragraph of prose above it:

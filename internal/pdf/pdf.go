@@ -189,6 +189,9 @@ type Page struct {
 	// NoTextLayer is true when the page has no text (an image-only scan or
 	// a blank page); Text is then empty. A page is never silently empty.
 	NoTextLayer bool
+	// Recognised is true when Text and Lines were recognised from the
+	// page's image by OCR: the lines' sizes are then measured, not set.
+	Recognised bool
 	// Err is set when this page failed; other pages are still extracted.
 	Err error
 }

@@ -476,7 +476,16 @@ func (f *pdfFile) recognisedBy(ctx context.Context, doc *pdf.Document, run []int
 		default:
 			notes[n] = p
 			pg := &out.Pages[n-1]
-			pg.Text, pg.Lines, pg.NoTextLayer = p.Text, p.Lines, false
+			pg.Text, pg.Lines, pg.NoTextLayer, pg.Recognised = p.Text, p.Lines, false, true
+		}
+	}
+	if out.Title == "" && len(out.Pages) > 0 && out.Pages[0].Recognised {
+		// A scan's title is what its first page sets as one; the
+		// catalogue learns it as it would a text layer's title block.
+		if out.Title = ocrTitle(&out.Pages[0]); out.Title != "" {
+			if st, err := f.l.v.FS().Stat(f.rel); err == nil {
+				f.l.v.LearnTitle(f.rel, st, out.Title)
+			}
 		}
 	}
 	f.ocrMu.Lock()
@@ -540,12 +549,16 @@ func (f *pdfFile) markPart(doc *pdf.Document, n int, part *sources.Part) {
 	}
 }
 
-// describeOCR counts the recognised pages of doc in md, from the OCR
-// cache only: metadata never waits for an engine.
+// describeOCR counts the recognised pages of doc in md, and gives md the
+// title OCR found when it has none, from the OCR cache only: metadata
+// never waits for an engine.
 func (f *pdfFile) describeOCR(ctx context.Context, md *sources.Metadata, doc *pdf.Document) {
 	rd := f.recognised(ctx, doc, nil)
 	if rd == doc {
 		return
+	}
+	if md.Title == "" {
+		md.Title = rd.Title
 	}
 	var sum float64
 	for i := range rd.Pages {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -479,4 +480,142 @@ func (e *progressEngine) Recognize(ctx context.Context, img vault.OCRImage) (*va
 	}
 	e.mu.Unlock()
 	return words(0.9, "Echidnas", "forage", "for", "ants"), nil
+}
+
+// scanOf renders the first pages of a corpus PDF at 200 dpi to an
+// image-only PDF, as a scanner would, skipping when the programs are not
+// installed (failing under CI, which installs them).
+func scanOf(t *testing.T, name string, pages int) []byte {
+	t.Helper()
+	for _, p := range []string{"tesseract", "pdftoppm", "img2pdf", "pdftotext"} {
+		if _, err := exec.LookPath(p); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is not installed (CI installs it)", p)
+			}
+			t.Skipf("%s is not installed", p)
+		}
+	}
+	tmp := t.TempDir()
+	src := filepath.Join(corpus.Dir(t, "pdfs"), name)
+	if b, err := exec.Command("pdftoppm", "-f", "1", "-l", fmt.Sprint(pages), "-r", "200", "-gray", "-jpeg", src, filepath.Join(tmp, "p")).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v: %s", err, b)
+	}
+	jpgs, err := filepath.Glob(filepath.Join(tmp, "p*.jpg"))
+	if err != nil || len(jpgs) != pages {
+		t.Fatalf("pdftoppm made %v (%v)", jpgs, err)
+	}
+	scan, err := exec.Command("img2pdf", jpgs...).Output()
+	if err != nil {
+		t.Fatalf("img2pdf: %v", err)
+	}
+	return scan
+}
+
+// headingKey keys a heading by its letters and digits, lower-cased: OCR
+// reads an apostrophe or a dash where the text layer has none.
+func headingKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, strings.ToLower(s))
+}
+
+// TestOCRScanTitleAndSections: a scan of a real paper's first two pages,
+// recognised by tesseract, is titled with the paper's title — the title
+// its born-digital PDF shows, found in pdftotext's text of that PDF — as a
+// loose PDF (read, described, and in Library.Title) and as a library
+// paper without metadata.json (its source's title, learnt with the
+// catalogue); and its sections are headings the born-digital PDF has,
+// never a stray line of the page (the arXiv side stamp, an e-mail line, a
+// sentence's end).
+func TestOCRScanTitleAndSections(t *testing.T) {
+	eng, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, 0, 0)
+	if err != nil {
+		t.Skipf("tesseract: %v", err)
+	}
+	ctx := context.Background()
+	for _, name := range []string{"arxiv-1406.2661.pdf", "arxiv-1502.03167.pdf", "arxiv-1706.03762.pdf"} {
+		t.Run(name, func(t *testing.T) {
+			scan := scanOf(t, name, 2)
+			orig, err := os.ReadFile(filepath.Join(corpus.Dir(t, "pdfs"), name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			root := t.TempDir()
+			writeFiles(t, root, map[string]string{
+				"downloads/original.pdf":     string(orig),
+				"downloads/scan.pdf":         string(scan),
+				"papers/scanned/scanned.pdf": string(scan),
+				"papers/scanned/NOTES.md":    "Scanned at the library.\n",
+			})
+			lib := openWith(t, root, t.TempDir(), eng)
+			odoc, _ := readPDF(t, lib, "downloads/original.pdf")
+			want := odoc.Title
+			text, err := exec.Command("pdftotext", "-f", "1", "-l", "2", filepath.Join(root, "downloads", "original.pdf"), "-").Output()
+			if err != nil {
+				t.Fatalf("pdftotext: %v", err)
+			}
+			if want == "" || !strings.Contains(strings.Join(strings.Fields(string(text)), " "), want) {
+				t.Fatalf("the original's title %q is not in pdftotext's first page", want)
+			}
+
+			doc, md := readPDF(t, lib, "downloads/scan.pdf")
+			if doc.Parts[0].OCR == nil {
+				t.Fatalf("page 1 not recognised: %+v", doc.Parts[0])
+			}
+			if doc.Title != want || md.Title != want {
+				t.Errorf("scan titled %q (read), %q (described), want %q", doc.Title, md.Title, want)
+			}
+			it, err := lib.Stat(ctx, "downloads/scan.pdf")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := lib.Title(ctx, it); got != want {
+				t.Errorf("Library.Title of the scan = %q, want %q", got, want)
+			}
+
+			// A section is one of the original's, or one of its lines
+			// (the original's outline has no "Abstract"), and not stray.
+			lines := map[string]bool{}
+			for _, l := range strings.Split(string(text), "\n") {
+				lines[headingKey(l)] = true
+			}
+			found := map[string]bool{}
+			for _, s := range doc.Sections {
+				k := headingKey(s.Title)
+				found[k] = true
+				first, last := s.Title[0], s.Title[len(s.Title)-1]
+				switch {
+				case !lines[k] && !slices.ContainsFunc(odoc.Sections, func(o sources.Section) bool { return headingKey(o.Title) == k }):
+					t.Errorf("section %q (page %d) of the scan is no heading or line of the original", s.Title, s.Page)
+				case strings.Contains(strings.ToLower(s.Title), "arxiv") || strings.Contains(s.Title, "@") ||
+					first >= 'a' && first <= 'z' || last == '.' || last == ',':
+					t.Errorf("section %q (page %d) of the scan is a stray line", s.Title, s.Page)
+				}
+			}
+			for _, o := range odoc.Sections {
+				// Its numbered ones: its font-found ones hold its stamp too.
+				if o.Page <= 2 && o.Title[0] >= '0' && o.Title[0] <= '9' && !found[headingKey(o.Title)] {
+					t.Errorf("the original's heading %q (page %d) is not a section of the scan: %+v", o.Title, o.Page, doc.Sections)
+				}
+			}
+
+			paper, err := lib.Open(ctx, grant.KindPaper, "papers/scanned")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pdoc, err := paper.Read(ctx, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pdoc.Title != want {
+				t.Errorf("scanned paper read as %q, want %q", pdoc.Title, want)
+			}
+			if got := paper.Info().Title; got != want {
+				t.Errorf("scanned paper's source title %q, want %q", got, want)
+			}
+		})
+	}
 }

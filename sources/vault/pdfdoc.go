@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -156,7 +157,7 @@ func (f *pdfFile) document(ctx context.Context) (*pdf.Document, error) {
 	}
 	doc, err := f.extract(ctx, rel, st)
 	if err == nil {
-		f.l.v.LearnTitle(rel, st, pdfTitle(doc))
+		f.learnTitle(rel, st, doc)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -179,6 +180,19 @@ func (f *pdfFile) document(ctx context.Context) (*pdf.Document, error) {
 	}
 	f.stamp, f.doc, f.err = stamp, doc, nil
 	return doc, nil
+}
+
+// learnTitle has the Vault learn the title doc shows. A scan shows none
+// before OCR, which learns its own (see recognisedBy): its title learnt
+// from OCR is kept for the same file.
+func (f *pdfFile) learnTitle(rel string, st fs.FileInfo, doc *pdf.Document) {
+	t := pdfTitle(doc)
+	if t == "" && slices.ContainsFunc(doc.Pages, func(p pdf.Page) bool { return p.NoTextLayer }) {
+		if _, ok := f.l.v.LearntTitle(rel); ok {
+			return
+		}
+	}
+	f.l.v.LearnTitle(rel, st, t)
 }
 
 // testHookExtract, when set (by a test), runs as an extraction starts.

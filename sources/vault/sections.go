@@ -261,7 +261,8 @@ func numberingLevel(title string) int {
 // sizes and weights into sections. The document title (the largest text on
 // page 1, possibly wrapped onto several lines) is not a section. Levels come
 // from section numbers, so "3.1 Block partition" sits under "3 Method" and
-// unnumbered headings such as "Abstract" are top level.
+// unnumbered headings such as "Abstract" are top level. Recognised pages
+// have their own rules (ocrSections).
 func detectedSections(doc *pdf.Document) []sources.Section {
 	title := foldSpace(doc.Title)
 	var out []sources.Section
@@ -270,6 +271,9 @@ func detectedSections(doc *pdf.Document) []sources.Section {
 			continue
 		}
 		pg := &doc.Pages[h.Page-1]
+		if pg.Recognised {
+			continue // see ocrSections
+		}
 		t := strings.TrimSpace(h.Title)
 		if !headingLike(t) || (h.Page == 1 && title != "" && strings.Contains(title, foldSpace(t))) {
 			continue
@@ -290,8 +294,9 @@ func detectedSections(doc *pdf.Document) []sources.Section {
 			break
 		}
 	}
+	out = append(out, ocrSections(doc)...)
 	sortSections(out)
-	return out
+	return out[:min(len(out), maxDetectedHeadings)]
 }
 
 // foldSpace folds s for comparison and collapses its whitespace.
