@@ -36,7 +36,8 @@ const removing = "+removing-"
 // minutes): a server that idles longer than that loses its grant and fails
 // closed, as it does for a changed grant. A Vault without the folder has
 // nothing to clean. Errors name paths from .agentero on; a Vault that
-// cannot be opened is named by its last element, never by its absolute path.
+// cannot be opened is named as the caller gave it, which is the caller's
+// own path, so that a host can tell which of its Vaults it was.
 func Clean(vault string, olderThan time.Duration) ([]string, error) {
 	if !filepath.IsAbs(vault) {
 		return nil, fmt.Errorf("cleaning grants: vault must be an absolute path")
@@ -112,7 +113,7 @@ func openSessions(vault string) (*os.Root, error) {
 	if err != nil {
 		// Not wrapped: a missing Vault is an error, a missing sessions
 		// folder is not.
-		return nil, fmt.Errorf("cleaning grants: the vault %s cannot be opened: %v", filepath.Base(vault), errors.Unwrap(err))
+		return nil, fmt.Errorf("cleaning grants: the vault %q cannot be opened: %v", vault, errors.Unwrap(err))
 	}
 	defer v.Close()
 	cur := ""
