@@ -140,6 +140,7 @@ func TestRegister(t *testing.T) {
 	if init.Instructions != Instructions {
 		t.Errorf("instructions not sent")
 	}
+	//lint:ignore SA1019 the capability must stay unadvertised while it is deprecated
 	if init.Capabilities.Logging != nil {
 		t.Errorf("logging capability advertised")
 	}

@@ -84,7 +84,6 @@ type decoder struct {
 	mem       int64 // bytes that may still be allocated
 	symbols   int   // symbols and instances still allowed
 	page      *Bitmap
-	pageInfo  bool
 	unknownH  bool // the page's height is given by its stripes
 	stripeEnd int  // rows the end-of-stripe segments have ended
 	defPixel  int

@@ -304,21 +304,16 @@ func authorsAndYear(s string) bool {
 	return false
 }
 
-// splitEntries splits reference-section lines into entries, each one
-// string with its lines joined (hyphenated breaks undone). Numbered
-// entries start at the next number in sequence; author–year entries at a
-// line that begins with an author after a line that ended a sentence, or
-// after a blank line. An entry is cut at maxEntryLines lines: what follows
-// it before the next entry is not part of the bibliography (a float, an
-// appendix). The section ends at an appendix heading.
-func splitEntries(lines []string, headed bool) []string {
-	out, _, _ := splitLabelled(lines, headed)
-	return out
-}
-
-// splitLabelled is splitEntries that also returns each entry's label as
-// printed ("12" for "[12]", "12." and "12 "; "Vas17" for "[Vas17]"; ""
-// for an author–year entry) and the list's marking style.
+// splitLabelled splits reference-section lines into entries, each one
+// string with its lines joined (hyphenated breaks undone), and returns
+// each entry's label as printed ("12" for "[12]", "12." and "12 "; "Vas17"
+// for "[Vas17]"; "" for an author–year entry) and the list's marking
+// style. Numbered entries start at the next number in sequence;
+// author–year entries at a line that begins with an author after a line
+// that ended a sentence, or after a blank line. An entry is cut at
+// maxEntryLines lines: what follows it before the next entry is not part
+// of the bibliography (a float, an appendix). The section ends at an
+// appendix heading.
 func splitLabelled(lines []string, headed bool) (out, labels []string, style markStyle) {
 	style = detectStyle(lines)
 	if style == styleAuthorYear && !headed {

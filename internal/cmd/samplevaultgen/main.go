@@ -136,12 +136,11 @@ func num(f float64) string {
 // ---- source parsing ----
 
 type block struct {
-	kind    string // title, authors, affil, abstract, heading, para, figure, table, newpage, ref
-	text    string
-	height  float64
-	number  string
-	rows    [][]string
-	outline bool
+	kind   string // title, authors, affil, abstract, heading, para, figure, table, newpage, ref
+	text   string
+	height float64
+	number string
+	rows   [][]string
 }
 
 type doc struct {
