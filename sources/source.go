@@ -10,9 +10,11 @@
 // (Info), finds passages (Search) and hands out the text of one of its
 // documents (Read). Richer behaviour lives in optional interfaces that
 // callers discover with a type assertion: Describer (bibliographic
-// metadata), Lister (directory entries), RegionReader (layout regions of a
-// paper), Relater (a paper's citations) and Container (sources inside a
-// source). Everything that must be the same for every source — budgets,
+// metadata), Lister (directory entries), PageReader (some pages of a
+// document only), RegionReader (layout regions of a paper), MarkReader (a
+// document's highlights and notes), Relater (a paper's citations),
+// Container (sources inside a source) and Holder (documents named outside
+// the source's own path). Everything that must be the same for every source — budgets,
 // truncation, citation URIs, grant checks, the usage log — lives once in
 // package tools, never in a Source: sources return text with locations,
 // and tools decides how much of it the agent may see.
@@ -22,7 +24,8 @@
 // registers a Driver for its kind (Register, Registry): the resolver then
 // grants what a "kind:name" mention names, and the server re-opens it from
 // the grant. No change to tools or mcp is needed. It imports this package
-// only: what it may use of the grant's Vault is in its Env (Documents).
+// and package grant (the Ref a source is opened from) only: what it may use
+// of the grant's Vault is in its Env (Documents).
 package sources
 
 import (
@@ -83,7 +86,7 @@ type Source interface {
 	// source (a file in a directory, a paper's NOTES.md).
 	//
 	// A path outside the source (not Info().Path and not below it) is an
-	// error wrapping ErrOutside. A path below Ref that names no document
+	// error wrapping ErrOutside. A path below Info().Path that names no document
 	// of the source wraps ErrNotFound — also for a source of one document:
 	// "note.md/x" under a note source is not found, not outside. Only a
 	// Vault file source (grant.KindFile, whose Path is a file, which has
