@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -99,19 +100,28 @@ func entryKey(name string) string {
 	return name[i+2 : len(name)-1]
 }
 
+// recordLine is a line of an item's record after its title: "Item type:
+// book", "Attachment 3ZLZ2VMA: …" (the fields the record gives).
+var recordLine = regexp.MustCompile(`^(?:Creators|Item type|Date|Publication|DOI|URL|Citation key|Tags|Collections|Attachment [0-9A-Z]{8}): `)
+
 // recordDate is the "Date: …" line of an item's record, the text the SDK
-// serves for an item with no PDF; ok is false when text is no record.
+// serves for an item with no PDF: its title, then "Key: value" lines, then
+// its abstract. ok is false when text is no record.
 func recordDate(text string) (date string, ok bool) {
-	head, _, _ := strings.Cut(text, "\nAbstract\n")
-	if !strings.Contains(head, "\nItem type: ") {
+	head, _, _ := strings.Cut(text, "\n\nAbstract\n")
+	lines := strings.Split(strings.TrimRight(head, "\n"), "\n")
+	if len(lines) < 2 || strings.HasPrefix(lines[0], "[page ") {
 		return "", false
 	}
-	for _, line := range strings.Split(head, "\n") {
+	for _, line := range lines[1:] {
+		if !recordLine.MatchString(line) {
+			return "", false
+		}
 		if v, ok := strings.CutPrefix(line, "Date: "); ok {
-			return v, true
+			date = v
 		}
 	}
-	return "", true
+	return date, true
 }
 
 // markScore counts the annotations of some attachments against the marks
