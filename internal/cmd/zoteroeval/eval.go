@@ -179,7 +179,25 @@ func measureMetadata(ctx context.Context, h *host, r *report, items []*truthItem
 			views[it] = &itemView{}
 			continue
 		}
-		views[it] = &itemView{Title: md.Title, Creators: md.Authors, Year: md.Year, DOI: md.DOI}
+		v := &itemView{Title: md.Title, Creators: md.Authors, Year: md.Year, DOI: md.DOI, Notes: map[string]string{}}
+		views[it] = v
+		rel, err := ts.Relations(ctx, tools.RelationsInput{Paper: name, Kind: tools.RelRelated})
+		if err != nil {
+			r.Meta = append(r.Meta, fmt.Sprintf("%s related: %v", it.Key, err))
+		} else {
+			for _, c := range rel.Related {
+				_, key, _ := strings.Cut(c.CitationURI, "/items/")
+				v.Related = append(v.Related, key)
+			}
+		}
+		for _, n := range it.Notes {
+			out, err := ts.Read(ctx, tools.ReadInput{Target: itemName(it, n.Key), Mode: tools.ReadFull})
+			if err != nil {
+				r.Meta = append(r.Meta, fmt.Sprintf("%s note %s: %v", it.Key, n.Key, err))
+				continue
+			}
+			v.Notes[n.Key] = out.Text
+		}
 		full, err := ts.Read(ctx, tools.ReadInput{Target: name, Mode: tools.ReadFull})
 		if err != nil {
 			r.Meta = append(r.Meta, fmt.Sprintf("%s record: %v", it.Key, err))
@@ -227,6 +245,12 @@ func measureMetadata(ctx context.Context, h *host, r *report, items []*truthItem
 		}
 		listed[l] = keys
 	}
+	trashed := map[string]bool{}
+	for _, it := range items {
+		if it.Trashed {
+			trashed[it.Key] = true
+		}
+	}
 	for _, it := range items {
 		if it.Trashed {
 			for l, keys := range listed {
@@ -250,7 +274,7 @@ func measureMetadata(ctx context.Context, h *host, r *report, items []*truthItem
 			}
 		}
 		r.Items++
-		for f, ok := range scoreItem(it, *v) {
+		for f, ok := range scoreItem(it, *v, trashed) {
 			if ok {
 				r.FieldOK[f]++
 			} else {
@@ -308,6 +332,10 @@ func viewField(v itemView, f string) string {
 		return strconv.Quote(v.DOI)
 	case "collections":
 		return fmt.Sprint(v.InCollection)
+	case "related":
+		return fmt.Sprintf("%q", v.Related)
+	case "notes":
+		return fmt.Sprintf("%.300q", v.Notes)
 	}
 	return fmt.Sprint(v.InTag)
 }

@@ -125,6 +125,8 @@ type truthItem struct {
 	Creators                  []struct{ FirstName, LastName, Name string }
 	Collections               []string
 	Tags                      []struct{ Tag string }
+	Related                   []string // keys
+	Notes                     []struct{ Key, Text string }
 	Trashed                   bool
 	WalOnly                   bool `json:"wal_only"`
 	Attachments               []truthAttachment

@@ -21,6 +21,8 @@ func item() *truthItem {
 	it.Creators = append(it.Creators, struct{ FirstName, LastName, Name string }{"Kaiming", "He", ""},
 		struct{ FirstName, LastName, Name string }{"", "", "Corporation for Digital Scholarship"})
 	it.Tags = append(it.Tags, struct{ Tag string }{"core"}, struct{ Tag string }{"Residual networks"})
+	it.Related = []string{"K2", "K3"}
+	it.Notes = append(it.Notes, struct{ Key, Text string }{"N1", "ResNet -- notes\n- Identity shortcuts add no parameters."})
 	return it
 }
 
@@ -32,9 +34,12 @@ func TestScoreItem(t *testing.T) {
 		return itemView{Title: "Deep Residual Learning", Creators: []string{"Kaiming He", "Corporation for Digital Scholarship"}, Year: 2016,
 			DOI:          "10.1109/CVPR.2016.90",
 			InCollection: map[string]bool{"Vision": true, "Vision/Architectures": true, "Survey": true, "Vision/Detection": false},
-			InTag:        map[string]bool{"core": true, "Residual networks": true, "detection": false}}
+			InTag:        map[string]bool{"core": true, "Residual networks": true, "detection": false},
+			Related:      []string{"K2"},
+			Notes:        map[string]string{"N1": "ResNet -- notes\n- Identity shortcuts  add no parameters.\n"}}
 	}
-	all := map[string]bool{"title": true, "creators": true, "date": true, "DOI": true, "collections": true, "tags": true}
+	all := map[string]bool{"title": true, "creators": true, "date": true, "DOI": true, "collections": true, "tags": true, "related": true, "notes": true}
+	trashed := map[string]bool{"K3": true}
 	with := func(f string) map[string]bool {
 		m := map[string]bool{}
 		for k, v := range all {
@@ -59,12 +64,17 @@ func TestScoreItem(t *testing.T) {
 		{"collection not asked", func(v *itemView) { delete(v.InCollection, "Survey") }, with("collections")},
 		{"tag missing", func(v *itemView) { v.InTag["core"] = false }, with("tags")},
 		{"other tag", func(v *itemView) { v.InTag["detection"] = true }, with("tags")},
+		{"related missing", func(v *itemView) { v.Related = nil }, with("related")},
+		{"related in the trash", func(v *itemView) { v.Related = append(v.Related, "K3") }, with("related")},
+		{"note text", func(v *itemView) { v.Notes["N1"] = "ResNet -- notes" }, with("notes")},
+		{"note missing", func(v *itemView) { delete(v.Notes, "N1") }, with("notes")},
+		{"other note", func(v *itemView) { v.Notes["N2"] = "x" }, with("notes")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := right()
 			tt.edit(&v)
-			if diff := cmp.Diff(tt.want, scoreItem(item(), v)); diff != "" {
+			if diff := cmp.Diff(tt.want, scoreItem(item(), v, trashed)); diff != "" {
 				t.Errorf("scoreItem (-want +got):\n%s", diff)
 			}
 		})
@@ -73,11 +83,11 @@ func TestScoreItem(t *testing.T) {
 	it := item()
 	it.DOI = nil
 	v := right()
-	if scoreItem(it, v)["DOI"] {
+	if scoreItem(it, v, trashed)["DOI"] {
 		t.Error("a DOI served for an item with none scored right")
 	}
 	v.DOI = ""
-	if !scoreItem(it, v)["DOI"] {
+	if !scoreItem(it, v, trashed)["DOI"] {
 		t.Error("no DOI for an item with none scored wrong")
 	}
 }

@@ -21,8 +21,9 @@ const (
 
 // fields are the metadata fields scored, in the table's order: "date" is
 // the year the metadata read gives (the record of an item with no PDF also
-// gives the date, scored apart as recordDate).
-var fields = []string{"title", "creators", "date", "DOI", "collections", "tags"}
+// gives the date, scored apart as recordDate); "related" the items
+// paper_relations gives; "notes" the text of the item's child notes.
+var fields = []string{"title", "creators", "date", "DOI", "collections", "tags", "related", "notes"}
 
 // itemView is what the tools serve of an item: its metadata read's title,
 // creators, year and DOI, and whether the item is listed by the grant of
@@ -35,12 +36,16 @@ type itemView struct {
 	// InCollection and InTag: by collection path and by tag, whether the
 	// grant of it lists the item.
 	InCollection, InTag map[string]bool
+	Related             []string          // keys of the related items
+	Notes               map[string]string // child notes' text, by key
 }
 
 // scoreItem says, per field, whether got is the truth's item. A collection
 // lists the items of its subcollections too, so the item must be listed by
 // exactly its collections and their ancestors; and by exactly its tags.
-func scoreItem(want *truthItem, got itemView) map[string]bool {
+// Related items in the trash (trashed, by key) are not there. A note's
+// text is compared with its runs of white space made one space.
+func scoreItem(want *truthItem, got itemView, trashed map[string]bool) map[string]bool {
 	inColl := map[string]bool{}
 	for _, c := range want.Collections {
 		for p := c; p != ""; p = parentPath(p) {
@@ -55,6 +60,17 @@ func scoreItem(want *truthItem, got itemView) map[string]bool {
 	if want.DOI != nil {
 		doi = *want.DOI
 	}
+	var related []string
+	for _, k := range want.Related {
+		if !trashed[k] {
+			related = append(related, k)
+		}
+	}
+	notes := len(got.Notes) == len(want.Notes)
+	for _, n := range want.Notes {
+		text, ok := got.Notes[n.Key]
+		notes = notes && ok && strings.Join(strings.Fields(text), " ") == strings.Join(strings.Fields(n.Text), " ")
+	}
 	return map[string]bool{
 		"title":       got.Title == want.Title,
 		"creators":    slices.Equal(got.Creators, want.creatorNames()),
@@ -62,7 +78,14 @@ func scoreItem(want *truthItem, got itemView) map[string]bool {
 		"DOI":         got.DOI == doi,
 		"collections": sameMembership(got.InCollection, inColl),
 		"tags":        sameMembership(got.InTag, inTag),
+		"related":     sameSet(got.Related, related),
+		"notes":       notes,
 	}
+}
+
+// sameSet reports whether a and b hold the same strings, in any order.
+func sameSet(a, b []string) bool {
+	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
 }
 
 // parentPath is the path of a collection's parent, "" at the top.
