@@ -275,13 +275,19 @@ func (r *reader) cite(out *ReadOutput) {
 func (r *reader) do(ctx context.Context, mode ReadMode, in ReadInput, out *ReadOutput) error {
 	src := r.tg.src
 	info := src.Info()
-	// Directories list; to read text the agent names a file in them.
-	if l, ok := src.(sources.Lister); ok && (r.tg.path == "" || info.Kind == grant.KindDirectory) {
+	// Directories list; to read text the agent names a file in them. A
+	// connector's source that lists its documents may also be one to read
+	// (a Zotero item, its record and PDF): in a read mode it is read, and
+	// it is a directory only if its source says so.
+	l, listable := src.(sources.Lister)
+	listable = listable && (r.tg.path == "" || info.Kind == grant.KindDirectory)
+	readFirst := listable && mode != ReadMetadata && r.tg.conn && info.Kind != grant.KindDirectory
+	if listable && !readFirst {
 		entries, truncated, err := l.List(ctx, r.tg.path, r.listMax)
 		switch {
 		case err == nil:
 			if mode != ReadMetadata {
-				return fmt.Errorf("%w: %s is a directory: it can only be listed; name a file in it to read text", ErrInvalidArgument, quoteArg(r.path()))
+				return errListOnly(r.path())
 			}
 			out.Title = path.Base(r.path())
 			out.Entries = make([]EntryInfo, 0, len(entries))
@@ -310,6 +316,9 @@ func (r *reader) do(ctx context.Context, mode ReadMode, in ReadInput, out *ReadO
 	} else {
 		doc, err = readFor(ctx, src, r.tg.path, mode, in.Page)
 	}
+	if readFirst && errors.Is(err, sources.ErrIsDirectory) {
+		return errListOnly(r.path())
+	}
 	if err != nil {
 		return r.mapErr(err, r.path())
 	}
@@ -330,6 +339,12 @@ func (r *reader) do(ctx context.Context, mode ReadMode, in ReadInput, out *ReadO
 		return r.full(doc, out)
 	}
 	return fmt.Errorf("%w: mode %s", ErrInvalidArgument, quoteArg(string(mode)))
+}
+
+// errListOnly is the error of a read, in a mode other than metadata, of a
+// directory.
+func errListOnly(p string) error {
+	return fmt.Errorf("%w: %s is a directory: it can only be listed; name a file in it to read text", ErrInvalidArgument, quoteArg(p))
 }
 
 // readFor reads the document at p of src for a read in mode other than

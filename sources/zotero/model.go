@@ -439,6 +439,22 @@ func year(date string) int {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
+// shownDate returns a date field as Zotero shows it. Zotero stores a
+// parsed date as "YYYY-MM-DD original" (a sortable form, zeros for the
+// parts not given, a space, then the date as the user wrote it) and shows
+// the part after the space; a date it could not parse is stored as typed.
+func shownDate(stored string) string {
+	if len(stored) > 11 && stored[10] == ' ' && stored[4] == '-' && stored[7] == '-' {
+		for _, i := range []int{0, 1, 2, 3, 5, 6, 8, 9} {
+			if !isDigit(stored[i]) {
+				return stored
+			}
+		}
+		return stored[11:]
+	}
+	return stored
+}
+
 // citationKey returns the item's citation key: the citationKey field
 // (Zotero 7.1+), else a "Citation Key:" line of Extra.
 func (it *Item) citationKey() string {

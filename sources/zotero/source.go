@@ -349,24 +349,49 @@ func (s *itemSource) Relations(ctx context.Context) (*sources.Relations, error) 
 	return snap.relations(it), nil
 }
 
-// mainDoc is an item's main document: its first PDF that can be read,
-// else its record.
+// mainDoc is a regular item's main document: its record (metadata,
+// abstract, attachments and notes) followed by the pages of its first PDF
+// that can be read, so that the record of an item with a PDF can be read
+// too (the item named as a document in a larger scope reads as its record
+// only); the record alone when no PDF can be read. A note or an
+// attachment is its own.
 func (s *Snapshot) mainDoc(ctx context.Context, it *Item) (*sources.Document, error) {
-	if it.isRegular() {
-		for _, a := range s.children(it) {
-			if !a.isPDF() {
-				continue
-			}
-			doc, err := s.read(ctx, a)
-			if err == nil {
-				return doc, nil
-			}
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
+	if !it.isRegular() {
+		return s.read(ctx, it)
+	}
+	rec, err := s.read(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range s.children(it) {
+		if !a.isPDF() {
+			continue
+		}
+		doc, err := s.read(ctx, a)
+		if err == nil {
+			return withRecord(rec, doc), nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 	}
-	return s.read(ctx, it)
+	return rec, nil
+}
+
+// withRecord returns doc (a PDF's, possibly shared with other reads) with
+// the record's part before its pages and its sections anchored anew.
+func withRecord(rec, doc *sources.Document) *sources.Document {
+	out := *doc
+	if rec.Title != "" {
+		out.Title = rec.Title
+	}
+	out.Parts = append(append(make([]sources.Part, 0, len(doc.Parts)+len(rec.Parts)), rec.Parts...), doc.Parts...)
+	out.Sections = make([]sources.Section, len(doc.Sections))
+	for i, sec := range doc.Sections {
+		sec.Part += len(rec.Parts)
+		out.Sections[i] = sec
+	}
+	return &out
 }
 
 // read returns the document of one item: a regular item's record, a
@@ -469,7 +494,7 @@ func (s *Snapshot) record(ctx context.Context, it *Item) string {
 	}
 	line("Creators", strings.Join(names, "; "))
 	line("Item type", it.Type)
-	line("Date", it.Fields["date"])
+	line("Date", shownDate(it.Fields["date"]))
 	line("Publication", publication(it))
 	line("DOI", it.Fields["DOI"])
 	line("URL", it.Fields["url"])

@@ -272,3 +272,47 @@ func TestEPUBLocationCited(t *testing.T) {
 		t.Errorf("usage.jsonl does not place %s in the grant: %+v", ishmael, u.Sources)
 	}
 }
+
+// TestItemReadsItsRecord: an item with a PDF, named in a granted
+// collection or granted alone, reads as its record (date as Zotero shows
+// it, tags, collections, attachments) followed by its PDF's pages: the
+// record is cited by the PDF's select URI, a page by its open-pdf URI,
+// and a page read is the PDF's page alone. An item granted alone is read,
+// not listed.
+func TestItemReadsItsRecord(t *testing.T) {
+	ctx := context.Background()
+	for _, mention := range []string{"zotero:collections/Systems", "zotero:items/ACFJNP3J"} {
+		t.Run(mention, func(t *testing.T) {
+			ts, _, _ := toolset(t, "Zotero", mention)
+			full, err := ts.Read(ctx, tools.ReadInput{Target: "zotero:items/ACFJNP3J", Mode: tools.ReadFull})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, _, ok := strings.Cut(full.Text, "\n\n")
+			if !ok || !strings.HasPrefix(rec, "MapReduce: Simplified Data Processing on Large Clusters\n") {
+				t.Fatalf("the read does not begin with the record:\n%.600s", full.Text)
+			}
+			for _, want := range []string{"\nDate: 2004-12\n", "Tags: ", "distributed systems", "Collections: ", "Systems", "Attachment QTBRV54N: "} {
+				if !strings.Contains(rec, want) {
+					t.Errorf("the record lacks %q:\n%s", want, rec)
+				}
+			}
+			if !strings.Contains(full.Text, "MapReduce is a programming model") {
+				t.Errorf("the PDF's first page does not follow the record:\n%.1200s", full.Text)
+			}
+			// The record is cited by the PDF it comes with: Zotero selects
+			// it under its item.
+			if !slices.Contains(full.CitationURIs, "zotero://select/library/items/QTBRV54N") ||
+				!slices.Contains(full.CitationURIs, "zotero://open-pdf/library/items/QTBRV54N?page=1") {
+				t.Errorf("full read cited %q, want the record's and the PDF's first page", full.CitationURIs)
+			}
+			page, err := ts.Read(ctx, tools.ReadInput{Target: "zotero:items/ACFJNP3J", Mode: tools.ReadPage, Page: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if page.CitationURI != "zotero://open-pdf/library/items/QTBRV54N?page=1" || strings.Contains(page.Text, "Date: 2004-12") {
+				t.Errorf("page 1 cited %q, text:\n%.300s", page.CitationURI, page.Text)
+			}
+		})
+	}
+}

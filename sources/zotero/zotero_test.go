@@ -540,3 +540,24 @@ func TestEPUB(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestShownDate: a date is shown as Zotero shows it, the user's own form
+// after the stored sortable one, and a date Zotero could not parse as it
+// was typed.
+func TestShownDate(t *testing.T) {
+	for stored, want := range map[string]string{
+		"2015-12-00 2015-12":          "2015-12",
+		"2016-02-27 2016-02-27":       "2016-02-27",
+		"2015-00-00 2015":             "2015",
+		"1997-11-15 November 15 1997": "November 15 1997",
+		"2015":                        "2015",
+		"Spring term":                 "Spring term",
+		"2015-12-00":                  "2015-12-00",
+		"2015-1x-00 2015":             "2015-1x-00 2015",
+		"":                            "",
+	} {
+		if got := shownDate(stored); got != want {
+			t.Errorf("shownDate(%q) = %q, want %q", stored, got, want)
+		}
+	}
+}
