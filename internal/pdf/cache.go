@@ -42,8 +42,10 @@ import (
 // block centred over it, the gutter rather than the strip between an alpha
 // list's labels and its entries; version 12 reads a glyph name of
 // /Differences that has no text as pdftotext does (the code itself, or
-// the number of a font of numeric names: "g72" at code 1 reads "H").
-const Version = 12
+// the number of a font of numeric names: "g72" at code 1 reads "H");
+// version 13 reads the presentation forms of Hebrew and Arabic as the
+// letters they present.
+const Version = 13
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under
