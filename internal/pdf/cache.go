@@ -44,7 +44,8 @@ import (
 // /Differences that has no text as pdftotext does (the code itself, or
 // the number of a font of numeric names: "g72" at code 1 reads "H");
 // version 13 reads the presentation forms of Hebrew and Arabic as the
-// letters they present.
+// letters they present, and files whose streams or strings an Identity
+// crypt filter leaves in clear, which pdfcpu alone turned into noise.
 const Version = 13
 
 // Cache keeps extracted documents on disk, one file per document keyed by

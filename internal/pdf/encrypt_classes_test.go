@@ -55,17 +55,18 @@ BT /F1 10 Tf 72 520 Td (after a gap) Tj ET`},
 // padding is the standard security handler's password padding.
 var padding = []byte("\x28\xbf\x4e\x5e\x4e\x75\x8a\x41\x64\x00\x4e\x56\xff\xfa\x01\x08\x2e\x2e\x00\xb6\xd0\x68\x3e\x80\x2f\x0c\xa9\xfe\x64\x53\x69\x7a")
 
-// cryptFilters describes a revision 4 (V 4) encryption with crypt
-// filters: the method of /StdCF (AESV2 or V2, RC4) and which filter
-// streams, strings and embedded files use (StdCF or Identity).
+// cryptFilters describes an encryption with crypt filters: the method
+// of /StdCF (AESV2 or V2, RC4, for revision 4; AESV3 for revision 6) and
+// which filter streams and strings use (StdCF or Identity).
 type cryptFilters struct {
 	cfm, stmF, strF string
 	encryptMetadata bool
 }
 
 // encryptV4 encrypts a file written by pdfBuilder with the standard
-// security handler, revision 4, an empty user password and the crypt
-// filters of cf (ISO 32000-1 §7.6.3, algorithms 1 to 5). qpdf, which
+// security handler, revision 4 (or 6 for AESV3), an empty user password
+// and the crypt filters of cf (ISO 32000-1 §7.6.3, algorithms 1 to 5;
+// ISO 32000-2 §7.6.4.3.3). qpdf, which
 // makes the other fixtures, always names /StdCF for both streams and
 // strings; real producers also name /Identity for one of them.
 func encryptV4(t *testing.T, plain []byte, cf cryptFilters) []byte {
@@ -99,18 +100,51 @@ func encryptV4(t *testing.T, plain []byte, cf cryptFilters) []byte {
 	}
 	us = append(us, make([]byte, 16)...)
 
+	handler := fmt.Sprintf("/V 4 /R 4 /Length 128 /CF << /StdCF << /Type /CryptFilter /CFM /%s /AuthEvent /DocOpen /Length 16 >> >> /O <%x> /U <%x>", cf.cfm, o, us)
+	var fileKey []byte // AES-256: the file key is every object's key
+	if cf.cfm == "AESV3" {
+		// Revision 6 (ISO 32000-2 §7.6.4.3.3): /U is the empty
+		// password's hash with a validation salt, then that salt and a
+		// key salt; /UE the file key encrypted with the key salt's hash;
+		// /Perms repeats /P under the file key. The owner entries only
+		// serve the owner password, which no reader here is given.
+		fileKey = bytes.Repeat([]byte("k"), 32)
+		vsalt, ksalt := []byte("vsalt123"), []byte("ksalt123")
+		u := append(append(hash2B(6, nil, vsalt), vsalt...), ksalt...)
+		block, err := aes.NewCipher(hash2B(6, nil, ksalt))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ue := make([]byte, 32)
+		cipher.NewCBCEncrypter(block, make([]byte, 16)).CryptBlocks(ue, fileKey)
+		perms := []byte{byte(p), byte(p >> 8), byte(p >> 16), byte(p >> 24), 0xff, 0xff, 0xff, 0xff, 'T', 'a', 'd', 'b', 0, 0, 0, 0}
+		if !cf.encryptMetadata {
+			perms[8] = 'F'
+		}
+		fb, err := aes.NewCipher(fileKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fb.Encrypt(perms, perms)
+		handler = fmt.Sprintf("/V 5 /R 6 /Length 256 /CF << /StdCF << /Type /CryptFilter /CFM /AESV3 /AuthEvent /DocOpen /Length 32 >> >> /O <%x> /U <%x> /OE <%x> /UE <%x> /Perms <%x>",
+			bytes.Repeat([]byte{1}, 48), u, bytes.Repeat([]byte{2}, 32), ue, perms)
+	}
 	crypt := func(nr int, data []byte) []byte {
 		in := append(append([]byte(nil), key[:]...), byte(nr), byte(nr>>8), byte(nr>>16), 0, 0)
 		if cf.cfm == "AESV2" {
 			in = append(in, "sAlT"...)
 		}
 		k := md5.Sum(in)
+		objKey := k[:]
+		if fileKey != nil {
+			objKey = fileKey
+		}
 		if cf.cfm == "V2" {
 			out := append([]byte(nil), data...)
 			rc4With(k[:], out)
 			return out
 		}
-		block, err := aes.NewCipher(k[:])
+		block, err := aes.NewCipher(objKey)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,8 +204,8 @@ func encryptV4(t *testing.T, plain []byte, cf cryptFilters) []byte {
 	if !cf.encryptMetadata {
 		meta = " /EncryptMetadata false"
 	}
-	fmt.Fprintf(&out, "%d 0 obj\n<< /Filter /Standard /V 4 /R 4 /Length 128 /CF << /StdCF << /Type /CryptFilter /CFM /%s /AuthEvent /DocOpen /Length 16 >> >> /StmF /%s /StrF /%s /O <%x> /U <%x> /P %d%s >>\nendobj\n",
-		enc, cf.cfm, cf.stmF, cf.strF, o, us, p, meta)
+	fmt.Fprintf(&out, "%d 0 obj\n<< /Filter /Standard %s /StmF /%s /StrF /%s /P %d%s >>\nendobj\n",
+		enc, handler, cf.stmF, cf.strF, p, meta)
 	xref := out.Len()
 	fmt.Fprintf(&out, "xref\n0 %d\n0000000000 65535 f \n", len(offs)+1)
 	for _, off := range offs {
@@ -209,7 +243,8 @@ func xorKey(key []byte, i int) []byte {
 // file, as pdftotext reads it: permissions that deny copying text are not
 // enforced, metadata left in clear (EncryptMetadata false) is read as
 // is, embedded files encrypted with their own filter do not stop the
-// document.
+// document, and streams or strings that an Identity crypt filter leaves
+// in clear are read as they are while the others are decrypted.
 func TestEncryptedMatchPdftotext(t *testing.T) {
 	qpdf := tool(t, "qpdf")
 	pdftotext := tool(t, "pdftotext")
@@ -234,6 +269,11 @@ func TestEncryptedMatchPdftotext(t *testing.T) {
 		args []string // qpdf's encryption options after the key length
 		bits string
 		v4   *cryptFilters
+		// viaQpdf: poppler 22.12 misreads the file (it refuses strings
+		// left in clear under encrypted streams, and decrypts AES-256
+		// streams left in clear), so the reference is pdftotext on
+		// qpdf's decryption of it.
+		viaQpdf bool
 	}
 	var cases []fixture
 	for _, c := range []fixture{
@@ -255,6 +295,13 @@ func TestEncryptedMatchPdftotext(t *testing.T) {
 		}
 	}
 	cases = append(cases,
+		fixture{name: "R4 AES-128, strings Identity", v4: &cryptFilters{"AESV2", "StdCF", "Identity", true}, viaQpdf: true},
+		fixture{name: "R4 RC4 128-bit, strings Identity", v4: &cryptFilters{"V2", "StdCF", "Identity", true}, viaQpdf: true},
+		fixture{name: "R4 AES-128, streams Identity", v4: &cryptFilters{"AESV2", "Identity", "StdCF", true}},
+		fixture{name: "R4 RC4 128-bit, streams Identity, metadata in clear", v4: &cryptFilters{"V2", "Identity", "StdCF", false}},
+		fixture{name: "R6 AES-256, strings Identity", v4: &cryptFilters{"AESV3", "StdCF", "Identity", true}, viaQpdf: true},
+		fixture{name: "R6 AES-256, streams Identity, metadata in clear", v4: &cryptFilters{"AESV3", "Identity", "StdCF", false}, viaQpdf: true},
+		fixture{name: "R6 AES-256 crypt filter, metadata in clear", v4: &cryptFilters{"AESV3", "StdCF", "StdCF", false}},
 		fixture{name: "R4 AES-128 crypt filter, metadata in clear", v4: &cryptFilters{"AESV2", "StdCF", "StdCF", false}},
 		fixture{name: "R4 RC4 128-bit crypt filter, metadata in clear", v4: &cryptFilters{"V2", "StdCF", "StdCF", false}},
 	)
@@ -297,7 +344,14 @@ func TestEncryptedMatchPdftotext(t *testing.T) {
 				if string(d.XMP) != xmpPacket+"\n" {
 					t.Errorf("XMP %q", d.XMP)
 				}
-				ref, err := exec.Command(pdftotext, "-q", "-enc", "UTF-8", path, "-").Output()
+				refPath := path
+				if c.viaQpdf {
+					refPath = filepath.Join(dir, "decrypted.pdf")
+					if out, err := exec.Command(qpdf, "--decrypt", path, refPath).CombinedOutput(); err != nil {
+						t.Fatalf("qpdf --decrypt: %v\n%s", err, out)
+					}
+				}
+				ref, err := exec.Command(pdftotext, "-q", "-enc", "UTF-8", refPath, "-").Output()
 				if err != nil {
 					t.Fatalf("pdftotext: %v", err)
 				}
