@@ -45,7 +45,9 @@ import (
 // the number of a font of numeric names: "g72" at code 1 reads "H");
 // version 13 reads the presentation forms of Hebrew and Arabic as the
 // letters they present, and files whose streams or strings an Identity
-// crypt filter leaves in clear, which pdfcpu alone turned into noise.
+// crypt filter leaves in clear, which pdfcpu alone turned into noise,
+// and passes through the codes of an embedded Type 1 program's own
+// glyph names that have no text.
 const Version = 13
 
 // Cache keeps extracted documents on disk, one file per document keyed by
