@@ -7,6 +7,7 @@ import (
 	"crypto/md5"
 	"crypto/rc4"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -364,5 +365,30 @@ func TestEncryptedMatchPdftotext(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCryptFilterRepairRefuses: a file with an Identity crypt filter that
+// the empty password does not open, or whose other filter has a method
+// this package does not know, is not decrypted by repairCryptFilters and
+// stays refused as ErrEncrypted, never read as noise.
+func TestCryptFilterRepairRefuses(t *testing.T) {
+	data := encryptV4(t, encryptionSource(), cryptFilters{"AESV2", "Identity", "StdCF", true})
+	if repairCryptFilters(data) == nil {
+		t.Fatal("the well-formed file is not repaired")
+	}
+	for name, bad := range map[string][]byte{
+		"unknown method":         bytes.Replace(data, []byte("/CFM /AESV2"), []byte("/CFM /Foo"), 1),
+		"not the empty password": bytes.Replace(data, []byte("/U <"), []byte("/U <00"), 1),
+		"no file identifier":     regexp.MustCompile(`/ID \[<[0-9a-f]+> <[0-9a-f]+>\]`).ReplaceAll(data, nil),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if update := repairCryptFilters(bad); update != nil {
+				t.Errorf("repaired with an update of %d bytes", len(update))
+			}
+			if _, err := extractBytes(t, bad, nil); !errors.Is(err, ErrEncrypted) {
+				t.Errorf("%v, want ErrEncrypted", err)
+			}
+		})
 	}
 }
