@@ -377,6 +377,10 @@ func TestCryptFilterRepairRefuses(t *testing.T) {
 	if repairCryptFilters(data) == nil {
 		t.Fatal("the well-formed file is not repaired")
 	}
+	// Every cut of the file: the repair neither panics nor reads past it.
+	for n := range len(data) {
+		repairCryptFilters(data[:n:n])
+	}
 	for name, bad := range map[string][]byte{
 		"unknown method":         bytes.Replace(data, []byte("/CFM /AESV2"), []byte("/CFM /Foo"), 1),
 		"not the empty password": bytes.Replace(data, []byte("/U <"), []byte("/U <00"), 1),
