@@ -42,8 +42,13 @@ import (
 // block centred over it, the gutter rather than the strip between an alpha
 // list's labels and its entries; version 12 reads a glyph name of
 // /Differences that has no text as pdftotext does (the code itself, or
-// the number of a font of numeric names: "g72" at code 1 reads "H").
-const Version = 12
+// the number of a font of numeric names: "g72" at code 1 reads "H");
+// version 13 reads the presentation forms of Hebrew and Arabic as the
+// letters they present, and files whose streams or strings an Identity
+// crypt filter leaves in clear, which pdfcpu alone turned into noise,
+// and passes through the codes of an embedded Type 1 program's own
+// glyph names that have no text.
+const Version = 13
 
 // Cache keeps extracted documents on disk, one file per document keyed by
 // the PDF's SHA-256 and Version, so that a page is read back in well under

@@ -38,20 +38,13 @@ func repairPerms(data []byte) []byte {
 	}
 	body := data[start:end]
 	ed := readEncryptDict(body)
-	if ed.r != 5 && ed.r != 6 || len(ed.u) < 48 || len(ed.ue) < 32 {
+	if ed.r != 5 && ed.r != 6 {
 		return nil
 	}
-	salt, keySalt := ed.u[32:40], ed.u[40:48]
-	if !bytes.Equal(hash2B(ed.r, nil, salt), ed.u[:32]) {
-		return nil // the user password is not empty
-	}
-	kek := hash2B(ed.r, nil, keySalt)
-	block, err := aes.NewCipher(kek)
-	if err != nil {
+	fileKey := aes256FileKey(ed)
+	if fileKey == nil {
 		return nil
 	}
-	fileKey := make([]byte, 32)
-	cipher.NewCBCDecrypter(block, make([]byte, 16)).CryptBlocks(fileKey, ed.ue[:32])
 	perms := make([]byte, 16)
 	p := uint32(int32(ed.p))
 	perms[0], perms[1], perms[2], perms[3] = byte(p), byte(p>>8), byte(p>>16), byte(p>>24)
@@ -86,6 +79,26 @@ func repairPerms(data []byte) []byte {
 	fmt.Fprintf(&out, "xref\n%d 1\n%010d %05d n \n", nr, off, gen)
 	writeUpdateTrailer(&out, data, nr+1, xref, fmt.Sprintf(" /Encrypt %d %d R", nr, gen), "Root", "Info")
 	return out.Bytes()
+}
+
+// aes256FileKey returns the file key of an AES-256 file (revision 5 or
+// 6) whose user password is empty, from /UE (ISO 32000-2 §7.6.4.3.3), or
+// nil when the empty password is not the user password.
+func aes256FileKey(ed encryptDict) []byte {
+	if len(ed.u) < 48 || len(ed.ue) < 32 {
+		return nil
+	}
+	salt, keySalt := ed.u[32:40], ed.u[40:48]
+	if !bytes.Equal(hash2B(ed.r, nil, salt), ed.u[:32]) {
+		return nil // the user password is not empty
+	}
+	block, err := aes.NewCipher(hash2B(ed.r, nil, keySalt))
+	if err != nil {
+		return nil
+	}
+	fileKey := make([]byte, 32)
+	cipher.NewCBCDecrypter(block, make([]byte, 16)).CryptBlocks(fileKey, ed.ue[:32])
+	return fileKey
 }
 
 // writeUpdateTrailer ends an incremental update of data whose cross-
@@ -236,16 +249,23 @@ func repairCipherBlocks(data []byte) []byte {
 // what lies between "stream" and "endstream" without the line end before
 // it.
 func streamLength(body []byte) (n int, dict []byte, ok bool) {
+	dict, data, ok := streamParts(body)
+	return len(data), dict, ok
+}
+
+// streamParts is streamLength's reading of a stream object: its
+// dictionary and its data.
+func streamParts(body []byte) (dict, data []byte, ok bool) {
 	if e := bytes.Index(body, []byte("endobj")); e >= 0 {
 		body = body[:e]
 	}
 	s := bytes.Index(body, []byte("stream"))
 	if s < 0 || bytes.HasSuffix(bytes.TrimRight(body[:s], " \t\r\n"), []byte("end")) {
-		return 0, nil, false
+		return nil, nil, false
 	}
 	dict = bytes.TrimSpace(body[:s])
 	if !bytes.HasPrefix(dict, []byte("<<")) {
-		return 0, nil, false
+		return nil, nil, false
 	}
 	rest := body[s+len("stream"):]
 	if len(rest) > 0 && rest[0] == '\r' {
@@ -256,22 +276,22 @@ func streamLength(body []byte) (n int, dict []byte, ok bool) {
 	}
 	e := bytes.Index(rest, []byte("endstream"))
 	if e < 0 {
-		return 0, nil, false
+		return nil, nil, false
 	}
 	if m := directLength.FindSubmatch(dict); m != nil {
 		if l, err := strconv.Atoi(string(m[1])); err == nil && l <= e &&
 			len(bytes.TrimLeft(rest[l:e], " \t\r\n")) == 0 {
-			return l, dict, true
+			return dict, rest[:l], true
 		}
 	}
-	data := rest[:e]
+	data = rest[:e]
 	switch {
 	case bytes.HasSuffix(data, []byte("\r\n")):
 		data = data[:len(data)-2]
 	case bytes.HasSuffix(data, []byte("\n")), bytes.HasSuffix(data, []byte("\r")):
 		data = data[:len(data)-1]
 	}
-	return len(data), dict, true
+	return dict, data, true
 }
 
 var (
@@ -304,7 +324,8 @@ func lastObject(data []byte, nr, gen int) (int, int) {
 // dictionary that key derivation needs, and where /Perms and the closing
 // ">>" sit in the object's body.
 type encryptDict struct {
-	r, p                 int
+	v, r, p, length      int
+	stmF, strF           string // "" when absent
 	u, ue                []byte
 	filter               string
 	o                    []byte
@@ -354,6 +375,14 @@ func readEncryptDict(body []byte) encryptDict {
 			if t.kind == tokName {
 				ed.filter = string(t.val)
 			}
+		case "V":
+			ed.v = int(t.num)
+		case "Length":
+			ed.length = int(t.num)
+		case "StmF":
+			ed.stmF = string(t.val)
+		case "StrF":
+			ed.strF = string(t.val)
 		case "R":
 			ed.r, ed.hasR = int(t.num), t.kind == tokNum
 		case "P":

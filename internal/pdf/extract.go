@@ -264,6 +264,9 @@ func openDoc(ctx context.Context, rs io.ReadSeeker, size int64, o Options, unaud
 	if pc == nil || pc.XRefTable == nil {
 		return nil, nil, fmt.Errorf("%w: no cross-reference table", ErrMalformed)
 	}
+	if identityCrypt(pc.XRefTable) {
+		return nil, nil, fmt.Errorf("%w: %w", ErrEncrypted, errCryptFilters)
+	}
 	d := newDoc(ctx, table{pc.XRefTable})
 	pages, err := d.pageTree()
 	if err != nil {
@@ -282,6 +285,8 @@ func repairFor(err error) (string, func([]byte) []byte) {
 		return "cipher blocks", repairCipherBlocks
 	case errors.Is(err, ErrMalformed), errors.As(err, &le) && (le.Limit == LimitObjects || le.Limit == LimitObjectBytes):
 		return "xref", rebuildXRef
+	case errors.Is(err, errCryptFilters):
+		return "crypt filters", repairCryptFilters
 	case errors.Is(err, ErrEncrypted):
 		return "encryption", repairEncryption(strings.Contains(err.Error(), pdfcpu.ErrWrongPassword.Error()))
 	}

@@ -558,11 +558,12 @@ func (f *font) loadSimpleEncoding(d *doc, fd, desc types.Dict) {
 		base = encodingByName(d.name(e["BaseEncoding"]))
 		diffs = d.array(e["Differences"])
 	}
+	var builtinUnknown *baseEncoding
 	if desc != nil && f.kind == fontSimple && (base == nil || symbolic) {
 		// A symbolic font's own encoding wins over a named base encoding,
 		// which such fonts carry only nominally.
-		if b := d.builtinEncoding(desc); b != nil {
-			base = b
+		if b, unknown := d.builtinEncoding(desc); b != nil {
+			base, builtinUnknown = b, unknown
 		}
 	}
 	if base == nil {
@@ -591,6 +592,18 @@ func (f *font) loadSimpleEncoding(d *doc, fd, desc types.Dict) {
 	})
 	f.enc = &enc
 	f.unknown = d.unknownNames(diffs, &names, &enc)
+	if builtinUnknown != nil {
+		// The program's own names without text pass their code through,
+		// as pdftotext reads them, where /Differences names nothing.
+		if f.unknown == nil {
+			f.unknown = new(baseEncoding)
+		}
+		for c, t := range builtinUnknown {
+			if names[c] == "" && enc[c] == "" && f.unknown[c] == "" {
+				f.unknown[c] = t
+			}
+		}
+	}
 }
 
 // unknownNames gives the text pdftotext gives the codes whose /Differences
@@ -730,19 +743,21 @@ var t1Enc = regexp.MustCompile(`dup\s+(\d+)\s*/([^\s/\[\]{}()<>]+)\s+put`)
 
 // builtinEncoding reads the /Encoding array of an embedded Type 1 font
 // program's clear-text part ("dup 65 /A put"), which fonts without an
-// /Encoding entry rely on.
-func (d *doc) builtinEncoding(desc types.Dict) *baseEncoding {
+// /Encoding entry rely on. For a Type 1 program it also returns the codes
+// whose glyph name has no text (a dingbat font's "a12"), as printable
+// characters passed through, which is what pdftotext reads for them.
+func (d *doc) builtinEncoding(desc types.Dict) (enc, unknown *baseEncoding) {
 	if sd, ok := d.resolve(desc["FontFile3"]).(types.StreamDict); ok {
 		if d.name(sd.Dict["Subtype"]) == "Type1C" {
 			if data := d.fontData(sd); data != nil {
-				return cffBuiltinEncoding(data)
+				return cffBuiltinEncoding(data), nil
 			}
 		}
-		return nil
+		return nil, nil
 	}
 	sd, ok := d.resolve(desc["FontFile"]).(types.StreamDict)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	// Only the clear-text part, its first Length1 bytes, is read: the
 	// rest, the encrypted glyph programs, is most of the stream.
@@ -754,7 +769,7 @@ func (d *doc) builtinEncoding(desc types.Dict) *baseEncoding {
 	if data == nil {
 		data = d.fontData(sd)
 		if data == nil {
-			return nil
+			return nil, nil
 		}
 		if ok && int(n) > 0 && int(n) < len(data) {
 			data = data[:int(n)]
@@ -764,21 +779,28 @@ func (d *doc) builtinEncoding(desc types.Dict) *baseEncoding {
 		data = data[:i]
 	}
 	if bytes.Contains(data, []byte("/Encoding StandardEncoding")) {
-		return encodingByName("StandardEncoding")
+		return encodingByName("StandardEncoding"), nil
 	}
 	ms := t1Enc.FindAllSubmatch(data, 512)
 	if len(ms) == 0 {
-		return nil
+		return nil, nil
 	}
-	var enc baseEncoding
+	enc = new(baseEncoding)
 	for _, m := range ms {
 		c, err := strconv.Atoi(string(m[1]))
 		if err != nil || c < 0 || c > 255 {
 			continue
 		}
-		enc[c] = glyphText(string(m[2]))
+		name := string(m[2])
+		enc[c] = glyphText(name)
+		if enc[c] == "" && !knownGlyph(name) && printable(rune(c)) {
+			if unknown == nil {
+				unknown = new(baseEncoding)
+			}
+			unknown[c] = string(rune(c))
+		}
 	}
-	return &enc
+	return enc, unknown
 }
 
 // trueTypeText fills the codes of a simple TrueType font without a

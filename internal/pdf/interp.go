@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 	"golang.org/x/text/unicode/norm"
@@ -552,11 +553,12 @@ func rotateQ(x, y float64, dir uint8) (float64, float64) {
 	return x, y
 }
 
-// cleanText drops control characters and expands ligatures.
+// cleanText drops control characters, expands ligatures and turns
+// presentation forms into the characters they present.
 func cleanText(s string) string {
 	clean := true
 	for _, r := range s {
-		if r < 0x20 || r == 0x7F || r == 0xFFFD || (r >= 0xFB00 && r <= 0xFB06) || r == 0xAD || verticalForm(r) {
+		if r < 0x20 || r == 0x7F || r == 0xFFFD || (r >= 0xFB00 && r <= 0xFB06) || r == 0xAD || verticalForm(r) || rtlForm(r) {
 			clean = false
 			break
 		}
@@ -574,11 +576,24 @@ func cleanText(s string) string {
 			out = append(out, []rune(ligatures[r-0xFB00])...)
 		case verticalForm(r):
 			out = append(out, []rune(norm.NFKC.String(string(r)))...)
+		case rtlForm(r):
+			// A vowel mark's isolated form is a space and the mark: the
+			// space would split its word.
+			out = append(out, []rune(strings.TrimLeft(norm.NFKC.String(string(r)), " "))...)
 		default:
 			out = append(out, r)
 		}
 	}
 	return string(out)
+}
+
+// rtlForm reports the presentation forms of Hebrew and Arabic (U+FB1D–
+// FDFF, U+FE70–FEFC): shaped letters (initial, medial, final, isolated),
+// the lam-alef and other ligatures, which fonts and producers without a
+// shaping-aware ToUnicode map to; the text is the letters themselves, in
+// logical order (NFKC), so that a search for a word finds it.
+func rtlForm(r rune) bool {
+	return (r >= 0xFB1D && r <= 0xFDFF) || (r >= 0xFE70 && r <= 0xFEFC)
 }
 
 // verticalForm reports the presentation forms of punctuation for vertical
