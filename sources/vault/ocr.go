@@ -49,14 +49,7 @@ const (
 
 // NoOCR, as LibraryOptions.OCR, turns OCR off whatever the environment
 // says.
-var NoOCR OCREngine = noOCR{}
-
-type noOCR struct{}
-
-func (noOCR) ID() string { return "off" }
-func (noOCR) Recognize(context.Context, ocr.Image) (*ocr.Result, error) {
-	return nil, ocr.ErrUnavailable
-}
+var NoOCR OCREngine = ocr.Off
 
 // ocrVersion changes whenever what the OCR cache holds changes: ocr-2
 // records the lines' wide gaps (pdf.Line.Gaps); ocr-3 names an entry by

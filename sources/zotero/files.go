@@ -139,6 +139,7 @@ type pdfCache struct {
 	mu    sync.Mutex
 	m     map[string]*pdfEntry // by attachment path
 	order []string             // keys of m, least recently added first
+	ocr   ocrState
 }
 
 type pdfEntry struct {

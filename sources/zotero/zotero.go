@@ -108,6 +108,12 @@ type Options struct {
 	// text are kept. Empty: the grant's Vault's cache folder
 	// (.agentero/cache/zotero), else the user's cache folder.
 	CacheDir string
+	// OCR is the engine that reads scanned PDF attachments, as
+	// vault.LibraryOptions.OCR is the Vault's: nil for the default
+	// (tesseract when installed, unless RESEARCHCTX_OCR says otherwise),
+	// NoOCR for none. What it recognises is cached under CacheDir, never
+	// in the data directory.
+	OCR OCREngine
 }
 
 // Driver opens Zotero sources. The zero value reads its options from the
@@ -200,6 +206,7 @@ func (d *Driver) library(env *sources.Env) (*Library, error) {
 		base = b
 	}
 	l := newLibrary(id, opts.DataDir, base, cache)
+	l.pdfs.ocr.opt = opts.OCR
 	if d.libs == nil {
 		d.libs = map[string]*Library{}
 	}
