@@ -240,6 +240,23 @@ func (c *pdfCache) ocrWorker() {
 	}
 }
 
+// describeOCR counts the recognised pages of doc, the text layer of PDF
+// attachment key, in md, from the OCR cache only: metadata never waits
+// for an engine.
+func (c *pdfCache) describeOCR(ctx context.Context, md *sources.Metadata, key string, it *Item, doc *pdf.Document) {
+	_, notes := c.recognised(ctx, key, it, doc, nil, false)
+	var sum float64
+	for _, p := range notes {
+		if p.Text != "" {
+			md.OCRPages++
+			sum += p.Confidence
+		}
+	}
+	if md.OCRPages > 0 {
+		md.OCRConfidence = ocrpages.RoundConfidence(sum / float64(md.OCRPages))
+	}
+}
+
 // ocrPart sets what OCR did for part n (1-based) of a PDF: its provenance
 // when its text was recognised, else why it has none.
 func ocrPart(notes map[int]*ocrpages.Page, n int, part *sources.Part) {

@@ -94,7 +94,7 @@ func longWords(s string) []string {
 // is read with OCR: a page read returns the page's text as tesseract
 // recognises it — most of the long words pdftotext finds on the
 // born-digital page — marked as OCR and cited by Zotero's open-pdf URI of
-// the page. The recognition is cached under the library's cache folder;
+// the page; the item's metadata counts its recognised pages. The recognition is cached under the library's cache folder;
 // Zotero's folders stay byte-identical, with no file added. With OCR
 // turned off, the page says so and has no text.
 func TestOCRScannedAttachment(t *testing.T) {
@@ -118,7 +118,7 @@ func TestOCRScannedAttachment(t *testing.T) {
 	cache := t.TempDir()
 	d := zotero.New(zotero.Options{DataDir: data, CacheDir: cache})
 	t.Cleanup(func() { zotero.CloseOCR(d) })
-	ts, _, _ := toolsetOf(t, d, "zotero:items/QCAL5UMX")
+	ts, _, _ := toolsetOf(t, d, "zotero:collections/To Read")
 	const page2 = "zotero://open-pdf/library/items/XHS4W622?page=2"
 	r, err := ts.Read(ctx, tools.ReadInput{Target: page2})
 	if err != nil {
@@ -139,6 +139,14 @@ func TestOCRScannedAttachment(t *testing.T) {
 	}
 	if found*10 < len(want)*7 {
 		t.Fatalf("OCR found %d of the %d long words of pdftotext's page 2; text %.300q", found, len(want), r.Text)
+	}
+
+	md, err := ts.Read(ctx, tools.ReadInput{Target: "zotero://select/library/items/QCAL5UMX"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !md.OCR || md.OCRPages < 1 {
+		t.Fatalf("metadata of the scanned item: ocr %v, %d pages recognised", md.OCR, md.OCRPages)
 	}
 
 	zotero.CloseOCR(d)

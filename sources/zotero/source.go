@@ -606,6 +606,7 @@ func (s *Snapshot) describe(ctx context.Context, it *Item) *sources.Metadata {
 				}
 				if md.Pages == 0 {
 					md.Pages = len(doc.Pages)
+					s.lib.pdfs.describeOCR(ctx, md, s.path(c), c, doc)
 				}
 			}
 			md.Documents = append(md.Documents, s.path(c))
