@@ -255,8 +255,9 @@ func (s *Source) Marks(ctx context.Context, p string) (*sources.Marks, error) {
 	return snap.marks(ctx, snap.item(p)), nil
 }
 
-// Relations returns an item's related items (Zotero's dc:relation), as
-// library works.
+// Relations returns an item's references and cited-by, read from the
+// library's PDFs, and its related items (Zotero's dc:relation), as library
+// works.
 func (s *Source) Relations(ctx context.Context) (*sources.Relations, error) {
 	snap, sc, err := s.state(ctx)
 	if err != nil {
@@ -265,7 +266,7 @@ func (s *Source) Relations(ctx context.Context) (*sources.Relations, error) {
 	if sc.kind != "item" {
 		return nil, fmt.Errorf("%w: relations are an item's", sources.ErrUnsupported)
 	}
-	return snap.relations(sc.item), nil
+	return snap.relations(ctx, sc.item)
 }
 
 // itemSource is an item inside a granted source (see Source.Inner): it
@@ -369,7 +370,7 @@ func (s *itemSource) Relations(ctx context.Context) (*sources.Relations, error) 
 	if err != nil {
 		return nil, err
 	}
-	return snap.relations(it), nil
+	return snap.relations(ctx, it)
 }
 
 // mainDoc is an item's main document: its first PDF that can be read,
