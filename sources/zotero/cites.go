@@ -42,6 +42,7 @@ type citeGraph struct {
 	snap    *Snapshot
 	gen     int64 // the OCR store's count of recognised pages when built
 	pending bool  // a PDF's text waited for OCR
+	pdfs    map[*Item]*Item // by regular item: the PDF its references are read from
 	refs    map[*Item][]citeRef
 	citedBy map[*Item][]citeRef
 	errs    map[*Item]error
@@ -91,7 +92,7 @@ func (l *Library) citeGraph(ctx context.Context, snap *Snapshot) (*citeGraph, er
 // the graph's lock.
 func (l *Library) buildCites(ctx context.Context, snap *Snapshot, gen int64) (*citeGraph, error) {
 	c := &l.pdfs.cites
-	g := &citeGraph{snap: snap, gen: gen, refs: map[*Item][]citeRef{}, citedBy: map[*Item][]citeRef{}, errs: map[*Item]error{}}
+	g := &citeGraph{snap: snap, gen: gen, pdfs: map[*Item]*Item{}, refs: map[*Item][]citeRef{}, citedBy: map[*Item][]citeRef{}, errs: map[*Item]error{}}
 	var items []*Item
 	for _, it := range snap.items {
 		if it.isRegular() && !snap.top(it).trashed {
@@ -125,6 +126,7 @@ func (l *Library) buildCites(ctx context.Context, snap *Snapshot, gen int64) (*c
 		if pdfItem == nil {
 			continue
 		}
+		g.pdfs[it] = pdfItem
 		g.pending = g.pending || pr.pending
 		if pr.err != nil {
 			g.errs[it] = pr.err
@@ -274,14 +276,18 @@ func (s *Snapshot) citeContexts(r citeRef) []sources.CiteContext {
 	return out
 }
 
-// citations returns an item's references, read from its PDF and tied to
-// the library's items, and the library items whose PDFs cite it. Each
+// citations returns the PDF an item's references are read from, its
+// references, tied to the library's items, and the library items whose
+// PDFs cite it. Each
 // carries the label and sentences of the citing PDF; the tools hand those
 // out only when the citing item is in the grant.
-func (s *Snapshot) citations(ctx context.Context, it *Item) (refs, citedBy []sources.Work, problems []string, err error) {
+func (s *Snapshot) citations(ctx context.Context, it *Item) (main string, refs, citedBy []sources.Work, problems []string, err error) {
 	g, err := s.lib.citeGraph(ctx, s)
 	if err != nil {
-		return nil, nil, nil, err
+		return "", nil, nil, nil, err
+	}
+	if pdf := g.pdfs[it]; pdf != nil {
+		main = s.path(pdf)
 	}
 	for _, r := range g.refs[it] {
 		var w sources.Work
@@ -302,5 +308,5 @@ func (s *Snapshot) citations(ctx context.Context, it *Item) (refs, citedBy []sou
 	if e := g.errs[it]; e != nil {
 		problems = append(problems, "references not read: "+textnorm.Line(e.Error()))
 	}
-	return refs, citedBy, problems, nil
+	return main, refs, citedBy, problems, nil
 }

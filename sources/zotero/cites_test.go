@@ -31,8 +31,8 @@ const mapReducePDF = "storage/QTBRV54N/Dean and Ghemawat - 2004 - MapReduce Simp
 // with the one that names a library item (the Google File System, by its
 // title, confirmed by its year and first author) tied to it, labelled and
 // quoted from the granted PDF; and the cited item lists the citing item as
-// cited-by, with its label and sentences, both being granted. Zotero's
-// dc:relation is served as before.
+// cited-by, with its label and sentences, both being granted. The item's
+// PDF names it too. Zotero's dc:relation is served as before.
 func TestRelationsFromZoteroPDFs(t *testing.T) {
 	needTools(t, "pdftotext")
 	dir := zoteroDev(t)
@@ -90,6 +90,15 @@ func TestRelationsFromZoteroPDFs(t *testing.T) {
 	}
 	if len(out.Related) != 1 || out.Related[0].PaperPath != "zotero:items/A3TZQHPM" {
 		t.Errorf("related: %+v", out.Related)
+	}
+
+	// The item's PDF names the paper too.
+	byPDF, err := ts.Relations(ctx, tools.RelationsInput{Paper: "zotero:items/QTBRV54N", Kind: tools.RelReferences, Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(byPDF.References) != n {
+		t.Fatalf("named by its PDF: %d references, want %d", len(byPDF.References), n)
 	}
 
 	back, err := ts.Relations(ctx, tools.RelationsInput{Paper: "zotero:items/A3TZQHPM", Kind: tools.RelCitedBy})

@@ -17,11 +17,11 @@ import (
 func (s *Snapshot) relations(ctx context.Context, it *Item) (*sources.Relations, error) {
 	out := &sources.Relations{}
 	if it.isRegular() {
-		refs, citedBy, problems, err := s.citations(ctx, it)
+		main, refs, citedBy, problems, err := s.citations(ctx, it)
 		if err != nil {
 			return nil, err
 		}
-		out.References, out.CitedBy, out.Problems = refs, citedBy, problems
+		out.Main, out.References, out.CitedBy, out.Problems = main, refs, citedBy, problems
 	}
 	seen := map[*Item]bool{}
 	for _, obj := range it.related {
