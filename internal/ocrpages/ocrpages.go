@@ -96,26 +96,31 @@ type Store struct {
 	claims      map[string]map[int]chan struct{} // by entry: pages in the engine, closed when their run ends
 	done, total int
 
-	slotsOnce        sync.Once
-	bgSlots, rdSlots chan struct{}
-	sweepOnce        sync.Once
-	saveMu           sync.Mutex // held while an entry is merged and written
+	sweepOnce sync.Once
+	saveMu    sync.Mutex // held while an entry is merged and written
 }
 
 // Gen returns the count of pages recognised in this process so far.
 func (s *Store) Gen() int64 { return s.gen.Load() }
 
-// Slots returns the semaphore of the pages in OCR of background runs or of
-// reads (see Memory).
+// The pages in OCR in this process, whatever store runs them: a host
+// that reads a Vault and a Zotero library stays within Memory.
+var (
+	slotsOnce        sync.Once
+	bgSlots, rdSlots chan struct{}
+)
+
+// Slots returns the process's semaphore of the pages in OCR of background
+// runs or of reads (see Memory), sized on the cores of its first use.
 func (s *Store) Slots(background bool) chan struct{} {
-	s.slotsOnce.Do(func() {
-		s.bgSlots = make(chan struct{}, Background(runtime.GOMAXPROCS(0)))
-		s.rdSlots = make(chan struct{}, ReadSlots)
+	slotsOnce.Do(func() {
+		bgSlots = make(chan struct{}, Background(runtime.GOMAXPROCS(0)))
+		rdSlots = make(chan struct{}, ReadSlots)
 	})
 	if background {
-		return s.bgSlots
+		return bgSlots
 	}
-	return s.rdSlots
+	return rdSlots
 }
 
 // dir opens the cache folder through the safe file layer (no link down,
