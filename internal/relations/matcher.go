@@ -1,6 +1,9 @@
 package relations
 
 import (
+	"path/filepath"
+	"time"
+
 	"github.com/researchctx/researchctx/internal/catalog"
 )
 
@@ -66,3 +69,46 @@ func (m *Matcher) Match(r Reference) *catalog.Paper {
 	}
 	return m.tix.match(ref{title: r.Title, authors: r.Authors, year: r.Year, parsed: true})
 }
+
+// RefCache keeps the references parsed from a library's PDFs on disk
+// between processes, as the Graph keeps its own (see Options.CacheDir),
+// for a library that is not a Vault: one sealed entry per PDF, used only
+// when it names the same PDF, modification time and size and was written
+// by this parser and text extractor. It is used by one build at a time.
+type RefCache struct{ c *refCache }
+
+// NewRefCache returns the cache in the refs folder of dir ("" for none);
+// library names the library in every entry's name.
+func NewRefCache(dir, library string) *RefCache {
+	rc := &refCache{root: library, version: parserVersion}
+	if dir != "" {
+		rc.dir = filepath.Join(dir, refCacheDir)
+	}
+	return &RefCache{c: rc}
+}
+
+// Load returns the references cached for the PDF at path, as it is
+// (modification time and size).
+func (c *RefCache) Load(path string, mtime time.Time, size int64) ([]Reference, bool) {
+	rs, _, _, ok := c.c.load(stamp{path: path, exists: true, mtime: mtime, size: size})
+	if !ok {
+		return nil, false
+	}
+	out := make([]Reference, len(rs))
+	for i, r := range rs {
+		out[i] = Reference{Work: Work{Title: r.title, Authors: r.authors, Year: r.year, DOI: r.doi, ArXivID: r.arxiv, Label: r.label, Contexts: r.contexts}, ByTitle: r.parsed}
+	}
+	return out, true
+}
+
+// Store queues the references parsed from the PDF at path for Flush.
+func (c *RefCache) Store(path string, mtime time.Time, size int64, refs []Reference) {
+	rs := make([]ref, len(refs))
+	for i, r := range refs {
+		rs[i] = ref{title: r.Title, authors: r.Authors, year: r.Year, doi: r.DOI, arxiv: r.ArXivID, parsed: r.ByTitle, label: r.Label, contexts: r.Contexts}
+	}
+	c.c.store(stamp{path: path, exists: true, mtime: mtime, size: size}, rs, [2]string{}, PaperMeta{})
+}
+
+// Flush writes the queued entries and releases the folder.
+func (c *RefCache) Flush() { c.c.flush() }

@@ -117,12 +117,16 @@ func (l *Library) buildCites(ctx context.Context, snap *Snapshot, gen int64) (*c
 			delete(c.parsed, k) // an attachment gone: its memo too
 		}
 	}
+	// What is parsed is kept on disk for the next process, even when the
+	// call's context ends first.
+	rc := relations.NewRefCache(l.cacheDir, l.id)
+	defer rc.Flush()
 	for _, it := range items {
 		if err := ctx.Err(); err != nil {
 			// What was parsed is kept (c.parsed) for the next call.
 			return nil, err
 		}
-		pdfItem, pr := l.itemRefs(ctx, snap, it, c.parsed)
+		pdfItem, pr := l.itemRefs(ctx, snap, it, c.parsed, rc)
 		if pdfItem == nil {
 			continue
 		}
@@ -158,9 +162,10 @@ func (l *Library) buildCites(ctx context.Context, snap *Snapshot, gen int64) (*c
 
 // itemRefs returns the PDF attachment of it whose references are read
 // (its first PDF whose text can be extracted) and what they are, from memo
-// when the file is as it was then, else read and kept in memo; nil when it
-// has no PDF on disk.
-func (l *Library) itemRefs(ctx context.Context, snap *Snapshot, it *Item, memo map[string]parsedPDF) (*Item, parsedPDF) {
+// or the disk cache rc when the file is as it was then, else read and kept
+// in both (a text whose scanned pages wait for OCR in memo only); nil when
+// it has no PDF on disk.
+func (l *Library) itemRefs(ctx context.Context, snap *Snapshot, it *Item, memo map[string]parsedPDF, rc *relations.RefCache) (*Item, parsedPDF) {
 	var firstErr error
 	var first *Item
 	for _, a := range snap.children(it) {
@@ -169,18 +174,19 @@ func (l *Library) itemRefs(ctx context.Context, snap *Snapshot, it *Item, memo m
 		}
 		key := snap.path(a)
 		ref, err := l.locate(a)
-		stamp := ""
-		if err == nil {
-			view, f, st, oerr := ref.open()
-			if oerr != nil {
-				continue // a missing file is not the item's PDF
-			}
-			f.Close()
-			view.Close()
-			stamp = fmt.Sprintf("%s\x00%s\x00%d:%d", ref.root, ref.rel, st.Size(), st.ModTime().UnixNano())
-		} else {
+		if err != nil {
 			continue
 		}
+		view, f, st, err := ref.open()
+		if err != nil {
+			continue // a missing file is not the item's PDF
+		}
+		f.Close()
+		view.Close()
+		stamp := fmt.Sprintf("%s\x00%s\x00%d:%d", ref.root, ref.rel, st.Size(), st.ModTime().UnixNano())
+		// The disk cache names the file by its place in the library,
+		// never by an absolute path.
+		diskKey := key + "\x00" + ref.rel
 		if pr, ok := memo[key]; ok && pr.stamp == stamp && !pr.pending {
 			if pr.err == nil {
 				return a, pr
@@ -189,6 +195,11 @@ func (l *Library) itemRefs(ctx context.Context, snap *Snapshot, it *Item, memo m
 				first, firstErr = a, pr.err
 			}
 			continue
+		}
+		if refs, ok := rc.Load(diskKey, st.ModTime(), st.Size()); ok {
+			pr := parsedPDF{stamp: stamp, refs: refs}
+			memo[key] = pr
+			return a, pr
 		}
 		doc, err := l.pdfs.document(ctx, key, a)
 		if err != nil {
@@ -214,6 +225,9 @@ func (l *Library) itemRefs(ctx context.Context, snap *Snapshot, it *Item, memo m
 		}
 		pr := parsedPDF{stamp: stamp, refs: relations.TextReferences(strings.Join(pages, "\f")), pending: pending}
 		memo[key] = pr
+		if !pending {
+			rc.Store(diskKey, st.ModTime(), st.Size(), pr.refs)
+		}
 		return a, pr
 	}
 	if first != nil {
