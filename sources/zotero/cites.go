@@ -40,8 +40,8 @@ type parsedPDF struct {
 // citeGraph is the citation graph of one snapshot.
 type citeGraph struct {
 	snap    *Snapshot
-	gen     int64 // the OCR store's count of recognised pages when built
-	pending bool  // a PDF's text waited for OCR
+	gen     int64           // the OCR store's count of recognised pages when built
+	pending bool            // a PDF's text waited for OCR
 	pdfs    map[*Item]*Item // by regular item: the PDF its references are read from
 	refs    map[*Item][]citeRef
 	citedBy map[*Item][]citeRef
