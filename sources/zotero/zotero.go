@@ -1,9 +1,10 @@
 // Package zotero is the driver of a researcher's Zotero library: it opens
 // the library, its collections, tags and items as sources (package
 // sources) of kind "zotero", with their metadata, PDF attachments read by
-// the SDK's own text layer, notes, and the annotations made in Zotero's
-// reader as marks. Importing the package registers the kind, as importing
-// package sources/vault registers the Vault's.
+// the SDK's own text layer (a scan's pages by OCR, as the Vault's), notes,
+// the annotations made in Zotero's reader as marks, and the references and
+// cited-by read from the library's PDFs. Importing the package registers
+// the kind, as importing package sources/vault registers the Vault's.
 //
 // Where Zotero's files are is host configuration, never something a grant
 // or an agent can widen: the data directory (holding zotero.sqlite and
