@@ -7,9 +7,10 @@ import (
 	"github.com/researchctx/researchctx/tools"
 )
 
-// writeMarks renders a marks read (each mark's kind and page on a line of
-// the server's; its author and date, marked text and comment quoted as
-// data: all of them come from the marks file or the PDF, not the server),
+// writeMarks renders a marks read (each mark's kind, page and colour on a
+// line of the server's, its page label as pages' labels are; its author
+// and date, tags, marked text and comment quoted as data: all of them come
+// from the marks file or the PDF, not the server),
 // the problems that kept some from being read, and a metadata read's
 // count of marks.
 func writeMarks(b *strings.Builder, out *tools.ReadOutput) {
@@ -28,9 +29,17 @@ func writeMarks(b *strings.Builder, out *tools.ReadOutput) {
 	}
 	fmt.Fprintf(b, "%d %s:\n", len(out.Marks), plural(len(out.Marks), "mark", "marks"))
 	for i, m := range out.Marks {
-		fmt.Fprintf(b, "\n%d. %s%s\n", i+1, name(string(m.Kind)), location(m.Page, "", "", ""))
+		color := ""
+		if m.Color != "" {
+			color = ", colour " + name(m.Color)
+		}
+		fmt.Fprintf(b, "\n%d. %s%s%s\n", i+1, name(string(m.Kind)), location(m.Page, m.PageLabel, "", ""), color)
 		fmt.Fprintf(b, "   cite: %s\n", name(m.CitationURI))
 		writeMadeBy(b, title(m.Author), title(m.Created))
+		if len(m.Tags) > 0 {
+			b.WriteString("   Tags:\n")
+			writeQuote(b, strings.Join(m.Tags, "\n"), "   ")
+		}
 		if m.Text != "" {
 			b.WriteString("   Marked text:\n")
 			writeQuote(b, m.Text, "   ")

@@ -86,11 +86,15 @@ func relationsOutputSchema() *jsonschema.Schema {
 }
 
 // readOutputSchema is the output schema of context_read without the
-// metadata's figures list: tools/list goes into every model's context and
-// is held under 6,000 characters, the schema is open (a result may carry
-// fields it does not list), and the contract describes the list.
+// metadata's figures list and a mark's page label, colour and tags:
+// tools/list goes into every model's context and is held under 6,000
+// characters, the schema is open (a result may carry fields it does not
+// list), and the contract describes them.
 func readOutputSchema() *jsonschema.Schema {
 	s := outputSchema[tools.ReadOutput]()
 	delete(s.Properties, "figures")
+	for _, name := range []string{"pageLabel", "color", "tags"} {
+		delete(s.Properties["marks"].Items.Properties, name)
+	}
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/researchctx/researchctx/cite"
@@ -15,18 +16,59 @@ import (
 
 // MarkInfo is one of the user's marks in a marks read: its kind (highlight,
 // underline, strikeout, squiggly, note, freetext, ink, stamp or caret), the
-// page it is on, the page text it marks (empty for a note), the user's
-// comment, who made it and when, and its citation URI (the page's, or the
-// mark's own where its source has one). Text and comment are quoted data,
-// like any text of the library.
+// page it is on and the page's printed label when it differs from its
+// number, the page text it marks (empty for a note), the user's comment,
+// who made it and when, its colour (#rrggbb) and tags, and its citation
+// URI (the page's, or the mark's own where its source has one). Text,
+// comment and tags are quoted data, like any text of the library.
 type MarkInfo struct {
 	Kind        sources.MarkKind `json:"kind"`
 	Page        int              `json:"page,omitempty"`
+	PageLabel   string           `json:"pageLabel,omitempty"`
 	Text        string           `json:"text,omitempty"`
 	Comment     string           `json:"comment,omitempty"`
 	Author      string           `json:"author,omitempty"`
 	Created     string           `json:"created,omitempty"`
+	Color       string           `json:"color,omitempty"`
+	Tags        []string         `json:"tags,omitempty"`
 	CitationURI string           `json:"citationUri"`
+}
+
+// Bounds of what a mark's label and tags carry: a page label is a few
+// characters in any real PDF, a tag a few words.
+const (
+	maxMarkLabel = 32
+	maxMarkTags  = 20
+	maxMarkTag   = 80
+)
+
+// markColor returns c as #rrggbb in lower case, or "" when it is no such
+// colour: the one form a colour takes in a result.
+func markColor(c string) string {
+	if len(c) != 7 || c[0] != '#' {
+		return ""
+	}
+	for _, r := range c[1:] {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return ""
+		}
+	}
+	return strings.ToLower(c)
+}
+
+// markTags returns the non-empty tags, each one line within maxMarkTag
+// characters, at most maxMarkTags of them.
+func markTags(tags []string) []string {
+	var out []string
+	for _, t := range tags {
+		if len(out) == maxMarkTags {
+			break
+		}
+		if t, _ = textnorm.Truncate(textnorm.Line(t), maxMarkTag); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // CardMark, on a search card, says the card is one of the user's marks:
@@ -38,7 +80,7 @@ type CardMark struct {
 }
 
 func (m *MarkInfo) chars() int {
-	return runes(string(m.Kind), m.Text, m.Comment, m.Author, m.Created, m.CitationURI)
+	return runes(string(m.Kind), m.PageLabel, m.Text, m.Comment, m.Author, m.Created, m.Color, m.CitationURI) + runes(m.Tags...)
 }
 
 func (m *CardMark) chars() int {
@@ -85,9 +127,13 @@ func (r *reader) marks(ctx context.Context, out *ReadOutput) error {
 	}
 	out.Marks = make([]MarkInfo, 0, len(all))
 	for _, m := range all {
+		label, _ := textnorm.Truncate(textnorm.Line(m.Label), maxMarkLabel)
+		if m.Page <= 0 || label == strconv.Itoa(m.Page) {
+			label = ""
+		}
 		out.Marks = append(out.Marks, MarkInfo{
-			Kind: m.Kind, Page: m.Page, Text: m.Text, Comment: m.Comment,
-			Author: m.Author, Created: m.Created, CitationURI: markURI(m),
+			Kind: m.Kind, Page: m.Page, PageLabel: label, Text: m.Text, Comment: m.Comment,
+			Author: m.Author, Created: m.Created, Color: markColor(m.Color), Tags: markTags(m.Tags), CitationURI: markURI(m),
 		})
 	}
 	r.markTotal = len(ms.Marks)

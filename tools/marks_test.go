@@ -19,10 +19,10 @@ const markedPDF = "papers/2401.01234/2401.01234.pdf"
 
 // sampleMarks are the sample paper's marks as a marks read lists them.
 var sampleMarks = []tools.MarkInfo{
-	{Kind: "underline", Page: 1, Text: "aligned to sentence boundaries", Comment: "Does alignment still help with 512-token blocks?", Author: "Mira Okafor", Created: "2024-03-14T10:42:00+00:00", CitationURI: markedPDF + "#page=1"},
+	{Kind: "underline", Page: 1, Text: "aligned to sentence boundaries", Comment: "Does alignment still help with 512-token blocks?", Author: "Mira Okafor", Created: "2024-03-14T10:42:00+00:00", Color: "#ffff00", CitationURI: markedPDF + "#page=1"},
 	{Kind: "note", Page: 1, Comment: "Cite this in the related-work section of our draft, next to Longformer.", Created: "2024-03-16T08:05:00Z", CitationURI: markedPDF + "#page=1"},
-	{Kind: "highlight", Page: 2, Text: "The pooled summary is added to each block", Comment: "Gate init matters: check the Aldana and Ferreira residual design before we reuse it.", Author: "Mira Okafor", Created: "2024-03-14T10:30:00+00:00", CitationURI: markedPDF + "#page=2"},
-	{Kind: "note", Page: 3, Comment: "Ask Hana whether the MedRec numbers used the same split as Longformer.", Author: "Mira Okafor", Created: "2024-03-15T09:15:00+00:00", CitationURI: markedPDF + "#page=3"},
+	{Kind: "highlight", Page: 2, Text: "The pooled summary is added to each block", Comment: "Gate init matters: check the Aldana and Ferreira residual design before we reuse it.", Author: "Mira Okafor", Created: "2024-03-14T10:30:00+00:00", Color: "#ffff00", CitationURI: markedPDF + "#page=2"},
+	{Kind: "note", Page: 3, Comment: "Ask Hana whether the MedRec numbers used the same split as Longformer.", Author: "Mira Okafor", Created: "2024-03-15T09:15:00+00:00", Color: "#ffcc00", CitationURI: markedPDF + "#page=3"},
 }
 
 func TestReadMarks(t *testing.T) {

@@ -102,3 +102,14 @@ func Plausible(r *Result) bool {
 	}
 	return good*2 >= len(r.Words) && r.Confidence >= 0.2
 }
+
+// Off is an engine that recognises nothing: a host's way to turn OCR off
+// whatever the environment says. Sources compare their option with it.
+var Off Engine = off{}
+
+type off struct{}
+
+func (off) ID() string { return "off" }
+func (off) Recognize(context.Context, Image) (*Result, error) {
+	return nil, ErrUnavailable
+}

@@ -37,6 +37,9 @@
 // The references parsed from a PDF are also kept on disk (see
 // Options.CacheDir), keyed by the PDF's path, modification time and size and
 // the parser's version, so that a new process does not parse them again.
+//
+// A library that is not a Vault (a reference manager's) builds its own
+// graph from the same parts: TextReferences, Matcher and RefCache.
 package relations
 
 import (

@@ -1,5 +1,7 @@
 package vault
 
+import "github.com/researchctx/researchctx/internal/ocrpages"
+
 // NewLibrary returns a Library over an open Vault, for the tests: hosts
 // open one with OpenLibrary.
 var NewLibrary = newLibrary
@@ -12,3 +14,6 @@ const (
 	OCRMemory     = ocrMemory
 	OCRReadSlots  = ocrReadSlots
 )
+
+// ocrLines groups recognised words into lines, for the internal tests.
+var ocrLines = ocrpages.Lines

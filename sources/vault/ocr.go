@@ -2,14 +2,8 @@ package vault
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"io/fs"
-	"path/filepath"
-	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +12,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/ocr"
+	"github.com/researchctx/researchctx/internal/ocrpages"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/sources"
@@ -54,14 +49,7 @@ const (
 
 // NoOCR, as LibraryOptions.OCR, turns OCR off whatever the environment
 // says.
-var NoOCR OCREngine = noOCR{}
-
-type noOCR struct{}
-
-func (noOCR) ID() string { return "off" }
-func (noOCR) Recognize(context.Context, ocr.Image) (*ocr.Result, error) {
-	return nil, ocr.ErrUnavailable
-}
+var NoOCR OCREngine = ocr.Off
 
 // ocrVersion changes whenever what the OCR cache holds changes: ocr-2
 // records the lines' wide gaps (pdf.Line.Gaps); ocr-3 names an entry by
@@ -69,40 +57,26 @@ func (noOCR) Recognize(context.Context, ocr.Image) (*ocr.Result, error) {
 // sealed.
 const ocrVersion = "ocr-3"
 
-// maxOCREntry bounds an OCR cache entry read back, and written: a larger
-// entry is not trusted (its pages are recognised again) and not written
-// (the process keeps its pages in memory). A page's text and lines are
-// bounded by pdf.MaxPageText; a thousand scanned pages of a book take a
-// few megabytes.
-const maxOCREntry = 16 << 20
-
-// OCR memory. A page in OCR holds its image in this process from its
-// decoding to the end of the engine's run: at most pdf.MaxImagePixels grey
-// bytes decoded, and as much again while they are encoded for the engine
-// (ocrPageBudget). The pages in OCR at once are bounded by ocrMemory, not
-// by the number of cores: the background takes at most ocrBackground of
-// them, reads one more (ocrReadSlots), so that a read never waits for a
-// slot the background holds.
+// The OCR memory bounds (see ocrpages.Memory).
 const (
-	ocrPageBudget = 2 * pdf.MaxImagePixels
-	ocrMemory     = 384 << 20
-	ocrReadSlots  = 1
+	ocrPageBudget = ocrpages.PageBudget
+	ocrMemory     = ocrpages.Memory
+	ocrReadSlots  = ocrpages.ReadSlots
 )
 
 // ocrBackground returns how many pages the background OCR gives the engine
-// at once on cpus cores: one per core, within ocrMemory beside the reads'.
-func ocrBackground(cpus int) int {
-	return max(1, min(cpus, ocrMemory/ocrPageBudget-ocrReadSlots))
-}
+// at once on cpus cores.
+func ocrBackground(cpus int) int { return ocrpages.Background(cpus) }
 
-// ocrPage is one page's recognition, as the OCR cache keeps it: its text
-// and lines, or why it has none.
-type ocrPage struct {
-	Text       string     `json:",omitempty"`
-	Lines      []pdf.Line `json:",omitempty"`
-	Confidence float64    `json:",omitempty"`
-	Reason     string     `json:",omitempty"`
-}
+// ocrPage is one page's recognition, as the OCR cache keeps it.
+type ocrPage = ocrpages.Page
+
+// ocrRef names the OCR cache entry of a PDF under an engine. With the disk
+// cache on, the entry is named by the PDF's path and content (its SHA-256,
+// as the PDF cache has it); without one, or when the PDF cannot be hashed,
+// the entry lives in this process's memory, named by the file's path and
+// stamp.
+type ocrRef = ocrpages.Ref
 
 // ocrState is what a Library knows of OCR: its engine (nil for none) and
 // why there is none, found once; the renderer for pages whose image is
@@ -120,39 +94,17 @@ type ocrState struct {
 	// OCR of the index waits for none to be and for the build to end
 	// (textIdle), so that text pages come first.
 	textBusy atomic.Int32
-	// gen counts the pages recognised in this process: a document
-	// recognised from the cache at one count is still what the cache
-	// holds while the count stays.
-	gen atomic.Int64
+	// store holds the recognised pages, on disk and in memory, and the
+	// pages in the engine now.
+	store ocrpages.Store
 
-	mu          sync.Mutex
-	pending     map[string]bool // index items whose scanned pages wait for the engine
-	queued      map[string]bool // items and stamps ever queued
-	queue       []string        // the same, in the order they came
-	running     bool            // the OCR worker runs
-	done, total int
-	marks       map[string]ocrMarks              // by PDF path: its recognised pages, for cards
-	mem         map[string]map[int]*ocrPage      // by entry: pages recognised here and not yet on disk; all of them when the disk cache is off
-	claims      map[string]map[int]chan struct{} // by entry: pages in the engine, closed when their run ends
-	sums        map[string][2]string             // by PDF path: the stamp and content SHA-256 last found
-
-	slotsOnce        sync.Once
-	bgSlots, rdSlots chan struct{} // pages in OCR: background runs', reads'
-	sweepOnce        sync.Once
-	saveMu           sync.Mutex // held while an entry is merged and written
-}
-
-// slots returns the semaphore of the pages in OCR of background runs or
-// of reads (see ocrMemory).
-func (o *ocrState) slots(background bool) chan struct{} {
-	o.slotsOnce.Do(func() {
-		o.bgSlots = make(chan struct{}, ocrBackground(runtime.GOMAXPROCS(0)))
-		o.rdSlots = make(chan struct{}, ocrReadSlots)
-	})
-	if background {
-		return o.bgSlots
-	}
-	return o.rdSlots
+	mu      sync.Mutex
+	pending map[string]bool      // index items whose scanned pages wait for the engine
+	queued  map[string]bool      // items and stamps ever queued
+	queue   []string             // the same, in the order they came
+	running bool                 // the OCR worker runs
+	marks   map[string]ocrMarks  // by PDF path: its recognised pages, for cards
+	sums    map[string][2]string // by PDF path: the stamp and content SHA-256 last found
 }
 
 // ocrMarks are the confidences of a PDF's recognised pages under one stamp.
@@ -178,8 +130,15 @@ func (l *Library) ocrEngine() (OCREngine, string) {
 		if o.eng != nil {
 			o.renderer = pdf.Renderer()
 		}
+		o.store.Dir, o.store.Progress = l.cachePath("ocr"), o.progress
 	})
 	return o.eng, o.note
+}
+
+// ocrStore returns the library's store of recognised pages.
+func (l *Library) ocrStore() *ocrpages.Store {
+	l.ocrEngine()
+	return &l.ocr.store
 }
 
 // ocrID names the library's engine for the index's version: an index
@@ -191,28 +150,14 @@ func (l *Library) ocrID() string {
 	return "none"
 }
 
-// ocrRef names the OCR cache entry of a PDF as it is now, under an
-// engine. With the disk cache on, the entry is named by the PDF's path and
-// content (its SHA-256, as the PDF cache has it) and holds that SHA-256
-// and the engine's id: an entry of another file copied or linked to its name, or
-// a file's entry left behind when its content changed, is not served,
-// however computable the name. Without a disk cache, or when the PDF
-// cannot be hashed, the entry lives in this process's memory, named by
-// the file's path and stamp.
-type ocrRef struct {
-	key    string // the entry's name
-	sum    string // the PDF's SHA-256; "" for an entry in memory
-	engine string
-}
-
 // ocrRefOf returns the OCR cache entry of the PDF at rel, stat'ed as st,
 // under engine.
 func (l *Library) ocrRefOf(ctx context.Context, rel string, st fs.FileInfo, engine string) ocrRef {
 	stamp := fileStamp(st)
 	if sum := l.pdfSum(ctx, rel, st, stamp); sum != "" {
-		return ocrRef{key: stampOf(ocrVersion, rel, sum, engine), sum: sum, engine: engine}
+		return ocrRef{Key: stampOf(ocrVersion, rel, sum, engine), Sum: sum, Engine: engine}
 	}
-	return ocrRef{key: stampOf(ocrVersion, rel, stamp, engine), engine: engine}
+	return ocrRef{Key: stampOf(ocrVersion, rel, stamp, engine), Engine: engine}
 }
 
 // pdfSum returns the SHA-256 of the PDF at rel, stat'ed as st (stamp), as
@@ -260,113 +205,6 @@ func (l *Library) opener(rel string) pdf.Opener {
 	}
 }
 
-// ocrEntry is an OCR cache entry on disk: the PDF content and engine it
-// is of, and the pages.
-type ocrEntry struct {
-	SHA256 string
-	Engine string
-	Pages  map[int]*ocrPage
-}
-
-// ocrDir opens the OCR cache's folder through the safe file layer (no
-// link from .agentero down, regular files only, written only inside it),
-// removing, at its first open in a process, what killed writers left.
-func (l *Library) ocrDir() (*safefs.Dir, error) {
-	dir, err := filepath.Abs(l.cachePath("ocr"))
-	if err != nil {
-		return nil, err
-	}
-	d, err := safefs.OpenDir(dir, safefs.Create)
-	if err != nil {
-		return nil, err
-	}
-	l.ocr.sweepOnce.Do(func() { d.RemoveStaleTemps() })
-	return d, nil
-}
-
-// loadOCR returns the pages of the OCR cache entry ref that this process
-// recognised and those on disk, nil when there are none. An entry that is
-// not a sealed regular file within maxOCREntry, or that is of another
-// content or engine, counts as none.
-func (l *Library) loadOCR(ref ocrRef) map[int]*ocrPage {
-	o := &l.ocr
-	// Memory first: a save writes the disk, then forgets the pages here.
-	o.mu.Lock()
-	out := clonePages(o.mem[ref.key])
-	o.mu.Unlock()
-	if ref.sum == "" {
-		return out
-	}
-	d, err := l.ocrDir()
-	if err != nil {
-		return out
-	}
-	defer d.Close()
-	b, err := d.ReadSealed(ref.key+".ocr", maxOCREntry)
-	var e ocrEntry
-	if err != nil || json.Unmarshal(b, &e) != nil || e.SHA256 != ref.sum || e.Engine != ref.engine {
-		return out
-	}
-	if out == nil {
-		out = map[int]*ocrPage{}
-	}
-	for n, p := range e.Pages {
-		if _, ok := out[n]; !ok && p != nil {
-			out[n] = p
-		}
-	}
-	return out
-}
-
-// keepOCR records page n of entry ref, recognised here, in memory.
-func (l *Library) keepOCR(ref ocrRef, n int, p *ocrPage) {
-	o := &l.ocr
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.mem == nil {
-		o.mem = map[string]map[int]*ocrPage{}
-	}
-	if o.mem[ref.key] == nil {
-		o.mem[ref.key] = map[int]*ocrPage{}
-	}
-	o.mem[ref.key][n] = p
-	o.gen.Add(1)
-}
-
-// saveOCR writes what is known of entry ref to disk, through the safe
-// file layer, and forgets the pages kept in memory for it; a cache that
-// cannot be written (or an entry over maxOCREntry) keeps them in memory,
-// costing the work again in the next process, nothing else.
-func (l *Library) saveOCR(ref ocrRef) {
-	if ref.sum == "" {
-		return
-	}
-	o := &l.ocr
-	o.saveMu.Lock()
-	defer o.saveMu.Unlock()
-	pages := l.loadOCR(ref)
-	b, err := json.Marshal(ocrEntry{SHA256: ref.sum, Engine: ref.engine, Pages: pages})
-	if err != nil || len(b)+4 > maxOCREntry {
-		return
-	}
-	d, err := l.ocrDir()
-	if err != nil {
-		return
-	}
-	defer d.Close()
-	if d.WriteSealed(ref.key+".ocr", b) != nil {
-		return
-	}
-	o.mu.Lock()
-	for n := range pages {
-		delete(o.mem[ref.key], n)
-	}
-	if len(o.mem[ref.key]) == 0 {
-		delete(o.mem, ref.key)
-	}
-	o.mu.Unlock()
-}
-
 // recognised returns doc with the text of its pages without a text layer
 // recognised from their images: what the OCR cache holds, and, of the
 // pages run names (1-based; nil: none), those the cache does not hold,
@@ -385,29 +223,17 @@ func (f *pdfFile) recognised(ctx context.Context, doc *pdf.Document, run []int) 
 // recognisedBy is recognised for a background run (background: its pages
 // take the background's slots) or a call's.
 func (f *pdfFile) recognisedBy(ctx context.Context, doc *pdf.Document, run []int, background bool) *pdf.Document {
-	var need []int
-	noText := map[int]bool{}
-	for i, p := range doc.Pages {
-		if p.NoTextLayer && p.Err == nil {
-			need = append(need, i+1)
-			noText[i+1] = true
-		}
-	}
-	if len(need) == 0 {
+	if len(ocrpages.Scanned(doc)) == 0 {
 		return doc
 	}
-	var want []int
+	store := f.l.ocrStore()
+	want := false // a page of run has no text layer
 	for _, n := range run {
-		if noText[n] {
-			want = append(want, n)
-		}
+		want = want || n >= 1 && n <= len(doc.Pages) && doc.Pages[n-1].NoTextLayer && doc.Pages[n-1].Err == nil
 	}
-	// In order, once each: recognise counts on it.
-	slices.Sort(want)
-	want = slices.Compact(want)
-	gen := f.l.ocr.gen.Load()
+	gen := store.Gen()
 	f.ocrMu.Lock()
-	if f.ocrBase == doc && (f.ocrDone || len(want) == 0 && f.ocrGen == gen) {
+	if f.ocrBase == doc && (f.ocrDone || !want && f.ocrGen == gen) {
 		out := f.ocrDoc
 		f.ocrMu.Unlock()
 		return out
@@ -422,63 +248,19 @@ func (f *pdfFile) recognisedBy(ctx context.Context, doc *pdf.Document, run []int
 			ref = f.l.ocrRefOf(ctx, f.rel, st, eng.ID())
 		} else {
 			f.mu.Lock()
-			ref = ocrRef{key: stampOf(ocrVersion, f.rel, f.stamp, eng.ID()), engine: eng.ID()}
+			ref = ocrRef{Key: stampOf(ocrVersion, f.rel, f.stamp, eng.ID()), Engine: eng.ID()}
 			f.mu.Unlock()
 		}
-		rec = f.l.loadOCR(ref)
-		for ctx.Err() == nil {
-			var todo []int
-			for _, n := range want {
-				if rec[n] == nil {
-					todo = append(todo, n)
-				}
-			}
-			if len(todo) == 0 {
-				break
-			}
-			ran, theirs := f.recognise(ctx, eng, doc, todo, ref, background)
-			if ran {
-				f.l.saveOCR(ref)
-				f.l.ocr.mu.Lock()
-				delete(f.l.ocr.marks, f.rel)
-				f.l.ocr.mu.Unlock()
-				recognisedNow = true
-			}
-			for _, c := range theirs {
-				select {
-				case <-c:
-				case <-ctx.Done():
-				}
-			}
-			rec = f.l.loadOCR(ref)
-			if !ran && len(theirs) == 0 {
-				break
-			}
+		rec, recognisedNow = store.Pages(ctx, eng, ocrpages.Source{Open: f.l.opener(f.rel), Doc: doc, Renderer: f.l.ocr.renderer}, run, ref, background)
+		if recognisedNow {
+			f.l.ocr.mu.Lock()
+			delete(f.l.ocr.marks, f.rel)
+			f.l.ocr.mu.Unlock()
 		}
+		note = "not recognised yet: OCR runs in the background of indexing"
 	}
-	if rec == nil {
-		rec = map[int]*ocrPage{}
-	}
-	done := true
-	out := *doc
-	out.Pages = append([]pdf.Page(nil), doc.Pages...)
-	notes := map[int]*ocrPage{}
-	for _, n := range need {
-		p := rec[n]
-		switch {
-		case eng == nil:
-			notes[n] = &ocrPage{Reason: note}
-		case p == nil:
-			notes[n] = &ocrPage{Reason: "not recognised yet: OCR runs in the background of indexing"}
-			done = false
-		case p.Text == "":
-			notes[n] = p
-		default:
-			notes[n] = p
-			pg := &out.Pages[n-1]
-			pg.Text, pg.Lines, pg.NoTextLayer, pg.Recognised = p.Text, p.Lines, false, true
-		}
-	}
+	rd, notes, done := ocrpages.Merge(doc, rec, eng != nil, note)
+	out := *rd
 	if out.Title == "" && len(out.Pages) > 0 && out.Pages[0].Recognised {
 		// A scan's title is what its first page sets as one; the
 		// catalogue learns it as it would a text layer's title block.
@@ -489,7 +271,7 @@ func (f *pdfFile) recognisedBy(ctx context.Context, doc *pdf.Document, run []int
 		}
 	}
 	f.ocrMu.Lock()
-	if len(want) > 0 || f.ocrBase != doc || !f.ocrDone {
+	if want || f.ocrBase != doc || !f.ocrDone {
 		// A reader that read the cache while the engine ran does not
 		// undo what the run found.
 		f.ocrBase, f.ocrDoc, f.ocrNotes, f.ocrDone, f.ocrWaits, f.ocrGen = doc, &out, notes, done, !done, gen
@@ -568,257 +350,8 @@ func (f *pdfFile) describeOCR(ctx context.Context, md *sources.Metadata, doc *pd
 		}
 	}
 	if md.OCRPages > 0 {
-		md.OCRConfidence = roundConfidence(sum / float64(md.OCRPages))
+		md.OCRConfidence = ocrpages.RoundConfidence(sum / float64(md.OCRPages))
 	}
-}
-
-// roundConfidence rounds a confidence to two places.
-func roundConfidence(c float64) float64 { return float64(int(c*100+0.5)) / 100 }
-
-// recognise runs eng over the given pages of doc, keeping each page's
-// result in memory for entry ref (keepOCR), and reports whether it ran
-// any. A page that another run has in the engine is left to it, and its
-// channel returned in theirs, closed when that run ends. A page the
-// caller's context interrupted is left out; a page whose image cannot be
-// had, or that the engine fails on, gets its reason. Each page holds one
-// of the library's OCR slots (see ocrMemory) from before its image is
-// decoded to the end of its engine run.
-func (f *pdfFile) recognise(ctx context.Context, eng OCREngine, doc *pdf.Document, pages []int, ref ocrRef, background bool) (ran bool, theirs []chan struct{}) {
-	file, err := f.l.v.FS().Open(f.rel)
-	if err != nil {
-		return false, nil
-	}
-	defer file.Close()
-	st, err := file.Stat()
-	if err != nil {
-		return false, nil
-	}
-	o := &f.l.ocr
-	slots := o.slots(background)
-	acquire := func() bool {
-		select {
-		case slots <- struct{}{}:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
-	if !acquire() {
-		return false, nil
-	}
-	held := true // the slot of the next page to be decoded
-	defer func() {
-		if held {
-			<-slots
-		}
-	}()
-	// claim takes page n for this run unless another has it or it is
-	// known; release ends the claim.
-	claim := func(n int) bool {
-		o.mu.Lock()
-		defer o.mu.Unlock()
-		if _, ok := o.mem[ref.key][n]; ok {
-			return false
-		}
-		if c := o.claims[ref.key][n]; c != nil {
-			theirs = append(theirs, c)
-			return false
-		}
-		if o.claims == nil {
-			o.claims = map[string]map[int]chan struct{}{}
-		}
-		if o.claims[ref.key] == nil {
-			o.claims[ref.key] = map[int]chan struct{}{}
-		}
-		o.claims[ref.key][n] = make(chan struct{})
-		return true
-	}
-	release := func(n int) {
-		o.mu.Lock()
-		defer o.mu.Unlock()
-		close(o.claims[ref.key][n])
-		delete(o.claims[ref.key], n)
-		if len(o.claims[ref.key]) == 0 {
-			delete(o.claims, ref.key)
-		}
-	}
-	o.mu.Lock()
-	o.total += len(pages)
-	o.mu.Unlock()
-	f.l.ocrProgress(0)
-
-	jobs := make(chan pdf.ImageResult)
-	var wg sync.WaitGroup
-	for range min(cap(slots), len(pages)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range jobs {
-				pg := &doc.Pages[r.Page-1]
-				p := recognisePage(ctx, eng, r, pg.Width, pg.Height)
-				r.Image = nil
-				<-slots // the page's image is no longer held
-				f.l.ocrProgress(1)
-				if p != nil {
-					f.l.keepOCR(ref, r.Page, p)
-				}
-				release(r.Page)
-			}
-		}()
-	}
-	err = pdf.PageImages(ctx, file, st.Size(), pages, &pdf.ImageOptions{Renderer: o.renderer}, func(r pdf.ImageResult) error {
-		if !claim(r.Page) {
-			f.l.ocrProgress(1)
-			return nil // the slot is kept for the next page
-		}
-		select {
-		case jobs <- r:
-			held, ran = false, true
-		case <-ctx.Done():
-			release(r.Page)
-			return ctx.Err()
-		}
-		if r.Page == pages[len(pages)-1] {
-			return nil // the last page: no image follows
-		}
-		if !acquire() {
-			return ctx.Err()
-		}
-		held = true
-		return nil
-	})
-	if held {
-		<-slots
-		held = false
-	}
-	close(jobs)
-	wg.Wait()
-	if err != nil && ctx.Err() == nil {
-		// The file cannot be parsed for its images: every page not
-		// otherwise known gets the reason.
-		known := f.l.loadOCR(ref)
-		for _, n := range pages {
-			if known[n] == nil && claim(n) {
-				f.l.keepOCR(ref, n, &ocrPage{Reason: "its image cannot be read: " + imageReason(err)})
-				release(n)
-				ran = true
-			}
-		}
-	}
-	return ran, theirs
-}
-
-// ocrProgress counts n more pages recognised and calls the progress hook.
-func (l *Library) ocrProgress(n int) {
-	o := &l.ocr
-	o.mu.Lock()
-	o.done += n
-	done, total := o.done, o.total
-	o.mu.Unlock()
-	if o.progress != nil {
-		o.progress(done, total)
-	}
-}
-
-// recognisePage reads one page image with eng; nil when the caller's
-// context ended (nothing is known of the page then). width and height are
-// the page's size in points, for the lines' font sizes and gaps.
-func recognisePage(ctx context.Context, eng OCREngine, r pdf.ImageResult, width, height float64) *ocrPage {
-	if r.Err != nil {
-		if errors.Is(r.Err, pdf.ErrNoImage) {
-			return &ocrPage{Reason: "the page is blank: it has no image"}
-		}
-		return &ocrPage{Reason: "its image cannot be read: " + imageReason(r.Err)}
-	}
-	format := ocr.PNM
-	if r.Image.Format == pdf.ImageJPEG {
-		format = ocr.JPEG
-	}
-	res, err := eng.Recognize(ctx, ocr.Image{Data: r.Image.Data, Format: format, Width: r.Image.Width, Height: r.Image.Height})
-	switch {
-	case ctx.Err() != nil:
-		return nil
-	case errors.Is(err, ocr.ErrTimeout):
-		return &ocrPage{Reason: "OCR timed out on the page"}
-	case err != nil:
-		return &ocrPage{Reason: "the OCR engine failed on the page"}
-	case strings.TrimSpace(res.Text) == "":
-		return &ocrPage{Reason: "OCR found no text on the page"}
-	case !ocr.Plausible(res):
-		return &ocrPage{Reason: "OCR read nothing that is text on the page"}
-	case len(res.Text)+len(res.Words)*16 > pdf.MaxPageText:
-		return &ocrPage{Reason: "the recognised text is over the text bytes per page limit"}
-	}
-	return &ocrPage{Text: res.Text, Lines: ocrLines(res, width, height), Confidence: roundConfidence(res.Confidence)}
-}
-
-// imageReason says in a few words why a page image could not be had.
-func imageReason(err error) string {
-	var le *pdf.LimitError
-	switch {
-	case errors.As(err, &le):
-		return fmt.Sprintf("over the %s limit", le.Limit)
-	case errors.Is(err, pdf.ErrImageUndecodable):
-		return "its encoding is not one this build decodes (install pdftoppm to render it)"
-	case errors.Is(err, pdf.ErrEncrypted):
-		return "encrypted"
-	}
-	return "malformed"
-}
-
-// ocrLines groups the words of res into the lines of a page width by
-// height points, each with its box, its font size (the words' mean
-// height), its offset in res.Text and its wide gaps: the blanks between
-// consecutive words wider than pdf.WideGap font sizes, as a text layer's
-// lines record them (at most pdf.MaxGaps a line).
-func ocrLines(res *ocr.Result, width, height float64) []pdf.Line {
-	var lines []pdf.Line
-	for i := 0; i < len(res.Words); {
-		j := i + 1
-		for j < len(res.Words) && res.Words[j].Line == res.Words[i].Line {
-			j++
-		}
-		lines = append(lines, ocrLine(res.Words[i:j], width, height))
-		i = j
-	}
-	at := 0
-	for i := range lines {
-		if j := strings.Index(res.Text[at:], lines[i].Text); j >= 0 {
-			lines[i].Start = at + j
-			at += j + len(lines[i].Text)
-		} else {
-			lines[i].Start = at
-		}
-	}
-	return lines
-}
-
-// ocrLine makes one line of a page width by height points of its words,
-// left to right.
-func ocrLine(ws []ocr.Word, width, height float64) pdf.Line {
-	l := pdf.Line{Box: pdf.Box{X: ws[0].X, Y: ws[0].Y, W: ws[0].W, H: ws[0].H}}
-	var hsum float64
-	for _, w := range ws {
-		x1, y1 := max(l.Box.X+l.Box.W, w.X+w.W), max(l.Box.Y+l.Box.H, w.Y+w.H)
-		l.Box.X, l.Box.Y = min(l.Box.X, w.X), min(l.Box.Y, w.Y)
-		l.Box.W, l.Box.H = x1-l.Box.X, y1-l.Box.Y
-		hsum += w.H
-	}
-	l.FontSize = hsum / float64(len(ws)) * height
-	var sb strings.Builder
-	for k, w := range ws {
-		if k > 0 {
-			sb.WriteByte(' ')
-			prev := ws[k-1]
-			gap := (w.X - (prev.X + prev.W)) * width
-			if gap > pdf.WideGap*l.FontSize && len(l.Gaps) < pdf.MaxGaps {
-				l.Gaps = append(l.Gaps, pdf.Gap{At: sb.Len(), X: w.X})
-			}
-		}
-		sb.WriteString(w.Text)
-	}
-	l.Text = sb.String()
-	return l
 }
 
 // markOCR sets the OCR mark of the hits whose page was recognised; a
@@ -846,14 +379,14 @@ func (l *Library) ocrConfidence(ctx context.Context, rel string, n int) (float64
 		return 0, false
 	}
 	ref := l.ocrRefOf(ctx, rel, st, l.ocrID())
-	key := ref.key
+	key := ref.Key
 	o := &l.ocr
 	o.mu.Lock()
 	m, ok := o.marks[rel]
 	o.mu.Unlock()
 	if !ok || m.key != key {
 		m = ocrMarks{key: key, conf: map[int]float64{}}
-		for p, r := range l.loadOCR(ref) {
+		for p, r := range l.ocrStore().Load(ref) {
 			if r.Text != "" {
 				m.conf[p] = r.Confidence
 			}
@@ -867,18 +400,6 @@ func (l *Library) ocrConfidence(ctx context.Context, rel string, n int) (float64
 	}
 	c, ok := m.conf[n]
 	return c, ok
-}
-
-// clonePages copies a page map (its pages are not changed once made).
-func clonePages(m map[int]*ocrPage) map[int]*ocrPage {
-	if m == nil {
-		return nil
-	}
-	out := make(map[int]*ocrPage, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // indexed is the document of index item key as the index takes it in: its
@@ -968,7 +489,7 @@ func (l *Library) ocrWorker() {
 	ctx := l.bgCtx
 	// As many files at a time as pages (see ocrBackground): each holds
 	// a page's slot only while it decodes or recognises the page.
-	slots := make(chan struct{}, cap(o.slots(true)))
+	slots := make(chan struct{}, cap(o.store.Slots(true)))
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {

@@ -139,6 +139,8 @@ type pdfCache struct {
 	mu    sync.Mutex
 	m     map[string]*pdfEntry // by attachment path
 	order []string             // keys of m, least recently added first
+	ocr   ocrState
+	cites citeState // the citation graph read from the PDFs
 }
 
 type pdfEntry struct {

@@ -1,21 +1,28 @@
 package zotero
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
-	"github.com/researchctx/researchctx/cite"
-	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources"
 )
 
-// relations returns an item's related items: Zotero's dc:relation objects,
-// http://zotero.org/users/<userID>/items/<KEY> or
+// relations returns an item's relations: the references read from its
+// PDF (see citations), tied to the library's items when they name one, the
+// library items whose PDFs cite it, and its related items, Zotero's
+// dc:relation objects, http://zotero.org/users/<userID>/items/<KEY> or
 // http://zotero.org/groups/<groupID>/items/<KEY>, that name an item of the
-// library not in the trash. References parsed from the PDF are not read
-// yet.
-func (s *Snapshot) relations(it *Item) *sources.Relations {
+// library not in the trash.
+func (s *Snapshot) relations(ctx context.Context, it *Item) (*sources.Relations, error) {
 	out := &sources.Relations{}
+	if it.isRegular() {
+		main, refs, citedBy, problems, err := s.citations(ctx, it)
+		if err != nil {
+			return nil, err
+		}
+		out.Main, out.References, out.CitedBy, out.Problems = main, refs, citedBy, problems
+	}
 	seen := map[*Item]bool{}
 	for _, obj := range it.related {
 		r := s.relatedItem(it, obj)
@@ -27,17 +34,9 @@ func (s *Snapshot) relations(it *Item) *sources.Relations {
 			continue
 		}
 		seen[r] = true
-		w := sources.Work{Title: textnorm.Line(r.Title()), Year: year(r.Fields["date"]), DOI: r.Fields["DOI"], Paper: s.path(r), CitationURI: cite.File(s.path(r))}
-		for i, c := range r.Creators {
-			if i == 3 {
-				w.Authors = append(w.Authors, "et al.")
-				break
-			}
-			w.Authors = append(w.Authors, textnorm.Line(c.Name()))
-		}
-		out.Related = append(out.Related, w)
+		out.Related = append(out.Related, s.itemWork(r))
 	}
-	return out
+	return out, nil
 }
 
 // relatedItem returns the item a relation's object names, or nil.

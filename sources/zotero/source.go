@@ -34,6 +34,8 @@ var (
 	_ sources.Holder     = (*Source)(nil)
 	_ sources.MarkReader = (*Source)(nil)
 	_ sources.Relater    = (*Source)(nil)
+	_ sources.PageReader = (*Source)(nil)
+	_ sources.PageReader = (*itemSource)(nil)
 	_ sources.Describer  = (*itemSource)(nil)
 	_ sources.MarkReader = (*itemSource)(nil)
 	_ sources.Relater    = (*itemSource)(nil)
@@ -81,6 +83,19 @@ func (s *Source) Holds(p string) bool {
 // main document: an item's first PDF, else its record; a library,
 // collection or tag has none and lists its items (sources.ErrIsDirectory).
 func (s *Source) Read(ctx context.Context, p string) (*sources.Document, error) {
+	return s.readPages(ctx, p, nil, true)
+}
+
+// ReadPages implements sources.PageReader: a scanned PDF's pages are
+// recognised only among pages; the others the OCR cache does not hold say
+// they are not recognised yet, and are recognised in the background.
+func (s *Source) ReadPages(ctx context.Context, p string, pages []int) (*sources.Document, error) {
+	return s.readPages(ctx, p, pages, false)
+}
+
+// readPages is Read with the pages the OCR engine may be given (all: every
+// page).
+func (s *Source) readPages(ctx context.Context, p string, pages []int, all bool) (*sources.Document, error) {
 	snap, sc, err := s.state(ctx)
 	if err != nil {
 		return nil, err
@@ -90,14 +105,14 @@ func (s *Source) Read(ctx context.Context, p string) (*sources.Document, error) 
 			return nil, fmt.Errorf("%s: %w: list it to see its items", s.path, sources.ErrIsDirectory)
 		}
 		if sc.main != nil {
-			return snap.read(ctx, sc.main)
+			return snap.readPages(ctx, sc.main, pages, all)
 		}
-		return snap.mainDoc(ctx, sc.item)
+		return snap.mainDoc(ctx, sc.item, pages, all)
 	}
 	if err := s.inside(snap, sc, p); err != nil {
 		return nil, err
 	}
-	return snap.read(ctx, snap.item(p))
+	return snap.readPages(ctx, snap.item(p), pages, all)
 }
 
 // inside checks that p is a document of the scope: ErrOutside for a path
@@ -240,8 +255,9 @@ func (s *Source) Marks(ctx context.Context, p string) (*sources.Marks, error) {
 	return snap.marks(ctx, snap.item(p)), nil
 }
 
-// Relations returns an item's related items (Zotero's dc:relation), as
-// library works.
+// Relations returns an item's references and cited-by, read from the
+// library's PDFs, and its related items (Zotero's dc:relation), as library
+// works.
 func (s *Source) Relations(ctx context.Context) (*sources.Relations, error) {
 	snap, sc, err := s.state(ctx)
 	if err != nil {
@@ -250,7 +266,7 @@ func (s *Source) Relations(ctx context.Context) (*sources.Relations, error) {
 	if sc.kind != "item" {
 		return nil, fmt.Errorf("%w: relations are an item's", sources.ErrUnsupported)
 	}
-	return snap.relations(sc.item), nil
+	return snap.relations(ctx, sc.item)
 }
 
 // itemSource is an item inside a granted source (see Source.Inner): it
@@ -296,17 +312,25 @@ func (s *itemSource) Search(ctx context.Context, q sources.Query) (*sources.Resu
 }
 
 func (s *itemSource) Read(ctx context.Context, p string) (*sources.Document, error) {
+	return s.readPages(ctx, p, nil, true)
+}
+
+func (s *itemSource) ReadPages(ctx context.Context, p string, pages []int) (*sources.Document, error) {
+	return s.readPages(ctx, p, pages, false)
+}
+
+func (s *itemSource) readPages(ctx context.Context, p string, pages []int, all bool) (*sources.Document, error) {
 	snap, it, err := s.state(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if p == "" {
-		return snap.mainDoc(ctx, it)
+		return snap.mainDoc(ctx, it, pages, all)
 	}
 	if err := s.inside(snap, p); err != nil {
 		return nil, err
 	}
-	return snap.read(ctx, snap.item(p))
+	return snap.readPages(ctx, snap.item(p), pages, all)
 }
 
 func (s *itemSource) inside(snap *Snapshot, p string) error {
@@ -346,18 +370,19 @@ func (s *itemSource) Relations(ctx context.Context) (*sources.Relations, error) 
 	if err != nil {
 		return nil, err
 	}
-	return snap.relations(it), nil
+	return snap.relations(ctx, it)
 }
 
 // mainDoc is a regular item's main document: its record (metadata,
 // abstract, attachments and notes) followed by the pages of its first PDF
-// that can be read, so that the record of an item with a PDF can be read
-// too (the item named as a document in a larger scope reads as its record
+// that can be read, with the scanned pages of pages (all: every page)
+// recognised, so that the record of an item with a PDF can be read too
+// (the item named as a document in a larger scope reads as its record
 // only); the record alone when no PDF can be read. A note or an
 // attachment is its own.
-func (s *Snapshot) mainDoc(ctx context.Context, it *Item) (*sources.Document, error) {
+func (s *Snapshot) mainDoc(ctx context.Context, it *Item, pages []int, all bool) (*sources.Document, error) {
 	if !it.isRegular() {
-		return s.read(ctx, it)
+		return s.readPages(ctx, it, pages, all)
 	}
 	rec, err := s.read(ctx, it)
 	if err != nil {
@@ -367,7 +392,7 @@ func (s *Snapshot) mainDoc(ctx context.Context, it *Item) (*sources.Document, er
 		if !a.isPDF() {
 			continue
 		}
-		doc, err := s.read(ctx, a)
+		doc, err := s.readPages(ctx, a, pages, all)
 		if err == nil {
 			return withRecord(rec, doc), nil
 		}
@@ -395,8 +420,15 @@ func withRecord(rec, doc *sources.Document) *sources.Document {
 }
 
 // read returns the document of one item: a regular item's record, a
-// note's text, an attachment's file.
+// note's text, an attachment's file. A scanned PDF's pages are what the
+// OCR cache holds: read waits for no engine.
 func (s *Snapshot) read(ctx context.Context, it *Item) (*sources.Document, error) {
+	return s.readPages(ctx, it, nil, false)
+}
+
+// readPages is read with the scanned pages of pages (1-based; all: every
+// page) recognised.
+func (s *Snapshot) readPages(ctx context.Context, it *Item, pages []int, all bool) (*sources.Document, error) {
 	if it == nil {
 		return nil, sources.ErrNotFound
 	}
@@ -412,7 +444,7 @@ func (s *Snapshot) read(ctx context.Context, it *Item) (*sources.Document, error
 	case it.isAnnotation():
 		return nil, fmt.Errorf("%s: %w: an annotation is read with its attachment's marks", p, sources.ErrNotFound)
 	case it.isAttachment():
-		return s.readAttachment(ctx, it)
+		return s.readAttachment(ctx, it, pages, all)
 	}
 	text := s.record(ctx, it)
 	return &sources.Document{Path: p, Title: textnorm.Line(it.Title()),
@@ -423,7 +455,7 @@ func (s *Snapshot) read(ctx context.Context, it *Item) (*sources.Document, error
 const maxSnapshotBytes = 16 << 20
 
 // readAttachment reads a PDF attachment by page, an HTML snapshot as text.
-func (s *Snapshot) readAttachment(ctx context.Context, it *Item) (*sources.Document, error) {
+func (s *Snapshot) readAttachment(ctx context.Context, it *Item, pages []int, all bool) (*sources.Document, error) {
 	p := s.path(it)
 	title := textnorm.Line(it.Title())
 	if parent := s.items[it.parentID]; parent != nil && it.parentID != 0 {
@@ -435,15 +467,14 @@ func (s *Snapshot) readAttachment(ctx context.Context, it *Item) (*sources.Docum
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
+		doc, notes := s.lib.pdfs.recognised(ctx, p, it, doc, pages, all)
 		out := &sources.Document{Path: p, Title: title, Pages: len(doc.Pages), Parts: make([]sources.Part, len(doc.Pages))}
 		for i, pg := range doc.Pages {
 			part := sources.Part{Location: sources.Location{Path: p, Page: i + 1, Label: pageLabel(doc.Labels, i)}, Text: pg.Text, NoTextLayer: pg.NoTextLayer}
 			if pg.Err != nil {
 				part.Err = &unreadableError{err: pg.Err}
 			}
-			if pg.NoTextLayer {
-				part.Note = "no OCR for Zotero attachments yet"
-			}
+			ocrPart(notes, i+1, &part)
 			out.Parts[i] = part
 		}
 		return out, nil
@@ -601,6 +632,7 @@ func (s *Snapshot) describe(ctx context.Context, it *Item) *sources.Metadata {
 				}
 				if md.Pages == 0 {
 					md.Pages = len(doc.Pages)
+					s.lib.pdfs.describeOCR(ctx, md, s.path(c), c, doc)
 				}
 			}
 			md.Documents = append(md.Documents, s.path(c))

@@ -39,12 +39,18 @@ func zoteroDev(t *testing.T) string {
 func toolset(t *testing.T, layout string, mentions ...string) (*tools.Toolset, *researchctx.Plan, string) {
 	t.Helper()
 	dir := zoteroDev(t)
+	return toolsetOf(t, zotero.New(zotero.Options{DataDir: filepath.Join(dir, layout), BaseDir: filepath.Join(dir, "Attachments")}), mentions...)
+}
+
+// toolsetOf is toolset over a driver of the test's own.
+func toolsetOf(t *testing.T, d *zotero.Driver, mentions ...string) (*tools.Toolset, *researchctx.Plan, string) {
+	t.Helper()
 	vaultDir := t.TempDir()
 	if err := samplevault.Extract(vaultDir); err != nil {
 		t.Fatal(err)
 	}
 	reg := vault.NewRegistry()
-	reg.Register(zotero.Kind, zotero.New(zotero.Options{DataDir: filepath.Join(dir, layout), BaseDir: filepath.Join(dir, "Attachments")}))
+	reg.Register(zotero.Kind, d)
 	r := researchctx.Resolver{Registry: reg}
 	t.Cleanup(func() { r.Close() })
 	plan, err := r.Resolve(context.Background(), researchctx.Request{Vault: vaultDir, RuntimeID: "zotero", TurnID: "t1", Mentions: mentions})

@@ -1,9 +1,10 @@
 // Package zotero is the driver of a researcher's Zotero library: it opens
 // the library, its collections, tags and items as sources (package
 // sources) of kind "zotero", with their metadata, PDF attachments read by
-// the SDK's own text layer, notes, and the annotations made in Zotero's
-// reader as marks. Importing the package registers the kind, as importing
-// package sources/vault registers the Vault's.
+// the SDK's own text layer (a scan's pages by OCR, as the Vault's), notes,
+// the annotations made in Zotero's reader as marks, and the references and
+// cited-by read from the library's PDFs. Importing the package registers
+// the kind, as importing package sources/vault registers the Vault's.
 //
 // Where Zotero's files are is host configuration, never something a grant
 // or an agent can widen: the data directory (holding zotero.sqlite and
@@ -108,6 +109,12 @@ type Options struct {
 	// text are kept. Empty: the grant's Vault's cache folder
 	// (.agentero/cache/zotero), else the user's cache folder.
 	CacheDir string
+	// OCR is the engine that reads scanned PDF attachments, as
+	// vault.LibraryOptions.OCR is the Vault's: nil for the default
+	// (tesseract when installed, unless RESEARCHCTX_OCR says otherwise),
+	// NoOCR for none. What it recognises is cached under CacheDir, never
+	// in the data directory.
+	OCR OCREngine
 }
 
 // Driver opens Zotero sources. The zero value reads its options from the
@@ -200,6 +207,7 @@ func (d *Driver) library(env *sources.Env) (*Library, error) {
 		base = b
 	}
 	l := newLibrary(id, opts.DataDir, base, cache)
+	l.pdfs.ocr.opt = opts.OCR
 	if d.libs == nil {
 		d.libs = map[string]*Library{}
 	}

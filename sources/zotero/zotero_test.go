@@ -239,8 +239,12 @@ func TestItemsAgainstTruth(t *testing.T) {
 				if want.URL != "" && !strings.Contains(rec, want.URL) {
 					t.Errorf("%s: the record lacks the URL %q", want.Key, want.URL)
 				}
+				rels, err := snap.relations(ctx, it)
+				if err != nil {
+					t.Fatalf("%s: relations: %v", want.Key, err)
+				}
 				var rel []string
-				for _, w := range snap.relations(it).Related {
+				for _, w := range rels.Related {
 					_, key, _ := splitItemPath(w.Paper)
 					rel = append(rel, key)
 				}

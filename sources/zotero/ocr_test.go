@@ -1,0 +1,177 @@
+package zotero_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/zotero"
+	"github.com/researchctx/researchctx/tools"
+)
+
+// copyTree copies a folder tree into a new temporary folder the test may
+// change.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// needTools skips the test when a program it runs is not installed
+// (failing under CI=true, which installs them).
+func needTools(t *testing.T, names ...string) {
+	t.Helper()
+	for _, p := range names {
+		if _, err := exec.LookPath(p); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is not installed (CI installs it)", p)
+			}
+			t.Skipf("%s is not installed", p)
+		}
+	}
+}
+
+// scanOf rasterises the first pages of a PDF and wraps the images as a
+// PDF with no text layer, as a scanner makes one.
+func scanOf(t *testing.T, src string, pages int) []byte {
+	t.Helper()
+	tmp := t.TempDir()
+	if b, err := exec.Command("pdftoppm", "-f", "1", "-l", fmt.Sprint(pages), "-r", "200", "-gray", "-jpeg", src, filepath.Join(tmp, "p")).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v: %s", err, b)
+	}
+	jpgs, err := filepath.Glob(filepath.Join(tmp, "p*.jpg"))
+	if err != nil || len(jpgs) != pages {
+		t.Fatalf("pdftoppm made %v (%v)", jpgs, err)
+	}
+	scan, err := exec.Command("img2pdf", jpgs...).Output()
+	if err != nil {
+		t.Fatalf("img2pdf: %v", err)
+	}
+	return scan
+}
+
+// longWords returns the words of s of seven letters or more, lower-cased.
+func longWords(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if len(w) >= 7 {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// TestOCRScannedAttachment: an imported PDF attachment that is a scan (the
+// first two pages of the fixture's Sequence to Sequence paper, rasterised)
+// is read with OCR: a page read returns the page's text as tesseract
+// recognises it — most of the long words pdftotext finds on the
+// born-digital page — marked as OCR and cited by Zotero's open-pdf URI of
+// the page; the item's metadata counts its recognised pages. The recognition is cached under the library's cache folder;
+// Zotero's folders stay byte-identical, with no file added. With OCR
+// turned off, the page says so and has no text.
+func TestOCRScannedAttachment(t *testing.T) {
+	needTools(t, "tesseract", "pdftoppm", "img2pdf", "pdftotext")
+	data := copyTree(t, filepath.Join(zoteroDev(t), "Zotero"))
+	pdfPath := filepath.Join(data, "storage", "XHS4W622", "Sutskever et al. - 2014 - Sequence to Sequence Learning with Neural Networks.pdf")
+	text, err := exec.Command("pdftotext", "-f", "2", "-l", "2", "-layout", pdfPath, "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	want := longWords(string(text))
+	if len(want) < 50 {
+		t.Fatalf("pdftotext found %d long words on page 2", len(want))
+	}
+	if err := os.WriteFile(pdfPath, scanOf(t, pdfPath, 2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := zotero.HashTree(t, data)
+	ctx := context.Background()
+
+	cache := t.TempDir()
+	d := zotero.New(zotero.Options{DataDir: data, CacheDir: cache})
+	t.Cleanup(func() { zotero.CloseOCR(d) })
+	ts, _, _ := toolsetOf(t, d, "zotero:collections/To Read")
+	const page2 = "zotero://open-pdf/library/items/XHS4W622?page=2"
+	r, err := ts.Read(ctx, tools.ReadInput{Target: page2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Page != 2 || r.CitationURI != page2 || !r.OCR || r.Confidence <= 0 {
+		t.Fatalf("read of %s: page %d, uri %q, ocr %v (%.2f)", page2, r.Page, r.CitationURI, r.OCR, r.Confidence)
+	}
+	got := map[string]bool{}
+	for _, w := range longWords(r.Text) {
+		got[w] = true
+	}
+	found := 0
+	for _, w := range want {
+		if got[w] {
+			found++
+		}
+	}
+	if found*10 < len(want)*7 {
+		t.Fatalf("OCR found %d of the %d long words of pdftotext's page 2; text %.300q", found, len(want), r.Text)
+	}
+
+	md, err := ts.Read(ctx, tools.ReadInput{Target: "zotero://select/library/items/QCAL5UMX"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !md.OCR || md.OCRPages < 1 {
+		t.Fatalf("metadata of the scanned item: ocr %v, %d pages recognised", md.OCR, md.OCRPages)
+	}
+
+	zotero.CloseOCR(d)
+	entries, err := filepath.Glob(filepath.Join(cache, "*", "ocr", "*.ocr"))
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("no OCR cache entry under the library's cache folder (%v)", err)
+	}
+	if after := zotero.HashTree(t, data); after != before {
+		t.Fatal("Zotero's folders changed")
+	}
+
+	off := zotero.New(zotero.Options{DataDir: data, CacheDir: t.TempDir(), OCR: zotero.NoOCR})
+	n, err := off.Ref(ctx, "items/QCAL5UMX", &sources.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := off.Open(ctx, n.Ref, &sources.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := src.(sources.PageReader).ReadPages(ctx, "zotero:items/XHS4W622", []int{2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := doc.Parts[1]; !p.NoTextLayer || p.OCR != nil || p.Note != "no OCR: it is turned off" {
+		t.Fatalf("page 2 with OCR off: no text layer %v, ocr %+v, note %q", p.NoTextLayer, p.OCR, p.Note)
+	}
+}
