@@ -267,7 +267,12 @@ func page(pg *pdf.Page, lay layout) ([]Item, int) {
 		}
 	}
 	var out []Item
-	vote := 0
+	// A table's rows on either side of its caption, counted for the vote
+	// once the figures' areas are known: a figure's axis labels under a
+	// table's caption are no rows of it.
+	type sides struct{ down, up []pdf.Line }
+	var tables []sides
+	figArea := map[pdf.Box]bool{}
 	for i := 0; i < len(lines); i++ {
 		ln := lines[i]
 		kind, num, ok := Caption(ln.Text)
@@ -291,8 +296,15 @@ func page(pg *pdf.Page, lay layout) ([]Item, int) {
 		capBox := union(capLines)
 		it := Item{ID: ID(kind, num), Kind: kind, Number: num, Page: pg.Number, CaptionBox: capBox}
 		it.Caption = clip(text, MaxCaption)
-		area, areaLines, v := region(lines, i, end, capBox, kind, body, lay.side, stop)
-		vote += v
+		area, areaLines, down, up := region(lines, i, end, capBox, kind, body, lay.side, stop)
+		switch kind {
+		case Table:
+			tables = append(tables, sides{down, up})
+		case Figure:
+			for _, ln := range areaLines {
+				figArea[ln.Box] = true
+			}
+		}
 		it.Box = unionBox(capBox, area)
 		it.Text = text
 		if len(areaLines) > 0 {
@@ -300,6 +312,16 @@ func page(pg *pdf.Page, lay layout) ([]Item, int) {
 		}
 		out = append(out, it)
 		i = end - 1
+	}
+	vote := 0
+	for _, t := range tables {
+		rd, ru := tableRows(t.down, figArea), tableRows(t.up, figArea)
+		switch {
+		case rd >= 2*ru+2:
+			vote++
+		case ru >= 2*rd+2:
+			vote--
+		}
 	}
 	return out, vote
 }
@@ -425,10 +447,13 @@ func runsOn(line string) bool {
 }
 
 // region returns the item's area beside its caption (lines i to end) and
-// the lines in it: above a figure's or an algorithm's caption, below a
-// table's (above it when nothing is below), over the caption's column,
-// up to the nearest line of body text or another caption.
-func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body float64, side int, stop map[pdf.Box]bool) (pdf.Box, []pdf.Line, int) {
+// the lines in it (got): above a figure's or an algorithm's caption,
+// below a table's, or above it when nothing is below or when its document
+// sets its tables' rows above their captions (side -1); over the
+// caption's column, up to the nearest line of body text, a caption's line
+// or a running head (stop). For a table it returns the lines below and
+// above its caption too, which the document's vote counts.
+func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body float64, side int, stop map[pdf.Box]bool) (box pdf.Box, got, down, up []pdf.Line) {
 	x0, x1 := column(lines, capBox)
 	inCol := func(b pdf.Box) bool {
 		c := b.X + b.W/2
@@ -448,7 +473,7 @@ func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body floa
 			}
 		}
 		sort.SliceStable(cand, func(a, b int) bool { return cand[a].Box.Y < cand[b].Box.Y })
-		return takeUntilBody(cand, x1-x0, body, capBox.Y+capBox.H, +1, kind == Algorithm, stop)
+		return takeUntilBody(cand, x0, x1, body, capBox.Y+capBox.H, +1, kind, stop)
 	}
 	above := func() []pdf.Line {
 		var cand []pdf.Line
@@ -458,23 +483,13 @@ func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body floa
 			}
 		}
 		sort.SliceStable(cand, func(a, b int) bool { return cand[a].Box.Y+cand[a].Box.H > cand[b].Box.Y+cand[b].Box.H })
-		got := takeUntilBody(cand, x1-x0, body, capBox.Y, -1, kind == Algorithm, stop)
+		got := takeUntilBody(cand, x0, x1, body, capBox.Y, -1, kind, stop)
 		slices.Reverse(got)
 		return got
 	}
-	var got []pdf.Line
-	var box pdf.Box
-	vote := 0
 	switch kind {
 	case Table:
-		down, up := below(), above()
-		rd, ru := tableRows(down, x1-x0, body), tableRows(up, x1-x0, body)
-		switch {
-		case rd >= 2*ru+2:
-			vote = 1
-		case ru >= 2*rd+2:
-			vote = -1
-		}
+		down, up = below(), above()
 		got = down
 		if len(got) == 0 || side < 0 && len(up) > 0 {
 			got = up
@@ -495,15 +510,16 @@ func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body floa
 		box = union(got)
 		box.X, box.W = math.Min(box.X, x0), math.Max(box.X+box.W, x1)-math.Min(box.X, x0)
 	}
-	return box, got, vote
+	return box, got, down, up
 }
 
-// tableRows counts the lines of lines that read as a table's row: not
-// prose, and with a wide gap between cells or two numbers.
-func tableRows(lines []pdf.Line, width, body float64) int {
+// tableRows counts the lines of an area that read as a table's row, out
+// of a figure's area (skip): with a wide gap between cells, or two
+// numbers.
+func tableRows(lines []pdf.Line, skip map[pdf.Box]bool) int {
 	n := 0
 	for _, ln := range lines {
-		if prose(ln, width, body) {
+		if skip[ln.Box] {
 			continue
 		}
 		nums := 0
@@ -520,10 +536,22 @@ func tableRows(lines []pdf.Line, width, body float64) int {
 }
 
 // takeUntilBody takes lines from cand (ordered away from the caption) up
-// to the first line of body text, the first line of a caption (capLine) or a gap of more than
-// a fifth of the page. In an algorithm's area (algo) a line that reads as
-// a step of pseudocode is no body text, however long.
-func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int, algo bool, stop map[pdf.Box]bool) []pdf.Line {
+// to the first line of body text, the first caption or line in stop, or
+// a gap of more than a fifth of the page; a table's rows up to a gap of
+// more than maxRowGap of their lines' height too. A line of body text in
+// one column of two ends an area that spans both (x0 to x1). In an
+// algorithm's area a line that reads as a step of pseudocode is no body
+// text, however long.
+func takeUntilBody(cand []pdf.Line, x0, x1, body, from float64, dir int, kind string, stop map[pdf.Box]bool) []pdf.Line {
+	algo := kind == Algorithm
+	width, mid := x1-x0, (x0+x1)/2
+	isProse := func(ln pdf.Line) bool {
+		if prose(ln, width, body) {
+			return true
+		}
+		half := ln.Box.X+ln.Box.W <= mid+0.01 || ln.Box.X >= mid-0.01
+		return half && prose(ln, width/2, body)
+	}
 	var out []pdf.Line
 	edge := from
 	for k, ln := range cand {
@@ -536,10 +564,13 @@ func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int, algo boo
 		if gap > 0.2 {
 			break
 		}
+		if n := len(out); kind == Table && n > 0 && gap > maxRowGap*math.Max(ln.Box.H, out[n-1].Box.H) {
+			break
+		}
 		if _, _, ok := Caption(ln.Text); ok || stop[ln.Box] {
 			break
 		}
-		if prose(ln, width, body) && !(algo && (algorithmLine(ln.Text) || stepRow(ln, cand))) {
+		if isProse(ln) && !(algo && (algorithmLine(ln.Text) || stepRow(ln, cand))) {
 			break
 		}
 		if dir < 0 && k+1 < len(cand) && !(algo && algorithmLine(cand[k+1].Text)) && endsParagraph(ln, cand[k+1], width, body) {
@@ -554,6 +585,11 @@ func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int, algo boo
 	}
 	return out
 }
+
+// maxRowGap is the widest gap between a table's rows, in the height of
+// their lines: a table sets its rows close, rules and headers included,
+// and the float a gap apart from the body text around it.
+const maxRowGap = 2.5
 
 // algorithmStep matches the start of a line of an algorithm's body: a
 // numbered step ("3:", "12 "), or a keyword of pseudocode.

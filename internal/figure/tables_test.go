@@ -217,9 +217,11 @@ func TestCorpusTableBodies(t *testing.T) {
 	}
 }
 
-// The held-out gates of TestCorpusTableBodies.
+// The held-out gates of TestCorpusTableBodies: measured recall 0.897,
+// precision 0.904 and row order 0.965 on the held-out tables, a margin
+// left for another poppler's word boxes.
 const (
-	minBodyRecall    = 0.0
-	minBodyPrecision = 0.0
-	minBodyOrder     = 0.0
+	minBodyRecall    = 0.85
+	minBodyPrecision = 0.85
+	minBodyOrder     = 0.90
 )
