@@ -115,11 +115,12 @@ type markParse struct {
 // display space, before layout), at most MaxPageMarks and what is left of
 // the document's MaxDocumentMarks. base maps default user space to the
 // displayed page, w × h. at says where each mark begins (0–1 of the page,
-// origin top-left), for orderMarks.
-func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph) (out []Mark, at [][2]float64, refs []markRef) {
+// origin top-left), for orderMarks; sels are what each text-markup mark
+// covers, whose text markTexts reads once the page is laid out.
+func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph) (out []Mark, at [][2]float64, refs []markRef, sels []markSel) {
 	annots := d.array(pi.dict["Annots"])
 	if len(annots) == 0 || d.marksLeft() <= 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	if len(annots) > maxAnnots*4 {
 		annots = annots[:maxAnnots*4]
@@ -128,7 +129,7 @@ func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph)
 	byNr := map[int]int{}
 	for _, a := range annots {
 		if d.stopped() != nil {
-			return nil, nil, nil
+			return nil, nil, nil, nil
 		}
 		ad := d.dict(a)
 		if ad == nil {
@@ -230,20 +231,14 @@ func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph)
 		}
 		m.Comment = capString(strings.Join(parts, "\n\n"), MaxMarkComment)
 		start := [2]float64{m.Box.X + m.Box.W/2, m.Box.Y + m.Box.H/2}
+		var sel markSel
 		if len(mp.quads) > 0 {
-			var sel []glyph
-			sel, tests = coveredGlyphs(glyphs, mp.quads, tests)
-			if len(sel) > 0 {
-				lines, _ := layoutPage(sel, w, h)
-				m.Text = capString(joinMarkLines(lines), MaxMarkText)
-				if len(lines) > 0 {
-					b := lines[0].Box
-					start = [2]float64{b.X + min(b.W/2, 0.005), b.Y + b.H/2}
-				}
-			}
+			sel.seqs, tests = coveredGlyphs(glyphs, mp.quads, tests)
+			sel.quads = mp.quads
 		}
 		out = append(out, m)
 		at = append(at, start)
+		sels = append(sels, sel)
 		ref := markRef{}
 		for _, j := range append([]int{i}, replies[i]...) {
 			if all[j].nr > 0 {
@@ -256,7 +251,230 @@ func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph)
 		refs = append(refs, ref)
 	}
 	d.markCount += len(out)
-	return out, at, refs
+	return out, at, refs, sels
+}
+
+// markSel is what a text-markup mark covers: its quadrilaterals
+// (display-space boxes) and the glyphs (their seq) whose centre lies in
+// one of them.
+type markSel struct {
+	seqs  []int32
+	quads [][4]float64
+}
+
+// markTexts sets the text of each mark that covers glyphs (sels, as
+// pageMarks gave them) from the page's layout (blocks): the covered part
+// of each of the page's lines they touch, in the page's reading order
+// and each line's own order, so that a highlight over a formula reads its
+// sub- and superscripts beside their base, as the page's text has them.
+// Parts of lines that share a baseline in one quadrilateral are one row,
+// read left to right: a table's row whose cells the page reads column by
+// column, or a formula whose fonts were drawn one after the other. A
+// mark then begins (at) where its first row does.
+func markTexts(marks []Mark, at [][2]float64, sels []markSel, blocks [][]*textLine, w, h float64) {
+	var lines []*textLine
+	for _, b := range blocks {
+		lines = append(lines, b...)
+	}
+	var lineOf map[int32]int
+	for k, sel := range sels {
+		if len(sel.seqs) == 0 {
+			continue
+		}
+		if lineOf == nil {
+			lineOf = map[int32]int{}
+			for i, l := range lines {
+				for _, f := range l.frags {
+					for _, g := range f.g {
+						lineOf[g.seq] = i
+					}
+				}
+			}
+		}
+		in := make(map[int32]bool, len(sel.seqs))
+		var touched []int
+		for _, s := range sel.seqs {
+			in[s] = true
+			if i, ok := lineOf[s]; ok {
+				touched = append(touched, i)
+			}
+		}
+		slices.Sort(touched)
+		touched = slices.Compact(touched)
+		var parts []*textLine
+		for _, i := range touched {
+			if part := coveredPart(lines[i], in); part != nil {
+				parts = append(parts, part)
+			}
+		}
+		var out []Line
+		for _, row := range markRows(parts, sel.quads) {
+			text, _, _, _ := lineText(row)
+			out = append(out, Line{Text: text, Box: lineBox(row, w, h)})
+		}
+		marks[k].Text = capString(joinMarkLines(out), MaxMarkText)
+		if len(out) > 0 {
+			b := out[0].Box
+			at[k] = [2]float64{b.X + min(b.W/2, 0.005), b.Y + b.H/2}
+		}
+	}
+}
+
+// maxRowParts bounds the parts of lines merged into one row of a mark.
+const maxRowParts = 64
+
+// markRows groups the covered parts of a mark's lines (in the page's
+// order) into rows: a horizontal part joins the first row before it in
+// the same quadrilateral whose baseline band overlaps its own by half the
+// smaller size. A row of several parts is one line of their fragments
+// (interleave), which lineText reads left to right.
+func markRows(parts []*textLine, quads [][4]float64) []*textLine {
+	quadOf := func(p *textLine) int {
+		if p.frags[0].dir != 0 {
+			return -1
+		}
+		x, y := (p.x0+p.x1)/2, p.y+0.33*p.size
+		for i, q := range quads {
+			if x >= q[0] && x <= q[2] && y >= q[1] && y <= q[3] {
+				return i
+			}
+		}
+		return -1
+	}
+	type row struct {
+		quad  int
+		parts []*textLine
+	}
+	var rows []*row
+	for _, p := range parts {
+		q := quadOf(p)
+		var into *row
+		for _, r := range rows {
+			if q < 0 || r.quad != q || len(r.parts) >= maxRowParts {
+				continue
+			}
+			a := r.parts[0]
+			top := math.Min(a.y+0.75*a.size, p.y+0.75*p.size)
+			bot := math.Max(a.y-0.25*a.size, p.y-0.25*p.size)
+			if top-bot >= 0.5*math.Min(a.size, p.size) {
+				into = r
+				break
+			}
+		}
+		if into == nil {
+			rows = append(rows, &row{quad: q, parts: []*textLine{p}})
+			continue
+		}
+		into.parts = append(into.parts, p)
+	}
+	out := make([]*textLine, 0, len(rows))
+	for _, r := range rows {
+		if len(r.parts) == 1 {
+			out = append(out, r.parts[0])
+			continue
+		}
+		base := r.parts[0]
+		for _, p := range r.parts {
+			if p.size > base.size {
+				base = p
+			}
+		}
+		merged := &textLine{frags: interleave(r.parts), y: base.y, size: base.size, x0: math.Inf(1), x1: math.Inf(-1)}
+		for _, f := range merged.frags {
+			merged.x0, merged.x1 = math.Min(merged.x0, f.x0), math.Max(merged.x1, f.x1)
+		}
+		out = append(out, merged)
+	}
+	return out
+}
+
+// interleave returns the fragments of parts of lines on one row, each cut
+// where a glyph of another part lies between two of its glyphs: a
+// formula drawn font by font reads as two fragments each spanning the
+// other's glyphs, which read apart would be its letters sorted by font.
+func interleave(parts []*textLine) []*frag {
+	type at struct {
+		x    float64
+		part int
+	}
+	var xs []at
+	for i, p := range parts {
+		for _, f := range p.frags {
+			for _, g := range f.g {
+				if !g.isWS {
+					xs = append(xs, at{g.x, i})
+				}
+			}
+		}
+	}
+	slices.SortFunc(xs, func(a, b at) int { return cmp.Compare(a.x, b.x) })
+	// foreign reports a glyph of another part than i strictly between x0
+	// and x1.
+	foreign := func(i int, x0, x1 float64) bool {
+		k, _ := slices.BinarySearchFunc(xs, x0, func(a at, x float64) int { return cmp.Compare(a.x, x) })
+		for ; k < len(xs) && xs[k].x < x1; k++ {
+			if xs[k].x > x0 && xs[k].part != i {
+				return true
+			}
+		}
+		return false
+	}
+	var out []*frag
+	for i, p := range parts {
+		for _, f := range p.frags {
+			start, last := 0, -1
+			for k, g := range f.g {
+				if g.isWS {
+					continue
+				}
+				if last >= 0 && foreign(i, f.g[last].x, g.x) {
+					out = appendFrag(out, f, f.g[start:k])
+					start = k
+				}
+				last = k
+			}
+			out = appendFrag(out, f, f.g[start:])
+		}
+	}
+	return out
+}
+
+// appendFrag appends to out a fragment of f's glyphs gs, unless it has no
+// glyph but white space.
+func appendFrag(out []*frag, f *frag, gs []glyph) []*frag {
+	nf := &frag{g: gs, x0: math.Inf(1), x1: math.Inf(-1), y: f.y, size: f.size, dir: f.dir}
+	for _, g := range gs {
+		if !g.isWS {
+			nf.x0, nf.x1 = math.Min(nf.x0, g.x), math.Max(nf.x1, g.x+g.w)
+			nf.chars++
+		}
+	}
+	if nf.chars == 0 {
+		return out
+	}
+	return append(out, nf)
+}
+
+// coveredPart is the part of a line made of the glyphs in in, its
+// fragments cut to them, or nil when it has none of them.
+func coveredPart(l *textLine, in map[int32]bool) *textLine {
+	part := &textLine{y: l.y, size: l.size, x0: math.Inf(1), x1: math.Inf(-1)}
+	for _, f := range l.frags {
+		var gs []glyph
+		for _, g := range f.g {
+			if in[g.seq] {
+				gs = append(gs, g)
+			}
+		}
+		part.frags = appendFrag(part.frags, f, gs)
+	}
+	if len(part.frags) == 0 {
+		return nil
+	}
+	for _, f := range part.frags {
+		part.x0, part.x1 = math.Min(part.x0, f.x0), math.Max(part.x1, f.x1)
+	}
+	return part
 }
 
 // markRef is what foldReplies knows of a page's mark: the object numbers
@@ -414,14 +632,15 @@ func orderMarks(marks []Mark, at [][2]float64, refs []markRef, lines []Line) {
 	}
 }
 
-// coveredGlyphs returns the glyphs whose centre lies in one of quads, and
-// the page's test count after it; past maxMarkTests it gives none.
-func coveredGlyphs(glyphs []glyph, quads [][4]float64, tests int) ([]glyph, int) {
+// coveredGlyphs returns the glyphs (their seq) whose centre lies in one
+// of quads, and the page's test count after it; past maxMarkTests it
+// gives none.
+func coveredGlyphs(glyphs []glyph, quads [][4]float64, tests int) ([]int32, int) {
 	u := quads[0]
 	for _, q := range quads[1:] {
 		u = [4]float64{min(u[0], q[0]), min(u[1], q[1]), max(u[2], q[2]), max(u[3], q[3])}
 	}
-	var sel []glyph
+	var sel []int32
 	for _, g := range glyphs {
 		if tests >= maxMarkTests {
 			return nil, tests
@@ -434,7 +653,7 @@ func coveredGlyphs(glyphs []glyph, quads [][4]float64, tests int) ([]glyph, int)
 		for _, q := range quads {
 			tests++
 			if x >= q[0] && x <= q[2] && y >= q[1] && y <= q[3] {
-				sel = append(sel, g)
+				sel = append(sel, g.seq)
 				break
 			}
 		}
