@@ -267,10 +267,10 @@ type markSel struct {
 // of each of the page's lines they touch, in the page's reading order
 // and each line's own order, so that a highlight over a formula reads its
 // sub- and superscripts beside their base, as the page's text has them.
-// Parts of lines that share a baseline in one quadrilateral are one row,
-// read left to right: a table's row whose cells the page reads column by
-// column, or a formula whose fonts were drawn one after the other. A
-// mark then begins (at) where its first row does.
+// The parts in one quadrilateral read as its cells (cellLines): a
+// table's row left to right where the page reads it column by column, a
+// formula whose fonts were drawn one after the other left to right. A
+// mark then begins (at) where its first line does.
 func markTexts(marks []Mark, at [][2]float64, sels []markSel, blocks [][]*textLine, w, h float64) {
 	var lines []*textLine
 	for _, b := range blocks {
@@ -320,14 +320,14 @@ func markTexts(marks []Mark, at [][2]float64, sels []markSel, blocks [][]*textLi
 	}
 }
 
-// maxRowParts bounds the parts of lines merged into one row of a mark.
-const maxRowParts = 64
+// maxCellParts bounds the pieces of lines a quadrilateral's text is
+// arranged from; past it they read in the page's order.
+const maxCellParts = 256
 
-// markRows groups the covered parts of a mark's lines (in the page's
-// order) into rows: a horizontal part joins the first row before it in
-// the same quadrilateral whose baseline band overlaps its own by half the
-// smaller size. A row of several parts is one line of their fragments
-// (interleave), which lineText reads left to right.
+// markRows arranges the covered parts of a mark's lines (in the page's
+// order) into the lines its text reads: the parts in one quadrilateral
+// as cells (cellLines), the others as the page reads them. Groups read in
+// the order of their first part.
 func markRows(parts []*textLine, quads [][4]float64) []*textLine {
 	quadOf := func(p *textLine) int {
 		if p.frags[0].dir != 0 {
@@ -341,45 +341,156 @@ func markRows(parts []*textLine, quads [][4]float64) []*textLine {
 		}
 		return -1
 	}
-	type row struct {
-		quad  int
-		parts []*textLine
-	}
-	var rows []*row
+	var groups [][]*textLine
+	at := map[int]int{}
 	for _, p := range parts {
 		q := quadOf(p)
-		var into *row
-		for _, r := range rows {
-			if q < 0 || r.quad != q || len(r.parts) >= maxRowParts {
-				continue
-			}
-			a := r.parts[0]
-			top := math.Min(a.y+0.75*a.size, p.y+0.75*p.size)
-			bot := math.Max(a.y-0.25*a.size, p.y-0.25*p.size)
-			if top-bot >= 0.5*math.Min(a.size, p.size) {
-				into = r
-				break
-			}
-		}
-		if into == nil {
-			rows = append(rows, &row{quad: q, parts: []*textLine{p}})
+		if g, ok := at[q]; ok && q >= 0 {
+			groups[g] = append(groups[g], p)
 			continue
 		}
-		into.parts = append(into.parts, p)
+		at[q] = len(groups)
+		groups = append(groups, []*textLine{p})
+	}
+	var out []*textLine
+	for _, g := range groups {
+		out = append(out, cellLines(g)...)
+	}
+	return out
+}
+
+// cellLines arranges the parts of lines in one quadrilateral as a reader
+// selecting them reads them: each part cut at its wide gaps (WideGap)
+// into pieces; pieces that overlap horizontally and touch vertically one
+// cell (a table's cell set on two lines, a formula drawn font by font);
+// the cells in bands top to bottom, left to right in a band (a table's
+// row, its cells the page may read column by column); a cell's pieces on
+// one baseline one line of their fragments (interleave), its lines top
+// to bottom.
+func cellLines(parts []*textLine) []*textLine {
+	if len(parts) == 1 {
+		return parts
+	}
+	var pieces []*textLine
+	for _, p := range parts {
+		pieces = append(pieces, cutWide(p)...)
+	}
+	if len(pieces) > maxCellParts {
+		return parts
+	}
+	top := func(p *textLine) float64 { return p.y + 0.75*p.size }
+	bot := func(p *textLine) float64 { return p.y - 0.25*p.size }
+	// Cells: the pieces joined, through union-find.
+	up := make([]int, len(pieces))
+	for i := range up {
+		up[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for up[i] != i {
+			up[i] = up[up[i]]
+			i = up[i]
+		}
+		return i
+	}
+	for i, a := range pieces {
+		for k := i + 1; k < len(pieces); k++ {
+			b := pieces[k]
+			if math.Min(a.x1, b.x1) <= math.Max(a.x0, b.x0) {
+				continue
+			}
+			gap := math.Max(bot(a), bot(b)) - math.Min(top(a), top(b))
+			if gap < 0.6*math.Max(a.size, b.size) {
+				up[find(i)] = find(k)
+			}
+		}
+	}
+	type cell struct {
+		pieces       []*textLine
+		x0, top, bot float64
+	}
+	byRoot := map[int]*cell{}
+	var cells []*cell
+	for i, p := range pieces {
+		r := find(i)
+		c := byRoot[r]
+		if c == nil {
+			c = &cell{x0: p.x0, top: top(p), bot: bot(p)}
+			byRoot[r] = c
+			cells = append(cells, c)
+		}
+		c.pieces = append(c.pieces, p)
+		c.x0, c.top, c.bot = math.Min(c.x0, p.x0), math.Max(c.top, top(p)), math.Min(c.bot, bot(p))
+	}
+	// Bands: cells sorted from the top, each joining the band above while
+	// it overlaps it vertically.
+	slices.SortStableFunc(cells, func(a, b *cell) int { return cmp.Compare(b.top, a.top) })
+	var out []*textLine
+	for start := 0; start < len(cells); {
+		end, low := start+1, cells[start].bot
+		for end < len(cells) && cells[end].top > low {
+			low = math.Min(low, cells[end].bot)
+			end++
+		}
+		band := cells[start:end]
+		slices.SortStableFunc(band, func(a, b *cell) int { return cmp.Compare(a.x0, b.x0) })
+		for _, c := range band {
+			out = append(out, cellRows(c.pieces)...)
+		}
+		start = end
+	}
+	return out
+}
+
+// cutWide cuts a part of a line at its blanks wider than WideGap font
+// sizes: the cells of a table's row that the page set on one line.
+func cutWide(p *textLine) []*textLine {
+	frags := slices.Clone(p.frags)
+	slices.SortStableFunc(frags, func(a, b *frag) int { return cmp.Compare(a.x0, b.x0) })
+	var out []*textLine
+	var cur *textLine
+	for _, f := range frags {
+		if cur == nil || f.x0-cur.x1 > WideGap*math.Max(f.size, cur.size) {
+			cur = &textLine{y: p.y, size: p.size, x0: f.x0, x1: f.x1}
+			out = append(out, cur)
+		}
+		cur.frags = append(cur.frags, f)
+		cur.x1 = math.Max(cur.x1, f.x1)
+	}
+	return out
+}
+
+// cellRows returns a cell's pieces as lines top to bottom: the pieces
+// whose baseline bands overlap by half the smaller size one line of their
+// fragments (interleave).
+func cellRows(pieces []*textLine) []*textLine {
+	slices.SortStableFunc(pieces, func(a, b *textLine) int { return cmp.Compare(b.y, a.y) })
+	var rows [][]*textLine
+	for _, p := range pieces {
+		if n := len(rows); n > 0 {
+			a := rows[n-1][0]
+			hi := math.Min(a.y+0.75*a.size, p.y+0.75*p.size)
+			lo := math.Max(a.y-0.25*a.size, p.y-0.25*p.size)
+			if hi-lo >= 0.5*math.Min(a.size, p.size) {
+				rows[n-1] = append(rows[n-1], p)
+				continue
+			}
+		}
+		rows = append(rows, []*textLine{p})
 	}
 	out := make([]*textLine, 0, len(rows))
 	for _, r := range rows {
-		if len(r.parts) == 1 {
-			out = append(out, r.parts[0])
+		if len(r) == 1 {
+			out = append(out, r[0])
 			continue
 		}
-		base := r.parts[0]
-		for _, p := range r.parts {
+		base := r[0]
+		for _, p := range r {
 			if p.size > base.size {
 				base = p
 			}
 		}
-		merged := &textLine{frags: interleave(r.parts), y: base.y, size: base.size, x0: math.Inf(1), x1: math.Inf(-1)}
+		merged := &textLine{frags: interleave(r), y: base.y, size: base.size, x0: math.Inf(1), x1: math.Inf(-1)}
 		for _, f := range merged.frags {
 			merged.x0, merged.x1 = math.Min(merged.x0, f.x0), math.Max(merged.x1, f.x1)
 		}
