@@ -326,8 +326,8 @@ const maxCellParts = 256
 
 // markRows arranges the covered parts of a mark's lines (in the page's
 // order) into the lines its text reads: the parts in one quadrilateral
-// as cells (cellLines), the others as the page reads them. Groups read in
-// the order of their first part.
+// as cells (cellLines), in the quadrilaterals' order; a part in none (its
+// glyphs in two, or set vertically) after the part before it.
 func markRows(parts []*textLine, quads [][4]float64) []*textLine {
 	quadOf := func(p *textLine) int {
 		if p.frags[0].dir != 0 {
@@ -341,20 +341,32 @@ func markRows(parts []*textLine, quads [][4]float64) []*textLine {
 		}
 		return -1
 	}
-	var groups [][]*textLine
-	at := map[int]int{}
+	type group struct {
+		key   int
+		parts []*textLine
+	}
+	var groups []*group
+	at := map[int]*group{}
+	key := -1
 	for _, p := range parts {
 		q := quadOf(p)
 		if g, ok := at[q]; ok && q >= 0 {
-			groups[g] = append(groups[g], p)
+			g.parts = append(g.parts, p)
 			continue
 		}
-		at[q] = len(groups)
-		groups = append(groups, []*textLine{p})
+		if q >= 0 {
+			key = q
+		}
+		g := &group{key: key, parts: []*textLine{p}}
+		at[q] = g
+		groups = append(groups, g)
 	}
+	// The quadrilaterals in their order: a viewer sets them in the
+	// order the reader selected, row after row.
+	slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Compare(a.key, b.key) })
 	var out []*textLine
 	for _, g := range groups {
-		out = append(out, cellLines(g)...)
+		out = append(out, cellLines(g.parts)...)
 	}
 	return out
 }

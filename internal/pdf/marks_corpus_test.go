@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,15 +26,32 @@ import (
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
-// selection is a highlight added over a table's row or a formula: its
-// page, its box in default user space, and pdftotext's text of that box.
+// selection is a highlight added over a table's row, two of its rows or
+// a formula: its page, its boxes (a quadrilateral each), and pdftotext's
+// text of them, box by box.
 type selection struct {
 	page    int
-	kind    string // "row" or "formula"
-	rect    *types.Rectangle
-	x, y    float64 // the box in points from the page's top left
-	w, h    float64
+	kind    string // "row", "rows" or "formula"
+	boxes   []pbox
 	poppler string
+}
+
+// pbox is a box in points from the page's top left.
+type pbox struct{ x, y, w, h float64 }
+
+// union is the box of all of a selection's boxes.
+func (s selection) union() pbox {
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, b := range s.boxes {
+		x0, y0 = math.Min(x0, b.x), math.Min(y0, b.y)
+		x1, y1 = math.Max(x1, b.x+b.w), math.Max(y1, b.y+b.h)
+	}
+	return pbox{x0, y0, x1 - x0, y1 - y0}
+}
+
+// rect is a box in default user space, on a page of height h.
+func (b pbox) rect(h float64) *types.Rectangle {
+	return types.NewRectangle(b.x, h-(b.y+b.h), b.x+b.w, h-b.y)
 }
 
 // Per file, the most table rows and formulas marked.
@@ -82,10 +100,10 @@ func inside(b, area pdf.Box) bool {
 	return cx >= area.X && cx <= area.X+area.W && cy >= area.Y && cy <= area.Y+area.H
 }
 
-// tableRows returns the rows of a page's tables (figure.Find's items of
-// the page, the caption left out) that hold two cells or more.
-func tableRows(pg pdf.Page, items []figure.Item) [][]pdf.Line {
-	var out [][]pdf.Line
+// tableRows returns the rows of each of a page's tables (figure.Find's
+// items of the page, the caption left out) that hold two cells or more.
+func tableRows(pg pdf.Page, items []figure.Item) [][][]pdf.Line {
+	var out [][][]pdf.Line
 	for _, it := range items {
 		if it.Kind != figure.Table || it.Page != pg.Number {
 			continue
@@ -96,15 +114,17 @@ func tableRows(pg pdf.Page, items []figure.Item) [][]pdf.Line {
 				in = append(in, ln)
 			}
 		}
+		var rows [][]pdf.Line
 		for _, r := range pageRows(in) {
 			cells := len(r)
 			for _, ln := range r {
 				cells += len(ln.Gaps)
 			}
 			if cells >= 2 {
-				out = append(out, r)
+				rows = append(rows, r)
 			}
 		}
+		out = append(out, rows)
 	}
 	return out
 }
@@ -143,26 +163,32 @@ func spaced(rows [][]pdf.Line, i int) bool {
 	return true
 }
 
-// newSelection is a highlight over a box of a page (0–1, top left), a
-// point larger on every side, as a viewer draws it.
-func newSelection(pg pdf.Page, kind string, b pdf.Box) selection {
-	x, y := b.X*pg.Width-1, b.Y*pg.Height-1
-	w, h := b.W*pg.Width+2, b.H*pg.Height+2
-	return selection{page: pg.Number, kind: kind, x: x, y: y, w: w, h: h,
-		rect: types.NewRectangle(x, pg.Height-(y+h), x+w, pg.Height-y)}
+// newSelection is a highlight over boxes of a page (0–1, top left), each
+// a point larger on every side, as a viewer draws it.
+func newSelection(pg pdf.Page, kind string, bs ...pdf.Box) selection {
+	s := selection{page: pg.Number, kind: kind}
+	for _, b := range bs {
+		s.boxes = append(s.boxes, pbox{b.X*pg.Width - 1, b.Y*pg.Height - 1, b.W*pg.Width + 2, b.H*pg.Height + 2})
+	}
+	return s
 }
 
 // selections picks the table rows and displayed formulas of a document to
 // mark, spread over it, with pdftotext's text of each.
 func selections(t *testing.T, bin, path string, doc *pdf.Document) []selection {
 	items := figure.Find(doc)
-	var rows, formulas []selection
+	var rows, pairs, formulas []selection
 	for _, pg := range doc.Pages {
 		if pg.Err != nil || pg.Width <= 0 || pg.Height <= 0 {
 			continue
 		}
-		for _, r := range tableRows(pg, items) {
-			rows = append(rows, newSelection(pg, "row", rowBox(r)))
+		for _, table := range tableRows(pg, items) {
+			for i, r := range table {
+				rows = append(rows, newSelection(pg, "row", rowBox(r)))
+				if i+1 < len(table) {
+					pairs = append(pairs, newSelection(pg, "rows", rowBox(r), rowBox(table[i+1])))
+				}
+			}
 		}
 		rs := pageRows(pg.Lines)
 		for i, r := range rs {
@@ -178,9 +204,14 @@ func selections(t *testing.T, bin, path string, doc *pdf.Document) []selection {
 		}
 	}
 	var out []selection
-	for _, s := range append(spread(rows, maxRowMarks), spread(formulas, maxFormulaMarks)...) {
-		var ok bool
-		if s.poppler, ok = popplerBox(t, bin, path, s); ok && len(alnum(s.poppler)) >= 4 {
+	for _, s := range slices.Concat(spread(rows, maxRowMarks), spread(pairs, maxRowMarks/2), spread(formulas, maxFormulaMarks)) {
+		var texts []string
+		ok := true
+		for _, b := range s.boxes {
+			text, read := popplerBox(t, bin, path, s.page, b)
+			texts, ok = append(texts, text), ok && read
+		}
+		if s.poppler = strings.Join(texts, "\n"); ok && len(alnum(s.poppler)) >= 4 {
 			out = append(out, s)
 		}
 	}
@@ -199,14 +230,14 @@ func spread(ss []selection, n int) []selection {
 	return out
 }
 
-// popplerBox returns pdftotext's text of a selection's box, and false
-// when pdftotext reports errors reading the page (a font it cannot
-// read, a missing language pack): its text of the box is no reference.
-func popplerBox(t *testing.T, bin, path string, s selection) (string, bool) {
+// popplerBox returns pdftotext's text of a box of a page, and false when
+// pdftotext reports errors reading the page (a font it cannot read, a
+// missing language pack): its text of the box is no reference.
+func popplerBox(t *testing.T, bin, path string, page int, b pbox) (string, bool) {
 	t.Helper()
-	p := strconv.Itoa(s.page)
+	p := strconv.Itoa(page)
 	n := func(v float64) string { return strconv.Itoa(int(math.Round(v))) }
-	cmd := exec.Command(bin, "-f", p, "-l", p, "-x", n(s.x), "-y", n(s.y), "-W", n(s.w), "-H", n(s.h), "-enc", "UTF-8", path, "-")
+	cmd := exec.Command(bin, "-f", p, "-l", p, "-x", n(b.x), "-y", n(b.y), "-W", n(b.w), "-H", n(b.h), "-enc", "UTF-8", path, "-")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -254,6 +285,10 @@ func agreement(a, b string) float64 {
 	return 2 * float64(prev[len(y)]) / float64(len(x)+len(y))
 }
 
+// selName is the comment of the k-th selection's highlight, by which it
+// is found again.
+func selName(k int) string { return "selection " + strconv.Itoa(k) }
+
 // minAgreement is the agreement with pdftotext's text of its box a mark's
 // text must have to count as read right.
 const minAgreement = 0.9
@@ -287,7 +322,10 @@ func TestCorpusMarksRowsAndFormulas(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.pdf"))
 	sort.Strings(paths)
 	// By split (held out or not), then kind.
-	scores := map[bool]map[string]*markScore{false: {"row": {}, "formula": {}}, true: {"row": {}, "formula": {}}}
+	scores := map[bool]map[string]*markScore{}
+	for _, h := range []bool{false, true} {
+		scores[h] = map[string]*markScore{"row": {}, "rows": {}, "formula": {}}
+	}
 	conf := model.NewDefaultConfiguration()
 	conf.ValidationMode = model.ValidationRelaxed
 	for i, path := range paths {
@@ -306,8 +344,12 @@ func TestCorpusMarksRowsAndFormulas(t *testing.T) {
 		ann := map[int][]model.AnnotationRenderer{}
 		yellow := color.SimpleColor{R: 1, G: 1, B: 0}
 		for k, s := range sels {
-			q := types.QuadPoints{*types.NewQuadLiteralForRect(s.rect)}
-			ann[s.page] = append(ann[s.page], model.NewTextMarkupAnnotation(model.AnnHighLight, *s.rect, 0, "", fmt.Sprintf("m%d", k), "", 0, &yellow, 0, 0, 0, "Reader", nil, nil, "", "", q))
+			h := doc.Pages[s.page-1].Height
+			var q types.QuadPoints
+			for _, b := range s.boxes {
+				q = append(q, *types.NewQuadLiteralForRect(b.rect(h)))
+			}
+			ann[s.page] = append(ann[s.page], model.NewTextMarkupAnnotation(model.AnnHighLight, *s.union().rect(h), 0, selName(k), fmt.Sprintf("m%d", k), "", 0, &yellow, 0, 0, 0, "Reader", nil, nil, "", "", q))
 		}
 		f, err := os.Create(filepath.Join(t.TempDir(), filepath.Base(path)))
 		if err != nil {
@@ -330,21 +372,18 @@ func TestCorpusMarksRowsAndFormulas(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s annotated: %v", filepath.Base(path), err)
 		}
-		for _, s := range sels {
+		for j, s := range sels {
 			sc := scores[i%2 == 1][s.kind]
 			sc.added++
-			// The mark over this box: the one whose box is nearest.
+			// The mark of this selection: its comment names it.
 			var m *pdf.Mark
 			pg := got.Pages[s.page-1]
-			bestD := math.Inf(1)
 			for k := range pg.Marks {
-				b := pg.Marks[k].Box
-				d := math.Abs(b.X*pg.Width-s.x) + math.Abs(b.Y*pg.Height-s.y)
-				if d < bestD {
-					m, bestD = &pg.Marks[k], d
+				if pg.Marks[k].Comment == selName(j) {
+					m = &pg.Marks[k]
 				}
 			}
-			if m == nil || bestD > 4 {
+			if m == nil {
 				continue
 			}
 			if a := agreement(m.Text, s.poppler); a >= minAgreement {
@@ -362,6 +401,6 @@ func TestCorpusMarksRowsAndFormulas(t *testing.T) {
 		if h {
 			name = "held out"
 		}
-		t.Logf("%s: table rows %v; formulas %v", name, scores[h]["row"], scores[h]["formula"])
+		t.Logf("%s: table rows %v; two rows %v; formulas %v", name, scores[h]["row"], scores[h]["rows"], scores[h]["formula"])
 	}
 }
