@@ -277,6 +277,7 @@ func markTexts(marks []Mark, at [][2]float64, sels []markSel, blocks [][]*textLi
 		lines = append(lines, b...)
 	}
 	var lineOf map[int32]int
+	work := 0 // pairs of pieces compared on the page (cellLines)
 	for k, sel := range sels {
 		if len(sel.seqs) == 0 {
 			continue
@@ -308,7 +309,7 @@ func markTexts(marks []Mark, at [][2]float64, sels []markSel, blocks [][]*textLi
 			}
 		}
 		var out []Line
-		for _, row := range markRows(parts, sel.quads) {
+		for _, row := range markRows(parts, sel.quads, &work) {
 			text, _, _, _ := lineText(row)
 			out = append(out, Line{Text: text, Box: lineBox(row, w, h)})
 		}
@@ -328,7 +329,7 @@ const maxCellParts = 256
 // order) into the lines its text reads: the parts in one quadrilateral
 // as cells (cellLines), in the quadrilaterals' order; a part in none (its
 // glyphs in two, or set vertically) after the part before it.
-func markRows(parts []*textLine, quads [][4]float64) []*textLine {
+func markRows(parts []*textLine, quads [][4]float64, work *int) []*textLine {
 	quadOf := func(p *textLine) int {
 		if p.frags[0].dir != 0 {
 			return -1
@@ -366,7 +367,7 @@ func markRows(parts []*textLine, quads [][4]float64) []*textLine {
 	slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Compare(a.key, b.key) })
 	var out []*textLine
 	for _, g := range groups {
-		out = append(out, cellLines(g.parts)...)
+		out = append(out, cellLines(g.parts, work)...)
 	}
 	return out
 }
@@ -378,8 +379,10 @@ func markRows(parts []*textLine, quads [][4]float64) []*textLine {
 // the cells in bands top to bottom, left to right in a band (a table's
 // row, its cells the page may read column by column); a cell's pieces on
 // one baseline one line of their fragments (interleave), its lines top
-// to bottom.
-func cellLines(parts []*textLine) []*textLine {
+// to bottom. Past maxCellParts pieces, or once the page's pairs of
+// pieces compared (work) reach maxMarkTests, the parts read in the
+// page's order.
+func cellLines(parts []*textLine, work *int) []*textLine {
 	if len(parts) == 1 {
 		return parts
 	}
@@ -387,9 +390,10 @@ func cellLines(parts []*textLine) []*textLine {
 	for _, p := range parts {
 		pieces = append(pieces, cutWide(p)...)
 	}
-	if len(pieces) > maxCellParts {
+	if n := len(pieces); n > maxCellParts || *work+n*n > maxMarkTests {
 		return parts
 	}
+	*work += len(pieces) * len(pieces)
 	top := func(p *textLine) float64 { return p.y + 0.75*p.size }
 	bot := func(p *textLine) float64 { return p.y - 0.25*p.size }
 	// Cells: the pieces joined, through union-find.
