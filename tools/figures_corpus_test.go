@@ -221,3 +221,64 @@ func TestAlgorithmReadWhole(t *testing.T) {
 		}
 	}
 }
+
+// A #table=N read returns the table's rows in reading order, its cells
+// left to right, and no text of the page around it: tables whose rows
+// are under their caption and over it (a document that sets every
+// caption under its table, as one of them shows by its rows), in one
+// column and across two.
+func TestTableReadWhole(t *testing.T) {
+	for _, tt := range []struct {
+		file, uri string
+		rows      []string // in this order
+		not       []string
+	}{
+		{"arxiv-1406.2661.pdf", "downloads/paper.pdf#table=1",
+			[]string{"Table 1: Parzen window-based", "Model | MNIST TFD", "DBN [3] | 138 ± 2 1909 ± 66", "Adversarial nets | 225 ± 2 2057 ± 26"},
+			[]string{"of the Gaussians was obtained"}},
+		{"arxiv-1409.3215.pdf", "downloads/paper.pdf#table=1",
+			[]string{"Table 1: The performance of the LSTM", "Method test BLEU score (ntst14)", "Bahdanau et al. [2] 28.45", "Ensemble of 5 reversed LSTMs, beam size 12 34.81"},
+			[]string{"Rescoring the baseline 1000-best", "Table 2"}},
+		{"arxiv-1706.03762.pdf", "downloads/paper.pdf#table=4",
+			[]string{"Table 4: The Transformer generalizes well", "Parser | Training WSJ 23 F1", "Petrov et al. (2006) [29] | WSJ only, discriminative 90.4", "Dyer et al. (2016) [8] | generative 93.3"},
+			[]string{"In Table 3 rows (B)"}},
+		{"aps-revtex-sample.pdf", "downloads/paper.pdf#table=2",
+			[]string{"TABLE II. This is a wide table", "Ion 1st alternative", "Ag (4k)a | (4h)a", "The z parameter of these positions"},
+			[]string{"earlier in the document", "Tables I, II, III, and IV show"}},
+	} {
+		data, err := os.ReadFile(filepath.Join(corpus.Dir(t, "pdfs"), tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prep := func(vault string) {
+			if err := os.MkdirAll(filepath.Join(vault, "downloads"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(vault, "downloads", "paper.pdf"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f := newFixtureWith(t, nil, prep, "downloads/paper.pdf")
+		out, err := f.ts.Read(context.Background(), tools.ReadInput{Target: tt.uri})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.CitationURI != tt.uri {
+			t.Errorf("%s: cited %q, want %q", tt.file, out.CitationURI, tt.uri)
+		}
+		at := -1
+		for _, row := range tt.rows {
+			i := strings.Index(out.Text, row)
+			if i < 0 || i < at {
+				t.Errorf("%s: %s lacks %q after the rows before it:\n%s", tt.file, tt.uri, row, out.Text)
+				continue
+			}
+			at = i
+		}
+		for _, s := range tt.not {
+			if strings.Contains(out.Text, s) {
+				t.Errorf("%s: %s holds %q, text around the table:\n%s", tt.file, tt.uri, s, out.Text)
+			}
+		}
+	}
+}

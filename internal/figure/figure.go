@@ -138,10 +138,12 @@ func ID(kind, number string) string { return kind + "-" + number }
 // number was already found (a list of figures, a repeated caption) is
 // left out.
 func Find(doc *pdf.Document) []Item {
+	lay := docLayout(doc)
 	var out []Item
 	seen := map[string]bool{}
 	for i := range doc.Pages {
-		for _, it := range page(&doc.Pages[i]) {
+		its, _ := page(&doc.Pages[i], lay)
+		for _, it := range its {
 			if seen[it.ID] {
 				continue
 			}
@@ -152,17 +154,125 @@ func Find(doc *pdf.Document) []Item {
 	return out
 }
 
-// Page returns the items whose captions are on one page.
-func Page(pg *pdf.Page) []Item { return page(pg) }
+// Page returns the items whose captions are on one page, read without
+// the rest of its document: its body size is the page's, and a table's
+// rows are taken below its caption, else above it.
+func Page(pg *pdf.Page) []Item {
+	its, _ := page(pg, layout{})
+	return its
+}
 
-func page(pg *pdf.Page) []Item {
+// layout is what a document's pages share: the size of its body text,
+// the side of their captions its tables take their rows from (+1 below,
+// -1 above, 0 below else above), and its running heads and feet (the
+// letters of a line set at a page's top or bottom margin on several
+// pages), which no item's area takes.
+type layout struct {
+	body    float64
+	side    int
+	running map[string]bool
+}
+
+// margin is the share of a page's height, at its top and its bottom, in
+// which a running head or foot is set.
+const margin = 0.1
+
+// docLayout reads a document's layout. A document sets its table
+// captions one way, above their tables or under them: the tables whose
+// rows lie clearly on one side of their caption vote for the side every
+// table takes its rows from.
+func docLayout(doc *pdf.Document) layout {
+	count := map[float64]int{}
+	seen := map[string]int{}
+	for i := range doc.Pages {
+		onPage := map[string]bool{}
+		for _, ln := range ownLines(&doc.Pages[i]) {
+			count[math.Round(ln.FontSize*2)/2] += len(ln.Text)
+			if k := runningKey(ln); k != "" && !onPage[k] {
+				onPage[k] = true
+				seen[k]++
+			}
+		}
+	}
+	lay := layout{running: map[string]bool{}}
+	bestN := 0
+	for s, n := range count {
+		if n > bestN || n == bestN && s < lay.body {
+			lay.body, bestN = s, n
+		}
+	}
+	for k, n := range seen {
+		if n >= 3 || n >= 2 && len(doc.Pages) <= 4 {
+			lay.running[k] = true
+		}
+	}
+	vote := 0
+	for i := range doc.Pages {
+		_, v := page(&doc.Pages[i], lay)
+		vote += v
+	}
+	if vote < 0 {
+		lay.side = -1
+	}
+	return lay
+}
+
+// runningKey returns the key a line set in a page's margin is counted
+// by, its letters (a running head's page number aside); a line of no
+// letters (a page number) keys as "#"; "" is a line out of the margins.
+func runningKey(ln pdf.Line) string {
+	if ln.Box.Y > margin && ln.Box.Y+ln.Box.H < 1-margin {
+		return ""
+	}
+	var b strings.Builder
+	for _, r := range ln.Text {
+		if unicode.IsLetter(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	if b.Len() == 0 {
+		return "#"
+	}
+	return b.String()
+}
+
+// page returns the items whose captions are on pg and its vote for the
+// side of their captions tables take their rows from: the page's tables
+// whose rows lie more below their captions (+1 each) or above them (-1
+// each).
+func page(pg *pdf.Page, lay layout) ([]Item, int) {
 	lines := ownLines(pg)
 	if len(lines) == 0 {
-		return nil
+		return nil, 0
 	}
 	lines = splitSideBySide(pg, lines)
-	body := bodySize(lines)
+	body := lay.body
+	if body == 0 {
+		body = bodySize(lines)
+	}
+	// The lines no item's area takes: every caption's (a caption wrapped
+	// over lines is another item's whole), and the running heads and
+	// feet.
+	stop := map[pdf.Box]bool{}
+	for i := 0; i < len(lines); i++ {
+		if k := runningKey(lines[i]); k != "" && (k == "#" || lay.running[k]) {
+			stop[lines[i].Box] = true
+		}
+		if _, _, ok := Caption(lines[i].Text); ok && (strongDelimiter(lines[i].Text) || startsBlock(pg, lines, i)) {
+			end := captionEnd(pg, lines, i)
+			for _, ln := range lines[i:end] {
+				stop[ln.Box] = true
+			}
+			i = end - 1
+		}
+	}
 	var out []Item
+	// A table's rows on either side of its caption, counted for the vote
+	// once the figures' areas are known: a figure's axis labels under a
+	// table's caption are no rows of it.
+	type sides struct{ down, up []pdf.Line }
+	var tables []sides
+	figArea := map[pdf.Box]bool{}
 	for i := 0; i < len(lines); i++ {
 		ln := lines[i]
 		kind, num, ok := Caption(ln.Text)
@@ -186,7 +296,15 @@ func page(pg *pdf.Page) []Item {
 		capBox := union(capLines)
 		it := Item{ID: ID(kind, num), Kind: kind, Number: num, Page: pg.Number, CaptionBox: capBox}
 		it.Caption = clip(text, MaxCaption)
-		area, areaLines := region(lines, i, end, capBox, kind, body)
+		area, areaLines, down, up := region(lines, i, end, capBox, kind, body, lay.side, stop)
+		switch kind {
+		case Table:
+			tables = append(tables, sides{down, up})
+		case Figure:
+			for _, ln := range areaLines {
+				figArea[ln.Box] = true
+			}
+		}
 		it.Box = unionBox(capBox, area)
 		it.Text = text
 		if len(areaLines) > 0 {
@@ -195,7 +313,17 @@ func page(pg *pdf.Page) []Item {
 		out = append(out, it)
 		i = end - 1
 	}
-	return out
+	vote := 0
+	for _, t := range tables {
+		rd, ru := tableRows(t.down, figArea), tableRows(t.up, figArea)
+		switch {
+		case rd >= 2*ru+2:
+			vote++
+		case ru >= 2*rd+2:
+			vote--
+		}
+	}
+	return out, vote
 }
 
 // beside returns the index of the line that continues line i on its
@@ -319,10 +447,13 @@ func runsOn(line string) bool {
 }
 
 // region returns the item's area beside its caption (lines i to end) and
-// the lines in it: above a figure's or an algorithm's caption, below a
-// table's (above it when nothing is below), over the caption's column,
-// up to the nearest line of body text or another caption.
-func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body float64) (pdf.Box, []pdf.Line) {
+// the lines in it (got): above a figure's or an algorithm's caption,
+// below a table's, or above it when nothing is below or when its document
+// sets its tables' rows above their captions (side -1); over the
+// caption's column, up to the nearest line of body text, a caption's line
+// or a running head (stop). For a table it returns the lines below and
+// above its caption too, which the document's vote counts.
+func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body float64, side int, stop map[pdf.Box]bool) (box pdf.Box, got, down, up []pdf.Line) {
 	x0, x1 := column(lines, capBox)
 	inCol := func(b pdf.Box) bool {
 		c := b.X + b.W/2
@@ -342,7 +473,7 @@ func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body floa
 			}
 		}
 		sort.SliceStable(cand, func(a, b int) bool { return cand[a].Box.Y < cand[b].Box.Y })
-		return takeUntilBody(cand, x1-x0, body, capBox.Y+capBox.H, +1, kind == Algorithm)
+		return takeUntilBody(cand, x0, x1, body, capBox.Y+capBox.H, +1, kind, stop)
 	}
 	above := func() []pdf.Line {
 		var cand []pdf.Line
@@ -352,17 +483,16 @@ func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body floa
 			}
 		}
 		sort.SliceStable(cand, func(a, b int) bool { return cand[a].Box.Y+cand[a].Box.H > cand[b].Box.Y+cand[b].Box.H })
-		got := takeUntilBody(cand, x1-x0, body, capBox.Y, -1, kind == Algorithm)
+		got := takeUntilBody(cand, x0, x1, body, capBox.Y, -1, kind, stop)
 		slices.Reverse(got)
 		return got
 	}
-	var got []pdf.Line
-	var box pdf.Box
 	switch kind {
 	case Table:
-		got = below()
-		if len(got) == 0 {
-			got = above()
+		down, up = below(), above()
+		got = down
+		if len(got) == 0 || side < 0 && len(up) > 0 {
+			got = up
 		}
 	case Algorithm:
 		// A ruled algorithm's caption heads its body; a floating one's
@@ -380,14 +510,48 @@ func region(lines []pdf.Line, i, end int, capBox pdf.Box, kind string, body floa
 		box = union(got)
 		box.X, box.W = math.Min(box.X, x0), math.Max(box.X+box.W, x1)-math.Min(box.X, x0)
 	}
-	return box, got
+	return box, got, down, up
+}
+
+// tableRows counts the lines of an area that read as a table's row, out
+// of a figure's area (skip): with a wide gap between cells, or two
+// numbers.
+func tableRows(lines []pdf.Line, skip map[pdf.Box]bool) int {
+	n := 0
+	for _, ln := range lines {
+		if skip[ln.Box] {
+			continue
+		}
+		nums := 0
+		for _, w := range strings.Fields(ln.Text) {
+			if w[0] >= '0' && w[0] <= '9' {
+				nums++
+			}
+		}
+		if len(ln.Gaps) > 0 || nums >= 2 {
+			n++
+		}
+	}
+	return n
 }
 
 // takeUntilBody takes lines from cand (ordered away from the caption) up
-// to the first line of body text, the first caption or a gap of more than
-// a fifth of the page. In an algorithm's area (algo) a line that reads as
-// a step of pseudocode is no body text, however long.
-func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int, algo bool) []pdf.Line {
+// to the first line of body text, the first caption or line in stop, or
+// a gap of more than a fifth of the page; a table's rows up to a gap of
+// more than maxRowGap of their lines' height too. A line of body text in
+// one column of two ends an area that spans both (x0 to x1). In an
+// algorithm's area a line that reads as a step of pseudocode is no body
+// text, however long.
+func takeUntilBody(cand []pdf.Line, x0, x1, body, from float64, dir int, kind string, stop map[pdf.Box]bool) []pdf.Line {
+	algo := kind == Algorithm
+	width, mid := x1-x0, (x0+x1)/2
+	isProse := func(ln pdf.Line) bool {
+		if prose(ln, width, body) {
+			return true
+		}
+		half := ln.Box.X+ln.Box.W <= mid+0.01 || ln.Box.X >= mid-0.01
+		return half && prose(ln, width/2, body)
+	}
 	var out []pdf.Line
 	edge := from
 	for k, ln := range cand {
@@ -400,10 +564,13 @@ func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int, algo boo
 		if gap > 0.2 {
 			break
 		}
-		if _, _, ok := Caption(ln.Text); ok {
+		if n := len(out); kind == Table && n > 0 && gap > maxRowGap*math.Max(ln.Box.H, out[n-1].Box.H) {
 			break
 		}
-		if prose(ln, width, body) && !(algo && (algorithmLine(ln.Text) || stepRow(ln, cand))) {
+		if _, _, ok := Caption(ln.Text); ok || stop[ln.Box] {
+			break
+		}
+		if isProse(ln) && !(algo && (algorithmLine(ln.Text) || stepRow(ln, cand))) {
 			break
 		}
 		if dir < 0 && k+1 < len(cand) && !(algo && algorithmLine(cand[k+1].Text)) && endsParagraph(ln, cand[k+1], width, body) {
@@ -418,6 +585,11 @@ func takeUntilBody(cand []pdf.Line, width, body, from float64, dir int, algo boo
 	}
 	return out
 }
+
+// maxRowGap is the widest gap between a table's rows, in the height of
+// their lines: a table sets its rows close, rules and headers included,
+// and the float a gap apart from the body text around it.
+const maxRowGap = 2.5
 
 // algorithmStep matches the start of a line of an algorithm's body: a
 // numbered step ("3:", "12 "), or a keyword of pseudocode.

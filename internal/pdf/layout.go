@@ -50,8 +50,14 @@ type textLine struct {
 
 // layoutPage returns the page's lines and text.
 func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
+	return blockLines(layoutBlocks(glyphs), w, h)
+}
+
+// layoutBlocks lays a page's glyphs out (steps 1 to 3): its blocks in
+// reading order, each its lines top-down.
+func layoutBlocks(glyphs []glyph) [][]*textLine {
 	if len(glyphs) == 0 {
-		return nil, ""
+		return nil
 	}
 	glyphs = dedupeOverprint(glyphs)
 	var byDir [4][]glyph
@@ -103,6 +109,11 @@ func layoutPage(glyphs []glyph, w, h float64) ([]Line, string) {
 		}
 		blocks = append(blocks, makeLines(makeFrags(byDir[dir])))
 	}
+	return blocks
+}
+
+// blockLines returns the lines and text of a page's blocks (step 4).
+func blockLines(blocks [][]*textLine, w, h float64) ([]Line, string) {
 	var sb strings.Builder
 	var lines []Line
 	for _, b := range blocks {

@@ -115,11 +115,12 @@ type markParse struct {
 // display space, before layout), at most MaxPageMarks and what is left of
 // the document's MaxDocumentMarks. base maps default user space to the
 // displayed page, w × h. at says where each mark begins (0–1 of the page,
-// origin top-left), for orderMarks.
-func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph) (out []Mark, at [][2]float64, refs []markRef) {
+// origin top-left), for orderMarks; sels are what each text-markup mark
+// covers, whose text markTexts reads once the page is laid out.
+func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph) (out []Mark, at [][2]float64, refs []markRef, sels []markSel) {
 	annots := d.array(pi.dict["Annots"])
 	if len(annots) == 0 || d.marksLeft() <= 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	if len(annots) > maxAnnots*4 {
 		annots = annots[:maxAnnots*4]
@@ -128,7 +129,7 @@ func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph)
 	byNr := map[int]int{}
 	for _, a := range annots {
 		if d.stopped() != nil {
-			return nil, nil, nil
+			return nil, nil, nil, nil
 		}
 		ad := d.dict(a)
 		if ad == nil {
@@ -230,20 +231,14 @@ func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph)
 		}
 		m.Comment = capString(strings.Join(parts, "\n\n"), MaxMarkComment)
 		start := [2]float64{m.Box.X + m.Box.W/2, m.Box.Y + m.Box.H/2}
+		var sel markSel
 		if len(mp.quads) > 0 {
-			var sel []glyph
-			sel, tests = coveredGlyphs(glyphs, mp.quads, tests)
-			if len(sel) > 0 {
-				lines, _ := layoutPage(sel, w, h)
-				m.Text = capString(joinMarkLines(lines), MaxMarkText)
-				if len(lines) > 0 {
-					b := lines[0].Box
-					start = [2]float64{b.X + min(b.W/2, 0.005), b.Y + b.H/2}
-				}
-			}
+			sel.seqs, tests = coveredGlyphs(glyphs, mp.quads, tests)
+			sel.quads = mp.quads
 		}
 		out = append(out, m)
 		at = append(at, start)
+		sels = append(sels, sel)
 		ref := markRef{}
 		for _, j := range append([]int{i}, replies[i]...) {
 			if all[j].nr > 0 {
@@ -256,7 +251,357 @@ func (d *doc) pageMarks(pi *pageInfo, base matrix, w, h float64, glyphs []glyph)
 		refs = append(refs, ref)
 	}
 	d.markCount += len(out)
-	return out, at, refs
+	return out, at, refs, sels
+}
+
+// markSel is what a text-markup mark covers: its quadrilaterals
+// (display-space boxes) and the glyphs (their seq) whose centre lies in
+// one of them.
+type markSel struct {
+	seqs  []int32
+	quads [][4]float64
+}
+
+// markTexts sets the text of each mark that covers glyphs (sels, as
+// pageMarks gave them) from the page's layout (blocks): the covered part
+// of each of the page's lines they touch, in the page's reading order
+// and each line's own order, so that a highlight over a formula reads its
+// sub- and superscripts beside their base, as the page's text has them.
+// The parts in one quadrilateral read as its cells (cellLines): a
+// table's row left to right where the page reads it column by column, a
+// formula whose fonts were drawn one after the other left to right. A
+// mark then begins (at) where its first line does.
+func markTexts(marks []Mark, at [][2]float64, sels []markSel, blocks [][]*textLine, w, h float64) {
+	var lines []*textLine
+	for _, b := range blocks {
+		lines = append(lines, b...)
+	}
+	var lineOf map[int32]int
+	work := 0 // pairs of pieces compared on the page (cellLines)
+	for k, sel := range sels {
+		if len(sel.seqs) == 0 {
+			continue
+		}
+		if lineOf == nil {
+			lineOf = map[int32]int{}
+			for i, l := range lines {
+				for _, f := range l.frags {
+					for _, g := range f.g {
+						lineOf[g.seq] = i
+					}
+				}
+			}
+		}
+		in := make(map[int32]bool, len(sel.seqs))
+		var touched []int
+		for _, s := range sel.seqs {
+			in[s] = true
+			if i, ok := lineOf[s]; ok {
+				touched = append(touched, i)
+			}
+		}
+		slices.Sort(touched)
+		touched = slices.Compact(touched)
+		var parts []*textLine
+		for _, i := range touched {
+			if part := coveredPart(lines[i], in); part != nil {
+				parts = append(parts, part)
+			}
+		}
+		var out []Line
+		for _, row := range markRows(parts, sel.quads, &work) {
+			text, _, _, _ := lineText(row)
+			out = append(out, Line{Text: text, Box: lineBox(row, w, h)})
+		}
+		marks[k].Text = capString(joinMarkLines(out), MaxMarkText)
+		if len(out) > 0 {
+			b := out[0].Box
+			at[k] = [2]float64{b.X + min(b.W/2, 0.005), b.Y + b.H/2}
+		}
+	}
+}
+
+// maxCellParts bounds the pieces of lines a quadrilateral's text is
+// arranged from; past it they read in the page's order.
+const maxCellParts = 256
+
+// markRows arranges the covered parts of a mark's lines (in the page's
+// order) into the lines its text reads: the parts in one quadrilateral
+// as cells (cellLines), in the quadrilaterals' order; a part in none (its
+// glyphs in two, or set vertically) after the part before it.
+func markRows(parts []*textLine, quads [][4]float64, work *int) []*textLine {
+	quadOf := func(p *textLine) int {
+		if p.frags[0].dir != 0 {
+			return -1
+		}
+		x, y := (p.x0+p.x1)/2, p.y+0.33*p.size
+		for i, q := range quads {
+			if x >= q[0] && x <= q[2] && y >= q[1] && y <= q[3] {
+				return i
+			}
+		}
+		return -1
+	}
+	type group struct {
+		key   int
+		parts []*textLine
+	}
+	var groups []*group
+	at := map[int]*group{}
+	key := -1
+	for _, p := range parts {
+		q := quadOf(p)
+		if g, ok := at[q]; ok && q >= 0 {
+			g.parts = append(g.parts, p)
+			continue
+		}
+		if q >= 0 {
+			key = q
+		}
+		g := &group{key: key, parts: []*textLine{p}}
+		at[q] = g
+		groups = append(groups, g)
+	}
+	// The quadrilaterals in their order: a viewer sets them in the
+	// order the reader selected, row after row.
+	slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Compare(a.key, b.key) })
+	var out []*textLine
+	for _, g := range groups {
+		out = append(out, cellLines(g.parts, work)...)
+	}
+	return out
+}
+
+// cellLines arranges the parts of lines in one quadrilateral as a reader
+// selecting them reads them: each part cut at its wide gaps (WideGap)
+// into pieces; pieces that overlap horizontally and touch vertically one
+// cell (a table's cell set on two lines, a formula drawn font by font);
+// the cells in bands top to bottom, left to right in a band (a table's
+// row, its cells the page may read column by column); a cell's pieces on
+// one baseline one line of their fragments (interleave), its lines top
+// to bottom. Past maxCellParts pieces, or once the page's pairs of
+// pieces compared (work) reach maxMarkTests, the parts read in the
+// page's order.
+func cellLines(parts []*textLine, work *int) []*textLine {
+	if len(parts) == 1 {
+		return parts
+	}
+	var pieces []*textLine
+	for _, p := range parts {
+		pieces = append(pieces, cutWide(p)...)
+	}
+	if n := len(pieces); n > maxCellParts || *work+n*n > maxMarkTests {
+		return parts
+	}
+	*work += len(pieces) * len(pieces)
+	top := func(p *textLine) float64 { return p.y + 0.75*p.size }
+	bot := func(p *textLine) float64 { return p.y - 0.25*p.size }
+	// Cells: the pieces joined, through union-find.
+	up := make([]int, len(pieces))
+	for i := range up {
+		up[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for up[i] != i {
+			up[i] = up[up[i]]
+			i = up[i]
+		}
+		return i
+	}
+	for i, a := range pieces {
+		for k := i + 1; k < len(pieces); k++ {
+			b := pieces[k]
+			if math.Min(a.x1, b.x1) <= math.Max(a.x0, b.x0) {
+				continue
+			}
+			gap := math.Max(bot(a), bot(b)) - math.Min(top(a), top(b))
+			if gap < 0.6*math.Max(a.size, b.size) {
+				up[find(i)] = find(k)
+			}
+		}
+	}
+	type cell struct {
+		pieces       []*textLine
+		x0, top, bot float64
+	}
+	byRoot := map[int]*cell{}
+	var cells []*cell
+	for i, p := range pieces {
+		r := find(i)
+		c := byRoot[r]
+		if c == nil {
+			c = &cell{x0: p.x0, top: top(p), bot: bot(p)}
+			byRoot[r] = c
+			cells = append(cells, c)
+		}
+		c.pieces = append(c.pieces, p)
+		c.x0, c.top, c.bot = math.Min(c.x0, p.x0), math.Max(c.top, top(p)), math.Min(c.bot, bot(p))
+	}
+	// Bands: cells sorted from the top, each joining the band above while
+	// it overlaps it vertically.
+	slices.SortStableFunc(cells, func(a, b *cell) int { return cmp.Compare(b.top, a.top) })
+	var out []*textLine
+	for start := 0; start < len(cells); {
+		end, low := start+1, cells[start].bot
+		for end < len(cells) && cells[end].top > low {
+			low = math.Min(low, cells[end].bot)
+			end++
+		}
+		band := cells[start:end]
+		slices.SortStableFunc(band, func(a, b *cell) int { return cmp.Compare(a.x0, b.x0) })
+		for _, c := range band {
+			out = append(out, cellRows(c.pieces)...)
+		}
+		start = end
+	}
+	return out
+}
+
+// cutWide cuts a part of a line at its blanks wider than WideGap font
+// sizes: the cells of a table's row that the page set on one line.
+func cutWide(p *textLine) []*textLine {
+	frags := slices.Clone(p.frags)
+	slices.SortStableFunc(frags, func(a, b *frag) int { return cmp.Compare(a.x0, b.x0) })
+	var out []*textLine
+	var cur *textLine
+	for _, f := range frags {
+		if cur == nil || f.x0-cur.x1 > WideGap*math.Max(f.size, cur.size) {
+			cur = &textLine{y: p.y, size: p.size, x0: f.x0, x1: f.x1}
+			out = append(out, cur)
+		}
+		cur.frags = append(cur.frags, f)
+		cur.x1 = math.Max(cur.x1, f.x1)
+	}
+	return out
+}
+
+// cellRows returns a cell's pieces as lines top to bottom: the pieces
+// whose baseline bands overlap by half the smaller size one line of their
+// fragments (interleave).
+func cellRows(pieces []*textLine) []*textLine {
+	slices.SortStableFunc(pieces, func(a, b *textLine) int { return cmp.Compare(b.y, a.y) })
+	var rows [][]*textLine
+	for _, p := range pieces {
+		if n := len(rows); n > 0 {
+			a := rows[n-1][0]
+			hi := math.Min(a.y+0.75*a.size, p.y+0.75*p.size)
+			lo := math.Max(a.y-0.25*a.size, p.y-0.25*p.size)
+			if hi-lo >= 0.5*math.Min(a.size, p.size) {
+				rows[n-1] = append(rows[n-1], p)
+				continue
+			}
+		}
+		rows = append(rows, []*textLine{p})
+	}
+	out := make([]*textLine, 0, len(rows))
+	for _, r := range rows {
+		if len(r) == 1 {
+			out = append(out, r[0])
+			continue
+		}
+		base := r[0]
+		for _, p := range r {
+			if p.size > base.size {
+				base = p
+			}
+		}
+		merged := &textLine{frags: interleave(r), y: base.y, size: base.size, x0: math.Inf(1), x1: math.Inf(-1)}
+		for _, f := range merged.frags {
+			merged.x0, merged.x1 = math.Min(merged.x0, f.x0), math.Max(merged.x1, f.x1)
+		}
+		out = append(out, merged)
+	}
+	return out
+}
+
+// interleave returns the fragments of parts of lines on one row, each cut
+// where a glyph of another part lies between two of its glyphs: a
+// formula drawn font by font reads as two fragments each spanning the
+// other's glyphs, which read apart would be its letters sorted by font.
+func interleave(parts []*textLine) []*frag {
+	type at struct {
+		x    float64
+		part int
+	}
+	var xs []at
+	for i, p := range parts {
+		for _, f := range p.frags {
+			for _, g := range f.g {
+				if !g.isWS {
+					xs = append(xs, at{g.x, i})
+				}
+			}
+		}
+	}
+	slices.SortFunc(xs, func(a, b at) int { return cmp.Compare(a.x, b.x) })
+	// foreign reports a glyph of another part than i strictly between x0
+	// and x1.
+	foreign := func(i int, x0, x1 float64) bool {
+		k, _ := slices.BinarySearchFunc(xs, x0, func(a at, x float64) int { return cmp.Compare(a.x, x) })
+		for ; k < len(xs) && xs[k].x < x1; k++ {
+			if xs[k].x > x0 && xs[k].part != i {
+				return true
+			}
+		}
+		return false
+	}
+	var out []*frag
+	for i, p := range parts {
+		for _, f := range p.frags {
+			start, last := 0, -1
+			for k, g := range f.g {
+				if g.isWS {
+					continue
+				}
+				if last >= 0 && foreign(i, f.g[last].x, g.x) {
+					out = appendFrag(out, f, f.g[start:k])
+					start = k
+				}
+				last = k
+			}
+			out = appendFrag(out, f, f.g[start:])
+		}
+	}
+	return out
+}
+
+// appendFrag appends to out a fragment of f's glyphs gs, unless it has no
+// glyph but white space.
+func appendFrag(out []*frag, f *frag, gs []glyph) []*frag {
+	nf := &frag{g: gs, x0: math.Inf(1), x1: math.Inf(-1), y: f.y, size: f.size, dir: f.dir}
+	for _, g := range gs {
+		if !g.isWS {
+			nf.x0, nf.x1 = math.Min(nf.x0, g.x), math.Max(nf.x1, g.x+g.w)
+			nf.chars++
+		}
+	}
+	if nf.chars == 0 {
+		return out
+	}
+	return append(out, nf)
+}
+
+// coveredPart is the part of a line made of the glyphs in in, its
+// fragments cut to them, or nil when it has none of them.
+func coveredPart(l *textLine, in map[int32]bool) *textLine {
+	part := &textLine{y: l.y, size: l.size, x0: math.Inf(1), x1: math.Inf(-1)}
+	for _, f := range l.frags {
+		var gs []glyph
+		for _, g := range f.g {
+			if in[g.seq] {
+				gs = append(gs, g)
+			}
+		}
+		part.frags = appendFrag(part.frags, f, gs)
+	}
+	if len(part.frags) == 0 {
+		return nil
+	}
+	for _, f := range part.frags {
+		part.x0, part.x1 = math.Min(part.x0, f.x0), math.Max(part.x1, f.x1)
+	}
+	return part
 }
 
 // markRef is what foldReplies knows of a page's mark: the object numbers
@@ -414,14 +759,15 @@ func orderMarks(marks []Mark, at [][2]float64, refs []markRef, lines []Line) {
 	}
 }
 
-// coveredGlyphs returns the glyphs whose centre lies in one of quads, and
-// the page's test count after it; past maxMarkTests it gives none.
-func coveredGlyphs(glyphs []glyph, quads [][4]float64, tests int) ([]glyph, int) {
+// coveredGlyphs returns the glyphs (their seq) whose centre lies in one
+// of quads, and the page's test count after it; past maxMarkTests it
+// gives none.
+func coveredGlyphs(glyphs []glyph, quads [][4]float64, tests int) ([]int32, int) {
 	u := quads[0]
 	for _, q := range quads[1:] {
 		u = [4]float64{min(u[0], q[0]), min(u[1], q[1]), max(u[2], q[2]), max(u[3], q[3])}
 	}
-	var sel []glyph
+	var sel []int32
 	for _, g := range glyphs {
 		if tests >= maxMarkTests {
 			return nil, tests
@@ -434,7 +780,7 @@ func coveredGlyphs(glyphs []glyph, quads [][4]float64, tests int) ([]glyph, int)
 		for _, q := range quads {
 			tests++
 			if x >= q[0] && x <= q[2] && y >= q[1] && y <= q[3] {
-				sel = append(sel, g)
+				sel = append(sel, g.seq)
 				break
 			}
 		}

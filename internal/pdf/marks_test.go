@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -226,5 +227,60 @@ func TestMarkReplyOnAnotherPage(t *testing.T) {
 	want2 := []Mark{{Kind: MarkNote, Comment: "answers no mark"}, {Kind: MarkNote, Comment: "loop b"}}
 	if diff := cmp.Diff(want2, d.Pages[1].Marks, opts); diff != "" {
 		t.Errorf("page 2 marks (-want +got):\n%s", diff)
+	}
+}
+
+// TestMarkRowsAndFormulas: a highlight over a table's rows reads each
+// row's cells left to right, row by row, where the page reads the table
+// column by column; one over a formula drawn in two passes (its letters,
+// then its operators between them) reads it left to right, not the
+// letters then the operators; a superscript stays beside its base. Each
+// in the order pdftotext reads the highlight's box ("x -a / b*c").
+func TestMarkRowsAndFormulas(t *testing.T) {
+	var c strings.Builder
+	// A table of three columns, ten rows, its cells far apart.
+	c.WriteString("BT /F1 10 Tf ")
+	for r := range 10 {
+		y := 700 - 14*r
+		for k, x := range []int{72, 250, 430} {
+			fmt.Fprintf(&c, "1 0 0 1 %d %d Tm (%c%d cell) Tj ", x, y, 'A'+k, r)
+		}
+	}
+	c.WriteString("ET ")
+	// x - a / b * c: the letters, 18 pt apart (one fragment), then the
+	// operators between them.
+	c.WriteString("BT /F1 14 Tf ")
+	for i, s := range []string{"x", "a", "b", "c"} {
+		fmt.Fprintf(&c, "1 0 0 1 %d 400 Tm (%s) Tj ", 100+18*i, s)
+	}
+	for i, s := range []string{"-", "/", "*"} {
+		fmt.Fprintf(&c, "1 0 0 1 %g 400 Tm (%s) Tj ", []float64{110.5, 129, 146.3}[i], s)
+	}
+	// E = mc², the 2 smaller and raised.
+	c.WriteString("1 0 0 1 100 300 Tm (E = mc) Tj /F1 8 Tf 5 Ts (2) Tj 0 Ts /F1 12 Tf ( + 1) Tj ET")
+	quad := func(x0, y0, x1, y1 int) string {
+		return fmt.Sprintf("%d %d %d %d %d %d %d %d ", x0, y1, x1, y1, x0, y0, x1, y0)
+	}
+	hl := func(rect, quads string) string {
+		return "<< /Type /Annot /Subtype /Highlight /Rect [" + rect + "] /QuadPoints [" + quads + "] >>"
+	}
+	annots := []string{
+		// Rows 2 and 3, a quadrilateral each, as a viewer draws them.
+		hl("70 669 520 684", quad(70, 670, 520, 684)+quad(70, 656, 520, 670)),
+		hl("96 394 160 414", quad(96, 394, 160, 414)),
+		hl("96 294 180 316", quad(96, 294, 180, 316)),
+	}
+	data := simpleDoc([]page{{content: c.String(), annots: strings.Join(annots, " ")}}, "", "", nil)
+	pg := mustExtract(t, data).Pages[0]
+	if strings.Index(pg.Text, "C2 cell") < strings.Index(pg.Text, "A3 cell") {
+		t.Fatalf("the page reads the table row by row; the test wants its third column read apart:\n%s", pg.Text)
+	}
+	var got []string
+	for _, m := range pg.Marks {
+		got = append(got, m.Text)
+	}
+	want := []string{"A2 cell B2 cell C2 cell A3 cell B3 cell C3 cell", "x - a / b * c", "E = mc2 + 1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("marked texts (-want +got):\n%s", diff)
 	}
 }

@@ -48,8 +48,10 @@ func (d *doc) extractPage(pi *pageInfo, number int) (p Page) {
 		p.Err = pageErr(err, number)
 		return p
 	}
-	marks, at, refs := d.pageMarks(pi, pageMatrix(pi.box, pi.rotate), w, h, in.glyphs)
-	p.Lines, p.Text = layoutPage(in.glyphs, w, h)
+	marks, at, refs, sels := d.pageMarks(pi, pageMatrix(pi.box, pi.rotate), w, h, in.glyphs)
+	blocks := layoutBlocks(in.glyphs)
+	p.Lines, p.Text = blockLines(blocks, w, h)
+	markTexts(marks, at, sels, blocks, w, h)
 	orderMarks(marks, at, refs, p.Lines)
 	p.Marks = marks
 	if d.markRefs != nil && number-1 < len(d.markRefs) {
