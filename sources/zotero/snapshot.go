@@ -19,6 +19,7 @@ import (
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 
+	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
@@ -56,13 +57,24 @@ type Library struct {
 
 	pdfs pdfCache
 	cur  atomic.Pointer[Snapshot] // the snapshot taken last
+
+	wait    time.Duration // how long a search waits for the index (Options.IndexWait)
+	ixOnce  sync.Once
+	ix      *libindex.Index // see libIndex
+	pendMu  sync.Mutex
+	pending map[string]*Snapshot     // items queued for the index, by key: the snapshot of their stamp
+	forgot  atomic.Pointer[Snapshot] // the snapshot whose gone items were last dropped from the index
+
+	stampMu   sync.Mutex
+	stampSnap *Snapshot        // the snapshot stamps are of
+	stamps    map[*Item]string // its part of top-level items' index stamps (see Snapshot.stamp)
 }
 
 // last returns the snapshot taken last, without taking one.
 func (l *Library) last() *Snapshot { return l.cur.Load() }
 
 func newLibrary(id, dataDir, baseDir, cacheDir string) *Library {
-	l := &Library{id: id, dataDir: dataDir, baseDir: baseDir}
+	l := &Library{id: id, dataDir: dataDir, baseDir: baseDir, wait: DefaultIndexWait}
 	if cacheDir != "" {
 		l.cacheDir = filepath.Join(cacheDir, id)
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/textnorm"
@@ -22,8 +23,8 @@ type Source struct {
 	path  string
 	title string
 
-	mu  sync.Mutex
-	idx *searchIndex // of the snapshot it was built for
+	mu sync.Mutex
+	sx *scopeIndex // of the snapshot searched last
 }
 
 var (
@@ -288,11 +289,12 @@ func (s *itemSource) Holds(p string) bool {
 }
 
 func (s *itemSource) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
+	start := time.Now()
 	snap, it, err := s.state(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return snap.search(ctx, []*Item{it}, q)
+	return s.l.search(ctx, start, newScopeIndex(snap, []*Item{it}), q)
 }
 
 func (s *itemSource) Read(ctx context.Context, p string) (*sources.Document, error) {

@@ -52,6 +52,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
@@ -106,8 +107,14 @@ type Options struct {
 	ProfileDir string
 	// CacheDir is where the database's snapshots and the PDFs' extracted
 	// text are kept. Empty: the grant's Vault's cache folder
-	// (.agentero/cache/zotero), else the user's cache folder.
+	// (.agentero/cache/zotero), else the user's cache folder. The
+	// library's search index is kept there too.
 	CacheDir string
+	// IndexWait is how long a search waits for the library index to take
+	// in the items it lacks (a first search, items changed in Zotero)
+	// before it answers from what is indexed so far, saying so in
+	// sources.Results.Indexing; 0 means DefaultIndexWait.
+	IndexWait time.Duration
 }
 
 // Driver opens Zotero sources. The zero value reads its options from the
@@ -200,6 +207,9 @@ func (d *Driver) library(env *sources.Env) (*Library, error) {
 		base = b
 	}
 	l := newLibrary(id, opts.DataDir, base, cache)
+	if opts.IndexWait > 0 {
+		l.wait = opts.IndexWait
+	}
 	if d.libs == nil {
 		d.libs = map[string]*Library{}
 	}
