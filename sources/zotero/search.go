@@ -5,8 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"hash"
 	"os"
 	"path/filepath"
 	"slices"
@@ -323,39 +321,46 @@ func isClosed(c <-chan struct{}) bool {
 	}
 }
 
-// stamp is what an item's search units depend on: its record, its
-// collections' names, its notes, attachments and their annotations as
-// the snapshot holds them (the part computed once per snapshot), and the
-// size and modification time of its attachments' files now.
+// stamp is what an item's search units depend on: its part in the
+// snapshot (see modelStamp) and the size and modification time of its
+// attachments' files now.
 func (s *Snapshot) stamp(it *Item) string {
+	m := s.modelStamp(it)
+	var files []byte
+	for _, c := range s.children(it) {
+		if c.isAttachment() && c.linkMode != linkLinkedURL {
+			files = append(files, c.Key+"="+s.lib.fileStamp(c)+";"...)
+		}
+	}
+	if len(files) == 0 {
+		return m
+	}
+	sum := sha256.Sum256(append([]byte(m+"\x00"), files...))
+	return hex.EncodeToString(sum[:16])
+}
+
+// modelStamp is a hash of what the snapshot holds of a top-level item
+// and what hangs on it: its record, its collections' names, its notes,
+// attachments and their annotations. It is computed once per snapshot.
+func (s *Snapshot) modelStamp(it *Item) string {
 	l := s.lib
 	l.stampMu.Lock()
 	m, ok := l.stamps[it]
 	l.stampMu.Unlock()
-	if !ok {
-		h := sha256.New()
-		s.hashItem(h, it)
-		m = hex.EncodeToString(h.Sum(nil)[:16])
-		l.stampMu.Lock()
-		if l.stampSnap != s {
-			// Kept for the latest snapshot only: its items are the
-			// ones searched from now on.
-			l.stampSnap, l.stamps = s, map[*Item]string{}
-		}
-		l.stamps[it] = m
-		l.stampMu.Unlock()
-	}
-	files := ""
-	for _, c := range s.children(it) {
-		if c.isAttachment() && c.linkMode != linkLinkedURL {
-			files += c.Key + "=" + s.lib.fileStamp(c) + ";"
-		}
-	}
-	if files == "" {
+	if ok {
 		return m
 	}
-	sum := sha256.Sum256([]byte(m + "\x00" + files))
-	return hex.EncodeToString(sum[:16])
+	sum := sha256.Sum256(s.appendItem(nil, it))
+	m = hex.EncodeToString(sum[:16])
+	l.stampMu.Lock()
+	if l.stampSnap != s {
+		// Kept for the latest snapshot only: its items are the ones
+		// searched from now on.
+		l.stampSnap, l.stamps = s, map[*Item]string{}
+	}
+	l.stamps[it] = m
+	l.stampMu.Unlock()
+	return m
 }
 
 // fileStamp is the size and modification time of an attachment's file,
@@ -372,44 +377,62 @@ func (l *Library) fileStamp(a *Item) string {
 	return strconv.FormatInt(st.Size(), 10) + ":" + strconv.FormatInt(st.ModTime().UnixNano(), 10) + ":" + st.Mode().String()
 }
 
-// hashItem writes what the snapshot holds of a top-level item and what
-// hangs on it to h.
-func (s *Snapshot) hashItem(h hash.Hash, it *Item) {
-	field := func(v string) {
-		h.Write([]byte(v))
-		h.Write([]byte{0})
+// appendItem appends what the snapshot holds of a top-level item and
+// what hangs on it to b, each value ended by a NUL.
+func (s *Snapshot) appendItem(b []byte, it *Item) []byte {
+	str := func(v string) {
+		b = append(b, v...)
+		b = append(b, 0)
 	}
+	num := func(v int) {
+		b = strconv.AppendInt(b, int64(v), 10)
+		b = append(b, 0)
+	}
+	var names []string
 	var one func(it *Item, depth int)
 	one = func(it *Item, depth int) {
-		field(it.Key)
-		field(it.Type)
-		field(strconv.FormatBool(it.trashed))
-		names := make([]string, 0, len(it.Fields))
+		str(it.Key)
+		str(it.Type)
+		if it.trashed {
+			str("trashed")
+		}
+		names = names[:0]
 		for k := range it.Fields {
 			names = append(names, k)
 		}
 		slices.Sort(names)
 		for _, k := range names {
-			field(k)
-			field(it.Fields[k])
+			str(k)
+			str(it.Fields[k])
 		}
+		num(len(it.Creators))
 		for _, c := range it.Creators {
-			field(c.Type + "\x01" + c.FirstName + "\x01" + c.LastName)
+			str(c.Type)
+			str(c.FirstName)
+			str(c.LastName)
 		}
-		field(strings.Join(it.Tags, "\x01"))
-		field(fmt.Sprint(it.linkMode, it.annType))
+		num(len(it.Tags))
+		for _, t := range it.Tags {
+			str(t)
+		}
+		num(it.linkMode)
+		num(it.annType)
 		for _, v := range []string{it.contentType, it.filePath, it.noteHTML, it.noteTitle,
 			it.annText, it.annCmt, it.annColor, it.annLabel, it.annAuthor, it.annSort, it.annPos} {
-			field(v)
+			str(v)
 		}
 		if depth < 3 {
 			for _, c := range it.children {
-				field("child")
+				str("child")
 				one(c, depth+1)
 			}
 		}
-		field("end")
+		str("end")
 	}
-	field(strings.Join(s.collNames(it), "\x01"))
+	for _, c := range s.collNames(it) {
+		str(c)
+	}
+	str("item")
 	one(it, 0)
+	return b
 }

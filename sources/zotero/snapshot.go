@@ -67,7 +67,13 @@ type Library struct {
 
 	stampMu   sync.Mutex
 	stampSnap *Snapshot        // the snapshot stamps are of
-	stamps    map[*Item]string // its part of top-level items' index stamps (see Snapshot.stamp)
+	stamps    map[*Item]string // its part of top-level items' index stamps (see Snapshot.modelStamp)
+
+	saveMu      sync.Mutex // guards the model saved in the background (see saveModel)
+	toSave      *Snapshot
+	toSaveStamp string
+	saving      bool
+	bg          sync.WaitGroup
 }
 
 // last returns the snapshot taken last, without taking one.
@@ -124,6 +130,15 @@ func (l *Library) Snapshot(ctx context.Context) (*Snapshot, error) {
 	defer l.mu.Unlock()
 	if stamp == l.stamp && (l.snap != nil || l.err != nil) {
 		return l.snap, l.err
+	}
+	if l.snap == nil && l.err == nil {
+		// A new process: the model of the last snapshot taken, when the
+		// database has not changed since (see saveModel).
+		if snap, err := l.loadModel(stamp); err == nil {
+			l.stamp, l.snap = stamp, snap
+			l.cur.Store(snap)
+			return snap, nil
+		}
 	}
 	snap, stamp, err := l.take(ctx, stamp)
 	if ctx.Err() != nil {
@@ -190,6 +205,7 @@ func (l *Library) take(ctx context.Context, stamp string) (*Snapshot, string, er
 		os.RemoveAll(snapDir)
 		if err == nil {
 			snap.lib = l
+			l.saveModel(snap, stamp)
 		}
 		return snap, stamp, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -35,12 +36,21 @@ var (
 	_ sources.Holder     = (*Source)(nil)
 	_ sources.MarkReader = (*Source)(nil)
 	_ sources.Relater    = (*Source)(nil)
+	_ io.Closer          = (*Source)(nil)
 	_ sources.Describer  = (*itemSource)(nil)
 	_ sources.MarkReader = (*itemSource)(nil)
 	_ sources.Relater    = (*itemSource)(nil)
 	_ sources.Holder     = (*itemSource)(nil)
 	_ sources.Source     = (*itemSource)(nil)
 )
+
+// Close waits for the library's model of its last snapshot, saved in the
+// cache in the background for the next process, to be written. The
+// library and its index stay open for the process's other sources.
+func (s *Source) Close() error {
+	s.l.flush()
+	return nil
+}
 
 // Info returns the source's identity.
 func (s *Source) Info() sources.Info {
