@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
@@ -44,7 +45,7 @@ func toolset(t *testing.T, layout string, mentions ...string) (*tools.Toolset, *
 		t.Fatal(err)
 	}
 	reg := vault.NewRegistry()
-	reg.Register(zotero.Kind, zotero.New(zotero.Options{DataDir: filepath.Join(dir, layout), BaseDir: filepath.Join(dir, "Attachments")}))
+	reg.Register(zotero.Kind, zotero.New(zotero.Options{DataDir: filepath.Join(dir, layout), BaseDir: filepath.Join(dir, "Attachments"), IndexWait: 10 * time.Minute}))
 	r := researchctx.Resolver{Registry: reg}
 	t.Cleanup(func() { r.Close() })
 	plan, err := r.Resolve(context.Background(), researchctx.Request{Vault: vaultDir, RuntimeID: "zotero", TurnID: "t1", Mentions: mentions})
@@ -166,7 +167,7 @@ func TestSelectionOnAttachment(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := vault.NewRegistry()
-	reg.Register(zotero.Kind, zotero.New(zotero.Options{DataDir: filepath.Join(dir, "Zotero7"), BaseDir: filepath.Join(dir, "Attachments")}))
+	reg.Register(zotero.Kind, zotero.New(zotero.Options{DataDir: filepath.Join(dir, "Zotero7"), BaseDir: filepath.Join(dir, "Attachments"), IndexWait: 10 * time.Minute}))
 	r := researchctx.Resolver{Registry: reg}
 	defer r.Close()
 	const quote = "Either the well was very deep, or she fell very slowly"
