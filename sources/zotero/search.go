@@ -59,8 +59,13 @@ func (l *Library) extract(ctx context.Context, key string) ([]libindex.Unit, err
 	}
 	l.pendMu.Lock()
 	snap := l.pending[key]
+	if snap != nil {
+		delete(l.pending, key)
+	}
 	l.pendMu.Unlock()
 	if snap == nil {
+		// Queued by a search whose entry a later one replaced or
+		// cleared: the latest snapshot is at least as new.
 		snap = l.last()
 	}
 	if snap == nil {
@@ -222,6 +227,12 @@ func (l *Library) search(ctx context.Context, start time.Time, st *scopeIndex, q
 	// taken in.
 	before := x.Snapshot()
 	l.pendMu.Lock()
+	if x.Running() == nil {
+		// Nothing waits to be extracted: the snapshots kept for the
+		// items queued before (forgotten since, or a build stopped)
+		// are let go.
+		clear(l.pending)
+	}
 	for _, it := range items {
 		if stamp, _, ok := before.Status(it.Key); !ok || stamp != it.Stamp {
 			if l.pending == nil {

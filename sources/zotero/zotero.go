@@ -38,6 +38,18 @@
 // newest changes, still in the log of a running Zotero, are seen; a
 // change of either file's size or modification time makes the next call
 // copy them again. Nothing is ever written into Zotero's folders.
+//
+// Searches go through one library index (package internal/libindex) per
+// data directory, kept in the cache folder with the model read from the
+// last snapshot: each regular item, standalone note or attachment is
+// indexed under its key with a stamp of its record, notes, annotations
+// and attachments' files, and only the items whose stamp changed are
+// indexed again after a change; a scope (a collection, a tag, an item, a
+// group) searches the index narrowed to its items. A new process whose
+// database did not change since the last snapshot reads that model from
+// the cache instead of copying the database. While the index takes items
+// in, a search answers within Options.IndexWait from what is indexed,
+// saying so in sources.Results.Indexing.
 package zotero
 
 import (
@@ -108,7 +120,8 @@ type Options struct {
 	// CacheDir is where the database's snapshots and the PDFs' extracted
 	// text are kept. Empty: the grant's Vault's cache folder
 	// (.agentero/cache/zotero), else the user's cache folder. The
-	// library's search index is kept there too.
+	// library's search index, and the model read from its last snapshot,
+	// are kept there too.
 	CacheDir string
 	// IndexWait is how long a search waits for the library index to take
 	// in the items it lacks (a first search, items changed in Zotero)
