@@ -172,6 +172,7 @@ func skipReason(err error) string {
 type scopeIndex struct {
 	snap   *Snapshot
 	items  []*Item
+	keys   []string // the items' keys in the index
 	filter *libindex.Filter
 }
 
@@ -181,7 +182,7 @@ func newScopeIndex(snap *Snapshot, items []*Item) *scopeIndex {
 	for i, it := range items {
 		keys[i] = snap.key(it)
 	}
-	return &scopeIndex{snap: snap, items: items, filter: libindex.KeySet(keys)}
+	return &scopeIndex{snap: snap, items: items, keys: keys, filter: libindex.KeySet(keys)}
 }
 
 // key is a top-level item's key in the library index.
@@ -221,7 +222,7 @@ func (l *Library) search(ctx context.Context, start time.Time, st *scopeIndex, q
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		items[i] = libindex.Item{Key: snap.key(it), Stamp: snap.stamp(it)}
+		items[i] = libindex.Item{Key: st.keys[i], Stamp: snap.stamp(it)}
 	}
 	// The items to extract are read from the snapshot their stamps were
 	// taken in.
