@@ -201,37 +201,20 @@ func readAll(ctx context.Context, db *sql.DB) (*Snapshot, error) {
 	}); err != nil {
 		return nil, err
 	}
-	// The items' fields, the most rows by far, are read on a connection
-	// of their own while the rest is read: each query fills other fields
-	// of the items, and none adds to the maps the other reads.
-	fields := make(chan error, 1)
-	go func() {
-		fields <- q(`SELECT d.itemID, f.fieldName, v.value FROM itemData d JOIN fields f ON f.fieldID = d.fieldID JOIN itemDataValues v ON v.valueID = d.valueID`, func(r *sql.Rows) error {
-			var id int
-			var name string
-			var val sql.NullString
-			if err := r.Scan(&id, &name, &val); err != nil {
-				return err
-			}
-			if it := s.items[id]; it != nil && val.Valid {
-				it.Fields[name] = val.String
-			}
-			return nil
-		})
-	}()
-	err := readRest(s, q)
-	if ferr := <-fields; err == nil {
-		err = ferr
-	}
-	if err != nil {
+	if err := q(`SELECT d.itemID, f.fieldName, v.value FROM itemData d JOIN fields f ON f.fieldID = d.fieldID JOIN itemDataValues v ON v.valueID = d.valueID`, func(r *sql.Rows) error {
+		var id int
+		var name string
+		var val sql.NullString
+		if err := r.Scan(&id, &name, &val); err != nil {
+			return err
+		}
+		if it := s.items[id]; it != nil && val.Valid {
+			it.Fields[name] = val.String
+		}
+		return nil
+	}); err != nil {
 		return nil, err
 	}
-	s.link()
-	return s, nil
-}
-
-// readRest reads what readAll reads besides the items' fields.
-func readRest(s *Snapshot, q func(string, func(*sql.Rows) error) error) error {
 	if err := q(`SELECT ic.itemID, ct.creatorType, c.firstName, c.lastName FROM itemCreators ic JOIN creators c ON c.creatorID = ic.creatorID JOIN creatorTypes ct ON ct.creatorTypeID = ic.creatorTypeID ORDER BY ic.itemID, ic.orderIndex`, func(r *sql.Rows) error {
 		var id int
 		var typ string
@@ -244,7 +227,7 @@ func readRest(s *Snapshot, q func(string, func(*sql.Rows) error) error) error {
 		}
 		return nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	if err := q(`SELECT it.itemID, t.name FROM itemTags it JOIN tags t ON t.tagID = it.tagID ORDER BY it.itemID, t.name`, func(r *sql.Rows) error {
 		var id int
@@ -257,7 +240,7 @@ func readRest(s *Snapshot, q func(string, func(*sql.Rows) error) error) error {
 		}
 		return nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	if err := q(`SELECT collectionID, collectionName, parentCollectionID, libraryID, key FROM collections`, func(r *sql.Rows) error {
 		c := &Collection{}
@@ -269,7 +252,7 @@ func readRest(s *Snapshot, q func(string, func(*sql.Rows) error) error) error {
 		s.colls[c.id] = c
 		return nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	if err := q(`SELECT collectionID, itemID FROM collectionItems ORDER BY collectionID, orderIndex, itemID`, func(r *sql.Rows) error {
 		var cid, id int
@@ -284,7 +267,7 @@ func readRest(s *Snapshot, q func(string, func(*sql.Rows) error) error) error {
 		}
 		return nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	if err := q(`SELECT itemID, parentItemID, linkMode, contentType, path FROM itemAttachments`, func(r *sql.Rows) error {
 		var id int
@@ -298,7 +281,7 @@ func readRest(s *Snapshot, q func(string, func(*sql.Rows) error) error) error {
 		}
 		return nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	if err := q(`SELECT itemID, parentItemID, note, title FROM itemNotes`, func(r *sql.Rows) error {
 		var id int
@@ -312,7 +295,7 @@ func readRest(s *Snapshot, q func(string, func(*sql.Rows) error) error) error {
 		}
 		return nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	if err := q(`SELECT itemID, parentItemID, type, authorName, text, comment, color, pageLabel, sortIndex, position FROM itemAnnotations`, func(r *sql.Rows) error {
 		var id, parent, typ int
@@ -327,7 +310,7 @@ func readRest(s *Snapshot, q func(string, func(*sql.Rows) error) error) error {
 		}
 		return nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	if err := q(`SELECT r.itemID, r.object FROM itemRelations r JOIN relationPredicates p ON p.predicateID = r.predicateID WHERE p.predicate = 'dc:relation'`, func(r *sql.Rows) error {
 		var id int
@@ -340,9 +323,10 @@ func readRest(s *Snapshot, q func(string, func(*sql.Rows) error) error) error {
 		}
 		return nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	return nil
+	s.link()
+	return s, nil
 }
 
 // link hangs children on their parents, puts the trash's children in the

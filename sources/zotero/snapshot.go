@@ -280,7 +280,7 @@ func load(ctx context.Context, file string) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: %v", ErrDatabase, sqlReason(err))
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(2) // see readAll
+	db.SetMaxOpenConns(1)
 	var v string
 	if err := db.QueryRowContext(ctx, `SELECT version FROM version WHERE schema = 'userdata'`).Scan(&v); err != nil {
 		if ctx.Err() != nil {
