@@ -5,10 +5,13 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/sources"
@@ -308,5 +311,55 @@ func TestModelCache(t *testing.T) {
 	}
 	if _, s := first(); s != nil {
 		t.Error("a model cut short was read")
+	}
+}
+
+// TestIndexKeptBetweenProcesses: a new process (a new driver over the same
+// cache) answers its first search from the index on disk, extracting no
+// item again, with the same hits and skipped attachments as the process
+// that built it; an item changed since is the only one extracted again.
+func TestIndexKeptBetweenProcesses(t *testing.T) {
+	dir := copyLayout(t, "Zotero")
+	cache := t.TempDir()
+	ctx := context.Background()
+	var mu sync.Mutex
+	var extracted []string
+	testHookExtract = func(key string) {
+		mu.Lock()
+		extracted = append(extracted, key)
+		mu.Unlock()
+	}
+	t.Cleanup(func() { testHookExtract = nil })
+	q := sources.Query{Text: "neural networks distilling knowledge", Limit: 8, ExcerptChars: 200}
+	first := func() (*sources.Results, []string) {
+		t.Helper()
+		mu.Lock()
+		extracted = nil
+		mu.Unlock()
+		d := New(Options{DataDir: dir, CacheDir: cache, IndexWait: fullWait})
+		t.Cleanup(func() { closeDriver(t, d) })
+		res, err := source(t, d, "").Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeDriver(t, d)
+		mu.Lock()
+		defer mu.Unlock()
+		return res, append([]string(nil), extracted...)
+	}
+	built, n := first()
+	if len(n) == 0 || len(built.Hits) == 0 {
+		t.Fatalf("the first process extracted %d items and found %d hits", len(n), len(built.Hits))
+	}
+	again, n := first()
+	if len(n) != 0 {
+		t.Errorf("a new process extracted %v again", n)
+	}
+	if diff := cmp.Diff(built, again); diff != "" {
+		t.Errorf("a new process's answer differs (-first +new):\n%s", diff)
+	}
+	execDB(t, dir, `UPDATE itemDataValues SET value = 'Distilling the knowledge, renamed' WHERE value = 'Distilling the Knowledge in a Neural Network'`)
+	if _, n := first(); len(n) != 1 || !slices.Contains(n, "zotero:6LR556BM") {
+		t.Errorf("after one title changed, a new process extracted %v", n)
 	}
 }
