@@ -40,13 +40,28 @@ func prewarm(ctx context.Context, plan *researchctx.Plan, pr *progress) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		connector := false
 		if err != nil {
-			continue
+			// A connector's source (a Zotero library, say), whose index
+			// is kept in the same cache: searched until it answers
+			// from a complete index, as its own wait may be shorter.
+			if src, err = sources.DefaultRegistry.Open(ctx, s, &sources.Env{Vault: lib}); err != nil {
+				continue
+			}
+			connector = true
 		}
 		pr.begin(s.Path)
-		_, _ = src.Search(ctx, sources.Query{Text: "index", Limit: 1})
-		if err := ctx.Err(); err != nil {
-			return err
+		for {
+			res, err := src.Search(ctx, sources.Query{Text: "index", Limit: 1})
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err != nil || res.Indexing == nil || !connector {
+				break
+			}
+		}
+		if c, ok := src.(io.Closer); ok && connector {
+			c.Close()
 		}
 	}
 	return nil

@@ -61,6 +61,7 @@ func execDB(t testing.TB, dataDir string, stmts ...string) {
 func snapshotOf(t *testing.T, dataDir string) (*Snapshot, error) {
 	t.Helper()
 	l := newLibrary(libraryID(dataDir), dataDir, "", t.TempDir())
+	t.Cleanup(l.close)
 	return l.Snapshot(context.Background())
 }
 
@@ -138,6 +139,7 @@ func TestBadDatabase(t *testing.T) {
 func TestSnapshotRefresh(t *testing.T) {
 	dir := copyLayout(t, "Zotero")
 	l := newLibrary(libraryID(dir), dir, "", t.TempDir())
+	t.Cleanup(l.close)
 	ctx := context.Background()
 	s1, err := l.Snapshot(ctx)
 	if err != nil {
@@ -494,6 +496,7 @@ func TestSnapshotMidWrite(t *testing.T) {
 	dir := copyLayout(t, "Zotero-wal")
 	cache := t.TempDir()
 	l := newLibrary(libraryID(dir), dir, "", cache)
+	t.Cleanup(l.close)
 	ctx := context.Background()
 	writes, copies := 0, 0
 	disturb := 2 // how many copies Zotero writes into

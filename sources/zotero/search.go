@@ -2,98 +2,160 @@ package zotero
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
+	"time"
 
+	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/sources"
 )
 
-// searchIndex is the search index of a source's items in one snapshot.
-type searchIndex struct {
-	snap    *Snapshot
-	ix      *units.Index
-	skipped []sources.Skip
-}
+// unitsVersion changes whenever what goes into an item's search units
+// changes, so that an index built the old way is rebuilt rather than
+// misread.
+const unitsVersion = "zotero-units-1"
 
-// Search finds q in the items the source holds: their records (metadata
-// and abstract), notes, annotations (text and comment) and the pages of
-// their PDF attachments. The index is built in memory for the snapshot at
-// the first search after a change and kept until the next; a PDF that
-// cannot be read (missing, refused, damaged) is listed in Skipped with why.
-func (s *Source) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
-	snap, sc, err := s.state(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.idx == nil || s.idx.snap != snap {
-		idx, err := snap.index(ctx, snap.tops(sc))
-		if err != nil {
-			return nil, err
+// DefaultIndexWait is how long a search waits for the library index by
+// default before it answers from what is indexed so far.
+const DefaultIndexWait = 3 * time.Second
+
+// testHookExtract, when set by a test, is called before an item's units
+// are extracted for the index, so that a test can hold a build up.
+var testHookExtract func(key string)
+
+// libIndex returns the library index of the data directory, kept under
+// the cache folder's "index" folder (in memory when there is no cache
+// folder). Its items are the regular items, standalone notes and
+// standalone attachments of every library of the data directory, keyed
+// by library prefix and key (as Snapshot.byKey).
+func (l *Library) libIndex() *libindex.Index {
+	l.ixOnce.Do(func() {
+		dir := ""
+		if l.cacheDir != "" {
+			dir = filepath.Join(l.cacheDir, "index")
 		}
-		s.idx = idx
-	}
-	return s.idx.search(q), nil
+		l.ix = libindex.Open(libindex.Options{Dir: dir, Extract: l.extract, Version: unitsVersion})
+	})
+	return l.ix
 }
 
-// search searches items without keeping the index.
-func (s *Snapshot) search(ctx context.Context, items []*Item, q sources.Query) (*sources.Results, error) {
-	idx, err := s.index(ctx, items)
+// extract returns the search units of a top-level item: its record, its
+// notes, its attachments' text and its annotations. Attachments that
+// cannot be read are the item's failure, one per line (see skipsOf); the
+// units of the rest are still indexed. An item no longer in the library
+// (deleted, or in the trash) has none.
+func (l *Library) extract(ctx context.Context, key string) ([]libindex.Unit, error) {
+	if testHookExtract != nil {
+		testHookExtract(key)
+	}
+	l.pendMu.Lock()
+	snap := l.pending[key]
+	if snap != nil {
+		delete(l.pending, key)
+	}
+	l.pendMu.Unlock()
+	if snap == nil {
+		// Queued by a search whose entry a later one replaced or
+		// cleared: the latest snapshot is at least as new.
+		snap = l.last()
+	}
+	if snap == nil {
+		return nil, nil
+	}
+	it := snap.byKey[key]
+	if it == nil {
+		return nil, nil
+	}
+	us, skips, err := snap.itemUnits(ctx, it)
 	if err != nil {
 		return nil, err
 	}
-	return idx.search(q), nil
+	out := make([]libindex.Unit, len(us))
+	for i, u := range us {
+		body := units.BodyAfterTitle(u.Text, u.Title)
+		mark := string(u.Mark)
+		if u.Mark != "" {
+			body = u.Text // a mark's text is all body
+			if u.URI != "" {
+				// The index keeps no URI of its own: a mark without a
+				// page (on an EPUB) carries its own after its kind.
+				mark += "\x00" + u.URI
+			}
+		}
+		out[i] = libindex.Unit{Path: u.Loc.Path, Label: u.Loc.Label, Section: u.Loc.Section, Page: u.Loc.Page,
+			Title: u.Title, Text: u.Text, Mark: mark, Comment: u.Comment, BodyStart: len(u.Text) - len(body)}
+	}
+	if len(skips) > 0 {
+		var b strings.Builder
+		for _, sk := range skips {
+			b.WriteString(sk.Path + "\t" + textnorm.Line(sk.Reason) + "\n")
+		}
+		return out, errors.New(b.String())
+	}
+	return out, nil
 }
 
-func (x *searchIndex) search(q sources.Query) *sources.Results {
-	res := x.ix.Search(q)
-	res.Skipped = append([]sources.Skip(nil), x.skipped...)
-	return res
+// skipsOf decodes an index failure written by extract.
+func skipsOf(failure string) []sources.Skip {
+	var out []sources.Skip
+	for _, line := range strings.Split(failure, "\n") {
+		p, why, ok := strings.Cut(line, "\t")
+		if ok && strings.HasPrefix(p, "zotero:") {
+			out = append(out, sources.Skip{Path: p, Reason: why})
+		}
+	}
+	return out
 }
 
-// index builds the search units of items.
-func (s *Snapshot) index(ctx context.Context, items []*Item) (*searchIndex, error) {
+// itemUnits returns the search units of a top-level item and the
+// attachments of it that cannot be read, with why.
+func (s *Snapshot) itemUnits(ctx context.Context, it *Item) ([]units.Unit, []sources.Skip, error) {
 	var us []units.Unit
-	out := &searchIndex{snap: s}
-	for _, it := range items {
+	var skips []sources.Skip
+	title := textnorm.Line(it.Title())
+	if doc, err := s.read(ctx, it); err == nil {
+		us = append(us, units.Of(doc)...)
+		if title == "" {
+			title = doc.Title
+		}
+	}
+	for _, c := range s.children(it) {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		title := textnorm.Line(it.Title())
-		if doc, err := s.read(ctx, it); err == nil {
-			us = append(us, units.Of(doc)...)
-			if title == "" {
-				title = doc.Title
-			}
-		}
-		for _, c := range s.children(it) {
-			if c.isNote() {
-				if doc, err := s.read(ctx, c); err == nil {
-					us = append(us, units.Of(doc)...)
-				}
-				continue
-			}
-			if c.linkMode == linkLinkedURL {
-				continue
-			}
-			doc, err := s.read(ctx, c)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				out.skipped = append(out.skipped, sources.Skip{Path: s.path(c), Reason: skipReason(err)})
-			} else {
+		if c.isNote() {
+			if doc, err := s.read(ctx, c); err == nil {
 				us = append(us, units.Of(doc)...)
 			}
+			continue
 		}
-		us = append(us, units.OfMarks(s.marks(ctx, it).Marks, title)...)
+		if c.linkMode == linkLinkedURL {
+			continue
+		}
+		doc, err := s.read(ctx, c)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			skips = append(skips, sources.Skip{Path: s.path(c), Reason: skipReason(err)})
+		} else {
+			us = append(us, units.Of(doc)...)
+		}
 	}
-	sort.Slice(out.skipped, func(i, j int) bool { return out.skipped[i].Path < out.skipped[j].Path })
-	out.ix = units.Build(us)
-	return out, nil
+	us = append(us, units.OfMarks(s.marks(ctx, it).Marks, title)...)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	return us, skips, nil
 }
 
 // skipReason says why an attachment was not searched.
@@ -103,4 +165,286 @@ func skipReason(err error) string {
 		return u.Error()
 	}
 	return reasonOf(err)
+}
+
+// scopeIndex is a scope's items in one snapshot, with the filter that
+// narrows the library index to them (its masks kept between searches).
+type scopeIndex struct {
+	snap   *Snapshot
+	items  []*Item
+	keys   []string // the items' keys in the index
+	filter *libindex.Filter
+}
+
+// newScopeIndex returns the scope index of items of snap.
+func newScopeIndex(snap *Snapshot, items []*Item) *scopeIndex {
+	keys := make([]string, len(items))
+	for i, it := range items {
+		keys[i] = snap.key(it)
+	}
+	return &scopeIndex{snap: snap, items: items, keys: keys, filter: libindex.KeySet(keys)}
+}
+
+// key is a top-level item's key in the library index.
+func (s *Snapshot) key(it *Item) string { return s.libPrefix(it.libraryID) + it.Key }
+
+// Search finds q in the items the source holds: their records (metadata
+// and abstract), notes, annotations (text and comment) and the pages of
+// their PDF attachments, through the data directory's library index
+// narrowed to them. Items whose stamp changed since they were indexed
+// are indexed again; while the index takes them in, a search waits at
+// most the library's index wait and then answers from what is indexed,
+// saying so in sources.Results.Indexing. An attachment that cannot be
+// read (missing, refused, damaged) is listed in Skipped with why.
+func (s *Source) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
+	start := time.Now()
+	snap, sc, err := s.state(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	st := s.sx
+	if st == nil || st.snap != snap {
+		st = newScopeIndex(snap, snap.tops(sc))
+		s.sx = st
+	}
+	s.mu.Unlock()
+	return s.l.search(ctx, start, st, q)
+}
+
+// search searches the library index over a scope's items, having them
+// indexed at their current stamps first (see Source.Search).
+func (l *Library) search(ctx context.Context, start time.Time, st *scopeIndex, q sources.Query) (*sources.Results, error) {
+	x := l.libIndex()
+	snap := st.snap
+	items := make([]libindex.Item, len(st.items))
+	for i, it := range st.items {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		items[i] = libindex.Item{Key: st.keys[i], Stamp: snap.stamp(it)}
+	}
+	// The items to extract are read from the snapshot their stamps were
+	// taken in.
+	before := x.Snapshot()
+	l.pendMu.Lock()
+	if x.Running() == nil {
+		// Nothing waits to be extracted: the snapshots kept for the
+		// items queued before (forgotten since, or a build stopped)
+		// are let go.
+		clear(l.pending)
+	}
+	for _, it := range items {
+		if stamp, _, ok := before.Status(it.Key); !ok || stamp != it.Stamp {
+			if l.pending == nil {
+				l.pending = map[string]*Snapshot{}
+			}
+			l.pending[it.Key] = snap
+		}
+	}
+	l.pendMu.Unlock()
+	var indexing *sources.Indexing
+	if job := x.Ensure(items, "", nil); !isClosed(job.Done()) {
+		t := time.NewTimer(max(time.Until(start.Add(l.wait)), 0))
+		select {
+		case <-job.Done():
+		case <-t.C:
+			d, n := job.Progress()
+			indexing = &sources.Indexing{Done: d, Total: n}
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+		t.Stop()
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	xs := x.Snapshot()
+	hits, total, err := xs.Search(q.Text, 2*limit, st.filter) // room for the marks left out
+	if errors.Is(err, libindex.ErrDamaged) {
+		// The damaged segment is dropped and its items extracted again;
+		// no search reads it twice, so this ends.
+		return l.search(ctx, start, st, q)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := &sources.Results{Total: total, Hits: make([]sources.Hit, 0, min(limit, len(hits)))}
+	for _, h := range hits {
+		u := h.Unit
+		if u.Mark != "" && !units.MarkAnswers(u.Text, u.Comment, q.Text) {
+			res.Total--
+			continue
+		}
+		if len(res.Hits) == limit {
+			break
+		}
+		hit := sources.Hit{Location: sources.Location{Path: u.Path, Page: u.Page, Label: u.Label, Section: u.Section}, Title: u.Title, Text: u.Text, Score: h.Norm}
+		if u.Mark != "" {
+			kind, uri, _ := strings.Cut(u.Mark, "\x00")
+			hit.Mark, hit.Text = units.HitMark(hit.Location, sources.MarkKind(kind), u.Text, u.Comment)
+			hit.Mark.URI = uri
+			hit.Excerpt = units.MarkExcerpt(hit.Text, q.ExcerptChars)
+		} else if q.ExcerptChars > 0 {
+			s, e := h.Passage(q.Text, q.ExcerptChars)
+			hit.Excerpt = u.Text[s:e]
+		}
+		res.Hits = append(res.Hits, hit)
+	}
+	for _, it := range items {
+		if stamp, failure, ok := xs.Status(it.Key); ok && stamp == it.Stamp && failure != "" {
+			res.Skipped = append(res.Skipped, skipsOf(failure)...)
+		}
+	}
+	sort.Slice(res.Skipped, func(i, j int) bool { return res.Skipped[i].Path < res.Skipped[j].Path })
+	if indexing != nil {
+		res.Indexing, res.Truncated = indexing, true
+	}
+	l.forgetGone(snap, xs)
+	return res, nil
+}
+
+// forgetGone drops from the index, once per snapshot, the items that are
+// no longer in the library (deleted, or in the trash), so that their text
+// does not stay in the index; a filter already leaves them out of every
+// search.
+func (l *Library) forgetGone(snap *Snapshot, xs *libindex.Snapshot) {
+	if l.forgot.Swap(snap) == snap {
+		return
+	}
+	var gone []string
+	xs.Keys(func(k string) {
+		if it := snap.byKey[k]; it == nil || snap.top(it) != it {
+			gone = append(gone, k)
+		}
+	})
+	l.libIndex().Forget(gone)
+}
+
+// isClosed reports whether c is closed, without waiting.
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// stamp is what an item's search units depend on: its part in the
+// snapshot (see modelStamp) and the size and modification time of its
+// attachments' files now.
+func (s *Snapshot) stamp(it *Item) string {
+	m := s.modelStamp(it)
+	var files []byte
+	for _, c := range s.children(it) {
+		if c.isAttachment() && c.linkMode != linkLinkedURL {
+			files = append(files, c.Key+"="+s.lib.fileStamp(c)+";"...)
+		}
+	}
+	if len(files) == 0 {
+		return m
+	}
+	sum := sha256.Sum256(append([]byte(m+"\x00"), files...))
+	return hex.EncodeToString(sum[:16])
+}
+
+// modelStamp is a hash of what the snapshot holds of a top-level item
+// and what hangs on it: its record, its collections' names, its notes,
+// attachments and their annotations. It is computed once per snapshot.
+func (s *Snapshot) modelStamp(it *Item) string {
+	l := s.lib
+	l.stampMu.Lock()
+	m, ok := l.stamps[it]
+	l.stampMu.Unlock()
+	if ok {
+		return m
+	}
+	sum := sha256.Sum256(s.appendItem(nil, it))
+	m = hex.EncodeToString(sum[:16])
+	l.stampMu.Lock()
+	if l.stampSnap != s {
+		// Kept for the latest snapshot only: its items are the ones
+		// searched from now on.
+		l.stampSnap, l.stamps = s, map[*Item]string{}
+	}
+	l.stamps[it] = m
+	l.stampMu.Unlock()
+	return m
+}
+
+// fileStamp is the size and modification time of an attachment's file,
+// or why it is not read. Only the stamp is taken from it, never a path.
+func (l *Library) fileStamp(a *Item) string {
+	ref, err := l.locate(a)
+	if err != nil {
+		return "!" + err.Error()
+	}
+	st, err := os.Stat(filepath.Join(ref.root, filepath.FromSlash(ref.rel)))
+	if err != nil {
+		return "-"
+	}
+	return strconv.FormatInt(st.Size(), 10) + ":" + strconv.FormatInt(st.ModTime().UnixNano(), 10) + ":" + st.Mode().String()
+}
+
+// appendItem appends what the snapshot holds of a top-level item and
+// what hangs on it to b, each value ended by a NUL.
+func (s *Snapshot) appendItem(b []byte, it *Item) []byte {
+	str := func(v string) {
+		b = append(b, v...)
+		b = append(b, 0)
+	}
+	num := func(v int) {
+		b = strconv.AppendInt(b, int64(v), 10)
+		b = append(b, 0)
+	}
+	var names []string
+	var one func(it *Item, depth int)
+	one = func(it *Item, depth int) {
+		str(it.Key)
+		str(it.Type)
+		if it.trashed {
+			str("trashed")
+		}
+		names = names[:0]
+		for k := range it.Fields {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		for _, k := range names {
+			str(k)
+			str(it.Fields[k])
+		}
+		num(len(it.Creators))
+		for _, c := range it.Creators {
+			str(c.Type)
+			str(c.FirstName)
+			str(c.LastName)
+		}
+		num(len(it.Tags))
+		for _, t := range it.Tags {
+			str(t)
+		}
+		num(it.linkMode)
+		num(it.annType)
+		for _, v := range []string{it.contentType, it.filePath, it.noteHTML, it.noteTitle,
+			it.annText, it.annCmt, it.annColor, it.annLabel, it.annAuthor, it.annSort, it.annPos} {
+			str(v)
+		}
+		if depth < 3 {
+			for _, c := range it.children {
+				str("child")
+				one(c, depth+1)
+			}
+		}
+		str("end")
+	}
+	for _, c := range s.collNames(it) {
+		str(c)
+	}
+	str("item")
+	one(it, 0)
+	return b
 }

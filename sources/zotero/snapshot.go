@@ -19,6 +19,7 @@ import (
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 
+	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
@@ -56,13 +57,30 @@ type Library struct {
 
 	pdfs pdfCache
 	cur  atomic.Pointer[Snapshot] // the snapshot taken last
+
+	wait    time.Duration // how long a search waits for the index (Options.IndexWait)
+	ixOnce  sync.Once
+	ix      *libindex.Index // see libIndex
+	pendMu  sync.Mutex
+	pending map[string]*Snapshot     // items queued for the index, by key: the snapshot of their stamp
+	forgot  atomic.Pointer[Snapshot] // the snapshot whose gone items were last dropped from the index
+
+	stampMu   sync.Mutex
+	stampSnap *Snapshot        // the snapshot stamps are of
+	stamps    map[*Item]string // its part of top-level items' index stamps (see Snapshot.modelStamp)
+
+	saveMu      sync.Mutex // guards the model saved in the background (see saveModel)
+	toSave      *Snapshot
+	toSaveStamp string
+	saving      bool
+	bg          sync.WaitGroup
 }
 
 // last returns the snapshot taken last, without taking one.
 func (l *Library) last() *Snapshot { return l.cur.Load() }
 
 func newLibrary(id, dataDir, baseDir, cacheDir string) *Library {
-	l := &Library{id: id, dataDir: dataDir, baseDir: baseDir}
+	l := &Library{id: id, dataDir: dataDir, baseDir: baseDir, wait: DefaultIndexWait}
 	if cacheDir != "" {
 		l.cacheDir = filepath.Join(cacheDir, id)
 	}
@@ -112,6 +130,15 @@ func (l *Library) Snapshot(ctx context.Context) (*Snapshot, error) {
 	defer l.mu.Unlock()
 	if stamp == l.stamp && (l.snap != nil || l.err != nil) {
 		return l.snap, l.err
+	}
+	if l.snap == nil && l.err == nil {
+		// A new process: the model of the last snapshot taken, when the
+		// database has not changed since (see saveModel).
+		if snap, err := l.loadModel(stamp); err == nil {
+			l.stamp, l.snap = stamp, snap
+			l.cur.Store(snap)
+			return snap, nil
+		}
 	}
 	snap, stamp, err := l.take(ctx, stamp)
 	if ctx.Err() != nil {
@@ -178,6 +205,7 @@ func (l *Library) take(ctx context.Context, stamp string) (*Snapshot, string, er
 		os.RemoveAll(snapDir)
 		if err == nil {
 			snap.lib = l
+			l.saveModel(snap, stamp)
 		}
 		return snap, stamp, err
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/textnorm"
@@ -22,8 +24,8 @@ type Source struct {
 	path  string
 	title string
 
-	mu  sync.Mutex
-	idx *searchIndex // of the snapshot it was built for
+	mu sync.Mutex
+	sx *scopeIndex // of the snapshot searched last
 }
 
 var (
@@ -36,12 +38,21 @@ var (
 	_ sources.Relater    = (*Source)(nil)
 	_ sources.PageReader = (*Source)(nil)
 	_ sources.PageReader = (*itemSource)(nil)
+	_ io.Closer          = (*Source)(nil)
 	_ sources.Describer  = (*itemSource)(nil)
 	_ sources.MarkReader = (*itemSource)(nil)
 	_ sources.Relater    = (*itemSource)(nil)
 	_ sources.Holder     = (*itemSource)(nil)
 	_ sources.Source     = (*itemSource)(nil)
 )
+
+// Close waits for the library's model of its last snapshot, saved in the
+// cache in the background for the next process, to be written. The
+// library and its index stay open for the process's other sources.
+func (s *Source) Close() error {
+	s.l.flush()
+	return nil
+}
 
 // Info returns the source's identity.
 func (s *Source) Info() sources.Info {
@@ -304,11 +315,12 @@ func (s *itemSource) Holds(p string) bool {
 }
 
 func (s *itemSource) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
+	start := time.Now()
 	snap, it, err := s.state(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return snap.search(ctx, []*Item{it}, q)
+	return s.l.search(ctx, start, newScopeIndex(snap, []*Item{it}), q)
 }
 
 func (s *itemSource) Read(ctx context.Context, p string) (*sources.Document, error) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
@@ -39,7 +40,7 @@ func zoteroDev(t *testing.T) string {
 func toolset(t *testing.T, layout string, mentions ...string) (*tools.Toolset, *researchctx.Plan, string) {
 	t.Helper()
 	dir := zoteroDev(t)
-	return toolsetOf(t, zotero.New(zotero.Options{DataDir: filepath.Join(dir, layout), BaseDir: filepath.Join(dir, "Attachments")}), mentions...)
+	return toolsetOf(t, zotero.New(zotero.Options{DataDir: filepath.Join(dir, layout), BaseDir: filepath.Join(dir, "Attachments"), IndexWait: 10 * time.Minute}), mentions...)
 }
 
 // toolsetOf is toolset over a driver of the test's own.
@@ -172,7 +173,7 @@ func TestSelectionOnAttachment(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := vault.NewRegistry()
-	reg.Register(zotero.Kind, zotero.New(zotero.Options{DataDir: filepath.Join(dir, "Zotero7"), BaseDir: filepath.Join(dir, "Attachments")}))
+	reg.Register(zotero.Kind, zotero.New(zotero.Options{DataDir: filepath.Join(dir, "Zotero7"), BaseDir: filepath.Join(dir, "Attachments"), IndexWait: 10 * time.Minute}))
 	r := researchctx.Resolver{Registry: reg}
 	defer r.Close()
 	const quote = "Either the well was very deep, or she fell very slowly"

@@ -39,6 +39,18 @@
 // newest changes, still in the log of a running Zotero, are seen; a
 // change of either file's size or modification time makes the next call
 // copy them again. Nothing is ever written into Zotero's folders.
+//
+// Searches go through one library index (package internal/libindex) per
+// data directory, kept in the cache folder with the model read from the
+// last snapshot: each regular item, standalone note or attachment is
+// indexed under its key with a stamp of its record, notes, annotations
+// and attachments' files, and only the items whose stamp changed are
+// indexed again after a change; a scope (a collection, a tag, an item, a
+// group) searches the index narrowed to its items. A new process whose
+// database did not change since the last snapshot reads that model from
+// the cache instead of copying the database. While the index takes items
+// in, a search answers within Options.IndexWait from what is indexed,
+// saying so in sources.Results.Indexing.
 package zotero
 
 import (
@@ -53,6 +65,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
@@ -107,7 +120,9 @@ type Options struct {
 	ProfileDir string
 	// CacheDir is where the database's snapshots and the PDFs' extracted
 	// text are kept. Empty: the grant's Vault's cache folder
-	// (.agentero/cache/zotero), else the user's cache folder.
+	// (.agentero/cache/zotero), else the user's cache folder. The
+	// library's search index, and the model read from its last snapshot,
+	// are kept there too.
 	CacheDir string
 	// OCR is the engine that reads scanned PDF attachments, as
 	// vault.LibraryOptions.OCR is the Vault's: nil for the default
@@ -115,6 +130,11 @@ type Options struct {
 	// NoOCR for none. What it recognises is cached under CacheDir, never
 	// in the data directory.
 	OCR OCREngine
+	// IndexWait is how long a search waits for the library index to take
+	// in the items it lacks (a first search, items changed in Zotero)
+	// before it answers from what is indexed so far, saying so in
+	// sources.Results.Indexing; 0 means DefaultIndexWait.
+	IndexWait time.Duration
 }
 
 // Driver opens Zotero sources. The zero value reads its options from the
@@ -208,6 +228,9 @@ func (d *Driver) library(env *sources.Env) (*Library, error) {
 	}
 	l := newLibrary(id, opts.DataDir, base, cache)
 	l.pdfs.ocr.opt = opts.OCR
+	if opts.IndexWait > 0 {
+		l.wait = opts.IndexWait
+	}
 	if d.libs == nil {
 		d.libs = map[string]*Library{}
 	}

@@ -124,6 +124,9 @@ func treeHash(t testing.TB, root string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// fullWait is the index wait of the tests that check complete answers.
+const fullWait = 10 * time.Minute
+
 // testCache is the cache folder the tests' drivers share, so that each
 // PDF of the fixture is extracted once per run of the package's tests.
 var testCache string
@@ -140,11 +143,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// open returns a driver for one layout of the fixture, its snapshots and
-// PDF text kept in the tests' cache.
+// open returns a driver for one layout of the fixture, its snapshots,
+// PDF text and index kept in the tests' cache. Its searches wait for the
+// index however busy the machine is: they check complete answers
+// (TestSearchWhileIndexing checks partial ones).
 func open(t testing.TB, dataDir, baseDir string) *Driver {
 	t.Helper()
-	return New(Options{DataDir: dataDir, BaseDir: baseDir, CacheDir: testCache})
+	return New(Options{DataDir: dataDir, BaseDir: baseDir, CacheDir: testCache, IndexWait: fullWait})
 }
 
 // source resolves a name and opens it as the server would.
