@@ -531,6 +531,9 @@ func headingKey(s string) string {
 // never a stray line of the page (the arXiv side stamp, an e-mail line, a
 // sentence's end).
 func TestOCRScanTitleAndSections(t *testing.T) {
+	if raceEnabled {
+		t.Skip("recognises six scanned pages: a measure of what OCR reads, not of concurrency, run without the race detector")
+	}
 	eng, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, 0, 0)
 	if err != nil {
 		t.Skipf("tesseract: %v", err)

@@ -228,8 +228,8 @@ func TestAnnotationPosition(t *testing.T) {
 // with broken positions and 100,000 annotations on one attachment, the
 // broken ones are skipped with their reason, the rest are all there.
 func TestHostileAnnotations(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes 100,000 annotations into a copy of the database")
+	if testing.Short() || raceEnabled {
+		t.Skip("writes 100,000 annotations into a copy of the database (not under -short or the race detector)")
 	}
 	dir := copyLayout(t, "Zotero", "storage/QTBRV54N/Dean and Ghemawat - 2004 - MapReduce Simplified Data Processing on Large Clusters.pdf")
 	execDB(t, dir,
