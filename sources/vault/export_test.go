@@ -1,5 +1,7 @@
 package vault
 
+import "context"
+
 // NewLibrary returns a Library over an open Vault, for the tests: hosts
 // open one with OpenLibrary.
 var NewLibrary = newLibrary
@@ -12,3 +14,15 @@ const (
 	OCRMemory     = ocrMemory
 	OCRReadSlots  = ocrReadSlots
 )
+
+// BeginCall counts a call in flight on l until end is called, as a
+// search or a read does.
+func BeginCall(l *Library, ctx context.Context) (context.Context, func()) {
+	return l.calls.begin(ctx)
+}
+
+// BackgroundHeld returns how many background workers wait for the calls
+// now, and how many times one did.
+func BackgroundHeld(l *Library) (now int, total int64) {
+	return int(l.calls.waiting.Load()), l.calls.held.Load()
+}

@@ -444,12 +444,14 @@ func (f *pdfFile) recognisedBy(ctx context.Context, doc *pdf.Document, run []int
 				f.l.ocr.mu.Unlock()
 				recognisedNow = true
 			}
+			resume := f.l.calls.pause(ctx) // the pages it waits for are not held back for it
 			for _, c := range theirs {
 				select {
 				case <-c:
 				case <-ctx.Done():
 				}
 			}
+			resume()
 			rec = f.l.loadOCR(ref)
 			if !ran && len(theirs) == 0 {
 				break
@@ -655,7 +657,13 @@ func (f *pdfFile) recognise(ctx context.Context, eng OCREngine, doc *pdf.Documen
 			defer wg.Done()
 			for r := range jobs {
 				pg := &doc.Pages[r.Page-1]
+				done := func() {}
+				if background {
+					// A background page waits for the calls (see calls).
+					done = f.l.calls.yield(ctx)
+				}
 				p := recognisePage(ctx, eng, r, pg.Width, pg.Height)
+				done()
 				r.Image = nil
 				<-slots // the page's image is no longer held
 				f.l.ocrProgress(1)
