@@ -7,8 +7,12 @@ package lowprio
 import "os/exec"
 
 // Nice is how many nice levels below this process a program started by
-// Start runs (capped at the lowest, 19).
-const Nice = 10
+// Start runs (capped at the lowest, 19). Five levels give this process's
+// threads three times the program's share of a core they both want; ten
+// would give nine times, but would also let any busy program of the same
+// session (a host's build, a test run) slow a page ninefold, past the
+// page's deadline on a loaded machine.
+const Nice = 5
 
 // Start starts cmd Nice levels below this process's priority where the
 // system lets a program be started so (Linux: from its first instruction;

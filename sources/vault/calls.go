@@ -4,29 +4,21 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
-	"time"
 )
-
-// callGrace is how long after the last call the background keeps to one
-// worker: an agent's calls come in bursts, and workers let go between
-// two calls of a burst would each start an item the next call then
-// shares the cores with.
-const callGrace = 200 * time.Millisecond
 
 // calls counts the library's calls in flight (searches, reads and
 // descriptions an agent waits for) and holds the background back while
 // they run: the index's workers before each item and the OCR worker
-// before each page call yield, and while a call runs (or ran within
-// callGrace) one background worker at a time goes on — the one holding
-// the lane — so that the background still ends and a call never shares
-// the cores with more than it. A call waiting for background work (a
+// before each page call yield, and while a call runs one background
+// worker at a time goes on (the one holding the lane), so that the
+// background still ends and a call never shares the cores with more
+// than it. A call waiting for background work (a
 // build it needs, a page another run recognises) pauses its count
 // meanwhile, so that the work it waits for runs at full speed.
 type calls struct {
 	mu   sync.Mutex
 	n    int           // calls in flight, not paused
 	idle chan struct{} // closed while n is 0
-	last time.Time     // when n last fell to 0
 	lane chan struct{} // held by the one background worker that goes on
 
 	// For the tests: the background workers held back now, and the
@@ -80,51 +72,33 @@ func (c *calls) add(d int) {
 	case was == 0 && c.n > 0:
 		c.idle = make(chan struct{})
 	case was > 0 && c.n == 0:
-		c.last = time.Now()
 		close(c.idle)
 	}
 }
 
-// yield returns at once while no call runs or ran within callGrace;
-// otherwise it waits until none does or the lane is free, and takes it.
-// done gives the lane back; a worker calls it once its item or page is
-// done. It returns when ctx ends too.
+// yield returns at once while no call runs; otherwise it waits until
+// none does or the lane is free, and takes it. done gives the lane back;
+// a worker calls it once its item or page is done. It returns when ctx
+// ends too.
 func (c *calls) yield(ctx context.Context) (done func()) {
 	for {
 		c.mu.Lock()
 		c.init()
 		n, idle, lane := c.n, c.idle, c.lane
-		grace := time.Until(c.last.Add(callGrace))
 		c.mu.Unlock()
-		if n == 0 && grace <= 0 {
-			return func() {}
-		}
-		var timer *time.Timer
-		var after <-chan time.Time
 		if n == 0 {
-			// Between the calls of a burst, perhaps.
-			timer = time.NewTimer(grace)
-			after, idle = timer.C, nil
+			return func() {}
 		}
 		c.waiting.Add(1)
 		c.held.Add(1)
-		took, ended := false, false
 		select {
 		case lane <- struct{}{}:
-			took = true
-		case <-idle:
-		case <-after:
-		case <-ctx.Done():
-			ended = true
-		}
-		c.waiting.Add(-1)
-		if timer != nil {
-			timer.Stop()
-		}
-		switch {
-		case took:
+			c.waiting.Add(-1)
 			return func() { <-lane }
-		case ended:
+		case <-idle:
+			c.waiting.Add(-1)
+		case <-ctx.Done():
+			c.waiting.Add(-1)
 			return func() {}
 		}
 	}
