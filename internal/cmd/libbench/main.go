@@ -97,6 +97,9 @@ func main() {
 	flag.StringVar(&progressLog, "progress", "", "build as a host's prewarm does and write its progress events to this file (JSON lines)")
 	flag.BoolVar(&childrenOnly, "children-only", false, "with -dir: time only the new processes over the kept vault's built index (nothing else runs in this process meanwhile)")
 	memLimit := flag.Int64("memlimit", mcp.MemoryLimit, "soft memory limit in bytes unless GOMEMLIMIT is set, as the server sets it (0: none)")
+	background := flag.Bool("background", false, "real: warm searches and new processes' first answers with the background idle and while it indexes more/ and recognises scans/ (see runBackground)")
+	more := flag.Int("more", 3, "-background: copies of each corpus PDF in more/")
+	scanPages := flag.Int("scan-pages", 8, "-background: scanned pages in scans/")
 	flag.Parse()
 	if os.Getenv("GOMEMLIMIT") == "" && *memLimit > 0 {
 		debug.SetMemoryLimit(*memLimit)
@@ -111,6 +114,13 @@ func main() {
 	}
 	if !*withPdftotext {
 		skipPdftotext = true
+	}
+	if *background {
+		if err := runBackground(ctx, *keep, *copies, *more, *scanPages, *runs, *warm); err != nil {
+			fmt.Fprintln(os.Stderr, "libbench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := run(ctx, *lib, *copies, *n, *keep, *runs, *warm); err != nil {
 		fmt.Fprintln(os.Stderr, "libbench:", err)
