@@ -68,10 +68,12 @@ func (c *calls) add(d int) {
 	c.init()
 	was := c.n
 	c.n += d
+	// The parts of one call that pause at once may take it below 0 for a
+	// moment: 0 or less is idle.
 	switch {
-	case was == 0 && c.n > 0:
+	case was <= 0 && c.n > 0:
 		c.idle = make(chan struct{})
-	case was > 0 && c.n == 0:
+	case was > 0 && c.n <= 0:
 		close(c.idle)
 	}
 }
@@ -86,7 +88,7 @@ func (c *calls) yield(ctx context.Context) (done func()) {
 		c.init()
 		n, idle, lane := c.n, c.idle, c.lane
 		c.mu.Unlock()
-		if n == 0 {
+		if n <= 0 {
 			return func() {}
 		}
 		c.waiting.Add(1)
