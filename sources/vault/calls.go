@@ -4,7 +4,15 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 )
+
+// buildGrace is how long after the last call the index's build keeps to
+// one worker: an agent's calls come in bursts, and workers let go between
+// two calls of a burst would each start an item (a whole paper's text),
+// which the next call would then share the cores with. OCR pages take no
+// grace: a page's engine runs below the calls' priority anyway.
+const buildGrace = 250 * time.Millisecond
 
 // calls counts the library's calls in flight (searches, reads and
 // descriptions an agent waits for) and holds the background back while
@@ -19,6 +27,7 @@ type calls struct {
 	mu   sync.Mutex
 	n    int           // calls in flight, not paused
 	idle chan struct{} // closed while n is 0
+	last time.Time     // when n last fell to 0
 	lane chan struct{} // held by the one background worker that goes on
 
 	// For the tests: the background workers held back now, and the
@@ -74,6 +83,7 @@ func (c *calls) add(d int) {
 	case was <= 0 && c.n > 0:
 		c.idle = make(chan struct{})
 	case was > 0 && c.n <= 0:
+		c.last = time.Now()
 		close(c.idle)
 	}
 }
@@ -83,24 +93,53 @@ func (c *calls) add(d int) {
 // a worker calls it once its item or page is done. It returns when ctx
 // ends too.
 func (c *calls) yield(ctx context.Context) (done func()) {
+	return c.yieldAfter(ctx, 0)
+}
+
+// yieldBuild is yield for the index's build: calls that ended within
+// buildGrace count as running.
+func (c *calls) yieldBuild(ctx context.Context) (done func()) {
+	return c.yieldAfter(ctx, buildGrace)
+}
+
+// yieldAfter is yield with calls that ended within grace counted as
+// running.
+func (c *calls) yieldAfter(ctx context.Context, grace time.Duration) (done func()) {
 	for {
 		c.mu.Lock()
 		c.init()
 		n, idle, lane := c.n, c.idle, c.lane
+		left := time.Until(c.last.Add(grace))
 		c.mu.Unlock()
-		if n <= 0 {
+		if n <= 0 && left <= 0 {
 			return func() {}
+		}
+		var timer *time.Timer
+		var after <-chan time.Time
+		if n <= 0 {
+			// Between two calls of a burst, perhaps.
+			timer = time.NewTimer(left)
+			after, idle = timer.C, nil
 		}
 		c.waiting.Add(1)
 		c.held.Add(1)
+		took, ended := false, false
 		select {
 		case lane <- struct{}{}:
-			c.waiting.Add(-1)
-			return func() { <-lane }
+			took = true
 		case <-idle:
-			c.waiting.Add(-1)
+		case <-after:
 		case <-ctx.Done():
-			c.waiting.Add(-1)
+			ended = true
+		}
+		c.waiting.Add(-1)
+		if timer != nil {
+			timer.Stop()
+		}
+		switch {
+		case took:
+			return func() { <-lane }
+		case ended:
 			return func() {}
 		}
 	}

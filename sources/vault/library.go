@@ -393,7 +393,7 @@ func (l *Library) libIndex() *libindex.Index {
 		// The engine's name is learnt while the index on disk is read.
 		l.lib = libindex.Open(libindex.Options{Dir: l.cachePath("library"), Extract: l.extractItem,
 			VersionOf: func() string { return unitsVersion + "+" + l.ocrID() },
-			Yield:     l.calls.yield})
+			Yield:     l.calls.yieldBuild})
 	})
 	return l.lib
 }
