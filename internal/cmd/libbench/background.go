@@ -13,6 +13,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -37,8 +38,16 @@ func runBackground(ctx context.Context, dir string, copies, more, scanPages, run
 		return err
 	}
 	pdfDir := filepath.Join(root, "pdfs")
+	// The copied folders hold the corpus PDFs whose every page has text:
+	// a page without would be recognised in the background of the idle
+	// round, once per copy.
+	textDir, err := textOnly(pdfDir)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(textDir)
 	if _, err := os.Stat(filepath.Join(dir, "papers")); err != nil {
-		if _, err := writeReal(dir, pdfDir, copies); err != nil {
+		if _, err := writeReal(dir, textDir, copies); err != nil {
 			return err
 		}
 	}
@@ -46,7 +55,7 @@ func runBackground(ctx context.Context, dir string, copies, more, scanPages, run
 	for _, f := range []string{"more", "scans"} {
 		os.RemoveAll(filepath.Join(dir, f))
 	}
-	nmore, err := writeLoose(filepath.Join(dir, "more"), pdfDir, more)
+	nmore, err := writeLoose(filepath.Join(dir, "more"), textDir, more)
 	if err != nil {
 		return err
 	}
@@ -183,8 +192,45 @@ func runBackground(ctx context.Context, dir string, copies, more, scanPages, run
 	return nil
 }
 
+// textOnly returns a new folder of links to the PDFs of pdfDir whose
+// every page has a text layer.
+func textOnly(pdfDir string) (string, error) {
+	pdfs, err := filepath.Glob(filepath.Join(pdfDir, "*.pdf"))
+	if err != nil {
+		return "", err
+	}
+	out, err := os.MkdirTemp("", "libbench-text-*")
+	if err != nil {
+		return "", err
+	}
+	kept := 0
+	for _, p := range pdfs {
+		f, err := os.Open(p)
+		if err != nil {
+			return "", err
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return "", err
+		}
+		doc, err := pdf.Extract(context.Background(), f, st.Size(), nil)
+		f.Close()
+		if err != nil || slices.ContainsFunc(doc.Pages, func(pg pdf.Page) bool { return pg.NoTextLayer }) {
+			continue
+		}
+		if err := os.Symlink(p, filepath.Join(out, filepath.Base(p))); err != nil {
+			return "", err
+		}
+		kept++
+	}
+	fmt.Printf("corpus PDFs with text on every page: %d of %d\n", kept, len(pdfs))
+	return out, nil
+}
+
 // writeLoose copies each corpus PDF copies times into folder, loose
-// (no paper folders), each copy's bytes distinct.
+// (no paper folders), each copy's bytes distinct, and distinct from
+// every earlier run's.
 func writeLoose(folder, pdfDir string, copies int) (int, error) {
 	if err := os.MkdirAll(folder, 0o755); err != nil {
 		return 0, err
@@ -194,13 +240,16 @@ func writeLoose(folder, pdfDir string, copies int) (int, error) {
 		return 0, err
 	}
 	n := 0
+	// The run's own bytes: no copy is served from an earlier run's
+	// extraction (the PDF cache is keyed by content).
+	run := strconv.FormatInt(time.Now().UnixNano(), 36)
 	for c := range copies {
 		for _, p := range pdfs {
 			data, err := os.ReadFile(p)
 			if err != nil {
 				return 0, err
 			}
-			data = append(slices.Clip(data), fmt.Sprintf("\n%% loose copy %d\n", c)...)
+			data = append(slices.Clip(data), fmt.Sprintf("\n%% loose copy %d of run %s\n", c, run)...)
 			name := fmt.Sprintf("%s-%d.pdf", strings.TrimSuffix(filepath.Base(p), ".pdf"), c)
 			if err := os.WriteFile(filepath.Join(folder, name), data, 0o644); err != nil {
 				return 0, err
