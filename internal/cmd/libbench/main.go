@@ -12,6 +12,11 @@
 //     and the peak RSS of a process that then runs the warm queries;
 //   - the index size on disk per 1,000 pages (units).
 //
+// With -background it instead times warm searches and new processes'
+// first answers with the library's background work idle and while it
+// indexes a second folder and recognises a folder of scans (see
+// runBackground).
+//
 // Two libraries: "real", the shared corpus PDFs copied under distinct
 // paper ids (copies × PDFs papers), and "synthetic", n generated papers
 // (PAPER.md of generated text in three sections, metadata.json).

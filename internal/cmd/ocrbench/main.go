@@ -10,9 +10,12 @@
 // time against tesseract run over the same page images one after another
 // (before and after the build, the mean of the two), and the peak RSS of
 // this process (the server's side) and of the largest tesseract process.
-// Nothing is written outside the temporary folder.
+// With -speed N it instead times the library's OCR of the JPEG scans
+// against pdftoppm and tesseract run page by page, N pairs on the machine
+// as it is and N beside two busy loops (see speed). Nothing is written
+// outside the temporary folder.
 //
-//	go run ./internal/cmd/ocrbench [-pages 2] [-papers 6]
+//	go run ./internal/cmd/ocrbench [-pages 2] [-papers 6] [-speed 3]
 package main
 
 import (
