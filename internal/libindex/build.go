@@ -158,7 +158,12 @@ func (w *writer) index(job *Job, batch []Item) error {
 		go func() {
 			defer wg.Done()
 			for it := range in {
+				done := func() {}
+				if x.opts.Yield != nil {
+					done = x.opts.Yield(x.ctx)
+				}
 				units, err := x.opts.Extract(x.ctx, it.Key)
+				done()
 				if x.ctx.Err() != nil {
 					return
 				}

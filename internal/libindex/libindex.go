@@ -103,6 +103,11 @@ type Options struct {
 	// Progress, when set, is called while a build runs with the number of
 	// items done and queued so far.
 	Progress func(done, total int)
+	// Yield, when set, is called by a build worker before it extracts an
+	// item, and the function it returns once the item is extracted. It
+	// may block, to leave the cores to work that comes first (the calls
+	// a user waits for); ctx is the index's, ended by Close.
+	Yield func(ctx context.Context) (done func())
 }
 
 // The defaults of Options' sizes. With them a build holds at most about

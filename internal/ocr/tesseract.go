@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/lowprio"
 )
 
 // Environment variables Default reads.
@@ -39,7 +41,7 @@ const MaxOutput = 8 << 20
 
 // Tesseract runs the tesseract program, one process per page with one
 // thread each (OMP_THREAD_LIMIT=1), at most Workers at a time, each
-// within Timeout. Make one with NewTesseract.
+// within Timeout, each lowprio.Nice levels below this process. Make one with NewTesseract.
 type Tesseract struct {
 	path    string
 	version string
@@ -165,7 +167,9 @@ func (t *Tesseract) Recognize(ctx context.Context, img Image) (*Result, error) {
 	stdout.max, stderr.max = MaxOutput, 16<<10
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
+	// Below this process's priority: the calls an agent waits for come
+	// before the pages of the background.
+	err := lowprio.Run(cmd)
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()

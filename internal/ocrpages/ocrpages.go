@@ -85,6 +85,14 @@ type Store struct {
 	Dir string
 	// Progress, when set, is told the pages done and to do so far.
 	Progress func(done, total int)
+	// Yield, when set, is called before a background page's engine run
+	// and returns when the page may go on (after the calls an agent waits
+	// for); the function it returns is called when the run ends.
+	Yield func(ctx context.Context) (done func())
+	// Pause, when set, is called before a run waits for pages another
+	// run has in the engine, so that the caller does not hold that run
+	// back while it waits; the function it returns is called after.
+	Pause func(ctx context.Context) (resume func())
 
 	// gen counts the pages recognised in this process: a document
 	// recognised from the cache at one count is still what the cache
@@ -277,12 +285,17 @@ func (s *Store) Pages(ctx context.Context, eng ocr.Engine, src Source, want []in
 			s.Save(ref)
 			ran = true
 		}
+		resume := func() {}
+		if s.Pause != nil && len(theirs) > 0 {
+			resume = s.Pause(ctx)
+		}
 		for _, c := range theirs {
 			select {
 			case <-c:
 			case <-ctx.Done():
 			}
 		}
+		resume()
 		rec = s.Load(ref)
 		if !r && len(theirs) == 0 {
 			break
@@ -400,7 +413,12 @@ func (s *Store) recognise(ctx context.Context, eng ocr.Engine, src Source, pages
 			defer wg.Done()
 			for r := range jobs {
 				pg := &doc.Pages[r.Page-1]
+				done := func() {}
+				if background && s.Yield != nil {
+					done = s.Yield(ctx)
+				}
 				p := RecognisePage(ctx, eng, r, pg.Width, pg.Height)
+				done()
 				r.Image = nil
 				<-slots // the page's image is no longer held
 				s.progress(1)

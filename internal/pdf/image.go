@@ -14,6 +14,8 @@ import (
 	"golang.org/x/image/ccitt"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	"github.com/researchctx/researchctx/internal/lowprio"
 )
 
 // Limits on page images (see PageImages). A scan of a letter page at 600
@@ -750,7 +752,7 @@ func render(ctx context.Context, o *ImageOptions, r io.ReaderAt, size int64, n i
 	out := &limitedBuffer{max: RenderPixels*RenderPixels + 64}
 	cmd.Stdout = out
 	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
+	err := lowprio.Run(cmd) // below the calls an agent waits for
 	switch {
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("%w: %v", ErrTimeout, ctx.Err())

@@ -115,6 +115,8 @@ func closeView(d *Directory, f *safefs.FS) {
 // it. The directory itself, or a folder in it, is a sources.ErrIsDirectory error:
 // list it instead.
 func (d *Directory) Read(ctx context.Context, p string) (*sources.Document, error) {
+	ctx, end := d.lib.calls.begin(ctx) // the background yields to it
+	defer end()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -248,6 +250,8 @@ func (d *Directory) List(ctx context.Context, p string, max int) ([]sources.Entr
 // takes in what it lacks, a search waits at most the library's IndexWait
 // and then answers from what is indexed, saying so in sources.Results.Indexing.
 func (d *Directory) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
+	ctx, end := d.lib.calls.begin(ctx) // the background yields to it
+	defer end()
 	start := time.Now()
 	scanCap := q.ScanFiles
 	if scanCap <= 0 {

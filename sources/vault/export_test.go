@@ -1,6 +1,10 @@
 package vault
 
-import "github.com/researchctx/researchctx/internal/ocrpages"
+import (
+	"context"
+
+	"github.com/researchctx/researchctx/internal/ocrpages"
+)
 
 // NewLibrary returns a Library over an open Vault, for the tests: hosts
 // open one with OpenLibrary.
@@ -17,3 +21,15 @@ const (
 
 // ocrLines groups recognised words into lines, for the internal tests.
 var ocrLines = ocrpages.Lines
+
+// BeginCall counts a call in flight on l until end is called, as a
+// search or a read does.
+func BeginCall(l *Library, ctx context.Context) (context.Context, func()) {
+	return l.calls.begin(ctx)
+}
+
+// BackgroundHeld returns how many background workers wait for the calls
+// now, and how many times one did.
+func BackgroundHeld(l *Library) (now int, total int64) {
+	return int(l.calls.waiting.Load()), l.calls.held.Load()
+}

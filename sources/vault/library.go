@@ -107,6 +107,8 @@ type Library struct {
 	preload sync.Once
 
 	ocr ocrState
+	// calls counts the calls in flight, which the background yields to.
+	calls calls
 
 	// bg counts the background rescans of directories, which Close waits
 	// for (closing stops them early), so that nothing is written to the
@@ -390,7 +392,8 @@ func (l *Library) libIndex() *libindex.Index {
 	l.libOnce.Do(func() {
 		// The engine's name is learnt while the index on disk is read.
 		l.lib = libindex.Open(libindex.Options{Dir: l.cachePath("library"), Extract: l.extractItem,
-			VersionOf: func() string { return unitsVersion + "+" + l.ocrID() }})
+			VersionOf: func() string { return unitsVersion + "+" + l.ocrID() },
+			Yield:     l.calls.yieldBuild})
 	})
 	return l.lib
 }
@@ -507,6 +510,8 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 			}
 		}
 	} else {
+		// The build this call waits for is not held back for it.
+		resume := l.calls.pause(ctx)
 		t := time.NewTimer(max(time.Until(start.Add(l.wait)), 0))
 		select {
 		case <-job.Done():
@@ -515,9 +520,11 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 			indexing = &sources.Indexing{Done: d, Total: n}
 		case <-ctx.Done():
 			t.Stop()
+			resume()
 			return nil, ctx.Err()
 		}
 		t.Stop()
+		resume()
 	}
 	limit := q.Limit
 	if limit <= 0 {

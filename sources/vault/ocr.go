@@ -131,6 +131,9 @@ func (l *Library) ocrEngine() (OCREngine, string) {
 			o.renderer = pdf.Renderer()
 		}
 		o.store.Dir, o.store.Progress = l.cachePath("ocr"), o.progress
+		// A background page waits for the calls in flight, and a call
+		// waiting for a page another run holds does not hold it back.
+		o.store.Yield, o.store.Pause = l.calls.yield, l.calls.pause
 	})
 	return o.eng, o.note
 }

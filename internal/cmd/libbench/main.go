@@ -12,6 +12,11 @@
 //     and the peak RSS of a process that then runs the warm queries;
 //   - the index size on disk per 1,000 pages (units).
 //
+// With -background it instead times warm searches and new processes'
+// first answers with the library's background work idle and while it
+// indexes a second folder and recognises a folder of scans (see
+// runBackground).
+//
 // Two libraries: "real", the shared corpus PDFs copied under distinct
 // paper ids (copies × PDFs papers), and "synthetic", n generated papers
 // (PAPER.md of generated text in three sections, metadata.json).
@@ -97,6 +102,9 @@ func main() {
 	flag.StringVar(&progressLog, "progress", "", "build as a host's prewarm does and write its progress events to this file (JSON lines)")
 	flag.BoolVar(&childrenOnly, "children-only", false, "with -dir: time only the new processes over the kept vault's built index (nothing else runs in this process meanwhile)")
 	memLimit := flag.Int64("memlimit", mcp.MemoryLimit, "soft memory limit in bytes unless GOMEMLIMIT is set, as the server sets it (0: none)")
+	background := flag.Bool("background", false, "real: warm searches and new processes' first answers with the background idle and while it indexes more/ and recognises scans/ (see runBackground)")
+	more := flag.Int("more", 3, "-background: copies of each corpus PDF in more/")
+	scanPages := flag.Int("scan-pages", 8, "-background: scanned pages in scans/")
 	flag.Parse()
 	if os.Getenv("GOMEMLIMIT") == "" && *memLimit > 0 {
 		debug.SetMemoryLimit(*memLimit)
@@ -111,6 +119,13 @@ func main() {
 	}
 	if !*withPdftotext {
 		skipPdftotext = true
+	}
+	if *background {
+		if err := runBackground(ctx, *keep, *copies, *more, *scanPages, *runs, *warm); err != nil {
+			fmt.Fprintln(os.Stderr, "libbench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := run(ctx, *lib, *copies, *n, *keep, *runs, *warm); err != nil {
 		fmt.Fprintln(os.Stderr, "libbench:", err)

@@ -10,9 +10,12 @@
 // time against tesseract run over the same page images one after another
 // (before and after the build, the mean of the two), and the peak RSS of
 // this process (the server's side) and of the largest tesseract process.
-// Nothing is written outside the temporary folder.
+// With -speed N it instead times the library's OCR of the JPEG scans
+// against pdftoppm and tesseract run page by page, N pairs on the machine
+// as it is and N beside two busy loops (see speed). Nothing is written
+// outside the temporary folder.
 //
-//	go run ./internal/cmd/ocrbench [-pages 2] [-papers 6]
+//	go run ./internal/cmd/ocrbench [-pages 2] [-papers 6] [-speed 3]
 package main
 
 import (
@@ -41,12 +44,20 @@ import (
 func main() {
 	pages := flag.Int("pages", 2, "pages of each paper")
 	papers := flag.Int("papers", 6, "held-out papers at most")
+	flag.IntVar(&speedRuns, "speed", 0, "time the library's OCR of the JPEG scans against pdftoppm and tesseract page by page, this many pairs idle and as many beside two busy loops, instead of the quality report")
+	spinning := flag.Bool("spin", false, "internal: run as a busy loop")
 	flag.Parse()
+	if *spinning {
+		spin()
+	}
 	if err := run(*pages, *papers); err != nil {
 		fmt.Fprintln(os.Stderr, "ocrbench:", err)
 		os.Exit(1)
 	}
 }
+
+// speedRuns is -speed: the pairs of the speed comparison, 0 for none.
+var speedRuns int
 
 // scan is one scanned page and the born-digital text of its original.
 type scan struct {
@@ -112,6 +123,19 @@ func run(npages, npapers int) error {
 		}
 	}
 	fmt.Printf("held out: %d papers, %d pages each, JPEG and PNG: %d scanned pages\n", len(held), npages, len(scans))
+	if speedRuns > 0 {
+		var files []string
+		pagesOf := map[string]int{}
+		for _, s := range scans {
+			if s.dir == "scans/jpeg" {
+				if pagesOf[s.file] == 0 {
+					files = append(files, s.file)
+				}
+				pagesOf[s.file]++
+			}
+		}
+		return speed(vaultDir, "scans/jpeg", files, pagesOf, speedRuns)
+	}
 
 	// Baseline: tesseract over the same images, one after another, before
 	// and after the build: their mean is the baseline of a build whose

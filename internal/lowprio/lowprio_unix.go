@@ -1,0 +1,21 @@
+//go:build unix && !linux
+
+package lowprio
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// start starts cmd, then lowers its priority: a process's priority is
+// the process's here, not a thread's, so it cannot be inherited from one
+// thread alone.
+func start(cmd *exec.Cmd) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if p, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0); err == nil {
+		syscall.Setpriority(syscall.PRIO_PROCESS, cmd.Process.Pid, lower(p)) // best effort
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package vault
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestCallsCountOncePerCall: a call made inside another is the same call,
+// a pause takes the call out of the count until it resumes, and what is
+// not a call pauses nothing.
+func TestCallsCountOncePerCall(t *testing.T) {
+	var c calls
+	count := func() int {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.n
+	}
+	ctx, end := c.begin(context.Background())
+	inner, endInner := c.begin(ctx)
+	if n := count(); n != 1 {
+		t.Fatalf("a call inside a call: %d in flight, want 1", n)
+	}
+	resume := c.pause(inner)
+	if n := count(); n != 0 {
+		t.Errorf("a paused call: %d in flight, want 0", n)
+	}
+	c.pause(context.Background())() // not a call: nothing changes
+	resume()
+	endInner()
+	if n := count(); n != 1 {
+		t.Errorf("after the inner call and the pause: %d in flight, want 1", n)
+	}
+	end()
+	end() // twice: once counted
+	if n := count(); n != 0 {
+		t.Errorf("after the call: %d in flight, want 0", n)
+	}
+}
+
+// TestCallsLane: while no call is in flight yield returns at once; while
+// one is, the first background worker takes the lane and the next waits
+// until the lane is given back or the calls end.
+func TestCallsLane(t *testing.T) {
+	var c calls
+	c.yield(context.Background())() // idle
+	_, end := c.begin(context.Background())
+	first := c.yield(context.Background())
+	got := make(chan func(), 1)
+	go func() { got <- c.yield(context.Background()) }()
+	for c.waiting.Load() != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case <-got:
+		t.Fatal("a second worker went on beside the first while a call was in flight")
+	default:
+	}
+	first() // the lane is free: the waiting worker takes it
+	second := <-got
+	third := make(chan func(), 1)
+	go func() { third <- c.yield(context.Background()) }()
+	for c.waiting.Load() != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	end() // no call: the waiting worker goes on without the lane
+	(<-third)()
+	second()
+	// A worker whose context ends while it waits goes on, and takes
+	// nothing.
+	_, end = c.begin(context.Background())
+	defer end()
+	c.lane <- struct{}{}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c.yield(ctx)()
+	if len(c.lane) != 1 {
+		t.Error("a cancelled worker gave back a lane it did not hold")
+	}
+}

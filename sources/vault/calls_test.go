@@ -1,0 +1,148 @@
+package vault_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/samplevault"
+	"github.com/researchctx/researchctx/sources/vault"
+)
+
+// heldEngine is an engine whose pages each wait in it until the test
+// lets one go (release); entered receives, as each page enters, how many
+// pages are in the engine then.
+type heldEngine struct {
+	mu      sync.Mutex
+	in      int
+	entered chan int
+	release chan struct{}
+}
+
+func (e *heldEngine) ID() string { return "held 1 eng" }
+
+func (e *heldEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.OCRResult, error) {
+	e.mu.Lock()
+	e.in++
+	n := e.in
+	e.mu.Unlock()
+	e.entered <- n
+	select {
+	case <-e.release:
+	case <-ctx.Done():
+	}
+	e.mu.Lock()
+	e.in--
+	e.mu.Unlock()
+	return words(0.9, "Wombats", "dig", "burrows"), nil
+}
+
+// waitUntil fails the test when cond does not hold within a bound only a
+// broken build reaches; it checks as soon as it can, so nothing here
+// depends on the machine's speed.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestBackgroundOCRYieldsToCalls: while a call is in flight, the OCR
+// worker gives the engine one background page at a time, the others
+// waiting before the engine; once the calls end, it gives it as many as
+// it has slots again. The engine holds every page until the test lets it
+// go, so the order is the test's, not the clock's.
+func TestBackgroundOCRYieldsToCalls(t *testing.T) {
+	if vault.OCRBackground(runtime.GOMAXPROCS(0)) < 2 {
+		t.Skip("one background OCR slot: nothing to hold back")
+	}
+	root := filepath.Join(t.TempDir(), "vault")
+	if err := samplevault.Extract(root); err != nil {
+		t.Fatal(err)
+	}
+	var jpg bytes.Buffer
+	if err := jpeg.Encode(&jpg, image.NewGray(image.Rect(0, 0, 16, 16)), nil); err != nil {
+		t.Fatal(err)
+	}
+	var pages [][]byte
+	for range 6 {
+		pages = append(pages, jpg.Bytes())
+	}
+	writeFiles(t, root, map[string]string{"scans/scan.pdf": string(hostilepdf.Scan(16, 16, pages...))})
+	eng := &heldEngine{entered: make(chan int, 16), release: make(chan struct{})}
+	lib := openWith(t, root, t.TempDir(), eng)
+
+	_, end := vault.BeginCall(lib, context.Background())
+	defer end()
+	// The search queues the scan's pages for the background OCR.
+	if res := search(t, lib, "scans", "wombats"); res.Indexing == nil {
+		t.Fatalf("the scan's pages were not left to the background: %+v", res)
+	}
+	for i := range 3 {
+		if n := <-eng.entered; n != 1 {
+			t.Fatalf("page %d entered the engine with %d pages in it while a call ran, want 1", i+1, n)
+		}
+		// The next page is decoded and waits for the call, not for a
+		// slot: it is held back before the engine.
+		waitUntil(t, "a second page waits for the call", func() bool {
+			eng.mu.Lock()
+			in := eng.in
+			eng.mu.Unlock()
+			if in > 1 {
+				t.Fatalf("%d pages in the engine while a call ran, want 1", in)
+			}
+			now, _ := vault.BackgroundHeld(lib)
+			return now >= 1
+		})
+		if i < 2 {
+			eng.release <- struct{}{}
+		}
+	}
+	// The call ends: the waiting page joins the one in the engine.
+	end()
+	if n := <-eng.entered; n != 2 {
+		t.Errorf("after the call, a page entered the engine with %d pages in it, want 2", n)
+	}
+	close(eng.release)
+	if res := searchAll(t, lib, "scans", "wombats dig burrows"); res.Indexing != nil || len(res.Hits) == 0 {
+		t.Fatalf("the scan was not recognised: %+v", res)
+	}
+}
+
+// TestBackgroundIndexYieldsToCalls: the library index's build, started
+// by a folder's first search while another call is in flight, holds its
+// workers back for that call (one at a time goes on), and still ends: the
+// search that waits for it gets the whole folder.
+func TestBackgroundIndexYieldsToCalls(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "vault")
+	if err := samplevault.Extract(root); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("notes/n%02d.md", i)] = fmt.Sprintf("# Note %d\n\nPlatypuses hunt shrimp %d in streams.\n", i, i)
+	}
+	writeFiles(t, root, files)
+	lib := openWith(t, root, t.TempDir(), vault.NoOCR)
+	_, end := vault.BeginCall(lib, context.Background())
+	defer end()
+	res := searchAll(t, lib, "notes", "platypuses shrimp")
+	if res.Indexing != nil || res.Total != 40 {
+		t.Fatalf("the build under a call left %+v, %d hits; want all 40", res.Indexing, res.Total)
+	}
+	if _, total := vault.BackgroundHeld(lib); total == 0 {
+		t.Error("no worker of the build was held back for the call in flight")
+	}
+}
