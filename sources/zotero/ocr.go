@@ -60,6 +60,10 @@ type ocrState struct {
 type ocrJob struct {
 	ref ocrpages.Ref
 	src ocrpages.Source
+	// index is the library index's key of the item the PDF hangs on,
+	// forgotten once its pages are recognised so that the next search
+	// extracts it again with their text ("" for none).
+	index string
 }
 
 // ocrEngine returns the library's OCR engine, or nil and the one-line note
@@ -194,7 +198,13 @@ func (c *pdfCache) recognised(ctx context.Context, key string, it *Item, doc *pd
 	rec, _ := c.ocr.store.Pages(ctx, eng, src, pages, ref, false)
 	out, notes, done := ocrpages.Merge(doc, rec, true, notYet)
 	if !done {
-		c.queueOCR(ocrJob{ref: ref, src: src})
+		j := ocrJob{ref: ref, src: src}
+		if snap := c.l.last(); snap != nil {
+			if a := snap.byKey[snap.libPrefix(it.libraryID)+it.Key]; a != nil {
+				j.index = snap.key(snap.top(a))
+			}
+		}
+		c.queueOCR(j)
 	}
 	return out, notes
 }
@@ -237,6 +247,15 @@ func (c *pdfCache) ocrWorker() {
 		o.queue = o.queue[1:]
 		o.mu.Unlock()
 		o.store.Pages(o.ctx, o.eng, j.src, ocrpages.Scanned(j.src.Doc), j.ref, true)
+		if j.index != "" && o.ctx.Err() == nil {
+			// Its stamp has not changed: forgotten, the item is
+			// extracted again by the next search, its pages now from
+			// the OCR cache.
+			select {
+			case <-c.l.libIndex().Forget([]string{j.index}).Done():
+			case <-o.ctx.Done():
+			}
+		}
 	}
 }
 

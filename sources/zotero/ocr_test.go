@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/researchctx/researchctx/sources"
@@ -173,5 +174,69 @@ func TestOCRScannedAttachment(t *testing.T) {
 	}
 	if p := doc.Parts[1]; !p.NoTextLayer || p.OCR != nil || p.Note != "no OCR: it is turned off" {
 		t.Fatalf("page 2 with OCR off: no text layer %v, ocr %+v, note %q", p.NoTextLayer, p.OCR, p.Note)
+	}
+}
+
+// TestOCRTextSearchable: a scanned attachment's recognised text becomes
+// searchable without any change in Zotero. The first search indexes the
+// item before its pages are recognised (the scan has no text layer, so no
+// card can cite its pages); the background recognises them and has the
+// item indexed again, and a later search finds page 2's words cited by
+// its open-pdf URI. On an index that kept the item by its stamp alone the
+// text would never be found.
+func TestOCRTextSearchable(t *testing.T) {
+	needTools(t, "tesseract", "pdftoppm", "img2pdf", "pdftotext")
+	data := copyTree(t, filepath.Join(zoteroDev(t), "Zotero"))
+	pdfPath := filepath.Join(data, "storage", "XHS4W622", "Sutskever et al. - 2014 - Sequence to Sequence Learning with Neural Networks.pdf")
+	text, err := exec.Command("pdftotext", "-f", "2", "-l", "2", pdfPath, "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	// A query of page 2's own words, found nowhere in the item's record,
+	// notes or annotations.
+	words := longWords(string(text))
+	if len(words) < 40 {
+		t.Fatalf("pdftotext found %d long words on page 2", len(words))
+	}
+	query := strings.Join(words[20:28], " ")
+	if err := os.WriteFile(pdfPath, scanOf(t, pdfPath, 2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cache := t.TempDir()
+	d := zotero.New(zotero.Options{DataDir: data, CacheDir: cache, IndexWait: 10 * time.Minute})
+	t.Cleanup(func() { zotero.CloseOCR(d) })
+	ts, _, _ := toolsetOf(t, d, "zotero:collections/To Read")
+	const page2 = "zotero://open-pdf/library/items/XHS4W622?page=2"
+	searches := 0
+	cites := func() bool {
+		searches++
+		out, err := ts.Search(ctx, tools.SearchInput{Query: query, Limit: 3})
+		if err != nil {
+			t.Fatalf("search %d for page 2's recognised words %q: %v", searches, query, err)
+		}
+		for _, c := range out.Cards {
+			if c.CitationURI == page2 {
+				return true
+			}
+		}
+		return false
+	}
+	if cites() {
+		t.Fatal("the first search cites a page the engine has not recognised yet")
+	}
+	// The background recognises both pages and has the item indexed
+	// again; tesseract takes seconds a page on a busy machine.
+	// A search is made only once the cache holds recognised pages, so
+	// as not to spend the turn's budget.
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		if time.Now().After(deadline) {
+			t.Fatalf("page 2's recognised words %q not found in 5 minutes (%d searches)", query, searches)
+		}
+		time.Sleep(500 * time.Millisecond)
+		if entries, _ := filepath.Glob(filepath.Join(cache, "*", "ocr", "*.ocr")); len(entries) > 0 && cites() {
+			break
+		}
 	}
 }

@@ -43,7 +43,13 @@ func (l *Library) libIndex() *libindex.Index {
 		if l.cacheDir != "" {
 			dir = filepath.Join(l.cacheDir, "index")
 		}
-		l.ix = libindex.Open(libindex.Options{Dir: dir, Extract: l.extract, Version: unitsVersion})
+		// The OCR engine too: an index built with another (or none) is
+		// built again, its scans' text read by the one now configured.
+		engine := "none"
+		if eng, _ := l.pdfs.ocrEngine(); eng != nil {
+			engine = eng.ID()
+		}
+		l.ix = libindex.Open(libindex.Options{Dir: dir, Extract: l.extract, Version: unitsVersion + ":" + engine})
 	})
 	return l.ix
 }
