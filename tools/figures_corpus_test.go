@@ -92,7 +92,7 @@ func TestCorpusFigureReads(t *testing.T) {
 	budget := &grant.BudgetOverrides{ReadChars: &readChars, TurnChars: &turnChars, CardChars: &cardChars}
 	f := newFixtureWith(t, budget, copyCorpus, "corpus")
 	ctx := context.Background()
-	type tally struct{ n, ok, checked int }
+	type tally struct{ n, ok int }
 	var dev, out tally
 	for _, c := range truth {
 		if c.caption == "" {

@@ -127,10 +127,7 @@ func Default(memo string) (Engine, string) {
 		default:
 			path = v
 		}
-		var langs []string
-		for _, l := range strings.FieldsFunc(os.Getenv(EnvLangs), func(r rune) bool { return r == '+' || r == ',' || r == ' ' }) {
-			langs = append(langs, l)
-		}
+		langs := strings.FieldsFunc(os.Getenv(EnvLangs), func(r rune) bool { return r == '+' || r == ',' || r == ' ' })
 		t, err := newTesseract(context.Background(), path, langs, 0, 0, memo)
 		if err != nil {
 			defaultNote = "no OCR: tesseract is not installed or does not run"

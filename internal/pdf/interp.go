@@ -504,7 +504,7 @@ func (in *interp) emit(c code, tx, ty float64) {
 		dir = uint8(int(math.Round(a/(math.Pi/2))+4) % 4)
 	}
 	x0, y0 = rotateQ(x0, y0, dir)
-	x1, y1 = rotateQ(x1, y1, dir)
+	x1, _ = rotateQ(x1, y1, dir)
 	if x1 < x0 {
 		x0, x1 = x1, x0
 	}

@@ -401,8 +401,7 @@ func cellLines(parts []*textLine, work *int) []*textLine {
 	for i := range up {
 		up[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for up[i] != i {
 			up[i] = up[up[i]]
 			i = up[i]
