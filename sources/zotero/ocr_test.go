@@ -182,7 +182,7 @@ func TestOCRScannedAttachment(t *testing.T) {
 // item before its pages are recognised (the scan has no text layer, so no
 // card can cite its pages); the background recognises them and has the
 // item indexed again, and a later search finds page 2's words cited by
-// its open-pdf URI. On an index that kept the item by its stamp alone the
+// its open-pdf URI, the card marked recognised as a read's page is. On an index that kept the item by its stamp alone the
 // text would never be found.
 func TestOCRTextSearchable(t *testing.T) {
 	needTools(t, "tesseract", "pdftoppm", "img2pdf", "pdftotext")
@@ -217,6 +217,9 @@ func TestOCRTextSearchable(t *testing.T) {
 		}
 		for _, c := range out.Cards {
 			if c.CitationURI == page2 {
+				if !c.OCR || c.Confidence <= 0 {
+					t.Errorf("the card of page 2 is not marked recognised: ocr %v (%.2f)", c.OCR, c.Confidence)
+				}
 				return true
 			}
 		}

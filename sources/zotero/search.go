@@ -299,6 +299,7 @@ func (l *Library) search(ctx context.Context, start time.Time, st *scopeIndex, q
 		}
 		res.Hits = append(res.Hits, hit)
 	}
+	l.markOCR(ctx, snap, res.Hits)
 	for _, it := range items {
 		if stamp, failure, ok := xs.Status(it.Key); ok && stamp == it.Stamp && failure != "" {
 			res.Skipped = append(res.Skipped, skipsOf(failure)...)
@@ -310,6 +311,42 @@ func (l *Library) search(ctx context.Context, start time.Time, st *scopeIndex, q
 	}
 	l.forgetGone(snap, xs)
 	return res, nil
+}
+
+// markOCR marks the hits on pages whose text was recognised by OCR with
+// the engine's confidence, as a read marks them, from the OCR cache only:
+// a search never waits for the engine.
+func (l *Library) markOCR(ctx context.Context, snap *Snapshot, hits []sources.Hit) {
+	eng, _ := l.pdfs.ocrEngine()
+	if eng == nil {
+		return
+	}
+	conf := map[string]map[int]float64{} // by PDF: the recognised pages' confidence
+	for i := range hits {
+		h := &hits[i]
+		if h.Page <= 0 {
+			continue
+		}
+		m, ok := conf[h.Path]
+		if !ok {
+			m = map[int]float64{}
+			if a := snap.item(h.Path); a != nil && a.isPDF() {
+				if fr, err := l.locate(a); err == nil {
+					if ref, err := l.pdfs.ocrRef(ctx, h.Path, fr, eng.ID()); err == nil {
+						for n, p := range l.pdfs.ocr.store.Load(ref) {
+							if p.Text != "" {
+								m[n] = p.Confidence
+							}
+						}
+					}
+				}
+			}
+			conf[h.Path] = m
+		}
+		if c, ok := m[h.Page]; ok {
+			h.OCR = &sources.OCR{Confidence: c}
+		}
+	}
 }
 
 // forgetGone drops from the index, once per snapshot, the items that are
