@@ -90,9 +90,14 @@ type decoder struct {
 	results   map[uint32]any // what segments left to be referred to
 }
 
-// spend charges the decoding of w×h pixels to the work budget.
+// spend charges the decoding of w×h pixels to the work budget, each row
+// and each column counted as a pixel more: a region of no width and 2³¹
+// rows costs the decoder its rows, not nothing.
 func (dc *decoder) spend(w, h int) error {
-	n := int64(w)*int64(h) + 1
+	if w < 0 || h < 0 || w > 1<<31 || h > 1<<31 {
+		return fmt.Errorf("%w: a region of %d×%d pixels", ErrLimit, w, h)
+	}
+	n := (int64(w) + 1) * (int64(h) + 1)
 	if n > dc.work {
 		return fmt.Errorf("%w: more than %d pixels decoded", ErrLimit, int64(workFactor)*int64(dc.maxPixels))
 	}

@@ -404,3 +404,33 @@ func TestManyRegionsWithinBudget(t *testing.T) {
 		t.Error(d)
 	}
 }
+
+// TestHostileEmptyRegions: a generic region of no width and 2³¹ rows, or
+// of no height and 2³¹ columns, costs its rows and columns: it fails with
+// ErrLimit before a row is decoded, where it was decoded row by row for
+// free (a 100-byte stream that took half a minute).
+func TestHostileEmptyRegions(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		w, h uint32
+	}{
+		{"no width, 2^31 rows", 0, 1 << 31},
+		{"no width, 2^32-1 rows", 0, 0xFFFFFFFF},
+		{"no height, 2^31 columns", 1 << 31, 0},
+		{"one column, 2^20 rows", 1, 1 << 20},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var st stream
+			st.segment(typePageInfo, 1, nil, pageInfoData(64, 64, 0, 0))
+			d := append(u32s(tt.w, tt.h, 0, 0), opOR)
+			d = append(d, 8) // template 0 with TPGDON: a row costs one decode
+			for _, a := range nominalAT[0][:atCount[0]] {
+				d = append(d, byte(int8(a.dx)), byte(int8(a.dy)))
+			}
+			st.segment(typeImmediateGeneric, 1, nil, append(d, 0xFF, 0xAC))
+			if _, err := Decode(st.Bytes(), nil, 64*64, testBytes); !errors.Is(err, ErrLimit) {
+				t.Errorf("got %v, want ErrLimit", err)
+			}
+		})
+	}
+}
