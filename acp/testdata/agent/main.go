@@ -73,6 +73,12 @@ type session struct {
 	clients []*mcp.ClientSession
 	mode    string
 	cancel  context.CancelFunc // of the running prompt
+	// cancelled is closed when session/cancel for the running prompt has
+	// been logged. The SDK also cancels the prompt's context on the
+	// client's $/cancel_request, which can arrive first; the prompt waits
+	// for the notification so that the report has it before the host,
+	// answered, ends the agent.
+	cancelled chan struct{}
 }
 
 type agent struct {
@@ -257,9 +263,12 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	s := a.sessions[p.SessionId]
 	var pctx context.Context
 	var cancel context.CancelFunc
+	var cancelSeen chan struct{}
 	if s != nil {
 		pctx, cancel = context.WithCancel(ctx)
 		s.cancel = cancel
+		s.cancelled = make(chan struct{})
+		cancelSeen = s.cancelled
 	}
 	a.mu.Unlock()
 	if s == nil {
@@ -285,6 +294,11 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 			<-a.conn.Done()
 		} else {
 			<-pctx.Done()
+			select {
+			case <-cancelSeen:
+			case <-a.conn.Done():
+			case <-time.After(5 * time.Second):
+			}
 		}
 		a.log(Event{Event: "prompt cancelled", SessionID: string(p.SessionId)})
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
@@ -532,6 +546,10 @@ func (a *agent) Cancel(_ context.Context, p acp.CancelNotification) error {
 	defer a.mu.Unlock()
 	if s := a.sessions[p.SessionId]; s != nil && s.cancel != nil {
 		s.cancel()
+		if s.cancelled != nil {
+			close(s.cancelled)
+			s.cancelled = nil
+		}
 	}
 	return nil
 }
