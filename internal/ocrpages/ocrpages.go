@@ -55,6 +55,11 @@ type Page struct {
 	Lines      []pdf.Line `json:",omitempty"`
 	Confidence float64    `json:",omitempty"`
 	Reason     string     `json:",omitempty"`
+	// Transient marks a Reason that is of this run, not of the page (the
+	// engine's deadline passed on a loaded machine): the page is kept in
+	// memory, so that this process does not try it again and again, but
+	// never written to disk, so that the next process reads it.
+	Transient bool `json:"-"`
 }
 
 // Ref names the cache entry of one PDF under one engine. With the disk
@@ -208,6 +213,11 @@ func (s *Store) Save(ref Ref) {
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
 	pages := s.Load(ref)
+	for n, p := range pages {
+		if p.Transient {
+			delete(pages, n)
+		}
+	}
 	b, err := json.Marshal(entry{SHA256: ref.Sum, Engine: ref.Engine, Pages: pages})
 	if err != nil || len(b)+4 > MaxEntry {
 		return
@@ -501,7 +511,7 @@ func RecognisePage(ctx context.Context, eng ocr.Engine, r pdf.ImageResult, width
 	case ctx.Err() != nil:
 		return nil
 	case errors.Is(err, ocr.ErrTimeout):
-		return &Page{Reason: "OCR timed out on the page"}
+		return &Page{Reason: "OCR timed out on the page", Transient: true}
 	case err != nil:
 		return &Page{Reason: "the OCR engine failed on the page"}
 	case strings.TrimSpace(res.Text) == "":

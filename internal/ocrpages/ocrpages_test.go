@@ -1,10 +1,12 @@
 package ocrpages
 
 import (
+	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/pdf"
 )
 
@@ -71,5 +73,43 @@ func TestMerge(t *testing.T) {
 	plain := &pdf.Document{Pages: []pdf.Page{{Text: "x"}}}
 	if out, _, done := Merge(plain, nil, true, ""); out != plain || !done {
 		t.Error("a document without scanned pages was copied or not done")
+	}
+}
+
+// timeoutEngine is an engine whose every page passes its deadline.
+type timeoutEngine struct{}
+
+func (timeoutEngine) ID() string { return "timeout 1" }
+func (timeoutEngine) Recognize(context.Context, ocr.Image) (*ocr.Result, error) {
+	return nil, ocr.ErrTimeout
+}
+
+// TestTimedOutPageNotCached: a page whose recognition passed the engine's
+// deadline (a loaded machine) says why in this process but is not written
+// to the cache, so that the next process reads it; a page with a reason of
+// its own (blank) is written.
+func TestTimedOutPageNotCached(t *testing.T) {
+	dir := t.TempDir()
+	ref := Ref{Key: "paper", Sum: "0123", Engine: timeoutEngine{}.ID()}
+	img := &pdf.PageImage{Data: []byte("P5\n1 1\n255\n\x00"), Width: 1, Height: 1}
+	timedOut := RecognisePage(context.Background(), timeoutEngine{}, pdf.ImageResult{Page: 1, Image: img}, 612, 792)
+	if timedOut == nil || !timedOut.Transient || timedOut.Reason == "" {
+		t.Fatalf("a timed-out page: %+v", timedOut)
+	}
+	blank := RecognisePage(context.Background(), timeoutEngine{}, pdf.ImageResult{Page: 2, Err: pdf.ErrNoImage}, 612, 792)
+	if blank == nil || blank.Transient {
+		t.Fatalf("a blank page: %+v", blank)
+	}
+
+	s := &Store{Dir: dir}
+	s.Keep(ref, 1, timedOut)
+	s.Keep(ref, 2, blank)
+	s.Save(ref)
+	if diff := cmp.Diff(map[int]*Page{1: timedOut, 2: blank}, s.Load(ref)); diff != "" {
+		t.Errorf("this process's pages after the save (-want +got):\n%s", diff)
+	}
+	next := &Store{Dir: dir}
+	if diff := cmp.Diff(map[int]*Page{2: {Reason: blank.Reason}}, next.Load(ref)); diff != "" {
+		t.Errorf("the next process's pages (-want +got):\n%s", diff)
 	}
 }

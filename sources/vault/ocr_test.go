@@ -236,7 +236,7 @@ func TestOCRTesseract(t *testing.T) {
 			t.Skipf("%s is not installed", p)
 		}
 	}
-	eng, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, 0, 0)
+	eng, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, pageDeadline, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,11 +530,17 @@ func headingKey(s string) string {
 // catalogue); and its sections are headings the born-digital PDF has,
 // never a stray line of the page (the arXiv side stamp, an e-mail line, a
 // sentence's end).
+// pageDeadline is the per-page deadline of the engines of tests that check
+// what OCR reads: generous, so that a page on a loaded machine (tesseract
+// runs at a lower priority than everything else) is still read rather than
+// given up as too slow, which is what the default deadline is for.
+const pageDeadline = 10 * time.Minute
+
 func TestOCRScanTitleAndSections(t *testing.T) {
 	if raceEnabled {
 		t.Skip("recognises six scanned pages: a measure of what OCR reads, not of concurrency, run without the race detector")
 	}
-	eng, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, 0, 0)
+	eng, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, pageDeadline, 0)
 	if err != nil {
 		t.Skipf("tesseract: %v", err)
 	}

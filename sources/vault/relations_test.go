@@ -238,7 +238,7 @@ func TestRelationsScannedPaper(t *testing.T) {
 			t.Skipf("%s is not installed", p)
 		}
 	}
-	tess, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, 0, 0)
+	tess, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, pageDeadline, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
