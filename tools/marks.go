@@ -117,7 +117,6 @@ func (r *reader) marks(ctx context.Context, out *ReadOutput) error {
 	if err != nil {
 		return r.mapErr(err, r.path())
 	}
-	r.marksRead = true
 	if r.offset < 0 || r.offset > len(ms.Marks) {
 		r.offset = 0
 	}
