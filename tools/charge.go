@@ -31,7 +31,6 @@ func (o *RelationsOutput) Chars() int { return charge(o) }
 func (c *Card) chars() int         { return charge(c) }
 func (f *FigureInfo) chars() int   { return charge(f) }
 func (c *RelationCard) chars() int { return charge(c) }
-func (m *MarkInfo) chars() int     { return charge(m) }
 
 // ownCharge is a part of a result charged by a rule of its own rather
 // than field by field.
