@@ -7,12 +7,8 @@ import (
 	"github.com/researchctx/researchctx/tools"
 )
 
-// writeMarks renders a marks read (each mark's kind, page and colour on a
-// line of the server's, its page label as pages' labels are; its author
-// and date, tags, marked text and comment quoted as data: all of them come
-// from the marks file or the PDF, not the server),
-// the problems that kept some from being read, and a metadata read's
-// count of marks.
+// writeMarks renders a metadata read's count of marks and the problems
+// that kept some marks from being read.
 func writeMarks(b *strings.Builder, out *tools.ReadOutput) {
 	if out.MarkCount > 0 {
 		fmt.Fprintf(b, "Marks: %d (the user's highlights and notes; read them with mode marks)\n", out.MarkCount)
@@ -20,9 +16,13 @@ func writeMarks(b *strings.Builder, out *tools.ReadOutput) {
 	for _, p := range out.Problems {
 		fmt.Fprintf(b, "Could not be read: %s\n", title(p))
 	}
-	if out.Mode != tools.ReadMarks {
-		return
-	}
+}
+
+// writeMarkList renders a marks read: each mark's kind, page and colour on
+// a line of the server's, its page label as pages' labels are; its author
+// and date, tags, marked text and comment quoted as data (all of them come
+// from the marks file or the PDF, not the server).
+func writeMarkList(b *strings.Builder, out *tools.ReadOutput) {
 	if len(out.Marks) == 0 {
 		b.WriteString("No marks.\n")
 		return

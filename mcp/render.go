@@ -97,6 +97,17 @@ func location(page int, label, section, region string) string {
 	return b.String()
 }
 
+// modeRenderers are the renderer hooks of the modes of context_read
+// (tools.ReadModes) whose results hold more than the fields renderRead
+// renders for every read: each writes its mode's part, after the match
+// and the marks' count and before the text. A key must be one of the
+// modes (TestModeRenderers).
+var modeRenderers = map[tools.ReadMode]func(*strings.Builder, *tools.ReadOutput){
+	tools.ReadMarks: writeMarkList,
+}
+
+// renderRead renders a read result: the fields any read may hold, in a
+// fixed order, and its mode's own part (modeRenderers).
 func renderRead(out *tools.ReadOutput) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s [%s]%s\n", name(out.Target), name(string(out.Mode)), location(out.Page, out.PageLabel, out.Section, out.Region))
@@ -169,6 +180,9 @@ func renderRead(out *tools.ReadOutput) string {
 		fmt.Fprintf(&b, "The quote occurs %d times; this is the first.\n", out.Matches)
 	}
 	writeMarks(&b, out)
+	if w := modeRenderers[out.Mode]; w != nil {
+		w(&b, out)
+	}
 	if out.Text != "" {
 		writeQuote(&b, out.Text, "")
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -97,4 +98,19 @@ func readOutputSchema() *jsonschema.Schema {
 		delete(s.Properties["marks"].Items.Properties, name)
 	}
 	return s
+}
+
+// readDescription is context_read's description. Its list of modes is the
+// tools package's (tools.ReadModes, named as ReadMode.Hint names them), so
+// the schema's mode field ("see above") cannot drift from what Read takes.
+var readDescription = `Read a granted source or a file in a granted folder by path or citationUri. Modes: ` + modeHints() + `. Folders list entries.`
+
+// modeHints lists the modes of context_read for its description.
+func modeHints() string {
+	modes := tools.ReadModes()
+	hints := make([]string, len(modes))
+	for i, m := range modes {
+		hints[i] = m.Hint()
+	}
+	return strings.Join(hints, ", ")
 }

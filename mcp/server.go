@@ -36,7 +36,6 @@ const Instructions = `These tools read only the sources the user's app granted f
 // model's context on every turn.
 const (
 	searchDescription    = `Search the granted papers, folders and files: a few cards (verbatim excerpt, location, citationUri), not full text.`
-	readDescription      = `Read a granted source or a file in a granted folder by path or citationUri. Modes: metadata (default), excerpt, section, page, region, full (paged), marks (the user's highlights, notes). Folders list entries.`
 	relationsDescription = `A granted paper's references, citers and related library papers.`
 )
 

@@ -1,69 +1,167 @@
 package tools
 
-import "unicode/utf8"
+import (
+	"reflect"
+	"sync"
+	"unicode/utf8"
+)
 
 // The charge of a result is what it costs the turn's budget: the number of
 // characters (Unicode code points) of every string the result holds — text,
 // excerpts, titles, authors, ids, section titles, documents, entry names and
 // kinds, paths, citation URIs. Numbers, the budget report and the opaque
-// cursor (a token to hand back, not content) are free. A result never holds more than the call reserved, and the
-// usage line logs exactly its charge.
+// cursor (a token to hand back, not content) are free. A result never holds
+// more than the call reserved, and the usage line logs exactly its charge.
+//
+// The charge is derived from the result types themselves: every string
+// reachable through exported fields, slices and pointers counts, whatever
+// its json tag says (a result's Problems are said in its text), except a
+// field tagged charge:"free" — the framing every result carries and the
+// cursor. A field added to a result is charged without a line more here.
 
 // Chars returns the charge of a search result.
-func (o *SearchOutput) Chars() int {
-	n := 0
-	for _, s := range o.Skipped {
-		n += runes(s.Path, s.Reason)
-	}
-	for i := range o.Cards {
-		n += o.Cards[i].chars()
-	}
-	return n
-}
-
-func (c *Card) chars() int {
-	return runes(c.Source, string(c.Kind), c.Path, c.Title, c.PageLabel, c.Section, c.Excerpt, c.CitationURI) + runes(c.CitationURIs...) + c.Mark.chars()
-}
+func (o *SearchOutput) Chars() int { return charge(o) }
 
 // Chars returns the charge of a read result.
-func (o *ReadOutput) Chars() int {
-	n := runes(o.Target, string(o.Mode), o.Title, o.Abstract, o.DOI, o.ArXivID, o.Text, o.PageLabel,
-		o.Section, o.Region, o.CitationURI, string(o.Match))
-	n += runes(o.Authors...) + runes(o.Documents...) + runes(o.CitationURIs...)
-	for _, s := range o.Sections {
-		n += runes(s.Title, s.Number)
-	}
-	for _, e := range o.Entries {
-		n += runes(e.Name, string(e.Kind))
-	}
-	for i := range o.Marks {
-		n += o.Marks[i].chars()
-	}
-	for _, f := range o.Figures {
-		n += f.chars()
-	}
-	return n + runes(o.Problems...)
-}
-
-func (f *FigureInfo) chars() int { return runes(f.ID, f.Kind, f.Number, f.Caption) }
+func (o *ReadOutput) Chars() int { return charge(o) }
 
 // Chars returns the charge of a relations result.
-func (o *RelationsOutput) Chars() int {
-	n := runes(o.Paper, string(o.Kind)) + runes(o.Problems...)
-	for _, l := range [][]RelationCard{o.References, o.CitedBy, o.Related} {
-		for i := range l {
-			n += l[i].chars()
-		}
+func (o *RelationsOutput) Chars() int { return charge(o) }
+
+func (c *Card) chars() int         { return charge(c) }
+func (f *FigureInfo) chars() int   { return charge(f) }
+func (c *RelationCard) chars() int { return charge(c) }
+
+// ownCharge is a part of a result charged by a rule of its own rather
+// than field by field.
+type ownCharge interface{ ownCharge() int }
+
+// ownCharge: a card's mark of no kind is no mark, and costs nothing.
+func (m *CardMark) ownCharge() int {
+	if m.Kind == "" {
+		return 0
+	}
+	return chargeFields(reflect.ValueOf(m).Elem())
+}
+
+// charge returns the charge of v, a pointer to a result or a part of one.
+func charge(v any) int {
+	rv := reflect.ValueOf(v)
+	if f := chargerOf(rv.Type()); f != nil {
+		return f(rv)
+	}
+	return 0
+}
+
+// chargeFields returns the charge of the fields of the struct v, without
+// the rule of its own it may have.
+func chargeFields(v reflect.Value) int {
+	n := 0
+	for _, f := range fieldChargers(v.Type()) {
+		n += f.charge(v.Field(f.index))
 	}
 	return n
 }
 
-func (c *RelationCard) chars() int {
-	n := runes(c.Title, c.DOI, c.ArXivID, c.PaperPath, c.CitationURI, c.Label) + runes(c.Authors...)
-	for _, x := range c.Contexts {
-		n += runes(x.Text, x.CitationURI)
+// A charger returns the charge of a value of its type.
+type charger func(reflect.Value) int
+
+// A fieldCharger charges one field of a struct.
+type fieldCharger struct {
+	index  int
+	charge charger
+}
+
+// chargers and fieldsOf cache, by type, how a value is charged: a result
+// is measured at every step of its cut to the budget.
+var chargers, fieldsOf sync.Map // reflect.Type → charger, []fieldCharger
+
+var ownChargeType = reflect.TypeFor[ownCharge]()
+
+// chargerOf returns how a value of type t is charged, or nil when it
+// holds no string.
+func chargerOf(t reflect.Type) charger {
+	if f, ok := chargers.Load(t); ok {
+		return f.(charger)
 	}
-	return n
+	f := newCharger(t)
+	chargers.Store(t, f)
+	return f
+}
+
+func newCharger(t reflect.Type) charger {
+	switch t.Kind() {
+	case reflect.String:
+		return func(v reflect.Value) int { return utf8.RuneCountInString(v.String()) }
+	case reflect.Pointer:
+		elem := chargerOf(t.Elem())
+		if elem == nil {
+			return nil
+		}
+		return func(v reflect.Value) int {
+			if v.IsNil() {
+				return 0
+			}
+			return elem(v.Elem())
+		}
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.String {
+			return func(v reflect.Value) int {
+				n := 0
+				for i := range v.Len() {
+					n += utf8.RuneCountInString(v.Index(i).String())
+				}
+				return n
+			}
+		}
+		elem := chargerOf(t.Elem())
+		if elem == nil {
+			return nil
+		}
+		return func(v reflect.Value) int {
+			n := 0
+			for i := range v.Len() {
+				n += elem(v.Index(i))
+			}
+			return n
+		}
+	case reflect.Struct:
+		if reflect.PointerTo(t).Implements(ownChargeType) {
+			return func(v reflect.Value) int {
+				if !v.CanAddr() {
+					p := reflect.New(t)
+					p.Elem().Set(v)
+					v = p.Elem()
+				}
+				return v.Addr().Interface().(ownCharge).ownCharge()
+			}
+		}
+		if len(fieldChargers(t)) == 0 {
+			return nil
+		}
+		return chargeFields
+	}
+	return nil
+}
+
+// fieldChargers returns how the charged fields of the struct type t are
+// charged: those exported, not tagged free, that can hold a string.
+func fieldChargers(t reflect.Type) []fieldCharger {
+	if f, ok := fieldsOf.Load(t); ok {
+		return f.([]fieldCharger)
+	}
+	var fs []fieldCharger
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() || f.Tag.Get("charge") == "free" {
+			continue
+		}
+		if c := chargerOf(f.Type); c != nil {
+			fs = append(fs, fieldCharger{i, c})
+		}
+	}
+	fieldsOf.Store(t, fs)
+	return fs
 }
 
 func runes(ss ...string) int {

@@ -10,7 +10,9 @@ import (
 // uncharged are the string fields of the results that cost nothing, each
 // for a reason: the framing every result carries whatever it holds, the
 // budget report, and the index's progress, which describe the call rather
-// than hand out the library's content.
+// than hand out the library's content. A field tagged charge:"free" that
+// this list does not name fails TestChargeCoversEveryString: making a field
+// free is a decision reviewed here.
 var uncharged = []string{
 	"Indexing.",
 	"Budget.",
@@ -21,8 +23,9 @@ var uncharged = []string{
 
 // TestChargeCoversEveryString: every string a result holds is charged,
 // field by field, found by reflection over the result types, so a field
-// added to a card, a read or a relation without its charge fails here
-// rather than passing text to the agent for free. Each string field is set
+// added to a card, a read or a relation without its charge (tagged free,
+// or left out by a part's own rule) fails here rather than passing text
+// to the agent for free. Each string field is set
 // alone, to three characters, in a result whose every slice holds one
 // element and every pointer is set; its charge must then be 3.
 func TestChargeCoversEveryString(t *testing.T) {

@@ -26,7 +26,7 @@ func (r *reader) excerpt(ctx context.Context, doc *sources.Document, quote strin
 				if p == doc.Path {
 					continue
 				}
-				if other, err := readFor(ctx, r.tg.src, p, ReadExcerpt, 0); err == nil {
+				if other, err := readFor(ctx, r.tg.src, p, nil); err == nil {
 					docs = append(docs, other)
 				}
 			}

@@ -79,17 +79,6 @@ type CardMark struct {
 	Comment string           `json:"comment,omitempty"`
 }
 
-func (m *MarkInfo) chars() int {
-	return runes(string(m.Kind), m.PageLabel, m.Text, m.Comment, m.Author, m.Created, m.Color, m.CitationURI) + runes(m.Tags...)
-}
-
-func (m *CardMark) chars() int {
-	if m.Kind == "" {
-		return 0
-	}
-	return runes(string(m.Kind), m.Comment)
-}
-
 // markURI is where a mark is: its own URI when its source gives one that
 // names its document and page (a Zotero annotation's), else its PDF's
 // page; the file that holds it when it is not on a PDF (the marks file of
@@ -117,7 +106,6 @@ func (r *reader) marks(ctx context.Context, out *ReadOutput) error {
 	if err != nil {
 		return r.mapErr(err, r.path())
 	}
-	r.marksRead = true
 	if r.offset < 0 || r.offset > len(ms.Marks) {
 		r.offset = 0
 	}

@@ -48,10 +48,8 @@ func (t *Toolset) Read(ctx context.Context, in ReadInput) (out *ReadOutput, err 
 }
 
 func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutput, error) {
-	switch in.Mode {
-	case "", ReadMetadata, ReadExcerpt, ReadSection, ReadPage, ReadRegion, ReadFull, ReadMarks:
-	default:
-		return nil, fmt.Errorf("%w: mode %s is not one of metadata, excerpt, section, page, region, full, marks", ErrInvalidArgument, quoteArg(string(in.Mode)))
+	if in.Mode != "" && modeOf(in.Mode) == nil {
+		return nil, fmt.Errorf("%w: mode %s is not one of %s", ErrInvalidArgument, quoteArg(string(in.Mode)), modeNames())
 	}
 	if in.Page < 0 {
 		return nil, fmt.Errorf("%w: page must be 1 or more", ErrInvalidArgument)
@@ -66,33 +64,23 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 		return nil, err
 	}
 	mode := inferMode(in, tg.frag)
-	if mode == ReadPage && in.Page == 0 {
-		in.Page = tg.frag.Page
+	if mode.fromFragment != nil {
+		mode.fromFragment(&in, tg.frag)
 	}
-	if mode == ReadSection && in.Section == "" {
-		in.Section = tg.frag.Section
-	}
-	if mode == ReadRegion && in.Region == "" {
-		in.Region = tg.frag.Region
-		if in.Region == "" {
-			in.Region = tg.frag.Item
-		}
-	}
-	r := &reader{t: t, tg: tg, limit: tn.limit(), listMax: tn.grant.Budget.ListEntries, offset: offset}
-	out := &ReadOutput{Target: tg.frag.Path, Mode: mode}
-	if err := r.do(ctx, mode, in, out); err != nil {
+	r := &reader{t: t, tg: tg, mode: mode, limit: tn.limit(), listMax: tn.grant.Budget.ListEntries, offset: offset}
+	out := &ReadOutput{Target: tg.frag.Path, Mode: mode.mode}
+	if err := r.do(ctx, in, out); err != nil {
 		return nil, err
 	}
 	cursorTarget := tg.frag.Path
-	if mode == ReadRegion && tg.frag.Item != "" && tg.frag.Item == in.Region {
-		// The rest of a figure asked for as #figure=N is cited alike.
-		cursorTarget = cite.Item(tg.frag.Path, in.Region)
+	if mode.cursorTarget != nil {
+		cursorTarget = mode.cursorTarget(tg, in)
 	}
 	settle := func() {
 		out.NextCursor = ""
 		if r.more {
 			out.NextCursor = encodeCursor(cursor{
-				Target: cursorTarget, Mode: string(mode), Page: in.Page, Section: in.Section, Region: in.Region, Offset: r.next,
+				Target: cursorTarget, Mode: string(mode.mode), Page: in.Page, Section: in.Section, Region: in.Region, Offset: r.next,
 			}, t.fingerprint)
 		}
 		r.cite(out)
@@ -111,7 +99,7 @@ func (t *Toolset) read(ctx context.Context, in ReadInput, offset int) (*ReadOutp
 		uris = out.CitationURIs
 	default:
 		uris = []string{out.CitationURI}
-		if mode == ReadMetadata {
+		if mode.sameWork {
 			// A document's metadata names it and its DOI and arXiv
 			// links: one work.
 			if set := sameWork(out.CitationURI, out.DOI, out.ArXivID); set != nil {
@@ -152,7 +140,7 @@ func (r *reader) fit(out *ReadOutput, tn *turn, settle func()) error {
 		switch {
 		case out.Text != "":
 			r.recut(out, max(0, runes(out.Text)-over))
-		case r.cutMarks(out, over):
+		case r.mode.cut != nil && r.mode.cut(r, out, over):
 		case len(out.Entries) > 0:
 			out.Entries = dropTail(out.Entries, over, func(e EntryInfo) int { return runes(e.Name, string(e.Kind)) })
 		case len(out.Figures) > 0:
@@ -183,28 +171,11 @@ func dropTail[E any](l []E, over int, chars func(E) int) []E {
 	return l[:n]
 }
 
-// inferMode picks the mode: named, else from the arguments, else from the
-// target's fragment, else metadata.
-func inferMode(in ReadInput, frag cite.URI) ReadMode {
-	switch {
-	case in.Mode != "":
-		return in.Mode
-	case in.Quote != "":
-		return ReadExcerpt
-	case in.Page > 0 || frag.Page > 0:
-		return ReadPage
-	case in.Section != "" || frag.Section != "":
-		return ReadSection
-	case in.Region != "" || frag.Region != "" || frag.Item != "":
-		return ReadRegion
-	}
-	return ReadMetadata
-}
-
 // reader carries one read call.
 type reader struct {
 	t       *Toolset
 	tg      *target
+	mode    *readMode
 	limit   int // characters this read may return
 	listMax int
 	offset  int    // byte offset to continue from (cursor)
@@ -218,8 +189,7 @@ type reader struct {
 	// set it, is the only one.
 	spans []span
 
-	marksRead bool // a marks read: Marks cite, and page with a cursor
-	markTotal int  // the marks of the document, for the cursor
+	markTotal int // the marks of the document, for a marks read's cursor
 }
 
 // span says which locator bytes [start, end) of a read's text came from.
@@ -245,8 +215,8 @@ func (r *reader) addSpan(text string, start, end int, uri string) {
 // order, when there are more than one. The text's range is measured after
 // any cut, so a locator whose text was cut away is not cited.
 func (r *reader) cite(out *ReadOutput) {
-	if r.marksRead {
-		r.citeMarks(out)
+	if r.mode.cite != nil {
+		r.mode.cite(r, out)
 		return
 	}
 	if len(r.spans) == 0 {
@@ -272,7 +242,8 @@ func (r *reader) cite(out *ReadOutput) {
 	}
 }
 
-func (r *reader) do(ctx context.Context, mode ReadMode, in ReadInput, out *ReadOutput) error {
+// do reads in r's mode: a directory's entries, or what the mode reads.
+func (r *reader) do(ctx context.Context, in ReadInput, out *ReadOutput) error {
 	src := r.tg.src
 	info := src.Info()
 	// Directories list; to read text the agent names a file in them. A
@@ -281,12 +252,12 @@ func (r *reader) do(ctx context.Context, mode ReadMode, in ReadInput, out *ReadO
 	// it is a directory only if its source says so.
 	l, listable := src.(sources.Lister)
 	listable = listable && (r.tg.path == "" || info.Kind == grant.KindDirectory)
-	readFirst := listable && mode != ReadMetadata && r.tg.conn && info.Kind != grant.KindDirectory
+	readFirst := listable && !r.mode.lists && r.tg.conn && info.Kind != grant.KindDirectory
 	if listable && !readFirst {
 		entries, truncated, err := l.List(ctx, r.tg.path, r.listMax)
 		switch {
 		case err == nil:
-			if mode != ReadMetadata {
+			if !r.mode.lists {
 				return errListOnly(r.path())
 			}
 			out.Title = path.Base(r.path())
@@ -303,19 +274,10 @@ func (r *reader) do(ctx context.Context, mode ReadMode, in ReadInput, out *ReadO
 		}
 		// Not a folder this source lists (a file, say): read it below.
 	}
-	if mode == ReadRegion {
-		return r.region(ctx, in.Region, out)
+	if r.mode.load == nil {
+		return r.mode.read(r, ctx, nil, in, out)
 	}
-	if mode == ReadMarks {
-		return r.marks(ctx, out)
-	}
-	var doc *sources.Document
-	var err error
-	if pr, ok := src.(sources.PageReader); ok && mode == ReadFull {
-		doc, err = r.readFull(ctx, pr, r.tg.path)
-	} else {
-		doc, err = readFor(ctx, src, r.tg.path, mode, in.Page)
-	}
+	doc, err := r.mode.load(r, ctx, in)
 	if readFirst && errors.Is(err, sources.ErrIsDirectory) {
 		return errListOnly(r.path())
 	}
@@ -326,19 +288,7 @@ func (r *reader) do(ctx context.Context, mode ReadMode, in ReadInput, out *ReadO
 		return err
 	}
 	out.Title = doc.Title
-	switch mode {
-	case ReadMetadata:
-		return r.metadata(ctx, doc, out)
-	case ReadPage:
-		return r.page(doc, in.Page, out)
-	case ReadSection:
-		return r.section(doc, in.Section, out)
-	case ReadExcerpt:
-		return r.excerpt(ctx, doc, in.Quote, out)
-	case ReadFull:
-		return r.full(doc, out)
-	}
-	return fmt.Errorf("%w: mode %s", ErrInvalidArgument, quoteArg(string(mode)))
+	return r.mode.read(r, ctx, doc, in, out)
 }
 
 // errListOnly is the error of a read, in a mode other than metadata, of a
@@ -347,20 +297,23 @@ func errListOnly(p string) error {
 	return fmt.Errorf("%w: %s is a directory: it can only be listed; name a file in it to read text", ErrInvalidArgument, quoteArg(p))
 }
 
-// readFor reads the document at p of src for a read in mode other than
-// full (see reader.readFull): a source with slow pages (a scan's,
-// recognised by OCR) does that work only for the page of page mode, and
-// none for the other modes, which answer from what is at hand; a read
-// never waits for pages it does not return.
-func readFor(ctx context.Context, src sources.Source, p string, mode ReadMode, page int) (*sources.Document, error) {
+// readFor reads the document at p of src for a read other than full
+// (see reader.readFull): a source with slow pages (a scan's, recognised
+// by OCR) does that work only for pages (page mode's one page), and none
+// when pages is nil, answering from what is at hand; a read never waits
+// for pages it does not return.
+func readFor(ctx context.Context, src sources.Source, p string, pages []int) (*sources.Document, error) {
 	pr, ok := src.(sources.PageReader)
-	switch {
-	case !ok:
+	if !ok {
 		return src.Read(ctx, p)
-	case mode == ReadPage && page > 0:
-		return pr.ReadPages(ctx, p, []int{page})
 	}
-	return pr.ReadPages(ctx, p, nil)
+	return pr.ReadPages(ctx, p, pages)
+}
+
+// loadDocument reads the target's document from what is at hand
+// (readFor), for a mode that reads no page in particular.
+func (r *reader) loadDocument(ctx context.Context, _ ReadInput) (*sources.Document, error) {
+	return readFor(ctx, r.tg.src, r.tg.path, nil)
 }
 
 // path is the vault path the read is about.

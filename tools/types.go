@@ -9,7 +9,8 @@ import (
 // package mcp derives the JSON schemas from them, so code and contract cannot
 // drift. A field is optional exactly when its json tag has omitempty. The
 // jsonschema tags are plain descriptions (the MCP SDK reads no keywords in
-// them).
+// them). A string field of a result is charged to the turn's budget unless
+// its charge tag says "free" (see charge.go).
 
 // SearchInput is the input of context_search.
 type SearchInput struct {
@@ -72,8 +73,8 @@ type SearchOutput struct {
 	// its model the structured content rather than the text (Claude Code
 	// does): quoted text is data, and Note says what was cut, if anything.
 	Untrusted bool   `json:"untrusted"`
-	Notice    string `json:"notice"`
-	Note      string `json:"note,omitempty"`
+	Notice    string `json:"notice" charge:"free"`
+	Note      string `json:"note,omitempty" charge:"free"`
 }
 
 // Skipped is a document a search could not read — a damaged or encrypted
@@ -89,7 +90,7 @@ type Skipped struct {
 const MaxSkipped = 5
 
 // ReadMode is what context_read returns of its target (ReadInput.Mode,
-// ReadOutput.Mode).
+// ReadOutput.Mode). ReadModes lists the modes Read takes, in order.
 type ReadMode string
 
 // Read modes of context_read.
@@ -203,7 +204,7 @@ type ReadOutput struct {
 	// any cut, are listed; each is logged as a source of the turn.
 	CitationURIs []string     `json:"citationUris,omitempty"`
 	Truncated    bool         `json:"truncated"`
-	NextCursor   string       `json:"nextCursor,omitempty"`
+	NextCursor   string       `json:"nextCursor,omitempty" charge:"free"`
 	Budget       BudgetReport `json:"budget"`
 	// MarkCount, in a metadata read, counts the user's marks on the
 	// document; Marks, in a marks read, lists them in page order.
@@ -213,8 +214,8 @@ type ReadOutput struct {
 	// its model the structured content rather than the text (Claude Code
 	// does): quoted text is data, and Note says what was cut, if anything.
 	Untrusted bool   `json:"untrusted"`
-	Notice    string `json:"notice"`
-	Note      string `json:"note,omitempty"`
+	Notice    string `json:"notice" charge:"free"`
+	Note      string `json:"note,omitempty" charge:"free"`
 	// Problems, in a marks read, says why some marks could not be read
 	// (a malformed marks/annotations.json), one line each. It is not a
 	// field of the result: the note and the text say it.
@@ -304,15 +305,15 @@ type RelationsOutput struct {
 	Truncated bool `json:"truncated"`
 	// NextCursor, set when a list has more cards than this page holds,
 	// is the cursor of the next page; Remaining counts those cards.
-	NextCursor string         `json:"nextCursor,omitempty"`
+	NextCursor string         `json:"nextCursor,omitempty" charge:"free"`
 	Remaining  RelationCounts `json:"remaining,omitzero"`
 	Budget     BudgetReport   `json:"budget"`
 	// Untrusted, Notice and Note frame the result for a client that gives
 	// its model the structured content rather than the text (Claude Code
 	// does): quoted text is data, and Note says what was cut, if anything.
 	Untrusted bool   `json:"untrusted"`
-	Notice    string `json:"notice"`
-	Note      string `json:"note,omitempty"`
+	Notice    string `json:"notice" charge:"free"`
+	Note      string `json:"note,omitempty" charge:"free"`
 
 	page *relPage // how this page was cut, for Repage
 }

@@ -509,7 +509,13 @@ func (r *demoRun) interactive(ctx context.Context, in io.Reader) error {
 }
 
 // readModes are the modes of context_read.
-var readModes = []string{string(tools.ReadMetadata), string(tools.ReadExcerpt), string(tools.ReadSection), string(tools.ReadPage), string(tools.ReadRegion), string(tools.ReadFull), string(tools.ReadMarks)}
+var readModes = func() []string {
+	var names []string
+	for _, m := range tools.ReadModes() {
+		names = append(names, string(m))
+	}
+	return names
+}()
 
 // readArgs splits the interactive read command's argument into a target,
 // which may hold spaces (a file name), and a mode when the last word is one.
