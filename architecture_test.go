@@ -7,11 +7,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -144,29 +149,34 @@ func TestArchitectureCheck(t *testing.T) {
 	}
 }
 
-// listPackages runs go list over the module.
+// listPackages runs go list over the module and the examples' module,
+// each in its own folder, so that it lists both with and without the
+// workspace.
 func listPackages(t *testing.T) []pkgInfo {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command to list the packages with")
 	}
-	var stderr bytes.Buffer
-	cmd := exec.Command("go", "list", "-json=ImportPath,Doc,Imports", "./...")
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, stderr.Bytes())
-	}
 	var pkgs []pkgInfo
-	dec := json.NewDecoder(bytes.NewReader(out))
-	for {
-		var p pkgInfo
-		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatal(err)
+	for _, dir := range []string{".", "examples"} {
+		var stderr bytes.Buffer
+		cmd := exec.Command("go", "list", "-json=ImportPath,Doc,Imports", "./...")
+		cmd.Dir = dir
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list in %s: %v\n%s", dir, err, stderr.Bytes())
 		}
-		pkgs = append(pkgs, p)
+		dec := json.NewDecoder(bytes.NewReader(out))
+		for {
+			var p pkgInfo
+			if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			pkgs = append(pkgs, p)
+		}
 	}
 	slices.SortFunc(pkgs, func(a, b pkgInfo) int { return strings.Compare(a.ImportPath, b.ImportPath) })
 	return pkgs
@@ -303,4 +313,40 @@ func generatedTable(data []byte) (string, int, int, error) {
 	}
 	end += len(tableEnd)
 	return string(data[start:end]), start, end, nil
+}
+
+// TestExamplesImportNoInternal keeps the examples to what a host outside
+// the module can use: no Go file under examples/, its tests and files that
+// build on other systems included, imports a package of the SDK's internal
+// tree (the examples' own examples/internal is theirs to share).
+func TestExamplesImportNoInternal(t *testing.T) {
+	internal := module + "/internal"
+	fset := token.NewFileSet()
+	n := 0
+	err := filepath.WalkDir("examples", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		n++
+		for _, imp := range f.Imports {
+			path, err := strconv.Unquote(imp.Path.Value)
+			if err != nil {
+				return fmt.Errorf("%s: %w", fset.Position(imp.Pos()), err)
+			}
+			if path == internal || strings.HasPrefix(path, internal+"/") {
+				t.Errorf("%s imports %s: the examples use the SDK's public API only", fset.Position(imp.Pos()), path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no Go file under examples/")
+	}
 }

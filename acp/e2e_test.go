@@ -106,7 +106,9 @@ func quickchat(t testing.TB) string {
 			return
 		}
 		qcBin = filepath.Join(binDir, "quickchat")
-		qcErr = goBuild(root, qcBin, "./examples/quickchat")
+		// Built inside its own module, so that it builds with and without
+		// the workspace.
+		qcErr = goBuild(filepath.Join(root, "examples"), qcBin, "./quickchat")
 	})
 	if qcSkip != "" {
 		t.Skip(qcSkip)

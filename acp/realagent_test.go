@@ -22,8 +22,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	researchctx "github.com/researchctx/researchctx"
+	"github.com/researchctx/researchctx/acp/agenttest"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/testkit/agenttest"
 	"github.com/researchctx/researchctx/samplevault"
 )
 

@@ -64,7 +64,11 @@ func quickchatBinary(t *testing.T) string {
 		}
 		buildDir = dir
 		bin := filepath.Join(dir, "quickchat")
-		out, err := exec.Command("go", "build", "-o", bin, "../examples/quickchat").CombinedOutput()
+		// Built inside the examples' own module, so that it builds with
+		// and without the workspace.
+		cmd := exec.Command("go", "build", "-o", bin, "./quickchat")
+		cmd.Dir = filepath.Join("..", "examples")
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			buildErrMsg = fmt.Sprintf("go build: %v\n%s", err, out)
 			return

@@ -15,8 +15,8 @@ import (
 	"github.com/researchctx/researchctx/acp"
 	"github.com/researchctx/researchctx/examples/internal/demo"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/mcp"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // agentReport is what an -agent turn did, for -json.
@@ -195,7 +195,7 @@ func (s *streamer) update(u acp.Update) {
 		c := u.Call
 		line := "   " + o.cyan("→ "+callName(c))
 		if shownArgs(c.Args) {
-			line += " " + clip(string(c.Args), 120)
+			line += " " + demo.Clip(string(c.Args), 120)
 		}
 		if c.Permission == "allowed" {
 			line += "  " + o.dim("(allowed)")
@@ -209,9 +209,9 @@ func (s *streamer) update(u acp.Update) {
 		if c := u.Call; c.Permission == "allowed" && !s.allowed[c.ID] {
 			s.shown(c.ID)
 			s.endLine()
-			line := clip(callName(c), 60)
+			line := demo.Clip(callName(c), 60)
 			if shownArgs(c.Args) {
-				line += " " + clip(string(c.Args), 120)
+				line += " " + demo.Clip(string(c.Args), 120)
 			}
 			o.line("     " + o.dim(line+" allowed by the policy"))
 		}
@@ -219,7 +219,7 @@ func (s *streamer) update(u acp.Update) {
 		s.endLine()
 		c := u.Call
 		// Calls may overlap: the end names its call.
-		name := clip(callName(c), 60)
+		name := demo.Clip(callName(c), 60)
 		line := "     " + o.dim("← "+name+" "+string(c.Status))
 		if c.Status == acp.StatusDenied {
 			line = "     " + o.red("← "+name+" denied by the policy") + o.dim(" (only "+grant.ServerName+" tools may run)")
@@ -231,7 +231,7 @@ func (s *streamer) update(u acp.Update) {
 	case acp.UpdateStatus:
 		s.rep.Status = append(s.rep.Status, u.Text)
 		s.endLine()
-		o.line("   " + o.dim("agent status: "+clip(u.Text, 160)))
+		o.line("   " + o.dim("agent status: "+demo.Clip(u.Text, 160)))
 	}
 }
 
@@ -270,11 +270,11 @@ func (s *streamer) end() {
 
 // indentAnswer indents every line of a piece of the agent's streamed
 // answer after the first, at each line break a terminal may honour
-// (textnorm.SplitLines), so a CR or U+2028 in the answer cannot start an
+// (sources.SplitLines), so a CR or U+2028 in the answer cannot start an
 // unindented line.
 func indentAnswer(s string) string {
-	out := strings.Join(textnorm.SplitLines(s), "\n     ")
-	if r, _ := utf8.DecodeLastRuneInString(s); textnorm.IsBreak(r) {
+	out := strings.Join(sources.SplitLines(s), "\n     ")
+	if r, _ := utf8.DecodeLastRuneInString(s); sources.IsLineBreak(r) {
 		out += "\n     "
 	}
 	return out

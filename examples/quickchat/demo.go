@@ -19,7 +19,6 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/examples/internal/demo"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources/zotero"
@@ -315,7 +314,7 @@ func (r *demoRun) showPlan() {
 		o.kv("current paper", r.cfg.paper)
 	}
 	if r.cfg.quote != "" {
-		o.kv("selection", fmt.Sprintf("page %d: %q", r.cfg.page, clip(r.cfg.quote, 90)))
+		o.kv("selection", fmt.Sprintf("page %d: %q", r.cfg.page, demo.Clip(r.cfg.quote, 90)))
 	}
 	if len(r.cfg.mentions) > 0 {
 		o.kv("@-mentions", strings.Join(r.cfg.mentions, ", "))
@@ -334,7 +333,7 @@ func (r *demoRun) showPlan() {
 	}
 	o.kv("budget", fmt.Sprintf("%d cards × %d chars per search, %d chars per read, %d chars per turn",
 		p.Budget.SearchCards, p.Budget.CardChars, p.Budget.ReadChars, p.Budget.TurnChars))
-	o.kv("fingerprint", clip(p.Fingerprint, 19)+"  (same scope → same fingerprint → the agent session is resumed)")
+	o.kv("fingerprint", demo.Clip(p.Fingerprint, 19)+"  (same scope → same fingerprint → the agent session is resumed)")
 	o.step("3", "The prompt block the agent receives (evidence only: no abstracts, quotes ≤ 1200 chars)")
 	o.block(p.Prompt())
 	o.step("4", "The grant the MCP server enforces")
@@ -405,7 +404,7 @@ func shortArgs(args map[string]any) string {
 	short := make(map[string]any, len(args))
 	for k, v := range args {
 		if s, ok := v.(string); ok {
-			v = clip(s, 60)
+			v = demo.Clip(s, 60)
 		}
 		short[k] = v
 	}
@@ -573,12 +572,4 @@ type usageJSON struct {
 	Calls     int `json:"calls"`
 	Chars     int `json:"chars"`
 	TurnChars int `json:"turnChars"`
-}
-
-// clip cuts s to n characters, marking the cut with an ellipsis.
-func clip(s string, n int) string {
-	if cut, ok := textnorm.Truncate(s, n); ok {
-		return cut + "…"
-	}
-	return s
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/researchctx/researchctx/examples/internal/demo"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -23,10 +24,10 @@ func (r *demoRun) marksView(out *tools.ReadOutput) string {
 	for i, m := range out.Marks {
 		fmt.Fprintf(&b, "\n[%d] %s, p. %d — %s", i+1, m.Kind, m.Page, o.cyan(orNoLink(m.CitationURI)))
 		if m.Text != "" {
-			fmt.Fprintf(&b, "\n    %s", o.dim(fmt.Sprintf("%q", clip(oneLine(m.Text), 110))))
+			fmt.Fprintf(&b, "\n    %s", o.dim(fmt.Sprintf("%q", demo.Clip(oneLine(m.Text), 110))))
 		}
 		if m.Comment != "" {
-			fmt.Fprintf(&b, "\n    note: %s", clip(oneLine(m.Comment), 110))
+			fmt.Fprintf(&b, "\n    note: %s", demo.Clip(oneLine(m.Comment), 110))
 		}
 	}
 	return b.String()

@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/sources"
 )
 
 // printer writes the demo's human-readable output, with colours and OSC 8
@@ -58,9 +58,9 @@ func (p *printer) kv(k, v string) { p.line(fmt.Sprintf("   %-14s %s", k, v)) }
 
 // block prints text indented behind a bar, as quoted output. Like every
 // indented rendering it splits at each line break a terminal may honour
-// (textnorm.SplitLines), so no line of text escapes its indent.
+// (sources.SplitLines), so no line of text escapes its indent.
 func (p *printer) block(text string) {
-	for _, l := range textnorm.SplitLines(text) {
+	for _, l := range sources.SplitLines(text) {
 		p.line("   " + p.dim("│") + " " + l)
 	}
 }
@@ -76,7 +76,7 @@ func (p *printer) call(tool, args, note string) {
 // result prints a tool result under its call: the first line behind an
 // arrow, the others indented to match.
 func (p *printer) result(text string) {
-	for i, l := range textnorm.SplitLines(text) {
+	for i, l := range sources.SplitLines(text) {
 		mark := " "
 		if i == 0 {
 			mark = p.dim("←")

@@ -14,8 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/researchctx/researchctx/acp"
+	"github.com/researchctx/researchctx/acp/agenttest"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/testkit/agenttest"
 	"github.com/researchctx/researchctx/samplevault"
 )
 

@@ -71,8 +71,8 @@ func (r *demoRun) searchView(out *tools.SearchOutput) string {
 		if len(c.CitationURIs) > 0 {
 			uri = strings.Join(c.CitationURIs, ", ")
 		}
-		fmt.Fprintf(&b, "\n[%d] %s%s — %s", i+1, clip(c.Title, 60), loc, o.cyan(uri))
-		fmt.Fprintf(&b, "\n    %s", o.dim(fmt.Sprintf("%q", clip(oneLine(c.Excerpt), 110))))
+		fmt.Fprintf(&b, "\n[%d] %s%s — %s", i+1, demo.Clip(c.Title, 60), loc, o.cyan(uri))
+		fmt.Fprintf(&b, "\n    %s", o.dim(fmt.Sprintf("%q", demo.Clip(oneLine(c.Excerpt), 110))))
 	}
 	return b.String()
 }
@@ -99,7 +99,7 @@ func (r *demoRun) readView(out *tools.ReadOutput) string {
 		}
 		fmt.Fprintf(&b, "%d entries: %s — %s", len(out.Entries), strings.Join(names, ", "), cite)
 	case out.Mode == tools.ReadMetadata:
-		fmt.Fprintf(&b, "%s — %s", clip(out.Title, 70), cite)
+		fmt.Fprintf(&b, "%s — %s", demo.Clip(out.Title, 70), cite)
 		facts := []string{}
 		if len(out.Authors) > 0 {
 			facts = append(facts, strings.Join(out.Authors, ", "))
@@ -124,7 +124,7 @@ func (r *demoRun) readView(out *tools.ReadOutput) string {
 			for _, s := range out.Sections {
 				titles = append(titles, s.Title)
 			}
-			fmt.Fprintf(&b, "\nsections: %s", clip(strings.Join(titles, " · "), 120))
+			fmt.Fprintf(&b, "\nsections: %s", demo.Clip(strings.Join(titles, " · "), 120))
 		}
 	default:
 		what := demo.ReadWhat(out)
@@ -133,7 +133,7 @@ func (r *demoRun) readView(out *tools.ReadOutput) string {
 			cut = " (cut: more with nextCursor)"
 		}
 		fmt.Fprintf(&b, "%s: %d chars%s · %s — %s", what, len([]rune(out.Text)), cut, o.dim(budgetNote(out.Budget)), cite)
-		fmt.Fprintf(&b, "\n    %s", o.dim(fmt.Sprintf("%q", clip(oneLine(out.Text), 110))))
+		fmt.Fprintf(&b, "\n    %s", o.dim(fmt.Sprintf("%q", demo.Clip(oneLine(out.Text), 110))))
 	}
 	return b.String()
 }
@@ -160,7 +160,7 @@ func (r *demoRun) relationsView(out *tools.RelationsOutput) string {
 				continue
 			}
 			shown[key] = true
-			title := clip(c.Title, 55)
+			title := demo.Clip(c.Title, 55)
 			if c.Year > 0 {
 				title += fmt.Sprintf(" (%d)", c.Year)
 			}

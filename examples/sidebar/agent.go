@@ -138,7 +138,7 @@ func (s *acpStream) update(u acp.Update) {
 		s.mu.Unlock()
 		s.emit(event{Type: evMessage, Text: u.Text})
 	case acp.UpdateStatus:
-		s.emit(event{Type: evStatus, Text: clip(u.Text, 300)})
+		s.emit(event{Type: evStatus, Text: demo.Clip(u.Text, 300)})
 	case acp.UpdateToolCall:
 		c := u.Call
 		s.emit(event{Type: evCall, Call: &callView{ID: c.ID, Tool: demo.CallName(c), Args: c.Args, Status: "running", Permission: string(c.Permission)}})

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 // maxPDF caps a PDF the demo serves, in bytes.
@@ -21,18 +21,18 @@ const maxPDF = 512 << 20
 // handleDoc serves a vault document for a source link: a PDF as itself
 // (the browser's viewer opens it at the link's #page=N), a text or
 // Markdown file as an HTML page with an anchor per heading (the link's
-// #section=… lands on it). Every path goes through the SDK's safe file
-// layer in its strict form, the one the tools read documents through: a
+// #section=… lands on it). Every path goes through the library
+// (vault.CleanPath, Library.OpenFile), as the tools read documents: a
 // clean vault-relative path only (no "..", no absolute path, no NUL or
 // backslash), no dot entry and so no .agentero, no symbolic link at any
 // element, regular files only. Anything else is not found.
 func (s *server) handleDoc(w http.ResponseWriter, r *http.Request) {
-	rel, err := safefs.Clean(r.PathValue("path"))
+	rel, err := vault.CleanPath(r.PathValue("path"))
 	if err != nil || rel == "." {
 		http.Error(w, "not a vault path", http.StatusBadRequest)
 		return
 	}
-	f, err := s.files.Open(rel)
+	f, err := s.lib.OpenFile(r.Context(), rel)
 	if err != nil {
 		http.Error(w, "not found", http.StatusNotFound)
 		return

@@ -231,7 +231,7 @@ func (a *scriptAnswer) quote(text, uri string) {
 	if a.seen == nil {
 		a.seen = map[string]bool{}
 	}
-	text = clip(oneLine(text), 140)
+	text = demo.Clip(oneLine(text), 140)
 	if text == "" || uri == "" || a.seen[uri] || len(a.quotes) >= maxAnswerQuotes {
 		return
 	}

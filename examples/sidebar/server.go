@@ -19,8 +19,6 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx"
-	"github.com/researchctx/researchctx/internal/catalog"
-	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/sources/vault"
 )
 
@@ -56,10 +54,10 @@ type server struct {
 	page   *template.Template
 	static fs.FS
 
-	files    *safefs.FS // the vault through the strict safe file layer
 	resolver *researchctx.Resolver
-	lib      *vault.Library // the resolver's, for the document view
-	vlt      *catalog.Vault
+	// lib is the resolver's: the paper list, the @-mention autocomplete and
+	// the document view read the vault through it, as the tools do.
+	lib *vault.Library
 
 	mu      sync.Mutex
 	conv    conversation
@@ -78,20 +76,9 @@ func newServer(cfg serverConfig) (*server, error) {
 	if _, err := rand.Read(tok); err != nil {
 		return nil, err
 	}
-	root, err := safefs.Open(cfg.Vault)
-	if err != nil {
-		return nil, fmt.Errorf("opening the vault: %w", err)
-	}
 	res := &researchctx.Resolver{}
 	lib, err := res.Library(cfg.Vault)
 	if err != nil {
-		root.Close()
-		return nil, fmt.Errorf("opening the vault: %w", err)
-	}
-	vlt, err := catalog.Open(cfg.Vault, nil)
-	if err != nil {
-		root.Close()
-		res.Close()
 		return nil, fmt.Errorf("opening the vault: %w", err)
 	}
 	static, err := fs.Sub(webFiles, "web")
@@ -104,7 +91,7 @@ func newServer(cfg serverConfig) (*server, error) {
 	}
 	s := &server{
 		cfg: cfg, origin: "http://" + cfg.Addr, token: hex.EncodeToString(tok),
-		page: page, static: static, files: root.Strict(), resolver: res, lib: lib, vlt: vlt,
+		page: page, static: static, resolver: res, lib: lib,
 		turns: map[string]*turn{},
 	}
 	m := http.NewServeMux()
@@ -126,9 +113,7 @@ func newServer(cfg serverConfig) (*server, error) {
 func (s *server) Close() error {
 	s.CancelTurns()
 	s.cfg.Runner.Close()
-	s.vlt.Close()
-	s.resolver.Close()
-	return s.files.Close()
+	return s.resolver.Close()
 }
 
 // CancelTurns cancels the running turn, if any, and waits for it to end.

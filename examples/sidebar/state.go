@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io/fs"
 	"net/http"
 	"path"
 	"sort"
@@ -13,7 +12,7 @@ import (
 	"github.com/researchctx/researchctx/acp"
 	"github.com/researchctx/researchctx/examples/internal/demo"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/safefs"
+	"github.com/researchctx/researchctx/sources/vault"
 )
 
 // The sample vault's starting scope and question: quickchat's demo turn
@@ -80,18 +79,18 @@ func (s *server) handleState(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Ask = sampleAsk
 	}
-	cat, err := s.vlt.Catalogue(r.Context())
+	papers, err := s.lib.Papers(r.Context())
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, "reading the vault's catalogue failed")
 		return
 	}
-	for _, p := range cat.Papers() {
+	for _, p := range papers {
 		// The title the plan, the cards and context_read give.
-		t := path.Base(p.Ref)
-		if it, err := s.lib.Stat(r.Context(), p.Ref); err == nil {
+		t := path.Base(p.Path)
+		if it, err := s.lib.Stat(r.Context(), p.Path); err == nil {
 			t = s.lib.Title(r.Context(), it)
 		}
-		out.Papers = append(out.Papers, paperItem{Ref: p.Ref, Title: t, PDF: p.PDF})
+		out.Papers = append(out.Papers, paperItem{Ref: p.Path, Title: t, PDF: p.PDF})
 	}
 	s.mu.Lock()
 	if s.lastScope != nil {
@@ -123,9 +122,9 @@ const (
 	treeTTL     = 10 * time.Second
 )
 
-// tree returns the vault's visible folders and files (the safe file
-// layer's walk: no dot entries, no .agentero, no symbolic link out), with
-// paper folders marked, cached for a few seconds.
+// tree returns the vault's visible folders and files (the library's walk:
+// what the tools may read, so no dot entries, no .agentero, no symbolic
+// link), with paper folders marked, cached for a few seconds.
 func (s *server) tree(r *http.Request) ([]treeEntry, error) {
 	s.mu.Lock()
 	if s.treeAt.Add(treeTTL).After(time.Now()) {
@@ -134,25 +133,13 @@ func (s *server) tree(r *http.Request) ([]treeEntry, error) {
 		return t, nil
 	}
 	s.mu.Unlock()
-	cat, err := s.vlt.Catalogue(r.Context())
-	if err != nil {
-		return nil, err
-	}
 	var out []treeEntry
-	_, err = s.files.Walk(".", treeDepth, treeFiles, func(rel string, d fs.DirEntry) error {
-		if p := cat.Paper(rel); p != nil && d.IsDir() {
-			title := p.Title()
-			if it, err := s.lib.Stat(r.Context(), rel); err == nil && it.Paper != nil {
-				title = it.Paper.Title // as far as known without reading the PDF
-			}
-			out = append(out, treeEntry{Path: rel, Kind: grant.KindPaper, Title: title})
-			return nil
+	_, err := s.lib.Walk(r.Context(), ".", treeDepth, treeFiles, func(it *vault.Item) error {
+		e := treeEntry{Path: it.Path, Kind: it.Kind}
+		if it.Kind == grant.KindPaper {
+			e.Title = it.Paper.Title // as far as known without reading the PDF
 		}
-		kind := grant.KindFile
-		if d.IsDir() {
-			kind = grant.KindDirectory
-		}
-		out = append(out, treeEntry{Path: rel, Kind: kind})
+		out = append(out, e)
 		return nil
 	})
 	if err != nil {
@@ -258,18 +245,12 @@ const maxViewChars = 400000
 // handleText answers the document view: the text of the paper ?paper=REF,
 // page by page, from the SDK's own text layer.
 func (s *server) handleText(w http.ResponseWriter, r *http.Request) {
-	ref, err := safefs.Clean(r.URL.Query().Get("paper"))
+	ref, err := vault.CleanPath(r.URL.Query().Get("paper"))
 	if err != nil {
 		apiError(w, http.StatusBadRequest, "not a vault path")
 		return
 	}
-	cat, err := s.vlt.Catalogue(r.Context())
-	if err != nil {
-		apiError(w, http.StatusInternalServerError, "reading the vault's catalogue failed")
-		return
-	}
-	p := cat.Paper(ref)
-	if p == nil {
+	if it, err := s.lib.Stat(r.Context(), ref); err != nil || it.Kind != grant.KindPaper {
 		apiError(w, http.StatusNotFound, fmt.Sprintf("%s is not a paper of this vault", ref))
 		return
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/examples/internal/demo"
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/tools"
 	"github.com/researchctx/researchctx/usage"
@@ -235,7 +234,7 @@ func callResult(c *callView, tool string, result any) {
 			}
 			c.Summary = fmt.Sprintf("%d cards%s · %s", len(out.Cards), more, budgetNote(out.Budget))
 			for _, card := range out.Cards {
-				c.Items = append(c.Items, itemView{Title: card.Title, Where: cardWhere(card.Page, card.Section), Excerpt: clip(oneLine(card.Excerpt), 220), Link: link(card.CitationURI)})
+				c.Items = append(c.Items, itemView{Title: card.Title, Where: cardWhere(card.Page, card.Section), Excerpt: demo.Clip(oneLine(card.Excerpt), 220), Link: link(card.CitationURI)})
 			}
 		}
 	case grant.ToolRead:
@@ -293,7 +292,7 @@ func readResult(c *callView, out *tools.ReadOutput) {
 	default:
 		what := demo.ReadWhat(out)
 		c.Summary = fmt.Sprintf("%s: %d chars · %s", what, len([]rune(out.Text)), budgetNote(out.Budget))
-		c.Items = append(c.Items, itemView{Title: out.Title, Where: what, Excerpt: clip(oneLine(out.Text), 220), Link: link(out.CitationURI)})
+		c.Items = append(c.Items, itemView{Title: out.Title, Where: what, Excerpt: demo.Clip(oneLine(out.Text), 220), Link: link(out.CitationURI)})
 	}
 }
 
@@ -321,7 +320,7 @@ func marksResult(c *callView, out *tools.ReadOutput) {
 			}
 			text += "comment: " + cm
 		}
-		it.Excerpt = clip(text, 220)
+		it.Excerpt = demo.Clip(text, 220)
 		c.Items = append(c.Items, it)
 	}
 	if len(out.Marks) == 0 {
@@ -350,12 +349,4 @@ func cardWhere(page int, section string) string {
 
 func budgetNote(b tools.BudgetReport) string {
 	return fmt.Sprintf("budget %d used, %d left", b.Used, b.Remaining)
-}
-
-// clip cuts s to n characters, marking the cut with an ellipsis.
-func clip(s string, n int) string {
-	if cut, ok := textnorm.Truncate(s, n); ok {
-		return cut + "…"
-	}
-	return s
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/examples/internal/corpus"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/sourcetest"
 	"github.com/researchctx/researchctx/sources/vault"

@@ -4,11 +4,12 @@
 // English analyzer) next to internal/index on the SciFact training claims:
 // ranking quality, build time, index size on disk, search latency and peak
 // memory. It is a module of its own, so bleve never enters the SDK's
-// go.mod; run one engine per process so that each reports its own peak RSS:
+// go.mod nor the repository's workspace (hence GOWORK=off); run one engine
+// per process so that each reports its own peak RSS:
 //
 //	cd internal/cmd/blevebench
-//	go run . -engine ours
-//	go run . -engine bleve
+//	GOWORK=off go run . -engine ours
+//	GOWORK=off go run . -engine bleve
 //
 // Each abstract is a document with a title and a body (its sentences), as
 // the SDK indexes the text file <doc_id>.txt. Bleve has no BM25F: the query

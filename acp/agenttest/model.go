@@ -10,6 +10,10 @@
 // Every request is decoded into a common form (Request) and kept, so tests
 // can assert on what the agent sent: the tool declarations it derived from
 // the MCP server's tools/list, the tool results, the prompt.
+//
+// It is test support, as net/http/httptest is: a host that embeds package
+// acp runs its own turns with the real agents against it, offline and
+// without a model account, as the SDK's tests and its examples' do.
 package agenttest
 
 import (
