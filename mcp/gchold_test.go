@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // gcPercent returns the collector's percentage without changing it.
@@ -86,7 +87,7 @@ func TestHoldCollector(t *testing.T) {
 // has its result, errors included, so that a process's startup hold ends
 // with its first answer.
 func TestServeAnswered(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	var n atomic.Int32
 	cr, sw := io.Pipe()
