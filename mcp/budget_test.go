@@ -19,6 +19,7 @@ import (
 // calls in parallel, never hand out more than the turn's budget, and the
 // usage log sums exactly to the characters the results hold.
 func TestProcessBudgetExact(t *testing.T) {
+	t.Parallel()
 	vault := vaultfix.Sample(t)
 	req := demoRequest(vault)
 	const turnChars = 30_000

@@ -16,6 +16,7 @@ import (
 // whose text spans pages names every page, in the structured result and in
 // its text, and the turn's sources list each page as read.
 func TestProcessReadCitesEveryPage(t *testing.T) {
+	t.Parallel()
 	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	s := startServer(t, gr, "")

@@ -24,6 +24,7 @@ import (
 // and checks through a real server process that no result serves its text
 // and no usage line names it.
 func TestProcessForgedCaches(t *testing.T) {
+	t.Parallel()
 	const paper, ownPDF, secret = "papers/2401.01234", "papers/2401.01234/2401.01234.pdf", "private/secret.pdf"
 	vault := vaultfix.Sample(t)
 	data, err := os.ReadFile(filepath.Join(vault, "papers/2403.05678/2403.05678.pdf"))

@@ -27,6 +27,7 @@ import (
 // truncated, a malformed sidecar is reported, and the Vault root is not
 // granted.
 func TestProcessHostileContent(t *testing.T) {
+	t.Parallel()
 	vault := vaultfix.Sample(t)
 	if err := hostilevault.Add(vault); err != nil {
 		t.Fatal(err)
@@ -202,6 +203,7 @@ func checkFence(t *testing.T, tool string, args map[string]any, rendering string
 // traversals included. A vault URI must be read back without an error,
 // an external one must parse.
 func TestProcessURIsRoundTrip(t *testing.T) {
+	t.Parallel()
 	vault := vaultfix.Sample(t)
 	if err := hostilevault.Add(vault); err != nil {
 		t.Fatal(err)

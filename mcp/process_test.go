@@ -146,6 +146,7 @@ func (s *server) close() error {
 }
 
 func TestProcessProtocols(t *testing.T) {
+	t.Parallel()
 	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	latest := sdk.SupportedProtocolVersions()[0]
@@ -196,6 +197,7 @@ func TestProcessProtocols(t *testing.T) {
 }
 
 func TestProcessConcurrentCalls(t *testing.T) {
+	t.Parallel()
 	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	s := startServer(t, gr, "")
@@ -239,6 +241,7 @@ func TestProcessConcurrentCalls(t *testing.T) {
 // TestProcessSharedBudget: two server processes on one grant (two agent
 // sessions of one turn) draw on one turn budget.
 func TestProcessSharedBudget(t *testing.T) {
+	t.Parallel()
 	vault := vaultfix.Sample(t)
 	req := demoRequest(vault)
 	const turnChars = 5000
@@ -297,6 +300,7 @@ func TestProcessSharedBudget(t *testing.T) {
 }
 
 func TestProcessGrantChanged(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		change func(t *testing.T, vault, gr string)
@@ -331,6 +335,7 @@ func TestProcessGrantChanged(t *testing.T) {
 }
 
 func TestProcessMalformedArguments(t *testing.T) {
+	t.Parallel()
 	vault := vaultfix.Sample(t)
 	s := startServer(t, writeGrant(t, demoRequest(vault)), "")
 	for _, c := range []struct {
@@ -586,6 +591,7 @@ func TestProcessExitCodes(t *testing.T) {
 // TestProcessLogging: logging is off by default and goes to stderr, never
 // stdout, when LogEnv asks for it.
 func TestProcessLogging(t *testing.T) {
+	t.Parallel()
 	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	s := startServer(t, gr, "", LogEnv+"=debug")

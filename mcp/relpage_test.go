@@ -82,6 +82,7 @@ func TestRelationsCutToFit(t *testing.T) {
 // get them; every card handed out is logged; a garbage cursor is a one-line
 // tool error.
 func TestProcessRelationsPaging(t *testing.T) {
+	t.Parallel()
 	const paper = "papers/2401.01234"
 	vault := vaultfix.Sample(t)
 	want := writeRefs(t, vault, paper, 45, func(i int) string { return fmt.Sprintf("Paged reference %02d", i+1) })

@@ -130,6 +130,7 @@ func requestJSON(t *testing.T, m map[string]any) string {
 const blockQuote = "A block size of 256 tokens was the best trade-off in our experiments"
 
 func TestUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -174,6 +175,7 @@ func TestUsage(t *testing.T) {
 }
 
 func TestPlan(t *testing.T) {
+	t.Parallel()
 	vault := vaultfix.Sample(t)
 	tmp := filepath.Dir(vault)
 	req := map[string]any{
@@ -233,6 +235,7 @@ func TestPlan(t *testing.T) {
 }
 
 func TestPlanErrors(t *testing.T) {
+	t.Parallel()
 	vault := vaultfix.Sample(t)
 	tmp := filepath.Dir(vault)
 	good := func(m map[string]any) string {
@@ -317,6 +320,7 @@ func callTool(t *testing.T, cs *sdk.ClientSession, name string, args any) *sdk.C
 // A whole turn through the binary: plan, the server in both of its forms,
 // then the turn's sources.
 func TestServeAndSources(t *testing.T) {
+	t.Parallel()
 	vault := vaultfix.Sample(t)
 	tmp := filepath.Dir(vault)
 	req := requestJSON(t, map[string]any{
@@ -395,6 +399,7 @@ func TestServeAndSources(t *testing.T) {
 }
 
 func TestDecide(t *testing.T) {
+	t.Parallel()
 	vault := vaultfix.Sample(t)
 	plan := func(turn string, mentions ...string) json.RawMessage {
 		return json.RawMessage(mustRun(t, requestJSON(t, map[string]any{
@@ -480,6 +485,7 @@ func TestClean(t *testing.T) {
 // grant, and says so; with its grant folder writable, serve answers from
 // the same cache folder.
 func TestReadOnlyVault(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() == 0 {
 		t.Skip("root ignores permissions")
 	}
@@ -551,6 +557,7 @@ func TestReadOnlyVault(t *testing.T) {
 // The README's host in another language: examples/nodehost/host.mjs drives
 // a turn through the binary with nothing but Node.js.
 func TestNodeHost(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -659,6 +666,7 @@ func TestCacheDir(t *testing.T) {
 // The README's plan example is the real output for its request on the
 // sample vault, its vault path and the prompt's elision aside.
 func TestREADMEPlan(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
