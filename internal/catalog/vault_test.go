@@ -142,7 +142,11 @@ func TestCatalogueBackgroundRefresh(t *testing.T) {
 		t.Fatal("a slow check was made on the request path")
 	}
 	v.bg.Wait() // the refresh that call started
-	if c, _ := v.Catalogue(ctx); c.Paper("papers/b") == nil {
+	// The catalogue in hand, not a later call's own check, holds it.
+	v.mu.Lock()
+	c := v.cat
+	v.mu.Unlock()
+	if c.Paper("papers/b") == nil {
 		t.Fatal("the background refresh did not see the new paper")
 	}
 }
