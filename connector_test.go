@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/sourcetest"
 	"github.com/researchctx/researchctx/sources/vault"
@@ -110,7 +111,7 @@ func TestResolveConnector(t *testing.T) {
 // connector's: its documents would be cited where there are none.
 func TestResolveConnectorPathTaken(t *testing.T) {
 	vaultDir := testVault(t)
-	writeTree(t, vaultDir, map[string]string{"nb/lab": "a plain file named like the notebook"})
+	vaultfix.Write(t, vaultDir, map[string]string{"nb/lab": "a plain file named like the notebook"})
 	reg := vault.NewRegistry()
 	reg.Register("nb", notebook{"nb/lab/2024-03.md": "# March\n"})
 	r := Resolver{Registry: reg}

@@ -15,23 +15,13 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/agentero"
-	"github.com/researchctx/researchctx/samplevault"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/sources/vault"
 )
 
-// sampleVault extracts the sample vault, whose papers are real PDFs.
-func sampleVault(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "vault")
-	if err := samplevault.Extract(dir); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // The sample paper 2401.01234 has three pages.
 func TestResolveSelectionPage(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	const pdf = "papers/2401.01234/2401.01234.pdf"
 	const quote = "A block size of 256 tokens was the best trade-off in our experiments"
 	tests := []struct {
@@ -71,7 +61,7 @@ func TestResolveSelectionPage(t *testing.T) {
 }
 
 func TestResolveTurnBudgetBelowOneCard(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	tests := []struct {
 		name      string
 		turn      int
@@ -102,7 +92,7 @@ func TestResolveTurnBudgetBelowOneCard(t *testing.T) {
 func ptr(n int) *int { return &n }
 
 func TestPromptWithoutEvidence(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	tests := []struct {
 		name      string
 		mod       func(*Request)
@@ -155,7 +145,7 @@ func TestResolveMissingVaultNamed(t *testing.T) {
 // A vault that is the file system's root, or a file, is refused with the
 // path as the host gave it, and nothing is written there.
 func TestResolveVaultNotAFolder(t *testing.T) {
-	dir := sampleVault(t)
+	dir := vaultfix.Sample(t)
 	file := filepath.Join(dir, "reading-list")
 	for _, tt := range []struct{ vault, want string }{
 		{"/", `vault "/" is the root of the file system`},
@@ -215,7 +205,7 @@ func makeReadOnly(t *testing.T, dir string, keep ...string) {
 // A read-only Vault resolves, with its caches in the Resolver's CacheRoot;
 // its grant cannot be written, and the error says why.
 func TestResolveReadOnlyVault(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	// A Vault the SDK never wrote to: no .agentero folder of its own.
 	if err := os.RemoveAll(filepath.Join(vault, ".agentero")); err != nil {
 		t.Fatal(err)
@@ -282,7 +272,7 @@ func TestCacheDirPerVault(t *testing.T) {
 // Resolver.CacheDir moves every cache of the Vault — the catalogue and the
 // PDF text the resolver reads to place a quote — out of .agentero/cache.
 func TestResolverCacheDir(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	cache := t.TempDir()
 	res := Resolver{CacheRoot: cache}
 	defer res.Close()

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/sources/vault"
 )
 
@@ -19,7 +20,7 @@ import (
 // to be that, not taken for a missing vault file; a vault path with a
 // colon that exists is still a vault path.
 func TestResolveUnknownKind(t *testing.T) {
-	vaultDir := sampleVault(t)
+	vaultDir := vaultfix.Sample(t)
 	if err := os.WriteFile(filepath.Join(vaultDir, "notes", "todo:later.md"), []byte("# Later\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -43,8 +44,8 @@ func TestResolveUnknownKind(t *testing.T) {
 // Evidence from a PDF that cannot be read is marked: its page is the
 // host's, unchecked. One that can be read is not.
 func TestResolveUnreadableEvidence(t *testing.T) {
-	vault := sampleVault(t)
-	writeTree(t, vault, map[string]string{
+	vault := vaultfix.Sample(t)
+	vaultfix.Write(t, vault, map[string]string{
 		"papers/saved-page/NOTES.md":       "# A paper saved as a web page\n",
 		"papers/saved-page/saved-page.pdf": "<!DOCTYPE html><html><body>Sign in to read this article</body></html>\n",
 		"downloads/broken.pdf":             "%PDF-1.7\nthis is not a PDF body\n",
@@ -96,7 +97,7 @@ func TestResolveHonoursContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeTree(t, vault, map[string]string{"downloads/attention.pdf": string(data)})
+	vaultfix.Write(t, vault, map[string]string{"downloads/attention.pdf": string(data)})
 	rq := req(vault)
 	rq.Selections = []Selection{{Text: "The dominant sequence transduction models are based on complex recurrent or convolutional neural networks", Path: "downloads/attention.pdf"}}
 	cancelled, cancel := context.WithCancel(context.Background())
@@ -134,11 +135,11 @@ func TestResolveHonoursContext(t *testing.T) {
 // is named otherwise is not, and the reason says what makes one.
 func TestResolveBarePaperFolder(t *testing.T) {
 	vault := t.TempDir()
-	data, err := os.ReadFile(filepath.Join(sampleVault(t), "papers", "2401.01234", "2401.01234.pdf"))
+	data, err := os.ReadFile(filepath.Join(vaultfix.Sample(t), "papers", "2401.01234", "2401.01234.pdf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeTree(t, vault, map[string]string{
+	vaultfix.Write(t, vault, map[string]string{
 		"papers/2401.01234/2401.01234.pdf": string(data),
 		"papers/misc/scan-001.pdf":         string(data),
 	})

@@ -2,37 +2,16 @@ package researchctx
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
-)
 
-// writeTree creates files under dir from a map of vault-relative path to
-// content. A path ending in "/" is a folder.
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for p, content := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if p[len(p)-1] == '/' {
-			if err := os.MkdirAll(full, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
+)
 
 // testVault builds a small Vault with every kind of path the resolver sees.
 func testVault(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	vaultfix.Write(t, dir, map[string]string{
 		"papers/1706.03762/metadata.json":                  `{"title":"Attention Is All You Need","authors":["A. Vaswani"],"year":2017,"abstract":"UNIQUE-ABSTRACT-SENTINEL dominant sequence models","arxiv_id":"1706.03762v5"}`,
 		"papers/1706.03762/1706.03762.pdf":                 "%PDF-1.4 stub",
 		"papers/1706.03762/NOTES.md":                       "# Notes\nmy notes",

@@ -14,6 +14,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/testkit/hostilevault"
 	"github.com/researchctx/researchctx/internal/testkit/procstat"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // TestResolveHostileMarksFile resolves, in a child process (this test
@@ -29,7 +30,7 @@ func TestResolveHostileMarksFile(t *testing.T) {
 		return
 	}
 	const comment = "Gate init matters: check the Aldana and Ferreira residual design before we reuse it."
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	file := filepath.Join(vault, "papers", "2401.01234", "marks", "annotations.json")
 	for _, c := range hostilevault.MarksCases() {
 		t.Run(c.Name, func(t *testing.T) {

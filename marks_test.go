@@ -4,13 +4,15 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // TestSelectionOfAMark: a selection that is one of the user's commented
 // marks carries its comment into the evidence and the prompt, within the
 // quote's cap; other selections carry none.
 func TestSelectionOfAMark(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	const pdf = "papers/2401.01234/2401.01234.pdf"
 	const comment = "Gate init matters: check the Aldana and Ferreira residual design before we reuse it."
 	long := strings.Repeat("x", MaxQuote-20)

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // A mention another mention already grants adds nothing: a paper and its
@@ -15,7 +16,7 @@ import (
 // of the canonical scope. Mentions that do not contain each other all
 // stay.
 func TestCanonicalScope(t *testing.T) {
-	dir := sampleVault(t)
+	dir := vaultfix.Sample(t)
 	var r Resolver
 	defer r.Close()
 	type src struct {

@@ -402,9 +402,11 @@ func TestEndToEnd(t *testing.T) {
 
 // checkGoroutines waits for the goroutine count to fall back to baseline
 // (the connection's goroutines end once the agent's stdout is closed).
+// The agent is a child process whose exit the test cannot wait on here:
+// the deadline is generous, for a busy machine; a leak never ends.
 func checkGoroutines(t *testing.T, baseline int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for runtime.NumGoroutine() > baseline {
 		if time.Now().After(deadline) {
 			buf := make([]byte, 1<<16)

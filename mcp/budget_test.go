@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -18,7 +19,8 @@ import (
 // calls in parallel, never hand out more than the turn's budget, and the
 // usage log sums exactly to the characters the results hold.
 func TestProcessBudgetExact(t *testing.T) {
-	vault := sampleVault(t)
+	t.Parallel()
+	vault := vaultfix.Sample(t)
 	req := demoRequest(vault)
 	const turnChars = 30_000
 	req.Budget = &grant.BudgetOverrides{TurnChars: intp(turnChars), ReadChars: intp(3000)}
@@ -98,7 +100,7 @@ func (p panicToolset) Read(ctx context.Context, in tools.ReadInput) (*tools.Read
 // A panic under a tool handler is an isError result and a log line; the
 // server keeps serving.
 func TestHandlerRecovers(t *testing.T) {
-	gr := writeGrant(t, demoRequest(sampleVault(t)))
+	gr := writeGrant(t, demoRequest(vaultfix.Sample(t)))
 	ts, err := tools.Open(context.Background(), gr, nil)
 	if err != nil {
 		t.Fatal(err)

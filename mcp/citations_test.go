@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/tools"
 	"github.com/researchctx/researchctx/usage"
 )
@@ -15,7 +16,8 @@ import (
 // whose text spans pages names every page, in the structured result and in
 // its text, and the turn's sources list each page as read.
 func TestProcessReadCitesEveryPage(t *testing.T) {
-	vault := sampleVault(t)
+	t.Parallel()
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	s := startServer(t, gr, "")
 	res := call(t, s.cs, grant.ToolRead, map[string]any{"target": "papers/2401.01234", "mode": "full"})

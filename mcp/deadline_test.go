@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -40,7 +41,7 @@ func (s lateSource) Relations(ctx context.Context) (*sources.Relations, error) {
 // slower than it answer a one-line tool error saying the call ran out of
 // time, and the server answers the next calls.
 func TestServeCallDeadline(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	const timeout = 300 * time.Millisecond
 	opts := &ServeOptions{Toolset: &tools.Options{

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // drainCalls are the calls the drain tests write: every tool, each call
@@ -39,7 +41,7 @@ func drainInput(n int) (string, map[string]bool) {
 // TestServeDrainsAtEndOfInput: Serve on an input that ends right after its
 // calls answers every one of them, and logs each, before it returns.
 func TestServeDrainsAtEndOfInput(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	in, want := drainInput(30)
 	var out bytes.Buffer
@@ -60,7 +62,7 @@ func TestServeDrainsAtEndOfInput(t *testing.T) {
 // every answered call is in the usage log, before the server exits.
 func TestProcessDrainAtEndOfInput(t *testing.T) {
 	const n = 30
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, gr})
 	in, want := drainInput(n)

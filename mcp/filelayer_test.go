@@ -20,6 +20,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 var (
@@ -120,7 +121,7 @@ const searchLine = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"nam
 // blocks on a FIFO; it returns the process, its stdin and its output.
 func startBlockedSearch(t *testing.T, bin string, env ...string) (cmd *exec.Cmd, stdin *os.File, stdout, stderr *syncBuffer) {
 	t.Helper()
-	gr := writeGrant(t, demoRequest(sampleVault(t)))
+	gr := writeGrant(t, demoRequest(vaultfix.Sample(t)))
 	fifo := filepath.Join(t.TempDir(), "block.fifo")
 	mkfifo(t, fifo)
 	cmd = exec.Command(bin, Flag, gr)
@@ -269,7 +270,7 @@ func TestProcessCancelledCallDoesNotHoldTheDrain(t *testing.T) {
 // is refused at once.
 func TestProcessFIFOs(t *testing.T) {
 	t.Run("usage.jsonl", func(t *testing.T) {
-		vault := sampleVault(t)
+		vault := vaultfix.Sample(t)
 		gr := writeGrant(t, demoRequest(vault))
 		mkfifo(t, grant.UsagePath(gr))
 		cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, gr})
@@ -287,7 +288,7 @@ func TestProcessFIFOs(t *testing.T) {
 		}
 	})
 	t.Run("catalogue.bin", func(t *testing.T) {
-		vault := sampleVault(t)
+		vault := vaultfix.Sample(t)
 		mkfifo(t, filepath.Join(vault, ".agentero", "cache", "catalogue.bin"))
 		gr := writeGrant(t, demoRequest(vault)) // must not hang either
 		cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, gr})
@@ -302,7 +303,7 @@ func TestProcessFIFOs(t *testing.T) {
 		}
 	})
 	t.Run("grant.json", func(t *testing.T) {
-		vault := sampleVault(t)
+		vault := vaultfix.Sample(t)
 		gr := writeGrant(t, demoRequest(vault))
 		mkfifo(t, gr)
 		cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, gr})
@@ -333,8 +334,8 @@ func checkRefusal(t *testing.T, stderr, stdout, vault, why string) {
 // the vault it names; every other grant is refused with exit code 2 and one
 // line on stderr.
 func TestProcessGrantPlace(t *testing.T) {
-	vaultA := sampleVault(t)
-	vaultB := sampleVault(t)
+	vaultA := vaultfix.Sample(t)
+	vaultB := vaultfix.Sample(t)
 	grantA := writeGrant(t, demoRequest(vaultA))
 	data, err := os.ReadFile(grantA)
 	if err != nil {
@@ -397,7 +398,7 @@ func TestProcessGrantPlace(t *testing.T) {
 	}
 
 	t.Run(".agentero symlink", func(t *testing.T) {
-		vault := sampleVault(t)
+		vault := vaultfix.Sample(t)
 		// The private folder moved outside the vault, a link left in its
 		// place.
 		out := filepath.Join(t.TempDir(), "elsewhere")

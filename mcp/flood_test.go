@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/usage"
 )
 
@@ -22,7 +23,7 @@ import (
 // closed at once with an error that says the budget cannot be checked, and
 // nothing is appended.
 func TestProcessLedgerFlood(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	log := grant.UsagePath(gr)
 	host, _ := os.Hostname()

@@ -13,6 +13,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/testkit/hostilevault"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -23,8 +24,9 @@ import (
 // and checks through a real server process that no result serves its text
 // and no usage line names it.
 func TestProcessForgedCaches(t *testing.T) {
+	t.Parallel()
 	const paper, ownPDF, secret = "papers/2401.01234", "papers/2401.01234/2401.01234.pdf", "private/secret.pdf"
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	data, err := os.ReadFile(filepath.Join(vault, "papers/2403.05678/2403.05678.pdf"))
 	if err != nil {
 		t.Fatal(err)

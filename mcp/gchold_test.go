@@ -7,11 +7,13 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // gcPercent returns the collector's percentage without changing it.
@@ -71,22 +73,29 @@ func TestHoldCollector(t *testing.T) {
 		t.Errorf("a second release set GOGC to %d", p)
 	}
 
-	debug.SetGCPercent(150)
-	holdCollector(20*time.Millisecond, 64<<20)
-	deadline := time.Now().Add(10 * time.Second)
-	for gcPercent() != 150 {
-		if time.Now().After(deadline) {
-			t.Fatal("the hold did not end at its maximum")
+	// In a synctest bubble the hold's timer runs on the bubble's clock:
+	// held until its maximum, released at it, whatever the load.
+	synctest.Test(t, func(t *testing.T) {
+		debug.SetGCPercent(150)
+		holdCollector(20*time.Millisecond, 64<<20)
+		time.Sleep(19 * time.Millisecond)
+		synctest.Wait()
+		if p := gcPercent(); p != -1 {
+			t.Errorf("before its maximum: GOGC %d, want still off (-1)", p)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		if p := gcPercent(); p != 150 {
+			t.Fatalf("the hold did not end at its maximum: GOGC %d, want 150", p)
+		}
+	})
 }
 
 // TestServeAnswered: a server calls its answered hook once each tool call
 // has its result, errors included, so that a process's startup hold ends
 // with its first answer.
 func TestServeAnswered(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	var n atomic.Int32
 	cr, sw := io.Pipe()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -23,7 +24,7 @@ import (
 // the same Vault indexed into the shared library index, or in none again
 // after they are deleted.
 func TestProcessScoresStayInsideGrant(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	turn := grant.MaxBudget.TurnChars
 	grantOf := func(mentions ...string) string {
 		return writeGrant(t, researchctx.Request{Vault: vault, RuntimeID: "rt-" + mentions[0], TurnID: "turn-1",

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,21 +12,9 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/exitcode"
-	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/tools"
 	"github.com/researchctx/researchctx/usage"
 )
-
-// sampleVault extracts the sample Vault into a fresh folder and returns its
-// absolute root.
-func sampleVault(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "vault")
-	if err := samplevault.Extract(dir); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // demoRequest is the sample Vault's demo turn: the SBA paper open, a
 // selection from it, and the notes folder, the slot-routing paper and the

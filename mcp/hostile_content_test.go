@@ -16,6 +16,7 @@ import (
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/testkit/hostilevault"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
@@ -26,7 +27,8 @@ import (
 // truncated, a malformed sidecar is reported, and the Vault root is not
 // granted.
 func TestProcessHostileContent(t *testing.T) {
-	vault := sampleVault(t)
+	t.Parallel()
+	vault := vaultfix.Sample(t)
 	if err := hostilevault.Add(vault); err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +203,8 @@ func checkFence(t *testing.T, tool string, args map[string]any, rendering string
 // traversals included. A vault URI must be read back without an error,
 // an external one must parse.
 func TestProcessURIsRoundTrip(t *testing.T) {
-	vault := sampleVault(t)
+	t.Parallel()
+	vault := vaultfix.Sample(t)
 	if err := hostilevault.Add(vault); err != nil {
 		t.Fatal(err)
 	}

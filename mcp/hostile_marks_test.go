@@ -13,6 +13,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/testkit/hostilevault"
 	"github.com/researchctx/researchctx/internal/testkit/procstat"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // maxHostileRSS bounds the peak resident set of a server process that has
@@ -27,7 +28,7 @@ const maxHostileRSS = 300 << 20
 // resident set stays within 300 MB (a 16 MiB file of tiny junk entries cost
 // 530 MB and 40 s a read before marks files were bounded).
 func TestProcessHostileMarksFile(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	file := filepath.Join(vault, "papers", "2401.01234", "marks", "annotations.json")
 	s := startServer(t, writeGrant(t, demoRequest(vault)), "")
 	callTool := func(tool string, args map[string]any) *sdk.CallToolResult {

@@ -14,6 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // The hostile-model suite: a model that tries every known way out of its
@@ -38,7 +39,7 @@ var secrets = []string{secretSibling, secretSiblingDir, secretOutside, secretPri
 // .agentero/. It returns the Vault root and the outside folder.
 func hostileVault(t *testing.T) (vault, outside string) {
 	t.Helper()
-	vault = sampleVault(t)
+	vault = vaultfix.Sample(t)
 	outside = filepath.Join(filepath.Dir(vault), "outside")
 	files := map[string]string{
 		filepath.Join(outside, "secret.txt"):                            secretOutside + " outside the vault\n",

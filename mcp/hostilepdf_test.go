@@ -8,6 +8,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // TestProcessHostilePDFInLibrary is the reported crash: a PDF whose
@@ -18,7 +19,7 @@ import (
 // whose objects nest a million deep in the library: both must answer and
 // exit cleanly.
 func TestProcessHostilePDFInLibrary(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	for name, data := range map[string][]byte{
 		"deep-content": hostilepdf.DeepContentFlate(30 << 20),
 		"deep-object":  hostilepdf.DeepObject("[", 1<<20),

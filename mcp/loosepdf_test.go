@@ -14,6 +14,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -24,7 +25,7 @@ import (
 // clear error each
 // and the server goes on, then exits cleanly.
 func TestProcessLoosePDFs(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	sba, err := os.ReadFile(filepath.Join(vault, "papers", "2401.01234", "2401.01234.pdf"))
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -149,7 +150,8 @@ func (s *server) close() error {
 }
 
 func TestProcessProtocols(t *testing.T) {
-	vault := sampleVault(t)
+	t.Parallel()
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	latest := sdk.SupportedProtocolVersions()[0]
 	for _, protocol := range []string{"", "2025-06-18"} {
@@ -199,7 +201,8 @@ func TestProcessProtocols(t *testing.T) {
 }
 
 func TestProcessConcurrentCalls(t *testing.T) {
-	vault := sampleVault(t)
+	t.Parallel()
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	s := startServer(t, gr, "")
 	calls := []struct {
@@ -242,7 +245,8 @@ func TestProcessConcurrentCalls(t *testing.T) {
 // TestProcessSharedBudget: two server processes on one grant (two agent
 // sessions of one turn) draw on one turn budget.
 func TestProcessSharedBudget(t *testing.T) {
-	vault := sampleVault(t)
+	t.Parallel()
+	vault := vaultfix.Sample(t)
 	req := demoRequest(vault)
 	const turnChars = 5000
 	req.Budget = &grant.BudgetOverrides{TurnChars: intp(turnChars), ReadChars: intp(1500)}
@@ -300,6 +304,7 @@ func TestProcessSharedBudget(t *testing.T) {
 }
 
 func TestProcessGrantChanged(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		change func(t *testing.T, vault, gr string)
@@ -314,7 +319,7 @@ func TestProcessGrantChanged(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			vault := sampleVault(t)
+			vault := vaultfix.Sample(t)
 			gr := writeGrant(t, demoRequest(vault))
 			s := startServer(t, gr, "")
 			mustOK(t, call(t, s.cs, grant.ToolRead, map[string]any{"target": "papers/2401.01234"}))
@@ -334,7 +339,8 @@ func TestProcessGrantChanged(t *testing.T) {
 }
 
 func TestProcessMalformedArguments(t *testing.T) {
-	vault := sampleVault(t)
+	t.Parallel()
+	vault := vaultfix.Sample(t)
 	s := startServer(t, writeGrant(t, demoRequest(vault)), "")
 	for _, c := range []struct {
 		tool string
@@ -414,7 +420,7 @@ const (
 // no response is half-written or interleaved, no usage line is torn, and
 // the server exits 0 when stdin ends.
 func TestProcessMalformedLines(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	cmd, stdin, stdout, stderr := rawServer(t, []string{Flag, gr})
 	lines := []string{initializeLine, initializedLine}
@@ -515,7 +521,7 @@ func TestProcessMalformedLines(t *testing.T) {
 
 // TestProcessExitCodes: the host entry point's contract on the command line.
 func TestProcessExitCodes(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	remote := demoRequest(vault)
 	remote.RuntimeID, remote.Remote = "rt-remote", true
@@ -589,7 +595,8 @@ func TestProcessExitCodes(t *testing.T) {
 // TestProcessLogging: logging is off by default and goes to stderr, never
 // stdout, when LogEnv asks for it.
 func TestProcessLogging(t *testing.T) {
-	vault := sampleVault(t)
+	t.Parallel()
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	s := startServer(t, gr, "", LogEnv+"=debug")
 	mustOK(t, call(t, s.cs, grant.ToolSearch, map[string]any{"query": "gate"}))

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/tools"
 )
 
 // TestRelationsShowOnlyTheKindAsked: paper_relations with a kind shows that
 // list only: the lists not asked for are not shown as "none known".
 func TestRelationsShowOnlyTheKindAsked(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	cs := serveGrant(t, writeGrant(t, demoRequest(vault)))
 	tests := []struct {
 		kind      tools.RelationKind

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -40,7 +41,7 @@ func writeRefs(t *testing.T, vault, paper string, n int, title func(i int) strin
 // card is lost between pages.
 func TestRelationsCutToFit(t *testing.T) {
 	const paper = "papers/2401.01234"
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	want := writeRefs(t, vault, paper, 600, func(i int) string {
 		return fmt.Sprintf("Long reference %03d", i+1) + strings.Repeat(" on sparse attention", 9)
 	})
@@ -81,8 +82,9 @@ func TestRelationsCutToFit(t *testing.T) {
 // get them; every card handed out is logged; a garbage cursor is a one-line
 // tool error.
 func TestProcessRelationsPaging(t *testing.T) {
+	t.Parallel()
 	const paper = "papers/2401.01234"
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	want := writeRefs(t, vault, paper, 45, func(i int) string { return fmt.Sprintf("Paged reference %02d", i+1) })
 	gr := writeGrant(t, demoRequest(vault))
 	servers := []*server{startServer(t, gr, ""), startServer(t, gr, "")}

@@ -13,12 +13,13 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // TestServe runs Serve in-process on pipes, as ServeIfRequested does on
 // stdin and stdout, and talks to it at both protocol generations.
 func TestServe(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	for _, protocol := range []string{"", "2025-06-18"} {
 		t.Run("protocol "+protocol, func(t *testing.T) {
@@ -51,7 +52,7 @@ func TestServe(t *testing.T) {
 // TestServeBadGrant: a grant that cannot be served is an ErrGrant error,
 // and nothing is written.
 func TestServeBadGrant(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	for name, path := range map[string]string{
 		"missing":   filepath.Join(vault, ".agentero", "context-sessions", "rt", "grant.json"),
 		"directory": vault,
@@ -74,7 +75,7 @@ func TestServeBadGrant(t *testing.T) {
 }
 
 func TestRunExitCodes(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	tests := []struct {
 		name string

@@ -16,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"golang.org/x/sys/unix"
+
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // TestProcessStopsWithStdoutFull: a client that sends calls and never
@@ -28,7 +30,7 @@ func TestProcessStopsWithStdoutFull(t *testing.T) {
 	bin := quickchatBinary(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			gr := writeGrant(t, demoRequest(sampleVault(t)))
+			gr := writeGrant(t, demoRequest(vaultfix.Sample(t)))
 			cmd := exec.Command(bin, Flag, gr)
 			inR, inW, err := os.Pipe()
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -16,7 +17,7 @@ import (
 // of refusal, as a model sees them.
 
 func TestSearchOverMCP(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	cs := serveGrant(t, gr)
 
@@ -69,7 +70,7 @@ func TestSearchOverMCP(t *testing.T) {
 }
 
 func TestReadOverMCP(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	req := demoRequest(vault)
 	req.Budget = &grant.BudgetOverrides{ReadChars: intp(1500)}
 	gr := writeGrant(t, req)
@@ -226,7 +227,7 @@ func TestReadOverMCP(t *testing.T) {
 }
 
 func TestRelationsOverMCP(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	cs := serveGrant(t, writeGrant(t, demoRequest(vault)))
 
 	res := call(t, cs, grant.ToolRelations, map[string]any{"paper": "papers/2401.01234"})
@@ -280,7 +281,7 @@ func TestRelationsOverMCP(t *testing.T) {
 // TestRefusals: what the model may not do comes back as an isError result
 // with a one-line message, and nothing is handed out.
 func TestRefusals(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	cs := serveGrant(t, gr)
 
@@ -333,7 +334,7 @@ func TestRefusals(t *testing.T) {
 // TestUsageAndBudget: every successful call appends a usage line with the
 // URIs it handed out, and a spent budget is an error saying so.
 func TestUsageAndBudget(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	req := demoRequest(vault)
 	req.Budget = &grant.BudgetOverrides{TurnChars: intp(3000), ReadChars: intp(2000)}
 	gr := writeGrant(t, req)
@@ -388,7 +389,7 @@ func TestGrantChangedInMemory(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			vault := sampleVault(t)
+			vault := vaultfix.Sample(t)
 			gr := writeGrant(t, demoRequest(vault))
 			cs := serveGrant(t, gr)
 			mustOK(t, call(t, cs, grant.ToolSearch, map[string]any{"query": "gate"}))
@@ -410,7 +411,7 @@ func TestGrantChangedInMemory(t *testing.T) {
 // TestSameScopeNewTurn: the host rewrites the grant every turn; the same
 // scope keeps the session working, and the new turn has a fresh budget.
 func TestSameScopeNewTurn(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	cs := serveGrant(t, gr)
 	mustOK(t, call(t, cs, grant.ToolRead, map[string]any{"target": "papers/2401.01234", "page": 1}))
@@ -427,7 +428,7 @@ func TestSameScopeNewTurn(t *testing.T) {
 // TestResultCap: with the largest budget a grant may carry, a real read
 // of a long file still comes back within MaxResultChars.
 func TestResultCap(t *testing.T) {
-	vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	long := strings.Repeat("Sparse <attention> & \"global\" tokens.\n", 5000) // 190,000 characters
 	if err := os.WriteFile(vault+"/notes/long.md", []byte(long), 0o644); err != nil {
 		t.Fatal(err)

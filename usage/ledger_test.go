@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/researchctx/researchctx/grant"
@@ -290,34 +291,38 @@ func TestLedgerTornTail(t *testing.T) {
 // gets what it wants from what that one left, not the sliver that was
 // free when it asked. With nothing in flight, it takes what remains.
 func TestLedgerWaitsForCallsInFlight(t *testing.T) {
-	path := filepath.Join(t.TempDir(), grant.UsageFile)
-	l := Open(path)
-	first, _, err := l.Reserve(context.Background(), "t", 1000, 800)
-	if err != nil {
-		t.Fatal(err)
-	}
-	settled := make(chan error, 1)
-	go func() {
-		time.Sleep(50 * time.Millisecond)
-		_, err := first.Settle("context_search", []string{"a.md"}, 100)
-		settled <- err
-	}()
-	second, used, err := l.Reserve(context.Background(), "t", 1000, 600)
-	if err := <-settled; err != nil {
-		t.Fatal(err)
-	}
-	if err != nil || second.Chars() != 600 || used != 100 {
-		t.Fatalf("second call: %v after %d used, %v; want 600 reserved after the first settled at 100", second, used, err)
-	}
-	if _, err := second.Settle("context_read", []string{"b.md"}, 600); err != nil {
-		t.Fatal(err)
-	}
-	// 300 remain and nothing else is in flight: a call wanting more gets
-	// them at once.
-	third, used, err := l.Reserve(context.Background(), "t", 1000, 1000)
-	if err != nil || third.Chars() != 300 || used != 700 {
-		t.Errorf("third call: %v after %d used, %v; want the 300 that remain", third, used, err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), grant.UsageFile)
+		l := Open(path)
+		first, _, err := l.Reserve(context.Background(), "t", 1000, 800)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// In the bubble the clock moves only when every goroutine waits: the
+		// first call settles while the second waits for it, whatever the load.
+		settled := make(chan error, 1)
+		go func() {
+			time.Sleep(50 * time.Millisecond)
+			_, err := first.Settle("context_search", []string{"a.md"}, 100)
+			settled <- err
+		}()
+		second, used, err := l.Reserve(context.Background(), "t", 1000, 600)
+		if err := <-settled; err != nil {
+			t.Fatal(err)
+		}
+		if err != nil || second.Chars() != 600 || used != 100 {
+			t.Fatalf("second call: %v after %d used, %v; want 600 reserved after the first settled at 100", second, used, err)
+		}
+		if _, err := second.Settle("context_read", []string{"b.md"}, 600); err != nil {
+			t.Fatal(err)
+		}
+		// 300 remain and nothing else is in flight: a call wanting more gets
+		// them at once.
+		third, used, err := l.Reserve(context.Background(), "t", 1000, 1000)
+		if err != nil || third.Chars() != 300 || used != 700 {
+			t.Errorf("third call: %v after %d used, %v; want the 300 that remain", third, used, err)
+		}
+	})
 }
 
 // A result larger than its reservation is refused and not logged.

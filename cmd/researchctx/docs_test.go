@@ -26,6 +26,7 @@ func docText(t *testing.T, rel string) string {
 // command takes: a documented command line that fails as written (a flag
 // that does not exist) fails here.
 func TestDocumentedFlagsExist(t *testing.T) {
+	t.Parallel()
 	subs := "plan|serve|sources|decide|clean"
 	spans := []*regexp.Regexp{
 		regexp.MustCompile("researchctx (" + subs + ")((?: [^`|\n]*)?)"), // a command line
@@ -65,6 +66,7 @@ func TestDocumentedFlagsExist(t *testing.T) {
 // starts. Only /tmp/vault and the files the example writes are moved into
 // the test's own folder.
 func TestREADMEPlanExample(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the command and the sample vault")
 	}

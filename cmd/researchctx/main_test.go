@@ -24,7 +24,7 @@ import (
 	"github.com/researchctx/researchctx/cli/decide"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/agentero"
-	"github.com/researchctx/researchctx/samplevault"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/usage"
 )
 
@@ -118,16 +118,6 @@ func decodeStrict[T any](t *testing.T, s string) T {
 	return v
 }
 
-func sampleVault(t *testing.T) (tmp, vault string) {
-	t.Helper()
-	tmp = t.TempDir()
-	vault = filepath.Join(tmp, "vault")
-	if err := samplevault.Extract(vault); err != nil {
-		t.Fatal(err)
-	}
-	return tmp, vault
-}
-
 func requestJSON(t *testing.T, m map[string]any) string {
 	t.Helper()
 	b, err := json.Marshal(m)
@@ -140,6 +130,7 @@ func requestJSON(t *testing.T, m map[string]any) string {
 const blockQuote = "A block size of 256 tokens was the best trade-off in our experiments"
 
 func TestUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -184,7 +175,9 @@ func TestUsage(t *testing.T) {
 }
 
 func TestPlan(t *testing.T) {
-	tmp, vault := sampleVault(t)
+	t.Parallel()
+	vault := vaultfix.Sample(t)
+	tmp := filepath.Dir(vault)
 	req := map[string]any{
 		"vault": vault, "runtimeId": "editor-7", "turnId": "turn-1",
 		"currentPaper": "papers/2401.01234",
@@ -242,7 +235,9 @@ func TestPlan(t *testing.T) {
 }
 
 func TestPlanErrors(t *testing.T) {
-	tmp, vault := sampleVault(t)
+	t.Parallel()
+	vault := vaultfix.Sample(t)
+	tmp := filepath.Dir(vault)
 	good := func(m map[string]any) string {
 		r := map[string]any{"vault": vault, "runtimeId": "r", "turnId": "t"}
 		for k, v := range m {
@@ -325,7 +320,9 @@ func callTool(t *testing.T, cs *sdk.ClientSession, name string, args any) *sdk.C
 // A whole turn through the binary: plan, the server in both of its forms,
 // then the turn's sources.
 func TestServeAndSources(t *testing.T) {
-	tmp, vault := sampleVault(t)
+	t.Parallel()
+	vault := vaultfix.Sample(t)
+	tmp := filepath.Dir(vault)
 	req := requestJSON(t, map[string]any{
 		"vault": vault, "runtimeId": "chat-1", "turnId": "turn-1",
 		"mentions": []string{"papers/2401.01234", "notes"},
@@ -402,7 +399,8 @@ func TestServeAndSources(t *testing.T) {
 }
 
 func TestDecide(t *testing.T) {
-	_, vault := sampleVault(t)
+	t.Parallel()
+	vault := vaultfix.Sample(t)
 	plan := func(turn string, mentions ...string) json.RawMessage {
 		return json.RawMessage(mustRun(t, requestJSON(t, map[string]any{
 			"vault": vault, "runtimeId": "d", "turnId": turn, "mentions": mentions,
@@ -455,7 +453,8 @@ func TestDecide(t *testing.T) {
 }
 
 func TestClean(t *testing.T) {
-	tmp, vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
+	tmp := filepath.Dir(vault)
 	for _, rt := range []string{"old-chat", "new-chat"} {
 		mustRun(t, requestJSON(t, map[string]any{"vault": vault, "runtimeId": rt, "turnId": "t", "mentions": []string{"notes"}}), "plan", "-request", "-")
 	}
@@ -486,10 +485,12 @@ func TestClean(t *testing.T) {
 // grant, and says so; with its grant folder writable, serve answers from
 // the same cache folder.
 func TestReadOnlyVault(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() == 0 {
 		t.Skip("root ignores permissions")
 	}
-	tmp, vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
+	tmp := filepath.Dir(vault)
 	cache := filepath.Join(tmp, "cache")
 	if err := os.RemoveAll(filepath.Join(vault, ".agentero")); err != nil {
 		t.Fatal(err)
@@ -556,6 +557,7 @@ func TestReadOnlyVault(t *testing.T) {
 // The README's host in another language: examples/nodehost/host.mjs drives
 // a turn through the binary with nothing but Node.js.
 func TestNodeHost(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -563,7 +565,7 @@ func TestNodeHost(t *testing.T) {
 		}
 		t.Skip("node is not installed")
 	}
-	_, vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join("..", "..", "examples", "nodehost", "host.mjs"), exe, vault)
@@ -619,7 +621,8 @@ func TestNodeHost(t *testing.T) {
 // -cache-dir and RESEARCHCTX_CACHE_DIR: plan and both forms of the server
 // keep the Vault's caches in the host's folder, none in .agentero/cache.
 func TestCacheDir(t *testing.T) {
-	tmp, vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
+	tmp := filepath.Dir(vault)
 	cache := filepath.Join(tmp, "cache")
 	req := requestJSON(t, map[string]any{
 		"vault": vault, "runtimeId": "c", "turnId": "t",
@@ -663,6 +666,7 @@ func TestCacheDir(t *testing.T) {
 // The README's plan example is the real output for its request on the
 // sample vault, its vault path and the prompt's elision aside.
 func TestREADMEPlan(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -685,7 +689,7 @@ func TestREADMEPlan(t *testing.T) {
 	reqText = reqText[:strings.Index(reqText, "EOF\n")]
 	sample := block("./researchctx plan -request request.json\n", "```json\n")
 
-	_, vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	const readmeVault = "/tmp/vault"
 	if !strings.Contains(reqText, `"vault": "`+readmeVault+`"`) {
 		t.Fatalf("README request:\n%s", reqText)
@@ -709,7 +713,7 @@ func TestServeSignal(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGTERM")
 	}
-	_, vault := sampleVault(t)
+	vault := vaultfix.Sample(t)
 	p := decodeStrict[cli.PlanOutput](t, mustRun(t, requestJSON(t, map[string]any{
 		"vault": vault, "runtimeId": "sig", "turnId": "t", "mentions": []string{"notes"},
 	}), "plan", "-request", "-"))

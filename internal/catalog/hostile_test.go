@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/researchctx/researchctx/internal/safefs"
@@ -241,15 +240,10 @@ func forgedCase(t *testing.T, setup func(*testing.T) (string, []cachedStamp, []c
 	}
 	if later {
 		// The papers' check runs in the background: what it
-		// leaves is what counts.
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-			v.mu.Lock()
-			done := !v.refreshing
-			v.mu.Unlock()
-			if done || time.Now().After(deadline) {
-				break
-			}
-		}
+		// leaves is what counts. It starts as a server starts it and
+		// is waited for.
+		v.CheckPapers()
+		v.bg.Wait()
 		if c, err = v.Catalogue(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/testkit/procstat"
 )
 
 // jpxCodestream is a JPEG 2000 codestream of one 8-bit grey component of
@@ -230,8 +232,8 @@ func BenchmarkJPXPage(b *testing.B) {
 	for _, pg := range pages {
 		name, data := pg[0].(string), pg[1].([]byte)
 		b.Run(name+"/decode", func(b *testing.B) {
-			start := cpuTime()
-			defer func() { b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op") }()
+			start := procstat.CPUTime()
+			defer func() { b.ReportMetric(float64((procstat.CPUTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op") }()
 			for range b.N {
 				var res []ImageResult
 				err := PageImages(context.Background(), bytes.NewReader(data), int64(len(data)), []int{1}, nil, func(r ImageResult) error {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/testkit/procstat"
 )
 
 // Shape of the generated library.
@@ -103,7 +104,7 @@ func BenchmarkRelations(b *testing.B) {
 		}
 	}
 	i := 0
-	start := cpuTime()
+	start := procstat.CPUTime()
 	for b.Loop() {
 		r, err := l.Relations(ctx, fmt.Sprintf("papers/p%04d", i%benchPapers))
 		if err != nil || len(r.References) == 0 {
@@ -124,7 +125,7 @@ func BenchmarkRelated(b *testing.B) {
 		b.Fatal(err)
 	}
 	i := 0
-	start := cpuTime()
+	start := procstat.CPUTime()
 	for b.Loop() {
 		g.relMu.Lock()
 		clear(g.rel)
@@ -147,7 +148,7 @@ func BenchmarkRevalidate(b *testing.B) {
 		b.Fatal(err)
 	}
 	g := l.g
-	start := cpuTime()
+	start := procstat.CPUTime()
 	for b.Loop() {
 		if _, err := l.Relations(ctx, "papers/p0001"); err != nil {
 			b.Fatal(err)
@@ -167,7 +168,7 @@ func BenchmarkBuild(b *testing.B) {
 	if _, err := v.Catalogue(ctx); err != nil {
 		b.Fatal(err)
 	}
-	start := cpuTime()
+	start := procstat.CPUTime()
 	for b.Loop() {
 		if _, err := New(v, nil).Relations(ctx, "papers/p0000"); err != nil {
 			b.Fatal(err)
@@ -189,7 +190,7 @@ func BenchmarkRebuild(b *testing.B) {
 	sc := filepath.Join(v.Root(), "papers", "p0007", filepath.FromSlash(SidecarFile))
 	t0 := time.Now()
 	i := 0
-	start := cpuTime()
+	start := procstat.CPUTime()
 	for b.Loop() {
 		i++
 		b.StopTimer()
@@ -210,7 +211,7 @@ func BenchmarkRebuild(b *testing.B) {
 
 // reportCPU reports the CPU time per op since start.
 func reportCPU(b *testing.B, start time.Duration) {
-	if d := cpuTime() - start; d > 0 && b.N > 0 {
+	if d := procstat.CPUTime() - start; d > 0 && b.N > 0 {
 		b.ReportMetric(float64(d)/float64(b.N), "cpu-ns/op")
 	}
 }

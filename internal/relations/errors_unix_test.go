@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // TestCacheSpecialFiles checks that the cache is never read through a FIFO
@@ -28,7 +30,7 @@ func TestCacheSpecialFiles(t *testing.T) {
 	t.Run("link outside", func(t *testing.T) {
 		v, dir := openVault(t, files)
 		outside := filepath.Join(t.TempDir(), "scan.json")
-		writeFiles(t, filepath.Dir(outside), map[string]string{"scan.json": scanDoc(t, obj{"papers/a": seed(obj{"title": "Leak", "doi": "10.1/leak"})})})
+		vaultfix.Write(t, filepath.Dir(outside), map[string]string{"scan.json": scanDoc(t, obj{"papers/a": seed(obj{"title": "Leak", "doi": "10.1/leak"})})})
 		if err := os.Symlink(outside, filepath.Join(dir, ".agentero", "citing-scan.json")); err != nil {
 			t.Fatal(err)
 		}

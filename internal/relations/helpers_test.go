@@ -3,32 +3,17 @@ package relations
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
-
-// writeFiles writes files (vault-relative path → content) under dir.
-func writeFiles(tb testing.TB, dir string, files map[string]string) {
-	tb.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-}
 
 // openVault writes files into a new folder and opens it as a Vault.
 func openVault(tb testing.TB, files map[string]string) (*catalog.Vault, string) {
 	tb.Helper()
 	dir := tb.TempDir()
-	writeFiles(tb, dir, files)
+	vaultfix.Write(tb, dir, files)
 	v, err := catalog.Open(dir, nil)
 	if err != nil {
 		tb.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // TestBadPaperSkipped checks that papers whose text panics, hangs or fails,
@@ -87,7 +88,7 @@ func TestBadPaperSkipped(t *testing.T) {
 		}
 	}
 	// A rebuild (a changed sidecar) reads no skipped paper again.
-	writeFiles(t, dir, map[string]string{"papers/a/source/agentero-cite.json": sidecarDoc(t)})
+	vaultfix.Write(t, dir, map[string]string{"papers/a/source/agentero-cite.json": sidecarDoc(t)})
 	mustRelations(t, l, "papers/a")
 	want := map[string]int{"papers/good": 1, "papers/panics": 1, "papers/hangs": 1, "papers/fails": 1}
 	if diff := cmp.Diff(want, calls); diff != "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 func readFixture(tb testing.TB, name string) string {
@@ -154,7 +155,7 @@ func TestTextFallback(t *testing.T) {
 	}
 
 	// A new sidecar for z rebuilds the graph without reading any PDF again.
-	writeFiles(t, dir, map[string]string{"papers/z/source/agentero-cite.json": sidecarDoc(t,
+	vaultfix.Write(t, dir, map[string]string{"papers/z/source/agentero-cite.json": sidecarDoc(t,
 		obj{"metadata": obj{"title": "Revisited", "arxivId": "2301.00001"}})})
 	z := mustRelations(t, l, "papers/z")
 	if len(z.References) != 1 || z.References[0].Paper != "papers/x" {
@@ -164,7 +165,7 @@ func TestTextFallback(t *testing.T) {
 		t.Errorf("Text calls after a sidecar change = %v, want no new PDF reads", calls)
 	}
 	// A changed PDF is read again.
-	writeFiles(t, dir, map[string]string{"papers/x/x.pdf": "%PDF-1.4 x, second version\n"})
+	vaultfix.Write(t, dir, map[string]string{"papers/x/x.pdf": "%PDF-1.4 x, second version\n"})
 	mustRelations(t, l, "papers/x")
 	if calls["papers/x"] != 2 {
 		t.Errorf("Text calls for a changed PDF = %d, want 2", calls["papers/x"])
@@ -179,7 +180,7 @@ func TestRebuildOnCacheChange(t *testing.T) {
 	if len(before.CitedBy) != 1 {
 		t.Fatalf("d.CitedBy = %v, want one entry", before.CitedBy)
 	}
-	writeFiles(t, dir, map[string]string{".agentero/citing-scan.json": scanDoc(t, obj{
+	vaultfix.Write(t, dir, map[string]string{".agentero/citing-scan.json": scanDoc(t, obj{
 		"papers/d": seed(obj{"s2Id": "n", "title": "New citer", "doi": "10.1/new"}),
 	})})
 	after := mustRelations(t, l, "papers/d")

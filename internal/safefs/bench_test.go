@@ -3,13 +3,15 @@ package safefs
 import (
 	"io/fs"
 	"testing"
+
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // BenchmarkReadFile measures a small capped read: Clean, the per-element
 // resolve, the os.Root open, the fstat checks and the read.
 func BenchmarkReadFile(b *testing.B) {
 	x := newFixture(b)
-	writeFiles(b, x.vault, map[string]string{"papers/vision/resnet/NOTES.md": publicText})
+	vaultfix.Write(b, x.vault, map[string]string{"papers/vision/resnet/NOTES.md": publicText})
 	for b.Loop() {
 		if _, err := x.fs.ReadFile("papers/vision/resnet/NOTES.md", 0); err != nil {
 			b.Fatal(err)
@@ -20,7 +22,7 @@ func BenchmarkReadFile(b *testing.B) {
 // BenchmarkReadFileSub is the same read through a Sub view of the paper.
 func BenchmarkReadFileSub(b *testing.B) {
 	x := newFixture(b)
-	writeFiles(b, x.vault, map[string]string{"papers/vision/resnet/NOTES.md": publicText})
+	vaultfix.Write(b, x.vault, map[string]string{"papers/vision/resnet/NOTES.md": publicText})
 	s := x.sub(b, "papers/vision/resnet")
 	for b.Loop() {
 		if _, err := s.ReadFile("NOTES.md", 0); err != nil {
@@ -48,7 +50,7 @@ func BenchmarkWalk(b *testing.B) {
 			files["lib/"+string(rune('a'+i))+"/"+string(rune('a'+j))+".md"] = "x"
 		}
 	}
-	writeFiles(b, x.vault, files)
+	vaultfix.Write(b, x.vault, files)
 	for b.Loop() {
 		n := 0
 		if _, err := x.fs.Walk("lib", 0, 0, func(string, fs.DirEntry) error { n++; return nil }); err != nil || n != 220 {

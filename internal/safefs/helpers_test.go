@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // fixture is a temporary folder holding a Vault and a folder outside it.
@@ -35,7 +37,7 @@ func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	x := &fixture{dir: dir, vault: filepath.Join(dir, "vault")}
-	writeFiles(t, dir, map[string]string{
+	vaultfix.Write(t, dir, map[string]string{
 		"outside/secret.txt":               outsideSecret,
 		"vault/.agentero/grant.json":       privateSecret,
 		"vault/papers/x/a.md":              publicText,
@@ -75,19 +77,6 @@ func newFixture(t testing.TB) *fixture {
 	t.Cleanup(func() { f.Close() })
 	x.fs = f
 	return x
-}
-
-func writeFiles(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // sub opens a Sub view and closes it with the test.

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // NFC and NFD spellings: each name on disk is reached by exactly its own
@@ -16,7 +18,7 @@ func TestUnicodeNormalisation(t *testing.T) {
 		nfd = "cafe\u0301" // e + combining acute, as macOS tools write it
 	)
 	x := newFixture(t)
-	writeFiles(t, x.vault, map[string]string{"papers/" + nfd + "/n.md": "NFD"})
+	vaultfix.Write(t, x.vault, map[string]string{"papers/" + nfd + "/n.md": "NFD"})
 
 	got, err := x.fs.ReadText("papers/"+nfd+"/n.md", 0)
 	if err != nil || got != "NFD" {
@@ -39,7 +41,7 @@ func TestUnicodeNormalisation(t *testing.T) {
 	if err := os.Mkdir(p, 0o755); err != nil {
 		t.Skipf("file system folds NFC and NFD: %v", err)
 	}
-	writeFiles(t, x.vault, map[string]string{"papers/" + nfc + "/n.md": "NFC"})
+	vaultfix.Write(t, x.vault, map[string]string{"papers/" + nfc + "/n.md": "NFC"})
 	for _, name := range []string{nfc, nfd} {
 		want := map[string]string{nfc: "NFC", nfd: "NFD"}[name]
 		got, err := x.fs.ReadText("papers/"+name+"/n.md", 0)
@@ -60,7 +62,7 @@ func TestUnicodeNormalisation(t *testing.T) {
 // Look-alikes of '.', '/' and '%'-escapes are ordinary names.
 func TestLookAlikeNamesAreLiteral(t *testing.T) {
 	x := newFixture(t)
-	writeFiles(t, x.vault, map[string]string{
+	vaultfix.Write(t, x.vault, map[string]string{
 		"papers/x/100%.md":           "percent",
 		"papers/x/%2e%2e/secret.txt": "decoy",
 		"papers/x/\u2025/b.md":       "two dot leader",

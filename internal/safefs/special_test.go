@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // withDeadline fails the test if fn blocks: a FIFO without a writer would
@@ -33,7 +35,7 @@ func TestFIFOAndSocketRefusedWithoutBlocking(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	writeFiles(t, dir, map[string]string{"g/a.md": publicText})
+	vaultfix.Write(t, dir, map[string]string{"g/a.md": publicText})
 	if err := syscall.Mkfifo(filepath.Join(dir, "g/pipe"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 // TestStrict checks the document view: no symbolic link at any element of
@@ -19,7 +21,7 @@ import (
 // direction character; listings and walks leave both out.
 func TestStrict(t *testing.T) {
 	x := newFixture(t)
-	writeFiles(t, x.vault, map[string]string{
+	vaultfix.Write(t, x.vault, map[string]string{
 		"papers/x/evil\nname.md":          hiddenSecret,
 		"papers/x/report\u202efdp.md":     hiddenSecret,
 		"papers/x/bad\u2067dir/inside.md": hiddenSecret,

@@ -11,12 +11,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
 
 func walkFixture(t *testing.T) *fixture {
 	t.Helper()
 	x := newFixture(t)
-	writeFiles(t, x.vault, map[string]string{
+	vaultfix.Write(t, x.vault, map[string]string{
 		"w/a.md":         "a",
 		"w/b/c.md":       "c",
 		"w/b/d/e.md":     "e",

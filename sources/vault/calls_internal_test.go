@@ -3,7 +3,7 @@ package vault
 import (
 	"context"
 	"testing"
-	"time"
+	"testing/synctest"
 )
 
 // TestCallsCountOncePerCall: a call made inside another is the same call,
@@ -41,40 +41,46 @@ func TestCallsCountOncePerCall(t *testing.T) {
 // TestCallsLane: while no call is in flight yield returns at once; while
 // one is, the first background worker takes the lane and the next waits
 // until the lane is given back or the calls end.
+// In a synctest bubble, so that the workers are seen blocked in yield
+// rather than polled for.
 func TestCallsLane(t *testing.T) {
-	var c calls
-	c.yield(context.Background())() // idle
-	_, end := c.begin(context.Background())
-	first := c.yield(context.Background())
-	got := make(chan func(), 1)
-	go func() { got <- c.yield(context.Background()) }()
-	for c.waiting.Load() != 1 {
-		time.Sleep(time.Millisecond)
-	}
-	select {
-	case <-got:
-		t.Fatal("a second worker went on beside the first while a call was in flight")
-	default:
-	}
-	first() // the lane is free: the waiting worker takes it
-	second := <-got
-	third := make(chan func(), 1)
-	go func() { third <- c.yield(context.Background()) }()
-	for c.waiting.Load() != 1 {
-		time.Sleep(time.Millisecond)
-	}
-	end() // no call: the waiting worker goes on without the lane
-	(<-third)()
-	second()
-	// A worker whose context ends while it waits goes on, and takes
-	// nothing.
-	_, end = c.begin(context.Background())
-	defer end()
-	c.lane <- struct{}{}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	c.yield(ctx)()
-	if len(c.lane) != 1 {
-		t.Error("a cancelled worker gave back a lane it did not hold")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var c calls
+		c.yield(context.Background())() // idle
+		_, end := c.begin(context.Background())
+		first := c.yield(context.Background())
+		got := make(chan func(), 1)
+		go func() { got <- c.yield(context.Background()) }()
+		synctest.Wait() // the worker is blocked in yield
+		if n := c.waiting.Load(); n != 1 {
+			t.Fatalf("%d workers waiting, want 1", n)
+		}
+		select {
+		case <-got:
+			t.Fatal("a second worker went on beside the first while a call was in flight")
+		default:
+		}
+		first() // the lane is free: the waiting worker takes it
+		second := <-got
+		third := make(chan func(), 1)
+		go func() { third <- c.yield(context.Background()) }()
+		synctest.Wait() // the worker is blocked in yield
+		if n := c.waiting.Load(); n != 1 {
+			t.Fatalf("%d workers waiting, want 1", n)
+		}
+		end() // no call: the waiting worker goes on without the lane
+		(<-third)()
+		second()
+		// A worker whose context ends while it waits goes on, and takes
+		// nothing.
+		_, end = c.begin(context.Background())
+		defer end()
+		c.lane <- struct{}{}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		c.yield(ctx)()
+		if len(c.lane) != 1 {
+			t.Error("a cancelled worker gave back a lane it did not hold")
+		}
+	})
 }

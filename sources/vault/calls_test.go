@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources/vault"
 )
@@ -80,7 +81,7 @@ func TestBackgroundOCRYieldsToCalls(t *testing.T) {
 	for range 6 {
 		pages = append(pages, jpg.Bytes())
 	}
-	writeFiles(t, root, map[string]string{"scans/scan.pdf": string(hostilepdf.Scan(16, 16, pages...))})
+	vaultfix.Write(t, root, map[string]string{"scans/scan.pdf": string(hostilepdf.Scan(16, 16, pages...))})
 	eng := &heldEngine{entered: make(chan int, 16), release: make(chan struct{})}
 	lib := openWith(t, root, t.TempDir(), eng)
 
@@ -134,7 +135,7 @@ func TestBackgroundIndexYieldsToCalls(t *testing.T) {
 	for i := range 40 {
 		files[fmt.Sprintf("notes/n%02d.md", i)] = fmt.Sprintf("# Note %d\n\nPlatypuses hunt shrimp %d in streams.\n", i, i)
 	}
-	writeFiles(t, root, files)
+	vaultfix.Write(t, root, files)
 	lib := openWith(t, root, t.TempDir(), vault.NoOCR)
 	_, end := vault.BeginCall(lib, context.Background())
 	defer end()

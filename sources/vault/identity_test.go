@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -31,7 +32,7 @@ func TestIndexRechecksFileIdentity(t *testing.T) {
 		t.Fatal("texts of different sizes")
 	}
 	p := filepath.Join(root, filepath.FromSlash(rel))
-	writeFiles(t, root, map[string]string{rel: before})
+	vaultfix.Write(t, root, map[string]string{rel: before})
 	mtime := time.Unix(1700000000, 0)
 	if err := os.Chtimes(p, mtime, mtime); err != nil {
 		t.Fatal(err)
@@ -68,7 +69,7 @@ func TestIndexRechecksFileIdentity(t *testing.T) {
 	if err := os.Rename(p, p+".bak"); err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, root, map[string]string{rel: after})
+	vaultfix.Write(t, root, map[string]string{rel: after})
 	if err := os.Chtimes(p, mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestFirstDirectorySearchConfirmsPapers(t *testing.T) {
 	const notes = "papers/topic/a/NOTES.md"
 	before := "# Notes\n\nthe oldsecretword is here\n"
 	after := strings.Replace(before, "oldsecretword", "newplainwords", 1)
-	writeFiles(t, root, map[string]string{
+	vaultfix.Write(t, root, map[string]string{
 		notes:                     before,
 		"papers/topic/b/NOTES.md": "# Notes\n\nanother paper about oldsecretword and tables\n",
 	})
@@ -137,7 +138,7 @@ func TestFirstDirectorySearchConfirmsPapers(t *testing.T) {
 	if err := os.Rename(p, p+".bak"); err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, root, map[string]string{notes: after})
+	vaultfix.Write(t, root, map[string]string{notes: after})
 	if err := os.Chtimes(p, mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestFirstDirectorySearchIndexBehind(t *testing.T) {
 	for i := range 6 {
 		files[fmt.Sprintf("papers/topic/p%d/NOTES.md", i)] = fmt.Sprintf("# Notes %d\n\nwombats dig burrows number %d\n", i, i)
 	}
-	writeFiles(t, root, files)
+	vaultfix.Write(t, root, files)
 	lib := openLibrary(t, root, cache)
 	src, err := lib.Open(context.Background(), grant.KindDirectory, "papers/topic")
 	if err != nil {

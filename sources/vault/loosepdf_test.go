@@ -18,6 +18,7 @@ import (
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/sourcetest"
@@ -39,7 +40,7 @@ func looseVault(t *testing.T) string {
 		t.Fatal(err)
 	}
 	plain := hostilepdf.Plain("Quokkas sleep in hollow logs by day.", "They feed on grasses at night.")
-	writeFiles(t, root, map[string]string{
+	vaultfix.Write(t, root, map[string]string{
 		"downloads/sba.pdf":          string(sba),
 		"downloads/field/quokka.pdf": string(plain),
 		"downloads/todo.txt":         "compare the strided tokens with slot routing\n",
@@ -222,7 +223,7 @@ func TestLoosePDFSearch(t *testing.T) {
 // searched alone, and a folder holding them is still searched.
 func TestLoosePDFUnreadable(t *testing.T) {
 	root := looseVault(t)
-	writeFiles(t, root, map[string]string{"downloads/huge.pdf": string(hostilepdf.ManyPages(pdf.DefaultMaxPages + 1))})
+	vaultfix.Write(t, root, map[string]string{"downloads/huge.pdf": string(hostilepdf.ManyPages(pdf.DefaultMaxPages + 1))})
 	l := openLibrary(t, root, t.TempDir())
 	ctx := context.Background()
 	for _, tt := range []struct {
@@ -275,7 +276,7 @@ func TestLoosePDFCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFiles(t, root, map[string]string{"inbox/" + name + ".pdf": string(data)})
+		vaultfix.Write(t, root, map[string]string{"inbox/" + name + ".pdf": string(data)})
 	}
 	// The scan as its text layer reads, without OCR (ocr_test.go's).
 	l := openLibraryOCR(t, root, t.TempDir(), vault.NoOCR)

@@ -24,6 +24,7 @@ import (
 	"github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/vault"
@@ -72,7 +73,7 @@ func scanVault(t *testing.T) string {
 	if err := jpeg.Encode(&jpg, img, nil); err != nil {
 		t.Fatal(err)
 	}
-	writeFiles(t, root, map[string]string{
+	vaultfix.Write(t, root, map[string]string{
 		"downloads/scan.pdf":  string(hostilepdf.Scan(16, 16, jpg.Bytes(), jpg.Bytes())),
 		"downloads/notes.pdf": string(hostilepdf.Plain("Quokkas sleep in hollow logs by day.")),
 	})
@@ -250,7 +251,7 @@ func TestOCRTesseract(t *testing.T) {
 		t.Fatalf("img2pdf: %v", err)
 	}
 	root := scanVault(t)
-	writeFiles(t, root, map[string]string{"downloads/gan-scan.pdf": string(scan)})
+	vaultfix.Write(t, root, map[string]string{"downloads/gan-scan.pdf": string(scan)})
 	lib := openWith(t, root, t.TempDir(), eng)
 	doc, md := readPDF(t, lib, "downloads/gan-scan.pdf")
 	p := doc.Parts[0]
@@ -298,7 +299,7 @@ func TestOCRScanWithoutRenderer(t *testing.T) {
 		files["downloads/"+name] = string(b)
 	}
 	root := scanVault(t)
-	writeFiles(t, root, files)
+	vaultfix.Write(t, root, files)
 	lib := openWith(t, root, t.TempDir(), eng)
 	for name := range files {
 		doc, _ := readPDF(t, lib, name)
@@ -380,7 +381,7 @@ func TestOCRRunsPagesInParallel(t *testing.T) {
 				files[fmt.Sprintf("scans/scan-%d.pdf", i)] = string(hostilepdf.Scan(16, 16, imgs...))
 				pages += n
 			}
-			writeFiles(t, root, files)
+			vaultfix.Write(t, root, files)
 			eng := &gateEngine{want: min(vault.OCRBackground(runtime.GOMAXPROCS(0)), pages)}
 			eng.cond = sync.NewCond(&eng.mu)
 			lib := openWith(t, root, t.TempDir(), eng)
@@ -419,7 +420,7 @@ func TestOCRWaitsForTextBuild(t *testing.T) {
 	for i := range texts {
 		files[fmt.Sprintf("shelf/note-%03d.pdf", i)] = string(hostilepdf.Plain(fmt.Sprintf("Note %d on wombat burrows.", i)))
 	}
-	writeFiles(t, root, files)
+	vaultfix.Write(t, root, files)
 	var mu sync.Mutex
 	var prog vault.IndexProgress
 	eng := &progressEngine{items: texts + 4}
@@ -553,7 +554,7 @@ func TestOCRScanTitleAndSections(t *testing.T) {
 				t.Fatal(err)
 			}
 			root := t.TempDir()
-			writeFiles(t, root, map[string]string{
+			vaultfix.Write(t, root, map[string]string{
 				"downloads/original.pdf":     string(orig),
 				"downloads/scan.pdf":         string(scan),
 				"papers/scanned/scanned.pdf": string(scan),

@@ -23,6 +23,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/vault"
@@ -165,7 +166,7 @@ func TestOCRCacheHostile(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "vault")
 			must(t, samplevault.Extract(root))
-			writeFiles(t, root, map[string]string{
+			vaultfix.Write(t, root, map[string]string{
 				"downloads/scan.pdf": string(hostilepdf.Scan(16, 16, greyJPEG(t, 100))),
 				"private/other.pdf":  string(hostilepdf.Scan(16, 16, greyJPEG(t, 200))),
 			})
@@ -310,7 +311,7 @@ func (e *pageEngine) given() []int {
 func TestOCRReadWaitsForItsPagesOnly(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "vault")
 	must(t, samplevault.Extract(root))
-	writeFiles(t, root, map[string]string{"downloads/book.pdf": string(hostilepdf.Scan(16, 16,
+	vaultfix.Write(t, root, map[string]string{"downloads/book.pdf": string(hostilepdf.Scan(16, 16,
 		greyJPEG(t, 50), greyJPEG(t, 100), greyJPEG(t, 150), greyJPEG(t, 200)))})
 	eng := &pageEngine{fast: 1, release: make(chan struct{})}
 	lib := openWith(t, root, filepath.Join(root, ".agentero", "cache"), eng)
@@ -413,7 +414,7 @@ func TestOCRMemoryBoundedOnManyCores(t *testing.T) {
 	for i := range 16 {
 		files[fmt.Sprintf("scans/scan-%d.pdf", i)] = string(hostilepdf.Scan(16, 16, greyJPEG(t, uint8(10+i)), greyJPEG(t, uint8(100+i))))
 	}
-	writeFiles(t, root, files)
+	vaultfix.Write(t, root, files)
 	eng := &countEngine{}
 	lib := openWith(t, root, t.TempDir(), eng)
 	if res := searchAll(t, lib, "scans", "bilbies burrow"); res.Indexing != nil || len(res.Hits) == 0 {
@@ -470,7 +471,7 @@ func TestOCRMemoryPeakRSS(t *testing.T) {
 	for i := range 16 {
 		files[fmt.Sprintf("scans/scan-%02d.pdf", i)] = string(hostilepdf.FlateScan(4096, 4096, byte(i), byte(100+i)))
 	}
-	writeFiles(t, root, files)
+	vaultfix.Write(t, root, files)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestOCRMemoryPeakRSS$")
 	// The server's soft memory limit (mcp.MemoryLimit).
 	cmd.Env = append(os.Environ(), "VAULT_OCR_RSS_ROOT="+root, "GOMAXPROCS=16", "GOMEMLIMIT=200MiB")
@@ -553,7 +554,7 @@ func ocrRSSRun(root, cache string) int {
 // background.
 func TestOCRRelationsBesideUngrantedScan(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	vaultfix.Write(t, dir, map[string]string{
 		"papers/a/metadata.json":    `{"title": "Alpha", "arxiv_id": "2001.00001"}`,
 		"papers/a/a.pdf":            string(hostilepdf.Plain("Alpha", "Bandicoots dig shallow burrows.")),
 		"papers/b/metadata.json":    `{"title": "Beta"}`,

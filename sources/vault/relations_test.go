@@ -15,6 +15,7 @@ import (
 	"github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/vault"
 )
@@ -99,7 +100,7 @@ func TestHostilePDFsInLibrary(t *testing.T) {
 		t.Skip("extracts hostile PDFs")
 	}
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	vaultfix.Write(t, dir, map[string]string{
 		"papers/a/metadata.json":    `{"title": "Alpha", "arxiv_id": "2001.00001"}`,
 		"papers/good/metadata.json": `{"title": "Good"}`,
 		"papers/good/good.pdf":      string(hostilepdf.Plain("Good paper", "References", "[1] Alpha. arXiv:2001.00001.")),
@@ -169,7 +170,7 @@ func citesPath(ws []sources.Work, path string) bool {
 // it once it is gone.
 func TestRelationsLooseAdded(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	vaultfix.Write(t, dir, map[string]string{
 		"papers/citer/metadata.json": `{"title": "Citer"}`,
 		"papers/citer/citer.pdf":     string(hostilepdf.Plain("Citer paper", "References", "[1] A. Alpha. Alpha nets. arXiv:2001.00001.")),
 		"downloads/todo.txt":         "read alpha\n",
@@ -180,7 +181,7 @@ func TestRelationsLooseAdded(t *testing.T) {
 	}
 	// The loose PDF shows its arXiv id in the stamp arXiv prints on a
 	// first page.
-	writeFiles(t, dir, map[string]string{
+	vaultfix.Write(t, dir, map[string]string{
 		"downloads/alpha.pdf": string(hostilepdf.Plain("arXiv:2001.00001v1 [cs.LG] 3 Jan 2020", "Alpha nets", "We study alpha.")),
 	})
 	const alpha = "downloads/alpha.pdf"
@@ -257,7 +258,7 @@ func TestRelationsScannedPaper(t *testing.T) {
 		t.Fatalf("img2pdf: %v", err)
 	}
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	vaultfix.Write(t, dir, map[string]string{
 		"papers/gan/metadata.json":    `{"title": "Generative Adversarial Nets", "year": 2014}`,
 		"papers/gan/gan.pdf":          string(scan),
 		"papers/maxout/metadata.json": `{"title": "Maxout Networks", "year": 2013, "authors": ["Ian J. Goodfellow"]}`,

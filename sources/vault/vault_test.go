@@ -15,6 +15,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/sourcetest"
 	"github.com/researchctx/researchctx/sources/vault"
@@ -78,19 +79,6 @@ func (broken) Read(context.Context, string) (*sources.Document, error) {
 	return sourcetest.TextDocument("b", "abc"), nil
 }
 
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for rel, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func openLibrary(t *testing.T, root, cache string) *vault.Library {
 	t.Helper()
 	return openLibraryOCR(t, root, cache, nil)
@@ -113,7 +101,7 @@ func openLibraryOCR(t *testing.T, root, cache string, eng vault.OCREngine) *vaul
 func TestDirectory(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	vaultfix.Write(t, root, map[string]string{
 		"notes/a.md":             "# Alpha notes\n\nThe quick brown fox.\n\n## Second\n\nA lazy dog sleeps.\n",
 		"notes/sub/b.txt":        "Beta\nfoxes are quick\n",
 		"notes/.hidden.txt":      "fox secret-hidden",
@@ -122,7 +110,7 @@ func TestDirectory(t *testing.T) {
 		"papers/p/NOTES.md":      "# P\nfox paper notes",
 		"papers/p/metadata.json": `{"title":"P"}`,
 	})
-	writeFiles(t, outside, map[string]string{"secret.txt": "fox outside-secret"})
+	vaultfix.Write(t, outside, map[string]string{"secret.txt": "fox outside-secret"})
 	if err := os.Symlink(outside, filepath.Join(root, "notes", "out")); err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +207,7 @@ func TestDirectoryScanCapAndIndexCache(t *testing.T) {
 	for i := range 30 {
 		files[fmt.Sprintf("docs/f%02d.txt", i)] = fmt.Sprintf("Title %d\nshared term and unique%d\n", i, i)
 	}
-	writeFiles(t, root, files)
+	vaultfix.Write(t, root, files)
 	cache := t.TempDir()
 	ctx := context.Background()
 
@@ -260,7 +248,7 @@ func TestDirectoryScanCapAndIndexCache(t *testing.T) {
 
 	// A changed file changes the stamp: the new text is found.
 	time.Sleep(10 * time.Millisecond)
-	writeFiles(t, root, map[string]string{"docs/f07.txt": "Title 7\nreplaced wording entirely\n"})
+	vaultfix.Write(t, root, map[string]string{"docs/f07.txt": "Title 7\nreplaced wording entirely\n"})
 	src3, _ := openLibrary(t, root, cache).Open(ctx, grant.KindDirectory, "docs")
 	res, err = src3.Search(ctx, sources.Query{Text: "replaced wording", Limit: 5})
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].Path != "docs/f07.txt" {
@@ -278,7 +266,7 @@ func TestDamagedIndexFoundWhenRead(t *testing.T) {
 	for i := range 30 {
 		files[fmt.Sprintf("docs/f%02d.txt", i)] = fmt.Sprintf("Title %d\nshared term and unique%d\n", i, i)
 	}
-	writeFiles(t, root, files)
+	vaultfix.Write(t, root, files)
 	cache := t.TempDir()
 	ctx := context.Background()
 	src, _ := openLibrary(t, root, cache).Open(ctx, grant.KindDirectory, "docs")
@@ -317,7 +305,7 @@ func TestDamagedIndexFoundWhenRead(t *testing.T) {
 
 func TestFileSource(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	vaultfix.Write(t, root, map[string]string{
 		"reading-list": "papers to read\n- strided attention\n",
 		"image.bin":    "\x89PNG\x00\x00binary",
 	})

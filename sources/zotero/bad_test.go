@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/researchctx/researchctx/internal/testkit/zoterofix"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -23,7 +24,7 @@ import (
 // change.
 func copyLayout(t testing.TB, layout string, files ...string) string {
 	t.Helper()
-	src := filepath.Join(fixture(t), layout)
+	src := filepath.Join(zoterofix.Dev(t), layout)
 	dst := t.TempDir()
 	for _, f := range append([]string{"zotero.sqlite", "zotero.sqlite-wal"}, files...) {
 		data, err := os.ReadFile(filepath.Join(src, f))
@@ -69,7 +70,7 @@ func snapshotOf(t *testing.T, dataDir string) (*Snapshot, error) {
 // gives one clear error wrapping ErrDatabase or ErrSchema, naming no path;
 // one held under Zotero's exclusive lock is still read.
 func TestBadDatabase(t *testing.T) {
-	full, err := os.ReadFile(filepath.Join(fixture(t), "Zotero7", "zotero.sqlite"))
+	full, err := os.ReadFile(filepath.Join(zoterofix.Dev(t), "Zotero7", "zotero.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}

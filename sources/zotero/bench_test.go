@@ -13,6 +13,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/testkit/procstat"
+	"github.com/researchctx/researchctx/internal/testkit/zoterofix"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/vault"
 )
@@ -100,7 +101,7 @@ func BenchmarkFirstAnswer10k(b *testing.B) {
 	const n = 10_000
 	dir := copyLayout(b, "Zotero", pdfsOf(b)...)
 	grow(b, dir, n)
-	base := filepath.Join(fixture(b), "Attachments")
+	base := filepath.Join(zoterofix.Dev(b), "Attachments")
 	ctx := context.Background()
 	const query = "sparse attention variant 42 window"
 	cache := b.TempDir()
@@ -249,9 +250,9 @@ func writeVault(b testing.TB, root string, n int) {
 // directory, so a copied library reads them too.
 func pdfsOf(b testing.TB) []string {
 	var out []string
-	m, _ := filepath.Glob(filepath.Join(fixture(b), "Zotero", "storage", "*", "*.pdf"))
+	m, _ := filepath.Glob(filepath.Join(zoterofix.Dev(b), "Zotero", "storage", "*", "*.pdf"))
 	for _, p := range m {
-		rel, _ := filepath.Rel(filepath.Join(fixture(b), "Zotero"), p)
+		rel, _ := filepath.Rel(filepath.Join(zoterofix.Dev(b), "Zotero"), p)
 		out = append(out, rel)
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/researchctx/researchctx/internal/testkit/zoterofix"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -17,7 +18,7 @@ import (
 // context: a call whose context ended gets its error and leaves no graph
 // behind, and the next call builds it whole.
 func TestCitesWithinContext(t *testing.T) {
-	dir := fixture(t)
+	dir := zoterofix.Dev(t)
 	l := newLibrary("cites", filepath.Join(dir, "Zotero"), filepath.Join(dir, "Attachments"), t.TempDir())
 	snap, err := l.Snapshot(context.Background())
 	if err != nil {
@@ -49,7 +50,7 @@ func TestCitesWithinContext(t *testing.T) {
 // process (a new Library on the same cache) gives the same relations from
 // them without extracting any PDF's text again.
 func TestCitesCachedOnDisk(t *testing.T) {
-	dir := fixture(t)
+	dir := zoterofix.Dev(t)
 	data, base := filepath.Join(dir, "Zotero"), filepath.Join(dir, "Attachments")
 	cache := t.TempDir()
 	relationsOf := func(l *Library) *sources.Relations {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/researchctx/researchctx/internal/testkit/zoterofix"
 	"github.com/researchctx/researchctx/sources/zotero"
 	"github.com/researchctx/researchctx/tools"
 )
@@ -35,7 +36,7 @@ const mapReducePDF = "storage/QTBRV54N/Dean and Ghemawat - 2004 - MapReduce Simp
 // PDF names it too. Zotero's dc:relation is served as before.
 func TestRelationsFromZoteroPDFs(t *testing.T) {
 	needTools(t, "pdftotext")
-	dir := zoteroDev(t)
+	dir := zoterofix.Dev(t)
 	data := filepath.Join(dir, "Zotero")
 	text, err := exec.Command("pdftotext", filepath.Join(data, filepath.FromSlash(mapReducePDF)), "-").Output()
 	if err != nil {
@@ -118,7 +119,7 @@ func TestRelationsFromZoteroPDFs(t *testing.T) {
 // outside the grant carries no text of its PDF, neither a sentence nor the
 // label it cites the item by, only its bibliographic data.
 func TestRelationContextsStayInZoteroGrant(t *testing.T) {
-	dir := zoteroDev(t)
+	dir := zoterofix.Dev(t)
 	ts, _, _ := toolsetOf(t, zotero.New(zotero.Options{DataDir: filepath.Join(dir, "Zotero"), BaseDir: filepath.Join(dir, "Attachments"), CacheDir: t.TempDir()}), "zotero:items/A3TZQHPM")
 	back, err := ts.Relations(context.Background(), tools.RelationsInput{Paper: "zotero:items/A3TZQHPM", Kind: tools.RelCitedBy})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/researchctx/researchctx/internal/testkit/zoterofix"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -17,7 +18,7 @@ import (
 // pre-training paper's pages 3–5 are printed 627–629), its colour and its
 // tags, as truth.json records them.
 func TestMarksLabelColourTags(t *testing.T) {
-	dir := zoteroDev(t)
+	dir := zoterofix.Dev(t)
 	data, err := os.ReadFile(filepath.Join(dir, "truth.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/researchctx/researchctx/internal/testkit/zoterofix"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/zotero"
 	"github.com/researchctx/researchctx/tools"
@@ -100,7 +101,7 @@ func longWords(s string) []string {
 // turned off, the page says so and has no text.
 func TestOCRScannedAttachment(t *testing.T) {
 	needTools(t, "tesseract", "pdftoppm", "img2pdf", "pdftotext")
-	data := copyTree(t, filepath.Join(zoteroDev(t), "Zotero"))
+	data := copyTree(t, filepath.Join(zoterofix.Dev(t), "Zotero"))
 	pdfPath := filepath.Join(data, "storage", "XHS4W622", "Sutskever et al. - 2014 - Sequence to Sequence Learning with Neural Networks.pdf")
 	text, err := exec.Command("pdftotext", "-f", "2", "-l", "2", "-layout", pdfPath, "-").Output()
 	if err != nil {
@@ -186,7 +187,7 @@ func TestOCRScannedAttachment(t *testing.T) {
 // text would never be found.
 func TestOCRTextSearchable(t *testing.T) {
 	needTools(t, "tesseract", "pdftoppm", "img2pdf", "pdftotext")
-	data := copyTree(t, filepath.Join(zoteroDev(t), "Zotero"))
+	data := copyTree(t, filepath.Join(zoterofix.Dev(t), "Zotero"))
 	pdfPath := filepath.Join(data, "storage", "XHS4W622", "Sutskever et al. - 2014 - Sequence to Sequence Learning with Neural Networks.pdf")
 	text, err := exec.Command("pdftotext", "-f", "2", "-l", "2", pdfPath, "-").Output()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/researchctx/researchctx/internal/testkit/zoterofix"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -17,7 +18,7 @@ import (
 // fixture lies makes the file linked under the base directory readable,
 // and no profile leaves it refused.
 func TestBaseFromProfile(t *testing.T) {
-	dir := fixture(t)
+	dir := zoterofix.Dev(t)
 	got, err := baseFromProfile(filepath.Join(dir, "profile"))
 	if err != nil || got != "/home/researcher/Attachments" {
 		t.Fatalf("base directory of the fixture's profile: %q, %v", got, err)
@@ -95,7 +96,7 @@ func TestBadProfile(t *testing.T) {
 		})
 	}
 	// No prefs.js: the library cannot be opened, and says why once.
-	dir := fixture(t)
+	dir := zoterofix.Dev(t)
 	d := New(Options{DataDir: filepath.Join(dir, "Zotero"), ProfileDir: t.TempDir(), CacheDir: testCache})
 	_, err := d.Ref(context.Background(), "", &sources.Env{})
 	if !errors.Is(err, ErrProfile) || strings.Contains(err.Error(), "/") {

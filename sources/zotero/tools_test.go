@@ -2,7 +2,6 @@ package zotero_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/zoterofix"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/sources/zotero"
@@ -18,28 +18,11 @@ import (
 	"github.com/researchctx/researchctx/usage"
 )
 
-// zoteroDev returns the fixture's folder, skipping when it is absent
-// (failing under CI=true).
-func zoteroDev(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs("../../../shared/zotero/dev")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "truth.json")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the Zotero fixture is missing: %v", err)
-		}
-		t.Skip("the Zotero fixture ../shared/zotero/dev is absent")
-	}
-	return dir
-}
-
 // toolset resolves mentions of a Zotero layout in a turn on the sample
 // Vault, writes the grant and opens the tools on it, as a server does.
 func toolset(t *testing.T, layout string, mentions ...string) (*tools.Toolset, *researchctx.Plan, string) {
 	t.Helper()
-	dir := zoteroDev(t)
+	dir := zoterofix.Dev(t)
 	return toolsetOf(t, zotero.New(zotero.Options{DataDir: filepath.Join(dir, layout), BaseDir: filepath.Join(dir, "Attachments"), IndexWait: 10 * time.Minute}), mentions...)
 }
 
@@ -81,7 +64,7 @@ func toolsetOf(t *testing.T, d *zotero.Driver, mentions ...string) (*tools.Tools
 // and usage.jsonl logs every URI handed out. Zotero's folders are
 // unchanged and hold no new file afterwards.
 func TestToolsCiteZotero(t *testing.T) {
-	dir := zoteroDev(t)
+	dir := zoterofix.Dev(t)
 	before := zotero.HashTree(t, dir)
 	ts, plan, gr := toolset(t, "Zotero-wal", "zotero:collections/Thesis")
 	ctx := context.Background()
@@ -167,7 +150,7 @@ func TestToolsCiteZotero(t *testing.T) {
 // TestSelectionOnAttachment: a selection on the page of an item's second
 // PDF is placed and cited in that PDF, by Zotero's URI of the page.
 func TestSelectionOnAttachment(t *testing.T) {
-	dir := zoteroDev(t)
+	dir := zoterofix.Dev(t)
 	vaultDir := t.TempDir()
 	if err := samplevault.Extract(vaultDir); err != nil {
 		t.Fatal(err)

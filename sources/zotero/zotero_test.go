@@ -17,32 +17,13 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/internal/testkit/zoterofix"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/sourcetest"
 )
 
-// devDir is the shared Zotero fixture: three layouts of one library.
-const devDir = "../../../shared/zotero/dev"
-
 // variants are its data directories.
 var variants = []string{"Zotero", "Zotero7", "Zotero-wal"}
-
-// fixture returns the absolute folder of the fixture, skipping the test
-// when it is absent (failing under CI=true).
-func fixture(t testing.TB) string {
-	t.Helper()
-	dir, err := filepath.Abs(devDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "truth.json")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the Zotero fixture is missing: %v", err)
-		}
-		t.Skip("the Zotero fixture ../shared/zotero/dev is absent")
-	}
-	return dir
-}
 
 // truth is the part of truth.json the tests check.
 type truth struct {
@@ -171,7 +152,7 @@ func source(t testing.TB, d *Driver, name string) sources.Source {
 // its metadata as read, the trash left out, the WAL's items seen, and
 // Zotero's folders byte-identical afterwards with no file added.
 func TestItemsAgainstTruth(t *testing.T) {
-	dir := fixture(t)
+	dir := zoterofix.Dev(t)
 	tr := readTruth(t, dir)
 	before := treeHash(t, dir)
 	for _, v := range variants {
@@ -303,7 +284,7 @@ func citationKeyOf(extra string) string {
 // TestGrantRecordsLibrary: a grant made for one data directory is refused
 // by a driver configured with another.
 func TestGrantRecordsLibrary(t *testing.T) {
-	dir := fixture(t)
+	dir := zoterofix.Dev(t)
 	ctx := context.Background()
 	d := open(t, filepath.Join(dir, "Zotero"), filepath.Join(dir, "Attachments"))
 	n, err := d.Ref(ctx, "", &sources.Env{})
@@ -330,7 +311,7 @@ func TestGrantRecordsLibrary(t *testing.T) {
 // TestConformance runs the conformance kit on the library, a collection, a
 // tag, an item and a group library.
 func TestConformance(t *testing.T) {
-	dir := fixture(t)
+	dir := zoterofix.Dev(t)
 	d := open(t, filepath.Join(dir, "Zotero"), filepath.Join(dir, "Attachments"))
 	for _, tt := range []struct{ name, probe string }{
 		{"", "MapReduce"},
@@ -356,7 +337,7 @@ func TestConformance(t *testing.T) {
 // label, text, comment (verbatim), colour, author and its own URI; the
 // EPUB's are marks without a page.
 func TestAnnotationsAgainstTruth(t *testing.T) {
-	dir := fixture(t)
+	dir := zoterofix.Dev(t)
 	tr := readTruth(t, dir)
 	kinds := map[string]sources.MarkKind{"highlight": sources.MarkHighlight, "underline": sources.MarkUnderline,
 		"note": sources.MarkNote, "text": sources.MarkFreeText, "image": "image", "ink": sources.MarkInk}
@@ -444,7 +425,7 @@ func TestAnnotationsAgainstTruth(t *testing.T) {
 // file linked under the base directory and the group library's PDF are
 // read page by page.
 func TestAttachmentsRefusedOnce(t *testing.T) {
-	dir := fixture(t)
+	dir := zoterofix.Dev(t)
 	ctx := context.Background()
 	d := open(t, filepath.Join(dir, "Zotero"), filepath.Join(dir, "Attachments"))
 	lib := source(t, d, "")
@@ -512,7 +493,7 @@ func TestAttachmentsRefusedOnce(t *testing.T) {
 // TestEPUB: the EPUB attachment is read by chapter, each a part with its
 // heading as a section, and the EPUB's highlights are in its text.
 func TestEPUB(t *testing.T) {
-	dir := fixture(t)
+	dir := zoterofix.Dev(t)
 	tr := readTruth(t, dir)
 	ctx := context.Background()
 	d := open(t, filepath.Join(dir, "Zotero7"), filepath.Join(dir, "Attachments"))

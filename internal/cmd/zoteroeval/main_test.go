@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/researchctx/researchctx/internal/testkit/zoterofix"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -257,30 +258,13 @@ func slicesWithout(s []string, x string) []string {
 	return out
 }
 
-// devLibrary returns the developers' Zotero library, skipping when it is
-// absent (failing under CI=true).
-func devLibrary(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs("../../../../shared/zotero/dev")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "truth.json")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the Zotero fixture is missing: %v", err)
-		}
-		t.Skip("the Zotero fixture ../shared/zotero/dev is absent")
-	}
-	return dir
-}
-
 // TestEvalDev runs the evaluation on the developers' library in its three
 // layouts: it measures what the truth holds (its items, annotations, PDF
 // pages, comments, trashed and outside files, WAL-only keys, counted here
 // from truth.json apart from the command's own walk), and the SDK meets
 // the targets on it.
 func TestEvalDev(t *testing.T) {
-	dir := devLibrary(t)
+	dir := zoterofix.Dev(t)
 	tr, err := readTruth(filepath.Join(dir, "truth.json"))
 	if err != nil {
 		t.Fatal(err)
