@@ -1,4 +1,4 @@
-package pdf
+package object
 
 import (
 	"bytes"
@@ -60,16 +60,16 @@ func objectStream(body []byte, budget *int64, limit int) []packed {
 	if int64(len(plain)) > most || first <= 0 || first > len(plain) || n <= 0 || n > limit {
 		return nil
 	}
-	lx := newLexer(plain[:first])
+	lx := NewLexer(plain[:first])
 	var out []packed
 	var offs []int
 	for i := 0; i < n; i++ {
-		a, b := lx.next(), lx.next()
-		if a.kind != tokNum || b.kind != tokNum || b.num < 0 || first+int(b.num) > len(plain) {
+		a, b := lx.Next(), lx.Next()
+		if a.Kind != TokNum || b.Kind != TokNum || b.Num < 0 || first+int(b.Num) > len(plain) {
 			break
 		}
-		out = append(out, packed{nr: int(a.num)})
-		offs = append(offs, first+int(b.num))
+		out = append(out, packed{nr: int(a.Num)})
+		offs = append(offs, first+int(b.Num))
 	}
 	for i := range out {
 		end := len(plain)
@@ -81,7 +81,7 @@ func objectStream(body []byte, budget *int64, limit int) []packed {
 	return out
 }
 
-// rebuildXRef reconstructs the cross-reference table of a file whose table
+// RebuildXRef reconstructs the cross-reference table of a file whose table
 // is broken (wrong offsets, a damaged section), as viewers do: it scans the
 // file for "N G obj" headers, the last definition of each object number
 // winning as in an incremental update, and returns a fresh table and
@@ -91,17 +91,17 @@ func objectStream(body []byte, budget *int64, limit int) []packed {
 // (a classic trailer or a cross-reference stream); without a /Root the
 // first object typed /Catalog is the root. Objects inside object streams
 // (Flate-compressed, as writers make them) are written out after the file
-// as plain objects. Object numbers are kept below maxEntries of the file,
+// as plain objects. Object numbers are kept below MaxEntries of the file,
 // and the table lists only the objects found, in runs of consecutive
-// numbers, so that the rebuilt file is one auditXRef accepts when its
+// numbers, so that the rebuilt file is one AuditXRef accepts when its
 // objects lie side by side. It returns nil when no object or no root is
 // found.
-func rebuildXRef(data []byte) []byte { return rebuildTable(data, "Info", "Encrypt") }
+func RebuildXRef(data []byte) []byte { return rebuildTable(data, "Info", "Encrypt") }
 
-// rebuildTable is rebuildXRef with the trailer keys besides /Root that
+// rebuildTable is RebuildXRef with the trailer keys besides /Root that
 // the rebuilt trailer carries over from the file.
 func rebuildTable(data []byte, keys ...string) []byte {
-	limit := maxEntries(int64(len(data)))
+	limit := MaxEntries(int64(len(data)))
 	type entry struct {
 		off int
 		gen int
