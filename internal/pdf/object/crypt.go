@@ -196,18 +196,9 @@ func RepairCipherBlocks(data []byte) []byte {
 	}
 	var short []obj
 	seen := map[int]bool{}
-	for i := 0; ; {
-		k := bytes.Index(data[i:], []byte("obj"))
-		if k < 0 {
-			break
-		}
-		at := i + k
-		i = at + 3
-		if i < len(data) && !isSpace(data[i]) && !isDelim(data[i]) {
-			continue
-		}
-		nr, gen, _, ok := objHeader(data, at)
-		if !ok || nr <= 0 || nr >= limit || len(short) >= limit {
+	for h := range headers(data) {
+		i, nr, gen := h.body, h.nr, h.gen
+		if nr <= 0 || nr >= limit || len(short) >= limit {
 			continue
 		}
 		n, dict, ok := streamLength(data[i:])

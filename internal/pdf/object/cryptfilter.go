@@ -96,18 +96,9 @@ func RepairCryptFilters(data []byte) []byte {
 	var out bytes.Buffer
 	out.WriteString("\n")
 	n := 0
-	for i := 0; ; {
-		k := bytes.Index(data[i:], []byte("obj"))
-		if k < 0 {
-			break
-		}
-		at := i + k
-		i = at + 3
-		if i < len(data) && !isSpace(data[i]) && !isDelim(data[i]) {
-			continue
-		}
-		nr, gen, _, ok := objHeader(data, at)
-		if !ok || nr <= 0 || nr >= limit || nr == encNr && gen == encGen {
+	for h := range headers(data) {
+		i, nr, gen := h.body, h.nr, h.gen
+		if nr <= 0 || nr >= limit || nr == encNr && gen == encGen {
 			continue
 		}
 		if n++; n > limit {

@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"fmt"
 	"io"
+	"iter"
 	"regexp"
 	"slices"
 	"strconv"
@@ -110,18 +111,9 @@ func rebuildTable(data []byte, keys ...string) []byte {
 	maxNr := 0
 	catalog := 0
 	var streams []int // offsets of object streams' bodies
-	for i := 0; ; {
-		k := bytes.Index(data[i:], []byte("obj"))
-		if k < 0 {
-			break
-		}
-		at := i + k
-		i = at + 3
-		if i < len(data) && !isSpace(data[i]) && !isDelim(data[i]) {
-			continue // "objstm" and the like
-		}
-		nr, gen, start, ok := objHeader(data, at)
-		if !ok || nr <= 0 || nr >= limit || len(objs) >= limit {
+	for h := range headers(data) {
+		i, nr, gen, start := h.body, h.nr, h.gen, h.start
+		if nr <= 0 || nr >= limit || len(objs) >= limit {
 			continue
 		}
 		objs[nr] = entry{start, gen}
@@ -274,6 +266,37 @@ func lastMatchIndex(re *regexp.Regexp, data []byte) []int {
 		base = max(loc[1], loc[0]+1)
 	}
 	return last
+}
+
+// header is an object's "N G obj" header in a file.
+type header struct {
+	nr, gen int
+	start   int // offset of N
+	body    int // offset after "obj"
+}
+
+// headers yields the object headers of data in order, as the repairs
+// scan a file for its objects: each "obj" keyword that ends at a space, a
+// delimiter or the end ("objstm" and the like are not one), with an
+// object number and a generation before it.
+func headers(data []byte) iter.Seq[header] {
+	return func(yield func(header) bool) {
+		for i := 0; ; {
+			k := bytes.Index(data[i:], []byte("obj"))
+			if k < 0 {
+				return
+			}
+			at := i + k
+			i = at + 3
+			if i < len(data) && !isSpace(data[i]) && !isDelim(data[i]) {
+				continue
+			}
+			nr, gen, start, ok := objHeader(data, at)
+			if ok && !yield(header{nr, gen, start, i}) {
+				return
+			}
+		}
+	}
 }
 
 // objHeader parses "N G" before the "obj" keyword at at, returning the
