@@ -4,6 +4,8 @@ import (
 	"sort"
 	"unicode"
 	"unicode/utf16"
+
+	"github.com/researchctx/researchctx/internal/pdf/object"
 )
 
 // codespace is one codespacerange entry: codes of n bytes between lo and hi.
@@ -36,36 +38,36 @@ const maxCMapEntries = 1 << 17
 // sections of a CMap stream, ignoring everything else.
 func parseCMap(data []byte) *cmap {
 	cm := &cmap{}
-	lx := newLexer(data)
-	var ops []token
+	lx := object.NewLexer(data)
+	var ops []object.Token
 	entries := 0
 	for {
-		t := lx.next()
-		if t.kind == tokEOF {
+		t := lx.Next()
+		if t.Kind == object.TokEOF {
 			break
 		}
-		switch t.kind {
-		case tokString:
-			t.val = append([]byte(nil), t.val...)
+		switch t.Kind {
+		case object.TokString:
+			t.Val = append([]byte(nil), t.Val...)
 			ops = append(ops, t)
 			continue
-		case tokNum:
+		case object.TokNum:
 			ops = append(ops, t)
 			continue
-		case tokArrayOpen:
+		case object.TokArrayOpen:
 			// bfrange with an array of destinations: <lo> <hi> [<t1> <t2> ...]
 			var arr [][]byte
 			for {
-				u := lx.next()
-				if u.kind == tokEOF || u.kind == tokArrayClose {
+				u := lx.Next()
+				if u.Kind == object.TokEOF || u.Kind == object.TokArrayClose {
 					break
 				}
-				if u.kind == tokString {
-					arr = append(arr, append([]byte(nil), u.val...))
+				if u.Kind == object.TokString {
+					arr = append(arr, append([]byte(nil), u.Val...))
 				}
 			}
-			if len(ops) >= 2 && ops[len(ops)-1].kind == tokString && ops[len(ops)-2].kind == tokString {
-				lo, hi := codeValue(ops[len(ops)-2].val), codeValue(ops[len(ops)-1].val)
+			if len(ops) >= 2 && ops[len(ops)-1].Kind == object.TokString && ops[len(ops)-2].Kind == object.TokString {
+				lo, hi := codeValue(ops[len(ops)-2].Val), codeValue(ops[len(ops)-1].Val)
 				for i, dst := range arr {
 					if lo+uint32(i) > hi || entries >= maxCMapEntries {
 						break
@@ -76,36 +78,36 @@ func parseCMap(data []byte) *cmap {
 				ops = ops[:len(ops)-2]
 			}
 			continue
-		case tokOp:
+		case object.TokOp:
 		default:
 			ops = ops[:0]
 			continue
 		}
-		switch string(t.val) {
+		switch string(t.Val) {
 		case "endcodespacerange":
 			for i := 0; i+1 < len(ops); i += 2 {
-				if ops[i].kind == tokString && ops[i+1].kind == tokString && len(ops[i].val) > 0 && len(ops[i].val) <= 4 {
-					cm.spaces = append(cm.spaces, codespace{n: len(ops[i].val), lo: codeValue(ops[i].val), hi: codeValue(ops[i+1].val)})
+				if ops[i].Kind == object.TokString && ops[i+1].Kind == object.TokString && len(ops[i].Val) > 0 && len(ops[i].Val) <= 4 {
+					cm.spaces = append(cm.spaces, codespace{n: len(ops[i].Val), lo: codeValue(ops[i].Val), hi: codeValue(ops[i+1].Val)})
 				}
 			}
 		case "endbfchar":
 			for i := 0; i+1 < len(ops) && entries < maxCMapEntries; i += 2 {
-				if ops[i].kind == tokString && ops[i+1].kind == tokString {
-					cm.setText(codeValue(ops[i].val), utf16Text(ops[i+1].val))
+				if ops[i].Kind == object.TokString && ops[i+1].Kind == object.TokString {
+					cm.setText(codeValue(ops[i].Val), utf16Text(ops[i+1].Val))
 					entries++
 				}
 			}
 		case "endbfrange":
 			for i := 0; i+2 < len(ops) && entries < maxCMapEntries; i += 3 {
 				a, b, c := ops[i], ops[i+1], ops[i+2]
-				if a.kind != tokString || b.kind != tokString || c.kind != tokString {
+				if a.Kind != object.TokString || b.Kind != object.TokString || c.Kind != object.TokString {
 					continue
 				}
-				lo, hi := codeValue(a.val), codeValue(b.val)
+				lo, hi := codeValue(a.Val), codeValue(b.Val)
 				if hi < lo {
 					continue
 				}
-				base := rangeBase(c.val)
+				base := rangeBase(c.Val)
 				if len(base) == 0 {
 					continue
 				}
@@ -114,17 +116,17 @@ func parseCMap(data []byte) *cmap {
 			}
 		case "endcidchar":
 			for i := 0; i+1 < len(ops) && entries < maxCMapEntries; i += 2 {
-				if ops[i].kind == tokString && ops[i+1].kind == tokNum {
-					cm.setCID(codeValue(ops[i].val), uint32(max(0, ops[i+1].num)))
+				if ops[i].Kind == object.TokString && ops[i+1].Kind == object.TokNum {
+					cm.setCID(codeValue(ops[i].Val), uint32(max(0, ops[i+1].Num)))
 					entries++
 				}
 			}
 		case "endcidrange":
 			for i := 0; i+2 < len(ops) && entries < maxCMapEntries; i += 3 {
-				if ops[i].kind == tokString && ops[i+1].kind == tokString && ops[i+2].kind == tokNum {
-					lo, hi := codeValue(ops[i].val), codeValue(ops[i+1].val)
+				if ops[i].Kind == object.TokString && ops[i+1].Kind == object.TokString && ops[i+2].Kind == object.TokNum {
+					lo, hi := codeValue(ops[i].Val), codeValue(ops[i+1].Val)
 					if hi >= lo {
-						cm.ranges = append(cm.ranges, cmapRange{lo: lo, hi: hi, cid: uint32(max(0, ops[i+2].num))})
+						cm.ranges = append(cm.ranges, cmapRange{lo: lo, hi: hi, cid: uint32(max(0, ops[i+2].Num))})
 						entries++
 					}
 				}

@@ -2,17 +2,17 @@
 // order with line boxes, font sizes and weights, printed page labels,
 // bookmarks, a title guess and headings.
 //
-// This package audits a file's cross-reference sections against what
-// the file's size can back (xref.go), then reads its objects lazily
-// (lazy.go): an object is parsed, into pdfcpu's types, when it is first
-// asked for, and an object stream decoded when one of its objects is.
-// pdfcpu parses the whole file instead (cross-reference table, every
-// object) when the lazy reader does not read it: an encrypted file, one
-// over 16 MiB, a damaged table, or an object outside the plain grammar
-// the two read alike. Everything after that is this package's own:
+// Package object below it audits a file's cross-reference sections
+// against what the file's size can back, then reads its objects lazily:
+// an object is parsed, into pdfcpu's types, when it is first asked for,
+// and an object stream decoded when one of its objects is. pdfcpu parses
+// the whole file instead (cross-reference table, every object) when the
+// lazy reader does not read it: an encrypted file, one over 16 MiB, a
+// damaged table, or an object outside the plain grammar the two read
+// alike. Package object also splits content streams into tokens (its
+// Lexer: numbers, names, strings, arrays, dictionaries, operators; inline
+// image data skipped). Everything after that is this package's own:
 //
-//   - lexer: content-stream tokens (numbers, names, strings, arrays,
-//     dictionaries, operators; inline image data skipped);
 //   - interpreter: the graphics and text state (q Q cm, BT ET, Tf Td TD Tm
 //     T* Tj TJ ' " Tc Tw Tz TL Ts), Form XObjects, and fonts — simple fonts
 //     with Standard, WinAnsi, MacRoman, PDFDoc or Symbol encodings,

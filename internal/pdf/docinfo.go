@@ -4,6 +4,8 @@ import (
 	"bytes"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	"github.com/researchctx/researchctx/internal/pdf/object"
 )
 
 // xmp returns the catalog's /Metadata stream decoded, or nil when there is
@@ -11,7 +13,7 @@ import (
 // decoded under its own small limit, outside the pages' budget, so that
 // metadata never costs the document its text.
 func (d *doc) xmp() []byte {
-	root := d.xr.catalog()
+	root := d.xr.Catalog()
 	if root == nil {
 		return nil
 	}
@@ -19,7 +21,7 @@ func (d *doc) xmp() []byte {
 	if !ok {
 		return nil
 	}
-	b, err := decodeStream(&sd, MaxXMPBytes)
+	b, err := object.DecodeStream(&sd, MaxXMPBytes)
 	if err != nil || len(b) == 0 || len(b) > MaxXMPBytes {
 		return nil
 	}
@@ -27,5 +29,5 @@ func (d *doc) xmp() []byte {
 }
 
 func (d *doc) infoRef() types.Object {
-	return d.xr.info()
+	return d.xr.Info()
 }

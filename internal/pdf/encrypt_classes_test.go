@@ -17,6 +17,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx/internal/pdf/object"
 )
 
 // tool returns the path of an external program a test compares with or
@@ -111,8 +113,8 @@ func encryptV4(t *testing.T, plain []byte, cf cryptFilters) []byte {
 		// serve the owner password, which no reader here is given.
 		fileKey = bytes.Repeat([]byte("k"), 32)
 		vsalt, ksalt := []byte("vsalt123"), []byte("ksalt123")
-		u := append(append(hash2B(6, nil, vsalt), vsalt...), ksalt...)
-		block, err := aes.NewCipher(hash2B(6, nil, ksalt))
+		u := append(append(object.Hash2B(6, nil, vsalt), vsalt...), ksalt...)
+		block, err := aes.NewCipher(object.Hash2B(6, nil, ksalt))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -370,16 +372,16 @@ func TestEncryptedMatchPdftotext(t *testing.T) {
 
 // TestCryptFilterRepairRefuses: a file with an Identity crypt filter that
 // the empty password does not open, or whose other filter has a method
-// this package does not know, is not decrypted by repairCryptFilters and
+// this package does not know, is not decrypted by object.RepairCryptFilters and
 // stays refused as ErrEncrypted, never read as noise.
 func TestCryptFilterRepairRefuses(t *testing.T) {
 	data := encryptV4(t, encryptionSource(), cryptFilters{"AESV2", "Identity", "StdCF", true})
-	if repairCryptFilters(data) == nil {
+	if object.RepairCryptFilters(data) == nil {
 		t.Fatal("the well-formed file is not repaired")
 	}
 	// Every cut of the file: the repair neither panics nor reads past it.
 	for n := range len(data) {
-		repairCryptFilters(data[:n:n])
+		object.RepairCryptFilters(data[:n:n])
 	}
 	for name, bad := range map[string][]byte{
 		"unknown method":         bytes.Replace(data, []byte("/CFM /AESV2"), []byte("/CFM /Foo"), 1),
@@ -387,7 +389,7 @@ func TestCryptFilterRepairRefuses(t *testing.T) {
 		"no file identifier":     regexp.MustCompile(`/ID \[<[0-9a-f]+> <[0-9a-f]+>\]`).ReplaceAll(data, nil),
 	} {
 		t.Run(name, func(t *testing.T) {
-			if update := repairCryptFilters(bad); update != nil {
+			if update := object.RepairCryptFilters(bad); update != nil {
 				t.Errorf("repaired with an update of %d bytes", len(update))
 			}
 			if _, err := extractBytes(t, bad, nil); !errors.Is(err, ErrEncrypted) {

@@ -17,6 +17,32 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 )
 
+// The trailer entries withUpdate repeats, found as the object reader's
+// repairs find them: the last match in the file wins.
+var (
+	sizeKey   = regexp.MustCompile(`/Size\s+(\d+)`)
+	startXRef = regexp.MustCompile(`startxref\s+(\d+)`)
+	trailerID = regexp.MustCompile(`/ID\s*\[\s*<[0-9A-Fa-f\s]*>\s*<[0-9A-Fa-f\s]*>\s*\]`)
+)
+
+// lastMatch returns the submatches of re's last match in data, or nil.
+func lastMatch(re *regexp.Regexp, data []byte) [][]byte {
+	all := re.FindAllSubmatch(data, -1)
+	if len(all) == 0 {
+		return nil
+	}
+	return all[len(all)-1]
+}
+
+// lastRef returns the last "/key N G R" of data as "N G R", or "".
+func lastRef(data []byte, key string) string {
+	m := lastMatch(regexp.MustCompile(`/`+key+`\s+(\d+)\s+(\d+)\s+R\b`), data)
+	if m == nil {
+		return ""
+	}
+	return string(m[1]) + " " + string(m[2]) + " R"
+}
+
 // withUpdate appends an incremental update to data that defines objs
 // (object number → body) and whose trailer repeats the last /Root, /Info,
 // /Encrypt and /ID of data, with extra added to it (or, when encrypt is

@@ -14,6 +14,8 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/filter"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
+	"github.com/researchctx/researchctx/internal/pdf/object"
 )
 
 var confOnce sync.Once
@@ -24,7 +26,7 @@ var confOnce sync.Once
 // recursively, so MaxObjectNesting is what keeps a deeply nested object
 // from overflowing the stack (a fatal error, not a panic); it allocates a
 // stream's stated /Length before reading it, so no stream may be longer
-// than the file; and its object counts are those auditXRef allows, a
+// than the file; and its object counts are those object.AuditXRef allows, a
 // second line behind it.
 func newConfig(o Options, size int64) *model.Configuration {
 	confOnce.Do(func() { model.ConfigPath = "disable" })
@@ -35,11 +37,11 @@ func newConfig(o Options, size int64) *model.Configuration {
 	conf.Limits.MaxDecodeBytes = MaxStreamBytes
 	conf.Limits.MaxImageBytes = MaxStreamBytes
 	conf.Limits.MaxRecursionDepth = MaxObjectNesting
-	n := maxEntries(size)
+	n := object.MaxEntries(size)
 	conf.Limits.MaxObjectCount = n
 	conf.Limits.MaxXRefEntries = n
 	conf.Limits.MaxObjectStreamCount = n
-	conf.Limits.MaxObjectStreamFirst = maxObjStmFirst(n)
+	conf.Limits.MaxObjectStreamFirst = object.MaxObjStmFirst(n)
 	return conf
 }
 
@@ -149,7 +151,7 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 	if err != nil && !errors.Is(err, ErrEncrypted) {
 		err = first
 	}
-	if errors.Is(err, errUnaudited) {
+	if errors.Is(err, object.ErrUnaudited) {
 		d, pages, err = openDoc(ctx, rs, size, o, true)
 	}
 	if err != nil {
@@ -212,11 +214,11 @@ var lazyObjects = true
 // read it, gave up on something in it (see lazy), or extraction failed
 // (the pdfcpu path and its repairs decide how).
 func extractLazy(ctx context.Context, data []byte, o Options) (res *Document, ok bool) {
-	a, err := auditTable(ctx, bytes.NewReader(data), int64(len(data)))
+	a, err := object.AuditTable(ctx, bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, false
 	}
-	lz := newLazy(ctx, data, a)
+	lz := object.NewLazy(ctx, data, a)
 	if lz == nil {
 		return nil, false
 	}
@@ -227,31 +229,31 @@ func extractLazy(ctx context.Context, data []byte, o Options) (res *Document, ok
 	}()
 	d := newDoc(ctx, lz)
 	pages, err := d.pageTree()
-	if err != nil || lz.unsure != nil {
+	if err != nil || lz.Unsure != nil {
 		return nil, false
 	}
 	res, err = d.document(pages, o)
-	if err != nil || lz.unsure != nil {
+	if err != nil || lz.Unsure != nil {
 		return nil, false
 	}
 	return res, true
 }
 
-func newDoc(ctx context.Context, xr objects) *doc {
+func newDoc(ctx context.Context, xr object.Objects) *doc {
 	return &doc{xr: xr, ctx: ctx, budget: MaxDocumentBytes, glyphBudget: MaxDocumentGlyphs, textBudget: MaxDocumentText, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
 }
 
 // openDoc reads the file's objects (size bytes of rs, which is also an
-// io.ReaderAt) and its page tree, once auditXRef has found its
+// io.ReaderAt) and its page tree, once object.AuditXRef has found its
 // cross-reference within the file's means, or could not read it and
-// unaudited allows that (else the error is ErrMalformed and errUnaudited).
+// unaudited allows that (else the error is ErrMalformed and object.ErrUnaudited).
 func openDoc(ctx context.Context, rs io.ReadSeeker, size int64, o Options, unaudited bool) (*doc, []pageInfo, error) {
 	if ra, ok := rs.(io.ReaderAt); ok {
-		switch err := auditXRef(ctx, ra, size); {
-		case err == nil, errors.Is(err, errUnaudited) && unaudited:
+		switch err := object.AuditXRef(ctx, ra, size); {
+		case err == nil, errors.Is(err, object.ErrUnaudited) && unaudited:
 		case ctx.Err() != nil:
 			return nil, nil, stopErr(ctx)
-		case errors.Is(err, errUnaudited):
+		case errors.Is(err, object.ErrUnaudited):
 			return nil, nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 		default:
 			return nil, nil, err
@@ -264,10 +266,10 @@ func openDoc(ctx context.Context, rs io.ReadSeeker, size int64, o Options, unaud
 	if pc == nil || pc.XRefTable == nil {
 		return nil, nil, fmt.Errorf("%w: no cross-reference table", ErrMalformed)
 	}
-	if identityCrypt(pc.XRefTable) {
-		return nil, nil, fmt.Errorf("%w: %w", ErrEncrypted, errCryptFilters)
+	if object.IdentityCrypt(pc.XRefTable) {
+		return nil, nil, fmt.Errorf("%w: %w", ErrEncrypted, object.ErrCryptFilters)
 	}
-	d := newDoc(ctx, table{pc.XRefTable})
+	d := newDoc(ctx, object.Table{XR: pc.XRefTable})
 	pages, err := d.pageTree()
 	if err != nil {
 		return nil, nil, err
@@ -282,13 +284,13 @@ func repairFor(err error) (string, func([]byte) []byte) {
 	switch {
 	case err == nil:
 	case errors.Is(err, ErrMalformed) && cipherBlocks.MatchString(err.Error()):
-		return "cipher blocks", repairCipherBlocks
+		return "cipher blocks", object.RepairCipherBlocks
 	case errors.Is(err, ErrMalformed), errors.As(err, &le) && (le.Limit == LimitObjects || le.Limit == LimitObjectBytes):
-		return "xref", rebuildXRef
-	case errors.Is(err, errCryptFilters):
-		return "crypt filters", repairCryptFilters
+		return "xref", object.RebuildXRef
+	case errors.Is(err, object.ErrCryptFilters):
+		return "crypt filters", object.RepairCryptFilters
 	case errors.Is(err, ErrEncrypted):
-		return "encryption", repairEncryption(strings.Contains(err.Error(), pdfcpu.ErrWrongPassword.Error()))
+		return "encryption", object.RepairEncryption(strings.Contains(err.Error(), pdfcpu.ErrWrongPassword.Error()))
 	}
 	return "", nil
 }

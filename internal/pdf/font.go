@@ -11,6 +11,8 @@ import (
 	pfont "github.com/pdfcpu/pdfcpu/pkg/font"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 	"golang.org/x/text/encoding/charmap"
+
+	"github.com/researchctx/researchctx/internal/pdf/object"
 )
 
 type fontKind uint8
@@ -454,16 +456,16 @@ func (f *font) type3ProcWidths(d *doc, fd types.Dict, names *[256]string) {
 // type3ProcWidth reads wx from the d0 or d1 operator that begins a Type 3
 // glyph procedure.
 func type3ProcWidth(data []byte) (float64, bool) {
-	lx := newLexer(data)
+	lx := object.NewLexer(data)
 	var ns []float64
 	for range 16 {
-		t := lx.next()
-		switch t.kind {
-		case tokNum:
-			ns = append(ns, t.num)
+		t := lx.Next()
+		switch t.Kind {
+		case object.TokNum:
+			ns = append(ns, t.Num)
 			continue
-		case tokOp:
-			op := string(t.val)
+		case object.TokOp:
+			op := string(t.Val)
 			if (op == "d0" && len(ns) >= 2) || (op == "d1" && len(ns) >= 6) {
 				if k := len(ns) - 2; op == "d0" {
 					return ns[k], true

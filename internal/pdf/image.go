@@ -16,6 +16,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
 	"github.com/researchctx/researchctx/internal/lowprio"
+	"github.com/researchctx/researchctx/internal/pdf/object"
 )
 
 // Limits on page images (see PageImages). A scan of a letter page at 600
@@ -233,33 +234,33 @@ func (d *doc) collect(content []byte, res types.Dict, depth int, into *drawn, se
 	// not an image or form), so that a name drawn millions of times is
 	// resolved once.
 	adds := map[string]*types.StreamDict{}
-	lx := newLexer(content)
+	lx := object.NewLexer(content)
 	var arena []operand
 	rewinds := maxArrayRewinds
 	operands := 0
 	var name []byte // the last operand, when it is a name
 	for {
-		t := lx.next()
-		switch t.kind {
-		case tokEOF:
+		t := lx.Next()
+		switch t.Kind {
+		case object.TokEOF:
 			return nil
-		case tokNum, tokName, tokString, tokArrayOpen, tokDictOpen:
+		case object.TokNum, object.TokName, object.TokString, object.TokArrayOpen, object.TokDictOpen:
 			if operands >= MaxOperands {
 				return &LimitError{Limit: LimitOperands, Max: MaxOperands}
 			}
 			operands++
 			name = nil
-			switch t.kind {
-			case tokName:
-				name = t.val
-			case tokArrayOpen, tokDictOpen:
-				if _, err := readComposite(lx, t.kind, &arena, &rewinds); err != nil {
+			switch t.Kind {
+			case object.TokName:
+				name = t.Val
+			case object.TokArrayOpen, object.TokDictOpen:
+				if _, err := readComposite(lx, t.Kind, &arena, &rewinds); err != nil {
 					return err
 				}
 				arena = arena[:0]
 			}
 			continue
-		case tokArrayClose, tokDictClose:
+		case object.TokArrayClose, object.TokDictClose:
 			continue
 		}
 		into.ops++
@@ -271,7 +272,7 @@ func (d *doc) collect(content []byte, res types.Dict, depth int, into *drawn, se
 				return err
 			}
 		}
-		switch string(t.val) {
+		switch string(t.Val) {
 		case "Do":
 			if name == nil {
 				break
@@ -296,10 +297,10 @@ func (d *doc) collect(content []byte, res types.Dict, depth int, into *drawn, se
 			}
 		case "BI":
 			into.inline = true
-			lx.skipInline()
+			lx.SkipInline()
 		}
 		operands, name = 0, nil
-		lx.release()
+		lx.Release()
 	}
 }
 

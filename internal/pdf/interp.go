@@ -8,6 +8,8 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/researchctx/researchctx/internal/pdf/object"
 )
 
 // matrix is a PDF transformation matrix [a b c d e f].
@@ -120,7 +122,7 @@ func newInterp(d *doc, base matrix) *interp {
 
 // operand is a content-stream operand.
 type operand struct {
-	kind tokKind
+	kind object.TokKind
 	num  float64
 	val  []byte
 	arr  []operand // TJ arrays
@@ -136,7 +138,7 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 	if in.bytes > MaxPageBytes {
 		return &LimitError{Limit: LimitPageBytes, Max: MaxPageBytes}
 	}
-	lx := newLexer(data)
+	lx := object.NewLexer(data)
 	var args []operand
 	// arena holds the elements of the current operator's array operands
 	// (TJ arrays), reused from operator to operator.
@@ -144,27 +146,27 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 	fonts := map[string]*font{}
 	rewinds := maxArrayRewinds
 	for {
-		t := lx.next()
-		switch t.kind {
-		case tokEOF:
+		t := lx.Next()
+		switch t.Kind {
+		case object.TokEOF:
 			return nil
-		case tokNum, tokName, tokString:
+		case object.TokNum, object.TokName, object.TokString:
 			if len(args) >= MaxOperands {
 				return &LimitError{Limit: LimitOperands, Max: MaxOperands}
 			}
-			args = append(args, operand{kind: t.kind, num: t.num, val: t.val})
+			args = append(args, operand{kind: t.Kind, num: t.Num, val: t.Val})
 			continue
-		case tokArrayOpen, tokDictOpen:
+		case object.TokArrayOpen, object.TokDictOpen:
 			if len(args) >= MaxOperands {
 				return &LimitError{Limit: LimitOperands, Max: MaxOperands}
 			}
-			a, err := readComposite(lx, t.kind, &arena, &rewinds)
+			a, err := readComposite(lx, t.Kind, &arena, &rewinds)
 			if err != nil {
 				return err
 			}
 			args = append(args, a)
 			continue
-		case tokArrayClose, tokDictClose:
+		case object.TokArrayClose, object.TokDictClose:
 			continue
 		}
 		in.ops++
@@ -176,7 +178,7 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 				return err
 			}
 		}
-		if err := in.op(string(t.val), args, res, fonts, lx, depth); err != nil {
+		if err := in.op(string(t.Val), args, res, fonts, lx, depth); err != nil {
 			return err
 		}
 		if in.err != nil {
@@ -184,7 +186,7 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 		}
 		args = args[:0]
 		arena = arena[:0]
-		lx.release()
+		lx.Release()
 	}
 }
 
@@ -207,7 +209,7 @@ const maxArrayRewinds = 16
 // array that runs to the end of the stream, or nests too deep, ends before
 // its first operator (at most *rewinds times a stream), so that a missing
 // bracket does not lose the rest of the page.
-func readComposite(lx *lexer, open tokKind, arena *[]operand, rewinds *int) (operand, error) {
+func readComposite(lx *object.Lexer, open object.TokKind, arena *[]operand, rewinds *int) (operand, error) {
 	start := len(*arena)
 	out := func() operand {
 		return operand{kind: open, arr: (*arena)[start:len(*arena):len(*arena)]}
@@ -215,47 +217,47 @@ func readComposite(lx *lexer, open tokKind, arena *[]operand, rewinds *int) (ope
 	depth := 1
 	firstOp, kept := -1, 0 // where the first operator at depth 1 starts, and the elements before it
 	for {
-		at := lx.pos
-		t := lx.next()
-		switch t.kind {
-		case tokEOF:
+		at := lx.Pos
+		t := lx.Next()
+		switch t.Kind {
+		case object.TokEOF:
 			if firstOp >= 0 && *rewinds > 0 {
 				*rewinds--
-				lx.pos = firstOp
+				lx.Pos = firstOp
 				*arena = (*arena)[:start+kept]
 			}
 			return out(), nil
-		case tokArrayOpen, tokDictOpen:
+		case object.TokArrayOpen, object.TokDictOpen:
 			depth++
 			if depth > MaxNesting {
 				if firstOp >= 0 && *rewinds > 0 {
 					// Unclosed arrays one inside the other, as a
 					// missing bracket on each line makes them.
 					*rewinds--
-					lx.pos = firstOp
+					lx.Pos = firstOp
 					*arena = (*arena)[:start+kept]
 					return out(), nil
 				}
 				return out(), &LimitError{Limit: LimitNesting, Max: MaxNesting}
 			}
-		case tokArrayClose, tokDictClose:
+		case object.TokArrayClose, object.TokDictClose:
 			depth--
 			if depth == 0 {
 				return out(), nil
 			}
-		case tokNum, tokString, tokName:
-			if depth == 1 && open == tokArrayOpen {
+		case object.TokNum, object.TokString, object.TokName:
+			if depth == 1 && open == object.TokArrayOpen {
 				if len(*arena)-start >= MaxOperands {
 					return out(), &LimitError{Limit: LimitOperands, Max: MaxOperands}
 				}
-				*arena = append(*arena, operand{kind: t.kind, num: t.num, val: t.val})
+				*arena = append(*arena, operand{kind: t.Kind, num: t.Num, val: t.Val})
 			}
-		case tokOp:
-			if depth != 1 || open != tokArrayOpen {
+		case object.TokOp:
+			if depth != 1 || open != object.TokArrayOpen {
 				continue
 			}
-			if string(t.val) == "TJ" {
-				lx.pos = at
+			if string(t.Val) == "TJ" {
+				lx.Pos = at
 				return out(), nil
 			}
 			if firstOp < 0 {
@@ -272,7 +274,7 @@ func nums(args []operand, n int) ([]float64, bool) {
 	var buf [6]float64
 	out := buf[:0]
 	for _, a := range args[len(args)-n:] {
-		if a.kind != tokNum {
+		if a.kind != object.TokNum {
 			return nil, false
 		}
 		out = append(out, a.num)
@@ -280,7 +282,7 @@ func nums(args []operand, n int) ([]float64, bool) {
 	return out, true
 }
 
-func (in *interp) op(name string, args []operand, res types.Dict, fonts map[string]*font, lx *lexer, depth int) error {
+func (in *interp) op(name string, args []operand, res types.Dict, fonts map[string]*font, lx *object.Lexer, depth int) error {
 	gs := &in.gs
 	switch name {
 	case "q":
@@ -300,7 +302,7 @@ func (in *interp) op(name string, args []operand, res types.Dict, fonts map[stri
 		in.tm, in.tlm = identity, identity
 	case "ET":
 	case "Tf":
-		if len(args) >= 2 && args[len(args)-2].kind == tokName && args[len(args)-1].kind == tokNum {
+		if len(args) >= 2 && args[len(args)-2].kind == object.TokName && args[len(args)-1].kind == object.TokNum {
 			fname := string(args[len(args)-2].val)
 			gs.size = args[len(args)-1].num
 			f := fonts[fname]
@@ -355,41 +357,41 @@ func (in *interp) op(name string, args []operand, res types.Dict, fonts map[stri
 	case "T*":
 		in.nextLine()
 	case "Tj":
-		if len(args) > 0 && args[len(args)-1].kind == tokString {
+		if len(args) > 0 && args[len(args)-1].kind == object.TokString {
 			in.show(args[len(args)-1].val)
-		} else if len(args) > 0 && args[len(args)-1].kind == tokArrayOpen {
+		} else if len(args) > 0 && args[len(args)-1].kind == object.TokArrayOpen {
 			in.showArray(args[len(args)-1].arr) // a TJ array shown by Tj
 		}
 	case "'":
 		in.nextLine()
-		if len(args) > 0 && args[len(args)-1].kind == tokString {
+		if len(args) > 0 && args[len(args)-1].kind == object.TokString {
 			in.show(args[len(args)-1].val)
 		}
 	case "\"":
-		if len(args) >= 3 && args[len(args)-3].kind == tokNum && args[len(args)-2].kind == tokNum {
+		if len(args) >= 3 && args[len(args)-3].kind == object.TokNum && args[len(args)-2].kind == object.TokNum {
 			gs.tw = args[len(args)-3].num
 			gs.tc = args[len(args)-2].num
 		}
 		in.nextLine()
-		if len(args) > 0 && args[len(args)-1].kind == tokString {
+		if len(args) > 0 && args[len(args)-1].kind == object.TokString {
 			in.show(args[len(args)-1].val)
 		}
 	case "TJ":
 		// Without its array (a missing opening bracket), the strings and
 		// numbers before the TJ are the array's elements.
 		elems := args
-		if len(args) > 0 && args[len(args)-1].kind == tokArrayOpen {
+		if len(args) > 0 && args[len(args)-1].kind == object.TokArrayOpen {
 			elems = args[len(args)-1].arr
-		} else if slices.ContainsFunc(args, func(a operand) bool { return a.kind == tokArrayOpen }) {
+		} else if slices.ContainsFunc(args, func(a operand) bool { return a.kind == object.TokArrayOpen }) {
 			elems = nil // an array, then something else: not a TJ
 		}
 		in.showArray(elems)
 	case "Do":
-		if len(args) > 0 && args[len(args)-1].kind == tokName {
+		if len(args) > 0 && args[len(args)-1].kind == object.TokName {
 			return in.doXObject(string(args[len(args)-1].val), res, depth)
 		}
 	case "BI":
-		lx.skipInline()
+		lx.SkipInline()
 	}
 	return nil
 }
@@ -399,9 +401,9 @@ func (in *interp) showArray(elems []operand) {
 	gs := &in.gs
 	for _, e := range elems {
 		switch e.kind {
-		case tokString:
+		case object.TokString:
 			in.show(e.val)
-		case tokNum:
+		case object.TokNum:
 			adv := -e.num / 1000 * gs.size
 			if gs.font != nil && gs.font.vertical {
 				in.tm = in.tm.translated(0, adv)

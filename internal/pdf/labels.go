@@ -11,7 +11,7 @@ import (
 
 // pageLabels computes printed labels from the /PageLabels number tree.
 func (d *doc) pageLabels(n int) []string {
-	root := d.xr.catalog()
+	root := d.xr.Catalog()
 	tree := d.dict(root["PageLabels"])
 	if tree == nil {
 		return make([]string, n)

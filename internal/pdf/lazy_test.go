@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
+	"github.com/researchctx/researchctx/internal/pdf/object"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
@@ -288,22 +288,22 @@ func TestLazyReader(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			data := tt.file()
 			ctx := context.Background()
-			a, err := auditTable(ctx, bytes.NewReader(data), int64(len(data)))
+			a, err := object.AuditTable(ctx, bytes.NewReader(data), int64(len(data)))
 			if err != nil {
 				t.Fatalf("audit: %v", err)
 			}
-			lz := newLazy(ctx, data, a)
+			lz := object.NewLazy(ctx, data, a)
 			if lz == nil {
 				t.Fatal("not read by the lazy reader")
 			}
 			for _, c := range tt.checks {
 				if c.want == nil && c.nr == 3 {
-					if lz.deref(*types.NewIndirectRef(3, 0)) == nil {
+					if lz.Deref(*types.NewIndirectRef(3, 0)) == nil {
 						t.Errorf("object 3 not found")
 					}
 					continue
 				}
-				if diff := cmp.Diff(c.want, lz.deref(*types.NewIndirectRef(c.nr, 0))); diff != "" {
+				if diff := cmp.Diff(c.want, lz.Deref(*types.NewIndirectRef(c.nr, 0))); diff != "" {
 					t.Errorf("object %d (-want +got):\n%s", c.nr, diff)
 				}
 			}
@@ -311,8 +311,8 @@ func TestLazyReader(t *testing.T) {
 			if pages, err := d.pageTree(); err == nil {
 				d.document(pages, (*Options)(nil).withDefaults())
 			}
-			if (lz.unsure != nil) != tt.unsure {
-				t.Errorf("unsure = %v, want %v", lz.unsure, tt.unsure)
+			if (lz.Unsure != nil) != tt.unsure {
+				t.Errorf("unsure = %v, want %v", lz.Unsure, tt.unsure)
 			}
 			lzDoc, pcDoc, lerr, perr, _ := extractBoth(t, data)
 			if (lerr == nil) != (perr == nil) {
@@ -369,36 +369,6 @@ func TestLazyHostile(t *testing.T) {
 	}
 }
 
-// FuzzLazyParser checks the lazy reader's parser against pdfcpu's: on
-// any text it parses, pdfcpu's parser gives the same object.
-func FuzzLazyParser(f *testing.F) {
-	for _, s := range []string{
-		"<< /A [1 -2 +3 4.5 -.5 (a\\)b) <48656c6c6f> <abc> /N#41me true false null] /R 7 0 R >>",
-		"[1 0 R 2 0 obj 3 R]", "<< /Length 5 0 R /Filter /FlateDecode >>", "(nested (paren) \\( here)",
-		"[/a/b/c<00ff>(x)[]<<>>]", "12 0 R", "-0.0", "[.5 5. +.5]", "<< /K 1 2 >>", "[1 2 R]",
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		p := parser{b: b, end: len(b), ok: true}
-		got := p.value()
-		if !p.ok {
-			return
-		}
-		s := string(b)
-		want, err := model.ParseObjectContext(context.Background(), &s, 0, MaxObjectNesting)
-		if err != nil {
-			t.Fatalf("%q: parsed to %v; pdfcpu: %v", b, got, err)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Fatalf("%q (-pdfcpu +lazy):\n%s", b, diff)
-		}
-		if rest := string(b[p.pos:]); rest != s {
-			t.Fatalf("%q: the parser left %q, pdfcpu %q", b, rest, s)
-		}
-	})
-}
-
 // TestLazyLengthChain checks that streams whose /Length refers to the
 // next stream, thousands deep, end the lazy reader at once.
 func TestLazyLengthChain(t *testing.T) {
@@ -422,15 +392,15 @@ func TestLazyLengthChain(t *testing.T) {
 	}
 	data := w.end(w.classic(nrs, 0, fmt.Sprintf("/Size %d /Root 1 0 R", n+10)))
 	ctx := context.Background()
-	a, err := auditTable(ctx, bytes.NewReader(data), int64(len(data)))
+	a, err := object.AuditTable(ctx, bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	lz := newLazy(ctx, data, a)
-	if got := lz.deref(*types.NewIndirectRef(4, 0)); got != nil || lz.unsure == nil {
-		t.Fatalf("got %v, unsure %v; want nil and the file given up", got, lz.unsure)
+	lz := object.NewLazy(ctx, data, a)
+	if got := lz.Deref(*types.NewIndirectRef(4, 0)); got != nil || lz.Unsure == nil {
+		t.Fatalf("got %v, unsure %v; want nil and the file given up", got, lz.Unsure)
 	}
-	if !strings.Contains(lz.unsure.Error(), "deep") {
-		t.Errorf("unsure = %v", lz.unsure)
+	if !strings.Contains(lz.Unsure.Error(), "deep") {
+		t.Errorf("unsure = %v", lz.Unsure)
 	}
 }

@@ -9,59 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/researchctx/researchctx/internal/pdf/object"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
-
-type tokView struct {
-	Kind tokKind
-	Num  float64
-	Val  string
-}
-
-func lexAll(data []byte) []tokView {
-	lx := newLexer(data)
-	var out []tokView
-	for i := 0; i < 4*len(data)+8; i++ {
-		t := lx.next()
-		if t.kind == tokEOF {
-			return out
-		}
-		out = append(out, tokView{t.kind, t.num, string(t.val)})
-		if t.kind == tokOp && string(t.val) == "ID" {
-			lx.skipInlineImage()
-		}
-	}
-	panic("lexer did not reach the end")
-}
-
-func TestLexer(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want []tokView
-	}{
-		{"numbers", "1 -2.5 .5 +3 4. --1", []tokView{{tokNum, 1, ""}, {tokNum, -2.5, ""}, {tokNum, .5, ""}, {tokNum, 3, ""}, {tokNum, 4, ""}, {tokNum, 1, ""}}},
-		{"names with escapes", "/F1 /A#20B /", []tokView{{tokName, 0, "F1"}, {tokName, 0, "A B"}, {tokName, 0, ""}}},
-		{"literal string escapes and nesting", `(a\(b\)c (d) \101\n\
-x)`, []tokView{{tokString, 0, "a(b)c (d) A\nx"}}},
-		{"hex string with odd digit", "<48 65 6C6C 6F2>", []tokView{{tokString, 0, "Hello "}}},
-		{"arrays, dicts and operators", "[(a) -120 (b)] TJ << /K 1 >> BDC", []tokView{
-			{tokArrayOpen, 0, ""}, {tokString, 0, "a"}, {tokNum, -120, ""}, {tokString, 0, "b"}, {tokArrayClose, 0, ""}, {tokOp, 0, "TJ"},
-			{tokDictOpen, 0, ""}, {tokName, 0, "K"}, {tokNum, 1, ""}, {tokDictClose, 0, ""}, {tokOp, 0, "BDC"}}},
-		{"comments", "% note\nq Q", []tokView{{tokOp, 0, "q"}, {tokOp, 0, "Q"}}},
-		{"inline image data is skipped", "BI /W 1 ID \x00EI\xff EI Q", []tokView{{tokOp, 0, "BI"}, {tokName, 0, "W"}, {tokNum, 1, ""}, {tokOp, 0, "ID"}, {tokOp, 0, "Q"}}},
-		{"unterminated string", "(abc", []tokView{{tokString, 0, "abc"}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, lexAll([]byte(tt.in))); diff != "" {
-				t.Errorf("tokens (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
 
 func TestCMap(t *testing.T) {
 	cm := parseCMap([]byte(`1 begincodespacerange <00> <80> <8140> <FFFF> endcodespacerange
@@ -139,17 +89,17 @@ func FuzzLexer(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		lx := newLexer(data)
+		lx := object.NewLexer(data)
 		for i := 0; ; i++ {
 			if i > 4*len(data)+8 {
 				t.Fatal("lexer did not terminate")
 			}
-			tok := lx.next()
-			if tok.kind == tokEOF {
+			tok := lx.Next()
+			if tok.Kind == object.TokEOF {
 				break
 			}
-			if tok.kind == tokOp && string(tok.val) == "ID" {
-				lx.skipInlineImage()
+			if tok.Kind == object.TokOp && string(tok.Val) == "ID" {
+				lx.SkipInlineImage()
 			}
 		}
 		parseCMap(data)

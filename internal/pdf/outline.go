@@ -11,7 +11,7 @@ const maxOutlineItems = 20000
 
 // outline reads the bookmark tree in document order.
 func (d *doc) outline() []OutlineItem {
-	root := d.xr.catalog()
+	root := d.xr.Catalog()
 	ol := d.dict(root["Outlines"])
 	if ol == nil {
 		return nil
@@ -80,7 +80,7 @@ func (d *doc) resolveDest(dest types.Object, depth int) int {
 
 // namedDest looks a named destination up in /Dests or the /Names tree.
 func (d *doc) namedDest(key string) types.Object {
-	root := d.xr.catalog()
+	root := d.xr.Catalog()
 	if dests := d.dict(root["Dests"]); dests != nil {
 		if o, ok := dests[key]; ok {
 			return o

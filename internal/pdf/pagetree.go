@@ -19,7 +19,7 @@ type pageInfo struct {
 const maxPageTreeDepth = 64
 
 func (d *doc) pageTree() ([]pageInfo, error) {
-	root := d.xr.catalog()
+	root := d.xr.Catalog()
 	if root == nil {
 		return nil, fmt.Errorf("%w: no document catalog", ErrMalformed)
 	}

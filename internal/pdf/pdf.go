@@ -3,10 +3,10 @@ package pdf
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"strconv"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/pdf/object"
 )
 
 // Errors returned by Extract. They are wrapped with detail; test with errors.Is.
@@ -19,7 +19,7 @@ var (
 	// extraction limits (see Limit); the error is a *LimitError naming it.
 	// Exceeding Options.Timeout is one of them: it is a property of the
 	// file under these limits, and the Cache remembers it.
-	ErrTooLarge = errors.New("pdf: too large")
+	ErrTooLarge = object.ErrTooLarge
 	// ErrTimeout: the caller's context ended (cancelled or past its
 	// deadline) before extraction finished. It says nothing about the
 	// file, and the Cache does not remember it.
@@ -38,14 +38,14 @@ const (
 // exceeds a page limit fails alone (Page.Err), and once a document-wide
 // budget (decoded bytes, glyphs) is spent every later page fails with it,
 // so that the pages before it are kept.
-type Limit string
+type Limit = object.Limit
 
 // The limits. Values are the package's constants (or Options fields) of
 // the same meaning; docs/security.md lists them.
 const (
 	LimitFileBytes     Limit = "file size"                  // Options.MaxBytes
 	LimitPages         Limit = "page count"                 // Options.MaxPages
-	LimitTime          Limit = "time per document"          // Options.Timeout
+	LimitTime                = object.LimitTime             // Options.Timeout
 	LimitStreamBytes   Limit = "decoded bytes per stream"   // MaxStreamBytes
 	LimitPageBytes     Limit = "decoded bytes per page"     // MaxPageBytes
 	LimitDocBytes      Limit = "decoded bytes per document" // MaxDocumentBytes
@@ -56,8 +56,8 @@ const (
 	LimitGlyphs        Limit = "glyphs per page"            // MaxGlyphs
 	LimitDocGlyphs     Limit = "glyphs per document"        // MaxDocumentGlyphs
 	LimitForms         Limit = "form XObject nesting"       // MaxFormDepth
-	LimitObjects       Limit = "objects per file"           // MaxObjects, and one per 16 bytes of the file
-	LimitObjectBytes   Limit = "object bytes per file"      // the file's size and 1 MiB
+	LimitObjects             = object.LimitObjects          // MaxObjects, and one per 16 bytes of the file
+	LimitObjectBytes         = object.LimitObjectBytes      // the file's size and 1 MiB
 	LimitPageText      Limit = "text bytes per page"        // MaxPageText
 	LimitDocText       Limit = "text bytes per document"    // MaxDocumentText
 )
@@ -68,26 +68,26 @@ const (
 // document decodes 1.8 MB in all) and keep one hostile file under a few
 // hundred megabytes and a few seconds.
 const (
-	MaxStreamBytes    = 32 << 20   // one decoded stream
-	MaxPageBytes      = 64 << 20   // content interpreted for one page, Form XObjects counted each time they run
-	MaxDocumentBytes  = 512 << 20  // all streams decoded for one document
-	MaxNesting        = 64         // arrays and dictionaries nested in a content stream
-	MaxOperands       = 4096       // operands before one operator, and elements of one array
-	MaxOperators      = 10_000_000 // content-stream operators per page
-	MaxGlyphs         = 200_000    // glyphs shown on one page
-	MaxDocumentGlyphs = 10_000_000 // glyphs shown in one document
-	MaxFormDepth      = 12         // Form XObjects drawn inside one another
+	MaxStreamBytes    = object.MaxStreamBytes // one decoded stream
+	MaxPageBytes      = 64 << 20              // content interpreted for one page, Form XObjects counted each time they run
+	MaxDocumentBytes  = 512 << 20             // all streams decoded for one document
+	MaxNesting        = 64                    // arrays and dictionaries nested in a content stream
+	MaxOperands       = 4096                  // operands before one operator, and elements of one array
+	MaxOperators      = 10_000_000            // content-stream operators per page
+	MaxGlyphs         = 200_000               // glyphs shown on one page
+	MaxDocumentGlyphs = 10_000_000            // glyphs shown in one document
+	MaxFormDepth      = 12                    // Form XObjects drawn inside one another
 	// MaxObjectNesting bounds arrays and dictionaries nested in the
 	// file's objects; pdfcpu enforces it while parsing, and the lazy
 	// reader leaves a file nested near it to pdfcpu.
-	MaxObjectNesting = 100
+	MaxObjectNesting = object.MaxObjectNesting
 	// MaxObjects bounds the objects of one file: its cross-reference
 	// entries, the /Size of each section and the objects its object
 	// streams claim, all checked before pdfcpu allocates for them. A
 	// file is also allowed only one object per 16 bytes of its size (at
 	// least 4,096), and pdfcpu may read its objects' bytes about once
 	// (LimitObjectBytes).
-	MaxObjects = 1 << 16
+	MaxObjects = object.MaxObjects
 	// MaxPageText bounds the text of one page, its annotations'
 	// included, in bytes, each line counting lineBytes more for its box
 	// and offsets: what a cache entry holds for the page.
@@ -99,26 +99,7 @@ const (
 
 // LimitError reports which limit a document or page exceeded. It matches
 // ErrTooLarge with errors.Is.
-type LimitError struct {
-	Limit Limit
-	Max   int64 // the limit's value (bytes, count, or nanoseconds for LimitTime)
-	Page  int   // 1-based page, 0 for the document
-}
-
-// Error says which limit was exceeded, and where.
-func (e *LimitError) Error() string {
-	max := strconv.FormatInt(e.Max, 10)
-	if e.Limit == LimitTime {
-		max = time.Duration(e.Max).String()
-	}
-	if e.Page > 0 {
-		return fmt.Sprintf("pdf: too large: page %d exceeds the %s limit of %s", e.Page, e.Limit, max)
-	}
-	return fmt.Sprintf("pdf: too large: the document exceeds the %s limit of %s", e.Limit, max)
-}
-
-// Is reports whether target is ErrTooLarge.
-func (e *LimitError) Is(target error) bool { return target == ErrTooLarge }
+type LimitError = object.LimitError
 
 // Options bounds one extraction. The zero value (or a nil *Options) means
 // DefaultMaxBytes, DefaultTimeout and DefaultMaxPages. The fixed limits

@@ -6,53 +6,15 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	"github.com/researchctx/researchctx/internal/pdf/object"
 )
-
-// objects is what a document's objects are read through: pdfcpu's
-// table of a file it parsed whole (table), or the lazy reader, which
-// parses an object when it is first asked for (lazy). Both give the
-// same pdfcpu types.
-type objects interface {
-	// deref returns the object ref names, nil when there is none.
-	deref(ref types.IndirectRef) types.Object
-	// catalog returns the document catalog, nil when there is none.
-	catalog() types.Dict
-	// info returns the trailer's /Info reference, or nil.
-	info() types.Object
-}
-
-// table reads objects from pdfcpu's cross-reference table.
-type table struct{ xr *model.XRefTable }
-
-func (t table) deref(ref types.IndirectRef) types.Object {
-	v, err := t.xr.Dereference(ref)
-	if err != nil {
-		return nil
-	}
-	return v
-}
-
-func (t table) catalog() types.Dict {
-	root, err := t.xr.Catalog()
-	if err != nil {
-		return nil
-	}
-	return root
-}
-
-func (t table) info() types.Object {
-	if t.xr.Info == nil {
-		return nil
-	}
-	return *t.xr.Info
-}
 
 // doc wraps a file's objects with lenient accessors: a missing or
 // mistyped object reads as nil or zero rather than failing.
 type doc struct {
-	xr  objects
+	xr  object.Objects
 	ctx context.Context
 	// budget, glyphBudget and textBudget are what is left of
 	// MaxDocumentBytes, MaxDocumentGlyphs and MaxDocumentText; spent is
@@ -81,7 +43,7 @@ func (d *doc) resolve(o types.Object) types.Object {
 				return o
 			}
 		}
-		o = d.xr.deref(ref)
+		o = d.xr.Deref(ref)
 	}
 	return nil
 }
@@ -140,8 +102,8 @@ func (d *doc) rawString(o types.Object) []byte {
 	case types.HexLiteral:
 		b, err := v.Bytes()
 		if err != nil {
-			lx := newLexer([]byte(string(v) + ">"))
-			return append([]byte(nil), lx.hexString()...)
+			lx := object.NewLexer([]byte(string(v) + ">"))
+			return append([]byte(nil), lx.HexString()...)
 		}
 		return b
 	case types.Name:

@@ -1,4 +1,4 @@
-package pdf
+package object
 
 import (
 	"bytes"
@@ -89,10 +89,10 @@ func aes256FileKey(ed encryptDict) []byte {
 		return nil
 	}
 	salt, keySalt := ed.u[32:40], ed.u[40:48]
-	if !bytes.Equal(hash2B(ed.r, nil, salt), ed.u[:32]) {
+	if !bytes.Equal(Hash2B(ed.r, nil, salt), ed.u[:32]) {
 		return nil // the user password is not empty
 	}
-	block, err := aes.NewCipher(hash2B(ed.r, nil, keySalt))
+	block, err := aes.NewCipher(Hash2B(ed.r, nil, keySalt))
 	if err != nil {
 		return nil
 	}
@@ -127,7 +127,7 @@ func writeUpdateTrailer(out *bytes.Buffer, data []byte, size, xref int, extra st
 	fmt.Fprintf(out, " >>\nstartxref\n%d\n%%%%EOF\n", xref)
 }
 
-// repairEncryption returns the repair of a file refused as encrypted:
+// RepairEncryption returns the repair of a file refused as encrypted:
 // one whose /Encrypt cannot have encrypted it opens as the plain file it
 // is (see unusedEncryption), through a cross-reference table rebuilt
 // without /Encrypt; an AES-256 file with an empty user password and a
@@ -135,7 +135,7 @@ func writeUpdateTrailer(out *bytes.Buffer, data []byte, size, xref int, extra st
 // password (pdfcpu could not reach the encryption dictionary through a
 // broken table), the table is rebuilt as for any broken table. Any other
 // file stays refused.
-func repairEncryption(password bool) func([]byte) []byte {
+func RepairEncryption(password bool) func([]byte) []byte {
 	return func(data []byte) []byte {
 		if unusedEncryption(data) {
 			return rebuildTable(data, "Info")
@@ -143,7 +143,7 @@ func repairEncryption(password bool) func([]byte) []byte {
 		if update := repairPerms(data); update != nil || password {
 			return update
 		}
-		return rebuildXRef(data)
+		return RebuildXRef(data)
 	}
 }
 
@@ -178,7 +178,7 @@ func unusedEncryption(data []byte) bool {
 	return ed.filter == "Standard" && (!ed.hasR || !ed.hasP || ed.o == nil || ed.u == nil)
 }
 
-// repairCipherBlocks is the repair of an AES-encrypted file with streams
+// RepairCipherBlocks is the repair of an AES-encrypted file with streams
 // too short for their cipher: AES data is a 16-byte initialisation vector
 // and whole 16-byte blocks, so a stream of 1 to 31 bytes, or one whose
 // length is not a multiple of 16, cannot be decrypted. Viewers read such
@@ -188,26 +188,17 @@ func unusedEncryption(data []byte) bool {
 // object number so that the strings of its dictionary still decrypt. It
 // returns nil when there is no such stream. Cross-reference streams,
 // which are never encrypted, are left alone.
-func repairCipherBlocks(data []byte) []byte {
-	limit := maxEntries(int64(len(data)))
+func RepairCipherBlocks(data []byte) []byte {
+	limit := MaxEntries(int64(len(data)))
 	type obj struct {
 		nr, gen int
 		dict    []byte
 	}
 	var short []obj
 	seen := map[int]bool{}
-	for i := 0; ; {
-		k := bytes.Index(data[i:], []byte("obj"))
-		if k < 0 {
-			break
-		}
-		at := i + k
-		i = at + 3
-		if i < len(data) && !isSpace(data[i]) && !isDelim(data[i]) {
-			continue
-		}
-		nr, gen, _, ok := objHeader(data, at)
-		if !ok || nr <= 0 || nr >= limit || len(short) >= limit {
+	for h := range headers(data) {
+		i, nr, gen := h.body, h.nr, h.gen
+		if nr <= 0 || nr >= limit || len(short) >= limit {
 			continue
 		}
 		n, dict, ok := streamLength(data[i:])
@@ -337,27 +328,27 @@ type encryptDict struct {
 
 func readEncryptDict(body []byte) encryptDict {
 	ed := encryptDict{encryptMetadata: true, permsStart: -1, close: -1}
-	lx := newLexer(body)
+	lx := NewLexer(body)
 	depth := 0
 	var key string
 	keyStart := 0
 	for {
-		before := lx.pos
-		t := lx.next()
-		switch t.kind {
-		case tokEOF:
+		before := lx.Pos
+		t := lx.Next()
+		switch t.Kind {
+		case TokEOF:
 			if ed.close < 0 {
 				ed.r = 0
 			}
 			return ed
-		case tokDictOpen, tokArrayOpen:
+		case TokDictOpen, TokArrayOpen:
 			depth++
 			key = ""
 			continue
-		case tokDictClose, tokArrayClose:
+		case TokDictClose, TokArrayClose:
 			depth--
 			if depth == 0 {
-				ed.close = lx.pos - 2
+				ed.close = lx.Pos - 2
 				return ed
 			}
 			continue
@@ -365,50 +356,50 @@ func readEncryptDict(body []byte) encryptDict {
 		if depth != 1 {
 			continue
 		}
-		if t.kind == tokName && key == "" {
-			key = string(t.val)
+		if t.Kind == TokName && key == "" {
+			key = string(t.Val)
 			keyStart = before
 			continue
 		}
 		switch key {
 		case "Filter":
-			if t.kind == tokName {
-				ed.filter = string(t.val)
+			if t.Kind == TokName {
+				ed.filter = string(t.Val)
 			}
 		case "V":
-			ed.v = int(t.num)
+			ed.v = int(t.Num)
 		case "Length":
-			ed.length = int(t.num)
+			ed.length = int(t.Num)
 		case "StmF":
-			ed.stmF = string(t.val)
+			ed.stmF = string(t.Val)
 		case "StrF":
-			ed.strF = string(t.val)
+			ed.strF = string(t.Val)
 		case "R":
-			ed.r, ed.hasR = int(t.num), t.kind == tokNum
+			ed.r, ed.hasR = int(t.Num), t.Kind == TokNum
 		case "P":
-			ed.p, ed.hasP = int(t.num), t.kind == tokNum
+			ed.p, ed.hasP = int(t.Num), t.Kind == TokNum
 		case "O":
-			if t.kind == tokString {
-				ed.o = append([]byte(nil), t.val...)
+			if t.Kind == TokString {
+				ed.o = append([]byte(nil), t.Val...)
 			}
 		case "U":
-			if t.kind == tokString {
-				ed.u = append([]byte(nil), t.val...)
+			if t.Kind == TokString {
+				ed.u = append([]byte(nil), t.Val...)
 			}
 		case "UE":
-			ed.ue = append([]byte(nil), t.val...)
+			ed.ue = append([]byte(nil), t.Val...)
 		case "EncryptMetadata":
-			ed.encryptMetadata = string(t.val) != "false"
+			ed.encryptMetadata = string(t.Val) != "false"
 		case "Perms":
-			ed.permsStart, ed.permsEnd = keyStart, lx.pos
+			ed.permsStart, ed.permsEnd = keyStart, lx.Pos
 		}
 		key = ""
 	}
 }
 
-// hash2B is the user password hash of revision 6 (ISO 32000-2 Algorithm
+// Hash2B is the user password hash of revision 6 (ISO 32000-2 Algorithm
 // 2.B, without the owner's extra input), or plain SHA-256 for revision 5.
-func hash2B(r int, password, salt []byte) []byte {
+func Hash2B(r int, password, salt []byte) []byte {
 	h := sha256.New()
 	h.Write(password)
 	h.Write(salt)

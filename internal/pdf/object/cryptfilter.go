@@ -1,4 +1,4 @@
-package pdf
+package object
 
 import (
 	"bytes"
@@ -14,16 +14,16 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 )
 
-// errCryptFilters marks a file whose encryption leaves its streams or its
+// ErrCryptFilters marks a file whose encryption leaves its streams or its
 // strings in clear (the Identity crypt filter) while it encrypts the
 // others: pdfcpu decrypts both alike, which turns the clear ones into
-// noise. The file is decrypted here instead (repairCryptFilters).
-var errCryptFilters = errors.New("streams or strings left in clear by the Identity crypt filter")
+// noise. The file is decrypted here instead (RepairCryptFilters).
+var ErrCryptFilters = errors.New("streams or strings left in clear by the Identity crypt filter")
 
-// identityCrypt reports whether the file that xr reads is encrypted with
+// IdentityCrypt reports whether the file that xr reads is encrypted with
 // crypt filters (/V 4 or 5) of which /StmF or /StrF is /Identity, the
 // default when the entry is absent.
-func identityCrypt(xr *model.XRefTable) bool {
+func IdentityCrypt(xr *model.XRefTable) bool {
 	if xr == nil || xr.Encrypt == nil {
 		return false
 	}
@@ -45,7 +45,7 @@ func identityCrypt(xr *model.XRefTable) bool {
 // its method (/CFM): /StdCF << /CFM /AESV2 ... >>.
 var cryptMethods = regexp.MustCompile(`/([^\s/<>\[\]()]+)\s*<<[^<>]*?/CFM\s*/(\w+)`)
 
-// repairCryptFilters is the repair of a file refused with errCryptFilters:
+// RepairCryptFilters is the repair of a file refused with ErrCryptFilters:
 // a standard security handler of revision 4, 5 or 6 whose user password is
 // empty and whose /StmF or /StrF is /Identity. It decrypts what the other
 // filter encrypts, as viewers do (each string of each object, or each
@@ -54,7 +54,7 @@ var cryptMethods = regexp.MustCompile(`/([^\s/<>\[\]()]+)\s*<<[^<>]*?/CFM\s*/(\w
 // file, and ends with a table rebuilt without /Encrypt (rebuildTable), so
 // that the file reads as the plain file it holds. It returns nil when the
 // file is not such a file or the empty password does not open it.
-func repairCryptFilters(data []byte) []byte {
+func RepairCryptFilters(data []byte) []byte {
 	ref := lastRef(data, "Encrypt")
 	var encNr, encGen int
 	if _, err := fmt.Sscanf(ref, "%d %d R", &encNr, &encGen); err != nil {
@@ -92,22 +92,13 @@ func repairCryptFilters(data []byte) []byte {
 		return nil
 	}
 
-	limit := maxEntries(int64(len(data)))
+	limit := MaxEntries(int64(len(data)))
 	var out bytes.Buffer
 	out.WriteString("\n")
 	n := 0
-	for i := 0; ; {
-		k := bytes.Index(data[i:], []byte("obj"))
-		if k < 0 {
-			break
-		}
-		at := i + k
-		i = at + 3
-		if i < len(data) && !isSpace(data[i]) && !isDelim(data[i]) {
-			continue
-		}
-		nr, gen, _, ok := objHeader(data, at)
-		if !ok || nr <= 0 || nr >= limit || nr == encNr && gen == encGen {
+	for h := range headers(data) {
+		i, nr, gen := h.body, h.nr, h.gen
+		if nr <= 0 || nr >= limit || nr == encNr && gen == encGen {
 			continue
 		}
 		if n++; n > limit {
@@ -280,21 +271,21 @@ func decryptWith(method string, key, data []byte) []byte {
 // rewriteStrings returns src (an object or a dictionary) with each string
 // replaced by f of its bytes, written as a hex string.
 func rewriteStrings(src []byte, f func([]byte) []byte) []byte {
-	lx := newLexer(src)
+	lx := NewLexer(src)
 	var out bytes.Buffer
 	last := 0
 	for {
-		start := skipSpaceAndComments(src, lx.pos)
-		t := lx.next()
-		if t.kind == tokEOF {
+		start := skipSpaceAndComments(src, lx.Pos)
+		t := lx.Next()
+		if t.Kind == TokEOF {
 			break
 		}
-		if t.kind != tokString {
+		if t.Kind != TokString {
 			continue
 		}
 		out.Write(src[last:start])
-		out.WriteString("<" + hex.EncodeToString(f(t.val)) + ">")
-		last = lx.pos
+		out.WriteString("<" + hex.EncodeToString(f(t.Val)) + ">")
+		last = lx.Pos
 	}
 	if last == 0 {
 		return src

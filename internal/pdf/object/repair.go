@@ -1,10 +1,11 @@
-package pdf
+package object
 
 import (
 	"bytes"
 	"compress/zlib"
 	"fmt"
 	"io"
+	"iter"
 	"regexp"
 	"slices"
 	"strconv"
@@ -60,16 +61,16 @@ func objectStream(body []byte, budget *int64, limit int) []packed {
 	if int64(len(plain)) > most || first <= 0 || first > len(plain) || n <= 0 || n > limit {
 		return nil
 	}
-	lx := newLexer(plain[:first])
+	lx := NewLexer(plain[:first])
 	var out []packed
 	var offs []int
 	for i := 0; i < n; i++ {
-		a, b := lx.next(), lx.next()
-		if a.kind != tokNum || b.kind != tokNum || b.num < 0 || first+int(b.num) > len(plain) {
+		a, b := lx.Next(), lx.Next()
+		if a.Kind != TokNum || b.Kind != TokNum || b.Num < 0 || first+int(b.Num) > len(plain) {
 			break
 		}
-		out = append(out, packed{nr: int(a.num)})
-		offs = append(offs, first+int(b.num))
+		out = append(out, packed{nr: int(a.Num)})
+		offs = append(offs, first+int(b.Num))
 	}
 	for i := range out {
 		end := len(plain)
@@ -81,7 +82,7 @@ func objectStream(body []byte, budget *int64, limit int) []packed {
 	return out
 }
 
-// rebuildXRef reconstructs the cross-reference table of a file whose table
+// RebuildXRef reconstructs the cross-reference table of a file whose table
 // is broken (wrong offsets, a damaged section), as viewers do: it scans the
 // file for "N G obj" headers, the last definition of each object number
 // winning as in an incremental update, and returns a fresh table and
@@ -91,17 +92,17 @@ func objectStream(body []byte, budget *int64, limit int) []packed {
 // (a classic trailer or a cross-reference stream); without a /Root the
 // first object typed /Catalog is the root. Objects inside object streams
 // (Flate-compressed, as writers make them) are written out after the file
-// as plain objects. Object numbers are kept below maxEntries of the file,
+// as plain objects. Object numbers are kept below MaxEntries of the file,
 // and the table lists only the objects found, in runs of consecutive
-// numbers, so that the rebuilt file is one auditXRef accepts when its
+// numbers, so that the rebuilt file is one AuditXRef accepts when its
 // objects lie side by side. It returns nil when no object or no root is
 // found.
-func rebuildXRef(data []byte) []byte { return rebuildTable(data, "Info", "Encrypt") }
+func RebuildXRef(data []byte) []byte { return rebuildTable(data, "Info", "Encrypt") }
 
-// rebuildTable is rebuildXRef with the trailer keys besides /Root that
+// rebuildTable is RebuildXRef with the trailer keys besides /Root that
 // the rebuilt trailer carries over from the file.
 func rebuildTable(data []byte, keys ...string) []byte {
-	limit := maxEntries(int64(len(data)))
+	limit := MaxEntries(int64(len(data)))
 	type entry struct {
 		off int
 		gen int
@@ -110,18 +111,9 @@ func rebuildTable(data []byte, keys ...string) []byte {
 	maxNr := 0
 	catalog := 0
 	var streams []int // offsets of object streams' bodies
-	for i := 0; ; {
-		k := bytes.Index(data[i:], []byte("obj"))
-		if k < 0 {
-			break
-		}
-		at := i + k
-		i = at + 3
-		if i < len(data) && !isSpace(data[i]) && !isDelim(data[i]) {
-			continue // "objstm" and the like
-		}
-		nr, gen, start, ok := objHeader(data, at)
-		if !ok || nr <= 0 || nr >= limit || len(objs) >= limit {
+	for h := range headers(data) {
+		i, nr, gen, start := h.body, h.nr, h.gen, h.start
+		if nr <= 0 || nr >= limit || len(objs) >= limit {
 			continue
 		}
 		objs[nr] = entry{start, gen}
@@ -274,6 +266,37 @@ func lastMatchIndex(re *regexp.Regexp, data []byte) []int {
 		base = max(loc[1], loc[0]+1)
 	}
 	return last
+}
+
+// header is an object's "N G obj" header in a file.
+type header struct {
+	nr, gen int
+	start   int // offset of N
+	body    int // offset after "obj"
+}
+
+// headers yields the object headers of data in order, as the repairs
+// scan a file for its objects: each "obj" keyword that ends at a space, a
+// delimiter or the end ("objstm" and the like are not one), with an
+// object number and a generation before it.
+func headers(data []byte) iter.Seq[header] {
+	return func(yield func(header) bool) {
+		for i := 0; ; {
+			k := bytes.Index(data[i:], []byte("obj"))
+			if k < 0 {
+				return
+			}
+			at := i + k
+			i = at + 3
+			if i < len(data) && !isSpace(data[i]) && !isDelim(data[i]) {
+				continue
+			}
+			nr, gen, start, ok := objHeader(data, at)
+			if ok && !yield(header{nr, gen, start, i}) {
+				return
+			}
+		}
+	}
 }
 
 // objHeader parses "N G" before the "obj" keyword at at, returning the

@@ -1,4 +1,4 @@
-package pdf
+package object
 
 import (
 	"bytes"
@@ -21,12 +21,12 @@ import (
 // cross-reference stream of identical rows), list one object under many
 // numbers, claim millions of objects in an object stream, or give streams
 // lengths that overlap: what pdfcpu then allocates is out of all
-// proportion to the file. auditXRef reads the cross-reference sections
+// proportion to the file. AuditXRef reads the cross-reference sections
 // first, without building pdfcpu's structures, and holds them to what the
 // file's bytes can back:
 //
 //   - the entries listed, the /Size of each section, and the objects the
-//     object streams in use claim (/N) are at most maxEntries(size): every
+//     object streams in use claim (/N) are at most MaxEntries(size): every
 //     object takes some bytes of the file (a plain one its "N G obj"
 //     header, "endobj" and an entry of the table; a compressed one its pair
 //     in an object stream's header and its body);
@@ -46,7 +46,7 @@ import (
 // offset, makes an entry of every one.
 
 // minObjectBytes is the fewest bytes of a file one object takes in
-// maxEntries; the test corpus averages 371 bytes an object or more.
+// MaxEntries; the test corpus averages 371 bytes an object or more.
 const minObjectBytes = 16
 
 // minEntries is the entry allowance of any file, however small, so that
@@ -54,19 +54,19 @@ const minObjectBytes = 16
 const minEntries = 4096
 
 // maxObjectOverlap is how many bytes of objects may be read more than once
-// (see auditXRef).
+// (see AuditXRef).
 const maxObjectOverlap = 1 << 20
 
-// maxEntries is the most cross-reference entries (and objects) a file of
+// MaxEntries is the most cross-reference entries (and objects) a file of
 // size bytes may list: one per minObjectBytes, at least minEntries, at
 // most MaxObjects.
-func maxEntries(size int64) int {
+func MaxEntries(size int64) int {
 	return int(min(MaxObjects, max(size/minObjectBytes, minEntries)))
 }
 
-// maxObjStmFirst is the longest object-stream header that n objects need:
+// MaxObjStmFirst is the longest object-stream header that n objects need:
 // two numbers and two separators each.
-func maxObjStmFirst(n int) int64 { return 24*int64(n) + 1024 }
+func MaxObjStmFirst(n int) int64 { return 24*int64(n) + 1024 }
 
 // maxXRefSections bounds the sections followed through /Prev and
 // /XRefStm; incremental updates add one each.
@@ -88,7 +88,9 @@ type auditEntry struct {
 	seq int   // order listed: the first listing of a number wins, as in pdfcpu
 }
 
-type xrefAudit struct {
+// XRefAudit is the audit of a file's cross-reference sections (see
+// AuditTable): the entries it read, held to what the file's size backs.
+type XRefAudit struct {
 	ctx     context.Context
 	r       io.ReaderAt
 	size    int64
@@ -102,33 +104,33 @@ type xrefAudit struct {
 	trailers []types.Dict
 }
 
-// errUnaudited ends the audit of a section it cannot read: pdfcpu decides.
-var errUnaudited = errors.New("pdf: cross-reference not audited")
+// ErrUnaudited ends the audit of a section it cannot read: pdfcpu decides.
+var ErrUnaudited = errors.New("pdf: cross-reference not audited")
 
-// auditXRef checks the cross-reference sections of the file (size bytes
+// AuditXRef checks the cross-reference sections of the file (size bytes
 // of r) against the limits above. It returns a *LimitError (LimitObjects
 // or LimitObjectBytes) when the file lists more than it can back, the
-// context's error when it ends, errUnaudited when the sections cannot be
+// context's error when it ends, ErrUnaudited when the sections cannot be
 // read (pdfcpu and the repair deal with those), and nil otherwise.
-func auditXRef(ctx context.Context, r io.ReaderAt, size int64) error {
-	_, err := auditTable(ctx, r, size)
+func AuditXRef(ctx context.Context, r io.ReaderAt, size int64) error {
+	_, err := AuditTable(ctx, r, size)
 	return err
 }
 
-// auditTable is auditXRef that also returns the audit, whose entries
+// AuditTable is AuditXRef that also returns the audit, whose entries
 // (sorted by object number, one each) and trailers are the file's
 // cross-reference when the error is nil.
-func auditTable(ctx context.Context, r io.ReaderAt, size int64) (*xrefAudit, error) {
-	a := &xrefAudit{ctx: ctx, r: r, size: size, max: maxEntries(size)}
+func AuditTable(ctx context.Context, r io.ReaderAt, size int64) (*XRefAudit, error) {
+	a := &XRefAudit{ctx: ctx, r: r, size: size, max: MaxEntries(size)}
 	err := a.run()
-	unaudited := errors.Is(err, errUnaudited)
+	unaudited := errors.Is(err, ErrUnaudited)
 	if err == nil || unaudited {
 		// pdfcpu's own repair, which it may turn to whatever the table
 		// says, registers every object header of the file.
 		err = a.headers()
 	}
 	if err == nil && unaudited {
-		return a, errUnaudited
+		return a, ErrUnaudited
 	}
 	return a, err
 }
@@ -136,7 +138,7 @@ func auditTable(ctx context.Context, r io.ReaderAt, size int64) (*xrefAudit, err
 // headers holds the "N G obj" headers of the whole file to the file's
 // allowance, as pdfcpu's own repair (bypassXrefSection) makes an entry of
 // every one it finds.
-func (a *xrefAudit) headers() error {
+func (a *XRefAudit) headers() error {
 	const chunk = 1 << 20
 	const back = 256 // what a header before its keyword may take
 	// Each chunk reads the header bytes before it and the keyword and the
@@ -171,11 +173,11 @@ func (a *xrefAudit) headers() error {
 	return nil
 }
 
-func (a *xrefAudit) tooMany(what string, n int) error {
+func (a *XRefAudit) tooMany(what string, n int) error {
 	return fmt.Errorf("%w (%s: %d)", &LimitError{Limit: LimitObjects, Max: int64(a.max)}, what, n)
 }
 
-func (a *xrefAudit) run() error {
+func (a *XRefAudit) run() error {
 	start, err := a.startXRef()
 	if err != nil {
 		return err
@@ -199,7 +201,7 @@ func (a *xrefAudit) run() error {
 		queue = append(next, queue...)
 	}
 	if len(a.entries) == 0 {
-		return errUnaudited
+		return ErrUnaudited
 	}
 	// The first listing of each number wins, as in pdfcpu.
 	slices.SortFunc(a.entries, func(x, y auditEntry) int {
@@ -219,7 +221,7 @@ func (a *xrefAudit) run() error {
 }
 
 // read returns up to n bytes of the file from off.
-func (a *xrefAudit) read(off int64, n int) []byte {
+func (a *XRefAudit) read(off int64, n int) []byte {
 	if off < 0 || off >= a.size {
 		return nil
 	}
@@ -231,7 +233,7 @@ func (a *xrefAudit) read(off int64, n int) []byte {
 // window is read into a buffer that the next call reuses: for what is
 // looked at and let go (dictionaries are parsed into strings of their
 // own), so that the audit's reads cost no allocation each.
-func (a *xrefAudit) window(off int64, n int) []byte {
+func (a *XRefAudit) window(off int64, n int) []byte {
 	if off < 0 || off >= a.size {
 		return nil
 	}
@@ -245,27 +247,27 @@ func (a *xrefAudit) window(off int64, n int) []byte {
 
 // startXRef returns the offset of the last section, from the file's
 // last "startxref".
-func (a *xrefAudit) startXRef() (int64, error) {
+func (a *XRefAudit) startXRef() (int64, error) {
 	from := max(0, a.size-4096)
 	tail := a.window(from, 4096)
 	i := bytes.LastIndex(tail, []byte("startxref"))
 	if i < 0 {
-		return 0, errUnaudited
+		return 0, ErrUnaudited
 	}
 	f := bytes.Fields(tail[i+len("startxref"):])
 	if len(f) == 0 {
-		return 0, errUnaudited
+		return 0, ErrUnaudited
 	}
 	off, err := strconv.ParseInt(string(f[0]), 10, 64)
 	if err != nil {
-		return 0, errUnaudited
+		return 0, ErrUnaudited
 	}
 	return off, nil
 }
 
 // section audits the section at off, adding its entries, and returns the
 // offsets of the sections it points to, in the order pdfcpu reads them.
-func (a *xrefAudit) section(off int64) ([]int64, error) {
+func (a *XRefAudit) section(off int64) ([]int64, error) {
 	head := a.window(off, 64)
 	t := bytes.TrimLeft(head, " \t\r\n\f\x00")
 	if bytes.HasPrefix(t, []byte("xref")) {
@@ -275,7 +277,7 @@ func (a *xrefAudit) section(off int64) ([]int64, error) {
 }
 
 // table audits a classic table whose first subsection starts at off.
-func (a *xrefAudit) table(off int64) ([]int64, error) {
+func (a *XRefAudit) table(off int64) ([]int64, error) {
 	nr := 0
 	for {
 		if len(a.entries)%4096 == 0 {
@@ -285,7 +287,7 @@ func (a *xrefAudit) table(off int64) ([]int64, error) {
 		}
 		line, next := a.line(off)
 		if line == nil {
-			return nil, errUnaudited
+			return nil, ErrUnaudited
 		}
 		f := bytes.Fields(line)
 		switch {
@@ -293,7 +295,7 @@ func (a *xrefAudit) table(off int64) ([]int64, error) {
 			start, err1 := strconv.Atoi(string(f[0]))
 			n, err2 := strconv.Atoi(string(f[1]))
 			if err1 != nil || err2 != nil || start < 0 || n < 0 {
-				return nil, errUnaudited
+				return nil, ErrUnaudited
 			}
 			if a.claimed += n; a.claimed > a.max {
 				return nil, a.tooMany("cross-reference entries", a.claimed)
@@ -302,7 +304,7 @@ func (a *xrefAudit) table(off int64) ([]int64, error) {
 		case len(f) == 3 && (string(f[2]) == "n" || string(f[2]) == "f"):
 			o, err := strconv.ParseInt(string(f[0]), 10, 64)
 			if err != nil {
-				return nil, errUnaudited
+				return nil, ErrUnaudited
 			}
 			gen, _ := strconv.ParseInt(string(f[1]), 10, 64)
 			typ := byte(1)
@@ -318,7 +320,7 @@ func (a *xrefAudit) table(off int64) ([]int64, error) {
 			at := off + int64(bytes.Index(line, []byte("trailer"))) + int64(len("trailer"))
 			d := a.dict(a.window(at, xrefWindow))
 			if d == nil {
-				return nil, errUnaudited
+				return nil, ErrUnaudited
 			}
 			if err := a.checkSize(d); err != nil {
 				return nil, err
@@ -333,7 +335,7 @@ func (a *xrefAudit) table(off int64) ([]int64, error) {
 			return next, nil
 		case len(f) == 0:
 		default:
-			return nil, errUnaudited
+			return nil, ErrUnaudited
 		}
 		off = next
 	}
@@ -341,7 +343,7 @@ func (a *xrefAudit) table(off int64) ([]int64, error) {
 
 // line returns the line at off (without its end, at most 256 bytes of
 // it) and the offset after it, or nil at the end of the file.
-func (a *xrefAudit) line(off int64) ([]byte, int64) {
+func (a *XRefAudit) line(off int64) ([]byte, int64) {
 	b := a.window(off, 256)
 	if len(b) == 0 {
 		return nil, off
@@ -360,7 +362,7 @@ func (a *xrefAudit) line(off int64) ([]byte, int64) {
 }
 
 // dict parses the dictionary that b starts with (after white space).
-func (a *xrefAudit) dict(b []byte) types.Dict {
+func (a *XRefAudit) dict(b []byte) types.Dict {
 	s := string(bytes.TrimLeft(b, " \t\r\n\f\x00"))
 	if len(s) < 2 || s[:2] != "<<" {
 		return nil
@@ -375,7 +377,7 @@ func (a *xrefAudit) dict(b []byte) types.Dict {
 
 // checkSize holds a section's /Size to the file's allowance: pdfcpu
 // allocates for it.
-func (a *xrefAudit) checkSize(d types.Dict) error {
+func (a *XRefAudit) checkSize(d types.Dict) error {
 	if s := d.IntEntry("Size"); s != nil && *s > a.max {
 		return a.tooMany("/Size", *s)
 	}
@@ -384,7 +386,7 @@ func (a *xrefAudit) checkSize(d types.Dict) error {
 
 // objectHead returns the dictionary of the object at off and the offset
 // of its stream's data, or -1 when it has none within n bytes.
-func (a *xrefAudit) objectHead(off int64, n int) (types.Dict, int64) {
+func (a *XRefAudit) objectHead(off int64, n int) (types.Dict, int64) {
 	w := a.window(off, n)
 	o := bytes.Index(w, []byte("obj"))
 	if o < 0 {
@@ -423,10 +425,10 @@ func streamKeyword(b []byte, from int) int {
 }
 
 // stream audits the cross-reference stream at off.
-func (a *xrefAudit) stream(off int64) ([]int64, error) {
+func (a *XRefAudit) stream(off int64) ([]int64, error) {
 	d, data := a.objectHead(off, xrefWindow)
 	if d == nil || data < 0 {
-		return nil, errUnaudited
+		return nil, ErrUnaudited
 	}
 	if err := a.checkSize(d); err != nil {
 		return nil, err
@@ -434,7 +436,7 @@ func (a *xrefAudit) stream(off int64) ([]int64, error) {
 	a.trailers = append(a.trailers, d)
 	size := d.IntEntry("Size")
 	if size == nil || *size < 0 {
-		return nil, errUnaudited
+		return nil, ErrUnaudited
 	}
 	// The object numbers the rows are for: /Index pairs, else 0../Size.
 	type run struct{ start, n int }
@@ -445,7 +447,7 @@ func (a *xrefAudit) stream(off int64) ([]int64, error) {
 			s, ok1 := idx[i].(types.Integer)
 			n, ok2 := idx[i+1].(types.Integer)
 			if !ok1 || !ok2 || s < 0 || n < 0 {
-				return nil, errUnaudited
+				return nil, ErrUnaudited
 			}
 			runs = append(runs, run{int(s), int(n)})
 		}
@@ -461,19 +463,19 @@ func (a *xrefAudit) stream(off int64) ([]int64, error) {
 	}
 	wa := d.ArrayEntry("W")
 	if len(wa) != 3 {
-		return nil, errUnaudited
+		return nil, ErrUnaudited
 	}
 	var w [3]int
 	for i, v := range wa {
 		n, ok := v.(types.Integer)
 		if !ok || n < 0 || n > 8 {
-			return nil, errUnaudited
+			return nil, ErrUnaudited
 		}
 		w[i] = int(n)
 	}
 	width := w[0] + w[1] + w[2]
 	if width == 0 {
-		return nil, errUnaudited
+		return nil, ErrUnaudited
 	}
 	content, err := a.decode(d, data, int64(rows)*int64(width))
 	if err != nil {
@@ -511,7 +513,7 @@ func (a *xrefAudit) stream(off int64) ([]int64, error) {
 // decode returns the decoded data of the stream whose dictionary is d and
 // whose data starts at data: at most need bytes (and a quarter more),
 // else a *LimitError, for a cross-reference stream decodes to its rows.
-func (a *xrefAudit) decode(d types.Dict, data int64, need int64) ([]byte, error) {
+func (a *XRefAudit) decode(d types.Dict, data int64, need int64) ([]byte, error) {
 	n := int64(-1)
 	if l := d.Int64Entry("Length"); l != nil && *l >= 0 {
 		n = min(*l, a.size-data)
@@ -519,7 +521,7 @@ func (a *xrefAudit) decode(d types.Dict, data int64, need int64) ([]byte, error)
 		n = e - data
 	}
 	if n < 0 || n > MaxStreamBytes {
-		return nil, errUnaudited
+		return nil, ErrUnaudited
 	}
 	raw := a.read(data, int(n))
 	var pipe []types.PDFFilter
@@ -534,7 +536,7 @@ func (a *xrefAudit) decode(d types.Dict, data int64, need int64) ([]byte, error)
 		for i, e := range f {
 			name, ok := e.(types.Name)
 			if !ok {
-				return nil, errUnaudited
+				return nil, ErrUnaudited
 			}
 			var p types.Dict
 			if i < len(pa) {
@@ -543,7 +545,7 @@ func (a *xrefAudit) decode(d types.Dict, data int64, need int64) ([]byte, error)
 			pipe = append(pipe, types.PDFFilter{Name: name.Value(), DecodeParms: p})
 		}
 	default:
-		return nil, errUnaudited
+		return nil, ErrUnaudited
 	}
 	limit := need + need/4 + 4096 // a few rows more than listed, as some writers leave
 	if len(pipe) == 0 {
@@ -559,14 +561,14 @@ func (a *xrefAudit) decode(d types.Dict, data int64, need int64) ([]byte, error)
 		if int64(len(b)) > limit || errors.Is(err, filter.ErrDecodeLimitExceeded) {
 			return nil, fmt.Errorf("%w (a cross-reference stream decoding to more than its %d entries)", &LimitError{Limit: LimitObjects, Max: int64(a.max)}, need)
 		}
-		return nil, errUnaudited
+		return nil, ErrUnaudited
 	}
 	return b, nil
 }
 
 // find returns the offset of the first pat in the file from off, looking
 // at most limit bytes ahead, or -1.
-func (a *xrefAudit) find(off int64, pat []byte, limit int64) int64 {
+func (a *XRefAudit) find(off int64, pat []byte, limit int64) int64 {
 	// Most keywords are near: the window starts small and doubles.
 	chunk := 4 << 10
 	for at := off; at < a.size && at-off < limit; at += int64(chunk) {
@@ -580,7 +582,7 @@ func (a *xrefAudit) find(off int64, pat []byte, limit int64) int64 {
 }
 
 // lookup returns the entry for object nr.
-func (a *xrefAudit) lookup(nr int) (auditEntry, bool) {
+func (a *XRefAudit) lookup(nr int) (auditEntry, bool) {
 	i, ok := slices.BinarySearchFunc(a.entries, nr, func(e auditEntry, nr int) int { return e.nr - nr })
 	if !ok {
 		return auditEntry{}, false
@@ -591,7 +593,7 @@ func (a *xrefAudit) lookup(nr int) (auditEntry, bool) {
 // objectStreams holds the object streams in use to the file's allowance:
 // the objects they claim add up to at most a.max, and each one's header
 // is no longer than its objects need.
-func (a *xrefAudit) objectStreams() error {
+func (a *XRefAudit) objectStreams() error {
 	var streams []int
 	for _, e := range a.entries {
 		if e.typ == 2 {
@@ -620,7 +622,7 @@ func (a *xrefAudit) objectStreams() error {
 		if total += max(0, *n); total > a.max {
 			return a.tooMany("objects in object streams", total)
 		}
-		if *first > maxObjStmFirst(*n) {
+		if *first > MaxObjStmFirst(*n) {
 			return a.tooMany(fmt.Sprintf("object stream header of %d bytes for /N", *first), *n)
 		}
 	}
@@ -635,7 +637,7 @@ var (
 // spans adds up the bytes pdfcpu reads for the objects in use, each from
 // its offset to the "endobj" after it or to the end of its stream's
 // /Length, whichever is later: at most the file and maxObjectOverlap.
-func (a *xrefAudit) spans() error {
+func (a *XRefAudit) spans() error {
 	var offs []int64
 	for _, e := range a.entries {
 		// pdfcpu skips in-use entries at offsets below 9, as no object
@@ -676,7 +678,7 @@ func (a *xrefAudit) spans() error {
 
 // nextStream returns the offset of the first "stream" keyword (not the
 // end of "endstream") from off, or -1.
-func (a *xrefAudit) nextStream(off int64) int64 {
+func (a *XRefAudit) nextStream(off int64) int64 {
 	for at := off; ; {
 		k := a.find(at, []byte("stream"), a.size)
 		if k < 3 || string(a.window(k-3, 3)) != "end" {
@@ -689,7 +691,7 @@ func (a *xrefAudit) nextStream(off int64) int64 {
 // streamEnd returns where the data of the stream whose object starts at
 // off, and whose "stream" keyword is at kw, ends by its /Length (direct,
 // or an indirect integer object), within the file.
-func (a *xrefAudit) streamEnd(off, kw int64) int64 {
+func (a *XRefAudit) streamEnd(off, kw int64) int64 {
 	from := max(off, kw-xrefWindow)
 	m := lastMatch(lengthKey, a.window(from, int(kw-from)))
 	if m == nil {

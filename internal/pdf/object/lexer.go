@@ -1,46 +1,48 @@
-package pdf
+package object
 
 import (
 	"bytes"
 	"strconv"
 )
 
-// tokKind classifies a content-stream token.
-type tokKind uint8
+// TokKind classifies a content-stream token.
+type TokKind uint8
 
+// The kinds of token.
 const (
-	tokEOF tokKind = iota
-	tokNum
-	tokName
-	tokString // literal or hex string, already decoded to bytes
-	tokArrayOpen
-	tokArrayClose
-	tokDictOpen
-	tokDictClose
-	tokOp // operator keyword, including true/false/null
+	TokEOF TokKind = iota
+	TokNum
+	TokName
+	TokString // literal or hex string, already decoded to bytes
+	TokArrayOpen
+	TokArrayClose
+	TokDictOpen
+	TokDictClose
+	TokOp // operator keyword, including true/false/null
 )
 
-// token is one lexeme of a content stream. For tokName, tokString and tokOp
+// Token is one lexeme of a content stream. For TokName, TokString and TokOp
 // the bytes are in val (which may alias the input; copy before keeping it).
-type token struct {
-	kind tokKind
-	num  float64
-	val  []byte
+type Token struct {
+	Kind TokKind
+	Num  float64
+	Val  []byte
 }
 
-// lexer splits a decoded content stream into tokens (ISO 32000-1 §7.2,
+// Lexer splits a decoded content stream into tokens (ISO 32000-1 §7.2,
 // §7.8.2). It never fails: malformed input yields operator tokens that the
 // interpreter ignores, so a damaged stream degrades rather than aborts.
-type lexer struct {
+type Lexer struct {
 	data []byte
-	pos  int
+	Pos  int    // offset of the next token in data
 	buf  []byte // arena for decoded strings, valid until release
 }
 
-// release lets the arena be reused; strings returned earlier become invalid.
-func (l *lexer) release() { l.buf = l.buf[:0] }
+// Release lets the arena be reused; strings returned earlier become invalid.
+func (l *Lexer) Release() { l.buf = l.buf[:0] }
 
-func newLexer(data []byte) *lexer { return &lexer{data: data} }
+// NewLexer returns a lexer of data, a decoded content stream.
+func NewLexer(data []byte) *Lexer { return &Lexer{data: data} }
 
 func isSpace(c byte) bool {
 	switch c {
@@ -58,90 +60,90 @@ func isDelim(c byte) bool {
 	return false
 }
 
-// next returns the next token; kind tokEOF at the end.
-func (l *lexer) next() token {
+// Next returns the next token; kind TokEOF at the end.
+func (l *Lexer) Next() Token {
 	d := l.data
-	for l.pos < len(d) {
-		c := d[l.pos]
+	for l.Pos < len(d) {
+		c := d[l.Pos]
 		if isSpace(c) {
-			l.pos++
+			l.Pos++
 			continue
 		}
 		if c == '%' { // comment to end of line
-			for l.pos < len(d) && d[l.pos] != '\n' && d[l.pos] != '\r' {
-				l.pos++
+			for l.Pos < len(d) && d[l.Pos] != '\n' && d[l.Pos] != '\r' {
+				l.Pos++
 			}
 			continue
 		}
 		break
 	}
-	if l.pos >= len(d) {
-		return token{kind: tokEOF}
+	if l.Pos >= len(d) {
+		return Token{Kind: TokEOF}
 	}
-	c := d[l.pos]
+	c := d[l.Pos]
 	switch {
 	case c == '/':
-		l.pos++
-		start := l.pos
-		for l.pos < len(d) && !isSpace(d[l.pos]) && !isDelim(d[l.pos]) {
-			l.pos++
+		l.Pos++
+		start := l.Pos
+		for l.Pos < len(d) && !isSpace(d[l.Pos]) && !isDelim(d[l.Pos]) {
+			l.Pos++
 		}
-		name := d[start:l.pos]
+		name := d[start:l.Pos]
 		if bytes.IndexByte(name, '#') >= 0 {
 			name = decodeNameEscapes(name)
 		}
-		return token{kind: tokName, val: name}
+		return Token{Kind: TokName, Val: name}
 	case c == '(':
-		l.pos++
-		return token{kind: tokString, val: l.literalString()}
+		l.Pos++
+		return Token{Kind: TokString, Val: l.literalString()}
 	case c == '<':
-		if l.pos+1 < len(d) && d[l.pos+1] == '<' {
-			l.pos += 2
-			return token{kind: tokDictOpen}
+		if l.Pos+1 < len(d) && d[l.Pos+1] == '<' {
+			l.Pos += 2
+			return Token{Kind: TokDictOpen}
 		}
-		l.pos++
-		return token{kind: tokString, val: l.hexString()}
+		l.Pos++
+		return Token{Kind: TokString, Val: l.HexString()}
 	case c == '>':
-		l.pos++
-		if l.pos < len(d) && d[l.pos] == '>' {
-			l.pos++
-			return token{kind: tokDictClose}
+		l.Pos++
+		if l.Pos < len(d) && d[l.Pos] == '>' {
+			l.Pos++
+			return Token{Kind: TokDictClose}
 		}
-		return token{kind: tokOp, val: d[l.pos-1 : l.pos]}
+		return Token{Kind: TokOp, Val: d[l.Pos-1 : l.Pos]}
 	case c == '[':
-		l.pos++
-		return token{kind: tokArrayOpen}
+		l.Pos++
+		return Token{Kind: TokArrayOpen}
 	case c == ']':
-		l.pos++
-		return token{kind: tokArrayClose}
+		l.Pos++
+		return Token{Kind: TokArrayClose}
 	case c == '{' || c == '}' || c == ')':
-		l.pos++
-		return token{kind: tokOp, val: d[l.pos-1 : l.pos]}
+		l.Pos++
+		return Token{Kind: TokOp, Val: d[l.Pos-1 : l.Pos]}
 	case c == '+' || c == '-' || c == '.' || (c >= '0' && c <= '9'):
 		return l.number()
 	}
-	start := l.pos
-	for l.pos < len(d) && !isSpace(d[l.pos]) && !isDelim(d[l.pos]) {
-		l.pos++
+	start := l.Pos
+	for l.Pos < len(d) && !isSpace(d[l.Pos]) && !isDelim(d[l.Pos]) {
+		l.Pos++
 	}
-	return token{kind: tokOp, val: d[start:l.pos]}
+	return Token{Kind: TokOp, Val: d[start:l.Pos]}
 }
 
 // number lexes an integer or real. Malformed numbers such as "--1" or "1.2.3"
 // are read leniently, as most viewers do.
-func (l *lexer) number() token {
+func (l *Lexer) number() Token {
 	d := l.data
-	start := l.pos
-	l.pos++
-	for l.pos < len(d) {
-		c := d[l.pos]
+	start := l.Pos
+	l.Pos++
+	for l.Pos < len(d) {
+		c := d[l.Pos]
 		if (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' {
-			l.pos++
+			l.Pos++
 			continue
 		}
 		break
 	}
-	s := d[start:l.pos]
+	s := d[start:l.Pos]
 	// Fast path for plain integers and decimals.
 	var v float64
 	neg := false
@@ -180,19 +182,19 @@ func (l *lexer) number() token {
 		if err != nil {
 			f = 0
 		}
-		return token{kind: tokNum, num: f}
+		return Token{Kind: TokNum, Num: f}
 	}
 	v += frac
 	if neg {
 		v = -v
 	}
-	return token{kind: tokNum, num: v}
+	return Token{Kind: TokNum, Num: v}
 }
 
 // literalString decodes a (...) string with escapes and balanced parentheses.
-func (l *lexer) literalString() []byte {
+func (l *Lexer) literalString() []byte {
 	d := l.data
-	start := l.pos
+	start := l.Pos
 	depth := 1
 	// Fast path: no escapes before the closing parenthesis.
 	for i := start; i < len(d); i++ {
@@ -205,7 +207,7 @@ func (l *lexer) literalString() []byte {
 		} else if c == ')' {
 			depth--
 			if depth == 0 {
-				l.pos = i + 1
+				l.Pos = i + 1
 				return d[start:i]
 			}
 		}
@@ -213,9 +215,9 @@ func (l *lexer) literalString() []byte {
 	depth = 1
 	base := len(l.buf)
 	out := l.buf
-	for l.pos < len(d) {
-		c := d[l.pos]
-		l.pos++
+	for l.Pos < len(d) {
+		c := d[l.Pos]
+		l.Pos++
 		switch c {
 		case '(':
 			depth++
@@ -227,16 +229,16 @@ func (l *lexer) literalString() []byte {
 			}
 		case '\r':
 			// An end-of-line marker in a string is read as a single newline.
-			if l.pos < len(d) && d[l.pos] == '\n' {
-				l.pos++
+			if l.Pos < len(d) && d[l.Pos] == '\n' {
+				l.Pos++
 			}
 			c = '\n'
 		case '\\':
-			if l.pos >= len(d) {
+			if l.Pos >= len(d) {
 				break
 			}
-			e := d[l.pos]
-			l.pos++
+			e := d[l.Pos]
+			l.Pos++
 			switch e {
 			case 'n':
 				c = '\n'
@@ -249,8 +251,8 @@ func (l *lexer) literalString() []byte {
 			case 'f':
 				c = '\f'
 			case '\r':
-				if l.pos < len(d) && d[l.pos] == '\n' {
-					l.pos++
+				if l.Pos < len(d) && d[l.Pos] == '\n' {
+					l.Pos++
 				}
 				continue
 			case '\n':
@@ -258,9 +260,9 @@ func (l *lexer) literalString() []byte {
 			default:
 				if e >= '0' && e <= '7' {
 					v := int(e - '0')
-					for k := 0; k < 2 && l.pos < len(d) && d[l.pos] >= '0' && d[l.pos] <= '7'; k++ {
-						v = v*8 + int(d[l.pos]-'0')
-						l.pos++
+					for k := 0; k < 2 && l.Pos < len(d) && d[l.Pos] >= '0' && d[l.Pos] <= '7'; k++ {
+						v = v*8 + int(d[l.Pos]-'0')
+						l.Pos++
 					}
 					c = byte(v)
 				} else {
@@ -286,16 +288,16 @@ func hexVal(c byte) (byte, bool) {
 	return 0, false
 }
 
-// hexString decodes a <...> string; an odd final digit is padded with 0.
-func (l *lexer) hexString() []byte {
+// HexString decodes a <...> string; an odd final digit is padded with 0.
+func (l *Lexer) HexString() []byte {
 	d := l.data
 	base := len(l.buf)
 	out := l.buf
 	var hi byte
 	half := false
-	for l.pos < len(d) {
-		c := d[l.pos]
-		l.pos++
+	for l.Pos < len(d) {
+		c := d[l.Pos]
+		l.Pos++
 		if c == '>' {
 			break
 		}
@@ -318,35 +320,35 @@ func (l *lexer) hexString() []byte {
 	return out[base:len(out):len(out)]
 }
 
-// skipInline moves past an inline image after its BI operator: its
+// SkipInline moves past an inline image after its BI operator: its
 // dictionary, at most 65,536 tokens, to ID, and its data to EI.
-func (l *lexer) skipInline() {
+func (l *Lexer) SkipInline() {
 	for range 1 << 16 {
-		t := l.next()
-		if t.kind == tokEOF {
+		t := l.Next()
+		if t.Kind == TokEOF {
 			return
 		}
-		if t.kind == tokOp && string(t.val) == "ID" {
-			l.skipInlineImage()
+		if t.Kind == TokOp && string(t.Val) == "ID" {
+			l.SkipInlineImage()
 			return
 		}
 	}
 }
 
-// skipInlineImage moves past inline image data after the ID operator, to the
+// SkipInlineImage moves past inline image data after the ID operator, to the
 // EI operator that ends it. It returns false when no EI is found.
-func (l *lexer) skipInlineImage() bool {
+func (l *Lexer) SkipInlineImage() bool {
 	d := l.data
-	if l.pos < len(d) && isSpace(d[l.pos]) {
-		l.pos++
+	if l.Pos < len(d) && isSpace(d[l.Pos]) {
+		l.Pos++
 	}
-	for i := l.pos; i+1 < len(d); i++ {
+	for i := l.Pos; i+1 < len(d); i++ {
 		if d[i] == 'E' && d[i+1] == 'I' && (i == 0 || isSpace(d[i-1])) && (i+2 >= len(d) || isSpace(d[i+2]) || isDelim(d[i+2])) {
-			l.pos = i + 2
+			l.Pos = i + 2
 			return true
 		}
 	}
-	l.pos = len(d)
+	l.Pos = len(d)
 	return false
 }
 

@@ -1,4 +1,4 @@
-package pdf
+package object
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 
 // The lazy reader serves a file's objects as the extractor asks for
 // them, instead of pdfcpu parsing every object of the file up front. It
-// reads the cross-reference sections auditXRef has read (classic tables,
+// reads the cross-reference sections AuditXRef has read (classic tables,
 // cross-reference streams, hybrid files, /Prev chains: the first listing
 // of a number wins), parses an object when it is first dereferenced and
 // keeps it, and decodes an object stream once, when one of its objects
@@ -49,8 +49,8 @@ const maxLazyDepth = 8
 // to pdfcpu, whose limit is MaxObjectNesting.
 const maxLazyNesting = MaxObjectNesting - 4
 
-// lazy reads a file held in memory object by object.
-type lazy struct {
+// Lazy reads a file held in memory object by object.
+type Lazy struct {
 	ctx     context.Context
 	data    []byte
 	entries []auditEntry // by object number, one each
@@ -65,7 +65,9 @@ type lazy struct {
 	// maxObjStmBytes.
 	decoded int64
 	reads   int
-	unsure  error
+	// Unsure is set when the file turns out to be outside what the lazy
+	// reader reads: the caller then reads it with pdfcpu instead.
+	Unsure error
 }
 
 // objStm is a decoded object stream: its data and where each of its
@@ -75,14 +77,14 @@ type objStm struct {
 	offs []int
 }
 
-// newLazy returns the lazy reader of data from its audited cross-
+// NewLazy returns the lazy reader of data from its audited cross-
 // reference, or nil when the file is not one it reads: not starting
 // with its header, encrypted, or whose newest trailer names no catalog.
-func newLazy(ctx context.Context, data []byte, a *xrefAudit) *lazy {
+func NewLazy(ctx context.Context, data []byte, a *XRefAudit) *Lazy {
 	if !bytes.HasPrefix(data, []byte("%PDF-")) || len(a.entries) == 0 || len(a.trailers) == 0 {
 		return nil
 	}
-	l := &lazy{ctx: ctx, data: data, entries: a.entries, objs: map[int]types.Object{}, busy: map[int]bool{}, stms: map[int]*objStm{}}
+	l := &Lazy{ctx: ctx, data: data, entries: a.entries, objs: map[int]types.Object{}, busy: map[int]bool{}, stms: map[int]*objStm{}}
 	// pdfcpu takes /Root from the newest trailer, which must have one,
 	// and /Info from the newest that has a reference.
 	if l.root = a.trailers[0].IndirectRefEntry("Root"); l.root == nil {
@@ -99,13 +101,13 @@ func newLazy(ctx context.Context, data []byte, a *xrefAudit) *lazy {
 	return l
 }
 
-func (l *lazy) fail(format string, args ...any) {
-	if l.unsure == nil {
-		l.unsure = fmt.Errorf("%w: %s", errUnsure, fmt.Sprintf(format, args...))
+func (l *Lazy) fail(format string, args ...any) {
+	if l.Unsure == nil {
+		l.Unsure = fmt.Errorf("%w: %s", errUnsure, fmt.Sprintf(format, args...))
 	}
 }
 
-func (l *lazy) entry(nr int) (auditEntry, bool) {
+func (l *Lazy) entry(nr int) (auditEntry, bool) {
 	i, ok := slices.BinarySearchFunc(l.entries, nr, func(e auditEntry, nr int) int { return e.nr - nr })
 	if !ok {
 		return auditEntry{}, false
@@ -113,19 +115,22 @@ func (l *lazy) entry(nr int) (auditEntry, bool) {
 	return l.entries[i], true
 }
 
-func (l *lazy) deref(ref types.IndirectRef) types.Object {
+// Deref returns the object ref names, read on first use, or nil.
+func (l *Lazy) Deref(ref types.IndirectRef) types.Object {
 	return l.object(ref.ObjectNumber.Value(), false)
 }
 
-func (l *lazy) catalog() types.Dict {
+// Catalog returns the document catalog, nil when there is none.
+func (l *Lazy) Catalog() types.Dict {
 	if !l.rootOK {
 		l.rootOK = true
-		l.rootD, _ = l.deref(*l.root).(types.Dict)
+		l.rootD, _ = l.Deref(*l.root).(types.Dict)
 	}
 	return l.rootD
 }
 
-func (l *lazy) info() types.Object {
+// Info returns the newest trailer's /Info reference, or nil.
+func (l *Lazy) Info() types.Object {
 	if l.infoRef == nil {
 		return nil
 	}
@@ -134,8 +139,8 @@ func (l *lazy) info() types.Object {
 
 // object returns object nr, read on first use; stm allows an object
 // stream itself (read for its objects, never handed out).
-func (l *lazy) object(nr int, stm bool) types.Object {
-	if l.unsure != nil {
+func (l *Lazy) object(nr int, stm bool) types.Object {
+	if l.Unsure != nil {
 		return nil
 	}
 	if o, ok := l.objs[nr]; ok && !stm {
@@ -177,7 +182,7 @@ func (l *lazy) object(nr int, stm bool) types.Object {
 	case 2:
 		o = l.compressed(nr, int(e.f2), int(e.f3))
 	}
-	if l.unsure != nil {
+	if l.Unsure != nil {
 		return nil
 	}
 	if !stm {
@@ -188,7 +193,7 @@ func (l *lazy) object(nr int, stm bool) types.Object {
 
 // plain parses the object nr at offset off: "nr gen obj", a value, then
 // "endobj", or a dictionary, "stream", its data of /Length bytes.
-func (l *lazy) plain(nr int, off int64) types.Object {
+func (l *Lazy) plain(nr int, off int64) types.Object {
 	b := l.data
 	if off < 9 || off >= int64(len(b)) {
 		l.fail("object %d at offset %d", nr, off)
@@ -354,7 +359,7 @@ func filterPipeline(d types.Dict) ([]types.PDFFilter, bool) {
 var inlineImageFilterAliases = map[string]bool{"AHx": true, "A85": true, "LZW": true, "Fl": true, "RL": true, "CCF": true, "DCT": true}
 
 // compressed returns the object at index idx of object stream stm.
-func (l *lazy) compressed(nr, stm, idx int) types.Object {
+func (l *Lazy) compressed(nr, stm, idx int) types.Object {
 	os := l.objectStream(stm)
 	if os == nil {
 		return nil
@@ -383,7 +388,7 @@ func (l *lazy) compressed(nr, stm, idx int) types.Object {
 }
 
 // objectStream returns object stream nr decoded, once.
-func (l *lazy) objectStream(nr int) *objStm {
+func (l *Lazy) objectStream(nr int) *objStm {
 	if os, ok := l.stms[nr]; ok {
 		return os
 	}
@@ -399,7 +404,7 @@ func (l *lazy) objectStream(nr int) *objStm {
 		return nil
 	}
 	limit := min(int64(MaxStreamBytes), maxObjStmBytes-l.decoded)
-	data, err := decodeStream(&sd, limit)
+	data, err := DecodeStream(&sd, limit)
 	if err != nil || int64(len(data)) > limit || *first > len(data) {
 		l.fail("object stream %d does not decode", nr)
 		return nil
