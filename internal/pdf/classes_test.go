@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/researchctx/researchctx/internal/testkit/procstat"
 )
 
 // type3Font is a Type 3 font resource: glyphs named in glyphs (one
@@ -462,11 +464,11 @@ func TestUnclosedArraysLinear(t *testing.T) {
 	in := newInterp(d, identity)
 	// CPU time, not wall time: the work is what is bounded, and a busy
 	// machine stretches the wall clock.
-	start := cpuTime()
+	start := procstat.CPUTime()
 	if err := in.run(data, nil, 0); err != nil {
 		t.Fatal(err)
 	}
-	if el := cpuTime() - start; el > 2*time.Second {
+	if el := procstat.CPUTime() - start; el > 2*time.Second {
 		t.Errorf("took %v of CPU time", el)
 	}
 	if in.ops > 2*maxArrayRewinds {
