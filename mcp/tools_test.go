@@ -434,8 +434,8 @@ func TestResultCap(t *testing.T) {
 	}
 	req := demoRequest(vault)
 	req.Budget = &grant.BudgetOverrides{
-		ReadChars: intp(grant.MaxBudget.ReadChars), TurnChars: intp(grant.MaxBudget.TurnChars),
-		SearchCards: intp(grant.MaxBudget.SearchCards), CardChars: intp(grant.MaxBudget.CardChars),
+		ReadChars: intp(grant.MaxBudget().ReadChars), TurnChars: intp(grant.MaxBudget().TurnChars),
+		SearchCards: intp(grant.MaxBudget().SearchCards), CardChars: intp(grant.MaxBudget().CardChars),
 	}
 	cs := serveGrant(t, writeGrant(t, req))
 	for _, c := range []struct {

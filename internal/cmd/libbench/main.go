@@ -404,7 +404,7 @@ func writeGrant(ctx context.Context, root string) (string, func() error, error) 
 func writeSessionGrant(ctx context.Context, root, runtime string) (string, func() error, error) {
 	var res researchctx.Resolver
 	defer res.Close()
-	turnChars := grant.MaxBudget.TurnChars
+	turnChars := grant.MaxBudget().TurnChars
 	// The turns are this run's own: a kept vault's usage log holds the
 	// earlier runs' turns, whose budgets are spent.
 	run := strconv.FormatInt(time.Now().UnixNano(), 36)

@@ -45,7 +45,7 @@ func main() {
 func run(ctx context.Context, exe, root string) error {
 	var res researchctx.Resolver
 	defer res.Close()
-	turnChars := grant.MaxBudget.TurnChars
+	turnChars := grant.MaxBudget().TurnChars
 	plan, err := res.Resolve(ctx, researchctx.Request{
 		Vault: root, RuntimeID: fmt.Sprint("rssprobe-", time.Now().UnixNano()), TurnID: "t1",
 		Mentions: []string{"papers"}, Budget: &grant.BudgetOverrides{TurnChars: &turnChars},
