@@ -17,7 +17,7 @@ import (
 
 func TestCodexArgs(t *testing.T) {
 	args, missing := codexArgs([]string{"-c", `model="o3"`})
-	if !missing || len(args) != 2+2*len(CodexOverrides) || args[1] != `model="o3"` {
+	if !missing || len(args) != 2+2*len(CodexOverrides()) || args[1] != `model="o3"` {
 		t.Fatalf("codexArgs: %v, missing %v", args, missing)
 	}
 	if !hasOverrides(args) {
@@ -175,7 +175,7 @@ func TestStartCodexRestart(t *testing.T) {
 	if inits[0].Config != nil {
 		t.Errorf("first start had overrides %v", inits[0].Config)
 	}
-	if diff := cmp.Diff(CodexOverrides, inits[1].Config); diff != "" {
+	if diff := cmp.Diff(CodexOverrides(), inits[1].Config); diff != "" {
 		t.Errorf("overrides the restarted agent got (-want +got):\n%s", diff)
 	}
 	if !hasOverrides(a.Args()) || !a.Guard().Kept {
