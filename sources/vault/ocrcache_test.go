@@ -472,7 +472,7 @@ func TestOCRMemoryPeakRSS(t *testing.T) {
 	}
 	writeFiles(t, root, files)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestOCRMemoryPeakRSS$")
-	// The server's soft memory limit (mcp.MemoryLimit).
+	// The server's soft memory limit (memlimit.Server).
 	cmd.Env = append(os.Environ(), "VAULT_OCR_RSS_ROOT="+root, "GOMAXPROCS=16", "GOMEMLIMIT=200MiB")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -10,7 +10,7 @@
 //	go run ./internal/cmd/rssprobe /tmp/researchctx VAULT
 //
 // GOGC=100 in the environment turns off the server's startup hold of the
-// collector (mcp.StartupHold), for a side-by-side run.
+// collector (until its first answer, at most 10 s), for a side-by-side run.
 package main
 
 import (
