@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources/vault"
 )
@@ -29,7 +30,7 @@ type heldEngine struct {
 
 func (e *heldEngine) ID() string { return "held 1 eng" }
 
-func (e *heldEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.OCRResult, error) {
+func (e *heldEngine) Recognize(ctx context.Context, img ocr.Image) (*ocr.Result, error) {
 	e.mu.Lock()
 	e.in++
 	n := e.in
@@ -135,7 +136,7 @@ func TestBackgroundIndexYieldsToCalls(t *testing.T) {
 		files[fmt.Sprintf("notes/n%02d.md", i)] = fmt.Sprintf("# Note %d\n\nPlatypuses hunt shrimp %d in streams.\n", i, i)
 	}
 	writeFiles(t, root, files)
-	lib := openWith(t, root, t.TempDir(), vault.NoOCR)
+	lib := openWith(t, root, t.TempDir(), ocr.Off())
 	_, end := vault.BeginCall(lib, context.Background())
 	defer end()
 	res := searchAll(t, lib, "notes", "platypuses shrimp")

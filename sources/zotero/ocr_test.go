@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/zotero"
 	"github.com/researchctx/researchctx/tools"
@@ -159,7 +160,7 @@ func TestOCRScannedAttachment(t *testing.T) {
 		t.Fatal("Zotero's folders changed")
 	}
 
-	off := zotero.New(zotero.Options{DataDir: data, CacheDir: t.TempDir(), OCR: zotero.NoOCR})
+	off := zotero.New(zotero.Options{DataDir: data, CacheDir: t.TempDir(), OCR: ocr.Off()})
 	n, err := off.Ref(ctx, "items/QCAL5UMX", &sources.Env{})
 	if err != nil {
 		t.Fatal(err)
