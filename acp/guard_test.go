@@ -238,3 +238,23 @@ func TestRequireGuard(t *testing.T) {
 		t.Errorf("the refused turn sent %d prompts", n)
 	}
 }
+
+// TestCodexOverridesIsACopy: a host that changes what CodexOverrides
+// returned changes neither what Start appends nor what it recognises as
+// applied.
+func TestCodexOverridesIsACopy(t *testing.T) {
+	want := CodexOverrides()
+	got := CodexOverrides()
+	for i := range got {
+		got[i] = `features.shell_tool=true`
+	}
+	if diff := cmp.Diff(want, CodexOverrides()); diff != "" {
+		t.Fatalf("CodexOverrides after a caller changed an earlier result (-want +got):\n%s", diff)
+	}
+	args, _ := codexArgs(nil)
+	for i, o := range want {
+		if args[2*i] != "-c" || args[2*i+1] != o {
+			t.Fatalf("codexArgs appended %v, want the overrides %v", args, want)
+		}
+	}
+}

@@ -84,7 +84,7 @@ func newLiveRun(t testing.TB, dir string, la agenttest.Agent) *liveRun {
 	r.stderr = &lockedWriter{w: &bytes.Buffer{}}
 	t.Cleanup(func() {
 		for _, a := range r.agents {
-			pgid := a.PGID()
+			pgid := a.pgid
 			if err := a.Stop(); err != nil {
 				t.Errorf("Stop: %v", err)
 			}

@@ -85,7 +85,7 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 		// The text appears twice in a result (structured and rendered):
 		// keep it well under half of the cap, so the Toolset cuts and
 		// pages exactly and fit below is only a backstop.
-		topts.MaxResultChars = MaxResultChars * 2 / 5
+		topts.MaxResultChars = maxResultChars * 2 / 5
 	}
 	ts, err := tools.Open(ctx, grantPath, &topts)
 	if err != nil {
