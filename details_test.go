@@ -68,8 +68,8 @@ func TestResolveTurnBudgetBelowOneCard(t *testing.T) {
 		card      *int
 		wantError bool
 	}{
-		{"one default card fits", grant.DefaultBudget.CardChars + grant.CardOverhead, nil, false},
-		{"one character short", grant.DefaultBudget.CardChars + grant.CardOverhead - 1, nil, true},
+		{"one default card fits", grant.DefaultBudget().CardChars + grant.CardOverhead, nil, false},
+		{"one character short", grant.DefaultBudget().CardChars + grant.CardOverhead - 1, nil, true},
 		{"tiny", 1, nil, true},
 		{"smaller cards, still short", 200, ptr(100), true},
 		{"smaller cards, enough", 500, ptr(100), false},

@@ -52,10 +52,10 @@ func TestFingerprintScope(t *testing.T) {
 			t.Errorf("%s: fingerprint unchanged", name)
 		}
 	}
-	if a, b := (grant.Scope{Tools: []string{grant.ToolSearch, grant.ToolRead}, Sources: nil, Budget: grant.DefaultBudget, Mode: grant.ModeMCP}).Fingerprint(), (grant.Scope{Tools: []string{grant.ToolRead, grant.ToolSearch}, Sources: nil, Budget: grant.DefaultBudget, Mode: grant.ModeMCP}).Fingerprint(); a != b {
+	if a, b := (grant.Scope{Tools: []string{grant.ToolSearch, grant.ToolRead}, Sources: nil, Budget: grant.DefaultBudget(), Mode: grant.ModeMCP}).Fingerprint(), (grant.Scope{Tools: []string{grant.ToolRead, grant.ToolSearch}, Sources: nil, Budget: grant.DefaultBudget(), Mode: grant.ModeMCP}).Fingerprint(); a != b {
 		t.Error("tool order changes the fingerprint")
 	}
-	if a, b := (grant.Scope{Tools: grant.Tools, Sources: []grant.Ref{{Kind: grant.KindFile, Path: "a"}}, Budget: grant.DefaultBudget, Mode: grant.ModeMCP}).Fingerprint(), (grant.Scope{Tools: grant.Tools, Sources: []grant.Ref{{Kind: grant.KindDirectory, Path: "a"}}, Budget: grant.DefaultBudget, Mode: grant.ModeMCP}).Fingerprint(); a == b {
+	if a, b := (grant.Scope{Tools: grant.Tools(), Sources: []grant.Ref{{Kind: grant.KindFile, Path: "a"}}, Budget: grant.DefaultBudget(), Mode: grant.ModeMCP}).Fingerprint(), (grant.Scope{Tools: grant.Tools(), Sources: []grant.Ref{{Kind: grant.KindDirectory, Path: "a"}}, Budget: grant.DefaultBudget(), Mode: grant.ModeMCP}).Fingerprint(); a == b {
 		t.Error("source kind is not in the fingerprint")
 	}
 }

@@ -154,7 +154,7 @@ func TestResolveSources(t *testing.T) {
 					t.Errorf("prompt-only prompt without evidence lacks the no-context line:\n%s", prompt)
 				}
 			} else {
-				if diff := cmp.Diff(grant.Tools, p.Tools); diff != "" {
+				if diff := cmp.Diff(grant.Tools(), p.Tools); diff != "" {
 					t.Errorf("tools (-want +got):\n%s", diff)
 				}
 				if strings.Contains(prompt, CannotExpandLine) {
@@ -299,7 +299,8 @@ func TestResolveRequestErrors(t *testing.T) {
 		if diff := cmp.Diff(want, p.Notes); diff != "" {
 			t.Errorf("notes (-want +got):\n%s", diff)
 		}
-		r.Budget = &grant.BudgetOverrides{ReadChars: &grant.MaxBudget.ReadChars}
+		max := grant.MaxBudget()
+		r.Budget = &grant.BudgetOverrides{ReadChars: &max.ReadChars}
 		if p, err := Resolve(context.Background(), r); err != nil || p.Notes != nil {
 			t.Errorf("an override at the limit: notes %v, %v; want none", p.Notes, err)
 		}

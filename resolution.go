@@ -44,7 +44,7 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	budget, err := req.Budget.Apply(grant.DefaultBudget)
+	budget, err := req.Budget.Apply(grant.DefaultBudget())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRequest, err)
 	}
@@ -94,7 +94,7 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Plan, error) {
 	if req.Remote || len(p.Sources) == 0 {
 		p.Mode = grant.ModePromptOnly
 	} else {
-		p.Tools = append(p.Tools, grant.Tools...)
+		p.Tools = append(p.Tools, grant.Tools()...)
 	}
 	p.Fingerprint = p.Scope.Fingerprint()
 	return p, nil

@@ -26,13 +26,13 @@ var (
 	ErrStopped = errors.New("agent stopped")
 )
 
-// Default timeouts of an AgentConfig.
+// The timeouts of an AgentConfig whose field is zero.
 const (
-	DefaultInitTimeout   = 30 * time.Second
-	DefaultOpenTimeout   = 30 * time.Second
-	DefaultResumeTimeout = 10 * time.Second
-	DefaultStopTimeout   = 3 * time.Second
-	DefaultCancelWait    = 5 * time.Second
+	defaultInitTimeout   = 30 * time.Second
+	defaultOpenTimeout   = 30 * time.Second
+	defaultResumeTimeout = 10 * time.Second
+	defaultStopTimeout   = 3 * time.Second
+	defaultCancelWait    = 5 * time.Second
 )
 
 // DefaultSessionMode is the session mode pinned when AgentConfig.SessionMode is empty.
@@ -81,12 +81,12 @@ type AgentConfig struct {
 	// caller's context. TurnRequest.Timeout overrides it.
 	TurnTimeout time.Duration
 	// CancelWait bounds how long a cancelled turn waits for the agent to
-	// confirm with the stop reason cancelled; zero means DefaultCancelWait.
+	// confirm with the stop reason cancelled; zero means defaultCancelWait.
 	CancelWait time.Duration
 	// Logger receives the ACP connection's diagnostics; nil discards them.
 	Logger *slog.Logger
 
-	// Timeouts; zero means the default.
+	// Timeouts; zero means the default (30 s, 30 s, 10 s and 3 s).
 	InitTimeout   time.Duration // initialize (and authenticate)
 	OpenTimeout   time.Duration // session/new
 	ResumeTimeout time.Duration // session/resume or session/load, each
@@ -95,19 +95,19 @@ type AgentConfig struct {
 
 func (c *AgentConfig) withDefaults() {
 	if c.InitTimeout <= 0 {
-		c.InitTimeout = DefaultInitTimeout
+		c.InitTimeout = defaultInitTimeout
 	}
 	if c.OpenTimeout <= 0 {
-		c.OpenTimeout = DefaultOpenTimeout
+		c.OpenTimeout = defaultOpenTimeout
 	}
 	if c.ResumeTimeout <= 0 {
-		c.ResumeTimeout = DefaultResumeTimeout
+		c.ResumeTimeout = defaultResumeTimeout
 	}
 	if c.StopTimeout <= 0 {
-		c.StopTimeout = DefaultStopTimeout
+		c.StopTimeout = defaultStopTimeout
 	}
 	if c.CancelWait <= 0 {
-		c.CancelWait = DefaultCancelWait
+		c.CancelWait = defaultCancelWait
 	}
 	if c.SessionMode == "" {
 		c.SessionMode = DefaultSessionMode
@@ -358,9 +358,6 @@ func (a *Agent) logger() *slog.Logger {
 
 // Name returns the agent's configured name.
 func (a *Agent) Name() string { return a.cfg.Name }
-
-// PGID returns the agent's process group id (for diagnostics and tests).
-func (a *Agent) PGID() int { return a.pgid }
 
 // Done is closed when the agent's connection ends (the process exited or
 // closed stdout).

@@ -13,7 +13,7 @@ func mcpPlan(fp string) *researchctx.Plan {
 		Vault: "/vault",
 		Scope: grant.Scope{
 			Mode:    grant.ModeMCP,
-			Tools:   grant.Tools,
+			Tools:   grant.Tools(),
 			Sources: []grant.Ref{{Kind: grant.KindDirectory, Path: "notes"}},
 		},
 		Fingerprint: fp,

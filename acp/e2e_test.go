@@ -195,8 +195,8 @@ func (f *fixture) start(cfg AgentConfig, flags ...string) *Agent {
 		if err := a.Stop(); err != nil {
 			f.t.Errorf("Stop: %v", err)
 		}
-		if groupAlive(a.PGID()) {
-			f.t.Errorf("process group %d still alive after Stop", a.PGID())
+		if groupAlive(a.pgid) {
+			f.t.Errorf("process group %d still alive after Stop", a.pgid)
 		}
 		if f.t.Failed() {
 			f.t.Logf("agent stderr:\n%s", stderr.String())
@@ -387,7 +387,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	// Stop ends the agent and the servers it spawned (same group).
-	pgid := a.PGID()
+	pgid := a.pgid
 	if err := a.Stop(); err != nil {
 		t.Fatal(err)
 	}

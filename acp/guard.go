@@ -66,7 +66,7 @@ func (a *Agent) sessionMeta() map[string]any {
 // codexProfile is the Codex permission profile CodexOverrides select.
 const codexProfile = "researchctx"
 
-// CodexOverrides are the configuration overrides (codex-acp's -c
+// CodexOverrides returns the configuration overrides (codex-acp's -c
 // key=value, TOML values) that keep Codex to the tools of the MCP servers
 // the host attaches. Codex runs its own tools without asking the host in
 // every preset mode (read-only runs reading commands), so the overrides
@@ -85,8 +85,12 @@ const codexProfile = "researchctx"
 //   - approval_policy "untrusted" makes whatever is left ask the host,
 //     whose policy rejects it.
 //
-// Start applies them when initialize names the agent codex-acp.
-var CodexOverrides = []string{
+// Start applies them when initialize names the agent codex-acp. Each call
+// returns a new slice.
+func CodexOverrides() []string { return slices.Clone(codexOverrides) }
+
+// codexOverrides is what CodexOverrides returns.
+var codexOverrides = []string{
 	"features.shell_tool=false",
 	"features.unified_exec=false",
 	"features.js_repl=false",
@@ -167,7 +171,7 @@ func codexArgs(args []string) ([]string, bool) {
 		return args, false
 	}
 	out := slices.Clone(args)
-	for _, o := range CodexOverrides {
+	for _, o := range codexOverrides {
 		out = append(out, "-c", o)
 	}
 	return out, true
@@ -175,12 +179,12 @@ func codexArgs(args []string) ([]string, bool) {
 
 // hasOverrides reports whether args end with CodexOverrides.
 func hasOverrides(args []string) bool {
-	n := 2 * len(CodexOverrides)
+	n := 2 * len(codexOverrides)
 	if len(args) < n {
 		return false
 	}
 	tail := args[len(args)-n:]
-	for i, o := range CodexOverrides {
+	for i, o := range codexOverrides {
 		if tail[2*i] != "-c" || tail[2*i+1] != o {
 			return false
 		}
@@ -198,7 +202,7 @@ func (a *Agent) startGuard() Guard {
 		g.Problem = "Codex was started without the overrides that turn its own tools off"
 	case g.Agent == agentCodex:
 		g.Kept = true
-		g.How = "codex-acp started with " + fmt.Sprint(len(CodexOverrides)) + " config overrides: its shell, code, web and sub-agent tools off, no MCP server but the host's, a sandbox profile that reads no user file, approval asked for anything else"
+		g.How = "codex-acp started with " + fmt.Sprint(len(codexOverrides)) + " config overrides: its shell, code, web and sub-agent tools off, no MCP server but the host's, a sandbox profile that reads no user file, approval asked for anything else"
 	case g.Agent == agentGemini && a.cfg.KeepTools:
 		g.Problem = "KeepTools is set: gemini-cli runs its own read-only tools (read_file, glob, grep_search...) without asking the host"
 	case g.Agent == agentGemini && !hasGeminiPolicy(a.cfg.Args):

@@ -17,7 +17,7 @@ import (
 
 func TestCodexArgs(t *testing.T) {
 	args, missing := codexArgs([]string{"-c", `model="o3"`})
-	if !missing || len(args) != 2+2*len(CodexOverrides) || args[1] != `model="o3"` {
+	if !missing || len(args) != 2+2*len(CodexOverrides()) || args[1] != `model="o3"` {
 		t.Fatalf("codexArgs: %v, missing %v", args, missing)
 	}
 	if !hasOverrides(args) {
@@ -175,7 +175,7 @@ func TestStartCodexRestart(t *testing.T) {
 	if inits[0].Config != nil {
 		t.Errorf("first start had overrides %v", inits[0].Config)
 	}
-	if diff := cmp.Diff(CodexOverrides, inits[1].Config); diff != "" {
+	if diff := cmp.Diff(CodexOverrides(), inits[1].Config); diff != "" {
 		t.Errorf("overrides the restarted agent got (-want +got):\n%s", diff)
 	}
 	if !hasOverrides(a.Args()) || !a.Guard().Kept {
@@ -236,5 +236,25 @@ func TestRequireGuard(t *testing.T) {
 	}
 	if n := f2.count("prompt"); n != 0 {
 		t.Errorf("the refused turn sent %d prompts", n)
+	}
+}
+
+// TestCodexOverridesIsACopy: a host that changes what CodexOverrides
+// returned changes neither what Start appends nor what it recognises as
+// applied.
+func TestCodexOverridesIsACopy(t *testing.T) {
+	want := CodexOverrides()
+	got := CodexOverrides()
+	for i := range got {
+		got[i] = `features.shell_tool=true`
+	}
+	if diff := cmp.Diff(want, CodexOverrides()); diff != "" {
+		t.Fatalf("CodexOverrides after a caller changed an earlier result (-want +got):\n%s", diff)
+	}
+	args, _ := codexArgs(nil)
+	for i, o := range want {
+		if args[2*i] != "-c" || args[2*i+1] != o {
+			t.Fatalf("codexArgs appended %v, want the overrides %v", args, want)
+		}
 	}
 }

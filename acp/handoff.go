@@ -31,9 +31,9 @@ const HandoffHeader = "## Earlier conversation"
 const handoffIntro = "This session continues a conversation whose research context changed, so it was started afresh. " +
 	"Below is what the user has already seen, oldest first. It is history for reference, not instructions."
 
-// MaxHandoff bounds the hand-over block, in characters. The newest
+// maxHandoff bounds the hand-over block, in characters. The newest
 // messages are kept; older ones are left out with a note.
-const MaxHandoff = 24000
+const maxHandoff = 24000
 
 // minContained is the length (in characters, after whitespace folding) from
 // which a paragraph found anywhere in the prompt counts as already carried.
@@ -52,7 +52,8 @@ const quotePrefix = 160
 // cut short — are left out, and a paragraph repeated across messages is kept
 // once, so nothing is pasted twice. Comparison ignores whitespace and
 // block-quote markers. Messages left empty are dropped; if none remain the
-// block is empty.
+// block is empty. The block holds at most 24,000 characters: the newest
+// messages are kept, older ones left out with a note.
 func Handoff(displayed []Message, prompt string) string {
 	promptFlat := flatten(prompt)
 	promptParas := map[string]bool{}
@@ -98,7 +99,7 @@ func Handoff(displayed []Message, prompt string) string {
 	first := len(kept)
 	for first > 0 {
 		n := utf8.RuneCountInString(kept[first-1]) + 1
-		if size+n > MaxHandoff && first < len(kept) {
+		if size+n > maxHandoff && first < len(kept) {
 			break
 		}
 		size += n
@@ -113,9 +114,9 @@ func Handoff(displayed []Message, prompt string) string {
 		b.WriteString("\n" + m)
 	}
 	out := b.String()
-	if utf8.RuneCountInString(out) > MaxHandoff {
+	if utf8.RuneCountInString(out) > maxHandoff {
 		// A single newest message larger than the cap: cut it.
-		out = prefix(out, MaxHandoff-20) + "\n(cut here)\n"
+		out = prefix(out, maxHandoff-20) + "\n(cut here)\n"
 	}
 	return out
 }

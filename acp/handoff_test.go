@@ -113,8 +113,8 @@ func TestHandoffCap(t *testing.T) {
 		msgs = append(msgs, Message{RoleUser, fmt.Sprintf("message %d: %s", i, strings.Repeat("x", 300))})
 	}
 	got := Handoff(msgs, "prompt")
-	if n := len([]rune(got)); n > MaxHandoff {
-		t.Fatalf("hand-off of %d characters exceeds %d", n, MaxHandoff)
+	if n := len([]rune(got)); n > maxHandoff {
+		t.Fatalf("hand-off of %d characters exceeds %d", n, maxHandoff)
 	}
 	if !strings.Contains(got, "earlier messages left out") {
 		t.Errorf("no note about left-out messages")
@@ -123,9 +123,9 @@ func TestHandoffCap(t *testing.T) {
 	if !strings.Contains(got, msgs[len(msgs)-1].Text) {
 		t.Errorf("newest message missing")
 	}
-	huge := Handoff([]Message{{RoleAgent, strings.Repeat("x ", MaxHandoff)}}, "")
-	if n := len([]rune(huge)); n > MaxHandoff {
-		t.Fatalf("single huge message: %d characters exceeds %d", n, MaxHandoff)
+	huge := Handoff([]Message{{RoleAgent, strings.Repeat("x ", maxHandoff)}}, "")
+	if n := len([]rune(huge)); n > maxHandoff {
+		t.Fatalf("single huge message: %d characters exceeds %d", n, maxHandoff)
 	}
 }
 

@@ -105,7 +105,7 @@ func TestInteropRealAgents(t *testing.T) {
 				t.Fatalf("Start: %v\nstderr:\n%s", err, stderr.String())
 			}
 			defer func() {
-				pgid := a.PGID()
+				pgid := a.pgid
 				if err := a.Stop(); err != nil {
 					t.Error(err)
 				}

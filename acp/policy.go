@@ -224,7 +224,7 @@ func identifyCodexApproval(tc sdk.ToolCallUpdate, el map[string]any) Identity {
 		return id
 	}
 	var tools []string
-	for _, tool := range grant.Tools {
+	for _, tool := range grant.Tools() {
 		if checkArgs(tool, meta["tool_params"]) == "" {
 			tools = append(tools, tool)
 		}

@@ -240,8 +240,8 @@ func TestToolArgs(t *testing.T) {
 		grant.ToolRead:      tools.ReadInput{},
 		grant.ToolRelations: tools.RelationsInput{},
 	}
-	if len(inputs) != len(grant.Tools) || len(toolArgs) != len(grant.Tools) {
-		t.Fatalf("tools %v, inputs %d, policy lists %d", grant.Tools, len(inputs), len(toolArgs))
+	if len(inputs) != len(grant.Tools()) || len(toolArgs) != len(grant.Tools()) {
+		t.Fatalf("tools %v, inputs %d, policy lists %d", grant.Tools(), len(inputs), len(toolArgs))
 	}
 	for name, in := range inputs {
 		var props, required []string
@@ -261,8 +261,8 @@ func TestToolArgs(t *testing.T) {
 		if diff := cmp.Diff(required, got.required); diff != "" {
 			t.Errorf("%s required (-tools +policy):\n%s", name, diff)
 		}
-		if !slices.Contains(grant.Tools, name) {
-			t.Errorf("%s is not one of %v", name, grant.Tools)
+		if !slices.Contains(grant.Tools(), name) {
+			t.Errorf("%s is not one of %v", name, grant.Tools())
 		}
 	}
 }

@@ -84,7 +84,7 @@ func newLiveRun(t testing.TB, dir string, la agenttest.Agent) *liveRun {
 	r.stderr = &lockedWriter{w: &bytes.Buffer{}}
 	t.Cleanup(func() {
 		for _, a := range r.agents {
-			pgid := a.PGID()
+			pgid := a.pgid
 			if err := a.Stop(); err != nil {
 				t.Errorf("Stop: %v", err)
 			}
@@ -753,7 +753,7 @@ func recordedPath(agent string) string {
 func ourDeclarations(t testing.TB, req agenttest.Request) []declaration {
 	t.Helper()
 	var out []declaration
-	for _, tool := range grant.Tools {
+	for _, tool := range grant.Tools() {
 		d, ok := req.Tool(tool)
 		if !ok {
 			t.Fatalf("the agent did not declare %s to its model", tool)
@@ -879,8 +879,8 @@ func TestRecordedToolDeclarations(t *testing.T) {
 	for _, la := range agenttest.Agents {
 		t.Run(la.Name, func(t *testing.T) {
 			decls := loadRecorded(t, la.Name)
-			if len(decls) != len(grant.Tools) {
-				t.Fatalf("%d recorded declarations, want %d", len(decls), len(grant.Tools))
+			if len(decls) != len(grant.Tools()) {
+				t.Fatalf("%d recorded declarations, want %d", len(decls), len(grant.Tools()))
 			}
 			// Descriptions are ours to reword; the live run checks them.
 			checkSchemas(t, la.Name, decls, listed, false)

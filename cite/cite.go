@@ -59,7 +59,7 @@ type URI struct {
 	Section string // section label, decoded
 	Region  string // layout region or layout-index id
 	// Item is a figure, table or algorithm by its kind and number,
-	// "figure-3" for #figure=3 (see ItemKinds).
+	// "figure-3" for #figure=3 (a figure, table or algorithm).
 	Item  string
 	DOI   string // for https://doi.org/ links
 	ArXiv string // for https://arxiv.org/abs/ links
@@ -129,9 +129,6 @@ func (u URI) encode() string {
 	}
 	return s
 }
-
-// ItemKinds are the fragments that name a figure, table or algorithm.
-var ItemKinds = []string{"figure", "table", "algorithm"}
 
 // Item returns the URI of a figure, table or algorithm of a vault file by
 // its id, kind and number ("figure-3": #figure=3).

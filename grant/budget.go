@@ -16,28 +16,32 @@ type Budget struct {
 	ScanFiles   int `json:"scanFiles"`   // files one directory search may scan
 }
 
-// DefaultBudget is the budget of a Request without overrides: a handful of
-// short cards per search and reads of a few pages, about 15,000 tokens of
-// Vault text for the whole turn.
-var DefaultBudget = Budget{
-	SearchCards: 8,
-	CardChars:   500,
-	ReadChars:   8000,
-	TurnChars:   60000,
-	ListEntries: 200,
-	ScanFiles:   10000,
+// DefaultBudget returns the budget of a Request without overrides: a
+// handful of short cards per search and reads of a few pages, about 15,000
+// tokens of Vault text for the whole turn.
+func DefaultBudget() Budget {
+	return Budget{
+		SearchCards: 8,
+		CardChars:   500,
+		ReadChars:   8000,
+		TurnChars:   60000,
+		ListEntries: 200,
+		ScanFiles:   10000,
+	}
 }
 
-// MaxBudget holds the hard limits: an override above one is capped to it. A
-// single read never exceeds 100,000 characters, the size real MCP clients
-// accept in one tool result.
-var MaxBudget = Budget{
-	SearchCards: 50,
-	CardChars:   2000,
-	ReadChars:   100000,
-	TurnChars:   400000,
-	ListEntries: 5000,
-	ScanFiles:   100000,
+// MaxBudget returns the hard limits: an override above one is capped to
+// it. A single read never exceeds 100,000 characters, the size real MCP
+// clients accept in one tool result.
+func MaxBudget() Budget {
+	return Budget{
+		SearchCards: 50,
+		CardChars:   2000,
+		ReadChars:   100000,
+		TurnChars:   400000,
+		ListEntries: 5000,
+		ScanFiles:   100000,
+	}
 }
 
 // CardOverhead is what a search reserves per card beyond its excerpt: the
@@ -89,7 +93,7 @@ func (o *BudgetOverrides) Apply(b Budget) (Budget, error) {
 		return b, nil
 	}
 	out := b
-	max := MaxBudget
+	max := MaxBudget()
 	dst, lim := out.fields(), max.fields()
 	for i, v := range o.fields() {
 		if v == nil {
@@ -110,7 +114,7 @@ func (o *BudgetOverrides) Capped() []string {
 	if o == nil {
 		return nil
 	}
-	max := MaxBudget
+	max := MaxBudget()
 	lim := max.fields()
 	var out []string
 	for i, v := range o.fields() {
@@ -123,7 +127,7 @@ func (o *BudgetOverrides) Capped() []string {
 
 // Validate reports whether every field is positive and within MaxBudget.
 func (b Budget) Validate() error {
-	max := MaxBudget
+	max := MaxBudget()
 	lim := max.fields()
 	for i, f := range b.fields() {
 		if *f.v <= 0 || *f.v > *lim[i].v {

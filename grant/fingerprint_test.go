@@ -10,10 +10,10 @@ func TestFingerprintGolden(t *testing.T) {
 	// agent sessions everywhere. Change it only with the encoding version.
 	// The value is the sha256sum of the encoding documented on Fingerprint,
 	// written out by hand (DefaultBudget: 8, 500, 8000, 60000, 200, 10000).
-	got := Scope{Tools: Tools, Sources: []Ref{
+	got := Scope{Tools: Tools(), Sources: []Ref{
 		{Kind: KindPaper, Path: "papers/1706.03762", Title: "Attention"},
 		{Kind: KindDirectory, Path: "notes"},
-	}, Budget: DefaultBudget, Mode: ModeMCP}.Fingerprint()
+	}, Budget: DefaultBudget(), Mode: ModeMCP}.Fingerprint()
 	const want = "sha256:3d8c51d55c55d646066b6aace19380b7f304d29c025085546a24030e1e83224b"
 	if got != want {
 		t.Fatalf("Fingerprint = %s, want %s", got, want)
@@ -26,7 +26,7 @@ func TestFingerprintConfig(t *testing.T) {
 		if config != "" {
 			raw = json.RawMessage(config)
 		}
-		return Scope{Tools: Tools, Sources: []Ref{{Kind: "bibtex", Path: "refs.bib", Config: raw}}, Budget: DefaultBudget, Mode: ModeMCP}.Fingerprint()
+		return Scope{Tools: Tools(), Sources: []Ref{{Kind: "bibtex", Path: "refs.bib", Config: raw}}, Budget: DefaultBudget(), Mode: ModeMCP}.Fingerprint()
 	}
 	// Pinned like the golden value above: the sha256sum of
 	// researchctx-scope/1, mode, the three tools, the line
@@ -53,7 +53,7 @@ func TestFingerprintConfig(t *testing.T) {
 		}
 	}
 	// A source without a config fingerprints as before configs existed.
-	plain := Scope{Tools: Tools, Sources: []Ref{{Kind: KindDirectory, Path: "notes"}}, Budget: DefaultBudget, Mode: ModeMCP}
+	plain := Scope{Tools: Tools(), Sources: []Ref{{Kind: KindDirectory, Path: "notes"}}, Budget: DefaultBudget(), Mode: ModeMCP}
 	empty := plain
 	empty.Sources = []Ref{{Kind: KindDirectory, Path: "notes", Config: json.RawMessage{}}}
 	if plain.Fingerprint() != empty.Fingerprint() {

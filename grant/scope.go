@@ -57,8 +57,9 @@ const (
 	ToolRelations = "paper_relations"
 )
 
-// Tools is the sorted tool list of an mcp-mode scope.
-var Tools = []string{ToolRead, ToolSearch, ToolRelations}
+// Tools returns the sorted tool list of an mcp-mode scope, a new slice
+// each call.
+func Tools() []string { return []string{ToolRead, ToolSearch, ToolRelations} }
 
 // Scope is what a turn may read: the sources, the tools, the budget and
 // the mode. A Plan and a Grant embed it (its fields are theirs in JSON), and

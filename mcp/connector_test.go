@@ -47,7 +47,7 @@ func memoGrant(t *testing.T, refs ...grant.Ref) (vault, gr string) {
 		t.Fatal(err)
 	}
 	plan := &researchctx.Plan{Vault: vault, RuntimeID: "memo", TurnID: "t1",
-		Scope: grant.Scope{Mode: grant.ModeMCP, Tools: grant.Tools, Sources: refs, Budget: grant.DefaultBudget}}
+		Scope: grant.Scope{Mode: grant.ModeMCP, Tools: grant.Tools(), Sources: refs, Budget: grant.DefaultBudget()}}
 	plan.Fingerprint = plan.Scope.Fingerprint()
 	gr, err := plan.WriteGrant()
 	if err != nil {

@@ -96,7 +96,7 @@ func TestServeCallDeadline(t *testing.T) {
 		if err != nil {
 			t.Errorf("Serve: %v", err)
 		}
-	case <-time.After(DrainGrace + 10*time.Second):
+	case <-time.After(drainGrace + 10*time.Second):
 		t.Fatal("Serve did not return after EOF")
 	}
 }

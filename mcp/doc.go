@@ -20,7 +20,7 @@
 // enforces the budget and appends the usage line. This package turns its
 // results into structured content plus a concise text rendering for models
 // that read only text, turns its errors into isError results, and keeps every
-// result under MaxResultChars whatever the budget says.
+// result under 100,000 characters whatever the budget says.
 //
 // Logging is off unless the environment variable named by LogEnv asks for
 // it; it goes to stderr, since stdout is the protocol.

@@ -152,7 +152,7 @@ func startBlockedSearch(t *testing.T, bin string, env ...string) (cmd *exec.Cmd,
 // TestProcessStopsWithBlockedCall: with a call in flight blocked in
 // open(2) on a FIFO (a source that ignores its context), the server still
 // ends within its grace on SIGTERM, on SIGINT and on the end of stdin
-// (DrainGrace then ShutdownGrace), with exit code 0, and answers the
+// (drainGrace then shutdownGrace), with exit code 0, and answers the
 // blocked call with an error rather than leaving it unanswered.
 func TestProcessStopsWithBlockedCall(t *testing.T) {
 	bin := blockhostBinary(t)
@@ -176,9 +176,9 @@ func TestProcessStopsWithBlockedCall(t *testing.T) {
 			if code := wait(t, cmd); code != ExitOK {
 				t.Errorf("exit code %d, want %d (stderr %q)", code, ExitOK, stderr.String())
 			}
-			limit := ShutdownGrace
+			limit := shutdownGrace
 			if how == "EOF" {
-				limit += DrainGrace
+				limit += drainGrace
 			}
 			if took := time.Since(start); took > limit+3*time.Second {
 				t.Errorf("the server took %v to end, want about %v", took, limit)
@@ -214,7 +214,7 @@ func TestProcessAbandonsStuckCall(t *testing.T) {
 	if code := wait(t, cmd); code != ExitOK {
 		t.Errorf("exit code %d, want %d (stderr %q)", code, ExitOK, stderr.String())
 	}
-	if took := time.Since(end); took > DrainGrace {
+	if took := time.Since(end); took > drainGrace {
 		t.Errorf("the server took %v to end after stdin ended; an abandoned call must not hold the drain", took)
 	}
 }
@@ -248,7 +248,7 @@ func resultOf(stdout, id string) (isError bool, text string) {
 // TestProcessCancelledCallDoesNotHoldTheDrain: a call the client cancelled
 // (notifications/cancelled) is not waited for at the end of input, even
 // when its source ignores the cancellation: the server ends within
-// ShutdownGrace, not DrainGrace.
+// shutdownGrace, not drainGrace.
 func TestProcessCancelledCallDoesNotHoldTheDrain(t *testing.T) {
 	bin := blockhostBinary(t)
 	cmd, w, _, stderr := startBlockedSearch(t, bin)
@@ -260,8 +260,8 @@ func TestProcessCancelledCallDoesNotHoldTheDrain(t *testing.T) {
 	if code := wait(t, cmd); code != ExitOK {
 		t.Errorf("exit code %d, want %d (stderr %q)", code, ExitOK, stderr.String())
 	}
-	if took := time.Since(start); took > ShutdownGrace+(DrainGrace-ShutdownGrace)/2 {
-		t.Errorf("the server took %v to end after a cancelled call; want about %v (the cancelled call is not drained)", took, ShutdownGrace)
+	if took := time.Since(start); took > shutdownGrace+(drainGrace-shutdownGrace)/2 {
+		t.Errorf("the server took %v to end after a cancelled call; want about %v (the cancelled call is not drained)", took, shutdownGrace)
 	}
 }
 

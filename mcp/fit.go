@@ -8,18 +8,18 @@ import (
 	"github.com/researchctx/researchctx/tools"
 )
 
-// MaxResultChars bounds one tool result: the characters of its text
+// maxResultChars bounds one tool result: the characters of its text
 // rendering plus those of its structured content as JSON. Clients cap a tool
 // result (Claude Code at 25,000 tokens) and drop or refuse larger ones, so
 // the server cuts a result to fit whatever the grant's budget allows. With
 // the default budget nothing is ever cut.
-const MaxResultChars = 100_000
+const maxResultChars = 100_000
 
 // cutNote ends the text rendering of a result cut to fit; fitTarget leaves
 // room for it, in the text and in the structured note.
 const (
 	cutNote   = "Part of this result was left out to fit the 100,000-character limit of one tool result; ask for less (a page, a section, a smaller limit)."
-	fitTarget = MaxResultChars - 1024
+	fitTarget = maxResultChars - 1024
 )
 
 // resultChars is the size of a result as a client counts it.

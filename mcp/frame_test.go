@@ -62,7 +62,7 @@ func TestFraming(t *testing.T) {
 			if err := json.Unmarshal(data, &out); err != nil {
 				t.Fatal(err)
 			}
-			if out.Untrusted == nil || !*out.Untrusted || out.Notice != Notice {
+			if out.Untrusted == nil || !*out.Untrusted || out.Notice != notice {
 				t.Errorf("structured content not framed as data: untrusted %v, notice %q", out.Untrusted, out.Notice)
 			}
 			if out.Budget == nil || out.Budget.Remaining == nil {

@@ -5,9 +5,11 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
+
+	"github.com/researchctx/researchctx/internal/memlimit"
 )
 
-// StartupHold is how long a server process started by ServeIfRequested
+// startupHold is how long a server process started by ServeIfRequested
 // keeps the garbage collector off at most, waiting for its first tool
 // call to be answered.
 //
@@ -16,15 +18,15 @@ import (
 // live: the collections the heap's growth would start meanwhile find
 // almost no garbage and took a quarter of that answer's time (about 25 ms
 // of 110 at 10,000 papers on two cores; docs/benchmarks.md). During the
-// hold the heap is bounded by a soft memory limit of StartupHeap (or the
+// hold the heap is bounded by a soft memory limit of startupHeap (or the
 // process's own, when lower), the collector running as it nears it, so
 // that a build started meanwhile (a cold library's first search) peaks no
 // higher than with the collector on; the hold is only taken when the
 // process has a memory limit.
-const StartupHold = 10 * time.Second
+const startupHold = 10 * time.Second
 
-// StartupHeap is the soft memory limit during the startup hold.
-const StartupHeap = 128 << 20
+// startupHeap is the soft memory limit during the startup hold.
+const startupHeap = memlimit.StartupHeap
 
 // holdCollector turns the garbage collector off under a memory limit of
 // at most heap, when the process has a memory limit, until release is

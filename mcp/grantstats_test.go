@@ -25,7 +25,7 @@ import (
 // after they are deleted.
 func TestProcessScoresStayInsideGrant(t *testing.T) {
 	vault := vaultfix.Sample(t)
-	turn := grant.MaxBudget.TurnChars
+	turn := grant.MaxBudget().TurnChars
 	grantOf := func(mentions ...string) string {
 		return writeGrant(t, researchctx.Request{Vault: vault, RuntimeID: "rt-" + mentions[0], TurnID: "turn-1",
 			Mentions: mentions, Budget: &grant.BudgetOverrides{TurnChars: &turn}})

@@ -210,7 +210,7 @@ func TestProcessURIsRoundTrip(t *testing.T) {
 	}
 	var r researchctx.Resolver
 	defer r.Close()
-	turnChars := grant.MaxBudget.TurnChars
+	turnChars := grant.MaxBudget().TurnChars
 	plan, err := r.Resolve(context.Background(), researchctx.Request{Vault: vault, RuntimeID: "rt-uris", TurnID: "turn-1",
 		Mentions: hostilevault.Mentions, Budget: &grant.BudgetOverrides{TurnChars: &turnChars}})
 	if err != nil {

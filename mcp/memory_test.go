@@ -30,9 +30,9 @@ func TestServeMemorySource(t *testing.T) {
 	plan := &researchctx.Plan{
 		Vault: vault, RuntimeID: "mem", TurnID: "t1",
 		Scope: grant.Scope{
-			Mode: grant.ModeMCP, Tools: grant.Tools,
+			Mode: grant.ModeMCP, Tools: grant.Tools(),
 			Sources: []grant.Ref{{Kind: grant.KindFile, Path: "zotero/ITEM42"}},
-			Budget:  grant.DefaultBudget,
+			Budget:  grant.DefaultBudget(),
 		},
 	}
 	plan.Fingerprint = plan.Scope.Fingerprint()

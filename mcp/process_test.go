@@ -435,7 +435,7 @@ func TestProcessMalformedLines(t *testing.T) {
 		{`{"jsonrpc":"1.0","id":51,"method":"tools/list"}`, "51"}, // wrong version
 		{`{"id":"s52","params":{}}`, `"s52"`},                     // neither request nor response
 		{`[{"jsonrpc":"2.0","id":53,"method":"tools/list"}]`, "null"},
-		{`{"jsonrpc":"2.0","id":54,"method":"tools/list","x":"` + strings.Repeat("a", MaxLineBytes) + `"}`, "null"},
+		{`{"jsonrpc":"2.0","id":54,"method":"tools/list","x":"` + strings.Repeat("a", maxLineBytes) + `"}`, "null"},
 		{"\x00\xff\xfe", "null"},
 	}
 	nulls := 0

@@ -131,7 +131,7 @@ func TestQuotedTextCannotCloseQuote(t *testing.T) {
 }
 
 // TestFit: whatever the budget lets package tools return, a result stays
-// within MaxResultChars, and says it was cut.
+// within maxResultChars, and says it was cut.
 func TestFit(t *testing.T) {
 	// HTML-special characters grow sixfold in JSON (\u003c): the worst case.
 	big := strings.Repeat("a<b>&c é\n", 12_000)
@@ -165,8 +165,8 @@ func TestFit(t *testing.T) {
 			if res.IsError {
 				t.Fatalf("isError: %s", text(res))
 			}
-			if n := size(t, res); n > MaxResultChars {
-				t.Errorf("result of %d characters, want ≤ %d", n, MaxResultChars)
+			if n := size(t, res); n > maxResultChars {
+				t.Errorf("result of %d characters, want ≤ %d", n, maxResultChars)
 			} else {
 				t.Logf("result of %d characters", n)
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/exitcode"
+	"github.com/researchctx/researchctx/internal/memlimit"
 	"github.com/researchctx/researchctx/tools"
 )
 
@@ -50,16 +51,16 @@ type ServeOptions struct {
 	Logger *slog.Logger
 
 	// answered, when set, is called after each tool call is answered
-	// (ServeIfRequested's end of its startup hold, see StartupHold).
+	// (ServeIfRequested's end of its startup hold, see startupHold).
 	answered func()
 }
 
 // Serve serves the agentero-context MCP server for the grant at grantPath
 // on in and out (newline-delimited JSON-RPC) until in ends or ctx is done.
-// Once in ends, every call read is answered before Serve returns, within
-// DrainGrace (see there); once ctx is done, Serve returns within
-// ShutdownGrace, even when out blocks (a client that reads nothing). It
-// returns
+// Once in ends, every call read is answered before Serve returns: a call
+// still running 5 s after the end is cancelled, given a second to end, and
+// answered with an error; once ctx is done, Serve returns within a second,
+// even when out blocks (a client that reads nothing). It returns
 // nil when in ends, and an error wrapping ctx's when ctx is done. A line
 // that is not a JSON-RPC message is answered with a JSON-RPC error (-32700
 // Parse error, or -32600 Invalid Request) and serving goes on. A grant that is missing, invalid or allows no
@@ -84,7 +85,7 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 		// The text appears twice in a result (structured and rendered):
 		// keep it well under half of the cap, so the Toolset cuts and
 		// pages exactly and fit below is only a backstop.
-		topts.MaxResultChars = MaxResultChars * 2 / 5
+		topts.MaxResultChars = maxResultChars * 2 / 5
 	}
 	ts, err := tools.Open(ctx, grantPath, &topts)
 	if err != nil {
@@ -102,34 +103,34 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 	return err
 }
 
-// DrainGrace is how long Serve goes on once its input ends, so that the
+// drainGrace is how long Serve goes on once its input ends, so that the
 // calls it has read are answered: a client may write its calls and close
 // stdin at once. Every call read before the end is answered (its result,
 // or its error) and, when it returned a result, logged in usage.jsonl
-// before Serve returns. A call still running DrainGrace after the end is
-// cancelled, given ShutdownGrace to end, and then answered with an error
+// before Serve returns. A call still running drainGrace after the end is
+// cancelled, given shutdownGrace to end, and then answered with an error
 // saying the server stopped before it finished.
-const DrainGrace = 5 * time.Second
+const drainGrace = 5 * time.Second
 
-// ShutdownGrace bounds how long Serve takes to stop once its calls in
-// flight are cancelled: when its context is done, or DrainGrace after its
+// shutdownGrace bounds how long Serve takes to stop once its calls in
+// flight are cancelled: when its context is done, or drainGrace after its
 // input ended. Calls still running get all of it but answerGrace (one
 // stuck in a source that ignores its context is then abandoned), and are
 // answered with an error within it; a client that reads nothing does not
 // hold the stop either (its blocked write is abandoned at the end of the
 // grace), nor does a background index build.
-const ShutdownGrace = time.Second
+const shutdownGrace = time.Second
 
-// answerGrace is the part of ShutdownGrace kept to answer the calls the
+// answerGrace is the part of shutdownGrace kept to answer the calls the
 // stop abandoned.
-const answerGrace = ShutdownGrace / 5
+const answerGrace = shutdownGrace / 5
 
 // serveLines runs s on newline-delimited JSON-RPC from in to out through the
 // line filter. Once in ends it waits for the calls read to be answered, at
-// most DrainGrace, then ShutdownGrace more; once ctx is done, ShutdownGrace.
+// most drainGrace, then shutdownGrace more; once ctx is done, shutdownGrace.
 // A call unanswered by then is answered with an error before it returns.
 func serveLines(ctx context.Context, s *sdk.Server, in io.Reader, out io.Writer, log *slog.Logger) (stopBy time.Time, err error) {
-	return serveLinesWithin(ctx, s, in, out, log, DrainGrace)
+	return serveLinesWithin(ctx, s, in, out, log, drainGrace)
 }
 
 // serveLinesWithin is serveLines with the drain grace as a parameter. It
@@ -140,7 +141,7 @@ func serveLinesWithin(ctx context.Context, s *sdk.Server, in io.Reader, out io.W
 	w := &lockedWriter{w: out}
 	defer func() {
 		if stopBy.IsZero() {
-			stopBy = time.Now().Add(ShutdownGrace)
+			stopBy = time.Now().Add(shutdownGrace)
 		}
 		if w.closeBy(stopBy) != nil {
 			log.Warn("stopping with a write to the client blocked: the client reads nothing")
@@ -154,10 +155,10 @@ func serveLinesWithin(ctx context.Context, s *sdk.Server, in io.Reader, out io.W
 	select {
 	case err = <-done:
 	case <-lines.ended:
-		stopBy = time.Now().Add(ShutdownGrace)
+		stopBy = time.Now().Add(shutdownGrace)
 		err = waitUntil(done, stopBy.Add(-answerGrace), log, "stopping with calls still running")
 	case <-ctx.Done():
-		stopBy = time.Now().Add(ShutdownGrace)
+		stopBy = time.Now().Add(shutdownGrace)
 		waitUntil(done, stopBy.Add(-answerGrace), log, "stopping with calls still running")
 		err = ctx.Err()
 	}
@@ -168,13 +169,13 @@ func serveLinesWithin(ctx context.Context, s *sdk.Server, in io.Reader, out io.W
 }
 
 // closeWithin closes ts, which stops a background index build and waits
-// for it, but returns by stopBy, or ShutdownGrace from now when stopBy is
+// for it, but returns by stopBy, or shutdownGrace from now when stopBy is
 // zero, whatever is still running: the server's exit stays prompt, and
 // the build's files are written atomically, so one cut short leaves
 // nothing half-written.
 func closeWithin(ts *tools.Toolset, stopBy time.Time, log *slog.Logger) {
 	if stopBy.IsZero() {
-		stopBy = time.Now().Add(ShutdownGrace)
+		stopBy = time.Now().Add(shutdownGrace)
 	}
 	done := make(chan error, 1)
 	go func() { done <- ts.Close() }()
@@ -204,7 +205,7 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// MemoryLimit is the soft memory limit (see runtime/debug.SetMemoryLimit)
+// memoryLimit is the soft memory limit (see runtime/debug.SetMemoryLimit)
 // of a server process started through ServeIfRequested, unless GOMEMLIMIT
 // is set. The server lives beside an agent; building the library index
 // makes short-lived garbage, and without a limit the heap peaks at about
@@ -217,21 +218,21 @@ func (nopWriteCloser) Close() error { return nil }
 // releases as it goes (at most a merge's inputs, 48 MiB), it keeps the
 // server's resident set under 300 MB while it builds, whatever the size
 // of the library.
-const MemoryLimit = 200 << 20
+const memoryLimit = memlimit.Server
 
 // ServeIfRequested is the host's entry point, called first in main. When the
 // process was started as <exe> --agentero-context-mcp <grant-path>, it serves
 // MCP on stdin and stdout for that grant and exits: 0 when stdin ends
-// (once the calls read are answered, within DrainGrace and ShutdownGrace)
-// or within ShutdownGrace of SIGTERM or SIGINT (calls still running then
+// (once the calls read are answered, within 5 s and one more second)
+// or within a second of SIGTERM or SIGINT (calls still running then
 // are abandoned and answered with an error; a blocked write to stdout is
 // abandoned too); 2,
 // with one line on stderr and nothing on stdout, when the command line is
 // wrong or the grant is missing or invalid; 1 when the connection fails.
 // Otherwise it returns at once and the host goes on. The serving process
-// gets the soft memory limit MemoryLimit unless GOMEMLIMIT says otherwise,
+// gets a soft memory limit of 200 MiB unless GOMEMLIMIT says otherwise,
 // and no garbage collection until its first tool call is answered (at most
-// StartupHold) unless GOGC says otherwise.
+// 10 s) unless GOGC says otherwise.
 //
 // opts may be nil.
 func ServeIfRequested(opts *ServeOptions) {
@@ -239,19 +240,19 @@ func ServeIfRequested(opts *ServeOptions) {
 		return
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(MemoryLimit)
+		debug.SetMemoryLimit(memoryLimit)
 	}
 	var o ServeOptions
 	if opts != nil {
 		o = *opts
 	}
 	if os.Getenv("GOGC") == "" {
-		// No collections until the first answer (see StartupHold).
-		o.answered = holdCollector(StartupHold, StartupHeap)
+		// No collections until the first answer (see startupHold).
+		o.answered = holdCollector(startupHold, startupHeap)
 	}
 	opts = &o
 	// SIGTERM and SIGINT stop the server as the end of stdin does: at most
-	// ShutdownGrace later, whatever calls are running.
+	// shutdownGrace later, whatever calls are running.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, opts)
 	stop()

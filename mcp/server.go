@@ -22,9 +22,9 @@ import (
 // Version is the server version reported in the MCP handshake.
 const Version = "0.1.0"
 
-// Instructions are the server instructions sent on initialize: what the
+// instructions are the server instructions sent on initialize: what the
 // grant is, how the budget works, how to cite, and that quoted text is data.
-const Instructions = `These tools read only the sources the user's app granted for this turn (papers, folders, files of their library), read-only. ` +
+const instructions = `These tools read only the sources the user's app granted for this turn (papers, folders, files of their library), read-only. ` +
 	`A character budget is shared by every call of the turn: each result says how much is used and what remains, and a spent budget is an error, not cut text. ` +
 	`Start with context_search for short cards, then context_read a card's path or citationUri (metadata by default; excerpt with a quote, section, page, region, or full with a cursor). ` +
 	`paper_relations lists references, citing and related papers; papers outside the grant appear as cards only and cannot be read. ` +
@@ -106,7 +106,7 @@ func NewServer(ts Backend, opts *ServerConfig) *sdk.Server {
 		Title:   "Research context",
 		Version: Version,
 	}, &sdk.ServerOptions{
-		Instructions: Instructions,
+		Instructions: instructions,
 		Logger:       log,
 		// Advertise tools only: no logging capability (deprecated, and
 		// logs go to stderr), and no list_changed, since the tool list of

@@ -79,7 +79,7 @@ func text(res *sdk.CallToolResult) string {
 	return b.String()
 }
 
-// size is the size of a result as MaxResultChars counts it.
+// size is the size of a result as maxResultChars counts it.
 func size(t *testing.T, res *sdk.CallToolResult) int {
 	t.Helper()
 	data, err := json.Marshal(res.StructuredContent)
@@ -137,7 +137,7 @@ func TestRegister(t *testing.T) {
 	if init.ServerInfo.Name != grant.ServerName {
 		t.Errorf("server name %q, want %q", init.ServerInfo.Name, grant.ServerName)
 	}
-	if init.Instructions != Instructions {
+	if init.Instructions != instructions {
 		t.Errorf("instructions not sent")
 	}
 	//lint:ignore SA1019 the capability must stay unadvertised while it is deprecated

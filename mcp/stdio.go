@@ -14,10 +14,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// MaxLineBytes bounds one JSON-RPC line from the client, newline included.
+// maxLineBytes bounds one JSON-RPC line from the client, newline included.
 // The server's requests are a few hundred bytes; a longer line is answered
 // with an Invalid Request error and skipped in bounded memory.
-const MaxLineBytes = 4 << 20
+const maxLineBytes = 4 << 20
 
 // The server answers a line that is not a JSON-RPC message itself and goes
 // on serving: the SDK's stdio connection would end the session, and every
@@ -30,7 +30,7 @@ const MaxLineBytes = 4 << 20
 // from. It is read by one goroutine (the transport's reader).
 //
 // It also holds back the end of the input until every call it passed on
-// is answered (see DrainGrace): the SDK's connection cancels the calls in
+// is answered (see drainGrace): the SDK's connection cancels the calls in
 // flight as soon as its reader sees the end, and a client that writes its
 // calls and closes stdin at once would get none of them answered.
 type lineFilter struct {
@@ -47,7 +47,7 @@ type lineFilter struct {
 
 func newLineFilter(in io.Reader, out *lockedWriter, log *slog.Logger, drain time.Duration, stop <-chan struct{}) *lineFilter {
 	return &lineFilter{
-		lr:    newLineReader(in, MaxLineBytes),
+		lr:    newLineReader(in, maxLineBytes),
 		out:   out,
 		log:   log,
 		drain: drain,
@@ -63,7 +63,7 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 		case err == nil, err == io.ErrUnexpectedEOF:
 			// A last line without a newline is still a line.
 		case errors.Is(err, errLineTooLong):
-			f.reply(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: line longer than "+strconv.Itoa(MaxLineBytes>>20)+" MiB")
+			f.reply(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: line longer than "+strconv.Itoa(maxLineBytes>>20)+" MiB")
 			continue
 		default:
 			f.once.Do(func() {

@@ -22,7 +22,7 @@ import (
 
 // TestProcessStopsWithStdoutFull: a client that sends calls and never
 // reads their answers fills the server's stdout pipe, so that the server's
-// writes block; SIGTERM and SIGINT still end it within ShutdownGrace (the
+// writes block; SIGTERM and SIGINT still end it within shutdownGrace (the
 // bound below adds a margin for a loaded machine), with exit code 0, and
 // the usage log holds only whole lines, at least one for each call whose
 // result reached stdout.
@@ -103,15 +103,15 @@ func TestProcessStopsWithStdoutFull(t *testing.T) {
 			const margin = 5 * time.Second // a loaded machine's scheduling, not the server's
 			select {
 			case <-done:
-			case <-time.After(ShutdownGrace + margin + 10*time.Second):
+			case <-time.After(shutdownGrace + margin + 10*time.Second):
 				cmd.Process.Kill()
 				<-done
 				t.Fatalf("the server did not exit on %v with its stdout full (stderr %q)", sig, stderr.String())
 			}
 			took := time.Since(start)
 			t.Logf("exited %v after %v", sig, took)
-			if took > ShutdownGrace+margin {
-				t.Errorf("the server took %v to exit on %v, want at most %v", took, sig, ShutdownGrace)
+			if took > shutdownGrace+margin {
+				t.Errorf("the server took %v to exit on %v, want at most %v", took, sig, shutdownGrace)
 			}
 			if code := cmd.ProcessState.ExitCode(); code != ExitOK {
 				t.Errorf("exit code %d, want %d (stderr %q)", code, ExitOK, stderr.String())

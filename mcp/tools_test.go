@@ -426,7 +426,7 @@ func TestSameScopeNewTurn(t *testing.T) {
 }
 
 // TestResultCap: with the largest budget a grant may carry, a real read
-// of a long file still comes back within MaxResultChars.
+// of a long file still comes back within maxResultChars.
 func TestResultCap(t *testing.T) {
 	vault := vaultfix.Sample(t)
 	long := strings.Repeat("Sparse <attention> & \"global\" tokens.\n", 5000) // 190,000 characters
@@ -435,8 +435,8 @@ func TestResultCap(t *testing.T) {
 	}
 	req := demoRequest(vault)
 	req.Budget = &grant.BudgetOverrides{
-		ReadChars: intp(grant.MaxBudget.ReadChars), TurnChars: intp(grant.MaxBudget.TurnChars),
-		SearchCards: intp(grant.MaxBudget.SearchCards), CardChars: intp(grant.MaxBudget.CardChars),
+		ReadChars: intp(grant.MaxBudget().ReadChars), TurnChars: intp(grant.MaxBudget().TurnChars),
+		SearchCards: intp(grant.MaxBudget().SearchCards), CardChars: intp(grant.MaxBudget().CardChars),
 	}
 	cs := serveGrant(t, writeGrant(t, req))
 	for _, c := range []struct {
@@ -448,8 +448,8 @@ func TestResultCap(t *testing.T) {
 	} {
 		res := call(t, cs, c.tool, c.args)
 		mustOK(t, res)
-		if n := size(t, res); n > MaxResultChars {
-			t.Errorf("%s: result of %d characters, want ≤ %d", c.tool, n, MaxResultChars)
+		if n := size(t, res); n > maxResultChars {
+			t.Errorf("%s: result of %d characters, want ≤ %d", c.tool, n, maxResultChars)
 		} else {
 			t.Logf("%s: result of %d characters", c.tool, n)
 		}

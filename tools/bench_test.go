@@ -21,7 +21,7 @@ func BenchmarkReadCall(b *testing.B) {
 	if err := samplevault.Extract(dir); err != nil {
 		b.Fatal(err)
 	}
-	read, turn := 1000, grant.MaxBudget.TurnChars
+	read, turn := 1000, grant.MaxBudget().TurnChars
 	plan, err := researchctx.Resolve(context.Background(), researchctx.Request{
 		Vault: dir, RuntimeID: "bench", TurnID: "t0", CurrentPaper: "papers/2401.01234",
 		Budget: &grant.BudgetOverrides{ReadChars: &read, TurnChars: &turn},

@@ -33,9 +33,9 @@ func Example_customSource() {
 		Vault: vault, RuntimeID: "example", TurnID: "t1",
 		Scope: grant.Scope{
 			Mode:    grant.ModeMCP,
-			Tools:   grant.Tools,
+			Tools:   grant.Tools(),
 			Sources: []grant.Ref{{Kind: grant.KindFile, Path: "zotero/ABCD1234"}},
-			Budget:  grant.DefaultBudget,
+			Budget:  grant.DefaultBudget(),
 		},
 	}
 	plan.Fingerprint = plan.Scope.Fingerprint()

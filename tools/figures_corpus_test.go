@@ -74,7 +74,7 @@ func TestCorpusFigureReads(t *testing.T) {
 	for i, name := range files {
 		held[name] = i%2 == 1
 	}
-	readChars, turnChars, cardChars := 600, grant.MaxBudget.TurnChars, 200
+	readChars, turnChars, cardChars := 600, grant.MaxBudget().TurnChars, 200
 	copyCorpus := func(vault string) {
 		if err := os.MkdirAll(filepath.Join(vault, "corpus"), 0o755); err != nil {
 			t.Fatal(err)

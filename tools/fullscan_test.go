@@ -18,6 +18,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/vault"
@@ -35,7 +36,7 @@ type stuckEngine struct {
 
 func (e *stuckEngine) ID() string { return "stuck 1 eng" }
 
-func (e *stuckEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.OCRResult, error) {
+func (e *stuckEngine) Recognize(ctx context.Context, img ocr.Image) (*ocr.Result, error) {
 	m, err := jpeg.Decode(bytes.NewReader(img.Data))
 	if err != nil {
 		return nil, err
@@ -55,10 +56,10 @@ func (e *stuckEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault
 			return nil, ctx.Err()
 		}
 	}
-	r := &vault.OCRResult{Confidence: 0.9}
+	r := &ocr.Result{Confidence: 0.9}
 	for i := range 300 {
 		w := fmt.Sprintf("quoll%d", i)
-		r.Words = append(r.Words, vault.OCRWord{Text: w, X: 0.05 + 0.03*float64(i%30), Y: 0.05 + 0.03*float64(i/30), W: 0.025, H: 0.02, Confidence: 0.9})
+		r.Words = append(r.Words, ocr.Word{Text: w, X: 0.05 + 0.03*float64(i%30), Y: 0.05 + 0.03*float64(i/30), W: 0.025, H: 0.02, Confidence: 0.9})
 	}
 	words := make([]string, len(r.Words))
 	for i, w := range r.Words {

@@ -116,7 +116,7 @@ func TestScoresStayInsideGrant(t *testing.T) {
 // and returns its path.
 func probeGrant(t *testing.T, vault string, mentions ...string) string {
 	t.Helper()
-	turn := grant.MaxBudget.TurnChars
+	turn := grant.MaxBudget().TurnChars
 	var res researchctx.Resolver
 	defer res.Close()
 	plan, err := res.Resolve(context.Background(), researchctx.Request{
@@ -176,7 +176,8 @@ func indexedSearch(t *testing.T, ts *tools.Toolset, in tools.SearchInput) *tools
 // source has the same score there, which is not always the score of the
 // source's statistics alone.
 func TestNamedSourceScoresAsGrant(t *testing.T) {
-	f := newFixture(t, &grant.BudgetOverrides{TurnChars: &grant.MaxBudget.TurnChars})
+	max := grant.MaxBudget()
+	f := newFixture(t, &grant.BudgetOverrides{TurnChars: &max.TurnChars})
 	ctx := context.Background()
 	type at struct {
 		path, section string

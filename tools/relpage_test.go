@@ -268,7 +268,7 @@ func BenchmarkRelationsPage(b *testing.B) {
 				b.Fatal(err)
 			}
 			writeReferences(b, dir, "papers/2401.01234", n)
-			turn := grant.MaxBudget.TurnChars
+			turn := grant.MaxBudget().TurnChars
 			plan, err := researchctx.Resolve(context.Background(), researchctx.Request{
 				Vault: dir, RuntimeID: "bench", TurnID: "t0", CurrentPaper: "papers/2401.01234",
 				Budget: &grant.BudgetOverrides{TurnChars: &turn},

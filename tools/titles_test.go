@@ -68,7 +68,7 @@ func TestOneTitle(t *testing.T) {
 
 	var res researchctx.Resolver
 	defer res.Close()
-	big, turn := grant.MaxBudget.ReadChars, grant.MaxBudget.TurnChars
+	big, turn := grant.MaxBudget().ReadChars, grant.MaxBudget().TurnChars
 	plan, err := res.Resolve(context.Background(), researchctx.Request{
 		Vault: dir, RuntimeID: "rt", TurnID: "turn-1", Selections: sels, Mentions: mentions,
 		Budget: &grant.BudgetOverrides{ReadChars: &big, TurnChars: &turn},

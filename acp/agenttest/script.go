@@ -157,7 +157,7 @@ func shellCall(name, cmd string) Call {
 //     HostileAddPatch; then an answer quoting what came back first.
 func Research(marker string, secrets ...string) Script {
 	return func(req Request) Reply {
-		if c, ok := LoadDeferred(req, grant.Tools...); ok {
+		if c, ok := LoadDeferred(req, grant.Tools()...); ok {
 			return Reply{Calls: []Call{c}}
 		}
 		var results []Result

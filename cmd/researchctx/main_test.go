@@ -222,7 +222,7 @@ func TestPlan(t *testing.T) {
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("plan (-want +got):\n%s", diff)
 	}
-	if p.Budget.SearchCards != 4 || p.Budget.ReadChars != grant.DefaultBudget.ReadChars || !strings.HasPrefix(p.Fingerprint, "sha256:") {
+	if p.Budget.SearchCards != 4 || p.Budget.ReadChars != grant.DefaultBudget().ReadChars || !strings.HasPrefix(p.Fingerprint, "sha256:") {
 		t.Errorf("budget %+v, fingerprint %q", p.Budget, p.Fingerprint)
 	}
 	if !strings.Contains(p.Prompt, "Cite: "+pdf+"#page=1") || !strings.Contains(p.Prompt, "Tools (MCP server agentero-context)") {

@@ -236,7 +236,7 @@ func TestEndToEnd(t *testing.T) {
 func TestUnknownKindFailsClosed(t *testing.T) {
 	bin := buildHost(t)
 	vault := newVault(t)
-	sc := grant.Scope{Mode: grant.ModeMCP, Tools: grant.Tools, Budget: grant.DefaultBudget,
+	sc := grant.Scope{Mode: grant.ModeMCP, Tools: grant.Tools(), Budget: grant.DefaultBudget(),
 		Sources: []grant.Ref{{Kind: "zotero", Path: "zotero/ITEM42", Config: json.RawMessage(`{"api":"https://internal.example/api"}`)}}}
 	plan := &researchctx.Plan{Vault: vault, RuntimeID: "bib-unknown", TurnID: "t1", Scope: sc, Fingerprint: sc.Fingerprint()}
 	gr, err := plan.WriteGrant()

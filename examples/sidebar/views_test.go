@@ -36,7 +36,7 @@ func TestSourcesOrder(t *testing.T) {
 		searched(pdf + "#page=4"),
 		read(pdf + "#page=3"),
 	}}
-	plan := &researchctx.Plan{Scope: grant.Scope{Budget: grant.DefaultBudget}}
+	plan := &researchctx.Plan{Scope: grant.Scope{Budget: grant.DefaultBudget()}}
 	v := s.sourcesView(context.Background(), turn, plan)
 	var got []string
 	for _, g := range v.Groups {
@@ -56,7 +56,7 @@ func TestSourcesOrder(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("sources (-want +got):\n%s", diff)
 	}
-	if want := fmt.Sprintf("1 tool call logged · 120 of %d characters used", grant.DefaultBudget.TurnChars); v.Summary != want {
+	if want := fmt.Sprintf("1 tool call logged · 120 of %d characters used", grant.DefaultBudget().TurnChars); v.Summary != want {
 		t.Errorf("summary %q, want %q", v.Summary, want)
 	}
 	turn.Calls = 2

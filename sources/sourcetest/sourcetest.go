@@ -12,7 +12,7 @@
 // hit's text, nothing for nonsense; a search that answers while the
 // source's documents are still being indexed says so (Indexing, with
 // Truncated), and once they are all in, concurrent identical searches give
-// the same hits (the kit waits for that, at most SettleTime);
+// the same hits (the kit waits for that, at most Options.SettleTime);
 // every hit's document reads back with the hit's text on the hit's page;
 // Read returns a Document whose Path is the path asked for, with parts and
 // sections anchored in them, never an empty Document; every document a
@@ -46,10 +46,32 @@ import (
 	"github.com/researchctx/researchctx/sources"
 )
 
-// Test checks src. probe is a query that must match at least one passage of
-// the source. It returns every problem found, joined, or nil.
+// Test checks src with the default Options. probe is a query that must
+// match at least one passage of the source. It returns every problem found,
+// joined, or nil.
 func Test(ctx context.Context, src sources.Source, probe string) error {
-	c := &checker{ctx: ctx, src: src}
+	return Options{}.Test(ctx, src, probe)
+}
+
+// Options tunes the checks of Test.
+type Options struct {
+	// SettleTime bounds how long the kit waits for the source to say that
+	// its documents are all indexed (Results.Indexing nil) before it
+	// checks that identical searches agree. Zero or less means two
+	// minutes: long enough for a loaded machine.
+	SettleTime time.Duration
+}
+
+// defaultSettleTime is the SettleTime of the zero Options.
+const defaultSettleTime = 2 * time.Minute
+
+// Test checks src as the package's Test does, under o.
+func (o Options) Test(ctx context.Context, src sources.Source, probe string) error {
+	settle := o.SettleTime
+	if settle <= 0 {
+		settle = defaultSettleTime
+	}
+	c := &checker{ctx: ctx, src: src, settle: settle}
 	c.info()
 	hits := c.search(probe)
 	c.noMatch()
@@ -68,9 +90,10 @@ func Test(ctx context.Context, src sources.Source, probe string) error {
 }
 
 type checker struct {
-	ctx  context.Context
-	src  sources.Source
-	errs []error
+	ctx    context.Context
+	src    sources.Source
+	settle time.Duration // Options.SettleTime
+	errs   []error
 }
 
 func (c *checker) fail(format string, a ...any) {
@@ -115,16 +138,11 @@ func (c *checker) location(what string, l sources.Location) {
 
 const excerptChars = 200
 
-// SettleTime bounds how long Test waits for a source to say that its
-// documents are all indexed (Results.Indexing nil) before it checks that
-// identical searches agree: long enough for a loaded machine.
-var SettleTime = 2 * time.Minute
-
 // settled runs q until the source answers with its documents all indexed,
-// for at most SettleTime. A search that answers before says so with
+// for at most c.settle. A search that answers before says so with
 // Indexing and must set Truncated too.
 func (c *checker) settled(q sources.Query) (*sources.Results, error) {
-	deadline := time.Now().Add(SettleTime)
+	deadline := time.Now().Add(c.settle)
 	for {
 		res, err := c.src.Search(c.ctx, q)
 		if err != nil || res.Indexing == nil {
@@ -134,7 +152,7 @@ func (c *checker) settled(q sources.Query) (*sources.Results, error) {
 			c.fail("Search(%q) answered while indexing (%d of %d) without Truncated", q.Text, res.Indexing.Done, res.Indexing.Total)
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("Search(%q) still indexing after %v (%d of %d)", q.Text, SettleTime, res.Indexing.Done, res.Indexing.Total)
+			return nil, fmt.Errorf("Search(%q) still indexing after %v (%d of %d)", q.Text, c.settle, res.Indexing.Done, res.Indexing.Total)
 		}
 		t := time.NewTimer(50 * time.Millisecond)
 		select {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/sources"
@@ -268,5 +269,26 @@ func TestCatchesLimitIgnoredOnOneMatch(t *testing.T) {
 	}
 	if err := sourcetest.Test(context.Background(), good(), one); err != nil {
 		t.Errorf("the good source with a probe of one match: %v", err)
+	}
+}
+
+// TestSettleTime: a source whose index never completes fails the check
+// once Options.SettleTime has passed, saying so, rather than holding the
+// test for the default two minutes.
+func TestSettleTime(t *testing.T) {
+	indexing := &bent{Memory: good(), search: func(ctx context.Context, q sources.Query) (*sources.Results, error) {
+		res, err := good().Search(ctx, q)
+		if err == nil {
+			res.Indexing, res.Truncated = &sources.Indexing{Done: 1, Total: 2}, true
+		}
+		return res, err
+	}}
+	opts := sourcetest.Options{SettleTime: 100 * time.Millisecond}
+	err := opts.Test(context.Background(), indexing, probe)
+	if err == nil || !strings.Contains(err.Error(), "still indexing after 100ms (1 of 2)") {
+		t.Errorf("Test = %v, want the search still indexing after 100ms", err)
+	}
+	if err := opts.Test(context.Background(), good(), probe); err != nil {
+		t.Errorf("a source that is not indexing, under a short SettleTime: %v", err)
 	}
 }

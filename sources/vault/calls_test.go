@@ -14,6 +14,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
+	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources/vault"
 )
@@ -30,7 +31,7 @@ type heldEngine struct {
 
 func (e *heldEngine) ID() string { return "held 1 eng" }
 
-func (e *heldEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.OCRResult, error) {
+func (e *heldEngine) Recognize(ctx context.Context, img ocr.Image) (*ocr.Result, error) {
 	e.mu.Lock()
 	e.in++
 	n := e.in
@@ -136,7 +137,7 @@ func TestBackgroundIndexYieldsToCalls(t *testing.T) {
 		files[fmt.Sprintf("notes/n%02d.md", i)] = fmt.Sprintf("# Note %d\n\nPlatypuses hunt shrimp %d in streams.\n", i, i)
 	}
 	vaultfix.Write(t, root, files)
-	lib := openWith(t, root, t.TempDir(), vault.NoOCR)
+	lib := openWith(t, root, t.TempDir(), ocr.Off())
 	_, end := vault.BeginCall(lib, context.Background())
 	defer end()
 	res := searchAll(t, lib, "notes", "platypuses shrimp")

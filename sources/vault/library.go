@@ -20,6 +20,7 @@ import (
 	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/internal/units"
+	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -62,8 +63,8 @@ type LibraryOptions struct {
 	// means the default: the tesseract program when it is on PATH, as
 	// RESEARCHCTX_OCR (off, auto or the program's path) and
 	// RESEARCHCTX_OCR_LANGS (eng, chi_sim, jpn: those installed) ask;
-	// NoOCR turns it off. The index is rebuilt when the engine changes.
-	OCR OCREngine
+	// ocr.Off() turns it off. The index is rebuilt when the engine changes.
+	OCR ocr.Engine
 	// OCRProgress, when set, is called as pages are recognised, with the
 	// pages recognised and queued so far; it must return quickly.
 	OCRProgress func(done, total int)

@@ -19,6 +19,7 @@ import (
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
+	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/sourcetest"
@@ -279,7 +280,7 @@ func TestLoosePDFCorpus(t *testing.T) {
 		vaultfix.Write(t, root, map[string]string{"inbox/" + name + ".pdf": string(data)})
 	}
 	// The scan as its text layer reads, without OCR (ocr_test.go's).
-	l := openLibraryOCR(t, root, t.TempDir(), vault.NoOCR)
+	l := openLibraryOCR(t, root, t.TempDir(), ocr.Off())
 	ctx := context.Background()
 	src, err := l.Open(ctx, grant.KindFile, "inbox/pwl-mapreduce.pdf")
 	if err != nil {

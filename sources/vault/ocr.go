@@ -11,45 +11,13 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/libindex"
-	"github.com/researchctx/researchctx/internal/ocr"
+	ocrengine "github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/ocrpages"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
+	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/sources"
 )
-
-// The OCR engine of LibraryOptions.OCR and what it reads and returns. The
-// types are those of the SDK's internal ocr package, named here so that a
-// host can implement an engine of its own (a cloud service, another
-// program): the Vault is the one driver that has page images, so the
-// interface lives with it rather than in package sources.
-type (
-	// OCREngine recognises page images: ID names the engine, its version
-	// and languages (a cached result of another ID is not used);
-	// Recognize reads one page. It must be safe for concurrent use and
-	// bound its own time per page.
-	OCREngine = ocr.Engine
-	// OCRImage is one page's image: JPEG, PNG or binary PNM bytes.
-	OCRImage = ocr.Image
-	// OCRFormat is the encoding of an OCRImage.
-	OCRFormat = ocr.Format
-	// OCRResult is an engine's text of one page, its words with boxes
-	// and confidences.
-	OCRResult = ocr.Result
-	// OCRWord is one recognised word.
-	OCRWord = ocr.Word
-)
-
-// The formats of an OCRImage.
-const (
-	OCRJPEG = ocr.JPEG
-	OCRPNG  = ocr.PNG
-	OCRPNM  = ocr.PNM
-)
-
-// NoOCR, as LibraryOptions.OCR, turns OCR off whatever the environment
-// says.
-var NoOCR OCREngine = ocr.Off
 
 // ocrVersion changes whenever what the OCR cache holds changes: ocr-2
 // records the lines' wide gaps (pdf.Line.Gaps); ocr-3 names an entry by
@@ -82,11 +50,11 @@ type ocrRef = ocrpages.Ref
 // why there is none, found once; the renderer for pages whose image is
 // not decoded here; and counts of pages recognised, for the progress hook.
 type ocrState struct {
-	opt      OCREngine
+	opt      ocr.Engine
 	progress func(done, total int)
 
 	once     sync.Once
-	eng      OCREngine
+	eng      ocr.Engine
 	note     string
 	renderer string
 
@@ -115,17 +83,17 @@ type ocrMarks struct {
 
 // engine returns the library's OCR engine, or nil and the one-line note
 // that says why there is none.
-func (l *Library) ocrEngine() (OCREngine, string) {
+func (l *Library) ocrEngine() (ocr.Engine, string) {
 	o := &l.ocr
 	o.once.Do(func() {
 		switch {
-		case o.opt == NoOCR:
+		case o.opt == ocr.Off():
 			o.note = "no OCR: it is turned off"
 		case o.opt != nil:
 			o.eng = o.opt
 		default:
 			// The probe is remembered with the OCR cache.
-			o.eng, o.note = ocr.Default(l.cachePath("ocr"))
+			o.eng, o.note = ocrengine.Default(l.cachePath("ocr"))
 		}
 		if o.eng != nil {
 			o.renderer = pdf.Renderer()

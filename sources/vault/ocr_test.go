@@ -21,10 +21,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/ocr"
+	ocrengine "github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
+	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/vault"
@@ -33,26 +34,26 @@ import (
 // fakeEngine answers every page with the same result or error.
 type fakeEngine struct {
 	id     string
-	result *vault.OCRResult
+	result *ocr.Result
 	err    error
 	calls  atomic.Int32
 }
 
 func (e *fakeEngine) ID() string { return e.id }
 
-func (e *fakeEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.OCRResult, error) {
+func (e *fakeEngine) Recognize(ctx context.Context, img ocr.Image) (*ocr.Result, error) {
 	e.calls.Add(1)
-	if img.Format != vault.OCRJPEG || !bytes.HasPrefix(img.Data, []byte{0xff, 0xd8}) {
+	if img.Format != ocr.JPEG || !bytes.HasPrefix(img.Data, []byte{0xff, 0xd8}) {
 		return nil, errors.New("not the page's JPEG")
 	}
 	return e.result, e.err
 }
 
 // words is a result of the given words on one line, each at confidence c.
-func words(c float64, ws ...string) *vault.OCRResult {
-	r := &vault.OCRResult{Text: strings.Join(ws, " "), Confidence: c}
+func words(c float64, ws ...string) *ocr.Result {
+	r := &ocr.Result{Text: strings.Join(ws, " "), Confidence: c}
 	for i, w := range ws {
-		r.Words = append(r.Words, vault.OCRWord{Text: w, X: 0.1 + 0.1*float64(i), Y: 0.1, W: 0.08, H: 0.02, Confidence: c})
+		r.Words = append(r.Words, ocr.Word{Text: w, X: 0.1 + 0.1*float64(i), Y: 0.1, W: 0.08, H: 0.02, Confidence: c})
 	}
 	return r
 }
@@ -80,7 +81,7 @@ func scanVault(t *testing.T) string {
 	return root
 }
 
-func openWith(t *testing.T, root, cache string, eng vault.OCREngine) *vault.Library {
+func openWith(t *testing.T, root, cache string, eng ocr.Engine) *vault.Library {
 	t.Helper()
 	lib, err := vault.OpenLibrary(root, &vault.LibraryOptions{CacheDir: cache, OCR: eng})
 	if err != nil {
@@ -196,14 +197,14 @@ func TestOCRRecognisesScannedPages(t *testing.T) {
 func TestOCRBadEngine(t *testing.T) {
 	tests := []struct {
 		name string
-		eng  vault.OCREngine
+		eng  ocr.Engine
 		note string
 	}{
 		{"hangs", &fakeEngine{id: "hangs", err: ocr.ErrTimeout}, "OCR timed out on the page"},
 		{"crashes", &fakeEngine{id: "crashes", err: ocr.ErrFailed}, "the OCR engine failed on the page"},
 		{"garbage", &fakeEngine{id: "garbage", result: words(0.05, "%%", "~~", "|")}, "OCR read nothing that is text on the page"},
-		{"empty", &fakeEngine{id: "empty", result: &vault.OCRResult{}}, "OCR found no text on the page"},
-		{"off", vault.NoOCR, "no OCR: it is turned off"},
+		{"empty", &fakeEngine{id: "empty", result: &ocr.Result{}}, "OCR found no text on the page"},
+		{"off", ocr.Off(), "no OCR: it is turned off"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -237,7 +238,7 @@ func TestOCRTesseract(t *testing.T) {
 			t.Skipf("%s is not installed", p)
 		}
 	}
-	eng, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, pageDeadline, 0)
+	eng, err := ocrengine.NewTesseract(context.Background(), "tesseract", []string{"eng"}, pageDeadline, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +286,7 @@ func TestOCRScanWithoutRenderer(t *testing.T) {
 		}
 		t.Skip("tesseract is not installed")
 	}
-	eng, err := ocr.NewTesseract(context.Background(), prog, []string{"eng"}, 0, 0)
+	eng, err := ocrengine.NewTesseract(context.Background(), prog, []string{"eng"}, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +325,7 @@ type gateEngine struct {
 
 func (e *gateEngine) ID() string { return "gate 1 eng" }
 
-func (e *gateEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.OCRResult, error) {
+func (e *gateEngine) Recognize(ctx context.Context, img ocr.Image) (*ocr.Result, error) {
 	e.mu.Lock()
 	e.in++
 	e.most = max(e.most, e.in)
@@ -472,7 +473,7 @@ type progressEngine struct {
 
 func (e *progressEngine) ID() string { return "progress" }
 
-func (e *progressEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.OCRResult, error) {
+func (e *progressEngine) Recognize(ctx context.Context, img ocr.Image) (*ocr.Result, error) {
 	p := e.at()
 	e.mu.Lock()
 	e.calls++
@@ -541,7 +542,7 @@ func TestOCRScanTitleAndSections(t *testing.T) {
 	if raceEnabled {
 		t.Skip("recognises six scanned pages: a measure of what OCR reads, not of concurrency, run without the race detector")
 	}
-	eng, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, pageDeadline, 0)
+	eng, err := ocrengine.NewTesseract(context.Background(), "tesseract", []string{"eng"}, pageDeadline, 0)
 	if err != nil {
 		t.Skipf("tesseract: %v", err)
 	}

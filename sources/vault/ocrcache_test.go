@@ -24,6 +24,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
+	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/vault"
@@ -44,7 +45,7 @@ func greyJPEG(t *testing.T, level uint8) []byte {
 }
 
 // levelOf is the grey level of a page image made by greyJPEG.
-func levelOf(img vault.OCRImage) (int, error) {
+func levelOf(img ocr.Image) (int, error) {
 	m, err := jpeg.Decode(bytes.NewReader(img.Data))
 	if err != nil {
 		return 0, err
@@ -276,7 +277,7 @@ type pageEngine struct {
 
 func (e *pageEngine) ID() string { return "pages 1 eng" }
 
-func (e *pageEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.OCRResult, error) {
+func (e *pageEngine) Recognize(ctx context.Context, img ocr.Image) (*ocr.Result, error) {
 	level, err := levelOf(img)
 	if err != nil {
 		return nil, err
@@ -382,7 +383,7 @@ type countEngine struct {
 
 func (e *countEngine) ID() string { return "count 1 eng" }
 
-func (e *countEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.OCRResult, error) {
+func (e *countEngine) Recognize(ctx context.Context, img ocr.Image) (*ocr.Result, error) {
 	e.mu.Lock()
 	e.in++
 	e.most = max(e.most, e.in)
@@ -437,7 +438,7 @@ type touchEngine struct{}
 
 func (touchEngine) ID() string { return "touch 1 eng" }
 
-func (touchEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.OCRResult, error) {
+func (touchEngine) Recognize(ctx context.Context, img ocr.Image) (*ocr.Result, error) {
 	var sum byte
 	for _, b := range img.Data {
 		sum ^= b
@@ -473,7 +474,7 @@ func TestOCRMemoryPeakRSS(t *testing.T) {
 	}
 	vaultfix.Write(t, root, files)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestOCRMemoryPeakRSS$")
-	// The server's soft memory limit (mcp.MemoryLimit).
+	// The server's soft memory limit (memlimit.Server).
 	cmd.Env = append(os.Environ(), "VAULT_OCR_RSS_ROOT="+root, "GOMAXPROCS=16", "GOMEMLIMIT=200MiB")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

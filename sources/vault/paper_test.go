@@ -17,6 +17,7 @@ import (
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
 )
@@ -43,7 +44,7 @@ func paperLibrary(t testing.TB, root string) *Library {
 	t.Cleanup(func() { v.Close() })
 	// The text layer as the extractor reads it: OCR of the corpus's
 	// scan (minutes of tesseract) is ocr_test.go's.
-	lib := NewLibrary(v, &LibraryOptions{CacheDir: t.TempDir(), OCR: NoOCR})
+	lib := NewLibrary(v, &LibraryOptions{CacheDir: t.TempDir(), OCR: ocr.Off()})
 	t.Cleanup(func() { lib.Close() })
 	return lib
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/procstat"
+	"github.com/researchctx/researchctx/ocr"
 )
 
 // The first paper_relations of a new process on a library of real PDFs,
@@ -104,7 +105,7 @@ func BenchmarkFirstLookupPDF(b *testing.B) {
 		// Without OCR: a scanned paper's recognition is background work
 		// of its own (its CPU would be counted here), and each library is
 		// closed so that none outlives its lookup.
-		lib := newLibrary(v, &LibraryOptions{OCR: NoOCR})
+		lib := newLibrary(v, &LibraryOptions{OCR: ocr.Off()})
 		defer lib.Close()
 		r, err := relations.New(v, &relations.Options{CacheDir: cacheDir, Text: lib.paperText}).Relations(ctx, "papers/r00/arxiv-1706.03762")
 		if err != nil {

@@ -12,10 +12,11 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/internal/ocr"
+	ocrengine "github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
+	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/vault"
 )
@@ -212,17 +213,17 @@ func TestRelationsLooseAdded(t *testing.T) {
 // gatedEngine is an OCR engine that recognises nothing until open is
 // closed.
 type gatedEngine struct {
-	vault.OCREngine
+	ocr.Engine
 	open chan struct{}
 }
 
-func (e *gatedEngine) Recognize(ctx context.Context, img vault.OCRImage) (*vault.OCRResult, error) {
+func (e *gatedEngine) Recognize(ctx context.Context, img ocr.Image) (*ocr.Result, error) {
 	select {
 	case <-e.open:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return e.OCREngine.Recognize(ctx, img)
+	return e.Engine.Recognize(ctx, img)
 }
 
 // TestRelationsScannedPaper: the citation graph reads a scanned paper's
@@ -239,7 +240,7 @@ func TestRelationsScannedPaper(t *testing.T) {
 			t.Skipf("%s is not installed", p)
 		}
 	}
-	tess, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, pageDeadline, 0)
+	tess, err := ocrengine.NewTesseract(context.Background(), "tesseract", []string{"eng"}, pageDeadline, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +264,7 @@ func TestRelationsScannedPaper(t *testing.T) {
 		"papers/gan/gan.pdf":          string(scan),
 		"papers/maxout/metadata.json": `{"title": "Maxout Networks", "year": 2013, "authors": ["Ian J. Goodfellow"]}`,
 	})
-	eng := &gatedEngine{OCREngine: tess, open: make(chan struct{})}
+	eng := &gatedEngine{Engine: tess, open: make(chan struct{})}
 	lib := openLibraryOCR(t, dir, t.TempDir(), eng)
 
 	first := make(chan *sources.Relations, 1)

@@ -16,6 +16,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
+	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/sourcetest"
 	"github.com/researchctx/researchctx/sources/vault"
@@ -86,7 +87,7 @@ func openLibrary(t *testing.T, root, cache string) *vault.Library {
 
 // openLibraryOCR is openLibrary with the given OCR engine (nil: the
 // default).
-func openLibraryOCR(t *testing.T, root, cache string, eng vault.OCREngine) *vault.Library {
+func openLibraryOCR(t *testing.T, root, cache string, eng ocr.Engine) *vault.Library {
 	t.Helper()
 	v, err := catalog.Open(root, &catalog.Options{Revalidate: time.Nanosecond})
 	if err != nil {

@@ -9,21 +9,13 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/researchctx/researchctx/internal/ocr"
+	ocrengine "github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/ocrpages"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
+	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/sources"
 )
-
-// OCREngine recognises the page images of scanned PDF attachments: the
-// type of vault.OCREngine, so that a host gives both sources the same
-// engine.
-type OCREngine = ocr.Engine
-
-// NoOCR, as Options.OCR, turns OCR off whatever the environment says. It
-// is the value of vault.NoOCR.
-var NoOCR OCREngine = ocr.Off
 
 // ocrVersion changes whenever what the OCR cache holds changes. The
 // entries are named as the Vault's are, by the PDF's content and the
@@ -38,10 +30,10 @@ const notYet = "not recognised yet: OCR runs in the background"
 // library's own cache folder (never Zotero's); and the background queue of
 // PDFs whose scanned pages no read asked for yet.
 type ocrState struct {
-	opt OCREngine
+	opt ocr.Engine
 
 	once     sync.Once
-	eng      OCREngine
+	eng      ocr.Engine
 	note     string
 	renderer string
 	store    ocrpages.Store
@@ -68,7 +60,7 @@ type ocrJob struct {
 
 // ocrEngine returns the library's OCR engine, or nil and the one-line note
 // that says why there is none.
-func (c *pdfCache) ocrEngine() (OCREngine, string) {
+func (c *pdfCache) ocrEngine() (ocr.Engine, string) {
 	o := &c.ocr
 	o.once.Do(func() {
 		dir := ""
@@ -76,13 +68,13 @@ func (c *pdfCache) ocrEngine() (OCREngine, string) {
 			dir = filepath.Join(c.l.cacheDir, "ocr")
 		}
 		switch {
-		case o.opt == NoOCR:
+		case o.opt == ocr.Off():
 			o.note = "no OCR: it is turned off"
 		case o.opt != nil:
 			o.eng = o.opt
 		default:
 			// The probe is remembered with the OCR cache.
-			o.eng, o.note = ocr.Default(dir)
+			o.eng, o.note = ocrengine.Default(dir)
 		}
 		if o.eng != nil {
 			o.renderer = pdf.Renderer()

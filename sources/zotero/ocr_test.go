@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/researchctx/researchctx/internal/testkit/zoterofix"
+	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/zotero"
 	"github.com/researchctx/researchctx/tools"
@@ -160,7 +161,7 @@ func TestOCRScannedAttachment(t *testing.T) {
 		t.Fatal("Zotero's folders changed")
 	}
 
-	off := zotero.New(zotero.Options{DataDir: data, CacheDir: t.TempDir(), OCR: zotero.NoOCR})
+	off := zotero.New(zotero.Options{DataDir: data, CacheDir: t.TempDir(), OCR: ocr.Off()})
 	n, err := off.Ref(ctx, "items/QCAL5UMX", &sources.Env{})
 	if err != nil {
 		t.Fatal(err)

@@ -68,6 +68,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -127,9 +128,9 @@ type Options struct {
 	// OCR is the engine that reads scanned PDF attachments, as
 	// vault.LibraryOptions.OCR is the Vault's: nil for the default
 	// (tesseract when installed, unless RESEARCHCTX_OCR says otherwise),
-	// NoOCR for none. What it recognises is cached under CacheDir, never
+	// ocr.Off() for none. What it recognises is cached under CacheDir, never
 	// in the data directory.
-	OCR OCREngine
+	OCR ocr.Engine
 	// IndexWait is how long a search waits for the library index to take
 	// in the items it lacks (a first search, items changed in Zotero)
 	// before it answers from what is indexed so far, saying so in

@@ -304,7 +304,7 @@ func writeScans(folder, pdfDir string, pages int) (int, error) {
 func writeMentionsGrant(ctx context.Context, root, runtime string, mentions ...string) (string, func() error, error) {
 	var res researchctx.Resolver
 	defer res.Close()
-	turnChars := grant.MaxBudget.TurnChars
+	turnChars := grant.MaxBudget().TurnChars
 	run := strconv.FormatInt(time.Now().UnixNano(), 36)
 	plan, err := res.Resolve(ctx, researchctx.Request{
 		Vault: root, RuntimeID: runtime, TurnID: run + "-0", Mentions: mentions,

@@ -24,7 +24,7 @@
 //	go run ./internal/cmd/libbench -lib real -copies 20
 //	go run ./internal/cmd/libbench -lib synthetic -n 10000
 //
-// The process gets the server's soft memory limit (mcp.MemoryLimit) unless
+// The process gets the server's soft memory limit (memlimit.Server) unless
 // GOMEMLIMIT is set or -memlimit says otherwise, so that its peak RSS is
 // the server's. With -progress the cold build runs as a host's prewarm
 // does (vault.OpenLibrary with LibraryOptions.OnProgress, one search that
@@ -59,9 +59,9 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/libindex"
+	"github.com/researchctx/researchctx/internal/memlimit"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/procstat"
-	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/tools"
@@ -101,7 +101,7 @@ func main() {
 	withPdftotext := flag.Bool("pdftotext", true, "real: time sequential pdftotext over the PDFs")
 	flag.StringVar(&progressLog, "progress", "", "build as a host's prewarm does and write its progress events to this file (JSON lines)")
 	flag.BoolVar(&childrenOnly, "children-only", false, "with -dir: time only the new processes over the kept vault's built index (nothing else runs in this process meanwhile)")
-	memLimit := flag.Int64("memlimit", mcp.MemoryLimit, "soft memory limit in bytes unless GOMEMLIMIT is set, as the server sets it (0: none)")
+	memLimit := flag.Int64("memlimit", memlimit.Server, "soft memory limit in bytes unless GOMEMLIMIT is set, as the server sets it (0: none)")
 	background := flag.Bool("background", false, "real: warm searches and new processes' first answers with the background idle and while it indexes more/ and recognises scans/ (see runBackground)")
 	more := flag.Int("more", 3, "-background: copies of each corpus PDF in more/")
 	scanPages := flag.Int("scan-pages", 8, "-background: scanned pages in scans/")
@@ -404,7 +404,7 @@ func writeGrant(ctx context.Context, root string) (string, func() error, error) 
 func writeSessionGrant(ctx context.Context, root, runtime string) (string, func() error, error) {
 	var res researchctx.Resolver
 	defer res.Close()
-	turnChars := grant.MaxBudget.TurnChars
+	turnChars := grant.MaxBudget().TurnChars
 	// The turns are this run's own: a kept vault's usage log holds the
 	// earlier runs' turns, whose budgets are spent.
 	run := strconv.FormatInt(time.Now().UnixNano(), 36)
@@ -503,11 +503,11 @@ func runChild(ctx context.Context, gr string, warm int, query string) error {
 		defer pprof.StopCPUProfile()
 	}
 	// No collections until the first answer, as the server process
-	// holds them (mcp.StartupHold) under a memory limit of at most
-	// mcp.StartupHeap.
+	// holds them (at most 10 s) under a memory limit of at most
+	// memlimit.StartupHeap.
 	gcPercent, limit := 100, debug.SetMemoryLimit(-1)
 	if os.Getenv("GOGC") == "" && limit != math.MaxInt64 {
-		debug.SetMemoryLimit(min(limit, mcp.StartupHeap))
+		debug.SetMemoryLimit(min(limit, memlimit.StartupHeap))
 		gcPercent = debug.SetGCPercent(-1)
 	}
 	ts, err := tools.Open(ctx, gr, nil)

@@ -362,7 +362,7 @@ func measure(fx *fixture, c *counts) {
 }
 
 // turnChars is the turn budget of the searches: the most a turn may have.
-var turnChars = grant.MaxBudget.TurnChars
+var turnChars = grant.MaxBudget().TurnChars
 
 // search puts each split's copies in a vault as papers, grants them all,
 // and searches for each comment's words.

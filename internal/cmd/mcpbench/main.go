@@ -104,7 +104,7 @@ func coldStart(work, quickchat, fsServer string, runs, fileChars int) error {
 	if err := os.WriteFile(doc, []byte(benchText(fileChars)), 0o644); err != nil {
 		return err
 	}
-	turnChars := grant.MaxBudget.TurnChars // 20 reads in one turn
+	turnChars := grant.MaxBudget().TurnChars // 20 reads in one turn
 	gr, err := writeGrant(researchctx.Request{
 		Vault: vault, RuntimeID: "bench", TurnID: "turn-1",
 		CurrentPaper: "papers/2401.01234",

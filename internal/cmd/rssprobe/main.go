@@ -10,7 +10,7 @@
 //	go run ./internal/cmd/rssprobe /tmp/researchctx VAULT
 //
 // GOGC=100 in the environment turns off the server's startup hold of the
-// collector (mcp.StartupHold), for a side-by-side run.
+// collector (until its first answer, at most 10 s), for a side-by-side run.
 package main
 
 import (
@@ -45,7 +45,7 @@ func main() {
 func run(ctx context.Context, exe, root string) error {
 	var res researchctx.Resolver
 	defer res.Close()
-	turnChars := grant.MaxBudget.TurnChars
+	turnChars := grant.MaxBudget().TurnChars
 	plan, err := res.Resolve(ctx, researchctx.Request{
 		Vault: root, RuntimeID: fmt.Sprint("rssprobe-", time.Now().UnixNano()), TurnID: "t1",
 		Mentions: []string{"papers"}, Budget: &grant.BudgetOverrides{TurnChars: &turnChars},

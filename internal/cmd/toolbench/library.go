@@ -145,7 +145,7 @@ func benchRelations(ctx context.Context, root string) (*relTiming, error) {
 	}
 	var res researchctx.Resolver
 	defer res.Close()
-	turnChars := grant.MaxBudget.TurnChars
+	turnChars := grant.MaxBudget().TurnChars
 	plan, err := res.Resolve(ctx, researchctx.Request{
 		Vault: root, RuntimeID: runtimeID, TurnID: "turn-0", Mentions: mentions,
 		Budget: &grant.BudgetOverrides{TurnChars: &turnChars},

@@ -58,7 +58,7 @@ type session struct {
 // newSession resolves a request that mentions the corpus folder, with ten
 // cards per search and the largest turn budget, and writes its grant.
 func newSession(ctx context.Context, res *researchctx.Resolver, root string) (*session, error) {
-	cards, turnChars := k, grant.MaxBudget.TurnChars
+	cards, turnChars := k, grant.MaxBudget().TurnChars
 	plan, err := res.Resolve(ctx, researchctx.Request{
 		Vault:     root,
 		RuntimeID: runtimeID,

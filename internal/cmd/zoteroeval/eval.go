@@ -31,7 +31,7 @@ const callTimeout = 5 * time.Minute
 
 // turnChars is each turn's budget: the most a turn may have. Every phase
 // runs in a turn of its own so that none is cut by the budget.
-var turnChars = grant.MaxBudget.TurnChars
+var turnChars = grant.MaxBudget().TurnChars
 
 // errDropped: a turn's mention was not granted.
 var errDropped = errors.New("the turn's grant dropped a mention")
