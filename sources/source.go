@@ -112,11 +112,15 @@ type Query struct {
 }
 
 // A Collection is a set of documents a search's collection statistics are
-// computed over, as the driver that made it defines it: the Vault's is a
-// *vault.Collection, made by its Library for a grant's sources. It is
-// opaque to this package: a source uses a Collection of its own driver's
-// and ignores any other, as it ignores none.
-type Collection interface{}
+// computed over, as the library that made it defines it (Library.Collection):
+// a grant's. A source finds a Collection of its own driver's with As, as
+// gocloud's blob does, and ignores any other, as it ignores none.
+type Collection interface {
+	// As reports whether the Collection is of the type target points to,
+	// and if so sets *target to it: a driver passes a pointer to its own
+	// collection type. Any other target gives false.
+	As(target any) bool
+}
 
 // Results is what a search found.
 type Results struct {
