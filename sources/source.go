@@ -6,6 +6,12 @@
 // files are opened by package sources/vault, a driver like any other, and
 // package sources/sourcetest checks a Source and holds one in memory.
 //
+// The grant's Vault is a Library: package sources/vault registers its
+// opener (Registry.RegisterLibrary), and package tools opens it with
+// Registry.OpenLibrary, never naming the Vault's driver. The kinds
+// registered with it are the library's own (Registry.LibraryKind), whose
+// errors are the SDK's; every other kind is a connector's.
+//
 // The shape follows io/fs and database/sql/driver. A Source says who it is
 // (Info), finds passages (Search) and hands out the text of one of its
 // documents (Read). Richer behaviour lives in optional interfaces that
@@ -25,7 +31,7 @@
 // grants what a "kind:name" mention names, and the server re-opens it from
 // the grant. No change to tools or mcp is needed. It imports this package
 // and package grant (the Ref a source is opened from) only: what it may use
-// of the grant's Vault is in its Env (Documents).
+// of the grant's Vault is in its Env (its Documents).
 package sources
 
 import (
