@@ -30,12 +30,7 @@ func TestContractOnly(t *testing.T) {
 // TestContractOnlyCheck shows the check catching what it is for: a direct
 // and an indirect import of a driver package.
 func TestContractOnlyCheck(t *testing.T) {
-	pkg := func(p string, imps ...string) pkgInfo {
-		for i := range imps {
-			imps[i] = module + "/" + imps[i]
-		}
-		return pkgInfo{ImportPath: module + "/" + p, Imports: imps}
-	}
+	pkg := fakePkg
 	tests := []struct {
 		name string
 		pkgs []pkgInfo
@@ -58,6 +53,15 @@ func TestContractOnlyCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fakePkg is the package p of the module importing imps (paths inside the
+// module), for the checks' own tests.
+func fakePkg(p string, imps ...string) pkgInfo {
+	for i := range imps {
+		imps[i] = module + "/" + imps[i]
+	}
+	return pkgInfo{ImportPath: module + "/" + p, Imports: imps}
 }
 
 // driverDeps reports each package of from that depends on a package of

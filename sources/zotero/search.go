@@ -166,7 +166,7 @@ func (s *Snapshot) itemUnits(ctx context.Context, it *Item) ([]units.Unit, []sou
 
 // skipReason says why an attachment was not searched.
 func skipReason(err error) string {
-	var u *unreadableError
+	var u *units.UnreadableError
 	if errors.As(err, &u) {
 		return u.Error()
 	}
