@@ -57,8 +57,8 @@ type Options struct {
 	// its connector's. Nil means sources.DefaultRegistry, where package
 	// sources/vault registers the Vault when it is linked; a registry of
 	// the host's own needs vault.Register. A grant with a kind the
-	// registry does not know is refused (see Open), and so is any grant
-	// on a registry without a library (sources.ErrNoLibrary).
+	// registry does not know is refused (see Open); a registry without a
+	// library (sources.ErrNoLibrary) serves the host's own sources alone.
 	Registry *sources.Registry
 	// Sources, when set, makes the grant's sources in place of opening each
 	// one: open opens a granted source as the Toolset otherwise would, so a
@@ -152,14 +152,22 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 	}
 	// A toolset serves a session: its first search does not wait for
 	// every paper's stats, and its hits are checked against the papers.
-	if t.lib, err = reg.OpenLibrary(ctx, g.Vault, &sources.LibraryOptions{CacheDir: agentero.VaultCache(opts.CacheRoot, g.Vault), Serving: true}); err != nil {
+	t.lib, err = reg.OpenLibrary(ctx, g.Vault, &sources.LibraryOptions{CacheDir: agentero.VaultCache(opts.CacheRoot, g.Vault), Serving: true})
+	switch {
+	case errors.Is(err, sources.ErrNoLibrary):
+		// A host that links no library serves its own sources
+		// (Options.Sources); a Vault kind is refused as unknown.
+		t.lib = nil
+	case err != nil:
 		return nil, fmt.Errorf("opening the vault: %w", err)
 	}
 	if t.sources, err = t.openSources(ctx, g, reg, opts.Sources); err != nil {
 		t.Close()
 		return nil, err
 	}
-	t.coll = t.lib.Collection(t.sources)
+	if t.lib != nil {
+		t.coll = t.lib.Collection(t.sources)
+	}
 	return t, nil
 }
 
