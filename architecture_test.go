@@ -118,12 +118,7 @@ func TestArchitectureCheck(t *testing.T) {
 		{name: "bottom", patterns: []string{"internal/...", "internal/pdf/x"}},
 		{name: "again", patterns: []string{"internal/pdf/x"}},
 	}
-	pkg := func(p string, imps ...string) pkgInfo {
-		for i := range imps {
-			imps[i] = module + "/" + imps[i]
-		}
-		return pkgInfo{ImportPath: module + "/" + p, Imports: imps}
-	}
+	pkg := fakePkg
 	tests := []struct {
 		name string
 		pkgs []pkgInfo

@@ -64,9 +64,11 @@ type Named struct {
 // Env is what a driver may use of the process that calls it.
 type Env struct {
 	// Vault is the grant's Vault, nil when there is none. A connector
-	// whose files live in the Vault reads and searches them through it,
-	// which keeps every read inside the Vault and shares its caches.
-	Vault Documents
+	// whose files live in the Vault reads and searches them through it
+	// (its Documents), which keeps every read inside the Vault and shares
+	// its caches; the Vault's own kinds are opened through it (see
+	// RegisterLibrary).
+	Vault Library
 }
 
 // Documents is what a driver may do with the documents of the grant's
@@ -104,26 +106,124 @@ type Documents interface {
 	Rel(abs string) (rel string, ok bool)
 }
 
-// Trusted is implemented by a driver whose sources are the SDK's own, the
-// Vault's (package sources/vault): their error messages name only
-// vault-relative paths and are shown to the model as they are, and a
-// granted source of theirs that can no longer be opened has vanished and
-// is left out of the grant, as a deleted file is. Any other driver is a
-// connector: its sources' errors reach the model only as the sentinels of
-// this package they wrap, and a source of it that cannot be opened stays
-// granted and answers every call with an error (see package tools). A
-// connector does not implement Trusted.
-type Trusted interface {
-	Driver
-	// Trusted reports whether the driver's sources are the SDK's own.
-	Trusted() bool
+// A Library is the grant's Vault as the tools and a resolver use it: its
+// Documents, its own sources (papers, directories, files), the Collection
+// that a grant's searches score with, and the resources it holds. Package
+// sources/vault's Library implements it; a Registry opens one
+// (OpenLibrary) with the opener that package registers. It must be safe
+// for concurrent use.
+type Library interface {
+	Documents
+	// Open opens the library's own source of kind at the vault-relative
+	// path: what the driver of a kind registered with RegisterLibrary
+	// does. A path that is not of that kind now is an error wrapping
+	// ErrNotFound.
+	Open(ctx context.Context, kind grant.Kind, path string) (Source, error)
+	// Collection returns the documents of srcs that are this library's
+	// (other sources are left out) as the Collection a search of any of
+	// them scores with (Query.Collection), so that the hits of a grant's
+	// sources are comparable.
+	Collection(srcs []Source) Collection
+	// Close stops the library's background work, waits for it and
+	// releases what the library holds; sources opened from it still
+	// answer from what is at hand.
+	Close() error
 }
 
-// IsTrusted reports whether the driver registered for kind in r is
-// Trusted.
-func (r *Registry) IsTrusted(kind grant.Kind) bool {
-	t, ok := r.Driver(kind).(Trusted)
-	return ok && t.Trusted()
+// LibraryOptions configure the opening of a Library. The zero value is
+// ready to use.
+type LibraryOptions struct {
+	// CacheDir is where the library keeps its indexes and extracted text
+	// between processes. Empty means the Vault's own cache folder; "-"
+	// keeps no cache on disk.
+	CacheDir string
+	// Serving says the library serves a session of calls: its first
+	// search does not wait for every paper to be checked, and a hit is
+	// checked against its paper's files instead (the Vault's
+	// CheckPapersLater).
+	Serving bool
+}
+
+// An OpenLibraryFunc opens the library of the Vault at root, an absolute
+// folder. A folder that is not a Vault, or cannot be read, is an error
+// whose message names no absolute path.
+type OpenLibraryFunc func(ctx context.Context, root string, opts *LibraryOptions) (Library, error)
+
+// ErrNoLibrary is wrapped by the error of OpenLibrary on a registry that
+// no library opener was registered in (see RegisterLibrary).
+var ErrNoLibrary = errors.New("no library is registered")
+
+// RegisterLibrary makes open the registry's library opener, as a
+// database/sql driver is registered, and registers a driver for each of
+// kinds that opens the source a grant names through the library of the
+// caller's Env (Library.Open). Those kinds are the library's own: their
+// sources' errors are the SDK's, shown to the model as they are, and a
+// granted one that can no longer be opened has vanished (see package
+// tools), as against a connector's. Package sources/vault calls it for the
+// Vault (its Register). As Register, it panics when open is nil, when a
+// library is registered already, or when a kind is.
+func (r *Registry) RegisterLibrary(open OpenLibraryFunc, kinds ...grant.Kind) {
+	if open == nil {
+		panic("sources: RegisterLibrary opener is nil")
+	}
+	r.mu.Lock()
+	if r.library != nil {
+		r.mu.Unlock()
+		panic("sources: RegisterLibrary called twice")
+	}
+	r.library = open
+	r.mu.Unlock()
+	for _, k := range kinds {
+		r.Register(k, libraryDriver{k})
+	}
+}
+
+// OpenLibrary opens the library of the Vault at root with the registry's
+// library opener (RegisterLibrary). A registry without one gives an error
+// wrapping ErrNoLibrary; a ctx already ended gives ctx.Err().
+func (r *Registry) OpenLibrary(ctx context.Context, root string, opts *LibraryOptions) (Library, error) {
+	r.mu.RLock()
+	open := r.library
+	r.mu.RUnlock()
+	if open == nil {
+		return nil, fmt.Errorf("%w: link package sources/vault, or call its Register on this registry", ErrNoLibrary)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if opts == nil {
+		opts = &LibraryOptions{}
+	}
+	return open(ctx, root, opts)
+}
+
+// LibraryKind reports whether kind is one of the library's own kinds in
+// r: registered with RegisterLibrary, its sources opened through the
+// library. Any other kind is a connector's.
+func (r *Registry) LibraryKind(kind grant.Kind) bool {
+	_, ok := r.Driver(kind).(libraryDriver)
+	return ok
+}
+
+// libraryDriver opens the library's sources of one kind through the
+// library of the caller's Env.
+type libraryDriver struct{ kind grant.Kind }
+
+// Ref implements Driver: a library source is named by its vault-relative
+// path, never as "kind:name", so Ref names nothing (an error wrapping
+// ErrUnsupported) and the resolver takes "paper:x" for the vault path it
+// is.
+func (d libraryDriver) Ref(context.Context, string, *Env) (*Named, error) {
+	return nil, fmt.Errorf("%w: a %s of the Vault is named by its path", ErrUnsupported, d.kind)
+}
+
+// Open implements Driver: it opens the source ref names through env's
+// library.
+func (d libraryDriver) Open(ctx context.Context, ref grant.Ref, env *Env) (Source, error) {
+	if env == nil || env.Vault == nil {
+		return nil, fmt.Errorf("%s: a %s source needs the Vault's library", ref.Path, ref.Kind)
+	}
+	return env.Vault.Open(ctx, ref.Kind, ref.Path)
 }
 
 // ErrUnknownKind is wrapped by the error of opening a source whose kind no
@@ -137,6 +237,7 @@ var ErrUnknownKind = errors.New("unknown source kind")
 type Registry struct {
 	mu      sync.RWMutex
 	drivers map[grant.Kind]Driver
+	library OpenLibraryFunc // see RegisterLibrary
 }
 
 // NewRegistry returns an empty registry. Package sources/vault's Register

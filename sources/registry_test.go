@@ -153,3 +153,71 @@ func TestZeroRegistry(t *testing.T) {
 		t.Fatalf("Open = %v, %v", src, err)
 	}
 }
+
+// TestRegistryLibrary checks the library seam: a registry opens the Vault
+// through the opener package sources/vault registers, its kinds are the
+// library's own and opened through the Env's library, and a registry
+// without a library says so.
+func TestRegistryLibrary(t *testing.T) {
+	root := t.TempDir()
+	if err := samplevault.Extract(root); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r := vault.NewRegistry()
+	r.Register("x", named{})
+	lib, err := r.OpenLibrary(ctx, root, &sources.LibraryOptions{CacheDir: "-", Serving: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+
+	for _, k := range []grant.Kind{grant.KindPaper, grant.KindDirectory, grant.KindFile} {
+		if !r.LibraryKind(k) {
+			t.Errorf("LibraryKind(%q) = false, want true", k)
+		}
+	}
+	for _, k := range []grant.Kind{"x", "zotero"} {
+		if r.LibraryKind(k) {
+			t.Errorf("LibraryKind(%q) = true, want false", k)
+		}
+	}
+
+	env := &sources.Env{Vault: lib}
+	src, err := r.Open(ctx, grant.Ref{Kind: grant.KindPaper, Path: "papers/2401.01234"}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The registry opened the library's own source, so the Collection the
+	// library makes of it holds it: a search with it finds its documents.
+	coll := lib.Collection([]sources.Source{src})
+	res, err := src.Search(ctx, sources.Query{Text: "attention", Limit: 3, Collection: coll})
+	if err != nil || len(res.Hits) == 0 {
+		t.Errorf("search with the library's Collection: %v hits, %v", res, err)
+	}
+	if coll.As(new(int)) {
+		t.Error("Collection.As set a target of another type")
+	}
+	if _, err := r.Open(ctx, grant.Ref{Kind: grant.KindPaper, Path: "papers/2401.01234"}, &sources.Env{}); err == nil || strings.Contains(err.Error(), root) {
+		t.Errorf("Open of a Vault kind without a library: %v; want an error naming no absolute path", err)
+	}
+	if _, err := r.Driver(grant.KindPaper).Ref(ctx, "papers/2401.01234", env); !errors.Is(err, sources.ErrUnsupported) {
+		t.Errorf("Ref of a Vault kind: %v; want ErrUnsupported", err)
+	}
+
+	bare := sources.NewRegistry()
+	if _, err := bare.OpenLibrary(ctx, root, nil); !errors.Is(err, sources.ErrNoLibrary) {
+		t.Errorf("OpenLibrary without a library: %v; want ErrNoLibrary", err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if l, err := r.OpenLibrary(cancelled, root, nil); !errors.Is(err, context.Canceled) || l != nil {
+		t.Errorf("OpenLibrary with a cancelled context: %v, %v; want context.Canceled", l, err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a second RegisterLibrary did not panic")
+		}
+	}()
+	vault.Register(r)
+}

@@ -6,6 +6,12 @@
 // files are opened by package sources/vault, a driver like any other, and
 // package sources/sourcetest checks a Source and holds one in memory.
 //
+// The grant's Vault is a Library: package sources/vault registers its
+// opener (Registry.RegisterLibrary), and package tools opens it with
+// Registry.OpenLibrary, never naming the Vault's driver. The kinds
+// registered with it are the library's own (Registry.LibraryKind), whose
+// errors are the SDK's; every other kind is a connector's.
+//
 // The shape follows io/fs and database/sql/driver. A Source says who it is
 // (Info), finds passages (Search) and hands out the text of one of its
 // documents (Read). Richer behaviour lives in optional interfaces that
@@ -25,7 +31,7 @@
 // grants what a "kind:name" mention names, and the server re-opens it from
 // the grant. No change to tools or mcp is needed. It imports this package
 // and package grant (the Ref a source is opened from) only: what it may use
-// of the grant's Vault is in its Env (Documents).
+// of the grant's Vault is in its Env (its Documents).
 package sources
 
 import (
@@ -112,11 +118,15 @@ type Query struct {
 }
 
 // A Collection is a set of documents a search's collection statistics are
-// computed over, as the driver that made it defines it: the Vault's is a
-// *vault.Collection, made by its Library for a grant's sources. It is
-// opaque to this package: a source uses a Collection of its own driver's
-// and ignores any other, as it ignores none.
-type Collection interface{}
+// computed over, as the library that made it defines it (Library.Collection):
+// a grant's. A source finds a Collection of its own driver's with As, as
+// gocloud's blob does, and ignores any other, as it ignores none.
+type Collection interface {
+	// As reports whether the Collection is of the type target points to,
+	// and if so sets *target to it: a driver passes a pointer to its own
+	// collection type. Any other target gives false.
+	As(target any) bool
+}
 
 // Results is what a search found.
 type Results struct {

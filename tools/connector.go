@@ -159,7 +159,7 @@ func (t *Toolset) openSources(ctx context.Context, g *grant.Grant, reg *sources.
 			return nil, err
 		}
 		src, err := reg.Open(ctx, ref, env)
-		if err == nil && reg.IsTrusted(ref.Kind) {
+		if err == nil && reg.LibraryKind(ref.Kind) {
 			mu.Lock()
 			fromVault[src.Info().Path] = true
 			mu.Unlock()
@@ -190,7 +190,7 @@ func (t *Toolset) openSources(ctx context.Context, g *grant.Grant, reg *sources.
 	var out []sources.Source
 	for _, ref := range g.Sources {
 		src, err := open(ctx, ref)
-		if reg.IsTrusted(ref.Kind) {
+		if reg.LibraryKind(ref.Kind) {
 			if err != nil {
 				// The agent is told it is not found when it asks.
 				t.log.Warn("granted source cannot be opened", "path", ref.Path, "err", err)

@@ -14,9 +14,7 @@ import (
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/agentero"
-	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/sources"
-	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/usage"
 )
 
@@ -52,13 +50,15 @@ var errCallDeadline = errors.New("the call's deadline passed")
 // Options configure a Toolset. The zero value serves a Vault grant, and the
 // connectors registered in sources.DefaultRegistry.
 type Options struct {
-	// Registry opens the grant's sources, each through the driver
-	// registered for its kind: the Vault's kinds (papers, directories,
-	// files) through package sources/vault's, given the grant's Vault,
-	// any other through its connector's. Nil means
-	// sources.DefaultRegistry, where sources/vault registers its kinds; a
-	// registry of the host's own needs vault.Register. A grant with a
-	// kind the registry does not know is refused (see Open).
+	// Registry opens the grant's Vault (its library opener, see
+	// sources.Registry.RegisterLibrary) and its sources, each through the
+	// driver registered for its kind: the Vault's kinds (papers,
+	// directories, files) through the Vault's library, any other through
+	// its connector's. Nil means sources.DefaultRegistry, where package
+	// sources/vault registers the Vault when it is linked; a registry of
+	// the host's own needs vault.Register. A grant with a kind the
+	// registry does not know is refused (see Open); a registry without a
+	// library (sources.ErrNoLibrary) serves the host's own sources alone.
 	Registry *sources.Registry
 	// Sources, when set, makes the grant's sources in place of opening each
 	// one: open opens a granted source as the Toolset otherwise would, so a
@@ -99,10 +99,10 @@ type Toolset struct {
 
 	grant   *grant.Grant     // as read at Open
 	sources []sources.Source // in grant order
-	lib     *vault.Library   // the grant's Vault
+	lib     sources.Library  // the grant's Vault
 	conn    map[string]bool  // refs of the sources that come from connectors
 	// coll is the grant's documents, whose statistics every search of
-	// its Vault sources scores with (see vault.Collection).
+	// its Vault sources scores with (see sources.Library.Collection).
 	coll sources.Collection
 
 	usage *usage.Log // shared with every process on the grant
@@ -152,14 +152,22 @@ func Open(ctx context.Context, grantPath string, opts *Options) (*Toolset, error
 	}
 	// A toolset serves a session: its first search does not wait for
 	// every paper's stats, and its hits are checked against the papers.
-	if t.lib, err = vault.OpenLibrary(g.Vault, &vault.LibraryOptions{CacheDir: agentero.VaultCache(opts.CacheRoot, g.Vault), CheckPapersLater: true}); err != nil {
+	t.lib, err = reg.OpenLibrary(ctx, g.Vault, &sources.LibraryOptions{CacheDir: agentero.VaultCache(opts.CacheRoot, g.Vault), Serving: true})
+	switch {
+	case errors.Is(err, sources.ErrNoLibrary):
+		// A host that links no library serves its own sources
+		// (Options.Sources); a Vault kind is refused as unknown.
+		t.lib = nil
+	case err != nil:
 		return nil, fmt.Errorf("opening the vault: %w", err)
 	}
 	if t.sources, err = t.openSources(ctx, g, reg, opts.Sources); err != nil {
 		t.Close()
 		return nil, err
 	}
-	t.coll = t.lib.Collection(t.sources)
+	if t.lib != nil {
+		t.coll = t.lib.Collection(t.sources)
+	}
 	return t, nil
 }
 
@@ -288,7 +296,7 @@ func (t *Toolset) recovered(tool string, v any, err *error) bool {
 func sameWork(uri, doi, arxiv string) []string {
 	// The links as relation cards give them, so that the sets of several
 	// calls name one work alike.
-	doi, arxiv = catalog.Identifiers(doi, arxiv)
+	doi, arxiv = cite.Identifiers(doi, arxiv)
 	var links []string
 	if doi != "" {
 		links = append(links, cite.DOI(doi))

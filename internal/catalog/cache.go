@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/safefs"
 )
@@ -251,7 +252,7 @@ func parseCatalogue(body []byte) (*Catalogue, []stamp) {
 		if cp.MetaErr != "" {
 			p.MetaErr = errors.New(cp.MetaErr)
 		}
-		p.DOI, p.ArXiv = Identifiers(p.Meta.DOI, p.Meta.ArXivID)
+		p.DOI, p.ArXiv = cite.Identifiers(p.Meta.DOI, p.Meta.ArXivID)
 		c.papers = append(c.papers, p)
 		c.byRef[p.Ref] = p
 	}

@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
@@ -71,7 +72,7 @@ type Paper struct {
 	MetaErr  error    // why metadata.json could not be read, if present but bad
 	HasNotes bool     // NOTES.md present
 	HasBody  bool     // PAPER.md present
-	DOI      string   // normalised DOI (see Identifiers), "" when none
+	DOI      string   // normalised DOI (see cite.Identifiers), "" when none
 	ArXiv    string   // normalised arXiv id, "" when none
 	heading  string   // first heading of PAPER.md, a title fallback
 }
@@ -360,7 +361,7 @@ func (c *Catalogue) Paper(ref string) *Paper { return c.byRef[ref] }
 // Match returns the library paper a work's DOI or arXiv id names (either may
 // be empty; the arXiv DOI alias and version suffixes are understood), or nil.
 func (c *Catalogue) Match(doi, arxiv string) *Paper {
-	d, a := Identifiers(doi, arxiv)
+	d, a := cite.Identifiers(doi, arxiv)
 	if d != "" {
 		if p := c.byDOI[d]; p != nil {
 			return p
@@ -562,7 +563,7 @@ func (c *Catalogue) walk(ctx context.Context, f *safefs.FS, dir string, mtime ti
 	if hasBody && p.Meta.Title == "" {
 		p.heading = firstHeading(f, path.Join(dir, PaperMDFile))
 	}
-	p.DOI, p.ArXiv = Identifiers(p.Meta.DOI, p.Meta.ArXivID)
+	p.DOI, p.ArXiv = cite.Identifiers(p.Meta.DOI, p.Meta.ArXivID)
 	c.papers = append(c.papers, p)
 	c.byRef[p.Ref] = p
 	return true, nil

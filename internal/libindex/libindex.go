@@ -46,6 +46,9 @@ type Unit struct {
 	// Text is then the page text it marks (empty for a note) and Comment
 	// the researcher's comment, indexed with it. Both are "" for others.
 	Mark, Comment string
+	// URI, when set, is the unit's own citation URI (a Zotero mark's,
+	// which has no page to be cited by); "" for most units.
+	URI string
 	// BodyStart is where the indexed body starts in Text: a first line
 	// that is the Title is indexed once, as the title. It is not stored.
 	BodyStart int

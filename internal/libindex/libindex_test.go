@@ -941,15 +941,15 @@ func TestJobRate(t *testing.T) {
 	}
 }
 
-// TestMarkUnitsKept checks that a mark unit keeps its kind and comment on
-// disk, that its comment is searched with its text and not its title, and
+// TestMarkUnitsKept checks that a mark unit keeps its kind, comment and
+// own URI on disk, that its comment is searched with its text and not its title, and
 // that its key sorts before its document's pages (ties go to the mark).
 func TestMarkUnitsKept(t *testing.T) {
 	dir := t.TempDir()
 	extract := func(ctx context.Context, key string) ([]Unit, error) {
 		return []Unit{
 			{Path: key + "/paper.pdf", Page: 1, Title: "Lattice", Text: "protein binding cell growth"},
-			{Path: key + "/paper.pdf", Page: 1, Title: "Lattice", Text: "protein binding", Mark: "highlight", Comment: "check the wombat assay"},
+			{Path: key + "/paper.pdf", Page: 1, Title: "Lattice", Text: "protein binding", Mark: "highlight", Comment: "check the wombat assay", URI: "zotero://open-pdf/library/items/AAAAAAAA?annotation=BBBBBBBB"},
 		}, nil
 	}
 	x := Open(Options{Dir: dir, Extract: extract, Version: "v"})
@@ -962,7 +962,7 @@ func TestMarkUnitsKept(t *testing.T) {
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("wombat: %d hits, err %v", len(hits), err)
 	}
-	want := Unit{Path: "papers/a/paper.pdf", Page: 1, Title: "Lattice", Text: "protein binding", Mark: "highlight", Comment: "check the wombat assay"}
+	want := Unit{Path: "papers/a/paper.pdf", Page: 1, Title: "Lattice", Text: "protein binding", Mark: "highlight", Comment: "check the wombat assay", URI: "zotero://open-pdf/library/items/AAAAAAAA?annotation=BBBBBBBB"}
 	if diff := cmp.Diff(want, *hits[0].Unit); diff != "" {
 		t.Errorf("mark unit read back (-want +got):\n%s", diff)
 	}

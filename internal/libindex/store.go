@@ -51,7 +51,7 @@ const (
 	segmentMagic  = "RCTXLIBS"
 	// formatVersion changes whenever the files' layout, the tokenisation
 	// (index.Version) or what goes into units changes.
-	formatVersion = 3
+	formatVersion = 4
 	// maxManifest bounds the manifest read back.
 	maxManifest = 1 << 30
 )
@@ -235,7 +235,7 @@ func writeSegmentTo(w io.Writer, items []string, first []int, units []Unit, ix *
 	}
 	textLen := 0
 	for _, u := range units {
-		for _, f := range []string{u.Path, u.Label, u.Section, u.Title, u.Mark, u.Comment} {
+		for _, f := range []string{u.Path, u.Label, u.Section, u.Title, u.Mark, u.Comment, u.URI} {
 			b = appendStr(b, f)
 		}
 		b = binary.AppendUvarint(b, uint64(u.Page))
@@ -333,8 +333,8 @@ func decodeSegment(id uint64, data []byte) (*segment, error) {
 }
 
 // unitFields is the number of string fields of a unit in a segment's head:
-// Path, Label, Section, Title, Mark, Comment.
-const unitFields = 6
+// Path, Label, Section, Title, Mark, Comment, URI.
+const unitFields = 7
 
 // unit returns document d's unit, decoding its fields from the head the
 // first time it is read; every later read returns the same *Unit. Its
@@ -348,7 +348,7 @@ func (s *segment) unit(d int) *Unit {
 	}
 	u := &Unit{}
 	dec := decoder{b: s.data[s.heads[d]:s.headEnd]}
-	u.Path, u.Label, u.Section, u.Title, u.Mark, u.Comment = dec.view(), dec.view(), dec.view(), dec.view(), dec.view(), dec.view()
+	u.Path, u.Label, u.Section, u.Title, u.Mark, u.Comment, u.URI = dec.view(), dec.view(), dec.view(), dec.view(), dec.view(), dec.view(), dec.view()
 	u.Page = int(dec.uvarint())
 	if dec.err != nil {
 		*u = Unit{}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/internal/catalog"
 )
 
@@ -327,7 +328,7 @@ func (l *Graph) paperRefs(ctx context.Context, p *catalog.Paper, g *graph, rc *r
 			return parsedRefs{}, false, ctx.Err()
 		}
 		if err == nil {
-			pr.own[0], pr.own[1] = catalog.Identifiers(doi, arxiv)
+			pr.own[0], pr.own[1] = cite.Identifiers(doi, arxiv)
 		}
 	}
 	if !pr.pending {
@@ -408,9 +409,9 @@ func (g *graph) match(doi, arxiv string) *catalog.Paper {
 }
 
 // matchOwn returns the paper whose own PDF shows the identifiers (in the
-// forms catalog.Identifiers gives), or nil.
+// forms cite.Identifiers gives), or nil.
 func (g *graph) matchOwn(doi, arxiv string) *catalog.Paper {
-	doi, arxiv = catalog.Identifiers(doi, arxiv)
+	doi, arxiv = cite.Identifiers(doi, arxiv)
 	if p := g.byOwn[idKey(doi, "")]; doi != "" && p != nil {
 		return p
 	}

@@ -36,7 +36,7 @@ func TextReferences(text string) []Reference {
 // id match, else, for a reference whose title was parsed, a title that
 // names exactly one paper and agrees with its year or first author. A
 // paper's title, authors and year are its Meta's; its DOI and ArXiv are
-// normalised (see catalog.Identifiers).
+// normalised (see cite.Identifiers).
 type Matcher struct {
 	ids map[string]*catalog.Paper
 	tix *titleIndex

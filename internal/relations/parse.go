@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/lenient"
 	"github.com/researchctx/researchctx/internal/textnorm"
@@ -165,11 +166,11 @@ var (
 	arxivOld = lazyRegexp(`^[a-z][a-z-]*(\.[a-z]{2})?/[0-9]{7}$`)
 )
 
-// identifiers normalises a DOI and an arXiv id like catalog.Identifiers and
+// identifiers normalises a DOI and an arXiv id like cite.Identifiers and
 // drops an arXiv id that has neither arXiv shape, so that junk never becomes
 // an https://arxiv.org/abs/ link.
 func identifiers(doi, arxiv string) (string, string) {
-	d, a := catalog.Identifiers(doi, arxiv)
+	d, a := cite.Identifiers(doi, arxiv)
 	if a != "" && !arxivNew().MatchString(a) && !arxivOld().MatchString(a) {
 		a = ""
 	}

@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
@@ -103,7 +103,7 @@ func ParseEntry(raw string) Entry {
 			break
 		}
 		if m := re.FindStringSubmatch(raw); m != nil && plausibleArXiv(m[1]) {
-			e.ArXivID = catalog.NormalizeArXiv(m[1])
+			e.ArXivID = cite.NormalizeArXiv(m[1])
 			break
 		}
 	}

@@ -237,7 +237,7 @@ type Work struct {
 	Title   string
 	Authors []string
 	Year    int
-	DOI     string // normalised (see catalog.Identifiers); an arXiv DOI alias is reported as ArXivID
+	DOI     string // normalised (see cite.Identifiers); an arXiv DOI alias is reported as ArXivID
 	ArXivID string // normalised, without version
 	// Paper is the library paper ref this work is, when a localMatch, a
 	// DOI/arXiv match or an unambiguous, confirmed title match says so; ""

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/cite"
 )
 
 // maxRefText bounds how much of a reference section is scanned.
@@ -129,7 +129,7 @@ func sectionIDs(text string) []ref {
 			if !plausibleArXiv(id) {
 				continue
 			}
-			hits = append(hits, hit{m[0], ref{arxiv: catalog.NormalizeArXiv(id)}})
+			hits = append(hits, hit{m[0], ref{arxiv: cite.NormalizeArXiv(id)}})
 		}
 	}
 	// Order by position; for one position keep the first pattern's hit.

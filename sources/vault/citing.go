@@ -9,6 +9,7 @@ import (
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -62,7 +63,7 @@ func (l *Library) loose(ctx context.Context, p *catalog.Paper) (*PDF, error) {
 	}
 	s, ok := src.(*PDF)
 	if !ok {
-		return nil, &unreadableError{what: p.Ref, err: sources.ErrUnreadable}
+		return nil, &units.UnreadableError{What: p.Ref, Err: sources.ErrUnreadable}
 	}
 	return s, nil
 }

@@ -36,6 +36,16 @@ type Collection struct {
 	unions map[*libindex.Filter]*libindex.Filter
 }
 
+// As implements sources.Collection: a target of type **Collection is set
+// to c.
+func (c *Collection) As(target any) bool {
+	p, ok := target.(**Collection)
+	if ok {
+		*p = c
+	}
+	return ok
+}
+
 // maxUnions bounds Collection.unions: each keeps a mask of every document.
 const maxUnions = 16
 
@@ -49,8 +59,10 @@ type indexed interface {
 
 // Collection returns the Collection of the documents of srcs that are this
 // Library's (its papers, directories, files and loose PDFs); other sources
-// (a connector's, or a host's wrapper) are left out.
-func (l *Library) Collection(srcs []sources.Source) *Collection {
+// (a connector's, or a host's wrapper) are left out. The Collection is a
+// *Collection (see Collection.As).
+// It implements sources.Library.
+func (l *Library) Collection(srcs []sources.Source) sources.Collection {
 	c := &Collection{lib: l}
 	for _, s := range srcs {
 		if x, ok := s.(indexed); ok {
@@ -64,8 +76,8 @@ func (l *Library) Collection(srcs []sources.Source) *Collection {
 // counts in its statistics: own's, with those of q's Collection when it is
 // this Library's.
 func (l *Library) statsFilter(ctx context.Context, own *libindex.Filter, q sources.Query) (*libindex.Filter, error) {
-	c, _ := q.Collection.(*Collection)
-	if c == nil || c.lib != l || len(c.srcs) == 0 {
+	var c *Collection
+	if q.Collection == nil || !q.Collection.As(&c) || c == nil || c.lib != l || len(c.srcs) == 0 {
 		return own, nil
 	}
 	scanCap := q.ScanFiles

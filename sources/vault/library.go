@@ -447,15 +447,7 @@ func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit,
 	default:
 		return nil, fmt.Errorf("unknown index item %q", key)
 	}
-	out := make([]libindex.Unit, len(us))
-	for i, u := range us {
-		body := units.BodyAfterTitle(u.Text, u.Title)
-		if u.Mark != "" {
-			body = u.Text // a mark's text is all body
-		}
-		out[i] = libindex.Unit{Path: u.Loc.Path, Label: u.Loc.Label, Section: u.Loc.Section, Page: u.Loc.Page,
-			Title: u.Title, Text: u.Text, Mark: string(u.Mark), Comment: u.Comment, BodyStart: len(u.Text) - len(body)}
-	}
+	out := units.IndexUnits(us)
 	return out, failure
 }
 
@@ -545,26 +537,7 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 	if err != nil {
 		return nil, err
 	}
-	res := &sources.Results{Total: total, Hits: make([]sources.Hit, 0, min(limit, len(hits)))}
-	for _, h := range hits {
-		u := h.Unit
-		if u.Mark != "" && !units.MarkAnswers(u.Text, u.Comment, q.Text) {
-			res.Total--
-			continue
-		}
-		if len(res.Hits) == limit {
-			break
-		}
-		hit := sources.Hit{Location: sources.Location{Path: u.Path, Page: u.Page, Label: u.Label, Section: u.Section}, Title: u.Title, Text: u.Text, Score: h.Norm}
-		if u.Mark != "" {
-			hit.Mark, hit.Text = units.HitMark(hit.Location, sources.MarkKind(u.Mark), u.Text, u.Comment)
-			hit.Excerpt = units.MarkExcerpt(hit.Text, q.ExcerptChars)
-		} else if q.ExcerptChars > 0 {
-			s, e := h.Passage(q.Text, q.ExcerptChars)
-			hit.Excerpt = u.Text[s:e]
-		}
-		res.Hits = append(res.Hits, hit)
-	}
+	res := units.Results(hits, total, limit, q)
 	l.markOCR(ctx, res.Hits)
 	if n := l.ocrWaiting(items); n > 0 && indexing == nil {
 		// Scanned pages wait for the OCR engine: more may match.

@@ -152,7 +152,7 @@ func (f *pdfFile) document(ctx context.Context) (*pdf.Document, error) {
 		// skipped), not taken for a damaged file.
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		f.stamp, f.doc, f.err = stamp, nil, &unreadableError{what: rel, err: errEmptyPDF}
+		f.stamp, f.doc, f.err = stamp, nil, &units.UnreadableError{What: rel, Err: units.ErrEmptyPDF}
 		return nil, f.err
 	}
 	doc, err := f.extract(ctx, rel, st)
@@ -165,8 +165,8 @@ func (f *pdfFile) document(ctx context.Context) (*pdf.Document, error) {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, safefs.ErrNotRegular) {
 			return nil, fsErr(err)
 		}
-		if isPDFError(err) && !errors.Is(err, pdf.ErrTimeout) {
-			err = &unreadableError{what: rel, err: err}
+		if units.IsPDFError(err) && !errors.Is(err, pdf.ErrTimeout) {
+			err = &units.UnreadableError{What: rel, Err: err}
 		} else {
 			err = fmt.Errorf("%s: %w", rel, err)
 		}
@@ -229,7 +229,7 @@ func (f *pdfFile) read(doc *pdf.Document, title string, secs []sources.Section) 
 			NoTextLayer: pg.NoTextLayer,
 		}
 		if pg.Err != nil {
-			part.Err = &unreadableError{what: fmt.Sprintf("%s page %d", f.rel, i+1), err: pg.Err}
+			part.Err = &units.UnreadableError{What: fmt.Sprintf("%s page %d", f.rel, i+1), Err: pg.Err}
 		}
 		f.markPart(doc, i+1, &part)
 		out.Parts[i] = part
@@ -260,7 +260,7 @@ func (f *pdfFile) extract(ctx context.Context, rel string, st fs.FileInfo) (*pdf
 	if dir := f.l.cachePath("pdf"); dir != "" {
 		c := pdf.Cache{Dir: dir}
 		doc, err := c.Extract(ctx, pdf.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, open)
-		if err == nil || ctx.Err() != nil || isPDFError(err) {
+		if err == nil || ctx.Err() != nil || units.IsPDFError(err) {
 			return doc, err
 		}
 	}
@@ -270,70 +270,6 @@ func (f *pdfFile) extract(ctx context.Context, rel string, st fs.FileInfo) (*pdf
 	}
 	defer closer.Close()
 	return pdf.Extract(ctx, r, size, nil)
-}
-
-// errEmptyPDF is the reason a PDF of 0 bytes cannot be read. It is a
-// malformed PDF (pdf.ErrMalformed), said in its own words.
-var errEmptyPDF error = emptyPDF{}
-
-type emptyPDF struct{}
-
-func (emptyPDF) Error() string { return "empty: the file has 0 bytes" }
-func (emptyPDF) Unwrap() error { return pdf.ErrMalformed }
-
-// unreadableError is the error of a PDF, or of one of its pages, whose text
-// cannot be extracted. Its message is one line a model may see: the path
-// and the kind of failure (encrypted, malformed, over which limit), never
-// the parser's own words, which name objects and streams of the file and
-// say nothing a reader can act on; Detail has those, for a server's log.
-// It wraps sources.ErrUnreadable and the parser's error.
-type unreadableError struct {
-	what string // the PDF's vault path, and the page
-	err  error
-}
-
-func (e *unreadableError) Error() string {
-	msg := e.what + ": " + sources.ErrUnreadable.Error() + ": " + unreadableReason(e.err)
-	if strings.Contains(e.err.Error(), "(remembered)") {
-		// The PDF cache's failure of an earlier extraction: the file was
-		// not parsed again.
-		msg += " (remembered)"
-	}
-	return msg
-}
-
-func (e *unreadableError) Unwrap() []error { return []error{sources.ErrUnreadable, e.err} }
-
-// Detail returns the parser's full error, for a log.
-func (e *unreadableError) Detail() string { return e.err.Error() }
-
-// unreadableReason says in a few words why the pdf package could not read
-// a file or a page.
-func unreadableReason(err error) string {
-	var limit *pdf.LimitError
-	switch {
-	case errors.Is(err, errEmptyPDF):
-		return errEmptyPDF.Error()
-	case errors.Is(err, pdf.ErrEncrypted):
-		return "encrypted: it does not open without a password"
-	case errors.As(err, &limit):
-		if limit.Page > 0 {
-			return fmt.Sprintf("page %d is over the %s limit", limit.Page, limit.Limit)
-		}
-		return fmt.Sprintf("over the %s limit", limit.Limit)
-	case errors.Is(err, pdf.ErrTooLarge):
-		return "over an extraction limit"
-	case errors.Is(err, pdf.ErrMalformed):
-		return "malformed: damaged, or not a PDF"
-	}
-	return "its text cannot be extracted"
-}
-
-// isPDFError reports an error that is about the PDF itself, not about
-// reading it or caching it.
-func isPDFError(err error) bool {
-	return errors.Is(err, pdf.ErrMalformed) || errors.Is(err, pdf.ErrEncrypted) ||
-		errors.Is(err, pdf.ErrTooLarge) || errors.Is(err, pdf.ErrTimeout)
 }
 
 // pageLabel returns the printed label of physical page i (0-based) when the

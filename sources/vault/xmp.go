@@ -7,7 +7,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
 
@@ -159,5 +159,5 @@ func nameLike(s string) bool {
 
 // doiOf returns the DOI a dc:identifier or prism:doi value names, or "".
 func doiOf(s string) string {
-	return textnorm.Line(catalog.NormalizeDOI(s))
+	return textnorm.Line(cite.NormalizeDOI(s))
 }

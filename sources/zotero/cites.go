@@ -254,7 +254,7 @@ func paperOf(snap *Snapshot, it *Item) *catalog.Paper {
 	} else if u := it.Fields["url"]; strings.Contains(strings.ToLower(u), "arxiv.org/abs/") {
 		arxiv = u[strings.Index(strings.ToLower(u), "arxiv.org/abs/"):]
 	}
-	p.DOI, p.ArXiv = catalog.Identifiers(it.Fields["DOI"], arxiv)
+	p.DOI, p.ArXiv = cite.Identifiers(it.Fields["DOI"], arxiv)
 	return p
 }
 

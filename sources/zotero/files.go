@@ -14,6 +14,7 @@ import (
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -190,45 +191,18 @@ func (c *pdfCache) document(ctx context.Context, key string, it *Item) (*pdf.Doc
 		pc := pdf.Cache{Dir: filepath.Join(c.l.cacheDir, "pdf")}
 		doc, err = pc.Extract(ctx, pdf.FileInfo{Path: key + "/" + fileHash(stamp), Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, open)
 	}
-	if c.l.cacheDir == "" || err != nil && !isPDFError(err) && ctx.Err() == nil {
+	if c.l.cacheDir == "" || err != nil && !units.IsPDFError(err) && ctx.Err() == nil {
 		doc, err = pdf.Extract(ctx, f, st.Size(), nil)
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	if err != nil {
-		err = &unreadableError{err: err}
+		err = &units.UnreadableError{Err: err}
 	}
 	e.stamp, e.doc, e.err = stamp, doc, err
 	return doc, err
 }
-
-// isPDFError reports an error about the PDF itself, not about reading it.
-func isPDFError(err error) bool {
-	return errors.Is(err, pdf.ErrMalformed) || errors.Is(err, pdf.ErrEncrypted) ||
-		errors.Is(err, pdf.ErrTooLarge) || errors.Is(err, pdf.ErrTimeout)
-}
-
-// unreadableError is a PDF whose text cannot be extracted; it wraps
-// sources.ErrUnreadable and the parser's error, and says in a few words
-// why.
-type unreadableError struct{ err error }
-
-func (e *unreadableError) Error() string {
-	var limit *pdf.LimitError
-	why := "its text cannot be extracted"
-	switch {
-	case errors.Is(e.err, pdf.ErrEncrypted):
-		why = "encrypted"
-	case errors.As(e.err, &limit):
-		why = "over the " + string(limit.Limit) + " limit"
-	case errors.Is(e.err, pdf.ErrMalformed):
-		why = "malformed: damaged, or not a PDF"
-	}
-	return sources.ErrUnreadable.Error() + ": " + why
-}
-
-func (e *unreadableError) Unwrap() []error { return []error{sources.ErrUnreadable, e.err} }
 
 // pageLabel returns the printed label of physical page i (0-based) when it
 // differs from the page's number, else "".

@@ -85,21 +85,7 @@ func (l *Library) extract(ctx context.Context, key string) ([]libindex.Unit, err
 	if err != nil {
 		return nil, err
 	}
-	out := make([]libindex.Unit, len(us))
-	for i, u := range us {
-		body := units.BodyAfterTitle(u.Text, u.Title)
-		mark := string(u.Mark)
-		if u.Mark != "" {
-			body = u.Text // a mark's text is all body
-			if u.URI != "" {
-				// The index keeps no URI of its own: a mark without a
-				// page (on an EPUB) carries its own after its kind.
-				mark += "\x00" + u.URI
-			}
-		}
-		out[i] = libindex.Unit{Path: u.Loc.Path, Label: u.Loc.Label, Section: u.Loc.Section, Page: u.Loc.Page,
-			Title: u.Title, Text: u.Text, Mark: mark, Comment: u.Comment, BodyStart: len(u.Text) - len(body)}
-	}
+	out := units.IndexUnits(us)
 	if len(skips) > 0 {
 		var b strings.Builder
 		for _, sk := range skips {
@@ -166,7 +152,7 @@ func (s *Snapshot) itemUnits(ctx context.Context, it *Item) ([]units.Unit, []sou
 
 // skipReason says why an attachment was not searched.
 func skipReason(err error) string {
-	var u *unreadableError
+	var u *units.UnreadableError
 	if errors.As(err, &u) {
 		return u.Error()
 	}
@@ -277,28 +263,7 @@ func (l *Library) search(ctx context.Context, start time.Time, st *scopeIndex, q
 	if err != nil {
 		return nil, err
 	}
-	res := &sources.Results{Total: total, Hits: make([]sources.Hit, 0, min(limit, len(hits)))}
-	for _, h := range hits {
-		u := h.Unit
-		if u.Mark != "" && !units.MarkAnswers(u.Text, u.Comment, q.Text) {
-			res.Total--
-			continue
-		}
-		if len(res.Hits) == limit {
-			break
-		}
-		hit := sources.Hit{Location: sources.Location{Path: u.Path, Page: u.Page, Label: u.Label, Section: u.Section}, Title: u.Title, Text: u.Text, Score: h.Norm}
-		if u.Mark != "" {
-			kind, uri, _ := strings.Cut(u.Mark, "\x00")
-			hit.Mark, hit.Text = units.HitMark(hit.Location, sources.MarkKind(kind), u.Text, u.Comment)
-			hit.Mark.URI = uri
-			hit.Excerpt = units.MarkExcerpt(hit.Text, q.ExcerptChars)
-		} else if q.ExcerptChars > 0 {
-			s, e := h.Passage(q.Text, q.ExcerptChars)
-			hit.Excerpt = u.Text[s:e]
-		}
-		res.Hits = append(res.Hits, hit)
-	}
+	res := units.Results(hits, total, limit, q)
 	l.markOCR(ctx, snap, res.Hits)
 	for _, it := range items {
 		if stamp, failure, ok := xs.Status(it.Key); ok && stamp == it.Stamp && failure != "" {

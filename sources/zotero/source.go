@@ -12,6 +12,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/textnorm"
+	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -484,7 +485,7 @@ func (s *Snapshot) readAttachment(ctx context.Context, it *Item, pages []int, al
 		for i, pg := range doc.Pages {
 			part := sources.Part{Location: sources.Location{Path: p, Page: i + 1, Label: pageLabel(doc.Labels, i)}, Text: pg.Text, NoTextLayer: pg.NoTextLayer}
 			if pg.Err != nil {
-				part.Err = &unreadableError{err: pg.Err}
+				part.Err = &units.UnreadableError{Err: pg.Err}
 			}
 			ocrPart(notes, i+1, &part)
 			out.Parts[i] = part

@@ -20,7 +20,7 @@ import (
 
 // newVault extracts the sample Vault with testdata/refs.bib as
 // library/refs.bib, and returns its root and its library.
-func newVault(t *testing.T) (string, sources.Documents) {
+func newVault(t *testing.T) (string, sources.Library) {
 	t.Helper()
 	root := t.TempDir()
 	if err := samplevault.Extract(root); err != nil {
@@ -52,7 +52,7 @@ func registry() *sources.Registry {
 	return reg
 }
 
-func openBib(t *testing.T, lib sources.Documents) sources.Source {
+func openBib(t *testing.T, lib sources.Library) sources.Source {
 	t.Helper()
 	ctx := context.Background()
 	reg := registry()
