@@ -391,9 +391,3 @@ func (r *Registry) Open(ctx context.Context, ref grant.Ref, env *Env) (Source, e
 	}
 	return src, nil
 }
-
-// Line returns s as one line of data, as a Source's titles, section titles
-// and page labels must be (package sourcetest checks them): every run of
-// white space becomes one space, the ends are trimmed, and control and
-// direction characters are written as visible escapes.
-func Line(s string) string { return textnorm.Line(s) }

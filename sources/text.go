@@ -18,3 +18,10 @@ func IsLineBreak(r rune) bool { return textnorm.IsBreak(r) }
 // LF is one break), without the breaks. A break at the very end does not
 // start an empty line, so "a\n" is one line and "" none.
 func SplitLines(s string) []string { return textnorm.SplitLines(s) }
+
+// OneLine returns s as one line of data, as a Source's titles, section
+// titles and page labels must be (package sourcetest checks them): every
+// run of white space, line breaks included (see IsLineBreak), becomes one
+// space, the ends are trimmed, and control and direction characters are
+// written as visible escapes.
+func OneLine(s string) string { return textnorm.Line(s) }

@@ -88,7 +88,7 @@ func badKey(k string) string {
 		return "holds a character a citation cannot carry"
 	case strings.HasPrefix(k, "."):
 		return "starts with '.'"
-	case sources.Line(k) != k:
+	case sources.OneLine(k) != k:
 		return "holds a control or direction character"
 	}
 	return ""
@@ -98,13 +98,13 @@ func badKey(k string) string {
 // path: spaces are fine (citations percent-encode them), a slash, a leading
 // '.' or a control or direction character are not.
 func badName(n string) bool {
-	return strings.ContainsAny(n, `/\`) || strings.HasPrefix(n, ".") || sources.Line(n) != n
+	return strings.ContainsAny(n, `/\`) || strings.HasPrefix(n, ".") || sources.OneLine(n) != n
 }
 
 func (s *Source) newItem(e *Entry) *item {
 	f := e.Fields
 	it := &item{e: e, key: e.Key, path: s.file + "/" + e.Key}
-	it.title = sources.Line(Text(f["title"]))
+	it.title = sources.OneLine(Text(f["title"]))
 	if it.title == "" {
 		it.title = e.Key
 	}
@@ -113,7 +113,7 @@ func (s *Source) newItem(e *Entry) *item {
 		it.authors = Authors(f["editor"])
 	}
 	for i, a := range it.authors {
-		it.authors[i] = sources.Line(a)
+		it.authors[i] = sources.OneLine(a)
 	}
 	y := f["year"]
 	if y == "" {
@@ -123,7 +123,7 @@ func (s *Source) newItem(e *Entry) *item {
 		it.year, _ = strconv.Atoi(y[:4])
 	}
 	for _, v := range []string{"journal", "journaltitle", "booktitle", "publisher", "school", "institution", "howpublished"} {
-		if t := sources.Line(Text(f[v])); t != "" {
+		if t := sources.OneLine(Text(f[v])); t != "" {
 			it.venue = t
 			break
 		}
@@ -132,13 +132,13 @@ func (s *Source) newItem(e *Entry) *item {
 	for _, p := range []string{"https://doi.org/", "http://doi.org/", "http://dx.doi.org/", "https://dx.doi.org/", "doi:"} {
 		it.doi = strings.TrimPrefix(it.doi, p)
 	}
-	it.doi = sources.Line(it.doi)
+	it.doi = sources.OneLine(it.doi)
 	if ep := strings.ToLower(Text(f["archiveprefix"] + f["eprinttype"])); strings.Contains(ep, "arxiv") {
-		it.arxiv = sources.Line(Text(f["eprint"]))
+		it.arxiv = sources.OneLine(Text(f["eprint"]))
 	} else if m := arxivInJournal.FindStringSubmatch(f["journal"] + " " + f["note"] + " " + f["url"]); m != nil {
 		it.arxiv = m[1]
 	}
-	it.abstract = sources.Line(Text(f["abstract"]))
+	it.abstract = sources.OneLine(Text(f["abstract"]))
 	for _, k := range strings.FieldsFunc(Text(f["keywords"]), func(r rune) bool { return r == ',' || r == ';' }) {
 		if k = strings.ToLower(strings.TrimSpace(k)); k != "" {
 			it.keywords = append(it.keywords, k)
@@ -206,7 +206,7 @@ func (s *Source) ref() grant.Ref {
 }
 
 func (s *Source) title() string {
-	return sources.Line(fmt.Sprintf("%s (BibTeX, %d entries)", path.Base(s.file), len(s.items)))
+	return sources.OneLine(fmt.Sprintf("%s (BibTeX, %d entries)", path.Base(s.file), len(s.items)))
 }
 
 // Info implements sources.Source.
@@ -333,7 +333,7 @@ func (it *item) extra(ctx context.Context, lib sources.Documents, p, file string
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	doc := &sources.Document{Path: p, Title: sources.Line(it.title + " — " + path.Base(p)), Pages: d.Pages, Sections: d.Sections}
+	doc := &sources.Document{Path: p, Title: sources.OneLine(it.title + " — " + path.Base(p)), Pages: d.Pages, Sections: d.Sections}
 	for _, part := range d.Parts {
 		part.Location.Path = p
 		doc.Parts = append(doc.Parts, part)
