@@ -9,21 +9,23 @@ import (
 	"github.com/researchctx/researchctx/sources"
 )
 
-// A Collection is the documents a search's collection statistics are
-// computed over — the document count, each query word's document frequency
-// and the average field lengths, and so every score, rank and passage a
-// Vault source's search returns: those of a set of sources of one Library,
-// a grant's. Searches of the grant's sources with its Collection score
-// alike, so their hits can be merged by score, and nothing outside the
-// grant weighs on them: not another grant's documents in the shared index,
-// nor the dead documents of a changed or removed file. A search without a
-// Collection counts its own source's documents only; one with another
-// driver's sources.Collection ignores it.
+// A docSet is the Vault's sources.Collection: the documents a search's
+// collection statistics are computed over — the document count, each query
+// word's document frequency and the average field lengths, and so every
+// score, rank and passage a Vault source's search returns: those of a set
+// of sources of one Library, a grant's. Searches of the grant's sources
+// with its docSet score alike, so their hits can be merged by score, and
+// nothing outside the grant weighs on them: not another grant's documents
+// in the shared index, nor the dead documents of a changed or removed
+// file. A search without a Collection counts its own source's documents
+// only; one with another driver's sources.Collection ignores it. Only this
+// package's sources look inside one (with As), so the type is unexported:
+// a Zotero collection is a different thing.
 //
 // The statistics are those of what the library index holds of the
-// Collection's documents when the search runs. A Collection is safe for
+// docSet's documents when the search runs. A docSet is safe for
 // concurrent use.
-type Collection struct {
+type docSet struct {
 	lib  *Library
 	srcs []indexed
 
@@ -36,17 +38,17 @@ type Collection struct {
 	unions map[*libindex.Filter]*libindex.Filter
 }
 
-// As implements sources.Collection: a target of type **Collection is set
-// to c.
-func (c *Collection) As(target any) bool {
-	p, ok := target.(**Collection)
+// As implements sources.Collection: a target of type **docSet is set to
+// c.
+func (c *docSet) As(target any) bool {
+	p, ok := target.(**docSet)
 	if ok {
 		*p = c
 	}
 	return ok
 }
 
-// maxUnions bounds Collection.unions: each keeps a mask of every document.
+// maxUnions bounds docSet.unions: each keeps a mask of every document.
 const maxUnions = 16
 
 // indexed is a source searched through the library index.
@@ -59,11 +61,11 @@ type indexed interface {
 
 // Collection returns the Collection of the documents of srcs that are this
 // Library's (its papers, directories, files and loose PDFs); other sources
-// (a connector's, or a host's wrapper) are left out. The Collection is a
-// *Collection (see Collection.As).
+// (a connector's, or a host's wrapper) are left out; the Library's own
+// sources find it in a Query with As.
 // It implements sources.Library.
 func (l *Library) Collection(srcs []sources.Source) sources.Collection {
-	c := &Collection{lib: l}
+	c := &docSet{lib: l}
 	for _, s := range srcs {
 		if x, ok := s.(indexed); ok {
 			c.srcs = append(c.srcs, x)
@@ -76,7 +78,7 @@ func (l *Library) Collection(srcs []sources.Source) sources.Collection {
 // counts in its statistics: own's, with those of q's Collection when it is
 // this Library's.
 func (l *Library) statsFilter(ctx context.Context, own *libindex.Filter, q sources.Query) (*libindex.Filter, error) {
-	var c *Collection
+	var c *docSet
 	if q.Collection == nil || !q.Collection.As(&c) || c == nil || c.lib != l || len(c.srcs) == 0 {
 		return own, nil
 	}

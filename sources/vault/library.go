@@ -453,7 +453,7 @@ func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit,
 
 // searchIndex has items indexed, waiting at most the library's IndexWait,
 // and searches the library index over what filter admits, with the
-// statistics of q's Collection (see Collection). A search that did not
+// statistics of q's Collection (see docSet). A search that did not
 // wait for the end of the build says so in sources.Results.Indexing.
 func (l *Library) searchIndex(ctx context.Context, items []libindex.Item, filter *libindex.Filter, q sources.Query) (*sources.Results, error) {
 	return l.searchIndexAt(ctx, time.Now(), items, filter, q, "", nil)
