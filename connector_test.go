@@ -46,7 +46,7 @@ func (nb notebook) Open(_ context.Context, ref grant.Ref, _ *sources.Env) (sourc
 
 func TestResolveConnector(t *testing.T) {
 	vaultDir := testVault(t)
-	reg := vault.NewRegistry()
+	reg := vault.RegisterLibrary(sources.NewRegistry())
 	reg.Register("nb", notebook{"nb/lab/2024-03.md": "# March\n\n## Window sweep\n\nA window of 512 tokens was best on SciLong.\n"})
 	r := Resolver{Registry: reg}
 	defer r.Close()
@@ -101,7 +101,7 @@ func TestResolveConnector(t *testing.T) {
 		t.Errorf("grant: %+v, %v", g, err)
 	}
 	// Without the registry the scheme is a vault path, which does not exist.
-	plain, err := (&Resolver{Registry: vault.NewRegistry()}).Resolve(context.Background(), Request{Vault: vaultDir, RuntimeID: "rt", TurnID: "t1", Mentions: []string{"nb:lab"}})
+	plain, err := (&Resolver{Registry: vault.RegisterLibrary(sources.NewRegistry())}).Resolve(context.Background(), Request{Vault: vaultDir, RuntimeID: "rt", TurnID: "t1", Mentions: []string{"nb:lab"}})
 	if err != nil || len(plain.Sources) != 0 || len(plain.Dropped) != 1 {
 		t.Errorf("without the connector: %+v, %v", plain, err)
 	}
@@ -112,7 +112,7 @@ func TestResolveConnector(t *testing.T) {
 func TestResolveConnectorPathTaken(t *testing.T) {
 	vaultDir := testVault(t)
 	vaultfix.Write(t, vaultDir, map[string]string{"nb/lab": "a plain file named like the notebook"})
-	reg := vault.NewRegistry()
+	reg := vault.RegisterLibrary(sources.NewRegistry())
 	reg.Register("nb", notebook{"nb/lab/2024-03.md": "# March\n"})
 	r := Resolver{Registry: reg}
 	defer r.Close()

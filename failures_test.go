@@ -13,6 +13,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
+	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/vault"
 )
 
@@ -24,7 +25,7 @@ func TestResolveUnknownKind(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(vaultDir, "notes", "todo:later.md"), []byte("# Later\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := Resolver{Registry: vault.NewRegistry()}
+	r := Resolver{Registry: vault.RegisterLibrary(sources.NewRegistry())}
 	defer r.Close()
 	rq := req(vaultDir)
 	rq.Mentions = []string{"zotero:my-library", "notes/todo:later.md", "notes/none:x.md"}

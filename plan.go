@@ -122,7 +122,7 @@ type Resolver struct {
 	// Registry has the connector kinds a mention or a selection's path may
 	// name as "kind:name" ("bib:refs.bib"); nil means
 	// sources.DefaultRegistry. A registry of the host's own has the
-	// Vault's kinds once vault.Register adds them.
+	// Vault's kinds once vault.RegisterLibrary adds them.
 	Registry *sources.Registry
 }
 

@@ -63,7 +63,7 @@ func TestServeConnector(t *testing.T) {
 	_, gr := memoGrant(t,
 		grant.Ref{Kind: "memo", Path: "memo/a", Config: json.RawMessage(`{"text":"A memo about strided global tokens."}`)},
 		grant.Ref{Kind: "memo", Path: "memo/down", Config: json.RawMessage(`{"text":""}`)})
-	reg := vault.NewRegistry()
+	reg := vault.RegisterLibrary(sources.NewRegistry())
 	reg.Register("memo", memo{})
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()
@@ -100,7 +100,7 @@ func TestServeConnector(t *testing.T) {
 func TestRunUnknownKind(t *testing.T) {
 	vaultDir, gr := memoGrant(t, grant.Ref{Kind: "memo", Path: "memo/a", Config: json.RawMessage(`{"text":"x"}`)})
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{Flag, gr}, strings.NewReader(""), &stdout, &stderr, &ServeOptions{Toolset: &tools.Options{Registry: vault.NewRegistry()}})
+	code := run(context.Background(), []string{Flag, gr}, strings.NewReader(""), &stdout, &stderr, &ServeOptions{Toolset: &tools.Options{Registry: vault.RegisterLibrary(sources.NewRegistry())}})
 	if code != ExitUsage || stdout.Len() != 0 || strings.Count(stderr.String(), "\n") != 1 ||
 		!strings.Contains(stderr.String(), `kind "memo", which this server does not know`) || strings.Contains(stderr.String(), vaultDir) {
 		t.Errorf("code %d, stdout %q, stderr %q", code, &stdout, &stderr)

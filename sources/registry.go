@@ -240,8 +240,8 @@ type Registry struct {
 	library OpenLibraryFunc // see RegisterLibrary
 }
 
-// NewRegistry returns an empty registry. Package sources/vault's Register
-// adds the Vault's kinds to it.
+// NewRegistry returns an empty registry. Package sources/vault's
+// RegisterLibrary adds the Vault's kinds to it.
 func NewRegistry() *Registry {
 	return &Registry{drivers: map[grant.Kind]Driver{}}
 }

@@ -42,7 +42,7 @@ func TestRegisterPanics(t *testing.T) {
 					t.Error("Register did not panic")
 				}
 			}()
-			f(vault.NewRegistry())
+			f(vault.RegisterLibrary(sources.NewRegistry()))
 		})
 	}
 }
@@ -108,7 +108,7 @@ func TestRegistryOpen(t *testing.T) {
 	r.Register("x", named{})
 	ctx := context.Background()
 	env := &sources.Env{Vault: lib}
-	if src, err := vault.NewRegistry().Open(ctx, grant.Ref{Kind: grant.KindPaper, Path: "papers/2401.01234"}, env); err != nil || src.Info().Kind != grant.KindPaper {
+	if src, err := vault.RegisterLibrary(sources.NewRegistry()).Open(ctx, grant.Ref{Kind: grant.KindPaper, Path: "papers/2401.01234"}, env); err != nil || src.Info().Kind != grant.KindPaper {
 		t.Errorf("vault paper: %v, %v", src, err)
 	}
 	if src, err := r.Open(ctx, grant.Ref{Kind: "x", Path: "x/a"}, env); err != nil || src.Info().Path != "x/a" {
@@ -164,7 +164,7 @@ func TestRegistryLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	r := vault.NewRegistry()
+	r := vault.RegisterLibrary(sources.NewRegistry())
 	r.Register("x", named{})
 	lib, err := r.OpenLibrary(ctx, root, &sources.LibraryOptions{CacheDir: "-", Serving: true})
 	if err != nil {
@@ -219,5 +219,5 @@ func TestRegistryLibrary(t *testing.T) {
 			t.Error("a second RegisterLibrary did not panic")
 		}
 	}()
-	vault.Register(r)
+	vault.RegisterLibrary(r)
 }

@@ -104,7 +104,7 @@ func TestCardCitesEveryPage(t *testing.T) {
 			if err := samplevault.Extract(vaultDir); err != nil {
 				t.Fatal(err)
 			}
-			reg := vault.NewRegistry()
+			reg := vault.RegisterLibrary(sources.NewRegistry())
 			reg.Register("chunks", chunks{})
 			r := researchctx.Resolver{Registry: reg}
 			t.Cleanup(func() { r.Close() })

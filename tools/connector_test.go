@@ -89,7 +89,7 @@ func connectorFixture(t *testing.T, opts *tools.Options, mentions ...string) (*t
 	if err := samplevault.Extract(vaultDir); err != nil {
 		t.Fatal(err)
 	}
-	reg := vault.NewRegistry()
+	reg := vault.RegisterLibrary(sources.NewRegistry())
 	reg.Register("wiki", wiki{})
 	r := researchctx.Resolver{Registry: reg}
 	t.Cleanup(func() { r.Close() })
@@ -182,7 +182,7 @@ func TestUnknownKindRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = tools.Open(context.Background(), gr, &tools.Options{Registry: vault.NewRegistry()})
+	_, err = tools.Open(context.Background(), gr, &tools.Options{Registry: vault.RegisterLibrary(sources.NewRegistry())})
 	if !errors.Is(err, grant.ErrInvalid) || !strings.Contains(err.Error(), `kind "wiki", which this server does not know`) {
 		t.Fatalf("Open = %v", err)
 	}

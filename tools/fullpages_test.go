@@ -99,7 +99,7 @@ func TestFullReadRecognisesItsPieceOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := &longScan{}
-	reg := vault.NewRegistry()
+	reg := vault.RegisterLibrary(sources.NewRegistry())
 	reg.Register("longscans", longScans{src})
 	r := researchctx.Resolver{Registry: reg}
 	t.Cleanup(func() { r.Close() })

@@ -153,7 +153,7 @@ func TestFullReadOfScanWaitsForItsPieceOnly(t *testing.T) {
 	if err := samplevault.Extract(vaultDir); err != nil {
 		t.Fatal(err)
 	}
-	reg := vault.NewRegistry()
+	reg := vault.RegisterLibrary(sources.NewRegistry())
 	reg.Register("vaultscans", vaultScans{lib})
 	r := researchctx.Resolver{Registry: reg}
 	t.Cleanup(func() { r.Close() })

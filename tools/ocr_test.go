@@ -59,7 +59,7 @@ func TestOCRMarks(t *testing.T) {
 	if err := samplevault.Extract(vaultDir); err != nil {
 		t.Fatal(err)
 	}
-	reg := vault.NewRegistry()
+	reg := vault.RegisterLibrary(sources.NewRegistry())
 	reg.Register("scans", scans{})
 	r := researchctx.Resolver{Registry: reg}
 	t.Cleanup(func() { r.Close() })

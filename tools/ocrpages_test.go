@@ -73,7 +73,7 @@ func TestReadAsksOnlyForItsPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &pageCalls{}
-	reg := vault.NewRegistry()
+	reg := vault.RegisterLibrary(sources.NewRegistry())
 	reg.Register("pagescans", pageScans{rec})
 	r := researchctx.Resolver{Registry: reg}
 	t.Cleanup(func() { r.Close() })

@@ -11,6 +11,7 @@ import (
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/tools"
 	"github.com/researchctx/researchctx/usage"
@@ -35,7 +36,7 @@ func TestLibraryPaperByTwoLocatorsIsOneSource(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	reg := vault.NewRegistry()
+	reg := vault.RegisterLibrary(sources.NewRegistry())
 	reg.Register("wiki", wiki{})
 	r := researchctx.Resolver{Registry: reg}
 	t.Cleanup(func() { r.Close() })

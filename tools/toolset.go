@@ -56,7 +56,7 @@ type Options struct {
 	// directories, files) through the Vault's library, any other through
 	// its connector's. Nil means sources.DefaultRegistry, where package
 	// sources/vault registers the Vault when it is linked; a registry of
-	// the host's own needs vault.Register. A grant with a kind the
+	// the host's own needs vault.RegisterLibrary. A grant with a kind the
 	// registry does not know is refused (see Open); a registry without a
 	// library (sources.ErrNoLibrary) serves the host's own sources alone.
 	Registry *sources.Registry

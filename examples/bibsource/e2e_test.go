@@ -22,6 +22,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/samplevault"
+	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/usage"
 )
@@ -72,7 +73,7 @@ func TestEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	reg := vault.NewRegistry()
+	reg := vault.RegisterLibrary(sources.NewRegistry())
 	reg.Register(bib.Kind, bib.Driver{})
 	r := researchctx.Resolver{Registry: reg}
 	defer r.Close()

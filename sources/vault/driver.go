@@ -6,11 +6,11 @@
 //
 // It is a driver like any other: when it is linked it registers its
 // library opener and the kinds paper, directory and file in
-// sources.DefaultRegistry (sources.Registry.RegisterLibrary), and Register
-// adds them to a host's own Registry. Its Library is the sources.Library
-// that package tools serves a grant's Vault through, and the
-// sources.Documents a connector whose files live in the Vault reads them
-// through.
+// sources.DefaultRegistry (sources.Registry.RegisterLibrary), and
+// RegisterLibrary adds them to a host's own Registry. Its Library is the
+// sources.Library that package tools serves a grant's Vault through, and
+// the sources.Documents a connector whose files live in the Vault reads
+// them through.
 package vault
 
 import (
@@ -25,24 +25,17 @@ import (
 // kinds are the kinds of source the Vault's library opens.
 var kinds = []grant.Kind{grant.KindPaper, grant.KindDirectory, grant.KindFile}
 
-func init() { Register(sources.DefaultRegistry) }
+func init() { RegisterLibrary(sources.DefaultRegistry) }
 
-// Register adds the Vault's library opener and its kinds —
+// RegisterLibrary adds the Vault's library opener and its kinds —
 // grant.KindPaper, grant.KindDirectory and grant.KindFile — to r
 // (sources.Registry.RegisterLibrary), as its init function does to
-// sources.DefaultRegistry: a host or a test with its own registry calls
-// it. It panics, as sources.Registry.Register does, when a library or one
-// of the kinds is registered in r already.
-func Register(r *sources.Registry) {
+// sources.DefaultRegistry, and returns r: a host or a test with its own
+// registry starts from vault.RegisterLibrary(sources.NewRegistry()), then
+// registers its connectors. It panics, as sources.Registry.Register does,
+// when a library or one of the kinds is registered in r already.
+func RegisterLibrary(r *sources.Registry) *sources.Registry {
 	r.RegisterLibrary(openLibrary, kinds...)
-}
-
-// NewRegistry returns a registry that opens the Vault's kinds and no
-// connector: what a host that registers its connectors in a registry of
-// its own, or a test, starts from.
-func NewRegistry() *sources.Registry {
-	r := sources.NewRegistry()
-	Register(r)
 	return r
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/testkit/zoterofix"
 	"github.com/researchctx/researchctx/samplevault"
+	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/vault"
 	"github.com/researchctx/researchctx/sources/zotero"
 	"github.com/researchctx/researchctx/tools"
@@ -33,7 +34,7 @@ func toolsetOf(t *testing.T, d *zotero.Driver, mentions ...string) (*tools.Tools
 	if err := samplevault.Extract(vaultDir); err != nil {
 		t.Fatal(err)
 	}
-	reg := vault.NewRegistry()
+	reg := vault.RegisterLibrary(sources.NewRegistry())
 	reg.Register(zotero.Kind, d)
 	r := researchctx.Resolver{Registry: reg}
 	t.Cleanup(func() { r.Close() })
@@ -155,7 +156,7 @@ func TestSelectionOnAttachment(t *testing.T) {
 	if err := samplevault.Extract(vaultDir); err != nil {
 		t.Fatal(err)
 	}
-	reg := vault.NewRegistry()
+	reg := vault.RegisterLibrary(sources.NewRegistry())
 	reg.Register(zotero.Kind, zotero.New(zotero.Options{DataDir: filepath.Join(dir, "Zotero7"), BaseDir: filepath.Join(dir, "Attachments"), IndexWait: 10 * time.Minute}))
 	r := researchctx.Resolver{Registry: reg}
 	defer r.Close()

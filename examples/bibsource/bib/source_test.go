@@ -47,7 +47,7 @@ func newVault(t *testing.T) (string, sources.Library) {
 // registry is an explicit registry with the bib driver: tests do not rely
 // on the one the package's init fills.
 func registry() *sources.Registry {
-	reg := vault.NewRegistry()
+	reg := vault.RegisterLibrary(sources.NewRegistry())
 	reg.Register(bib.Kind, bib.Driver{})
 	return reg
 }

@@ -106,7 +106,7 @@ func evaluate(ctx context.Context, c config) (*report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	h := &host{reg: vault.NewRegistry(), vault: filepath.Join(tmp, "vault"), mentions: []string{"zotero:"}}
+	h := &host{reg: vault.RegisterLibrary(sources.NewRegistry()), vault: filepath.Join(tmp, "vault"), mentions: []string{"zotero:"}}
 	if err := samplevault.Extract(h.vault); err != nil {
 		return nil, err
 	}
