@@ -70,7 +70,7 @@ func ExampleAgent_Turn() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// In a host: exe, args, err := mcp.Command(grant)
+	// In a host: exe, args, err := mcp.ServerCommandLine(grant)
 	exe, _ := os.Executable()
 	srv := acp.Server{Command: exe, Args: []string{"--agentero-context-mcp", gr}}
 

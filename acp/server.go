@@ -16,7 +16,7 @@ var ErrServer = errors.New("invalid agentero-context server command")
 // own executable with the server flag and the grant path. Hosts fill it from
 // package mcp:
 //
-//	exe, args, err := mcp.Command(grantPath)
+//	exe, args, err := mcp.ServerCommandLine(grantPath)
 //	srv := acp.Server{Command: exe, Args: args}
 type Server struct {
 	Command string   // absolute path of the host executable

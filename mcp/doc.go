@@ -9,11 +9,12 @@
 //	<exe> --agentero-context-mcp <grant-path>
 //
 // it serves MCP on stdin and stdout for that grant and exits, and otherwise
-// it returns and the host runs as usual. Command builds that command line for
-// the agent session (ACP) that should see the grant. Because the server is
-// the host's executable, it knows the source kinds of the connectors the
-// host links (see sources.Register); a grant naming a kind it does not know
-// is refused with exit code 2 (cli.ExitUsage) and one line on stderr.
+// it returns and the host runs as usual. ServerCommandLine builds that
+// command line for the agent session (ACP) that should see the grant.
+// Because the server is the host's executable, it knows the source kinds
+// of the connectors the host links (see sources.Register); a grant naming
+// a kind it does not know is refused with exit code 2 (cli.ExitUsage) and
+// one line on stderr.
 //
 // The package adds transport only. Package tools decides what a call may
 // read, re-reads the grant on every call (and fails closed when it changed),

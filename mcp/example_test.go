@@ -16,11 +16,11 @@ func ExampleServeIfRequested() {
 	// ... the host app ...
 }
 
-// Command builds the server entry a host puts into the agent session for a
-// turn's grant (with ACP: name "agentero-context", this command and these
-// args, env []).
-func ExampleCommand() {
-	exe, args, err := mcp.Command("/vault/.agentero/context-sessions/run-1/grant.json")
+// ServerCommandLine builds the server entry a host puts into the agent
+// session for a turn's grant (with ACP: name "agentero-context", this
+// command and these args, env []).
+func ExampleServerCommandLine() {
+	exe, args, err := mcp.ServerCommandLine("/vault/.agentero/context-sessions/run-1/grant.json")
 	if err != nil {
 		log.Fatal(err)
 	}

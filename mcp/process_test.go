@@ -131,9 +131,10 @@ func startServer(t *testing.T, gr, protocol string, env ...string) *server {
 	return s
 }
 
-// commandFor is Command for another executable: the host's helper builds
-// the command line of the running process, which in a test is the test
-// binary, so the same shape is checked by TestCommand.
+// commandFor is ServerCommandLine for another executable: the host's
+// helper builds the command line of the running process, which in a test
+// is the test binary, so the same shape is checked by
+// TestServerCommandLine.
 func commandFor(exe, gr string) (string, []string, error) {
 	g, err := filepath.Abs(gr)
 	return exe, []string{Flag, g}, err

@@ -282,11 +282,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return exitcode.OK
 }
 
-// Command returns the command line that starts this executable as the
-// agentero-context server for a grant: the absolute path of the running
-// executable and the arguments [Flag, absolute grant path]. A host puts them
-// in the agent session's MCP server entry.
-func Command(grantPath string) (exe string, args []string, err error) {
+// ServerCommandLine returns the command line that starts this executable
+// as the agentero-context server for a grant: the absolute path of the
+// running executable and the arguments [Flag, absolute grant path]. A host
+// puts them in the agent session's MCP server entry (its command and args).
+func ServerCommandLine(grantPath string) (exe string, args []string, err error) {
 	if grantPath == "" {
 		return "", nil, fmt.Errorf("%w: empty grant path", grant.ErrInvalid)
 	}

@@ -100,8 +100,8 @@ func TestRunExitCodes(t *testing.T) {
 	}
 }
 
-func TestCommand(t *testing.T) {
-	exe, args, err := Command("grant.json")
+func TestServerCommandLine(t *testing.T) {
+	exe, args, err := ServerCommandLine("grant.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestCommand(t *testing.T) {
 	if len(args) != 2 || args[0] != Flag || args[1] != filepath.Join(wd, "grant.json") {
 		t.Errorf("args %q", args)
 	}
-	if _, _, err := Command(""); err == nil {
+	if _, _, err := ServerCommandLine(""); err == nil {
 		t.Error("empty grant path accepted")
 	}
 }

@@ -6,7 +6,7 @@
 // It resolves a turn whose only mention is <mention> (for example
 // bib:library/refs.bib), prints the plan's prompt block and writes its
 // grant, then starts itself as the agentero-context MCP server for that
-// grant (as an agent would, with mcp.Command), searches the granted
+// grant (as an agent would, with mcp.ServerCommandLine), searches the granted
 // source for query, reads the best card, asks for the relations of its
 // entry, and prints the turn's sources read back from the usage log.
 //
@@ -76,7 +76,7 @@ func run(ctx context.Context, w io.Writer, vault, mention, query string) error {
 	if err != nil {
 		return err
 	}
-	exe, args, err := mcp.Command(gr)
+	exe, args, err := mcp.ServerCommandLine(gr)
 	if err != nil {
 		return err
 	}

@@ -85,7 +85,7 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 	o := r.out
 	key := strings.Join(argv, " ")
 	o.step("5", "The turn, sent to a real agent over ACP: "+key)
-	exe, args, err := mcp.Command(r.grantPath)
+	exe, args, err := mcp.ServerCommandLine(r.grantPath)
 	if err != nil {
 		return err
 	}

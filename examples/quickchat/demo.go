@@ -356,7 +356,7 @@ func orNone(s string) string {
 // connect starts this executable as the agentero-context server, as an
 // agent would, and connects to it over stdio.
 func (r *demoRun) connect(ctx context.Context, stderr io.Writer) error {
-	exe, args, err := mcp.Command(r.grantPath)
+	exe, args, err := mcp.ServerCommandLine(r.grantPath)
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func (r *acpRunner) Turn(ctx context.Context, in *turnInput, emit func(event)) (
 	if err != nil {
 		return nil, err
 	}
-	exe, args, err := mcp.Command(in.grantPath)
+	exe, args, err := mcp.ServerCommandLine(in.grantPath)
 	if err != nil {
 		return nil, err
 	}

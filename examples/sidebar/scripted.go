@@ -107,7 +107,7 @@ func (r *scriptRunner) dropLocked(id string) {
 // grant, as an agent does with the server entry a host attaches, and
 // connects to it over stdio. The server lives as long as the session.
 func connect(ctx context.Context, grantPath string, stderr io.Writer) (*sdk.ClientSession, error) {
-	exe, args, err := mcp.Command(grantPath)
+	exe, args, err := mcp.ServerCommandLine(grantPath)
 	if err != nil {
 		return nil, err
 	}
