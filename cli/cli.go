@@ -113,7 +113,7 @@ func NewCommand(name string) *Command {
 // Help returns the usage text of c: its built-in subcommands, then the
 // host's (Subcommands). -h prints it.
 func (c *Command) Help() string {
-	u := Usage(c.Name)
+	u := builtinHelp(c.Name)
 	if len(c.Subcommands) == 0 {
 		return u
 	}
@@ -132,9 +132,10 @@ func (c *Command) subcommandNames() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// Usage is the usage text of the command named name, with its built-in
-// subcommands.
-func Usage(name string) string {
+// builtinHelp is the help text of the command named name, with its
+// built-in subcommands only; a host reads it as Command.Help, which adds
+// its own.
+func builtinHelp(name string) string {
 	return strings.ReplaceAll(`Usage:
   NAME plan -request FILE [-cache-dir DIR]
         resolve a Request (JSON, FILE or - for stdin), write the turn's grant,

@@ -47,8 +47,8 @@ func TestMainExitCodes(t *testing.T) {
 		out   string
 		err   string
 	}{
-		{"help", []string{"-h"}, "", ExitOK, Usage("rc"), ""},
-		{"a subcommand's help", []string{"sources", "-h"}, "", ExitOK, Usage("rc"), ""},
+		{"help", []string{"-h"}, "", ExitOK, builtinHelp("rc"), ""},
+		{"a subcommand's help", []string{"sources", "-h"}, "", ExitOK, builtinHelp("rc"), ""},
 		{"no subcommand", nil, "", ExitUsage, "", "rc: a subcommand is required: plan, serve, sources or clean (rc -h)\n"},
 		{"decide is not built in", []string{"decide", "-input", "-"}, "", ExitUsage, "", "rc: unknown subcommand \"decide\": plan, serve, sources or clean (rc -h)\n"},
 		{"bad request", []string{"plan", "-request", "-"}, "{", ExitUsage, "", "rc: plan: the request is not a valid Request (JSON, camelCase fields): unexpected EOF\n"},
