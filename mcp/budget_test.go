@@ -108,7 +108,7 @@ func TestHandlerRecovers(t *testing.T) {
 	defer ts.Close()
 	var log strings.Builder
 	var mu sync.Mutex
-	cs := connect(t, NewServer(panicToolset{ts}, &ServerConfig{Logger: newLockedLogger(&mu, &log)}), nil)
+	cs := connect(t, NewServer(panicToolset{ts}, &ServerOptions{Logger: newLockedLogger(&mu, &log)}), nil)
 	res := call(t, cs, grant.ToolRead, map[string]any{"target": "boom"})
 	if !res.IsError || !strings.Contains(text(res), "internal error") {
 		t.Fatalf("panicking call = %v %q", res.IsError, text(res))

@@ -72,7 +72,7 @@ func serveGrant(t testing.TB, grantPath string) *sdk.ClientSession {
 	if !ok {
 		t.Fatal("serveGrant needs a *testing.T")
 	}
-	return connect(tt, NewServer(ts, &ServerConfig{Tools: g.Tools, Vault: g.Vault}), nil)
+	return connect(tt, NewServer(ts, &ServerOptions{Tools: g.Tools, Vault: g.Vault}), nil)
 }
 
 // decode unmarshals a result's structured content into out.

@@ -49,7 +49,7 @@ func TestServeMemorySource(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ts.Close()
-	cs := connect(t, NewServer(ts, &ServerConfig{Tools: plan.Tools, Vault: vault}), nil)
+	cs := connect(t, NewServer(ts, &ServerOptions{Tools: plan.Tools, Vault: vault}), nil)
 	ctx := context.Background()
 
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: grant.ToolSearch, Arguments: map[string]any{"query": "memory source"}})

@@ -43,7 +43,7 @@ type ServeOptions struct {
 	// its CallTimeout the deadline of each tool call (zero means
 	// tools.DefaultCallTimeout, 60 s): a call past it answers a one-line
 	// tool error wrapping tools.ErrCallTimeout, and the server goes on (see
-	// ServerConfig.CallTimeout for a call stuck in a source that ignores
+	// ServerOptions.CallTimeout for a call stuck in a source that ignores
 	// its context).
 	// Its Logger, when nil, is set to Logger.
 	Toolset *tools.Options
@@ -97,7 +97,7 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 	// scope enforced come from the same read (each call then checks the
 	// file's fingerprint against it).
 	g := ts.Grant()
-	s := NewServer(ts, &ServerConfig{Tools: g.Tools, Vault: g.Vault, Logger: log, CallTimeout: topts.CallTimeout, answered: opts.answered})
+	s := NewServer(ts, &ServerOptions{Tools: g.Tools, Vault: g.Vault, Logger: log, CallTimeout: topts.CallTimeout, answered: opts.answered})
 	log.Info("serving", "runtimeId", g.RuntimeID, "fingerprint", g.Fingerprint, "tools", g.Tools)
 	stopBy, err = serveLines(ctx, s, in, out, log)
 	return err

@@ -60,10 +60,10 @@ type Backend interface {
 
 var _ Backend = (*tools.Toolset)(nil)
 
-// ServerConfig configures NewServer, the server over a Backend (Serve,
+// ServerOptions configures NewServer, the server over a Backend (Serve,
 // which serves a grant file, takes ServeOptions). The zero value serves all
 // three tools and logs nothing.
-type ServerConfig struct {
+type ServerOptions struct {
 	// Tools names the tools to serve, a subset of grant.Tools; nil
 	// serves all three. Unknown names are ignored.
 	Tools []string
@@ -93,9 +93,9 @@ const lateGrace = time.Second
 
 // NewServer returns the agentero-context MCP server over ts. Run it with
 // (*sdk.Server).Run on any transport; Serve does so on stdin and stdout.
-func NewServer(ts Backend, opts *ServerConfig) *sdk.Server {
+func NewServer(ts Backend, opts *ServerOptions) *sdk.Server {
 	if opts == nil {
-		opts = &ServerConfig{}
+		opts = &ServerOptions{}
 	}
 	log := opts.Logger
 	if log == nil {
@@ -211,12 +211,12 @@ type handlers struct {
 	ts          Backend
 	vault       string
 	log         *slog.Logger
-	answered    func()        // nil, or called after each call (ServerConfig.answered)
-	callTimeout time.Duration // ServerConfig.CallTimeout, resolved; 0 for none
+	answered    func()        // nil, or called after each call (ServerOptions.answered)
+	callTimeout time.Duration // ServerOptions.CallTimeout, resolved; 0 for none
 }
 
 // callWithin runs t's Backend method on in, giving up on it lateGrace
-// after the call's deadline (see ServerConfig.CallTimeout).
+// after the call's deadline (see ServerOptions.CallTimeout).
 func callWithin[In, Out any](ctx context.Context, h *handlers, t tool[In, Out], in In) (*Out, error) {
 	if h.callTimeout <= 0 {
 		return t.call(h.ts, ctx, in)

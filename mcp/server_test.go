@@ -147,7 +147,7 @@ func TestRegister(t *testing.T) {
 }
 
 func TestRegisterSubset(t *testing.T) {
-	cs := connect(t, NewServer(&fakeToolset{}, &ServerConfig{Tools: []string{grant.ToolSearch}}), nil)
+	cs := connect(t, NewServer(&fakeToolset{}, &ServerOptions{Tools: []string{grant.ToolSearch}}), nil)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func TestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cs := connect(t, NewServer(&fakeToolset{err: tt.err}, &ServerConfig{Vault: vault}), nil)
+			cs := connect(t, NewServer(&fakeToolset{err: tt.err}, &ServerOptions{Vault: vault}), nil)
 			for tool, args := range validArgs {
 				res := call(t, cs, tool, args)
 				if !res.IsError {
@@ -250,7 +250,7 @@ func TestNilResult(t *testing.T) {
 // TestUnknownTool: calling a tool that does not exist is a protocol error,
 // as the SDK defines.
 func TestUnknownTool(t *testing.T) {
-	cs := connect(t, NewServer(&fakeToolset{}, &ServerConfig{Tools: []string{grant.ToolSearch}}), nil)
+	cs := connect(t, NewServer(&fakeToolset{}, &ServerOptions{Tools: []string{grant.ToolSearch}}), nil)
 	_, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: grant.ToolRead, Arguments: map[string]any{"target": "x"}})
 	if err == nil {
 		t.Error("calling an unserved tool succeeded")
