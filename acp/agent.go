@@ -26,7 +26,7 @@ var (
 	ErrStopped = errors.New("agent stopped")
 )
 
-// The timeouts of an AgentConfig whose field is zero.
+// The timeouts of an AgentOptions whose field is zero.
 const (
 	defaultInitTimeout   = 30 * time.Second
 	defaultOpenTimeout   = 30 * time.Second
@@ -35,11 +35,11 @@ const (
 	defaultCancelWait    = 5 * time.Second
 )
 
-// DefaultSessionMode is the session mode pinned when AgentConfig.SessionMode is empty.
+// DefaultSessionMode is the session mode pinned when AgentOptions.SessionMode is empty.
 const DefaultSessionMode = "default"
 
-// AgentConfig says how to run an ACP agent.
-type AgentConfig struct {
+// AgentOptions says how to run an ACP agent.
+type AgentOptions struct {
 	// Name identifies the agent (e.g. "gemini"); it keys the warm pool.
 	Name string
 	// Command and Args start the agent speaking ACP on stdio.
@@ -93,7 +93,7 @@ type AgentConfig struct {
 	StopTimeout   time.Duration // grace between SIGTERM and SIGKILL on Stop
 }
 
-func (c *AgentConfig) withDefaults() {
+func (c *AgentOptions) withDefaults() {
 	if c.InitTimeout <= 0 {
 		c.InitTimeout = defaultInitTimeout
 	}
@@ -131,7 +131,7 @@ type Capabilities struct {
 // Agent is a running ACP agent process and its connection. It is safe for
 // concurrent use; turns of different sessions may run at once.
 type Agent struct {
-	cfg    AgentConfig
+	cfg    AgentOptions
 	cmd    *exec.Cmd
 	pgid   int
 	stdin  io.Closer // our end of the agent's stdin
@@ -163,7 +163,7 @@ type Agent struct {
 // unless KeepTools is set or they are there already: both read their
 // configuration only at start-up, and the agent is identified by what it
 // says it is, not by the command that runs it.
-func Start(ctx context.Context, cfg AgentConfig) (*Agent, error) {
+func Start(ctx context.Context, cfg AgentOptions) (*Agent, error) {
 	cfg.withDefaults()
 	if cfg.Command == "" {
 		return nil, fmt.Errorf("%w: no agent command", ErrAgent)
@@ -214,7 +214,7 @@ func Start(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 }
 
 // launch starts the agent process and initializes the connection.
-func launch(ctx context.Context, cfg AgentConfig) (*Agent, error) {
+func launch(ctx context.Context, cfg AgentOptions) (*Agent, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrAgent, err)

@@ -95,7 +95,7 @@ func TestPolicyEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := f.start(AgentConfig{}, "-shape", agent.shape, "-modes", "-permissions", fixture)
+			a := f.start(AgentOptions{}, "-shape", agent.shape, "-modes", "-permissions", fixture)
 			plan, srv := f.plan(false, "notes")
 			var rec recorder
 			res := turn(t, a, TurnRequest{Plan: plan, Server: srv, Prompt: "attention", OnUpdate: rec.add})
@@ -175,7 +175,7 @@ func TestPolicyEndToEnd(t *testing.T) {
 func TestKeepModeRunsUnasked(t *testing.T) {
 	f := newFixture(t)
 	fixture, _ := filepath.Abs(filepath.Join("testdata", "permissions", "claude-code.json"))
-	a := f.start(AgentConfig{KeepSessionMode: true}, "-shape", "claude", "-modes", "-permissions", fixture)
+	a := f.start(AgentOptions{KeepSessionMode: true}, "-shape", "claude", "-modes", "-permissions", fixture)
 	plan, srv := f.plan(false, "notes")
 	res := turn(t, a, TurnRequest{Plan: plan, Server: srv, Prompt: "attention"})
 	if res.SessionMode.Want != "" || res.SessionMode.Current != "auto" || res.SessionMode.Set {
@@ -189,7 +189,7 @@ func TestKeepModeRunsUnasked(t *testing.T) {
 // An agent that offers no session modes: the turn runs and says so.
 func TestNoModes(t *testing.T) {
 	f := newFixture(t)
-	a := f.start(AgentConfig{}, "-shape", "gemini")
+	a := f.start(AgentOptions{}, "-shape", "gemini")
 	plan, srv := f.plan(false, "notes")
 	res := turn(t, a, TurnRequest{Plan: plan, Server: srv, Prompt: "attention"})
 	if res.SessionMode.Problem != "the agent offers no session modes" || res.SessionMode.Set {
@@ -199,7 +199,7 @@ func TestNoModes(t *testing.T) {
 	if a.cfg.SessionMode != DefaultSessionMode {
 		t.Errorf("mode config %q", a.cfg.SessionMode)
 	}
-	a2 := f.start(AgentConfig{SessionMode: "plan"}, "-modes")
+	a2 := f.start(AgentOptions{SessionMode: "plan"}, "-modes")
 	res2 := turn(t, a2, TurnRequest{Plan: plan, Server: srv, Prompt: "attention"})
 	if !strings.Contains(res2.SessionMode.Problem, `no mode "plan"`) || res2.SessionMode.Current != "auto" {
 		t.Errorf("unknown mode: %+v", res2.SessionMode)
@@ -210,7 +210,7 @@ func TestNoModes(t *testing.T) {
 // from usage.jsonl at the end of the turn.
 func TestCallURIsFromUsage(t *testing.T) {
 	f := newFixture(t)
-	a := f.start(AgentConfig{}, "-shape", "gemini", "-no-output")
+	a := f.start(AgentOptions{}, "-shape", "gemini", "-no-output")
 	plan, srv := f.plan(false, "notes")
 	var rec recorder
 	res := turn(t, a, TurnRequest{Plan: plan, Server: srv, Prompt: "attention", OnUpdate: rec.add})
@@ -272,7 +272,7 @@ func (f *fixture) waitEvents(kind string, n int) {
 // the prompt with the stop reason cancelled, and the session goes on.
 func TestCancel(t *testing.T) {
 	f := newFixture(t)
-	a := f.start(AgentConfig{}, "-hang-prompt", "-resume")
+	a := f.start(AgentOptions{}, "-hang-prompt", "-resume")
 	plan, srv := f.plan(false, "notes")
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -314,7 +314,7 @@ func TestCancel(t *testing.T) {
 // An agent that never confirms a cancel: the wait is bounded by CancelWait.
 func TestCancelUnconfirmed(t *testing.T) {
 	f := newFixture(t)
-	a := f.start(AgentConfig{CancelWait: 300 * time.Millisecond, TurnTimeout: 200 * time.Millisecond}, "-hang-prompt", "-ignore-cancel")
+	a := f.start(AgentOptions{CancelWait: 300 * time.Millisecond, TurnTimeout: 200 * time.Millisecond}, "-hang-prompt", "-ignore-cancel")
 	plan, srv := f.plan(false, "notes")
 	start := time.Now()
 	res, err := a.Turn(context.Background(), TurnRequest{Plan: plan, Server: srv, Prompt: "attention"})
@@ -335,7 +335,7 @@ func TestCancelUnconfirmed(t *testing.T) {
 func TestStatusEvents(t *testing.T) {
 	f := newFixture(t)
 	var stderr bytes.Buffer
-	a := f.start(AgentConfig{Stderr: &lockedWriter{w: &stderr}}, "-status")
+	a := f.start(AgentOptions{Stderr: &lockedWriter{w: &stderr}}, "-status")
 	plan, srv := f.plan(false, "notes")
 	var rec recorder
 	res := turn(t, a, TurnRequest{Plan: plan, Server: srv, Prompt: "attention", OnUpdate: rec.add})
@@ -357,13 +357,13 @@ func TestStatusEvents(t *testing.T) {
 // refuses its own load after a restart with an internal error).
 func TestRefusalMessage(t *testing.T) {
 	f := newFixture(t)
-	first := f.start(AgentConfig{})
+	first := f.start(AgentOptions{})
 	plan, srv := f.plan(false, "notes")
 	res := turn(t, first, TurnRequest{Plan: plan, Server: srv, Prompt: "attention"})
 	if err := first.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	a := f.start(AgentConfig{}, "-load", "-refuse-internal")
+	a := f.start(AgentOptions{}, "-load", "-refuse-internal")
 	plan2, srv2 := f.plan(false, "notes")
 	res2 := turn(t, a, TurnRequest{Prev: &res.Record, Plan: plan2, Server: srv2, Prompt: "recurrence"})
 	r := res2.Refusal
@@ -390,7 +390,7 @@ func TestCancelPendingPermission(t *testing.T) {
 	f := newFixture(t)
 	asked := make(chan struct{})
 	policyErr := make(chan error, 1)
-	a := f.start(AgentConfig{CancelWait: 5 * time.Second, Permission: func(ctx context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	a := f.start(AgentOptions{CancelWait: 5 * time.Second, Permission: func(ctx context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 		close(asked)
 		<-ctx.Done()
 		policyErr <- ctx.Err()

@@ -15,8 +15,8 @@
 // Policy, AllowContextTools, allows a permission request once when Identify
 // recognises one of them from the agent's structured fields (never from a
 // title) and rejects everything else. A host plugs its own policy in
-// AgentConfig.Permission, usually built on Identify and Answer. Where the
-// agent offers session modes, each turn pins AgentConfig.SessionMode ("default",
+// AgentOptions.Permission, usually built on Identify and Answer. Where the
+// agent offers session modes, each turn pins AgentOptions.SessionMode ("default",
 // in which agents ask the host) so the policy is asked at all.
 //
 // Each tool call streams as one UpdateToolCall, any UpdateToolCallUpdate and

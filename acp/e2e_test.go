@@ -176,7 +176,7 @@ func (f *fixture) plan(remote bool, mentions ...string) (*researchctx.Plan, Serv
 
 // start starts the test agent with the flags, stopping it at cleanup and
 // checking that its process group is gone.
-func (f *fixture) start(cfg AgentConfig, flags ...string) *Agent {
+func (f *fixture) start(cfg AgentOptions, flags ...string) *Agent {
 	f.t.Helper()
 	var stderr bytes.Buffer
 	cfg.Command = testAgent(f.t)
@@ -327,7 +327,7 @@ func (f *fixture) checkSources(res *TurnResult) {
 func TestEndToEnd(t *testing.T) {
 	f := newFixture(t)
 	baseline := runtime.NumGoroutine()
-	a := f.start(AgentConfig{}, "-resume")
+	a := f.start(AgentOptions{}, "-resume")
 	if got := a.Capabilities(); !got.Resume || got.Load || got.AgentName != "test-agent" {
 		t.Errorf("capabilities = %+v", got)
 	}
@@ -465,7 +465,7 @@ func TestReopen(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
 			// Turn 1 in a first agent process, which then exits.
-			first := f.start(AgentConfig{})
+			first := f.start(AgentOptions{})
 			plan, srv := f.plan(false, "notes")
 			res := turn(t, first, TurnRequest{Plan: plan, Server: srv, Prompt: "attention",
 				Displayed: nil})
@@ -476,7 +476,7 @@ func TestReopen(t *testing.T) {
 			displayed := []Message{{RoleUser, "attention"}, {RoleAgent, "First answer about attention and recurrence."}, {RoleUser, "recurrence"}}
 
 			// Turn 2 in a new process with the capabilities under test.
-			a := f.start(AgentConfig{ResumeTimeout: time.Second}, tt.flags...)
+			a := f.start(AgentOptions{ResumeTimeout: time.Second}, tt.flags...)
 			plan2, srv2 := f.plan(false, "notes")
 			var updates []Update
 			start := time.Now()
@@ -554,7 +554,7 @@ func TestReopen(t *testing.T) {
 
 func TestFingerprintChange(t *testing.T) {
 	f := newFixture(t)
-	a := f.start(AgentConfig{}, "-resume", "-close")
+	a := f.start(AgentOptions{}, "-resume", "-close")
 	plan, srv := f.plan(false, "notes")
 	res := turn(t, a, TurnRequest{Plan: plan, Server: srv, Prompt: "attention"})
 	f.checkSources(res)
@@ -613,7 +613,7 @@ func TestFingerprintChange(t *testing.T) {
 
 func TestPromptOnlyTurn(t *testing.T) {
 	f := newFixture(t)
-	a := f.start(AgentConfig{}, "-resume")
+	a := f.start(AgentOptions{}, "-resume")
 	var pool WarmPool
 	ctx := context.Background()
 
@@ -691,10 +691,10 @@ func TestPromptOnlyTurn(t *testing.T) {
 
 func TestStartErrors(t *testing.T) {
 	ctx := context.Background()
-	if _, err := Start(ctx, AgentConfig{}); !errors.Is(err, ErrAgent) {
+	if _, err := Start(ctx, AgentOptions{}); !errors.Is(err, ErrAgent) {
 		t.Errorf("no command: %v", err)
 	}
-	if _, err := Start(ctx, AgentConfig{Command: filepath.Join(t.TempDir(), "missing")}); !errors.Is(err, ErrAgent) {
+	if _, err := Start(ctx, AgentOptions{Command: filepath.Join(t.TempDir(), "missing")}); !errors.Is(err, ErrAgent) {
 		t.Errorf("missing command: %v", err)
 	}
 	// A process that never speaks ACP and ignores SIGTERM, with a child
@@ -706,7 +706,7 @@ func TestStartErrors(t *testing.T) {
 	}
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	start := time.Now()
-	_, err = Start(ctx, AgentConfig{
+	_, err = Start(ctx, AgentOptions{
 		Command:     sh,
 		Args:        []string{"-c", "echo $$ > " + pidFile + "; trap '' TERM; (trap '' TERM; sleep 60) & sleep 60"},
 		InitTimeout: 300 * time.Millisecond,
@@ -727,14 +727,14 @@ func TestStartErrors(t *testing.T) {
 		t.Errorf("process group %d of the silent agent is alive", pid)
 	}
 	// A process that exits at once.
-	if _, err := Start(ctx, AgentConfig{Command: sh, Args: []string{"-c", "exit 3"}}); !errors.Is(err, ErrStopped) {
+	if _, err := Start(ctx, AgentOptions{Command: sh, Args: []string{"-c", "exit 3"}}); !errors.Is(err, ErrStopped) {
 		t.Errorf("exiting agent: %v, want ErrStopped", err)
 	}
 }
 
 func TestTurnErrors(t *testing.T) {
 	f := newFixture(t)
-	a := f.start(AgentConfig{}, "-hang-prompt")
+	a := f.start(AgentOptions{}, "-hang-prompt")
 	if _, err := a.Warm(context.Background(), "relative"); !errors.Is(err, ErrTurn) {
 		t.Errorf("relative cwd: %v", err)
 	}

@@ -53,7 +53,7 @@ func ExampleHandoff() {
 // show the sources. (Not run: it needs an agent.)
 func ExampleAgent_Turn() {
 	ctx := context.Background()
-	agent, err := acp.Start(ctx, acp.AgentConfig{Name: "gemini", Command: "gemini", Args: []string{"--acp"}})
+	agent, err := acp.Start(ctx, acp.AgentOptions{Name: "gemini", Command: "gemini", Args: []string{"--acp"}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func ExamplePolicy() {
 		id := acp.Identify(req)
 		return acp.Answer(req, id.Ours && id.Tool == grant.ToolSearch), nil
 	}
-	_ = acp.AgentConfig{Name: "claude", Command: "claude-agent-acp", Permission: noReads}
+	_ = acp.AgentOptions{Name: "claude", Command: "claude-agent-acp", Permission: noReads}
 
 	title := "touch x # context_search"
 	kind := sdk.ToolKindExecute

@@ -10,7 +10,7 @@ import (
 )
 
 // ErrUnguarded is wrapped by the error of a turn refused because
-// AgentConfig.RequireGuard is set and the agent is not known to be kept to
+// AgentOptions.RequireGuard is set and the agent is not known to be kept to
 // the agentero-context tools (Guard).
 var ErrUnguarded = errors.New("agent not kept to the agentero-context tools")
 

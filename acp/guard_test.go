@@ -39,27 +39,27 @@ func TestTurnGuard(t *testing.T) {
 	tests := []struct {
 		name  string
 		agent string
-		cfg   AgentConfig
+		cfg   AgentOptions
 		mode  SessionModeReport
 		kept  bool
 		about string // in the problem, when not kept
 	}{
-		{"gemini with the policy, in default", agentGemini, AgentConfig{SessionMode: DefaultSessionMode, Args: geminiPolicyArgs(t)}, pinned, true, ""},
-		{"gemini without the policy", agentGemini, AgentConfig{SessionMode: DefaultSessionMode, Args: []string{"--acp"}}, pinned, false, "without the policy"},
-		{"gemini, KeepTools", agentGemini, AgentConfig{SessionMode: DefaultSessionMode, KeepTools: true, Args: geminiPolicyArgs(t)}, pinned, false, "read_file"},
-		{"gemini with the policy, mode not in force", agentGemini, AgentConfig{SessionMode: DefaultSessionMode, Args: geminiPolicyArgs(t)}, SessionModeReport{Want: DefaultSessionMode, Problem: "refused"}, false, "not in force"},
-		{"claude in default", agentClaude, AgentConfig{SessionMode: DefaultSessionMode}, pinned, true, ""},
-		{"claude's former adapter in default", agentClaudeOld, AgentConfig{SessionMode: DefaultSessionMode}, pinned, true, ""},
-		{"claude, KeepTools", agentClaude, AgentConfig{SessionMode: DefaultSessionMode, KeepTools: true}, pinned, false, "Read"},
-		{"claude, mode not offered", agentClaude, AgentConfig{SessionMode: DefaultSessionMode}, SessionModeReport{Want: DefaultSessionMode, Problem: "the agent offers no session modes"}, false, "not in force"},
-		{"claude, another mode", agentClaude, AgentConfig{SessionMode: "plan"}, SessionModeReport{Want: "plan", Current: "plan", Available: []string{"plan"}}, false, "is not default"},
-		{"claude, KeepMode", agentClaude, AgentConfig{KeepSessionMode: true}, SessionModeReport{Current: "auto"}, false, "KeepMode"},
-		{"codex with the overrides", agentCodex, AgentConfig{Args: mustCodexArgs()}, SessionModeReport{Want: DefaultSessionMode, Problem: "the agent offers no session modes"}, true, ""},
-		{"codex in a preset mode", agentCodex, AgentConfig{Args: mustCodexArgs()}, SessionModeReport{Want: DefaultSessionMode, Current: "read-only", Available: []string{"read-only", "auto", "full-access"}}, false, "preset mode read-only"},
-		{"codex without the overrides", agentCodex, AgentConfig{}, SessionModeReport{}, false, "without the overrides"},
-		{"codex, KeepTools", agentCodex, AgentConfig{KeepTools: true, Args: mustCodexArgs()}, SessionModeReport{}, false, "KeepTools"},
-		{"unknown agent", "test-agent", AgentConfig{SessionMode: DefaultSessionMode}, pinned, false, `unknown agent "test-agent"`},
-		{"nameless agent", "", AgentConfig{SessionMode: DefaultSessionMode}, pinned, false, "did not name itself"},
+		{"gemini with the policy, in default", agentGemini, AgentOptions{SessionMode: DefaultSessionMode, Args: geminiPolicyArgs(t)}, pinned, true, ""},
+		{"gemini without the policy", agentGemini, AgentOptions{SessionMode: DefaultSessionMode, Args: []string{"--acp"}}, pinned, false, "without the policy"},
+		{"gemini, KeepTools", agentGemini, AgentOptions{SessionMode: DefaultSessionMode, KeepTools: true, Args: geminiPolicyArgs(t)}, pinned, false, "read_file"},
+		{"gemini with the policy, mode not in force", agentGemini, AgentOptions{SessionMode: DefaultSessionMode, Args: geminiPolicyArgs(t)}, SessionModeReport{Want: DefaultSessionMode, Problem: "refused"}, false, "not in force"},
+		{"claude in default", agentClaude, AgentOptions{SessionMode: DefaultSessionMode}, pinned, true, ""},
+		{"claude's former adapter in default", agentClaudeOld, AgentOptions{SessionMode: DefaultSessionMode}, pinned, true, ""},
+		{"claude, KeepTools", agentClaude, AgentOptions{SessionMode: DefaultSessionMode, KeepTools: true}, pinned, false, "Read"},
+		{"claude, mode not offered", agentClaude, AgentOptions{SessionMode: DefaultSessionMode}, SessionModeReport{Want: DefaultSessionMode, Problem: "the agent offers no session modes"}, false, "not in force"},
+		{"claude, another mode", agentClaude, AgentOptions{SessionMode: "plan"}, SessionModeReport{Want: "plan", Current: "plan", Available: []string{"plan"}}, false, "is not default"},
+		{"claude, KeepMode", agentClaude, AgentOptions{KeepSessionMode: true}, SessionModeReport{Current: "auto"}, false, "KeepMode"},
+		{"codex with the overrides", agentCodex, AgentOptions{Args: mustCodexArgs()}, SessionModeReport{Want: DefaultSessionMode, Problem: "the agent offers no session modes"}, true, ""},
+		{"codex in a preset mode", agentCodex, AgentOptions{Args: mustCodexArgs()}, SessionModeReport{Want: DefaultSessionMode, Current: "read-only", Available: []string{"read-only", "auto", "full-access"}}, false, "preset mode read-only"},
+		{"codex without the overrides", agentCodex, AgentOptions{}, SessionModeReport{}, false, "without the overrides"},
+		{"codex, KeepTools", agentCodex, AgentOptions{KeepTools: true, Args: mustCodexArgs()}, SessionModeReport{}, false, "KeepTools"},
+		{"unknown agent", "test-agent", AgentOptions{SessionMode: DefaultSessionMode}, pinned, false, `unknown agent "test-agent"`},
+		{"nameless agent", "", AgentOptions{SessionMode: DefaultSessionMode}, pinned, false, "did not name itself"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,7 +91,7 @@ func TestSessionMeta(t *testing.T) {
 		{agentGemini, false, nil},
 		{agentCodex, false, nil},
 	} {
-		a := &Agent{cfg: AgentConfig{KeepTools: tt.keep}, caps: Capabilities{AgentName: tt.agent}}
+		a := &Agent{cfg: AgentOptions{KeepTools: tt.keep}, caps: Capabilities{AgentName: tt.agent}}
 		if diff := cmp.Diff(tt.want, a.sessionMeta()); diff != "" {
 			t.Errorf("%s keep=%v (-want +got):\n%s", tt.agent, tt.keep, diff)
 		}
@@ -133,7 +133,7 @@ func TestGeminiArgs(t *testing.T) {
 // file; Stop removes it.
 func TestStartGeminiRestart(t *testing.T) {
 	f := newFixture(t)
-	a := f.start(AgentConfig{}, "-name", agentGemini)
+	a := f.start(AgentOptions{}, "-name", agentGemini)
 	var inits []agentEvent
 	for _, e := range f.events() {
 		if e.Event == "initialize" {
@@ -162,7 +162,7 @@ func mustCodexArgs() []string {
 // with the overrides, whatever its command; the turn reports the guard.
 func TestStartCodexRestart(t *testing.T) {
 	f := newFixture(t)
-	a := f.start(AgentConfig{}, "-name", agentCodex)
+	a := f.start(AgentOptions{}, "-name", agentCodex)
 	var inits []agentEvent
 	for _, e := range f.events() {
 		if e.Event == "initialize" {
@@ -192,7 +192,7 @@ func TestStartCodexRestart(t *testing.T) {
 
 	// KeepTools: started once, as configured, and reported not kept.
 	f2 := newFixture(t)
-	b := f2.start(AgentConfig{KeepTools: true}, "-name", agentCodex)
+	b := f2.start(AgentOptions{KeepTools: true}, "-name", agentCodex)
 	if n := f2.count("initialize"); n != 1 || hasOverrides(b.Args()) || b.Guard().Kept {
 		t.Errorf("KeepTools: %d starts, args %v, guard %+v", n, b.Args(), b.Guard())
 	}
@@ -206,7 +206,7 @@ func TestRequireGuard(t *testing.T) {
 	f := newFixture(t)
 	var log lockedWriter
 	log.w = &bytes.Buffer{}
-	a := f.start(AgentConfig{Logger: slog.New(slog.NewTextHandler(&log, nil))}, "-shape", "claude")
+	a := f.start(AgentOptions{Logger: slog.New(slog.NewTextHandler(&log, nil))}, "-shape", "claude")
 	plan, srv := f.plan(false, "notes")
 	res, err := a.Turn(context.Background(), TurnRequest{Plan: plan, Server: srv, Prompt: "attention"})
 	if err != nil {
@@ -222,13 +222,13 @@ func TestRequireGuard(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := Start(ctx, AgentConfig{Command: testAgent(t), Args: []string{"-report", f.report}, RequireGuard: true}); !errors.Is(err, ErrUnguarded) {
+	if _, err := Start(ctx, AgentOptions{Command: testAgent(t), Args: []string{"-report", f.report}, RequireGuard: true}); !errors.Is(err, ErrUnguarded) {
 		t.Errorf("Start with RequireGuard of an unknown agent: %v, want ErrUnguarded", err)
 	}
 
 	// A known agent whose mode cannot be pinned: refused at the turn.
 	f2 := newFixture(t)
-	b := f2.start(AgentConfig{RequireGuard: true}, "-name", agentGemini)
+	b := f2.start(AgentOptions{RequireGuard: true}, "-name", agentGemini)
 	plan2, srv2 := f2.plan(false, "notes")
 	res2, err := b.Turn(context.Background(), TurnRequest{Plan: plan2, Server: srv2, Prompt: "attention"})
 	if !errors.Is(err, ErrUnguarded) || res2 == nil || res2.Guard.Kept {

@@ -96,7 +96,7 @@ func TestInteropRealAgents(t *testing.T) {
 			var stderr bytes.Buffer
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			a, err := Start(ctx, AgentConfig{
+			a, err := Start(ctx, AgentOptions{
 				Name: ra.name, Command: exe, Args: ra.args, Env: env, Dir: f.vault,
 				Stderr: &lockedWriter{w: &stderr}, AuthMethod: ra.auth,
 				InitTimeout: time.Minute, OpenTimeout: time.Minute, ResumeTimeout: 15 * time.Second,

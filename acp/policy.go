@@ -15,7 +15,7 @@ import (
 
 // Policy answers an agent's session/request_permission. The default,
 // AllowContextTools, allows only the three read-only agentero-context
-// tools; a host plugs in its own through AgentConfig.Permission, usually on
+// tools; a host plugs in its own through AgentOptions.Permission, usually on
 // top of Identify (what the call is) and Answer (the option to pick).
 type Policy func(ctx context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
 

@@ -24,7 +24,7 @@ var (
 	ErrPoolStopped = errors.New("session's agent has stopped")
 )
 
-// PoolKey names a warm-pool slot: an agent (AgentConfig.Name) and a session
+// PoolKey names a warm-pool slot: an agent (AgentOptions.Name) and a session
 // working directory (the Vault root).
 type PoolKey struct {
 	Agent string

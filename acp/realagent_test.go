@@ -111,7 +111,7 @@ func (r *liveRun) start() *Agent {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	a, err := Start(ctx, AgentConfig{
+	a, err := Start(ctx, AgentOptions{
 		Name: r.la.Name, Command: r.exe, Args: r.la.Args,
 		Env: env, Dir: r.vault, AuthMethod: r.la.AuthMethod, KeepTools: r.keepTools,
 		Stderr:      r.stderr,

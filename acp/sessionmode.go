@@ -10,7 +10,7 @@ import (
 )
 
 // SessionModeReport says how the session mode of a turn was pinned
-// (AgentConfig.SessionMode).
+// (AgentOptions.SessionMode).
 type SessionModeReport struct {
 	Want      string   `json:"want,omitempty"`      // the mode asked for; empty with KeepSessionMode
 	Current   string   `json:"current,omitempty"`   // the agent's mode when the prompt was sent
@@ -22,7 +22,7 @@ type SessionModeReport struct {
 	Problem string `json:"problem,omitempty"`
 }
 
-// pinMode switches the session to AgentConfig.SessionMode when the agent offers
+// pinMode switches the session to AgentOptions.SessionMode when the agent offers
 // modes and is in another one.
 func (a *Agent) pinMode(ctx context.Context, s *Session) SessionModeReport {
 	s.mu.Lock()

@@ -61,7 +61,7 @@ type TurnRequest struct {
 	// OnUpdate, when set, receives the turn's streamed updates in order,
 	// one at a time. Updates replayed by session/load are not passed on.
 	OnUpdate func(Update)
-	// Timeout overrides AgentConfig.TurnTimeout for this turn.
+	// Timeout overrides AgentOptions.TurnTimeout for this turn.
 	Timeout time.Duration
 }
 
@@ -94,8 +94,8 @@ type TurnResult struct {
 	// SessionMode says how the session mode was pinned.
 	SessionMode SessionModeReport
 	// Guard says whether the agent is kept to the agentero-context tools
-	// in this turn. When it is not, a warning goes to AgentConfig.Logger
-	// and the host should show the Problem; with AgentConfig.RequireGuard
+	// in this turn. When it is not, a warning goes to AgentOptions.Logger
+	// and the host should show the Problem; with AgentOptions.RequireGuard
 	// the turn is refused with ErrUnguarded before the prompt is sent.
 	Guard Guard
 	// Cancelled is set when the turn was cancelled (by the caller or the

@@ -106,7 +106,7 @@ func (r *demoRun) agentTurn(ctx context.Context, argv []string, stderr io.Writer
 
 	// The strict default policy (acp.AllowContextTools) answers the
 	// agent's permission requests: only our three tools run.
-	a, err := acp.Start(ctx, acp.AgentConfig{
+	a, err := acp.Start(ctx, acp.AgentOptions{
 		Name: filepath.Base(argv[0]), Command: argv[0], Args: argv[1:], Stderr: stderr,
 		AuthMethod: r.cfg.agentAuth, TurnTimeout: r.cfg.turnLimit,
 	})

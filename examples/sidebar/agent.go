@@ -53,7 +53,7 @@ func (r *acpRunner) started(ctx context.Context) (*acp.Agent, error) {
 			return r.agent, nil
 		}
 	}
-	a, err := acp.Start(ctx, acp.AgentConfig{
+	a, err := acp.Start(ctx, acp.AgentOptions{
 		Name: filepath.Base(r.argv[0]), Command: r.argv[0], Args: r.argv[1:], Stderr: r.stderr,
 		AuthMethod: r.auth, TurnTimeout: r.timeout,
 	})
