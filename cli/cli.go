@@ -54,7 +54,7 @@ const (
 
 // CacheDirEnv names the environment variable that gives plan and serve
 // their -cache-dir when the flag is not set, and the server started as
-// `researchctx --agentero-context-mcp GRANT` its cache folder: a host sets
+// `researchctx --agentero-context-mcp GRANT` its cache root: a host sets
 // it once, in its own environment and in the MCP server entry it gives the
 // agent, and every process of a turn agrees on the folder.
 const CacheDirEnv = "RESEARCHCTX_CACHE_DIR"
@@ -150,10 +150,11 @@ func builtinHelp(name string) string {
   NAME clean -vault DIR -older-than AGE
         remove the grant folders of DIR unused for AGE (72h, 30m, 7d)
 
--cache-dir keeps the Vault's caches in DIR instead of .agentero/cache (for a
-read-only Vault); give plan and serve the same DIR. RESEARCHCTX_CACHE_DIR
-is the default of -cache-dir, and the cache folder of the
---agentero-context-mcp form.
+-cache-dir is the root of the Vaults' caches: each Vault's are kept in a
+folder of its own under DIR instead of its .agentero/cache (for a read-only
+Vault); give plan and serve the same DIR. RESEARCHCTX_CACHE_DIR is the
+default of -cache-dir, and the cache root of the --agentero-context-mcp
+form.
 
 Exit codes: 0 done, 1 failed, 2 bad command line or input. Errors are one
 line on stderr; results are JSON on stdout.
@@ -272,10 +273,10 @@ func (c *Command) encode(v any) error {
 
 func (c *Command) plan(ctx context.Context, args []string) error {
 	const want = "plan -request FILE [-cache-dir DIR]"
-	var reqPath, cacheDir string
+	var reqPath, cacheRoot string
 	fs, err := c.flags("plan", want, args, func(fs *flag.FlagSet) {
 		fs.StringVar(&reqPath, "request", "", "Request JSON file, or - for standard input")
-		fs.StringVar(&cacheDir, "cache-dir", os.Getenv(CacheDirEnv), "cache folder for the Vault")
+		fs.StringVar(&cacheRoot, "cache-dir", os.Getenv(CacheDirEnv), "root folder of the Vaults' caches, one folder per Vault under it (- for none)")
 	})
 	if err != nil {
 		return err
@@ -283,7 +284,7 @@ func (c *Command) plan(ctx context.Context, args []string) error {
 	if reqPath == "" || fs.NArg() > 0 {
 		return c.usage("plan", "usage: %s %s", c.Name, want)
 	}
-	if err := c.checkCacheDir("plan", cacheDir); err != nil {
+	if err := c.checkCacheRoot("plan", cacheRoot); err != nil {
 		return err
 	}
 	in, err := c.open("plan", "request", reqPath)
@@ -291,7 +292,7 @@ func (c *Command) plan(ctx context.Context, args []string) error {
 		return err
 	}
 	defer in.Close()
-	res := &researchctx.Resolver{CacheRoot: cacheDir}
+	res := &researchctx.Resolver{CacheRoot: cacheRoot}
 	defer res.Close()
 	out, err := Plan(ctx, res, in)
 	if err != nil {
@@ -302,9 +303,9 @@ func (c *Command) plan(ctx context.Context, args []string) error {
 
 func (c *Command) serve(ctx context.Context, args []string) error {
 	const want = "serve [-cache-dir DIR] GRANT"
-	var cacheDir string
+	var cacheRoot string
 	fs, err := c.flags("serve", want, args, func(fs *flag.FlagSet) {
-		fs.StringVar(&cacheDir, "cache-dir", os.Getenv(CacheDirEnv), "cache folder for the Vault, as given to plan")
+		fs.StringVar(&cacheRoot, "cache-dir", os.Getenv(CacheDirEnv), "root folder of the Vaults' caches, as given to plan")
 	})
 	if err != nil {
 		return err
@@ -312,7 +313,7 @@ func (c *Command) serve(ctx context.Context, args []string) error {
 	if fs.NArg() != 1 || fs.Arg(0) == "" {
 		return c.usage("serve", "usage: %s %s", c.Name, want)
 	}
-	if err := c.checkCacheDir("serve", cacheDir); err != nil {
+	if err := c.checkCacheRoot("serve", cacheRoot); err != nil {
 		return err
 	}
 	opts := mcp.ServeOptions{}
@@ -323,8 +324,8 @@ func (c *Command) serve(ctx context.Context, args []string) error {
 	if opts.Toolset != nil {
 		topts = *opts.Toolset
 	}
-	if cacheDir != "" {
-		topts.CacheRoot = cacheDir
+	if cacheRoot != "" {
+		topts.CacheRoot = cacheRoot
 	}
 	opts.Toolset = &topts
 	err = mcp.Serve(ctx, fs.Arg(0), c.Stdin, c.Stdout, &opts)
@@ -337,12 +338,12 @@ func (c *Command) serve(ctx context.Context, args []string) error {
 	return nil
 }
 
-// checkCacheDir refuses a relative cache folder: plan runs in the host's
+// checkCacheRoot refuses a relative cache root: plan runs in the host's
 // working directory and serve in the agent's, and both must name the same
 // folder.
-func (c *Command) checkCacheDir(sub, dir string) error {
-	if dir != "" && dir != "-" && !filepath.IsAbs(dir) {
-		return c.usage(sub, "-cache-dir must be an absolute folder (or - for none), got %q", dir)
+func (c *Command) checkCacheRoot(sub, root string) error {
+	if root != "" && root != "-" && !filepath.IsAbs(root) {
+		return c.usage(sub, "-cache-dir must be an absolute folder (or - for none), got %q", root)
 	}
 	return nil
 }
