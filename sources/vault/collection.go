@@ -84,7 +84,7 @@ func (l *Library) statsFilter(ctx context.Context, own *libindex.Filter, q sourc
 	}
 	scanCap := q.ScanFiles
 	if scanCap <= 0 {
-		scanCap = DefaultScanFiles
+		scanCap = defaultScanFiles
 	}
 	parts := make([]*libindex.Filter, 0, len(c.srcs))
 	for _, s := range c.srcs {

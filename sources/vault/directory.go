@@ -22,9 +22,9 @@ import (
 
 // Directory limits.
 const (
-	// DefaultScanFiles is how many files a directory search reads when the
+	// defaultScanFiles is how many files a directory search reads when the
 	// query sets no cap.
-	DefaultScanFiles = 10000
+	defaultScanFiles = 10000
 	// maxScanDepth bounds how deep a directory search descends.
 	maxScanDepth = 16
 )
@@ -255,7 +255,7 @@ func (d *Directory) Search(ctx context.Context, q sources.Query) (*sources.Resul
 	start := time.Now()
 	scanCap := q.ScanFiles
 	if scanCap <= 0 {
-		scanCap = DefaultScanFiles
+		scanCap = defaultScanFiles
 	}
 	st, err := d.current(ctx, scanCap)
 	if err != nil {

@@ -53,7 +53,7 @@ type LibraryOptions struct {
 	OnProgress func(IndexProgress)
 	// IndexWait is how long a search waits for the library index to take
 	// in what it needs before it answers from what is indexed so far
-	// (saying so in sources.Results.Indexing); 0 means DefaultIndexWait.
+	// (saying so in sources.Results.Indexing); 0 means 3 s.
 	IndexWait time.Duration
 	// OCR recognises the pages of PDFs that have no text layer (scans),
 	// in the background once the index's build of text has ended (a
@@ -85,9 +85,9 @@ type IndexProgress struct {
 	ETA            time.Duration
 }
 
-// DefaultIndexWait is how long a search waits for the library index by
+// defaultIndexWait is how long a search waits for the library index by
 // default.
-const DefaultIndexWait = 3 * time.Second
+const defaultIndexWait = 3 * time.Second
 
 // Library opens the Vault's sources — papers, directories and plain files —
 // and shares what they have in common: the Vault, the PDF text cache and one
@@ -138,7 +138,7 @@ func newLibrary(v *catalog.Vault, opts *LibraryOptions) *Library {
 		l.ocr.opt, l.ocr.progress = opts.OCR, opts.OCRProgress
 	}
 	if l.wait <= 0 {
-		l.wait = DefaultIndexWait
+		l.wait = defaultIndexWait
 	}
 	switch dir {
 	case "":

@@ -209,7 +209,7 @@ func TestAnnotationPosition(t *testing.T) {
 		{`{"rects":[]}`, 13, 0, "no page"},
 		{`{"pageIndex":0,"rects":` + deep + `}`, 13, 0, "not valid JSON"},
 		{`{"pageIndex":0,"rects":` + strings.Repeat(deep, 2) + `}`, 13, 0, "over"},
-		{`{"pageIndex":0,"x":"` + strings.Repeat("a", MaxPositionBytes) + `"}`, 13, 0, "over"},
+		{`{"pageIndex":0,"x":"` + strings.Repeat("a", maxPositionBytes) + `"}`, 13, 0, "over"},
 	} {
 		got, err := annotationPage(tt.pos, tt.pages)
 		short := tt.pos
@@ -386,11 +386,11 @@ func TestCollectionCycle(t *testing.T) {
 }
 
 // TestNoteHTMLBounded: a 50 MB note and one nested 10,000 deep are turned
-// into text in one linear pass, cut at MaxNoteBytes, with their headings.
+// into text in one linear pass, cut at maxNoteBytes, with their headings.
 func TestNoteHTMLBounded(t *testing.T) {
 	huge := `<div class="zotero-note znv1"><h1>Big</h1>` + strings.Repeat("<p>lorem ipsum dolor &amp; sit</p>", 50<<20/35) + `</div>`
 	text, secs := noteText(huge)
-	if len(text) > MaxNoteBytes+100 || !strings.HasSuffix(text, "cut here]") {
+	if len(text) > maxNoteBytes+100 || !strings.HasSuffix(text, "cut here]") {
 		t.Fatalf("a 50 MB note gave %d bytes of text ending %q", len(text), text[max(0, len(text)-40):])
 	}
 	if len(secs) != 1 || secs[0].Title != "Big" {

@@ -17,12 +17,12 @@ import (
 
 // Limits on an annotation's position, Zotero's JSON text.
 const (
-	// MaxPositionBytes bounds the position JSON that is decoded; a larger
+	// maxPositionBytes bounds the position JSON that is decoded; a larger
 	// one is skipped with its reason.
-	MaxPositionBytes = 64 << 10
-	// MaxPage bounds the page an annotation may point at when its PDF's
+	maxPositionBytes = 64 << 10
+	// maxPage bounds the page an annotation may point at when its PDF's
 	// page count is not known.
-	MaxPage = 100_000
+	maxPage = 100_000
 	// maxProblems bounds the lines that say why annotations were skipped.
 	maxProblems = 5
 )
@@ -42,12 +42,12 @@ var annKinds = map[int]sources.MarkKind{
 var errPosition = errors.New("position")
 
 // annotationPage returns the 0-based page index of an annotation's
-// position, checked against pages (0 when unknown: then MaxPage), or why
+// position, checked against pages (0 when unknown: then maxPage), or why
 // it cannot be used. An EPUB's or a snapshot's position (a selector, no
 // page) gives -1.
 func annotationPage(pos string, pages int) (int, error) {
-	if len(pos) > MaxPositionBytes {
-		return 0, fmt.Errorf("%w over %d KiB", errPosition, MaxPositionBytes>>10)
+	if len(pos) > maxPositionBytes {
+		return 0, fmt.Errorf("%w over %d KiB", errPosition, maxPositionBytes>>10)
 	}
 	var p struct {
 		PageIndex json.RawMessage `json:"pageIndex"`
@@ -64,7 +64,7 @@ func annotationPage(pos string, pages int) (int, error) {
 	}
 	raw := string(p.PageIndex)
 	n, err := strconv.ParseInt(raw, 10, 64)
-	limit := int64(MaxPage)
+	limit := int64(maxPage)
 	if pages > 0 {
 		limit = int64(pages)
 	}
@@ -79,7 +79,7 @@ func annotationPage(pos string, pages int) (int, error) {
 // FragmentSelector whose value is "epubcfi(…)", or "" when it holds none
 // that a citation URI can carry (cite.CFI's rules).
 func annotationCFI(pos string) string {
-	if len(pos) > MaxPositionBytes {
+	if len(pos) > maxPositionBytes {
 		return ""
 	}
 	var p struct {

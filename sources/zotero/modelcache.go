@@ -177,7 +177,7 @@ func (l *Library) loadModel(stamp string) (*Snapshot, error) {
 	}
 	s := &Snapshot{lib: l, schema: dec.int(), userLib: dec.int(),
 		groups: map[int]*group{}, groupIDs: map[int]int{}, colls: map[int]*Collection{}, tagged: map[string][]*Item{}}
-	if s.schema < MinSchema || s.schema > MaxSchema {
+	if s.schema < minSchema || s.schema > maxSchema {
 		return nil, errNoModel
 	}
 	for n := dec.count(); n > 0 && dec.err == nil; n-- {

@@ -8,9 +8,9 @@ import (
 	"github.com/researchctx/researchctx/sources"
 )
 
-// MaxNoteBytes bounds the HTML of a note that is turned into text; a note
+// maxNoteBytes bounds the HTML of a note that is turned into text; a note
 // above it is read up to it, and says so at its end.
-const MaxNoteBytes = 8 << 20
+const maxNoteBytes = 8 << 20
 
 // maxHeading bounds a heading's title, in bytes of HTML text.
 const maxHeading = 400
@@ -19,11 +19,11 @@ const maxHeading = 400
 // list items start with "- ", tags are dropped and entities decoded, and
 // the headings (h1–h6) become sections anchored in the text. It is one
 // pass over the bytes with no tree, so its time and memory are linear in
-// the note whatever its nesting; a note above MaxNoteBytes is cut there.
+// the note whatever its nesting; a note above maxNoteBytes is cut there.
 func noteText(src string) (text string, secs []sources.Section) {
 	cut := false
-	if len(src) > MaxNoteBytes {
-		src, cut = src[:MaxNoteBytes], true
+	if len(src) > maxNoteBytes {
+		src, cut = src[:maxNoteBytes], true
 	}
 	var b strings.Builder
 	b.Grow(len(src) / 2)
@@ -107,7 +107,7 @@ func noteText(src string) (text string, secs []sources.Section) {
 		case "script", "style":
 			if !closing {
 				// Their content is no text of the note.
-				k := strings.Index(strings.ToLower(src[i:min(len(src), i+MaxNoteBytes)]), "</"+name)
+				k := strings.Index(strings.ToLower(src[i:min(len(src), i+maxNoteBytes)]), "</"+name)
 				if k < 0 {
 					i = len(src)
 				} else {

@@ -24,9 +24,9 @@ import (
 // misread.
 const unitsVersion = "zotero-units-1"
 
-// DefaultIndexWait is how long a search waits for the library index by
+// defaultIndexWait is how long a search waits for the library index by
 // default before it answers from what is indexed so far.
-const DefaultIndexWait = 3 * time.Second
+const defaultIndexWait = 3 * time.Second
 
 // testHookExtract, when set by a test, is called before an item's units
 // are extracted for the index, so that a test can hold a build up.

@@ -26,8 +26,8 @@ import (
 // Userdata schema versions this package knows: Zotero 7's (123) to the
 // current one's (129).
 const (
-	MinSchema = 123
-	MaxSchema = 129
+	minSchema = 123
+	maxSchema = 129
 )
 
 // copyTries bounds the copies of a database that changes while it is
@@ -80,7 +80,7 @@ type Library struct {
 func (l *Library) last() *Snapshot { return l.cur.Load() }
 
 func newLibrary(id, dataDir, baseDir, cacheDir string) *Library {
-	l := &Library{id: id, dataDir: dataDir, baseDir: baseDir, wait: DefaultIndexWait}
+	l := &Library{id: id, dataDir: dataDir, baseDir: baseDir, wait: defaultIndexWait}
 	if cacheDir != "" {
 		l.cacheDir = filepath.Join(cacheDir, id)
 	}
@@ -289,8 +289,8 @@ func load(ctx context.Context, file string) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: %s", ErrDatabase, sqlReason(err))
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < MinSchema || n > MaxSchema {
-		return nil, fmt.Errorf("%w: userdata schema %q; this version reads %d (Zotero 7) to %d", ErrSchema, v, MinSchema, MaxSchema)
+	if err != nil || n < minSchema || n > maxSchema {
+		return nil, fmt.Errorf("%w: userdata schema %q; this version reads %d (Zotero 7) to %d", ErrSchema, v, minSchema, maxSchema)
 	}
 	s, err := readAll(ctx, db)
 	if err != nil {

@@ -134,7 +134,7 @@ type Options struct {
 	// IndexWait is how long a search waits for the library index to take
 	// in the items it lacks (a first search, items changed in Zotero)
 	// before it answers from what is indexed so far, saying so in
-	// sources.Results.Indexing; 0 means DefaultIndexWait.
+	// sources.Results.Indexing; 0 means 3 s.
 	IndexWait time.Duration
 }
 
