@@ -108,7 +108,8 @@ type Documents interface {
 
 // A Library is the grant's Vault as the tools and a resolver use it: its
 // Documents, its own sources (papers, directories, files), the Collection
-// that a grant's searches score with, and the resources it holds. Package
+// that a grant's searches score with, the folder of its caches, and the
+// resources it holds. Package
 // sources/vault's Library implements it; a Registry opens one
 // (OpenLibrary) with the opener that package registers. It must be safe
 // for concurrent use.
@@ -124,6 +125,10 @@ type Library interface {
 	// them scores with (Query.Collection), so that the hits of a grant's
 	// sources are comparable.
 	Collection(srcs []Source) Collection
+	// CacheDir returns the folder of the library's on-disk caches, ""
+	// when it keeps none: a connector keeps its own caches in a folder of
+	// its own below it, never in the folders it reads.
+	CacheDir() string
 	// Close stops the library's background work, waits for it and
 	// releases what the library holds; sources opened from it still
 	// answer from what is at hand.

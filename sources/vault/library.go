@@ -324,7 +324,7 @@ func (l *Library) availableText(ctx context.Context, f *pdfFile, key string, doc
 
 // CacheDir returns the folder of the Library's on-disk caches, "" when
 // caching is off: a connector keeps its own caches below it, never in the
-// folders of the library it reads.
+// folders of the library it reads. It implements sources.Library.
 func (l *Library) CacheDir() string { return l.cacheDir }
 
 // cachePath returns the path of a cache file, or "" when caching is off.

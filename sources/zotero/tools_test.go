@@ -2,6 +2,7 @@ package zotero_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -305,5 +306,19 @@ func TestItemReadsItsRecord(t *testing.T) {
 				t.Errorf("page 1 cited %q, text:\n%.300s", page.CitationURI, page.Text)
 			}
 		})
+	}
+}
+
+// TestCacheInVault checks where a driver given no cache folder keeps a
+// library's snapshots and index: below the grant's Vault's cache folder
+// (sources.Library.CacheDir), in a folder of its own, not in the user's.
+func TestCacheInVault(t *testing.T) {
+	ts, plan, _ := toolset(t, "Zotero-wal", "zotero:collections/Thesis")
+	if _, err := ts.Search(context.Background(), tools.SearchInput{Query: "Use this in Chapter 2"}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Join(plan.Vault, ".agentero", "cache", "zotero"))
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("the Vault's cache has no zotero folder with the library's caches: %d entries, %v", len(entries), err)
 	}
 }

@@ -243,10 +243,8 @@ func (d *Driver) library(env *sources.Env) (*Library, error) {
 // folder: the grant's Vault's cache, else the user's cache folder.
 func cacheRoot(env *sources.Env) string {
 	if env != nil && env.Vault != nil {
-		if r, ok := env.Vault.(interface{ CacheDir() string }); ok {
-			if dir := r.CacheDir(); dir != "" && dir != "-" {
-				return filepath.Join(dir, "zotero")
-			}
+		if dir := env.Vault.CacheDir(); dir != "" && dir != "-" {
+			return filepath.Join(dir, "zotero")
 		}
 	}
 	if dir, err := os.UserCacheDir(); err == nil {
