@@ -10,24 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// zoteroFixture returns the shared Zotero fixture, skipping when it is
-// absent (failing under CI=true).
-func zoteroFixture(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs("../../../shared/zotero/dev")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "truth.json")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the Zotero fixture is missing: %v", err)
-		}
-		t.Skip("the Zotero fixture ../shared/zotero/dev is absent")
-	}
-	return dir
-}
+	"github.com/researchctx/researchctx/examples/internal/corpus"
+)
 
 // treeSum hashes a folder tree: names, modes, times and bytes.
 func treeSum(t *testing.T, root string) string {
@@ -67,7 +52,7 @@ func treeSum(t *testing.T, root string) string {
 // why two PDFs were not read, and Zotero's folders are unchanged, with no
 // file added.
 func TestZotero(t *testing.T) {
-	dev := zoteroFixture(t)
+	dev := corpus.ZoteroDev(t)
 	before := treeSum(t, dev)
 	r := mustRun(t, t.TempDir(), "", "-zotero", filepath.Join(dev, "Zotero-wal"), "-zotero-base", filepath.Join(dev, "Attachments"), "-ask", "reduce invocation")
 	for _, want := range []string{

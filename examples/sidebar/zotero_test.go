@@ -8,26 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/researchctx/researchctx/examples/internal/corpus"
 	"github.com/researchctx/researchctx/sources/zotero"
 	"github.com/researchctx/researchctx/usage"
 )
-
-// zoteroFixture returns the shared Zotero fixture, skipping when it is
-// absent (failing under CI=true).
-func zoteroFixture(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs("../../../shared/zotero/dev")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "truth.json")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the Zotero fixture is missing: %v", err)
-		}
-		t.Skip("the Zotero fixture ../shared/zotero/dev is absent")
-	}
-	return dir
-}
 
 // TestZotero: -zotero and -zotero-base point the sidebar at a Zotero
 // library; a turn that mentions a collection of it is planned, served by
@@ -35,7 +19,7 @@ func zoteroFixture(t *testing.T) string {
 // Zotero's URIs in the grant, each a link that opens Zotero. A folder
 // without zotero.sqlite is refused before anything is served.
 func TestZotero(t *testing.T) {
-	dev := zoteroFixture(t)
+	dev := corpus.ZoteroDev(t)
 	// UseZotero sets these for the server it starts; they are put back.
 	t.Setenv(zotero.EnvDir, "")
 	t.Setenv(zotero.EnvBaseDir, "")

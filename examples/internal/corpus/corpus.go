@@ -1,7 +1,7 @@
-// Package corpus locates the shared test corpora (real PDFs and their
-// references) for the examples' tests. They live beside the repository
-// checkout in ../shared/corpus, are test data only and never part of a
-// module.
+// Package corpus locates the shared test data for the examples' tests: the
+// corpus (real PDFs and their references) and the Zotero fixture. They
+// live beside the repository checkout in ../shared, are test data only
+// and never part of a module.
 //
 // Tests call Dir: it skips the test when the corpus is absent (a downstream
 // clone) and fails it when CI=true, where the corpus must be present; with
@@ -19,7 +19,11 @@ import (
 // nearest folder above the working directory that holds a go.mod and has
 // it. The examples' module lies inside the repository, so the search goes
 // on past its go.mod to the repository's.
-func Root() (string, error) {
+func Root() (string, error) { return shared("corpus") }
+
+// shared returns ../shared/name beside the nearest folder above the working
+// directory that holds a go.mod and has it.
+func shared(name string) (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -28,7 +32,7 @@ func Root() (string, error) {
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 			modules++
-			c := filepath.Join(dir, "..", "shared", "corpus")
+			c := filepath.Join(dir, "..", "shared", name)
 			if st, err := os.Stat(c); err == nil && st.IsDir() {
 				return filepath.Clean(c), nil
 			}
@@ -38,10 +42,29 @@ func Root() (string, error) {
 			if modules == 0 {
 				return "", errors.New("corpus: no go.mod above the working directory")
 			}
-			return "", errors.New("corpus: ../shared/corpus not found beside the repository")
+			return "", errors.New("corpus: ../shared/" + name + " not found beside the repository")
 		}
 		dir = parent
 	}
+}
+
+// ZoteroDev returns the absolute folder of the shared Zotero fixture,
+// ../shared/zotero/dev: one library in three layouts with its attachments
+// and a truth.json. When it is absent it skips the test, or fails it when
+// the environment variable CI is "true".
+func ZoteroDev(tb testing.TB) string {
+	tb.Helper()
+	dir, err := shared(filepath.Join("zotero", "dev"))
+	if err == nil {
+		_, err = os.Stat(filepath.Join(dir, "truth.json"))
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("the Zotero fixture is missing: %v", err)
+		}
+		tb.Skip("the Zotero fixture ../shared/zotero/dev is absent")
+	}
+	return dir
 }
 
 // Dir returns the absolute path of a sub-folder of the corpus (for example
