@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -45,20 +44,8 @@ func TestProcessScoresStayInsideGrant(t *testing.T) {
 		t.Helper()
 		s := startServer(t, gr, "")
 		defer s.close()
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			res := call(t, s.cs, grant.ToolSearch, map[string]any{"query": q})
-			mustOK(t, res)
-			var out tools.SearchOutput
-			decode(t, res, &out)
-			if out.Indexing.Total == 0 {
-				return &out
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%q: indexing never ended", q)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		out := searchIndexed(t, s.cs, map[string]any{"query": q})
+		return &out
 	}
 	probe := func() []*tools.SearchOutput {
 		var outs []*tools.SearchOutput

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -166,3 +167,25 @@ const (
 	ExitError = exitcode.Error
 	ExitUsage = exitcode.Usage
 )
+
+// searchIndexed runs context_search with args until the answer is from a
+// whole index (no Indexing progress): a search answers from what is
+// indexed after the library's wait, and on a loaded machine the granted
+// folders may take longer than that. Each try waits that long itself.
+func searchIndexed(t *testing.T, cs *sdk.ClientSession, args map[string]any) tools.SearchOutput {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		res := call(t, cs, grant.ToolSearch, args)
+		mustOK(t, res)
+		var out tools.SearchOutput
+		decode(t, res, &out)
+		if out.Indexing.Total == 0 {
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("search %v: indexing never ended (%d of %d)", args, out.Indexing.Done, out.Indexing.Total)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
