@@ -19,6 +19,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/pdfcache"
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
@@ -244,7 +245,7 @@ func (s *Store) Save(ref Ref) {
 // run, the document its text layer gave, and the renderer of pages whose
 // image is not decoded here ("" for none).
 type Source struct {
-	Open     pdf.Opener
+	Open     pdfcache.Opener
 	Doc      *pdf.Document
 	Renderer string
 }

@@ -287,3 +287,14 @@ func (d *doc) appearanceText(ad types.Dict, rect [4]float64, base matrix, w, h f
 	lines, text := layoutPage(in.glyphs, w, h)
 	return lines, text, in.shown, nil
 }
+
+// truncateUTF8 cuts s to at most n bytes, on a character boundary.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -489,17 +489,4 @@ func TestLineGaps(t *testing.T) {
 	if diff := cmp.Diff(want, ln.Gaps, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("gaps (-want +got):\n%s", diff)
 	}
-	c := &Cache{Dir: t.TempDir()}
-	o := &countingOpener{data: data}
-	key := FileInfo{Path: "papers/gaps.pdf", Size: int64(len(data)), ModTime: time.Unix(1700000000, 0)}
-	if _, err := c.Extract(context.Background(), key, o.open); err != nil {
-		t.Fatal(err)
-	}
-	p, err := c.Page(context.Background(), key, o.open, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, p.Lines[0].Gaps, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
-		t.Errorf("cached gaps (-want +got):\n%s", diff)
-	}
 }

@@ -44,9 +44,9 @@
 // and exceeding one is a *LimitError for the page or the document, never a
 // crash: hostile files are expected.
 //
-// Extractor is the small interface another backend would implement; Cache
-// stores extracted documents, and failures, on disk in a folder the caller
-// chooses.
+// Extractor is the small interface another backend would implement.
+// Package pdfcache above this one keeps extracted documents, and failures,
+// on disk; this package knows nothing of its files.
 //
 // The glyph-name, encoding and CID tables (zz_*.go) are generated from
 // Adobe's published data by internal/gen; see that command for the inputs.

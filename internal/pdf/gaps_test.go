@@ -2,7 +2,6 @@ package pdf
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
@@ -273,26 +271,6 @@ func TestEncryptedEmptyUserPassword(t *testing.T) {
 	}
 	if _, err := extractBytes(t, encryptedFixture(t), nil); !errors.Is(err, ErrEncrypted) {
 		t.Errorf("a file with a user password: %v, want ErrEncrypted", err)
-	}
-}
-
-// TestCacheKeepsAnnotations: annotation lines read back from the cache
-// keep their kind.
-func TestCacheKeepsAnnotations(t *testing.T) {
-	data := fixtures()["annots.pdf"]
-	want := mustExtract(t, data)
-	c := &Cache{Dir: t.TempDir()}
-	o := &countingOpener{data: data}
-	key := FileInfo{Path: "papers/annots.pdf", Size: int64(len(data)), ModTime: time.Unix(1700000000, 0)}
-	if _, err := c.Extract(context.Background(), key, o.open); err != nil {
-		t.Fatal(err)
-	}
-	p, err := c.Page(context.Background(), key, o.open, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want.Pages[0], *p, cmpDoc); diff != "" {
-		t.Errorf("cached page (-want +got):\n%s", diff)
 	}
 }
 

@@ -2,8 +2,6 @@ package pdf
 
 import (
 	"cmp"
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"html"
 	"math"
@@ -1015,38 +1013,4 @@ func pdfDate(s string) string {
 		out += "Z"
 	}
 	return out
-}
-
-// appendMarks adds a page's marks to its cache record.
-func appendMarks(b []byte, marks []Mark) []byte {
-	b = binary.AppendUvarint(b, uint64(len(marks)))
-	for _, m := range marks {
-		for _, s := range [...]string{m.Kind, m.Text, m.Comment, m.Author, m.Created, m.Color} {
-			b = appendString(b, s)
-		}
-		for _, f := range [...]float64{m.Box.X, m.Box.Y, m.Box.W, m.Box.H} {
-			b = binary.BigEndian.AppendUint64(b, math.Float64bits(f))
-		}
-	}
-	return b
-}
-
-// marks reads the marks of a page record of size bytes into p.
-func (d *pageDecoder) marks(p *Page, size int) error {
-	n := d.uvarint()
-	if n > size || n > MaxPageMarks {
-		return errors.New("bad mark count")
-	}
-	if n > 0 {
-		p.Marks = make([]Mark, n)
-	}
-	for i := 0; i < n && d.err == nil; i++ {
-		m := &p.Marks[i]
-		m.Kind, m.Text, m.Comment, m.Author, m.Created, m.Color = d.str(), d.str(), d.str(), d.str(), d.str(), d.str()
-		m.Box = Box{d.float(), d.float(), d.float(), d.float()}
-		if d.err == nil && !IsMarkKind(m.Kind) {
-			return errors.New("unknown mark kind")
-		}
-	}
-	return nil
 }

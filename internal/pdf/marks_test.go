@@ -106,24 +106,6 @@ func TestMarkRepliesAndPopups(t *testing.T) {
 
 func ref(n int) string { return itoa(n) + " 0 R" }
 
-func TestMarksCached(t *testing.T) {
-	p := &Page{Number: 3, Width: 612, Height: 792, Text: "x", Marks: []Mark{
-		{Kind: MarkHighlight, Text: "a", Comment: "b", Author: "c", Created: "d", Color: "#000000", Box: Box{0.1, 0.2, 0.3, 0.4}},
-		{Kind: MarkNote, Comment: "only a note"},
-	}}
-	got, err := decodePage(encodePage(p))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(p.Marks, got.Marks); diff != "" {
-		t.Errorf("marks after the cache (-want +got):\n%s", diff)
-	}
-	rec := encodePage(&Page{Number: 1, Marks: []Mark{{Kind: "evil"}}})
-	if _, err := decodePage(rec); err == nil {
-		t.Error("a record with an unknown mark kind decoded")
-	}
-}
-
 func TestHostileMarks(t *testing.T) {
 	t.Run("100000 on a page", func(t *testing.T) {
 		start := time.Now()

@@ -101,6 +101,37 @@ const (
 // ErrTooLarge with errors.Is.
 type LimitError = object.LimitError
 
+// Version identifies the extractor's output. Caches of extracted text
+// (package pdfcache) ignore what another version wrote; bump it whenever
+// extracted text changes. Version 2 records failures too; version 3 adds
+// annotation and form-field text (Line.Annot) and the other text-layer
+// repairs of its release;
+// version 4 reads columns below wide tables, vertical tiers and the word
+// fixes of its release (ligature widths, footnote marks, raised letters);
+// version 5 no longer takes wide justified spaces that line up on a line
+// or two for a column gutter; version 6 holds annotation text to the
+// page's limits and reads files whose cross-reference lists more than the
+// file holds by rebuilding it, where 5 remembered them as failed;
+// version 7 reads files that 6 refused as encrypted or malformed and
+// viewers open (an /Encrypt that encrypts nothing, AES streams too short
+// for their cipher, a broken table in an encrypted file);
+// version 8 adds the page's marks (Page.Marks); version 9 folds a reply
+// on another page than its mark into it; version 10 adds the wide gaps
+// of a line (Line.Gaps) and reads Type 3 fonts without /Widths, simple
+// TrueType fonts through their own cmap and malformed TJ arrays; version
+// 11 finds the gutter of two columns whose lines touch it (a natbib list's
+// hanging first lines) or that a line or two run over, and, below a title
+// block centred over it, the gutter rather than the strip between an alpha
+// list's labels and its entries; version 12 reads a glyph name of
+// /Differences that has no text as pdftotext does (the code itself, or
+// the number of a font of numeric names: "g72" at code 1 reads "H");
+// version 13 reads the presentation forms of Hebrew and Arabic as the
+// letters they present, and files whose streams or strings an Identity
+// crypt filter leaves in clear, which pdfcpu alone turned into noise,
+// and passes through the codes of an embedded Type 1 program's own
+// glyph names that have no text.
+const Version = 13
+
 // Options bounds one extraction. The zero value (or a nil *Options) means
 // DefaultMaxBytes, DefaultTimeout and DefaultMaxPages. The fixed limits
 // (MaxStreamBytes and the others) apply independently of Options.
@@ -115,6 +146,11 @@ type Options struct {
 	// MaxPages is the largest page count accepted.
 	MaxPages int
 }
+
+// WithDefaults returns o with every unset field at its default; a nil o
+// is the zero Options. Caches of extracted text compare Options through
+// it.
+func (o *Options) WithDefaults() Options { return o.withDefaults() }
 
 func (o *Options) withDefaults() Options {
 	var v Options

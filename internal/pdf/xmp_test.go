@@ -3,20 +3,18 @@ package pdf
 import (
 	"bytes"
 	"compress/zlib"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 )
 
 // TestXMP: the catalog's /Metadata stream comes out decoded whether it is
-// stored in the clear or compressed, survives the cache, and one that is
-// missing, not a stream or larger than MaxXMPBytes gives no XMP and
-// costs the document nothing.
+// stored in the clear or compressed (pdfcache.TestCacheXMP takes it
+// through the cache), and one that is missing, not a stream or larger
+// than MaxXMPBytes gives no XMP and costs the document nothing.
 func TestXMP(t *testing.T) {
 	const packet = `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta><?xpacket end="w"?>`
 	flate := func(s string) string {
@@ -61,42 +59,7 @@ func TestXMP(t *testing.T) {
 			if len(d.Pages) != 1 || d.Pages[0].Text != "Body text of the page" {
 				t.Errorf("pages %+v: the metadata cost the text", d.Pages)
 			}
-			c := &Cache{Dir: t.TempDir()}
-			o := &countingOpener{data: tt.pdf}
-			key := FileInfo{Path: "x.pdf", Size: int64(len(tt.pdf)), ModTime: time.Unix(4, 0)}
-			for range 2 { // extracted, then from the cache
-				got, err := c.Extract(context.Background(), key, o.open)
-				if err != nil || string(got.XMP) != tt.want {
-					t.Errorf("through the cache: XMP %.80q, %v", got.XMP, err)
-				}
-			}
 		})
-	}
-
-	// A damaged XMP record (the entry's last bytes) is a corrupt entry:
-	// rebuilt, never read as another packet.
-	data := doc(metadata("/Filter /FlateDecode", flate(packet)))
-	c := &Cache{Dir: t.TempDir()}
-	o := &countingOpener{data: data}
-	key := FileInfo{Path: "x.pdf", Size: int64(len(data)), ModTime: time.Unix(4, 0)}
-	if _, err := c.Extract(context.Background(), key, o.open); err != nil {
-		t.Fatal(err)
-	}
-	entries, _ := filepath.Glob(filepath.Join(c.Dir, "v*", "*", "*.pdfc"))
-	if len(entries) != 1 {
-		t.Fatalf("entries: %v", entries)
-	}
-	b, _ := os.ReadFile(entries[0])
-	b[len(b)-1] ^= 1
-	if err := os.WriteFile(entries[0], b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got, err := c.Extract(context.Background(), key, o.open)
-	if err != nil || string(got.XMP) != packet {
-		t.Errorf("after damage: XMP %.80q, %v", got.XMP, err)
-	}
-	if p, err := c.Page(context.Background(), key, o.open, 1); err != nil || p.Text != "Body text of the page" {
-		t.Errorf("page after the rebuild: %v, %v", p, err)
 	}
 }
 

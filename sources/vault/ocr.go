@@ -14,6 +14,7 @@ import (
 	ocrengine "github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/ocrpages"
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/pdfcache"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/sources"
@@ -146,8 +147,8 @@ func (l *Library) pdfSum(ctx context.Context, rel string, st fs.FileInfo, stamp 
 	if ok && memo[0] == stamp {
 		return memo[1]
 	}
-	c := pdf.Cache{Dir: dir}
-	sum, err := c.Sum(ctx, pdf.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, l.opener(rel))
+	c := pdfcache.Cache{Dir: dir}
+	sum, err := c.Sum(ctx, pdfcache.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, l.opener(rel))
 	if err != nil {
 		return ""
 	}
@@ -161,7 +162,7 @@ func (l *Library) pdfSum(ctx context.Context, rel string, st fs.FileInfo, stamp 
 }
 
 // opener opens the Vault file at rel for the pdf package.
-func (l *Library) opener(rel string) pdf.Opener {
+func (l *Library) opener(rel string) pdfcache.Opener {
 	return func() (io.ReaderAt, int64, io.Closer, error) {
 		file, err := l.v.FS().Open(rel)
 		if err != nil {

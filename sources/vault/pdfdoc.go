@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/pdfcache"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/internal/units"
@@ -258,8 +259,8 @@ func (f *pdfFile) units(doc *pdf.Document, title string) (us []units.Unit, compl
 func (f *pdfFile) extract(ctx context.Context, rel string, st fs.FileInfo) (*pdf.Document, error) {
 	open := f.l.opener(rel)
 	if dir := f.l.cachePath("pdf"); dir != "" {
-		c := pdf.Cache{Dir: dir}
-		doc, err := c.Extract(ctx, pdf.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, open)
+		c := pdfcache.Cache{Dir: dir}
+		doc, err := c.Extract(ctx, pdfcache.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, open)
 		if err == nil || ctx.Err() != nil || units.IsPDFError(err) {
 			return doc, err
 		}

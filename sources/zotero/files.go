@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/pdfcache"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/internal/units"
@@ -188,8 +189,8 @@ func (c *pdfCache) document(ctx context.Context, key string, it *Item) (*pdf.Doc
 	open := func() (io.ReaderAt, int64, io.Closer, error) { return f, st.Size(), io.NopCloser(nil), nil }
 	var doc *pdf.Document
 	if c.l.cacheDir != "" {
-		pc := pdf.Cache{Dir: filepath.Join(c.l.cacheDir, "pdf")}
-		doc, err = pc.Extract(ctx, pdf.FileInfo{Path: key + "/" + fileHash(stamp), Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, open)
+		pc := pdfcache.Cache{Dir: filepath.Join(c.l.cacheDir, "pdf")}
+		doc, err = pc.Extract(ctx, pdfcache.FileInfo{Path: key + "/" + fileHash(stamp), Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, open)
 	}
 	if c.l.cacheDir == "" || err != nil && !units.IsPDFError(err) && ctx.Err() == nil {
 		doc, err = pdf.Extract(ctx, f, st.Size(), nil)

@@ -12,6 +12,7 @@ import (
 	ocrengine "github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/ocrpages"
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/pdfcache"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/sources"
@@ -96,7 +97,7 @@ func (c *pdfCache) closeOCR() {
 
 // opener opens the file of ref for the pdf package, through a view of its
 // folder (see fileRef.open).
-func (r fileRef) opener() pdf.Opener {
+func (r fileRef) opener() pdfcache.Opener {
 	return func() (io.ReaderAt, int64, io.Closer, error) {
 		view, f, st, err := r.open()
 		if err != nil {
@@ -144,8 +145,8 @@ func (c *pdfCache) ocrRef(ctx context.Context, key string, ref fileRef, engine s
 	o.mu.Unlock()
 	sum := memo[1]
 	if !ok || memo[0] != stamp {
-		pc := pdf.Cache{Dir: filepath.Join(c.l.cacheDir, "pdf")}
-		sum, err = pc.Sum(ctx, pdf.FileInfo{Path: key + "/" + fileHash(ref.root+"\x00"+ref.rel+"\x00"+stamp), Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, ref.opener())
+		pc := pdfcache.Cache{Dir: filepath.Join(c.l.cacheDir, "pdf")}
+		sum, err = pc.Sum(ctx, pdfcache.FileInfo{Path: key + "/" + fileHash(ref.root+"\x00"+ref.rel+"\x00"+stamp), Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, ref.opener())
 		if err != nil {
 			return ocrpages.Ref{Key: name(ocrVersion, key, stamp, engine), Engine: engine}, nil
 		}

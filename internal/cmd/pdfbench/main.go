@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/pdfcache"
 )
 
 func main() {
@@ -164,10 +165,10 @@ func cachedPageTime(files []string) ([]time.Duration, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	c := &pdf.Cache{Dir: dir}
+	c := &pdfcache.Cache{Dir: dir}
 	type item struct {
-		key   pdf.FileInfo
-		open  pdf.Opener
+		key   pdfcache.FileInfo
+		open  pdfcache.Opener
 		pages int
 	}
 	var items []item
@@ -183,7 +184,7 @@ func cachedPageTime(files []string) ([]time.Duration, error) {
 			}
 			return f, st.Size(), f, nil
 		}
-		key := pdf.FileInfo{Path: path, Size: st.Size(), ModTime: st.ModTime()}
+		key := pdfcache.FileInfo{Path: path, Size: st.Size(), ModTime: st.ModTime()}
 		d, err := c.Extract(context.Background(), key, open)
 		if err != nil {
 			return nil, err

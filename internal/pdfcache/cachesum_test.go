@@ -1,4 +1,4 @@
-package pdf
+package pdfcache
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // path record answers it without opening the file, but only for the very
 // file it was written for: another identity, size or time is hashed.
 func TestCacheSum(t *testing.T) {
-	data := fixtures()["simple.pdf"]
+	data := fixture(t, "simple.pdf")
 	h := sha256.Sum256(data)
 	want := hex.EncodeToString(h[:])
 	c := &Cache{Dir: t.TempDir()}

@@ -1,4 +1,4 @@
-package pdf
+package pdfcache
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // record only for the file it was written for: the same path, size, time
 // and identity (FileInfo.ID).
 func TestPathRecordNeedsTheSameFile(t *testing.T) {
-	granted, other := fixtures()["simple.pdf"], fixtures()["twocol.pdf"]
+	granted, other := fixture(t, "simple.pdf"), fixture(t, "twocol.pdf")
 	if granted == nil || other == nil {
 		t.Fatal("fixtures missing")
 	}

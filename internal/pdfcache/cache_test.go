@@ -1,4 +1,4 @@
-package pdf
+package pdfcache
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
@@ -36,7 +37,7 @@ func (o *countingOpener) open() (io.ReaderAt, int64, io.Closer, error) {
 var cmpDoc = cmp.Options{cmpopts.EquateEmpty(), cmp.Comparer(func(a, b error) bool { return (a == nil) == (b == nil) })}
 
 func TestCacheRoundTrip(t *testing.T) {
-	data := fixtures()["simple.pdf"]
+	data := fixture(t, "simple.pdf")
 	want := mustExtract(t, data)
 	c := &Cache{Dir: t.TempDir()}
 	o := &countingOpener{data: data}
@@ -101,7 +102,7 @@ func forgeHeader(t *testing.T, b []byte, edit func(*cacheHeader)) []byte {
 }
 
 func TestCacheCorruptEntryRebuilt(t *testing.T) {
-	data := fixtures()["simple.pdf"]
+	data := fixture(t, "simple.pdf")
 	want := mustExtract(t, data)
 	ctx := context.Background()
 	damage := map[string]func(b []byte) []byte{
@@ -120,8 +121,8 @@ func TestCacheCorruptEntryRebuilt(t *testing.T) {
 		},
 		"pages over the document limit": func(b []byte) []byte {
 			return forgeHeader(t, b, func(h *cacheHeader) {
-				for range MaxDocumentText/MaxPageText + 1 {
-					h.Pages = append(h.Pages, cachePageRef{Off: 0, Len: MaxPageText + maxRecordExtra, Sum: h.Pages[0].Sum})
+				for range pdf.MaxDocumentText/pdf.MaxPageText + 1 {
+					h.Pages = append(h.Pages, cachePageRef{Off: 0, Len: pdf.MaxPageText + maxRecordExtra, Sum: h.Pages[0].Sum})
 				}
 			})
 		},
@@ -161,7 +162,7 @@ func TestCacheCorruptEntryRebuilt(t *testing.T) {
 }
 
 func TestCacheConcurrent(t *testing.T) {
-	data := fixtures()["twocol.pdf"]
+	data := fixture(t, "twocol.pdf")
 	want := mustExtract(t, data)
 	dir := t.TempDir()
 	var wg sync.WaitGroup
@@ -221,37 +222,12 @@ func BenchmarkCachedPage(b *testing.B) {
 	}
 }
 
-// BenchmarkExtractCorpus extracts every corpus PDF once per iteration and
-// reports pages per second.
-func BenchmarkExtractCorpus(b *testing.B) {
-	paths, _ := filepath.Glob(filepath.Join(corpus.Dir(b, "pdfs"), "*.pdf"))
-	var files [][]byte
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		files = append(files, data)
-	}
-	pages := 0
-	for b.Loop() {
-		for _, data := range files {
-			d, err := Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			pages += len(d.Pages)
-		}
-	}
-	b.ReportMetric(float64(pages)/b.Elapsed().Seconds(), "pages/s")
-}
-
 // countingExtractor counts the extractions the cache asks for.
 type countingExtractor struct{ n atomic.Int32 }
 
-func (e *countingExtractor) Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (*Document, error) {
+func (e *countingExtractor) Extract(ctx context.Context, r io.ReaderAt, size int64, opts *pdf.Options) (*pdf.Document, error) {
 	e.n.Add(1)
-	return Extract(ctx, r, size, opts)
+	return pdf.Extract(ctx, r, size, opts)
 }
 
 // TestCacheRemembersFailures checks that a document that fails, over a
@@ -262,14 +238,14 @@ func TestCacheRemembersFailures(t *testing.T) {
 	tests := []struct {
 		name   string
 		data   []byte
-		opts   Options
-		bigger Options // options under which the failure no longer stands
+		opts   pdf.Options
+		bigger pdf.Options // options under which the failure no longer stands
 		want   error
-		limit  Limit
+		limit  pdf.Limit
 	}{
-		{"not a PDF", []byte("hello, world\n"), Options{}, Options{MaxBytes: 2 * DefaultMaxBytes}, ErrMalformed, ""},
-		{"too many pages", fixtures()["simple.pdf"], Options{MaxPages: 1}, Options{MaxPages: 2}, ErrTooLarge, LimitPages},
-		{"time limit", hostilepdf.ManyPages(400), Options{Timeout: 20 * time.Millisecond}, Options{Timeout: time.Minute}, ErrTooLarge, LimitTime},
+		{"not a PDF", []byte("hello, world\n"), pdf.Options{}, pdf.Options{MaxBytes: 2 * pdf.DefaultMaxBytes}, pdf.ErrMalformed, ""},
+		{"too many pages", fixture(t, "simple.pdf"), pdf.Options{MaxPages: 1}, pdf.Options{MaxPages: 2}, pdf.ErrTooLarge, pdf.LimitPages},
+		{"time limit", hostilepdf.ManyPages(400), pdf.Options{Timeout: 20 * time.Millisecond}, pdf.Options{Timeout: time.Minute}, pdf.ErrTooLarge, pdf.LimitTime},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -282,7 +258,7 @@ func TestCacheRemembersFailures(t *testing.T) {
 				if !errors.Is(err, tt.want) {
 					t.Errorf("err = %v, want %v", err, tt.want)
 				}
-				var le *LimitError
+				var le *pdf.LimitError
 				if tt.limit != "" && (!errors.As(err, &le) || le.Limit != tt.limit) {
 					t.Errorf("err = %v, want the %s limit", err, tt.limit)
 				}
@@ -321,7 +297,7 @@ func TestCacheForgetsCallerTimeout(t *testing.T) {
 	key := FileInfo{Path: "papers/x.pdf", Size: int64(len(data)), ModTime: time.Unix(1700000000, 0)}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	if _, err := (&Cache{Dir: dir, Extractor: ext}).Extract(ctx, key, o.open); !errors.Is(err, ErrTimeout) {
+	if _, err := (&Cache{Dir: dir, Extractor: ext}).Extract(ctx, key, o.open); !errors.Is(err, pdf.ErrTimeout) {
 		t.Fatalf("err = %v, want ErrTimeout", err)
 	}
 	d, err := (&Cache{Dir: dir, Extractor: ext}).Extract(context.Background(), key, o.open)
@@ -342,12 +318,12 @@ func BenchmarkRememberedFailure(b *testing.B) {
 	key := FileInfo{Path: "papers/bomb.pdf", Size: int64(len(data)), ModTime: time.Unix(1700000000, 0)}
 	dir := b.TempDir()
 	start := time.Now()
-	if _, err := (&Cache{Dir: dir, Options: &Options{Timeout: time.Second}}).Extract(context.Background(), key, o.open); !errors.Is(err, ErrTooLarge) {
+	if _, err := (&Cache{Dir: dir, Options: &pdf.Options{Timeout: time.Second}}).Extract(context.Background(), key, o.open); !errors.Is(err, pdf.ErrTooLarge) {
 		b.Fatalf("first extraction: %v", err)
 	}
 	first := time.Since(start)
 	for b.Loop() {
-		if _, err := (&Cache{Dir: dir, Options: &Options{Timeout: time.Second}}).Extract(context.Background(), key, o.open); !errors.Is(err, ErrTooLarge) {
+		if _, err := (&Cache{Dir: dir, Options: &pdf.Options{Timeout: time.Second}}).Extract(context.Background(), key, o.open); !errors.Is(err, pdf.ErrTooLarge) {
 			b.Fatal(err)
 		}
 	}
@@ -359,7 +335,7 @@ func BenchmarkRememberedFailure(b *testing.B) {
 // in its header when its pages add up to more than a document may hold,
 // and before the allocation when one record is longer than a page may be.
 func TestCacheEntryBounds(t *testing.T) {
-	data := fixtures()["simple.pdf"]
+	data := fixture(t, "simple.pdf")
 	c := &Cache{Dir: t.TempDir()}
 	key := FileInfo{Path: "a.pdf", Size: int64(len(data)), ModTime: time.Unix(1, 0)}
 	o := &countingOpener{data: data}
@@ -388,15 +364,15 @@ func TestCacheEntryBounds(t *testing.T) {
 	}
 
 	_, err = open(func(h *cacheHeader) {
-		for range MaxDocumentText/MaxPageText + 1 {
-			h.Pages = append(h.Pages, cachePageRef{Len: MaxPageText + maxRecordExtra, Sum: h.Pages[0].Sum})
+		for range pdf.MaxDocumentText/pdf.MaxPageText + 1 {
+			h.Pages = append(h.Pages, cachePageRef{Len: pdf.MaxPageText + maxRecordExtra, Sum: h.Pages[0].Sum})
 		}
 	})
-	if !errors.Is(err, ErrCacheCorrupt) {
-		t.Errorf("pages over the document's limit: err = %v, want ErrCacheCorrupt", err)
+	if !errors.Is(err, ErrCorrupt) {
+		t.Errorf("pages over the document's limit: err = %v, want ErrCorrupt", err)
 	}
 
-	e, err := open(func(h *cacheHeader) { h.Pages[0].Len = MaxPageText + maxRecordExtra + 1 })
+	e, err := open(func(h *cacheHeader) { h.Pages[0].Len = pdf.MaxPageText + maxRecordExtra + 1 })
 	if err != nil {
 		t.Fatalf("one long record within the document's limit: %v", err)
 	}
@@ -405,8 +381,8 @@ func TestCacheEntryBounds(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	_, err = e.page(1)
 	runtime.ReadMemStats(&after)
-	if !errors.Is(err, ErrCacheCorrupt) {
-		t.Errorf("record over a page's limit: err = %v, want ErrCacheCorrupt", err)
+	if !errors.Is(err, ErrCorrupt) {
+		t.Errorf("record over a page's limit: err = %v, want ErrCorrupt", err)
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
 		t.Errorf("refusing the record allocated %d bytes", n)

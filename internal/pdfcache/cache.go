@@ -1,4 +1,13 @@
-package pdf
+// Package pdfcache keeps the text layer that package pdf extracts on disk,
+// one entry per PDF named by its content's SHA-256 and pdf.Version, so
+// that a later process reads a page back without extracting the file
+// again, and a file that failed fails again at no cost. It owns the
+// entry's format: a checksummed header, then one binary record per page
+// (text, lines and their gaps, the researcher's marks) built from package
+// pdf's exported types. Sources with PDFs (sources/vault, sources/zotero)
+// give it a folder of their cache; internal/ocrpages names its own entries
+// by the Sum this package keeps.
+package pdfcache
 
 import (
 	"bytes"
@@ -10,56 +19,25 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
+	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
-// Version identifies the extractor's output. Cache entries written by
-// another version are ignored; bump it whenever extracted text changes.
-// Version 2 records failures too; version 3 adds annotation and form-field
-// text (Line.Annot) and the other text-layer repairs of its release;
-// version 4 reads columns below wide tables, vertical tiers and the word
-// fixes of its release (ligature widths, footnote marks, raised letters);
-// version 5 no longer takes wide justified spaces that line up on a line
-// or two for a column gutter; version 6 holds annotation text to the
-// page's limits and reads files whose cross-reference lists more than the
-// file holds by rebuilding it, where 5 remembered them as failed;
-// version 7 reads files that 6 refused as encrypted or malformed and
-// viewers open (an /Encrypt that encrypts nothing, AES streams too short
-// for their cipher, a broken table in an encrypted file);
-// version 8 adds the page's marks (Page.Marks); version 9 folds a reply
-// on another page than its mark into it; version 10 adds the wide gaps
-// of a line (Line.Gaps) and reads Type 3 fonts without /Widths, simple
-// TrueType fonts through their own cmap and malformed TJ arrays; version
-// 11 finds the gutter of two columns whose lines touch it (a natbib list's
-// hanging first lines) or that a line or two run over, and, below a title
-// block centred over it, the gutter rather than the strip between an alpha
-// list's labels and its entries; version 12 reads a glyph name of
-// /Differences that has no text as pdftotext does (the code itself, or
-// the number of a font of numeric names: "g72" at code 1 reads "H");
-// version 13 reads the presentation forms of Hebrew and Arabic as the
-// letters they present, and files whose streams or strings an Identity
-// crypt filter leaves in clear, which pdfcpu alone turned into noise,
-// and passes through the codes of an embedded Type 1 program's own
-// glyph names that have no text.
-const Version = 13
-
-// Cache keeps extracted documents on disk, one file per document keyed by
-// the PDF's SHA-256 and Version, so that a page is read back in well under
-// a millisecond. Dir is chosen by the caller (the SDK uses a folder under
+// Cache keeps extracted documents on disk, one file per document keyed
+// by the PDF's SHA-256 and pdf.Version, so that a page is read back in
+// well under a millisecond. Dir is chosen by the caller (the SDK uses a folder under
 // the vault's .agentero/cache); it is created when missing.
 //
 // A document that fails (malformed, encrypted, or over a limit, including
-// Options.Timeout) is remembered the same way, so that no later process
+// pdf.Options.Timeout) is remembered the same way, so that no later process
 // pays for it again: the same error comes back until the file changes, or
 // until the cache is asked with larger Options than the failure was
-// recorded under. A caller's context that ends (ErrTimeout) and errors
+// recorded under. A caller's context that ends (pdf.ErrTimeout) and errors
 // reading the file are not remembered.
 //
 // Each entry holds a checksummed header (document metadata and the offset
@@ -70,8 +48,8 @@ const Version = 13
 // the SHA-256, so an unchanged file is not hashed again.
 type Cache struct {
 	Dir       string
-	Extractor Extractor // nil: Native
-	Options   *Options  // passed to the extractor
+	Extractor pdf.Extractor // nil: pdf.Native
+	Options   *pdf.Options  // passed to the extractor
 }
 
 // FileInfo identifies a file for the cache's fast path. Path may be empty,
@@ -94,21 +72,21 @@ type FileInfo struct {
 // call, only when the file must be hashed or extracted.
 type Opener func() (r io.ReaderAt, size int64, closer io.Closer, err error)
 
-// ErrCacheCorrupt reports a cache entry that failed its checksums. The
-// Cache methods remove and rebuild such an entry; the error surfaces only
+// ErrCorrupt reports a cache entry that failed its checksums. The Cache
+// methods remove and rebuild such an entry; the error surfaces only
 // when the rebuilt entry fails again (a disk that keeps corrupting it).
-var ErrCacheCorrupt = errors.New("pdf: corrupt cache entry")
+var ErrCorrupt = errors.New("pdf: corrupt cache entry")
 
 const cacheMagic = "RCPDFC01"
 
 type cacheHeader struct {
 	Version   int
 	SHA256    string
-	Labels    []string      `json:",omitempty"`
-	Outline   []OutlineItem `json:",omitempty"`
-	Title     string        `json:",omitempty"`
-	Authors   []string      `json:",omitempty"`
-	InfoTitle string        `json:",omitempty"`
+	Labels    []string          `json:",omitempty"`
+	Outline   []pdf.OutlineItem `json:",omitempty"`
+	Title     string            `json:",omitempty"`
+	Authors   []string          `json:",omitempty"`
+	InfoTitle string            `json:",omitempty"`
 	// XMP is a record after the pages rather than part of the header:
 	// every page read decodes the header, and none needs the packet.
 	XMP   *cachePageRef `json:",omitempty"`
@@ -123,9 +101,9 @@ type cacheHeader struct {
 type cacheFailure struct {
 	Kind     string // the sentinel's message (see errKind)
 	Msg      string
-	Limit    Limit `json:",omitempty"`
-	Max      int64 `json:",omitempty"`
-	Page     int   `json:",omitempty"`
+	Limit    pdf.Limit `json:",omitempty"`
+	Max      int64     `json:",omitempty"`
+	Page     int       `json:",omitempty"`
 	MaxBytes int64
 	Timeout  time.Duration
 	MaxPages int
@@ -135,24 +113,24 @@ type cacheFailure struct {
 // errors.Is, and with errors.As for a *LimitError.
 func (f *cacheFailure) err() error {
 	if f.Limit != "" {
-		return fmt.Errorf("%w (remembered)", &LimitError{Limit: f.Limit, Max: f.Max, Page: f.Page})
+		return fmt.Errorf("%w (remembered)", &pdf.LimitError{Limit: f.Limit, Max: f.Max, Page: f.Page})
 	}
 	return fmt.Errorf("%w (remembered): %s", kindErr(f.Kind), f.Msg)
 }
 
 // appliesTo reports whether the failure stands under o: it does unless o
 // allows more than the failure was recorded with.
-func (f *cacheFailure) appliesTo(o Options) bool {
+func (f *cacheFailure) appliesTo(o pdf.Options) bool {
 	return o.MaxBytes <= f.MaxBytes && o.Timeout <= f.Timeout && o.MaxPages <= f.MaxPages
 }
 
 // remembered reports whether an extraction error is a property of the file
 // (under the Options used), which the cache keeps.
 func remembered(ctx context.Context, err error) bool {
-	if ctx.Err() != nil || errors.Is(err, ErrTimeout) {
+	if ctx.Err() != nil || errors.Is(err, pdf.ErrTimeout) {
 		return false
 	}
-	return errors.Is(err, ErrMalformed) || errors.Is(err, ErrEncrypted) || errors.Is(err, ErrTooLarge)
+	return errors.Is(err, pdf.ErrMalformed) || errors.Is(err, pdf.ErrEncrypted) || errors.Is(err, pdf.ErrTooLarge)
 }
 
 // usableEntry is entry with a remembered failure returned as its error.
@@ -168,7 +146,7 @@ func (c *Cache) usableEntry(ctx context.Context, key FileInfo, open Opener) (*ca
 		if f == nil {
 			return e, nil
 		}
-		if attempt > 0 || f.appliesTo(c.Options.withDefaults()) {
+		if attempt > 0 || f.appliesTo(c.Options.WithDefaults()) {
 			e.close()
 			return nil, f.err()
 		}
@@ -179,13 +157,13 @@ func (c *Cache) usableEntry(ctx context.Context, key FileInfo, open Opener) (*ca
 
 // writeFailure records that the document sum failed with err.
 func (c *Cache) writeFailure(d *safefs.Dir, sum string, err error) error {
-	o := c.Options.withDefaults()
+	o := c.Options.WithDefaults()
 	f := &cacheFailure{Kind: errKind(err), Msg: err.Error(), MaxBytes: o.MaxBytes, Timeout: o.Timeout, MaxPages: o.MaxPages}
-	var le *LimitError
+	var le *pdf.LimitError
 	if errors.As(err, &le) {
 		f.Limit, f.Max, f.Page = le.Limit, le.Max, le.Page
 	}
-	out, err := encodeHeader(cacheHeader{Version: Version, SHA256: sum, Failure: f}, 0)
+	out, err := encodeHeader(cacheHeader{Version: pdf.Version, SHA256: sum, Failure: f}, 0)
 	if err != nil {
 		return err
 	}
@@ -224,7 +202,7 @@ type pathRecord struct {
 
 // Extract returns the document of the file, from the cache when an entry
 // for its content exists, else by extracting it and storing the result.
-func (c *Cache) Extract(ctx context.Context, key FileInfo, open Opener) (*Document, error) {
+func (c *Cache) Extract(ctx context.Context, key FileInfo, open Opener) (*pdf.Document, error) {
 	for attempt := 0; ; attempt++ {
 		e, err := c.usableEntry(ctx, key, open)
 		if err != nil {
@@ -232,7 +210,7 @@ func (c *Cache) Extract(ctx context.Context, key FileInfo, open Opener) (*Docume
 		}
 		d, err := e.document() // removes the entry when a page is corrupt
 		e.close()
-		if err == nil || attempt > 0 || !errors.Is(err, ErrCacheCorrupt) {
+		if err == nil || attempt > 0 || !errors.Is(err, ErrCorrupt) {
 			return d, err
 		}
 	}
@@ -240,7 +218,7 @@ func (c *Cache) Extract(ctx context.Context, key FileInfo, open Opener) (*Docume
 
 // Page returns page n (1-based) of the file, reading only that page from
 // the cache entry when one exists.
-func (c *Cache) Page(ctx context.Context, key FileInfo, open Opener, n int) (*Page, error) {
+func (c *Cache) Page(ctx context.Context, key FileInfo, open Opener, n int) (*pdf.Page, error) {
 	e, err := c.usableEntry(ctx, key, open)
 	if err != nil {
 		return nil, err
@@ -250,7 +228,7 @@ func (c *Cache) Page(ctx context.Context, key FileInfo, open Opener, n int) (*Pa
 		return nil, fmt.Errorf("pdf: page %d out of range 1..%d", n, len(e.hdr.Pages))
 	}
 	p, err := e.page(n)
-	if err != nil && errors.Is(err, ErrCacheCorrupt) {
+	if err != nil && errors.Is(err, ErrCorrupt) {
 		// Corrupt page record: rebuild the entry once.
 		e.remove()
 		e.close()
@@ -349,7 +327,7 @@ func (c *Cache) entry(ctx context.Context, key FileInfo, open Opener) (*cacheEnt
 	}
 	ext := c.Extractor
 	if ext == nil {
-		ext = Native{}
+		ext = pdf.Native{}
 	}
 	doc, err := ext.Extract(ctx, r, size, c.Options)
 	if err != nil {
@@ -404,7 +382,7 @@ var swept sync.Map
 
 // entryPath and pathRecordPath name files relative to Dir.
 func (c *Cache) entryPath(sum string) string {
-	return fmt.Sprintf("v%d/%s/%s.pdfc", Version, sum[:2], sum)
+	return fmt.Sprintf("v%d/%s/%s.pdfc", pdf.Version, sum[:2], sum)
 }
 
 func (c *Cache) pathRecordPath(path string) string {
@@ -441,8 +419,8 @@ func (c *Cache) writePathRecord(d *safefs.Dir, key FileInfo, sum string) {
 }
 
 // write stores doc as the entry for sum.
-func (c *Cache) write(d *safefs.Dir, sum string, doc *Document) error {
-	hdr := cacheHeader{Version: Version, SHA256: sum, Labels: doc.Labels, Outline: doc.Outline,
+func (c *Cache) write(d *safefs.Dir, sum string, doc *pdf.Document) error {
+	hdr := cacheHeader{Version: pdf.Version, SHA256: sum, Labels: doc.Labels, Outline: doc.Outline,
 		Title: doc.Title, Authors: doc.Authors, InfoTitle: doc.InfoTitle}
 	// Each page is encoded twice, once for its record's length and
 	// checksum and once into the entry, so that the entry is the one copy
@@ -470,24 +448,6 @@ func (c *Cache) write(d *safefs.Dir, sum string, doc *Document) error {
 	}
 	out.Write(doc.XMP)
 	return writeAtomic(d, c.entryPath(sum), out.Bytes())
-}
-
-func errKind(err error) string {
-	for _, k := range []error{ErrMalformed, ErrTooLarge, ErrTimeout, ErrEncrypted} {
-		if errors.Is(err, k) {
-			return k.Error()
-		}
-	}
-	return ""
-}
-
-func kindErr(kind string) error {
-	for _, k := range []error{ErrMalformed, ErrTooLarge, ErrTimeout, ErrEncrypted} {
-		if k.Error() == kind {
-			return k
-		}
-	}
-	return ErrMalformed
 }
 
 // writeAtomic writes data to the file name of d atomically (see
@@ -519,7 +479,7 @@ func openEntry(d *safefs.Dir, name, sum string) (*cacheEntry, error) {
 	e, err := readHeader(f, sum)
 	if err != nil {
 		f.Close()
-		if errors.Is(err, ErrCacheCorrupt) {
+		if errors.Is(err, ErrCorrupt) {
 			d.Remove(name)
 		}
 		return nil, err
@@ -538,28 +498,28 @@ func (e *cacheEntry) remove() {
 func readHeader(f *safefs.File, sum string) (*cacheEntry, error) {
 	var pre [len(cacheMagic) + 4 + 32]byte
 	if _, err := io.ReadFull(f, pre[:]); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCacheCorrupt, err)
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	if string(pre[:len(cacheMagic)]) != cacheMagic {
-		return nil, fmt.Errorf("%w: bad magic", ErrCacheCorrupt)
+		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
 	}
 	n := binary.BigEndian.Uint32(pre[len(cacheMagic):])
 	if n > 64<<20 {
-		return nil, fmt.Errorf("%w: header length %d", ErrCacheCorrupt, n)
+		return nil, fmt.Errorf("%w: header length %d", ErrCorrupt, n)
 	}
 	hb := make([]byte, n)
 	if _, err := io.ReadFull(f, hb); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCacheCorrupt, err)
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	if s := sha256.Sum256(hb); !bytes.Equal(s[:], pre[len(cacheMagic)+4:]) {
-		return nil, fmt.Errorf("%w: header checksum", ErrCacheCorrupt)
+		return nil, fmt.Errorf("%w: header checksum", ErrCorrupt)
 	}
 	e := &cacheEntry{f: f, body: int64(len(pre)) + int64(n)}
 	if err := json.Unmarshal(hb, &e.hdr); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCacheCorrupt, err)
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if e.hdr.Version != Version || e.hdr.SHA256 != sum {
-		return nil, fmt.Errorf("%w: entry is for another version or file", ErrCacheCorrupt)
+	if e.hdr.Version != pdf.Version || e.hdr.SHA256 != sum {
+		return nil, fmt.Errorf("%w: entry is for another version or file", ErrCorrupt)
 	}
 	// The extraction limits bound what an entry holds; one that claims
 	// more was not written by this package, and reading it back is not
@@ -568,8 +528,8 @@ func readHeader(f *safefs.File, sum string) (*cacheEntry, error) {
 	for _, ref := range e.hdr.Pages {
 		total += max(0, ref.Len)
 	}
-	if total > MaxDocumentText+int64(len(e.hdr.Pages))*maxRecordExtra {
-		return nil, fmt.Errorf("%w: pages of %d bytes", ErrCacheCorrupt, total)
+	if total > pdf.MaxDocumentText+int64(len(e.hdr.Pages))*maxRecordExtra {
+		return nil, fmt.Errorf("%w: pages of %d bytes", ErrCorrupt, total)
 	}
 	return e, nil
 }
@@ -592,36 +552,36 @@ func (e *cacheEntry) close() {
 
 // record reads and verifies the body record ref, named what in errors.
 func (e *cacheEntry) record(ref cachePageRef, what string) ([]byte, error) {
-	if ref.Len < 0 || ref.Len > max(MaxPageText, MaxXMPBytes)+maxRecordExtra || ref.Off < 0 {
-		return nil, fmt.Errorf("%w: %s record", ErrCacheCorrupt, what)
+	if ref.Len < 0 || ref.Len > max(pdf.MaxPageText, pdf.MaxXMPBytes)+maxRecordExtra || ref.Off < 0 {
+		return nil, fmt.Errorf("%w: %s record", ErrCorrupt, what)
 	}
 	b := make([]byte, ref.Len)
 	if _, err := e.f.ReadAt(b, e.body+ref.Off); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCacheCorrupt, what, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, what, err)
 	}
 	s := sha256.Sum256(b)
 	if hex.EncodeToString(s[:]) != ref.Sum {
-		return nil, fmt.Errorf("%w: %s checksum", ErrCacheCorrupt, what)
+		return nil, fmt.Errorf("%w: %s checksum", ErrCorrupt, what)
 	}
 	return b, nil
 }
 
 // page reads and verifies page n.
-func (e *cacheEntry) page(n int) (*Page, error) {
+func (e *cacheEntry) page(n int) (*pdf.Page, error) {
 	b, err := e.record(e.hdr.Pages[n-1], "page "+strconv.Itoa(n))
 	if err != nil {
 		return nil, err
 	}
 	p, err := decodePage(b)
 	if err != nil {
-		return nil, fmt.Errorf("%w: page %d: %v", ErrCacheCorrupt, n, err)
+		return nil, fmt.Errorf("%w: page %d: %v", ErrCorrupt, n, err)
 	}
 	return p, nil
 }
 
 // document reads every page.
-func (e *cacheEntry) document() (*Document, error) {
-	d := &Document{Labels: e.hdr.Labels, Outline: e.hdr.Outline, Title: e.hdr.Title, Authors: e.hdr.Authors, InfoTitle: e.hdr.InfoTitle}
+func (e *cacheEntry) document() (*pdf.Document, error) {
+	d := &pdf.Document{Labels: e.hdr.Labels, Outline: e.hdr.Outline, Title: e.hdr.Title, Authors: e.hdr.Authors, InfoTitle: e.hdr.InfoTitle}
 	if e.hdr.XMP != nil {
 		b, err := e.record(*e.hdr.XMP, "XMP")
 		if err != nil {
@@ -630,7 +590,7 @@ func (e *cacheEntry) document() (*Document, error) {
 		}
 		d.XMP = b
 	}
-	d.Pages = make([]Page, len(e.hdr.Pages))
+	d.Pages = make([]pdf.Page, len(e.hdr.Pages))
 	for i := range e.hdr.Pages {
 		p, err := e.page(i + 1)
 		if err != nil {
@@ -640,172 +600,4 @@ func (e *cacheEntry) document() (*Document, error) {
 		d.Pages[i] = *p
 	}
 	return d, nil
-}
-
-// Page records are binary, not JSON: decoding a page's lines from JSON
-// costs more than the millisecond a cached page read may take. A line's
-// text is stored as its span of the page text, which it always is.
-
-func encodePage(p *Page) []byte {
-	b := make([]byte, 0, len(p.Text)+len(p.Lines)*48+64)
-	b = binary.AppendUvarint(b, uint64(p.Number))
-	b = binary.BigEndian.AppendUint64(b, math.Float64bits(p.Width))
-	b = binary.BigEndian.AppendUint64(b, math.Float64bits(p.Height))
-	flags := byte(0)
-	if p.NoTextLayer {
-		flags |= 1
-	}
-	b = append(b, flags)
-	b = appendString(b, p.Text)
-	var errMsg, kind string
-	if p.Err != nil {
-		errMsg, kind = truncateUTF8(p.Err.Error(), maxErrMsg), errKind(p.Err)
-	}
-	b = appendString(b, errMsg)
-	b = appendString(b, kind)
-	b = binary.AppendUvarint(b, uint64(len(p.Lines)))
-	for _, l := range p.Lines {
-		b = binary.AppendUvarint(b, uint64(l.Start))
-		b = binary.AppendUvarint(b, uint64(len(l.Text)))
-		for _, f := range [...]float64{l.Box.X, l.Box.Y, l.Box.W, l.Box.H, l.FontSize} {
-			b = binary.BigEndian.AppendUint64(b, math.Float64bits(f))
-		}
-		bold := byte(0)
-		if l.Bold {
-			bold = 1
-		}
-		b = append(b, bold)
-		b = appendString(b, l.Annot)
-		b = binary.AppendUvarint(b, uint64(len(l.Gaps)))
-		for _, g := range l.Gaps {
-			b = binary.AppendUvarint(b, uint64(g.At))
-			b = binary.BigEndian.AppendUint64(b, math.Float64bits(g.X))
-		}
-	}
-	return appendMarks(b, p.Marks)
-}
-
-// maxErrMsg bounds a page's error message in its record.
-const maxErrMsg = 4 << 10
-
-// truncateUTF8 cuts s to at most n bytes, on a character boundary.
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-type pageDecoder struct {
-	b   []byte
-	err error
-}
-
-func (d *pageDecoder) uvarint() int {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 || v > 1<<31 {
-		d.err = errors.New("bad varint")
-		d.b = nil
-		return 0
-	}
-	d.b = d.b[n:]
-	return int(v)
-}
-
-func (d *pageDecoder) float() float64 {
-	if len(d.b) < 8 {
-		d.err = errors.New("short record")
-		d.b = nil
-		return 0
-	}
-	v := math.Float64frombits(binary.BigEndian.Uint64(d.b))
-	d.b = d.b[8:]
-	return v
-}
-
-func (d *pageDecoder) byte1() byte {
-	if len(d.b) < 1 {
-		d.err = errors.New("short record")
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *pageDecoder) str() string {
-	n := d.uvarint()
-	if n > len(d.b) {
-		d.err = errors.New("short record")
-		d.b = nil
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
-}
-
-func decodePage(b []byte) (*Page, error) {
-	d := &pageDecoder{b: b}
-	p := &Page{Number: d.uvarint(), Width: d.float(), Height: d.float()}
-	p.NoTextLayer = d.byte1()&1 != 0
-	p.Text = d.str()
-	if msg, kind := d.str(), d.str(); msg != "" {
-		p.Err = fmt.Errorf("%w (cached): %s", kindErr(kind), msg)
-	}
-	n := d.uvarint()
-	if n > len(b) {
-		return nil, errors.New("bad line count")
-	}
-	if n > 0 {
-		p.Lines = make([]Line, n)
-	}
-	for i := 0; i < n && d.err == nil; i++ {
-		start, ln := d.uvarint(), d.uvarint()
-		if start+ln > len(p.Text) {
-			return nil, errors.New("line outside the page text")
-		}
-		l := &p.Lines[i]
-		l.Start, l.Text = start, p.Text[start:start+ln]
-		l.Box = Box{d.float(), d.float(), d.float(), d.float()}
-		l.FontSize = d.float()
-		l.Bold = d.byte1() == 1
-		switch a := d.str(); a {
-		case "", AnnotFreeText, AnnotWidget:
-			l.Annot = a
-		default:
-			return nil, errors.New("unknown annotation kind")
-		}
-		ng := d.uvarint()
-		if ng > MaxGaps || d.err != nil {
-			return nil, errors.New("bad gap count")
-		}
-		for j := 0; j < ng; j++ {
-			at, x := d.uvarint(), d.float()
-			if at > ln {
-				return nil, errors.New("gap outside its line")
-			}
-			l.Gaps = append(l.Gaps, Gap{At: at, X: x})
-		}
-	}
-	if d.err == nil {
-		if err := d.marks(p, len(b)); err != nil {
-			return nil, err
-		}
-	}
-	if d.err != nil {
-		return nil, d.err
-	}
-	if len(d.b) != 0 {
-		return nil, errors.New("trailing bytes")
-	}
-	return p, nil
 }
