@@ -31,5 +31,5 @@ func BeginCall(l *Library, ctx context.Context) (context.Context, func()) {
 // BackgroundHeld returns how many background workers wait for the calls
 // now, and how many times one did.
 func BackgroundHeld(l *Library) (now int, total int64) {
-	return int(l.calls.waiting.Load()), l.calls.held.Load()
+	return l.calls.Held()
 }
