@@ -64,6 +64,10 @@ func (c *Calls) Begin(ctx context.Context) (_ context.Context, end func()) {
 	return context.WithValue(ctx, callKey{}, c), func() { once.Do(func() { c.add(-1) }) }
 }
 
+// InCall reports whether ctx is the context of a call c counts (Begin):
+// work done for a call must not yield to it.
+func (c *Calls) InCall(ctx context.Context) bool { return ctx.Value(callKey{}) == c }
+
 // Pause stops counting the call of ctx, if it is one of c's, until resume
 // is called: the call waits for the background.
 func (c *Calls) Pause(ctx context.Context) (resume func()) {

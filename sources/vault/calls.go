@@ -17,6 +17,9 @@ func (c *calls) begin(ctx context.Context) (context.Context, func()) { return c.
 // pause is lowprio.Calls.Pause.
 func (c *calls) pause(ctx context.Context) (resume func()) { return c.Pause(ctx) }
 
+// inCall is lowprio.Calls.InCall.
+func (c *calls) inCall(ctx context.Context) bool { return c.InCall(ctx) }
+
 // yield is lowprio.Calls.Yield.
 func (c *calls) yield(ctx context.Context) (done func()) { return c.Yield(ctx) }
 

@@ -33,3 +33,13 @@ func BeginCall(l *Library, ctx context.Context) (context.Context, func()) {
 func BackgroundHeld(l *Library) (now int, total int64) {
 	return l.calls.Held()
 }
+
+// RescanDirectory rescans the directory source src as the background does
+// once its scan is older than restamp, and returns when it is done.
+func RescanDirectory(src any) {
+	d := src.(*Directory)
+	d.mu.Lock()
+	st := d.state
+	d.mu.Unlock()
+	d.refresh(st)
+}
