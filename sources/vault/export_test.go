@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"time"
 
 	"github.com/researchctx/researchctx/internal/ocrpages"
 )
@@ -35,11 +36,21 @@ func BackgroundHeld(l *Library) (now int, total int64) {
 }
 
 // RescanDirectory rescans the directory source src as the background does
-// once its scan is older than restamp, and returns when it is done.
+// once its scan is older than restamp, and returns when it is done. A
+// rescan in flight (one a search started) ends first, so that this one's
+// state is the one kept.
 func RescanDirectory(src any) {
 	d := src.(*Directory)
-	d.mu.Lock()
-	st := d.state
-	d.mu.Unlock()
-	d.refresh(st)
+	for {
+		d.mu.Lock()
+		if !d.refreshing {
+			st := d.state
+			d.refreshing = true
+			d.mu.Unlock()
+			d.refresh(st)
+			return
+		}
+		d.mu.Unlock()
+		time.Sleep(time.Millisecond)
+	}
 }
