@@ -1,7 +1,9 @@
-// Package lowprio starts programs below the priority of the process that
-// starts them. The SDK's background programs (the OCR engine, the page
-// renderer) then give the cores to the calls an agent waits for: a search
-// answered while scans are recognised is not slowed by them.
+// Package lowprio keeps the SDK's background work below the calls an agent
+// waits for. Programs it starts (the OCR engine, the page renderer) run
+// below the priority of the process that starts them, and the in-process
+// workers of a library's background (its index's build, its OCR) yield to
+// the calls a Calls counts: a search answered while scans are recognised
+// is not slowed by them.
 package lowprio
 
 import "os/exec"

@@ -8,14 +8,17 @@ import (
 	"image/jpeg"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/samplevault"
+	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/sources/vault"
 )
 
@@ -146,5 +149,56 @@ func TestBackgroundIndexYieldsToCalls(t *testing.T) {
 	}
 	if _, total := vault.BackgroundHeld(lib); total == 0 {
 		t.Error("no worker of the build was held back for the call in flight")
+	}
+}
+
+// TestBackgroundRescanYieldsToCalls: a directory's rescan in the
+// background (the freshness check a search starts every few seconds)
+// holds its stamping workers back for a call in flight, one at a time
+// going on, and still ends: a paper added before it is found after it.
+func TestBackgroundRescanYieldsToCalls(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "vault")
+	files := map[string]string{}
+	for i := range 24 {
+		files[fmt.Sprintf("papers/p%02d/PAPER.md", i)] = fmt.Sprintf("# Paper %d\n\nQuokkas graze %d at dusk.\n", i, i)
+		files[fmt.Sprintf("papers/p%02d/metadata.json", i)] = fmt.Sprintf(`{"title": "Paper %d"}`, i)
+	}
+	vaultfix.Write(t, root, files)
+	lib := openWith(t, root, t.TempDir(), ocr.Off())
+	src, err := lib.Open(context.Background(), grant.KindDirectory, "papers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	find := func(q string) *sources.Results {
+		t.Helper()
+		deadline := time.Now().Add(3 * time.Minute)
+		for {
+			res, err := src.Search(context.Background(), sources.Query{Text: q, Limit: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Indexing == nil || time.Now().After(deadline) {
+				return res
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if res := find("quokkas graze"); res.Total != 24 {
+		t.Fatalf("before the rescan: %d hits, want 24", res.Total)
+	}
+	vaultfix.Write(t, root, map[string]string{
+		"papers/p24/PAPER.md":      "# Paper 24\n\nWallabies box at dawn.\n",
+		"papers/p24/metadata.json": `{"title": "Paper 24"}`,
+	})
+	_, before := vault.BackgroundHeld(lib)
+	_, end := vault.BeginCall(lib, context.Background())
+	vault.RescanDirectory(src)
+	_, after := vault.BackgroundHeld(lib)
+	end()
+	if after-before < 24 {
+		t.Errorf("the rescan under a call held its workers back %d times, want one per paper (25)", after-before)
+	}
+	if res := find("wallabies box"); res.Indexing != nil || len(res.Hits) == 0 || !strings.Contains(res.Hits[0].Path, "p24") {
+		t.Errorf("the paper added before the rescan is not found after it: %+v", res)
 	}
 }

@@ -602,6 +602,11 @@ func (d *Directory) stampPapers(ctx context.Context, items []libindex.Item, trus
 			}
 		}
 	}
+	// A rescan in the background (not a call's scan) yields to the calls
+	// in flight before each paper, as the index's build does: its eight
+	// stamping workers would otherwise take the cores from a search every
+	// few seconds.
+	bg := !d.lib.calls.inCall(ctx)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range 8 {
@@ -609,10 +614,15 @@ func (d *Directory) stampPapers(ctx context.Context, items []libindex.Item, trus
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				done := func() {}
+				if bg {
+					done = d.lib.calls.yield(ctx)
+				}
 				items[i].Stamp = "-"
 				if src, err := d.lib.paperSource(ctx, strings.TrimPrefix(items[i].Key, paperItem)); err == nil {
 					items[i].Stamp = src.stamp()
 				}
+				done()
 			}
 		}()
 	}

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"time"
 
 	"github.com/researchctx/researchctx/internal/ocrpages"
 )
@@ -31,5 +32,25 @@ func BeginCall(l *Library, ctx context.Context) (context.Context, func()) {
 // BackgroundHeld returns how many background workers wait for the calls
 // now, and how many times one did.
 func BackgroundHeld(l *Library) (now int, total int64) {
-	return int(l.calls.waiting.Load()), l.calls.held.Load()
+	return l.calls.Held()
+}
+
+// RescanDirectory rescans the directory source src as the background does
+// once its scan is older than restamp, and returns when it is done. A
+// rescan in flight (one a search started) ends first, so that this one's
+// state is the one kept.
+func RescanDirectory(src any) {
+	d := src.(*Directory)
+	for {
+		d.mu.Lock()
+		if !d.refreshing {
+			st := d.state
+			d.refreshing = true
+			d.mu.Unlock()
+			d.refresh(st)
+			return
+		}
+		d.mu.Unlock()
+		time.Sleep(time.Millisecond)
+	}
 }

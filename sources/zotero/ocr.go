@@ -81,6 +81,9 @@ func (c *pdfCache) ocrEngine() (ocr.Engine, string) {
 			o.renderer = pdf.Renderer()
 		}
 		o.store.Dir = dir
+		// A background page waits for the calls in flight, and a call
+		// waiting for a page another run holds does not hold it back.
+		o.store.Yield, o.store.Pause = c.l.calls.Yield, c.l.calls.Pause
 		o.ctx, o.cancel = context.WithCancel(context.Background())
 	})
 	return o.eng, o.note

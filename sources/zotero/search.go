@@ -49,7 +49,8 @@ func (l *Library) libIndex() *libindex.Index {
 		if eng, _ := l.pdfs.ocrEngine(); eng != nil {
 			engine = eng.ID()
 		}
-		l.ix = libindex.Open(libindex.Options{Dir: dir, Extract: l.extract, Version: unitsVersion + ":" + engine})
+		l.ix = libindex.Open(libindex.Options{Dir: dir, Extract: l.extract, Version: unitsVersion + ":" + engine,
+			Yield: l.calls.YieldBuild})
 	})
 	return l.ix
 }
@@ -207,6 +208,8 @@ func (s *Source) Search(ctx context.Context, q sources.Query) (*sources.Results,
 // search searches the library index over a scope's items, having them
 // indexed at their current stamps first (see Source.Search).
 func (l *Library) search(ctx context.Context, start time.Time, st *scopeIndex, q sources.Query) (*sources.Results, error) {
+	ctx, end := l.calls.Begin(ctx) // the background yields to it
+	defer end()
 	x := l.libIndex()
 	snap := st.snap
 	items := make([]libindex.Item, len(st.items))
@@ -237,6 +240,8 @@ func (l *Library) search(ctx context.Context, start time.Time, st *scopeIndex, q
 	l.pendMu.Unlock()
 	var indexing *sources.Indexing
 	if job := x.Ensure(items, "", nil); !isClosed(job.Done()) {
+		// The build this call waits for is not held back for it.
+		resume := l.calls.Pause(ctx)
 		t := time.NewTimer(max(time.Until(start.Add(l.wait)), 0))
 		select {
 		case <-job.Done():
@@ -245,9 +250,11 @@ func (l *Library) search(ctx context.Context, start time.Time, st *scopeIndex, q
 			indexing = &sources.Indexing{Done: d, Total: n}
 		case <-ctx.Done():
 			t.Stop()
+			resume()
 			return nil, ctx.Err()
 		}
 		t.Stop()
+		resume()
 	}
 	limit := q.Limit
 	if limit <= 0 {

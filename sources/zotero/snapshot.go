@@ -20,6 +20,7 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 
 	"github.com/researchctx/researchctx/internal/libindex"
+	"github.com/researchctx/researchctx/internal/lowprio"
 	"github.com/researchctx/researchctx/internal/safefs"
 )
 
@@ -74,6 +75,10 @@ type Library struct {
 	toSaveStamp string
 	saving      bool
 	bg          sync.WaitGroup
+
+	// calls counts the calls in flight (searches, reads, descriptions),
+	// which the index's build and the background OCR yield to.
+	calls lowprio.Calls
 }
 
 // last returns the snapshot taken last, without taking one.

@@ -108,6 +108,8 @@ func (s *Source) ReadPages(ctx context.Context, p string, pages []int) (*sources
 // readPages is Read with the pages the OCR engine may be given (all: every
 // page).
 func (s *Source) readPages(ctx context.Context, p string, pages []int, all bool) (*sources.Document, error) {
+	ctx, end := s.l.calls.Begin(ctx) // the background yields to it
+	defer end()
 	snap, sc, err := s.state(ctx)
 	if err != nil {
 		return nil, err
@@ -146,6 +148,8 @@ func (s *Source) inside(snap *Snapshot, sc *scope, p string) error {
 // Describe returns the source's metadata: an item's bibliographic record,
 // or a library's, collection's or tag's title and item count.
 func (s *Source) Describe(ctx context.Context) (*sources.Metadata, error) {
+	ctx, end := s.l.calls.Begin(ctx) // the background yields to it
+	defer end()
 	snap, sc, err := s.state(ctx)
 	if err != nil {
 		return nil, err
@@ -333,6 +337,8 @@ func (s *itemSource) ReadPages(ctx context.Context, p string, pages []int) (*sou
 }
 
 func (s *itemSource) readPages(ctx context.Context, p string, pages []int, all bool) (*sources.Document, error) {
+	ctx, end := s.l.calls.Begin(ctx) // the background yields to it
+	defer end()
 	snap, it, err := s.state(ctx)
 	if err != nil {
 		return nil, err
@@ -357,6 +363,8 @@ func (s *itemSource) inside(snap *Snapshot, p string) error {
 }
 
 func (s *itemSource) Describe(ctx context.Context) (*sources.Metadata, error) {
+	ctx, end := s.l.calls.Begin(ctx) // the background yields to it
+	defer end()
 	snap, it, err := s.state(ctx)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package vault
+package lowprio
 
 import (
 	"context"
@@ -10,22 +10,22 @@ import (
 // a pause takes the call out of the count until it resumes, and what is
 // not a call pauses nothing.
 func TestCallsCountOncePerCall(t *testing.T) {
-	var c calls
+	var c Calls
 	count := func() int {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		return c.n
 	}
-	ctx, end := c.begin(context.Background())
-	inner, endInner := c.begin(ctx)
+	ctx, end := c.Begin(context.Background())
+	inner, endInner := c.Begin(ctx)
 	if n := count(); n != 1 {
 		t.Fatalf("a call inside a call: %d in flight, want 1", n)
 	}
-	resume := c.pause(inner)
+	resume := c.Pause(inner)
 	if n := count(); n != 0 {
 		t.Errorf("a paused call: %d in flight, want 0", n)
 	}
-	c.pause(context.Background())() // not a call: nothing changes
+	c.Pause(context.Background())() // not a call: nothing changes
 	resume()
 	endInner()
 	if n := count(); n != 1 {
@@ -45,12 +45,12 @@ func TestCallsCountOncePerCall(t *testing.T) {
 // rather than polled for.
 func TestCallsLane(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var c calls
-		c.yield(context.Background())() // idle
-		_, end := c.begin(context.Background())
-		first := c.yield(context.Background())
+		var c Calls
+		c.Yield(context.Background())() // idle
+		_, end := c.Begin(context.Background())
+		first := c.Yield(context.Background())
 		got := make(chan func(), 1)
-		go func() { got <- c.yield(context.Background()) }()
+		go func() { got <- c.Yield(context.Background()) }()
 		synctest.Wait() // the worker is blocked in yield
 		if n := c.waiting.Load(); n != 1 {
 			t.Fatalf("%d workers waiting, want 1", n)
@@ -63,7 +63,7 @@ func TestCallsLane(t *testing.T) {
 		first() // the lane is free: the waiting worker takes it
 		second := <-got
 		third := make(chan func(), 1)
-		go func() { third <- c.yield(context.Background()) }()
+		go func() { third <- c.Yield(context.Background()) }()
 		synctest.Wait() // the worker is blocked in yield
 		if n := c.waiting.Load(); n != 1 {
 			t.Fatalf("%d workers waiting, want 1", n)
@@ -73,12 +73,12 @@ func TestCallsLane(t *testing.T) {
 		second()
 		// A worker whose context ends while it waits goes on, and takes
 		// nothing.
-		_, end = c.begin(context.Background())
+		_, end = c.Begin(context.Background())
 		defer end()
 		c.lane <- struct{}{}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		c.yield(ctx)()
+		c.Yield(ctx)()
 		if len(c.lane) != 1 {
 			t.Error("a cancelled worker gave back a lane it did not hold")
 		}
