@@ -359,6 +359,13 @@ func testTrueType(cmap map[rune]uint16, names map[uint16]string) []byte {
 	return append(out, post...)
 }
 
+// cffStandardSIDs are the string IDs of the CFF standard strings that
+// testCFF's callers name (CFF specification, Appendix A), of the
+// cffStandardCount that custom strings are numbered after.
+var cffStandardSIDs = map[string]int{"H": 41, "i": 74}
+
+const cffStandardCount = 391
+
 // testCFF writes a name-keyed CFF program whose glyphs 1, 2, ... have the
 // given names (standard strings where they are, else custom strings) and
 // empty charstrings.
@@ -379,9 +386,9 @@ func testCFF(names []string) []byte {
 	var custom [][]byte
 	var sids []int
 	for _, n := range names {
-		sid := slices.Index(cffStandardStrings[:], n)
-		if sid < 0 {
-			sid = len(cffStandardStrings) + len(custom)
+		sid, ok := cffStandardSIDs[n]
+		if !ok {
+			sid = cffStandardCount + len(custom)
 			custom = append(custom, []byte(n))
 		}
 		sids = append(sids, sid)
