@@ -23,9 +23,9 @@
 // Type 3 fonts. Everything after that is this package's own:
 //
 //   - interpreter: the graphics and text state (q Q cm, BT ET, Tf Td TD Tm
-//     T* Tj TJ ' " Tc Tw Tz TL Ts) and Form XObjects, which places each
-//     font code a shown string decodes into: glyph runs, each glyph's
-//     text, origin, advance and size in page space;
+//     T* Tj TJ ' " Tc Tw Tz TL Ts) and Form XObjects; it places the codes
+//     that package font decodes a shown string into, which yields glyph
+//     runs: each glyph's text, origin, advance and size in page space;
 //   - lines: glyphs grouped into same-baseline fragments, then into lines,
 //     with word spaces inferred from the gaps between glyphs;
 //   - columns: a vertical white strip in the middle 30–70 % of the text's

@@ -359,16 +359,16 @@ func testTrueType(cmap map[rune]uint16, names map[uint16]string) []byte {
 	return append(out, post...)
 }
 
-// cffStandardSIDs are the string IDs of the CFF standard strings that
-// testCFF's callers name (CFF specification, Appendix A), of the
-// cffStandardCount that custom strings are numbered after.
+// cffStandardSIDs are the string IDs (CFF specification, Appendix A) of
+// the standard strings that testCFF's callers name; custom strings are
+// numbered after the cffStandardCount standard ones.
 var cffStandardSIDs = map[string]int{"H": 41, "i": 74}
 
 const cffStandardCount = 391
 
 // testCFF writes a name-keyed CFF program whose glyphs 1, 2, ... have the
-// given names (standard strings where they are, else custom strings) and
-// empty charstrings.
+// given names (standard strings where cffStandardSIDs has them, else
+// custom strings) and empty charstrings.
 func testCFF(names []string) []byte {
 	index := func(items ...[]byte) []byte {
 		out := []byte{0, byte(len(items)), 1, 1}
