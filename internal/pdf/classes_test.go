@@ -17,7 +17,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/researchctx/researchctx/internal/pdf/font"
 	"github.com/researchctx/researchctx/internal/testkit/procstat"
+	"github.com/researchctx/researchctx/internal/testkit/sfntfix"
 )
 
 // type3Font is a Type 3 font resource: glyphs named in glyphs (one
@@ -161,7 +163,7 @@ endcmap CMapName currentdict /CMap defineresource pop end end`), 6)
 			// A (1,0) Mac Roman cmap (format 0) and post names.
 			string(sfntOf(9, cmapOf(sfntSub{1, 0, cmapFormat0(mac)}), postOf(9, names))),
 			// A (3,0) format 6 cmap and a (3,10) format 12 cmap.
-			string(sfntOf(9, cmapOf(sfntSub{3, 0, cmapFormat6(0xF000+first, f6)}, sfntSub{3, 10, cmapFormat12(g12)}), postOf(9, nil))),
+			string(sfntOf(9, cmapOf(sfntSub{3, 0, cmapFormat6(0xF000+first, f6)}, sfntSub{3, 10, sfntfix.CmapFormat12(g12)}), postOf(9, nil))),
 			// Glyph names of /Differences that only the post table
 			// knows, the text from the (3,1) cmap.
 			string(sfntOf(9, cmapOf(sfntSub{3, 1, cmapSegments(uni)}), postOf(9, map[uint16]string{1: "glyph1", 2: "glyph2", 3: "glyph3", 4: "glyph4", 5: "glyph5", 6: "glyph6", 7: "glyph7", 8: "glyph8"}))),
@@ -353,7 +355,7 @@ func cmapSegments(m map[uint16]uint16) []byte {
 		segs = append(segs, [4]uint16{c, c, m[c] - c, 0})
 	}
 	segs = append(segs, [4]uint16{0xFFFF, 0xFFFF, 1, 0})
-	return cmapFormat4(segs)
+	return sfntfix.CmapFormat4(segs)
 }
 
 // cmapFormat0 builds a byte-encoding subtable (format 0).
@@ -460,7 +462,7 @@ func sfntOf(n uint16, cmap, post []byte) []byte {
 // end), the next runs to the end of the stream.
 func TestUnclosedArraysLinear(t *testing.T) {
 	data := []byte(strings.Repeat("[ (a) Tf ", 40) + strings.Repeat("(b) Tj ", 200000))
-	d := &doc{ctx: context.Background(), budget: 1 << 20, glyphBudget: MaxDocumentGlyphs, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
+	d := &doc{ctx: context.Background(), budget: 1 << 20, glyphBudget: MaxDocumentGlyphs, fonts: map[int]*font.Font{}, forms: map[int]*formXObject{}}
 	in := newInterp(d, identity)
 	// CPU time, not wall time: the work is what is bounded, and a busy
 	// machine stretches the wall clock.

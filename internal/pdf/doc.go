@@ -11,15 +11,20 @@
 // damaged table, or an object outside the plain grammar the two read
 // alike. Package object also splits content streams into tokens (its
 // Lexer: numbers, names, strings, arrays, dictionaries, operators; inline
-// image data skipped). Everything after that is this package's own:
+// image data skipped).
+//
+// Package font, between the two, reads a font dictionary through the
+// document's objects and decodes a shown string into codes, each with its
+// text and advance width: simple fonts with Standard, WinAnsi, MacRoman,
+// PDFDoc or Symbol encodings, /Differences and Adobe Glyph List names,
+// built-in encodings of embedded Type 1 and CFF programs, ToUnicode CMaps,
+// Type 0 (CID) fonts with Identity, embedded or predefined CMaps and
+// Adobe's CID → Unicode tables for Japan1, GB1, CNS1 and Korea1, and
+// Type 3 fonts. Everything after that is this package's own:
 //
 //   - interpreter: the graphics and text state (q Q cm, BT ET, Tf Td TD Tm
-//     T* Tj TJ ' " Tc Tw Tz TL Ts), Form XObjects, and fonts — simple fonts
-//     with Standard, WinAnsi, MacRoman, PDFDoc or Symbol encodings,
-//     /Differences and Adobe Glyph List names, built-in encodings of
-//     embedded Type 1 and CFF programs, ToUnicode CMaps, Type 0 (CID) fonts
-//     with Identity or embedded CMaps and Adobe's CID → Unicode tables for
-//     Japan1, GB1, CNS1 and Korea1, and Type 3 fonts — which yields glyph
+//     T* Tj TJ ' " Tc Tw Tz TL Ts) and Form XObjects; it places the codes
+//     that package font decodes a shown string into, which yields glyph
 //     runs: each glyph's text, origin, advance and size in page space;
 //   - lines: glyphs grouped into same-baseline fragments, then into lines,
 //     with word spaces inferred from the gaps between glyphs;
@@ -47,9 +52,4 @@
 // Extractor is the small interface another backend would implement.
 // Package pdfcache above this one keeps extracted documents, and failures,
 // on disk; this package knows nothing of its files.
-//
-// The glyph-name, encoding and CID tables (zz_*.go) are generated from
-// Adobe's published data by internal/gen; see that command for the inputs.
 package pdf
-
-//go:generate go run ./internal/gen -agl /usr/lib/python3/dist-packages/fontTools/agl.py -enc /usr/lib/python3/dist-packages/fontTools/encodings -cff /usr/lib/python3/dist-packages/fontTools/cffLib/__init__.py -cmap /usr/share/poppler/cMap -out .

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
+	"github.com/researchctx/researchctx/internal/pdf/font"
 	"github.com/researchctx/researchctx/internal/pdf/object"
 )
 
@@ -24,7 +25,7 @@ type doc struct {
 	glyphBudget int
 	textBudget  int
 	spent       error
-	fonts       map[int]*font
+	fonts       map[int]*font.Font
 	forms       map[int]*formXObject
 	pageIndex   map[int]int             // page object number → physical page number
 	destNames   map[string]types.Object // the /Dests name tree, read on first use
@@ -136,7 +137,6 @@ func decodeTextString(b []byte) string {
 	if utf8.Valid(b) && !strings.ContainsFunc(string(b), func(r rune) bool { return r >= 0x80 && r < 0xA0 }) {
 		return string(b)
 	}
-	enc := encodingByName("PDFDocEncoding")
 	var sb strings.Builder
 	for _, c := range b {
 		if c < 32 {
@@ -145,7 +145,7 @@ func decodeTextString(b []byte) string {
 			}
 			continue
 		}
-		sb.WriteString(enc[c])
+		sb.WriteString(font.PDFDocText(c))
 	}
 	return sb.String()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
+	"github.com/researchctx/researchctx/internal/pdf/font"
 	"github.com/researchctx/researchctx/internal/pdf/object"
 )
 
@@ -240,7 +241,7 @@ func extractLazy(ctx context.Context, data []byte, o Options) (res *Document, ok
 }
 
 func newDoc(ctx context.Context, xr object.Objects) *doc {
-	return &doc{xr: xr, ctx: ctx, budget: MaxDocumentBytes, glyphBudget: MaxDocumentGlyphs, textBudget: MaxDocumentText, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
+	return &doc{xr: xr, ctx: ctx, budget: MaxDocumentBytes, glyphBudget: MaxDocumentGlyphs, textBudget: MaxDocumentText, fonts: map[int]*font.Font{}, forms: map[int]*formXObject{}}
 }
 
 // openDoc reads the file's objects (size bytes of rs, which is also an

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/image/font/sfnt"
 )
 
 // systemFont reads a font file the system's packages install (DejaVu
@@ -62,17 +63,21 @@ func realFontFixtures(t *testing.T) []realFontFixture {
 				widths, descriptor("ABCDEF+DejaVuSans", flags, fmt.Sprintf("/FontFile2 %d 0 R", ff)), enc)
 		}
 	}
-	// The glyph of each character, by the font's own Unicode cmap.
-	gid := map[string]uint32{}
-	for g, s := range sfntGlyphText(tt) {
-		if old, ok := gid[s]; !ok || g < old {
-			gid[s] = g
-		}
+	// The glyph of each character, by the font's own Unicode cmap, as
+	// another reader of it finds it.
+	ttf, err := sfnt.Parse(tt)
+	if err != nil {
+		t.Fatal(err)
 	}
 	glyphs := func(s string) string {
 		var b strings.Builder
+		var buf sfnt.Buffer
 		for _, r := range s {
-			fmt.Fprintf(&b, "%04X", gid[string(r)])
+			g, err := ttf.GlyphIndex(&buf, r)
+			if err != nil || g == 0 {
+				t.Fatalf("%q: no glyph (%v)", r, err)
+			}
+			fmt.Fprintf(&b, "%04X", g)
 		}
 		return "<" + b.String() + ">"
 	}

@@ -337,9 +337,16 @@ func testTrueType(cmap map[rune]uint16, names map[uint16]string) []byte {
 	return append(out, post...)
 }
 
+// cffStandardSIDs are the string IDs (CFF specification, Appendix A) of
+// the standard strings that testCFF's callers name; custom strings are
+// numbered after the cffStandardCount standard ones.
+var cffStandardSIDs = map[string]int{"H": 41, "i": 74}
+
+const cffStandardCount = 391
+
 // testCFF writes a name-keyed CFF program whose glyphs 1, 2, ... have the
-// given names (standard strings where they are, else custom strings) and
-// empty charstrings.
+// given names (standard strings where cffStandardSIDs has them, else
+// custom strings) and empty charstrings.
 func testCFF(names []string) []byte {
 	index := func(items ...[]byte) []byte {
 		out := []byte{0, byte(len(items)), 1, 1}
@@ -357,9 +364,9 @@ func testCFF(names []string) []byte {
 	var custom [][]byte
 	var sids []int
 	for _, n := range names {
-		sid := slices.Index(cffStandardStrings[:], n)
-		if sid < 0 {
-			sid = len(cffStandardStrings) + len(custom)
+		sid, ok := cffStandardSIDs[n]
+		if !ok {
+			sid = cffStandardCount + len(custom)
 			custom = append(custom, []byte(n))
 		}
 		sids = append(sids, sid)

@@ -9,6 +9,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/researchctx/researchctx/internal/pdf/font"
 	"github.com/researchctx/researchctx/internal/pdf/object"
 )
 
@@ -57,7 +58,7 @@ type glyph struct {
 // gstate is the part of the graphics state text extraction needs.
 type gstate struct {
 	ctm                      matrix
-	font                     *font
+	font                     *font.Font
 	fontID                   int32
 	size, tc, tw, th, tl, ts float64
 }
@@ -105,15 +106,15 @@ type interp struct {
 	maxGlyphs  int
 	glyphLimit Limit
 	err        error // a limit hit while showing text, ends the page
-	codes      []code
-	fontIDs    map[*font]int32
+	codes      []font.Code
+	fontIDs    map[*font.Font]int32
 	// pageW and pageH are the displayed page's size: glyphs far outside
 	// it are dropped (0: no page box, keep every glyph).
 	pageW, pageH float64
 }
 
 func newInterp(d *doc, base matrix) *interp {
-	in := &interp{d: d, gs: gstate{ctm: base, th: 1}, fontIDs: map[*font]int32{}, maxGlyphs: MaxGlyphs, glyphLimit: LimitGlyphs}
+	in := &interp{d: d, gs: gstate{ctm: base, th: 1}, fontIDs: map[*font.Font]int32{}, maxGlyphs: MaxGlyphs, glyphLimit: LimitGlyphs}
 	if d.glyphBudget < in.maxGlyphs {
 		in.maxGlyphs, in.glyphLimit = d.glyphBudget, LimitDocGlyphs
 	}
@@ -143,7 +144,7 @@ func (in *interp) run(data []byte, res types.Dict, depth int) error {
 	// arena holds the elements of the current operator's array operands
 	// (TJ arrays), reused from operator to operator.
 	var arena []operand
-	fonts := map[string]*font{}
+	fonts := map[string]*font.Font{}
 	rewinds := maxArrayRewinds
 	for {
 		t := lx.Next()
@@ -282,7 +283,7 @@ func nums(args []operand, n int) ([]float64, bool) {
 	return out, true
 }
 
-func (in *interp) op(name string, args []operand, res types.Dict, fonts map[string]*font, lx *object.Lexer, depth int) error {
+func (in *interp) op(name string, args []operand, res types.Dict, fonts map[string]*font.Font, lx *object.Lexer, depth int) error {
 	gs := &in.gs
 	switch name {
 	case "q":
@@ -405,7 +406,7 @@ func (in *interp) showArray(elems []operand) {
 			in.show(e.val)
 		case object.TokNum:
 			adv := -e.num / 1000 * gs.size
-			if gs.font != nil && gs.font.vertical {
+			if gs.font != nil && gs.font.Vertical() {
 				in.tm = in.tm.translated(0, adv)
 			} else {
 				in.tm = in.tm.translated(adv*gs.th, 0)
@@ -426,22 +427,22 @@ func (in *interp) show(s []byte) {
 	if f == nil || len(s) == 0 {
 		return
 	}
-	in.codes = f.decode(s, in.codes[:0])
+	in.codes = f.Decode(s, in.codes[:0])
 	for _, c := range in.codes {
 		var tx, ty float64
-		if f.vertical {
+		if f.Vertical() {
 			// Vertical fonts advance by the default vertical metric, 1 em down.
 			ty = -gs.size - gs.tc
-			if c.space {
+			if c.Space {
 				ty -= gs.tw
 			}
 		} else {
-			tx = (c.width*gs.size + gs.tc) * gs.th
-			if c.space {
+			tx = (c.Width*gs.size + gs.tc) * gs.th
+			if c.Space {
 				tx += gs.tw * gs.th
 			}
 		}
-		if c.text != "" {
+		if c.Text != "" {
 			if in.shown >= in.maxGlyphs {
 				max := MaxGlyphs
 				if in.glyphLimit == LimitDocGlyphs {
@@ -457,19 +458,19 @@ func (in *interp) show(s []byte) {
 	}
 }
 
-func (in *interp) emit(c code, tx, ty float64) {
+func (in *interp) emit(c font.Code, tx, ty float64) {
 	gs := &in.gs
 	m := in.tm.mul(gs.ctm)
 	x0, y0 := m.apply(0, gs.ts)
 	var x1, y1 float64
 	var bx, by float64 // baseline direction
-	if gs.font.vertical {
+	if gs.font.Vertical() {
 		x1, y1 = m.apply(0, gs.ts+ty)
 		bx, by = x1-x0, y1-y0
 	} else {
 		// The glyph's own width, without character or word spacing: some
 		// producers set a large Tc and place every glyph with Tm.
-		adv := c.width * gs.size * gs.th
+		adv := c.Width * gs.size * gs.th
 		x1, y1 = m.apply(adv, gs.ts)
 		bx, by = m[0], m[1]
 		if m[0]*m[3]-m[1]*m[2] < 0 && m[3] > math.Abs(m[2]) {
@@ -485,8 +486,8 @@ func (in *interp) emit(c code, tx, ty float64) {
 			bx, by = -bx, -by
 		}
 	}
-	size := math.Abs(gs.size) * hypot(m[2], m[3]) * gs.font.sizeScale
-	if gs.font.vertical {
+	size := math.Abs(gs.size) * hypot(m[2], m[3]) * gs.font.SizeScale()
+	if gs.font.Vertical() {
 		size = math.Abs(gs.size) * hypot(m[0], m[1])
 	}
 	if size < 0.1 || math.IsNaN(size) || math.IsInf(size, 0) || math.IsNaN(x0+y0+x1+y1) {
@@ -510,7 +511,7 @@ func (in *interp) emit(c code, tx, ty float64) {
 	if x1 < x0 {
 		x0, x1 = x1, x0
 	}
-	text := c.text
+	text := c.Text
 	ws := true
 	for i := 0; i < len(text); i++ {
 		if ch := text[i]; ch > ' ' || ch >= 0x80 {
@@ -525,7 +526,7 @@ func (in *interp) emit(c code, tx, ty float64) {
 		}
 	}
 	in.glyphs = append(in.glyphs, glyph{
-		x: x0, y: y0, w: x1 - x0, size: size, text: text, bold: gs.font.bold,
+		x: x0, y: y0, w: x1 - x0, size: size, text: text, bold: gs.font.Bold(),
 		dir: dir, seq: int32(len(in.glyphs)), isWS: ws, fontID: gs.fontID,
 	})
 }
@@ -575,7 +576,7 @@ func cleanText(s string) string {
 			out = append(out, '-')
 		case r < 0x20 || r == 0x7F || r == 0xFFFD:
 		case r >= 0xFB00 && r <= 0xFB06:
-			out = append(out, []rune(ligatures[r-0xFB00])...)
+			out = append(out, []rune(font.Ligature(r))...)
 		case verticalForm(r):
 			out = append(out, []rune(norm.NFKC.String(string(r)))...)
 		case rtlForm(r):
@@ -606,7 +607,7 @@ func verticalForm(r rune) bool {
 }
 
 // fontFor loads (once per document) the font named in a resource dictionary.
-func (d *doc) fontFor(res types.Dict, name string) *font {
+func (d *doc) fontFor(res types.Dict, name string) *font.Font {
 	fd := d.dict(res["Font"])
 	if fd == nil {
 		return nil
@@ -622,11 +623,26 @@ func (d *doc) fontFor(res types.Dict, name string) *font {
 	if dict == nil {
 		return nil
 	}
-	f := d.loadFont(dict)
+	f := font.Load(fontObjects{d}, dict)
 	if nr > 0 {
 		d.fonts[nr] = f
 	}
 	return f
+}
+
+// fontObjects is the document as font.Load reads it.
+type fontObjects struct{ d *doc }
+
+func (o fontObjects) Resolve(x types.Object) types.Object { return o.d.resolve(x) }
+func (o fontObjects) Text(x types.Object) string          { return o.d.text(x) }
+
+func (o fontObjects) Stream(sd types.StreamDict) []byte {
+	b, _ := o.d.streamBytes(sd)
+	return b
+}
+
+func (o fontObjects) StreamPrefix(sd types.StreamDict, n int64) []byte {
+	return o.d.streamPrefix(sd, n)
 }
 
 // doXObject runs a Form XObject (§8.10); images and others are skipped.

@@ -120,25 +120,6 @@ func TestLayoutColumnsBelowWideTable(t *testing.T) {
 	}
 }
 
-func TestCoreLigatureWidth(t *testing.T) {
-	for _, tc := range []struct {
-		font, text string
-		want       float64
-	}{
-		{"Times-Roman", "fi", 0.556},
-		{"Times-Italic", "\ufb02", 0.5},
-		{"Helvetica-Bold", "fl", 0.611},
-	} {
-		// 0xAE is the code TeX's fonts give fi; in WinAnsi it is ®.
-		if got := coreWidth(tc.font, tc.text, 0xAE); got != tc.want {
-			t.Errorf("coreWidth(%s, %q) = %v, want %v", tc.font, tc.text, got, tc.want)
-		}
-	}
-	if got := coreWidth("Times-Roman", "a", 'a'); got != 0.444 {
-		t.Errorf("coreWidth(Times-Roman, a) = %v, want 0.444", got)
-	}
-}
-
 // A mirrored glyph, the reversed E of the XeTeX logo, stays in its word.
 func TestMirroredGlyph(t *testing.T) {
 	data := simpleDoc([]page{{content: `BT /F1 12 Tf 1 0 0 1 72 700 Tm (X) Tj -1 0 0 1 88.5 700 Tm (E) Tj 1 0 0 1 88.5 700 Tm (TeX) Tj ET`}}, "", "", nil)

@@ -9,49 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	"github.com/researchctx/researchctx/internal/pdf/font"
 	"github.com/researchctx/researchctx/internal/pdf/object"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
-
-func TestCMap(t *testing.T) {
-	cm := parseCMap([]byte(`1 begincodespacerange <00> <80> <8140> <FFFF> endcodespacerange
-2 beginbfchar <41> <0041> <8140> <D835DC00> endbfchar
-2 beginbfrange <61> <62> <0061> <9000> <9FFF> <4E00> endbfrange
-1 beginbfrange <42> <43> [<0066 0069> <FB01>] endbfrange`))
-	tests := []struct {
-		code uint32
-		want string
-	}{
-		{0x41, "A"}, {0x62, "b"}, {0x8140, "𝐀"}, {0x9001, "丁"}, {0x42, "fi"}, {0x43, "fi"},
-	}
-	for _, tt := range tests {
-		if got, _ := cm.lookupText(tt.code); got != tt.want {
-			t.Errorf("code %#x: got %q, want %q", tt.code, got, tt.want)
-		}
-	}
-	if n := cm.codeLen([]byte{0x41, 0x81}); n != 1 {
-		t.Errorf("codeLen(41) = %d", n)
-	}
-	if n := cm.codeLen([]byte{0x81, 0x40}); n != 2 {
-		t.Errorf("codeLen(8140) = %d", n)
-	}
-	// Codespace ranges bound each byte: 8220 is between 8140 and FFFF as a
-	// number but its second byte is below 40.
-	if n := cm.codeLen([]byte{0x82, 0x20}); n != 1 {
-		t.Errorf("codeLen(8220) = %d, want 1", n)
-	}
-}
-
-func TestGlyphText(t *testing.T) {
-	for name, want := range map[string]string{
-		"A": "A", "fi": "fi", "f_f_i": "ffi", "uni00E9": "é", "uni00660069": "fi", "u1D400": "𝐀",
-		"a.sc": "a", "eacute": "é", "nosuchglyph": "", ".notdef": "",
-	} {
-		if got := glyphText(name); got != want {
-			t.Errorf("glyphText(%q) = %q, want %q", name, got, want)
-		}
-	}
-}
 
 func seedPDFs(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join("testdata", "*.pdf"))
@@ -102,10 +65,11 @@ func FuzzLexer(f *testing.F) {
 				lx.SkipInlineImage()
 			}
 		}
-		parseCMap(data)
-		d := &doc{ctx: context.Background(), budget: 1 << 20, glyphBudget: MaxDocumentGlyphs, fonts: map[int]*font{}, forms: map[int]*formXObject{}}
+		d := &doc{ctx: context.Background(), budget: 1 << 20, glyphBudget: MaxDocumentGlyphs, fonts: map[int]*font.Font{}, forms: map[int]*formXObject{}}
 		in := newInterp(d, identity)
-		in.gs.font = &font{kind: fontType0, defaultW: 1, sizeScale: 1, toUnicode: parseCMap(data)}
+		// A Type 0 font whose ToUnicode CMap is the input.
+		tu := types.StreamDict{Dict: types.NewDict(), Raw: data}
+		in.gs.font = font.Load(fontObjects{d}, types.Dict{"Subtype": types.Name("Type0"), "ToUnicode": tu})
 		in.gs.size = 10
 		_ = in.run(data, nil, 0)
 		layoutPage(in.glyphs, 612, 792)

@@ -77,7 +77,7 @@ func writePredef(dir, outPath string) error {
 		l = strings.TrimSpace(strings.TrimPrefix(l, "%%Copyright:"))
 		out.WriteString(strings.TrimRight("// "+l, " ") + "\n")
 	}
-	out.WriteString("\npackage pdf\n\n")
+	out.WriteString("\npackage font\n\n")
 	out.WriteString("// predefCIDIndex gives each CMap's bytes in predefCIDData, decompressed.\n")
 	out.WriteString("var predefCIDIndex = map[string][2]int{\n" + index.String() + "}\n\n")
 	out.WriteString("// predefCIDData is the Flate-compressed concatenation of the CMaps.\n")

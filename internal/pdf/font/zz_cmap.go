@@ -40,7 +40,7 @@
 // SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
 // -----------------------------------------------------------
 
-package pdf
+package font
 
 // predefCIDIndex gives each CMap's bytes in predefCIDData, decompressed.
 var predefCIDIndex = map[string][2]int{

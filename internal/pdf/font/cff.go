@@ -1,4 +1,4 @@
-package pdf
+package font
 
 // A minimal reader of the Compact Font Format (Adobe Technical Note #5176)
 // for one purpose: a simple font with an embedded CFF program (FontFile3,

@@ -33,7 +33,7 @@
 // ARISING IN ANY WAY OUT OF THE USE OF THIS SOFTWARE, EVEN IF ADVISED OF THE
 // POSSIBILITY OF SUCH DAMAGE.
 
-package pdf
+package font
 
 // cidJapan1 maps CID i of Adobe-Japan1 to the i-th rune (U+0000: unmapped).
 const cidJapan1 = "" +

@@ -33,7 +33,7 @@
 // ARISING IN ANY WAY OUT OF THE USE OF THIS SOFTWARE, EVEN IF ADVISED OF THE
 // POSSIBILITY OF SUCH DAMAGE.
 
-package pdf
+package font
 
 // aglNames and aglText are the Adobe Glyph List sorted by glyph name.
 var aglNames = [...]string{

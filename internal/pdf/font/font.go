@@ -1,4 +1,4 @@
-package pdf
+package font
 
 import (
 	"bytes"
@@ -23,9 +23,9 @@ const (
 	fontType3
 )
 
-// font is what text extraction needs of a PDF font: how to split a string
+// Font is what text extraction needs of a PDF font: how to split a string
 // into codes, each code's text, and each code's advance width.
-type font struct {
+type Font struct {
 	kind     fontKind
 	name     string
 	bold     bool
@@ -54,15 +54,26 @@ type font struct {
 	sizeScale float64          // glyph height per unit font size (1 except Type 3)
 }
 
-// code is one decoded character code of a shown string.
-type code struct {
-	text  string
-	width float64 // horizontal advance in text space per unit font size
-	space bool    // single-byte code 32: gets word spacing Tw
+// Code is one decoded character code of a shown string.
+type Code struct {
+	Text  string
+	Width float64 // horizontal advance in text space per unit font size
+	Space bool    // single-byte code 32: gets word spacing Tw
 }
 
-// decode splits s into codes and appends them to dst.
-func (f *font) decode(s []byte, dst []code) []code {
+// Vertical reports whether the font writes top to bottom (a Type 0 font
+// with a -V CMap).
+func (f *Font) Vertical() bool { return f.vertical }
+
+// Bold reports whether the font's name or descriptor says it is bold.
+func (f *Font) Bold() bool { return f.bold }
+
+// SizeScale is a glyph's height per unit font size: 1, except for a Type 3
+// font, whose glyph space sets its own em.
+func (f *Font) SizeScale() float64 { return f.sizeScale }
+
+// Decode splits s into codes and appends them to dst.
+func (f *Font) Decode(s []byte, dst []Code) []Code {
 	for i := 0; i < len(s); {
 		n := 1
 		if p := f.predef; p != nil {
@@ -90,7 +101,7 @@ func (f *font) decode(s []byte, dst []code) []code {
 			} else if n == 1 {
 				w /= 2 // without the tables: a one-byte code is a half-width form
 			}
-			dst = append(dst, code{text: t, width: w, space: n == 1 && c == 32})
+			dst = append(dst, Code{Text: t, Width: w, Space: n == 1 && c == 32})
 			i += n
 			continue
 		}
@@ -106,14 +117,14 @@ func (f *font) decode(s []byte, dst []code) []code {
 			}
 		}
 		c := codeValue(s[i : i+n])
-		dst = append(dst, code{text: f.text(c), width: f.width(c), space: n == 1 && c == 32})
+		dst = append(dst, Code{Text: f.text(c), Width: f.width(c), Space: n == 1 && c == 32})
 		i += n
 	}
 	return dst
 }
 
 // cid returns the CID of a Type 0 code.
-func (f *font) cid(c uint32) uint32 {
+func (f *Font) cid(c uint32) uint32 {
 	if f.encCMap != nil {
 		if cid, ok := f.encCMap.lookupCID(c); ok {
 			return cid
@@ -123,7 +134,7 @@ func (f *font) cid(c uint32) uint32 {
 	return c
 }
 
-func (f *font) text(c uint32) string {
+func (f *Font) text(c uint32) string {
 	if f.toUnicode != nil {
 		if s, ok := f.toUnicode.lookupText(c); ok {
 			return s
@@ -158,7 +169,7 @@ func (f *font) text(c uint32) string {
 	return ""
 }
 
-func (f *font) width(c uint32) float64 {
+func (f *Font) width(c uint32) float64 {
 	switch f.kind {
 	case fontType0:
 		if w, ok := f.cidW[f.cid(c)]; ok {
@@ -285,9 +296,12 @@ func boldName(base string) bool {
 	return false
 }
 
-// loadFont builds a font from its dictionary.
-func (d *doc) loadFont(fd types.Dict) *font {
-	f := &font{sizeScale: 1}
+// Load builds a font from its dictionary, reading the objects it refers
+// to through objs. It does not fail: what is missing or damaged leaves
+// codes without text or with a default width.
+func Load(objs Objects, fd types.Dict) *Font {
+	d := &doc{objs}
+	f := &Font{sizeScale: 1}
 	sub := d.name(fd["Subtype"])
 	f.name = d.name(fd["BaseFont"])
 	desc := d.dict(fd["FontDescriptor"])
@@ -421,7 +435,7 @@ func (d *doc) eachDifference(diffs types.Array, fn func(code int, name string)) 
 // type3ProcWidths gives a Type 3 font without /Widths (or with too short
 // a /Widths array) the advance its glyph procedures declare: the wx of
 // their leading d0 or d1 operator, in glyph space.
-func (f *font) type3ProcWidths(d *doc, fd types.Dict, names *[256]string) {
+func (f *Font) type3ProcWidths(d *doc, fd types.Dict, names *[256]string) {
 	last := f.firstChar + len(f.widths) - 1
 	if len(f.widths) > 0 && f.firstChar <= 0 && last >= 255 {
 		return
@@ -483,7 +497,7 @@ func type3ProcWidth(data []byte) (float64, bool) {
 // FontBBox when that is plausible, else pdftotext's guess from the
 // advance of a glyph (m is 0.6 em wide, another letter or any glyph 0.5
 // em), else the 1000-unit em of other fonts.
-func (f *font) type3Scale(d *doc, fd types.Dict, names *[256]string) float64 {
+func (f *Font) type3Scale(d *doc, fd types.Dict, names *[256]string) float64 {
 	if bb := d.array(fd["FontBBox"]); len(bb) == 4 {
 		y0, _ := d.num(bb[1])
 		y1, _ := d.num(bb[3])
@@ -528,7 +542,7 @@ func abs(x float64) float64 {
 	return x
 }
 
-func (f *font) loadSimpleWidths(d *doc, fd types.Dict, scale float64) {
+func (f *Font) loadSimpleWidths(d *doc, fd types.Dict, scale float64) {
 	fc, _ := d.num(fd["FirstChar"])
 	f.firstChar = int(fc)
 	ws := d.array(fd["Widths"])
@@ -544,7 +558,7 @@ func (f *font) loadSimpleWidths(d *doc, fd types.Dict, scale float64) {
 // loadSimpleEncoding sets f.enc from /Encoding (a name, or a dictionary
 // with /BaseEncoding and /Differences), falling back to the encoding built
 // into an embedded Type 1 program, then to StandardEncoding.
-func (f *font) loadSimpleEncoding(d *doc, fd, desc types.Dict) {
+func (f *Font) loadSimpleEncoding(d *doc, fd, desc types.Dict) {
 	var base *baseEncoding
 	var diffs types.Array
 	symbolic := false
@@ -765,7 +779,7 @@ func (d *doc) builtinEncoding(desc types.Dict) (enc, unknown *baseEncoding) {
 	// rest, the encrypted glyph programs, is most of the stream.
 	var data []byte
 	n, ok := d.num(sd.Dict["Length1"])
-	if ok && n >= 1 && n < MaxStreamBytes {
+	if ok && n >= 1 && n < object.MaxStreamBytes {
 		data = d.streamPrefix(sd, int64(n))
 	}
 	if data == nil {
@@ -812,7 +826,7 @@ func (d *doc) builtinEncoding(desc types.Dict) (enc, unknown *baseEncoding) {
 // through the (3,0) or (1,0) cmap, gives its text by the Unicode cmap or
 // its post name. An unknown glyph name whose glyph says nothing reads as
 // unknownNames has it.
-func (d *doc) trueTypeText(f *font, fd, desc types.Dict) {
+func (d *doc) trueTypeText(f *Font, fd, desc types.Dict) {
 	if f.enc == nil {
 		return
 	}
@@ -884,20 +898,12 @@ func (d *doc) cidWidths(w types.Array) map[uint32]float64 {
 	return m
 }
 
-// fontData decodes a font's stream (a program, CMap or encoding). A stream
-// over a limit loads as missing: the font degrades, and when the
-// document's budget is spent the page fails with it anyway.
-func (d *doc) fontData(sd types.StreamDict) []byte {
-	b, _ := d.streamBytes(sd)
-	return b
-}
-
 // embeddedText gives a Type 0 font that has neither a ToUnicode CMap nor
 // a known character collection the text of its embedded program: a
 // TrueType or OpenType program's cmap table (glyph → character, through
 // /CIDToGIDMap) or post names, a name-keyed CFF program's glyph names, or
 // the Adobe collection a CID-keyed CFF program declares.
-func (d *doc) embeddedText(f *font, df, desc types.Dict) {
+func (d *doc) embeddedText(f *Font, df, desc types.Dict) {
 	var gids []byte // CIDToGIDMap stream: two bytes per CID; nil: identity
 	if sd, ok := d.resolve(df["CIDToGIDMap"]).(types.StreamDict); ok {
 		gids = d.fontData(sd)

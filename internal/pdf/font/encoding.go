@@ -1,4 +1,4 @@
-package pdf
+package font
 
 import (
 	"sort"
@@ -114,6 +114,10 @@ func encodingByName(name string) *baseEncoding {
 	return nil
 }
 
+// PDFDocText returns the text of a byte of a string in PDFDocEncoding, ""
+// for the codes it leaves undefined.
+func PDFDocText(c byte) string { return encodingByName("PDFDocEncoding")[c] }
+
 // aglLookup returns the text of a glyph name in the Adobe Glyph List.
 func aglLookup(name string) (string, bool) {
 	i := sort.SearchStrings(aglNames[:], name)
@@ -185,6 +189,15 @@ func glyphText(name string) string {
 // ligatures expands the Latin presentation forms U+FB00–FB06 (NFKC gives
 // the same letters, so the expansion is NFKC-safe).
 var ligatures = [...]string{"ff", "fi", "fl", "ffi", "ffl", "st", "st"}
+
+// Ligature returns the letters of a Latin ligature U+FB00–FB06 ("fi" for
+// U+FB01), and "" for any other character.
+func Ligature(r rune) string {
+	if r < 0xFB00 || r > 0xFB06 {
+		return ""
+	}
+	return ligatures[r-0xFB00]
+}
 
 func expandLigature(s string) string {
 	for _, r := range s {
