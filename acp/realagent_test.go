@@ -873,6 +873,7 @@ func loadRecorded(t testing.TB, agent string) []declaration {
 // After a deliberate schema change, re-record with
 // `go test ./acp -run TestRealAgents -record-agents`.
 func TestRecordedToolDeclarations(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	_, srv := f.plan(false, "notes")
 	listed := listTools(t, srv)
@@ -915,6 +916,7 @@ func (r *liveRun) checkDeclarations(srv Server) {
 // The check catches a changed schema, a dropped or undocumented property
 // and a changed description, and accepts the documented addition.
 func TestDeclarationProblems(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	_, srv := f.plan(false, "notes")
 	listed := listTools(t, srv)
