@@ -261,6 +261,8 @@ func (f *fixture) waitEvent(kind string) { f.t.Helper(); f.waitEvents(kind, 1) }
 // waitEvents waits for the test agent to report n events of a kind. The
 // agent logs a notification (session/cancel) in its handler, which the
 // SDK may run after the prompt it cancelled has already been answered.
+// The report is a file the agent's process appends to, with nothing in
+// this process to wait on: it is read again every 10 ms.
 func (f *fixture) waitEvents(kind string, n int) {
 	f.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
