@@ -88,8 +88,10 @@ func checkCallEvents(t *testing.T, us []Update, calls []ToolCall) {
 // is pinned to default, every call streams as start…end, and our calls
 // carry the URIs they returned.
 func TestPolicyEndToEnd(t *testing.T) {
+	t.Parallel()
 	for _, agent := range []struct{ shape, fixture string }{{"claude", "claude-code"}, {"gemini", "gemini-cli"}} {
 		t.Run(agent.fixture, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			fixture, err := filepath.Abs(filepath.Join("testdata", "permissions", agent.fixture+".json"))
 			if err != nil {
@@ -173,6 +175,7 @@ func TestPolicyEndToEnd(t *testing.T) {
 // Without the pinned mode, an agent in its auto mode never asks: the
 // hostile calls run. This is why Turn pins the mode.
 func TestKeepModeRunsUnasked(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	fixture, _ := filepath.Abs(filepath.Join("testdata", "permissions", "claude-code.json"))
 	a := f.start(AgentOptions{KeepSessionMode: true}, "-shape", "claude", "-modes", "-permissions", fixture)
@@ -188,6 +191,7 @@ func TestKeepModeRunsUnasked(t *testing.T) {
 
 // An agent that offers no session modes: the turn runs and says so.
 func TestNoModes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.start(AgentOptions{}, "-shape", "gemini")
 	plan, srv := f.plan(false, "notes")
@@ -209,6 +213,7 @@ func TestNoModes(t *testing.T) {
 // An agent that does not forward tool output: our calls get their URIs
 // from usage.jsonl at the end of the turn.
 func TestCallURIsFromUsage(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.start(AgentOptions{}, "-shape", "gemini", "-no-output")
 	plan, srv := f.plan(false, "notes")
@@ -256,6 +261,8 @@ func (f *fixture) waitEvent(kind string) { f.t.Helper(); f.waitEvents(kind, 1) }
 // waitEvents waits for the test agent to report n events of a kind. The
 // agent logs a notification (session/cancel) in its handler, which the
 // SDK may run after the prompt it cancelled has already been answered.
+// The report is a file the agent's process appends to, with nothing in
+// this process to wait on: it is read again every 10 ms.
 func (f *fixture) waitEvents(kind string, n int) {
 	f.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -333,6 +340,7 @@ func TestCancelUnconfirmed(t *testing.T) {
 // The agent's retries (on stderr) and extension notifications stream as
 // status events of the running turn.
 func TestStatusEvents(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	var stderr bytes.Buffer
 	a := f.start(AgentOptions{Stderr: &lockedWriter{w: &stderr}}, "-status")
@@ -356,6 +364,7 @@ func TestStatusEvents(t *testing.T) {
 // A refused load keeps the agent's message and data (gemini-cli 0.61.0
 // refuses its own load after a restart with an internal error).
 func TestRefusalMessage(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	first := f.start(AgentOptions{})
 	plan, srv := f.plan(false, "notes")
@@ -387,6 +396,7 @@ func TestRefusalMessage(t *testing.T) {
 // user) is told through its context, and the agent gets the cancelled
 // outcome, as ACP asks of a client after session/cancel.
 func TestCancelPendingPermission(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	asked := make(chan struct{})
 	policyErr := make(chan error, 1)

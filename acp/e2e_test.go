@@ -48,15 +48,24 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// moduleRoot returns the folder of go.mod, from `go env GOMOD`.
+// moduleRoot returns the folder of go.mod, from `go env GOMOD`, asked once:
+// every fixture needs it, and each go run costs a process start.
 func moduleRoot(t testing.TB) string {
 	t.Helper()
+	root, err := moduleRootOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+var moduleRootOnce = sync.OnceValues(func() (string, error) {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil || strings.TrimSpace(string(out)) == "" || strings.TrimSpace(string(out)) == os.DevNull {
-		t.Fatalf("go env GOMOD: %v %s", err, out)
+		return "", fmt.Errorf("go env GOMOD: %v %s", err, out)
 	}
-	return filepath.Dir(strings.TrimSpace(string(out)))
-}
+	return filepath.Dir(strings.TrimSpace(string(out))), nil
+})
 
 func goBuild(root, out, pkg string) error {
 	cmd := exec.Command("go", "build", "-o", out, pkg)
@@ -553,6 +562,7 @@ func TestReopen(t *testing.T) {
 }
 
 func TestFingerprintChange(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.start(AgentOptions{}, "-resume", "-close")
 	plan, srv := f.plan(false, "notes")
@@ -612,6 +622,7 @@ func TestFingerprintChange(t *testing.T) {
 }
 
 func TestPromptOnlyTurn(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.start(AgentOptions{}, "-resume")
 	var pool WarmPool

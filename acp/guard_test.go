@@ -132,6 +132,7 @@ func TestGeminiArgs(t *testing.T) {
 // An agent that names itself gemini-cli is started again with the policy
 // file; Stop removes it.
 func TestStartGeminiRestart(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.start(AgentOptions{}, "-name", agentGemini)
 	var inits []agentEvent
@@ -161,6 +162,7 @@ func mustCodexArgs() []string {
 // An agent that names itself codex-acp at initialize is started again
 // with the overrides, whatever its command; the turn reports the guard.
 func TestStartCodexRestart(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.start(AgentOptions{}, "-name", agentCodex)
 	var inits []agentEvent
@@ -203,6 +205,7 @@ func TestStartCodexRestart(t *testing.T) {
 // before anything is sent, and Start refuses an agent known to be
 // unguarded from initialize.
 func TestRequireGuard(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	var log lockedWriter
 	log.w = &bytes.Buffer{}

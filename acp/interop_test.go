@@ -139,7 +139,9 @@ func TestInteropRealAgents(t *testing.T) {
 				if time.Now().After(deadline) {
 					t.Fatalf("no tools/list answered within a minute; spy log:\n%s", data)
 				}
-				time.Sleep(200 * time.Millisecond)
+				// A file the server the agent started writes: nothing
+				// in this process to wait on.
+				time.Sleep(50 * time.Millisecond)
 			}
 
 			// Reopening a session the agent does not know falls back to a

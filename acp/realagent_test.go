@@ -290,7 +290,7 @@ func (r *liveRun) checkToolCalls(res *TurnResult, last agenttest.Request) {
 // agentero-context server and a scripted model on 127.0.0.1.
 func TestRealAgents(t *testing.T) {
 	dir := agentsDir(t)
-	for _, la := range agenttest.Agents {
+	for _, la := range agenttest.Agents() {
 		t.Run(la.Name, func(t *testing.T) {
 			r := newLiveRun(t, dir, la)
 			t.Run("conversation", r.conversation)
@@ -582,7 +582,7 @@ func (r *liveRun) hostile(t *testing.T) {
 		t.Fatal("the model got no turn request")
 	}
 	declared := ""
-	for _, name := range agenttest.ShellTools {
+	for _, name := range agenttest.ShellTools() {
 		if _, ok := reqs[0].Tool(name); ok {
 			declared = name
 		}
@@ -608,7 +608,7 @@ func (r *liveRun) hostile(t *testing.T) {
 	// The model hears back that the call did not run.
 	var got *agenttest.Result
 	for _, rr := range reqs[len(reqs)-1].TurnResults() {
-		if slices.Contains(agenttest.ShellTools, rr.Name) {
+		if slices.Contains(agenttest.ShellTools(), rr.Name) {
 			got = &rr
 		} else {
 			t.Logf("%s: the model got for %s: %.200s", r.la.Name, rr.Name, rr.Text)
@@ -873,10 +873,11 @@ func loadRecorded(t testing.TB, agent string) []declaration {
 // After a deliberate schema change, re-record with
 // `go test ./acp -run TestRealAgents -record-agents`.
 func TestRecordedToolDeclarations(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	_, srv := f.plan(false, "notes")
 	listed := listTools(t, srv)
-	for _, la := range agenttest.Agents {
+	for _, la := range agenttest.Agents() {
 		t.Run(la.Name, func(t *testing.T) {
 			decls := loadRecorded(t, la.Name)
 			if len(decls) != len(grant.Tools()) {
@@ -915,6 +916,7 @@ func (r *liveRun) checkDeclarations(srv Server) {
 // The check catches a changed schema, a dropped or undocumented property
 // and a changed description, and accepts the documented addition.
 func TestDeclarationProblems(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	_, srv := f.plan(false, "notes")
 	listed := listTools(t, srv)
@@ -964,7 +966,7 @@ func TestDeclarationProblems(t *testing.T) {
 //	go test ./acp -run '^$' -bench RealAgentTurn -benchtime 5x
 func BenchmarkRealAgentTurn(b *testing.B) {
 	dir := agentsDir(b)
-	for _, la := range agenttest.Agents {
+	for _, la := range agenttest.Agents() {
 		r := newLiveRun(b, dir, la)
 		a := r.start()
 		var prev *Record
@@ -1007,7 +1009,7 @@ func TestReconstructedDeclarations(t *testing.T) {
 	// mcp reconstructs the declarations of gemini-cli and Claude Code;
 	// Codex's are checked live and against their recording only.
 	files := map[string]string{"gemini": "gemini-cli.json", "claude": "claude-code.json"}
-	for _, la := range agenttest.Agents {
+	for _, la := range agenttest.Agents() {
 		if files[la.Name] == "" {
 			continue
 		}
@@ -1062,7 +1064,7 @@ func TestReconstructedDeclarations(t *testing.T) {
 //	go test ./acp -run '^$' -bench GuardedStart -benchtime 5x
 func BenchmarkGuardedStart(b *testing.B) {
 	dir := agentsDir(b)
-	for _, la := range []agenttest.Agent{agenttest.Codex, agenttest.GeminiCLI} {
+	for _, la := range []agenttest.Agent{agenttest.Codex(), agenttest.GeminiCLI()} {
 		r := newLiveRun(b, dir, la)
 		for _, keep := range []bool{true, false} {
 			name := la.Name + "/kept"

@@ -19,6 +19,8 @@ import (
 // whose objects nest a million deep in the library: both must answer and
 // exit cleanly.
 func TestProcessHostilePDFInLibrary(t *testing.T) {
+	// Server processes, a vault of its own, and no time bound.
+	t.Parallel()
 	vault := vaultfix.Sample(t)
 	for name, data := range map[string][]byte{
 		"deep-content": hostilepdf.DeepContentFlate(30 << 20),

@@ -26,18 +26,28 @@ type Agent struct {
 }
 
 // The agents .ci/real-agents.sh installs (versions pinned by
-// .ci/agents/package-lock.json).
-var (
-	// GeminiCLI is @google/gemini-cli 0.61.0.
-	GeminiCLI = Agent{Name: "gemini", API: Gemini, Bin: "gemini", Args: []string{"--acp"}}
-	// ClaudeCode is Claude Code through @agentclientprotocol/claude-agent-acp 0.101.0.
-	ClaudeCode = Agent{Name: "claude", API: Anthropic, Bin: "claude-agent-acp", Args: []string{}}
-	// Codex is Codex through @zed-industries/codex-acp 0.16.0 (its native
-	// binary comes in a platform package).
-	Codex = Agent{Name: "codex", API: OpenAI, Bin: "codex-acp", Args: []string{}, AuthMethod: "openai-api-key"}
-	// Agents lists the three.
-	Agents = []Agent{GeminiCLI, ClaudeCode, Codex}
-)
+// .ci/agents/package-lock.json). Each call returns a fresh value, so that a
+// test that changes one (its Args, say) cannot change it for the others.
+
+// GeminiCLI returns @google/gemini-cli 0.61.0.
+func GeminiCLI() Agent {
+	return Agent{Name: "gemini", API: Gemini, Bin: "gemini", Args: []string{"--acp"}}
+}
+
+// ClaudeCode returns Claude Code through
+// @agentclientprotocol/claude-agent-acp 0.101.0.
+func ClaudeCode() Agent {
+	return Agent{Name: "claude", API: Anthropic, Bin: "claude-agent-acp", Args: []string{}}
+}
+
+// Codex returns Codex through @zed-industries/codex-acp 0.16.0 (its native
+// binary comes in a platform package).
+func Codex() Agent {
+	return Agent{Name: "codex", API: OpenAI, Bin: "codex-acp", Args: []string{}, AuthMethod: "openai-api-key"}
+}
+
+// Agents returns the three.
+func Agents() []Agent { return []Agent{GeminiCLI(), ClaudeCode(), Codex()} }
 
 // Exe returns the agent's executable in the install folder dir.
 func (a Agent) Exe(dir string) string { return filepath.Join(dir, "node_modules", ".bin", a.Bin) }
@@ -58,7 +68,7 @@ func Require(tb testing.TB, root string) string {
 	if dir == "" {
 		dir = filepath.Join(root, ".cache", "agents")
 	}
-	for _, a := range Agents {
+	for _, a := range Agents() {
 		if _, err := os.Stat(a.Exe(dir)); err != nil {
 			msg := fmt.Sprintf("real agents not installed in %s (%s missing): run .ci/real-agents.sh to install the pinned versions", dir, a.Bin)
 			if _, npmErr := exec.LookPath("npm"); npmErr == nil && os.Getenv("CI") == "true" {

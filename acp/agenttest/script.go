@@ -48,26 +48,28 @@ const (
 // OutsideGrant is a paper of the sample Vault that no test grants.
 const OutsideGrant = "papers/vision/resnet-like"
 
-// ShellTools are the agents' shell tools, for the hostile script:
+// ShellTools returns the agents' shell tools, for the hostile script:
 // gemini-cli's, Claude Code's, and Codex's (exec_command with unified exec,
 // shell and shell_command otherwise).
-var ShellTools = []string{"run_shell_command", "Bash", "exec_command", "shell", "shell_command"}
+func ShellTools() []string {
+	return []string{"run_shell_command", "Bash", "exec_command", "shell", "shell_command"}
+}
 
-// ReadTools are the agents' own file-reading tools: Claude Code's and
+// ReadTools returns the agents' own file-reading tools: Claude Code's and
 // gemini-cli's.
-var ReadTools = []string{"Read", "read_file"}
+func ReadTools() []string { return []string{"Read", "read_file"} }
 
 // readCalls are calls of the agent's read tools (those declared, else all
 // of them) on the file.
 func readCalls(req Request, file string) []Call {
 	var calls []Call
-	for _, name := range ReadTools {
+	for _, name := range ReadTools() {
 		if _, ok := req.Tool(name); ok {
 			calls = append(calls, Call{Name: name, Args: map[string]any{"file_path": file}})
 		}
 	}
 	if len(calls) == 0 {
-		for _, name := range ReadTools {
+		for _, name := range ReadTools() {
 			calls = append(calls, Call{Name: name, Args: map[string]any{"file_path": file}})
 		}
 	}
@@ -187,10 +189,10 @@ func Research(marker string, secrets ...string) Script {
 				return Reply{Text: "The shell call came back: " + results[0].Text}
 			}
 			cmd := Hostile(marker, secrets...)
-			for _, name := range ShellTools {
+			for _, name := range ShellTools() {
 				if sh, ok := req.Tool(name); ok {
 					calls := []Call{shellCall(sh.Name, cmd)}
-					for _, rt := range ReadTools {
+					for _, rt := range ReadTools() {
 						if _, ok := req.Tool(rt); ok && len(secrets) > 0 {
 							calls = append(calls, Call{Name: rt, Args: map[string]any{"file_path": secrets[0]}})
 						}
@@ -199,7 +201,7 @@ func Research(marker string, secrets ...string) Script {
 				}
 			}
 			var calls []Call
-			for _, name := range ShellTools {
+			for _, name := range ShellTools() {
 				calls = append(calls, shellCall(name, cmd))
 			}
 			if len(secrets) > 0 {

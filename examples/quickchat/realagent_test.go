@@ -26,7 +26,7 @@ import (
 // returned.
 func TestRealAgentsQuickchat(t *testing.T) {
 	dir := agenttest.Require(t, filepath.Join("..", ".."))
-	for _, a := range agenttest.Agents {
+	for _, a := range agenttest.Agents() {
 		t.Run(a.Name, func(t *testing.T) {
 			model := agenttest.New(a.API, agenttest.Research(filepath.Join(t.TempDir(), "marker")))
 			defer model.Close()

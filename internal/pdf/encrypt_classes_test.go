@@ -318,7 +318,9 @@ func TestEncryptedMatchPdftotext(t *testing.T) {
 				name += ", an attachment"
 			}
 			t.Run(name, func(t *testing.T) {
-				path := filepath.Join(dir, "enc.pdf")
+				// Each case waits on qpdf and pdftotext, in a folder of its own.
+				t.Parallel()
+				path := filepath.Join(t.TempDir(), "enc.pdf")
 				if c.v4 != nil {
 					if err := os.WriteFile(path, encryptV4(t, src, *c.v4), 0o644); err != nil {
 						t.Fatal(err)
@@ -349,7 +351,7 @@ func TestEncryptedMatchPdftotext(t *testing.T) {
 				}
 				refPath := path
 				if c.viaQpdf {
-					refPath = filepath.Join(dir, "decrypted.pdf")
+					refPath = filepath.Join(filepath.Dir(path), "decrypted.pdf")
 					if out, err := exec.Command(qpdf, "--decrypt", path, refPath).CombinedOutput(); err != nil {
 						t.Fatalf("qpdf --decrypt: %v\n%s", err, out)
 					}

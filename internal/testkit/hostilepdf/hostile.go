@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Case is one hostile document.
@@ -26,7 +27,7 @@ type Case struct {
 // Cases returns one case per class of attack, at the sizes the issue
 // tracker reported (or larger).
 func Cases() []Case {
-	return []Case{
+	cases := []Case{
 		{"content arrays nested 1M deep", func() []byte { return DeepContent("[", 1<<20) }},
 		{"content dictionaries nested 1M deep", func() []byte { return DeepContent("<<", 1<<20) }},
 		{"content arrays nested 30M deep, compressed", func() []byte { return DeepContentFlate(30 << 20) }},
@@ -59,6 +60,35 @@ func Cases() []Case {
 		{"300,000 small objects", func() []byte { return ManyObjects(300_000) }},
 		{"300,000 small objects, no cross-reference table", func() []byte { return NoXRef(ManyObjects(300_000)) }},
 	}
+	for i := range cases {
+		cases[i].Make = keep(cases[i].Name, cases[i].Make)
+	}
+	return cases
+}
+
+// maxKept is the largest document keep holds on to. The small ones are
+// the costly ones to make (a GiB of zeros compressed, thousands of
+// compressed pages); the large ones are written out fast, and held they
+// would weigh on the process that reads them.
+const maxKept = 4 << 20
+
+// kept holds the documents of the cases made so far, by case name.
+var kept sync.Map
+
+// keep returns build, remembering what it returns when that is at most
+// maxKept bytes: tests of several readers make every case, and a case
+// made again is made the same. Each call returns a copy of its own.
+func keep(name string, build func() []byte) func() []byte {
+	return func() []byte {
+		if data, ok := kept.Load(name); ok {
+			return bytes.Clone(data.([]byte))
+		}
+		data := build()
+		if len(data) <= maxKept {
+			kept.Store(name, bytes.Clone(data))
+		}
+		return data
+	}
 }
 
 // writer assembles a PDF from object sources, numbered from 1 in the order
@@ -89,13 +119,48 @@ func (w *writer) flate(r io.Reader) int { return w.flateDict("", r) }
 // flateDict adds a FlateDecode stream of what r yields, with the entries
 // of dict besides.
 func (w *writer) flateDict(dict string, r io.Reader) int {
+	return w.stream(strings.TrimSpace(dict+" /Filter /FlateDecode"), zlibBytes(r))
+}
+
+// flateRun adds a FlateDecode stream of n bytes c.
+func (w *writer) flateRun(c byte, n int64) int {
+	return w.stream("/Filter /FlateDecode", zlibRun(c, n))
+}
+
+// zlibBytes returns the zlib stream of what r yields, at the best
+// compression.
+func zlibBytes(r io.Reader) []byte {
 	var b bytes.Buffer
 	z, _ := zlib.NewWriterLevel(&b, zlib.BestCompression)
 	if _, err := io.Copy(z, r); err != nil {
 		panic(err) // readers here are in memory
 	}
 	z.Close()
-	return w.stream(strings.TrimSpace(dict+" /Filter /FlateDecode"), b.Bytes())
+	return b.Bytes()
+}
+
+// runKey names a run of n bytes c.
+type runKey struct {
+	c byte
+	n int64
+}
+
+// zlibRuns holds the zlib streams zlibRun made, by run: about a
+// thousandth of the run each.
+var zlibRuns sync.Map
+
+// zlibRun returns the zlib stream of n bytes c, compressed once per
+// process: a GiB of zeros takes seconds to compress, and the same run
+// recurs (eight times in one BrokenXRefObjectStreams document). The
+// stream is shared: callers copy it, never change it.
+func zlibRun(c byte, n int64) []byte {
+	key := runKey{c, n}
+	if z, ok := zlibRuns.Load(key); ok {
+		return z.([]byte)
+	}
+	z := zlibBytes(repeat(c, n))
+	zlibRuns.Store(key, z)
+	return z
 }
 
 func (w *writer) bytes(root int) []byte {
@@ -201,7 +266,7 @@ func ManyPages(n int) []byte {
 // FlateBomb is a page whose content stream decodes to size zero bytes.
 func FlateBomb(size int64) []byte {
 	w := &writer{}
-	return onePage(w.flate(repeat(0, size)), w)
+	return onePage(w.flateRun(0, size), w)
 }
 
 // HugeStream is a page whose uncompressed content stream is size bytes of
@@ -359,7 +424,7 @@ func DeepObjectStream(depth int) []byte {
 // again.
 func SharedStream(pages int, size int64) []byte {
 	w := &writer{}
-	c := w.flate(repeat(' ', size))
+	c := w.flateRun(' ', size)
 	contents := make([]int, pages)
 	for i := range contents {
 		contents[i] = c
@@ -401,13 +466,7 @@ func BrokenXRefObjectStreams(n int, size int64) []byte {
 	w := &writer{}
 	text := w.stream("", []byte("BT /F1 10 Tf 72 700 Td (still here) Tj ET"))
 	for range n {
-		var b bytes.Buffer
-		z, _ := zlib.NewWriterLevel(&b, zlib.BestCompression)
-		if _, err := io.Copy(z, repeat(0, size)); err != nil {
-			panic(err)
-		}
-		z.Close()
-		w.stream("/Type /ObjStm /N 1 /First 10 /Filter /FlateDecode", b.Bytes())
+		w.stream("/Type /ObjStm /N 1 /First 10 /Filter /FlateDecode", zlibRun(0, size))
 	}
 	data := onePage(text, w)
 	return regexp.MustCompile(`(?m)^\d{10} 00000 n`).ReplaceAll(data, []byte("0000000017 00000 n"))

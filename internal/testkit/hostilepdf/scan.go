@@ -29,7 +29,7 @@ func FlateScan(w, h int, levels ...byte) []byte {
 	var contents []int
 	var xobjects string
 	for i, level := range levels {
-		img := wr.flate(repeat(level, int64(w)*int64(h)))
+		img := wr.flateRun(level, int64(w)*int64(h))
 		wr.objs[img-1] = bytes.Replace(wr.objs[img-1], []byte("<< /Filter /FlateDecode"),
 			fmt.Appendf(nil, "<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode", w, h), 1)
 		xobjects += fmt.Sprintf(" /Im%d %d 0 R", i, img)
