@@ -2,6 +2,9 @@ package pdf
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -282,5 +285,44 @@ func TestMarkRowsAndFormulas(t *testing.T) {
 	want := []string{"A2 cell B2 cell C2 cell A3 cell B3 cell C3 cell", "x - a / b * c", "E = mc2 + 1"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("marked texts (-want +got):\n%s", diff)
+	}
+}
+
+// TestMarkEdgeCutsLine: a highlight whose edges cut lines takes the
+// glyphs whose middles it covers (a third of their size over their
+// baseline), as a reader sees it cover them: not a line it covers under
+// its baseline only, and a line it covers down to just over its
+// baseline. pdftotext takes a glyph by its baseline, the other way round
+// for both; the box moved down by a third of the text's size reads as
+// the mark (where pdftotext is installed), as
+// TestCorpusMarksRowsAndFormulas counts such marks apart.
+func TestMarkEdgeCutsLine(t *testing.T) {
+	// Helvetica 12 pt, baselines at 700 and 686: the box, 688–701, holds
+	// the upper line's baseline and the lower line's middle (690).
+	content := "BT /F1 12 Tf 72 700 Td (upper line text) Tj 0 -14 Td (lower line text) Tj ET"
+	annot := "<< /Type /Annot /Subtype /Highlight /Rect [70 688 300 701] /QuadPoints [70 701 300 701 70 688 300 688] >>"
+	data := simpleDoc([]page{{content: content, annots: annot}}, "", "", nil)
+	pg := mustExtract(t, data).Pages[0]
+	if len(pg.Marks) != 1 || pg.Marks[0].Text != "lower line text" {
+		t.Fatalf("marks %+v, want one reading %q", pg.Marks, "lower line text")
+	}
+	bin, err := exec.LookPath("pdftotext")
+	if err != nil {
+		t.Skip("pdftotext is not installed")
+	}
+	path := filepath.Join(t.TempDir(), "edge.pdf")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The box from the page's top left (792 points high), then moved
+	// down by 4 points.
+	for _, c := range []struct{ y, want string }{{"91", "upper line text"}, {"95", "lower line text"}} {
+		out, err := exec.Command(bin, "-x", "70", "-y", c.y, "-W", "230", "-H", "13", path, "-").Output()
+		if err != nil {
+			t.Fatalf("pdftotext: %v", err)
+		}
+		if got := strings.TrimSpace(strings.ReplaceAll(string(out), "\f", "")); got != c.want {
+			t.Errorf("pdftotext of the box from %s pt: %q, want %q", c.y, got, c.want)
+		}
 	}
 }
