@@ -326,30 +326,54 @@ func markTexts(marks []Mark, at [][2]float64, sels []markSel, blocks [][]*textLi
 const maxCellParts = 256
 
 // markRows arranges the covered parts of a mark's lines (in the page's
-// order) into the lines its text reads: the parts in one quadrilateral
-// as cells (cellLines), in the quadrilaterals' order; a part in none (its
-// glyphs in two, or set vertically) after the part before it.
+// order) into the lines its text reads: each part cut at its wide gaps
+// (cutWide), the pieces in one quadrilateral as cells (cellLines), in the
+// quadrilaterals' order; a piece in none (its glyphs in two, or set
+// vertically) after the piece before it. A piece in two quadrilaterals
+// that overlap (a row's box reaching over the next row's line) is in the
+// one whose vertical middle is nearest its own.
 func markRows(parts []*textLine, quads [][4]float64, work *int) []*textLine {
 	quadOf := func(p *textLine) int {
 		if p.frags[0].dir != 0 {
 			return -1
 		}
-		x, y := (p.x0+p.x1)/2, p.y+0.33*p.size
-		for i, q := range quads {
-			if x >= q[0] && x <= q[2] && y >= q[1] && y <= q[3] {
-				return i
+		// The middle of its largest fragment: a piece of a line the
+		// layout joined over two baselines keeps the line's.
+		f := p.frags[0]
+		for _, g := range p.frags {
+			if g.size > f.size {
+				f = g
 			}
 		}
-		return -1
+		x, y := (p.x0+p.x1)/2, f.y+0.33*f.size
+		best, off := -1, math.Inf(1)
+		for i, q := range quads {
+			if x >= q[0] && x <= q[2] && y >= q[1] && y <= q[3] {
+				if d := math.Abs(y - (q[1]+q[3])/2); d < off {
+					best, off = i, d
+				}
+			}
+		}
+		return best
 	}
 	type group struct {
 		key   int
 		parts []*textLine
 	}
+	// A part is placed piece by piece (cutWide): a line the page's
+	// layout joined over cells of two rows set on staggered baselines.
+	var pieces []*textLine
+	for _, p := range parts {
+		if p.frags[0].dir != 0 {
+			pieces = append(pieces, p)
+			continue
+		}
+		pieces = append(pieces, cutWide(p)...)
+	}
 	var groups []*group
 	at := map[int]*group{}
 	key := -1
-	for _, p := range parts {
+	for _, p := range pieces {
 		q := quadOf(p)
 		if g, ok := at[q]; ok && q >= 0 {
 			g.parts = append(g.parts, p)

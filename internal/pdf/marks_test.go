@@ -326,3 +326,31 @@ func TestMarkEdgeCutsLine(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkOverlappingQuads: a highlight over two rows of a table whose
+// quadrilaterals overlap (a row's box reaches down over the next row's
+// first line where one of its cells is set on two lines around the row's
+// middle) reads each line in the row whose quadrilateral's middle it is
+// nearest: the second row's first cell after the first row, not inside
+// it.
+func TestMarkOverlappingQuads(t *testing.T) {
+	// Helvetica 10 pt. Row 1: A1 at 697, its cell B1 on two lines, 704
+	// and 690; row 2: A2 at 686, B2 at 676. A2's middle (689.3) lies in
+	// both quadrilaterals, B1's second line's (693.3) too.
+	var c strings.Builder
+	c.WriteString("BT /F1 10 Tf ")
+	for _, l := range []struct {
+		x, y int
+		s    string
+	}{{72, 697, "A1 cell"}, {200, 704, "B1 top"}, {200, 690, "B1 low"}, {72, 686, "A2 cell"}, {200, 676, "B2 cell"}} {
+		fmt.Fprintf(&c, "1 0 0 1 %d %d Tm (%s) Tj ", l.x, l.y, l.s)
+	}
+	c.WriteString("ET")
+	annot := "<< /Type /Annot /Subtype /Highlight /Rect [70 672 300 712] /QuadPoints [70 712 300 712 70 686 300 686 70 694 300 694 70 672 300 672] >>"
+	data := simpleDoc([]page{{content: c.String(), annots: annot}}, "", "", nil)
+	pg := mustExtract(t, data).Pages[0]
+	want := "A1 cell B1 top B1 low A2 cell B2 cell"
+	if len(pg.Marks) != 1 || pg.Marks[0].Text != want {
+		t.Errorf("marks %+v, want one reading %q", pg.Marks, want)
+	}
+}
