@@ -407,12 +407,17 @@ func markRows(parts []*textLine, quads [][4]float64, work *int) []*textLine {
 // pieces compared (work) reach maxMarkTests, the parts read in the
 // page's order.
 func cellLines(parts []*textLine, work *int) []*textLine {
-	if len(parts) == 1 {
-		return parts
-	}
 	var pieces []*textLine
+	stacked := false
 	for _, p := range parts {
-		pieces = append(pieces, cutWide(p)...)
+		for _, c := range cutWide(p) {
+			ps := splitStacked(c)
+			stacked = stacked || len(ps) > 1
+			pieces = append(pieces, ps...)
+		}
+	}
+	if len(parts) == 1 && !stacked {
+		return parts
 	}
 	if n := len(pieces); n > maxCellParts || *work+n*n > maxMarkTests {
 		return parts
@@ -495,6 +500,51 @@ func cutWide(p *textLine) []*textLine {
 		}
 		cur.frags = append(cur.frags, f)
 		cur.x1 = math.Max(cur.x1, f.x1)
+	}
+	return out
+}
+
+// splitStacked cuts a piece of a line whose fragments stack — two that
+// overlap horizontally by half the narrower one, their baselines half
+// the larger size apart or more: a fraction the page's layout joined
+// into one line — into a piece per stacked fragment, on its own
+// baseline, and runs of the fragments between them; cellLines then reads
+// the fraction's lines top to bottom as one cell. A piece with no
+// stacked fragments, or more than maxCellParts, is kept whole: a script
+// beside its base stays on its line.
+func splitStacked(p *textLine) []*textLine {
+	fs := p.frags // left to right (cutWide)
+	if len(fs) < 2 || len(fs) > maxCellParts {
+		return []*textLine{p}
+	}
+	stacked := make([]bool, len(fs))
+	found := false
+	for i, a := range fs {
+		for k := i + 1; k < len(fs); k++ {
+			b := fs[k]
+			over := math.Min(a.x1, b.x1) - math.Max(a.x0, b.x0)
+			if over > 0.5*math.Min(a.x1-a.x0, b.x1-b.x0) && math.Abs(a.y-b.y) >= 0.5*math.Max(a.size, b.size) {
+				stacked[i], stacked[k], found = true, true, true
+			}
+		}
+	}
+	if !found {
+		return []*textLine{p}
+	}
+	var out []*textLine
+	var run *textLine
+	for i, f := range fs {
+		if stacked[i] {
+			out = append(out, &textLine{frags: []*frag{f}, y: f.y, size: f.size, x0: f.x0, x1: f.x1})
+			run = nil
+			continue
+		}
+		if run == nil {
+			run = &textLine{y: p.y, size: p.size, x0: f.x0, x1: f.x1}
+			out = append(out, run)
+		}
+		run.frags = append(run.frags, f)
+		run.x1 = math.Max(run.x1, f.x1)
 	}
 	return out
 }

@@ -354,3 +354,33 @@ func TestMarkOverlappingQuads(t *testing.T) {
 		t.Errorf("marks %+v, want one reading %q", pg.Marks, want)
 	}
 }
+
+// TestMarkStackedFraction: a highlight over a formula whose fraction the
+// page's layout joins into one line ("dxd" for d over dx) reads the
+// fraction's lines top to bottom in its place; scripts stacked over and
+// under a base read after it, the upper first. (pdftotext reads the
+// fraction's box otherwise: the numerator and what follows it on a line
+// over the rest.)
+func TestMarkStackedFraction(t *testing.T) {
+	for _, c := range []struct{ name, content, page, want string }{
+		{
+			"fraction", "BT /F1 12 Tf 1 0 0 1 100 400 Tm (y =) Tj /F1 9 Tf 1 0 0 1 125 404 Tm (d) Tj 1 0 0 1 122 396 Tm (dx) Tj /F1 12 Tf 1 0 0 1 138 400 Tm (f\\(x\\) + 1) Tj ET",
+			"y = dxd f(x) + 1", "y = d dx f(x) + 1",
+		},
+		{
+			"scripts", "BT /F1 12 Tf 1 0 0 1 100 400 Tm (y = x) Tj /F1 8 Tf 1 0 0 1 130 396 Tm (i) Tj 1 0 0 1 130 405 Tm (2) Tj /F1 12 Tf 1 0 0 1 138 400 Tm (+ 1) Tj ET",
+			"y = x 2i + 1", "y = x 2 i + 1",
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			annot := "<< /Type /Annot /Subtype /Highlight /Rect [96 388 190 420] /QuadPoints [96 420 190 420 96 388 190 388] >>"
+			pg := mustExtract(t, simpleDoc([]page{{content: c.content, annots: annot}}, "", "", nil)).Pages[0]
+			if pg.Text != c.page {
+				t.Fatalf("page text %q, want %q: the test wants the layout to join the lines", pg.Text, c.page)
+			}
+			if len(pg.Marks) != 1 || pg.Marks[0].Text != c.want {
+				t.Errorf("marks %+v, want one reading %q", pg.Marks, c.want)
+			}
+		})
+	}
+}
