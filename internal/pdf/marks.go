@@ -411,7 +411,7 @@ func cellLines(parts []*textLine, work *int) []*textLine {
 	stacked := false
 	for _, p := range parts {
 		for _, c := range cutWide(p) {
-			ps := splitStacked(c)
+			ps := splitStacked(c, work)
 			stacked = stacked || len(ps) > 1
 			pieces = append(pieces, ps...)
 		}
@@ -510,13 +510,16 @@ func cutWide(p *textLine) []*textLine {
 // into one line — into a piece per stacked fragment, on its own
 // baseline, and runs of the fragments between them; cellLines then reads
 // the fraction's lines top to bottom as one cell. A piece with no
-// stacked fragments, or more than maxCellParts, is kept whole: a script
-// beside its base stays on its line.
-func splitStacked(p *textLine) []*textLine {
+// stacked fragments is kept whole: a script beside its base stays on
+// its line. So is one of more than maxCellParts fragments, or once the
+// page's pairs compared (work) would pass maxMarkTests.
+func splitStacked(p *textLine, work *int) []*textLine {
 	fs := p.frags // left to right (cutWide)
-	if len(fs) < 2 || len(fs) > maxCellParts {
+	n := len(fs)
+	if n < 2 || n > maxCellParts || *work+n*n > maxMarkTests {
 		return []*textLine{p}
 	}
+	*work += n * n
 	stacked := make([]bool, len(fs))
 	found := false
 	for i, a := range fs {
