@@ -324,30 +324,54 @@ func markTexts(marks []Mark, at [][2]float64, sels []markSel, blocks [][]*textLi
 const maxCellParts = 256
 
 // markRows arranges the covered parts of a mark's lines (in the page's
-// order) into the lines its text reads: the parts in one quadrilateral
-// as cells (cellLines), in the quadrilaterals' order; a part in none (its
-// glyphs in two, or set vertically) after the part before it.
+// order) into the lines its text reads: each part cut at its wide gaps
+// (cutWide), the pieces in one quadrilateral as cells (cellLines), in the
+// quadrilaterals' order; a piece in none (its glyphs in two, or set
+// vertically) after the piece before it. A piece in two quadrilaterals
+// that overlap (a row's box reaching over the next row's line) is in the
+// one whose vertical middle is nearest its own.
 func markRows(parts []*textLine, quads [][4]float64, work *int) []*textLine {
 	quadOf := func(p *textLine) int {
 		if p.frags[0].dir != 0 {
 			return -1
 		}
-		x, y := (p.x0+p.x1)/2, p.y+0.33*p.size
-		for i, q := range quads {
-			if x >= q[0] && x <= q[2] && y >= q[1] && y <= q[3] {
-				return i
+		// The middle of its largest fragment: a piece of a line the
+		// layout joined over two baselines keeps the line's.
+		f := p.frags[0]
+		for _, g := range p.frags {
+			if g.size > f.size {
+				f = g
 			}
 		}
-		return -1
+		x, y := (p.x0+p.x1)/2, f.y+0.33*f.size
+		best, off := -1, math.Inf(1)
+		for i, q := range quads {
+			if x >= q[0] && x <= q[2] && y >= q[1] && y <= q[3] {
+				if d := math.Abs(y - (q[1]+q[3])/2); d < off {
+					best, off = i, d
+				}
+			}
+		}
+		return best
 	}
 	type group struct {
 		key   int
 		parts []*textLine
 	}
+	// A part is placed piece by piece (cutWide): a line the page's
+	// layout joined over cells of two rows set on staggered baselines.
+	var pieces []*textLine
+	for _, p := range parts {
+		if p.frags[0].dir != 0 {
+			pieces = append(pieces, p)
+			continue
+		}
+		pieces = append(pieces, cutWide(p)...)
+	}
 	var groups []*group
 	at := map[int]*group{}
 	key := -1
-	for _, p := range parts {
+	for _, p := range pieces {
 		q := quadOf(p)
 		if g, ok := at[q]; ok && q >= 0 {
 			g.parts = append(g.parts, p)
@@ -381,12 +405,17 @@ func markRows(parts []*textLine, quads [][4]float64, work *int) []*textLine {
 // pieces compared (work) reach maxMarkTests, the parts read in the
 // page's order.
 func cellLines(parts []*textLine, work *int) []*textLine {
-	if len(parts) == 1 {
-		return parts
-	}
 	var pieces []*textLine
+	stacked := false
 	for _, p := range parts {
-		pieces = append(pieces, cutWide(p)...)
+		for _, c := range cutWide(p) {
+			ps := splitStacked(c, work)
+			stacked = stacked || len(ps) > 1
+			pieces = append(pieces, ps...)
+		}
+	}
+	if len(parts) == 1 && !stacked {
+		return parts
 	}
 	if n := len(pieces); n > maxCellParts || *work+n*n > maxMarkTests {
 		return parts
@@ -469,6 +498,54 @@ func cutWide(p *textLine) []*textLine {
 		}
 		cur.frags = append(cur.frags, f)
 		cur.x1 = math.Max(cur.x1, f.x1)
+	}
+	return out
+}
+
+// splitStacked cuts a piece of a line whose fragments stack — two that
+// overlap horizontally by half the narrower one, their baselines half
+// the larger size apart or more: a fraction the page's layout joined
+// into one line — into a piece per stacked fragment, on its own
+// baseline, and runs of the fragments between them; cellLines then reads
+// the fraction's lines top to bottom as one cell. A piece with no
+// stacked fragments is kept whole: a script beside its base stays on
+// its line. So is one of more than maxCellParts fragments, or once the
+// page's pairs compared (work) would pass maxMarkTests.
+func splitStacked(p *textLine, work *int) []*textLine {
+	fs := p.frags // left to right (cutWide)
+	n := len(fs)
+	if n < 2 || n > maxCellParts || *work+n*n > maxMarkTests {
+		return []*textLine{p}
+	}
+	*work += n * n
+	stacked := make([]bool, len(fs))
+	found := false
+	for i, a := range fs {
+		for k := i + 1; k < len(fs); k++ {
+			b := fs[k]
+			over := math.Min(a.x1, b.x1) - math.Max(a.x0, b.x0)
+			if over > 0.5*math.Min(a.x1-a.x0, b.x1-b.x0) && math.Abs(a.y-b.y) >= 0.5*math.Max(a.size, b.size) {
+				stacked[i], stacked[k], found = true, true, true
+			}
+		}
+	}
+	if !found {
+		return []*textLine{p}
+	}
+	var out []*textLine
+	var run *textLine
+	for i, f := range fs {
+		if stacked[i] {
+			out = append(out, &textLine{frags: []*frag{f}, y: f.y, size: f.size, x0: f.x0, x1: f.x1})
+			run = nil
+			continue
+		}
+		if run == nil {
+			run = &textLine{y: p.y, size: p.size, x0: f.x0, x1: f.x1}
+			out = append(out, run)
+		}
+		run.frags = append(run.frags, f)
+		run.x1 = math.Max(run.x1, f.x1)
 	}
 	return out
 }

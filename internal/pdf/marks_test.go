@@ -2,6 +2,9 @@ package pdf
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -264,5 +267,102 @@ func TestMarkRowsAndFormulas(t *testing.T) {
 	want := []string{"A2 cell B2 cell C2 cell A3 cell B3 cell C3 cell", "x - a / b * c", "E = mc2 + 1"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("marked texts (-want +got):\n%s", diff)
+	}
+}
+
+// TestMarkEdgeCutsLine: a highlight whose edges cut lines takes the
+// glyphs whose middles it covers (a third of their size over their
+// baseline), as a reader sees it cover them: not a line it covers under
+// its baseline only, and a line it covers down to just over its
+// baseline. pdftotext takes a glyph by its baseline, the other way round
+// for both; the box moved down by a third of the text's size reads as
+// the mark (where pdftotext is installed), as
+// TestCorpusMarksRowsAndFormulas counts such marks apart.
+func TestMarkEdgeCutsLine(t *testing.T) {
+	// Helvetica 12 pt, baselines at 700 and 686: the box, 688–701, holds
+	// the upper line's baseline and the lower line's middle (690).
+	content := "BT /F1 12 Tf 72 700 Td (upper line text) Tj 0 -14 Td (lower line text) Tj ET"
+	annot := "<< /Type /Annot /Subtype /Highlight /Rect [70 688 300 701] /QuadPoints [70 701 300 701 70 688 300 688] >>"
+	data := simpleDoc([]page{{content: content, annots: annot}}, "", "", nil)
+	pg := mustExtract(t, data).Pages[0]
+	if len(pg.Marks) != 1 || pg.Marks[0].Text != "lower line text" {
+		t.Fatalf("marks %+v, want one reading %q", pg.Marks, "lower line text")
+	}
+	bin, err := exec.LookPath("pdftotext")
+	if err != nil {
+		t.Skip("pdftotext is not installed")
+	}
+	path := filepath.Join(t.TempDir(), "edge.pdf")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The box from the page's top left (792 points high), then moved
+	// down by 4 points.
+	for _, c := range []struct{ y, want string }{{"91", "upper line text"}, {"95", "lower line text"}} {
+		out, err := exec.Command(bin, "-x", "70", "-y", c.y, "-W", "230", "-H", "13", path, "-").Output()
+		if err != nil {
+			t.Fatalf("pdftotext: %v", err)
+		}
+		if got := strings.TrimSpace(strings.ReplaceAll(string(out), "\f", "")); got != c.want {
+			t.Errorf("pdftotext of the box from %s pt: %q, want %q", c.y, got, c.want)
+		}
+	}
+}
+
+// TestMarkOverlappingQuads: a highlight over two rows of a table whose
+// quadrilaterals overlap (a row's box reaches down over the next row's
+// first line where one of its cells is set on two lines around the row's
+// middle) reads each line in the row whose quadrilateral's middle it is
+// nearest: the second row's first cell after the first row, not inside
+// it.
+func TestMarkOverlappingQuads(t *testing.T) {
+	// Helvetica 10 pt. Row 1: A1 at 697, its cell B1 on two lines, 704
+	// and 690; row 2: A2 at 686, B2 at 676. A2's middle (689.3) lies in
+	// both quadrilaterals, B1's second line's (693.3) too.
+	var c strings.Builder
+	c.WriteString("BT /F1 10 Tf ")
+	for _, l := range []struct {
+		x, y int
+		s    string
+	}{{72, 697, "A1 cell"}, {200, 704, "B1 top"}, {200, 690, "B1 low"}, {72, 686, "A2 cell"}, {200, 676, "B2 cell"}} {
+		fmt.Fprintf(&c, "1 0 0 1 %d %d Tm (%s) Tj ", l.x, l.y, l.s)
+	}
+	c.WriteString("ET")
+	annot := "<< /Type /Annot /Subtype /Highlight /Rect [70 672 300 712] /QuadPoints [70 712 300 712 70 686 300 686 70 694 300 694 70 672 300 672] >>"
+	data := simpleDoc([]page{{content: c.String(), annots: annot}}, "", "", nil)
+	pg := mustExtract(t, data).Pages[0]
+	want := "A1 cell B1 top B1 low A2 cell B2 cell"
+	if len(pg.Marks) != 1 || pg.Marks[0].Text != want {
+		t.Errorf("marks %+v, want one reading %q", pg.Marks, want)
+	}
+}
+
+// TestMarkStackedFraction: a highlight over a formula whose fraction the
+// page's layout joins into one line ("dxd" for d over dx) reads the
+// fraction's lines top to bottom in its place; scripts stacked over and
+// under a base read after it, the upper first. (pdftotext reads the
+// fraction's box otherwise: the numerator and what follows it on a line
+// over the rest.)
+func TestMarkStackedFraction(t *testing.T) {
+	for _, c := range []struct{ name, content, page, want string }{
+		{
+			"fraction", "BT /F1 12 Tf 1 0 0 1 100 400 Tm (y =) Tj /F1 9 Tf 1 0 0 1 125 404 Tm (d) Tj 1 0 0 1 122 396 Tm (dx) Tj /F1 12 Tf 1 0 0 1 138 400 Tm (f\\(x\\) + 1) Tj ET",
+			"y = dxd f(x) + 1", "y = d dx f(x) + 1",
+		},
+		{
+			"scripts", "BT /F1 12 Tf 1 0 0 1 100 400 Tm (y = x) Tj /F1 8 Tf 1 0 0 1 130 396 Tm (i) Tj 1 0 0 1 130 405 Tm (2) Tj /F1 12 Tf 1 0 0 1 138 400 Tm (+ 1) Tj ET",
+			"y = x 2i + 1", "y = x 2 i + 1",
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			annot := "<< /Type /Annot /Subtype /Highlight /Rect [96 388 190 420] /QuadPoints [96 420 190 420 96 388 190 388] >>"
+			pg := mustExtract(t, simpleDoc([]page{{content: c.content, annots: annot}}, "", "", nil)).Pages[0]
+			if pg.Text != c.page {
+				t.Fatalf("page text %q, want %q: the test wants the layout to join the lines", pg.Text, c.page)
+			}
+			if len(pg.Marks) != 1 || pg.Marks[0].Text != c.want {
+				t.Errorf("marks %+v, want one reading %q", pg.Marks, c.want)
+			}
+		})
 	}
 }
