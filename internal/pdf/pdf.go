@@ -129,8 +129,10 @@ type LimitError = object.LimitError
 // letters they present, and files whose streams or strings an Identity
 // crypt filter leaves in clear, which pdfcpu alone turned into noise,
 // and passes through the codes of an embedded Type 1 program's own
-// glyph names that have no text.
-const Version = 13
+// glyph names that have no text; version 14 reads a mark over table
+// rows or a formula piece by piece, each piece in the quadrilateral
+// nearest it, with a fraction's stacked parts apart.
+const Version = 14
 
 // Options bounds one extraction. The zero value (or a nil *Options) means
 // DefaultMaxBytes, DefaultTimeout and DefaultMaxPages. The fixed limits
