@@ -70,6 +70,13 @@ func (c *calls) pause(ctx context.Context) (resume func()) {
 	return func() { c.add(1) }
 }
 
+// inFlight reports whether a call runs now, not paused.
+func (c *calls) inFlight() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n > 0
+}
+
 // add changes the count by d.
 func (c *calls) add(d int) {
 	c.mu.Lock()
