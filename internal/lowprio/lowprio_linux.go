@@ -46,7 +46,9 @@ func start(cmd *exec.Cmd) error {
 const autogroupsFile = "/proc/sys/kernel/sched_autogroup_enabled"
 
 // followEvery is how often the rank of a program's session follows the
-// calls in flight: a call waits that long at most for the cores.
+// calls in flight: a call that comes in shares the cores with the session
+// at the others' level for about that long (a tenth of a second more when
+// the kernel has just taken another change).
 const followEvery = 25 * time.Millisecond
 
 // runContext runs cmd, in a session of its own when the cores are shared
@@ -109,7 +111,7 @@ func follow(pid int, inFlight func() bool) (stop func()) {
 			if _, err := f.Write([]byte(strconv.Itoa(want))); err == nil {
 				level = want
 			} else if !errors.Is(err, syscall.EAGAIN) {
-				return // the program has ended
+				return // the program has ended, or its group may not be ranked here
 			}
 		}
 	})
