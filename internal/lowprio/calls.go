@@ -68,6 +68,13 @@ func (c *Calls) Begin(ctx context.Context) (_ context.Context, end func()) {
 // work done for a call must not yield to it.
 func (c *Calls) InCall(ctx context.Context) bool { return ctx.Value(callKey{}) == c }
 
+// InFlight reports whether a call runs now, not paused.
+func (c *Calls) InFlight() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n > 0
+}
+
 // Pause stops counting the call of ctx, if it is one of c's, until resume
 // is called: the call waits for the background.
 func (c *Calls) Pause(ctx context.Context) (resume func()) {

@@ -6,7 +6,10 @@
 // is not slowed by them.
 package lowprio
 
-import "os/exec"
+import (
+	"context"
+	"os/exec"
+)
 
 // Nice is how many nice levels below this process a program started by
 // Start runs (capped at the lowest, 19). Five levels give this process's
@@ -28,6 +31,34 @@ func Run(cmd *exec.Cmd) error {
 		return err
 	}
 	return cmd.Wait()
+}
+
+// callsKey is the context key of WithCalls.
+type callsKey struct{}
+
+// WithCalls returns a copy of ctx that tells RunContext whether calls an
+// agent waits for are in flight: inFlight reports it at the time it is
+// called, from any goroutine.
+func WithCalls(ctx context.Context, inFlight func() bool) context.Context {
+	return context.WithValue(ctx, callsKey{}, inFlight)
+}
+
+// RunContext runs cmd, made with exec.CommandContext or exec.Command,
+// below the calls an agent waits for, and waits for it. Where the system
+// shares the cores between sessions first (Linux with automatic session
+// groups), a program started while ctx's calls (WithCalls) are not in
+// flight runs in a session of its own: programs run in parallel then get
+// a share each, not one share between them, as beside other sessions'
+// work they would. Its session is ranked Nice levels below the others
+// while calls are in flight during its run, and back at their level once
+// none is. A program started while calls are in flight, or under a
+// context that says nothing of them, runs in this process's session as
+// Start runs it. Either way the program leads a process group of its
+// own, and cmd's context ending kills the whole group: the program and
+// what it started.
+func RunContext(ctx context.Context, cmd *exec.Cmd) error {
+	inFlight, _ := ctx.Value(callsKey{}).(func() bool)
+	return runContext(cmd, inFlight)
 }
 
 // lower returns nice lowered by Nice, within the lowest priority.

@@ -12,9 +12,11 @@ import (
 	"github.com/researchctx/researchctx/internal/lowprio"
 )
 
-// niceOf returns the nice field of /proc/<pid>/stat: the 17th field after
-// the command's closing parenthesis (the command may hold spaces).
-func niceOf(t *testing.T, pid string) int {
+// statFields returns the fields of /proc/<pid>/stat after the command's
+// closing parenthesis (the command may hold spaces): the state first,
+// then the parent, the process group, the session; the nice level is the
+// 17th.
+func statFields(t *testing.T, pid string) []string {
 	t.Helper()
 	b, err := os.ReadFile("/proc/" + pid + "/stat")
 	if err != nil {
@@ -29,6 +31,13 @@ func niceOf(t *testing.T, pid string) int {
 	if len(f) < 17 {
 		t.Fatalf("short stat line: %q", stat)
 	}
+	return f
+}
+
+// niceOf returns the nice field of /proc/<pid>/stat.
+func niceOf(t *testing.T, pid string) int {
+	t.Helper()
+	f := statFields(t, pid)
 	n, err := strconv.Atoi(f[16])
 	if err != nil {
 		t.Fatalf("nice field %q: %v", f[16], err)

@@ -19,3 +19,10 @@ func start(cmd *exec.Cmd) error {
 	}
 	return nil
 }
+
+// runContext runs cmd as Run does, leading a process group of its own:
+// the sessions here are not what the cores are shared between.
+func runContext(cmd *exec.Cmd, _ func() bool) error {
+	inGroup(cmd, false)
+	return Run(cmd)
+}

@@ -41,7 +41,10 @@ const MaxOutput = 8 << 20
 
 // Tesseract runs the tesseract program, one process per page with one
 // thread each (OMP_THREAD_LIMIT=1), at most Workers at a time, each
-// within Timeout, each lowprio.Nice levels below this process. Make one with NewTesseract.
+// within Timeout, each below the calls an agent waits for as
+// lowprio.RunContext runs it (the calls in flight are those that the
+// context given to Recognize tells of, with lowprio.WithCalls). Make one
+// with NewTesseract.
 type Tesseract struct {
 	path    string
 	version string
@@ -164,9 +167,9 @@ func (t *Tesseract) Recognize(ctx context.Context, img Image) (*Result, error) {
 	stdout.max, stderr.max = MaxOutput, 16<<10
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 2 * time.Second
-	// Below this process's priority: the calls an agent waits for come
-	// before the pages of the background.
-	err := lowprio.Run(cmd)
+	// Below the calls an agent waits for, in a session of its own while
+	// none is in flight (see lowprio.RunContext).
+	err := lowprio.RunContext(ctx, cmd)
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/researchctx/researchctx/internal/lowprio"
 	"github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/pdfcache"
@@ -99,6 +100,11 @@ type Store struct {
 	// run has in the engine, so that the caller does not hold that run
 	// back while it waits; the function it returns is called after.
 	Pause func(ctx context.Context) (resume func())
+	// InFlight, when set, reports whether calls an agent waits for are
+	// in flight now: a background page's engine told of it (see
+	// lowprio.WithCalls) runs apart from them while none is, and below
+	// them while one is.
+	InFlight func() bool
 
 	// gen counts the pages recognised in this process: a document
 	// recognised from the cache at one count is still what the cache
@@ -424,11 +430,14 @@ func (s *Store) recognise(ctx context.Context, eng ocr.Engine, src Source, pages
 			defer wg.Done()
 			for r := range jobs {
 				pg := &doc.Pages[r.Page-1]
-				done := func() {}
+				done, pctx := func() {}, ctx
 				if background && s.Yield != nil {
 					done = s.Yield(ctx)
 				}
-				p := RecognisePage(ctx, eng, r, pg.Width, pg.Height)
+				if background && s.InFlight != nil {
+					pctx = lowprio.WithCalls(ctx, s.InFlight)
+				}
+				p := RecognisePage(pctx, eng, r, pg.Width, pg.Height)
 				done()
 				r.Image = nil
 				<-slots // the page's image is no longer held

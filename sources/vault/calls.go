@@ -25,3 +25,6 @@ func (c *calls) yield(ctx context.Context) (done func()) { return c.Yield(ctx) }
 
 // yieldBuild is lowprio.Calls.YieldBuild.
 func (c *calls) yieldBuild(ctx context.Context) (done func()) { return c.YieldBuild(ctx) }
+
+// inFlight is lowprio.Calls.InFlight.
+func (c *calls) inFlight() bool { return c.InFlight() }

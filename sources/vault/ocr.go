@@ -103,6 +103,7 @@ func (l *Library) ocrEngine() (ocr.Engine, string) {
 		// A background page waits for the calls in flight, and a call
 		// waiting for a page another run holds does not hold it back.
 		o.store.Yield, o.store.Pause = l.calls.yield, l.calls.pause
+		o.store.InFlight = l.calls.inFlight
 	})
 	return o.eng, o.note
 }
