@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/researchctx/researchctx/internal/safefs"
-	"github.com/researchctx/researchctx/internal/units"
+	"github.com/researchctx/researchctx/sources/internal/units"
 	"github.com/researchctx/researchctx/sources"
 )
 

@@ -16,7 +16,7 @@ import (
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
-	"github.com/researchctx/researchctx/internal/units"
+	"github.com/researchctx/researchctx/sources/internal/units"
 	"github.com/researchctx/researchctx/sources"
 )
 

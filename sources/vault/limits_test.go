@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/researchctx/researchctx/internal/units"
+	"github.com/researchctx/researchctx/sources/internal/units"
 	"github.com/researchctx/researchctx/sources"
 )
 

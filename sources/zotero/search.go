@@ -15,7 +15,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/units"
+	"github.com/researchctx/researchctx/sources/internal/units"
 	"github.com/researchctx/researchctx/sources"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/units"
+	"github.com/researchctx/researchctx/sources/internal/units"
 	"github.com/researchctx/researchctx/sources"
 )
 
