@@ -19,9 +19,9 @@ import (
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/sources/internal/units"
 	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/internal/units"
 )
 
 // LibraryOptions configure a Library. The zero value is ready to use.
@@ -107,7 +107,7 @@ type Library struct {
 	lib     *libindex.Index
 	preload sync.Once
 
-	ocr ocrState
+	ocr *ocrWorker
 	// calls counts the calls in flight, which the background yields to.
 	calls calls
 
@@ -129,6 +129,8 @@ type Library struct {
 func newLibrary(v *catalog.Vault, opts *LibraryOptions) *Library {
 	l := &Library{v: v, sources: map[string]sources.Source{}}
 	l.bgCtx, l.bgCancel = context.WithCancel(context.Background())
+	l.ocr = &ocrWorker{fsys: v.FS(), cachePath: l.cachePath, calls: &l.calls, ctx: l.bgCtx,
+		background: l.background, index: l.libIndex, paper: l.paperSource, open: l.Open}
 	dir := ""
 	if opts != nil {
 		dir = opts.CacheDir
@@ -318,7 +320,7 @@ func (l *Library) availableText(ctx context.Context, f *pdfFile, key string, doc
 	f.mu.Lock()
 	stamp := f.stamp
 	f.mu.Unlock()
-	l.deferOCR(key, stamp)
+	l.ocr.enqueue(key, stamp)
 	return b.String(), fmt.Errorf("%s: scanned pages wait for OCR: %w", f.rel, relations.ErrTextPending)
 }
 
@@ -393,7 +395,7 @@ func (l *Library) libIndex() *libindex.Index {
 	l.libOnce.Do(func() {
 		// The engine's name is learnt while the index on disk is read.
 		l.lib = libindex.Open(libindex.Options{Dir: l.cachePath("library"), Extract: l.extractItem,
-			VersionOf: func() string { return unitsVersion + "+" + l.ocrID() },
+			VersionOf: func() string { return unitsVersion + "+" + l.ocr.id() },
 			Yield:     l.calls.yieldBuild})
 	})
 	return l.lib
@@ -538,8 +540,8 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 		return nil, err
 	}
 	res := units.Results(hits, total, limit, q)
-	l.markOCR(ctx, res.Hits)
-	if n := l.ocrWaiting(items); n > 0 && indexing == nil {
+	l.ocr.mark(ctx, res.Hits)
+	if n := l.ocr.waiting(items); n > 0 && indexing == nil {
 		// Scanned pages wait for the OCR engine: more may match.
 		indexing = &sources.Indexing{Done: len(items) - n, Total: len(items)}
 	}
