@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -16,8 +15,6 @@ import (
 	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/libindex"
-	"github.com/researchctx/researchctx/internal/pdf"
-	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/sources"
@@ -97,7 +94,7 @@ const defaultIndexWait = 3 * time.Second
 type Library struct {
 	v        *catalog.Vault
 	ownVault bool // opened by OpenLibrary: Close closes it
-	rel      relGraph
+	rel      *relator
 	cacheDir string // "" when disabled
 	progress func(ref string, done, total int)
 	onProg   func(IndexProgress)
@@ -149,6 +146,7 @@ func newLibrary(v *catalog.Vault, opts *LibraryOptions) *Library {
 	default:
 		l.cacheDir = dir
 	}
+	l.rel = &relator{v: v, cacheDir: l.cacheDir, paper: l.paperSource, open: l.Open, title: l.paperTitle, deferOCR: l.ocr.enqueue}
 	return l
 }
 
@@ -232,96 +230,6 @@ func (l *Library) paperSource(ctx context.Context, ref string) (*Paper, error) {
 		return nil, err
 	}
 	return s.(*Paper), nil
-}
-
-// arXivStamp matches the identifier arXiv prints down the side of the
-// first page of a paper it serves: "arXiv:1706.03762v5 [cs.CL] 6 Dec 2017".
-// The category in brackets tells it from an arXiv id the page cites.
-var arXivStamp = regexp.MustCompile(`\barXiv:((?:[0-9]{4}\.[0-9]{4,5})|(?:[a-z][a-z-]*(?:\.[A-Z]{2})?/[0-9]{7}))(?:v[0-9]+)?\s*\[[a-zA-Z.-]+\]`)
-
-// paperIDs returns the identifiers a library paper's PDF shows of itself:
-// the DOI of its XMP and the arXiv stamp of its first page. It is the hook
-// the citation graph uses for papers whose metadata gives neither.
-func (l *Library) paperIDs(ctx context.Context, p *catalog.Paper) (doi, arxiv string, err error) {
-	src, err := l.paperSource(ctx, p.Ref)
-	if err != nil {
-		return "", "", err
-	}
-	doc, err := src.pdfDocument(ctx)
-	if err != nil {
-		return "", "", err
-	}
-	if x := parseXMP(doc.XMP); x != nil {
-		doi = x.DOI
-	}
-	if len(doc.Pages) > 0 {
-		if m := arXivStamp.FindStringSubmatch(doc.Pages[0].Text); m != nil {
-			arxiv = m[1]
-		}
-	}
-	return doi, arxiv, nil
-}
-
-// paperText returns the text of a library paper's PDF pages, in order,
-// separated by form feeds; for a paper without a PDF, its PAPER.md. It is
-// the hook the citation graph uses to find identifiers in reference
-// sections. It never waits for OCR: scanned pages come from the OCR cache,
-// and a PDF whose scanned pages are not recognised yet gives the text it
-// has with relations.ErrTextPending, its pages queued for the OCR worker.
-func (l *Library) paperText(ctx context.Context, p *catalog.Paper) (string, error) {
-	src, err := l.paperSource(ctx, p.Ref)
-	if err != nil {
-		return "", err
-	}
-	rel, err := src.mainDocument()
-	if err != nil {
-		return "", err
-	}
-	if rel != src.p.PDF {
-		doc, err := src.Read(ctx, "")
-		if err != nil {
-			return "", err
-		}
-		var b strings.Builder
-		for i, part := range doc.Parts {
-			if i > 0 {
-				b.WriteByte('\f')
-			}
-			b.WriteString(part.Text)
-		}
-		return b.String(), nil
-	}
-	doc, err := src.pdfDocument(ctx)
-	if err != nil {
-		return "", err
-	}
-	return l.availableText(ctx, &src.pdf, paperItem+p.Ref, doc)
-}
-
-// availableText is the text of doc's pages, the PDF f's, in order and
-// separated by form feeds, its scanned pages as far as the OCR cache holds
-// them. When some still wait for the engine, the PDF is queued for the OCR
-// worker as index item key and the error wraps relations.ErrTextPending.
-func (l *Library) availableText(ctx context.Context, f *pdfFile, key string, doc *pdf.Document) (string, error) {
-	rd := f.recognised(ctx, doc, nil)
-	var b strings.Builder
-	for i, pg := range rd.Pages {
-		if i > 0 {
-			b.WriteByte('\f')
-		}
-		b.WriteString(pg.Text)
-	}
-	f.ocrMu.Lock()
-	waits := rd != doc && f.ocrWaits
-	f.ocrMu.Unlock()
-	if !waits {
-		return b.String(), nil
-	}
-	f.mu.Lock()
-	stamp := f.stamp
-	f.mu.Unlock()
-	l.ocr.enqueue(key, stamp)
-	return b.String(), fmt.Errorf("%s: scanned pages wait for OCR: %w", f.rel, relations.ErrTextPending)
 }
 
 // CacheDir returns the folder of the Library's on-disk caches, "" when

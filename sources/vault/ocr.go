@@ -262,7 +262,7 @@ func (f *pdfFile) recognisedBy(ctx context.Context, doc *pdf.Document, run []int
 	res := f.ocrDoc
 	f.ocrMu.Unlock()
 	if recognisedNow {
-		f.l.relationsGraph().Changed(f.rel)
+		f.l.rel.graph().Changed(f.rel)
 	}
 	return res
 }

@@ -7,7 +7,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
@@ -176,13 +175,13 @@ const (
 // Relations returns the paper's references, the works citing it and the
 // related papers of its library.
 func (s *Paper) Relations(ctx context.Context) (*sources.Relations, error) {
-	return s.l.relationsOf(ctx, s.p.Ref, s.p.PDF)
+	return s.l.rel.of(ctx, s.p.Ref, s.p.PDF)
 }
 
-// relationsOf returns the relations of the library paper or loose PDF
-// ref, whose main document is main.
-func (l *Library) relationsOf(ctx context.Context, ref, main string) (*sources.Relations, error) {
-	rels, err := l.relationsGraph().Relations(ctx, ref)
+// of returns the relations of the library paper or loose PDF ref, whose
+// main document is main.
+func (r *relator) of(ctx context.Context, ref, main string) (*sources.Relations, error) {
+	rels, err := r.graph().Relations(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +196,7 @@ func (l *Library) relationsOf(ctx context.Context, ref, main string) (*sources.R
 				// titled as its PDF titles itself.
 				t, ok := titles[w.Paper]
 				if !ok {
-					t = l.paperTitle(ctx, w.Paper)
+					t = r.title(ctx, w.Paper)
 					titles[w.Paper] = t
 				}
 				title = t
@@ -241,27 +240,6 @@ func problems(err error) []string {
 		}
 	}
 	return out
-}
-
-// relGraph is the library's citation graph, made once.
-type relGraph struct {
-	once sync.Once
-	g    *relations.Graph
-}
-
-// relationsGraph returns the Vault's citation graph, reading paper text
-// through the library's paper sources when a paper has no reference
-// sidecar, and keeping the references parsed from it with the library's
-// other caches.
-func (l *Library) relationsGraph() *relations.Graph {
-	l.rel.once.Do(func() {
-		cache := l.cacheDir
-		if cache == "" {
-			cache = "-" // the host turned the caches off
-		}
-		l.rel.g = relations.New(l.v, &relations.Options{Text: l.graphText, IDs: l.graphIDs, Meta: l.paperMeta, Loose: l.loosePDFs, CacheDir: cache})
-	})
-	return l.rel.g
 }
 
 // Inner returns the paper unit inside the directory that holds p, so a
