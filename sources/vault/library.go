@@ -96,14 +96,8 @@ type Library struct {
 	ownVault bool // opened by OpenLibrary: Close closes it
 	rel      *relator
 	cacheDir string // "" when disabled
-	progress func(ref string, done, total int)
-	onProg   func(IndexProgress)
-	wait     time.Duration
 
-	libOnce sync.Once
-	lib     *libindex.Index
-	preload sync.Once
-
+	idx *indexer
 	ocr *ocrWorker
 	// calls counts the calls in flight, which the background yields to.
 	calls calls
@@ -122,22 +116,55 @@ type Library struct {
 	docFilters map[string]*libindex.Filter // SearchDocuments' filters, by their items' keys
 }
 
+// indexer is the Library's one search index of every paper, loose PDF and
+// text file its sources cover, opened once: it has their items extracted
+// and searches them, waiting at most wait for the items a search needs. It
+// holds only what it needs of the Library, wired by newLibrary.
+type indexer struct {
+	progress func(ref string, done, total int)
+	onProg   func(IndexProgress)
+	wait     time.Duration
+
+	v          *catalog.Vault
+	cachePath  func(parts ...string) string
+	calls      *calls
+	background func(f func()) bool // Library.background
+	paper      func(ctx context.Context, ref string) (*Paper, error)
+	open       func(ctx context.Context, kind grant.Kind, path string) (sources.Source, error)
+	stats      func(ctx context.Context, own *libindex.Filter, q sources.Query) (*libindex.Filter, error) // Library.statsFilter
+	ocrID      func() string                                                                              // names the OCR engine in the index's version
+	markOCR    func(ctx context.Context, hits []sources.Hit)                                              // sets the hits' OCR marks
+	ocrWaiting func(items []libindex.Item) int                                                            // counts the items waiting for OCR
+
+	// textBusy counts the index items whose text is being extracted: the
+	// OCR of the index waits for none to be and for the build to end
+	// (idle), so that text pages come first.
+	textBusy atomic.Int32
+
+	libOnce   sync.Once
+	lib       *libindex.Index
+	preloaded sync.Once
+}
+
 // newLibrary returns a Library over v.
 func newLibrary(v *catalog.Vault, opts *LibraryOptions) *Library {
 	l := &Library{v: v, sources: map[string]sources.Source{}}
 	l.bgCtx, l.bgCancel = context.WithCancel(context.Background())
+	l.idx = &indexer{v: v, cachePath: l.cachePath, calls: &l.calls, background: l.background,
+		paper: l.paperSource, open: l.Open, stats: l.statsFilter}
 	l.ocr = &ocrWorker{fsys: v.FS(), cachePath: l.cachePath, calls: &l.calls, ctx: l.bgCtx,
-		background: l.background, index: l.libIndex, paper: l.paperSource, open: l.Open}
+		background: l.background, index: l.idx.index, textIdle: l.idx.idle, paper: l.paperSource, open: l.Open}
+	l.idx.ocrID, l.idx.markOCR, l.idx.ocrWaiting = l.ocr.id, l.ocr.mark, l.ocr.waiting
 	dir := ""
 	if opts != nil {
 		dir = opts.CacheDir
-		l.progress = opts.Progress
-		l.onProg = opts.OnProgress
-		l.wait = opts.IndexWait
+		l.idx.progress = opts.Progress
+		l.idx.onProg = opts.OnProgress
+		l.idx.wait = opts.IndexWait
 		l.ocr.opt, l.ocr.progress = opts.OCR, opts.OCRProgress
 	}
-	if l.wait <= 0 {
-		l.wait = defaultIndexWait
+	if l.idx.wait <= 0 {
+		l.idx.wait = defaultIndexWait
 	}
 	switch dir {
 	case "":
@@ -174,7 +201,7 @@ func (l *Library) open(ctx context.Context, kind grant.Kind, path string) (sourc
 		return nil, err
 	}
 	if kind == grant.KindDirectory {
-		l.preloadIndex()
+		l.idx.preload()
 	}
 	got, clean, err := l.v.Classify(ctx, path)
 	if err != nil {
@@ -262,7 +289,7 @@ func (l *Library) Close() error {
 	l.bgMu.Unlock()
 	l.bgCancel()
 	l.bg.Wait()
-	err := l.libIndex().Close()
+	err := l.idx.index().Close()
 	if l.ownVault {
 		err = errors.Join(err, l.v.Close())
 	}
@@ -285,41 +312,47 @@ func (l *Library) background(f func()) bool {
 	return true
 }
 
-// preloadIndex starts, once, the loading of the library index in the
+// preload starts, once, the loading of the library index in the
 // background: the OCR engine's detection its version names (the engine
 // is run to learn its version and languages) and the snapshot on disk.
 // A directory's first search needs both; started when the directory is
 // opened, they run while the catalogue is checked and the folder walked
 // rather than after.
-func (l *Library) preloadIndex() {
-	l.preload.Do(func() {
-		l.background(func() { l.libIndex().Snapshot() })
+func (x *indexer) preload() {
+	x.preloaded.Do(func() {
+		x.background(func() { x.index().Snapshot() })
 	})
 }
 
-// libIndex returns the library's one search index, kept under the cache
+// index returns the library's one search index, kept under the cache
 // folder's "library" folder (in memory when caching is off).
-func (l *Library) libIndex() *libindex.Index {
-	l.libOnce.Do(func() {
+func (x *indexer) index() *libindex.Index {
+	x.libOnce.Do(func() {
 		// The engine's name is learnt while the index on disk is read.
-		l.lib = libindex.Open(libindex.Options{Dir: l.cachePath("library"), Extract: l.extractItem,
-			VersionOf: func() string { return unitsVersion + "+" + l.ocr.id() },
-			Yield:     l.calls.yieldBuild})
+		x.lib = libindex.Open(libindex.Options{Dir: x.cachePath("library"), Extract: x.extract,
+			VersionOf: func() string { return unitsVersion + "+" + x.ocrID() },
+			Yield:     x.calls.yieldBuild})
 	})
-	return l.lib
+	return x.lib
 }
 
-// extractItem returns the search units of a paper unit, a loose PDF or a
+// idle reports whether no index item's text is being extracted and the
+// library index runs no build.
+func (x *indexer) idle() bool {
+	return x.textBusy.Load() == 0 && x.index().Running() == nil
+}
+
+// extract returns the search units of a paper unit, a loose PDF or a
 // text file. A PDF that cannot be read is the item's failure, with its
 // reason; a paper's Markdown files are still indexed.
-func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit, error) {
-	l.ocr.textBusy.Add(1)
-	defer l.ocr.textBusy.Add(-1)
+func (x *indexer) extract(ctx context.Context, key string) ([]libindex.Unit, error) {
+	x.textBusy.Add(1)
+	defer x.textBusy.Add(-1)
 	var us []units.Unit
 	var failure error
 	switch {
 	case strings.HasPrefix(key, paperItem):
-		src, err := l.paperSource(ctx, strings.TrimPrefix(key, paperItem))
+		src, err := x.paper(ctx, strings.TrimPrefix(key, paperItem))
 		if err != nil {
 			return nil, err
 		}
@@ -334,7 +367,7 @@ func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit,
 			return nil, err
 		}
 	case strings.HasPrefix(key, pdfItem):
-		src, err := l.Open(ctx, grant.KindFile, strings.TrimPrefix(key, pdfItem))
+		src, err := x.open(ctx, grant.KindFile, strings.TrimPrefix(key, pdfItem))
 		if err != nil {
 			return nil, err
 		}
@@ -349,7 +382,7 @@ func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit,
 		}
 	case strings.HasPrefix(key, fileItem):
 		p := strings.TrimPrefix(key, fileItem)
-		text, err := l.v.FS().ReadText(p, 0)
+		text, err := x.v.FS().ReadText(p, 0)
 		if err != nil {
 			return nil, fsErr(err)
 		}
@@ -361,25 +394,25 @@ func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit,
 	return out, failure
 }
 
-// searchIndex has items indexed, waiting at most the library's IndexWait,
+// search has items indexed, waiting at most the library's IndexWait,
 // and searches the library index over what filter admits, with the
 // statistics of q's Collection (see docSet). A search that did not
 // wait for the end of the build says so in sources.Results.Indexing.
-func (l *Library) searchIndex(ctx context.Context, items []libindex.Item, filter *libindex.Filter, q sources.Query) (*sources.Results, error) {
-	return l.searchIndexAt(ctx, time.Now(), items, filter, q, "", nil)
+func (x *indexer) search(ctx context.Context, items []libindex.Item, filter *libindex.Filter, q sources.Query) (*sources.Results, error) {
+	return x.searchAt(ctx, time.Now(), items, filter, q, "", nil)
 }
 
-// searchIndexAt is searchIndex for a directory: the wait counts from
+// searchAt is search for a directory: the wait counts from
 // start, when its search began (its scan included); progress is reported
 // under ref; ensured remembers the last snapshot in which every item was
 // found indexed, so that later searches skip that check.
-func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []libindex.Item, filter *libindex.Filter, q sources.Query, ref string, ensured *atomic.Pointer[libindex.Snapshot]) (*sources.Results, error) {
+func (ix *indexer) searchAt(ctx context.Context, start time.Time, items []libindex.Item, filter *libindex.Filter, q sources.Query, ref string, ensured *atomic.Pointer[libindex.Snapshot]) (*sources.Results, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x := l.libIndex()
+	x := ix.index()
 	var progress func(done, total int)
-	if f, g := l.progress, l.onProg; (f != nil || g != nil) && ref != "" {
+	if f, g := ix.progress, ix.onProg; (f != nil || g != nil) && ref != "" {
 		progress = func(done, total int) {
 			if f != nil {
 				f(ref, done, total)
@@ -414,8 +447,8 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 		}
 	} else {
 		// The build this call waits for is not held back for it.
-		resume := l.calls.pause(ctx)
-		t := time.NewTimer(max(time.Until(start.Add(l.wait)), 0))
+		resume := ix.calls.pause(ctx)
+		t := time.NewTimer(max(time.Until(start.Add(ix.wait)), 0))
 		select {
 		case <-job.Done():
 		case <-t.C:
@@ -433,7 +466,7 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 	if limit <= 0 {
 		limit = 10
 	}
-	stats, err := l.statsFilter(ctx, filter, q)
+	stats, err := ix.stats(ctx, filter, q)
 	if err != nil {
 		return nil, err
 	}
@@ -442,28 +475,28 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 	if errors.Is(err, libindex.ErrDamaged) {
 		// The damaged segment is dropped: its items are extracted again,
 		// and no search reads it twice, so this ends.
-		return l.searchIndexAt(ctx, start, items, filter, q, ref, ensured)
+		return ix.searchAt(ctx, start, items, filter, q, ref, ensured)
 	}
 	if err != nil {
 		return nil, err
 	}
 	res := units.Results(hits, total, limit, q)
-	l.ocr.mark(ctx, res.Hits)
-	if n := l.ocr.waiting(items); n > 0 && indexing == nil {
+	ix.markOCR(ctx, res.Hits)
+	if n := ix.ocrWaiting(items); n > 0 && indexing == nil {
 		// Scanned pages wait for the OCR engine: more may match.
 		indexing = &sources.Indexing{Done: len(items) - n, Total: len(items)}
 	}
 	if indexing != nil {
 		res.Indexing, res.Truncated = indexing, true
 	}
-	res.Skipped = l.skipped(ctx, snap, items)
+	res.Skipped = ix.skipped(ctx, snap, items)
 	return res, nil
 }
 
 // skipped returns the PDFs of items that snap holds as failed, each with
 // why it could not be read. A text file that turned out not to be text is
 // not one: a search promises documents, not every file of a folder.
-func (l *Library) skipped(ctx context.Context, snap *libindex.Snapshot, items []libindex.Item) []sources.Skip {
+func (x *indexer) skipped(ctx context.Context, snap *libindex.Snapshot, items []libindex.Item) []sources.Skip {
 	var out []sources.Skip
 	for _, it := range items {
 		_, failure, ok := snap.Status(it.Key)
@@ -475,7 +508,7 @@ func (l *Library) skipped(ctx context.Context, snap *libindex.Snapshot, items []
 		case strings.HasPrefix(it.Key, pdfItem):
 			p = strings.TrimPrefix(it.Key, pdfItem)
 		case strings.HasPrefix(it.Key, paperItem):
-			paper, err := l.v.Paper(ctx, strings.TrimPrefix(it.Key, paperItem))
+			paper, err := x.v.Paper(ctx, strings.TrimPrefix(it.Key, paperItem))
 			if err != nil || paper.PDF == "" {
 				continue
 			}

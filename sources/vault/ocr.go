@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/researchctx/researchctx/grant"
@@ -62,6 +61,7 @@ type ocrWorker struct {
 	ctx        context.Context        // the background's, cancelled by Close
 	background func(f func()) bool    // Library.background
 	index      func() *libindex.Index // the library index, which the worker has take in what it recognised
+	textIdle   func() bool            // no index item's text is extracted and no build runs
 	paper      func(ctx context.Context, ref string) (*Paper, error)
 	open       func(ctx context.Context, kind grant.Kind, path string) (sources.Source, error)
 
@@ -70,10 +70,6 @@ type ocrWorker struct {
 	note     string
 	renderer string
 
-	// textBusy counts the index items whose text is being extracted: the
-	// OCR of the index waits for none to be and for the build to end
-	// (textIdle), so that text pages come first.
-	textBusy atomic.Int32
 	// store holds the recognised pages, on disk and in memory, and the
 	// pages in the engine now.
 	store ocrpages.Store
@@ -505,12 +501,6 @@ func (o *ocrWorker) run() {
 			}
 		}()
 	}
-}
-
-// textIdle reports whether no index item's text is being extracted and
-// the library index runs no build.
-func (o *ocrWorker) textIdle() bool {
-	return o.textBusy.Load() == 0 && o.index().Running() == nil
 }
 
 // recognise runs the engine over the scanned pages of index item key.

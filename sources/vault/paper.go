@@ -306,9 +306,9 @@ func (s *Paper) Search(ctx context.Context, q sources.Query) (*sources.Results, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// The library index, filtered to this paper (see Library.searchIndex).
+	// The library index, filtered to this paper (see indexer.search).
 	key := paperItem + s.p.Ref
-	res, err := s.l.searchIndex(ctx, []libindex.Item{{Key: key, Stamp: s.stamp()}}, s.filter, q)
+	res, err := s.l.idx.search(ctx, []libindex.Item{{Key: key, Stamp: s.stamp()}}, s.filter, q)
 	if err != nil {
 		return nil, err
 	}
