@@ -95,6 +95,7 @@ type Library struct {
 	v        *catalog.Vault
 	ownVault bool // opened by OpenLibrary: Close closes it
 	rel      *relator
+	cat      *catalogue
 	cacheDir string // "" when disabled
 
 	idx *indexer
@@ -173,7 +174,8 @@ func newLibrary(v *catalog.Vault, opts *LibraryOptions) *Library {
 	default:
 		l.cacheDir = dir
 	}
-	l.rel = &relator{v: v, cacheDir: l.cacheDir, paper: l.paperSource, open: l.Open, title: l.paperTitle, deferOCR: l.ocr.enqueue}
+	l.cat = &catalogue{v: v, paper: l.paperSource, open: l.Open}
+	l.rel = &relator{v: v, cacheDir: l.cacheDir, paper: l.paperSource, open: l.Open, title: l.cat.paperTitle, deferOCR: l.ocr.enqueue}
 	return l
 }
 

@@ -77,33 +77,36 @@ func (p *PaperInfo) Owns(rel string) bool {
 // reason (fs.ErrNotExist, ...) for a caller that reports it. A cancelled or
 // expired ctx gives ctx.Err(); any other error (permission denied, an I/O
 // error) is the file system's. Messages name only vault-relative paths.
-func (l *Library) Stat(ctx context.Context, p string) (*Item, error) {
+func (l *Library) Stat(ctx context.Context, p string) (*Item, error) { return l.cat.stat(ctx, p) }
+
+// stat is Library.Stat.
+func (c *catalogue) stat(ctx context.Context, p string) (*Item, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	kind, clean, err := l.v.Classify(ctx, p)
+	kind, clean, err := c.v.Classify(ctx, p)
 	if err != nil {
 		return nil, statErr(ctx, err)
 	}
 	it := &Item{Kind: grant.Kind(kind), Path: clean}
-	cat, err := l.v.Catalogue(ctx)
+	cat, err := c.v.Catalogue(ctx)
 	if err != nil {
 		return nil, statErr(ctx, fmt.Errorf("reading the vault catalogue: %w", err))
 	}
 	if u := cat.PaperOf(clean); u != nil {
-		it.Paper = &PaperInfo{Path: u.Ref, Title: knownTitle(l, u), PDF: u.PDF}
+		it.Paper = &PaperInfo{Path: u.Ref, Title: knownTitle(c.v, u), PDF: u.PDF}
 	}
 	return it, nil
 }
 
-// knownTitle is the title of the paper p as far as it is known without
-// reading its PDF (see PaperInfo.Title).
-func knownTitle(l *Library, p *catalog.Paper) string {
+// knownTitle is the title of the paper p of the Vault v as far as it is
+// known without reading its PDF (see PaperInfo.Title).
+func knownTitle(v *catalog.Vault, p *catalog.Paper) string {
 	if t := textnorm.Line(p.Meta.Title); t != "" {
 		return t
 	}
 	if p.PDF != "" {
-		if t, _ := l.v.LearntTitle(p.PDF); t != "" {
+		if t, _ := v.LearntTitle(p.PDF); t != "" {
 			return t
 		}
 	}
@@ -120,18 +123,21 @@ func knownTitle(l *Library, p *catalog.Paper) string {
 // its name. The PDF is read only when its title has not been learnt (and
 // the title is then kept with the catalogue), so that a plan, a card and
 // context_read give a document one title.
-func (l *Library) Title(ctx context.Context, it *Item) string {
+func (l *Library) Title(ctx context.Context, it *Item) string { return l.cat.title(ctx, it) }
+
+// title is Library.Title.
+func (c *catalogue) title(ctx context.Context, it *Item) string {
 	switch {
 	case it.Kind == grant.KindPaper && it.Paper != nil:
-		return l.paperTitle(ctx, it.Paper.Path)
+		return c.paperTitle(ctx, it.Paper.Path)
 	case it.Kind == grant.KindFile && isPDF(it.Path):
-		if t, ok := l.v.LearntTitle(it.Path); ok {
+		if t, ok := c.v.LearntTitle(it.Path); ok {
 			if t != "" {
 				return t
 			}
 			return textnorm.Line(path.Base(it.Path))
 		}
-		if src, err := l.Open(ctx, grant.KindFile, it.Path); err == nil {
+		if src, err := c.open(ctx, grant.KindFile, it.Path); err == nil {
 			if s, ok := src.(*PDF); ok {
 				if doc, err := s.pdf.document(ctx); err == nil {
 					return s.title(doc)
@@ -145,8 +151,8 @@ func (l *Library) Title(ctx context.Context, it *Item) string {
 // paperTitle is the title of the library paper ref as its source gives it:
 // from its PDF when its metadata has none (the PDF's text is cached), else
 // its folder's name.
-func (l *Library) paperTitle(ctx context.Context, ref string) string {
-	src, err := l.paperSource(ctx, ref)
+func (c *catalogue) paperTitle(ctx context.Context, ref string) string {
+	src, err := c.paper(ctx, ref)
 	if err != nil {
 		return textnorm.Line(path.Base(ref))
 	}

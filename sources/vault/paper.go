@@ -72,7 +72,7 @@ func (s *Paper) pdfDocument(ctx context.Context) (*pdf.Document, error) {
 // PDF's title is the one learnt when the source was opened (Library.Open)
 // or its PDF last read, kept with the catalogue.
 func (s *Paper) Info() sources.Info {
-	return sources.Info{Path: s.p.Ref, Kind: grant.KindPaper, Title: knownTitle(s.l, s.p)}
+	return sources.Info{Path: s.p.Ref, Kind: grant.KindPaper, Title: knownTitle(s.l.v, s.p)}
 }
 
 // findTitle learns the PDF's title within ctx, once: the title of a paper
@@ -104,7 +104,7 @@ func (s *Paper) title(ctx context.Context) string {
 			return t
 		}
 	}
-	return knownTitle(s.l, s.p)
+	return knownTitle(s.l.v, s.p)
 }
 
 // Describe returns the paper's bibliographic metadata: metadata.json where
