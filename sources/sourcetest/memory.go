@@ -6,8 +6,8 @@ import (
 	"sync"
 
 	"github.com/researchctx/researchctx/internal/safefs"
-	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/internal/units"
 )
 
 // Memory is a Source over documents held in memory. It is what a test or a

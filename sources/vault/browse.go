@@ -9,7 +9,19 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/safefs"
+	"github.com/researchctx/researchctx/sources"
 )
+
+// catalogue is the Library's catalogue of the Vault, as a host browses it
+// and a plan titles it: its paper units with the titles known of them,
+// what a path is, its folders and files, and the one title a plan, a card
+// and a read give a document. It holds only what it needs of the Library,
+// wired by newLibrary.
+type catalogue struct {
+	v     *catalog.Vault
+	paper func(ctx context.Context, ref string) (*Paper, error) // a library paper's shared source
+	open  func(ctx context.Context, kind grant.Kind, path string) (sources.Source, error)
+}
 
 // What a host shows of the Vault beside a chat (a paper list, an
 // @-mention autocomplete, a document view) it reads here, through the same
@@ -43,24 +55,27 @@ func pathErr(err error) error {
 // title as far as it is known without reading its PDF (see
 // PaperInfo.Title; Library.Title gives the one a plan and the tools give).
 // A cancelled or expired ctx gives ctx.Err().
-func (l *Library) Papers(ctx context.Context) ([]PaperInfo, error) {
+func (l *Library) Papers(ctx context.Context) ([]PaperInfo, error) { return l.cat.papers(ctx) }
+
+// papers is Library.Papers.
+func (c *catalogue) papers(ctx context.Context) ([]PaperInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cat, err := l.v.Catalogue(ctx)
+	cat, err := c.v.Catalogue(ctx)
 	if err != nil {
 		return nil, statErr(ctx, fmt.Errorf("reading the vault catalogue: %w", err))
 	}
 	out := make([]PaperInfo, 0, len(cat.Papers()))
 	for _, p := range cat.Papers() {
-		out = append(out, paperInfo(l, p))
+		out = append(out, paperInfo(c.v, p))
 	}
 	return out, nil
 }
 
-// paperInfo is what a host is told of the paper p.
-func paperInfo(l *Library, p *catalog.Paper) PaperInfo {
-	return PaperInfo{Path: p.Ref, Title: knownTitle(l, p), PDF: p.PDF}
+// paperInfo is what a host is told of the paper p of the Vault v.
+func paperInfo(v *catalog.Vault, p *catalog.Paper) PaperInfo {
+	return PaperInfo{Path: p.Ref, Title: knownTitle(v, p), PDF: p.PDF}
 }
 
 // Walk calls fn with the folders and files below the Vault folder p ("."
@@ -78,17 +93,22 @@ func paperInfo(l *Library, p *catalog.Paper) PaperInfo {
 // sources.ErrOutside or sources.ErrNotFound as Stat's do; a cancelled or
 // expired ctx gives ctx.Err().
 func (l *Library) Walk(ctx context.Context, p string, maxDepth, maxFiles int, fn func(it *Item) error) (truncated bool, err error) {
+	return l.cat.walk(ctx, p, maxDepth, maxFiles, fn)
+}
+
+// walk is Library.Walk.
+func (c *catalogue) walk(ctx context.Context, p string, maxDepth, maxFiles int, fn func(it *Item) error) (truncated bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	cat, err := l.v.Catalogue(ctx)
+	cat, err := c.v.Catalogue(ctx)
 	if err != nil {
 		return false, statErr(ctx, fmt.Errorf("reading the vault catalogue: %w", err))
 	}
 	if p == "" {
 		p = "."
 	}
-	truncated, err = l.v.FS().Walk(p, maxDepth, maxFiles, func(rel string, d fs.DirEntry) error {
+	truncated, err = c.v.FS().Walk(p, maxDepth, maxFiles, func(rel string, d fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -100,7 +120,7 @@ func (l *Library) Walk(ctx context.Context, p string, maxDepth, maxFiles int, fn
 			}
 		}
 		if u := cat.PaperOf(rel); u != nil {
-			info := paperInfo(l, u)
+			info := paperInfo(c.v, u)
 			it.Paper = &info
 		}
 		return fn(it)
@@ -134,10 +154,15 @@ type OpenedFile interface {
 // sources.ErrNotFound. Errors name only vault-relative paths. The caller
 // closes the file.
 func (l *Library) OpenFile(ctx context.Context, p string) (OpenedFile, error) {
+	return l.cat.openFile(ctx, p)
+}
+
+// openFile is Library.OpenFile.
+func (c *catalogue) openFile(ctx context.Context, p string) (OpenedFile, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := l.v.FS().Open(p)
+	f, err := c.v.FS().Open(p)
 	if err != nil {
 		return nil, pathErr(err)
 	}

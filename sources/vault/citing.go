@@ -2,16 +2,141 @@ package vault
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
+	"regexp"
+	"strings"
+	"sync"
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/internal/units"
 )
+
+// relator is the Library's citation graph, made once, and the hooks it
+// reads the library's papers and loose PDFs through: their text (never
+// waiting for OCR), identifiers and metadata. It holds only what it needs
+// of the Library, wired by newLibrary.
+type relator struct {
+	v        *catalog.Vault
+	cacheDir string                                                // "" when disabled
+	paper    func(ctx context.Context, ref string) (*Paper, error) // a library paper's shared source
+	open     func(ctx context.Context, kind grant.Kind, path string) (sources.Source, error)
+	title    func(ctx context.Context, ref string) string // a library paper's title, as its source gives it
+	deferOCR func(key, stamp string)                      // queues an index item for the OCR worker
+
+	once sync.Once
+	g    *relations.Graph
+}
+
+// graph returns the Vault's citation graph, reading paper text
+// through the library's paper sources when a paper has no reference
+// sidecar, and keeping the references parsed from it with the library's
+// other caches.
+func (r *relator) graph() *relations.Graph {
+	r.once.Do(func() {
+		cache := r.cacheDir
+		if cache == "" {
+			cache = "-" // the host turned the caches off
+		}
+		r.g = relations.New(r.v, &relations.Options{Text: r.graphText, IDs: r.graphIDs, Meta: r.paperMeta, Loose: r.loosePDFs, CacheDir: cache})
+	})
+	return r.g
+}
+
+// arXivStamp matches the identifier arXiv prints down the side of the
+// first page of a paper it serves: "arXiv:1706.03762v5 [cs.CL] 6 Dec 2017".
+// The category in brackets tells it from an arXiv id the page cites.
+var arXivStamp = regexp.MustCompile(`\barXiv:((?:[0-9]{4}\.[0-9]{4,5})|(?:[a-z][a-z-]*(?:\.[A-Z]{2})?/[0-9]{7}))(?:v[0-9]+)?\s*\[[a-zA-Z.-]+\]`)
+
+// paperIDs returns the identifiers a library paper's PDF shows of itself:
+// the DOI of its XMP and the arXiv stamp of its first page. It is the hook
+// the citation graph uses for papers whose metadata gives neither.
+func (r *relator) paperIDs(ctx context.Context, p *catalog.Paper) (doi, arxiv string, err error) {
+	src, err := r.paper(ctx, p.Ref)
+	if err != nil {
+		return "", "", err
+	}
+	doc, err := src.pdfDocument(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	if x := parseXMP(doc.XMP); x != nil {
+		doi = x.DOI
+	}
+	if len(doc.Pages) > 0 {
+		if m := arXivStamp.FindStringSubmatch(doc.Pages[0].Text); m != nil {
+			arxiv = m[1]
+		}
+	}
+	return doi, arxiv, nil
+}
+
+// paperText returns the text of a library paper's PDF pages, in order,
+// separated by form feeds; for a paper without a PDF, its PAPER.md. It is
+// the hook the citation graph uses to find identifiers in reference
+// sections. It never waits for OCR: scanned pages come from the OCR cache,
+// and a PDF whose scanned pages are not recognised yet gives the text it
+// has with relations.ErrTextPending, its pages queued for the OCR worker.
+func (r *relator) paperText(ctx context.Context, p *catalog.Paper) (string, error) {
+	src, err := r.paper(ctx, p.Ref)
+	if err != nil {
+		return "", err
+	}
+	rel, err := src.mainDocument()
+	if err != nil {
+		return "", err
+	}
+	if rel != src.p.PDF {
+		doc, err := src.Read(ctx, "")
+		if err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		for i, part := range doc.Parts {
+			if i > 0 {
+				b.WriteByte('\f')
+			}
+			b.WriteString(part.Text)
+		}
+		return b.String(), nil
+	}
+	doc, err := src.pdfDocument(ctx)
+	if err != nil {
+		return "", err
+	}
+	return r.availableText(ctx, &src.pdf, paperItem+p.Ref, doc)
+}
+
+// availableText is the text of doc's pages, the PDF f's, in order and
+// separated by form feeds, its scanned pages as far as the OCR cache holds
+// them. When some still wait for the engine, the PDF is queued for the OCR
+// worker as index item key and the error wraps relations.ErrTextPending.
+func (r *relator) availableText(ctx context.Context, f *pdfFile, key string, doc *pdf.Document) (string, error) {
+	rd := f.recognised(ctx, doc, nil)
+	var b strings.Builder
+	for i, pg := range rd.Pages {
+		if i > 0 {
+			b.WriteByte('\f')
+		}
+		b.WriteString(pg.Text)
+	}
+	f.ocrMu.Lock()
+	waits := rd != doc && f.ocrWaits
+	f.ocrMu.Unlock()
+	if !waits {
+		return b.String(), nil
+	}
+	f.mu.Lock()
+	stamp := f.stamp
+	f.mu.Unlock()
+	r.deferOCR(key, stamp)
+	return b.String(), fmt.Errorf("%s: scanned pages wait for OCR: %w", f.rel, relations.ErrTextPending)
+}
 
 // maxLooseFiles bounds the files the listing of loose PDFs walks.
 const maxLooseFiles = 50000
@@ -20,13 +145,13 @@ const maxLooseFiles = 50000
 // private folders are not walked), which the citation graph reads as
 // papers of their own, and the folders it listed to find them, which the
 // graph stamps to see a PDF added later.
-func (l *Library) loosePDFs(ctx context.Context) (pdfs, dirs []string, err error) {
-	cat, err := l.v.Catalogue(ctx)
+func (r *relator) loosePDFs(ctx context.Context) (pdfs, dirs []string, err error) {
+	cat, err := r.v.Catalogue(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	dirs = []string{"."}
-	_, err = l.v.FS().Walk(".", maxScanDepth, maxLooseFiles, func(rel string, de fs.DirEntry) error {
+	_, err = r.v.FS().Walk(".", maxScanDepth, maxLooseFiles, func(rel string, de fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -49,15 +174,15 @@ func (l *Library) loosePDFs(ctx context.Context) (pdfs, dirs []string, err error
 
 // loose returns the source of the loose PDF p stands for (see
 // relations.Options.Loose), or nil when p is a paper of the catalogue.
-func (l *Library) loose(ctx context.Context, p *catalog.Paper) (*PDF, error) {
-	cat, err := l.v.Catalogue(ctx)
+func (r *relator) loose(ctx context.Context, p *catalog.Paper) (*PDF, error) {
+	cat, err := r.v.Catalogue(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if cat.Paper(p.Ref) != nil {
 		return nil, nil
 	}
-	src, err := l.Open(ctx, grant.KindFile, p.Ref)
+	src, err := r.open(ctx, grant.KindFile, p.Ref)
 	if err != nil {
 		return nil, err
 	}
@@ -70,29 +195,29 @@ func (l *Library) loose(ctx context.Context, p *catalog.Paper) (*PDF, error) {
 
 // graphText is paperText for the citation graph: a loose PDF's pages too,
 // likewise without waiting for OCR.
-func (l *Library) graphText(ctx context.Context, p *catalog.Paper) (string, error) {
-	s, err := l.loose(ctx, p)
+func (r *relator) graphText(ctx context.Context, p *catalog.Paper) (string, error) {
+	s, err := r.loose(ctx, p)
 	if err != nil || s == nil {
 		if err != nil {
 			return "", err
 		}
-		return l.paperText(ctx, p)
+		return r.paperText(ctx, p)
 	}
 	doc, err := s.pdf.document(ctx)
 	if err != nil {
 		return "", err
 	}
-	return l.availableText(ctx, &s.pdf, pdfItem+p.Ref, doc)
+	return r.availableText(ctx, &s.pdf, pdfItem+p.Ref, doc)
 }
 
 // graphIDs is paperIDs for the citation graph: a loose PDF's too.
-func (l *Library) graphIDs(ctx context.Context, p *catalog.Paper) (doi, arxiv string, err error) {
-	s, err := l.loose(ctx, p)
+func (r *relator) graphIDs(ctx context.Context, p *catalog.Paper) (doi, arxiv string, err error) {
+	s, err := r.loose(ctx, p)
 	if err != nil || s == nil {
 		if err != nil {
 			return "", "", err
 		}
-		return l.paperIDs(ctx, p)
+		return r.paperIDs(ctx, p)
 	}
 	doc, err := s.pdf.document(ctx)
 	if err != nil {
@@ -119,9 +244,9 @@ func docIDs(doc *pdf.Document) (doi, arxiv string, err error) {
 // a loose PDF) shows of itself, as Describe reads them (the title block,
 // else the Info dictionary, else XMP): the citation graph's stand-in for
 // what its metadata.json lacks.
-func (l *Library) paperMeta(ctx context.Context, p *catalog.Paper) (relations.PaperMeta, error) {
+func (r *relator) paperMeta(ctx context.Context, p *catalog.Paper) (relations.PaperMeta, error) {
 	var doc *pdf.Document
-	s, err := l.loose(ctx, p)
+	s, err := r.loose(ctx, p)
 	switch {
 	case err != nil:
 		return relations.PaperMeta{}, err
@@ -129,7 +254,7 @@ func (l *Library) paperMeta(ctx context.Context, p *catalog.Paper) (relations.Pa
 		doc, err = s.pdf.document(ctx)
 	default:
 		var src *Paper
-		if src, err = l.paperSource(ctx, p.Ref); err == nil {
+		if src, err = r.paper(ctx, p.Ref); err == nil {
 			doc, err = src.pdfDocument(ctx)
 		}
 	}
@@ -154,5 +279,5 @@ func (l *Library) paperMeta(ctx context.Context, p *catalog.Paper) (relations.Pa
 // references parsed from its text, is cited by the library's papers and
 // PDFs that cite it, and has related papers, as a paper does.
 func (s *PDF) Relations(ctx context.Context) (*sources.Relations, error) {
-	return s.lib.relationsOf(ctx, s.ref, s.ref)
+	return s.lib.rel.of(ctx, s.ref, s.ref)
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/safefs"
-	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/internal/units"
 )
 
 // Directory limits.
@@ -265,7 +265,7 @@ func (d *Directory) Search(ctx context.Context, q sources.Query) (*sources.Resul
 	// has answered: on a small machine it would otherwise take the cores
 	// the first answer of a new process waits for.
 	defer d.checkLater(st)
-	res, err := d.lib.searchIndexAt(ctx, start, st.items, st.filter, q, d.ref, &st.ensured)
+	res, err := d.lib.idx.searchAt(ctx, start, st.items, st.filter, q, d.ref, &st.ensured)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +282,7 @@ func (d *Directory) Search(ctx context.Context, q sources.Query) (*sources.Resul
 			// what was left of the hits.
 			if now, err := d.rescanNow(ctx, st); err == nil {
 				st = now
-				if res, err = d.lib.searchIndexAt(ctx, start, st.items, st.filter, q, d.ref, &st.ensured); err != nil {
+				if res, err = d.lib.idx.searchAt(ctx, start, st.items, st.filter, q, d.ref, &st.ensured); err != nil {
 					return nil, err
 				}
 			}
@@ -456,7 +456,7 @@ func (d *Directory) load(ctx context.Context, scanCap int, prev *dirState) (*dir
 		// it rather than from a few stats per paper: the rescan started
 		// right after checks them.
 		trusted = make(chan *libindex.Snapshot, 1)
-		go func() { trusted <- d.lib.libIndex().Snapshot() }()
+		go func() { trusted <- d.lib.idx.index().Snapshot() }()
 	}
 	st, err := d.scan(ctx, scanCap, trusted)
 	if err != nil {
@@ -477,7 +477,7 @@ func (d *Directory) load(ctx context.Context, scanCap int, prev *dirState) (*dir
 			listed[k] = true
 		}
 		var gone []string
-		x := d.lib.libIndex()
+		x := d.lib.idx.index()
 		x.Snapshot().Keys(func(k string) {
 			if !listed[k] && d.covers(k) {
 				gone = append(gone, k)

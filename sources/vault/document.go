@@ -132,7 +132,7 @@ func (l *Library) SearchDocuments(ctx context.Context, ps []string, q sources.Qu
 	if len(items) == 0 {
 		return &sources.Results{}, ctx.Err()
 	}
-	return l.searchIndex(ctx, items, l.documentFilter(items, want), q)
+	return l.idx.search(ctx, items, l.documentFilter(items, want), q)
 }
 
 // documentFilter returns the library index filter of SearchDocuments for

@@ -6,8 +6,8 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/libindex"
-	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/internal/units"
 )
 
 // File is a granted plain file, with or without an extension. Text files are
@@ -47,7 +47,7 @@ func (f *File) Read(ctx context.Context, p string) (*sources.Document, error) {
 }
 
 // Search implements sources.Source, through the library index filtered to the
-// file (see Library.searchIndex).
+// file (see indexer.search).
 func (f *File) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
 	ctx, end := f.lib.calls.begin(ctx) // the background yields to it
 	defer end()
@@ -60,5 +60,5 @@ func (f *File) Search(ctx context.Context, q sources.Query) (*sources.Results, e
 	}
 	key := fileItem + f.ref
 	item := libindex.Item{Key: key, Stamp: fileStamp(st)}
-	return f.lib.searchIndex(ctx, []libindex.Item{item}, f.filter, q)
+	return f.lib.idx.search(ctx, []libindex.Item{item}, f.filter, q)
 }

@@ -43,13 +43,13 @@ func TestBrokenPDFIndexedAsFailed(t *testing.T) {
 	if len(res.Hits) != 1 || res.Hits[0].Path != "papers/broken/PAPER.md" {
 		t.Fatalf("hits %+v", res.Hits)
 	}
-	snap := lib.libIndex().Snapshot()
+	snap := lib.idx.index().Snapshot()
 	stamp, why, ok := snap.Status(paperItem + "papers/broken")
 	if !ok || !strings.Contains(why, "papers/broken/paper.pdf") || strings.Contains(why, root) {
 		t.Fatalf("status %q %q %v", stamp, why, ok)
 	}
 	// Unchanged: nothing to build.
-	if j := lib.libIndex().Ensure([]libindex.Item{{Key: paperItem + "papers/broken", Stamp: stamp}}, "", nil); !isClosed(j.Done()) {
+	if j := lib.idx.index().Ensure([]libindex.Item{{Key: paperItem + "papers/broken", Stamp: stamp}}, "", nil); !isClosed(j.Done()) {
 		t.Error("an unchanged failed paper was queued again")
 	}
 	// Changed: extracted again.
@@ -59,7 +59,7 @@ func TestBrokenPDFIndexedAsFailed(t *testing.T) {
 	if src.stamp() == stamp {
 		t.Fatal("the stamp did not change with the file")
 	}
-	j := lib.libIndex().Ensure([]libindex.Item{{Key: paperItem + "papers/broken", Stamp: src.stamp()}}, "", nil)
+	j := lib.idx.index().Ensure([]libindex.Item{{Key: paperItem + "papers/broken", Stamp: src.stamp()}}, "", nil)
 	if isClosed(j.Done()) {
 		t.Error("a changed failed paper was not queued")
 	}
@@ -170,7 +170,7 @@ func TestLoosePDFIndexed(t *testing.T) {
 	if res, err := dir.Search(ctx, sources.Query{Text: "block partition", Limit: 5}); err != nil || len(res.Hits) == 0 {
 		t.Fatalf("search: %+v, %v", res, err)
 	}
-	snap := lib.libIndex().Snapshot()
+	snap := lib.idx.index().Snapshot()
 	if _, failure, ok := snap.Status(pdfItem + "inbox/sba.pdf"); !ok || failure != "" {
 		t.Errorf("inbox/sba.pdf in the index: ok %v, failure %q", ok, failure)
 	}

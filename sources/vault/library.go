@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -16,12 +15,10 @@ import (
 	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/libindex"
-	"github.com/researchctx/researchctx/internal/pdf"
-	"github.com/researchctx/researchctx/internal/relations"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/internal/units"
 )
 
 // LibraryOptions configure a Library. The zero value is ready to use.
@@ -97,17 +94,12 @@ const defaultIndexWait = 3 * time.Second
 type Library struct {
 	v        *catalog.Vault
 	ownVault bool // opened by OpenLibrary: Close closes it
-	rel      relGraph
+	rel      *relator
+	cat      *catalogue
 	cacheDir string // "" when disabled
-	progress func(ref string, done, total int)
-	onProg   func(IndexProgress)
-	wait     time.Duration
 
-	libOnce sync.Once
-	lib     *libindex.Index
-	preload sync.Once
-
-	ocr ocrState
+	idx *indexer
+	ocr *ocrWorker
 	// calls counts the calls in flight, which the background yields to.
 	calls calls
 
@@ -125,20 +117,55 @@ type Library struct {
 	docFilters map[string]*libindex.Filter // SearchDocuments' filters, by their items' keys
 }
 
+// indexer is the Library's one search index of every paper, loose PDF and
+// text file its sources cover, opened once: it has their items extracted
+// and searches them, waiting at most wait for the items a search needs. It
+// holds only what it needs of the Library, wired by newLibrary.
+type indexer struct {
+	progress func(ref string, done, total int)
+	onProg   func(IndexProgress)
+	wait     time.Duration
+
+	v          *catalog.Vault
+	cachePath  func(parts ...string) string
+	calls      *calls
+	background func(f func()) bool // Library.background
+	paper      func(ctx context.Context, ref string) (*Paper, error)
+	open       func(ctx context.Context, kind grant.Kind, path string) (sources.Source, error)
+	stats      func(ctx context.Context, own *libindex.Filter, q sources.Query) (*libindex.Filter, error) // Library.statsFilter
+	ocrID      func() string                                                                              // names the OCR engine in the index's version
+	markOCR    func(ctx context.Context, hits []sources.Hit)                                              // sets the hits' OCR marks
+	ocrWaiting func(items []libindex.Item) int                                                            // counts the items waiting for OCR
+
+	// textBusy counts the index items whose text is being extracted: the
+	// OCR of the index waits for none to be and for the build to end
+	// (idle), so that text pages come first.
+	textBusy atomic.Int32
+
+	libOnce   sync.Once
+	lib       *libindex.Index
+	preloaded sync.Once
+}
+
 // newLibrary returns a Library over v.
 func newLibrary(v *catalog.Vault, opts *LibraryOptions) *Library {
 	l := &Library{v: v, sources: map[string]sources.Source{}}
 	l.bgCtx, l.bgCancel = context.WithCancel(context.Background())
+	l.idx = &indexer{v: v, cachePath: l.cachePath, calls: &l.calls, background: l.background,
+		paper: l.paperSource, open: l.Open, stats: l.statsFilter}
+	l.ocr = &ocrWorker{fsys: v.FS(), cachePath: l.cachePath, calls: &l.calls, ctx: l.bgCtx,
+		background: l.background, index: l.idx.index, textIdle: l.idx.idle, paper: l.paperSource, open: l.Open}
+	l.idx.ocrID, l.idx.markOCR, l.idx.ocrWaiting = l.ocr.id, l.ocr.mark, l.ocr.waiting
 	dir := ""
 	if opts != nil {
 		dir = opts.CacheDir
-		l.progress = opts.Progress
-		l.onProg = opts.OnProgress
-		l.wait = opts.IndexWait
+		l.idx.progress = opts.Progress
+		l.idx.onProg = opts.OnProgress
+		l.idx.wait = opts.IndexWait
 		l.ocr.opt, l.ocr.progress = opts.OCR, opts.OCRProgress
 	}
-	if l.wait <= 0 {
-		l.wait = defaultIndexWait
+	if l.idx.wait <= 0 {
+		l.idx.wait = defaultIndexWait
 	}
 	switch dir {
 	case "":
@@ -147,6 +174,8 @@ func newLibrary(v *catalog.Vault, opts *LibraryOptions) *Library {
 	default:
 		l.cacheDir = dir
 	}
+	l.cat = &catalogue{v: v, paper: l.paperSource, open: l.Open}
+	l.rel = &relator{v: v, cacheDir: l.cacheDir, paper: l.paperSource, open: l.Open, title: l.cat.paperTitle, deferOCR: l.ocr.enqueue}
 	return l
 }
 
@@ -174,7 +203,7 @@ func (l *Library) open(ctx context.Context, kind grant.Kind, path string) (sourc
 		return nil, err
 	}
 	if kind == grant.KindDirectory {
-		l.preloadIndex()
+		l.idx.preload()
 	}
 	got, clean, err := l.v.Classify(ctx, path)
 	if err != nil {
@@ -232,96 +261,6 @@ func (l *Library) paperSource(ctx context.Context, ref string) (*Paper, error) {
 	return s.(*Paper), nil
 }
 
-// arXivStamp matches the identifier arXiv prints down the side of the
-// first page of a paper it serves: "arXiv:1706.03762v5 [cs.CL] 6 Dec 2017".
-// The category in brackets tells it from an arXiv id the page cites.
-var arXivStamp = regexp.MustCompile(`\barXiv:((?:[0-9]{4}\.[0-9]{4,5})|(?:[a-z][a-z-]*(?:\.[A-Z]{2})?/[0-9]{7}))(?:v[0-9]+)?\s*\[[a-zA-Z.-]+\]`)
-
-// paperIDs returns the identifiers a library paper's PDF shows of itself:
-// the DOI of its XMP and the arXiv stamp of its first page. It is the hook
-// the citation graph uses for papers whose metadata gives neither.
-func (l *Library) paperIDs(ctx context.Context, p *catalog.Paper) (doi, arxiv string, err error) {
-	src, err := l.paperSource(ctx, p.Ref)
-	if err != nil {
-		return "", "", err
-	}
-	doc, err := src.pdfDocument(ctx)
-	if err != nil {
-		return "", "", err
-	}
-	if x := parseXMP(doc.XMP); x != nil {
-		doi = x.DOI
-	}
-	if len(doc.Pages) > 0 {
-		if m := arXivStamp.FindStringSubmatch(doc.Pages[0].Text); m != nil {
-			arxiv = m[1]
-		}
-	}
-	return doi, arxiv, nil
-}
-
-// paperText returns the text of a library paper's PDF pages, in order,
-// separated by form feeds; for a paper without a PDF, its PAPER.md. It is
-// the hook the citation graph uses to find identifiers in reference
-// sections. It never waits for OCR: scanned pages come from the OCR cache,
-// and a PDF whose scanned pages are not recognised yet gives the text it
-// has with relations.ErrTextPending, its pages queued for the OCR worker.
-func (l *Library) paperText(ctx context.Context, p *catalog.Paper) (string, error) {
-	src, err := l.paperSource(ctx, p.Ref)
-	if err != nil {
-		return "", err
-	}
-	rel, err := src.mainDocument()
-	if err != nil {
-		return "", err
-	}
-	if rel != src.p.PDF {
-		doc, err := src.Read(ctx, "")
-		if err != nil {
-			return "", err
-		}
-		var b strings.Builder
-		for i, part := range doc.Parts {
-			if i > 0 {
-				b.WriteByte('\f')
-			}
-			b.WriteString(part.Text)
-		}
-		return b.String(), nil
-	}
-	doc, err := src.pdfDocument(ctx)
-	if err != nil {
-		return "", err
-	}
-	return l.availableText(ctx, &src.pdf, paperItem+p.Ref, doc)
-}
-
-// availableText is the text of doc's pages, the PDF f's, in order and
-// separated by form feeds, its scanned pages as far as the OCR cache holds
-// them. When some still wait for the engine, the PDF is queued for the OCR
-// worker as index item key and the error wraps relations.ErrTextPending.
-func (l *Library) availableText(ctx context.Context, f *pdfFile, key string, doc *pdf.Document) (string, error) {
-	rd := f.recognised(ctx, doc, nil)
-	var b strings.Builder
-	for i, pg := range rd.Pages {
-		if i > 0 {
-			b.WriteByte('\f')
-		}
-		b.WriteString(pg.Text)
-	}
-	f.ocrMu.Lock()
-	waits := rd != doc && f.ocrWaits
-	f.ocrMu.Unlock()
-	if !waits {
-		return b.String(), nil
-	}
-	f.mu.Lock()
-	stamp := f.stamp
-	f.mu.Unlock()
-	l.deferOCR(key, stamp)
-	return b.String(), fmt.Errorf("%s: scanned pages wait for OCR: %w", f.rel, relations.ErrTextPending)
-}
-
 // CacheDir returns the folder of the Library's on-disk caches, "" when
 // caching is off: a connector keeps its own caches below it, never in the
 // folders of the library it reads. It implements sources.Library.
@@ -352,7 +291,7 @@ func (l *Library) Close() error {
 	l.bgMu.Unlock()
 	l.bgCancel()
 	l.bg.Wait()
-	err := l.libIndex().Close()
+	err := l.idx.index().Close()
 	if l.ownVault {
 		err = errors.Join(err, l.v.Close())
 	}
@@ -375,41 +314,47 @@ func (l *Library) background(f func()) bool {
 	return true
 }
 
-// preloadIndex starts, once, the loading of the library index in the
+// preload starts, once, the loading of the library index in the
 // background: the OCR engine's detection its version names (the engine
 // is run to learn its version and languages) and the snapshot on disk.
 // A directory's first search needs both; started when the directory is
 // opened, they run while the catalogue is checked and the folder walked
 // rather than after.
-func (l *Library) preloadIndex() {
-	l.preload.Do(func() {
-		l.background(func() { l.libIndex().Snapshot() })
+func (x *indexer) preload() {
+	x.preloaded.Do(func() {
+		x.background(func() { x.index().Snapshot() })
 	})
 }
 
-// libIndex returns the library's one search index, kept under the cache
+// index returns the library's one search index, kept under the cache
 // folder's "library" folder (in memory when caching is off).
-func (l *Library) libIndex() *libindex.Index {
-	l.libOnce.Do(func() {
+func (x *indexer) index() *libindex.Index {
+	x.libOnce.Do(func() {
 		// The engine's name is learnt while the index on disk is read.
-		l.lib = libindex.Open(libindex.Options{Dir: l.cachePath("library"), Extract: l.extractItem,
-			VersionOf: func() string { return unitsVersion + "+" + l.ocrID() },
-			Yield:     l.calls.yieldBuild})
+		x.lib = libindex.Open(libindex.Options{Dir: x.cachePath("library"), Extract: x.extract,
+			VersionOf: func() string { return unitsVersion + "+" + x.ocrID() },
+			Yield:     x.calls.yieldBuild})
 	})
-	return l.lib
+	return x.lib
 }
 
-// extractItem returns the search units of a paper unit, a loose PDF or a
+// idle reports whether no index item's text is being extracted and the
+// library index runs no build.
+func (x *indexer) idle() bool {
+	return x.textBusy.Load() == 0 && x.index().Running() == nil
+}
+
+// extract returns the search units of a paper unit, a loose PDF or a
 // text file. A PDF that cannot be read is the item's failure, with its
 // reason; a paper's Markdown files are still indexed.
-func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit, error) {
-	l.ocr.textBusy.Add(1)
-	defer l.ocr.textBusy.Add(-1)
+func (x *indexer) extract(ctx context.Context, key string) ([]libindex.Unit, error) {
+	x.textBusy.Add(1)
+	defer x.textBusy.Add(-1)
 	var us []units.Unit
 	var failure error
 	switch {
 	case strings.HasPrefix(key, paperItem):
-		src, err := l.paperSource(ctx, strings.TrimPrefix(key, paperItem))
+		src, err := x.paper(ctx, strings.TrimPrefix(key, paperItem))
 		if err != nil {
 			return nil, err
 		}
@@ -424,7 +369,7 @@ func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit,
 			return nil, err
 		}
 	case strings.HasPrefix(key, pdfItem):
-		src, err := l.Open(ctx, grant.KindFile, strings.TrimPrefix(key, pdfItem))
+		src, err := x.open(ctx, grant.KindFile, strings.TrimPrefix(key, pdfItem))
 		if err != nil {
 			return nil, err
 		}
@@ -439,7 +384,7 @@ func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit,
 		}
 	case strings.HasPrefix(key, fileItem):
 		p := strings.TrimPrefix(key, fileItem)
-		text, err := l.v.FS().ReadText(p, 0)
+		text, err := x.v.FS().ReadText(p, 0)
 		if err != nil {
 			return nil, fsErr(err)
 		}
@@ -451,25 +396,25 @@ func (l *Library) extractItem(ctx context.Context, key string) ([]libindex.Unit,
 	return out, failure
 }
 
-// searchIndex has items indexed, waiting at most the library's IndexWait,
+// search has items indexed, waiting at most the library's IndexWait,
 // and searches the library index over what filter admits, with the
 // statistics of q's Collection (see docSet). A search that did not
 // wait for the end of the build says so in sources.Results.Indexing.
-func (l *Library) searchIndex(ctx context.Context, items []libindex.Item, filter *libindex.Filter, q sources.Query) (*sources.Results, error) {
-	return l.searchIndexAt(ctx, time.Now(), items, filter, q, "", nil)
+func (x *indexer) search(ctx context.Context, items []libindex.Item, filter *libindex.Filter, q sources.Query) (*sources.Results, error) {
+	return x.searchAt(ctx, time.Now(), items, filter, q, "", nil)
 }
 
-// searchIndexAt is searchIndex for a directory: the wait counts from
+// searchAt is search for a directory: the wait counts from
 // start, when its search began (its scan included); progress is reported
 // under ref; ensured remembers the last snapshot in which every item was
 // found indexed, so that later searches skip that check.
-func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []libindex.Item, filter *libindex.Filter, q sources.Query, ref string, ensured *atomic.Pointer[libindex.Snapshot]) (*sources.Results, error) {
+func (ix *indexer) searchAt(ctx context.Context, start time.Time, items []libindex.Item, filter *libindex.Filter, q sources.Query, ref string, ensured *atomic.Pointer[libindex.Snapshot]) (*sources.Results, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x := l.libIndex()
+	x := ix.index()
 	var progress func(done, total int)
-	if f, g := l.progress, l.onProg; (f != nil || g != nil) && ref != "" {
+	if f, g := ix.progress, ix.onProg; (f != nil || g != nil) && ref != "" {
 		progress = func(done, total int) {
 			if f != nil {
 				f(ref, done, total)
@@ -504,8 +449,8 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 		}
 	} else {
 		// The build this call waits for is not held back for it.
-		resume := l.calls.pause(ctx)
-		t := time.NewTimer(max(time.Until(start.Add(l.wait)), 0))
+		resume := ix.calls.pause(ctx)
+		t := time.NewTimer(max(time.Until(start.Add(ix.wait)), 0))
 		select {
 		case <-job.Done():
 		case <-t.C:
@@ -523,7 +468,7 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 	if limit <= 0 {
 		limit = 10
 	}
-	stats, err := l.statsFilter(ctx, filter, q)
+	stats, err := ix.stats(ctx, filter, q)
 	if err != nil {
 		return nil, err
 	}
@@ -532,28 +477,28 @@ func (l *Library) searchIndexAt(ctx context.Context, start time.Time, items []li
 	if errors.Is(err, libindex.ErrDamaged) {
 		// The damaged segment is dropped: its items are extracted again,
 		// and no search reads it twice, so this ends.
-		return l.searchIndexAt(ctx, start, items, filter, q, ref, ensured)
+		return ix.searchAt(ctx, start, items, filter, q, ref, ensured)
 	}
 	if err != nil {
 		return nil, err
 	}
 	res := units.Results(hits, total, limit, q)
-	l.markOCR(ctx, res.Hits)
-	if n := l.ocrWaiting(items); n > 0 && indexing == nil {
+	ix.markOCR(ctx, res.Hits)
+	if n := ix.ocrWaiting(items); n > 0 && indexing == nil {
 		// Scanned pages wait for the OCR engine: more may match.
 		indexing = &sources.Indexing{Done: len(items) - n, Total: len(items)}
 	}
 	if indexing != nil {
 		res.Indexing, res.Truncated = indexing, true
 	}
-	res.Skipped = l.skipped(ctx, snap, items)
+	res.Skipped = ix.skipped(ctx, snap, items)
 	return res, nil
 }
 
 // skipped returns the PDFs of items that snap holds as failed, each with
 // why it could not be read. A text file that turned out not to be text is
 // not one: a search promises documents, not every file of a folder.
-func (l *Library) skipped(ctx context.Context, snap *libindex.Snapshot, items []libindex.Item) []sources.Skip {
+func (x *indexer) skipped(ctx context.Context, snap *libindex.Snapshot, items []libindex.Item) []sources.Skip {
 	var out []sources.Skip
 	for _, it := range items {
 		_, failure, ok := snap.Status(it.Key)
@@ -565,7 +510,7 @@ func (l *Library) skipped(ctx context.Context, snap *libindex.Snapshot, items []
 		case strings.HasPrefix(it.Key, pdfItem):
 			p = strings.TrimPrefix(it.Key, pdfItem)
 		case strings.HasPrefix(it.Key, paperItem):
-			paper, err := l.v.Paper(ctx, strings.TrimPrefix(it.Key, paperItem))
+			paper, err := x.v.Paper(ctx, strings.TrimPrefix(it.Key, paperItem))
 			if err != nil || paper.PDF == "" {
 				continue
 			}

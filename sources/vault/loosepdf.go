@@ -14,8 +14,8 @@ import (
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/internal/units"
 )
 
 // pdfUnitsVersion changes whenever what goes into a loose PDF's search
@@ -147,7 +147,7 @@ func (s *PDF) Describe(ctx context.Context) (*sources.Metadata, error) {
 }
 
 // Search implements sources.Source: the PDF's pages, through the library index
-// filtered to it (see Library.searchIndex). A PDF that cannot be read is
+// filtered to it (see indexer.search). A PDF that cannot be read is
 // the search's error, so that a search over it alone does not look like
 // one that found nothing.
 func (s *PDF) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
@@ -161,11 +161,11 @@ func (s *PDF) Search(ctx context.Context, q sources.Query) (*sources.Results, er
 		return nil, fsErr(err)
 	}
 	key := pdfItem + s.ref
-	res, err := s.lib.searchIndex(ctx, []libindex.Item{{Key: key, Stamp: pdfStamp(st)}}, s.filter, q)
+	res, err := s.lib.idx.search(ctx, []libindex.Item{{Key: key, Stamp: pdfStamp(st)}}, s.filter, q)
 	if err != nil {
 		return nil, err
 	}
-	if _, failure, ok := s.lib.libIndex().Snapshot().Status(key); ok && failure != "" && len(res.Hits) == 0 {
+	if _, failure, ok := s.lib.idx.index().Snapshot().Status(key); ok && failure != "" && len(res.Hits) == 0 {
 		// The index keeps the failure as text; the document gives it
 		// typed (from memory or from the PDF cache, without a parse).
 		if _, err := s.pdf.document(ctx); err != nil {

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/researchctx/researchctx/grant"
@@ -47,22 +46,31 @@ type ocrPage = ocrpages.Page
 // stamp.
 type ocrRef = ocrpages.Ref
 
-// ocrState is what a Library knows of OCR: its engine (nil for none) and
-// why there is none, found once; the renderer for pages whose image is
-// not decoded here; and counts of pages recognised, for the progress hook.
-type ocrState struct {
+// ocrWorker is the Library's OCR: its engine (nil for none) and why there
+// is none, found once; the renderer for pages whose image is not decoded
+// here; the store of recognised pages; and the queue of index items whose
+// scanned pages wait for the engine, which its worker recognises in the
+// background. It holds only what it needs of the Library, wired by
+// newLibrary.
+type ocrWorker struct {
 	opt      ocr.Engine
 	progress func(done, total int)
+
+	fsys       *safefs.FS
+	cachePath  func(parts ...string) string
+	calls      *calls
+	ctx        context.Context        // the background's, cancelled by Close
+	background func(f func()) bool    // Library.background
+	index      func() *libindex.Index // the library index, which the worker has take in what it recognised
+	textIdle   func() bool            // no index item's text is extracted and no build runs
+	paper      func(ctx context.Context, ref string) (*Paper, error)
+	open       func(ctx context.Context, kind grant.Kind, path string) (sources.Source, error)
 
 	once     sync.Once
 	eng      ocr.Engine
 	note     string
 	renderer string
 
-	// textBusy counts the index items whose text is being extracted: the
-	// OCR of the index waits for none to be and for the build to end
-	// (textIdle), so that text pages come first.
-	textBusy atomic.Int32
 	// store holds the recognised pages, on disk and in memory, and the
 	// pages in the engine now.
 	store ocrpages.Store
@@ -84,8 +92,7 @@ type ocrMarks struct {
 
 // engine returns the library's OCR engine, or nil and the one-line note
 // that says why there is none.
-func (l *Library) ocrEngine() (ocr.Engine, string) {
-	o := &l.ocr
+func (o *ocrWorker) engine() (ocr.Engine, string) {
 	o.once.Do(func() {
 		switch {
 		case o.opt == ocr.Off():
@@ -94,40 +101,40 @@ func (l *Library) ocrEngine() (ocr.Engine, string) {
 			o.eng = o.opt
 		default:
 			// The probe is remembered with the OCR cache.
-			o.eng, o.note = ocrengine.Default(l.cachePath("ocr"))
+			o.eng, o.note = ocrengine.Default(o.cachePath("ocr"))
 		}
 		if o.eng != nil {
 			o.renderer = pdf.Renderer()
 		}
-		o.store.Dir, o.store.Progress = l.cachePath("ocr"), o.progress
+		o.store.Dir, o.store.Progress = o.cachePath("ocr"), o.progress
 		// A background page waits for the calls in flight, and a call
 		// waiting for a page another run holds does not hold it back.
-		o.store.Yield, o.store.Pause = l.calls.yield, l.calls.pause
-		o.store.InFlight = l.calls.inFlight
+		o.store.Yield, o.store.Pause = o.calls.yield, o.calls.pause
+		o.store.InFlight = o.calls.inFlight
 	})
 	return o.eng, o.note
 }
 
-// ocrStore returns the library's store of recognised pages.
-func (l *Library) ocrStore() *ocrpages.Store {
-	l.ocrEngine()
-	return &l.ocr.store
+// pageStore returns the library's store of recognised pages.
+func (o *ocrWorker) pageStore() *ocrpages.Store {
+	o.engine()
+	return &o.store
 }
 
 // ocrID names the library's engine for the index's version: an index
 // built with another engine (or none) is rebuilt.
-func (l *Library) ocrID() string {
-	if eng, _ := l.ocrEngine(); eng != nil {
+func (o *ocrWorker) id() string {
+	if eng, _ := o.engine(); eng != nil {
 		return eng.ID()
 	}
 	return "none"
 }
 
-// ocrRefOf returns the OCR cache entry of the PDF at rel, stat'ed as st,
+// refOf returns the OCR cache entry of the PDF at rel, stat'ed as st,
 // under engine.
-func (l *Library) ocrRefOf(ctx context.Context, rel string, st fs.FileInfo, engine string) ocrRef {
+func (o *ocrWorker) refOf(ctx context.Context, rel string, st fs.FileInfo, engine string) ocrRef {
 	stamp := fileStamp(st)
-	if sum := l.pdfSum(ctx, rel, st, stamp); sum != "" {
+	if sum := o.pdfSum(ctx, rel, st, stamp); sum != "" {
 		return ocrRef{Key: stampOf(ocrVersion, rel, sum, engine), Sum: sum, Engine: engine}
 	}
 	return ocrRef{Key: stampOf(ocrVersion, rel, stamp, engine), Engine: engine}
@@ -136,12 +143,11 @@ func (l *Library) ocrRefOf(ctx context.Context, rel string, st fs.FileInfo, engi
 // pdfSum returns the SHA-256 of the PDF at rel, stat'ed as st (stamp), as
 // the PDF cache knows it or hashes it, remembered for the stamp; "" when
 // the disk cache is off or the file cannot be read.
-func (l *Library) pdfSum(ctx context.Context, rel string, st fs.FileInfo, stamp string) string {
-	dir := l.cachePath("pdf")
+func (o *ocrWorker) pdfSum(ctx context.Context, rel string, st fs.FileInfo, stamp string) string {
+	dir := o.cachePath("pdf")
 	if dir == "" {
 		return ""
 	}
-	o := &l.ocr
 	o.mu.Lock()
 	memo, ok := o.sums[rel]
 	o.mu.Unlock()
@@ -149,7 +155,7 @@ func (l *Library) pdfSum(ctx context.Context, rel string, st fs.FileInfo, stamp 
 		return memo[1]
 	}
 	c := pdfcache.Cache{Dir: dir}
-	sum, err := c.Sum(ctx, pdfcache.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, l.opener(rel))
+	sum, err := c.Sum(ctx, pdfcache.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, fileOpener(o.fsys, rel))
 	if err != nil {
 		return ""
 	}
@@ -162,10 +168,11 @@ func (l *Library) pdfSum(ctx context.Context, rel string, st fs.FileInfo, stamp 
 	return sum
 }
 
-// opener opens the Vault file at rel for the pdf package.
-func (l *Library) opener(rel string) pdfcache.Opener {
+// fileOpener opens the file at rel of fsys (the Vault's) for the page
+// cache.
+func fileOpener(fsys *safefs.FS, rel string) pdfcache.Opener {
 	return func() (io.ReaderAt, int64, io.Closer, error) {
-		file, err := l.v.FS().Open(rel)
+		file, err := fsys.Open(rel)
 		if err != nil {
 			return nil, 0, nil, err
 		}
@@ -199,7 +206,8 @@ func (f *pdfFile) recognisedBy(ctx context.Context, doc *pdf.Document, run []int
 	if len(ocrpages.Scanned(doc)) == 0 {
 		return doc
 	}
-	store := f.l.ocrStore()
+	o := f.l.ocr
+	store := o.pageStore()
 	want := false // a page of run has no text layer
 	for _, n := range run {
 		want = want || n >= 1 && n <= len(doc.Pages) && doc.Pages[n-1].NoTextLayer && doc.Pages[n-1].Err == nil
@@ -212,23 +220,23 @@ func (f *pdfFile) recognisedBy(ctx context.Context, doc *pdf.Document, run []int
 		return out
 	}
 	f.ocrMu.Unlock()
-	eng, note := f.l.ocrEngine()
+	eng, note := o.engine()
 	var rec map[int]*ocrPage
 	recognisedNow := false
 	if eng != nil {
 		var ref ocrRef
 		if st, err := f.l.v.FS().Stat(f.rel); err == nil {
-			ref = f.l.ocrRefOf(ctx, f.rel, st, eng.ID())
+			ref = o.refOf(ctx, f.rel, st, eng.ID())
 		} else {
 			f.mu.Lock()
 			ref = ocrRef{Key: stampOf(ocrVersion, f.rel, f.stamp, eng.ID()), Engine: eng.ID()}
 			f.mu.Unlock()
 		}
-		rec, recognisedNow = store.Pages(ctx, eng, ocrpages.Source{Open: f.l.opener(f.rel), Doc: doc, Renderer: f.l.ocr.renderer}, run, ref, background)
+		rec, recognisedNow = store.Pages(ctx, eng, ocrpages.Source{Open: fileOpener(o.fsys, f.rel), Doc: doc, Renderer: o.renderer}, run, ref, background)
 		if recognisedNow {
-			f.l.ocr.mu.Lock()
-			delete(f.l.ocr.marks, f.rel)
-			f.l.ocr.mu.Unlock()
+			o.mu.Lock()
+			delete(o.marks, f.rel)
+			o.mu.Unlock()
 		}
 		note = "not recognised yet: OCR runs in the background of indexing"
 	}
@@ -252,7 +260,7 @@ func (f *pdfFile) recognisedBy(ctx context.Context, doc *pdf.Document, run []int
 	res := f.ocrDoc
 	f.ocrMu.Unlock()
 	if recognisedNow {
-		f.l.relationsGraph().Changed(f.rel)
+		f.l.rel.graph().Changed(f.rel)
 	}
 	return res
 }
@@ -278,7 +286,7 @@ func (f *pdfFile) queueOCR(key string, doc *pdf.Document) {
 	f.mu.Lock()
 	stamp := f.stamp
 	f.mu.Unlock()
-	f.l.deferOCR(key, stamp)
+	f.l.ocr.enqueue(key, stamp)
 }
 
 // ocrNote returns what became of page n (1-based) of doc, a document
@@ -327,10 +335,10 @@ func (f *pdfFile) describeOCR(ctx context.Context, md *sources.Metadata, doc *pd
 	}
 }
 
-// markOCR sets the OCR mark of the hits whose page was recognised; a
-// PDF hashed for its OCR cache entry is hashed within ctx.
-func (l *Library) markOCR(ctx context.Context, hits []sources.Hit) {
-	if eng, _ := l.ocrEngine(); eng == nil {
+// mark sets the OCR mark of the hits whose page was recognised; a PDF
+// hashed for its OCR cache entry is hashed within ctx.
+func (o *ocrWorker) mark(ctx context.Context, hits []sources.Hit) {
+	if eng, _ := o.engine(); eng == nil {
 		return
 	}
 	for i := range hits {
@@ -338,28 +346,27 @@ func (l *Library) markOCR(ctx context.Context, hits []sources.Hit) {
 		if h.Page <= 0 || !isPDF(h.Path) {
 			continue
 		}
-		if c, ok := l.ocrConfidence(ctx, h.Path, h.Page); ok {
+		if c, ok := o.confidence(ctx, h.Path, h.Page); ok {
 			h.OCR = &sources.OCR{Confidence: c}
 		}
 	}
 }
 
-// ocrConfidence returns the confidence of page n of the PDF at rel when
-// its text was recognised, from the OCR cache under the file's stamp now.
-func (l *Library) ocrConfidence(ctx context.Context, rel string, n int) (float64, bool) {
-	st, err := l.v.FS().Stat(rel)
+// confidence returns the confidence of page n of the PDF at rel when its
+// text was recognised, from the OCR cache under the file's stamp now.
+func (o *ocrWorker) confidence(ctx context.Context, rel string, n int) (float64, bool) {
+	st, err := o.fsys.Stat(rel)
 	if err != nil {
 		return 0, false
 	}
-	ref := l.ocrRefOf(ctx, rel, st, l.ocrID())
+	ref := o.refOf(ctx, rel, st, o.id())
 	key := ref.Key
-	o := &l.ocr
 	o.mu.Lock()
 	m, ok := o.marks[rel]
 	o.mu.Unlock()
 	if !ok || m.key != key {
 		m = ocrMarks{key: key, conf: map[int]float64{}}
-		for p, r := range l.ocrStore().Load(ref) {
+		for p, r := range o.pageStore().Load(ref) {
 			if r.Text != "" {
 				m.conf[p] = r.Confidence
 			}
@@ -389,19 +396,18 @@ func (f *pdfFile) indexed(ctx context.Context, key string, doc *pdf.Document) *p
 	stamp := f.stamp
 	f.mu.Unlock()
 	if waits {
-		f.l.deferOCR(key, stamp)
+		f.l.ocr.enqueue(key, stamp)
 	} else {
-		f.l.ocrIndexed(key)
+		f.l.ocr.indexed(key)
 	}
 	return out
 }
 
-// deferOCR queues index item key, its PDF at stamp, for the OCR worker,
+// enqueue queues index item key, its PDF at stamp, for the OCR worker,
 // starting it. An item is queued once per stamp in a process: pages the
 // engine was given and that still miss (a cache that cannot be written)
 // are not given to it again and again.
-func (l *Library) deferOCR(key, stamp string) {
-	o := &l.ocr
+func (o *ocrWorker) enqueue(key, stamp string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.queued[key+"\x00"+stamp] {
@@ -419,21 +425,19 @@ func (l *Library) deferOCR(key, stamp string) {
 	o.pending[key], o.queued[key+"\x00"+stamp] = true, true
 	o.queue = append(o.queue, key)
 	if !o.running {
-		o.running = l.background(l.ocrWorker)
+		o.running = o.background(o.run)
 	}
 }
 
-// ocrIndexed records that index item key holds every recognised page.
-func (l *Library) ocrIndexed(key string) {
-	o := &l.ocr
+// indexed records that index item key holds every recognised page.
+func (o *ocrWorker) indexed(key string) {
 	o.mu.Lock()
 	delete(o.pending, key)
 	o.mu.Unlock()
 }
 
-// ocrWaiting counts the items whose scanned pages wait for the engine.
-func (l *Library) ocrWaiting(items []libindex.Item) int {
-	o := &l.ocr
+// waiting counts the items whose scanned pages wait for the engine.
+func (o *ocrWorker) waiting(items []libindex.Item) int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	n := 0
@@ -448,7 +452,7 @@ func (l *Library) ocrWaiting(items []libindex.Item) int {
 	return n
 }
 
-// ocrWorker recognises the queued items' pages, as many items at a time
+// run recognises the queued items' pages, as many items at a time
 // as the background has OCR slots (see ocrMemory), each
 // once the text is in (textIdle), and has each indexed again (from the
 // caches: its text is not extracted twice).
@@ -457,9 +461,8 @@ func (l *Library) ocrWaiting(items []libindex.Item) int {
 // between two extractions: an engine started in such a gap would take
 // cores from the rest of the build, and the build's pace and ETA would
 // then follow the scans it happened to meet rather than the work left.
-func (l *Library) ocrWorker() {
-	o := &l.ocr
-	ctx := l.bgCtx
+func (o *ocrWorker) run() {
+	ctx := o.ctx
 	// As many files at a time as pages (see ocrBackground): each holds
 	// a page's slot only while it decodes or recognises the page.
 	slots := make(chan struct{}, cap(o.store.Slots(true)))
@@ -475,7 +478,7 @@ func (l *Library) ocrWorker() {
 		key := o.queue[0]
 		o.queue = o.queue[1:]
 		o.mu.Unlock()
-		for !l.textIdle() && ctx.Err() == nil {
+		for !o.textIdle() && ctx.Err() == nil {
 			time.Sleep(50 * time.Millisecond)
 		}
 		select {
@@ -487,14 +490,14 @@ func (l *Library) ocrWorker() {
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			l.recogniseItem(ctx, key)
+			o.recognise(ctx, key)
 			if ctx.Err() == nil {
 				// Forgotten, the item is extracted again by the next
 				// search that needs it, its pages now from the OCR
 				// cache; it stays pending (searches over it partial)
 				// until then.
 				select {
-				case <-l.libIndex().Forget([]string{key}).Done():
+				case <-o.index().Forget([]string{key}).Done():
 				case <-ctx.Done():
 				}
 			}
@@ -502,17 +505,11 @@ func (l *Library) ocrWorker() {
 	}
 }
 
-// textIdle reports whether no index item's text is being extracted and
-// the library index runs no build.
-func (l *Library) textIdle() bool {
-	return l.ocr.textBusy.Load() == 0 && l.libIndex().Running() == nil
-}
-
-// recogniseItem runs the engine over the scanned pages of index item key.
-func (l *Library) recogniseItem(ctx context.Context, key string) {
+// recognise runs the engine over the scanned pages of index item key.
+func (o *ocrWorker) recognise(ctx context.Context, key string) {
 	switch {
 	case strings.HasPrefix(key, paperItem):
-		src, err := l.paperSource(ctx, strings.TrimPrefix(key, paperItem))
+		src, err := o.paper(ctx, strings.TrimPrefix(key, paperItem))
 		if err != nil || src.p.PDF == "" {
 			return
 		}
@@ -521,7 +518,7 @@ func (l *Library) recogniseItem(ctx context.Context, key string) {
 		}
 		src.releasePDF()
 	case strings.HasPrefix(key, pdfItem):
-		src, err := l.Open(ctx, grant.KindFile, strings.TrimPrefix(key, pdfItem))
+		src, err := o.open(ctx, grant.KindFile, strings.TrimPrefix(key, pdfItem))
 		if err != nil {
 			return
 		}

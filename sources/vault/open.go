@@ -7,7 +7,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/researchctx/researchctx/cite"
 	"github.com/researchctx/researchctx/grant"
@@ -78,33 +77,36 @@ func (p *PaperInfo) Owns(rel string) bool {
 // reason (fs.ErrNotExist, ...) for a caller that reports it. A cancelled or
 // expired ctx gives ctx.Err(); any other error (permission denied, an I/O
 // error) is the file system's. Messages name only vault-relative paths.
-func (l *Library) Stat(ctx context.Context, p string) (*Item, error) {
+func (l *Library) Stat(ctx context.Context, p string) (*Item, error) { return l.cat.stat(ctx, p) }
+
+// stat is Library.Stat.
+func (c *catalogue) stat(ctx context.Context, p string) (*Item, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	kind, clean, err := l.v.Classify(ctx, p)
+	kind, clean, err := c.v.Classify(ctx, p)
 	if err != nil {
 		return nil, statErr(ctx, err)
 	}
 	it := &Item{Kind: grant.Kind(kind), Path: clean}
-	cat, err := l.v.Catalogue(ctx)
+	cat, err := c.v.Catalogue(ctx)
 	if err != nil {
 		return nil, statErr(ctx, fmt.Errorf("reading the vault catalogue: %w", err))
 	}
 	if u := cat.PaperOf(clean); u != nil {
-		it.Paper = &PaperInfo{Path: u.Ref, Title: knownTitle(l, u), PDF: u.PDF}
+		it.Paper = &PaperInfo{Path: u.Ref, Title: knownTitle(c.v, u), PDF: u.PDF}
 	}
 	return it, nil
 }
 
-// knownTitle is the title of the paper p as far as it is known without
-// reading its PDF (see PaperInfo.Title).
-func knownTitle(l *Library, p *catalog.Paper) string {
+// knownTitle is the title of the paper p of the Vault v as far as it is
+// known without reading its PDF (see PaperInfo.Title).
+func knownTitle(v *catalog.Vault, p *catalog.Paper) string {
 	if t := textnorm.Line(p.Meta.Title); t != "" {
 		return t
 	}
 	if p.PDF != "" {
-		if t, _ := l.v.LearntTitle(p.PDF); t != "" {
+		if t, _ := v.LearntTitle(p.PDF); t != "" {
 			return t
 		}
 	}
@@ -121,18 +123,21 @@ func knownTitle(l *Library, p *catalog.Paper) string {
 // its name. The PDF is read only when its title has not been learnt (and
 // the title is then kept with the catalogue), so that a plan, a card and
 // context_read give a document one title.
-func (l *Library) Title(ctx context.Context, it *Item) string {
+func (l *Library) Title(ctx context.Context, it *Item) string { return l.cat.title(ctx, it) }
+
+// title is Library.Title.
+func (c *catalogue) title(ctx context.Context, it *Item) string {
 	switch {
 	case it.Kind == grant.KindPaper && it.Paper != nil:
-		return l.paperTitle(ctx, it.Paper.Path)
+		return c.paperTitle(ctx, it.Paper.Path)
 	case it.Kind == grant.KindFile && isPDF(it.Path):
-		if t, ok := l.v.LearntTitle(it.Path); ok {
+		if t, ok := c.v.LearntTitle(it.Path); ok {
 			if t != "" {
 				return t
 			}
 			return textnorm.Line(path.Base(it.Path))
 		}
-		if src, err := l.Open(ctx, grant.KindFile, it.Path); err == nil {
+		if src, err := c.open(ctx, grant.KindFile, it.Path); err == nil {
 			if s, ok := src.(*PDF); ok {
 				if doc, err := s.pdf.document(ctx); err == nil {
 					return s.title(doc)
@@ -146,8 +151,8 @@ func (l *Library) Title(ctx context.Context, it *Item) string {
 // paperTitle is the title of the library paper ref as its source gives it:
 // from its PDF when its metadata has none (the PDF's text is cached), else
 // its folder's name.
-func (l *Library) paperTitle(ctx context.Context, ref string) string {
-	src, err := l.paperSource(ctx, ref)
+func (c *catalogue) paperTitle(ctx context.Context, ref string) string {
+	src, err := c.paper(ctx, ref)
 	if err != nil {
 		return textnorm.Line(path.Base(ref))
 	}
@@ -176,13 +181,13 @@ const (
 // Relations returns the paper's references, the works citing it and the
 // related papers of its library.
 func (s *Paper) Relations(ctx context.Context) (*sources.Relations, error) {
-	return s.l.relationsOf(ctx, s.p.Ref, s.p.PDF)
+	return s.l.rel.of(ctx, s.p.Ref, s.p.PDF)
 }
 
-// relationsOf returns the relations of the library paper or loose PDF
-// ref, whose main document is main.
-func (l *Library) relationsOf(ctx context.Context, ref, main string) (*sources.Relations, error) {
-	rels, err := l.relationsGraph().Relations(ctx, ref)
+// of returns the relations of the library paper or loose PDF ref, whose
+// main document is main.
+func (r *relator) of(ctx context.Context, ref, main string) (*sources.Relations, error) {
+	rels, err := r.graph().Relations(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +202,7 @@ func (l *Library) relationsOf(ctx context.Context, ref, main string) (*sources.R
 				// titled as its PDF titles itself.
 				t, ok := titles[w.Paper]
 				if !ok {
-					t = l.paperTitle(ctx, w.Paper)
+					t = r.title(ctx, w.Paper)
 					titles[w.Paper] = t
 				}
 				title = t
@@ -241,27 +246,6 @@ func problems(err error) []string {
 		}
 	}
 	return out
-}
-
-// relGraph is the library's citation graph, made once.
-type relGraph struct {
-	once sync.Once
-	g    *relations.Graph
-}
-
-// relationsGraph returns the Vault's citation graph, reading paper text
-// through the library's paper sources when a paper has no reference
-// sidecar, and keeping the references parsed from it with the library's
-// other caches.
-func (l *Library) relationsGraph() *relations.Graph {
-	l.rel.once.Do(func() {
-		cache := l.cacheDir
-		if cache == "" {
-			cache = "-" // the host turned the caches off
-		}
-		l.rel.g = relations.New(l.v, &relations.Options{Text: l.graphText, IDs: l.graphIDs, Meta: l.paperMeta, Loose: l.loosePDFs, CacheDir: cache})
-	})
-	return l.rel.g
 }
 
 // Inner returns the paper unit inside the directory that holds p, so a

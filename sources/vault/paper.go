@@ -14,8 +14,8 @@ import (
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/internal/units"
 )
 
 const (
@@ -72,7 +72,7 @@ func (s *Paper) pdfDocument(ctx context.Context) (*pdf.Document, error) {
 // PDF's title is the one learnt when the source was opened (Library.Open)
 // or its PDF last read, kept with the catalogue.
 func (s *Paper) Info() sources.Info {
-	return sources.Info{Path: s.p.Ref, Kind: grant.KindPaper, Title: knownTitle(s.l, s.p)}
+	return sources.Info{Path: s.p.Ref, Kind: grant.KindPaper, Title: knownTitle(s.l.v, s.p)}
 }
 
 // findTitle learns the PDF's title within ctx, once: the title of a paper
@@ -104,7 +104,7 @@ func (s *Paper) title(ctx context.Context) string {
 			return t
 		}
 	}
-	return knownTitle(s.l, s.p)
+	return knownTitle(s.l.v, s.p)
 }
 
 // Describe returns the paper's bibliographic metadata: metadata.json where
@@ -306,9 +306,9 @@ func (s *Paper) Search(ctx context.Context, q sources.Query) (*sources.Results, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// The library index, filtered to this paper (see Library.searchIndex).
+	// The library index, filtered to this paper (see indexer.search).
 	key := paperItem + s.p.Ref
-	res, err := s.l.searchIndex(ctx, []libindex.Item{{Key: key, Stamp: s.stamp()}}, s.filter, q)
+	res, err := s.l.idx.search(ctx, []libindex.Item{{Key: key, Stamp: s.stamp()}}, s.filter, q)
 	if err != nil {
 		return nil, err
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/researchctx/researchctx/internal/pdfcache"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/internal/units"
 )
 
 // pdfFile is the PDF document of a source — a paper's PDF or a loose PDF
@@ -38,7 +38,7 @@ type pdfFile struct {
 
 	// The document with its image pages recognised (see recognised).
 	// Runs of the engine over the file's pages are coordinated by page,
-	// across sources, in the Library (ocrState.claims).
+	// across sources, in the Library's store of recognised pages (ocrWorker.store).
 	ocrMu    sync.Mutex
 	ocrBase  *pdf.Document
 	ocrDoc   *pdf.Document
@@ -257,7 +257,7 @@ func (f *pdfFile) units(doc *pdf.Document, title string) (us []units.Unit, compl
 // read-only disk, say) costs speed, not the document: the file is then
 // extracted directly.
 func (f *pdfFile) extract(ctx context.Context, rel string, st fs.FileInfo) (*pdf.Document, error) {
-	open := f.l.opener(rel)
+	open := fileOpener(f.l.v.FS(), rel)
 	if dir := f.l.cachePath("pdf"); dir != "" {
 		c := pdfcache.Cache{Dir: dir}
 		doc, err := c.Extract(ctx, pdfcache.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, open)

@@ -107,7 +107,7 @@ func BenchmarkFirstLookupPDF(b *testing.B) {
 		// closed so that none outlives its lookup.
 		lib := newLibrary(v, &LibraryOptions{OCR: ocr.Off()})
 		defer lib.Close()
-		r, err := relations.New(v, &relations.Options{CacheDir: cacheDir, Text: lib.paperText}).Relations(ctx, "papers/r00/arxiv-1706.03762")
+		r, err := relations.New(v, &relations.Options{CacheDir: cacheDir, Text: lib.rel.paperText}).Relations(ctx, "papers/r00/arxiv-1706.03762")
 		if err != nil {
 			b.Fatal(err)
 		}

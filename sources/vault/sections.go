@@ -10,8 +10,8 @@ import (
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/internal/units"
 )
 
 // maxDetectedHeadings bounds headings guessed from font sizes, which on a

@@ -15,8 +15,8 @@ import (
 	"github.com/researchctx/researchctx/internal/pdfcache"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/internal/units"
 )
 
 // Why an attachment's file is not read. Each wraps the sources sentinel a

@@ -15,8 +15,8 @@ import (
 
 	"github.com/researchctx/researchctx/internal/libindex"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/internal/units"
 )
 
 // unitsVersion changes whenever what goes into an item's search units

@@ -12,8 +12,8 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/textnorm"
-	"github.com/researchctx/researchctx/internal/units"
 	"github.com/researchctx/researchctx/sources"
+	"github.com/researchctx/researchctx/sources/internal/units"
 )
 
 // Source is a granted Zotero source: the user's library, a group library,
