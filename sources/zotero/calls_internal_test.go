@@ -113,6 +113,16 @@ func TestBackgroundOCRYieldsToCalls(t *testing.T) {
 	if _, after := l.calls.Held(); after == before {
 		t.Error("no page of the background OCR was held back for the call in flight")
 	}
+	// The engine's program is told of the calls, so that its session is
+	// ranked below the server's while one is in flight
+	// (lowprio.RunContext).
+	if f := l.pdfs.ocr.store.InFlight; f == nil || !f() {
+		t.Error("the background OCR's engine is not told of the call in flight")
+	}
+	end()
+	if f := l.pdfs.ocr.store.InFlight; f != nil && f() {
+		t.Error("the background OCR's engine is told of a call that has ended")
+	}
 }
 
 // waitFor fails the test when cond does not hold within a bound only a

@@ -84,6 +84,7 @@ func (c *pdfCache) ocrEngine() (ocr.Engine, string) {
 		// A background page waits for the calls in flight, and a call
 		// waiting for a page another run holds does not hold it back.
 		o.store.Yield, o.store.Pause = c.l.calls.Yield, c.l.calls.Pause
+		o.store.InFlight = c.l.calls.InFlight
 		o.ctx, o.cancel = context.WithCancel(context.Background())
 	})
 	return o.eng, o.note
