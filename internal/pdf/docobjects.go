@@ -49,35 +49,10 @@ func (d *doc) resolve(o types.Object) types.Object {
 	return nil
 }
 
-func (d *doc) dict(o types.Object) types.Dict {
-	switch v := d.resolve(o).(type) {
-	case types.Dict:
-		return v
-	case types.StreamDict:
-		return v.Dict
-	}
-	return nil
-}
-
-func (d *doc) array(o types.Object) types.Array {
-	a, _ := d.resolve(o).(types.Array)
-	return a
-}
-
-func (d *doc) name(o types.Object) string {
-	n, _ := d.resolve(o).(types.Name)
-	return string(n)
-}
-
-func (d *doc) num(o types.Object) (float64, bool) {
-	switch v := d.resolve(o).(type) {
-	case types.Integer:
-		return float64(v), true
-	case types.Float:
-		return float64(v), true
-	}
-	return 0, false
-}
+func (d *doc) dict(o types.Object) types.Dict     { return object.DictOf(d.resolve(o)) }
+func (d *doc) array(o types.Object) types.Array   { return object.ArrayOf(d.resolve(o)) }
+func (d *doc) name(o types.Object) string         { return object.NameOf(d.resolve(o)) }
+func (d *doc) num(o types.Object) (float64, bool) { return object.NumOf(d.resolve(o)) }
 
 func objNr(o types.Object) int {
 	switch v := o.(type) {

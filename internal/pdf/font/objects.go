@@ -1,6 +1,10 @@
 package font
 
-import "github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+import (
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	"github.com/researchctx/researchctx/internal/pdf/object"
+)
 
 // Objects is what loading a font reads of its document: the objects a font
 // dictionary refers to, and its streams, decoded within the document's
@@ -37,32 +41,7 @@ func (d *doc) streamPrefix(sd types.StreamDict, n int64) []byte {
 	return d.objs.StreamPrefix(sd, n)
 }
 
-func (d *doc) dict(o types.Object) types.Dict {
-	switch v := d.resolve(o).(type) {
-	case types.Dict:
-		return v
-	case types.StreamDict:
-		return v.Dict
-	}
-	return nil
-}
-
-func (d *doc) array(o types.Object) types.Array {
-	a, _ := d.resolve(o).(types.Array)
-	return a
-}
-
-func (d *doc) name(o types.Object) string {
-	n, _ := d.resolve(o).(types.Name)
-	return string(n)
-}
-
-func (d *doc) num(o types.Object) (float64, bool) {
-	switch v := d.resolve(o).(type) {
-	case types.Integer:
-		return float64(v), true
-	case types.Float:
-		return float64(v), true
-	}
-	return 0, false
-}
+func (d *doc) dict(o types.Object) types.Dict     { return object.DictOf(d.resolve(o)) }
+func (d *doc) array(o types.Object) types.Array   { return object.ArrayOf(d.resolve(o)) }
+func (d *doc) name(o types.Object) string         { return object.NameOf(d.resolve(o)) }
+func (d *doc) num(o types.Object) (float64, bool) { return object.NumOf(d.resolve(o)) }
