@@ -65,15 +65,7 @@ func (r *relator) paperIDs(ctx context.Context, p *catalog.Paper) (doi, arxiv st
 	if err != nil {
 		return "", "", err
 	}
-	if x := parseXMP(doc.XMP); x != nil {
-		doi = x.DOI
-	}
-	if len(doc.Pages) > 0 {
-		if m := arXivStamp.FindStringSubmatch(doc.Pages[0].Text); m != nil {
-			arxiv = m[1]
-		}
-	}
-	return doi, arxiv, nil
+	return docIDs(doc)
 }
 
 // paperText returns the text of a library paper's PDF pages, in order,
