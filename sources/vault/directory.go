@@ -115,7 +115,7 @@ func closeView(d *Directory, f *safefs.FS) {
 // it. The directory itself, or a folder in it, is a sources.ErrIsDirectory error:
 // list it instead.
 func (d *Directory) Read(ctx context.Context, p string) (*sources.Document, error) {
-	ctx, end := d.lib.calls.begin(ctx) // the background yields to it
+	ctx, end := d.lib.calls.Begin(ctx) // the background yields to it
 	defer end()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -250,7 +250,7 @@ func (d *Directory) List(ctx context.Context, p string, max int) ([]sources.Entr
 // takes in what it lacks, a search waits at most the library's IndexWait
 // and then answers from what is indexed, saying so in sources.Results.Indexing.
 func (d *Directory) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
-	ctx, end := d.lib.calls.begin(ctx) // the background yields to it
+	ctx, end := d.lib.calls.Begin(ctx) // the background yields to it
 	defer end()
 	start := time.Now()
 	scanCap := q.ScanFiles
@@ -606,7 +606,7 @@ func (d *Directory) stampPapers(ctx context.Context, items []libindex.Item, trus
 	// in flight before each paper, as the index's build does: its eight
 	// stamping workers would otherwise take the cores from a search every
 	// few seconds.
-	bg := !d.lib.calls.inCall(ctx)
+	bg := !d.lib.calls.InCall(ctx)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range 8 {
@@ -616,7 +616,7 @@ func (d *Directory) stampPapers(ctx context.Context, items []libindex.Item, trus
 			for i := range next {
 				done := func() {}
 				if bg {
-					done = d.lib.calls.yield(ctx)
+					done = d.lib.calls.Yield(ctx)
 				}
 				items[i].Stamp = "-"
 				if src, err := d.lib.paperSource(ctx, strings.TrimPrefix(items[i].Key, paperItem)); err == nil {

@@ -94,7 +94,7 @@ func ctxErr(ctx context.Context, err error) error {
 // listed in sources.Results.Skipped. A ctx cancelled or past its deadline gives
 // ctx.Err().
 func (l *Library) SearchDocuments(ctx context.Context, ps []string, q sources.Query) (*sources.Results, error) {
-	ctx, end := l.calls.begin(ctx) // the background yields to it
+	ctx, end := l.calls.Begin(ctx) // the background yields to it
 	defer end()
 	var items []libindex.Item
 	want := map[string]bool{}

@@ -26,7 +26,7 @@ var ocrLines = ocrpages.Lines
 // BeginCall counts a call in flight on l until end is called, as a
 // search or a read does.
 func BeginCall(l *Library, ctx context.Context) (context.Context, func()) {
-	return l.calls.begin(ctx)
+	return l.calls.Begin(ctx)
 }
 
 // BackgroundHeld returns how many background workers wait for the calls

@@ -31,7 +31,7 @@ func (f *File) Info() sources.Info {
 
 // Read implements sources.Source: "" or the file's own path give its text.
 func (f *File) Read(ctx context.Context, p string) (*sources.Document, error) {
-	ctx, end := f.lib.calls.begin(ctx) // the background yields to it
+	ctx, end := f.lib.calls.Begin(ctx) // the background yields to it
 	defer end()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func (f *File) Read(ctx context.Context, p string) (*sources.Document, error) {
 // Search implements sources.Source, through the library index filtered to the
 // file (see indexer.search).
 func (f *File) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
-	ctx, end := f.lib.calls.begin(ctx) // the background yields to it
+	ctx, end := f.lib.calls.Begin(ctx) // the background yields to it
 	defer end()
 	st, err := f.lib.v.FS().Stat(f.ref)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/researchctx/researchctx/internal/agentero"
 	"github.com/researchctx/researchctx/internal/catalog"
 	"github.com/researchctx/researchctx/internal/libindex"
+	"github.com/researchctx/researchctx/internal/lowprio"
 	"github.com/researchctx/researchctx/internal/textnorm"
 	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/sources"
@@ -101,7 +102,7 @@ type Library struct {
 	idx *indexer
 	ocr *ocrWorker
 	// calls counts the calls in flight, which the background yields to.
-	calls calls
+	calls lowprio.Calls
 
 	// bg counts the background rescans of directories, which Close waits
 	// for (closing stops them early), so that nothing is written to the
@@ -128,7 +129,7 @@ type indexer struct {
 
 	v          *catalog.Vault
 	cachePath  func(parts ...string) string
-	calls      *calls
+	calls      *lowprio.Calls
 	background func(f func()) bool // Library.background
 	paper      func(ctx context.Context, ref string) (*Paper, error)
 	open       func(ctx context.Context, kind grant.Kind, path string) (sources.Source, error)
@@ -333,7 +334,7 @@ func (x *indexer) index() *libindex.Index {
 		// The engine's name is learnt while the index on disk is read.
 		x.lib = libindex.Open(libindex.Options{Dir: x.cachePath("library"), Extract: x.extract,
 			VersionOf: func() string { return unitsVersion + "+" + x.ocrID() },
-			Yield:     x.calls.yieldBuild})
+			Yield:     x.calls.YieldBuild})
 	})
 	return x.lib
 }
@@ -449,7 +450,7 @@ func (ix *indexer) searchAt(ctx context.Context, start time.Time, items []libind
 		}
 	} else {
 		// The build this call waits for is not held back for it.
-		resume := ix.calls.pause(ctx)
+		resume := ix.calls.Pause(ctx)
 		t := time.NewTimer(max(time.Until(start.Add(ix.wait)), 0))
 		select {
 		case <-job.Done():

@@ -73,7 +73,7 @@ func (s *PDF) ReadPages(ctx context.Context, p string, pages []int) (*sources.Do
 
 // read is Read with the pages the engine may be given (all: every page).
 func (s *PDF) read(ctx context.Context, p string, pages []int, all bool) (*sources.Document, error) {
-	ctx, end := s.lib.calls.begin(ctx) // the background yields to it
+	ctx, end := s.lib.calls.Begin(ctx) // the background yields to it
 	defer end()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ func (s *PDF) sections(doc *pdf.Document) []sources.Section {
 // count the PDF itself shows, and the DOI and publication year of its XMP
 // metadata.
 func (s *PDF) Describe(ctx context.Context) (*sources.Metadata, error) {
-	ctx, end := s.lib.calls.begin(ctx) // the background yields to it
+	ctx, end := s.lib.calls.Begin(ctx) // the background yields to it
 	defer end()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ func (s *PDF) Describe(ctx context.Context) (*sources.Metadata, error) {
 // the search's error, so that a search over it alone does not look like
 // one that found nothing.
 func (s *PDF) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
-	ctx, end := s.lib.calls.begin(ctx) // the background yields to it
+	ctx, end := s.lib.calls.Begin(ctx) // the background yields to it
 	defer end()
 	if err := ctx.Err(); err != nil {
 		return nil, err

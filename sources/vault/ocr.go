@@ -10,6 +10,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/libindex"
+	"github.com/researchctx/researchctx/internal/lowprio"
 	ocrengine "github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/ocrpages"
 	"github.com/researchctx/researchctx/internal/pdf"
@@ -58,7 +59,7 @@ type ocrWorker struct {
 
 	fsys       *safefs.FS
 	cachePath  func(parts ...string) string
-	calls      *calls
+	calls      *lowprio.Calls
 	ctx        context.Context        // the background's, cancelled by Close
 	background func(f func()) bool    // Library.background
 	index      func() *libindex.Index // the library index, which the worker has take in what it recognised
@@ -109,8 +110,8 @@ func (o *ocrWorker) engine() (ocr.Engine, string) {
 		o.store.Dir, o.store.Progress = o.cachePath("ocr"), o.progress
 		// A background page waits for the calls in flight, and a call
 		// waiting for a page another run holds does not hold it back.
-		o.store.Yield, o.store.Pause = o.calls.yield, o.calls.pause
-		o.store.InFlight = o.calls.inFlight
+		o.store.Yield, o.store.Pause = o.calls.Yield, o.calls.Pause
+		o.store.InFlight = o.calls.InFlight
 	})
 	return o.eng, o.note
 }

@@ -113,7 +113,7 @@ func (s *Paper) title(ctx context.Context) string {
 // failing: the metadata is still worth having, and Read reports the error.
 // The title, authors and identifiers are one line each (textnorm.Line).
 func (s *Paper) Describe(ctx context.Context) (*sources.Metadata, error) {
-	ctx, end := s.l.calls.begin(ctx) // the background yields to it
+	ctx, end := s.l.calls.Begin(ctx) // the background yields to it
 	defer end()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -200,7 +200,7 @@ func (s *Paper) ReadPages(ctx context.Context, p string, pages []int) (*sources.
 
 // read is Read with the pages the engine may be given (all: every page).
 func (s *Paper) read(ctx context.Context, p string, pages []int, all bool) (*sources.Document, error) {
-	ctx, end := s.l.calls.begin(ctx) // the background yields to it
+	ctx, end := s.l.calls.Begin(ctx) // the background yields to it
 	defer end()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -301,7 +301,7 @@ func (s *Paper) readMarkdown(ctx context.Context, rel string) (*sources.Document
 // cannot be read leaves its pages out; the Markdown files are still
 // searched.
 func (s *Paper) Search(ctx context.Context, q sources.Query) (*sources.Results, error) {
-	ctx, end := s.l.calls.begin(ctx) // the background yields to it
+	ctx, end := s.l.calls.Begin(ctx) // the background yields to it
 	defer end()
 	if err := ctx.Err(); err != nil {
 		return nil, err
