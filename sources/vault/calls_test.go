@@ -16,6 +16,7 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
+	"github.com/researchctx/researchctx/internal/testkit/wait"
 	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/samplevault"
 	"github.com/researchctx/researchctx/sources"
@@ -48,20 +49,6 @@ func (e *heldEngine) Recognize(ctx context.Context, img ocr.Image) (*ocr.Result,
 	e.in--
 	e.mu.Unlock()
 	return words(0.9, "Wombats", "dig", "burrows"), nil
-}
-
-// waitUntil fails the test when cond does not hold within a bound only a
-// broken build reaches; it checks as soon as it can, so nothing here
-// depends on the machine's speed.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 // TestBackgroundOCRYieldsToCalls: while a call is in flight, the OCR
@@ -101,7 +88,7 @@ func TestBackgroundOCRYieldsToCalls(t *testing.T) {
 		}
 		// The next page is decoded and waits for the call, not for a
 		// slot: it is held back before the engine.
-		waitUntil(t, "a second page waits for the call", func() bool {
+		wait.Until(t, "a second page waits for the call", func() bool {
 			eng.mu.Lock()
 			in := eng.in
 			eng.mu.Unlock()

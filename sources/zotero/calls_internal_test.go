@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/internal/testkit/wait"
 	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/sources"
 )
@@ -99,7 +100,7 @@ func TestBackgroundOCRYieldsToCalls(t *testing.T) {
 	if _, err := source(t, d, "").Search(context.Background(), sources.Query{Text: "numbats", Limit: 5}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "a page in the engine", func() bool { return eng.given.Load() > 0 })
+	wait.Until(t, "a page in the engine", func() bool { return eng.given.Load() > 0 })
 	_, before := l.calls.Held()
 	_, end := l.calls.Begin(context.Background())
 	defer end()
@@ -122,18 +123,5 @@ func TestBackgroundOCRYieldsToCalls(t *testing.T) {
 	end()
 	if f := l.pdfs.ocr.store.InFlight; f != nil && f() {
 		t.Error("the background OCR's engine is told of a call that has ended")
-	}
-}
-
-// waitFor fails the test when cond does not hold within a bound only a
-// broken build reaches; it checks as soon as it can.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
-		}
-		time.Sleep(time.Millisecond)
 	}
 }
