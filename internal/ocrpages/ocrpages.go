@@ -20,6 +20,7 @@ import (
 	"github.com/researchctx/researchctx/internal/lowprio"
 	"github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/pdf/pageimage"
 	"github.com/researchctx/researchctx/internal/pdfcache"
 	"github.com/researchctx/researchctx/internal/safefs"
 )
@@ -32,14 +33,14 @@ import (
 const MaxEntry = 16 << 20
 
 // OCR memory. A page in OCR holds its image in this process from its
-// decoding to the end of the engine's run: at most pdf.MaxImagePixels grey
+// decoding to the end of the engine's run: at most pageimage.MaxPixels grey
 // bytes decoded, and as much again while they are encoded for the engine
 // (PageBudget). The pages in OCR at once are bounded by Memory, not by the
 // number of cores: the background takes at most Background of them, reads
 // one more (ReadSlots), so that a read never waits for a slot the
 // background holds.
 const (
-	PageBudget = 2 * pdf.MaxImagePixels
+	PageBudget = 2 * pageimage.MaxPixels
 	Memory     = 384 << 20
 	ReadSlots  = 1
 )
@@ -422,7 +423,7 @@ func (s *Store) recognise(ctx context.Context, eng ocr.Engine, src Source, pages
 	s.mu.Unlock()
 	s.progress(0)
 
-	jobs := make(chan pdf.ImageResult)
+	jobs := make(chan pageimage.Result)
 	var wg sync.WaitGroup
 	for range min(cap(slots), len(pages)) {
 		wg.Add(1)
@@ -449,7 +450,7 @@ func (s *Store) recognise(ctx context.Context, eng ocr.Engine, src Source, pages
 			}
 		}()
 	}
-	err = pdf.PageImages(ctx, file, size, pages, &pdf.ImageOptions{Renderer: src.Renderer}, func(r pdf.ImageResult) error {
+	err = pageimage.Read(ctx, file, size, pages, &pageimage.Options{Renderer: src.Renderer}, func(r pageimage.Result) error {
 		if !claim(r.Page) {
 			s.progress(1)
 			return nil // the slot is kept for the next page
@@ -505,15 +506,15 @@ func (s *Store) progress(n int) {
 // RecognisePage reads one page image with eng; nil when the caller's
 // context ended (nothing is known of the page then). width and height are
 // the page's size in points, for the lines' font sizes and gaps.
-func RecognisePage(ctx context.Context, eng ocr.Engine, r pdf.ImageResult, width, height float64) *Page {
+func RecognisePage(ctx context.Context, eng ocr.Engine, r pageimage.Result, width, height float64) *Page {
 	if r.Err != nil {
-		if errors.Is(r.Err, pdf.ErrNoImage) {
+		if errors.Is(r.Err, pageimage.ErrNoImage) {
 			return &Page{Reason: "the page is blank: it has no image"}
 		}
 		return &Page{Reason: "its image cannot be read: " + imageReason(r.Err)}
 	}
 	format := ocr.PNM
-	if r.Image.Format == pdf.ImageJPEG {
+	if r.Image.Format == pageimage.JPEG {
 		format = ocr.JPEG
 	}
 	res, err := eng.Recognize(ctx, ocr.Image{Data: r.Image.Data, Format: format, Width: r.Image.Width, Height: r.Image.Height})
@@ -543,7 +544,7 @@ func imageReason(err error) string {
 	switch {
 	case errors.As(err, &le):
 		return fmt.Sprintf("over the %s limit", le.Limit)
-	case errors.Is(err, pdf.ErrImageUndecodable):
+	case errors.Is(err, pageimage.ErrUndecodable):
 		return "its encoding is not one this build decodes (install pdftoppm to render it)"
 	case errors.Is(err, pdf.ErrEncrypted):
 		return "encrypted"

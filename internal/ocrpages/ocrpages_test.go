@@ -8,6 +8,7 @@ import (
 
 	"github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/pdf/pageimage"
 )
 
 // TestSlotsShared: every store of the process draws on the same slots, so
@@ -91,12 +92,12 @@ func (timeoutEngine) Recognize(context.Context, ocr.Image) (*ocr.Result, error) 
 func TestTimedOutPageNotCached(t *testing.T) {
 	dir := t.TempDir()
 	ref := Ref{Key: "paper", Sum: "0123", Engine: timeoutEngine{}.ID()}
-	img := &pdf.PageImage{Data: []byte("P5\n1 1\n255\n\x00"), Width: 1, Height: 1}
-	timedOut := RecognisePage(context.Background(), timeoutEngine{}, pdf.ImageResult{Page: 1, Image: img}, 612, 792)
+	img := &pageimage.Image{Data: []byte("P5\n1 1\n255\n\x00"), Width: 1, Height: 1}
+	timedOut := RecognisePage(context.Background(), timeoutEngine{}, pageimage.Result{Page: 1, Image: img}, 612, 792)
 	if timedOut == nil || !timedOut.Transient || timedOut.Reason == "" {
 		t.Fatalf("a timed-out page: %+v", timedOut)
 	}
-	blank := RecognisePage(context.Background(), timeoutEngine{}, pdf.ImageResult{Page: 2, Err: pdf.ErrNoImage}, 612, 792)
+	blank := RecognisePage(context.Background(), timeoutEngine{}, pageimage.Result{Page: 2, Err: pageimage.ErrNoImage}, 612, 792)
 	if blank == nil || blank.Transient {
 		t.Fatalf("a blank page: %+v", blank)
 	}

@@ -14,6 +14,7 @@ import (
 	ocrengine "github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/ocrpages"
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/pdf/pageimage"
 	"github.com/researchctx/researchctx/internal/pdfcache"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/ocr"
@@ -105,7 +106,7 @@ func (o *ocrWorker) engine() (ocr.Engine, string) {
 			o.eng, o.note = ocrengine.Default(o.cachePath("ocr"))
 		}
 		if o.eng != nil {
-			o.renderer = pdf.Renderer()
+			o.renderer = pageimage.Renderer()
 		}
 		o.store.Dir, o.store.Progress = o.cachePath("ocr"), o.progress
 		// A background page waits for the calls in flight, and a call

@@ -12,6 +12,7 @@ import (
 	ocrengine "github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/ocrpages"
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/pdf/pageimage"
 	"github.com/researchctx/researchctx/internal/pdfcache"
 	"github.com/researchctx/researchctx/internal/safefs"
 	"github.com/researchctx/researchctx/ocr"
@@ -78,7 +79,7 @@ func (c *pdfCache) ocrEngine() (ocr.Engine, string) {
 			o.eng, o.note = ocrengine.Default(dir)
 		}
 		if o.eng != nil {
-			o.renderer = pdf.Renderer()
+			o.renderer = pageimage.Renderer()
 		}
 		o.store.Dir = dir
 		// A background page waits for the calls in flight, and a call

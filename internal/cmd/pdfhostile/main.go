@@ -3,7 +3,7 @@
 // file and extracts it in a fresh child process (this command, in its
 // -one mode), then reports the file size, the wall time, the child's peak
 // resident set (VmHWM) and the outcome. With -images it measures the
-// page-image reader OCR uses (pdf.PageImages) on hostilepdf.ImageCases
+// page-image reader OCR uses (pageimage.Read) on hostilepdf.ImageCases
 // instead.
 //
 //	go run ./internal/cmd/pdfhostile [-images] [-run regexp]
@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/pdf/pageimage"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
 
@@ -150,14 +151,14 @@ func imagesOne(path string, n int) string {
 		pages[i] = i + 1
 	}
 	counts := map[string]int{}
-	err = pdf.PageImages(context.Background(), f, fi.Size(), pages, nil, func(r pdf.ImageResult) error {
+	err = pageimage.Read(context.Background(), f, fi.Size(), pages, nil, func(r pageimage.Result) error {
 		var le *pdf.LimitError
 		switch {
 		case errors.As(r.Err, &le):
 			counts["over "+string(le.Limit)]++
-		case errors.Is(r.Err, pdf.ErrNoImage):
+		case errors.Is(r.Err, pageimage.ErrNoImage):
 			counts["no image"]++
-		case errors.Is(r.Err, pdf.ErrImageUndecodable):
+		case errors.Is(r.Err, pageimage.ErrUndecodable):
 			counts["undecodable"]++
 		case r.Err != nil:
 			counts["error"]++

@@ -1,4 +1,4 @@
-package pdf
+package pageimage
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/internal/testkit/procstat"
+
+	"github.com/researchctx/researchctx/internal/pdf"
 )
 
 // jpxCodestream is a JPEG 2000 codestream of one 8-bit grey component of
@@ -51,24 +53,24 @@ func jpxCodestream(w, h, tw, th int) string {
 // TestPageImageJPXBounds: a JPX image whose codestream declares more
 // than its dictionary (a bomb) ends in the pixel limit, at once and
 // without the renderer; one this package does not decode goes to the
-// renderer, and without one is ErrImageUndecodable.
+// renderer, and without one is ErrUndecodable.
 func TestPageImageJPXBounds(t *testing.T) {
 	const dict = "/Type /XObject /Subtype /Image /Width 16 /Height 16 /Filter /JPXDecode"
-	var limit *LimitError
+	var limit *pdf.LimitError
 	tests := []struct {
 		name   string
 		data   string
 		want   error
-		limit  Limit
+		limit  pdf.Limit
 		render bool
 	}{
-		{"a small image declaring 100000×100000 pixels", jpxCodestream(100000, 100000, 100000, 100000), ErrTooLarge, LimitImagePixels, true},
-		{"65535 tiles", jpxCodestream(65535, 1, 1, 1), ErrImageUndecodable, "", false},
-		{"not JPEG 2000", "\x00\x00\x00\x0cjP  \r\n\x87\n", ErrImageUndecodable, "", false},
+		{"a small image declaring 100000×100000 pixels", jpxCodestream(100000, 100000, 100000, 100000), pdf.ErrTooLarge, LimitPixels, true},
+		{"65535 tiles", jpxCodestream(65535, 1, 1, 1), ErrUndecodable, "", false},
+		{"not JPEG 2000", "\x00\x00\x00\x0cjP  \r\n\x87\n", ErrUndecodable, "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := &ImageOptions{}
+			o := &Options{}
 			if tc.render {
 				o.Renderer = "pdftoppm-that-must-not-run"
 			}
@@ -99,7 +101,7 @@ func TestPageImageJPXBounds(t *testing.T) {
 // opj_compress -I -r 100 (the 9/7 wavelet at a hundredth of its size) and
 // wrapped by img2pdf --pagesize Letter, which keeps the JP2 file.
 func TestPageImageJPX(t *testing.T) {
-	data, err := os.ReadFile("testdata/jpx-page.pdf")
+	data, err := os.ReadFile("../testdata/jpx-page.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,13 +110,13 @@ func TestPageImageJPX(t *testing.T) {
 		t.Fatal(err)
 	}
 	const w, h = 1700, 2200
-	if img.Rendered || img.Format != ImagePNM || img.Width != w || img.Height != h {
+	if img.Rendered || img.Format != PNM || img.Width != w || img.Height != h {
 		t.Fatalf("got %s %dx%d rendered %v, want the decoded %dx%d PGM", img.Format, img.Width, img.Height, img.Rendered, w, h)
 	}
 	got := pgmPixels(t, img.Data)
 	dir := t.TempDir()
 	if pdftoppm := Renderer(); pdftoppm != "" {
-		src := filepath.Join("..", "..", "samplevault", "vault", "papers", "2401.01234", "2401.01234.pdf")
+		src := filepath.Join("..", "..", "..", "samplevault", "vault", "papers", "2401.01234", "2401.01234.pdf")
 		out := filepath.Join(dir, "src")
 		if b, err := exec.Command(pdftoppm, "-gray", "-r", "200", "-f", "1", "-l", "1", "-singlefile", src, out).CombinedOutput(); err != nil {
 			t.Fatalf("pdftoppm: %v: %s", err, b)
@@ -201,21 +203,21 @@ func psnr(a, b []byte) float64 {
 }
 
 // BenchmarkJPXPage decodes testdata/jpx-page.pdf's JPEG 2000 page
-// (1700×2200 grey, 9/7 at a hundredth of its size) through PageImages,
+// (1700×2200 grey, 9/7 at a hundredth of its size) through Read,
 // beside pdftoppm rendering the same page at 200 dpi in grey, which is
 // what the page cost before; where opj_compress is installed, the same
 // page coded losslessly (5/3) too:
 //
 //	go test -run '^$' -bench JPXPage -benchtime 10x -count 5 ./internal/pdf
 func BenchmarkJPXPage(b *testing.B) {
-	data, err := os.ReadFile("testdata/jpx-page.pdf")
+	data, err := os.ReadFile("../testdata/jpx-page.pdf")
 	if err != nil {
 		b.Fatal(err)
 	}
 	pages := [][2]any{{"lossy", data}}
 	if opj, err := exec.LookPath("opj_compress"); err == nil && Renderer() != "" {
 		dir := b.TempDir()
-		src := filepath.Join("..", "..", "samplevault", "vault", "papers", "2401.01234", "2401.01234.pdf")
+		src := filepath.Join("..", "..", "..", "samplevault", "vault", "papers", "2401.01234", "2401.01234.pdf")
 		out := filepath.Join(dir, "p")
 		if o, err := exec.Command(Renderer(), "-gray", "-r", "200", "-f", "1", "-l", "1", "-singlefile", src, out).CombinedOutput(); err != nil {
 			b.Fatalf("pdftoppm: %v: %s", err, o)
@@ -235,8 +237,8 @@ func BenchmarkJPXPage(b *testing.B) {
 			start := procstat.CPUTime()
 			defer func() { b.ReportMetric(float64((procstat.CPUTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op") }()
 			for range b.N {
-				var res []ImageResult
-				err := PageImages(context.Background(), bytes.NewReader(data), int64(len(data)), []int{1}, nil, func(r ImageResult) error {
+				var res []Result
+				err := Read(context.Background(), bytes.NewReader(data), int64(len(data)), []int{1}, nil, func(r Result) error {
 					res = append(res, r)
 					return nil
 				})
@@ -272,7 +274,7 @@ func BenchmarkJPXPage(b *testing.B) {
 // a grey dictionary colour space over it reads its first component;
 // sub-sampled components are read at each pixel's place.
 func TestPageImageJPXColour(t *testing.T) {
-	src, err := os.ReadFile("../jpx/testdata/rgb.ppm")
+	src, err := os.ReadFile("../../jpx/testdata/rgb.ppm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +305,7 @@ func TestPageImageJPXColour(t *testing.T) {
 		{"lossless-subsampled.j2k", "", sub},
 	} {
 		t.Run(tc.file+" "+tc.cs, func(t *testing.T) {
-			data, err := os.ReadFile("../jpx/testdata/" + tc.file)
+			data, err := os.ReadFile("../../jpx/testdata/" + tc.file)
 			if err != nil {
 				t.Fatal(err)
 			}

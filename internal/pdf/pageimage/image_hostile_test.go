@@ -1,4 +1,4 @@
-package pdf
+package pageimage
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+
+	"github.com/researchctx/researchctx/internal/pdf"
 )
 
 // hostileImage is a page image built to cost its decoder far more than
@@ -22,7 +24,7 @@ import (
 type hostileImage struct {
 	name string
 	make func() []byte
-	want Limit
+	want pdf.Limit
 }
 
 // hostileImages are the page-image bombs of every decoder: each a file of
@@ -30,25 +32,25 @@ type hostileImage struct {
 var hostileImages = []hostileImage{
 	{"JBIG2 dictionaries each referring to all before it", func() []byte {
 		return hostilepdf.ImagePage(hostilepdf.JBIG2ImageDict(1000, 1000), hostilepdf.JBIG2SymbolChain(1000, 1000, 40, 0))
-	}, LimitImageWork},
+	}, LimitWork},
 	{"JBIG2 dictionaries each referring to the one before 4000 times", func() []byte {
 		return hostilepdf.ImagePage(hostilepdf.JBIG2ImageDict(1000, 1000), hostilepdf.JBIG2SymbolChain(1000, 1000, 4, 4000))
-	}, LimitImageWork},
+	}, LimitWork},
 	{"JPX of 4 components of 16 bits over 8000×8000", func() []byte {
 		return hostilepdf.ImagePage(hostilepdf.JPXImageDict(8000, 8000), hostilepdf.JPXCodestream(hostilepdf.JPXOptions{Width: 8000, Height: 8000, Components: 4, Depth: 16, TileW: 1024, TileH: 1024}))
-	}, LimitImageBytes},
+	}, LimitBytes},
 	{"JPX of one tile of 4 components over 4096×4096", func() []byte {
 		return hostilepdf.ImagePage(hostilepdf.JPXImageDict(4096, 4096), hostilepdf.JPXCodestream(hostilepdf.JPXOptions{Width: 4096, Height: 4096, Components: 4, Levels: 5}))
-	}, LimitImageBytes},
+	}, LimitBytes},
 	{"JPX of 1000×1000 in precincts of 2×2 and code-blocks of 4×4", func() []byte {
 		return hostilepdf.ImagePage(hostilepdf.JPXImageDict(1000, 1000), hostilepdf.JPXCodestream(hostilepdf.JPXOptions{Width: 1000, Height: 1000, Levels: 5, BlockExp: 2, PrecinctExp: 1}))
-	}, LimitImageBytes},
+	}, LimitBytes},
 	{"Flate RGB of 16 bits over 8000×8000", func() []byte {
 		return hostilepdf.ImagePage("/Type /XObject /Subtype /Image /Width 8000 /Height 8000 /ColorSpace /DeviceRGB /BitsPerComponent 16 /Filter /FlateDecode", hostilepdf.FlateZeros(1<<20))
-	}, LimitImageBytes},
+	}, LimitBytes},
 	{"DCT of 100×100 whose frame declares 60000×60000", func() []byte {
 		return hostilepdf.ImagePage("/Type /XObject /Subtype /Image /Width 100 /Height 100 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode", hostilepdf.JPEGFrame(60000, 60000, 3))
-	}, LimitImagePixels},
+	}, LimitPixels},
 }
 
 // TestHostilePageImages: each page-image bomb ends in its typed limit,
@@ -62,9 +64,9 @@ func TestHostilePageImages(t *testing.T) {
 			start := time.Now()
 			res := allPageImages(t, data)
 			runtime.ReadMemStats(&after)
-			var le *LimitError
+			var le *pdf.LimitError
 			last := res[len(res)-1]
-			if !errors.As(last.Err, &le) || le.Limit != c.want || !errors.Is(last.Err, ErrTooLarge) {
+			if !errors.As(last.Err, &le) || le.Limit != c.want || !errors.Is(last.Err, pdf.ErrTooLarge) {
 				t.Errorf("%d bytes: page %d: got %v, want the %s limit", len(data), last.Page, last.Err, c.want)
 			}
 			if d := time.Since(start); d > 20*time.Second {
@@ -80,26 +82,27 @@ func TestHostilePageImages(t *testing.T) {
 // TestHostileFaxBudget: a CCITT page image is decoded only when what it
 // decodes to (its rows, and the PBM made of them) fits in what is left of
 // the document's bytes: one that does not ends the page, and every later
-// one, in LimitDocBytes before anything is decoded. The pages before it
+// one, in pdf.LimitDocBytes before anything is decoded. The pages before it
 // decode, each in time proportional to its declared pixels.
 func TestHostileFaxBudget(t *testing.T) {
 	const w, h = 7000, 9000
 	data := hostilepdf.ImagePages(3, hostilepdf.FaxImageDict(w, h), hostilepdf.FaxWhite(h))
-	d, tree, err := openImages(context.Background(), bytes.NewReader(data), int64(len(data)), (*Options)(nil).withDefaults())
+	objs, err := pdf.OpenObjects(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	img, err := d.pageImage(&tree[0], 1)
+	d := &doc{objs}
+	img, err := d.pageImage(context.Background(), 1)
 	if err != nil || img.Width != w || img.Height != h || len(img.Data) < w/8*h {
 		t.Fatalf("page 1: %v", err)
 	}
 	// Less than the page's rows and its PBM left, more than its rows.
-	d.budget = 3 * w / 8 * h / 2
+	objs.Spend(objs.Budget() - 3*w/8*h/2)
 	start := time.Now()
 	for n := 2; n <= 3; n++ {
-		_, err = d.pageImage(&tree[n-1], n)
-		var le *LimitError
-		if !errors.As(err, &le) || le.Limit != LimitDocBytes || le.Page != n {
+		_, err = d.pageImage(context.Background(), n)
+		var le *pdf.LimitError
+		if !errors.As(err, &le) || le.Limit != pdf.LimitDocBytes || le.Page != n {
 			t.Errorf("page %d: got %v, want the document's bytes limit", n, err)
 		}
 	}
@@ -108,16 +111,16 @@ func TestHostileFaxBudget(t *testing.T) {
 	}
 }
 
-// allPageImages runs PageImages over every page of data with a renderer
+// allPageImages runs Read over every page of data with a renderer
 // that must not run.
-func allPageImages(t *testing.T, data []byte) []ImageResult {
+func allPageImages(t *testing.T, data []byte) []Result {
 	t.Helper()
 	pages := make([]int, 200)
 	for i := range pages {
 		pages[i] = i + 1
 	}
-	var res []ImageResult
-	err := PageImages(context.Background(), bytes.NewReader(data), int64(len(data)), pages, &ImageOptions{Renderer: "pdftoppm-that-must-not-run"}, func(r ImageResult) error {
+	var res []Result
+	err := Read(context.Background(), bytes.NewReader(data), int64(len(data)), pages, &Options{Renderer: "pdftoppm-that-must-not-run"}, func(r Result) error {
 		if errors.Is(r.Err, ErrNoImage) {
 			return nil // past the last page
 		}
@@ -125,19 +128,19 @@ func allPageImages(t *testing.T, data []byte) []ImageResult {
 		return nil
 	})
 	if err != nil || len(res) == 0 {
-		t.Fatalf("PageImages: %v, %d results", err, len(res))
+		t.Fatalf("Read: %v, %d results", err, len(res))
 	}
 	return res
 }
 
-// imagesOutcome summarises PageImages' results: the pages decoded, and
+// imagesOutcome summarises Read's results: the pages decoded, and
 // the limits the others hit, in order.
-func imagesOutcome(res []ImageResult) string {
+func imagesOutcome(res []Result) string {
 	counts := map[string]int{}
 	var order []string
 	for _, r := range res {
 		k := "image"
-		var le *LimitError
+		var le *pdf.LimitError
 		switch {
 		case errors.As(r.Err, &le):
 			k = string(le.Limit)
@@ -239,8 +242,8 @@ func hostileImagesChild(path string) {
 	for i := range pages {
 		pages[i] = i + 1
 	}
-	var res []ImageResult
-	err = PageImages(context.Background(), f, fi.Size(), pages, nil, func(r ImageResult) error {
+	var res []Result
+	err = Read(context.Background(), f, fi.Size(), pages, nil, func(r Result) error {
 		if !errors.Is(r.Err, ErrNoImage) {
 			res = append(res, r)
 		}

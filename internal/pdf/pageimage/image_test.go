@@ -1,4 +1,4 @@
-package pdf
+package pageimage
 
 import (
 	"bytes"
@@ -16,6 +16,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx/internal/pdf"
+	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
 )
 
 // imagePage builds a one-page PDF whose page draws the given XObjects
@@ -55,15 +58,15 @@ func zlibbed(b []byte) string {
 	return out.String()
 }
 
-func pageImage(t *testing.T, data []byte, o *ImageOptions) (*PageImage, error) {
+func pageImage(t *testing.T, data []byte, o *Options) (*Image, error) {
 	t.Helper()
-	var res []ImageResult
-	err := PageImages(context.Background(), bytes.NewReader(data), int64(len(data)), []int{1}, o, func(r ImageResult) error {
+	var res []Result
+	err := Read(context.Background(), bytes.NewReader(data), int64(len(data)), []int{1}, o, func(r Result) error {
 		res = append(res, r)
 		return nil
 	})
 	if err != nil || len(res) != 1 {
-		t.Fatalf("PageImages: %v, %d results", err, len(res))
+		t.Fatalf("Read: %v, %d results", err, len(res))
 	}
 	return res[0].Image, res[0].Err
 }
@@ -81,44 +84,44 @@ func TestPageImageDecodes(t *testing.T) {
 		name  string
 		dict  string
 		data  string
-		want  PageImage
-		check func(t *testing.T, img *PageImage)
+		want  Image
+		check func(t *testing.T, img *Image)
 	}{
 		{
 			name: "flate grey",
 			dict: "/Type /XObject /Subtype /Image /Width 3 /Height 2 /BitsPerComponent 8 /ColorSpace /DeviceGray /Filter /FlateDecode",
 			data: zlibbed([]byte{0, 128, 255, 10, 20, 30}),
-			want: PageImage{Data: []byte("P5\n3 2\n255\n\x00\x80\xff\x0a\x14\x1e"), Format: ImagePNM, Width: 3, Height: 2},
+			want: Image{Data: []byte("P5\n3 2\n255\n\x00\x80\xff\x0a\x14\x1e"), Format: PNM, Width: 3, Height: 2},
 		},
 		{
 			name: "1-bit grey, PBM inverted",
 			dict: "/Type /XObject /Subtype /Image /Width 8 /Height 2 /BitsPerComponent 1 /ColorSpace /DeviceGray",
 			data: "\x0f\xf0",
-			want: PageImage{Data: []byte("P4\n8 2\n\xf0\x0f"), Format: ImagePNM, Width: 8, Height: 2},
+			want: Image{Data: []byte("P4\n8 2\n\xf0\x0f"), Format: PNM, Width: 8, Height: 2},
 		},
 		{
 			name: "image mask with Decode [1 0]",
 			dict: "/Type /XObject /Subtype /Image /Width 8 /Height 1 /ImageMask true /Decode [1 0]",
 			data: "\x0f",
-			want: PageImage{Data: []byte("P4\n8 1\n\x0f"), Format: ImagePNM, Width: 8, Height: 1},
+			want: Image{Data: []byte("P4\n8 1\n\x0f"), Format: PNM, Width: 8, Height: 1},
 		},
 		{
 			name: "RGB",
 			dict: "/Type /XObject /Subtype /Image /Width 2 /Height 1 /BitsPerComponent 8 /ColorSpace /DeviceRGB /Filter /FlateDecode",
 			data: zlibbed([]byte{255, 255, 255, 255, 0, 0}),
-			want: PageImage{Data: []byte("P5\n2 1\n255\n\xff\x4c"), Format: ImagePNM, Width: 2, Height: 1},
+			want: Image{Data: []byte("P5\n2 1\n255\n\xff\x4c"), Format: PNM, Width: 2, Height: 1},
 		},
 		{
 			name: "CMYK",
 			dict: "/Type /XObject /Subtype /Image /Width 2 /Height 1 /BitsPerComponent 8 /ColorSpace /DeviceCMYK",
 			data: "\x00\x00\x00\x00\x00\x00\x00\xff",
-			want: PageImage{Data: []byte("P5\n2 1\n255\n\xff\x00"), Format: ImagePNM, Width: 2, Height: 1},
+			want: Image{Data: []byte("P5\n2 1\n255\n\xff\x00"), Format: PNM, Width: 2, Height: 1},
 		},
 		{
 			name: "indexed 4-bit over RGB",
 			dict: "/Type /XObject /Subtype /Image /Width 2 /Height 1 /BitsPerComponent 4 /ColorSpace [/Indexed /DeviceRGB 1 <000000ffffff>]",
 			data: "\x10",
-			want: PageImage{Data: []byte("P5\n2 1\n255\n\xff\x00"), Format: ImagePNM, Width: 2, Height: 1},
+			want: Image{Data: []byte("P5\n2 1\n255\n\xff\x00"), Format: PNM, Width: 2, Height: 1},
 		},
 		// The fax data were coded by libtiff (ppm2tiff -c g4, -c g3) from
 		// the PBM P4 16×4 0f0f f0f0 0000 aaaa.
@@ -126,25 +129,25 @@ func TestPageImageDecodes(t *testing.T) {
 			name: "CCITT Group 4",
 			dict: "/Type /XObject /Subtype /Image /Width 16 /Height 4 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 16 /Rows 4 >>",
 			data: g4Fax,
-			want: PageImage{Data: []byte("P4\n16 4\n\x0f\x0f\xf0\xf0\x00\x00\xaa\xaa"), Format: ImagePNM, Width: 16, Height: 4},
+			want: Image{Data: []byte("P4\n16 4\n\x0f\x0f\xf0\xf0\x00\x00\xaa\xaa"), Format: PNM, Width: 16, Height: 4},
 		},
 		{
 			name: "CCITT Group 4 mask, BlackIs1, parameters in an array",
 			dict: "/Type /XObject /Subtype /Image /Width 16 /Height 4 /ImageMask true /Filter [/CCF] /DecodeParms [<< /K -1 /Columns 16 /BlackIs1 true >>]",
 			data: g4Fax,
-			want: PageImage{Data: []byte("P4\n16 4\n\xf0\xf0\x0f\x0f\xff\xff\x55\x55"), Format: ImagePNM, Width: 16, Height: 4},
+			want: Image{Data: []byte("P4\n16 4\n\xf0\xf0\x0f\x0f\xff\xff\x55\x55"), Format: PNM, Width: 16, Height: 4},
 		},
 		{
 			name: "CCITT Group 3 with end-of-line codes",
 			dict: "/Type /XObject /Subtype /Image /Width 16 /Height 4 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /CCITTFaxDecode /DecodeParms << /K 0 /Columns 16 /Rows 4 /EndOfLine true >>",
 			data: "\x00\x1b\x76\xc0\x04\xd5\xdb\xb0\x01\xa8\x00\x4d\x50\xe8\x74\x3a\x1d\x0e\x87\x43\xa1\xc0",
-			want: PageImage{Data: []byte("P4\n16 4\n\x0f\x0f\xf0\xf0\x00\x00\xaa\xaa"), Format: ImagePNM, Width: 16, Height: 4},
+			want: Image{Data: []byte("P4\n16 4\n\x0f\x0f\xf0\xf0\x00\x00\xaa\xaa"), Format: PNM, Width: 16, Height: 4},
 		},
 		{
 			name: "DCT passed through",
 			dict: "/Type /XObject /Subtype /Image /Width 8 /Height 8 /BitsPerComponent 8 /ColorSpace /DeviceGray /Filter /DCTDecode",
 			data: jpg.String(), // the builder ends a stream's data with a newline
-			want: PageImage{Data: append(jpg.Bytes(), '\n'), Format: ImageJPEG, Width: 8, Height: 8},
+			want: Image{Data: append(jpg.Bytes(), '\n'), Format: JPEG, Width: 8, Height: 8},
 		},
 	}
 	for _, tc := range tests {
@@ -169,32 +172,32 @@ func TestPageImageBounds(t *testing.T) {
 	for i := range tiny {
 		tiny[i] = [2]string{"/Type /XObject /Subtype /Image /Width 1 /Height 1 /BitsPerComponent 8 /ColorSpace /DeviceGray", "\x00"}
 	}
-	var limit *LimitError
+	var limit *pdf.LimitError
 	tests := []struct {
 		name   string
 		pdf    []byte
 		want   error
-		limit  Limit
+		limit  pdf.Limit
 		render bool
 	}{
-		{"20,000 × 20,000 grey", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 20000 /Height 20000 /BitsPerComponent 8 /ColorSpace /DeviceGray /Filter /FlateDecode", zlibbed(make([]byte, 1<<20))}), ErrTooLarge, LimitImagePixels, true},
-		{"JPX bomb", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 30000 /Height 30000 /Filter /JPXDecode", "\x00\x00\x00\x0cjP  "}), ErrTooLarge, LimitImagePixels, true},
-		{"JBIG2 bomb", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 100000 /Height 100000 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", "\x00\x00\x00\x00"}), ErrTooLarge, LimitImagePixels, true},
-		{"5,000 tiny images", imagePage(tiny...), ErrTooLarge, LimitPageImages, true},
-		{"broken JBIG2 without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", "\x00"}), ErrImageUndecodable, "", false},
-		{"halftone JBIG2 without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", jbig2Halftone}), ErrImageUndecodable, "", false},
-		{"halftone JBIG2 behind Flate without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter [/FlateDecode /JBIG2Decode]", zlibbed([]byte(jbig2Halftone))}), ErrImageUndecodable, "", false},
-		{"JBIG2 of another size without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 12 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", jbig2Halftone[:30]}), ErrImageUndecodable, "", false},
-		{"CCITT bomb", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 100000 /Height 100000 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 100000 >>", "\x00"}), ErrTooLarge, LimitImagePixels, true},
-		{"CCITT of mixed coding without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 16 /Height 4 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K 2 /Columns 16 >>", g4Fax}), ErrImageUndecodable, "", false},
-		{"CCITT data cut short", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 16 /Height 40 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 16 >>", g4Fax[:6]}), ErrImageUndecodable, "", false},
-		{"CCITT coded at another width", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 16 /Height 4 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K -1 >>", g4Fax}), ErrImageUndecodable, "", false},
-		{"CCITT of 8 bits a sample", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 16 /Height 4 /BitsPerComponent 8 /ColorSpace /DeviceGray /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 16 >>", g4Fax}), ErrMalformed, "", false},
-		{"a text page", simpleDoc([]page{{content: "BT /F1 12 Tf 72 700 Td (Hello) Tj ET"}}, "", "", nil), ErrNoImage, "", false},
+		{"20,000 × 20,000 grey", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 20000 /Height 20000 /BitsPerComponent 8 /ColorSpace /DeviceGray /Filter /FlateDecode", zlibbed(make([]byte, 1<<20))}), pdf.ErrTooLarge, LimitPixels, true},
+		{"JPX bomb", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 30000 /Height 30000 /Filter /JPXDecode", "\x00\x00\x00\x0cjP  "}), pdf.ErrTooLarge, LimitPixels, true},
+		{"JBIG2 bomb", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 100000 /Height 100000 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", "\x00\x00\x00\x00"}), pdf.ErrTooLarge, LimitPixels, true},
+		{"5,000 tiny images", imagePage(tiny...), pdf.ErrTooLarge, LimitImages, true},
+		{"broken JBIG2 without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", "\x00"}), ErrUndecodable, "", false},
+		{"halftone JBIG2 without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", jbig2Halftone}), ErrUndecodable, "", false},
+		{"halftone JBIG2 behind Flate without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 10 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter [/FlateDecode /JBIG2Decode]", zlibbed([]byte(jbig2Halftone))}), ErrUndecodable, "", false},
+		{"JBIG2 of another size without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 12 /Height 10 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /JBIG2Decode", jbig2Halftone[:30]}), ErrUndecodable, "", false},
+		{"CCITT bomb", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 100000 /Height 100000 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 100000 >>", "\x00"}), pdf.ErrTooLarge, LimitPixels, true},
+		{"CCITT of mixed coding without a renderer", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 16 /Height 4 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K 2 /Columns 16 >>", g4Fax}), ErrUndecodable, "", false},
+		{"CCITT data cut short", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 16 /Height 40 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 16 >>", g4Fax[:6]}), ErrUndecodable, "", false},
+		{"CCITT coded at another width", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 16 /Height 4 /ImageMask true /Filter /CCITTFaxDecode /DecodeParms << /K -1 >>", g4Fax}), ErrUndecodable, "", false},
+		{"CCITT of 8 bits a sample", imagePage([2]string{"/Type /XObject /Subtype /Image /Width 16 /Height 4 /BitsPerComponent 8 /ColorSpace /DeviceGray /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 16 >>", g4Fax}), pdf.ErrMalformed, "", false},
+		{"a text page", hostilepdf.Plain("Hello"), ErrNoImage, "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := &ImageOptions{}
+			o := &Options{}
 			if tc.render {
 				o.Renderer = "pdftoppm-that-must-not-run"
 			}
@@ -220,19 +223,19 @@ func TestPageImageRenders(t *testing.T) {
 		t.Skip("pdftoppm is not installed")
 	}
 	grey := "/Type /XObject /Subtype /Image /Width 2 /Height 2 /BitsPerComponent 8 /ColorSpace /DeviceGray"
-	img, err := pageImage(t, imagePage([2]string{grey, "\x00\x00\x00\x00"}, [2]string{grey, "\xff\xff\xff\xff"}), &ImageOptions{Renderer: r})
+	img, err := pageImage(t, imagePage([2]string{grey, "\x00\x00\x00\x00"}, [2]string{grey, "\xff\xff\xff\xff"}), &Options{Renderer: r})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !img.Rendered || img.Format != ImagePNM || img.Height != RenderPixels || !bytes.HasPrefix(img.Data, []byte("P5")) {
+	if !img.Rendered || img.Format != PNM || img.Height != RenderPixels || !bytes.HasPrefix(img.Data, []byte("P5")) {
 		t.Errorf("got %s %dx%d rendered %v, want a rendered PGM %d high", img.Format, img.Width, img.Height, img.Rendered, RenderPixels)
 	}
 	if _, err := exec.LookPath(r); err != nil {
 		t.Fatal(err)
 	}
 	// A renderer that is not there fails the page, not the call.
-	_, err = pageImage(t, imagePage([2]string{grey, "\x00\x00\x00\x00"}, [2]string{grey, "\xff\xff\xff\xff"}), &ImageOptions{Renderer: "/nonexistent/pdftoppm"})
-	if !errors.Is(err, ErrImageUndecodable) {
+	_, err = pageImage(t, imagePage([2]string{grey, "\x00\x00\x00\x00"}, [2]string{grey, "\xff\xff\xff\xff"}), &Options{Renderer: "/nonexistent/pdftoppm"})
+	if !errors.Is(err, ErrUndecodable) {
 		t.Errorf("missing renderer: %v", err)
 	}
 }
@@ -244,7 +247,7 @@ func TestPageImageRenders(t *testing.T) {
 // CCITT Group 4 by libtiff (ppm2tiff -c g4) and wrapped by img2pdf, which
 // keeps the fax data and writes object streams.
 func TestPageImageFax(t *testing.T) {
-	decodedScan(t, "testdata/fax-g4.pdf", 1700, 2200)
+	decodedScan(t, "../testdata/fax-g4.pdf", 1700, 2200)
 }
 
 // TestPageImageJBIG2 decodes real JBIG2 scans without a renderer, pixel
@@ -258,7 +261,7 @@ func TestPageImageFax(t *testing.T) {
 func TestPageImageJBIG2(t *testing.T) {
 	for _, name := range []string{"jbig2-generic.pdf", "jbig2-globals.pdf"} {
 		t.Run(name, func(t *testing.T) {
-			decodedScan(t, filepath.Join("testdata", name), 1700, 2200)
+			decodedScan(t, filepath.Join("..", "testdata", name), 1700, 2200)
 		})
 	}
 }
@@ -267,11 +270,11 @@ func TestPageImageJBIG2(t *testing.T) {
 // behind Flate too, and inverted by /Decode [1 0], decodes as the plain
 // one does.
 func TestPageImageJBIG2Filters(t *testing.T) {
-	page, err := os.ReadFile(filepath.Join("..", "jbig2", "testdata", "text-globals.jb2"))
+	page, err := os.ReadFile(filepath.Join("..", "..", "jbig2", "testdata", "text-globals.jb2"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	globals, err := os.ReadFile(filepath.Join("..", "jbig2", "testdata", "text-globals.globals.jb2"))
+	globals, err := os.ReadFile(filepath.Join("..", "..", "jbig2", "testdata", "text-globals.globals.jb2"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +327,7 @@ func decodedScan(t *testing.T, file string, w, h int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if img.Rendered || img.Format != ImagePNM || img.Width != w || img.Height != h {
+	if img.Rendered || img.Format != PNM || img.Width != w || img.Height != h {
 		t.Fatalf("got %s %dx%d rendered %v, want the decoded %dx%d PBM", img.Format, img.Width, img.Height, img.Rendered, w, h)
 	}
 	got := pbmPixels(t, img.Data)
@@ -390,13 +393,13 @@ func pbmPixels(t *testing.T, b []byte) []byte {
 // pdftoppm").
 func BenchmarkPageImageScan(b *testing.B) {
 	for _, name := range []string{"fax-g4.pdf", "jbig2-generic.pdf", "jbig2-globals.pdf"} {
-		data, err := os.ReadFile(filepath.Join("testdata", name))
+		data, err := os.ReadFile(filepath.Join("..", "testdata", name))
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run(name, func(b *testing.B) {
 			for range b.N {
-				err := PageImages(context.Background(), bytes.NewReader(data), int64(len(data)), []int{1}, nil, func(r ImageResult) error {
+				err := Read(context.Background(), bytes.NewReader(data), int64(len(data)), []int{1}, nil, func(r Result) error {
 					if r.Err != nil || r.Image.Rendered {
 						return fmt.Errorf("page 1: %v", r.Err)
 					}

@@ -1,4 +1,4 @@
-package pdf
+package pageimage
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+
+	"github.com/researchctx/researchctx/internal/pdf"
 )
 
 // hostileImagesWant is the outcome each hostile page-image case must end
@@ -35,7 +37,7 @@ var hostileImagesWant = map[string]string{
 // hostilepdf.ImageCases in a child process (this test binary, reading the
 // file as OCR does, without a renderer) and checks the child's exit, the
 // pages' typed outcomes, and its peak RSS (≤ maxHostileRSS). The time
-// limit is the default (30 s): a case over it would end in LimitTime.
+// limit is the default (30 s): a case over it would end in pdf.LimitTime.
 func TestHostileImageContent(t *testing.T) {
 	if path := os.Getenv("PDF_HOSTILE_IMAGES_FILE"); path != "" {
 		n, _ := strconv.Atoi(os.Getenv("PDF_HOSTILE_IMAGES_PAGES"))
@@ -108,11 +110,11 @@ func imageContentChild(path string, n int) {
 	for i := range pages {
 		pages[i] = i + 1
 	}
-	var results []ImageResult
-	err = PageImages(context.Background(), f, fi.Size(), pages, nil, func(r ImageResult) error {
+	var results []Result
+	err = Read(context.Background(), f, fi.Size(), pages, nil, func(r Result) error {
 		r.Image = nil // only its outcome is kept
 		if r.Err == nil {
-			r.Image = &PageImage{}
+			r.Image = &Image{}
 		}
 		results = append(results, r)
 		return nil
@@ -122,23 +124,23 @@ func imageContentChild(path string, n int) {
 	os.Exit(0)
 }
 
-// imageContentOutcome summarises the results of PageImages: its error, or how
+// imageContentOutcome summarises the results of Read: its error, or how
 // many pages ended in each kind of result, in page order.
-func imageContentOutcome(results []ImageResult, err error) string {
+func imageContentOutcome(results []Result, err error) string {
 	if err != nil {
 		return fmt.Sprintf("document: %v", err)
 	}
 	counts := map[string]int{}
 	var order []string
 	for _, r := range results {
-		var le *LimitError
+		var le *pdf.LimitError
 		k := "image"
 		switch {
 		case errors.As(r.Err, &le):
 			k = string(le.Limit)
 		case errors.Is(r.Err, ErrNoImage):
 			k = "no image"
-		case errors.Is(r.Err, ErrImageUndecodable):
+		case errors.Is(r.Err, ErrUndecodable):
 			k = "undecodable"
 		case r.Err != nil:
 			k = "error"
@@ -155,9 +157,9 @@ func imageContentOutcome(results []ImageResult, err error) string {
 	return "pages: " + strings.Join(parts, ", ")
 }
 
-// TestPageImagesTimeLimit checks the time limits of PageImages: the
+// TestPageImagesTimeLimit checks the time limits of Read: the
 // document's own (Options.Timeout), which fails the page it runs out on
-// and every later one with LimitTime, counts this package's work only,
+// and every later one with pdf.LimitTime, counts this package's work only,
 // not what fn takes; and the caller's context, which ends the call.
 func TestPageImagesTimeLimit(t *testing.T) {
 	pagesOf := func(n int) []int {
@@ -170,19 +172,19 @@ func TestPageImagesTimeLimit(t *testing.T) {
 	t.Run("own limit", func(t *testing.T) {
 		// 20 pages of a million Do each: about 2 s of work, 50 ms allowed.
 		data := hostilepdf.DoFlood(20, 1_000_000)
-		var results []ImageResult
-		err := PageImages(context.Background(), bytes.NewReader(data), int64(len(data)), pagesOf(20), &ImageOptions{Options: &Options{Timeout: 50 * time.Millisecond}}, func(r ImageResult) error {
+		var results []Result
+		err := Read(context.Background(), bytes.NewReader(data), int64(len(data)), pagesOf(20), &Options{Options: &pdf.Options{Timeout: 50 * time.Millisecond}}, func(r Result) error {
 			results = append(results, r)
 			return nil
 		})
 		if err != nil || len(results) != 20 {
-			t.Fatalf("PageImages: %v, %d results", err, len(results))
+			t.Fatalf("Read: %v, %d results", err, len(results))
 		}
 		out := false // a page has run out of time: so must every later one
 		for _, r := range results {
-			var le *LimitError
+			var le *pdf.LimitError
 			switch {
-			case errors.As(r.Err, &le) && le.Limit == LimitTime && le.Page == r.Page && errors.Is(r.Err, ErrTooLarge):
+			case errors.As(r.Err, &le) && le.Limit == pdf.LimitTime && le.Page == r.Page && errors.Is(r.Err, pdf.ErrTooLarge):
 				out = true
 			case out || !errors.Is(r.Err, ErrNoImage):
 				t.Errorf("page %d: %v, want no image, or the time limit from the first page over it on", r.Page, r.Err)
@@ -204,17 +206,17 @@ func TestPageImagesTimeLimit(t *testing.T) {
 		data := hostilepdf.Scan(8, 8, scans...)
 		// 5 × 300 ms in fn against a 1 s limit: the pages' own work is
 		// a few milliseconds.
-		var results []ImageResult
-		err := PageImages(context.Background(), bytes.NewReader(data), int64(len(data)), pagesOf(5), &ImageOptions{Options: &Options{Timeout: time.Second}}, func(r ImageResult) error {
+		var results []Result
+		err := Read(context.Background(), bytes.NewReader(data), int64(len(data)), pagesOf(5), &Options{Options: &pdf.Options{Timeout: time.Second}}, func(r Result) error {
 			results = append(results, r)
 			time.Sleep(300 * time.Millisecond)
 			return nil
 		})
 		if err != nil || len(results) != 5 {
-			t.Fatalf("PageImages: %v, %d results", err, len(results))
+			t.Fatalf("Read: %v, %d results", err, len(results))
 		}
 		for _, r := range results {
-			if r.Err != nil || r.Image == nil || r.Image.Format != ImageJPEG {
+			if r.Err != nil || r.Image == nil || r.Image.Format != JPEG {
 				t.Errorf("page %d: %v, want its JPEG", r.Page, r.Err)
 			}
 		}
@@ -224,14 +226,14 @@ func TestPageImagesTimeLimit(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		calls := 0
-		err := PageImages(ctx, bytes.NewReader(data), int64(len(data)), pagesOf(20), nil, func(r ImageResult) error {
+		err := Read(ctx, bytes.NewReader(data), int64(len(data)), pagesOf(20), nil, func(r Result) error {
 			if calls++; calls == 2 {
 				cancel()
 			}
 			return nil
 		})
 		if !errors.Is(err, context.Canceled) || calls != 2 {
-			t.Errorf("PageImages: %v after %d pages, want the context's error after 2", err, calls)
+			t.Errorf("Read: %v after %d pages, want the context's error after 2", err, calls)
 		}
 	})
 }

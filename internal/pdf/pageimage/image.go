@@ -1,4 +1,4 @@
-package pdf
+package pageimage
 
 import (
 	"bytes"
@@ -16,25 +16,26 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
 	"github.com/researchctx/researchctx/internal/lowprio"
+	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/pdf/object"
 )
 
-// Limits on page images (see PageImages). A scan of a letter page at 600
+// Limits on page images (see Read). A scan of a letter page at 600
 // dpi is 34 million pixels; what a page image takes to decode is also
-// bounded by MaxStreamBytes.
+// bounded by pdf.MaxStreamBytes.
 const (
-	// MaxImagePixels bounds the pixels of a page's image, declared or
+	// MaxPixels bounds the pixels of a page's image, declared or
 	// rendered.
-	MaxImagePixels = 64 << 20
-	// MaxImageBytes bounds what decoding one page image may allocate
+	MaxPixels = 64 << 20
+	// MaxBytes bounds what decoding one page image may allocate
 	// (its samples, its decoder's bitmaps, symbols, tiles and
 	// code-blocks, and the image handed on), four bytes a pixel of the
-	// largest grey page; what is left of MaxDocumentBytes bounds it
-	// further.
-	MaxImageBytes = 4 * MaxImagePixels
-	// MaxPageImages bounds the images one page draws that are counted
+	// largest grey page; what is left of pdf.MaxDocumentBytes bounds
+	// it further.
+	MaxBytes = 4 * MaxPixels
+	// MaxImages bounds the images one page draws that are counted
 	// before the page is given up as not a scan.
-	MaxPageImages = 256
+	MaxImages = 256
 	// RenderPixels is the long side, in pixels, of a page that pdftoppm
 	// renders: 200 dpi for an 11-inch page.
 	RenderPixels = 2200
@@ -42,56 +43,56 @@ const (
 	DefaultRenderTimeout = 60 * time.Second
 )
 
-// Errors of PageImages, wrapped with detail.
+// Errors of Read, wrapped with detail.
 var (
 	// ErrNoImage: the page draws no image, so there is nothing to read.
 	ErrNoImage = errors.New("pdf: the page has no image")
-	// ErrImageUndecodable: the page's image is not one this package
+	// ErrUndecodable: the page's image is not one this package
 	// decodes (a JPX image using what internal/jpx does not decode, a
 	// JBIG2 image using what internal/jbig2 does not decode, CCITT of
 	// mixed coding, several images, an inline image) and no renderer is
 	// configured, or the renderer failed.
-	ErrImageUndecodable = errors.New("pdf: the page image cannot be decoded")
+	ErrUndecodable = errors.New("pdf: the page image cannot be decoded")
 )
 
-// The limits of page images, reported as *LimitError.
+// The limits of page images, reported as *pdf.LimitError.
 const (
-	LimitImagePixels Limit = "pixels per page image" // MaxImagePixels
-	LimitImageBytes  Limit = "bytes per page image"  // MaxImageBytes
-	// LimitImageWork: a page image whose decoding would take more work
+	LimitPixels pdf.Limit = "pixels per page image" // MaxPixels
+	LimitBytes  pdf.Limit = "bytes per page image"  // MaxBytes
+	// LimitWork: a page image whose decoding would take more work
 	// (pixels decoded, symbols, segments, tiles, coding passes) than its
 	// size warrants.
-	LimitImageWork  Limit = "work per page image"
-	LimitPageImages Limit = "images per page" // MaxPageImages
-	LimitRenderTime Limit = "time per rendered page"
+	LimitWork       pdf.Limit = "work per page image"
+	LimitImages     pdf.Limit = "images per page" // MaxImages
+	LimitRenderTime pdf.Limit = "time per rendered page"
 )
 
-// Image formats of a PageImage.
+// Image formats of an Image.
 const (
-	ImageJPEG = "jpeg" // the page's DCT stream, passed through
-	ImagePNM  = "pnm"  // binary PBM or PGM, decoded or rendered
+	JPEG = "jpeg" // the page's DCT stream, passed through
+	PNM  = "pnm"  // binary PBM or PGM, decoded or rendered
 )
 
-// PageImage is the picture of one page, for an OCR engine.
-type PageImage struct {
+// Image is the picture of one page, for an OCR engine.
+type Image struct {
 	Data          []byte
-	Format        string // ImageJPEG or ImagePNM
+	Format        string // JPEG or PNM
 	Width, Height int
 	// Rendered is set when the renderer drew the page rather than this
 	// package decoding its one image.
 	Rendered bool
 }
 
-// ImageResult is one page's image, or why it has none.
-type ImageResult struct {
+// Result is one page's image, or why it has none.
+type Result struct {
 	Page  int // 1-based
-	Image *PageImage
+	Image *Image
 	Err   error
 }
 
-// ImageOptions configure PageImages. The zero value decodes what this
+// Options configure Read. The zero value decodes what this
 // package can and renders nothing.
-type ImageOptions struct {
+type Options struct {
 	// Renderer is the pdftoppm program, used for a page whose image this
 	// package cannot decode; "" means none.
 	Renderer string
@@ -99,7 +100,7 @@ type ImageOptions struct {
 	// DefaultRenderTimeout.
 	RenderTimeout time.Duration
 	// Options bounds the parse of the file.
-	Options *Options
+	Options *pdf.Options
 }
 
 // Renderer returns the pdftoppm program on PATH, or "".
@@ -111,7 +112,7 @@ func Renderer() string {
 	return p
 }
 
-// PageImages hands fn the image of each given page (1-based) of the PDF
+// Read hands fn the image of each given page (1-based) of the PDF
 // in r, one at a time and in order, so that no more than one page image is
 // held here: a page drawn by one image gets that image (DCT passed
 // through; uncompressed, Flate, LZW or run-length samples in DeviceGray,
@@ -119,31 +120,31 @@ func Renderer() string {
 // grey; CCITT Group 4 and Group 3 fax images, and JBIG2 images, decoded
 // to black and white; JPEG 2000 (JPX) images decoded to grey),
 // any other page with images is rendered by o.Renderer when there
-// is one. Every image is bounded by MaxImagePixels, declared or rendered,
-// and by MaxStreamBytes decoded, and what decoding it allocates by
-// MaxImageBytes (and what is left of MaxDocumentBytes), checked before it
+// is one. Every image is bounded by MaxPixels, declared or rendered,
+// and by pdf.MaxStreamBytes decoded, and what decoding it allocates by
+// MaxBytes (and what is left of pdf.MaxDocumentBytes), checked before it
 // is allocated; a page's content is read within the page's budgets
-// (MaxOperators, MaxPageBytes, MaxPageImages); a page over a limit,
+// (pdf.MaxOperators, pdf.MaxPageBytes, MaxImages); a page over a limit,
 // without an image or whose image cannot be had gets its Err.
 //
 // The document's time limit (o.Options.Timeout) bounds this package's own
 // work on the file: its parse and every page's content and image. What fn
 // and the renderer take is not counted (fn may wait for an OCR engine,
 // and a rendered page has RenderTimeout). Once the limit is spent, each
-// later page's Err is its *LimitError (LimitTime), as a document-wide
+// later page's Err is its *pdf.LimitError (pdf.LimitTime), as a document-wide
 // budget fails every later page.
 //
 // The error is fn's, the caller's context's, or the file's when it cannot
 // be parsed and no renderer is configured.
-func PageImages(ctx context.Context, r io.ReaderAt, size int64, pages []int, o *ImageOptions, fn func(ImageResult) error) error {
+func Read(ctx context.Context, r io.ReaderAt, size int64, pages []int, o *Options, fn func(Result) error) error {
 	if o == nil {
-		o = &ImageOptions{}
+		o = &Options{}
 	}
-	opts := o.Options.withDefaults()
+	opts := o.Options.WithDefaults()
 	if size > opts.MaxBytes {
-		return &LimitError{Limit: LimitFileBytes, Max: opts.MaxBytes}
+		return &pdf.LimitError{Limit: pdf.LimitFileBytes, Max: opts.MaxBytes}
 	}
-	timeLimit := &LimitError{Limit: LimitTime, Max: int64(opts.Timeout)}
+	timeLimit := &pdf.LimitError{Limit: pdf.LimitTime, Max: int64(opts.Timeout)}
 	left := opts.Timeout // what is left of the time limit
 	// within runs work on the file under what is left of the time limit
 	// and the caller's context, and counts the time it took.
@@ -155,9 +156,13 @@ func PageImages(ctx context.Context, r io.ReaderAt, size int64, pages []int, o *
 		cancel()
 	}
 	var d *doc
-	var tree []pageInfo
 	var err error
-	within(func(wctx context.Context) { d, tree, err = openImages(wctx, r, size, opts) })
+	within(func(wctx context.Context) {
+		var objs *pdf.Objects
+		if objs, err = pdf.OpenObjects(wctx, r, size, &opts); err == nil {
+			d = &doc{objs}
+		}
+	})
 	if err != nil && (o.Renderer == "" || ctx.Err() != nil) {
 		return err
 	}
@@ -165,24 +170,23 @@ func PageImages(ctx context.Context, r io.ReaderAt, size int64, pages []int, o *
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		res := ImageResult{Page: n}
+		res := Result{Page: n}
 		switch {
 		case d == nil:
 			// A file this package does not parse may still render.
 			res.Image, res.Err = render(ctx, o, r, size, n)
-		case n < 1 || n > len(tree):
+		case n < 1 || n > d.objs.Pages():
 			res.Err = fmt.Errorf("%w: no page %d", ErrNoImage, n)
 		case left <= 0:
-			res.Err = pageErr(timeLimit, n)
+			res.Err = pdf.PageError(timeLimit, n)
 		default:
 			within(func(wctx context.Context) {
-				d.ctx = wctx
-				res.Image, res.Err = d.pageImage(&tree[n-1], n)
+				res.Image, res.Err = d.pageImage(wctx, n)
 			})
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if errors.Is(res.Err, ErrImageUndecodable) && o.Renderer != "" {
+			if errors.Is(res.Err, ErrUndecodable) && o.Renderer != "" {
 				res.Image, res.Err = render(ctx, o, r, size, n)
 			}
 		}
@@ -193,194 +197,65 @@ func PageImages(ctx context.Context, r io.ReaderAt, size int64, pages []int, o *
 	return nil
 }
 
-// openImages parses the file for its page images.
-func openImages(ctx context.Context, r io.ReaderAt, size int64, o Options) (d *doc, pages []pageInfo, err error) {
+// doc is a file's objects as page images read them, with lenient
+// accessors: a missing or mistyped object reads as nil or zero rather
+// than failing.
+type doc struct{ objs *pdf.Objects }
+
+func (d *doc) resolve(o types.Object) types.Object             { return d.objs.Resolve(o) }
+func (d *doc) dict(o types.Object) types.Dict                  { return object.DictOf(d.resolve(o)) }
+func (d *doc) array(o types.Object) types.Array                { return object.ArrayOf(d.resolve(o)) }
+func (d *doc) name(o types.Object) string                      { return object.NameOf(d.resolve(o)) }
+func (d *doc) num(o types.Object) (float64, bool)              { return object.NumOf(d.resolve(o)) }
+func (d *doc) rawString(o types.Object) []byte                 { return d.objs.String(o) }
+func (d *doc) streamBytes(sd types.StreamDict) ([]byte, error) { return d.objs.Stream(sd) }
+
+// pageImage returns the one image page n draws, decoded, its content read
+// within ctx.
+func (d *doc) pageImage(ctx context.Context, n int) (img *Image, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			d, pages, err = nil, nil, fmt.Errorf("%w: internal failure reading the file: %v", ErrMalformed, p)
+			img, err = nil, fmt.Errorf("%w: page %d: %v", pdf.ErrMalformed, n, p)
 		}
 	}()
-	return openDoc(ctx, io.NewSectionReader(r, 0, size), size, o, true)
-}
-
-// drawn is what a page's content draws: its image XObjects, in order, and
-// whether it draws anything else that is an image (an inline image); and
-// what reading them cost, against the page's budgets: its operators
-// (MaxOperators) and its content bytes (MaxPageBytes, each run of a
-// content stream or form at least minRunBytes), counted as text
-// extraction counts them.
-type drawn struct {
-	images []types.StreamDict
-	inline bool
-	ops    int
-	bytes  int64
-}
-
-// collect adds the images content draws with resources res, following
-// Form XObjects MaxFormDepth deep (each once a page: seen holds those
-// already followed), stopping past MaxPageImages. The content is read by
-// the content lexer, operator by operator, so that a stream of millions
-// of operators costs its bytes in time and nothing in memory, within the
-// page's budgets and the document's time limit; a budget spent is its
-// *LimitError.
-func (d *doc) collect(content []byte, res types.Dict, depth int, into *drawn, seen map[int]bool) error {
-	into.bytes += max(int64(len(content)), minRunBytes)
-	if into.bytes > MaxPageBytes {
-		return &LimitError{Limit: LimitPageBytes, Max: MaxPageBytes}
-	}
-	xd := d.dict(res["XObject"])
-	// adds holds, for each name of xd drawn already, what drawing it
-	// again adds: its image, or nothing (a form already followed, or
-	// not an image or form), so that a name drawn millions of times is
-	// resolved once.
-	adds := map[string]*types.StreamDict{}
-	lx := object.NewLexer(content)
-	var arena []operand
-	rewinds := maxArrayRewinds
-	operands := 0
-	var name []byte // the last operand, when it is a name
-	for {
-		t := lx.Next()
-		switch t.Kind {
-		case object.TokEOF:
-			return nil
-		case object.TokNum, object.TokName, object.TokString, object.TokArrayOpen, object.TokDictOpen:
-			if operands >= MaxOperands {
-				return &LimitError{Limit: LimitOperands, Max: MaxOperands}
-			}
-			operands++
-			name = nil
-			switch t.Kind {
-			case object.TokName:
-				name = t.Val
-			case object.TokArrayOpen, object.TokDictOpen:
-				if _, err := readComposite(lx, t.Kind, &arena, &rewinds); err != nil {
-					return err
-				}
-				arena = arena[:0]
-			}
-			continue
-		case object.TokArrayClose, object.TokDictClose:
-			continue
-		}
-		into.ops++
-		if into.ops > MaxOperators {
-			return &LimitError{Limit: LimitOperators, Max: MaxOperators}
-		}
-		if into.ops&4095 == 0 {
-			if err := d.stopped(); err != nil {
-				return err
-			}
-		}
-		switch string(t.Val) {
-		case "Do":
-			if name == nil {
-				break
-			}
-			img, ok := adds[string(name)]
-			if !ok {
-				ref := xd[string(name)]
-				if ref == nil {
-					break
-				}
-				var err error
-				if img, err = d.collectXObject(ref, res, depth, into, seen); err != nil {
-					return err
-				}
-				adds[string(name)] = img
-			}
-			if img != nil {
-				into.images = append(into.images, *img)
-				if len(into.images) > MaxPageImages {
-					return &LimitError{Limit: LimitPageImages, Max: MaxPageImages}
-				}
-			}
-		case "BI":
-			into.inline = true
-			lx.SkipInline()
-		}
-		operands, name = 0, nil
-		lx.Release()
-	}
-}
-
-// collectXObject returns the XObject ref when it is an image, and adds
-// the images of its content when it is a form.
-func (d *doc) collectXObject(ref types.Object, res types.Dict, depth int, into *drawn, seen map[int]bool) (*types.StreamDict, error) {
-	sd, ok := d.resolve(ref).(types.StreamDict)
-	if !ok {
-		return nil, nil
-	}
-	switch d.name(sd.Dict["Subtype"]) {
-	case "Image":
-		return &sd, nil
-	case "Form":
-		nr := objNr(ref)
-		if depth >= MaxFormDepth || (nr > 0 && seen[nr]) {
-			return nil, nil
-		}
-		if nr > 0 {
-			seen[nr] = true
-		}
-		body, err := d.streamBytes(sd)
-		if err != nil {
-			return nil, err
-		}
-		r := d.dict(sd.Dict["Resources"])
-		if r == nil {
-			r = res
-		}
-		return nil, d.collect(body, r, depth+1, into, seen)
-	}
-	return nil, nil
-}
-
-// pageImage returns the one image page pi draws, decoded.
-func (d *doc) pageImage(pi *pageInfo, n int) (img *PageImage, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			img, err = nil, fmt.Errorf("%w: page %d: %v", ErrMalformed, n, p)
-		}
-	}()
-	content, err := d.pageContent(pi.dict)
+	dr, err := d.objs.Drawn(ctx, n, MaxImages)
 	if err != nil {
-		return nil, pageErr(err, n)
+		return nil, pdf.PageError(err, n)
 	}
-	var dr drawn
-	if err := d.collect(content, pi.resources, 0, &dr, map[int]bool{}); err != nil {
-		return nil, pageErr(err, n)
+	if len(dr.Images) > MaxImages {
+		return nil, pdf.PageError(&pdf.LimitError{Limit: LimitImages, Max: MaxImages}, n)
 	}
-	for _, sd := range dr.images {
+	for _, sd := range dr.Images {
 		w, _ := d.num(sd.Dict["Width"])
 		h, _ := d.num(sd.Dict["Height"])
-		if w*h > MaxImagePixels {
-			return nil, pageErr(&LimitError{Limit: LimitImagePixels, Max: MaxImagePixels}, n)
+		if w*h > MaxPixels {
+			return nil, pdf.PageError(&pdf.LimitError{Limit: LimitPixels, Max: MaxPixels}, n)
 		}
 	}
 	switch {
-	case len(dr.images) == 0 && !dr.inline:
+	case len(dr.Images) == 0 && !dr.Inline:
 		return nil, fmt.Errorf("%w: page %d", ErrNoImage, n)
-	case len(dr.images) != 1 || dr.inline:
-		return nil, fmt.Errorf("%w: page %d draws %d images", ErrImageUndecodable, n, len(dr.images))
+	case len(dr.Images) != 1 || dr.Inline:
+		return nil, fmt.Errorf("%w: page %d draws %d images", ErrUndecodable, n, len(dr.Images))
 	}
-	img, err = d.decodeImage(dr.images[0])
-	if errors.Is(err, ErrImageUndecodable) {
+	img, err = d.decodeImage(dr.Images[0])
+	if errors.Is(err, ErrUndecodable) {
 		return nil, fmt.Errorf("page %d: %w", n, err)
 	}
 	if err != nil {
-		return nil, pageErr(err, n)
+		return nil, pdf.PageError(err, n)
 	}
 	return img, nil
 }
 
 // decodeImage decodes an image XObject to a JPEG (its own DCT data) or a
 // PNM.
-func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
+func (d *doc) decodeImage(sd types.StreamDict) (*Image, error) {
 	fw, _ := d.num(sd.Dict["Width"])
 	fh, _ := d.num(sd.Dict["Height"])
 	w, h := int(fw), int(fh)
 	if w <= 0 || h <= 0 {
-		return nil, fmt.Errorf("%w: an image without a size", ErrMalformed)
+		return nil, fmt.Errorf("%w: an image without a size", pdf.ErrMalformed)
 	}
 	var filters []string
 	switch f := d.resolve(sd.Dict["Filter"]).(type) {
@@ -399,47 +274,47 @@ func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
 	case "", "FlateDecode", "Fl", "LZWDecode", "LZW", "RunLengthDecode", "RL", "ASCII85Decode", "A85", "ASCIIHexDecode", "AHx":
 	case "DCTDecode", "DCT":
 		if comps := d.components(sd.Dict["ColorSpace"]); comps == 4 {
-			return nil, fmt.Errorf("%w: a CMYK JPEG", ErrImageUndecodable)
+			return nil, fmt.Errorf("%w: a CMYK JPEG", ErrUndecodable)
 		}
 		data, err := d.streamBytes(sd)
 		if err != nil {
 			return nil, err
 		}
 		if len(data) < 4 || data[0] != 0xFF || data[1] != 0xD8 {
-			return nil, fmt.Errorf("%w: a DCT image that is not a JPEG", ErrImageUndecodable)
+			return nil, fmt.Errorf("%w: a DCT image that is not a JPEG", ErrUndecodable)
 		}
 		// The OCR engine decodes the JPEG by its own frame header, not by
 		// the dictionary: that size is the one bounded.
 		if fw, fh, fc, ok := jpegFrame(data); ok {
-			if int64(fw)*int64(fh) > MaxImagePixels {
-				return nil, &LimitError{Limit: LimitImagePixels, Max: MaxImagePixels}
+			if int64(fw)*int64(fh) > MaxPixels {
+				return nil, &pdf.LimitError{Limit: LimitPixels, Max: MaxPixels}
 			}
 			if b := d.imageBudget(); int64(fw)*int64(fh)*int64(fc)+int64(len(data)) > b {
 				return nil, d.overBudget(b)
 			}
 		}
-		return &PageImage{Data: data, Format: ImageJPEG, Width: w, Height: h}, nil
+		return &Image{Data: data, Format: JPEG, Width: w, Height: h}, nil
 	case "JPXDecode":
 		return d.jpxImage(sd, w, h)
 	case "CCITTFaxDecode", "CCF":
 		if len(filters) != 1 {
-			return nil, fmt.Errorf("%w: a CCITT image behind another filter", ErrImageUndecodable)
+			return nil, fmt.Errorf("%w: a CCITT image behind another filter", ErrUndecodable)
 		}
 	case "JBIG2Decode":
 	default:
-		return nil, fmt.Errorf("%w: a %s image", ErrImageUndecodable, last)
+		return nil, fmt.Errorf("%w: a %s image", ErrUndecodable, last)
 	}
 	bpc := 1
 	mask := d.boolean(sd.Dict["ImageMask"])
 	if !mask {
 		b, ok := d.num(sd.Dict["BitsPerComponent"])
 		if !ok {
-			return nil, fmt.Errorf("%w: an image without BitsPerComponent", ErrMalformed)
+			return nil, fmt.Errorf("%w: an image without BitsPerComponent", pdf.ErrMalformed)
 		}
 		bpc = int(b)
 	}
 	if bpc != 1 && bpc != 2 && bpc != 4 && bpc != 8 && bpc != 16 {
-		return nil, fmt.Errorf("%w: an image of %d bits per component", ErrImageUndecodable, bpc)
+		return nil, fmt.Errorf("%w: an image of %d bits per component", ErrUndecodable, bpc)
 	}
 	gray, comps, err := d.grayMap(sd.Dict["ColorSpace"], mask, bpc)
 	if err != nil {
@@ -459,7 +334,7 @@ func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
 	var data []byte
 	if last == "CCITTFaxDecode" || last == "CCF" {
 		if bpc != 1 || comps != 1 {
-			return nil, fmt.Errorf("%w: a CCITT image of %d components of %d bits", ErrMalformed, comps, bpc)
+			return nil, fmt.Errorf("%w: a CCITT image of %d components of %d bits", pdf.ErrMalformed, comps, bpc)
 		}
 		data, err = d.faxData(sd, w, h)
 	} else if last == "JBIG2Decode" {
@@ -473,7 +348,7 @@ func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
 	rowBits := w * comps * bpc
 	row := (rowBits + 7) / 8
 	if len(data) < row*h {
-		return nil, fmt.Errorf("%w: image data shorter than its size", ErrMalformed)
+		return nil, fmt.Errorf("%w: image data shorter than its size", pdf.ErrMalformed)
 	}
 	if bpc == 1 && comps == 1 && gray == nil {
 		// Bitonal: PBM's 1 is black, the PDF's 0 (a mask's 0 paints).
@@ -488,7 +363,7 @@ func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
 				b.WriteByte(c)
 			}
 		}
-		return &PageImage{Data: b.Bytes(), Format: ImagePNM, Width: w, Height: h}, nil
+		return &Image{Data: b.Bytes(), Format: PNM, Width: w, Height: h}, nil
 	}
 	var b bytes.Buffer
 	b.Grow(w*h + 32)
@@ -509,7 +384,7 @@ func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
 			b.WriteByte(gray(samples, maxv))
 		}
 	}
-	return &PageImage{Data: b.Bytes(), Format: ImagePNM, Width: w, Height: h}, nil
+	return &Image{Data: b.Bytes(), Format: PNM, Width: w, Height: h}, nil
 }
 
 // faxData decodes a CCITT fax image of w×h pixels to rows of packed bits,
@@ -518,7 +393,7 @@ func (d *doc) decodeImage(sd types.StreamDict) (*PageImage, error) {
 // coding whose rows start with an end-of-line code are decoded here; mixed
 // coding (K > 0), or data that does not decode to the image's size, is
 // left to the renderer. The output is bounded by the pixels already
-// checked against MaxImagePixels and charged to the document's budget.
+// checked against MaxPixels and charged to the document's budget.
 func (d *doc) faxData(sd types.StreamDict, w, h int) ([]byte, error) {
 	parms := d.dict(sd.Dict["DecodeParms"])
 	if arr := d.array(sd.Dict["DecodeParms"]); len(arr) == 1 {
@@ -532,15 +407,14 @@ func (d *doc) faxData(sd types.StreamDict, w, h int) ([]byte, error) {
 	}
 	k := param("K", 0)
 	if k > 0 {
-		return nil, fmt.Errorf("%w: a CCITT image of mixed coding (K %d)", ErrImageUndecodable, k)
+		return nil, fmt.Errorf("%w: a CCITT image of mixed coding (K %d)", ErrUndecodable, k)
 	}
 	if cols, rows := param("Columns", 1728), param("Rows", h); cols != w || rows != h && rows > 0 {
-		return nil, fmt.Errorf("%w: a CCITT image of %d×%d pixels coded as %d×%d", ErrImageUndecodable, w, h, cols, rows)
+		return nil, fmt.Errorf("%w: a CCITT image of %d×%d pixels coded as %d×%d", ErrUndecodable, w, h, cols, rows)
 	}
 	row := (w + 7) / 8
-	if int64(row*h) > d.budget {
-		d.budget, d.spent = 0, &LimitError{Limit: LimitDocBytes, Max: MaxDocumentBytes}
-		return nil, d.spent
+	if int64(row*h) > d.objs.Budget() {
+		return nil, d.objs.SpendAll()
 	}
 	mode := ccitt.Group3
 	if k < 0 {
@@ -549,25 +423,24 @@ func (d *doc) faxData(sd types.StreamDict, w, h int) ([]byte, error) {
 	opts := &ccitt.Options{Invert: d.boolean(parms["BlackIs1"]), Align: d.boolean(parms["EncodedByteAlign"])}
 	out := make([]byte, row*h)
 	if _, err := io.ReadFull(ccitt.NewReader(bytes.NewReader(sd.Raw), ccitt.MSB, mode, w, h, opts), out); err != nil {
-		return nil, fmt.Errorf("%w: a CCITT image: %v", ErrImageUndecodable, err)
+		return nil, fmt.Errorf("%w: a CCITT image: %v", ErrUndecodable, err)
 	}
-	d.budget -= int64(len(out))
+	d.objs.Spend(int64(len(out)))
 	return out, nil
 }
 
 // imageBudget is what decoding one page image may allocate:
-// MaxImageBytes, or what is left of the document's decoded bytes when
+// MaxBytes, or what is left of the document's decoded bytes when
 // that is less.
-func (d *doc) imageBudget() int64 { return max(0, min(MaxImageBytes, d.budget)) }
+func (d *doc) imageBudget() int64 { return max(0, min(MaxBytes, d.objs.Budget())) }
 
-// overBudget is the error of a page image over budget b: MaxImageBytes,
+// overBudget is the error of a page image over budget b: MaxBytes,
 // or the document's bytes, which are then spent.
 func (d *doc) overBudget(b int64) error {
-	if b < MaxImageBytes {
-		d.budget, d.spent = 0, &LimitError{Limit: LimitDocBytes, Max: MaxDocumentBytes}
-		return d.spent
+	if b < MaxBytes {
+		return d.objs.SpendAll()
 	}
-	return &LimitError{Limit: LimitImageBytes, Max: MaxImageBytes}
+	return &pdf.LimitError{Limit: LimitBytes, Max: MaxBytes}
 }
 
 // imageBytes is what a w×h image of comps components of bpc bits takes
@@ -675,7 +548,7 @@ func (d *doc) grayMap(cs types.Object, mask bool, bpc int) (func([]int, int) byt
 	if a, ok := d.resolve(cs).(types.Array); ok && len(a) >= 4 && (d.name(a[0]) == "Indexed" || d.name(a[0]) == "I") {
 		base := d.components(a[1])
 		if base != 1 && base != 3 && base != 4 {
-			return nil, 0, fmt.Errorf("%w: an indexed image over an unknown colour space", ErrImageUndecodable)
+			return nil, 0, fmt.Errorf("%w: an indexed image over an unknown colour space", ErrUndecodable)
 		}
 		var lut []byte
 		switch v := d.resolve(a[3]).(type) {
@@ -718,7 +591,7 @@ func (d *doc) grayMap(cs types.Object, mask bool, bpc int) (func([]int, int) byt
 			return grayOf(b[:n], 255)
 		}, n, nil
 	default:
-		return nil, 0, fmt.Errorf("%w: an image in an unknown colour space", ErrImageUndecodable)
+		return nil, 0, fmt.Errorf("%w: an image in an unknown colour space", ErrUndecodable)
 	}
 }
 
@@ -739,8 +612,8 @@ func grayOf(c []byte, _ int) byte {
 }
 
 // render has the renderer draw page n of the PDF in grey, its long side
-// RenderPixels, within the render timeout and MaxImagePixels.
-func render(ctx context.Context, o *ImageOptions, r io.ReaderAt, size int64, n int) (*PageImage, error) {
+// RenderPixels, within the render timeout and MaxPixels.
+func render(ctx context.Context, o *Options, r io.ReaderAt, size int64, n int) (*Image, error) {
 	t := o.RenderTimeout
 	if t <= 0 {
 		t = DefaultRenderTimeout
@@ -756,19 +629,19 @@ func render(ctx context.Context, o *ImageOptions, r io.ReaderAt, size int64, n i
 	err := lowprio.Run(cmd) // below the calls an agent waits for
 	switch {
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("%w: %v", ErrTimeout, ctx.Err())
+		return nil, fmt.Errorf("%w: %v", pdf.ErrTimeout, ctx.Err())
 	case rctx.Err() != nil:
-		return nil, pageErr(&LimitError{Limit: LimitRenderTime, Max: int64(t)}, n)
+		return nil, pdf.PageError(&pdf.LimitError{Limit: LimitRenderTime, Max: int64(t)}, n)
 	case out.over:
-		return nil, pageErr(&LimitError{Limit: LimitImagePixels, Max: MaxImagePixels}, n)
+		return nil, pdf.PageError(&pdf.LimitError{Limit: LimitPixels, Max: MaxPixels}, n)
 	case err != nil:
-		return nil, fmt.Errorf("%w: page %d: the renderer failed: %v", ErrImageUndecodable, n, err)
+		return nil, fmt.Errorf("%w: page %d: the renderer failed: %v", ErrUndecodable, n, err)
 	}
 	w, h, ok := pnmSize(out.b.Bytes())
 	if !ok {
-		return nil, fmt.Errorf("%w: page %d: the renderer gave no image", ErrImageUndecodable, n)
+		return nil, fmt.Errorf("%w: page %d: the renderer gave no image", ErrUndecodable, n)
 	}
-	return &PageImage{Data: out.b.Bytes(), Format: ImagePNM, Width: w, Height: h, Rendered: true}, nil
+	return &Image{Data: out.b.Bytes(), Format: PNM, Width: w, Height: h, Rendered: true}, nil
 }
 
 // pnmSize reads the width and height of a binary PNM's header.

@@ -1,4 +1,4 @@
-package pdf
+package pageimage
 
 import (
 	"errors"
@@ -7,18 +7,19 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
 	"github.com/researchctx/researchctx/internal/jpx"
+	"github.com/researchctx/researchctx/internal/pdf"
 )
 
 // jpxImage decodes a JPXDecode (JPEG 2000) image to grey, within
-// MaxImagePixels. The colour space is the image's own (its JP2 header,
+// MaxPixels. The colour space is the image's own (its JP2 header,
 // else its number of components) unless the dictionary gives one;
 // /Decode and /SMaskInData, which do not change what a page says, are
-// not applied. What the decoder does not decode is ErrImageUndecodable,
+// not applied. What the decoder does not decode is ErrUndecodable,
 // for the renderer, as is one over the decoder's other bounds (tiles,
 // layers, work), which the renderer may bound otherwise; an image over
 // the page image's budget (see imageBudget), with its grey page, is a
-// *LimitError.
-func (d *doc) jpxImage(sd types.StreamDict, w, h int) (*PageImage, error) {
+// *pdf.LimitError.
+func (d *doc) jpxImage(sd types.StreamDict, w, h int) (*Image, error) {
 	b := d.imageBudget()
 	// The grey page is made beside the decoded image.
 	grey := int64(w) * int64(h)
@@ -29,14 +30,14 @@ func (d *doc) jpxImage(sd types.StreamDict, w, h int) (*PageImage, error) {
 	if err != nil {
 		return nil, err
 	}
-	img, err := jpx.Decode(data, MaxImagePixels, b-grey-int64(len(data)))
+	img, err := jpx.Decode(data, MaxPixels, b-grey-int64(len(data)))
 	switch {
 	case errors.Is(err, jpx.ErrTooManyPixels):
-		return nil, &LimitError{Limit: LimitImagePixels, Max: MaxImagePixels}
+		return nil, &pdf.LimitError{Limit: LimitPixels, Max: MaxPixels}
 	case errors.Is(err, jpx.ErrMemory):
 		return nil, d.overBudget(b)
 	case err != nil:
-		return nil, fmt.Errorf("%w: a JPX image: %v", ErrImageUndecodable, err)
+		return nil, fmt.Errorf("%w: a JPX image: %v", ErrUndecodable, err)
 	}
 	gray, comps, err := d.jpxGray(sd, img)
 	if err != nil {
@@ -81,8 +82,8 @@ func (d *doc) jpxImage(sd types.StreamDict, w, h int) (*PageImage, error) {
 			px[y*w+x] = gray(samples, maxv[0])
 		}
 	}
-	d.budget -= int64(w * h)
-	return &PageImage{Data: out, Format: ImagePNM, Width: w, Height: h}, nil
+	d.objs.Spend(int64(w * h))
+	return &Image{Data: out, Format: PNM, Width: w, Height: h}, nil
 }
 
 // jpxGray returns how a decoded JPX image's samples become grey levels
@@ -95,7 +96,7 @@ func (d *doc) jpxGray(sd types.StreamDict, img *jpx.Image) (func([]int, int) byt
 			return nil, 0, err
 		}
 		if comps > n {
-			return nil, 0, fmt.Errorf("%w: a JPX image of %d components in a colour space of %d", ErrImageUndecodable, n, comps)
+			return nil, 0, fmt.Errorf("%w: a JPX image of %d components in a colour space of %d", ErrUndecodable, n, comps)
 		}
 		return gray, comps, nil
 	}
@@ -122,5 +123,5 @@ func (d *doc) jpxGray(sd types.StreamDict, img *jpx.Image) (func([]int, int) byt
 	case img.Space == jpx.SpaceCMYK && n >= 4:
 		return colour(4), 4, nil
 	}
-	return nil, 0, fmt.Errorf("%w: a JPX image of %d components in colour space %d", ErrImageUndecodable, n, img.Space)
+	return nil, 0, fmt.Errorf("%w: a JPX image of %d components in colour space %d", ErrUndecodable, n, img.Space)
 }
