@@ -93,7 +93,7 @@ func TestJbig2dec(t *testing.T) {
 	}
 }
 
-// testBytes is the byte budget of the tests' decodes: internal/pdf's for
+// testBytes is the byte budget of the tests' decodes: internal/pdf/pageimage's for
 // one page image.
 const testBytes = 256 << 20
 

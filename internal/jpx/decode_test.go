@@ -190,7 +190,7 @@ func TestDecodeFreshEncodes(t *testing.T) {
 	}
 }
 
-// testBytes is the byte budget of the tests' decodes: internal/pdf's for
+// testBytes is the byte budget of the tests' decodes: internal/pdf/pageimage's for
 // one page image.
 const testBytes = 256 << 20
 
