@@ -52,4 +52,8 @@
 // Extractor is the small interface another backend would implement.
 // Package pdfcache above this one keeps extracted documents, and failures,
 // on disk; this package knows nothing of its files.
+//
+// Objects opens a file for what its pages draw rather than their text:
+// package pageimage (internal/pdf/pageimage) reads a scanned page's picture
+// through it, and this package imports nothing of it.
 package pdf
