@@ -493,9 +493,10 @@ func TestCorpusMarksRowsAndFormulas(t *testing.T) {
 // The held-out gates of TestCorpusMarksRowsAndFormulas. Measured: a
 // table's row recall 0.981, false 0.019 (the former code, which laid the
 // covered glyphs out on their own, 0.952 and 0.048); all, rows, two rows
-// and formulas, 0.971 and 0.029 (0.945 and 0.055), and 0.975 and 0.025
+// and formulas, 0.971 and 0.029 (0.945 and 0.055), and 0.980 and 0.020
 // counting right the marks that read the glyphs whose middles their
-// boxes cover. Each gate leaves about one mark of slack.
+// boxes cover (0.975 and 0.025 before a cell's lines were cut at their
+// gutters). Each gate leaves about one mark of slack.
 const (
 	minRowRecall  = 0.97
 	maxRowFalse   = 0.03
@@ -503,6 +504,6 @@ const (
 	maxMarkFalse  = 0.035
 	// Counting right the marks that read the glyphs whose middles their
 	// boxes cover (selection.middles).
-	minMiddlesRecall = 0.97
-	maxMiddlesFalse  = 0.03
+	minMiddlesRecall = 0.975
+	maxMiddlesFalse  = 0.025
 )
