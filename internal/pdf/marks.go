@@ -430,7 +430,7 @@ func cellLines(parts []*textLine, work *int) []*textLine {
 	var cut []*textLine
 	recut := false
 	for _, c := range cells {
-		ps, ok := cutGutters(c.pieces)
+		ps, ok := cutGutters(c.pieces, work)
 		recut = recut || ok
 		cut = append(cut, ps...)
 	}
@@ -521,8 +521,10 @@ const gutterWidth = 1.0
 // "PPL" over "(dev)") joins its columns into one cell through the lines
 // that reach across them; read as one cell its lines would read top to
 // bottom, each across all the columns. A cell on one baseline (a line of
-// a formula) has no gutter. It reports whether it cut any.
-func cutGutters(pieces []*textLine) ([]*textLine, bool) {
+// a formula) has no gutter. Its glyphs count against the page's bound
+// on pairs compared (work): once it would pass maxMarkTests the cell is
+// kept whole. It reports whether it cut any.
+func cutGutters(pieces []*textLine, work *int) ([]*textLine, bool) {
 	if len(pieces) < 2 {
 		return pieces, false
 	}
@@ -539,9 +541,10 @@ func cutGutters(pieces []*textLine) ([]*textLine, bool) {
 			}
 		}
 	}
-	if len(spans) < 4 {
+	if len(spans) < 4 || *work+len(spans) > maxMarkTests {
 		return pieces, false
 	}
+	*work += len(spans)
 	// Baselines: the fragments' baselines, grouped where they lie within
 	// half a size of the one before.
 	ys := make([]float64, len(spans))
