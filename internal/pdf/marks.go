@@ -528,7 +528,7 @@ func cutGutters(pieces []*textLine, work *int) ([]*textLine, bool) {
 	if len(pieces) < 2 {
 		return pieces, false
 	}
-	type span struct{ x0, x1, y, size float64 }
+	type span struct{ x0, x1, y float64 }
 	var spans []span
 	size := 0.0
 	for _, p := range pieces {
@@ -536,7 +536,7 @@ func cutGutters(pieces []*textLine, work *int) ([]*textLine, bool) {
 			size = math.Max(size, f.size)
 			for _, g := range f.g {
 				if !g.isWS {
-					spans = append(spans, span{g.x, g.x + g.w, f.y, f.size})
+					spans = append(spans, span{g.x, g.x + g.w, f.y})
 				}
 			}
 		}
