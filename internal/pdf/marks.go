@@ -398,10 +398,11 @@ func markRows(parts []*textLine, quads [][4]float64, work *int) []*textLine {
 // selecting them reads them: each part cut at its wide gaps (WideGap)
 // into pieces; pieces that overlap horizontally and touch vertically one
 // cell (a table's cell set on two lines, a formula drawn font by font);
-// the cells in bands top to bottom, left to right in a band (a table's
-// row, its cells the page may read column by column); a cell's pieces on
-// one baseline one line of their fragments (interleave), its lines top
-// to bottom. Past maxCellParts pieces, or once the page's pairs of
+// a cell on two baselines or more cut at the blanks that run down all
+// its lines (cutGutters); the cells in bands top to bottom, left to
+// right in a band (a table's row, its cells the page may read column by
+// column); a cell's pieces on one baseline one line of their fragments
+// (interleave), its lines top to bottom. Past maxCellParts pieces, or once the page's pairs of
 // pieces compared (work) reach maxMarkTests, the parts read in the
 // page's order.
 func cellLines(parts []*textLine, work *int) []*textLine {
@@ -421,9 +422,54 @@ func cellLines(parts []*textLine, work *int) []*textLine {
 		return parts
 	}
 	*work += len(pieces) * len(pieces)
+	cells := joinCells(pieces)
+	// A cell's lines cut at the blanks that run down all of them: the
+	// columns of a row whose cells are set on staggered lines, joined
+	// through a gap narrower than WideGap; the cells are then joined
+	// again from the pieces cut.
+	var cut []*textLine
+	recut := false
+	for _, c := range cells {
+		ps, ok := cutGutters(c.pieces, work)
+		recut = recut || ok
+		cut = append(cut, ps...)
+	}
+	if n := len(cut); recut && n <= maxCellParts && *work+n*n <= maxMarkTests {
+		*work += n * n
+		cells = joinCells(cut)
+	}
+	// Bands: cells sorted from the top, each joining the band above while
+	// it overlaps it vertically.
+	slices.SortStableFunc(cells, func(a, b *markCell) int { return cmp.Compare(b.top, a.top) })
+	var out []*textLine
+	for start := 0; start < len(cells); {
+		end, low := start+1, cells[start].bot
+		for end < len(cells) && cells[end].top > low {
+			low = math.Min(low, cells[end].bot)
+			end++
+		}
+		band := cells[start:end]
+		slices.SortStableFunc(band, func(a, b *markCell) int { return cmp.Compare(a.x0, b.x0) })
+		for _, c := range band {
+			out = append(out, cellRows(c.pieces)...)
+		}
+		start = end
+	}
+	return out
+}
+
+// markCell is pieces of lines that read as one table cell (cellLines).
+type markCell struct {
+	pieces       []*textLine
+	x0, top, bot float64
+}
+
+// joinCells joins pieces that overlap horizontally and touch vertically
+// into cells, in the order of their first pieces.
+func joinCells(pieces []*textLine) []*markCell {
 	top := func(p *textLine) float64 { return p.y + 0.75*p.size }
 	bot := func(p *textLine) float64 { return p.y - 0.25*p.size }
-	// Cells: the pieces joined, through union-find.
+	// Union-find.
 	up := make([]int, len(pieces))
 	for i := range up {
 		up[i] = i
@@ -447,41 +493,153 @@ func cellLines(parts []*textLine, work *int) []*textLine {
 			}
 		}
 	}
-	type cell struct {
-		pieces       []*textLine
-		x0, top, bot float64
-	}
-	byRoot := map[int]*cell{}
-	var cells []*cell
+	byRoot := map[int]*markCell{}
+	var cells []*markCell
 	for i, p := range pieces {
 		r := find(i)
 		c := byRoot[r]
 		if c == nil {
-			c = &cell{x0: p.x0, top: top(p), bot: bot(p)}
+			c = &markCell{x0: p.x0, top: top(p), bot: bot(p)}
 			byRoot[r] = c
 			cells = append(cells, c)
 		}
 		c.pieces = append(c.pieces, p)
 		c.x0, c.top, c.bot = math.Min(c.x0, p.x0), math.Max(c.top, top(p)), math.Min(c.bot, bot(p))
 	}
-	// Bands: cells sorted from the top, each joining the band above while
-	// it overlaps it vertically.
-	slices.SortStableFunc(cells, func(a, b *cell) int { return cmp.Compare(b.top, a.top) })
-	var out []*textLine
-	for start := 0; start < len(cells); {
-		end, low := start+1, cells[start].bot
-		for end < len(cells) && cells[end].top > low {
-			low = math.Min(low, cells[end].bot)
-			end++
-		}
-		band := cells[start:end]
-		slices.SortStableFunc(band, func(a, b *cell) int { return cmp.Compare(a.x0, b.x0) })
-		for _, c := range band {
-			out = append(out, cellRows(c.pieces)...)
-		}
-		start = end
+	return cells
+}
+
+// gutterWidth is the narrowest blank, in font sizes, that cutGutters
+// cuts a cell at: wider than a word space, as a table's columns are
+// set apart, narrower than WideGap.
+const gutterWidth = 1.0
+
+// cutGutters cuts a cell's pieces at its gutters: blanks at least
+// gutterWidth font sizes wide that run down all of its lines, with
+// glyphs of two baselines or more on either side. A table's header whose
+// cells are set on two staggered lines ("train" over "steps" beside
+// "PPL" over "(dev)") joins its columns into one cell through the lines
+// that reach across them; read as one cell its lines would read top to
+// bottom, each across all the columns. A cell on one baseline (a line of
+// a formula) has no gutter. Its glyphs count against the page's bound
+// on pairs compared (work): once it would pass maxMarkTests the cell is
+// kept whole. It reports whether it cut any.
+func cutGutters(pieces []*textLine, work *int) ([]*textLine, bool) {
+	if len(pieces) < 2 {
+		return pieces, false
 	}
-	return out
+	type span struct{ x0, x1, y float64 }
+	var spans []span
+	size := 0.0
+	for _, p := range pieces {
+		for _, f := range p.frags {
+			size = math.Max(size, f.size)
+			for _, g := range f.g {
+				if !g.isWS {
+					spans = append(spans, span{g.x, g.x + g.w, f.y})
+				}
+			}
+		}
+	}
+	if len(spans) < 4 || *work+len(spans) > maxMarkTests {
+		return pieces, false
+	}
+	*work += len(spans)
+	// Baselines: the fragments' baselines, grouped where they lie within
+	// half a size of the one before.
+	ys := make([]float64, len(spans))
+	for i, s := range spans {
+		ys[i] = s.y
+	}
+	slices.Sort(ys)
+	ys = slices.Compact(ys)
+	var bases []float64 // the lowest baseline of each group
+	for i, y := range ys {
+		if i == 0 || y-ys[i-1] >= 0.5*size {
+			bases = append(bases, y)
+		}
+	}
+	if len(bases) < 2 {
+		return pieces, false
+	}
+	baseOf := func(y float64) int {
+		i, _ := slices.BinarySearch(bases, y)
+		if i == len(bases) || bases[i] > y {
+			i--
+		}
+		return i
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.x0, b.x0) })
+	// left[i] is the number of baselines of spans[:i], right[i] of
+	// spans[i:].
+	left, right := make([]int, len(spans)+1), make([]int, len(spans)+1)
+	seen := make([]bool, len(bases))
+	for i, s := range spans {
+		left[i+1] = left[i]
+		if b := baseOf(s.y); !seen[b] {
+			seen[b] = true
+			left[i+1]++
+		}
+	}
+	clear(seen)
+	for i := len(spans) - 1; i >= 0; i-- {
+		right[i] = right[i+1]
+		if b := baseOf(spans[i].y); !seen[b] {
+			seen[b] = true
+			right[i]++
+		}
+	}
+	var cuts []float64
+	reach := spans[0].x1
+	for i := 1; i < len(spans); i++ {
+		s := spans[i]
+		if s.x0-reach >= gutterWidth*size && left[i] >= 2 && right[i] >= 2 {
+			cuts = append(cuts, (reach+s.x0)/2)
+		}
+		reach = math.Max(reach, s.x1)
+	}
+	if len(cuts) == 0 {
+		return pieces, false
+	}
+	var out []*textLine
+	for _, p := range pieces {
+		cols := make([]*textLine, len(cuts)+1)
+		for _, f := range p.frags {
+			start, col := 0, -1
+			for k, g := range f.g {
+				c, _ := slices.BinarySearch(cuts, g.x)
+				if col >= 0 && c != col {
+					cols[col] = appendPiece(cols[col], p, f, f.g[start:k])
+					start = k
+				}
+				col = c
+			}
+			if col >= 0 {
+				cols[col] = appendPiece(cols[col], p, f, f.g[start:])
+			}
+		}
+		for _, c := range cols {
+			if c != nil && len(c.frags) > 0 {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, true
+}
+
+// appendPiece adds to piece l (made on p's line when nil) a fragment of
+// f's glyphs gs, as appendFrag does.
+func appendPiece(l, p *textLine, f *frag, gs []glyph) *textLine {
+	if l == nil {
+		l = &textLine{y: p.y, size: p.size, x0: math.Inf(1), x1: math.Inf(-1)}
+	}
+	n := len(l.frags)
+	l.frags = appendFrag(l.frags, f, gs)
+	if len(l.frags) > n {
+		nf := l.frags[n]
+		l.x0, l.x1 = math.Min(l.x0, nf.x0), math.Max(l.x1, nf.x1)
+	}
+	return l
 }
 
 // cutWide cuts a part of a line at its blanks wider than WideGap font

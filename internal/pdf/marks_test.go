@@ -366,3 +366,83 @@ func TestMarkStackedFraction(t *testing.T) {
 		})
 	}
 }
+
+// TestMarkStaggeredHeader: a highlight over a table's header whose cells
+// are set on staggered lines — one-line cells on the row's baseline,
+// two-line cells half a line over and under it, their columns a little
+// more than a font size apart — reads each cell's lines together, column
+// by column, where the page's layout joins each line across the columns.
+// A cell's two lines with a blank under a font size running down both
+// (words 0.8 size apart, one over the other) read as one cell. The box
+// covers the lower lines down to just over their baselines, so that
+// pdftotext takes them only when the box is moved down by a third of the
+// text's size (TestMarkEdgeCutsLine); that box it reads as the mark
+// (where pdftotext is installed).
+func TestMarkStaggeredHeader(t *testing.T) {
+	type word struct {
+		x int
+		y float64
+		s string
+	}
+	// Helvetica 10 pt: the row at 700, the two-line cells at 705.5 and
+	// 694.1.
+	for _, c := range []struct {
+		name, line, want string // line: the upper line as the page reads it
+		words            []word
+	}{
+		{
+			// The columns 13 pt apart (under WideGap).
+			"columns", "train PPL BLEU\n", "N depth train steps PPL (dev) BLEU (dev)",
+			[]word{
+				{72, 700, "N"}, {92, 700, "depth"},
+				{150, 705.5, "train"}, {187, 705.5, "PPL"}, {223, 705.5, "BLEU"},
+				{150, 694.1, "steps"}, {187, 694.1, "(dev)"}, {223, 694.1, "(dev)"},
+			},
+		},
+		{
+			// "mean" is 25 pt wide, "all" 10: the blank down both
+			// lines is 8 pt.
+			"one cell", "mean of\n", "N depth mean of all runs",
+			[]word{
+				{72, 700, "N"}, {92, 700, "depth"},
+				{150, 705.5, "mean"}, {183, 705.5, "of"},
+				{150, 694.1, "all"}, {183, 694.1, "runs"},
+			},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString("BT /F1 10 Tf ")
+			for _, w := range c.words {
+				fmt.Fprintf(&b, "1 0 0 1 %d %g Tm (%s) Tj ", w.x, w.y, w.s)
+			}
+			b.WriteString("ET")
+			annot := "<< /Type /Annot /Subtype /Highlight /Rect [70 696.5 260 709] /QuadPoints [70 709 260 709 70 696.5 260 696.5] >>"
+			data := simpleDoc([]page{{content: b.String(), annots: annot}}, "", "", nil)
+			pg := mustExtract(t, data).Pages[0]
+			if !strings.Contains(pg.Text, c.line) {
+				t.Fatalf("page text %q: the test wants the layout to join the upper line as %q", pg.Text, c.line)
+			}
+			if len(pg.Marks) != 1 || pg.Marks[0].Text != c.want {
+				t.Errorf("marks %+v, want one reading %q", pg.Marks, c.want)
+			}
+			bin, err := exec.LookPath("pdftotext")
+			if err != nil {
+				t.Skip("pdftotext is not installed")
+			}
+			path := filepath.Join(t.TempDir(), "header.pdf")
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// The box from the page's top left (792 points high),
+			// moved down by a third of 10 pt.
+			out, err := exec.Command(bin, "-x", "70", "-y", "86", "-W", "190", "-H", "13", path, "-").Output()
+			if err != nil {
+				t.Fatalf("pdftotext: %v", err)
+			}
+			if got := strings.Join(strings.Fields(string(out)), " "); got != c.want {
+				t.Errorf("pdftotext of the box moved down: %q, want %q", got, c.want)
+			}
+		})
+	}
+}

@@ -131,8 +131,9 @@ type LimitError = object.LimitError
 // and passes through the codes of an embedded Type 1 program's own
 // glyph names that have no text; version 14 reads a mark over table
 // rows or a formula piece by piece, each piece in the quadrilateral
-// nearest it, with a fraction's stacked parts apart.
-const Version = 14
+// nearest it, with a fraction's stacked parts apart; version 15 reads
+// a mark over a table's cells set on staggered lines cell by cell.
+const Version = 15
 
 // Options bounds one extraction. The zero value (or a nil *Options) means
 // DefaultMaxBytes, DefaultTimeout and DefaultMaxPages. The fixed limits
