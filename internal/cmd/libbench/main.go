@@ -47,6 +47,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
@@ -499,6 +500,10 @@ func runChild(ctx context.Context, gr string, warm int, query string) error {
 		if err != nil {
 			return err
 		}
+		// A first answer is some 20 ms of CPU: at the default 100 Hz a
+		// profile would hold two samples. The runtime warns that the rate
+		// is set already, and keeps it.
+		runtime.SetCPUProfileRate(1000)
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
@@ -526,6 +531,11 @@ func runChild(ctx context.Context, gr string, warm int, query string) error {
 	}
 	fmt.Println(time.Since(processStart).Nanoseconds(), procstat.CPUTime().Nanoseconds())
 	pprof.StopCPUProfile()
+	if os.Getenv("LIBBENCH_CHILD_EXIT_AT_ANSWER") != "" {
+		// For a profiler or strace of the whole process up to its first
+		// answer: what the background does after it is left out.
+		os.Exit(0)
+	}
 	qs := append([]string{query}, realQueries...)
 	for i := range warm {
 		if _, err := ts.Search(ctx, tools.SearchInput{Query: qs[i%len(qs)], Limit: 10}); err != nil {
