@@ -422,7 +422,7 @@ func (d *Directory) checkAfter(ctx context.Context, st *dirState) {
 
 // answerWait bounds how long checkAfter waits for the context of the call
 // that searched to end, for a caller whose context outlives its calls.
-const answerWait = 100 * time.Millisecond
+var answerWait = 100 * time.Millisecond
 
 // checkLater starts the checks a first answer did not wait for: the
 // catalogue's of the papers (see LibraryOptions.CheckPapersLater), and the
