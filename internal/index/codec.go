@@ -338,7 +338,7 @@ func (ix *Index) checkBlock(b int) error {
 
 func (ix *Index) validBlock(b int) bool {
 	sum, ok := ix.blockSumOf(b)
-	if !ok || sum != ix.blockSum[b] {
+	if !ok || sum != ix.blockSum[b] || !ix.validTerms(b) {
 		return false
 	}
 	nd := uint32(ix.Len())
@@ -359,6 +359,26 @@ func (ix *Index) validBlock(b int) bool {
 		}
 	}
 	return true
+}
+
+// validTerms reports whether the terms of block b are what WriteTo
+// writes: valid UTF-8, each starting a character, ascending, and all
+// before the next block's first term (checked by decode), so that the
+// blocks' terms, each block checked, ascend as one list.
+func (ix *Index) validTerms(b int) bool {
+	lo, hi := ix.blockTerm[b], ix.blockTerm[b+1]
+	if !utf8.ValidString(ix.terms[ix.termOff[lo]:ix.termOff[hi]]) {
+		return false
+	}
+	prev := ""
+	for t := lo; t < hi; t++ {
+		term := ix.term(t)
+		if !utf8.RuneStart(term[0]) || t > lo && strings.Compare(prev, term) >= 0 {
+			return false
+		}
+		prev = term
+	}
+	return b+1 == len(ix.blockSum) || strings.Compare(prev, ix.term(hi)) < 0
 }
 
 // readAll is io.ReadAll with fewer copies: a reader that holds its data
@@ -462,17 +482,6 @@ func decode(data []byte) (*Index, error) {
 		return nil, errors.New("bad term offsets")
 	}
 	ix.terms = terms
-	if !utf8.ValidString(terms) {
-		return nil, errors.New("bad term")
-	}
-	prev := ""
-	for t := range nt {
-		term := terms[ix.termOff[t]:ix.termOff[t+1]]
-		if !utf8.RuneStart(term[0]) || t > 0 && strings.Compare(prev, term) >= 0 {
-			return nil, fmt.Errorf("bad or misordered term %q", term)
-		}
-		prev = term
-	}
 	// Strictly ascending: every term has postings. Each block's own
 	// ranges are checked when it is (checkBlock), posStart's included.
 	if ix.postStart[0] != 0 || uint64(ix.postStart[nt]) != np || descents(ix.postStart) != 0 {
@@ -480,6 +489,17 @@ func decode(data []byte) (*Index, error) {
 	}
 	if ix.blockTerm[0] != 0 || uint64(ix.blockTerm[nb]) != nt || descents(ix.blockTerm) != 0 || nt > 0 && nb == 0 {
 		return nil, errors.New("bad blocks")
+	}
+	// The first term of each block, which lookup searches first, is
+	// checked now; the other terms of a block with its postings
+	// (validTerms), when a lookup first reaches it: a new process's
+	// first search reads a few blocks of dictionaries of some 100,000
+	// terms each.
+	for b := range int(nb) {
+		term := ix.term(ix.blockTerm[b])
+		if !utf8.ValidString(term) || !utf8.RuneStart(term[0]) || b > 0 && strings.Compare(ix.term(ix.blockTerm[b-1]), term) >= 0 {
+			return nil, fmt.Errorf("bad or misordered term %q", term)
+		}
 	}
 	if ix.posStart[0] != 0 || uint64(ix.posStart[np]) != npos {
 		return nil, errors.New("bad position offsets")

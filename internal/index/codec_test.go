@@ -372,3 +372,82 @@ func wholeEncoding(ix *Index) []byte {
 	c := crc32.Update(crc32.Update(0, castagnoli, b[:headEnd]), castagnoli, b[tail:])
 	return binary.LittleEndian.AppendUint32(b, c)
 }
+
+// TestLoadLazyForgedTerms forges a file (checksums made to match) whose
+// terms inside one block are out of order: Load refuses it, LoadLazy opens
+// it (a block's terms are checked with the block, when a lookup first
+// reaches it), a search of another block's term is not affected, and a
+// term of the forged block is reported by Damaged and finds nothing. A
+// block's first term out of order is refused by LoadLazy itself.
+func TestLoadLazyForgedTerms(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 2))
+	var docs []Doc
+	for d := range 600 {
+		w := make([]string, 120)
+		for i := range w {
+			w[i] = fmt.Sprintf("w%04d", r.IntN(3000))
+		}
+		docs = append(docs, Doc{Key: fmt.Sprintf("d%03d", d), Title: w[0], Body: strings.Join(w[1:], " ")})
+	}
+	data := encode(t, Build(docs))
+	clean, err := LoadLazy(slices.Clone(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := len(clean.blockSum)
+	if nb < 4 {
+		t.Fatalf("%d blocks, want several", nb)
+	}
+	// swap returns data with terms i and j (of one length) swapped, resealed.
+	termsAt := len(data) - 4 - len(clean.terms)
+	swap := func(i, j uint32) []byte {
+		b := slices.Clone(data)
+		ti, tj := clean.term(i), clean.term(j)
+		if len(ti) != len(tj) {
+			t.Fatalf("terms %q and %q differ in length", ti, tj)
+		}
+		copy(b[termsAt+int(clean.termOff[i]):], tj)
+		copy(b[termsAt+int(clean.termOff[j]):], ti)
+		return reseal(b)
+	}
+	bad := nb / 2
+	lo := clean.blockTerm[bad]
+	if clean.blockTerm[bad+1]-lo < 3 {
+		t.Fatalf("block %d has %d terms, want at least 3", bad, clean.blockTerm[bad+1]-lo)
+	}
+	forged := swap(lo+1, lo+2)
+	if _, err := Load(slices.Clone(forged)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Load of misordered terms: %v, want ErrCorrupt", err)
+	}
+	ix, err := LoadLazy(forged)
+	if err != nil {
+		t.Fatalf("LoadLazy: %v", err)
+	}
+	set, cleanSet := NewSet(ix), NewSet(clean)
+	good := clean.term(clean.blockTerm[0] + 1)
+	if d := set.Damaged(good); len(d) != 0 {
+		t.Fatalf("Damaged(%q) = %v, want none", good, d)
+	}
+	got, _ := set.Search(good, 10, nil)
+	want, _ := cleanSet.Search(good, 10, nil)
+	if len(want) == 0 {
+		t.Fatalf("no hits for %q in the clean index", good)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("search of an undamaged block (-want +got):\n%s", diff)
+	}
+	for _, q := range []string{clean.term(lo + 1), clean.term(lo + 2)} {
+		if d := set.Damaged(q); !slices.Equal(d, []int{0}) {
+			t.Errorf("Damaged(%q) = %v, want [0]", q, d)
+		}
+		if hits, total := set.Search(q, 10, nil); len(hits) != 0 || total != 0 {
+			t.Errorf("search of %q in the forged block: %d hits (total %d), want none", q, len(hits), total)
+		}
+	}
+
+	// A block's first term before the previous block's first term.
+	first := swap(clean.blockTerm[bad-1], clean.blockTerm[bad])
+	if _, err := LoadLazy(first); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("LoadLazy with a block's first term out of order: %v, want ErrCorrupt", err)
+	}
+}

@@ -328,14 +328,32 @@ func Build(docs []Doc) *Index {
 	return b.Index()
 }
 
-// lookup returns the number of term t, if the index holds it.
+// lookup returns the number of term t, if the index holds it. In an
+// index read from a file, it looks among the blocks' first terms, then in
+// the one block that may hold t, checked first (see checkBlock): a block
+// found damaged gives its first term, as if t were there, so that the
+// caller's checkTerm sees the damage rather than a term missing.
 func (ix *Index) lookup(t string) (uint32, bool) {
-	n := len(ix.termOff) - 1
-	i, ok := sort.Find(n, func(i int) int {
-		return strings.Compare(t, ix.terms[ix.termOff[i]:ix.termOff[i+1]])
-	})
-	return uint32(i), ok
+	if ix.checked == nil {
+		// Built in memory: one search over all the terms.
+		i, ok := sort.Find(len(ix.termOff)-1, func(i int) int { return strings.Compare(t, ix.term(uint32(i))) })
+		return uint32(i), ok
+	}
+	nb := len(ix.blockTerm) - 1
+	b := sort.Search(nb, func(b int) bool { return strings.Compare(ix.term(ix.blockTerm[b]), t) > 0 }) - 1
+	if b < 0 {
+		return 0, false
+	}
+	lo, hi := ix.blockTerm[b], ix.blockTerm[b+1]
+	if ix.checkBlock(b) != nil {
+		return lo, true
+	}
+	i, ok := sort.Find(int(hi-lo), func(i int) int { return strings.Compare(t, ix.term(lo+uint32(i))) })
+	return lo + uint32(i), ok
 }
+
+// term returns the text of term t.
+func (ix *Index) term(t uint32) string { return ix.terms[ix.termOff[t]:ix.termOff[t+1]] }
 
 // idf returns the inverse document frequency of a term in df documents.
 func (ix *Index) idf(df int) float64 { return idf(ix.Len(), df) }

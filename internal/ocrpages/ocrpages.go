@@ -168,18 +168,32 @@ func (s *Store) dir() (*safefs.Dir, error) {
 // regular file within MaxEntry, or that is of another content or engine,
 // counts as none.
 func (s *Store) Load(ref Ref) map[int]*Page {
+	if ref.Sum == "" {
+		return s.LoadIn(nil, ref)
+	}
+	d, err := s.dir()
+	if err != nil {
+		return s.LoadIn(nil, ref)
+	}
+	defer d.Close()
+	return s.LoadIn(d, ref)
+}
+
+// OpenDir opens the store's folder for LoadIn: a caller that loads the
+// entries of several files (a search's hits) opens it once, not once an
+// entry. Close it when done.
+func (s *Store) OpenDir() (*safefs.Dir, error) { return s.dir() }
+
+// LoadIn is Load with the store's folder d as OpenDir opened it; with d
+// nil it returns the pages kept in memory only.
+func (s *Store) LoadIn(d *safefs.Dir, ref Ref) map[int]*Page {
 	// Memory first: a save writes the disk, then forgets the pages here.
 	s.mu.Lock()
 	out := clonePages(s.mem[ref.Key])
 	s.mu.Unlock()
-	if ref.Sum == "" {
+	if ref.Sum == "" || d == nil {
 		return out
 	}
-	d, err := s.dir()
-	if err != nil {
-		return out
-	}
-	defer d.Close()
 	b, err := d.ReadSealed(ref.Key+".ocr", MaxEntry)
 	var e entry
 	if err != nil || json.Unmarshal(b, &e) != nil || e.SHA256 != ref.Sum || e.Engine != ref.Engine {

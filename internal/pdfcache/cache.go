@@ -249,14 +249,26 @@ func (c *Cache) Page(ctx context.Context, key FileInfo, open Opener, n int) (*pd
 // very file key describes, else by hashing the file, which records it.
 // Other caches tie what they keep of a file to its content through it.
 func (c *Cache) Sum(ctx context.Context, key FileInfo, open Opener) (string, error) {
-	if c.Dir == "" {
-		return "", errors.New("pdf: Cache.Dir is empty")
-	}
-	d, err := c.openDir()
+	d, err := c.OpenDir()
 	if err != nil {
 		return "", err
 	}
 	defer d.Close()
+	return c.SumIn(ctx, d, key, open)
+}
+
+// OpenDir opens the cache's folder for SumIn: a caller that asks for the
+// sums of several files (a search's hits) opens it once, not once a file.
+// Close it when done.
+func (c *Cache) OpenDir() (*safefs.Dir, error) {
+	if c.Dir == "" {
+		return nil, errors.New("pdf: Cache.Dir is empty")
+	}
+	return c.openDir()
+}
+
+// SumIn is Sum within d, the cache's folder as OpenDir opened it.
+func (c *Cache) SumIn(ctx context.Context, d *safefs.Dir, key FileInfo, open Opener) (string, error) {
 	if key.Path != "" {
 		if rec, ok := c.readPathRecord(d, key); ok {
 			return rec.SHA256, nil

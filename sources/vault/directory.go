@@ -264,7 +264,7 @@ func (d *Directory) Search(ctx context.Context, q sources.Query) (*sources.Resul
 	// The rescan that checks a provisional state starts once this search
 	// has answered: on a small machine it would otherwise take the cores
 	// the first answer of a new process waits for.
-	defer d.checkLater(st)
+	defer d.checkAfter(ctx, st)
 	res, err := d.lib.idx.searchAt(ctx, start, st.items, st.filter, q, d.ref, &st.ensured)
 	if err != nil {
 		return nil, err
@@ -399,6 +399,30 @@ func (d *Directory) current(ctx context.Context, scanCap int) (*dirState, error)
 	d.mu.Unlock()
 	return st, nil
 }
+
+// checkAfter has checkLater run once the call that searched has answered:
+// when ctx ends, as a tool call's does as it returns, after the cards and
+// the usage record the search left to make, which a check started
+// earlier would take the cores from; at once for a context that never
+// ends, and at most answerWait later for one that outlives the call.
+func (d *Directory) checkAfter(ctx context.Context, st *dirState) {
+	if ctx.Done() == nil {
+		d.checkLater(st)
+		return
+	}
+	var once sync.Once
+	start := func() { once.Do(func() { d.checkLater(st) }) }
+	stop := context.AfterFunc(ctx, start)
+	time.AfterFunc(answerWait, func() {
+		if stop() {
+			start()
+		}
+	})
+}
+
+// answerWait bounds how long checkAfter waits for the context of the call
+// that searched to end, for a caller whose context outlives its calls.
+var answerWait = 100 * time.Millisecond
 
 // checkLater starts the checks a first answer did not wait for: the
 // catalogue's of the papers (see LibraryOptions.CheckPapersLater), and the

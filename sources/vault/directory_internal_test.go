@@ -10,6 +10,7 @@ import (
 
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/catalog"
+	"github.com/researchctx/researchctx/internal/testkit/wait"
 	"github.com/researchctx/researchctx/sources"
 )
 
@@ -105,4 +106,78 @@ func TestDirectoryScanWaitDeadline(t *testing.T) {
 	if err != nil || len(res.Hits) != 1 {
 		t.Fatalf("search once the scan ended: %+v, %v", res, err)
 	}
+}
+
+// TestDirectoryChecksAfterTheCall: the checks a first answer does not wait
+// for (here the rescan of a state whose papers were stamped from the index)
+// start when the call that searched ends, not when its search returns, so
+// that they do not share the cores with what the call still does with the
+// hits; a context that outlives the call starts them answerWait later.
+func TestDirectoryChecksAfterTheCall(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeVaultFile(t, root, "papers/a/PAPER.md", []byte("# A paper\n\nthe original wording of a paper\n"))
+	writeVaultFile(t, root, "papers/a/metadata.json", []byte(`{"title":"A paper"}`))
+	search := func(ctx context.Context, d *Directory) {
+		t.Helper()
+		res, err := d.Search(ctx, sources.Query{Text: "original wording", Limit: 5})
+		if err != nil || len(res.Hits) != 1 {
+			t.Fatalf("search: %+v, %v", res, err)
+		}
+	}
+	open := func() (*Library, *Directory) {
+		t.Helper()
+		v, err := catalog.Open(root, &catalog.Options{CacheDir: cache, CheckPapersLater: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lib := NewLibrary(v, &LibraryOptions{CacheDir: cache, IndexWait: time.Minute})
+		t.Cleanup(func() { lib.Close(); v.Close() })
+		src, err := lib.Open(context.Background(), grant.KindDirectory, "papers")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lib, src.(*Directory)
+	}
+	// A first process indexes the paper.
+	lib, d := open()
+	search(context.Background(), d)
+	lib.Close()
+
+	old := answerWait
+	answerWait = time.Hour // only the end of the call starts the checks
+	defer func() { answerWait = old }()
+	_, d = open()
+	call, end := context.WithCancel(context.Background())
+	defer end()
+	search(call, d)
+	d.mu.Lock()
+	st, started := d.state, d.refreshing
+	d.mu.Unlock()
+	if !st.provisional {
+		t.Fatal("the first search of a new library did not take its stamps from the index")
+	}
+	if started {
+		t.Fatal("the rescan started while the call that searched was still in flight")
+	}
+	end()
+	wait.Until(t, "the rescan after the call", func() bool {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return d.state != st && !d.state.provisional
+	})
+
+	// A context that outlives its calls: the checks start answerWait later.
+	answerWait = 10 * time.Millisecond
+	long, stop := context.WithCancel(context.Background())
+	defer stop()
+	_, d = open()
+	search(long, d)
+	d.mu.Lock()
+	st = d.state
+	d.mu.Unlock()
+	wait.Until(t, "the rescan answerWait after a search whose context outlives it", func() bool {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return d.state != st && !d.state.provisional
+	})
 }

@@ -135,8 +135,14 @@ func (o *ocrWorker) id() string {
 // refOf returns the OCR cache entry of the PDF at rel, stat'ed as st,
 // under engine.
 func (o *ocrWorker) refOf(ctx context.Context, rel string, st fs.FileInfo, engine string) ocrRef {
+	return o.refIn(ctx, nil, rel, st, engine)
+}
+
+// refIn is refOf reading the PDF cache through dirs (nil: its folder
+// opened for this lookup alone).
+func (o *ocrWorker) refIn(ctx context.Context, dirs *cacheDirs, rel string, st fs.FileInfo, engine string) ocrRef {
 	stamp := fileStamp(st)
-	if sum := o.pdfSum(ctx, rel, st, stamp); sum != "" {
+	if sum := o.pdfSum(ctx, dirs, rel, st, stamp); sum != "" {
 		return ocrRef{Key: stampOf(ocrVersion, rel, sum, engine), Sum: sum, Engine: engine}
 	}
 	return ocrRef{Key: stampOf(ocrVersion, rel, stamp, engine), Engine: engine}
@@ -144,8 +150,9 @@ func (o *ocrWorker) refOf(ctx context.Context, rel string, st fs.FileInfo, engin
 
 // pdfSum returns the SHA-256 of the PDF at rel, stat'ed as st (stamp), as
 // the PDF cache knows it or hashes it, remembered for the stamp; "" when
-// the disk cache is off or the file cannot be read.
-func (o *ocrWorker) pdfSum(ctx context.Context, rel string, st fs.FileInfo, stamp string) string {
+// the disk cache is off or the file cannot be read. The PDF cache's folder
+// is dirs' when dirs is not nil.
+func (o *ocrWorker) pdfSum(ctx context.Context, dirs *cacheDirs, rel string, st fs.FileInfo, stamp string) string {
 	dir := o.cachePath("pdf")
 	if dir == "" {
 		return ""
@@ -157,8 +164,15 @@ func (o *ocrWorker) pdfSum(ctx context.Context, rel string, st fs.FileInfo, stam
 		return memo[1]
 	}
 	c := pdfcache.Cache{Dir: dir}
-	sum, err := c.Sum(ctx, pdfcache.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, fileOpener(o.fsys, rel))
-	if err != nil {
+	key, open := pdfcache.FileInfo{Path: rel, Size: st.Size(), ModTime: st.ModTime(), ID: safefs.FileID(st)}, fileOpener(o.fsys, rel)
+	var sum string
+	var err error
+	if dirs == nil {
+		sum, err = c.Sum(ctx, key, open)
+	} else if d := dirs.pdfDir(&c); d != nil {
+		sum, err = c.SumIn(ctx, d, key, open)
+	}
+	if err != nil || sum == "" {
 		return ""
 	}
 	o.mu.Lock()
@@ -343,32 +357,42 @@ func (o *ocrWorker) mark(ctx context.Context, hits []sources.Hit) {
 	if eng, _ := o.engine(); eng == nil {
 		return
 	}
+	// The caches' folders are opened once for all the hits: each open
+	// walks down from the root, some ten system calls.
+	var dirs cacheDirs
+	defer dirs.close()
 	for i := range hits {
 		h := &hits[i]
 		if h.Page <= 0 || !isPDF(h.Path) {
 			continue
 		}
-		if c, ok := o.confidence(ctx, h.Path, h.Page); ok {
+		if c, ok := o.confidence(ctx, &dirs, h.Path, h.Page); ok {
 			h.OCR = &sources.OCR{Confidence: c}
 		}
 	}
 }
 
 // confidence returns the confidence of page n of the PDF at rel when its
-// text was recognised, from the OCR cache under the file's stamp now.
-func (o *ocrWorker) confidence(ctx context.Context, rel string, n int) (float64, bool) {
+// text was recognised, from the OCR cache under the file's stamp now,
+// reading the caches through dirs.
+func (o *ocrWorker) confidence(ctx context.Context, dirs *cacheDirs, rel string, n int) (float64, bool) {
 	st, err := o.fsys.Stat(rel)
 	if err != nil {
 		return 0, false
 	}
-	ref := o.refOf(ctx, rel, st, o.id())
+	ref := o.refIn(ctx, dirs, rel, st, o.id())
 	key := ref.Key
 	o.mu.Lock()
 	m, ok := o.marks[rel]
 	o.mu.Unlock()
 	if !ok || m.key != key {
 		m = ocrMarks{key: key, conf: map[int]float64{}}
-		for p, r := range o.pageStore().Load(ref) {
+		store := o.pageStore()
+		var d *safefs.Dir
+		if ref.Sum != "" {
+			d = dirs.ocrDir(store)
+		}
+		for p, r := range store.LoadIn(d, ref) {
 			if r.Text != "" {
 				m.conf[p] = r.Confidence
 			}
@@ -382,6 +406,42 @@ func (o *ocrWorker) confidence(ctx context.Context, rel string, n int) (float64,
 	}
 	c, ok := m.conf[n]
 	return c, ok
+}
+
+// cacheDirs holds the PDF and OCR caches' folders for a run of lookups
+// (a search's hits), each opened on first use, at most once: a folder
+// that fails to open is not tried again in the run, which then reads as
+// when the cache is missing.
+type cacheDirs struct {
+	pdf, ocr           *safefs.Dir
+	pdfTried, ocrTried bool
+}
+
+// pdfDir returns the PDF cache c's folder, nil when it cannot be opened.
+func (d *cacheDirs) pdfDir(c *pdfcache.Cache) *safefs.Dir {
+	if !d.pdfTried {
+		d.pdfTried = true
+		d.pdf, _ = c.OpenDir()
+	}
+	return d.pdf
+}
+
+// ocrDir returns the OCR store s's folder, nil when it cannot be opened.
+func (d *cacheDirs) ocrDir(s *ocrpages.Store) *safefs.Dir {
+	if !d.ocrTried {
+		d.ocrTried = true
+		d.ocr, _ = s.OpenDir()
+	}
+	return d.ocr
+}
+
+// close closes the folders opened.
+func (d *cacheDirs) close() {
+	for _, f := range []*safefs.Dir{d.pdf, d.ocr} {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
 // indexed is the document of index item key as the index takes it in: its

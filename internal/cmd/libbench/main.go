@@ -32,6 +32,12 @@
 // as a JSON line, and the ETAs the build gave at 10, 25, 50 and 75 % of its
 // pages are compared with the time it actually took. LIBBENCH_BUILD_CPUPROFILE and LIBBENCH_BUILD_MEMPROFILE
 // write CPU and allocation profiles of the cold build.
+//
+// A new process (-child) writes a CPU profile of itself up to its first
+// answer, sampled at 1 kHz, to LIBBENCH_CHILD_CPUPROFILE, and what it
+// allocated until then to LIBBENCH_CHILD_MEMPROFILE; with
+// LIBBENCH_CHILD_EXIT_AT_ANSWER set it exits right after that answer, so
+// that perf or strace of the whole process sees only the way to it.
 package main
 
 import (
@@ -47,6 +53,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
@@ -499,6 +506,10 @@ func runChild(ctx context.Context, gr string, warm int, query string) error {
 		if err != nil {
 			return err
 		}
+		// A first answer is some 20 ms of CPU: at the default 100 Hz a
+		// profile would hold two samples. The runtime warns that the rate
+		// is set already, and keeps it.
+		runtime.SetCPUProfileRate(1000)
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
@@ -526,6 +537,20 @@ func runChild(ctx context.Context, gr string, warm int, query string) error {
 	}
 	fmt.Println(time.Since(processStart).Nanoseconds(), procstat.CPUTime().Nanoseconds())
 	pprof.StopCPUProfile()
+	if p := os.Getenv("LIBBENCH_CHILD_MEMPROFILE"); p != "" {
+		// What the first answer allocated, by call site.
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		pprof.Lookup("allocs").WriteTo(f, 0)
+		f.Close()
+	}
+	if os.Getenv("LIBBENCH_CHILD_EXIT_AT_ANSWER") != "" {
+		// For a profiler or strace of the whole process up to its first
+		// answer: what the background does after it is left out.
+		os.Exit(0)
+	}
 	qs := append([]string{query}, realQueries...)
 	for i := range warm {
 		if _, err := ts.Search(ctx, tools.SearchInput{Query: qs[i%len(qs)], Limit: 10}); err != nil {
