@@ -3,7 +3,6 @@ package vault_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"image"
@@ -25,6 +24,7 @@ import (
 	ocrengine "github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/internal/testkit/ocrmemo"
 	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/samplevault"
@@ -245,7 +245,7 @@ func TestOCRTesseract(t *testing.T) {
 	}
 	// Every page is read by tesseract here; its readings serve the tests
 	// after it that hold the same page.
-	eng := readOnce{Engine: tess, fresh: true}
+	eng := ocrmemo.Engine{Engine: tess, Fresh: true}
 	tmp := t.TempDir()
 	src := filepath.Join(corpus.Dir(t, "pdfs"), "arxiv-1406.2661.pdf")
 	if b, err := exec.Command("pdftoppm", "-f", "1", "-l", "1", "-r", "200", "-gray", "-jpeg", "-singlefile", src, filepath.Join(tmp, "p")).CombinedOutput(); err != nil {
@@ -296,7 +296,7 @@ func TestOCRScanWithoutRenderer(t *testing.T) {
 	}
 	// Codings that decode to the same bitmap give tesseract the same
 	// image, read once.
-	eng := readOnce{Engine: tess}
+	eng := ocrmemo.Engine{Engine: tess}
 	t.Setenv("PATH", t.TempDir()) // no pdftoppm to fall back on
 	files := map[string]string{}
 	for _, name := range []string{"fax-g4.pdf", "jpx-page.pdf", "jbig2-generic.pdf", "jbig2-globals.pdf"} {
@@ -537,79 +537,6 @@ func headingKey(s string) string {
 // given up as too slow, which is what the default deadline is for.
 const pageDeadline = 10 * time.Minute
 
-// readPages holds what the real engine read on each page image of this
-// test binary, by engine ID and image: tesseract reads the same image the
-// same way, so a page that several files or tests hold (a scan under two
-// vault paths, whose OCR cache entries are apart) is read once.
-var readPages sync.Map // string -> *readPage
-
-// readPage is one page's reading: done is closed once res is set, or once
-// the reading failed (res nil: the next asker reads it again).
-type readPage struct {
-	done chan struct{}
-	res  *ocr.Result
-}
-
-// readOnce is an engine that gives a page image the real engine has read
-// in this test binary what it read then. With fresh set it always runs the
-// engine, for a test about what the engine reads, and keeps the result.
-type readOnce struct {
-	ocr.Engine
-	fresh bool
-}
-
-// Recognize returns the page's reading, from this binary's readings or
-// from the engine.
-func (e readOnce) Recognize(ctx context.Context, img ocr.Image) (*ocr.Result, error) {
-	if e.fresh {
-		res, err := e.Engine.Recognize(ctx, img)
-		if err == nil {
-			readPages.Store(readKey(e.ID(), img), &readPage{done: closed, res: cloneResult(res)})
-		}
-		return res, err
-	}
-	key := readKey(e.ID(), img)
-	for {
-		mine := &readPage{done: make(chan struct{})}
-		v, loaded := readPages.LoadOrStore(key, mine)
-		p := v.(*readPage)
-		if !loaded {
-			res, err := e.Engine.Recognize(ctx, img)
-			if err != nil {
-				readPages.CompareAndDelete(key, p)
-			} else {
-				p.res = cloneResult(res)
-			}
-			close(p.done)
-			return res, err
-		}
-		select {
-		case <-p.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		if p.res != nil {
-			return cloneResult(p.res), nil
-		}
-	}
-}
-
-// closed is a closed channel, the done of a reading made.
-var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
-
-// readKey keys a page image under an engine.
-func readKey(engine string, img ocr.Image) string {
-	sum := sha256.Sum256(img.Data)
-	return fmt.Sprintf("%s\x00%s\x00%dx%d\x00%x", engine, img.Format, img.Width, img.Height, sum)
-}
-
-// cloneResult copies r, so that no caller changes another's.
-func cloneResult(r *ocr.Result) *ocr.Result {
-	c := *r
-	c.Words = slices.Clone(r.Words)
-	return &c
-}
-
 // TestOCRScanTitleAndSections: a scan of a real paper's first two pages,
 // recognised by tesseract, is titled with the paper's title — the title
 // its born-digital PDF shows, found in pdftotext's text of that PDF — as a
@@ -628,7 +555,7 @@ func TestOCRScanTitleAndSections(t *testing.T) {
 	}
 	// The scan is both a loose PDF and a paper's: its pages are read by
 	// tesseract once.
-	eng := readOnce{Engine: tess}
+	eng := ocrmemo.Engine{Engine: tess}
 	ctx := context.Background()
 	for _, name := range []string{"arxiv-1406.2661.pdf", "arxiv-1502.03167.pdf", "arxiv-1706.03762.pdf"} {
 		t.Run(name, func(t *testing.T) {
