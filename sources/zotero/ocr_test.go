@@ -106,6 +106,26 @@ func makeScan(t *testing.T, src string, pages int) []byte {
 	return scan
 }
 
+// readPage returns page n (1-based) of the attachment att of the item at
+// ref, read through the driver's source of the item.
+func readPage(t *testing.T, d *zotero.Driver, ref, att string, n int) sources.Part {
+	t.Helper()
+	ctx := context.Background()
+	r, err := d.Ref(ctx, ref, &sources.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := d.Open(ctx, r.Ref, &sources.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := src.(sources.PageReader).ReadPages(ctx, att, []int{n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc.Parts[n-1]
+}
+
 // defaultEngine returns the SDK's own engine, the one a library without
 // Options.OCR runs.
 func defaultEngine(t *testing.T) ocr.Engine {
@@ -199,20 +219,16 @@ func TestOCRScannedAttachment(t *testing.T) {
 		t.Fatal("Zotero's folders changed")
 	}
 
+	// A library given no engine runs the SDK's own, the one above: the
+	// page is read from the cache that one wrote.
+	dflt := zotero.New(zotero.Options{DataDir: data, CacheDir: cache})
+	t.Cleanup(func() { zotero.CloseOCR(dflt) })
+	if p := readPage(t, dflt, "items/QCAL5UMX", "zotero:items/XHS4W622", 2); p.OCR == nil || p.Text == "" {
+		t.Fatalf("page 2 with the default engine: ocr %+v, note %q, text %.100q", p.OCR, p.Note, p.Text)
+	}
+
 	off := zotero.New(zotero.Options{DataDir: data, CacheDir: t.TempDir(), OCR: ocr.Off()})
-	n, err := off.Ref(ctx, "items/QCAL5UMX", &sources.Env{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := off.Open(ctx, n.Ref, &sources.Env{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := src.(sources.PageReader).ReadPages(ctx, "zotero:items/XHS4W622", []int{2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p := doc.Parts[1]; !p.NoTextLayer || p.OCR != nil || p.Note != "no OCR: it is turned off" {
+	if p := readPage(t, off, "items/QCAL5UMX", "zotero:items/XHS4W622", 2); !p.NoTextLayer || p.OCR != nil || p.Note != "no OCR: it is turned off" {
 		t.Fatalf("page 2 with OCR off: no text layer %v, ocr %+v, note %q", p.NoTextLayer, p.OCR, p.Note)
 	}
 }
