@@ -24,6 +24,7 @@ import (
 	ocrengine "github.com/researchctx/researchctx/internal/ocr"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/internal/testkit/ocrmemo"
 	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/samplevault"
@@ -238,10 +239,13 @@ func TestOCRTesseract(t *testing.T) {
 			t.Skipf("%s is not installed", p)
 		}
 	}
-	eng, err := ocrengine.NewTesseract(context.Background(), "tesseract", []string{"eng"}, pageDeadline, 0)
+	tess, err := ocrengine.NewTesseract(context.Background(), "tesseract", []string{"eng"}, pageDeadline, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every page is read by tesseract here; its readings serve the tests
+	// after it that hold the same page.
+	eng := ocrmemo.Engine{Engine: tess, Fresh: true}
 	tmp := t.TempDir()
 	src := filepath.Join(corpus.Dir(t, "pdfs"), "arxiv-1406.2661.pdf")
 	if b, err := exec.Command("pdftoppm", "-f", "1", "-l", "1", "-r", "200", "-gray", "-jpeg", "-singlefile", src, filepath.Join(tmp, "p")).CombinedOutput(); err != nil {
@@ -286,10 +290,13 @@ func TestOCRScanWithoutRenderer(t *testing.T) {
 		}
 		t.Skip("tesseract is not installed")
 	}
-	eng, err := ocrengine.NewTesseract(context.Background(), prog, []string{"eng"}, 0, 0)
+	tess, err := ocrengine.NewTesseract(context.Background(), prog, []string{"eng"}, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Codings that decode to the same bitmap give tesseract the same
+	// image, read once.
+	eng := ocrmemo.Engine{Engine: tess}
 	t.Setenv("PATH", t.TempDir()) // no pdftoppm to fall back on
 	files := map[string]string{}
 	for _, name := range []string{"fax-g4.pdf", "jpx-page.pdf", "jbig2-generic.pdf", "jbig2-globals.pdf"} {
@@ -524,6 +531,12 @@ func headingKey(s string) string {
 	}, strings.ToLower(s))
 }
 
+// pageDeadline is the per-page deadline of the engines of tests that check
+// what OCR reads: generous, so that a page on a loaded machine (tesseract
+// runs at a lower priority than everything else) is still read rather than
+// given up as too slow, which is what the default deadline is for.
+const pageDeadline = 10 * time.Minute
+
 // TestOCRScanTitleAndSections: a scan of a real paper's first two pages,
 // recognised by tesseract, is titled with the paper's title — the title
 // its born-digital PDF shows, found in pdftotext's text of that PDF — as a
@@ -532,20 +545,17 @@ func headingKey(s string) string {
 // catalogue); and its sections are headings the born-digital PDF has,
 // never a stray line of the page (the arXiv side stamp, an e-mail line, a
 // sentence's end).
-// pageDeadline is the per-page deadline of the engines of tests that check
-// what OCR reads: generous, so that a page on a loaded machine (tesseract
-// runs at a lower priority than everything else) is still read rather than
-// given up as too slow, which is what the default deadline is for.
-const pageDeadline = 10 * time.Minute
-
 func TestOCRScanTitleAndSections(t *testing.T) {
 	if raceEnabled {
 		t.Skip("recognises six scanned pages: a measure of what OCR reads, not of concurrency, run without the race detector")
 	}
-	eng, err := ocrengine.NewTesseract(context.Background(), "tesseract", []string{"eng"}, pageDeadline, 0)
+	tess, err := ocrengine.NewTesseract(context.Background(), "tesseract", []string{"eng"}, pageDeadline, 0)
 	if err != nil {
 		t.Skipf("tesseract: %v", err)
 	}
+	// The scan is both a loose PDF and a paper's: its pages are read by
+	// tesseract once.
+	eng := ocrmemo.Engine{Engine: tess}
 	ctx := context.Background()
 	for _, name := range []string{"arxiv-1406.2661.pdf", "arxiv-1502.03167.pdf", "arxiv-1706.03762.pdf"} {
 		t.Run(name, func(t *testing.T) {

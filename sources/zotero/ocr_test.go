@@ -2,16 +2,20 @@ package zotero_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode"
 
+	ocrengine "github.com/researchctx/researchctx/internal/ocr"
+	"github.com/researchctx/researchctx/internal/testkit/ocrmemo"
 	"github.com/researchctx/researchctx/internal/testkit/zoterofix"
 	"github.com/researchctx/researchctx/ocr"
 	"github.com/researchctx/researchctx/sources"
@@ -62,9 +66,30 @@ func needTools(t *testing.T, names ...string) {
 	}
 }
 
+// scans holds the scans scanOf made in this test binary, by the PDF's
+// content and the pages: two tests scan the same pages alike.
+var scans sync.Map // string -> []byte
+
 // scanOf rasterises the first pages of a PDF and wraps the images as a
 // PDF with no text layer, as a scanner makes one.
 func scanOf(t *testing.T, src string, pages int) []byte {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := fmt.Sprintf("%x %d", sha256.Sum256(b), pages)
+	if scan, ok := scans.Load(key); ok {
+		return scan.([]byte)
+	}
+	scan := makeScan(t, src, pages)
+	scans.Store(key, scan)
+	return scan
+}
+
+// makeScan is scanOf's work: pdftoppm at 200 dpi to grey JPEGs, img2pdf
+// back to a PDF.
+func makeScan(t *testing.T, src string, pages int) []byte {
 	t.Helper()
 	tmp := t.TempDir()
 	if b, err := exec.Command("pdftoppm", "-f", "1", "-l", fmt.Sprint(pages), "-r", "200", "-gray", "-jpeg", src, filepath.Join(tmp, "p")).CombinedOutput(); err != nil {
@@ -79,6 +104,37 @@ func scanOf(t *testing.T, src string, pages int) []byte {
 		t.Fatalf("img2pdf: %v", err)
 	}
 	return scan
+}
+
+// readPage returns page n (1-based) of the attachment att of the item at
+// ref, read through the driver's source of the item.
+func readPage(t *testing.T, d *zotero.Driver, ref, att string, n int) sources.Part {
+	t.Helper()
+	ctx := context.Background()
+	r, err := d.Ref(ctx, ref, &sources.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := d.Open(ctx, r.Ref, &sources.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := src.(sources.PageReader).ReadPages(ctx, att, []int{n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc.Parts[n-1]
+}
+
+// defaultEngine returns the SDK's own engine, the one a library without
+// Options.OCR runs.
+func defaultEngine(t *testing.T) ocr.Engine {
+	t.Helper()
+	eng, note := ocrengine.Default("")
+	if eng == nil {
+		t.Fatalf("no default OCR engine: %s", note)
+	}
+	return eng
 }
 
 // longWords returns the words of s of seven letters or more, lower-cased.
@@ -119,7 +175,9 @@ func TestOCRScannedAttachment(t *testing.T) {
 	ctx := context.Background()
 
 	cache := t.TempDir()
-	d := zotero.New(zotero.Options{DataDir: data, CacheDir: cache})
+	// Every page is read by tesseract here; its readings serve the tests
+	// after it that hold the same page.
+	d := zotero.New(zotero.Options{DataDir: data, CacheDir: cache, OCR: ocrmemo.Engine{Engine: defaultEngine(t), Fresh: true}})
 	t.Cleanup(func() { zotero.CloseOCR(d) })
 	ts, _, _ := toolsetOf(t, d, "zotero:collections/To Read")
 	const page2 = "zotero://open-pdf/library/items/XHS4W622?page=2"
@@ -161,20 +219,16 @@ func TestOCRScannedAttachment(t *testing.T) {
 		t.Fatal("Zotero's folders changed")
 	}
 
+	// A library given no engine runs the SDK's own, the one above: the
+	// page is read from the cache that one wrote.
+	dflt := zotero.New(zotero.Options{DataDir: data, CacheDir: cache})
+	t.Cleanup(func() { zotero.CloseOCR(dflt) })
+	if p := readPage(t, dflt, "items/QCAL5UMX", "zotero:items/XHS4W622", 2); p.OCR == nil || p.Text == "" {
+		t.Fatalf("page 2 with the default engine: ocr %+v, note %q, text %.100q", p.OCR, p.Note, p.Text)
+	}
+
 	off := zotero.New(zotero.Options{DataDir: data, CacheDir: t.TempDir(), OCR: ocr.Off()})
-	n, err := off.Ref(ctx, "items/QCAL5UMX", &sources.Env{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := off.Open(ctx, n.Ref, &sources.Env{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := src.(sources.PageReader).ReadPages(ctx, "zotero:items/XHS4W622", []int{2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p := doc.Parts[1]; !p.NoTextLayer || p.OCR != nil || p.Note != "no OCR: it is turned off" {
+	if p := readPage(t, off, "items/QCAL5UMX", "zotero:items/XHS4W622", 2); !p.NoTextLayer || p.OCR != nil || p.Note != "no OCR: it is turned off" {
 		t.Fatalf("page 2 with OCR off: no text layer %v, ocr %+v, note %q", p.NoTextLayer, p.OCR, p.Note)
 	}
 }
@@ -206,7 +260,10 @@ func TestOCRTextSearchable(t *testing.T) {
 	}
 	ctx := context.Background()
 	cache := t.TempDir()
-	d := zotero.New(zotero.Options{DataDir: data, CacheDir: cache, IndexWait: 10 * time.Minute})
+	// What the test is about is the search once the pages are read, in
+	// the background: tesseract reads a page that TestOCRScannedAttachment
+	// read once in this test binary.
+	d := zotero.New(zotero.Options{DataDir: data, CacheDir: cache, IndexWait: 10 * time.Minute, OCR: ocrmemo.Engine{Engine: defaultEngine(t)}})
 	t.Cleanup(func() { zotero.CloseOCR(d) })
 	ts, _, _ := toolsetOf(t, d, "zotero:collections/To Read")
 	const page2 = "zotero://open-pdf/library/items/XHS4W622?page=2"

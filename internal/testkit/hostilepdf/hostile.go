@@ -131,13 +131,23 @@ func (w *writer) flateRun(c byte, n int64) int {
 // compression.
 func zlibBytes(r io.Reader) []byte {
 	var b bytes.Buffer
-	z, _ := zlib.NewWriterLevel(&b, zlib.BestCompression)
+	z := zlibWriters.Get().(*zlib.Writer)
+	defer zlibWriters.Put(z)
+	z.Reset(&b)
 	if _, err := io.Copy(z, r); err != nil {
 		panic(err) // readers here are in memory
 	}
 	z.Close()
 	return b.Bytes()
 }
+
+// zlibWriters are zlib writers at the best compression, reset for each
+// stream: a new one allocates about a megabyte, thousands of times over for
+// a document of many pages.
+var zlibWriters = sync.Pool{New: func() any {
+	z, _ := zlib.NewWriterLevel(io.Discard, zlib.BestCompression)
+	return z
+}}
 
 // runKey names a run of n bytes c.
 type runKey struct {
