@@ -28,13 +28,14 @@ var corpusCache struct {
 // noOCR opens the tests' libraries without an OCR engine. The one corpus
 // paper without a text layer, pwl-impossibility-scan, has no labelled
 // entries or edges; with an engine, a graph reading through Read waited
-// for it until relations.DefaultPaperTimeout (45 s) and then read the
-// paper without text, and a library's background worker recognised it
-// while the test ran, only to be stopped at Close. Without one, the paper
-// reads as the text layer gives it, at once: the same scores, without the
-// wait or the work.
+// for it until relations.DefaultPaperTimeout (45 s) and then left its
+// references out, and a library's background worker recognised it while
+// the test ran, only to be stopped at Close. Without one, the paper reads
+// as its text layer gives it, at once, with no references either: the
+// same scores, without the wait or the work.
 var noOCR = &vault.LibraryOptions{OCR: ocr.Off()}
 
+// TestMain removes the shared cache's library once the tests have run.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if corpusCache.dir != "" {
