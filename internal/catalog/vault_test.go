@@ -207,7 +207,10 @@ func TestCatalogueCacheNeverStale(t *testing.T) {
 
 // TestCatalogueFreshManyStamps checks that a new process sees a change to
 // any paper of a library whose stamps are checked in parallel chunks: the
-// first, one in the middle and the last, each alone.
+// first, one in the middle and the last, each alone. The cases share one
+// library, laid out once (most of the test's time), and change their
+// papers in turn: each starts from the cache the process before it wrote,
+// with its own paper the only one changed since.
 func TestCatalogueFreshManyStamps(t *testing.T) {
 	const papers = 3 * freshChunk // 2 stamps each: several chunks
 	tests := []struct {
@@ -218,18 +221,18 @@ func TestCatalogueFreshManyStamps(t *testing.T) {
 		{"middle", papers / 2},
 		{"last", papers - 1},
 	}
+	dir := t.TempDir()
+	for i := range papers {
+		write(t, dir, fmt.Sprintf("papers/p%04d/metadata.json", i), fmt.Sprintf(`{"title":"P%d"}`, i))
+	}
+	ctx := context.Background()
+	v1, _ := Open(dir, nil)
+	if c, err := v1.Catalogue(ctx); err != nil || len(c.Papers()) != papers {
+		t.Fatalf("first catalogue: %v", err)
+	}
+	v1.Close()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			for i := range papers {
-				write(t, dir, fmt.Sprintf("papers/p%04d/metadata.json", i), fmt.Sprintf(`{"title":"P%d"}`, i))
-			}
-			ctx := context.Background()
-			v1, _ := Open(dir, nil)
-			if c, err := v1.Catalogue(ctx); err != nil || len(c.Papers()) != papers {
-				t.Fatalf("first catalogue: %v", err)
-			}
-			v1.Close()
 			// Unchanged: the next process starts from the cache as it is.
 			v2, _ := Open(dir, nil)
 			c2, _ := v2.Catalogue(ctx)

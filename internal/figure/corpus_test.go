@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode"
@@ -111,11 +112,7 @@ func TestCorpusCaptions(t *testing.T) {
 	var spent time.Duration
 	pages := 0
 	for _, name := range files {
-		data, err := os.ReadFile(filepath.Join(dir, name+".pdf"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := pdf.Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+		doc, err := extractCorpus(t, filepath.Join(dir, name+".pdf"))
 		if err != nil {
 			continue // an image-only scan or a refused file has no captions here
 		}
@@ -173,15 +170,46 @@ func TestCorpusCaptions(t *testing.T) {
 // corpusDoc extracts a PDF of the corpus.
 func corpusDoc(t *testing.T, name string) *pdf.Document {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(corpus.Dir(t, "pdfs"), name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := pdf.Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+	doc, err := extractCorpus(t, filepath.Join(corpus.Dir(t, "pdfs"), name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return doc
+}
+
+// extracted holds the corpus PDFs the tests extract, by path, once per
+// test binary: the gates read the same files, and Find only reads a
+// document.
+var extracted struct {
+	sync.Mutex
+	docs map[string]*extraction
+}
+
+type extraction struct {
+	doc *pdf.Document
+	err error
+}
+
+// extractCorpus returns the text layer of the corpus PDF at path, or why
+// it has none; a file it cannot read fails the test.
+func extractCorpus(t *testing.T, path string) (*pdf.Document, error) {
+	t.Helper()
+	extracted.Lock()
+	defer extracted.Unlock()
+	if e, ok := extracted.docs[path]; ok {
+		return e.doc, e.err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &extraction{}
+	e.doc, e.err = pdf.Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+	if extracted.docs == nil {
+		extracted.docs = map[string]*extraction{}
+	}
+	extracted.docs[path] = e
+	return e.doc, e.err
 }
 
 // An algorithm is read whole: its caption alone (its body's first line

@@ -56,15 +56,24 @@ func readTableBodies(t *testing.T) []tableBody {
 // bboxWord matches a word of pdftotext -bbox's output.
 var bboxWord = regexp.MustCompile(`<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>`)
 
+// bboxPages holds pdftotext -bbox's output by PDF path and page.
+var bboxPages = map[string][]byte{}
+
 // popplerBody returns the words (foldWord) of pdftotext -bbox's text of
 // a page whose middles lie in a table's body, and the body's text as
 // pdftotext -layout reads it.
 func popplerBody(t *testing.T, bin, path string, b tableBody) (words []string, layout string) {
 	t.Helper()
 	pg := strconv.Itoa(b.page)
-	out, err := exec.Command(bin, "-f", pg, "-l", pg, "-bbox", path, "-").Output()
-	if err != nil {
-		t.Fatalf("pdftotext -bbox %s: %v", filepath.Base(path), err)
+	// A page with several tables is read once.
+	key := path + "#" + pg
+	out, ok := bboxPages[key]
+	if !ok {
+		var err error
+		if out, err = exec.Command(bin, "-f", pg, "-l", pg, "-bbox", path, "-").Output(); err != nil {
+			t.Fatalf("pdftotext -bbox %s: %v", filepath.Base(path), err)
+		}
+		bboxPages[key] = out
 	}
 	for _, m := range bboxWord.FindAllStringSubmatch(string(out), -1) {
 		var v [4]float64

@@ -1,9 +1,6 @@
 package figure
 
 import (
-	"bytes"
-	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -12,7 +9,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
 	"github.com/researchctx/researchctx/internal/textnorm"
 )
@@ -86,11 +82,7 @@ func TestCorpusCaptionWords(t *testing.T) {
 		if heldOut(files, strings.TrimSuffix(filepath.Base(p), ".pdf")) {
 			h = 1
 		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := pdf.Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+		doc, err := extractCorpus(t, p)
 		if err != nil {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,21 +14,43 @@ import (
 	"github.com/researchctx/researchctx/internal/testkit/scifact"
 )
 
-// sciFactIndex builds the SciFact abstracts as text files would be indexed.
+// sciFact is the SciFact index, built once per test binary: the tests and
+// benchmarks that take it only read it, and a built index keeps no state
+// that a search changes.
+var sciFact struct {
+	once   sync.Once
+	ix     *Index
+	docs   []scifact.Abstract
+	claims []scifact.Claim
+	err    error
+}
+
+// sciFactIndex returns the SciFact abstracts built as text files would be
+// indexed, and the training claims. The index is shared: callers must not
+// change it.
 func sciFactIndex(tb testing.TB) (*Index, []scifact.Abstract, []scifact.Claim) {
 	tb.Helper()
-	docs, claims, err := scifact.Load(corpusDir(tb))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var b Builder
-	for _, d := range docs {
-		title, body, _ := strings.Cut(d.FileText(), "\n")
-		if err := b.Add(Doc{Key: d.ID + ".txt", Title: title, Body: body}); err != nil {
-			tb.Fatal(err)
+	dir := corpusDir(tb)
+	sciFact.once.Do(func() {
+		docs, claims, err := scifact.Load(dir)
+		if err != nil {
+			sciFact.err = err
+			return
 		}
+		var b Builder
+		for _, d := range docs {
+			title, body, _ := strings.Cut(d.FileText(), "\n")
+			if err := b.Add(Doc{Key: d.ID + ".txt", Title: title, Body: body}); err != nil {
+				sciFact.err = err
+				return
+			}
+		}
+		sciFact.ix, sciFact.docs, sciFact.claims = b.Index(), docs, claims
+	})
+	if sciFact.err != nil {
+		tb.Fatal(sciFact.err)
 	}
-	return b.Index(), docs, claims
+	return sciFact.ix, sciFact.docs, sciFact.claims
 }
 
 func corpusDir(tb testing.TB) string { return corpus.Dir(tb, "scifact") }

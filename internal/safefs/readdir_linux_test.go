@@ -73,7 +73,10 @@ func TestListDir(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for i := range 3000 { // more than one buffer of entries
+	// Several buffers of entries, so that listDir reads them in several
+	// calls (checked below); more files than that would only cost their
+	// creation.
+	for i := range 800 {
 		if err := os.WriteFile(filepath.Join(dir, "f"+strings.Repeat("x", i%40)+string(rune('a'+i%26))+"-"+itoa(i)), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -98,9 +101,16 @@ func TestListDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []dirName
+	records := 0 // bytes of the entries as getdents64 returns them
 	for _, de := range des {
 		want = append(want, dirName{name: de.Name(), typ: de.Type(), known: true})
+		records += (19 + len(de.Name()) + 1 + 7) &^ 7
 	}
+	bp := direntBufs.Get().(*[]byte)
+	if buf := len(*bp); records < 3*buf {
+		t.Fatalf("%d bytes of entries, want more than three buffers of %d", records, buf)
+	}
+	direntBufs.Put(bp)
 	slices.SortFunc(got, func(a, b dirName) int { return strings.Compare(a.name, b.name) })
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(dirName{})); diff != "" {
 		t.Errorf("listing (-os.ReadDir +listDir):\n%s", diff)

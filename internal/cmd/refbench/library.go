@@ -101,11 +101,16 @@ func BuildVault(pdfs, dir string, l *Labels) error {
 // Open opens the library at dir with the citation graph reading PDF text as
 // the tools do.
 func Open(dir string) (*catalog.Vault, *vault.Library, *relations.Graph, error) {
+	return openWith(dir, nil)
+}
+
+// openWith is Open with the library's options.
+func openWith(dir string, opts *vault.LibraryOptions) (*catalog.Vault, *vault.Library, *relations.Graph, error) {
 	v, err := catalog.Open(dir, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	lib, err := vault.OpenLibrary(dir, nil)
+	lib, err := vault.OpenLibrary(dir, opts)
 	if err != nil {
 		v.Close()
 		return nil, nil, nil, err

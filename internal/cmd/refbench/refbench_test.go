@@ -25,11 +25,7 @@ func TestGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if err := BuildVault(pdfs, dir, l); err != nil {
-		t.Fatal(err)
-	}
-	v, lib, rel, err := Open(dir)
+	v, lib, rel, err := openWith(buildVault(t, BuildVault, pdfs, l), noOCR)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,11 +83,7 @@ func TestLinks(t *testing.T) {
 		build func(pdfs, dir string, l *Labels) error
 	}{{"full metadata", BuildVault}, {"titles and arXiv ids", BuildTitlesVault}, {"titles only", BuildTitleOnlyVault}} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if err := tc.build(pdfs, dir, l); err != nil {
-				t.Fatal(err)
-			}
-			lib, err := vault.OpenLibrary(dir, nil)
+			lib, err := vault.OpenLibrary(buildVault(t, tc.build, pdfs, l), noOCR)
 			if err != nil {
 				t.Fatal(err)
 			}
