@@ -1,10 +1,4 @@
-// Command blockhost is a host whose only source blocks every call on a
-// file: Search and Read open the FIFO named by BLOCKHOST_FIFO, which
-// blocks in open(2) until a writer comes, and ignore their context. The
-// mcp tests use it to check that the server still ends within its grace on
-// SIGTERM and on the end of stdin with such a call in flight, and answers it,
-// and that it answers such a call at its deadline (BLOCKHOST_CALL_TIMEOUT).
-package main
+package mcp
 
 import (
 	"context"
@@ -13,15 +7,27 @@ import (
 	"time"
 
 	"github.com/researchctx/researchctx/grant"
-	"github.com/researchctx/researchctx/mcp"
 	"github.com/researchctx/researchctx/sources"
 	"github.com/researchctx/researchctx/tools"
 )
 
-func main() {
-	// BLOCKHOST_CALL_TIMEOUT, when set, is the calls' deadline.
-	timeout, _ := time.ParseDuration(os.Getenv("BLOCKHOST_CALL_TIMEOUT"))
-	mcp.ServeIfRequested(&mcp.ServeOptions{Toolset: &tools.Options{
+// The blocking host's settings, from its environment: the FIFO every call
+// blocks on, and the calls' deadline (a time.Duration) when set.
+const (
+	blockhostFIFO    = "BLOCKHOST_FIFO"
+	blockhostTimeout = "BLOCKHOST_CALL_TIMEOUT"
+)
+
+// serveBlockhost is the main of a host whose only source blocks every call
+// on a file: Search and Read open the FIFO named by BLOCKHOST_FIFO, which
+// blocks in open(2) until a writer comes, and ignore their context. The
+// stop tests start it (this test binary, see TestMain) to check that the
+// server still ends within its grace on SIGTERM and on the end of stdin
+// with such a call in flight, and answers it, and that it answers such a
+// call at its deadline.
+func serveBlockhost() {
+	timeout, _ := time.ParseDuration(os.Getenv(blockhostTimeout))
+	ServeIfRequested(&ServeOptions{Toolset: &tools.Options{
 		CallTimeout: timeout,
 		Sources: func(_ context.Context, g *grant.Grant, _ tools.OpenFunc) ([]sources.Source, error) {
 			var out []sources.Source
@@ -35,6 +41,7 @@ func main() {
 	os.Exit(2)
 }
 
+// stuck is a source whose every call blocks on the FIFO.
 type stuck struct{ info sources.Info }
 
 func (s stuck) Info() sources.Info { return s.info }
@@ -50,7 +57,7 @@ func (s stuck) Read(context.Context, string) (*sources.Document, error) {
 // block opens the FIFO without O_NONBLOCK: with no writer, open(2) never
 // returns.
 func block() error {
-	f, err := os.Open(os.Getenv("BLOCKHOST_FIFO"))
+	f, err := os.Open(os.Getenv(blockhostFIFO))
 	if err != nil {
 		return err
 	}
