@@ -493,6 +493,9 @@ func TestReopen(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// Agent and server processes, a Vault of their own; the time
+			// bounds are generous.
+			t.Parallel()
 			f := newFixture(t)
 			// Turn 1 in a first agent process, which then exits.
 			first := f.start(AgentOptions{})
