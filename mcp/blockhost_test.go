@@ -12,10 +12,12 @@ import (
 )
 
 // The blocking host's settings, from its environment: the FIFO every call
-// blocks on, and the calls' deadline (a time.Duration) when set.
+// blocks on, and when set, the calls' deadline and the drain grace (each a
+// time.Duration).
 const (
 	blockhostFIFO    = "BLOCKHOST_FIFO"
 	blockhostTimeout = "BLOCKHOST_CALL_TIMEOUT"
+	blockhostDrain   = "BLOCKHOST_DRAIN_GRACE"
 )
 
 // serveBlockhost is the main of a host whose only source blocks every call
@@ -27,6 +29,9 @@ const (
 // call at its deadline.
 func serveBlockhost() {
 	timeout, _ := time.ParseDuration(os.Getenv(blockhostTimeout))
+	if d, err := time.ParseDuration(os.Getenv(blockhostDrain)); err == nil {
+		drainGrace = d
+	}
 	ServeIfRequested(&ServeOptions{Toolset: &tools.Options{
 		CallTimeout: timeout,
 		Sources: func(_ context.Context, g *grant.Grant, _ tools.OpenFunc) ([]sources.Source, error) {
