@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -146,12 +147,21 @@ func TestArchitectureCheck(t *testing.T) {
 
 // listPackages runs go list over the module and the examples' module,
 // each in its own folder, so that it lists both with and without the
-// workspace.
+// workspace; once per test run, for the tests that read the list (and
+// only read it).
 func listPackages(t *testing.T) []pkgInfo {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command to list the packages with")
 	}
+	pkgs, err := listedPackages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+var listedPackages = sync.OnceValues(func() ([]pkgInfo, error) {
 	var pkgs []pkgInfo
 	for _, dir := range []string{".", "examples"} {
 		var stderr bytes.Buffer
@@ -160,7 +170,7 @@ func listPackages(t *testing.T) []pkgInfo {
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("go list in %s: %v\n%s", dir, err, stderr.Bytes())
+			return nil, fmt.Errorf("go list in %s: %w\n%s", dir, err, stderr.Bytes())
 		}
 		dec := json.NewDecoder(bytes.NewReader(out))
 		for {
@@ -168,14 +178,14 @@ func listPackages(t *testing.T) []pkgInfo {
 			if err := dec.Decode(&p); errors.Is(err, io.EOF) {
 				break
 			} else if err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 			pkgs = append(pkgs, p)
 		}
 	}
 	slices.SortFunc(pkgs, func(a, b pkgInfo) int { return strings.Compare(a.ImportPath, b.ImportPath) })
-	return pkgs
-}
+	return pkgs, nil
+})
 
 // rel is a package's path inside the module; the module's own package is
 // "researchctx".

@@ -19,10 +19,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	researchctx "github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
+	"github.com/researchctx/researchctx/mcp"
 )
 
-// Binaries built once per test run: the test agent (testdata/agent) and the
-// quickchat host executable, which is the agentero-context server.
+// Binaries built once per test run: the test agent (testdata/agent) and,
+// for the live runs with real agents, the quickchat host executable. The
+// fixtures' agentero-context server is this test binary (see server).
 var (
 	binDir string
 
@@ -37,6 +39,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// A host's first line: started as the agentero-context server (by the
+	// test agent, for a fixture), serve and exit.
+	mcp.ServeIfRequested(nil)
 	dir, err := os.MkdirTemp("", "session-test-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -92,9 +97,25 @@ func testAgent(t *testing.T) string {
 
 // serverEnv names a prebuilt agentero-context server (a host executable
 // that serves MCP when started with --agentero-context-mcp <grant>) to use
-// instead of building examples/quickchat: integrators can run these tests
-// against their own host binary.
+// instead of this test binary or examples/quickchat: integrators can run
+// these tests against their own host binary.
 const serverEnv = "RESEARCHCTX_SESSION_SERVER"
+
+// server returns the path of the agentero-context server the fixtures
+// attach: the executable serverEnv names, or else this test binary, whose
+// TestMain begins as a host's main does (mcp.ServeIfRequested), so that no
+// host is built for them.
+func server(t testing.TB) string {
+	t.Helper()
+	if os.Getenv(serverEnv) != "" {
+		return quickchat(t)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
 
 // quickchat returns the path of the agentero-context server: the quickchat
 // binary, built once. While the example does not exist the test is skipped;
@@ -132,14 +153,14 @@ func quickchat(t testing.TB) string {
 type fixture struct {
 	t      *testing.T
 	vault  string
-	server string // quickchat binary
+	server string // the agentero-context server's executable
 	report string // the test agent's report file
 	turn   int
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{t: t, server: quickchat(t), vault: t.TempDir()}
+	f := &fixture{t: t, server: server(t), vault: t.TempDir()}
 	files := map[string]string{
 		"notes/attention.md": "# Attention\n\nThe Transformer replaces recurrence with self-attention over all positions.\n",
 		"notes/rnn.txt":      "Recurrent networks process tokens one at a time; attention looks at every token.\n",
@@ -472,6 +493,9 @@ func TestReopen(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// Agent and server processes, a Vault of their own; the time
+			// bounds are generous.
+			t.Parallel()
 			f := newFixture(t)
 			// Turn 1 in a first agent process, which then exits.
 			first := f.start(AgentOptions{})

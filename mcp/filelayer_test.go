@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,40 +21,6 @@ import (
 	"github.com/researchctx/researchctx/grant"
 	"github.com/researchctx/researchctx/internal/testkit/vaultfix"
 )
-
-var (
-	blockhostOnce sync.Once
-	blockhost     string
-	blockhostErr  string
-)
-
-// blockhostBinary builds testdata/blockhost once per test run: a host whose
-// source blocks every call in open(2) on a FIFO.
-func blockhostBinary(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds and runs a test host")
-	}
-	blockhostOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "researchctx-blockhost-")
-		if err != nil {
-			blockhostErr = err.Error()
-			return
-		}
-		runDirs = append(runDirs, dir) // only inside the Once
-		bin := filepath.Join(dir, "blockhost")
-		out, err := exec.Command("go", "build", "-o", bin, "./testdata/blockhost").CombinedOutput()
-		if err != nil {
-			blockhostErr = fmt.Sprintf("go build: %v\n%s", err, out)
-			return
-		}
-		blockhost = bin
-	})
-	if blockhost == "" {
-		t.Fatal(blockhostErr)
-	}
-	return blockhost
-}
 
 func mkfifo(t *testing.T, path string) {
 	t.Helper()
@@ -125,7 +90,7 @@ func startBlockedSearch(t *testing.T, bin string, env ...string) (cmd *exec.Cmd,
 	fifo := filepath.Join(t.TempDir(), "block.fifo")
 	mkfifo(t, fifo)
 	cmd = exec.Command(bin, Flag, gr)
-	cmd.Env = append(append(os.Environ(), "BLOCKHOST_FIFO="+fifo), env...)
+	cmd.Env = append(append(os.Environ(), blockhostFIFO+"="+fifo), env...)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -152,13 +117,16 @@ func startBlockedSearch(t *testing.T, bin string, env ...string) (cmd *exec.Cmd,
 // TestProcessStopsWithBlockedCall: with a call in flight blocked in
 // open(2) on a FIFO (a source that ignores its context), the server still
 // ends within its grace on SIGTERM, on SIGINT and on the end of stdin
-// (drainGrace then shutdownGrace), with exit code 0, and answers the
-// blocked call with an error rather than leaving it unanswered.
+// (the drain grace then shutdownGrace), with exit code 0, and answers the
+// blocked call with an error rather than leaving it unanswered. The drain
+// grace is shortened to testDrain in this server: the blocked call waits
+// out whatever it is, and the bound checked is the same sum.
 func TestProcessStopsWithBlockedCall(t *testing.T) {
-	bin := blockhostBinary(t)
+	bin := serverBinary(t)
+	const testDrain = 500 * time.Millisecond
 	for _, how := range []string{"SIGTERM", "SIGINT", "EOF"} {
 		t.Run(how, func(t *testing.T) {
-			cmd, w, stdout, stderr := startBlockedSearch(t, bin)
+			cmd, w, stdout, stderr := startBlockedSearch(t, bin, blockhostDrain+"="+testDrain.String())
 			// The search is in flight and stays blocked on the FIFO.
 			time.Sleep(300 * time.Millisecond)
 			if answered(stdout.String(), "2") {
@@ -178,7 +146,7 @@ func TestProcessStopsWithBlockedCall(t *testing.T) {
 			}
 			limit := shutdownGrace
 			if how == "EOF" {
-				limit += drainGrace
+				limit += testDrain
 			}
 			if took := time.Since(start); took > limit+3*time.Second {
 				t.Errorf("the server took %v to end, want about %v", took, limit)
@@ -196,10 +164,10 @@ func TestProcessStopsWithBlockedCall(t *testing.T) {
 // server goes on: the next call is answered, and the end of stdin ends
 // the server at once (no call is left to drain).
 func TestProcessAbandonsStuckCall(t *testing.T) {
-	bin := blockhostBinary(t)
+	bin := serverBinary(t)
 	const timeout = 500 * time.Millisecond
 	start := time.Now()
-	cmd, w, stdout, stderr := startBlockedSearch(t, bin, "BLOCKHOST_CALL_TIMEOUT="+timeout.String())
+	cmd, w, stdout, stderr := startBlockedSearch(t, bin, blockhostTimeout+"="+timeout.String())
 	waitFor(t, "the stuck search's answer", func() bool { return answered(stdout.String(), "2") })
 	if took := time.Since(start); took < timeout {
 		t.Errorf("the stuck search was answered after %v, before its deadline %v", took, timeout)
@@ -250,7 +218,7 @@ func resultOf(stdout, id string) (isError bool, text string) {
 // when its source ignores the cancellation: the server ends within
 // shutdownGrace, not drainGrace.
 func TestProcessCancelledCallDoesNotHoldTheDrain(t *testing.T) {
-	bin := blockhostBinary(t)
+	bin := serverBinary(t)
 	cmd, w, _, stderr := startBlockedSearch(t, bin)
 	time.Sleep(300 * time.Millisecond)
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"user"}}`+"\n")

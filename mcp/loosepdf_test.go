@@ -1,14 +1,10 @@
 package mcp
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/pdfcpu/pdfcpu/pkg/api"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 
 	"github.com/researchctx/researchctx"
 	"github.com/researchctx/researchctx/grant"
@@ -31,9 +27,12 @@ func TestProcessLoosePDFs(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain := hostilepdf.Plain("Quokkas sleep in hollow logs by day.")
-	model.ConfigPath = "disable" // keep pdfcpu off the user's configuration folder
-	var locked bytes.Buffer
-	if err := api.Encrypt(bytes.NewReader(plain), &locked, model.NewAESConfiguration("user-secret", "owner-secret", 256)); err != nil {
+	// An AES-256 PDF with a user password, made by qpdf for package pdf's
+	// tests: read from there rather than encrypted here, so that this
+	// test binary, which the tests start as the server, links no PDF
+	// writer (whose start-up every server process would pay).
+	locked, err := os.ReadFile(filepath.Join("..", "internal", "pdf", "testdata", "encrypted", "user-r6-aes-256.pdf"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	for rel, data := range map[string][]byte{
@@ -41,7 +40,7 @@ func TestProcessLoosePDFs(t *testing.T) {
 		"downloads/copy.pdf": sba,
 		"inbox/quokka.pdf":   plain,
 		"inbox/broken.pdf":   []byte("%PDF-1.7\nthis is not a PDF body\n"),
-		"inbox/locked.pdf":   locked.Bytes(),
+		"inbox/locked.pdf":   locked,
 		"inbox/huge.pdf":     hostilepdf.ManyPages(pdf.DefaultMaxPages + 1),
 	} {
 		p := filepath.Join(vault, filepath.FromSlash(rel))

@@ -25,61 +25,33 @@ import (
 	"github.com/researchctx/researchctx/tools"
 )
 
-// These tests build the quickchat example and run it as a real server
-// process, the way an agent starts it: <exe> --agentero-context-mcp <grant>.
-
-var (
-	buildOnce   sync.Once
-	buildDir    string
-	quickchat   string
-	buildErrMsg string
-)
-
-// runDirs are the other folders of binaries built once per run (the
-// test hosts of the Unix-only tests), removed with buildDir.
-var runDirs []string
+// These tests run a real server process, the way an agent starts it:
+// <exe> --agentero-context-mcp <grant>. The executable is this test binary,
+// whose TestMain starts as a host's main does (mcp.ServeIfRequested first):
+// no host is built for them.
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	// The binaries built once per run go with it: a run leaves nothing
-	// behind in the temporary folder.
-	for _, dir := range append([]string{buildDir}, runDirs...) {
-		if dir != "" {
-			os.RemoveAll(dir)
-		}
+	// Started by a test as a server: serve and exit. The blocking host of
+	// the stop tests serves when its FIFO is named.
+	if os.Getenv(blockhostFIFO) != "" {
+		serveBlockhost()
 	}
-	os.Exit(code)
+	ServeIfRequested(nil)
+	os.Exit(m.Run())
 }
 
-// quickchatBinary builds examples/quickchat once per test run.
-func quickchatBinary(t *testing.T) string {
+// serverBinary is the executable the tests start as a server: this test
+// binary (see TestMain).
+func serverBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds and runs the quickchat example")
+		t.Skip("runs a server process")
 	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "researchctx-mcp-test-")
-		if err != nil {
-			buildErrMsg = err.Error()
-			return
-		}
-		buildDir = dir
-		bin := filepath.Join(dir, "quickchat")
-		// Built inside the examples' own module, so that it builds with
-		// and without the workspace.
-		cmd := exec.Command("go", "build", "-o", bin, "./quickchat")
-		cmd.Dir = filepath.Join("..", "examples")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErrMsg = fmt.Sprintf("go build: %v\n%s", err, out)
-			return
-		}
-		quickchat = bin
-	})
-	if quickchat == "" {
-		t.Fatal(buildErrMsg)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return quickchat
+	return exe
 }
 
 // server is one server process and the client session connected to it.
@@ -107,12 +79,12 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// startServer starts quickchat as the server for grant and connects a
+// startServer starts the server for grant and connects a
 // go-sdk client over CommandTransport at the given protocol version (""
 // for the newest).
 func startServer(t *testing.T, gr, protocol string, env ...string) *server {
 	t.Helper()
-	exe, args, err := commandFor(quickchatBinary(t), gr)
+	exe, args, err := commandFor(serverBinary(t), gr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,11 +339,11 @@ func TestProcessMalformedArguments(t *testing.T) {
 	mustOK(t, call(t, s.cs, grant.ToolSearch, map[string]any{"query": "gate"}))
 }
 
-// rawServer starts quickchat as a server with plain pipes, for tests that
+// rawServer starts a server with plain pipes, for tests that
 // speak the wire protocol by hand.
 func rawServer(t *testing.T, args []string, env ...string) (cmd *exec.Cmd, stdin *os.File, stdout, stderr *syncBuffer) {
 	t.Helper()
-	cmd = exec.Command(quickchatBinary(t), args...)
+	cmd = exec.Command(serverBinary(t), args...)
 	cmd.Env = append(os.Environ(), env...)
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -581,9 +553,9 @@ func TestProcessExitCodes(t *testing.T) {
 	}
 
 	t.Run("not requested", func(t *testing.T) {
-		// Without the flag the host runs as itself (here: quickchat's plan
-		// command, refusing its missing argument); nothing speaks MCP.
-		cmd, stdin, stdout, _ := rawServer(t, []string{"plan"})
+		// Without the flag the host runs as itself (here: this test
+		// binary, asked to run no test); nothing speaks MCP.
+		cmd, stdin, stdout, _ := rawServer(t, []string{"-test.run=^$"})
 		stdin.WriteString(initializeLine + "\n")
 		stdin.Close()
 		wait(t, cmd)

@@ -109,8 +109,9 @@ func Serve(ctx context.Context, grantPath string, in io.Reader, out io.Writer, o
 // or its error) and, when it returned a result, logged in usage.jsonl
 // before Serve returns. A call still running drainGrace after the end is
 // cancelled, given shutdownGrace to end, and then answered with an error
-// saying the server stopped before it finished.
-const drainGrace = 5 * time.Second
+// saying the server stopped before it finished. (A variable only so that
+// the package's tests can shorten it in a server process they start.)
+var drainGrace = 5 * time.Second
 
 // shutdownGrace bounds how long Serve takes to stop once its calls in
 // flight are cancelled: when its context is done, or drainGrace after its

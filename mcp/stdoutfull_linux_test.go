@@ -27,7 +27,7 @@ import (
 // the usage log holds only whole lines, at least one for each call whose
 // result reached stdout.
 func TestProcessStopsWithStdoutFull(t *testing.T) {
-	bin := quickchatBinary(t)
+	bin := serverBinary(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			gr := writeGrant(t, demoRequest(vaultfix.Sample(t)))

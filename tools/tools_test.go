@@ -46,10 +46,19 @@ func newFixtureWith(t *testing.T, budget *grant.BudgetOverrides, prep func(vault
 	if mentions == nil {
 		mentions = []string{"notes", "reading-list", "papers/vision"}
 	}
+	return openTurn(t, dir, "rt", budget, mentions)
+}
+
+// openTurn grants mentions and the current paper of the sample vault at
+// dir to runtime's first turn and opens a Toolset for the grant. Turns of
+// other runtimes on the same vault share what the vault keeps (its
+// caches).
+func openTurn(t *testing.T, dir, runtime string, budget *grant.BudgetOverrides, mentions []string) *fixture {
+	t.Helper()
 	var res researchctx.Resolver
 	t.Cleanup(func() { res.Close() })
 	plan, err := res.Resolve(context.Background(), researchctx.Request{
-		Vault: dir, RuntimeID: "rt", TurnID: "turn-1", CurrentPaper: "papers/2401.01234",
+		Vault: dir, RuntimeID: runtime, TurnID: "turn-1", CurrentPaper: "papers/2401.01234",
 		Mentions: mentions, Budget: budget,
 	})
 	if err != nil {

@@ -28,25 +28,30 @@ import (
 	"github.com/researchctx/researchctx/usage"
 )
 
-// exe is the researchctx binary, built once for the tests.
+// exe is the researchctx executable the tests run: this test binary, which
+// runs as researchctx when asResearchctx is set in its environment (the
+// tests set it for every process they start, the servers a plan's command
+// line starts included), so that no researchctx is built for the tests.
 var exe string
 
+// asResearchctx, set to 1 in its environment, makes this test binary run
+// as researchctx.
+const asResearchctx = "RESEARCHCTX_TEST_AS_MAIN"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(asResearchctx) == "1" {
+		main()
+	}
 	os.Exit(testMain(m))
 }
 
 func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "researchctx-cli-")
-	if err != nil {
+	var err error
+	if exe, err = os.Executable(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	exe = filepath.Join(dir, "researchctx")
-	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building researchctx: %v\n%s", err, out)
-		return 1
-	}
+	os.Setenv(asResearchctx, "1")
 	return m.Run()
 }
 

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,18 +29,47 @@ import (
 	"github.com/researchctx/researchctx/usage"
 )
 
+// The example's host executable, built once for the tests that run it.
+var (
+	hostOnce sync.Once
+	hostDir  string
+	hostBin  string
+	hostErr  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if hostDir != "" {
+		os.RemoveAll(hostDir) // a run leaves nothing behind
+	}
+	os.Exit(code)
+}
+
 // buildHost builds this example's host executable, which links the bib
-// connector.
+// connector, once per test run.
 func buildHost(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the example host")
 	}
-	bin := filepath.Join(t.TempDir(), "bibsource")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	hostOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "bibsource-test-")
+		if err != nil {
+			hostErr = err.Error()
+			return
+		}
+		hostDir = dir
+		bin := filepath.Join(dir, "bibsource")
+		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			hostErr = fmt.Sprintf("go build: %v\n%s", err, out)
+			return
+		}
+		hostBin = bin
+	})
+	if hostBin == "" {
+		t.Fatal(hostErr)
 	}
-	return bin
+	return hostBin
 }
 
 // newVault is the sample Vault with the connector's test BibTeX file as

@@ -420,9 +420,10 @@ func TestHelp(t *testing.T) {
 // BenchmarkDefaultRun measures the default run, from the process start to
 // its exit: the target is under 2 s after the build.
 func BenchmarkDefaultRun(b *testing.B) {
+	exe := builtQuickchat(b)
 	for b.Loop() {
 		tmp := b.TempDir()
-		cmd := exec.Command(bin)
+		cmd := exec.Command(exe)
 		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("%v\n%s", err, out)

@@ -14,14 +14,26 @@ import (
 	"time"
 )
 
-// The quickchat binary, built once for the package's tests: the demo runs
-// as a subprocess, as a user runs it, and starts itself as the MCP server.
+// The demo runs as a subprocess, as a user runs it, and starts itself as
+// the MCP server. That executable is this test binary: started with
+// asQuickchat set (the tests set it for every process they start), its
+// TestMain is quickchat's main, so that no quickchat is built for the
+// tests. The benchmark and the live runs with real agents run a quickchat
+// built once (builtQuickchat).
 var (
 	binDir string
 	bin    string
 )
 
+// asQuickchat, set to 1 in its environment, makes this test binary run as
+// quickchat.
+const asQuickchat = "QUICKCHAT_TEST_AS_MAIN"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(asQuickchat) == "1" {
+		main()
+		os.Exit(0)
+	}
 	os.Exit(testMain(m))
 }
 
@@ -32,12 +44,39 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	binDir, bin = dir, filepath.Join(dir, "quickchat")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+	binDir = dir
+	if bin, err = os.Executable(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	// Inherited by every process the tests start: quickchat, and the
+	// server it starts of itself, directly or through an agent.
+	os.Setenv(asQuickchat, "1")
 	return m.Run()
+}
+
+// The quickchat binary, built on first use.
+var (
+	builtOnce sync.Once
+	builtBin  string
+	builtErr  error
+)
+
+// builtQuickchat builds quickchat once, for what measures or exercises
+// the executable a user runs: the benchmark of its start-up, and the live
+// runs with real agents.
+func builtQuickchat(tb testing.TB) string {
+	tb.Helper()
+	builtOnce.Do(func() {
+		builtBin = filepath.Join(binDir, "quickchat")
+		if out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput(); err != nil {
+			builtErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if builtErr != nil {
+		tb.Fatal(builtErr)
+	}
+	return builtBin
 }
 
 // The session package's test ACP agent (no language model), built on first

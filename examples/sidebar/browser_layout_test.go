@@ -60,7 +60,9 @@ const layoutProblems = `(() => {
 // adds no chip. With -screenshots it saves the narrow widths' pictures.
 func TestBrowserWidths(t *testing.T) {
 	bctx := browser(t)
-	addr := serve(t)
+	// No pause over the scripted calls: the layout after the turn is
+	// checked, not the stream.
+	addr := serve(t, "-pace", "0")
 	ctx, cancel := context.WithTimeout(bctx, 3*time.Minute)
 	defer cancel()
 	p := page{t, ctx}

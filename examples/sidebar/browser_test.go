@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,26 +42,52 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// browser starts a headless Chromium for the test.
+// The headless Chromium of the browser tests, started once per test run
+// (its start is most of a short test's time) and stopped by TestMain; each
+// test drives a tab of its own.
+var (
+	chromeOnce sync.Once
+	chromeCtx  context.Context
+	chromeStop = func() {}
+	chromeErr  error
+)
+
+// browser opens a tab of the test run's headless Chromium for the test,
+// closed when the test ends.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium(t)),
-		chromedp.WindowSize(1440, 1080),
-		chromedp.Flag("no-sandbox", os.Geteuid() == 0),
+	exe := chromium(t)
+	chromeOnce.Do(func() {
 		// Chromium's own temporary files (its singleton socket) go into
-		// the test's folder, which the test removes: a run leaves nothing
-		// behind in the temporary folder.
-		chromedp.Env("TMPDIR="+t.TempDir()),
-	)
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() {
-		cancel()
-		acancel()
+		// a folder removed with it: a run leaves nothing behind in the
+		// temporary folder.
+		tmp, err := os.MkdirTemp("", "sidebar-chromium-")
+		if err != nil {
+			chromeErr = err
+			return
+		}
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(exe),
+			chromedp.WindowSize(1440, 1080),
+			chromedp.Flag("no-sandbox", os.Geteuid() == 0),
+			chromedp.Env("TMPDIR="+tmp),
+		)
+		actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancel := chromedp.NewContext(actx)
+		chromeCtx, chromeStop = ctx, func() {
+			cancel()
+			acancel()
+			os.RemoveAll(tmp)
+		}
+		chromeErr = chromedp.Do(ctx)
 	})
+	if chromeErr != nil {
+		t.Fatalf("starting Chromium: %v", chromeErr)
+	}
+	ctx, cancel := chromedp.NewContext(chromeCtx)
+	t.Cleanup(cancel)
 	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting Chromium: %v", err)
+		t.Fatalf("opening a tab: %v", err)
 	}
 	return ctx
 }

@@ -22,7 +22,9 @@ import (
 // the sidebar executable starts itself.
 func TestMain(m *testing.M) {
 	mcp.ServeIfRequested(nil)
-	os.Exit(m.Run())
+	code := m.Run()
+	chromeStop()
+	os.Exit(code)
 }
 
 // sampleVault extracts the embedded sample vault to a temporary folder.
