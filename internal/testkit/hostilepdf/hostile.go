@@ -127,11 +127,21 @@ func (w *writer) flateRun(c byte, n int64) int {
 	return w.stream("/Filter /FlateDecode", zlibRun(c, n))
 }
 
+// zlibWriters holds zlib writers at the best compression for reuse: a
+// new one allocates and clears about a megabyte of state, which is most
+// of the cost of compressing a small stream (ManyPages makes thousands).
+var zlibWriters = sync.Pool{New: func() any {
+	z, _ := zlib.NewWriterLevel(nil, zlib.BestCompression)
+	return z
+}}
+
 // zlibBytes returns the zlib stream of what r yields, at the best
 // compression.
 func zlibBytes(r io.Reader) []byte {
 	var b bytes.Buffer
-	z, _ := zlib.NewWriterLevel(&b, zlib.BestCompression)
+	z := zlibWriters.Get().(*zlib.Writer)
+	defer zlibWriters.Put(z)
+	z.Reset(&b)
 	if _, err := io.Copy(z, r); err != nil {
 		panic(err) // readers here are in memory
 	}
@@ -149,16 +159,16 @@ type runKey struct {
 // thousandth of the run each.
 var zlibRuns sync.Map
 
-// zlibRun returns the zlib stream of n bytes c, compressed once per
-// process: a GiB of zeros takes seconds to compress, and the same run
-// recurs (eight times in one BrokenXRefObjectStreams document). The
-// stream is shared: callers copy it, never change it.
+// zlibRun returns the zlib stream of n bytes c (deflateRun), made once
+// per process: the same run recurs (eight times in one
+// BrokenXRefObjectStreams document). The stream is shared: callers copy
+// it, never change it.
 func zlibRun(c byte, n int64) []byte {
 	key := runKey{c, n}
 	if z, ok := zlibRuns.Load(key); ok {
 		return z.([]byte)
 	}
-	z := zlibBytes(repeat(c, n))
+	z := deflateRun(c, n)
 	zlibRuns.Store(key, z)
 	return z
 }
