@@ -334,36 +334,29 @@ func TestLazyReader(t *testing.T) {
 // the lazy reader serves ends as it does through pdfcpu alone, in about
 // the same time (the extraction is the same), and that a document it
 // gives up is given up early (it is read through pdfcpu then, as
-// TestHostileContent bounds).
+// TestHostileContent bounds). Both extractions are the child's of
+// TestHostileContent (runHostile), one after the other.
 func TestLazyHostile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every hostile document")
 	}
 	for _, c := range hostilepdf.Cases() {
-		data := c.Make()
-		if len(data) > readWhole {
-			continue // read through pdfcpu: not held in memory
-		}
 		t.Run(c.Name, func(t *testing.T) {
-			start := time.Now()
-			lz, served := extractLazy(context.Background(), data, (*Options)(nil).withDefaults())
-			took := time.Since(start)
-			if !served {
-				if took > 5*time.Second {
-					t.Errorf("the lazy reader took %v to give the document up", took)
+			r := runHostile(t, c)
+			switch r.Lazy {
+			case "":
+				return // read through pdfcpu: not held in memory
+			case "given up":
+				if r.LazyTook > 5*time.Second {
+					t.Errorf("the lazy reader took %v to give the document up", r.LazyTook)
 				}
 				return
 			}
-			lazyObjects = false
-			defer func() { lazyObjects = true }()
-			start = time.Now()
-			// No time limit for the comparison on a loaded machine.
-			pc, perr := Extract(context.Background(), bytes.NewReader(data), int64(len(data)), &Options{Timeout: time.Hour})
-			if pcTook := time.Since(start); took > 2*pcTook+2*time.Second {
-				t.Errorf("the lazy reader took %v, pdfcpu %v", took, pcTook)
+			if r.LazyTook > 2*r.PdfcpuTook+2*time.Second {
+				t.Errorf("the lazy reader took %v, pdfcpu %v", r.LazyTook, r.PdfcpuTook)
 			}
-			if got, want := outcome(lz, nil), outcome(pc, perr); got != want {
-				t.Errorf("outcome %q, pdfcpu's %q", got, want)
+			if r.Outcome != r.Pdfcpu {
+				t.Errorf("outcome %q, pdfcpu's %q", r.Outcome, r.Pdfcpu)
 			}
 		})
 	}
