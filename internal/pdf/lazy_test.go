@@ -23,12 +23,16 @@ import (
 
 // extractBoth extracts data through the lazy reader (as Extract does)
 // and through pdfcpu alone, and reports whether the lazy reader served
-// the file itself.
+// the file itself (as Extract's call of it tells).
 func extractBoth(t *testing.T, data []byte) (lazyDoc, pdfcpuDoc *Document, lazyErr, pdfcpuErr error, served bool) {
 	t.Helper()
-	o := (*Options)(nil).withDefaults()
-	_, served = extractLazy(context.Background(), data, o)
+	lazyExtract = func(ctx context.Context, data []byte, o Options) (*Document, bool) {
+		d, ok := extractLazy(ctx, data, o)
+		served = ok
+		return d, ok
+	}
 	lazyDoc, lazyErr = Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+	lazyExtract = extractLazy
 	lazyObjects = false
 	defer func() { lazyObjects = true }()
 	pdfcpuDoc, pdfcpuErr = Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
