@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -153,6 +154,27 @@ type hostileRun struct {
 	// without a time limit, once the peak RSS is taken.
 	Pdfcpu     string
 	PdfcpuTook time.Duration
+	// Pages is the number of pages read through the SDK's path, and First
+	// and Last the limits the first and the last hit
+	// (TestLimitsKeepEarlierPages checks them).
+	Pages       int
+	First, Last pageLimit
+}
+
+// pageLimit is the *LimitError of a page, if it failed with one.
+type pageLimit struct {
+	Limit    Limit
+	Page     int
+	TooLarge bool // errors.Is ErrTooLarge
+}
+
+// pageLimitOf returns the *LimitError of p's error, if any.
+func pageLimitOf(p Page) pageLimit {
+	var le *LimitError
+	if !errors.As(p.Err, &le) {
+		return pageLimit{}
+	}
+	return pageLimit{le.Limit, le.Page, errors.Is(p.Err, ErrTooLarge)}
 }
 
 // hostileRuns holds the children's reports by case name: TestHostileContent
@@ -225,6 +247,10 @@ func hostileChild(path string) {
 	d, err := Extract(context.Background(), f, fi.Size(), nil)
 	r.Outcome = outcome(d, err)
 	r.RSS = hostilepdf.PeakRSS()
+	if err == nil && len(d.Pages) > 0 {
+		r.Pages = len(d.Pages)
+		r.First, r.Last = pageLimitOf(d.Pages[0]), pageLimitOf(d.Pages[len(d.Pages)-1])
+	}
 	if r.Lazy == "served" {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -269,19 +295,20 @@ func TestTimeLimit(t *testing.T) {
 }
 
 // TestLimitsKeepEarlierPages checks that a document-wide budget spent part
-// way keeps the pages before it and fails every later one with it.
+// way keeps the pages before it and fails every later one with it. The
+// document is the hostile case "text bomb, 400 pages", read through the
+// SDK's path in its child (runHostile): seconds of CPU, spent once.
 func TestLimitsKeepEarlierPages(t *testing.T) {
-	d, err := extractBytes(t, hostilepdf.TextBomb(400, 1<<20), nil)
-	if err != nil {
-		t.Fatal(err)
+	i := slices.IndexFunc(hostilepdf.Cases(), func(c hostilepdf.Case) bool { return c.Name == "text bomb, 400 pages" })
+	if i < 0 {
+		t.Fatal("no hostile case \"text bomb, 400 pages\"")
 	}
-	var le *LimitError
-	if !errors.As(d.Pages[0].Err, &le) || le.Limit != LimitGlyphs || le.Page != 1 {
-		t.Errorf("page 1: err = %v, want the glyphs-per-page limit", d.Pages[0].Err)
+	r := runHostile(t, hostilepdf.Cases()[i])
+	if r.First.Limit != LimitGlyphs || r.First.Page != 1 {
+		t.Errorf("page 1: %+v, want the glyphs-per-page limit", r.First)
 	}
-	last := d.Pages[len(d.Pages)-1]
-	if !errors.As(last.Err, &le) || le.Limit != LimitDocGlyphs || le.Page != len(d.Pages) || !errors.Is(last.Err, ErrTooLarge) {
-		t.Errorf("last page: err = %v, want the glyphs-per-document limit", last.Err)
+	if want := (pageLimit{LimitDocGlyphs, r.Pages, true}); r.Last != want {
+		t.Errorf("last page: %+v, want the glyphs-per-document limit (%+v)", r.Last, want)
 	}
 }
 
