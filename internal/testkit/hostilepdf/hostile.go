@@ -5,6 +5,7 @@
 package hostilepdf
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
@@ -544,10 +545,11 @@ func xrefStreamDoc(objs []string, extra func(offs []int, row func(typ byte, f2 u
 	xrefAt := out.Len()
 	var zs bytes.Buffer
 	z, _ := zlib.NewWriterLevel(&zs, zlib.BestCompression)
+	bz := bufio.NewWriterSize(z, 64<<10) // millions of rows: a call each costs more than the rows
 	var rowBuf [7]byte
 	row := func(typ byte, f2 uint32, f3 uint16) {
 		rowBuf = [7]byte{typ, byte(f2 >> 24), byte(f2 >> 16), byte(f2 >> 8), byte(f2), byte(f3 >> 8), byte(f3)}
-		z.Write(rowBuf[:])
+		bz.Write(rowBuf[:])
 	}
 	row(0, 0, 65535)
 	for _, off := range offs {
@@ -559,6 +561,7 @@ func xrefStreamDoc(objs []string, extra func(offs []int, row func(typ byte, f2 u
 	if extra != nil {
 		n += extra(offs, row)
 	}
+	bz.Flush()
 	z.Close()
 	fmt.Fprintf(&out, "%d 0 obj\n<< /Type /XRef /Size %d /W [1 4 2] /Root 1 0 R /Filter /FlateDecode /Length %d %s >>\nstream\n", self, n, zs.Len(), dict)
 	out.Write(zs.Bytes())
@@ -611,11 +614,13 @@ func XRefStreamFreeFlood(entries int) []byte {
 func ObjectStreamFlood(n int) []byte {
 	var zs bytes.Buffer
 	z, _ := zlib.NewWriterLevel(&zs, zlib.BestCompression)
+	bz := bufio.NewWriterSize(z, 64<<10)
 	pair := []byte("9 0 ")
 	for range n {
-		z.Write(pair)
+		bz.Write(pair)
 	}
-	z.Write([]byte("null "))
+	bz.WriteString("null ")
+	bz.Flush()
 	z.Close()
 	first := n * len(pair)
 	objs := smallDocObjects("object stream flood")
