@@ -107,6 +107,7 @@ func (w *writer) set(n int, src string) { w.objs[n-1] = []byte(src) }
 // when dict names a filter).
 func (w *writer) stream(dict string, data []byte) int {
 	var b bytes.Buffer
+	b.Grow(len(dict) + len(data) + 64)
 	fmt.Fprintf(&b, "<< %s /Length %d >>\nstream\n", dict, len(data))
 	b.Write(data)
 	b.WriteString("\nendstream")
@@ -176,6 +177,11 @@ func zlibRun(c byte, n int64) []byte {
 
 func (w *writer) bytes(root int) []byte {
 	var out bytes.Buffer
+	n := 1024
+	for _, o := range w.objs {
+		n += len(o) + 64
+	}
+	out.Grow(n) // once: a file of a large stream grew by copies of it
 	out.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
 	offs := make([]int, len(w.objs))
 	for i, o := range w.objs {
@@ -352,14 +358,16 @@ func Plain(lines ...string) []byte {
 // (which no filter shrinks): a file near the size limit.
 func LargeFile(size int) []byte {
 	w := &writer{}
-	noise := make([]byte, size)
+	// Eight bytes of each xorshift step: a step per byte took seconds.
+	noise := make([]byte, (size+7)/8*8)
 	x := uint64(0x9E3779B97F4A7C15)
-	for i := range noise {
+	for i := 0; i < len(noise); i += 8 {
 		x ^= x << 13
 		x ^= x >> 7
 		x ^= x << 17
-		noise[i] = byte(x)
+		binary.LittleEndian.PutUint64(noise[i:], x)
 	}
+	noise = noise[:size]
 	img := w.stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8", size), noise)
 	c := w.stream("", []byte("q 612 0 0 792 0 0 cm /Im Do Q BT /F1 10 Tf 72 700 Td (large file) Tj ET"))
 	return w.bytes(w.pages([]int{c}, fmt.Sprintf("/XObject << /Im %d 0 R >>", img), ""))
