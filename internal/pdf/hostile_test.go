@@ -144,6 +144,7 @@ func TestHostileContent(t *testing.T) {
 // the lazy reader served, the outcome through pdfcpu alone
 // (TestLazyHostile compares them).
 type hostileRun struct {
+	Size    int64 // the file's
 	Outcome string
 	RSS     int64 // -1 where not known
 	// Lazy is whether the lazy reader served the file ("served"), gave it
@@ -239,7 +240,7 @@ func hostileChild(path string) {
 	if err != nil {
 		fail(err)
 	}
-	var r hostileRun
+	r := hostileRun{Size: fi.Size()}
 	lazyExtract = func(ctx context.Context, data []byte, o Options) (*Document, bool) {
 		start := time.Now()
 		d, ok := extractLazy(ctx, data, o)

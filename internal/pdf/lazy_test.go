@@ -371,6 +371,9 @@ func TestLazyHostile(t *testing.T) {
 			r := runHostile(t, c)
 			switch r.Lazy {
 			case "":
+				if r.Size <= readWhole {
+					t.Errorf("a file of %d bytes not read through the lazy reader", r.Size)
+				}
 				return // read through pdfcpu: not held in memory
 			case "given up":
 				if r.LazyTook > 5*time.Second {
