@@ -501,6 +501,17 @@ func differ(a, b *Bitmap) string {
 	if a.Width != b.Width || a.Height != b.Height {
 		return fmt.Sprintf("%dx%d, want %dx%d", a.Width, a.Height, b.Width, b.Height)
 	}
+	// Equal rows byte by byte first: the pixels are counted only for the
+	// message, and one by one they take most of some tests' time.
+	full, rest := a.Width/8, uint(a.Width%8)
+	same := true
+	for y := 0; y < a.Height && same; y++ {
+		ra, rb := a.Data[y*a.Stride:], b.Data[y*b.Stride:]
+		same = bytes.Equal(ra[:full], rb[:full]) && (rest == 0 || (ra[full]^rb[full])>>(8-rest) == 0)
+	}
+	if same {
+		return ""
+	}
 	n := 0
 	for y := range a.Height {
 		for x := range a.Width {
@@ -513,6 +524,36 @@ func differ(a, b *Bitmap) string {
 		return ""
 	}
 	return fmt.Sprintf("%d pixels differ", n)
+}
+
+// TestDiffer checks that differ counts a pixel that differs anywhere in
+// a row, the last of an odd width included, and not the padding.
+func TestDiffer(t *testing.T) {
+	base := noise(37, 5, 7)
+	base.clearPadding()
+	for _, tt := range []struct {
+		name string
+		x, y int
+		pad  bool
+		want string
+	}{
+		{"same", -1, 0, false, ""},
+		{"padding only", -1, 0, true, ""},
+		{"first pixel", 0, 0, false, "1 pixels differ"},
+		{"last of a row", 36, 2, false, "1 pixels differ"},
+		{"last of the last row", 36, 4, true, "1 pixels differ"},
+	} {
+		b := &Bitmap{Width: base.Width, Height: base.Height, Stride: base.Stride, Data: bytes.Clone(base.Data)}
+		if tt.x >= 0 {
+			b.Data[tt.y*b.Stride+tt.x>>3] ^= 0x80 >> uint(tt.x&7)
+		}
+		if tt.pad {
+			b.Data[b.Stride-1] ^= 1
+		}
+		if got := differ(b, base); got != tt.want {
+			t.Errorf("%s: differ = %q, want %q", tt.name, got, tt.want)
+		}
+	}
 }
 
 // TestWriteFixtures remakes testdata (see above) when

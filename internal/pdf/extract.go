@@ -100,7 +100,7 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, opts *Options) (res
 		whole = data
 	}
 	if whole != nil && lazyObjects {
-		if res, ok := extractLazy(ctx, whole, o); ok {
+		if res, ok := lazyExtract(ctx, whole, o); ok {
 			return res, nil
 		}
 	}
@@ -208,6 +208,11 @@ func (d *doc) document(pages []pageInfo, o Options) (*Document, error) {
 // lazyObjects is whether files in memory are read through the lazy
 // reader first (tests turn it off to compare with pdfcpu's reading).
 var lazyObjects = true
+
+// lazyExtract is extractLazy as Extract calls it: tests wrap it to see
+// whether the lazy reader served a file, and in what time, without
+// extracting the file once more.
+var lazyExtract = extractLazy
 
 // extractLazy extracts a file held in memory through the lazy reader,
 // when its cross-reference passes the audit. It reports false when the

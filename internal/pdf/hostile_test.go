@@ -3,13 +3,15 @@ package pdf
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -115,57 +117,161 @@ func TestHostileContent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and extracts about 50 MB of hostile PDFs")
 	}
-	dir := t.TempDir()
 	for _, c := range hostilepdf.Cases() {
 		t.Run(c.Name, func(t *testing.T) {
 			want, ok := hostileWant[c.Name]
 			if !ok {
 				t.Fatalf("no expected outcome for %q", c.Name)
 			}
-			path := filepath.Join(dir, "case.pdf")
-			if err := os.WriteFile(path, c.Make(), 0o644); err != nil {
-				t.Fatal(err)
+			r := runHostile(t, c)
+			if r.Outcome != want {
+				t.Errorf("outcome = %q, want %q", r.Outcome, want)
 			}
-			cmd := exec.Command(os.Args[0], "-test.run=^TestHostileContent$")
-			cmd.Env = append(os.Environ(), "PDF_HOSTILE_FILE="+path)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("child process: %v\n%s", err, lastLines(stderr.String(), 20))
-			}
-			got, hwm, _ := strings.Cut(strings.TrimSpace(stdout.String()), "\n")
-			if got != want {
-				t.Errorf("outcome = %q, want %q", got, want)
-			}
-			rss, err := strconv.ParseInt(hwm, 10, 64)
-			if err != nil {
-				t.Logf("no peak RSS from the child (%q)", hwm)
+			if r.RSS < 0 {
+				t.Logf("no peak RSS from the child")
 				return
 			}
-			t.Logf("peak RSS %d MB", rss>>20)
-			if rss > maxHostileRSS {
-				t.Errorf("peak RSS %d MB, over %d MB", rss>>20, maxHostileRSS>>20)
+			t.Logf("peak RSS %d MB", r.RSS>>20)
+			if r.RSS > maxHostileRSS {
+				t.Errorf("peak RSS %d MB, over %d MB", r.RSS>>20, maxHostileRSS>>20)
 			}
 		})
 	}
 }
 
-// hostileChild extracts the file at path through an *os.File, prints the
-// outcome and exits.
+// hostileRun is what the child extracting a hostile document reports:
+// the outcome through the SDK's path and its peak RSS, then, for a file
+// the lazy reader served, the outcome through pdfcpu alone
+// (TestLazyHostile compares them).
+type hostileRun struct {
+	Size    int64 // the file's
+	Outcome string
+	RSS     int64 // -1 where not known
+	// Lazy is whether the lazy reader served the file ("served"), gave it
+	// up ("given up"), or was not tried (""), and LazyTook its time.
+	Lazy     string
+	LazyTook time.Duration
+	// Pdfcpu and PdfcpuTook are the outcome and time through pdfcpu alone,
+	// without a time limit, once the peak RSS is taken.
+	Pdfcpu     string
+	PdfcpuTook time.Duration
+	// Pages is the number of pages read through the SDK's path, and First
+	// and Last the limits the first and the last hit
+	// (TestLimitsKeepEarlierPages checks them).
+	Pages       int
+	First, Last pageLimit
+}
+
+// pageLimit is the *LimitError of a page, if it failed with one.
+type pageLimit struct {
+	Limit    Limit
+	Page     int
+	TooLarge bool // errors.Is ErrTooLarge
+}
+
+// pageLimitOf returns the *LimitError of p's error, if any.
+func pageLimitOf(p Page) pageLimit {
+	var le *LimitError
+	if !errors.As(p.Err, &le) {
+		return pageLimit{}
+	}
+	return pageLimit{le.Limit, le.Page, errors.Is(p.Err, ErrTooLarge)}
+}
+
+// hostileRuns holds the children's reports by case name: TestHostileContent
+// and TestLazyHostile both check each case's one extraction through the
+// SDK's path, which for the costly cases takes seconds of CPU.
+var hostileRuns struct {
+	sync.Mutex
+	m map[string]*hostileRun
+}
+
+// runHostile extracts the case in a child process, once per test binary,
+// and returns the child's report; it ends the test when the child fails.
+func runHostile(t *testing.T, c hostilepdf.Case) *hostileRun {
+	t.Helper()
+	hostileRuns.Lock()
+	defer hostileRuns.Unlock()
+	if r, ok := hostileRuns.m[c.Name]; ok {
+		if r == nil {
+			t.Fatal("child process failed (reported by the first test to run it)")
+		}
+		return r
+	}
+	if hostileRuns.m == nil {
+		hostileRuns.m = map[string]*hostileRun{}
+	}
+	hostileRuns.m[c.Name] = nil // a failure is reported once, in full
+	path := filepath.Join(t.TempDir(), "case.pdf")
+	if err := os.WriteFile(path, c.Make(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHostileContent$")
+	cmd.Env = append(os.Environ(), "PDF_HOSTILE_FILE="+path)
+	if !testing.Short() { // TestLazyHostile's comparison; it does not run with -short
+		cmd.Env = append(cmd.Env, "PDF_HOSTILE_PDFCPU=1")
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("child process: %v\n%s", err, lastLines(stderr.String(), 20))
+	}
+	r := &hostileRun{}
+	if err := json.Unmarshal(stdout.Bytes(), r); err != nil {
+		t.Fatalf("child's report: %v\n%s", err, lastLines(stdout.String(), 5))
+	}
+	hostileRuns.m[c.Name] = r
+	return r
+}
+
+// hostileChild extracts the file at path through an *os.File, as the SDK
+// does, then, when the lazy reader served it and PDF_HOSTILE_PDFCPU is
+// set, through pdfcpu alone; prints its hostileRun in JSON and exits.
 func hostileChild(path string) {
-	f, err := os.Open(path)
-	if err != nil {
+	fail := func(err error) {
 		fmt.Println(err)
 		os.Exit(2)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		fail(err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		fmt.Println(err)
-		os.Exit(2)
+		fail(err)
+	}
+	r := hostileRun{Size: fi.Size()}
+	lazyExtract = func(ctx context.Context, data []byte, o Options) (*Document, bool) {
+		start := time.Now()
+		d, ok := extractLazy(ctx, data, o)
+		r.LazyTook = time.Since(start)
+		r.Lazy = map[bool]string{true: "served", false: "given up"}[ok]
+		return d, ok
 	}
 	d, err := Extract(context.Background(), f, fi.Size(), nil)
-	fmt.Println(outcome(d, err))
-	fmt.Println(hostilepdf.PeakRSS())
+	r.Outcome = outcome(d, err)
+	r.RSS = hostilepdf.PeakRSS()
+	if err == nil && len(d.Pages) > 0 {
+		r.Pages = len(d.Pages)
+		r.First, r.Last = pageLimitOf(d.Pages[0]), pageLimitOf(d.Pages[len(d.Pages)-1])
+	}
+	if r.Lazy == "served" && os.Getenv("PDF_HOSTILE_PDFCPU") != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			fail(err)
+		}
+		lazyObjects = false
+		start := time.Now()
+		// No time limit for the comparison on a loaded machine.
+		pc, perr := Extract(context.Background(), bytes.NewReader(data), int64(len(data)), &Options{Timeout: time.Hour})
+		r.PdfcpuTook = time.Since(start)
+		r.Pdfcpu = outcome(pc, perr)
+	}
+	out, err := json.Marshal(r)
+	if err != nil {
+		fail(err)
+	}
+	fmt.Println(string(out))
 	os.Exit(0)
 }
 
@@ -193,19 +299,20 @@ func TestTimeLimit(t *testing.T) {
 }
 
 // TestLimitsKeepEarlierPages checks that a document-wide budget spent part
-// way keeps the pages before it and fails every later one with it.
+// way keeps the pages before it and fails every later one with it. The
+// document is the hostile case "text bomb, 400 pages", read through the
+// SDK's path in its child (runHostile): seconds of CPU, spent once.
 func TestLimitsKeepEarlierPages(t *testing.T) {
-	d, err := extractBytes(t, hostilepdf.TextBomb(400, 1<<20), nil)
-	if err != nil {
-		t.Fatal(err)
+	i := slices.IndexFunc(hostilepdf.Cases(), func(c hostilepdf.Case) bool { return c.Name == "text bomb, 400 pages" })
+	if i < 0 {
+		t.Fatal("no hostile case \"text bomb, 400 pages\"")
 	}
-	var le *LimitError
-	if !errors.As(d.Pages[0].Err, &le) || le.Limit != LimitGlyphs || le.Page != 1 {
-		t.Errorf("page 1: err = %v, want the glyphs-per-page limit", d.Pages[0].Err)
+	r := runHostile(t, hostilepdf.Cases()[i])
+	if r.First.Limit != LimitGlyphs || r.First.Page != 1 {
+		t.Errorf("page 1: %+v, want the glyphs-per-page limit", r.First)
 	}
-	last := d.Pages[len(d.Pages)-1]
-	if !errors.As(last.Err, &le) || le.Limit != LimitDocGlyphs || le.Page != len(d.Pages) || !errors.Is(last.Err, ErrTooLarge) {
-		t.Errorf("last page: err = %v, want the glyphs-per-document limit", last.Err)
+	if want := (pageLimit{LimitDocGlyphs, r.Pages, true}); r.Last != want {
+		t.Errorf("last page: %+v, want the glyphs-per-document limit (%+v)", r.Last, want)
 	}
 }
 

@@ -1,8 +1,6 @@
 package pdf
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -113,6 +111,7 @@ func TestCorpusQuality(t *testing.T) {
 		t.Fatalf("no PDFs in the corpus: %v", err)
 	}
 	sort.Strings(files)
+	docs := extractCorpus(t, files)
 	var scores []fileScore
 	var sumF1, sumAdj, cjkF1 float64
 	var n, cjkN int
@@ -127,11 +126,7 @@ func TestCorpusQuality(t *testing.T) {
 			continue
 		}
 		refPages := strings.Split(string(ref), "\f")
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := Extract(context.Background(), bytes.NewReader(data), int64(len(data)), nil)
+		d, err := docs[path].doc, docs[path].err
 		if err != nil {
 			fs.err = err
 			failed = true

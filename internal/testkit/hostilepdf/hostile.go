@@ -5,6 +5,7 @@
 package hostilepdf
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
@@ -106,6 +107,7 @@ func (w *writer) set(n int, src string) { w.objs[n-1] = []byte(src) }
 // when dict names a filter).
 func (w *writer) stream(dict string, data []byte) int {
 	var b bytes.Buffer
+	b.Grow(len(dict) + len(data) + 64)
 	fmt.Fprintf(&b, "<< %s /Length %d >>\nstream\n", dict, len(data))
 	b.Write(data)
 	b.WriteString("\nendstream")
@@ -127,6 +129,14 @@ func (w *writer) flateRun(c byte, n int64) int {
 	return w.stream("/Filter /FlateDecode", zlibRun(c, n))
 }
 
+// zlibWriters holds zlib writers at the best compression for reuse: a
+// new one allocates and clears about a megabyte of state, which is most
+// of the cost of compressing a small stream (ManyPages makes thousands).
+var zlibWriters = sync.Pool{New: func() any {
+	z, _ := zlib.NewWriterLevel(nil, zlib.BestCompression)
+	return z
+}}
+
 // zlibBytes returns the zlib stream of what r yields, at the best
 // compression.
 func zlibBytes(r io.Reader) []byte {
@@ -141,14 +151,6 @@ func zlibBytes(r io.Reader) []byte {
 	return b.Bytes()
 }
 
-// zlibWriters are zlib writers at the best compression, reset for each
-// stream: a new one allocates about a megabyte, thousands of times over for
-// a document of many pages.
-var zlibWriters = sync.Pool{New: func() any {
-	z, _ := zlib.NewWriterLevel(io.Discard, zlib.BestCompression)
-	return z
-}}
-
 // runKey names a run of n bytes c.
 type runKey struct {
 	c byte
@@ -159,22 +161,27 @@ type runKey struct {
 // thousandth of the run each.
 var zlibRuns sync.Map
 
-// zlibRun returns the zlib stream of n bytes c, compressed once per
-// process: a GiB of zeros takes seconds to compress, and the same run
-// recurs (eight times in one BrokenXRefObjectStreams document). The
-// stream is shared: callers copy it, never change it.
+// zlibRun returns the zlib stream of n bytes c (deflateRun), made once
+// per process: the same run recurs (eight times in one
+// BrokenXRefObjectStreams document). The stream is shared: callers copy
+// it, never change it.
 func zlibRun(c byte, n int64) []byte {
 	key := runKey{c, n}
 	if z, ok := zlibRuns.Load(key); ok {
 		return z.([]byte)
 	}
-	z := zlibBytes(repeat(c, n))
+	z := deflateRun(c, n)
 	zlibRuns.Store(key, z)
 	return z
 }
 
 func (w *writer) bytes(root int) []byte {
 	var out bytes.Buffer
+	n := 1024
+	for _, o := range w.objs {
+		n += len(o) + 64
+	}
+	out.Grow(n) // once: a file of a large stream grew by copies of it
 	out.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
 	offs := make([]int, len(w.objs))
 	for i, o := range w.objs {
@@ -351,14 +358,16 @@ func Plain(lines ...string) []byte {
 // (which no filter shrinks): a file near the size limit.
 func LargeFile(size int) []byte {
 	w := &writer{}
-	noise := make([]byte, size)
+	// Eight bytes of each xorshift step: a step per byte took seconds.
+	noise := make([]byte, (size+7)/8*8)
 	x := uint64(0x9E3779B97F4A7C15)
-	for i := range noise {
+	for i := 0; i < len(noise); i += 8 {
 		x ^= x << 13
 		x ^= x >> 7
 		x ^= x << 17
-		noise[i] = byte(x)
+		binary.LittleEndian.PutUint64(noise[i:], x)
 	}
+	noise = noise[:size]
 	img := w.stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8", size), noise)
 	c := w.stream("", []byte("q 612 0 0 792 0 0 cm /Im Do Q BT /F1 10 Tf 72 700 Td (large file) Tj ET"))
 	return w.bytes(w.pages([]int{c}, fmt.Sprintf("/XObject << /Im %d 0 R >>", img), ""))
@@ -544,10 +553,11 @@ func xrefStreamDoc(objs []string, extra func(offs []int, row func(typ byte, f2 u
 	xrefAt := out.Len()
 	var zs bytes.Buffer
 	z, _ := zlib.NewWriterLevel(&zs, zlib.BestCompression)
+	bz := bufio.NewWriterSize(z, 64<<10) // millions of rows: a call each costs more than the rows
 	var rowBuf [7]byte
 	row := func(typ byte, f2 uint32, f3 uint16) {
 		rowBuf = [7]byte{typ, byte(f2 >> 24), byte(f2 >> 16), byte(f2 >> 8), byte(f2), byte(f3 >> 8), byte(f3)}
-		z.Write(rowBuf[:])
+		bz.Write(rowBuf[:])
 	}
 	row(0, 0, 65535)
 	for _, off := range offs {
@@ -559,6 +569,7 @@ func xrefStreamDoc(objs []string, extra func(offs []int, row func(typ byte, f2 u
 	if extra != nil {
 		n += extra(offs, row)
 	}
+	bz.Flush()
 	z.Close()
 	fmt.Fprintf(&out, "%d 0 obj\n<< /Type /XRef /Size %d /W [1 4 2] /Root 1 0 R /Filter /FlateDecode /Length %d %s >>\nstream\n", self, n, zs.Len(), dict)
 	out.Write(zs.Bytes())
@@ -611,11 +622,13 @@ func XRefStreamFreeFlood(entries int) []byte {
 func ObjectStreamFlood(n int) []byte {
 	var zs bytes.Buffer
 	z, _ := zlib.NewWriterLevel(&zs, zlib.BestCompression)
+	bz := bufio.NewWriterSize(z, 64<<10)
 	pair := []byte("9 0 ")
 	for range n {
-		z.Write(pair)
+		bz.Write(pair)
 	}
-	z.Write([]byte("null "))
+	bz.WriteString("null ")
+	bz.Flush()
 	z.Close()
 	first := n * len(pair)
 	objs := smallDocObjects("object stream flood")
