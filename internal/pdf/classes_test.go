@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/researchctx/researchctx/internal/pdf/font"
+	"github.com/researchctx/researchctx/internal/testkit/pdfbuild"
 	"github.com/researchctx/researchctx/internal/testkit/procstat"
 	"github.com/researchctx/researchctx/internal/testkit/sfntfix"
 )
@@ -69,11 +70,11 @@ BT /F5 12 Tf 72 580 Td [<0102> -330 <0304>] TJ ET`,
 			" /F4 " + type3Font("0.01 0 0 0.01 0 0", "0 0 0 0", 1, letters, []int{5, 5, 5, 5, 5, 5, 5}, "/Widths [55 55 55 55 55 55 55]") +
 			" /F5 " + strings.Replace(type3Font("0.01 0 0 0.01 0 0", "0 0 0 0", 1, []string{"g1", "g2", "g3", "g4"}, []int{5, 5, 5, 5}, "/Widths [55 55 55 55]"), "/Resources", "/ToUnicode 8 0 R /Resources", 1) +
 			" >> >>",
-	}}, "", "", func(b *pdfBuilder, _ []int) string {
-		mustObj(b.stream("", "55 0 d0 0 0 50 70 re f"), 5)
-		mustObj(b.stream("", "55 0 0 0 50 70 d1 0 0 50 70 re f"), 6)
-		mustObj(b.stream("", "550 0 d0 0 0 500 700 re f"), 7)
-		mustObj(b.stream("", `/CIDInit /ProcSet findresource begin 12 dict begin begincmap
+	}}, "", "", func(b *pdfbuild.Builder, _ []int) string {
+		mustObj(b.Stream("", "55 0 d0 0 0 50 70 re f"), 5)
+		mustObj(b.Stream("", "55 0 0 0 50 70 d1 0 0 50 70 re f"), 6)
+		mustObj(b.Stream("", "550 0 d0 0 0 500 700 re f"), 7)
+		mustObj(b.Stream("", `/CIDInit /ProcSet findresource begin 12 dict begin begincmap
 1 begincodespacerange <00> <FF> endcodespacerange
 4 beginbfchar <01> <0055> <02> <0070> <03> <006F> <04> <006E> endbfchar
 endcmap CMapName currentdict /CMap defineresource pop end end`), 8)
@@ -118,9 +119,9 @@ BT /F8 12 Tf 72 560 Td <060748> Tj ET`,
 			" /F7 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding /Differences [72 /foo1 /foo2 /foo3] >> >>" +
 			" /F8 " + t3("6 /g72 /g73 72 /g1", "") +
 			" >> >>",
-	}}, "", "", func(b *pdfBuilder, _ []int) string {
-		mustObj(b.stream("", "500 0 d0 0 0 400 600 re f"), 5)
-		mustObj(b.stream("", `/CIDInit /ProcSet findresource begin 12 dict begin begincmap
+	}}, "", "", func(b *pdfbuild.Builder, _ []int) string {
+		mustObj(b.Stream("", "500 0 d0 0 0 400 600 re f"), 5)
+		mustObj(b.Stream("", `/CIDInit /ProcSet findresource begin 12 dict begin begincmap
 1 begincodespacerange <00> <FF> endcodespacerange
 1 beginbfchar <48> <0057> endbfchar
 endcmap CMapName currentdict /CMap defineresource pop end end`), 6)
@@ -214,17 +215,17 @@ endcmap CMapName currentdict /CMap defineresource pop end end`), 6)
 		fmt.Fprintf(&fonts, "/F%d %s ", i+8, tt(21+i, 1, 8, ""))
 	}
 	res := "<< /Font << " + fonts.String() + ">> >>"
-	m["truetype-cmaps.pdf"] = simpleDoc([]page{{content: p1.String(), resources: res}, {content: p2.String(), resources: res}}, "", "", func(b *pdfBuilder, _ []int) string {
-		mustObj(len(b.objs), 6)
+	m["truetype-cmaps.pdf"] = simpleDoc([]page{{content: p1.String(), resources: res}, {content: p2.String(), resources: res}}, "", "", func(b *pdfbuild.Builder, _ []int) string {
+		mustObj(b.Len(), 6)
 		for i, p := range programs {
-			mustObj(b.stream(fmt.Sprintf("/Length1 %d", len(p)), p), 7+i)
+			mustObj(b.Stream(fmt.Sprintf("/Length1 %d", len(p)), p), 7+i)
 		}
 		for i := range programs {
 			flags := 4
 			if i == 4 {
 				flags = 32
 			}
-			mustObj(b.add(ttDesc(flags, 7+i)), 16+i)
+			mustObj(b.Add(ttDesc(flags, 7+i)), 16+i)
 		}
 		return ""
 	})

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/researchctx/researchctx/internal/pdf/object"
+	"github.com/researchctx/researchctx/internal/testkit/pdfbuild"
 )
 
 // tool returns the path of an external program a test compares with or
@@ -50,8 +51,8 @@ BT /F1 10 Tf 14 TL 72 600 Td [(Hello) -250 (W) 80 (orld)] TJ T* (second line her
 (third line) ' 2 0 (fourth line) " ET
 BT /F1 10 Tf 72 520 Td (after a gap) Tj ET`},
 		{content: `BT /F1 10 Tf 72 700 Td (1 Introduction) Tj 0 -14 Td (Body text on page two.) Tj ET`},
-	}, "", "<< /Title (Info Title) /Author (Ada Lovelace and Charles Babbage) >>", func(b *pdfBuilder, _ []int) string {
-		return fmt.Sprintf("/Metadata %d 0 R", b.stream("/Type /Metadata /Subtype /XML", xmpPacket))
+	}, "", "<< /Title (Info Title) /Author (Ada Lovelace and Charles Babbage) >>", func(b *pdfbuild.Builder, _ []int) string {
+		return fmt.Sprintf("/Metadata %d 0 R", b.Stream("/Type /Metadata /Subtype /XML", xmpPacket))
 	})
 }
 
@@ -66,7 +67,7 @@ type cryptFilters struct {
 	encryptMetadata bool
 }
 
-// encryptV4 encrypts a file written by pdfBuilder with the standard
+// encryptV4 encrypts a file written by pdfbuild.Builder with the standard
 // security handler, revision 4 (or 6 for AESV3), an empty user password
 // and the crypt filters of cf (ISO 32000-1 §7.6.3, algorithms 1 to 5;
 // ISO 32000-2 §7.6.4.3.3). qpdf, which

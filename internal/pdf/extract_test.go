@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/researchctx/researchctx/internal/testkit/pdfbuild"
 )
 
 func extractBytes(t testing.TB, data []byte, opts *Options) (*Document, error) {
@@ -49,12 +51,12 @@ BT /F1 10 Tf 72 520 Td (after a gap) Tj ET`},
 		{content: `BT /F1 10 Tf 72 700 Td (1 Introduction) Tj 0 -14 Td (Body text on page two.) Tj ET`},
 	}, "/PageLabels << /Nums [0 << /S /r >> 1 << /S /D /P (p) >>] >>",
 		"<< /Title (Info Title) /Author (Ada Lovelace and Charles Babbage) >>",
-		func(b *pdfBuilder, pages []int) string {
-			ol := len(b.objs) + 1
-			b.add(fmt.Sprintf("<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count 2 >>", ol+1, ol+2))
-			b.add(fmt.Sprintf("<< /Title (Front) /Parent %d 0 R /Next %d 0 R /Dest [%d 0 R /XYZ 0 792 0] >>", ol, ol+2, pages[0]))
-			b.add(fmt.Sprintf("<< /Title <FEFF0049006E00740072006F> /Parent %d 0 R /Prev %d 0 R /First %d 0 R /Last %d 0 R /A << /S /GoTo /D [%d 0 R /Fit] >> >>", ol, ol+1, ol+3, ol+3, pages[1]))
-			b.add(fmt.Sprintf("<< /Title (1 Introduction) /Parent %d 0 R /Dest [%d 0 R /Fit] >>", ol+2, pages[1]))
+		func(b *pdfbuild.Builder, pages []int) string {
+			ol := b.Len() + 1
+			b.Add(fmt.Sprintf("<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count 2 >>", ol+1, ol+2))
+			b.Add(fmt.Sprintf("<< /Title (Front) /Parent %d 0 R /Next %d 0 R /Dest [%d 0 R /XYZ 0 792 0] >>", ol, ol+2, pages[0]))
+			b.Add(fmt.Sprintf("<< /Title <FEFF0049006E00740072006F> /Parent %d 0 R /Prev %d 0 R /First %d 0 R /Last %d 0 R /A << /S /GoTo /D [%d 0 R /Fit] >> >>", ol, ol+1, ol+3, ol+3, pages[1]))
+			b.Add(fmt.Sprintf("<< /Title (1 Introduction) /Parent %d 0 R /Dest [%d 0 R /Fit] >>", ol+2, pages[1]))
 			return fmt.Sprintf("/Outlines %d 0 R", ol)
 		})
 
@@ -89,12 +91,12 @@ BT /F1 10 Tf 72 520 Td (after a gap) Tj ET`},
 /ToUnicode 5 0 R >>
 /F4 << /Type /Font /Subtype /Type0 /BaseFont /Mincho /Encoding /Identity-H
 /DescendantFonts [<< /Type /Font /Subtype /CIDFontType0 /BaseFont /Mincho /CIDSystemInfo << /Registry (Adobe) /Ordering (Japan1) /Supplement 6 >> /DW 1000 >>] >> >> >>`,
-	}}, "", "", func(b *pdfBuilder, _ []int) string {
+	}}, "", "", func(b *pdfbuild.Builder, _ []int) string {
 		cm := `/CIDInit /ProcSet findresource begin 12 dict begin begincmap
 1 begincodespacerange <0000> <FFFF> endcodespacerange
 1 beginbfrange <0003> <0004> [<004F004B> <0021>] endbfrange
 endcmap CMapName currentdict /CMap defineresource pop end end`
-		n := b.stream("", cm)
+		n := b.Stream("", cm)
 		if n != 5 {
 			panic(fmt.Sprintf("ToUnicode object is %d, want 5", n))
 		}
@@ -105,8 +107,8 @@ endcmap CMapName currentdict /CMap defineresource pop end end`
 	m["type3.pdf"] = simpleDoc([]page{{
 		content:   `BT /F5 10 Tf 72 700 Td (ABC) Tj ET`,
 		resources: "<< /Font << /F5 << /Type /Font /Subtype /Type3 /FontBBox [0 0 1000 1000] /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /a65 5 0 R /a66 5 0 R /a67 5 0 R >> /Encoding << /Type /Encoding /Differences [65 /a65 /a66 /a67] >> /FirstChar 65 /LastChar 67 /Widths [600 600 600] >> >> >>",
-	}}, "", "", func(b *pdfBuilder, _ []int) string {
-		b.stream("", "600 0 d0")
+	}}, "", "", func(b *pdfbuild.Builder, _ []int) string {
+		b.Stream("", "600 0 d0")
 		return ""
 	})
 
@@ -115,8 +117,8 @@ endcmap CMapName currentdict /CMap defineresource pop end end`
 	m["scan.pdf"] = simpleDoc([]page{
 		{content: "q 612 0 0 792 0 0 cm BI /W 1 /H 1 /BPC 8 /CS /G ID \x80 EI Q"},
 		{content: "q 1 0 0 1 10 10 cm /X1 Do Q", resources: "<< /XObject << /X1 7 0 R >> >>"},
-	}, "", "", func(b *pdfBuilder, _ []int) string {
-		b.stream("/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 1 0 R >> >>",
+	}, "", "", func(b *pdfbuild.Builder, _ []int) string {
+		b.Stream("/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 1 0 R >> >>",
 			"BT 3 Tr /F1 11 Tf 72 700 Td (recognised words) Tj ET")
 		return ""
 	})

@@ -14,6 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+
+	"github.com/researchctx/researchctx/internal/testkit/pdfbuild"
 )
 
 // type1Doc builds a one-page document whose symbolic Type 1 font has no
@@ -35,21 +37,21 @@ func type1Doc(t *testing.T, length1 func(clear int) string) []byte {
 	w.Write([]byte(clear))
 	w.Write(secret)
 	w.Close()
-	b := &pdfBuilder{}
+	b := &pdfbuild.Builder{}
 	extra := ""
 	if length1 != nil {
 		extra = " /Length1 " + length1(len(clear))
 	}
-	ff := b.add(fmt.Sprintf("<< /Filter /FlateDecode%s /Length2 %d /Length3 0 /Length %d >>\nstream\n%s\nendstream",
+	ff := b.Add(fmt.Sprintf("<< /Filter /FlateDecode%s /Length2 %d /Length3 0 /Length %d >>\nstream\n%s\nendstream",
 		extra, len(secret), z.Len()+1, z.Bytes()))
-	desc := b.add(fmt.Sprintf("<< /Type /FontDescriptor /FontName /Test /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile %d 0 R >>", ff))
-	font := b.add(fmt.Sprintf("<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 66 /Widths [600 600] /FontDescriptor %d 0 R >>", desc))
-	content := b.stream("", "BT /F1 12 Tf 72 700 Td (ABBA) Tj ET")
-	pages := b.add("")
-	pg := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>", pages, font, content))
-	b.set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pg))
-	cat := b.add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
-	return b.bytes(cat, 0)
+	desc := b.Add(fmt.Sprintf("<< /Type /FontDescriptor /FontName /Test /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile %d 0 R >>", ff))
+	font := b.Add(fmt.Sprintf("<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 66 /Widths [600 600] /FontDescriptor %d 0 R >>", desc))
+	content := b.Stream("", "BT /F1 12 Tf 72 700 Td (ABBA) Tj ET")
+	pages := b.Add("")
+	pg := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>", pages, font, content))
+	b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pg))
+	cat := b.Add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
+	return b.Bytes(cat, 0)
 }
 
 // TestType1BuiltinEncoding checks the encoding read from an embedded
@@ -119,15 +121,15 @@ func TestStreamPrefix(t *testing.T) {
 // XObjects G (graphics only, graphics bytes of path operators) and T
 // (text shown with the font it inherits, no resources of its own).
 func formsDoc(content string, graphics int) []byte {
-	b := &pdfBuilder{}
-	helv := b.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
-	g := b.stream("/Type /XObject /Subtype /Form /BBox [0 0 612 792]", strings.Repeat("0 0 m 10 10 l S\n", graphics/16+1))
-	tf := b.stream("/Type /XObject /Subtype /Form /BBox [0 0 612 792]", "BT 72 650 Td (Inherited) Tj ET")
-	c := b.stream("", content)
-	pages := b.add("")
-	pg := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> /XObject << /G %d 0 R /T %d 0 R >> >> /Contents %d 0 R >>", pages, helv, g, tf, c))
-	b.set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pg))
-	return b.bytes(b.add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages)), 0)
+	b := &pdfbuild.Builder{}
+	helv := b.Add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	g := b.Stream("/Type /XObject /Subtype /Form /BBox [0 0 612 792]", strings.Repeat("0 0 m 10 10 l S\n", graphics/16+1))
+	tf := b.Stream("/Type /XObject /Subtype /Form /BBox [0 0 612 792]", "BT 72 650 Td (Inherited) Tj ET")
+	c := b.Stream("", content)
+	pages := b.Add("")
+	pg := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> /XObject << /G %d 0 R /T %d 0 R >> >> /Contents %d 0 R >>", pages, helv, g, tf, c))
+	b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pg))
+	return b.Bytes(b.Add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages)), 0)
 }
 
 // TestFormsWithoutText checks the shortcut for Form XObjects that cannot

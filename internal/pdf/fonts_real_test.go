@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/image/font/sfnt"
+
+	"github.com/researchctx/researchctx/internal/testkit/pdfbuild"
 )
 
 // systemFont reads a font file the system's packages install (DejaVu
@@ -32,8 +34,8 @@ func systemFont(t *testing.T, path string) []byte {
 // embedded whole.
 type realFontFixture struct {
 	name    string
-	font    func(b *pdfBuilder) string // adds the program, returns the font dictionary
-	content string                     // the string operand(s) of Tj
+	font    func(b *pdfbuild.Builder) string // adds the program, returns the font dictionary
+	content string                           // the string operand(s) of Tj
 	want    string
 	// differs says why pdftotext's words are not compared, where it
 	// does not read what the font draws.
@@ -56,9 +58,9 @@ func realFontFixtures(t *testing.T) []realFontFixture {
 	descriptor := func(name string, flags int, file string) string {
 		return fmt.Sprintf("<< /Type /FontDescriptor /FontName /%s /Flags %d /FontBBox [0 -200 1000 900] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 %s >>", name, flags, file)
 	}
-	trueType := func(flags int, enc string) func(b *pdfBuilder) string {
-		return func(b *pdfBuilder) string {
-			ff := b.stream(fmt.Sprintf("/Length1 %d", len(tt)), string(tt))
+	trueType := func(flags int, enc string) func(b *pdfbuild.Builder) string {
+		return func(b *pdfbuild.Builder) string {
+			ff := b.Stream(fmt.Sprintf("/Length1 %d", len(tt)), string(tt))
 			return fmt.Sprintf("<< /Type /Font /Subtype /TrueType /BaseFont /ABCDEF+DejaVuSans /FirstChar 0 /LastChar 255 /Widths [%s] /FontDescriptor %s %s >>",
 				widths, descriptor("ABCDEF+DejaVuSans", flags, fmt.Sprintf("/FontFile2 %d 0 R", ff)), enc)
 		}
@@ -83,15 +85,15 @@ func realFontFixtures(t *testing.T) []realFontFixture {
 	}
 	// A Type 1 program as its PFA file holds it: clear text up to and
 	// with "eexec", the encrypted part in hex, the trailer of zeros.
-	type1 := func(name string, flags int, enc string) func(b *pdfBuilder) string {
+	type1 := func(name string, flags int, enc string) func(b *pdfbuild.Builder) string {
 		data := systemFont(t, urwT1+name+".t1")
-		return func(b *pdfBuilder) string {
+		return func(b *pdfbuild.Builder) string {
 			e := bytes.Index(data, []byte("eexec")) + len("eexec\n")
 			z := bytes.Index(data, []byte("0000000000"))
 			if e < len("eexec\n") || z < e {
 				t.Fatalf("%s: not a PFA file", name)
 			}
-			ff := b.stream(fmt.Sprintf("/Length1 %d /Length2 %d /Length3 %d", e, z-e, len(data)-z), string(data))
+			ff := b.Stream(fmt.Sprintf("/Length1 %d /Length2 %d /Length3 %d", e, z-e, len(data)-z), string(data))
 			return fmt.Sprintf("<< /Type /Font /Subtype /Type1 /BaseFont /%s /FirstChar 0 /LastChar 255 /Widths [%s] /FontDescriptor %s %s >>",
 				name, widths, descriptor(name, flags, fmt.Sprintf("/FontFile %d 0 R", ff)), enc)
 		}
@@ -106,8 +108,8 @@ func realFontFixtures(t *testing.T) []realFontFixture {
 			content: `(Hello world caf\216)`, want: "Hello world café"},
 		{name: "TrueType, /Differences of AGL-style and unknown names", font: trueType(32, "/Encoding << /Differences [65 /uni0410 /afii10018 /g72 /cid100 /uni00660069 /Eacute /afii57636 /u1D400 /Aring.sc /f_f] >>"),
 			content: `(ABCDEFGHIJ)`, want: "АБCDfiÉ₪𝐀Åff"},
-		{name: "CID TrueType without ToUnicode (Identity-H, glyph ids)", font: func(b *pdfBuilder) string {
-			ff := b.stream(fmt.Sprintf("/Length1 %d", len(tt)), string(tt))
+		{name: "CID TrueType without ToUnicode (Identity-H, glyph ids)", font: func(b *pdfbuild.Builder) string {
+			ff := b.Stream(fmt.Sprintf("/Length1 %d", len(tt)), string(tt))
 			return fmt.Sprintf("<< /Type /Font /Subtype /Type0 /BaseFont /ABCDEF+DejaVuSans /Encoding /Identity-H /DescendantFonts [<< /Type /Font /Subtype /CIDFontType2 /BaseFont /ABCDEF+DejaVuSans /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor %s /DW 600 /CIDToGIDMap /Identity >>] >>",
 				descriptor("ABCDEF+DejaVuSans", 4, fmt.Sprintf("/FontFile2 %d 0 R", ff)))
 		}, content: glyphs("Hello world café"), want: "Hello world café",
@@ -120,8 +122,8 @@ func realFontFixtures(t *testing.T) []realFontFixture {
 			content: `(\001\002\003 \004x\005 \006\007)`, want: "fifl– “x” Аfi"},
 		{name: "Type 1, its StandardEncoding", font: type1("NimbusRoman-Regular", 32, ""),
 			content: `(\256\257 \252x\272 \341\351)`, want: "fifl “x” ÆØ"},
-		{name: "OpenType (CFF) symbol font through its own encoding", font: func(b *pdfBuilder) string {
-			ff := b.stream("/Subtype /OpenType", string(otf))
+		{name: "OpenType (CFF) symbol font through its own encoding", font: func(b *pdfbuild.Builder) string {
+			ff := b.Stream("/Subtype /OpenType", string(otf))
 			return fmt.Sprintf("<< /Type /Font /Subtype /Type1 /BaseFont /StandardSymbolsPS /FirstChar 0 /LastChar 255 /Widths [%s] /FontDescriptor %s >>",
 				widths, descriptor("StandardSymbolsPS", 4, fmt.Sprintf("/FontFile3 %d 0 R", ff)))
 		}, content: `(abg dpf)`, want: "αβγ δπφ",
@@ -137,9 +139,9 @@ func TestRealFontsMatchPdftotext(t *testing.T) {
 	dir := t.TempDir()
 	for i, fx := range realFontFixtures(t) {
 		t.Run(fx.name, func(t *testing.T) {
-			data := simpleDoc([]page{{content: "BT /F1 12 Tf 72 700 Td " + fx.content + " Tj ET", resources: "<< /Font << /F1 5 0 R >> >>"}}, "", "", func(b *pdfBuilder, _ []int) string {
-				mustObj(b.add(""), 5)
-				b.set(5, fx.font(b))
+			data := simpleDoc([]page{{content: "BT /F1 12 Tf 72 700 Td " + fx.content + " Tj ET", resources: "<< /Font << /F1 5 0 R >> >>"}}, "", "", func(b *pdfbuild.Builder, _ []int) string {
+				mustObj(b.Add(""), 5)
+				b.Set(5, fx.font(b))
 				return ""
 			})
 			d := mustExtract(t, data)

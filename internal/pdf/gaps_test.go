@@ -14,6 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+
+	"github.com/researchctx/researchctx/internal/testkit/pdfbuild"
 )
 
 // type0Font is a Type 0 font resource on Identity-H with the given
@@ -44,8 +46,8 @@ func gapFixtures(m map[string][]byte) {
 	m["identity-tounicode.pdf"] = simpleDoc([]page{{
 		content:   `BT /F3 12 Tf 72 700 Td <0048006900210020004F004B> Tj ET`,
 		resources: "<< /Font << /F3 " + type0Font(5, "") + " >> >>",
-	}}, "", "", func(b *pdfBuilder, _ []int) string {
-		mustObj(b.stream("", identityToUnicode), 5)
+	}}, "", "", func(b *pdfbuild.Builder, _ []int) string {
+		mustObj(b.Stream("", identityToUnicode), 5)
 		return ""
 	})
 
@@ -79,8 +81,8 @@ BT /F1 12 Tf 72 20 Td (inside the media box, outside the crop box) Tj ET`}}, "",
 << /Type /Annot /Subtype /FreeText /F 32 /Rect [72 300 300 320] /Contents (printed only) >>
 << /Type /Annot /Subtype /Widget /FT /Btn /Rect [72 250 90 270] /V /Yes /AS /Yes /AP << /N << /Yes 5 0 R >> >> >>
 << /Type /Annot /Subtype /Link /Rect [72 200 300 220] /Contents (a link) >>`,
-	}}, "", "", func(b *pdfBuilder, _ []int) string {
-		mustObj(b.stream("/Type /XObject /Subtype /Form /BBox [0 0 228 20] /Resources << /Font << /F1 1 0 R >> >>",
+	}}, "", "", func(b *pdfbuild.Builder, _ []int) string {
+		mustObj(b.Stream("/Type /XObject /Subtype /Form /BBox [0 0 228 20] /Resources << /Font << /F1 1 0 R >> >>",
 			"/Tx BMC BT /F1 10 Tf 2 6 Td (Shown by its appearance) Tj ET EMC"), 5)
 		return ""
 	})
@@ -92,10 +94,10 @@ BT /F1 12 Tf 72 20 Td (inside the media box, outside the crop box) Tj ET`}}, "",
 	m["embedded-cmap.pdf"] = simpleDoc([]page{{
 		content:   `BT /F3 12 Tf 72 700 Td <000300070009000B> Tj ET BT /F4 12 Tf 72 680 Td <00010002> Tj ET`,
 		resources: "<< /Font << /F3 " + type0Font(0, "/FontDescriptor 5 0 R") + " /F4 " + type0Font(0, "/FontDescriptor 5 0 R /CIDToGIDMap 7 0 R") + " >> >>",
-	}}, "", "", func(b *pdfBuilder, _ []int) string {
-		mustObj(b.add("<< /Type /FontDescriptor /FontName /Test /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile2 6 0 R >>"), 5)
-		mustObj(b.stream("", string(ttf)), 6)
-		mustObj(b.stream("", "\x00\x00\x00\x03\x00\x07"), 7)
+	}}, "", "", func(b *pdfbuild.Builder, _ []int) string {
+		mustObj(b.Add("<< /Type /FontDescriptor /FontName /Test /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile2 6 0 R >>"), 5)
+		mustObj(b.Stream("", string(ttf)), 6)
+		mustObj(b.Stream("", "\x00\x00\x00\x03\x00\x07"), 7)
 		return ""
 	})
 
@@ -104,9 +106,9 @@ BT /F1 12 Tf 72 20 Td (inside the media box, outside the crop box) Tj ET`}}, "",
 	m["embedded-cff.pdf"] = simpleDoc([]page{{
 		content:   `BT /F3 12 Tf 72 700 Td <0001000200030001> Tj ET`,
 		resources: "<< /Font << /F3 " + strings.Replace(type0Font(0, "/FontDescriptor 5 0 R"), "CIDFontType2", "CIDFontType0", 1) + " >> >>",
-	}}, "", "", func(b *pdfBuilder, _ []int) string {
-		mustObj(b.add("<< /Type /FontDescriptor /FontName /Test /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile3 6 0 R >>"), 5)
-		mustObj(b.stream("/Subtype /CIDFontType0C", string(testCFF([]string{"H", "i", "uni00E9"}))), 6)
+	}}, "", "", func(b *pdfbuild.Builder, _ []int) string {
+		mustObj(b.Add("<< /Type /FontDescriptor /FontName /Test /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile3 6 0 R >>"), 5)
+		mustObj(b.Stream("/Subtype /CIDFontType0C", string(testCFF([]string{"H", "i", "uni00E9"}))), 6)
 		return ""
 	})
 
@@ -117,8 +119,8 @@ BT /F1 12 Tf 72 20 Td (inside the media box, outside the crop box) Tj ET`}}, "",
 BT /F3 12 Tf 72 680 Td <0645062706440633> Tj ET
 BT /F3 12 Tf 72 660 Td <0073006500650020002005DD05D505DC05E900200020006800650072006500200031> Tj ET`,
 		resources: "<< /Font << /F3 " + type0Font(5, "") + " >> >>",
-	}}, "", "", func(b *pdfBuilder, _ []int) string {
-		mustObj(b.stream("", identityToUnicode), 5)
+	}}, "", "", func(b *pdfbuild.Builder, _ []int) string {
+		mustObj(b.Stream("", identityToUnicode), 5)
 		return ""
 	})
 

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/internal/testkit/pdfbuild"
 )
 
 // Helvetica 12 pt advances, in points: "Hello " is 30.672 wide, "world"
@@ -86,21 +87,21 @@ func sortedKinds(ms []Mark) map[string]Mark {
 }
 
 func TestMarkRepliesAndPopups(t *testing.T) {
-	b := &pdfBuilder{}
-	helv := b.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
-	content := b.stream("", marksContent)
-	pagesObj := b.add("")
-	pop := b.add("")
-	parent := b.add("")
-	b.set(pop, "<< /Type /Annot /Subtype /Popup /Rect [300 600 400 700] /Parent "+ref(parent)+" /Contents (said in the popup) >>")
-	b.set(parent, "<< /Type /Annot /Subtype /Highlight /Rect [102 697 132 711] /QuadPoints [102 711 132 711 102 697 132 697] /Popup "+ref(pop)+" >>")
-	reply := b.add("<< /Type /Annot /Subtype /Text /Rect [102 697 132 711] /IRT " + ref(parent) + " /T (Eve) /Contents (I agree) >>")
-	reply2 := b.add("<< /Type /Annot /Subtype /Text /Rect [102 697 132 711] /IRT " + ref(reply) + " /Contents (me too) >>")
-	pg := b.add("<< /Type /Page /Parent " + ref(pagesObj) + " /MediaBox [0 0 612 792] /Resources << /Font << /F1 " + ref(helv) + " >> >> /Contents " + ref(content) +
+	b := &pdfbuild.Builder{}
+	helv := b.Add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	content := b.Stream("", marksContent)
+	pagesObj := b.Add("")
+	pop := b.Add("")
+	parent := b.Add("")
+	b.Set(pop, "<< /Type /Annot /Subtype /Popup /Rect [300 600 400 700] /Parent "+ref(parent)+" /Contents (said in the popup) >>")
+	b.Set(parent, "<< /Type /Annot /Subtype /Highlight /Rect [102 697 132 711] /QuadPoints [102 711 132 711 102 697 132 697] /Popup "+ref(pop)+" >>")
+	reply := b.Add("<< /Type /Annot /Subtype /Text /Rect [102 697 132 711] /IRT " + ref(parent) + " /T (Eve) /Contents (I agree) >>")
+	reply2 := b.Add("<< /Type /Annot /Subtype /Text /Rect [102 697 132 711] /IRT " + ref(reply) + " /Contents (me too) >>")
+	pg := b.Add("<< /Type /Page /Parent " + ref(pagesObj) + " /MediaBox [0 0 612 792] /Resources << /Font << /F1 " + ref(helv) + " >> >> /Contents " + ref(content) +
 		" /Annots [" + ref(reply2) + " " + ref(parent) + " " + ref(pop) + " " + ref(reply) + "] >>")
-	b.set(pagesObj, "<< /Type /Pages /Kids ["+ref(pg)+"] /Count 1 >>")
-	root := b.add("<< /Type /Catalog /Pages " + ref(pagesObj) + " >>")
-	d := mustExtract(t, b.bytes(root, 0))
+	b.Set(pagesObj, "<< /Type /Pages /Kids ["+ref(pg)+"] /Count 1 >>")
+	root := b.Add("<< /Type /Catalog /Pages " + ref(pagesObj) + " >>")
+	d := mustExtract(t, b.Bytes(root, 0))
 	want := []Mark{{Kind: MarkHighlight, Text: "world", Comment: "said in the popup\n\nme too\n\nEve: I agree"}}
 	if diff := cmp.Diff(want, d.Pages[0].Marks, cmpopts.IgnoreFields(Mark{}, "Box")); diff != "" {
 		t.Errorf("marks (-want +got):\n%s", diff)
@@ -183,27 +184,27 @@ func TestPDFDate(t *testing.T) {
 // it answers folds into that mark, through a chain of replies too; one
 // whose /IRT names no mark, or whose chain loops, stays a mark of its own.
 func TestMarkReplyOnAnotherPage(t *testing.T) {
-	b := &pdfBuilder{}
-	helv := b.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
-	content1 := b.stream("", marksContent)
-	content2 := b.stream("", marksContent)
-	pagesObj := b.add("")
-	parent := b.add("<< /Type /Annot /Subtype /Highlight /Rect [102 697 132 711] /QuadPoints [102 711 132 711 102 697 132 697] /Contents (my comment) >>")
-	reply := b.add("<< /Type /Annot /Subtype /Text /Rect [500 700 520 720] /IRT " + ref(parent) + " /T (Eve) /Contents (I agree) >>")
-	reply2 := b.add("")
-	reply3 := b.add("<< /Type /Annot /Subtype /Text /Rect [500 600 520 620] /IRT " + ref(reply2) + " /Contents (and on page one) >>")
-	b.set(reply2, "<< /Type /Annot /Subtype /Text /Rect [500 650 520 670] /IRT "+ref(reply)+" /T (Bob) /Contents (me too) >>")
-	orphan := b.add("<< /Type /Annot /Subtype /Text /Rect [500 500 520 520] /IRT " + ref(helv) + " /Contents (answers no mark) >>")
+	b := &pdfbuild.Builder{}
+	helv := b.Add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	content1 := b.Stream("", marksContent)
+	content2 := b.Stream("", marksContent)
+	pagesObj := b.Add("")
+	parent := b.Add("<< /Type /Annot /Subtype /Highlight /Rect [102 697 132 711] /QuadPoints [102 711 132 711 102 697 132 697] /Contents (my comment) >>")
+	reply := b.Add("<< /Type /Annot /Subtype /Text /Rect [500 700 520 720] /IRT " + ref(parent) + " /T (Eve) /Contents (I agree) >>")
+	reply2 := b.Add("")
+	reply3 := b.Add("<< /Type /Annot /Subtype /Text /Rect [500 600 520 620] /IRT " + ref(reply2) + " /Contents (and on page one) >>")
+	b.Set(reply2, "<< /Type /Annot /Subtype /Text /Rect [500 650 520 670] /IRT "+ref(reply)+" /T (Bob) /Contents (me too) >>")
+	orphan := b.Add("<< /Type /Annot /Subtype /Text /Rect [500 500 520 520] /IRT " + ref(helv) + " /Contents (answers no mark) >>")
 	// Two replies answering each other from page to page: a loop.
-	loopA, loopB := b.add(""), b.add("")
-	b.set(loopA, "<< /Type /Annot /Subtype /Text /Rect [500 400 520 420] /IRT "+ref(loopB)+" /Contents (loop a) >>")
-	b.set(loopB, "<< /Type /Annot /Subtype /Text /Rect [500 400 520 420] /IRT "+ref(loopA)+" /Contents (loop b) >>")
+	loopA, loopB := b.Add(""), b.Add("")
+	b.Set(loopA, "<< /Type /Annot /Subtype /Text /Rect [500 400 520 420] /IRT "+ref(loopB)+" /Contents (loop a) >>")
+	b.Set(loopB, "<< /Type /Annot /Subtype /Text /Rect [500 400 520 420] /IRT "+ref(loopA)+" /Contents (loop b) >>")
 	res := " /MediaBox [0 0 612 792] /Resources << /Font << /F1 " + ref(helv) + " >> >> /Contents "
-	pg1 := b.add("<< /Type /Page /Parent " + ref(pagesObj) + res + ref(content1) + " /Annots [" + ref(parent) + " " + ref(reply3) + " " + ref(loopA) + "] >>")
-	pg2 := b.add("<< /Type /Page /Parent " + ref(pagesObj) + res + ref(content2) + " /Annots [" + ref(reply) + " " + ref(reply2) + " " + ref(orphan) + " " + ref(loopB) + "] >>")
-	b.set(pagesObj, "<< /Type /Pages /Kids ["+ref(pg1)+" "+ref(pg2)+"] /Count 2 >>")
-	root := b.add("<< /Type /Catalog /Pages " + ref(pagesObj) + " >>")
-	d := mustExtract(t, b.bytes(root, 0))
+	pg1 := b.Add("<< /Type /Page /Parent " + ref(pagesObj) + res + ref(content1) + " /Annots [" + ref(parent) + " " + ref(reply3) + " " + ref(loopA) + "] >>")
+	pg2 := b.Add("<< /Type /Page /Parent " + ref(pagesObj) + res + ref(content2) + " /Annots [" + ref(reply) + " " + ref(reply2) + " " + ref(orphan) + " " + ref(loopB) + "] >>")
+	b.Set(pagesObj, "<< /Type /Pages /Kids ["+ref(pg1)+" "+ref(pg2)+"] /Count 2 >>")
+	root := b.Add("<< /Type /Catalog /Pages " + ref(pagesObj) + " >>")
+	d := mustExtract(t, b.Bytes(root, 0))
 	opts := cmpopts.IgnoreFields(Mark{}, "Box")
 	want1 := []Mark{{Kind: MarkHighlight, Text: "world", Comment: "my comment\n\nand on page one\n\nEve: I agree\n\nBob: me too"}, {Kind: MarkNote, Comment: "loop a"}}
 	if diff := cmp.Diff(want1, d.Pages[0].Marks, opts); diff != "" {

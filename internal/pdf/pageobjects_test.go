@@ -6,27 +6,29 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/researchctx/researchctx/internal/testkit/pdfbuild"
 )
 
 // drawingPage builds a one-page PDF whose content is content, with image
 // XObjects /Im0…/Im(images-1) and a form /Fm drawing formContent with the
 // same images.
 func drawingPage(images int, content, formContent string) []byte {
-	b := &pdfBuilder{}
-	pagesObj := b.add("")
+	b := &pdfbuild.Builder{}
+	pagesObj := b.Add("")
 	xobjects := ""
 	for i := range images {
-		n := b.stream("/Type /XObject /Subtype /Image /Width 1 /Height 1 /BitsPerComponent 8 /ColorSpace /DeviceGray", "\x00")
+		n := b.Stream("/Type /XObject /Subtype /Image /Width 1 /Height 1 /BitsPerComponent 8 /ColorSpace /DeviceGray", "\x00")
 		xobjects += fmt.Sprintf(" /Im%d %d 0 R", i, n)
 	}
-	res := b.add("")
-	fm := b.stream(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources %d 0 R", res), formContent)
-	b.set(res, fmt.Sprintf("<< /XObject <<%s /Fm %d 0 R >> >>", xobjects, fm))
-	c := b.stream("", content)
-	pg := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources %d 0 R /Contents %d 0 R >>", pagesObj, res, c))
-	b.set(pagesObj, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pg))
-	cat := b.add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pagesObj))
-	return b.bytes(cat, 0)
+	res := b.Add("")
+	fm := b.Stream(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources %d 0 R", res), formContent)
+	b.Set(res, fmt.Sprintf("<< /XObject <<%s /Fm %d 0 R >> >>", xobjects, fm))
+	c := b.Stream("", content)
+	pg := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources %d 0 R /Contents %d 0 R >>", pagesObj, res, c))
+	b.Set(pagesObj, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pg))
+	cat := b.Add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pagesObj))
+	return b.Bytes(cat, 0)
 }
 
 // TestObjectsDrawn: Drawn lists the images a page draws, through its

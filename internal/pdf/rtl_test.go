@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx/internal/testkit/pdfbuild"
 )
 
 // rtlFixtures are documents of right-to-left text drawn through an
@@ -19,8 +21,8 @@ import (
 func rtlFixtures(t *testing.T) map[string][]byte {
 	t.Helper()
 	doc := func(content string) []byte {
-		return simpleDoc([]page{{content: content, resources: "<< /Font << /F3 " + type0Font(5, "") + " >> >>"}}, "", "", func(b *pdfBuilder, _ []int) string {
-			mustObj(b.stream("", identityToUnicode), 5)
+		return simpleDoc([]page{{content: content, resources: "<< /Font << /F3 " + type0Font(5, "") + " >> >>"}}, "", "", func(b *pdfbuild.Builder, _ []int) string {
+			mustObj(b.Stream("", identityToUnicode), 5)
 			return ""
 		})
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/researchctx/researchctx/internal/testkit/pdfbuild"
 )
 
 // cidHex writes s as two-byte codes equal to its UTF-16 code units, for a
@@ -50,9 +52,9 @@ func verticalFixtures(m map[string][]byte) {
 		{content: content.String(), resources: font},
 		{content: tiers.String(), resources: font},
 		{content: upright, resources: font},
-	}, "", "", func(b *pdfBuilder, _ []int) string {
-		mustObj(b.stream("", identityToUnicode), 9)
-		mustObj(b.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"), 10)
+	}, "", "", func(b *pdfbuild.Builder, _ []int) string {
+		mustObj(b.Stream("", identityToUnicode), 9)
+		mustObj(b.Add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"), 10)
 		return ""
 	})
 }

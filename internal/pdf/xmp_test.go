@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/researchctx/researchctx/internal/testkit/corpus"
+	"github.com/researchctx/researchctx/internal/testkit/pdfbuild"
 )
 
 // TestXMP: the catalog's /Metadata stream comes out decoded whether it is
@@ -25,17 +26,17 @@ func TestXMP(t *testing.T) {
 		return z.String()
 	}
 	body := []page{{content: "BT /F1 12 Tf 72 700 Td (Body text of the page) Tj ET"}}
-	doc := func(metadata func(b *pdfBuilder) string) []byte {
-		return simpleDoc(body, "", "", func(b *pdfBuilder, _ []int) string {
+	doc := func(metadata func(b *pdfbuild.Builder) string) []byte {
+		return simpleDoc(body, "", "", func(b *pdfbuild.Builder, _ []int) string {
 			if metadata == nil {
 				return ""
 			}
 			return metadata(b)
 		})
 	}
-	metadata := func(dict, data string) func(b *pdfBuilder) string {
-		return func(b *pdfBuilder) string {
-			return fmt.Sprintf("/Metadata %d 0 R", b.stream("/Type /Metadata /Subtype /XML "+dict, data))
+	metadata := func(dict, data string) func(b *pdfbuild.Builder) string {
+		return func(b *pdfbuild.Builder) string {
+			return fmt.Sprintf("/Metadata %d 0 R", b.Stream("/Type /Metadata /Subtype /XML "+dict, data))
 		}
 	}
 	tests := []struct {
@@ -46,7 +47,7 @@ func TestXMP(t *testing.T) {
 		{"in the clear", doc(metadata("", packet)), packet + "\n"},
 		{"compressed", doc(metadata("/Filter /FlateDecode", flate(packet))), packet},
 		{"none", doc(nil), ""},
-		{"not a stream", doc(func(*pdfBuilder) string { return "/Metadata << /Type /Metadata >>" }), ""},
+		{"not a stream", doc(func(*pdfbuild.Builder) string { return "/Metadata << /Type /Metadata >>" }), ""},
 		{"a bomb", doc(metadata("/Filter /FlateDecode", flate(packet+string(make([]byte, MaxXMPBytes))))), ""},
 		{"does not decode", doc(metadata("/Filter /FlateDecode", "not zlib at all")), ""},
 	}

@@ -19,24 +19,25 @@ import (
 
 	"github.com/researchctx/researchctx/internal/pdf"
 	"github.com/researchctx/researchctx/internal/testkit/hostilepdf"
+	"github.com/researchctx/researchctx/internal/testkit/pdfbuild"
 )
 
 // imagePage builds a one-page PDF whose page draws the given XObjects
 // (dictionary entries and data each) by name, full page.
 func imagePage(images ...[2]string) []byte {
-	b := &pdfBuilder{}
-	pagesObj := b.add("")
+	b := &pdfbuild.Builder{}
+	pagesObj := b.Add("")
 	var names, draws []string
 	for i, im := range images {
-		n := b.stream(im[0], im[1])
+		n := b.Stream(im[0], im[1])
 		names = append(names, fmt.Sprintf("/Im%d %d 0 R", i, n))
 		draws = append(draws, fmt.Sprintf("q 612 0 0 792 0 0 cm /Im%d Do Q", i))
 	}
-	c := b.stream("", strings.Join(draws, "\n"))
-	pg := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /XObject << %s >> >> /Contents %d 0 R >>", pagesObj, strings.Join(names, " "), c))
-	b.set(pagesObj, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pg))
-	cat := b.add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pagesObj))
-	return b.bytes(cat, 0)
+	c := b.Stream("", strings.Join(draws, "\n"))
+	pg := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /XObject << %s >> >> /Contents %d 0 R >>", pagesObj, strings.Join(names, " "), c))
+	b.Set(pagesObj, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pg))
+	cat := b.Add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pagesObj))
+	return b.Bytes(cat, 0)
 }
 
 // g4Fax is a 16×4 image in CCITT Group 4 coding (see TestPageImageDecodes).
@@ -279,15 +280,15 @@ func TestPageImageJBIG2Filters(t *testing.T) {
 		t.Fatal(err)
 	}
 	image := func(filter, decode, data string, globals string) []byte {
-		b := &pdfBuilder{}
-		pagesObj := b.add("")
-		g := b.stream("/Filter /FlateDecode", globals)
-		im := b.stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width 640 /Height 288 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter %s /DecodeParms [null << /JBIG2Globals %d 0 R >>]%s", filter, g, decode), data)
-		c := b.stream("", "q 612 0 0 792 0 0 cm /Im0 Do Q")
-		pg := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im0 %d 0 R >> >> /Contents %d 0 R >>", pagesObj, im, c))
-		b.set(pagesObj, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pg))
-		cat := b.add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pagesObj))
-		return b.bytes(cat, 0)
+		b := &pdfbuild.Builder{}
+		pagesObj := b.Add("")
+		g := b.Stream("/Filter /FlateDecode", globals)
+		im := b.Stream(fmt.Sprintf("/Type /XObject /Subtype /Image /Width 640 /Height 288 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter %s /DecodeParms [null << /JBIG2Globals %d 0 R >>]%s", filter, g, decode), data)
+		c := b.Stream("", "q 612 0 0 792 0 0 cm /Im0 Do Q")
+		pg := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im0 %d 0 R >> >> /Contents %d 0 R >>", pagesObj, im, c))
+		b.Set(pagesObj, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pg))
+		cat := b.Add(fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pagesObj))
+		return b.Bytes(cat, 0)
 	}
 	plain, err := pageImage(t, image("[/JBIG2Decode]", "", string(page), zlibbed(globals)), nil)
 	if err != nil {
