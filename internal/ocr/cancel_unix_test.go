@@ -20,9 +20,6 @@ import (
 // call's deadline, a library closed), the program is killed and Recognize
 // returns the context's error, well before the page's own deadline.
 func TestTesseractKilledWithItsContext(t *testing.T) {
-	// It waits out a 2 s deadline, as TestTesseractBadPrograms does:
-	// the two wait side by side.
-	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	eng, err := ocr.NewTesseract(context.Background(), fakeTesseract(t, "echo $$ > '"+pidFile+"'; exec sleep 60"), nil, time.Minute, 1)
 	if err != nil {

@@ -87,9 +87,6 @@ func fakeTesseract(t *testing.T, body string) string {
 // TestTesseractBadPrograms: a program that hangs, crashes, prints garbage
 // or floods its output ends in a bounded error, never a result.
 func TestTesseractBadPrograms(t *testing.T) {
-	// Its hanging program waits out a 2 s deadline, beside
-	// TestTesseractKilledWithItsContext's.
-	t.Parallel()
 	tests := []struct {
 		name string
 		body string
