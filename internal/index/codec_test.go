@@ -210,10 +210,9 @@ func TestReadSources(t *testing.T) {
 	})
 }
 
-// TestLoadLazyDamagedBlock damages one block of postings: Load refuses the
-// index, LoadLazy opens it, a search reads only the blocks of its terms,
-// and the damaged block is reported by Damaged and never used.
-func TestLoadLazyDamagedBlock(t *testing.T) {
+// blockDocs returns 600 documents of 120 words drawn from 3,000, the same
+// each call: enough terms for a dictionary of many blocks.
+func blockDocs() []Doc {
 	r := rand.New(rand.NewPCG(4, 2))
 	var docs []Doc
 	for d := range 600 {
@@ -223,6 +222,14 @@ func TestLoadLazyDamagedBlock(t *testing.T) {
 		}
 		docs = append(docs, Doc{Key: fmt.Sprintf("d%03d", d), Title: w[0], Body: strings.Join(w[1:], " ")})
 	}
+	return docs
+}
+
+// TestLoadLazyDamagedBlock damages one block of postings: Load refuses the
+// index, LoadLazy opens it, a search reads only the blocks of its terms,
+// and the damaged block is reported by Damaged and never used.
+func TestLoadLazyDamagedBlock(t *testing.T) {
+	docs := blockDocs()
 	var buf bytes.Buffer
 	if _, err := Build(docs).WriteTo(&buf); err != nil {
 		t.Fatal(err)
@@ -380,15 +387,7 @@ func wholeEncoding(ix *Index) []byte {
 // term of the forged block is reported by Damaged and finds nothing. A
 // block's first term out of order is refused by LoadLazy itself.
 func TestLoadLazyForgedTerms(t *testing.T) {
-	r := rand.New(rand.NewPCG(4, 2))
-	var docs []Doc
-	for d := range 600 {
-		w := make([]string, 120)
-		for i := range w {
-			w[i] = fmt.Sprintf("w%04d", r.IntN(3000))
-		}
-		docs = append(docs, Doc{Key: fmt.Sprintf("d%03d", d), Title: w[0], Body: strings.Join(w[1:], " ")})
-	}
+	docs := blockDocs()
 	data := encode(t, Build(docs))
 	clean, err := LoadLazy(slices.Clone(data))
 	if err != nil {
