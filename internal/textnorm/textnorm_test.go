@@ -227,7 +227,11 @@ func FuzzTokens(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		prev := -1
-		for _, tok := range Tokens(s) {
+		toks := Tokens(s)
+		if diff := cmp.Diff(tokensWhole(s), toks); diff != "" {
+			t.Fatalf("Tokens(%q) (-whole text +a word at a time):\n%s", s, diff)
+		}
+		for _, tok := range toks {
 			checkSpan(t, s, tok.Start, tok.End)
 			if tok.Term == "" {
 				t.Fatalf("empty term in %q", s)

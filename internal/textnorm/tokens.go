@@ -36,12 +36,40 @@ type frag struct {
 // reliable word boundaries without a dictionary, so each character is a
 // unigram and each adjacent pair a bigram. Offsets refer to s itself.
 func Tokens(s string) []Token {
-	frags := make([]frag, 0, len(s))
-	folded := make([]byte, 0, len(s))
+	toks := make([]Token, 0, len(s)/6+1)
+	eachToken(s, func(t Token) { toks = append(toks, t) })
+	return toks
+}
+
+// tokenizer holds the folded runes of s read since the last rune no token
+// holds, so that memory stays the size of a word, not of the text.
+type tokenizer struct {
+	frags  []frag
+	folded []byte
+	pos    int
+	emit   func(Token)
+}
+
+// eachToken calls emit with each of the tokens of s in order, as Tokens
+// returns them.
+func eachToken(s string, emit func(Token)) {
+	tz := tokenizer{frags: make([]frag, 0, 64), folded: make([]byte, 0, 256), emit: emit}
 	walk(s, func(r rune, start, end int) {
-		frags = append(frags, frag{r, start, end, len(folded)})
-		folded = utf8.AppendRune(folded, r)
+		tz.frags = append(tz.frags, frag{r, start, end, len(tz.folded)})
+		tz.folded = utf8.AppendRune(tz.folded, r)
+		// No token holds a rune that is neither part of a word nor an
+		// apostrophe: the runes up to it can be cut into tokens. It stays
+		// with them, as the look past an apostrophe may reach it.
+		if !isWordRune(r) && !isApostrophe(r) {
+			tz.flush()
+		}
 	})
+	tz.flush()
+}
+
+// flush emits the tokens of the runes read and forgets them.
+func (tz *tokenizer) flush() {
+	frags, folded := tz.frags, tz.folded
 	// foldedEnd is the end of frag k in folded.
 	foldedEnd := func(k int) int {
 		if k+1 < len(frags) {
@@ -49,8 +77,7 @@ func Tokens(s string) []Token {
 		}
 		return len(folded)
 	}
-	toks := make([]Token, 0, len(s)/6+1)
-	pos := 0
+	pos := tz.pos
 	for i := 0; i < len(frags); {
 		f := frags[i]
 		switch {
@@ -60,9 +87,9 @@ func Tokens(s string) []Token {
 				j++
 			}
 			for k := i; k < j; k++ {
-				toks = append(toks, Token{Term: string(folded[frags[k].folded:foldedEnd(k)]), Start: frags[k].start, End: frags[k].end, Pos: pos})
+				tz.emit(Token{Term: string(folded[frags[k].folded:foldedEnd(k)]), Start: frags[k].start, End: frags[k].end, Pos: pos})
 				if k+1 < j {
-					toks = append(toks, Token{Term: string(folded[frags[k].folded:foldedEnd(k+1)]), Start: frags[k].start, End: frags[k+1].end, Pos: pos})
+					tz.emit(Token{Term: string(folded[frags[k].folded:foldedEnd(k+1)]), Start: frags[k].start, End: frags[k+1].end, Pos: pos})
 				}
 				pos++
 			}
@@ -83,20 +110,25 @@ func Tokens(s string) []Token {
 				}
 				break
 			}
-			w := string(folded[f.folded:foldedEnd(j-1)])
-			if apos {
-				w = strings.ReplaceAll(w, "\u2019", "'")
-				w = strings.TrimSuffix(w, "'s")
-				w = strings.ReplaceAll(w, "'", "")
+			var term string
+			var stop bool
+			if w := folded[f.folded:foldedEnd(j-1)]; apos {
+				ws := strings.ReplaceAll(string(w), "\u2019", "'")
+				ws = strings.TrimSuffix(ws, "'s")
+				ws = strings.ReplaceAll(ws, "'", "")
+				term, stop = Stem(ws), Stopword(ws)
+			} else {
+				term, stop = stemBytes(w)
 			}
-			toks = append(toks, Token{Term: Stem(w), Start: f.start, End: frags[j-1].end, Pos: pos, Stop: Stopword(w)})
+			tz.emit(Token{Term: term, Start: f.start, End: frags[j-1].end, Pos: pos, Stop: stop})
 			pos++
 			i = j
 		default:
 			i++
 		}
 	}
-	return toks
+	tz.pos = pos
+	tz.frags, tz.folded = frags[:0], folded[:0]
 }
 
 // isWordRune reports whether r belongs in a word: letters, digits and
