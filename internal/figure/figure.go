@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -49,11 +50,13 @@ type Item struct {
 
 // label matches a caption's label at the start of a line: the word, the
 // number, and what follows it.
-var label = regexp.MustCompile(`^(?:(Supplementary|Supplemental|Extended Data)\s+)?(Figure|FIGURE|Fig\.|FIG\.|Fig|Table|TABLE|Tab\.|TAB\.|Algorithm|ALGORITHM|图|表|算法)\s*([A-Z]\.?\d{1,3}(?:\.\d{1,3})?|\d{1,3}(?:\.\d{1,3})?|[IVXL]{1,6})(?:\s*([:.|—–：]|-\s)|\s+(\S)|\s*$)`)
+var label = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:(Supplementary|Supplemental|Extended Data)\s+)?(Figure|FIGURE|Fig\.|FIG\.|Fig|Table|TABLE|Tab\.|TAB\.|Algorithm|ALGORITHM|图|表|算法)\s*([A-Z]\.?\d{1,3}(?:\.\d{1,3})?|\d{1,3}(?:\.\d{1,3})?|[IVXL]{1,6})(?:\s*([:.|—–：]|-\s)|\s+(\S)|\s*$)`)
+})
 
 // leaders marks an entry of a list of figures or tables: dot leaders
 // before a page number.
-var leaders = regexp.MustCompile(`(?:\.\s?){4,}\s*\d*\s*$|…\s*\d+\s*$`)
+var leaders = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:\.\s?){4,}\s*\d*\s*$|…\s*\d+\s*$`) })
 
 // Caption reports whether a line of text starts a caption, and the kind
 // and number it gives. A line that mentions an item in running text ("Figure
@@ -66,8 +69,8 @@ func Caption(line string) (kind, number string, ok bool) {
 	if !mayStart(line) {
 		return "", "", false
 	}
-	m := label.FindStringSubmatch(line)
-	if m == nil || leaders.MatchString(line) {
+	m := label().FindStringSubmatch(line)
+	if m == nil || leaders().MatchString(line) {
 		return "", "", false
 	}
 	word, num, delim, next := m[2], m[3], m[4], m[5]
@@ -369,7 +372,7 @@ func bodySize(lines []pdf.Line) float64 {
 // strongDelimiter reports a label followed by a colon or a bar ("Figure
 // 3:", "Figure 3 |"), which running text does not write.
 func strongDelimiter(line string) bool {
-	m := label.FindStringSubmatch(strings.TrimSpace(line))
+	m := label().FindStringSubmatch(strings.TrimSpace(line))
 	return m != nil && (m[4] == ":" || m[4] == "：" || m[4] == "|")
 }
 
@@ -593,14 +596,16 @@ const maxRowGap = 2.5
 
 // algorithmStep matches the start of a line of an algorithm's body: a
 // numbered step ("3:", "12 "), or a keyword of pseudocode.
-var algorithmStep = regexp.MustCompile(`^(?:\d{1,3}:?\s|(?:Input|Output|Require|Ensure|Data|Result|Parameters?)\s*:|(?:for|foreach|while|if|else|end|return|repeat|until|function|procedure)\b)`)
+var algorithmStep = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:\d{1,3}:?\s|(?:Input|Output|Require|Ensure|Data|Result|Parameters?)\s*:|(?:for|foreach|while|if|else|end|return|repeat|until|function|procedure)\b)`)
+})
 
 // algorithmLine reports a line that reads as a step of an algorithm's
 // body rather than as prose: a numbered step, a keyword, an assignment
 // arrow or a comment.
 func algorithmLine(text string) bool {
 	text = strings.TrimSpace(text)
-	return algorithmStep.MatchString(text) || strings.Contains(text, "←") || strings.Contains(text, " // ") || strings.HasPrefix(text, "// ")
+	return algorithmStep().MatchString(text) || strings.Contains(text, "←") || strings.Contains(text, " // ") || strings.HasPrefix(text, "// ")
 }
 
 // stepRow reports whether ln sits on the row of a step of pseudocode in
@@ -705,7 +710,7 @@ func texts(lines []pdf.Line) []string {
 // dropLabel returns a caption's text after its label.
 func dropLabel(s string) string {
 	s = strings.TrimSpace(s)
-	m := label.FindStringSubmatchIndex(s)
+	m := label().FindStringSubmatchIndex(s)
 	if m == nil {
 		return s
 	}
@@ -942,7 +947,7 @@ func secondLabel(ln pdf.Line) int {
 	if !ok {
 		return -1
 	}
-	m := label.FindStringSubmatch(strings.TrimSpace(ln.Text))
+	m := label().FindStringSubmatch(strings.TrimSpace(ln.Text))
 	for g, gap := range ln.Gaps {
 		if gap.At <= 0 || gap.At >= len(ln.Text) {
 			continue
@@ -952,7 +957,7 @@ func secondLabel(ln pdf.Line) int {
 		if !ok || kind2 == kind && num2 == num {
 			continue
 		}
-		if m2 := label.FindStringSubmatch(rest); m2 != nil && m2[4] == m[4] && m2[2] == m[2] {
+		if m2 := label().FindStringSubmatch(rest); m2 != nil && m2[4] == m[4] && m2[2] == m[2] {
 			return g
 		}
 	}

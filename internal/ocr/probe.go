@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/researchctx/researchctx/internal/safefs"
@@ -39,7 +40,7 @@ func runProbe(ctx context.Context, exe string) (probe, error) {
 	}
 	lines := strings.Split(string(out), "\n")
 	p := probe{version: version}
-	if m := dataFolder.FindStringSubmatch(lines[0]); m != nil {
+	if m := dataFolder().FindStringSubmatch(lines[0]); m != nil {
 		p.data = m[1]
 	}
 	for _, l := range lines[1:] {
@@ -52,7 +53,7 @@ func runProbe(ctx context.Context, exe string) (probe, error) {
 
 // dataFolder finds the language folder in the first line --list-langs
 // prints: List of available languages in "/usr/share/tessdata/" (3):
-var dataFolder = regexp.MustCompile(`^List of available languages in "([^"]+)"`)
+var dataFolder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^List of available languages in "([^"]+)"`) })
 
 // Probe memos. Running the program twice to learn its probe takes tens of
 // milliseconds of a small machine's cores, which a server's first answer
@@ -67,7 +68,7 @@ const (
 )
 
 // langName is what a language's name may be in a memo.
-var langName = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
+var langName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`) })
 
 // probeOf returns the probe of the program at exe, from the memo named
 // file in the folder dir when it holds and is fresh, else by running the
@@ -140,7 +141,7 @@ func readMemo(dir, file, exe, prog string, now time.Time) (probe, bool) {
 		}
 	}
 	for _, l := range p.langs {
-		if !langName.MatchString(l) {
+		if !langName().MatchString(l) {
 			return probe{}, false
 		}
 	}
