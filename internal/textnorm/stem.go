@@ -45,7 +45,9 @@ func (c *cache) put(k, v string) {
 // Stem reduces an English word to its stem with the rules of M. F. Porter's
 // 1980 suffix-stripping algorithm ("connection", "connected" and
 // "connecting" all give "connect"). Words that are not all lower-case ASCII
-// letters, and words of one or two letters, are returned unchanged.
+// letters, and words of one or two letters, are returned unchanged. The
+// stem of a word is never empty and starts with the word's first letter:
+// the rules only rewrite its end.
 func Stem(w string) string {
 	if len(w) <= 2 {
 		return w

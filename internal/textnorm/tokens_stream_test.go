@@ -81,6 +81,18 @@ func tokensWhole(s string) []Token {
 // runs of CJK beside words and punctuation, combining marks, ligatures,
 // invalid bytes, stopwords, stemmed words), and on random mixes of them.
 func TestTokensAWordAtATime(t *testing.T) {
+	for _, s := range mixedTexts() {
+		if diff := cmp.Diff(tokensWhole(s), Tokens(s)); diff != "" {
+			t.Fatalf("Tokens(%q) (-whole text +a word at a time):\n%s", s, diff)
+		}
+	}
+}
+
+// mixedTexts returns texts built from the pieces where tokenisations
+// could part: apostrophes before and after letters, digits and CJK, runs
+// of CJK beside words and punctuation, combining marks, ligatures, invalid
+// bytes, stopwords, stemmed words; and random mixes of them.
+func mixedTexts() []string {
 	pieces := []string{
 		"cell's", "don't", "rock'n'roll", "'quoted'", "it\u2019s", "\u2019", "'", "''", "o'",
 		"数据处理", "データ", "한국어", "数", "ー", "々",
@@ -105,9 +117,69 @@ func TestTokensAWordAtATime(t *testing.T) {
 		}
 		cases = append(cases, b.String())
 	}
-	for _, s := range cases {
-		if diff := cmp.Diff(tokensWhole(s), Tokens(s)); diff != "" {
-			t.Fatalf("Tokens(%q) (-whole text +a word at a time):\n%s", s, diff)
+	return cases
+}
+
+// TestTokensIn checks that TokensIn gives Tokens with the terms not asked
+// for left empty (and not stopwords), on the mixed texts with terms drawn
+// from their own tokens, a stopword among them, and terms they do not hold.
+func TestTokensIn(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, s := range mixedTexts() {
+		all := Tokens(s)
+		terms := map[string]float64{"absent": 1, "数据": 1, "the": 1}
+		for _, tok := range all {
+			if r.IntN(3) == 0 {
+				terms[tok.Term] = 1
+			}
+		}
+		want := make([]Token, len(all))
+		for i, tok := range all {
+			if _, ok := terms[tok.Term]; !ok {
+				tok.Term, tok.Stop = "", false
+			}
+			want[i] = tok
+		}
+		if diff := cmp.Diff(want, TokensIn(s, terms)); diff != "" {
+			t.Fatalf("TokensIn(%q, %v) (-want +got):\n%s", s, terms, diff)
+		}
+	}
+}
+
+// TestStemKeepsFirstLetter checks what TokensIn relies on: the stem of
+// every lower-case word of up to four letters, and of words made of a
+// letter and the suffixes the rules rewrite, starts with the word's first
+// letter.
+func TestStemKeepsFirstLetter(t *testing.T) {
+	check := func(w string) {
+		if st := Stem(w); st == "" || st[0] != w[0] {
+			t.Fatalf("Stem(%q) = %q", w, st)
+		}
+	}
+	var word func(prefix string, n int)
+	word = func(prefix string, n int) {
+		if prefix != "" {
+			check(prefix)
+		}
+		if n == 0 {
+			return
+		}
+		for c := byte('a'); c <= 'z'; c++ {
+			word(prefix+string(c), n-1)
+		}
+	}
+	word("", 4)
+	suffixes := []string{"sses", "ies", "ss", "s", "eed", "ed", "ing", "y", "ational", "tional",
+		"enci", "anci", "izer", "abli", "alli", "entli", "eli", "ousli", "ization", "ation", "ator",
+		"alism", "iveness", "fulness", "ousness", "aliti", "iviti", "biliti", "icate", "ative",
+		"alize", "iciti", "ical", "ful", "ness", "al", "ance", "ence", "er", "ic", "able", "ible",
+		"ant", "ement", "ment", "ent", "ion", "ou", "ism", "ate", "iti", "ous", "ive", "ize", "e", "ll"}
+	for c := byte('a'); c <= 'z'; c++ {
+		for _, a := range suffixes {
+			check(string(c) + a)
+			for _, b := range suffixes {
+				check(string(c) + a + b)
+			}
 		}
 	}
 }
