@@ -50,13 +50,11 @@ type Item struct {
 
 // label matches a caption's label at the start of a line: the word, the
 // number, and what follows it.
-var label = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:(Supplementary|Supplemental|Extended Data)\s+)?(Figure|FIGURE|Fig\.|FIG\.|Fig|Table|TABLE|Tab\.|TAB\.|Algorithm|ALGORITHM|图|表|算法)\s*([A-Z]\.?\d{1,3}(?:\.\d{1,3})?|\d{1,3}(?:\.\d{1,3})?|[IVXL]{1,6})(?:\s*([:.|—–：]|-\s)|\s+(\S)|\s*$)`)
-})
+var label = regexp.MustCompile(`^(?:(Supplementary|Supplemental|Extended Data)\s+)?(Figure|FIGURE|Fig\.|FIG\.|Fig|Table|TABLE|Tab\.|TAB\.|Algorithm|ALGORITHM|图|表|算法)\s*([A-Z]\.?\d{1,3}(?:\.\d{1,3})?|\d{1,3}(?:\.\d{1,3})?|[IVXL]{1,6})(?:\s*([:.|—–：]|-\s)|\s+(\S)|\s*$)`)
 
 // leaders marks an entry of a list of figures or tables: dot leaders
 // before a page number.
-var leaders = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:\.\s?){4,}\s*\d*\s*$|…\s*\d+\s*$`) })
+var leaders = regexp.MustCompile(`(?:\.\s?){4,}\s*\d*\s*$|…\s*\d+\s*$`)
 
 // Caption reports whether a line of text starts a caption, and the kind
 // and number it gives. A line that mentions an item in running text ("Figure
@@ -69,8 +67,8 @@ func Caption(line string) (kind, number string, ok bool) {
 	if !mayStart(line) {
 		return "", "", false
 	}
-	m := label().FindStringSubmatch(line)
-	if m == nil || leaders().MatchString(line) {
+	m := label.FindStringSubmatch(line)
+	if m == nil || leaders.MatchString(line) {
 		return "", "", false
 	}
 	word, num, delim, next := m[2], m[3], m[4], m[5]
@@ -372,7 +370,7 @@ func bodySize(lines []pdf.Line) float64 {
 // strongDelimiter reports a label followed by a colon or a bar ("Figure
 // 3:", "Figure 3 |"), which running text does not write.
 func strongDelimiter(line string) bool {
-	m := label().FindStringSubmatch(strings.TrimSpace(line))
+	m := label.FindStringSubmatch(strings.TrimSpace(line))
 	return m != nil && (m[4] == ":" || m[4] == "：" || m[4] == "|")
 }
 
@@ -710,7 +708,7 @@ func texts(lines []pdf.Line) []string {
 // dropLabel returns a caption's text after its label.
 func dropLabel(s string) string {
 	s = strings.TrimSpace(s)
-	m := label().FindStringSubmatchIndex(s)
+	m := label.FindStringSubmatchIndex(s)
 	if m == nil {
 		return s
 	}
@@ -947,7 +945,7 @@ func secondLabel(ln pdf.Line) int {
 	if !ok {
 		return -1
 	}
-	m := label().FindStringSubmatch(strings.TrimSpace(ln.Text))
+	m := label.FindStringSubmatch(strings.TrimSpace(ln.Text))
 	for g, gap := range ln.Gaps {
 		if gap.At <= 0 || gap.At >= len(ln.Text) {
 			continue
@@ -957,7 +955,7 @@ func secondLabel(ln pdf.Line) int {
 		if !ok || kind2 == kind && num2 == num {
 			continue
 		}
-		if m2 := label().FindStringSubmatch(rest); m2 != nil && m2[4] == m[4] && m2[2] == m[2] {
+		if m2 := label.FindStringSubmatch(rest); m2 != nil && m2[4] == m[4] && m2[2] == m[2] {
 			return g
 		}
 	}
