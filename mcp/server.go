@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -276,7 +277,7 @@ func (h *handlers) toolError(tool string, err error) error {
 	}
 	// Package tools names no absolute path, but may quote an argument; an
 	// absolute path the model sent is not repeated back either.
-	msg = absPath.ReplaceAllString(msg, "${1}(absolute path)")
+	msg = absPath().ReplaceAllString(msg, "${1}(absolute path)")
 	msg = strings.Join(strings.Fields(msg), " ")
 	if len(msg) > maxErrorChars {
 		msg, _ = textnorm.Truncate(msg, maxErrorChars)
@@ -289,7 +290,9 @@ func (h *handlers) toolError(tool string, err error) error {
 // absPath matches a token that starts like an absolute path — /x, ~/x,
 // file:///x or C:\x — at the start, after a space, a quote, a bracket or
 // '='. A link such as https://doi.org/x does not match.
-var absPath = regexp.MustCompile(`(^|[\s"'(\[=])(?:file:/+|/|~/|[A-Za-z]:\\)[^\s"')\]]*`)
+var absPath = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[\s"'(\[=])(?:file:/+|/|~/|[A-Za-z]:\\)[^\s"')\]]*`)
+})
 
 // errNoResult stands for a Backend that returned neither a result nor an
 // error, which *tools.Toolset never does.

@@ -127,7 +127,7 @@ func problemLines(conn bool, lines []string) []string {
 			break
 		}
 		l = textnorm.Line(l)
-		l = linkOrPath.ReplaceAllString(l, "${1}(redacted)")
+		l = linkOrPath().ReplaceAllString(l, "${1}(redacted)")
 		if l, _ = textnorm.Truncate(l, 200); l != "" {
 			out = append(out, l)
 		}
@@ -138,7 +138,9 @@ func problemLines(conn bool, lines []string) []string {
 // linkOrPath matches a token that is a link (scheme://…) or starts like an
 // absolute path (/x, ~/x, C:\x), after the start, a space, a quote, a
 // bracket or '='.
-var linkOrPath = regexp.MustCompile(`(^|[\s"'(\[=<])(?:[A-Za-z][A-Za-z0-9+.-]*://|/|~/|[A-Za-z]:\\)[^\s"')\]>]*`)
+var linkOrPath = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[\s"'(\[=<])(?:[A-Za-z][A-Za-z0-9+.-]*://|/|~/|[A-Za-z]:\\)[^\s"')\]>]*`)
+})
 
 // OpenFunc opens one granted source as a Toolset does: through the driver
 // the registry has for its kind, with the grant's Vault in its Env.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/researchctx/researchctx/cite"
@@ -125,13 +126,15 @@ func titleTerms(s string) map[string]bool {
 // sectionArg parses a section argument: an optional "§", "Sec.",
 // "Section" or "Appendix", a number ("3", "3.5", "A.2", "IV"), and the
 // title words after it.
-var sectionArg = regexp.MustCompile(`^(?i:§+\s*|sec(?:t|tion)?\.?\s+|sec\.|appendix\s+|chapter\s+)?((?:\d+|[A-Z]|[IVX]+)(?:\.\d+)*)\.?(?:\s+(.*))?$`)
+var sectionArg = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?i:§+\s*|sec(?:t|tion)?\.?\s+|sec\.|appendix\s+|chapter\s+)?((?:\d+|[A-Z]|[IVX]+)(?:\.\d+)*)\.?(?:\s+(.*))?$`)
+})
 
 // splitSectionArg returns the number and the rest of a section argument or
 // heading, or "" and the whole when it has no number.
 func splitSectionArg(s string) (num, rest string) {
 	s = strings.TrimSpace(s)
-	m := sectionArg.FindStringSubmatchIndex(s)
+	m := sectionArg().FindStringSubmatchIndex(s)
 	if m == nil {
 		return "", s
 	}

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -593,14 +594,16 @@ const maxRowGap = 2.5
 
 // algorithmStep matches the start of a line of an algorithm's body: a
 // numbered step ("3:", "12 "), or a keyword of pseudocode.
-var algorithmStep = regexp.MustCompile(`^(?:\d{1,3}:?\s|(?:Input|Output|Require|Ensure|Data|Result|Parameters?)\s*:|(?:for|foreach|while|if|else|end|return|repeat|until|function|procedure)\b)`)
+var algorithmStep = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:\d{1,3}:?\s|(?:Input|Output|Require|Ensure|Data|Result|Parameters?)\s*:|(?:for|foreach|while|if|else|end|return|repeat|until|function|procedure)\b)`)
+})
 
 // algorithmLine reports a line that reads as a step of an algorithm's
 // body rather than as prose: a numbered step, a keyword, an assignment
 // arrow or a comment.
 func algorithmLine(text string) bool {
 	text = strings.TrimSpace(text)
-	return algorithmStep.MatchString(text) || strings.Contains(text, "←") || strings.Contains(text, " // ") || strings.HasPrefix(text, "// ")
+	return algorithmStep().MatchString(text) || strings.Contains(text, "←") || strings.Contains(text, " // ") || strings.HasPrefix(text, "// ")
 }
 
 // stepRow reports whether ln sits on the row of a step of pseudocode in

@@ -28,7 +28,9 @@ func (ix *Index) passage(text string, weight map[string]float64, maxChars int) (
 		return 0, 0
 	}
 	units := sentences(text)
-	toks := textnorm.Tokens(text)
+	// Only the query's terms are looked at: the others need not be
+	// stemmed or kept.
+	toks := textnorm.TokensIn(text, weight)
 
 	// For each unit, the query terms it holds; for each term, a bit.
 	termBit := map[string]int{}

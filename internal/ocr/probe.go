@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/researchctx/researchctx/internal/safefs"
@@ -39,7 +40,7 @@ func runProbe(ctx context.Context, exe string) (probe, error) {
 	}
 	lines := strings.Split(string(out), "\n")
 	p := probe{version: version}
-	if m := dataFolder.FindStringSubmatch(lines[0]); m != nil {
+	if m := dataFolder().FindStringSubmatch(lines[0]); m != nil {
 		p.data = m[1]
 	}
 	for _, l := range lines[1:] {
@@ -52,7 +53,7 @@ func runProbe(ctx context.Context, exe string) (probe, error) {
 
 // dataFolder finds the language folder in the first line --list-langs
 // prints: List of available languages in "/usr/share/tessdata/" (3):
-var dataFolder = regexp.MustCompile(`^List of available languages in "([^"]+)"`)
+var dataFolder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^List of available languages in "([^"]+)"`) })
 
 // Probe memos. Running the program twice to learn its probe takes tens of
 // milliseconds of a small machine's cores, which a server's first answer
@@ -66,8 +67,23 @@ const (
 	maxMemo  = 64 << 10
 )
 
-// langName is what a language's name may be in a memo.
-var langName = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
+// isLangName reports whether s may be a language's name in a memo: 1 to
+// 64 ASCII letters, digits and underscores. A loop, not a regular
+// expression: a new server reads the memo before its first answer, and
+// the expression's 64 repetitions took longer to compile than the rest of
+// the memo's reading.
+func isLangName(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // probeOf returns the probe of the program at exe, from the memo named
 // file in the folder dir when it holds and is fresh, else by running the
@@ -140,7 +156,7 @@ func readMemo(dir, file, exe, prog string, now time.Time) (probe, bool) {
 		}
 	}
 	for _, l := range p.langs {
-		if !langName.MatchString(l) {
+		if !isLangName(l) {
 			return probe{}, false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -25,7 +26,7 @@ const (
 	fieldPassword = 1 << 13
 )
 
-var daSize = regexp.MustCompile(`([0-9.]+)\s+Tf`)
+var daSize = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([0-9.]+)\s+Tf`) })
 
 // annotText returns the text of the page's free-text annotations and form
 // fields, in /Annots order, each annotation a paragraph of its own: a text
@@ -100,7 +101,7 @@ func (d *doc) annotText(pi *pageInfo, base matrix, w, h float64, shown, textByte
 				continue
 			}
 		} else if value = strings.TrimSpace(d.text(ad["Contents"])); value != "" {
-			da := daSize.FindStringSubmatch(d.text(ad["DA"]))
+			da := daSize().FindStringSubmatch(d.text(ad["DA"]))
 			lines = appendValue(lines, &sb, value, rect, base, w, h, firstMatch(da), kind)
 			if err := spend(utf8.RuneCountInString(value)); err != nil {
 				return nil, "", err
@@ -155,7 +156,7 @@ func (d *doc) fieldEntries(ad types.Dict) (ft string, v types.Object, da string,
 			v = n["V"]
 		}
 		if da == "" {
-			da = firstMatch(daSize.FindStringSubmatch(d.text(n["DA"])))
+			da = firstMatch(daSize().FindStringSubmatch(d.text(n["DA"])))
 		}
 		if f, ok := d.num(n["Ff"]); ok && !haveFf {
 			ff, haveFf = int(f), true

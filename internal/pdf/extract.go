@@ -289,7 +289,7 @@ func repairFor(err error) (string, func([]byte) []byte) {
 	var le *LimitError
 	switch {
 	case err == nil:
-	case errors.Is(err, ErrMalformed) && cipherBlocks.MatchString(err.Error()):
+	case errors.Is(err, ErrMalformed) && cipherBlocks().MatchString(err.Error()):
 		return "cipher blocks", object.RepairCipherBlocks
 	case errors.Is(err, ErrMalformed), errors.As(err, &le) && (le.Limit == LimitObjects || le.Limit == LimitObjectBytes):
 		return "xref", object.RebuildXRef
@@ -303,7 +303,9 @@ func repairFor(err error) (string, func([]byte) []byte) {
 
 // cipherBlocks matches pdfcpu's errors for AES data too short for its
 // cipher.
-var cipherBlocks = regexp.MustCompile(`ciphertext too short|ciphertext not a multiple of block size`)
+var cipherBlocks = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`ciphertext too short|ciphertext not a multiple of block size`)
+})
 
 // appended reads size bytes of a file followed by an update appended to
 // it.

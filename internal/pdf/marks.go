@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -1158,8 +1159,8 @@ func capString(s string, n int) string {
 }
 
 var (
-	rcBreak = regexp.MustCompile(`(?i)<\s*(br|/p|/div|/li)\b[^>]*>`)
-	rcTag   = regexp.MustCompile(`<[^>]*>`)
+	rcBreak = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)<\s*(br|/p|/div|/li)\b[^>]*>`) })
+	rcTag   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<[^>]*>`) })
 )
 
 // richText is /RC rich text (XHTML, §12.7.4.3) as plain text.
@@ -1167,8 +1168,8 @@ func richText(s string) string {
 	if s == "" {
 		return ""
 	}
-	s = rcBreak.ReplaceAllString(s, "\n")
-	s = rcTag.ReplaceAllString(s, "")
+	s = rcBreak().ReplaceAllString(s, "\n")
+	s = rcTag().ReplaceAllString(s, "")
 	return html.UnescapeString(s)
 }
 
@@ -1220,13 +1221,15 @@ func (d *doc) markColor(o types.Object) string {
 	return fmt.Sprintf("#%02x%02x%02x", int(math.Round(r*255)), int(math.Round(g*255)), int(math.Round(b*255)))
 }
 
-var pdfDateRE = regexp.MustCompile(`^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?\s*(Z|[+-]\d{2}'?\d{0,2}'?)?`)
+var pdfDateRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?\s*(Z|[+-]\d{2}'?\d{0,2}'?)?`)
+})
 
 // pdfDate is a PDF date (§7.9.4, "D:YYYYMMDDHHmmSSOHH'mm'") as RFC 3339,
 // or the text as written (on one line) when it is not one.
 func pdfDate(s string) string {
 	s = oneLine(s)
-	m := pdfDateRE.FindStringSubmatch(s)
+	m := pdfDateRE().FindStringSubmatch(s)
 	if m == nil {
 		return s
 	}

@@ -25,6 +25,14 @@ func (c *cache) get(k string) (string, bool) {
 	return v, ok
 }
 
+// getBytes is get with the key's bytes, which it does not copy.
+func (c *cache) getBytes(k []byte) (string, bool) {
+	c.mu.RLock()
+	v, ok := c.m[string(k)]
+	c.mu.RUnlock()
+	return v, ok
+}
+
 func (c *cache) put(k, v string) {
 	c.mu.Lock()
 	if len(c.m) >= cacheSize {
@@ -37,7 +45,9 @@ func (c *cache) put(k, v string) {
 // Stem reduces an English word to its stem with the rules of M. F. Porter's
 // 1980 suffix-stripping algorithm ("connection", "connected" and
 // "connecting" all give "connect"). Words that are not all lower-case ASCII
-// letters, and words of one or two letters, are returned unchanged.
+// letters, and words of one or two letters, are returned unchanged. The
+// stem of a word is never empty and starts with the word's first letter:
+// the rules only rewrite its end.
 func Stem(w string) string {
 	if len(w) <= 2 {
 		return w
@@ -53,6 +63,28 @@ func Stem(w string) string {
 	st := stem(w)
 	stemCache.put(w, st)
 	return st
+}
+
+// stemBytes returns Stem(string(w)) and Stopword(string(w)), without
+// copying w into a string of its own when its stem is known.
+func stemBytes(w []byte) (term string, stop bool) {
+	stop = stopwords[string(w)]
+	if len(w) > 2 && isLowerLetters(w) {
+		if st, ok := stemCache.getBytes(w); ok {
+			return st, stop
+		}
+	}
+	return Stem(string(w)), stop
+}
+
+// isLowerLetters reports whether w is all lower-case ASCII letters.
+func isLowerLetters(w []byte) bool {
+	for _, c := range w {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // stem runs the algorithm on a lower-case ASCII word.

@@ -227,7 +227,30 @@ func FuzzTokens(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		prev := -1
-		for _, tok := range Tokens(s) {
+		toks := Tokens(s)
+		if diff := cmp.Diff(tokensWhole(s), toks); diff != "" {
+			t.Fatalf("Tokens(%q) (-whole text +a word at a time):\n%s", s, diff)
+		}
+		// Every other term asked for: TokensIn blanks the rest.
+		terms := map[string]bool{}
+		for i, tok := range toks {
+			if i%2 == 0 {
+				terms[tok.Term] = true
+			}
+		}
+		in := TokensIn(s, terms)
+		if len(in) != len(toks) {
+			t.Fatalf("TokensIn(%q): %d tokens, Tokens %d", s, len(in), len(toks))
+		}
+		for i, tok := range toks {
+			if !terms[tok.Term] {
+				tok.Term, tok.Stop = "", false
+			}
+			if in[i] != tok {
+				t.Fatalf("TokensIn(%q) token %d = %+v, want %+v", s, i, in[i], tok)
+			}
+		}
+		for _, tok := range toks {
 			checkSpan(t, s, tok.Start, tok.End)
 			if tok.Term == "" {
 				t.Fatalf("empty term in %q", s)

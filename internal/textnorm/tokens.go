@@ -36,12 +36,73 @@ type frag struct {
 // reliable word boundaries without a dictionary, so each character is a
 // unigram and each adjacent pair a bigram. Offsets refer to s itself.
 func Tokens(s string) []Token {
-	frags := make([]frag, 0, len(s))
-	folded := make([]byte, 0, len(s))
+	toks := make([]Token, 0, len(s)/6+1)
+	eachToken(s, func(t Token) { toks = append(toks, t) })
+	return toks
+}
+
+// TokensIn is Tokens with the Term of every token that is not one of
+// terms left empty and its Stop false: what a caller needs that looks for
+// a few terms (a query's) in a long text, with the offsets and positions
+// of all its words. A word whose stem cannot be one of terms is not
+// stemmed: its stem starts with its own first byte (see Stem), which no
+// term does.
+func TokensIn[V any](s string, terms map[string]V) []Token {
+	tz := newTokenizer(nil)
+	tz.only = make(map[string]bool, len(terms))
+	for t := range terms {
+		if t != "" {
+			tz.only[t] = true
+			tz.firsts[t[0]] = true
+		}
+	}
+	toks := make([]Token, 0, len(s)/6+1)
+	tz.emit = func(t Token) { toks = append(toks, t) }
+	tz.run(s)
+	return toks
+}
+
+// tokenizer holds the folded runes of s read since the last rune no token
+// holds, so that memory stays the size of a word, not of the text.
+type tokenizer struct {
+	frags  []frag
+	folded []byte
+	pos    int
+	emit   func(Token)
+	// only, when set, holds the terms wanted (TokensIn); firsts their
+	// first bytes.
+	only   map[string]bool
+	firsts [256]bool
+}
+
+func newTokenizer(emit func(Token)) *tokenizer {
+	return &tokenizer{frags: make([]frag, 0, 64), folded: make([]byte, 0, 256), emit: emit}
+}
+
+// eachToken calls emit with each of the tokens of s in order, as Tokens
+// returns them.
+func eachToken(s string, emit func(Token)) {
+	newTokenizer(emit).run(s)
+}
+
+// run reads s, emitting its tokens.
+func (tz *tokenizer) run(s string) {
 	walk(s, func(r rune, start, end int) {
-		frags = append(frags, frag{r, start, end, len(folded)})
-		folded = utf8.AppendRune(folded, r)
+		tz.frags = append(tz.frags, frag{r, start, end, len(tz.folded)})
+		tz.folded = utf8.AppendRune(tz.folded, r)
+		// No token holds a rune that is neither part of a word nor an
+		// apostrophe: the runes up to it can be cut into tokens. It stays
+		// with them, as the look past an apostrophe may reach it.
+		if !isWordRune(r) && !isApostrophe(r) {
+			tz.flush()
+		}
 	})
+	tz.flush()
+}
+
+// flush emits the tokens of the runes read and forgets them.
+func (tz *tokenizer) flush() {
+	frags, folded := tz.frags, tz.folded
 	// foldedEnd is the end of frag k in folded.
 	foldedEnd := func(k int) int {
 		if k+1 < len(frags) {
@@ -49,8 +110,7 @@ func Tokens(s string) []Token {
 		}
 		return len(folded)
 	}
-	toks := make([]Token, 0, len(s)/6+1)
-	pos := 0
+	pos := tz.pos
 	for i := 0; i < len(frags); {
 		f := frags[i]
 		switch {
@@ -60,9 +120,9 @@ func Tokens(s string) []Token {
 				j++
 			}
 			for k := i; k < j; k++ {
-				toks = append(toks, Token{Term: string(folded[frags[k].folded:foldedEnd(k)]), Start: frags[k].start, End: frags[k].end, Pos: pos})
+				tz.emit(Token{Term: tz.term(folded[frags[k].folded:foldedEnd(k)]), Start: frags[k].start, End: frags[k].end, Pos: pos})
 				if k+1 < j {
-					toks = append(toks, Token{Term: string(folded[frags[k].folded:foldedEnd(k+1)]), Start: frags[k].start, End: frags[k+1].end, Pos: pos})
+					tz.emit(Token{Term: tz.term(folded[frags[k].folded:foldedEnd(k+1)]), Start: frags[k].start, End: frags[k+1].end, Pos: pos})
 				}
 				pos++
 			}
@@ -83,20 +143,39 @@ func Tokens(s string) []Token {
 				}
 				break
 			}
-			w := string(folded[f.folded:foldedEnd(j-1)])
-			if apos {
-				w = strings.ReplaceAll(w, "\u2019", "'")
-				w = strings.TrimSuffix(w, "'s")
-				w = strings.ReplaceAll(w, "'", "")
+			var term string
+			var stop bool
+			if w := folded[f.folded:foldedEnd(j-1)]; tz.only != nil && !tz.firsts[w[0]] {
+				// Neither w nor its stem can be wanted: both start with w[0].
+			} else if apos {
+				ws := strings.ReplaceAll(string(w), "\u2019", "'")
+				ws = strings.TrimSuffix(ws, "'s")
+				ws = strings.ReplaceAll(ws, "'", "")
+				term, stop = Stem(ws), Stopword(ws)
+			} else {
+				term, stop = stemBytes(w)
 			}
-			toks = append(toks, Token{Term: Stem(w), Start: f.start, End: frags[j-1].end, Pos: pos, Stop: Stopword(w)})
+			if tz.only != nil && !tz.only[term] {
+				term, stop = "", false
+			}
+			tz.emit(Token{Term: term, Start: f.start, End: frags[j-1].end, Pos: pos, Stop: stop})
 			pos++
 			i = j
 		default:
 			i++
 		}
 	}
-	return toks
+	tz.pos = pos
+	tz.frags, tz.folded = frags[:0], folded[:0]
+}
+
+// term returns the term of folded CJK characters b: b itself, or "" when
+// it is not wanted.
+func (tz *tokenizer) term(b []byte) string {
+	if tz.only != nil && (!tz.firsts[b[0]] || !tz.only[string(b)]) {
+		return ""
+	}
+	return string(b)
 }
 
 // isWordRune reports whether r belongs in a word: letters, digits and

@@ -51,7 +51,9 @@ func (r *relator) graph() *relations.Graph {
 // arXivStamp matches the identifier arXiv prints down the side of the
 // first page of a paper it serves: "arXiv:1706.03762v5 [cs.CL] 6 Dec 2017".
 // The category in brackets tells it from an arXiv id the page cites.
-var arXivStamp = regexp.MustCompile(`\barXiv:((?:[0-9]{4}\.[0-9]{4,5})|(?:[a-z][a-z-]*(?:\.[A-Z]{2})?/[0-9]{7}))(?:v[0-9]+)?\s*\[[a-zA-Z.-]+\]`)
+var arXivStamp = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\barXiv:((?:[0-9]{4}\.[0-9]{4,5})|(?:[a-z][a-z-]*(?:\.[A-Z]{2})?/[0-9]{7}))(?:v[0-9]+)?\s*\[[a-zA-Z.-]+\]`)
+})
 
 // paperIDs returns the identifiers a library paper's PDF shows of itself:
 // the DOI of its XMP and the arXiv stamp of its first page. It is the hook
@@ -225,7 +227,7 @@ func docIDs(doc *pdf.Document) (doi, arxiv string, err error) {
 		doi = x.DOI
 	}
 	if len(doc.Pages) > 0 {
-		if m := arXivStamp.FindStringSubmatch(doc.Pages[0].Text); m != nil {
+		if m := arXivStamp().FindStringSubmatch(doc.Pages[0].Text); m != nil {
 			arxiv = m[1]
 		}
 	}

@@ -62,7 +62,7 @@ func ocrBody(lines []pdf.Line) float64 {
 // line without the letters or the shape of a heading (headingLike).
 func ocrStray(l pdf.Line, width, height float64) bool {
 	t := strings.TrimSpace(l.Text)
-	if !headingLike(t) || arXivStamp.MatchString(t) || strings.HasPrefix(strings.ToLower(t), "arxiv") ||
+	if !headingLike(t) || arXivStamp().MatchString(t) || strings.HasPrefix(strings.ToLower(t), "arxiv") ||
 		strings.ContainsAny(t, "@=|{}<>[]") {
 		return true
 	}

@@ -78,7 +78,7 @@ func (f *pdfFile) describe(md *sources.Metadata, doc *pdf.Document, secs []sourc
 		md.DOI = x.DOI
 	}
 	if md.ArXivID == "" && len(doc.Pages) > 0 {
-		if m := arXivStamp.FindStringSubmatch(doc.Pages[0].Text); m != nil {
+		if m := arXivStamp().FindStringSubmatch(doc.Pages[0].Text); m != nil {
 			md.ArXivID = m[1]
 		}
 	}

@@ -37,7 +37,9 @@
 // answer, sampled at 1 kHz, to LIBBENCH_CHILD_CPUPROFILE, and what it
 // allocated until then to LIBBENCH_CHILD_MEMPROFILE; with
 // LIBBENCH_CHILD_EXIT_AT_ANSWER set it exits right after that answer, so
-// that perf or strace of the whole process sees only the way to it.
+// that perf or strace of the whole process sees only the way to it. A
+// "PID" in either file's name is replaced by the process's id, so that
+// each of several new processes writes a profile of its own.
 package main
 
 import (
@@ -448,7 +450,7 @@ func spawnAll(ctx context.Context, root string, runs, warm int, queries []string
 		return err
 	}
 	var firsts, inners, cpus []time.Duration
-	var rss []int64
+	var rss, faults []int64
 	for i := range runs {
 		// Each process serves a session of its own, as a host starts
 		// one for each new ACP session: its usage log starts empty.
@@ -456,53 +458,59 @@ func spawnAll(ctx context.Context, root string, runs, warm int, queries []string
 		if err != nil {
 			return err
 		}
-		wall, inner, cpu, peak, err := spawn(ctx, self, gr, warm, queries[(i*7+3)%len(queries)])
+		wall, inner, cpu, flt, peak, err := spawn(ctx, self, gr, warm, queries[(i*7+3)%len(queries)])
 		if err != nil {
 			return err
 		}
-		firsts, inners, cpus, rss = append(firsts, wall), append(inners, inner), append(cpus, cpu), append(rss, peak)
+		firsts, inners, cpus, rss, faults = append(firsts, wall), append(inners, inner), append(cpus, cpu), append(rss, peak), append(faults, flt)
 	}
 	slices.Sort(rss)
-	fmt.Printf("new process, index present: first search median %v (in-process %v, CPU %v) [runs %v; CPU %v]; peak RSS after %d more searches: median %.1f MB, max %.1f MB\n",
-		pct(firsts, 0.5), pct(inners, 0.5), pct(cpus, 0.5), roundAll(firsts), roundAll(cpus), warm, float64(rss[len(rss)/2])/(1<<20), float64(rss[len(rss)-1])/(1<<20))
+	slices.Sort(faults)
+	fmt.Printf("new process, index present: first search median %v (in-process %v, CPU %v, minor faults %d) [runs %v; CPU %v]; peak RSS after %d more searches: median %.1f MB, max %.1f MB\n",
+		pct(firsts, 0.5), pct(inners, 0.5), pct(cpus, 0.5), faults[len(faults)/2], roundAll(firsts), roundAll(cpus), warm, float64(rss[len(rss)/2])/(1<<20), float64(rss[len(rss)-1])/(1<<20))
 	return nil
 }
 
 // spawn runs a new server process: the time to its first result as seen
-// from here and as it measures itself, the CPU time it took until then,
-// and its peak RSS after the warm searches.
-func spawn(ctx context.Context, self, gr string, warm int, query string) (wall, inner, cpu time.Duration, rss int64, err error) {
+// from here and as it measures itself, the CPU time and minor page faults
+// it took until then, and its peak RSS after the warm searches.
+func spawn(ctx context.Context, self, gr string, warm int, query string) (wall, inner, cpu time.Duration, faults, rss int64, err error) {
 	cmd := exec.CommandContext(ctx, self, "-child", gr, "-warm", strconv.Itoa(warm), query)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return 0, 0, 0, 0, err
+		return 0, 0, 0, 0, 0, err
 	}
 	st := time.Now()
 	if err := cmd.Start(); err != nil {
-		return 0, 0, 0, 0, err
+		return 0, 0, 0, 0, 0, err
 	}
 	rd := bufio.NewReader(out)
 	line, err := rd.ReadString('\n')
 	wall = time.Since(st)
 	if err != nil {
 		cmd.Wait()
-		return 0, 0, 0, 0, fmt.Errorf("child: %w", err)
+		return 0, 0, 0, 0, 0, fmt.Errorf("child: %w", err)
 	}
 	var ns, cpuNs int64
-	fmt.Sscan(line, &ns, &cpuNs)
+	fmt.Sscan(line, &ns, &cpuNs, &faults)
 	cpu = time.Duration(cpuNs)
 	line, _ = rd.ReadString('\n')
 	fmt.Sscan(line, &rss)
 	if err := cmd.Wait(); err != nil {
-		return 0, 0, 0, 0, fmt.Errorf("child: %w", err)
+		return 0, 0, 0, 0, 0, fmt.Errorf("child: %w", err)
 	}
-	return wall, time.Duration(ns), cpu, rss, nil
+	return wall, time.Duration(ns), cpu, faults, rss, nil
 }
 
 func runChild(ctx context.Context, gr string, warm int, query string) error {
+	if os.Getenv("LIBBENCH_CHILD_MEMPROFILE") != "" {
+		// Every allocation: a first answer allocates a few MB, which the
+		// default rate would sample a dozen times.
+		runtime.MemProfileRate = 1
+	}
 	if p := os.Getenv("LIBBENCH_CHILD_CPUPROFILE"); p != "" {
-		f, err := os.Create(p)
+		f, err := os.Create(perProcess(p))
 		if err != nil {
 			return err
 		}
@@ -535,11 +543,11 @@ func runChild(ctx context.Context, gr string, warm int, query string) error {
 	if len(out.Cards) == 0 || out.Indexing.Total > 0 {
 		return fmt.Errorf("first search: %d cards, indexing %+v", len(out.Cards), out.Indexing)
 	}
-	fmt.Println(time.Since(processStart).Nanoseconds(), procstat.CPUTime().Nanoseconds())
+	fmt.Println(time.Since(processStart).Nanoseconds(), procstat.CPUTime().Nanoseconds(), minorFaults())
 	pprof.StopCPUProfile()
 	if p := os.Getenv("LIBBENCH_CHILD_MEMPROFILE"); p != "" {
 		// What the first answer allocated, by call site.
-		f, err := os.Create(p)
+		f, err := os.Create(perProcess(p))
 		if err != nil {
 			return err
 		}
@@ -559,6 +567,11 @@ func runChild(ctx context.Context, gr string, warm int, query string) error {
 	}
 	fmt.Println(procstat.PeakRSS())
 	return nil
+}
+
+// perProcess returns name with "PID" replaced by the process's id.
+func perProcess(name string) string {
+	return strings.ReplaceAll(name, "PID", strconv.Itoa(os.Getpid()))
 }
 
 // countUnits returns the live documents of the library index.

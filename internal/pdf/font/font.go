@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -755,7 +756,7 @@ func isAlpha(b byte) bool    { return (b|0x20) >= 'a' && (b|0x20) <= 'z' }
 func isDigit(b byte) bool    { return b >= '0' && b <= '9' }
 func isHexDigit(b byte) bool { return isDigit(b) || ((b|0x20) >= 'a' && (b|0x20) <= 'f') }
 
-var t1Enc = regexp.MustCompile(`dup\s+(\d+)\s*/([^\s/\[\]{}()<>]+)\s+put`)
+var t1Enc = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`dup\s+(\d+)\s*/([^\s/\[\]{}()<>]+)\s+put`) })
 
 // builtinEncoding reads the /Encoding array of an embedded Type 1 font
 // program's clear-text part ("dup 65 /A put"), which fonts without an
@@ -797,7 +798,7 @@ func (d *doc) builtinEncoding(desc types.Dict) (enc, unknown *baseEncoding) {
 	if bytes.Contains(data, []byte("/Encoding StandardEncoding")) {
 		return encodingByName("StandardEncoding"), nil
 	}
-	ms := t1Enc.FindAllSubmatch(data, 512)
+	ms := t1Enc().FindAllSubmatch(data, 512)
 	if len(ms) == 0 {
 		return nil, nil
 	}

@@ -11,6 +11,7 @@ import (
 	"hash"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // repairPerms makes an AES-256 file (revision 5 or 6) whose user password
@@ -106,7 +107,7 @@ func aes256FileKey(ed encryptDict) []byte {
 // (a /Size of at least size and of data's own, extra, data's last
 // references of keys, its /ID and a /Prev to its table) and startxref.
 func writeUpdateTrailer(out *bytes.Buffer, data []byte, size, xref int, extra string, keys ...string) {
-	if m := lastMatch(sizeKey, data); m != nil {
+	if m := lastMatch(sizeKey(), data); m != nil {
 		if n, err := strconv.Atoi(string(m[1])); err == nil {
 			size = max(size, n)
 		}
@@ -117,11 +118,11 @@ func writeUpdateTrailer(out *bytes.Buffer, data []byte, size, xref int, extra st
 			fmt.Fprintf(out, " /%s %s", key, r)
 		}
 	}
-	if id := lastMatch(trailerID, data); id != nil {
+	if id := lastMatch(trailerID(), data); id != nil {
 		out.WriteString(" ")
 		out.Write(id[0])
 	}
-	if m := lastMatch(startXRef, data); m != nil {
+	if m := lastMatch(startXRef(), data); m != nil {
 		fmt.Fprintf(out, " /Prev %s", m[1])
 	}
 	fmt.Fprintf(out, " >>\nstartxref\n%d\n%%%%EOF\n", xref)
@@ -202,7 +203,7 @@ func RepairCipherBlocks(data []byte) []byte {
 			continue
 		}
 		n, dict, ok := streamLength(data[i:])
-		if !ok || n == 0 || n >= 32 && n%16 == 0 || xrefType.Match(dict) {
+		if !ok || n == 0 || n >= 32 && n%16 == 0 || xrefType().Match(dict) {
 			continue
 		}
 		if !seen[nr] {
@@ -219,7 +220,7 @@ func RepairCipherBlocks(data []byte) []byte {
 	for j, o := range short {
 		offs[j] = len(data) + out.Len()
 		fmt.Fprintf(&out, "%d %d obj\n", o.nr, o.gen)
-		out.Write(lengthKey.ReplaceAll(o.dict, []byte("/Length 0")))
+		out.Write(lengthKey().ReplaceAll(o.dict, []byte("/Length 0")))
 		out.WriteString("\nstream\n\nendstream\nendobj\n")
 	}
 	xref := len(data) + out.Len()
@@ -269,7 +270,7 @@ func streamParts(body []byte) (dict, data []byte, ok bool) {
 	if e < 0 {
 		return nil, nil, false
 	}
-	if m := directLength.FindSubmatch(dict); m != nil {
+	if m := directLength().FindSubmatch(dict); m != nil {
 		if l, err := strconv.Atoi(string(m[1])); err == nil && l <= e &&
 			len(bytes.TrimLeft(rest[l:e], " \t\r\n")) == 0 {
 			return dict, rest[:l], true
@@ -286,13 +287,13 @@ func streamParts(body []byte) (dict, data []byte, ok bool) {
 }
 
 var (
-	directLength = regexp.MustCompile(`/Length\s+(\d+)\b(?:\s*[/>])`)
-	xrefType     = regexp.MustCompile(`/Type\s*/XRef\b`)
+	directLength = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Length\s+(\d+)\b(?:\s*[/>])`) })
+	xrefType     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Type\s*/XRef\b`) })
 )
 
 var (
-	sizeKey   = regexp.MustCompile(`/Size\s+(\d+)`)
-	startXRef = regexp.MustCompile(`startxref\s+(\d+)`)
+	sizeKey   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Size\s+(\d+)`) })
+	startXRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`startxref\s+(\d+)`) })
 )
 
 // lastObject finds the last definition of object nr (generation gen) and

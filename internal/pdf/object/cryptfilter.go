@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 )
@@ -43,7 +44,7 @@ func IdentityCrypt(xr *model.XRefTable) bool {
 
 // cryptMethods matches each crypt filter of a /CF dictionary, its name and
 // its method (/CFM): /StdCF << /CFM /AESV2 ... >>.
-var cryptMethods = regexp.MustCompile(`/([^\s/<>\[\]()]+)\s*<<[^<>]*?/CFM\s*/(\w+)`)
+var cryptMethods = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/([^\s/<>\[\]()]+)\s*<<[^<>]*?/CFM\s*/(\w+)`) })
 
 // RepairCryptFilters is the repair of a file refused with ErrCryptFilters:
 // a standard security handler of revision 4, 5 or 6 whose user password is
@@ -70,7 +71,7 @@ func RepairCryptFilters(data []byte) []byte {
 		return nil
 	}
 	methods := map[string]string{"Identity": "None"}
-	for _, m := range cryptMethods.FindAllSubmatch(body, -1) {
+	for _, m := range cryptMethods().FindAllSubmatch(body, -1) {
 		if _, ok := methods[string(m[1])]; !ok {
 			methods[string(m[1])] = string(m[2])
 		}
@@ -115,11 +116,11 @@ func RepairCryptFilters(data []byte) []byte {
 			return rewriteStrings(src, func(s []byte) []byte { return decryptWith(str, objectKey(key, str, nr, gen), s) })
 		}
 		if dict, raw, ok := streamParts(obj); ok {
-			if xrefType.Match(dict) {
+			if xrefType().Match(dict) {
 				continue
 			}
 			plain := raw
-			metadata := metadataType.Match(dict)
+			metadata := metadataType().Match(dict)
 			if stm != "None" && (ed.encryptMetadata || !metadata) {
 				plain = decryptWith(stm, objectKey(key, stm, nr, gen), raw)
 			}
@@ -127,7 +128,7 @@ func RepairCryptFilters(data []byte) []byte {
 			if bytes.Equal(newDict, dict) && stm == "None" {
 				continue // nothing of it was encrypted
 			}
-			newDict = lengthKey.ReplaceAll(newDict, []byte(fmt.Sprintf("/Length %d", len(plain))))
+			newDict = lengthKey().ReplaceAll(newDict, []byte(fmt.Sprintf("/Length %d", len(plain))))
 			fmt.Fprintf(&out, "%d %d obj\n", nr, gen)
 			out.Write(newDict)
 			out.WriteString("\nstream\n")
@@ -149,7 +150,7 @@ func RepairCryptFilters(data []byte) []byte {
 	return append(update, table...)
 }
 
-var metadataType = regexp.MustCompile(`/Type\s*/Metadata\b`)
+var metadataType = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Type\s*/Metadata\b`) })
 
 // emptyPasswordKey returns the file key of the standard security handler
 // ed describes when the user password is empty (ISO 32000-1 §7.6.3.3,
@@ -163,7 +164,7 @@ func emptyPasswordKey(data []byte, ed encryptDict) []byte {
 		return nil
 	}
 	var id0 []byte
-	if m := lastMatch(trailerID, data); m != nil {
+	if m := lastMatch(trailerID(), data); m != nil {
 		if s := bytes.IndexByte(m[0], '<'); s >= 0 {
 			if e := bytes.IndexByte(m[0][s:], '>'); e >= 0 {
 				id0, _ = hex.DecodeString(string(bytes.Join(bytes.Fields(m[0][s+1:s+e]), nil)))

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 )
 
 // maxRepairBytes bounds what a repair decodes from object streams, all
@@ -32,10 +33,10 @@ func objectStream(body []byte, budget *int64, limit int) []packed {
 		return nil
 	}
 	dict := body[:s]
-	if !flateOnly.Match(dict) || bytes.Contains(dict, []byte("/DecodeParms")) {
+	if !flateOnly().Match(dict) || bytes.Contains(dict, []byte("/DecodeParms")) {
 		return nil
 	}
-	nm, fm := lastMatch(objStmN, dict), lastMatch(objStmFirst, dict)
+	nm, fm := lastMatch(objStmN(), dict), lastMatch(objStmFirst(), dict)
 	if nm == nil || fm == nil {
 		return nil
 	}
@@ -122,10 +123,10 @@ func rebuildTable(data []byte, keys ...string) []byte {
 		if e := bytes.Index(head, []byte("endobj")); e >= 0 {
 			head = head[:e]
 		}
-		if catalog == 0 && catalogType.Match(head) {
+		if catalog == 0 && catalogType().Match(head) {
 			catalog = nr
 		}
-		if objStmType.Match(head) {
+		if objStmType().Match(head) {
 			streams = append(streams, i)
 		}
 	}
@@ -151,7 +152,7 @@ func rebuildTable(data []byte, keys ...string) []byte {
 			extra.Write(o.body)
 			extra.WriteString("\nendobj\n")
 			maxNr = max(maxNr, o.nr)
-			if catalog == 0 && catalogType.Match(o.body) {
+			if catalog == 0 && catalogType().Match(o.body) {
 				catalog = o.nr
 			}
 		}
@@ -199,7 +200,7 @@ func rebuildTable(data []byte, keys ...string) []byte {
 			fmt.Fprintf(&out, " /%s %s", key, ref)
 		}
 	}
-	if id := lastMatch(trailerID, data); id != nil {
+	if id := lastMatch(trailerID(), data); id != nil {
 		out.WriteString(" ")
 		out.Write(id[0])
 	}
@@ -208,24 +209,28 @@ func rebuildTable(data []byte, keys ...string) []byte {
 }
 
 var (
-	catalogType = regexp.MustCompile(`/Type\s*/Catalog\b`)
-	objStmType  = regexp.MustCompile(`/Type\s*/ObjStm\b`)
-	flateOnly   = regexp.MustCompile(`/Filter\s*(?:\[\s*)?/FlateDecode\s*\]?`)
-	objStmN     = regexp.MustCompile(`/N\s+(\d+)`)
-	objStmFirst = regexp.MustCompile(`/First\s+(\d+)`)
-	trailerID   = regexp.MustCompile(`/ID\s*\[\s*<[0-9A-Fa-f\s]*>\s*<[0-9A-Fa-f\s]*>\s*\]`)
-	refKeys     = map[string]*regexp.Regexp{}
+	catalogType = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Type\s*/Catalog\b`) })
+	objStmType  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Type\s*/ObjStm\b`) })
+	flateOnly   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Filter\s*(?:\[\s*)?/FlateDecode\s*\]?`) })
+	objStmN     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/N\s+(\d+)`) })
+	objStmFirst = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/First\s+(\d+)`) })
+	trailerID   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`/ID\s*\[\s*<[0-9A-Fa-f\s]*>\s*<[0-9A-Fa-f\s]*>\s*\]`)
+	})
+	// Compiled when a file is first repaired: a process that reads no
+	// broken PDF never needs them.
+	refKeys = sync.OnceValue(func() map[string]*regexp.Regexp {
+		m := map[string]*regexp.Regexp{}
+		for _, k := range []string{"Root", "Info", "Encrypt"} {
+			m[k] = regexp.MustCompile(`/` + k + `\s+(\d+)\s+(\d+)\s+R\b`)
+		}
+		return m
+	})
 )
-
-func init() {
-	for _, k := range []string{"Root", "Info", "Encrypt"} {
-		refKeys[k] = regexp.MustCompile(`/` + k + `\s+(\d+)\s+(\d+)\s+R\b`)
-	}
-}
 
 // lastRef returns the last "/key N G R" of the file as "N G R".
 func lastRef(data []byte, key string) string {
-	m := lastMatch(refKeys[key], data)
+	m := lastMatch(refKeys()[key], data)
 	if m == nil {
 		return ""
 	}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/pdfcpu/pdfcpu/pkg/filter"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
@@ -630,8 +631,8 @@ func (a *XRefAudit) objectStreams() error {
 }
 
 var (
-	lengthKey = regexp.MustCompile(`/Length\s+(\d+)(?:\s+(\d+)\s+R\b)?`)
-	intObject = regexp.MustCompile(`^\s*\d+\s+\d+\s+obj\s*(\d+)`)
+	lengthKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Length\s+(\d+)(?:\s+(\d+)\s+R\b)?`) })
+	intObject = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\d+\s+\d+\s+obj\s*(\d+)`) })
 )
 
 // spans adds up the bytes pdfcpu reads for the objects in use, each from
@@ -693,7 +694,7 @@ func (a *XRefAudit) nextStream(off int64) int64 {
 // or an indirect integer object), within the file.
 func (a *XRefAudit) streamEnd(off, kw int64) int64 {
 	from := max(off, kw-xrefWindow)
-	m := lastMatch(lengthKey, a.window(from, int(kw-from)))
+	m := lastMatch(lengthKey(), a.window(from, int(kw-from)))
 	if m == nil {
 		return kw
 	}
@@ -706,7 +707,7 @@ func (a *XRefAudit) streamEnd(off, kw int64) int64 {
 		if !ok || e.typ != 1 {
 			return kw
 		}
-		v := intObject.FindSubmatch(a.window(e.f2, 64))
+		v := intObject().FindSubmatch(a.window(e.f2, 64))
 		if v == nil {
 			return kw
 		}
