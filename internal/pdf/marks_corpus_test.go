@@ -233,7 +233,7 @@ func textSize(pg pdf.Page, rows ...[]pdf.Line) float64 {
 
 // selections picks the table rows and displayed formulas of a document to
 // mark, spread over it, with pdftotext's text of each.
-func selections(t *testing.T, bin, path string, doc *pdf.Document) []selection {
+func selections(t *testing.T, bin, path string, data []byte, doc *pdf.Document) []selection {
 	items := figure.Find(doc)
 	var rows, pairs, formulas []selection
 	for _, pg := range doc.Pages {
@@ -268,13 +268,172 @@ func selections(t *testing.T, bin, path string, doc *pdf.Document) []selection {
 		}
 	}
 	var out []selection
-	for _, s := range slices.Concat(spread(rows, maxRowMarks), spread(pairs, maxRowMarks/2), spread(formulas, maxFormulaMarks)) {
-		text, ok := popplerText(t, bin, path, s)
-		if s.poppler = text; ok && len(alnum(s.poppler)) >= 4 {
+	sels := slices.Concat(spread(rows, maxRowMarks), spread(pairs, maxRowMarks/2), spread(formulas, maxFormulaMarks))
+	texts, oks := popplerTexts(t, bin, path, data, sels)
+	for i, s := range sels {
+		if s.poppler = texts[i]; oks[i] && len(alnum(s.poppler)) >= 4 {
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// popplerTexts returns popplerText of each of sels. pdftotext's crop of a
+// box is its reading of the page with the box for a media box: that is
+// how it crops (poppler's displayPageSlice). So one pdftotext process
+// reads all the boxes of a file, as the pages of a copy of it with one
+// page per box appended (boxPages), where a process per box spent most
+// of its time starting and reading the file. Whether pdftotext reports
+// errors reading a page is a property of the page, not of the box it
+// crops: it is asked once per page (pageErrors). A file whose copy
+// pdftotext reports errors on, or a box on a rotated page, is read box
+// by box.
+func popplerTexts(t *testing.T, bin, path string, data []byte, sels []selection) ([]string, []bool) {
+	t.Helper()
+	var boxes []pageBox
+	for _, s := range sels {
+		for _, b := range s.boxes {
+			boxes = append(boxes, pageBox{s.page, b})
+		}
+	}
+	texts, ok := boxPagesText(t, bin, path, data, boxes)
+	clean := map[int]bool{}
+	out, oks := make([]string, len(sels)), make([]bool, len(sels))
+	for i, s := range sels {
+		if !ok {
+			out[i], oks[i] = popplerText(t, bin, path, s)
+			continue
+		}
+		out[i] = strings.Join(texts[:len(s.boxes)], "\n")
+		texts = texts[len(s.boxes):]
+		if _, asked := clean[s.page]; !asked {
+			clean[s.page] = !pageErrors(t, bin, path, s.page)
+		}
+		oks[i] = clean[s.page]
+	}
+	return out, oks
+}
+
+// pageErrors reports whether pdftotext reports errors reading a page of
+// the file at path, as popplerBox does of any box of the page: it reads
+// the whole page whatever it crops. The crop here is one point, to lay
+// out next to nothing.
+func pageErrors(t *testing.T, bin, path string, page int) bool {
+	t.Helper()
+	_, ok := popplerBox(t, bin, path, page, pbox{0, 0, 1, 1})
+	return !ok
+}
+
+// boxPagesText returns pdftotext's text of each box, read in one process
+// (popplerTexts), and false when that cannot give what a process per box
+// gives: pdftotext reports errors reading the copy, pdfcpu cannot read
+// the file, or a box lies on a rotated page.
+func boxPagesText(t *testing.T, bin, path string, data []byte, boxes []pageBox) ([]string, bool) {
+	t.Helper()
+	if len(boxes) == 0 {
+		return nil, true
+	}
+	copied, ok := boxPages(data, boxes)
+	if !ok {
+		return nil, false
+	}
+	f := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := os.WriteFile(f, copied, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-enc", "UTF-8", f, "-")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pdftotext %s: %v", filepath.Base(path), err)
+	}
+	if stderr.Len() > 0 {
+		return nil, false
+	}
+	pages := strings.Split(string(out), "\f")
+	if len(pages) != len(boxes)+1 {
+		t.Fatalf("pdftotext %s: %d pages of boxes, want %d", filepath.Base(path), len(pages)-1, len(boxes))
+	}
+	texts := make([]string, len(boxes))
+	for i := range texts {
+		texts[i] = strings.TrimSpace(pages[i])
+	}
+	return texts, true
+}
+
+// boxPages returns data with an incremental update whose catalog lists
+// one page per box: the box's page with the box for its media box (the
+// box pdftotext -x -y -W -H crops, in points from the media box's top
+// left, rounded as popplerBox rounds it), its resources and contents the
+// same objects. It returns false when pdfcpu cannot read a page, or a
+// box lies on a rotated page (whose crop turns with it).
+func boxPages(data []byte, boxes []pageBox) ([]byte, bool) {
+	conf := model.NewDefaultConfiguration()
+	conf.ValidationMode = model.ValidationRelaxed
+	ctx, err := api.ReadContext(bytes.NewReader(data), conf)
+	if err != nil || ctx.Encrypt != nil || ctx.EnsurePageCount() != nil {
+		return nil, false
+	}
+	catalog, err := ctx.Catalog()
+	if err != nil {
+		return nil, false
+	}
+	prev := bytes.LastIndex(data, []byte("startxref"))
+	if prev < 0 {
+		return nil, false
+	}
+	var prevXRef int
+	if _, err := fmt.Sscan(string(data[prev+len("startxref"):min(len(data), prev+40)]), &prevXRef); err != nil {
+		return nil, false
+	}
+	out := bytes.NewBuffer(bytes.Clone(data))
+	out.WriteString("\n")
+	next := *ctx.Size
+	pagesNr := next
+	offsets := map[int]int{}
+	var kids []string
+	n := func(v float64) float64 { return math.Round(v) }
+	for _, pb := range boxes {
+		d, _, inh, err := ctx.PageDict(pb.page, false)
+		if err != nil || inh.MediaBox == nil || inh.Rotate%360 != 0 {
+			return nil, false
+		}
+		// The page as it is (its annotations, which pdftotext draws, and
+		// whatever else it reads of it), but for its place and boxes.
+		mb, b := inh.MediaBox, pb.box
+		page := d.Clone().(types.Dict)
+		page["Parent"] = *types.NewIndirectRef(pagesNr, 0)
+		page["MediaBox"] = types.NewNumberArray(mb.LL.X+n(b.x), mb.UR.Y-n(b.y)-n(b.h), mb.LL.X+n(b.x)+n(b.w), mb.UR.Y-n(b.y))
+		delete(page, "CropBox")
+		if _, ok := page.Find("Resources"); !ok && inh.Resources != nil {
+			page["Resources"] = inh.Resources // inherited
+		}
+		next++
+		offsets[next] = out.Len()
+		fmt.Fprintf(out, "%d 0 obj\n%s\nendobj\n", next, page.PDFString())
+		kids = append(kids, fmt.Sprintf("%d 0 R", next))
+	}
+	offsets[pagesNr] = out.Len()
+	fmt.Fprintf(out, "%d 0 obj\n<< /Type /Pages /Kids [%s] /Count %d >>\nendobj\n", pagesNr, strings.Join(kids, " "), len(kids))
+	cat := catalog.Clone().(types.Dict)
+	cat["Pages"] = *types.NewIndirectRef(pagesNr, 0)
+	next++
+	offsets[next] = out.Len()
+	fmt.Fprintf(out, "%d 0 obj\n%s\nendobj\n", next, cat.PDFString())
+	xref := out.Len()
+	fmt.Fprintf(out, "xref\n%d %d\n", pagesNr, next-pagesNr+1)
+	for nr := pagesNr; nr <= next; nr++ {
+		fmt.Fprintf(out, "%010d 00000 n\r\n", offsets[nr])
+	}
+	fmt.Fprintf(out, "trailer\n<< /Size %d /Root %d 0 R /Prev %d >>\nstartxref\n%d\n%%%%EOF\n", next+1, next, prevXRef, xref)
+	return out.Bytes(), true
+}
+
+// pageBox is a box of a page.
+type pageBox struct {
+	page int
+	box  pbox
 }
 
 // popplerText returns pdftotext's text of a selection's boxes, box by
@@ -423,7 +582,7 @@ func TestCorpusMarksRowsAndFormulas(t *testing.T) {
 		if err != nil {
 			continue // the image-only scan
 		}
-		sels := selections(t, bin, path, doc)
+		sels := selections(t, bin, path, data, doc)
 		if len(sels) == 0 {
 			continue
 		}
