@@ -232,6 +232,9 @@ func (e *gatedEngine) Recognize(ctx context.Context, img ocr.Image) (*ocr.Result
 // references appear, without a change to its PDF. The scan is of the
 // reference pages of a real paper, recognised by tesseract.
 func TestRelationsScannedPaper(t *testing.T) {
+	// It mostly waits on tesseract: it runs beside the other tests that
+	// do (see TestOCRScanTitleAndSections).
+	t.Parallel()
 	for _, p := range []string{"tesseract", "pdftoppm", "img2pdf"} {
 		if _, err := exec.LookPath(p); err != nil {
 			if os.Getenv("CI") == "true" {
