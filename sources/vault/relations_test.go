@@ -170,6 +170,9 @@ func citesPath(ws []sources.Work, path string) bool {
 // check, without a new library: a paper citing it links it, and unlinks
 // it once it is gone.
 func TestRelationsLooseAdded(t *testing.T) {
+	// It mostly waits out the graph's freshness checks, a folder of its
+	// own and no time bound: it waits beside the other tests that wait.
+	t.Parallel()
 	dir := t.TempDir()
 	vaultfix.Write(t, dir, map[string]string{
 		"papers/citer/metadata.json": `{"title": "Citer"}`,
