@@ -290,7 +290,7 @@ func TestOCRScanWithoutRenderer(t *testing.T) {
 		}
 		t.Skip("tesseract is not installed")
 	}
-	tess, err := ocrengine.NewTesseract(context.Background(), prog, []string{"eng"}, 0, 0)
+	tess, err := ocrengine.NewTesseract(context.Background(), prog, []string{"eng"}, pageDeadline, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
