@@ -23,6 +23,9 @@ import (
 // closed at once with an error that says the budget cannot be checked, and
 // nothing is appended.
 func TestProcessLedgerFlood(t *testing.T) {
+	// A server process and a vault of its own; the times it logs are no
+	// bound.
+	t.Parallel()
 	vault := vaultfix.Sample(t)
 	gr := writeGrant(t, demoRequest(vault))
 	log := grant.UsagePath(gr)

@@ -21,6 +21,8 @@ import (
 // clear error each
 // and the server goes on, then exits cleanly.
 func TestProcessLoosePDFs(t *testing.T) {
+	// A server process, a vault of its own, and no time bound.
+	t.Parallel()
 	vault := vaultfix.Sample(t)
 	sba, err := os.ReadFile(filepath.Join(vault, "papers", "2401.01234", "2401.01234.pdf"))
 	if err != nil {

@@ -783,6 +783,9 @@ func TestKilledBuilderTemps(t *testing.T) {
 // merges segments of one size as it goes, never writes a segment much
 // larger than MaxSegmentBytes, and ends with every item searchable.
 func TestTieredMerges(t *testing.T) {
+	// Its hundreds of small segments are each written with an fsync,
+	// which it mostly waits on: it waits beside TestMergedAwayRemoved.
+	t.Parallel()
 	lib := newLibrary(400, 11)
 	const maxSeg = 24 << 10
 	x := Open(Options{Dir: t.TempDir(), Extract: lib.extract, BufferBytes: 4 << 10, MaxSegmentBytes: maxSeg, MaxSegments: 1000})
@@ -829,6 +832,8 @@ func TestTieredMerges(t *testing.T) {
 // long build kept every segment it had merged away until its end, on
 // disk and in memory.
 func TestMergedAwayRemoved(t *testing.T) {
+	// A folder of its own; it mostly waits on its segments' fsyncs.
+	t.Parallel()
 	lib := newLibrary(400, 13)
 	dir := t.TempDir()
 	var (

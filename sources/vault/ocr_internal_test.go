@@ -123,7 +123,9 @@ func TestOCRSideBySideTesseract(t *testing.T) {
 		}
 		t.Skipf("Helvetica is not drawn with URW's Nimbus Sans (fc-match: %q): install fonts-urw-base35", b)
 	}
-	eng, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, time.Minute, 1)
+	// A generous deadline: the page runs below everything else, and on a
+	// loaded machine takes minutes; what is checked is what it reads.
+	eng, err := ocr.NewTesseract(context.Background(), "tesseract", []string{"eng"}, 10*time.Minute, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -290,7 +290,7 @@ func TestOCRScanWithoutRenderer(t *testing.T) {
 		}
 		t.Skip("tesseract is not installed")
 	}
-	tess, err := ocrengine.NewTesseract(context.Background(), prog, []string{"eng"}, 0, 0)
+	tess, err := ocrengine.NewTesseract(context.Background(), prog, []string{"eng"}, pageDeadline, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,6 +549,10 @@ func TestOCRScanTitleAndSections(t *testing.T) {
 	if raceEnabled {
 		t.Skip("recognises six scanned pages: a measure of what OCR reads, not of concurrency, run without the race detector")
 	}
+	// The papers share nothing but the engine, and a read gives it one
+	// page at a time: the papers are read side by side, and with the
+	// other tests that mostly wait on tesseract.
+	t.Parallel()
 	tess, err := ocrengine.NewTesseract(context.Background(), "tesseract", []string{"eng"}, pageDeadline, 0)
 	if err != nil {
 		t.Skipf("tesseract: %v", err)
@@ -559,6 +563,7 @@ func TestOCRScanTitleAndSections(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"arxiv-1406.2661.pdf", "arxiv-1502.03167.pdf", "arxiv-1706.03762.pdf"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			scan := scanOf(t, name, 2)
 			orig, err := os.ReadFile(filepath.Join(corpus.Dir(t, "pdfs"), name))
 			if err != nil {

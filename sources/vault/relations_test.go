@@ -170,6 +170,9 @@ func citesPath(ws []sources.Work, path string) bool {
 // check, without a new library: a paper citing it links it, and unlinks
 // it once it is gone.
 func TestRelationsLooseAdded(t *testing.T) {
+	// It mostly waits out the graph's freshness checks, a folder of its
+	// own and no time bound: it waits beside the other tests that wait.
+	t.Parallel()
 	dir := t.TempDir()
 	vaultfix.Write(t, dir, map[string]string{
 		"papers/citer/metadata.json": `{"title": "Citer"}`,
@@ -232,6 +235,9 @@ func (e *gatedEngine) Recognize(ctx context.Context, img ocr.Image) (*ocr.Result
 // references appear, without a change to its PDF. The scan is of the
 // reference pages of a real paper, recognised by tesseract.
 func TestRelationsScannedPaper(t *testing.T) {
+	// It mostly waits on tesseract: it runs beside the other tests that
+	// do (see TestOCRScanTitleAndSections).
+	t.Parallel()
 	for _, p := range []string{"tesseract", "pdftoppm", "img2pdf"} {
 		if _, err := exec.LookPath(p); err != nil {
 			if os.Getenv("CI") == "true" {

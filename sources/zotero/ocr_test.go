@@ -137,6 +137,29 @@ func defaultEngine(t *testing.T) ocr.Engine {
 	return eng
 }
 
+// pageDeadline is the per-page deadline of the engines of tests that check
+// what OCR reads, and the deadline of their calls that wait for it:
+// generous, so that a page on a loaded machine (tesseract runs at a lower
+// priority than everything else) is still read rather than given up as
+// too slow, which is what the defaults are for.
+const pageDeadline = 10 * time.Minute
+
+// patientEngine returns the SDK's own engine (see defaultEngine) with
+// pageDeadline for a page: the same program and languages, under the same
+// ID, so that its readings are the default engine's.
+func patientEngine(t *testing.T) ocr.Engine {
+	t.Helper()
+	dflt := defaultEngine(t).(*ocrengine.Tesseract)
+	eng, err := ocrengine.NewTesseract(context.Background(), "tesseract", dflt.Langs(), pageDeadline, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if eng.ID() != dflt.ID() {
+		t.Fatalf("engine %q, want the default engine's %q", eng.ID(), dflt.ID())
+	}
+	return eng
+}
+
 // longWords returns the words of s of seven letters or more, lower-cased.
 func longWords(s string) []string {
 	var out []string
@@ -177,9 +200,11 @@ func TestOCRScannedAttachment(t *testing.T) {
 	cache := t.TempDir()
 	// Every page is read by tesseract here; its readings serve the tests
 	// after it that hold the same page.
-	d := zotero.New(zotero.Options{DataDir: data, CacheDir: cache, OCR: ocrmemo.Engine{Engine: defaultEngine(t), Fresh: true}})
+	d := zotero.New(zotero.Options{DataDir: data, CacheDir: cache, OCR: ocrmemo.Engine{Engine: patientEngine(t), Fresh: true}})
 	t.Cleanup(func() { zotero.CloseOCR(d) })
-	ts, _, _ := toolsetOf(t, d, "zotero:collections/To Read")
+	// The read waits for tesseract: on a loaded machine, longer than a
+	// call's default deadline.
+	ts, _, _ := toolsetWith(t, d, &tools.Options{CallTimeout: pageDeadline}, "zotero:collections/To Read")
 	const page2 = "zotero://open-pdf/library/items/XHS4W622?page=2"
 	r, err := ts.Read(ctx, tools.ReadInput{Target: page2})
 	if err != nil {
@@ -263,7 +288,7 @@ func TestOCRTextSearchable(t *testing.T) {
 	// What the test is about is the search once the pages are read, in
 	// the background: tesseract reads a page that TestOCRScannedAttachment
 	// read once in this test binary.
-	d := zotero.New(zotero.Options{DataDir: data, CacheDir: cache, IndexWait: 10 * time.Minute, OCR: ocrmemo.Engine{Engine: defaultEngine(t)}})
+	d := zotero.New(zotero.Options{DataDir: data, CacheDir: cache, IndexWait: 10 * time.Minute, OCR: ocrmemo.Engine{Engine: patientEngine(t)}})
 	t.Cleanup(func() { zotero.CloseOCR(d) })
 	ts, _, _ := toolsetOf(t, d, "zotero:collections/To Read")
 	const page2 = "zotero://open-pdf/library/items/XHS4W622?page=2"

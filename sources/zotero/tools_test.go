@@ -31,6 +31,13 @@ func toolset(t *testing.T, layout string, mentions ...string) (*tools.Toolset, *
 // toolsetOf is toolset over a driver of the test's own.
 func toolsetOf(t *testing.T, d *zotero.Driver, mentions ...string) (*tools.Toolset, *researchctx.Plan, string) {
 	t.Helper()
+	return toolsetWith(t, d, &tools.Options{}, mentions...)
+}
+
+// toolsetWith is toolsetOf with the Toolset's options (its Registry is
+// set here).
+func toolsetWith(t *testing.T, d *zotero.Driver, opts *tools.Options, mentions ...string) (*tools.Toolset, *researchctx.Plan, string) {
+	t.Helper()
 	vaultDir := t.TempDir()
 	if err := samplevault.Extract(vaultDir); err != nil {
 		t.Fatal(err)
@@ -50,7 +57,9 @@ func toolsetOf(t *testing.T, d *zotero.Driver, mentions ...string) (*tools.Tools
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := tools.Open(context.Background(), gr, &tools.Options{Registry: reg})
+	o := *opts
+	o.Registry = reg
+	ts, err := tools.Open(context.Background(), gr, &o)
 	if err != nil {
 		t.Fatal(err)
 	}
