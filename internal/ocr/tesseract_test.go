@@ -116,6 +116,33 @@ func TestTesseractBadPrograms(t *testing.T) {
 	}
 }
 
+// TestTesseractCommandLine pins how a page is handed to the program: the
+// image on standard input, TSV on standard output, the layout found
+// automatically, no second reading of lines inverted, and one thread
+// (OMP_THREAD_LIMIT=1). The fake program reads back its arguments and that
+// variable as the page's words.
+func TestTesseractCommandLine(t *testing.T) {
+	body := `cat >/dev/null
+printf 'level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n'
+for w in "$@" "OMP_THREAD_LIMIT=$OMP_THREAD_LIMIT"; do printf '5\t1\t1\t1\t1\t1\t0\t0\t1\t1\t90\t%s\n' "$w"; done`
+	eng, err := ocr.NewTesseract(context.Background(), fakeTesseract(t, body), nil, time.Minute, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := eng.Recognize(context.Background(), ocr.Image{Data: []byte("P5 1 1 255\n\x00"), Format: ocr.PNM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range r.Words {
+		got = append(got, w.Text)
+	}
+	want := []string{"stdin", "stdout", "-l", "eng", "--psm", "3", "-c", "tessedit_do_invert=0", "tsv", "OMP_THREAD_LIMIT=1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the program's arguments and thread limit (-want +got):\n%s", diff)
+	}
+}
+
 func TestNewTesseractRefuses(t *testing.T) {
 	if _, err := ocr.NewTesseract(context.Background(), filepath.Join(t.TempDir(), "none"), nil, 0, 0); !errors.Is(err, ocr.ErrUnavailable) {
 		t.Errorf("missing program: %v", err)
