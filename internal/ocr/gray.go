@@ -12,7 +12,8 @@ import (
 // maxGrayPixels bounds the JPEG pages that grayJPEG decodes: a page of
 // more pixels goes to the engine as it is stored. Decoding one holds its
 // planes (at most three bytes a pixel) and the grey copy (one) in this
-// process; 10 M pixels is a letter page at 330 dpi, 40 MB at most.
+// process: 40 MiB at most, within a page's OCR budget; 10 Mi pixels is a
+// letter page at 330 dpi.
 const maxGrayPixels = 10 << 20
 
 // grayTolerance is how far from neutral (128) a pixel's chroma may be in
