@@ -1,11 +1,16 @@
 package ocr_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"image"
+	"image/color"
+	"image/jpeg"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -116,6 +121,91 @@ func TestTesseractBadPrograms(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTesseractCommandLine pins how a page is handed to the program: the
+// image on standard input, TSV on standard output, the layout found
+// automatically, no second reading of lines inverted, one thread
+// (OMP_THREAD_LIMIT=1), and a grey page coded as a colour JPEG as the grey
+// PGM it is, with the resolution of its JFIF header. The fake program
+// reads back its arguments, that variable and the first bytes of its
+// input as the page's words.
+func TestTesseractCommandLine(t *testing.T) {
+	body := `head=$(head -c 2 | od -An -tx1 | tr -d ' \n'); cat >/dev/null
+printf 'level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n'
+for w in "$@" "OMP_THREAD_LIMIT=$OMP_THREAD_LIMIT" "input=$head"; do printf '5\t1\t1\t1\t1\t1\t0\t0\t1\t1\t90\t%s\n' "$w"; done`
+	eng, err := ocr.NewTesseract(context.Background(), fakeTesseract(t, body), nil, time.Minute, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grey, colour := pageJPEG(t, false), pageJPEG(t, true)
+	// Over the pixels the engine decodes: the frame's size patched.
+	big := bytes.Clone(grey)
+	sof := bytes.Index(big, []byte{0xFF, 0xC0})
+	big[sof+5], big[sof+6], big[sof+7], big[sof+8] = 0xFF, 0xFF, 0xFF, 0xFF
+	args := []string{"stdin", "stdout", "-l", "eng", "--psm", "3", "-c", "tessedit_do_invert=0"}
+	tests := []struct {
+		name string
+		img  ocr.Image
+		want []string // beside args
+	}{
+		{"PGM", ocr.Image{Data: []byte("P5 1 1 255\n\x00"), Format: ocr.PNM}, []string{"tsv", "input=5035"}},
+		{"grey coded in colour, 200 dpi", ocr.Image{Data: jfif(grey, 1, 200), Format: ocr.JPEG}, []string{"--dpi", "200", "tsv", "input=5035"}},
+		{"grey coded in colour, 79 per cm", ocr.Image{Data: jfif(grey, 2, 79), Format: ocr.JPEG}, []string{"--dpi", "201", "tsv", "input=5035"}},
+		{"grey coded in colour, no resolution", ocr.Image{Data: grey, Format: ocr.JPEG}, []string{"tsv", "input=5035"}},
+		{"in colour", ocr.Image{Data: jfif(colour, 1, 200), Format: ocr.JPEG}, []string{"tsv", "input=ffd8"}},
+		{"over the pixels decoded", ocr.Image{Data: big, Format: ocr.JPEG}, []string{"tsv", "input=ffd8"}},
+		{"not a JPEG", ocr.Image{Data: []byte("not a JPEG"), Format: ocr.JPEG}, []string{"tsv", "input=6e6f"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := eng.Recognize(context.Background(), tc.img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range r.Words {
+				got = append(got, w.Text)
+			}
+			want := append(slices.Clone(args), tc.want...)
+			want = append(want[:len(want)-1], "OMP_THREAD_LIMIT=1", want[len(want)-1])
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("the program's arguments, thread limit and input (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// pageJPEG encodes a small page of dark lines on light grey, coded in
+// colour (three components, as a scanner in colour mode or pdftoppm
+// -jpeg writes it); with colour, one line is red.
+func pageJPEG(t *testing.T, colour bool) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 64, 48))
+	for y := range 48 {
+		for x := range 64 {
+			c := color.RGBA{230, 230, 230, 255}
+			if y%8 < 2 && x > 4 && x < 60 {
+				c = color.RGBA{20, 20, 20, 255}
+				if colour && y < 8 {
+					c = color.RGBA{200, 0, 0, 255}
+				}
+			}
+			img.Set(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 90}); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// jfif returns the JPEG data with a JFIF header of the given density
+// units (1: per inch, 2: per centimetre) and density.
+func jfif(data []byte, units byte, density uint16) []byte {
+	app0 := []byte{0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, units, byte(density >> 8), byte(density), byte(density >> 8), byte(density), 0, 0}
+	return slices.Concat(data[:2], app0, data[2:])
 }
 
 func TestNewTesseractRefuses(t *testing.T) {

@@ -8,7 +8,8 @@
 // first 3 cards (searched in the folder of its encoding, and in the
 // folder of both, where each page has a near-identical twin), the build's
 // time against tesseract run over the same page images one after another
-// (before and after the build, the mean of the two), and the peak RSS of
+// (before and after the build, the mean of the two), the CPU time a page
+// of the programs each ran, and the peak RSS of
 // this process (the server's side) and of the largest tesseract process.
 // With -speed N it instead times the library's OCR of the JPEG scans
 // against pdftoppm and tesseract run page by page, N pairs on the machine
@@ -155,10 +156,12 @@ func run(npages, npapers int) error {
 		}
 		return time.Since(start), nil
 	}
+	cpu0 := childCPU()
 	seqBefore, err := sequential()
 	if err != nil {
 		return err
 	}
+	cpuSeq := childCPU() - cpu0
 
 	cache := filepath.Join(tmp, "cache")
 	lib, err := vault.OpenLibrary(vaultDir, &vault.LibraryOptions{CacheDir: cache, OCR: eng, IndexWait: time.Hour})
@@ -171,7 +174,7 @@ func run(npages, npapers int) error {
 	if err != nil {
 		return err
 	}
-	start := time.Now()
+	start, cpu0 := time.Now(), childCPU()
 	// The build ends when a search is no longer partial: the text first,
 	// then the scanned pages.
 	for {
@@ -184,12 +187,14 @@ func run(npages, npapers int) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	build := time.Since(start)
+	build, cpuBuild := time.Since(start), childCPU()-cpu0
 	serverRSS := procstat.PeakRSS()
+	cpu0 = childCPU()
 	seqAfter, err := sequential()
 	if err != nil {
 		return err
 	}
+	cpuSeq += childCPU() - cpu0
 	seq := (seqBefore + seqAfter) / 2
 
 	var f1s []float64
@@ -249,6 +254,7 @@ func run(npages, npapers int) error {
 	fmt.Printf("mean word F1 %.4f (min %.4f) over %d pages; %d marked ocr, mean confidence %.2f\n", mean, slices.Min(f1s), len(f1s), ocrPages, conf/float64(max(ocrPages, 1)))
 	fmt.Printf("6-word phrase on its page in the first 3 cards: %.1f %% (beside its twin in one folder: %.1f %%)\n", 100*found/float64(len(scans)), 100*foundBoth/float64(len(scans)))
 	fmt.Printf("build %s vs tesseract one after another %s (%s before, %s after): %.2f×\n", build.Round(10*time.Millisecond), seq.Round(10*time.Millisecond), seqBefore.Round(10*time.Millisecond), seqAfter.Round(10*time.Millisecond), build.Seconds()/seq.Seconds())
+	fmt.Printf("CPU a page of the programs run: build %s, tesseract one after another %s\n", (cpuBuild / time.Duration(len(scans))).Round(10*time.Millisecond), (cpuSeq / time.Duration(2*len(scans))).Round(10*time.Millisecond))
 	fmt.Printf("peak RSS: this process %.0f MB; largest child (tesseract, pdftoppm) %.0f MB\n", float64(serverRSS)/(1<<20), float64(childMaxRSS())/(1<<20))
 	return nil
 }

@@ -60,7 +60,9 @@ func busy(n int) (stop func(), err error) {
 // read; OMP_THREAD_LIMIT=1 as the library runs it). Each of runs pairs is
 // taken on the machine as it is and again beside two busy loops; it
 // prints each pair with the load average before it, then the medians and
-// the median of the pairs' ratios.
+// the median of the pairs' ratios, and the CPU time a page of the
+// programs each side ran (the engine's, and the renderer's for the
+// script).
 func speed(vaultDir, dir string, files []string, pagesOf map[string]int, runs int) error {
 	ctx := context.Background()
 	tmp, err := os.MkdirTemp("", "ocrbench-speed-")
@@ -143,20 +145,28 @@ func speed(vaultDir, dir string, files []string, pagesOf map[string]int, runs in
 				return err
 			}
 		}
-		var as, bs []time.Duration
+		var as, bs, acpu, bcpu []time.Duration
 		var ratios []float64
+		// timed runs f and returns its time and the CPU time a page of
+		// the programs it ran.
+		timed := func(f func() (time.Duration, error)) (took, cpu time.Duration, err error) {
+			c := childCPU()
+			took, err = f()
+			return took, (childCPU() - c) / time.Duration(pages), err
+		}
 		for i := range runs {
 			load := loadAvg()
-			var a, b time.Duration
+			var a, b, ac, bc time.Duration
 			// A then B, then B then A: a drift of the machine's
 			// speed favours neither.
+			lib := func() (time.Duration, error) { return sdk(i) }
 			if i%2 == 0 {
-				if a, err = sdk(i); err == nil {
-					b, err = seq()
+				if a, ac, err = timed(lib); err == nil {
+					b, bc, err = timed(seq)
 				}
 			} else {
-				if b, err = seq(); err == nil {
-					a, err = sdk(i)
+				if b, bc, err = timed(seq); err == nil {
+					a, ac, err = timed(lib)
 				}
 			}
 			if err != nil {
@@ -164,11 +174,14 @@ func speed(vaultDir, dir string, files []string, pagesOf map[string]int, runs in
 				return err
 			}
 			as, bs, ratios = append(as, a), append(bs, b), append(ratios, a.Seconds()/b.Seconds())
-			fmt.Printf("  busy loops %d, pair %d (load average %s): library %s, sequential %s: %.2f×\n", loops, i+1, load, a.Round(10*time.Millisecond), b.Round(10*time.Millisecond), ratios[i])
+			acpu, bcpu = append(acpu, ac), append(bcpu, bc)
+			fmt.Printf("  busy loops %d, pair %d (load average %s): library %s, sequential %s: %.2f×; CPU a page %s, %s\n", loops, i+1, load,
+				a.Round(10*time.Millisecond), b.Round(10*time.Millisecond), ratios[i], ac.Round(10*time.Millisecond), bc.Round(10*time.Millisecond))
 		}
 		stop()
-		fmt.Printf("busy loops %d: library median %s, sequential median %s, median ratio %.2f× (load average after %s)\n", loops,
-			median(as).Round(10*time.Millisecond), median(bs).Round(10*time.Millisecond), medianF(ratios), loadAvg())
+		fmt.Printf("busy loops %d: library median %s, sequential median %s, median ratio %.2f×; CPU a page, medians: library %s, sequential %s (load average after %s)\n", loops,
+			median(as).Round(10*time.Millisecond), median(bs).Round(10*time.Millisecond), medianF(ratios),
+			median(acpu).Round(10*time.Millisecond), median(bcpu).Round(10*time.Millisecond), loadAvg())
 	}
 	return nil
 }

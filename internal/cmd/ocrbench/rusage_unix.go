@@ -5,6 +5,7 @@ package main
 import (
 	"runtime"
 	"syscall"
+	"time"
 )
 
 // childMaxRSS returns the peak RSS of the largest child process waited
@@ -18,4 +19,14 @@ func childMaxRSS() int64 {
 		return ru.Maxrss // bytes there
 	}
 	return ru.Maxrss * 1024
+}
+
+// childCPU returns the CPU time (user and system) of the child processes
+// waited for so far.
+func childCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
