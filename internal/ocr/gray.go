@@ -34,6 +34,14 @@ const grayTolerance = 2
 // The resolution goes with it (--dpi), as the program would have read it
 // from the JPEG, so that it does not estimate another from the text.
 func grayJPEG(data []byte) (pgm []byte, dpi int, ok bool) {
+	// Only a sequential frame: its decoding costs time in proportion to
+	// its bytes, as every block of a scan takes some bits. A progressive
+	// frame's scans may cover every block with a few bytes each (a run of
+	// empty blocks), so a hostile page could hold the worker for minutes
+	// before the engine's deadline starts to matter.
+	if m := jpegFrame(data); m != 0xC0 && m != 0xC1 {
+		return nil, 0, false
+	}
 	cfg, err := jpeg.DecodeConfig(bytes.NewReader(data))
 	if err != nil || cfg.ColorModel != color.YCbCrModel || cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width*cfg.Height > maxGrayPixels {
 		return nil, 0, false
@@ -63,6 +71,37 @@ func grayJPEG(data []byte) (pgm []byte, dpi int, ok bool) {
 		pgm = append(pgm, m.Y[i:i+w]...)
 	}
 	return pgm, jfifDPI(data), true
+}
+
+// jpegFrame returns the marker of the first frame header (SOFn) of a
+// JPEG, or 0 when none comes before its first scan or the data ends.
+func jpegFrame(data []byte) byte {
+	if len(data) < 4 || data[0] != 0xFF || data[1] != 0xD8 {
+		return 0
+	}
+	for i := 2; i+1 < len(data); {
+		if data[i] != 0xFF {
+			return 0
+		}
+		m := data[i+1]
+		switch {
+		case m == 0xFF: // fill byte
+			i++
+			continue
+		case m == 0x01 || m >= 0xD0 && m <= 0xD7: // no length
+			i += 2
+			continue
+		case m == 0xDA || m == 0xD9: // a scan or the end before any frame
+			return 0
+		case m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC:
+			return m
+		}
+		if i+3 >= len(data) {
+			return 0
+		}
+		i += 2 + int(binary.BigEndian.Uint16(data[i+2:]))
+	}
+	return 0
 }
 
 // jfifDPI returns the resolution in dots per inch that the JFIF header of

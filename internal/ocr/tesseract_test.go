@@ -143,6 +143,13 @@ for w in "$@" "OMP_THREAD_LIMIT=$OMP_THREAD_LIMIT" "input=$head"; do printf '5\t
 	big := bytes.Clone(grey)
 	sof := bytes.Index(big, []byte{0xFF, 0xC0})
 	big[sof+5], big[sof+6], big[sof+7], big[sof+8] = 0xFF, 0xFF, 0xFF, 0xFF
+	// A progressive frame, whose decoding time its bytes do not bound:
+	// the same page made progressive (jpegtran -progressive), which would
+	// decode to grey.
+	progressive, err := os.ReadFile(filepath.Join("testdata", "progressive-grey.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	args := []string{"stdin", "stdout", "-l", "eng", "--psm", "3", "-c", "tessedit_do_invert=0"}
 	tests := []struct {
 		name string
@@ -155,6 +162,7 @@ for w in "$@" "OMP_THREAD_LIMIT=$OMP_THREAD_LIMIT" "input=$head"; do printf '5\t
 		{"grey coded in colour, no resolution", ocr.Image{Data: grey, Format: ocr.JPEG}, []string{"tsv", "input=5035"}},
 		{"in colour", ocr.Image{Data: jfif(colour, 1, 200), Format: ocr.JPEG}, []string{"tsv", "input=ffd8"}},
 		{"over the pixels decoded", ocr.Image{Data: big, Format: ocr.JPEG}, []string{"tsv", "input=ffd8"}},
+		{"progressive", ocr.Image{Data: progressive, Format: ocr.JPEG}, []string{"tsv", "input=ffd8"}},
 		{"not a JPEG", ocr.Image{Data: []byte("not a JPEG"), Format: ocr.JPEG}, []string{"tsv", "input=6e6f"}},
 	}
 	for _, tc := range tests {
