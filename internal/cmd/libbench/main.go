@@ -543,7 +543,7 @@ func runChild(ctx context.Context, gr string, warm int, query string) error {
 	if len(out.Cards) == 0 || out.Indexing.Total > 0 {
 		return fmt.Errorf("first search: %d cards, indexing %+v", len(out.Cards), out.Indexing)
 	}
-	fmt.Println(time.Since(processStart).Nanoseconds(), procstat.CPUTime().Nanoseconds(), minorFaults())
+	fmt.Println(time.Since(processStart).Nanoseconds(), procstat.CPUTime().Nanoseconds(), procstat.MinorFaults())
 	pprof.StopCPUProfile()
 	if p := os.Getenv("LIBBENCH_CHILD_MEMPROFILE"); p != "" {
 		// What the first answer allocated, by call site.

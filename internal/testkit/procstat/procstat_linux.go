@@ -42,3 +42,14 @@ func CPUTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// MinorFaults returns the page faults this process has taken that read
+// no disk (its heap grown, pages of its binary or of a mapped file first
+// touched), or 0 when they cannot be read.
+func MinorFaults() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Minflt
+}

@@ -12,3 +12,6 @@ func PeakRSSOf(pid int) int64 { return 0 }
 
 // CPUTime is not measured on this system.
 func CPUTime() time.Duration { return 0 }
+
+// MinorFaults is not counted on this system.
+func MinorFaults() int64 { return 0 }
